@@ -1,0 +1,80 @@
+"""Typed errors of the store.  They carry data; porcelain turns them into text."""
+
+from __future__ import annotations
+
+
+class GitStoreError(Exception):
+    """Base of every error the store raises on purpose."""
+
+
+class InvalidEvent(GitStoreError):
+    """An event whose shape does not fit its type."""
+
+    def __init__(self, where: str, reason: str) -> None:
+        super().__init__(f"{where}: {reason}")
+        self.where = where
+        self.reason = reason
+
+
+class InvalidId(GitStoreError):
+    """A string that is not a conversation id (and so never becomes a ref name)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(f"not a conversation id: {text!r}")
+        self.text = text
+
+
+class ConversationNotFound(GitStoreError):
+    def __init__(self, cid: str, archived_too: bool = True) -> None:
+        super().__init__(f"no conversation {cid}")
+        self.cid = cid
+
+
+class ConversationExists(GitStoreError):
+    def __init__(self, cid: str) -> None:
+        super().__init__(f"conversation {cid} already exists")
+        self.cid = cid
+
+
+class ConcurrentUpdate(GitStoreError):
+    """A compare-and-swap lost against another writer more often than we retry."""
+
+    def __init__(self, ref: str) -> None:
+        super().__init__(f"{ref} kept changing under another writer")
+        self.ref = ref
+
+
+class StaleTip(GitStoreError):
+    """The conversation moved since the caller read it (the caller decides what to do)."""
+
+    def __init__(self, cid: str, expected: str, actual: str | None) -> None:
+        super().__init__(f"conversation {cid} changed while it was being written")
+        self.cid = cid
+        self.expected = expected
+        self.actual = actual
+
+
+class ConversationBusy(GitStoreError):
+    """Another process holds the conversation (a query in progress)."""
+
+    def __init__(self, cid: str) -> None:
+        super().__init__(f"conversation {cid} is in use by another jp process")
+        self.cid = cid
+
+
+class StoreError(GitStoreError):
+    """The store cannot be opened or used (not a repository, reftable, ...)."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+class SyncError(GitStoreError):
+    """A push or pull that could not complete."""
+
+    def __init__(self, remote: str, reason: str) -> None:
+        super().__init__(f"{remote}: {reason}")
+        self.remote = remote
+        self.reason = reason
