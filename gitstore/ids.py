@@ -1,0 +1,53 @@
+"""Conversation ids: ``jp-c<deciseconds since the epoch>`` with an optional suffix.
+
+An id is validated here before it becomes part of a ref name or a path, so
+nothing a user or a remote types can reach the ref namespace unchecked.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from gitstore.errors import InvalidId
+
+_ID = re.compile(r"^jp-c[0-9]{1,20}(?:-[0-9a-z]{1,32})?$")
+
+
+def is_valid(text: str) -> bool:
+    return bool(_ID.match(text))
+
+
+def check(text: str) -> str:
+    """Return ``text`` if it is a conversation id, else raise ``InvalidId``."""
+    if not isinstance(text, str) or not _ID.match(text):
+        raise InvalidId(text)
+    return text
+
+
+def from_deciseconds(value: int) -> str:
+    return f"jp-c{value}"
+
+
+def deciseconds(moment: datetime) -> int:
+    return int(moment.astimezone(UTC).timestamp() * 10)
+
+
+def new_id(moment: datetime, taken: Callable[[str], bool]) -> str:
+    """A fresh id for ``moment``; on a collision, the next free decisecond."""
+    value = deciseconds(moment)
+    while taken(from_deciseconds(value)):
+        value += 1
+    return from_deciseconds(value)
+
+
+def created_at(cid: str) -> datetime:
+    """The creation time an id encodes."""
+    digits = check(cid)[4:].split("-", 1)[0]
+    return datetime.fromtimestamp(int(digits) / 10, tz=UTC)
+
+
+def anchor_bytes(cid: str) -> bytes:
+    """The content of a conversation's anchor blob, which its notes hang on."""
+    return f"jp-conversation {check(cid)}\n".encode()

@@ -1,0 +1,86 @@
+"""Opening and creating stores: git repositories in the "files" ref format."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+import pygit2
+
+from gitstore.errors import StoreError
+
+STORE_MARK = "jp.store"
+
+
+def _configure(repo: pygit2.Repository) -> None:
+    cfg = repo.config
+    # git logs custom ref namespaces only with "always"
+    cfg["core.logAllRefUpdates"] = "always"
+    cfg["notes.meta.mergeStrategy"] = "cat_sort_uniq"
+    cfg[STORE_MARK] = "true"
+    try:
+        cfg["jp.machine"]
+    except KeyError:
+        cfg["jp.machine"] = uuid.uuid4().hex[:12]
+
+
+def init_bare(path: Path) -> tuple[pygit2.Repository, bool]:
+    """Create a bare store at ``path`` (harmless when one exists).  Returns (repo, created)."""
+    if (path / "HEAD").exists() or (path / ".git").exists():
+        repo = open_repo(path)
+        _configure(repo)
+        return repo, False
+    if path.exists() and any(path.iterdir()):
+        raise StoreError(str(path), "exists and is not an empty folder or a git repository")
+    try:
+        repo = pygit2.init_repository(str(path), bare=True)
+    except pygit2.GitError as exc:
+        raise StoreError(str(path), f"cannot create a repository: {exc}") from None
+    _configure(repo)
+    return repo, True
+
+
+def mark_project(repo: pygit2.Repository) -> None:
+    """Use an existing (non-bare) repository as a store: refs only, no work tree."""
+    _configure(repo)
+
+
+def is_marked(path: Path) -> bool:
+    try:
+        repo = pygit2.Repository(str(path))
+    except (pygit2.GitError, KeyError):
+        return False
+    try:
+        return bool(repo.config.get_bool(STORE_MARK))
+    except (KeyError, pygit2.GitError):
+        return False
+
+
+def open_repo(path: Path) -> pygit2.Repository:
+    try:
+        repo = pygit2.Repository(str(path))
+    except (pygit2.GitError, KeyError) as exc:
+        reason = str(exc)
+        config = path / "config"
+        if config.exists() and "reftable" in config.read_text(errors="replace"):
+            reason = "it uses git's reftable ref format, which libgit2 cannot read; " \
+                "create the store with `jp init` (files ref format)"
+        raise StoreError(str(path), f"not a usable git repository: {reason}") from None
+    try:
+        if repo.config["extensions.refStorage"] == "reftable":
+            raise StoreError(str(path), "reftable ref format is not supported; use `jp init`")
+    except KeyError:
+        pass
+    return repo
+
+
+def machine_id(repo: pygit2.Repository) -> str:
+    try:
+        return str(repo.config["jp.machine"])
+    except KeyError:
+        value = uuid.uuid4().hex[:12]
+        try:
+            repo.config["jp.machine"] = value
+        except pygit2.GitError:
+            pass
+        return value

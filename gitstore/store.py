@@ -1,0 +1,371 @@
+"""The store: conversations as chains of event commits under refs.
+
+Every write is a compare-and-swap on one ref, or a journaled transaction
+(``transaction.py``) when several refs move together.  Nothing here prints,
+reads the environment or knows about models and commands.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import random
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pygit2
+
+from gitstore import commits, ids, notes, refs, transaction
+from gitstore.cache import Cache
+from gitstore.errors import (
+    ConcurrentUpdate,
+    ConversationBusy,
+    ConversationExists,
+    ConversationNotFound,
+    StaleTip,
+)
+from gitstore.events import Event, parse_time
+from gitstore.repo import machine_id, open_repo
+from gitstore.transaction import RefUpdate
+
+RETRIES = 60
+
+
+@dataclass
+class Located:
+    cid: str
+    tip: str
+    archived: bool
+
+    @property
+    def ref(self) -> str:
+        return refs.archived(self.cid) if self.archived else refs.live(self.cid)
+
+
+@dataclass
+class Conversation:
+    """A conversation as read: its events in order, and each event's commit."""
+
+    cid: str
+    tip: str
+    archived: bool
+    events: list[Event]
+    commits: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Identity:
+    name: str = "jp"
+    email: str = "jp@localhost"
+
+
+class Store:
+    def __init__(self, path: Path, identity: Identity | None = None) -> None:
+        self.repo = open_repo(path)
+        self.gitdir = Path(self.repo.path)
+        self.path = path
+        self.identity = identity or Identity()
+        self.cache = Cache(self.gitdir)
+        self.machine = machine_id(self.repo)
+        transaction.repair(self.repo, self.gitdir)
+
+    # -- reading refs ---------------------------------------------------------
+
+    def refs(self, archived: bool | None = False) -> list[Located]:
+        """Conversations (live, archived, or both with None), in ref-name order."""
+        out: list[Located] = []
+        prefixes = [refs.LIVE_PREFIX, refs.ARCHIVE_PREFIX]
+        if archived is not None:
+            prefixes = [refs.ARCHIVE_PREFIX if archived else refs.LIVE_PREFIX]
+        for name in self.repo.listall_references():
+            if not any(name.startswith(p) for p in prefixes):
+                continue
+            parsed = refs.conversation_id(name)
+            if parsed is None:
+                continue
+            try:
+                target = self.repo.references[name].target
+            except KeyError:
+                continue
+            out.append(Located(parsed[0], str(target), parsed[1]))
+        return out
+
+    def locate(self, cid: str) -> Located | None:
+        ids.check(cid)
+        for archived in (False, True):
+            name = refs.archived(cid) if archived else refs.live(cid)
+            try:
+                target = self.repo.references[name].target
+            except KeyError:
+                continue
+            return Located(cid, str(target), archived)
+        return None
+
+    def exists(self, cid: str) -> bool:
+        return self.locate(cid) is not None
+
+    def require(self, cid: str) -> Located:
+        found = self.locate(cid)
+        if found is None:
+            raise ConversationNotFound(cid)
+        return found
+
+    # -- reading events ---------------------------------------------------------
+
+    def load(self, cid: str) -> Conversation:
+        where = self.require(cid)
+        events, chain = self.read_chain(where.tip)
+        return Conversation(cid, where.tip, where.archived, events, chain)
+
+    def read_chain(self, tip: str) -> tuple[list[Event], list[str]]:
+        """Events from the root to ``tip`` and their commit ids."""
+        rows, complete = self.cache.chain(tip)
+        if not complete:
+            start = rows[-1][1] if rows else tip
+            if start is not None:
+                self._fill_cache(start)
+                rows, complete = self.cache.chain(tip)
+        if not complete:  # cache unusable: read git directly
+            return self._walk(tip)
+        rows.reverse()
+        return [json.loads(r[2]) for r in rows], [r[0] for r in rows]
+
+    def _fill_cache(self, start: str) -> None:
+        entries: list[tuple[str, str | None, str]] = []
+        oid: str | None = start
+        while oid is not None:
+            if self.cache.chain(oid)[1] and entries:
+                break
+            commit = self.repo[oid]
+            parent = str(commit.parent_ids[0]) if commit.parent_ids else None
+            blob = commit.tree["event.json"]
+            entries.append((oid, parent, self.repo[blob.id].data.decode()))
+            oid = parent
+            if len(entries) % 2000 == 0:
+                self.cache.add(entries)
+                entries = []
+        self.cache.add(entries)
+
+    def _walk(self, tip: str) -> tuple[list[Event], list[str]]:
+        events: list[Event] = []
+        chain: list[str] = []
+        commit = self.repo[tip]
+        while True:
+            blob = commit.tree["event.json"]
+            events.append(json.loads(self.repo[blob.id].data))
+            chain.append(str(commit.id))
+            if not commit.parent_ids:
+                break
+            commit = self.repo[commit.parent_ids[0]]
+        events.reverse()
+        chain.reverse()
+        return events, chain
+
+    def event_at(self, commit: str) -> Event:
+        obj = self.repo[commit]
+        return dict(json.loads(self.repo[obj.tree["event.json"].id].data))
+
+    # -- writing events -----------------------------------------------------------
+
+    def _signature(self, name: str, event: Event) -> pygit2.Signature:
+        moment = parse_time(str(event["timestamp"]))
+        return pygit2.Signature(name, self.identity.email, int(moment.timestamp()), 0)
+
+    def write_commits(
+        self, events: Sequence[Event], parent: str | None, tool_names: dict[str, str] | None = None
+    ) -> list[str]:
+        """Write one commit per event on top of ``parent``; moves no ref."""
+        names = dict(tool_names or {})
+        out: list[str] = []
+        rows: list[tuple[str, str | None, Event]] = []
+        for event in events:
+            if event.get("type") == "tool_call_request":
+                names[str(event.get("id"))] = str(event.get("name"))
+            blob = self.repo.create_blob(commits.blob_bytes(event))
+            builder = self.repo.TreeBuilder()
+            builder.insert("event.json", blob, pygit2.GIT_FILEMODE_BLOB)
+            tree = builder.write()
+            author = self._signature(commits.author_name(event), event)
+            committer = self._signature(self.identity.name, event)
+            parents = [pygit2.Oid(hex=parent)] if parent else []
+            oid = self.repo.create_commit(
+                None, author, committer, commits.message(event, names), tree, parents
+            )
+            rows.append((str(oid), parent, event))
+            parent = str(oid)
+            out.append(parent)
+        self.cache.add(rows)
+        return out
+
+    def create(
+        self, cid: str, events: Sequence[Event], parent: str | None, reason: str,
+        tool_names: dict[str, str] | None = None,
+    ) -> str:
+        """Publish a new conversation whose chain ends with ``events``."""
+        ids.check(cid)
+        if self.exists(cid):
+            raise ConversationExists(cid)
+        chain = self.write_commits(events, parent, tool_names)
+        tip = chain[-1] if chain else parent
+        if tip is None:
+            raise ValueError("a conversation needs at least one event")
+        self.repo.create_blob(ids.anchor_bytes(cid))
+        try:
+            self.repo.create_reference_direct(refs.live(cid), tip, False, message=reason)
+        except pygit2.AlreadyExistsError:
+            raise ConversationExists(cid) from None
+        return tip
+
+    def append(
+        self, cid: str, events: Sequence[Event], expected: str, reason: str,
+        tool_names: dict[str, str] | None = None,
+    ) -> str:
+        """Append on top of ``expected``; raise ``StaleTip`` if the tip moved."""
+        where = self.require(cid)
+        if where.tip != expected:
+            raise StaleTip(cid, expected, where.tip)
+        chain = self.write_commits(events, expected, tool_names)
+        if not chain:
+            return expected
+        try:
+            ref = self.repo.lookup_reference(where.ref)
+            ref.set_target(pygit2.Oid(hex=chain[-1]), reason)
+        except (pygit2.GitError, OSError, KeyError):
+            now = self.locate(cid)
+            raise StaleTip(cid, expected, now.tip if now else None) from None
+        if self.locate(cid) is None:
+            raise ConversationNotFound(cid)
+        return chain[-1]
+
+    def append_anyway(self, cid: str, events: Sequence[Event], reason: str) -> str:
+        """Append events that do not depend on what precedes them, retrying on races."""
+        for attempt in range(RETRIES):
+            where = self.require(cid)
+            try:
+                return self.append(cid, events, where.tip, reason)
+            except StaleTip:
+                time.sleep(random.uniform(0, 0.002 * (1 + attempt)))
+        raise ConcurrentUpdate(refs.live(cid))
+
+    # -- moving refs ----------------------------------------------------------------
+
+    def move(self, updates: list[RefUpdate], reason: str) -> None:
+        transaction.apply(self.repo, self.gitdir, updates, reason)
+
+    def archive(self, cid: str, reason: str) -> None:
+        where = self.require(cid)
+        if where.archived:
+            return
+        self.move(
+            [RefUpdate(refs.live(cid), where.tip, None), RefUpdate(refs.archived(cid), None, where.tip)],
+            reason,
+        )
+
+    def unarchive(self, cid: str, reason: str) -> None:
+        where = self.require(cid)
+        if not where.archived:
+            return
+        self.move(
+            [RefUpdate(refs.archived(cid), where.tip, None), RefUpdate(refs.live(cid), None, where.tip)],
+            reason,
+        )
+
+    def delete(self, cid: str, reason: str) -> None:
+        where = self.require(cid)
+        self.move([RefUpdate(where.ref, where.tip, None)], reason)
+
+    # -- the active conversation (local only) -------------------------------------------
+
+    def active(self) -> str | None:
+        try:
+            ref = self.repo.lookup_reference(refs.ACTIVE)
+        except (KeyError, pygit2.InvalidSpecError):
+            return None
+        target = str(ref.target)
+        parsed = refs.conversation_id(target)
+        return parsed[0] if parsed else None
+
+    def set_active(self, cid: str | None) -> None:
+        if cid is None:
+            try:
+                self.repo.references.delete(refs.ACTIVE)
+            except KeyError:
+                pass
+            return
+        self.repo.create_reference_symbolic(refs.ACTIVE, refs.live(cid), True)
+
+    # -- notes --------------------------------------------------------------------
+
+    def anchor(self, cid: str) -> str:
+        return str(pygit2.hash(ids.anchor_bytes(cid)))
+
+    def _notes_signature(self) -> pygit2.Signature:
+        return pygit2.Signature(self.identity.name, self.identity.email)
+
+    def note(self, ref: str, cid: str) -> str | None:
+        return notes.read(self.repo, ref, self.anchor(cid))
+
+    def all_notes(self, ref: str) -> dict[str, str]:
+        return notes.read_all(self.repo, ref)
+
+    def set_note(self, ref: str, cid: str, text: str | None, reason: str) -> None:
+        target = self.anchor(cid)
+        self.repo.create_blob(ids.anchor_bytes(cid))
+        notes.update(self.repo, ref, lambda _: {target: text}, self._notes_signature(), reason)
+
+    def meta(self, cid: str) -> dict[str, Any]:
+        return notes.meta_values(self.note(refs.NOTES_META, cid))
+
+    def set_meta(self, cid: str, values: dict[str, Any], reason: str) -> None:
+        target = self.anchor(cid)
+        stamp = int(time.time() * 1000)
+        lines = "".join(notes.meta_line(k, v, stamp, self.machine) + "\n" for k, v in values.items())
+
+        def change(current: dict[str, str]) -> dict[str, str | None]:
+            return {target: notes.compact_meta(current.get(target, "") + lines)}
+
+        self.repo.create_blob(ids.anchor_bytes(cid))
+        notes.update(self.repo, refs.NOTES_META, change, self._notes_signature(), reason)
+
+    def source_of(self, cid: str) -> str | None:
+        text = self.note(refs.NOTES_SOURCE, cid)
+        if not text:
+            return None
+        value = text.strip().splitlines()[0].strip() if text.strip() else ""
+        return value if ids.is_valid(value) else None
+
+    def sources(self) -> dict[str, str]:
+        """Anchor hex id -> source id, for every compaction conversation."""
+        out: dict[str, str] = {}
+        for anchor, text in self.all_notes(refs.NOTES_SOURCE).items():
+            value = text.strip().splitlines()[0].strip() if text.strip() else ""
+            if ids.is_valid(value):
+                out[anchor] = value
+        return out
+
+    # -- holding a conversation for a whole turn -------------------------------------------
+
+    @contextmanager
+    def hold(self, cid: str, wait: float = 0.0) -> Iterator[None]:
+        """An advisory lock that the kernel releases if the process dies."""
+        folder = self.gitdir / "jp" / "locks"
+        folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(folder / f"{ids.check(cid)}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            deadline = time.monotonic() + wait
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise ConversationBusy(cid) from None
+                    time.sleep(0.05)
+            yield
+        finally:
+            os.close(fd)
