@@ -1,0 +1,147 @@
+"""Reading the layers and stacking them into a ``Config``.
+
+Lowest first: built-in defaults, the user's config file, the store's config
+file, the conversation's ``config_delta`` events, ``-c PATH`` files, then
+``--cfg KEY=VALUE``.  The environment is only read through ``environ``.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from porcelain.config.merge import diff_delta, merge, nest, split_key
+from porcelain.config.model import Config
+from porcelain.config.schema import Leaf, TableArray, node_at, validate
+from porcelain.errors import ConfigError
+
+OVERRIDE_SOURCE = "--cfg"
+
+
+def user_config_path(environ: Mapping[str, str]) -> Path:
+    """``$XDG_CONFIG_HOME/jp/config.toml``, else ``~/.config/jp/config.toml``."""
+    xdg = environ.get("XDG_CONFIG_HOME", "")
+    if xdg and Path(xdg).is_absolute():  # the XDG spec says to ignore relative paths
+        return Path(xdg) / "jp" / "config.toml"
+    return _home(environ) / ".config" / "jp" / "config.toml"
+
+
+def _home(environ: Mapping[str, str]) -> Path:
+    home = environ.get("HOME", "")
+    if home:
+        return Path(home)
+    try:
+        import pwd
+
+        return Path(pwd.getpwuid(os.getuid()).pw_dir)
+    except (ImportError, KeyError):
+        raise ConfigError(
+            "cannot find the user's config directory: HOME is not set",
+            "set HOME or XDG_CONFIG_HOME",
+        )
+
+
+def parse_toml(text: str, source: str) -> dict[str, Any]:
+    """Parse TOML; a syntax error names ``source`` and TOML's line and column."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{source}: invalid TOML: {exc}", "fix the syntax at that line")
+
+
+def read_text(path: Path, *, missing_ok: bool) -> str | None:
+    """The file's text, None when it is missing and ``missing_ok``."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        if missing_ok:
+            return None
+        raise ConfigError(f"{path}: no such config file")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start})")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}")
+
+
+def read_layer(path: Path, *, missing_ok: bool) -> dict[str, Any]:
+    """A config file as a validated layer; a missing file is ``{}`` if allowed."""
+    text = read_text(path, missing_ok=missing_ok)
+    if text is None:
+        return {}
+    data = parse_toml(text, str(path))
+    validate(data, str(path))
+    return data
+
+
+def parse_value(raw: str, path: tuple[str, ...]) -> Any:
+    """A TOML value when ``raw`` parses as one, else the string itself.
+
+    Where the key takes a string (``user.name=123``) and the parsed value is
+    not acceptable, the raw text is used; a single table given for the rules
+    array becomes a one-rule array.
+    """
+    try:
+        value = tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        return raw
+    node = node_at(path)
+    if isinstance(node, Leaf) and not node.check(value) and node.check(raw):
+        return raw
+    if isinstance(node, TableArray) and isinstance(value, dict):
+        return [value]
+    return value
+
+
+def parse_override(text: str) -> dict[str, Any]:
+    """``KEY=VALUE`` -> a nested one-key layer (not yet validated)."""
+    key, sep, raw = text.partition("=")
+    if not sep:
+        raise ConfigError(
+            f"{OVERRIDE_SOURCE}: expected KEY=VALUE, got {text!r}",
+            "for example: --cfg assistant.model.id=anthropic/claude-sonnet-4-5",
+        )
+    path = split_key(key, OVERRIDE_SOURCE)
+    return nest(path, parse_value(raw.strip(), path))
+
+
+def cli_layers(files: Sequence[Path], overrides: Sequence[str]) -> dict[str, Any]:
+    """The ``-c`` files then the ``--cfg`` overrides, merged; ``{}`` when none."""
+    out: dict[str, Any] = {}
+    for path in files:
+        out = merge(out, read_layer(Path(path), missing_ok=False))
+    for text in overrides:
+        layer = parse_override(text)
+        validate(layer, OVERRIDE_SOURCE)
+        out = merge(out, layer)
+    return out
+
+
+def load_config(
+    *,
+    environ: Mapping[str, str],
+    store_config: Path | None,
+    files: Sequence[Path],
+    overrides: Sequence[str],
+    deltas: Sequence[Mapping[str, Any]] = (),
+) -> Config:
+    """Every layer, lowest first, validated and merged.
+
+    The command-line part goes on top as ``diff_delta`` against what is below,
+    so rules that a conversation already recorded from the same ``-c`` file
+    are not appended twice.
+    """
+    config = Config.defaults()
+    user_path = user_config_path(environ)
+    config = config.with_layer(read_layer(user_path, missing_ok=True), str(user_path))
+    if store_config is not None:
+        layer = read_layer(store_config, missing_ok=True)
+        config = config.with_layer(layer, str(store_config))
+    for i, delta in enumerate(deltas, start=1):
+        config = config.with_layer(delta, f"conversation config_delta #{i}")
+    cli = cli_layers(files, overrides)
+    if cli:
+        config = config.with_layer(diff_delta(config.data, cli), "command line")
+    return config

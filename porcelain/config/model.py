@@ -1,0 +1,152 @@
+"""``Config``: the merged configuration, with typed accessors."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any, Final, TypeVar
+
+from porcelain.config.merge import RULES_PATH, lookup, merge, split_key
+from porcelain.config.schema import validate
+
+T = TypeVar("T")
+
+# No ``assistant.model.id``: the caller picks one (offline without an API key).
+DEFAULTS: Final[Mapping[str, Any]] = {
+    "assistant": {"max_retries": 2, "model": {"max_tokens": 8192}},
+}
+
+# Used when no layer defines ``conversation.compaction.rules`` (reference 4.2).
+DEFAULT_RULE: Final[Mapping[str, Any]] = {
+    "keep_first": 1,
+    "keep_last": 1,
+    "reasoning": "strip",
+    "tool_calls": "strip",
+}
+
+DEFAULTS_SOURCE: Final = "built-in defaults"
+
+
+class Config:
+    """The merged configuration.  Never mutated: ``with_layer`` returns a new one.
+
+    Build one with ``load_config`` or ``Config.defaults().with_layer(...)``;
+    the constructor trusts ``data`` (it does not validate).
+    """
+
+    __slots__ = ("_data", "_sources")
+
+    def __init__(self, data: Mapping[str, Any] | None = None, sources: tuple[str, ...] = ()):
+        self._data: dict[str, Any] = copy.deepcopy(dict(data or {}))
+        self._sources = sources
+
+    @classmethod
+    def defaults(cls) -> Config:
+        return cls(DEFAULTS, (DEFAULTS_SOURCE,))
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """A copy of the merged nested dict."""
+        return copy.deepcopy(self._data)
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """Names of the layers merged so far, lowest first."""
+        return self._sources
+
+    def with_layer(self, layer: Mapping[str, Any], name: str) -> Config:
+        """A new Config with ``layer`` merged on top; ConfigError names ``name``."""
+        validate(layer, name)
+        return Config(merge(self._data, layer), (*self._sources, name))
+
+    def get(self, dotted_key: str, default: Any = None) -> Any:
+        value = lookup(self._data, split_key(dotted_key, "config key"))
+        return default if value is None else copy.deepcopy(value)
+
+    def _typed(self, dotted_key: str, kind: type[T]) -> T | None:
+        value = lookup(self._data, split_key(dotted_key))
+        if isinstance(value, bool) and kind is not bool:
+            return None
+        return value if isinstance(value, kind) else None
+
+    # -- assistant ---------------------------------------------------------
+
+    def model_id(self) -> str | None:
+        return self._typed("assistant.model.id", str)
+
+    def context_window(self) -> int | None:
+        return self._typed("assistant.model.context_window", int)
+
+    def max_tokens(self) -> int:
+        return self._typed("assistant.model.max_tokens", int) or 8192
+
+    def thinking_budget(self) -> int | None:
+        return self._typed("assistant.model.thinking_budget", int)
+
+    def instructions(self) -> str | None:
+        return self._typed("assistant.instructions", str)
+
+    def max_retries(self) -> int:
+        value = self._typed("assistant.max_retries", int)
+        return 2 if value is None else value
+
+    def user_name(self) -> str | None:
+        return self._typed("user.name", str)
+
+    # -- compaction --------------------------------------------------------
+
+    def review_model_id(self) -> str | None:
+        """The review's model, else the assistant's."""
+        return self._typed("conversation.compaction.review.model.id", str) or self.model_id()
+
+    def review_context_window(self) -> int | None:
+        """The review model's window; the assistant's only when it is the same model."""
+        window = self._typed("conversation.compaction.review.model.context_window", int)
+        if window is not None:
+            return window
+        own_id = self._typed("conversation.compaction.review.model.id", str)
+        if own_id is None or own_id == self.model_id():
+            return self.context_window()
+        return None
+
+    def review_instructions(self) -> str | None:
+        return self._typed("conversation.compaction.review.instructions", str)
+
+    def rules(self) -> list[dict[str, Any]]:
+        """Configured rules (appended across layers), else the one built-in rule.
+
+        An explicit empty array (``rules = []``) means no rules at all.
+        """
+        rules = lookup(self._data, RULES_PATH)
+        if not isinstance(rules, list):
+            return [dict(DEFAULT_RULE)]
+        return [copy.deepcopy(r) for r in rules if isinstance(r, dict)]
+
+    # -- tools -------------------------------------------------------------
+
+    def tools(self) -> dict[str, dict[str, Any]]:
+        """Every configured tool but ``*``, with ``*``'s defaults filled in.
+
+        ``enable`` and ``confirm`` are always present (default true); disabled
+        tools are included, so the caller decides what to do with them.
+        """
+        table = lookup(self._data, ("conversation", "tools"))
+        if not isinstance(table, dict):
+            return {}
+        star = table.get("*")
+        defaults: dict[str, Any] = {"enable": True, "confirm": True}
+        if isinstance(star, dict):
+            defaults.update(star)
+        return {
+            name: {**defaults, **copy.deepcopy(spec)}
+            for name, spec in table.items()
+            if name != "*" and isinstance(spec, dict)
+        }
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Config) and self._data == other._data
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Config({self._data!r}, sources={self._sources!r})"

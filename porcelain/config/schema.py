@@ -1,0 +1,218 @@
+"""The known configuration keys, their types, and validation of one layer.
+
+Every layer (a file, the ``--cfg`` overrides, a conversation's ``config_delta``)
+is validated on its own, so an error names where the bad key came from:
+``/home/u/.config/jp/config.toml: unknown key assistant.modle``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from porcelain.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """A value: ``expect`` completes "KEY must be ..." in error messages."""
+
+    expect: str
+    check: Callable[[Any], bool]
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table with a fixed set of keys."""
+
+    fields: Mapping[str, Node]
+
+
+@dataclass(frozen=True)
+class MapOf:
+    """A table whose keys are names chosen by the user (tools)."""
+
+    item: Node
+    special: Mapping[str, Node] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TableArray:
+    """An array of tables (``[[conversation.compaction.rules]]``)."""
+
+    item: Table
+
+
+Node = Leaf | Table | MapOf | TableArray
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+_MODEL_ID_RE = re.compile(r"[^/\s]+/\S.*")
+
+STRING = Leaf("a string", lambda v: isinstance(v, str))
+BOOL = Leaf("a boolean (true or false)", lambda v: isinstance(v, bool))
+INT = Leaf("an integer", _is_int)
+POSITIVE_INT = Leaf("an integer greater than 0", lambda v: _is_int(v) and v > 0)
+NON_NEGATIVE_INT = Leaf("an integer >= 0", lambda v: _is_int(v) and v >= 0)
+POSITIVE_NUMBER = Leaf("a number greater than 0", lambda v: _is_number(v) and v > 0)
+INT_OR_STRING = Leaf("an integer or a string", lambda v: _is_int(v) or isinstance(v, str))
+ANY_TABLE = Leaf("a table", lambda v: isinstance(v, dict))
+MODEL_ID = Leaf(
+    'a model id "provider/name"',
+    lambda v: isinstance(v, str) and _MODEL_ID_RE.fullmatch(v) is not None,
+)
+COMMAND = Leaf(
+    "a string or a non-empty array of strings",
+    lambda v: (
+        isinstance(v, str)
+        or (isinstance(v, list) and bool(v) and all(isinstance(x, str) for x in v))
+    ),
+)
+
+MODEL = Table(
+    {
+        "id": MODEL_ID,
+        "context_window": POSITIVE_INT,
+        "max_tokens": POSITIVE_INT,
+        "thinking_budget": NON_NEGATIVE_INT,
+    }
+)
+
+RULE = Table(
+    {
+        "keep_first": INT_OR_STRING,
+        "keep_last": INT_OR_STRING,
+        "reasoning": STRING,
+        "tool_calls": STRING,
+        "summary": Table({"instructions": STRING, "context": STRING, "model": MODEL}),
+    }
+)
+
+TOOL = Table(
+    {
+        "command": COMMAND,
+        "description": STRING,
+        "parameters": ANY_TABLE,
+        "enable": BOOL,
+        "confirm": BOOL,
+        "timeout": POSITIVE_NUMBER,
+    }
+)
+
+# ``conversation.tools."*"``: defaults for every tool.
+TOOL_DEFAULTS = Table({"enable": BOOL, "confirm": BOOL, "timeout": POSITIVE_NUMBER})
+
+ROOT = Table(
+    {
+        "assistant": Table(
+            {"model": MODEL, "instructions": STRING, "max_retries": NON_NEGATIVE_INT}
+        ),
+        "conversation": Table(
+            {
+                "compaction": Table(
+                    {
+                        "rules": TableArray(RULE),
+                        "review": Table({"model": MODEL, "instructions": STRING}),
+                    }
+                ),
+                "tools": MapOf(TOOL, special={"*": TOOL_DEFAULTS}),
+            }
+        ),
+        "user": Table({"name": STRING}),
+    }
+)
+
+
+def dotted(path: tuple[str, ...]) -> str:
+    return ".".join(path)
+
+
+def render(value: Any) -> str:
+    """A value as a user would write it in TOML, shortened for a message."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        text = json.dumps(value, ensure_ascii=False)
+        return text if len(text) <= 60 else text[:56] + '..."'
+    return str(value)
+
+
+def node_at(path: tuple[str, ...]) -> Node | None:
+    """The schema for a dotted key, or None when the key is not known."""
+    node: Node = ROOT
+    for part in path:
+        if isinstance(node, Table):
+            child = node.fields.get(part)
+        elif isinstance(node, MapOf):
+            child = node.special.get(part, node.item)
+        else:
+            return None
+        if child is None:
+            return None
+        node = child
+    return node
+
+
+def validate(data: Mapping[str, Any], source: str) -> None:
+    """Raise ConfigError naming ``source`` and the key for the first problem."""
+    _check(ROOT, data, (), source)
+
+
+def _check(node: Node, value: Any, path: tuple[str, ...], source: str) -> None:
+    if isinstance(node, Leaf):
+        if not node.check(value):
+            raise _type_error(source, path, node.expect, value)
+    elif isinstance(node, TableArray):
+        if not isinstance(value, list):
+            raise _type_error(source, path, "an array of tables", value)
+        for i, item in enumerate(value):
+            _check(node.item, item, (*path[:-1], f"{path[-1]}[{i}]"), source)
+    else:
+        if not isinstance(value, Mapping):
+            raise _type_error(source, path, "a table", value)
+        for key, child_value in value.items():
+            child_path = (*path, key)
+            if isinstance(node, MapOf):
+                _check(node.special.get(key, node.item), child_value, child_path, source)
+                continue
+            child = node.fields.get(key)
+            if child is None:
+                raise unknown_key(source, child_path)
+            _check(child, child_value, child_path, source)
+
+
+def _type_error(source: str, path: tuple[str, ...], expect: str, value: Any) -> ConfigError:
+    return ConfigError(f"{source}: {dotted(path)} must be {expect}, got {render(value)}")
+
+
+def unknown_key(source: str, path: tuple[str, ...]) -> ConfigError:
+    """The error for a key the schema does not know, with a suggestion."""
+    parent = node_at(tuple(p.split("[", 1)[0] for p in path[:-1]))
+    if isinstance(parent, TableArray):
+        parent = parent.item
+    known = sorted(parent.fields) if isinstance(parent, Table) else []
+    close = difflib.get_close_matches(path[-1], known, n=1)
+    prefix = dotted(path[:-1]) + "." if len(path) > 1 else ""
+    if close:
+        hint = f"did you mean {prefix}{close[0]}?"
+    elif known:
+        where = f"under {dotted(path[:-1])}" if len(path) > 1 else "at the top level"
+        hint = f"known keys {where}: {', '.join(known)}"
+    else:
+        hint = None
+    return ConfigError(f"{source}: unknown key {dotted(path)}", hint)
