@@ -1,0 +1,223 @@
+"""Reading a conversation folder written by JP (reference sections 1.4-1.7, 2).
+
+A folder holds ``events.json`` (a JSON array of entries), ``metadata.json``
+(the conversation record) and, in newer folders, ``base_config.json``.  Reading
+either returns the whole conversation or raises one ``UserError`` that names
+the file and the reason; it never returns part of a folder.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gitstore.errors import InvalidEvent
+from gitstore.events import CONVERSATION_TYPES, Event, format_time, parse_time, validate
+from porcelain.errors import UserError
+
+EVENTS_FILE = "events.json"
+METADATA_FILE = "metadata.json"
+BASE_CONFIG_FILE = "base_config.json"
+
+#: Keys of ``metadata.json`` that hold timestamps (JP form on disk, RFC 3339 in memory).
+TIME_KEYS = ("last_activated_at", "pinned_at", "archived_at", "expires_at")
+
+_HINT = "a JP conversation folder holds events.json and metadata.json (and maybe base_config.json)"
+
+
+@dataclass(frozen=True)
+class JpConversation:
+    """One JP conversation folder, decoded.
+
+    ``metadata`` is the record of ``metadata.json`` with its timestamps in RFC
+    3339 (as events carry them in memory); ``title`` mirrors
+    ``metadata["title"]``.  ``events`` are validated, base64-free and include
+    config deltas, compactions and unknown entries in file order.
+    """
+
+    jp_id: str | None
+    title: str | None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    base_config: dict[str, Any] | None = None
+    events: list[Event] = field(default_factory=list)
+
+
+def jp_id_from_folder(name: str) -> str | None:
+    """``17727391057-some-title`` -> ``jp-c17727391057``; None without leading digits."""
+    head = name.split("-", 1)[0]
+    if head.isascii() and head.isdigit():
+        return f"jp-c{head}"
+    return None
+
+
+# -- base64 at rest -------------------------------------------------------------
+
+
+def decode_text(value: str) -> str:
+    """The decoded string if ``value`` is canonical padded base64 of UTF-8, else ``value``."""
+    try:
+        raw = base64.b64decode(value, validate=True)
+        text = raw.decode("utf-8")
+    except (binascii.Error, ValueError):
+        return value
+    if base64.b64encode(raw).decode("ascii") != value:
+        return value  # non-canonical (stray bits): not something JP wrote
+    return text
+
+
+def decode_strings(value: Any) -> Any:
+    """Decode every string leaf of a JSON value (dict keys untouched)."""
+    if isinstance(value, str):
+        return decode_text(value)
+    if isinstance(value, dict):
+        return {k: decode_strings(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [decode_strings(v) for v in value]
+    return value
+
+
+def decode_entry(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """Undo JP's at-rest encoding of one entry (only conversation events are encoded)."""
+    out = dict(entry)
+    kind = out.get("type")
+    if kind not in CONVERSATION_TYPES:
+        return out
+    if isinstance(out.get("metadata"), dict):
+        out["metadata"] = decode_strings(out["metadata"])
+    if kind == "tool_call_request" and "arguments" in out:
+        out["arguments"] = decode_strings(out["arguments"])
+    if kind == "tool_call_response" and isinstance(out.get("content"), str):
+        out["content"] = decode_text(out["content"])
+    return out
+
+
+# -- files ----------------------------------------------------------------------
+
+
+def _load_json(path: Path) -> Any:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such file", _HINT)
+    except IsADirectoryError:
+        raise UserError(f"{path}: is a directory, not a file", _HINT)
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read: {exc.strerror or exc}")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{path}: not UTF-8 text (byte {exc.start})")
+    try:
+        return json.loads(text, parse_constant=_refuse_constant)
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")
+    except ValueError as exc:
+        raise UserError(f"{path}: invalid JSON: {exc}")
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON value")
+
+
+def _kind_of(value: Any) -> str:
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    if value is None:
+        return "null"
+    return "a number"
+
+
+def _read_metadata(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    raw = _load_json(path)
+    if not isinstance(raw, dict):
+        raise UserError(f"{path}: expected a JSON object, found {_kind_of(raw)}", _HINT)
+    out = dict(raw)
+    title = out.get("title")
+    if title is not None and not isinstance(title, str):
+        raise UserError(f"{path}: title: expected a string, found {_kind_of(title)}")
+    for key in TIME_KEYS:
+        if key not in out or out[key] is None:
+            out.pop(key, None)
+            continue
+        value = out[key]
+        if not isinstance(value, str):
+            raise UserError(f"{path}: {key}: expected a timestamp, found {_kind_of(value)}")
+        try:
+            out[key] = format_time(parse_time(value))
+        except ValueError:
+            raise UserError(f"{path}: {key}: {value!r} is not a timestamp")
+    labels = out.get("labels")
+    if labels is not None and not (
+        isinstance(labels, dict) and all(isinstance(v, str) for v in labels.values())
+    ):
+        raise UserError(f"{path}: labels: expected an object of strings")
+    return out
+
+
+def _read_base_config(path: Path) -> dict[str, Any] | None:
+    if not path.exists():
+        return None
+    raw = _load_json(path)
+    if not isinstance(raw, dict):
+        raise UserError(f"{path}: expected a JSON object, found {_kind_of(raw)}")
+    return raw
+
+
+def _unflatten_delta(entry: dict[str, Any]) -> dict[str, Any]:
+    """Very old files put the config keys beside ``type``/``timestamp``; nest them."""
+    if entry.get("type") != "config_delta" or "delta" in entry:
+        return entry
+    delta = {k: v for k, v in entry.items() if k not in ("type", "timestamp")}
+    return {"type": "config_delta", "timestamp": entry.get("timestamp"), "delta": delta}
+
+
+def read_events(path: Path) -> list[Event]:
+    """The entries of one ``events.json``, decoded and validated."""
+    raw = _load_json(path)
+    if not isinstance(raw, list):
+        raise UserError(f"{path}: expected a JSON array of events, found {_kind_of(raw)}", _HINT)
+    events: list[Event] = []
+    for i, entry in enumerate(raw):
+        where = f"{path}: entry {i}"
+        if isinstance(entry, dict):
+            entry = decode_entry(_unflatten_delta(entry))
+        try:
+            events.append(validate(entry, where))
+        except InvalidEvent as exc:
+            raise UserError(str(exc), "fix or remove that entry of events.json and try again")
+    return events
+
+
+def read_conversation(folder: Path) -> JpConversation:
+    """Read one JP conversation folder; any problem raises ``UserError``."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        what = "no such folder" if not folder.exists() else "not a folder"
+        raise UserError(f"{folder}: {what}", _HINT)
+    events = read_events(folder / EVENTS_FILE)
+    metadata = _read_metadata(folder / METADATA_FILE)
+    base_config = _read_base_config(folder / BASE_CONFIG_FILE)
+    if base_config is None and events and events[0].get("type") == "config_delta":
+        # Legacy layout: the first entry carries the whole base config.
+        base_config = dict(events.pop(0)["delta"])
+    title = metadata.get("title")
+    return JpConversation(
+        jp_id=jp_id_from_folder(folder.resolve().name),
+        title=title if isinstance(title, str) else None,
+        metadata=metadata,
+        base_config=base_config,
+        events=events,
+    )
