@@ -1,0 +1,32 @@
+"""Language models behind one small interface (see ``base``).
+
+Importing this package never imports a provider SDK.
+"""
+
+from porcelain.models.base import (
+    DeltaKind,
+    Model,
+    ModelRequest,
+    ModelResponse,
+    OnDelta,
+    StreamInterrupted,
+    ToolSpec,
+    context_window,
+    estimate_tokens,
+    get_model,
+    ignore_delta,
+)
+
+__all__ = [
+    "DeltaKind",
+    "Model",
+    "ModelRequest",
+    "ModelResponse",
+    "OnDelta",
+    "StreamInterrupted",
+    "ToolSpec",
+    "context_window",
+    "estimate_tokens",
+    "get_model",
+    "ignore_delta",
+]

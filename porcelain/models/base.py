@@ -1,0 +1,199 @@
+"""What every model provider shares: the request, the streamed deltas, the
+response, and the dispatch from a ``provider/name`` id to an implementation.
+
+Nothing here imports a provider SDK; ``get_model`` imports the chosen
+provider's module only when it is asked for, so commands that never call a
+model never pay for (or depend on) an SDK import.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from gitstore.events import Event, now_text
+from porcelain.errors import ProviderError, UserError
+
+DeltaKind = Literal["text", "reasoning", "tool"]
+OnDelta = Callable[[DeltaKind, str], None]
+"""Called while a response streams: ``("text", chunk)`` for answer text,
+``("reasoning", chunk)`` for thinking, ``("tool", name)`` once when a tool call
+starts (its arguments arrive whole in the response)."""
+
+Task = Literal["chat", "summary"]
+
+PROVIDERS = ("anthropic", "offline")
+DEFAULT_WINDOW = 200_000
+OFFLINE_WINDOW = 1_000_000
+_KNOWN_WINDOWS = {"claude": 200_000}  # family prefix of the model name → tokens
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool the model may call: a name, what it does, a JSON schema (object)."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    """One call to a model.
+
+    ``events`` are already projected and filtered to the provider-visible kinds
+    (chat_request, chat_response, tool_call_request, tool_call_response), in
+    order; the provider maps them to its own message format.
+    """
+
+    model_id: str
+    system: str
+    events: list[Event]
+    tools: list[ToolSpec] = field(default_factory=list)
+    max_tokens: int = 8192
+    thinking_budget: int | None = None
+    task: Task = "chat"
+    cache: bool = True
+
+    @property
+    def model_name(self) -> str:
+        """The part after ``provider/``."""
+        return split_model_id(self.model_id)[1]
+
+
+@dataclass
+class ModelResponse:
+    """The new events a model produced, in the order it produced them.
+
+    ``stop_reason`` is the provider's (``end_turn``, ``tool_use``,
+    ``max_tokens``, ...); ``usage`` holds token counts when the provider
+    reports them (``input_tokens``, ``output_tokens``, cache counters).
+    """
+
+    events: list[Event]
+    stop_reason: str
+    usage: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        """All answer text, concatenated (what a summarizer keeps)."""
+        return "".join(e["message"] for e in self.events if isinstance(e.get("message"), str))
+
+    @property
+    def tool_calls(self) -> list[Event]:
+        return [e for e in self.events if e.get("type") == "tool_call_request"]
+
+
+class StreamInterrupted(ProviderError):
+    """The answer stopped part way (connection dropped, error mid-stream).
+
+    ``partial_events`` holds what completed before the break (and the answer
+    text already shown), so the caller can keep it.
+    """
+
+    def __init__(self, message: str, partial_events: list[Event], hint: str | None = None) -> None:
+        super().__init__(message, hint)
+        self.partial_events = partial_events
+
+
+class Model(Protocol):
+    """A language model (or the offline stand-in) behind one provider."""
+
+    def respond(self, request: ModelRequest, on_delta: OnDelta) -> ModelResponse: ...
+
+
+def ignore_delta(kind: DeltaKind, text: str) -> None:
+    """An ``on_delta`` for callers that do not display the stream."""
+
+
+# -- events a model produces ----------------------------------------------------
+
+
+def reasoning_event(text: str, signature: str | None = None) -> Event:
+    event: Event = {"timestamp": now_text(), "type": "chat_response", "reasoning": text}
+    if signature:
+        event["metadata"] = {"anthropic_thinking_signature": signature}
+    return event
+
+
+def message_event(text: str) -> Event:
+    return {"timestamp": now_text(), "type": "chat_response", "message": text}
+
+
+def tool_call_event(call_id: str, name: str, arguments: dict[str, Any]) -> Event:
+    return {
+        "timestamp": now_text(),
+        "type": "tool_call_request",
+        "id": call_id,
+        "name": name,
+        "arguments": arguments,
+    }
+
+
+# -- ids, windows, sizes --------------------------------------------------------
+
+
+def split_model_id(model_id: str) -> tuple[str, str]:
+    """``"anthropic/claude-x"`` → ``("anthropic", "claude-x")``; refuses other shapes."""
+    provider, sep, name = model_id.strip().partition("/")
+    if not sep or not provider or not name:
+        raise UserError(
+            f"model id {model_id!r} is not of the form provider/name",
+            hint='for example assistant.model.id = "anthropic/claude-sonnet-4-5"',
+        )
+    return provider, name
+
+
+def get_model(model_id: str, *, max_retries: int = 2) -> Model:
+    """The model for ``provider/name``; unknown providers are a ``UserError``."""
+    provider, name = split_model_id(model_id)
+    if provider == "anthropic":
+        from porcelain.models.anthropic_model import AnthropicModel
+
+        return AnthropicModel(name, max_retries=max_retries)
+    if provider == "offline":
+        from porcelain.models.offline import OfflineModel
+
+        return OfflineModel(name)
+    known = ", ".join(f"{p}/" for p in PROVIDERS)
+    raise UserError(f"unknown model provider {provider!r} in {model_id!r} (known: {known})")
+
+
+def context_window(model_id: str, configured: int | None) -> int:
+    """Tokens the model can read: the configured value wins, then what jp knows."""
+    if configured is not None and configured > 0:
+        return configured
+    provider, _, name = model_id.partition("/")
+    if provider == "offline":
+        return OFFLINE_WINDOW
+    for family, window in _KNOWN_WINDOWS.items():
+        if name.lower().startswith(family):
+            return window
+    return DEFAULT_WINDOW
+
+
+def event_text(event: Event) -> str:
+    """The text a model would read from one event (content, arguments, results)."""
+    kind = event.get("type")
+    if kind == "chat_request":
+        return str(event.get("content") or "")
+    if kind == "chat_response":
+        for key in ("message", "reasoning"):
+            if isinstance(event.get(key), str):
+                return str(event[key])
+        if "data" in event:
+            return json.dumps(event["data"], ensure_ascii=False)
+        return ""
+    if kind == "tool_call_request":
+        args = json.dumps(event.get("arguments") or {}, ensure_ascii=False)
+        return f"{event.get('name', '')} {args}"
+    if kind == "tool_call_response":
+        return str(event.get("content") or "")
+    return ""
+
+
+def estimate_tokens(events: Iterable[Event]) -> int:
+    """A rough token count: characters / 4 over every text a model would read."""
+    return sum(len(event_text(e)) for e in events) // 4
