@@ -131,7 +131,8 @@ def test_consecutive_same_role_content_is_merged() -> None:
 
 
 def test_parallel_calls_share_one_user_message_of_results() -> None:
-    events = [req("read both"), call("a"), call("b"), result("a"), result("b"), say("done"), req("k")]
+    events = [req("read both"), call("a"), call("b"), result("a"), result("b")]
+    events += [say("done"), req("k")]
     messages = to_messages(events)
     assert_valid(messages)
     assert [b["tool_use_id"] for b in messages[2]["content"]] == ["a", "b"]
