@@ -195,9 +195,12 @@ def read_events(path: Path) -> list[Event]:
         if isinstance(entry, dict):
             entry = decode_entry(_unflatten_delta(entry))
         try:
-            events.append(validate(entry, where))
+            event = validate(entry, where)
         except InvalidEvent as exc:
             raise UserError(str(exc), "fix or remove that entry of events.json and try again")
+        if event["type"] == "tool_call_response":
+            event.setdefault("is_error", False)
+        events.append(event)
     return events
 
 
