@@ -20,14 +20,22 @@ import tomlkit.exceptions
 from porcelain.config.layers import parse_toml, parse_value, read_text
 from porcelain.config.merge import RULES_PATH, lookup, split_key
 from porcelain.config.model import DEFAULT_RULE, Config
-from porcelain.config.schema import node_at, unknown_key, validate
+from porcelain.config.schema import TableArray, node_at, unknown_key, validate
 from porcelain.errors import ConfigError
 
 
 def _known_path(path: Path, dotted_key: str) -> tuple[str, ...]:
     parts = split_key(dotted_key, str(path))
-    if node_at(parts) is None:
-        raise unknown_key(str(path), parts)
+    for end in range(1, len(parts) + 1):
+        node = node_at(parts[:end])
+        if node is None:
+            raise unknown_key(str(path), parts[:end])
+        if isinstance(node, TableArray) and end < len(parts):
+            key = ".".join(parts[:end])
+            raise ConfigError(
+                f"{path}: {key} is an array of tables; set it whole",
+                f"for example: {key} '[{{keep_last = 3, reasoning = \"strip\"}}]'",
+            )
     return parts
 
 
