@@ -189,6 +189,7 @@ class ConversationStart(_Base):
     conversation_id: str
     forked_from: dict[str, Any] | None = None
     review: dict[str, Any] | None = None
+    imported: dict[str, Any] | None = None
 
 
 _Known = Annotated[

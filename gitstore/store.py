@@ -369,3 +369,29 @@ class Store:
             yield
         finally:
             os.close(fd)
+
+
+# -- local activity (never synced) ---------------------------------------------------
+
+
+def _state_path(store: Store) -> Path:
+    return store.gitdir / "jp" / "state.json"
+
+
+def activations(store: Store) -> dict[str, float]:
+    """When each conversation was last activated on this machine (epoch seconds)."""
+    try:
+        data = json.loads(_state_path(store).read_text())
+        return {str(k): float(v) for k, v in data.get("activated", {}).items()}
+    except (OSError, ValueError, AttributeError):
+        return {}
+
+
+def record_activation(store: Store, cid: str) -> None:
+    path = _state_path(store)
+    data = activations(store)
+    data[cid] = time.time()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"state.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps({"activated": data}))
+    os.replace(tmp, path)

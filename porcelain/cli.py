@@ -1,0 +1,149 @@
+"""The `jp` command: global options, lazily loaded subcommands, and the one
+place where errors become `error: ...` lines and exit codes."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from typing import Any
+
+import click
+
+from porcelain.context import App
+from porcelain.errors import Exit, JpError
+from porcelain.output import Output
+
+# name -> "module:attribute"; modules are imported only when their command runs
+COMMANDS = {
+    "init": "porcelain.commands.init:init",
+    "query": "porcelain.commands.query:query",
+    "conversation": "porcelain.commands.conversation:conversation",
+    "config": "porcelain.commands.config:config",
+    "remote": "porcelain.commands.remote:remote",
+    "push": "porcelain.commands.sync:push",
+    "pull": "porcelain.commands.sync:pull",
+    "sync": "porcelain.commands.sync:sync",
+}
+SUMMARIES = {
+    "init": "Create a store (a bare git repository).",
+    "query": "Ask the model: add a turn to a conversation (alias: q).",
+    "conversation": "List, show, print, fork, compact and review conversations (alias: c).",
+    "config": "Show and edit configuration.",
+    "remote": "Name the git remotes conversations sync with.",
+    "push": "Send conversations to a remote.",
+    "pull": "Fetch conversations from a remote; diverged ones become forks.",
+    "sync": "Pull, then push.",
+}
+ALIASES = {"q": "query", "c": "conversation", "conversations": "conversation", "cfg": "config"}
+
+
+class LazyGroup(click.Group):
+    """A group whose subcommands live in modules imported on first use."""
+
+    def __init__(self, *args: Any, lazy: dict[str, str], aliases: dict[str, str], **kw: Any):
+        super().__init__(*args, **kw)
+        self.lazy = lazy
+        self.aliases = aliases
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(self.lazy))
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, SUMMARIES.get(name, "")) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        name = self.aliases.get(name, name)
+        if name in self.lazy:
+            module, attr = self.lazy[name].split(":")
+            command = getattr(importlib.import_module(module), attr)
+            assert isinstance(command, click.Command)
+            return command
+        return super().get_command(ctx, name)
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        _, cmd, rest = super().resolve_command(ctx, args)
+        return (cmd.name if cmd else None), cmd, rest
+
+
+@click.group(
+    cls=LazyGroup,
+    lazy=COMMANDS,
+    aliases=ALIASES,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
+@click.option("--store", metavar="PATH", help="The store to use (default: $JP_STORE, a project "
+              "repository after `jp init --here`, else ~/.local/share/jp/store.git).")
+@click.option("-c", "--config", "config_files", metavar="PATH", multiple=True,
+              help="Load a configuration file on top of the others (repeatable).")
+@click.option("--cfg", "overrides", metavar="KEY=VALUE", multiple=True,
+              help="Set one configuration key for this run (repeatable).")
+@click.option("-F", "--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True, help="Output for people, or JSON for scripts.")
+@click.option("-y", "--yes", is_flag=True, help="Answer yes to every confirmation.")
+@click.version_option("0.1.0", prog_name="jp")
+@click.pass_context
+def cli(ctx: click.Context, store: str | None, config_files: tuple[str, ...],
+        overrides: tuple[str, ...], fmt: str, yes: bool) -> None:
+    """Conversations with language models, stored in git.
+
+    Every conversation is a branch of event commits: `git log` reads it as a
+    transcript, forking is branching, and conversations travel between
+    machines with `jp push` and `jp pull`.  Compaction never rewrites history,
+    and `jp conversation compact --interactive` lets you review it with the
+    model before it is applied.
+
+    \b
+    Start:    jp init, then jp q --new "your question"
+    Review:   jp conversation compact --interactive, jp q ..., --continue
+    Docs:     docs/cli.md, docs/review.md
+    """
+    ctx.obj = App(
+        output=Output(fmt),
+        store_option=store,
+        config_files=config_files,
+        overrides=overrides,
+        yes=yes,
+    )
+
+
+def main() -> None:
+    """Run `jp`; translate every expected failure into one line on stderr."""
+    output = Output()
+    try:
+        result = cli.main(args=sys.argv[1:], prog_name="jp", standalone_mode=False)
+        code = result if isinstance(result, int) else 0
+    except click.exceptions.Exit as exc:
+        code = exc.exit_code
+    except click.exceptions.Abort:
+        output.note("")
+        code = Exit.INTERRUPTED
+    except click.ClickException as exc:
+        exc.show()
+        code = exc.exit_code
+    except KeyboardInterrupt:
+        output.note("\ninterrupted: what was already written is kept")
+        code = Exit.INTERRUPTED
+    except BrokenPipeError:
+        code = Exit.OK
+    except Exception as exc:  # the boundary: everything else becomes one line
+        from porcelain.failures import translate
+
+        error = translate(exc)
+        if error is None:
+            if os.environ.get("JP_DEBUG"):
+                raise
+            output.error(f"internal error: {type(exc).__name__}: {exc}",
+                         "this is a bug in jp; rerun with JP_DEBUG=1 to see where it happened")
+            code = Exit.INTERNAL
+        else:
+            output.error(error.message, error.hint)
+            code = error.exit_code
+    sys.exit(code)
+
+
+__all__ = ["cli", "main", "JpError"]

@@ -1,0 +1,50 @@
+"""`jp conversation fork`: forking is branching."""
+
+from __future__ import annotations
+
+import click
+
+from porcelain.context import App
+
+
+@click.command()
+@click.argument("target", required=False)
+@click.option("-a", "--activate", is_flag=True, help="Make the fork the active conversation.")
+@click.option("--first", type=click.IntRange(min=0), help="Keep only the first N turns.")
+@click.option("--last", type=click.IntRange(min=0), help="Keep only the last N turns.")
+@click.option("-t", "--title", help="A title for the fork.")
+@click.option("-k", "--compact", "specs", multiple=True, is_flag=False, flag_value="",
+              metavar="[SPEC]", help="Compact the fork: bare for the configured rules, "
+              "or a rule like `s:..-3` (repeatable).")
+@click.pass_obj
+def fork(app: App, target: str | None, activate: bool, first: int | None, last: int | None,
+         title: str | None, specs: tuple[str, ...]) -> None:
+    """Branch a conversation into a new one; prints the new id.
+
+    The fork shares every commit of the source (`git merge-base` finds the
+    fork point).  With --first/--last the kept turns are written as a new
+    chain instead.
+    """
+    from gitstore.store import record_activation
+    from porcelain.lifecycle import fork as do_fork
+    from porcelain.targets import resolve
+
+    store = app.store()
+    source = resolve(store, target)
+    events = None
+    if first is not None or last is not None:
+        from porcelain.turnfilter import keep_turns
+
+        events = keep_turns(store.load(source.cid).events, first, last)
+    cid = do_fork(store, source, events=events, title=title)
+    if specs:
+        from porcelain.compaction.run import compact_silently
+
+        compact_silently(app, cid, specs)
+    if activate:
+        store.set_active(cid)
+        record_activation(store, cid)
+    if app.output.json:
+        app.output.data({"id": cid, "source_id": source.cid})
+    else:
+        app.output.line(cid)

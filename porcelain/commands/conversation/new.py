@@ -1,0 +1,22 @@
+"""`jp conversation new`."""
+
+from __future__ import annotations
+
+import click
+
+from porcelain.context import App
+
+
+@click.command()
+@click.option("-t", "--title", help="A title for the conversation.")
+@click.option("--no-activate", is_flag=True, help="Do not make it the active conversation.")
+@click.pass_obj
+def new(app: App, title: str | None, no_activate: bool) -> None:
+    """Start an empty conversation and make it active; prints its id."""
+    from porcelain.lifecycle import new_conversation
+
+    cid = new_conversation(app.store(), title, activate=not no_activate)
+    if app.output.json:
+        app.output.data({"id": cid})
+    else:
+        app.output.line(cid)

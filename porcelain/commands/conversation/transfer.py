@@ -1,0 +1,62 @@
+"""`jp conversation import` and `export`: JP's folder layout in and out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from porcelain.context import App
+from porcelain.errors import UserError
+
+
+@click.command("import")
+@click.argument("folders", nargs=-1, required=True,
+                type=click.Path(path_type=Path))
+@click.option("--activate", is_flag=True, help="Make the (last) imported conversation active.")
+@click.pass_obj
+def import_(app: App, folders: tuple[Path, ...], activate: bool) -> None:
+    """Import JP conversation folders (events.json, metadata.json).
+
+    Every folder is read and checked before anything is written; a malformed
+    file is refused with its path and the reason.  A conversation keeps its
+    JP id when it is free.  Prints the new ids.
+    """
+    from porcelain.jpformat import read_conversation
+    from porcelain.transfer import store_imported
+
+    for folder in folders:
+        if not folder.is_dir():
+            raise UserError(f"{folder}: not a folder", "give a JP conversation folder "
+                            "(one that holds events.json and metadata.json)")
+    read = [read_conversation(folder) for folder in folders]
+    store = app.store()
+    created = []
+    for folder, conv in zip(folders, read, strict=True):
+        cid = store_imported(store, conv)
+        created.append({"id": cid, "folder": str(folder), "events": len(conv.events)})
+        if not app.output.json:
+            app.output.line(cid)
+    if activate and created:
+        store.set_active(created[-1]["id"])
+    if app.output.json:
+        app.output.data(created)
+
+
+@click.command()
+@click.argument("target", required=False)
+@click.option("-o", "--output", "dest", required=True, type=click.Path(path_type=Path),
+              help="The folder to write (JP's layout: events.json, metadata.json).")
+@click.pass_obj
+def export(app: App, target: str | None, dest: Path) -> None:
+    """Write a conversation in JP's folder layout, which JP and `import` read."""
+    from porcelain.transfer import export_conversation
+    from porcelain.targets import resolve
+
+    store = app.store()
+    loc = resolve(store, target)
+    count = export_conversation(store, loc, dest)
+    if app.output.json:
+        app.output.data({"id": loc.cid, "output": str(dest), "events": count})
+    else:
+        app.output.line(f"Exported {loc.cid} ({count} events) to {dest}")

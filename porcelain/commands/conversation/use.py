@@ -1,0 +1,33 @@
+"""`jp conversation use`."""
+
+from __future__ import annotations
+
+import click
+
+from porcelain.context import App
+
+
+@click.command()
+@click.argument("target", required=False)
+@click.pass_obj
+def use(app: App, target: str | None) -> None:
+    """Make a conversation the active one (an archived one is restored first)."""
+    from gitstore.store import record_activation
+    from porcelain.targets import active_id, resolve
+
+    store = app.store()
+    loc = resolve(store, target or "recent")
+    before = active_id(store)
+    if loc.archived:
+        store.unarchive(loc.cid, f"jp conversation use: unarchive {loc.cid}")
+        app.output.note(f"Unarchived conversation {loc.cid}")
+    store.set_active(loc.cid)
+    record_activation(store, loc.cid)
+    if app.output.json:
+        app.output.data({"id": loc.cid, "previous": before})
+    elif before == loc.cid:
+        app.output.line(f"Already active conversation: {loc.cid}")
+    else:
+        title = store.meta(loc.cid).get("title")
+        suffix = f": {title}" if title else ""
+        app.output.line(f"Switched active conversation from {before or '(none)'} to {loc.cid}{suffix}")

@@ -1,0 +1,38 @@
+"""`jp init`: create a store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from porcelain.context import App
+from porcelain.errors import UserError
+
+
+@click.command()
+@click.argument("path", required=False, type=click.Path(file_okay=False, path_type=Path))
+@click.option("--here", is_flag=True,
+              help="Keep conversations in the enclosing git repository (its refs only; "
+                   "branches, index and work tree are never touched).")
+@click.pass_obj
+def init(app: App, path: Path | None, here: bool) -> None:
+    """Create a store (a bare git repository); harmless when it exists."""
+    from gitstore.repo import init_bare, mark_project, open_repo
+
+    if here:
+        import pygit2
+
+        found = pygit2.discover_repository(str(app.cwd))
+        if found is None:
+            raise UserError("not inside a git repository", "run `git init` first, or drop --here")
+        repo = open_repo(Path(found))
+        mark_project(repo)
+        app.output.line(f"Conversations will be stored in {found.rstrip('/')}")
+        return
+    target = path or app.store_path()
+    _, created = init_bare(target)
+    if app.output.json:
+        app.output.data({"store": str(target), "created": created})
+    else:
+        app.output.line(f"{'Created' if created else 'Using existing'} store {target}")

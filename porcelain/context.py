@@ -1,0 +1,111 @@
+"""What every command gets: the chosen store, configuration and output."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from porcelain.errors import UserError
+from porcelain.output import Output
+
+if TYPE_CHECKING:
+    from gitstore.store import Store
+    from porcelain.config import Config
+
+
+def default_store_path(environ: Mapping[str, str]) -> Path:
+    data = environ.get("XDG_DATA_HOME") or str(Path(environ.get("HOME", "~")).expanduser() / ".local" / "share")
+    return Path(data) / "jp" / "store.git"
+
+
+def find_project_store(start: Path) -> Path | None:
+    """The nearest enclosing git repository in which `jp init --here` was run."""
+    from gitstore.repo import is_marked
+
+    for folder in [start, *start.parents]:
+        dot = folder / ".git"
+        if dot.exists():
+            return dot if dot.is_dir() else folder
+        if (folder / "HEAD").is_file() and (folder / "refs").is_dir() and is_marked(folder):
+            return folder
+    return None
+
+
+@dataclass
+class App:
+    output: Output
+    environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    store_option: str | None = None
+    config_files: Sequence[str] = ()
+    overrides: Sequence[str] = ()
+    yes: bool = False
+    cwd: Path = field(default_factory=Path.cwd)
+    _store: Store | None = None
+    _config: Config | None = None
+
+    # -- the store -------------------------------------------------------------
+
+    def store_path(self) -> Path:
+        if self.store_option:
+            return Path(self.store_option).expanduser()
+        if self.environ.get("JP_STORE"):
+            return Path(self.environ["JP_STORE"]).expanduser()
+        project = find_project_store(self.cwd)
+        if project is not None:
+            from gitstore.repo import is_marked
+
+            if is_marked(project):
+                return project
+        return default_store_path(self.environ)
+
+    def store(self) -> Store:
+        if self._store is None:
+            from gitstore.repo import init_bare
+            from gitstore.store import Identity, Store
+
+            path = self.store_path()
+            if not path.exists():
+                init_bare(path)
+            self._store = Store(path, self.identity())
+        return self._store
+
+    def identity(self) -> Identity:
+        from gitstore.store import Identity
+
+        name = self.environ.get("GIT_COMMITTER_NAME") or self.environ.get("USER") or "jp"
+        email = self.environ.get("GIT_COMMITTER_EMAIL") or "jp@localhost"
+        return Identity(name, email)
+
+    # -- configuration ----------------------------------------------------------------
+
+    def config(self, deltas: Sequence[dict[str, Any]] = ()) -> Config:
+        from porcelain.config import load_config
+
+        store_config = self.store().gitdir / "jp" / "config.toml" if self._store_exists() else None
+        return load_config(
+            environ=self.environ,
+            store_config=store_config,
+            files=[Path(f) for f in self.config_files],
+            overrides=list(self.overrides),
+            deltas=list(deltas),
+        )
+
+    def _store_exists(self) -> bool:
+        return self._store is not None or self.store_path().exists()
+
+    def cli_layers(self) -> dict[str, Any]:
+        from porcelain.config import cli_layers
+
+        return cli_layers([Path(f) for f in self.config_files], list(self.overrides))
+
+    def has_api_key(self) -> bool:
+        return bool(self.environ.get("ANTHROPIC_API_KEY"))
+
+    def require_yes(self, question: str, yes: bool) -> None:
+        if yes or self.yes:
+            return
+        if not self.output.confirm(question):
+            raise UserError("nothing changed")

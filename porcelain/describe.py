@@ -1,0 +1,121 @@
+"""What `show` and `ls` say about a conversation, as one dict per conversation.
+
+Counts come from a per-tip summary kept in the store's cache, so listing
+10,000 conversations reads no event chains once they have been seen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from gitstore import ids, refs
+from gitstore.events import Event, parse_time
+from gitstore.notes import meta_values
+from gitstore.store import Conversation, Located, Store
+from gitstore.turns import event_count, turn_count
+
+SUMMARY_VERSION = 1
+
+
+def summarize(events: Sequence[Event]) -> dict[str, Any]:
+    """Counts and previews of one event chain (a pure function of the events)."""
+    first_request = ""
+    last_time = None
+    for event in events:
+        if event.get("type") == "chat_request" and not first_request:
+            first_request = " ".join(str(event.get("content", "")).split())[:80]
+        if event.get("type") not in ("conversation_start",):
+            last_time = event.get("timestamp", last_time)
+    return {
+        "v": SUMMARY_VERSION,
+        "turns": turn_count(events),
+        "events": event_count(events),
+        "first_request": first_request,
+        "last_event_at": last_time,
+    }
+
+
+def summaries(store: Store, located: Sequence[Located]) -> dict[str, dict[str, Any]]:
+    tips = sorted({loc.tip for loc in located})
+    found = store.cache.summaries(tips)
+    missing = [t for t in tips if t not in found or found[t].get("v") != SUMMARY_VERSION]
+    fresh: dict[str, dict[str, Any]] = {}
+    for tip in missing:
+        events, _ = store.read_chain(tip)
+        fresh[tip] = summarize(events)
+    store.cache.put_summaries(fresh)
+    found.update(fresh)
+    return found
+
+
+def listing(store: Store, located: Sequence[Located], active: str | None) -> list[dict[str, Any]]:
+    """One row per conversation for `ls`, oldest activity first, active last."""
+    sums = summaries(store, located)
+    metas = {a: meta_values(t) for a, t in store.all_notes(refs.NOTES_META).items()}
+    sources = store.sources()
+    rows = []
+    for loc in located:
+        anchor = store.anchor(loc.cid)
+        meta = metas.get(anchor, {})
+        s = sums[loc.tip]
+        rows.append({
+            "id": loc.cid,
+            "title": meta.get("title") or None,
+            "turns": s["turns"],
+            "events": s["events"],
+            "archived": loc.archived,
+            "active": loc.cid == active,
+            "pinned": bool(meta.get("pinned_at")),
+            "source_id": sources.get(anchor),
+            "created_at": ids.created_at(loc.cid).isoformat().replace("+00:00", "Z"),
+            "last_event_at": s["last_event_at"],
+            "preview": s["first_request"],
+        })
+    rows.sort(key=lambda r: (r["active"], r["pinned"], _when(r)))
+    return rows
+
+
+def _when(row: dict[str, Any]) -> float:
+    stamp = row.get("last_event_at")
+    try:
+        return parse_time(stamp).timestamp() if stamp else 0.0
+    except ValueError:
+        return 0.0
+
+
+def details(store: Store, conv: Conversation, active: str | None) -> dict[str, Any]:
+    """Everything `show` prints about one conversation."""
+    from porcelain.compaction.overlays import overlay_json, standing_overlays
+
+    meta = store.meta(conv.cid)
+    source = store.source_of(conv.cid)
+    s = summarize(conv.events)
+    info: dict[str, Any] = {
+        "id": conv.cid,
+        "title": meta.get("title") or None,
+        "turns": s["turns"],
+        "events": s["events"],
+        "archived": conv.archived,
+        "active": conv.cid == active,
+        "pinned": bool(meta.get("pinned_at")),
+        "labels": meta.get("labels") or {},
+        "source_id": source,
+        "created_at": ids.created_at(conv.cid).isoformat().replace("+00:00", "Z"),
+        "last_event_at": s["last_event_at"],
+        "tip": conv.tip,
+        "compactions": [overlay_json(o) for o in standing_overlays(_own_view(conv))],
+    }
+    if source is not None:
+        from porcelain.review.state import latest_proposal
+
+        found = latest_proposal(conv.events)
+        info["proposal"] = found.to_json() if found else None
+    return info
+
+
+def _own_view(conv: Conversation) -> list[Event]:
+    """The events whose compactions apply to this conversation (a review drops the source's)."""
+    from porcelain.review.state import review_view
+
+    return review_view(conv.events)

@@ -1,0 +1,45 @@
+"""Translate typed errors from the layers below into what the user reads."""
+
+from __future__ import annotations
+
+from porcelain.errors import JpError, UserError
+
+LS_HINT = "list them with `jp conversation ls` (archived ones: `jp conversation ls --archived`)"
+
+
+def translate(exc: BaseException) -> JpError | None:
+    """A user-facing error for an expected failure; None for a bug."""
+    if isinstance(exc, JpError):
+        return exc
+    from gitstore import errors as e
+
+    if isinstance(exc, e.InvalidId):
+        shown = exc.text if exc.text else "(empty)"
+        return UserError(f"not a conversation id: {shown!r}",
+                         "ids look like jp-c17727391057; " + LS_HINT)
+    if isinstance(exc, e.ConversationNotFound):
+        return UserError(f"no conversation {exc.cid}", LS_HINT)
+    if isinstance(exc, e.ConversationExists):
+        return UserError(f"conversation {exc.cid} already exists")
+    if isinstance(exc, e.ConversationBusy):
+        return UserError(
+            f"conversation {exc.cid} is in use by another jp process",
+            f"wait for it to finish, or continue in a fork: `jp conversation fork {exc.cid}`",
+        )
+    if isinstance(exc, e.StaleTip):
+        return UserError(
+            f"conversation {exc.cid} was changed by another writer while jp was writing",
+            "nothing was lost; run the command again",
+        )
+    if isinstance(exc, e.ConcurrentUpdate):
+        return UserError(f"{exc.ref} kept changing under another writer; nothing was changed",
+                         "run the command again")
+    if isinstance(exc, e.InvalidEvent):
+        return UserError(str(exc))
+    if isinstance(exc, e.StoreError):
+        return UserError(f"store {exc.path}: {exc.reason}")
+    if isinstance(exc, e.SyncError):
+        return UserError(f"sync with {exc.remote} failed: {exc.reason}")
+    if isinstance(exc, e.GitStoreError):
+        return UserError(str(exc))
+    return None

@@ -1,0 +1,54 @@
+"""Moving conversations between JP's folder layout and the store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from gitstore import ids
+from gitstore.events import Event
+from gitstore.store import Located, Store
+from porcelain.lifecycle import fresh_id, start_event
+from porcelain.jpformat import JpConversation, write_conversation
+
+META_KEYS = ("title", "pinned_at", "labels")
+
+
+def store_imported(store: Store, conv: JpConversation) -> str:
+    """Write one read JP conversation as a new chain; returns its id."""
+    cid = conv.jp_id if conv.jp_id and ids.is_valid(conv.jp_id) else None
+    if cid is None or store.exists(cid):
+        cid = fresh_id(store)
+    imported: dict[str, Any] = {"format": "jp"}
+    if conv.jp_id:
+        imported["jp_id"] = conv.jp_id
+    if conv.base_config is not None:
+        imported["base_config"] = conv.base_config
+    start = start_event(cid, imported=imported)
+    if conv.events:
+        start["timestamp"] = conv.events[0]["timestamp"]
+    store.create(cid, [start, *conv.events], None, f"jp conversation import {cid}")
+    meta = {k: conv.metadata[k] for k in META_KEYS if conv.metadata.get(k)}
+    if meta:
+        store.set_meta(cid, meta, f"jp: metadata of imported {cid}")
+    return cid
+
+
+def export_conversation(store: Store, loc: Located, dest: Path) -> int:
+    conv = store.load(loc.cid)
+    base_config = None
+    for event in conv.events:
+        if event.get("type") == "conversation_start":
+            imported = event.get("imported") or {}
+            if "base_config" in imported:
+                base_config = imported["base_config"]
+            break
+    events: list[Event] = [e for e in conv.events if e.get("type") != "conversation_start"]
+    meta = store.meta(loc.cid)
+    metadata: dict[str, Any] = {k: meta[k] for k in META_KEYS if meta.get(k)}
+    last = next((e["timestamp"] for e in reversed(events)), None)
+    metadata["last_activated_at"] = last or conv.events[0]["timestamp"]
+    if loc.archived:
+        metadata["archived_at"] = meta.get("archived_at") or metadata["last_activated_at"]
+    write_conversation(dest, events=events, metadata=metadata, base_config=base_config)
+    return sum(1 for e in events if e.get("type") not in ("config_delta", "compaction", "compaction_reset"))
