@@ -159,7 +159,7 @@ def project(events: Sequence[Event]) -> Projection:
             continue
         mode = won.tools[turn]
         if mode is not None and kind in ("tool_call_request", "tool_call_response"):
-            if mode is ToolCalls.OMIT and kind == "tool_call_request":
+            if mode is ToolCalls.OMIT:
                 continue
             if kind == "tool_call_request" and mode.strips_requests:
                 event = {**event, "arguments": {}}
