@@ -163,7 +163,11 @@ class AnthropicModel:
         if self._client is None:
             import anthropic
 
-            client = anthropic.Anthropic(max_retries=self.max_retries)
+            try:
+                client = anthropic.Anthropic(max_retries=self.max_retries)
+            except anthropic.AnthropicError as exc:  # a broken credentials profile
+                line = " ".join(str(exc).split())
+                raise ConfigError(f"anthropic credentials: {line}") from exc
             if not (client.api_key or client.auth_token or getattr(client, "credentials", None)):
                 raise ConfigError(
                     f"no Anthropic API key for anthropic/{self.name}",

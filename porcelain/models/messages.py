@@ -13,8 +13,9 @@ about each:
   synthetic error result ``Tool call was interrupted.``; a result whose call is
   not pending is dropped;
 - empty (or blank) text blocks are never sent;
-- ``thinking`` blocks need their signature, and are only sent when the request
-  enables thinking; otherwise reasoning is left out;
+- ``thinking`` blocks need their signature (``redacted_thinking`` its data), and
+  are only sent when the request enables thinking; otherwise reasoning is left
+  out;
 - a request that declares no tools may not hold ``tool_use``/``tool_result``
   blocks: with ``tools=False`` calls and results are rendered as text.
 
@@ -183,9 +184,14 @@ def _add_response(builder: _Builder, event: Event, thinking: bool) -> None:
     if "reasoning" in event:
         metadata = event.get("metadata") or {}
         signature = metadata.get("anthropic_thinking_signature")
+        redacted = metadata.get("anthropic_redacted_thinking")
         text = event.get("reasoning")
-        if thinking and signature and isinstance(text, str) and text:
+        if not thinking:
+            return
+        if signature and isinstance(text, str) and text:
             builder.assistant({"type": "thinking", "thinking": text, "signature": signature})
+        elif redacted:
+            builder.assistant({"type": "redacted_thinking", "data": redacted})
     elif "message" in event:
         text = event.get("message")
         if isinstance(text, str) and text.strip():
