@@ -24,8 +24,8 @@ T = "2026-01-05T09:00:00.000000Z"
 Sse = list[tuple[str, dict[str, Any]]]
 
 
-def start(blocks: list[dict[str, Any]]) -> Sse:
-    message = {
+def start() -> Sse:
+    message: dict[str, Any] = {
         "id": "msg_1",
         "type": "message",
         "role": "assistant",
@@ -69,13 +69,13 @@ def finish(stop_reason: str) -> Sse:
 
 def text_answer(text: str) -> Sse:
     chunks = [{"type": "text_delta", "text": text[i : i + 5]} for i in range(0, len(text), 5)]
-    return start([]) + block(0, {"type": "text", "text": ""}, chunks) + finish("end_turn")
+    return start() + block(0, {"type": "text", "text": ""}, chunks) + finish("end_turn")
 
 
 def tool_answer() -> Sse:
     args = json.dumps({"from_turn": 2, "to_turn": 15, "summary": "Keep the retry decision."})
     return (
-        start([])
+        start()
         + block(
             0,
             {"type": "thinking", "thinking": "", "signature": ""},
@@ -244,7 +244,7 @@ def test_overloaded_without_retries_left(api: Api) -> None:
 
 
 def test_a_dropped_stream_keeps_the_text_already_shown(api: Api) -> None:
-    cut = start([]) + [
+    cut = start() + [
         (
             "content_block_start",
             {
@@ -272,7 +272,7 @@ def test_a_dropped_stream_keeps_the_text_already_shown(api: Api) -> None:
 
 
 def test_an_error_event_mid_stream_keeps_completed_blocks(api: Api) -> None:
-    events = start([]) + block(
+    events = start() + block(
         0, {"type": "text", "text": ""}, [{"type": "text_delta", "text": "Done part."}]
     )
     events.append(
