@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from gitstore.events import Event, parse_time
 from gitstore.turns import turn_bounds
@@ -252,10 +252,12 @@ def resolve_bounds(
     overrides: RangeOverrides,
     now: datetime,
 ) -> tuple[int, int] | None:
-    """The 0-based inclusive range one rule compacts, or None for nothing."""
+    """The 0-based inclusive range one rule compacts, or None for nothing (naive ``now``: UTC)."""
     check_overrides(overrides, facts.count)
     if facts.count == 0:
         return None
+    if now.tzinfo is None:
+        now = now.replace(tzinfo=UTC)
     sel_from, sel_to = _selector(overrides, facts, now)
     if overrides.keep_first is not None:
         lo = _from_rule(overrides.keep_first, facts)

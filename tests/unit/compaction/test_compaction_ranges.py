@@ -241,3 +241,9 @@ def test_cli_durations_count_back_from_now() -> None:
     assert rng(five, Count(0), o=parse_range_overrides(to="7h"), now=now) == (0, 3)
     assert rng(five, Count(0), o=parse_range_overrides(to="20h"), now=now) is None
     assert rng(five, o=parse_range_overrides(from_="6h", to="-1"), now=now) is None
+
+
+def test_naive_now_is_utc() -> None:
+    five = hourly(5)
+    naive = (T0 + timedelta(hours=6)).replace(tzinfo=None)
+    assert rng(five, Count(0), Ago(timedelta(hours=3)), now=naive) == (0, 3)
