@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from gitstore.events import Event
+from porcelain.models.offline_transcript import parse_transcript
 
 _MARKER = re.compile(r"^\s*\[turn \d+\]\s*")
 _INSTRUCTION = re.compile(r"^\s*summari[sz]e\b", re.IGNORECASE)
@@ -160,17 +161,33 @@ def _tools(events: Sequence[Event]) -> list[str]:
     return [f"{name} ×{n}" for name, n in counts.items()][:6]
 
 
+def _focus(instruction: str) -> str:
+    context = _CONTEXT.search(instruction)
+    return context.group(1).strip() if context else ""
+
+
+def _split_instruction(events: list[Event]) -> tuple[list[Event], str]:
+    """The conversation to summarize, and the focus the instruction asks for.
+
+    The instruction is a trailing "Summarize ..." request, or the text after a
+    transcript sent in the last request (``offline_transcript``).
+    """
+    if not events or events[-1].get("type") != "chat_request":
+        return events, ""
+    last = str(events[-1].get("content") or "")
+    transcript = parse_transcript(last)
+    if transcript is not None:
+        return events[:-1] + transcript[0], _focus(transcript[1])
+    if _INSTRUCTION.match(_content(events[-1])):
+        return events[:-1], _focus(last)
+    return events, ""
+
+
 def summarize(events: Sequence[Event]) -> str:
     """An extractive summary of the events (a trailing "Summarize ..." request is
-    read as the instruction, its ``Additional context:`` as the focus)."""
-    events = [e for e in events if e.get("type") != "turn_start"]
-    focus = ""
-    if events and events[-1].get("type") == "chat_request":
-        last = _content(events[-1])
-        if _INSTRUCTION.match(last):
-            events.pop()
-            context = _CONTEXT.search(last)
-            focus = context.group(1).strip() if context else ""
+    read as the instruction, its ``Additional context:`` as the focus; a
+    transcript in the last request is read as the conversation)."""
+    events, focus = _split_instruction([e for e in events if e.get("type") != "turn_start"])
     requests = [_content(e) for e in events if e.get("type") == "chat_request"]
     requests = [r for r in requests if r.strip()]
     answers = [

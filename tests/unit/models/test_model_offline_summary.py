@@ -165,3 +165,38 @@ def test_estimate_tokens_counts_text_arguments_and_results() -> None:
     total = 40 + len('x {"path": "' + "b" * 30 + '"}') + 40 + 8
     assert estimate_tokens(events) == total // 4
     assert estimate_tokens([]) == 0
+
+
+def test_a_transcript_in_one_request_is_read_as_the_conversation() -> None:
+    transcript = "\n\n".join(
+        [
+            "USER: [turn 2] The export in services/export/worker.py times out after 300 s.",
+            "ASSISTANT (thinking): Read the worker.",
+            'TOOL CALL fs_read_file: {"path": "services/export/worker.py"}',
+            "TOOL RESULT fs_read_file: def run():\n\n    rows = fetch_all()",
+            "ASSISTANT: We decided to stream in batches of 5000 rows.",
+            'TOOL CALL shell: {"command": "pytest tests/export -q"}',
+            "TOOL ERROR shell: FAILED tests/export/test_worker.py - AssertionError: got 2",
+            "USER: [turn 3] set the timeout to 900 s",
+            "ASSISTANT: Done in config/export.toml.",
+        ]
+    )
+    text = (
+        f"<conversation>\n{transcript}\n</conversation>\n\n"
+        "Summarize the conversation above.\n\nAdditional context: mention the batch size"
+    )
+    request = ModelRequest("offline/default", "prompt", [req(text)], task="summary")
+    summary = get_model("offline/default").respond(request, lambda k, t: None).text
+    assert "Goal: The export in services/export/worker.py times out after 300 s." in summary
+    assert "<conversation>" not in summary and "USER:" not in summary
+    for exact in (
+        "`pytest tests/export -q`",
+        "AssertionError: got 2",
+        "We decided to stream in batches of 5000 rows.",
+        "config/export.toml",
+        "Focus asked for: mention the batch size",
+        "Last request: set the timeout to 900 s",
+        "Last answer: Done in config/export.toml.",
+        "shell ×1",
+    ):
+        assert exact in summary, f"{exact!r} missing from:\n{summary}"
