@@ -65,3 +65,12 @@ def test_ranges_past_the_end_are_clamped() -> None:
     assert timeline([old(0, 99)], [], 4, dry_run=False) == [
         "Compacted turns 1..4 (4 total, already compacted).",
     ]
+
+
+def test_a_segment_inside_another_does_not_uncover_turns() -> None:
+    assert timeline([old(1, 8)], [(3, 5, "summary")], 10, dry_run=False) == [
+        "Kept turn 1.",
+        "Compacted turns 2..9 (8 total, already compacted).",
+        "Compacted turns 4..6 (3 total, summary).",
+        "Kept turn 10.",
+    ]
