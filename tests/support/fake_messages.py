@@ -87,7 +87,7 @@ def _predicate(when: When) -> Predicate:
 def _blocks(message: Mapping[str, Any], where: str) -> list[dict[str, Any]]:
     content = message.get("content")
     if isinstance(content, str):
-        return [{"type": "text", "text": content}]
+        return [{"type": "text", "text": content}] if content else []
     if not isinstance(content, list) or not all(isinstance(b, dict) for b in content):
         raise Refused(f"{where}.content: Input should be a valid string or list of blocks")
     return list(content)

@@ -268,7 +268,8 @@ TOOLS = [WEATHER_TOOL]
         (req({"role": "system", "content": "x"}), "first message"),
         (req(USER, {"role": "tool", "content": "y"}), "role"),
         (req({"role": "user", "content": [{"type": "text", "text": ""}]}), "non-empty"),
-        (req({"role": "user", "content": ""}), "non-empty"),
+        (req({"role": "user", "content": ""}), "messages.0: all messages must have non-empty"),
+        (req(USER, {"role": "assistant", "content": []}, USER), "messages.1: all messages"),
         (req(ANSWERED, tools=TOOLS), "unexpected `tool_use_id`"),
         (req(USER, CALLED, USER, tools=TOOLS), "`tool_use` ids were found"),
         (req(USER, CALLED, ANSWERED), "must define tools"),
@@ -313,5 +314,12 @@ def test_valid_tool_round_trip_passes_validation() -> None:
                 },
                 {"role": "assistant", "content": "Partial"},
             ],
+        }
+    )
+    validate(  # an empty final assistant message is allowed
+        {
+            "model": MODEL,
+            "max_tokens": 5,
+            "messages": [*ask("x"), {"role": "assistant", "content": ""}],
         }
     )
