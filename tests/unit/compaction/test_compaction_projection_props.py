@@ -106,7 +106,7 @@ def _turn_events(events: list[Event]) -> dict[int, list[Event]]:
     return out
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(with_overlays())
 def test_projection_keeps_the_stream_valid(events: list[Event]) -> None:
     result = project(events)
@@ -118,18 +118,13 @@ def test_projection_keeps_the_stream_valid(events: list[Event]) -> None:
         if event["type"] == "tool_call_response":
             assert event["id"] in requested
     assert len(result.origins) == turn_count(result.events)
+    # a turn's policies apply to both halves of a pair: none is left alone
+    requests = {e["id"] for e in result.events if e["type"] == "tool_call_request"}
+    responses = {e["id"] for e in result.events if e["type"] == "tool_call_response"}
+    assert requests == responses
 
 
-@settings(max_examples=300, deadline=None)
-@given(with_overlays())
-def test_tool_pairs_share_their_policy(events: list[Event]) -> None:
-    result = project(events)
-    requests = {e["id"]: e for e in result.events if e["type"] == "tool_call_request"}
-    responses = {e["id"]: e for e in result.events if e["type"] == "tool_call_response"}
-    assert requests.keys() == responses.keys()
-
-
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(with_overlays())
 def test_turns_outside_every_overlay_are_unchanged(events: list[Event]) -> None:
     covered = {t for o in standing_overlays(events) for t in range(o.from_turn, o.to_turn + 1)}
