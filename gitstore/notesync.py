@@ -1,0 +1,90 @@
+"""Integrating a fetched notes ref into the local one.
+
+A fast-forward when one contains the other; otherwise a merge commit whose
+flat tree holds, for every annotated object, the union of both notes' lines
+(sorted, de-duplicated: ``git notes merge -s cat_sort_uniq`` gives the same),
+with parents [local, remote], moved by compare-and-swap.  Notes histories
+contain merge commits, so ancestry here is git's merge base, not the
+first-parent walk used for conversations.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+from pathlib import Path
+
+import pygit2
+
+from gitstore import notes
+from gitstore.errors import ConcurrentUpdate
+from gitstore.transaction import RefUpdate
+from gitstore.transaction import apply as apply_updates
+
+_HEX = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
+RETRIES = 5
+
+
+class NotesAction(StrEnum):
+    NONE = "up-to-date"
+    AHEAD = "ahead"
+    CREATED = "created"
+    FAST_FORWARDED = "fast-forwarded"
+    MERGED = "merged"
+
+
+def _tip(repo: pygit2.Repository, ref: str) -> str | None:
+    try:
+        return str(repo.lookup_reference(ref).peel(pygit2.Commit).id)
+    except (KeyError, ValueError, pygit2.InvalidSpecError):
+        return None
+
+
+def merged_tree(repo: pygit2.Repository, ours: str, theirs: str) -> pygit2.Oid:
+    """A flat notes tree with the union of both sides' lines per object."""
+    mine = notes.read_all(repo, ours)
+    other = notes.read_all(repo, theirs)
+    builder = repo.TreeBuilder()
+    for target in sorted(set(mine) | set(other)):
+        if not _HEX.match(target):
+            continue
+        if target in mine and target in other and mine[target] != other[target]:
+            text = notes.union(mine[target], other[target])
+        else:
+            text = mine.get(target, other.get(target, ""))
+        builder.insert(target, repo.create_blob(text.encode()), pygit2.GIT_FILEMODE_BLOB)
+    oid: pygit2.Oid = builder.write()
+    return oid
+
+
+def integrate(
+    repo: pygit2.Repository, gitdir: Path, local_ref: str, remote_ref: str,
+    signature: pygit2.Signature, message: str,
+) -> NotesAction:
+    """Bring ``remote_ref`` (a fetched copy) into ``local_ref``."""
+    for _ in range(RETRIES):
+        local, remote = _tip(repo, local_ref), _tip(repo, remote_ref)
+        if remote is None:
+            return NotesAction.NONE if local is None else NotesAction.AHEAD
+        if local == remote:
+            return NotesAction.NONE
+        if local is None:
+            new, action = remote, NotesAction.CREATED
+        else:
+            base = repo.merge_base(local, remote)
+            base_hex = str(base) if base is not None else None
+            if base_hex == remote:
+                return NotesAction.AHEAD
+            if base_hex == local:
+                new, action = remote, NotesAction.FAST_FORWARDED
+            else:
+                tree = merged_tree(repo, local_ref, remote_ref)
+                parents = [pygit2.Oid(hex=local), pygit2.Oid(hex=remote)]
+                new = str(repo.create_commit(None, signature, signature, message, tree, parents))
+                action = NotesAction.MERGED
+        try:
+            apply_updates(repo, gitdir, [RefUpdate(local_ref, local, new)], message)
+            return action
+        except ConcurrentUpdate:
+            continue  # a local note was written meanwhile: start over
+    raise ConcurrentUpdate(local_ref)

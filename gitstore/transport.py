@@ -1,0 +1,188 @@
+"""Moving refs between a store and a remote.
+
+The git command line is the transport: it uses the user's own credentials,
+ssh setup and URL rewrites, takes glob refspecs, and reports per ref
+(``git push --porcelain``).  Without a ``git`` executable, pygit2's remote
+API does the same job less well: no glob push (every ref is listed), one
+non-fast-forward aborts the whole push, and a deletion's lease is checked
+against the remote's advertisement just before the push rather than in it.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import pygit2
+
+from gitstore.errors import SyncError
+from gitstore.syncplan import RemoteUpdate
+
+CHUNK = 2000  # updates per `git push`, to stay far below the argument limit
+RACE_WORDS = ("fetch first", "non-fast-forward", "stale info", "already exists",
+              "cannot lock", "failed to update", "non-fastforwardable", "not present locally")
+
+
+@dataclass(frozen=True)
+class RefResult:
+    ref: str
+    ok: bool
+    summary: str = ""
+
+    @property
+    def lost_race(self) -> bool:
+        """Rejected because the remote moved since it was fetched: pull and retry."""
+        return not self.ok and any(word in self.summary for word in RACE_WORDS)
+
+
+class Transport(Protocol):
+    name: str
+
+    def fetch(self, remote: str, refspecs: Sequence[str]) -> None: ...
+
+    def push(self, remote: str, updates: Sequence[RemoteUpdate]) -> list[RefResult]: ...
+
+
+def choose(repo: pygit2.Repository, git: str | None) -> Transport:
+    """The git command line when an executable is given, else pygit2."""
+    if git:
+        return GitCli(git, Path(repo.path))
+    return Pygit2Transport(repo)
+
+
+def _last_lines(text: str, count: int = 3) -> str:
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    return "; ".join(lines[-count:]) or "git failed without a message"
+
+
+class GitCli:
+    name = "git"
+
+    def __init__(self, git: str, gitdir: Path) -> None:
+        self.git = git
+        self.gitdir = gitdir
+
+    def _run(self, args: Sequence[str]) -> subprocess.CompletedProcess[str]:
+        try:
+            return subprocess.run(
+                [self.git, "--git-dir", str(self.gitdir), *args],
+                capture_output=True, text=True, stdin=subprocess.DEVNULL,
+            )
+        except OSError as exc:
+            raise SyncError(args[-1] if args else "git", f"cannot run git: {exc}") from None
+
+    def fetch(self, remote: str, refspecs: Sequence[str]) -> None:
+        proc = self._run(["fetch", "--prune", "--no-tags", "--quiet", remote, *refspecs])
+        if proc.returncode != 0:
+            raise SyncError(remote, _last_lines(proc.stderr))
+
+    def push(self, remote: str, updates: Sequence[RemoteUpdate]) -> list[RefResult]:
+        results: list[RefResult] = []
+        for start in range(0, len(updates), CHUNK):
+            results += self._push_chunk(remote, updates[start : start + CHUNK])
+        return results
+
+    def _push_chunk(self, remote: str, updates: Sequence[RemoteUpdate]) -> list[RefResult]:
+        args = ["push", "--porcelain", "--no-verify"]
+        specs: list[str] = []
+        for u in updates:
+            if u.new is None:
+                args.append(f"--force-with-lease={u.ref}:{u.lease or ''}")
+                specs.append(f":{u.ref}")
+            else:
+                specs.append(f"{u.new}:{u.ref}")
+        proc = self._run([*args, remote, *specs])
+        found = parse_porcelain(proc.stdout)
+        if proc.returncode != 0 and not found:
+            raise SyncError(remote, _last_lines(proc.stderr))
+        by_ref = {r.ref: r for r in found}
+        # a ref git did not report was not pushed
+        return [by_ref.get(u.ref, RefResult(u.ref, False, "not reported by git")) for u in updates]
+
+
+def parse_porcelain(stdout: str) -> list[RefResult]:
+    """Per-ref lines of ``git push --porcelain``: ``<flag>\\t<src>:<dst>\\t<summary>``."""
+    out: list[RefResult] = []
+    for line in stdout.splitlines():
+        parts = line.split("\t")
+        if len(parts) < 3 or len(parts[0]) != 1 or ":" not in parts[1]:
+            continue
+        flag, spec, summary = parts[0], parts[1], "\t".join(parts[2:])
+        dst = spec.rsplit(":", 1)[1]
+        out.append(RefResult(dst, flag != "!", summary))
+    return out
+
+
+class _Callbacks(pygit2.RemoteCallbacks):
+    def __init__(self) -> None:
+        super().__init__()
+        self.rejected: dict[str, str] = {}
+        self.accepted: set[str] = set()
+
+    def credentials(
+        self, url: str, username_from_url: str | None,
+        allowed_types: pygit2.enums.CredentialType,
+    ) -> pygit2.KeypairFromAgent:
+        if allowed_types & pygit2.enums.CredentialType.SSH_KEY:
+            return pygit2.KeypairFromAgent(username_from_url or "git")
+        raise pygit2.GitError(f"{url}: credentials are needed; install git to use your setup")
+
+    def push_update_reference(self, refname: str, message: str | None) -> None:
+        if message is None:
+            self.accepted.add(refname)
+        else:
+            self.rejected[refname] = message
+
+
+class Pygit2Transport:
+    name = "pygit2"
+
+    def __init__(self, repo: pygit2.Repository) -> None:
+        self.repo = repo
+
+    def _remote(self, remote: str) -> pygit2.Remote:
+        try:
+            return self.repo.remotes[remote]
+        except (KeyError, ValueError):
+            raise SyncError(remote, "no such remote") from None
+
+    def fetch(self, remote: str, refspecs: Sequence[str]) -> None:
+        try:
+            self._remote(remote).fetch(
+                list(refspecs), callbacks=_Callbacks(), prune=pygit2.enums.FetchPrune.PRUNE
+            )
+        except pygit2.GitError as exc:
+            raise SyncError(remote, str(exc)) from None
+
+    def push(self, remote: str, updates: Sequence[RemoteUpdate]) -> list[RefResult]:
+        handle = self._remote(remote)
+        stale: set[str] = set()
+        if any(u.new is None for u in updates):
+            try:
+                heads = {h.name: str(h.oid) for h in handle.list_heads(callbacks=_Callbacks())}
+            except pygit2.GitError as exc:
+                raise SyncError(remote, str(exc)) from None
+            stale = {u.ref for u in updates if u.new is None and heads.get(u.ref) != u.lease}
+        sent = [u for u in updates if u.ref not in stale]
+        callbacks = _Callbacks()
+        specs = [f":{u.ref}" if u.new is None else f"{u.new}:{u.ref}" for u in sent]
+        failure = ""
+        if specs:
+            try:
+                handle.push(specs, callbacks=callbacks)
+            except pygit2.GitError as exc:
+                failure = str(exc)
+        results: list[RefResult] = []
+        for u in updates:
+            if u.ref in stale:
+                results.append(RefResult(u.ref, False, "[rejected] (stale info)"))
+            elif failure:
+                results.append(RefResult(u.ref, False, f"[rejected] ({failure})"))
+            elif u.ref in callbacks.rejected:
+                results.append(RefResult(u.ref, False, f"[rejected] ({callbacks.rejected[u.ref]})"))
+            else:
+                results.append(RefResult(u.ref, True, "ok"))
+        return results

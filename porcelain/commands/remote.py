@@ -1,0 +1,91 @@
+"""`jp remote`: the git remotes conversations sync with."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click  # noqa: TID251
+
+from porcelain.context import App
+
+
+def _url(url: str, cwd: Path) -> str:
+    """Local paths become absolute, so the remote works from any folder."""
+    if "://" in url or url.startswith("git@"):
+        return url
+    path = Path(url).expanduser()
+    if not path.is_absolute():
+        path = cwd / path
+    return str(path.resolve()) if path.exists() else url
+
+
+class _Group(click.Group):
+    ALIASES = {"ls": "list", "rm": "remove"}
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        return super().get_command(ctx, self.ALIASES.get(name, name))
+
+
+@click.group(cls=_Group)
+def remote() -> None:
+    """Name the git remotes conversations sync with (`jp push`, `jp pull`).
+
+    A remote is any git URL: a path, ssh or https, with your own git
+    credentials.  Conversations travel as refs/conversations/*,
+    refs/archive/* and refs/notes/*; what jp fetched is kept under
+    refs/jp-remotes/<name>/, so `git branch -r` stays clean.
+    """
+
+
+@remote.command()
+@click.argument("name")
+@click.argument("url")
+@click.pass_obj
+def add(app: App, name: str, url: str) -> None:
+    """Add remote NAME at URL (an existing one with that URL gets jp's refspecs)."""
+    from gitstore import remotes
+
+    store = app.store()
+    result = remotes.add(store.repo, name, _url(url, app.cwd))
+    if app.output.json:
+        app.output.data({"name": name, "url": url, "result": result})
+    elif result == "created":
+        app.output.line(f"Remote {name} added; send conversations with `jp push {name}`.")
+    elif result == "configured":
+        app.output.line(f"Remote {name} now also fetches conversations.")
+    else:
+        app.output.line(f"Remote {name} is already set up.")
+
+
+@remote.command()
+@click.argument("name")
+@click.pass_obj
+def remove(app: App, name: str) -> None:
+    """Forget remote NAME and what was fetched from it (nothing on the remote changes)."""
+    from gitstore import remotes
+
+    result = remotes.remove(app.store().repo, name)
+    if app.output.json:
+        app.output.data({"name": name, "result": result})
+    elif result == "removed":
+        app.output.line(f"Remote {name} removed.")
+    else:
+        app.output.line(f"Remote {name} no longer syncs conversations (its own settings stay).")
+
+
+@remote.command(name="list")
+@click.pass_obj
+def list_(app: App) -> None:
+    """List remotes."""
+    from gitstore import remotes
+
+    found = remotes.all_remotes(app.store().repo)
+    if app.output.json:
+        app.output.data([{"name": r.name, "url": r.url, "conversations": r.configured}
+                         for r in found])
+        return
+    if not found:
+        app.output.note("No remotes. Add one with `jp remote add NAME URL`.")
+    for r in found:
+        extra = "" if r.configured else "  (pull and push pass jp's refspecs explicitly)"
+        app.output.line(f"{r.name}\t{r.url}{extra}")

@@ -1,0 +1,163 @@
+"""`jp pull`, `jp push`, `jp sync`: conversations between machines.
+
+Text output names what happened to each conversation; above all, a
+conversation continued on both machines keeps its id for the remote's
+history and pull prints the new id of the local continuation.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import click  # noqa: TID251
+
+from porcelain.context import App
+from porcelain.errors import UserError
+
+if TYPE_CHECKING:
+    from gitstore.sync import Outcome, Syncer
+
+UNFINISHED = {"busy", "changed", "rejected", "blocked"}
+PROGRESS_AFTER = 1.0  # seconds before a progress line appears
+
+
+def _phrase(o: Outcome, remote: str) -> str:
+    pulled = {
+        "created": f"new from {remote}",
+        "fast-forwarded": f"updated from {remote}",
+        "archived": f"archived, as on {remote}",
+        "unarchived": "live again (it has events newer than the archived copy)",
+        "diverged": f"diverged; your local continuation is now {o.new_id}",
+        "collision": f"{remote} has another conversation with this id; yours is now {o.new_id}",
+    }
+    pushed = {
+        "created": f"sent to {remote}",
+        "fast-forwarded": f"new events sent to {remote}",
+        "archived": f"archived on {remote}",
+        "unarchived": f"live again on {remote}",
+    }
+    table = pushed if o.direction == "push" else pulled
+    text = table.get(o.action, o.action)
+    if o.kind == "notes":
+        what = "sent" if o.direction == "push" else "updated"
+        what = "merged" if o.action == "merged" else what
+        return f"{o.id}: {what}"
+    if o.action in UNFINISHED:
+        text = f"{o.action} ({o.detail})" if o.detail else o.action
+    return f"{o.id}: {text}"
+
+
+def _report(app: App, remote: str, outcomes: Sequence[Outcome], verb: str) -> None:
+    if app.output.json:
+        rows: list[dict[str, Any]] = []
+        for o in outcomes:
+            row: dict[str, Any] = {"id": o.id, "action": o.action, "direction": o.direction,
+                                   "kind": o.kind}
+            if o.new_id:
+                row["new_id"] = o.new_id
+            if o.detail:
+                row["detail"] = o.detail
+            rows.append(row)
+        app.output.data(rows)
+    else:
+        shown = 0
+        for o in outcomes:
+            if o.kind == "warning":
+                app.output.note(f"warning: {remote} has {o.id}, {o.detail}; skipped")
+            elif o.action in UNFINISHED:
+                app.output.note(f"{remote}: {_phrase(o, remote)}")
+            else:
+                app.output.line(_phrase(o, remote))
+                shown += 1
+        if shown == 0 and not any(o.action in UNFINISHED for o in outcomes):
+            app.output.line(f"Already up to date with {remote}." if verb == "pull"
+                            else f"{remote} is up to date.")
+    stuck = [o for o in outcomes if o.action in UNFINISHED]
+    if stuck:
+        raise UserError(f"{len(stuck)} of the changes were not synced with {remote}",
+                        f"run `jp {verb} {remote}` again")
+
+
+class _Progress:
+    """A progress line on stderr, for terminals, once a run takes a while."""
+
+    def __init__(self, app: App) -> None:
+        self.err = app.output.err
+        self.enabled = app.output.is_terminal()
+        self.start = time.monotonic()
+        self.shown = False
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if not self.enabled or time.monotonic() - self.start < PROGRESS_AFTER:
+            return
+        count = f" {done}/{total}" if total else ""
+        self.err.write(f"\r{stage}{count}...\033[K")
+        self.err.flush()
+        self.shown = True
+
+    def clear(self) -> None:
+        if self.shown:
+            self.err.write("\r\033[K")
+            self.err.flush()
+
+
+def _syncer(app: App, name: str | None, progress: _Progress) -> Syncer:
+    from gitstore import remotes
+    from gitstore.sync import Syncer
+    from gitstore.transport import choose
+
+    store = app.store()
+    if name is None:
+        found = remotes.all_remotes(store.repo)
+        name = found[0].name if len(found) == 1 else "origin"
+    remotes.check_name(name)
+    if remotes.find(store.repo, name) is None:
+        raise UserError(f"no remote named {name}", "add one: `jp remote add NAME URL`")
+    git = shutil.which("git", path=app.environ.get("PATH"))
+    return Syncer(store, name, choose(store.repo, git), progress)
+
+
+def _run(app: App, name: str | None, verb: str) -> None:
+    from gitstore.push import push as push_all
+
+    progress = _Progress(app)
+    syncer = _syncer(app, name, progress)
+    try:
+        outcomes = syncer.pull() if verb == "pull" else push_all(syncer)
+    finally:
+        progress.clear()
+    _report(app, syncer.remote, outcomes, verb)
+
+
+@click.command()
+@click.argument("remote", required=False)
+@click.pass_obj
+def pull(app: App, remote: str | None) -> None:
+    """Fetch conversations from REMOTE and bring them in.
+
+    Conversations changed only there move forward here.  One continued on
+    both machines keeps its id for the remote's history; your local
+    continuation becomes a conversation of its own, named in the output.
+    Metadata and archive state merge (docs/sync.md).  REMOTE defaults to the
+    only remote, else origin.
+    """
+    _run(app, remote, "pull")
+
+
+@click.command()
+@click.argument("remote", required=False)
+@click.pass_obj
+def push(app: App, remote: str | None) -> None:
+    """Pull from REMOTE, then send what it lacks (never forced)."""
+    _run(app, remote, "push")
+
+
+@click.command()
+@click.argument("remote", required=False)
+@click.pass_obj
+def sync(app: App, remote: str | None) -> None:
+    """Pull, then push: both sides end with every conversation."""
+    _run(app, remote, "sync")
