@@ -18,9 +18,8 @@ from datetime import UTC, datetime
 import pygit2
 
 from gitstore import ids, notes, refs, remotes
-from gitstore.ancestry import Comparison
+from gitstore.ancestry import Comparison, repo_parent
 from gitstore.ancestry import compare as compare_tips
-from gitstore.ancestry import repo_parent
 from gitstore.errors import ConcurrentUpdate, ConversationBusy
 from gitstore.notesync import NotesAction
 from gitstore.notesync import integrate as integrate_notes
