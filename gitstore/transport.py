@@ -144,10 +144,16 @@ class Pygit2Transport:
         self.repo = repo
 
     def _remote(self, remote: str) -> pygit2.Remote:
+        """An anonymous remote at the configured URL: libgit2 would otherwise
+        apply the remote's configured push refspecs to fetched refs too, and
+        overwrite local conversations with the remote's."""
         try:
-            return self.repo.remotes[remote]
+            url = self.repo.remotes[remote].url
         except (KeyError, ValueError):
             raise SyncError(remote, "no such remote") from None
+        if not url:
+            raise SyncError(remote, "the remote has no URL")
+        return self.repo.remotes.create_anonymous(url)
 
     def fetch(self, remote: str, refspecs: Sequence[str]) -> None:
         try:
