@@ -22,7 +22,10 @@ def graph(*chains: tuple[str, str | None]) -> dict[str, str | None]:
     return parents
 
 
-def relate(parents: dict[str, str | None], a: str, b: str, limit: int = 1000) -> tuple[Relation, str | None]:
+Parents = dict[str, str | None]
+
+
+def relate(parents: Parents, a: str, b: str, limit: int = 1000) -> tuple[Relation, str | None]:
     calls: list[str] = []
 
     def parent(oid: str) -> str | None:
