@@ -49,6 +49,7 @@ _UNIT = (
     r"lines?|turns?|times|retries|px|rps|x"
 )
 _NUMBER = re.compile(r"(?:\b([A-Za-z][\w-]*)\s+)?(\b\d+(?:[.,]\d+)*(?:\s?(?:" + _UNIT + r")\b)?)")
+_POSITION_WORDS = frozenset({"turn", "turns", "step", "item", "line", "page", "section"})
 _STOPWORDS = frozenset(
     "the a an to of and or in on at is are was were be by for with from about than".split()  # noqa: SIM905
 )
@@ -139,7 +140,7 @@ def _numbers(texts: Sequence[str]) -> list[str]:
         clean = _PATH.sub(" ", _URL.sub(" ", _INLINE_CODE.sub(" ", text)))
         for word, number in _NUMBER.findall(clean):
             has_unit = not number.replace(",", "").replace(".", "").isdigit()
-            if not has_unit and len(number) < 2:
+            if (not has_unit and len(number) < 2) or word.lower() in _POSITION_WORDS:
                 continue
             word = "" if word.lower() in _STOPWORDS else word
             found.append(f"{word} {number}".strip())

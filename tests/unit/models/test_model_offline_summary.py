@@ -200,3 +200,10 @@ def test_a_transcript_in_one_request_is_read_as_the_conversation() -> None:
         "shell ×1",
     ):
         assert exact in summary, f"{exact!r} missing from:\n{summary}"
+
+
+def test_numbers_skip_positions_but_keep_quantities() -> None:
+    text = summarize([req("Look at turn 12 and line 40."), say("Port 8080 with a 250 ms timeout.")])
+    numbers = next(line for line in text.splitlines() if line.startswith("Numbers:"))
+    assert "Port 8080" in numbers and "250 ms" in numbers
+    assert "12" not in numbers and "40" not in numbers
