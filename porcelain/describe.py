@@ -116,6 +116,6 @@ def details(store: Store, conv: Conversation, active: str | None) -> dict[str, A
 
 def _own_view(conv: Conversation) -> list[Event]:
     """The events whose compactions apply to this conversation (a review drops the source's)."""
-    from porcelain.review.state import review_view
+    from porcelain.review.markers import review_view
 
     return review_view(conv.events)

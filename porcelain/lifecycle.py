@@ -37,13 +37,14 @@ def new_conversation(store: Store, title: str | None = None, activate: bool = Tr
 def fork(
     store: Store, source: Located, *, events: Sequence[Event] | None = None,
     extra: Sequence[Event] = (), title: str | None = None, review: dict[str, Any] | None = None,
+    cid: str | None = None,
 ) -> str:
     """Branch ``source``: a creation commit on its tip (O(1)).
 
     With ``events`` (a filtered copy, e.g. `--last N`) a new chain is written
     instead, since it no longer shares the source's history.
     """
-    cid = fresh_id(store)
+    cid = cid or fresh_id(store)
     origin = {"conversation_id": source.cid, "commit": source.tip}
     start = start_event(cid, forked_from=origin, review=review)
     if events is None:

@@ -50,5 +50,7 @@ def export_conversation(store: Store, loc: Located, dest: Path) -> int:
     metadata["last_activated_at"] = last or conv.events[0]["timestamp"]
     if loc.archived:
         metadata["archived_at"] = meta.get("archived_at") or metadata["last_activated_at"]
-    write_conversation(dest, events=events, metadata=metadata, base_config=base_config)
+    parts = JpConversation(jp_id=loc.cid, title=metadata.get("title"), metadata=metadata,
+                           base_config=base_config, events=events)
+    write_conversation(dest, parts)
     return sum(1 for e in events if e.get("type") not in ("config_delta", "compaction", "compaction_reset"))

@@ -1,0 +1,33 @@
+# One entry point.  `make demo` installs jp into .venv and runs the main job on
+# the offline model; `make test` installs the dev tools and runs every check.
+PYTHON ?= python3
+VENV ?= .venv
+BIN = $(VENV)/bin
+
+.PHONY: install dev demo test lint unit bench clean
+
+$(BIN)/jp: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $(BIN)/jp
+
+install dev: $(BIN)/jp
+
+demo: $(BIN)/jp
+	PATH="$(CURDIR)/$(BIN):$$PATH" bash fixtures/demo.sh
+
+lint: $(BIN)/jp
+	$(BIN)/ruff check gitstore porcelain tests bench fixtures
+	$(BIN)/mypy
+
+unit: $(BIN)/jp
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest
+
+test: lint unit
+
+bench: $(BIN)/jp
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python bench/run.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache

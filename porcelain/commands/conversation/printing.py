@@ -1,0 +1,45 @@
+"""`jp conversation print`."""
+
+from __future__ import annotations
+
+import click
+
+from porcelain.context import App
+
+
+@click.command("print")
+@click.argument("target", required=False)
+@click.option("--compacted", is_flag=True, help="Print what the model is sent (compactions applied).")
+@click.option("-s", "--style", type=click.Choice(["user", "chat", "brief", "full"]),
+              default="brief", show_default=True, help="How much of each turn to show.")
+@click.option("--first", type=click.IntRange(min=0), help="Only the first N turns.")
+@click.option("--last", type=click.IntRange(min=0), help="Only the last N turns.")
+@click.pass_obj
+def print_(app: App, target: str | None, compacted: bool, style: str, first: int | None,
+           last: int | None) -> None:
+    """Print a conversation's history (archived ids work too).
+
+    Turn numbers are 1-based.  A compaction review shows `[turn N]` markers on
+    the turns it inherited from its source.
+    """
+    from gitstore.turns import turn_count
+    from porcelain.render import transcript
+    from porcelain.targets import resolve
+    from porcelain.view import projected_with_headers, raw_with_markers
+
+    store = app.store()
+    conv = store.load(resolve(store, target).cid)
+    headers = None
+    if compacted:
+        events, headers = projected_with_headers(conv.events)
+    else:
+        events = raw_with_markers(conv.events)
+    count = turn_count(events)
+    keep = None
+    if first is not None or last is not None:
+        keep = set(range(min(first or 0, count))) | set(range(count - min(last or 0, count), count))
+    if app.output.json:
+        app.output.data({"id": conv.cid, "compacted": compacted, "events": events})
+        return
+    for line in transcript(events, style, headers=headers, keep=keep):
+        app.output.line(line)

@@ -1,0 +1,116 @@
+"""`jp query` (alias `jp q`): ask the model, adding one turn to a conversation."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from porcelain.context import App
+from porcelain.errors import UsageError
+
+OFFLINE_MODEL = "offline/jp"
+
+
+@click.command()
+@click.argument("words", nargs=-1)
+@click.option("-n", "--new", "new", is_flag=True, help="Start a new conversation (made active).")
+@click.option("-i", "--id", "target", metavar="ID", help="Query this conversation instead.")
+@click.option("-m", "--model", "model", metavar="PROVIDER/NAME",
+              help="The model for this query (recorded in the conversation).")
+@click.option("-k", "--compact", "specs", multiple=True, is_flag=False, flag_value="",
+              metavar="[SPEC]", help="Compact first: bare for the configured rules, or a "
+              "rule like `s:..-3` (repeatable).")
+@click.option("-P", "--no-persist", is_flag=True, help="Write nothing to the store.")
+@click.option("--title", help="Title for a new conversation.")
+@click.pass_obj
+def query(app: App, words: tuple[str, ...], new: bool, target: str | None, model: str | None,
+          specs: tuple[str, ...], no_persist: bool, title: str | None) -> None:
+    """Ask the model; the answer streams as it arrives.
+
+    TEXT is the rest of the command line (use `--` before text that starts
+    with a dash); with no TEXT, standard input is read.  The request is
+    committed before the model is called, so nothing you wrote is lost when
+    the provider fails.
+    """
+    from gitstore.store import record_activation
+    from porcelain.lifecycle import config_delta, jp_deltas, new_conversation
+    from porcelain.query.stream import StreamView
+    from porcelain.query.turn import TurnContext, run_turn
+    from porcelain.targets import resolve
+
+    if new and target:
+        raise UsageError("--new and --id do not go together")
+    text = " ".join(words).strip()
+    if not text and not sys.stdin.isatty():
+        text = sys.stdin.read().strip()
+    if not text:
+        raise UsageError("the query is empty", 'give the text: `jp q "your question"`')
+    app.config()  # refuse a broken configuration before anything is written
+    store = app.store()
+    if new or (target is None and store.active() is None and not no_persist):
+        cid = new_conversation(store, title)
+        if not new:
+            app.output.note(f"Started conversation {cid} (there was no active one).")
+    else:
+        cid = resolve(store, target, archived_ok=False).cid
+    with store.hold(cid, wait=10.0):
+        if specs:
+            from porcelain.compaction.run import compact_silently
+
+            compact_silently(app, cid, specs)
+        conv = store.load(cid)
+        recorded = jp_deltas(conv.events)
+        wanted = _cli_delta(app, model)
+        config = app.config(deltas=[*recorded, wanted])
+        model_id = config.model_id() or _default_model(app)
+        ctx = TurnContext(store, cid, config, model_id, persist=not no_persist,
+                          confirm=_confirmer(app), events=list(conv.events), tip=conv.tip)
+        delta = _delta_to_record(recorded, wanted)
+        if delta:
+            from porcelain.query.turn import commit
+
+            commit(ctx, [config_delta(delta)])
+        view = StreamView(app.output)
+        if not no_persist:
+            record_activation(store, cid)
+        written = run_turn(ctx, text, view)
+    if app.output.json:
+        app.output.data({"id": cid, "model": model_id, "events": written})
+
+
+def _cli_delta(app: App, model: str | None) -> dict[str, Any]:
+    layers = app.cli_layers()
+    if model:
+        layers.setdefault("assistant", {}).setdefault("model", {})["id"] = model
+    return layers
+
+
+def _delta_to_record(recorded: list[dict[str, Any]], wanted: dict[str, Any]) -> dict[str, Any]:
+    from porcelain.config import diff_delta, merge
+
+    if not wanted:
+        return {}
+    current: dict[str, Any] = {}
+    for delta in recorded:
+        current = merge(current, delta)
+    return diff_delta(current, wanted)
+
+
+def _default_model(app: App) -> str:
+    if app.has_api_key():
+        app.output.note("note: no model configured; using anthropic/claude-sonnet-4-5 "
+                        "(set assistant.model.id to choose)")
+        return "anthropic/claude-sonnet-4-5"
+    app.output.note(f"note: no model configured and no ANTHROPIC_API_KEY; using {OFFLINE_MODEL}, "
+                    "jp's built-in offline model")
+    return OFFLINE_MODEL
+
+
+def _confirmer(app: App) -> Any:
+    if app.yes:
+        return lambda question: True
+    if not sys.stdin.isatty():
+        return None
+    return app.output.confirm

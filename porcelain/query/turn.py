@@ -1,0 +1,133 @@
+"""One turn of a conversation: the request, the model's answer, its tool calls.
+
+Every event is committed as soon as it is complete (the request before the
+model is called, each answer and tool result as it arrives), so a crash or
+a provider error keeps the user's message and everything finished.  The
+conversation is held for the whole turn, so two writers never interleave.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from gitstore.events import Event, now_text
+from gitstore.store import Store
+from porcelain.config import Config
+from porcelain.errors import ProviderError, UserError
+from porcelain.models.base import ModelRequest, StreamInterrupted, get_model
+from porcelain.query.stream import StreamView
+from porcelain.query.tools import (
+    BuiltinTool,
+    ToolCall,
+    ToolOutcome,
+    enabled_tools,
+    needs_confirmation,
+    response_event,
+    run_command,
+    specs,
+)
+from porcelain.view import model_events
+
+MAX_ROUNDS = 24
+DEFAULT_INSTRUCTIONS = (
+    "You are a helpful assistant working with the user in a terminal. "
+    "Be precise and concise; name files, commands and numbers exactly."
+)
+
+
+@dataclass
+class TurnContext:
+    """What tools and the loop need to know about the running turn."""
+
+    store: Store
+    cid: str
+    config: Config
+    model_id: str
+    persist: bool = True
+    confirm: Any = None  # callable(question) -> bool, or None when nobody can answer
+    events: list[Event] = field(default_factory=list)
+    tip: str = ""
+    written: list[Event] = field(default_factory=list)
+
+
+def commit(ctx: TurnContext, new: list[Event]) -> None:
+    """Append finished events (or only remember them with --no-persist)."""
+    ctx.events.extend(new)
+    ctx.written.extend(new)
+    if ctx.persist and new:
+        ctx.tip = ctx.store.append(ctx.cid, new, ctx.tip, f"jp query {ctx.cid}")
+
+
+def run_turn(ctx: TurnContext, text: str, view: StreamView) -> list[Event]:
+    """Start a turn with ``text`` and run the model until it ends its turn."""
+    request: Event = {"type": "chat_request", "timestamp": now_text(), "content": text}
+    if ctx.config.user_name():
+        request["author"] = ctx.config.user_name()
+    commit(ctx, [{"type": "turn_start", "timestamp": request["timestamp"]}, request])
+    continue_turn(ctx, view)
+    return ctx.written
+
+
+def continue_turn(ctx: TurnContext, view: StreamView) -> None:
+    tools = enabled_tools(ctx.config)
+    if _is_review(ctx.events):
+        tools = {k: v for k, v in tools.items() if k == "propose_compaction"}
+    model = get_model(ctx.model_id, max_retries=ctx.config.max_retries())
+    for _ in range(MAX_ROUNDS):
+        request = ModelRequest(
+            model_id=ctx.model_id,
+            system=ctx.config.instructions() or DEFAULT_INSTRUCTIONS,
+            events=model_events(ctx.events),
+            tools=specs(tools),
+            max_tokens=ctx.config.max_tokens(),
+            thinking_budget=ctx.config.thinking_budget(),
+        )
+        view.waiting()
+        try:
+            response = model.respond(request, view)
+        except StreamInterrupted as exc:
+            view.finish()
+            commit(ctx, [e for e in exc.partial_events if e.get("type") == "chat_response"])
+            raise
+        except ProviderError:
+            view.finish()
+            raise
+        view.finish()
+        commit(ctx, response.events)
+        calls = response.tool_calls
+        if not calls:
+            return
+        for event in calls:
+            view.tool_call(event)
+            call = ToolCall(str(event["id"]), str(event["name"]), dict(event.get("arguments") or {}))
+            outcome = _run_tool(ctx, tools, call)
+            view.tool_result(call.name, outcome.content, outcome.is_error)
+            commit(ctx, [response_event(call, outcome)])
+    raise UserError(f"the model kept calling tools for {MAX_ROUNDS} rounds; stopped",
+                    "ask it to finish, or check the tools it is calling")
+
+
+def _run_tool(ctx: TurnContext, tools: dict[str, BuiltinTool | dict[str, Any]],
+              call: ToolCall) -> ToolOutcome:
+    tool = tools.get(call.name)
+    if tool is None:
+        return ToolOutcome(f"unknown or disabled tool {call.name!r}", True)
+    if needs_confirmation(tool):
+        if ctx.confirm is None:
+            return ToolOutcome(f"the user was not asked to approve running {call.name} "
+                               "(no terminal); set confirm = false for this tool to allow it", True)
+        if not ctx.confirm(f"Run tool {call.name}?"):
+            return ToolOutcome(f"the user declined to run {call.name}", True)
+    try:
+        if isinstance(tool, BuiltinTool):
+            return tool.run(call, ctx)
+        return run_command(call.name, tool, call)
+    except UserError as exc:
+        return ToolOutcome(exc.message, True)
+
+
+def _is_review(events: list[Event]) -> bool:
+    from porcelain.review.markers import review_record
+
+    return review_record(events) is not None

@@ -1,0 +1,67 @@
+"""How a review conversation reads its inherited history.
+
+A review shares every commit of its source.  Its creation event records how
+many source turns it inherited and whether the source's earlier compactions
+are dropped (the raw source fits the review model) or kept.  The `[turn N]`
+markers are added when the conversation is read, for the model and for
+`print`, never written into the shared commits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from gitstore.events import Event
+
+
+def review_record(events: Sequence[Event]) -> tuple[int, dict[str, Any]] | None:
+    """Position and `review` table of the review's creation event, if this is a review."""
+    for pos in range(len(events) - 1, -1, -1):
+        event = events[pos]
+        if event.get("type") == "conversation_start" and isinstance(event.get("review"), dict):
+            return pos, event["review"]
+    return None
+
+
+def review_view(events: Sequence[Event]) -> list[Event]:
+    """The events whose compactions apply here: a review may drop the source's."""
+    found = review_record(events)
+    if found is None or found[1].get("prior_compactions") != "drop":
+        return list(events)
+    pos = found[0]
+    return [
+        e for i, e in enumerate(events)
+        if i >= pos or e.get("type") not in ("compaction", "compaction_reset")
+    ]
+
+
+def inherited_turns(events: Sequence[Event]) -> int:
+    found = review_record(events)
+    return int(found[1].get("inherited_turns", 0)) if found else 0
+
+
+def marked(event: Event, label: str) -> Event:
+    out = dict(event)
+    out["content"] = f"[{label}] {event.get('content', '')}"
+    return out
+
+
+def add_markers(events: Sequence[Event], turn_of: Sequence[str | None]) -> list[Event]:
+    """Prefix the first request of each turn with its label (None: no marker).
+
+    ``turn_of`` gives, per turn of ``events`` (JP's turn rule), the label to
+    show, e.g. `turn 17` or `turns 2-9` for a summary standing for them.
+    """
+    from gitstore.turns import turn_indices
+
+    out: list[Event] = []
+    done: set[int] = set()
+    for event, turn in zip(events, turn_indices(events), strict=True):
+        label = turn_of[turn] if turn < len(turn_of) else None
+        if event.get("type") == "chat_request" and label and turn not in done:
+            done.add(turn)
+            out.append(marked(event, label))
+        else:
+            out.append(event)
+    return out

@@ -1,0 +1,165 @@
+"""`compact --interactive`: fork the source into a review that opens on a draft.
+
+The review branches from the source (no copy).  Its creation event records
+the source and how many turns it inherited, and whether the source's earlier
+compactions are dropped (the raw source fits the review model's window) or
+kept.  A configuration entry turns inherited tools off and only
+`propose_compaction` on, and sets the review instructions and model.  The
+summarizer runs once; its draft is written as the opening proposal (a
+`propose_compaction` call and its result, marked as written by jp).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from gitstore import refs
+from gitstore.events import Event, now_text
+from gitstore.store import Located, Store, record_activation
+from gitstore.turns import turn_count
+from porcelain.compaction.overlap import grow_summary_range
+from porcelain.compaction.overlays import standing_overlays
+from porcelain.compaction.projection import project
+from porcelain.compaction.proposal import validate_proposal
+from porcelain.compaction.ranges import RangeOverrides, resolve_rule_range
+from porcelain.compaction.rules import DEFAULT_RULE, Rule, rules_from_config
+from porcelain.compaction.summarize import SummaryJob, summarize
+from porcelain.config import Config
+from porcelain.errors import UserError
+from porcelain.lifecycle import JP_WRITTEN, config_delta, fork
+from porcelain.models.base import context_window, estimate_tokens
+from porcelain.review.instructions import REVIEW_INSTRUCTIONS
+from porcelain.review.state import open_reviews
+from porcelain.view import PROVIDER_VISIBLE
+
+
+@dataclass(frozen=True)
+class Started:
+    review_id: str
+    source_id: str
+    proposal_text: str
+    prior: str  # "drop", "keep" or "none"
+
+
+def refuse_if_open(store: Store, source_id: str, *, starting: bool) -> None:
+    """The RFD's messages when a review of ``source_id`` is open."""
+    found = open_reviews(store, source_id)
+    if not found:
+        return
+    rid = found[0]
+    if starting:
+        raise UserError(
+            f"a review of this conversation is already open: {rid}",
+            f"switch to it with `jp conversation use {rid}`, then discuss, `--continue`, or `--abort`",
+        )
+    raise UserError(
+        f"a compaction review of this conversation is open: {rid}",
+        f"finish it first: `jp conversation use {rid}`, then discuss, `--continue`, or `--abort`",
+    )
+
+
+def opening_rule(config: Config) -> Rule:
+    """The first configured rule with a summary, else the built-in default.
+
+    Range flags, when given, override its bounds (in ``resolve_rule_range``).
+    """
+    rules = [r for r in rules_from_config(config.rules()) if r.summary is not None]
+    return rules[0] if rules else DEFAULT_RULE
+
+
+def start_review(
+    store: Store, source: Located, config: Config, overrides: RangeOverrides,
+    model_override: str | None, default_model: str, on_delta: Any = None,
+) -> Started:
+    refuse_if_open(store, source.cid, starting=True)
+    conv = store.load(source.cid)
+    events = conv.events
+    rule = opening_rule(config)
+    span = resolve_rule_range(events, rule.keep_first, rule.keep_last, overrides,
+                              datetime.now(UTC))
+    if span is None:
+        raise UserError("nothing to compact: the range is empty",
+                        "choose one with --from/--to, or --keep-first/--keep-last")
+    overlays = standing_overlays(events)
+    from0, to0 = grow_summary_range(overlays, span[0], span[1])
+
+    assistant_model = config.model_id() or default_model
+    review_model = model_override or config.review_model_id() or assistant_model
+    window = context_window(review_model,
+                            None if model_override else config.review_context_window())
+    visible = [e for e in events if e.get("type") in PROVIDER_VISIBLE]
+    prior = "none"
+    if overlays:
+        prior = "drop" if estimate_tokens(visible) <= window * 3 // 4 else "keep"
+
+    summary_model = model_override or (rule.summary.model_id if rule.summary else None) \
+        or assistant_model
+    job = SummaryJob(
+        model_id=summary_model,
+        instructions=rule.summary.instructions if rule.summary else None,
+        context=rule.summary.context if rule.summary else None,
+        window=config.context_window() if summary_model == assistant_model else None,
+        max_retries=config.max_retries(),
+    )
+    kept = events if prior != "drop" else _without_compactions(events)
+    draft = summarize(job, kept, project(kept), from0, to0, on_delta or _quiet)
+
+    args = {"from_turn": from0 + 1, "to_turn": to0 + 1, "summary": draft}
+    proposal = validate_proposal(args, events)
+    inherited = turn_count(events)
+    review = {
+        "source_id": source.cid, "source_commit": source.tip, "inherited_turns": inherited,
+        "prior_compactions": prior, "model": review_model,
+    }
+    extra = [
+        config_delta(_review_config(config, review_model, window)),
+        *_opening_proposal(proposal.to_args(), proposal.render(inherited)),
+    ]
+    return _publish(store, source, review, extra, proposal.render(inherited), prior)
+
+
+def _publish(store: Store, source: Located, review: dict[str, Any], extra: list[Event],
+             text: str, prior: str) -> Started:
+    # the note goes first: a note on an anchor no ref names is harmless
+    from porcelain.lifecycle import fresh_id
+
+    rid = fresh_id(store)
+    store.set_note(refs.NOTES_SOURCE, rid, source.cid + "\n", f"jp: review {rid} of {source.cid}")
+    made = fork(store, source, extra=extra, review=review, cid=rid)
+    store.set_active(made)
+    record_activation(store, made)
+    return Started(made, source.cid, text, prior)
+
+
+def _review_config(config: Config, model_id: str, window: int) -> dict[str, Any]:
+    tools: dict[str, Any] = {name: {"enable": False} for name in config.tools()}
+    tools["*"] = {"enable": False}
+    tools["propose_compaction"] = {"enable": True}
+    instructions = config.review_instructions() or REVIEW_INSTRUCTIONS
+    return {
+        "assistant": {"model": {"id": model_id, "context_window": window},
+                      "instructions": instructions},
+        "conversation": {"tools": tools},
+    }
+
+
+def _opening_proposal(args: dict[str, Any], rendered: str) -> list[Event]:
+    call_id = "jp_opening_" + now_text().replace(":", "").replace("-", "").replace(".", "")[:21]
+    stamp = now_text()
+    return [
+        {"type": "tool_call_request", "timestamp": stamp, "id": call_id,
+         "name": "propose_compaction", "arguments": args, "metadata": dict(JP_WRITTEN)},
+        {"type": "tool_call_response", "timestamp": stamp, "id": call_id,
+         "content": rendered, "is_error": False,
+         "metadata": {**JP_WRITTEN, "proposal": args}},
+    ]
+
+
+def _without_compactions(events: list[Event]) -> list[Event]:
+    return [e for e in events if e.get("type") not in ("compaction", "compaction_reset")]
+
+
+def _quiet(kind: str, text: str) -> None:
+    return None
