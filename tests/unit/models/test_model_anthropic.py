@@ -355,3 +355,15 @@ def test_loading_the_model_layer_does_not_import_the_sdk() -> None:
         "assert 'anthropic' not in sys.modules, 'SDK imported'"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).parents[3])
+
+
+def test_an_api_message_echoing_the_key_is_redacted(api: Api) -> None:
+    error = {
+        "type": "error",
+        "error": {"type": "invalid_request_error", "message": f"bad header value {KEY}"},
+    }
+    api.script.append(("json", 400, error))
+    with pytest.raises(ProviderError) as info:
+        get_model("anthropic/claude-test").respond(request(), Deltas())
+    assert KEY not in info.value.message
+    assert info.value.message.startswith("anthropic returned 400 invalid_request_error:")
