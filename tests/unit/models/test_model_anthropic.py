@@ -140,7 +140,7 @@ class Api:
 @pytest.fixture
 def api(monkeypatch: pytest.MonkeyPatch) -> Iterator[Api]:
     server = Api()
-    thread = threading.Thread(target=server.server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.server.serve_forever, args=(0.02,), daemon=True)
     thread.start()
     monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
