@@ -27,15 +27,22 @@ from gitstore.errors import ConcurrentUpdate
 RETRIES = 60
 
 
+def _text(repo: pygit2.Repository, oid: pygit2.Oid) -> str:
+    blob = repo[oid]
+    assert isinstance(blob, pygit2.Blob)
+    return bytes(blob.data).decode("utf-8", "replace")
+
+
 def _tree_entries(repo: pygit2.Repository, tree: pygit2.Tree) -> dict[str, pygit2.Oid]:
     """Annotated hex id -> note blob id, over flat and fan-out layouts."""
     out: dict[str, pygit2.Oid] = {}
 
     def walk(t: pygit2.Tree, prefix: str) -> None:
         for entry in t:
-            name = prefix + entry.name
-            if entry.type_str == "tree":
-                walk(repo[entry.id], name)
+            name = prefix + (entry.name or "")
+            sub = repo[entry.id]
+            if isinstance(sub, pygit2.Tree):
+                walk(sub, name)
             elif entry.type_str == "blob":
                 out[name] = entry.id
 
@@ -50,7 +57,7 @@ def read_all(repo: pygit2.Repository, ref: str) -> dict[str, str]:
     except (KeyError, pygit2.InvalidSpecError, ValueError):
         return {}
     entries = _tree_entries(repo, commit.tree)
-    return {k: repo[v].data.decode("utf-8", "replace") for k, v in entries.items()}
+    return {k: _text(repo, v) for k, v in entries.items()}
 
 
 def read(repo: pygit2.Repository, ref: str, target: str) -> str | None:
@@ -64,7 +71,7 @@ def read(repo: pygit2.Repository, ref: str, target: str) -> str | None:
             entry = tree[path]
         except KeyError:
             continue
-        return str(repo[entry.id].data.decode("utf-8", "replace"))
+        return _text(repo, entry.id)
     return None
 
 
@@ -83,7 +90,7 @@ def update(
         except KeyError:
             parent = None
         existing = _tree_entries(repo, parent.tree) if parent is not None else {}
-        texts = {k: repo[v].data.decode("utf-8", "replace") for k, v in existing.items()}
+        texts = {k: _text(repo, v) for k, v in existing.items()}
         wanted = changes(texts)
         if not wanted:
             return

@@ -63,8 +63,10 @@ def open_repo(path: Path) -> pygit2.Repository:
         reason = str(exc)
         config = path / "config"
         if config.exists() and "reftable" in config.read_text(errors="replace"):
-            reason = "it uses git's reftable ref format, which libgit2 cannot read; " \
+            reason = (
+                "it uses git's reftable ref format, which libgit2 cannot read; "
                 "create the store with `jp init` (files ref format)"
+            )
         raise StoreError(str(path), f"not a usable git repository: {reason}") from None
     try:
         if repo.config["extensions.refStorage"] == "reftable":

@@ -135,16 +135,23 @@ class Store:
         rows.reverse()
         return [json.loads(r[2]) for r in rows], [r[0] for r in rows]
 
+    def _commit(self, oid: str | pygit2.Oid) -> pygit2.Commit:
+        return self.repo[oid].peel(pygit2.Commit)
+
+    def _event_bytes(self, commit: pygit2.Commit) -> bytes:
+        blob = self.repo[commit.tree["event.json"].id]
+        assert isinstance(blob, pygit2.Blob)
+        return bytes(blob.data)
+
     def _fill_cache(self, start: str) -> None:
         entries: list[tuple[str, str | None, str]] = []
         oid: str | None = start
         while oid is not None:
             if self.cache.chain(oid)[1] and entries:
                 break
-            commit = self.repo[oid]
+            commit = self._commit(oid)
             parent = str(commit.parent_ids[0]) if commit.parent_ids else None
-            blob = commit.tree["event.json"]
-            entries.append((oid, parent, self.repo[blob.id].data.decode()))
+            entries.append((oid, parent, self._event_bytes(commit).decode()))
             oid = parent
             if len(entries) % 2000 == 0:
                 self.cache.add(entries)
@@ -154,21 +161,19 @@ class Store:
     def _walk(self, tip: str) -> tuple[list[Event], list[str]]:
         events: list[Event] = []
         chain: list[str] = []
-        commit = self.repo[tip]
+        commit = self._commit(tip)
         while True:
-            blob = commit.tree["event.json"]
-            events.append(json.loads(self.repo[blob.id].data))
+            events.append(json.loads(self._event_bytes(commit)))
             chain.append(str(commit.id))
             if not commit.parent_ids:
                 break
-            commit = self.repo[commit.parent_ids[0]]
+            commit = self._commit(commit.parent_ids[0])
         events.reverse()
         chain.reverse()
         return events, chain
 
     def event_at(self, commit: str) -> Event:
-        obj = self.repo[commit]
-        return dict(json.loads(self.repo[obj.tree["event.json"].id].data))
+        return dict(json.loads(self._event_bytes(self._commit(commit))))
 
     # -- writing events -----------------------------------------------------------
 
@@ -203,7 +208,11 @@ class Store:
         return out
 
     def create(
-        self, cid: str, events: Sequence[Event], parent: str | None, reason: str,
+        self,
+        cid: str,
+        events: Sequence[Event],
+        parent: str | None,
+        reason: str,
         tool_names: dict[str, str] | None = None,
     ) -> str:
         """Publish a new conversation whose chain ends with ``events``."""
@@ -222,7 +231,11 @@ class Store:
         return tip
 
     def append(
-        self, cid: str, events: Sequence[Event], expected: str, reason: str,
+        self,
+        cid: str,
+        events: Sequence[Event],
+        expected: str,
+        reason: str,
         tool_names: dict[str, str] | None = None,
     ) -> str:
         """Append on top of ``expected``; raise ``StaleTip`` if the tip moved."""
@@ -262,7 +275,10 @@ class Store:
         if where.archived:
             return
         self.move(
-            [RefUpdate(refs.live(cid), where.tip, None), RefUpdate(refs.archived(cid), None, where.tip)],
+            [
+                RefUpdate(refs.live(cid), where.tip, None),
+                RefUpdate(refs.archived(cid), None, where.tip),
+            ],
             reason,
         )
 
@@ -271,7 +287,10 @@ class Store:
         if not where.archived:
             return
         self.move(
-            [RefUpdate(refs.archived(cid), where.tip, None), RefUpdate(refs.live(cid), None, where.tip)],
+            [
+                RefUpdate(refs.archived(cid), where.tip, None),
+                RefUpdate(refs.live(cid), None, where.tip),
+            ],
             reason,
         )
 
@@ -324,7 +343,9 @@ class Store:
     def set_meta(self, cid: str, values: dict[str, Any], reason: str) -> None:
         target = self.anchor(cid)
         stamp = int(time.time() * 1000)
-        lines = "".join(notes.meta_line(k, v, stamp, self.machine) + "\n" for k, v in values.items())
+        lines = "".join(
+            notes.meta_line(k, v, stamp, self.machine) + "\n" for k, v in values.items()
+        )
 
         def change(current: dict[str, str]) -> dict[str, str | None]:
             return {target: notes.compact_meta(current.get(target, "") + lines)}

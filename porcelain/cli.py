@@ -76,19 +76,47 @@ class LazyGroup(click.Group):
     aliases=ALIASES,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
-@click.option("--store", metavar="PATH", help="The store to use (default: $JP_STORE, a project "
-              "repository after `jp init --here`, else ~/.local/share/jp/store.git).")
-@click.option("-c", "--config", "config_files", metavar="PATH", multiple=True,
-              help="Load a configuration file on top of the others (repeatable).")
-@click.option("--cfg", "overrides", metavar="KEY=VALUE", multiple=True,
-              help="Set one configuration key for this run (repeatable).")
-@click.option("-F", "--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True, help="Output for people, or JSON for scripts.")
+@click.option(
+    "--store",
+    metavar="PATH",
+    help="The store to use (default: $JP_STORE, a project "
+    "repository after `jp init --here`, else ~/.local/share/jp/store.git).",
+)
+@click.option(
+    "-c",
+    "--config",
+    "config_files",
+    metavar="PATH",
+    multiple=True,
+    help="Load a configuration file on top of the others (repeatable).",
+)
+@click.option(
+    "--cfg",
+    "overrides",
+    metavar="KEY=VALUE",
+    multiple=True,
+    help="Set one configuration key for this run (repeatable).",
+)
+@click.option(
+    "-F",
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Output for people, or JSON for scripts.",
+)
 @click.option("-y", "--yes", is_flag=True, help="Answer yes to every confirmation.")
 @click.version_option("0.1.0", prog_name="jp")
 @click.pass_context
-def cli(ctx: click.Context, store: str | None, config_files: tuple[str, ...],
-        overrides: tuple[str, ...], fmt: str, yes: bool) -> None:
+def cli(
+    ctx: click.Context,
+    store: str | None,
+    config_files: tuple[str, ...],
+    overrides: tuple[str, ...],
+    fmt: str,
+    yes: bool,
+) -> None:
     """Conversations with language models, stored in git.
 
     Every conversation is a branch of event commits: `git log` reads it as a
@@ -137,8 +165,10 @@ def main() -> None:
         if error is None:
             if os.environ.get("JP_DEBUG"):
                 raise
-            output.error(f"internal error: {type(exc).__name__}: {exc}",
-                         "this is a bug in jp; rerun with JP_DEBUG=1 to see where it happened")
+            output.error(
+                f"internal error: {type(exc).__name__}: {exc}",
+                "this is a bug in jp; rerun with JP_DEBUG=1 to see where it happened",
+            )
             code = Exit.INTERNAL
         else:
             output.error(error.message, error.hint)

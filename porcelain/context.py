@@ -12,12 +12,14 @@ from porcelain.errors import UserError
 from porcelain.output import Output
 
 if TYPE_CHECKING:
-    from gitstore.store import Store
+    from gitstore.store import Identity, Store
     from porcelain.config import Config
 
 
 def default_store_path(environ: Mapping[str, str]) -> Path:
-    data = environ.get("XDG_DATA_HOME") or str(Path(environ.get("HOME", "~")).expanduser() / ".local" / "share")
+    data = environ.get("XDG_DATA_HOME") or str(
+        Path(environ.get("HOME", "~")).expanduser() / ".local" / "share"
+    )
     return Path(data) / "jp" / "store.git"
 
 
@@ -64,7 +66,7 @@ class App:
     def store(self) -> Store:
         if self._store is None:
             from gitstore.repo import init_bare
-            from gitstore.store import Identity, Store
+            from gitstore.store import Store
 
             path = self.store_path()
             if not path.exists():

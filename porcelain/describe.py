@@ -59,19 +59,21 @@ def listing(store: Store, located: Sequence[Located], active: str | None) -> lis
         anchor = store.anchor(loc.cid)
         meta = metas.get(anchor, {})
         s = sums[loc.tip]
-        rows.append({
-            "id": loc.cid,
-            "title": meta.get("title") or None,
-            "turns": s["turns"],
-            "events": s["events"],
-            "archived": loc.archived,
-            "active": loc.cid == active,
-            "pinned": bool(meta.get("pinned_at")),
-            "source_id": sources.get(anchor),
-            "created_at": ids.created_at(loc.cid).isoformat().replace("+00:00", "Z"),
-            "last_event_at": s["last_event_at"],
-            "preview": s["first_request"],
-        })
+        rows.append(
+            {
+                "id": loc.cid,
+                "title": meta.get("title") or None,
+                "turns": s["turns"],
+                "events": s["events"],
+                "archived": loc.archived,
+                "active": loc.cid == active,
+                "pinned": bool(meta.get("pinned_at")),
+                "source_id": sources.get(anchor),
+                "created_at": ids.created_at(loc.cid).isoformat().replace("+00:00", "Z"),
+                "last_event_at": s["last_event_at"],
+                "preview": s["first_request"],
+            }
+        )
     rows.sort(key=lambda r: (r["active"], r["pinned"], _when(r)))
     return rows
 

@@ -15,8 +15,9 @@ def translate(exc: BaseException) -> JpError | None:
 
     if isinstance(exc, e.InvalidId):
         shown = exc.text if exc.text else "(empty)"
-        return UserError(f"not a conversation id: {shown!r}",
-                         "ids look like jp-c17727391057; " + LS_HINT)
+        return UserError(
+            f"not a conversation id: {shown!r}", "ids look like jp-c17727391057; " + LS_HINT
+        )
     if isinstance(exc, e.ConversationNotFound):
         return UserError(f"no conversation {exc.cid}", LS_HINT)
     if isinstance(exc, e.ConversationExists):
@@ -32,8 +33,10 @@ def translate(exc: BaseException) -> JpError | None:
             "nothing was lost; run the command again",
         )
     if isinstance(exc, e.ConcurrentUpdate):
-        return UserError(f"{exc.ref} kept changing under another writer; nothing was changed",
-                         "run the command again")
+        return UserError(
+            f"{exc.ref} kept changing under another writer; nothing was changed",
+            "run the command again",
+        )
     if isinstance(exc, e.InvalidEvent):
         return UserError(str(exc))
     if isinstance(exc, e.StoreError):

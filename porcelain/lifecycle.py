@@ -35,8 +35,13 @@ def new_conversation(store: Store, title: str | None = None, activate: bool = Tr
 
 
 def fork(
-    store: Store, source: Located, *, events: Sequence[Event] | None = None,
-    extra: Sequence[Event] = (), title: str | None = None, review: dict[str, Any] | None = None,
+    store: Store,
+    source: Located,
+    *,
+    events: Sequence[Event] | None = None,
+    extra: Sequence[Event] = (),
+    title: str | None = None,
+    review: dict[str, Any] | None = None,
     cid: str | None = None,
 ) -> str:
     """Branch ``source``: a creation commit on its tip (O(1)).
@@ -48,11 +53,15 @@ def fork(
     origin = {"conversation_id": source.cid, "commit": source.tip}
     start = start_event(cid, forked_from=origin, review=review)
     if events is None:
-        store.create(cid, [start, *extra], source.tip, f"jp conversation fork {source.cid} -> {cid}")
+        store.create(
+            cid, [start, *extra], source.tip, f"jp conversation fork {source.cid} -> {cid}"
+        )
     else:
-        store.create(cid, [start, *events, *extra], None, f"jp conversation fork {source.cid} -> {cid}")
+        store.create(
+            cid, [start, *events, *extra], None, f"jp conversation fork {source.cid} -> {cid}"
+        )
     meta = store.meta(source.cid)
-    carry = {k: meta[k] for k in ("title", "labels") if k in meta}
+    carry: dict[str, Any] = {k: meta[k] for k in ("title", "labels") if k in meta}
     if title:
         carry["title"] = title
     if carry:
@@ -62,13 +71,18 @@ def fork(
 
 def config_delta(delta: dict[str, Any]) -> Event:
     """A configuration entry written by jp (imported JP deltas stay inert)."""
-    return {"type": "config_delta", "timestamp": now_text(), "delta": delta,
-            "metadata": dict(JP_WRITTEN)}
+    return {
+        "type": "config_delta",
+        "timestamp": now_text(),
+        "delta": delta,
+        "metadata": dict(JP_WRITTEN),
+    }
 
 
 def jp_deltas(events: Sequence[Event]) -> list[dict[str, Any]]:
     """The configuration entries jp itself recorded, in order."""
     return [
-        e["delta"] for e in events
+        e["delta"]
+        for e in events
         if e.get("type") == "config_delta" and (e.get("metadata") or {}).get("written_by") == "jp"
     ]

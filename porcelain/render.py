@@ -71,14 +71,20 @@ def event_lines(event: Event, style: str, names: dict[str, str]) -> list[str]:
     return []
 
 
-def transcript(events: Sequence[Event], style: str = "brief",
-               headers: Sequence[str] | None = None, keep: set[int] | None = None) -> list[str]:
+def transcript(
+    events: Sequence[Event],
+    style: str = "brief",
+    headers: Sequence[str] | None = None,
+    keep: set[int] | None = None,
+) -> list[str]:
     """Lines of a conversation, a header before each turn.
 
     ``headers`` gives each turn's header (default `turn N`); ``keep`` limits
     the output to those 0-based turns.
     """
-    names = {str(e.get("id")): str(e.get("name")) for e in events if e.get("type") == "tool_call_request"}
+    names = {
+        str(e.get("id")): str(e.get("name")) for e in events if e.get("type") == "tool_call_request"
+    }
     out: list[str] = []
     current = -1
     for event, turn in zip(events, turn_indices(events), strict=True):

@@ -13,11 +13,16 @@ from gitstore.store import Located, Store, activations
 from porcelain.errors import UserError
 
 KEYWORDS = {
-    ".": "active", "active": "active",
-    "r": "recent", "recent": "recent",
-    "n": "newest", "newest": "newest",
-    "p": "pinned", "pinned": "pinned",
-    "a": "archived", "archived": "archived",
+    ".": "active",
+    "active": "active",
+    "r": "recent",
+    "recent": "recent",
+    "n": "newest",
+    "newest": "newest",
+    "p": "pinned",
+    "pinned": "pinned",
+    "a": "archived",
+    "archived": "archived",
 }
 
 NO_ACTIVE_HINT = (

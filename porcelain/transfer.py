@@ -8,8 +8,8 @@ from typing import Any
 from gitstore import ids
 from gitstore.events import Event
 from gitstore.store import Located, Store
-from porcelain.lifecycle import fresh_id, start_event
 from porcelain.jpformat import JpConversation, write_conversation
+from porcelain.lifecycle import fresh_id, start_event
 
 META_KEYS = ("title", "pinned_at", "labels")
 
@@ -50,7 +50,14 @@ def export_conversation(store: Store, loc: Located, dest: Path) -> int:
     metadata["last_activated_at"] = last or conv.events[0]["timestamp"]
     if loc.archived:
         metadata["archived_at"] = meta.get("archived_at") or metadata["last_activated_at"]
-    parts = JpConversation(jp_id=loc.cid, title=metadata.get("title"), metadata=metadata,
-                           base_config=base_config, events=events)
+    parts = JpConversation(
+        jp_id=loc.cid,
+        title=metadata.get("title"),
+        metadata=metadata,
+        base_config=base_config,
+        events=events,
+    )
     write_conversation(dest, parts)
-    return sum(1 for e in events if e.get("type") not in ("config_delta", "compaction", "compaction_reset"))
+    return sum(
+        1 for e in events if e.get("type") not in ("config_delta", "compaction", "compaction_reset")
+    )

@@ -24,7 +24,8 @@ def projected_with_headers(events: Sequence[Event]) -> tuple[list[Event], list[s
     inherited = inherited_turns(events)
     result = project(review_view(events))
     headers = [
-        f"turn {o.index + 1}" if isinstance(o, Kept)
+        f"turn {o.index + 1}"
+        if isinstance(o, Kept)
         else f"turns {o.from_turn + 1}\u2013{o.to_turn + 1}"
         for o in result.origins
     ]

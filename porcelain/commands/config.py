@@ -50,15 +50,20 @@ def get(app: App, key: str) -> None:
 @click.argument("key")
 @click.argument("value")
 @click.option("--store", "in_store", is_flag=True, help="Write the store's file, not the user's.")
-@click.option("--file", "file", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write this file instead.")
+@click.option(
+    "--file",
+    "file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write this file instead.",
+)
 @click.pass_obj
 def set_(app: App, key: str, value: str, in_store: bool, file: Path | None) -> None:
     """Set KEY to VALUE (parsed as TOML when it parses, else a string)."""
     from porcelain.config import set_value, user_config_path
 
-    path = file or (app.store().gitdir / "jp" / "config.toml" if in_store
-                    else user_config_path(app.environ))
+    path = file or (
+        app.store().gitdir / "jp" / "config.toml" if in_store else user_config_path(app.environ)
+    )
     stored = set_value(path, key, value)
     if app.output.json:
         app.output.data({"file": str(path), "key": key, "value": stored})

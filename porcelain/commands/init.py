@@ -12,9 +12,12 @@ from porcelain.errors import UserError
 
 @click.command()
 @click.argument("path", required=False, type=click.Path(file_okay=False, path_type=Path))
-@click.option("--here", is_flag=True,
-              help="Keep conversations in the enclosing git repository (its refs only; "
-                   "branches, index and work tree are never touched).")
+@click.option(
+    "--here",
+    is_flag=True,
+    help="Keep conversations in the enclosing git repository (its refs only; "
+    "branches, index and work tree are never touched).",
+)
 @click.pass_obj
 def init(app: App, path: Path | None, here: bool) -> None:
     """Create a store (a bare git repository); harmless when it exists."""

@@ -17,16 +17,36 @@ OFFLINE_MODEL = "offline/jp"
 @click.argument("words", nargs=-1)
 @click.option("-n", "--new", "new", is_flag=True, help="Start a new conversation (made active).")
 @click.option("-i", "--id", "target", metavar="ID", help="Query this conversation instead.")
-@click.option("-m", "--model", "model", metavar="PROVIDER/NAME",
-              help="The model for this query (recorded in the conversation).")
-@click.option("-k", "--compact", "specs", multiple=True, is_flag=False, flag_value="",
-              metavar="[SPEC]", help="Compact first: bare for the configured rules, or a "
-              "rule like `s:..-3` (repeatable).")
+@click.option(
+    "-m",
+    "--model",
+    "model",
+    metavar="PROVIDER/NAME",
+    help="The model for this query (recorded in the conversation).",
+)
+@click.option(
+    "-k",
+    "--compact",
+    "specs",
+    multiple=True,
+    is_flag=False,
+    flag_value="",
+    metavar="[SPEC]",
+    help="Compact first: bare for the configured rules, or a rule like `s:..-3` (repeatable).",
+)
 @click.option("-P", "--no-persist", is_flag=True, help="Write nothing to the store.")
 @click.option("--title", help="Title for a new conversation.")
 @click.pass_obj
-def query(app: App, words: tuple[str, ...], new: bool, target: str | None, model: str | None,
-          specs: tuple[str, ...], no_persist: bool, title: str | None) -> None:
+def query(
+    app: App,
+    words: tuple[str, ...],
+    new: bool,
+    target: str | None,
+    model: str | None,
+    specs: tuple[str, ...],
+    no_persist: bool,
+    title: str | None,
+) -> None:
     """Ask the model; the answer streams as it arrives.
 
     TEXT is the rest of the command line (use `--` before text that starts
@@ -65,8 +85,16 @@ def query(app: App, words: tuple[str, ...], new: bool, target: str | None, model
         wanted = _cli_delta(app, model)
         config = app.config(deltas=[*recorded, wanted])
         model_id = config.model_id() or _default_model(app)
-        ctx = TurnContext(store, cid, config, model_id, persist=not no_persist,
-                          confirm=_confirmer(app), events=list(conv.events), tip=conv.tip)
+        ctx = TurnContext(
+            store,
+            cid,
+            config,
+            model_id,
+            persist=not no_persist,
+            confirm=_confirmer(app),
+            events=list(conv.events),
+            tip=conv.tip,
+        )
         delta = _delta_to_record(recorded, wanted)
         if delta:
             from porcelain.query.turn import commit
@@ -100,11 +128,15 @@ def _delta_to_record(recorded: list[dict[str, Any]], wanted: dict[str, Any]) -> 
 
 def _default_model(app: App) -> str:
     if app.has_api_key():
-        app.output.note("note: no model configured; using anthropic/claude-sonnet-4-5 "
-                        "(set assistant.model.id to choose)")
+        app.output.note(
+            "note: no model configured; using anthropic/claude-sonnet-4-5 "
+            "(set assistant.model.id to choose)"
+        )
         return "anthropic/claude-sonnet-4-5"
-    app.output.note(f"note: no model configured and no ANTHROPIC_API_KEY; using {OFFLINE_MODEL}, "
-                    "jp's built-in offline model")
+    app.output.note(
+        f"note: no model configured and no ANTHROPIC_API_KEY; using {OFFLINE_MODEL}, "
+        "jp's built-in offline model"
+    )
     return OFFLINE_MODEL
 
 

@@ -81,8 +81,9 @@ def list_(app: App) -> None:
 
     found = remotes.all_remotes(app.store().repo)
     if app.output.json:
-        app.output.data([{"name": r.name, "url": r.url, "conversations": r.configured}
-                         for r in found])
+        app.output.data(
+            [{"name": r.name, "url": r.url, "conversations": r.configured} for r in found]
+        )
         return
     if not found:
         app.output.note("No remotes. Add one with `jp remote add NAME URL`.")

@@ -54,8 +54,12 @@ def _report(app: App, remote: str, outcomes: Sequence[Outcome], verb: str) -> No
     if app.output.json:
         rows: list[dict[str, Any]] = []
         for o in outcomes:
-            row: dict[str, Any] = {"id": o.id, "action": o.action, "direction": o.direction,
-                                   "kind": o.kind}
+            row: dict[str, Any] = {
+                "id": o.id,
+                "action": o.action,
+                "direction": o.direction,
+                "kind": o.kind,
+            }
             if o.new_id:
                 row["new_id"] = o.new_id
             if o.detail:
@@ -73,12 +77,17 @@ def _report(app: App, remote: str, outcomes: Sequence[Outcome], verb: str) -> No
                 app.output.line(_phrase(o, remote))
                 shown += 1
         if shown == 0 and not any(o.action in UNFINISHED for o in outcomes):
-            app.output.line(f"Already up to date with {remote}." if verb == "pull"
-                            else f"{remote} is up to date.")
+            app.output.line(
+                f"Already up to date with {remote}."
+                if verb == "pull"
+                else f"{remote} is up to date."
+            )
     stuck = [o for o in outcomes if o.action in UNFINISHED]
     if stuck:
-        raise UserError(f"{len(stuck)} of the changes were not synced with {remote}",
-                        f"run `jp {verb} {remote}` again")
+        raise UserError(
+            f"{len(stuck)} of the changes were not synced with {remote}",
+            f"run `jp {verb} {remote}` again",
+        )
 
 
 class _Progress:

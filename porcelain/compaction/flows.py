@@ -5,7 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from gitstore.events import now_text
-from porcelain.compaction.overlays import overlay_label, parse_tool_mode, reset_event, standing_overlays
+from porcelain.compaction.overlays import (
+    overlay_label,
+    parse_tool_mode,
+    reset_event,
+    standing_overlays,
+)
 from porcelain.compaction.ranges import RangeOverrides, parse_range_overrides
 from porcelain.compaction.rules import adhoc_rule, effective_rules, rules_from_config
 from porcelain.compaction.run import compact, default_model
@@ -15,9 +20,13 @@ from porcelain.errors import UserError
 
 def overrides_from(opts: dict[str, Any]) -> RangeOverrides:
     return parse_range_overrides(
-        keep_first=opts.get("keep_first"), keep_last=opts.get("keep_last"),
-        from_=opts.get("from_"), to=opts.get("to"), first=opts.get("first"),
-        last=opts.get("last"), turn=opts.get("turn"),
+        keep_first=opts.get("keep_first"),
+        keep_last=opts.get("keep_last"),
+        from_=opts.get("from_"),
+        to=opts.get("to"),
+        first=opts.get("first"),
+        last=opts.get("last"),
+        turn=opts.get("turn"),
     )
 
 
@@ -37,28 +46,51 @@ def run(app: App, target: str | None, opts: dict[str, Any]) -> None:
         config = app.config(deltas=jp_deltas(store.load(loc.cid).events))
         if opts["summarize"] is not None or opts["reasoning"] or opts["tools"]:
             tools = parse_tool_mode(opts["tools"]) if opts["tools"] else None
-            rules = [adhoc_rule(bool(opts["reasoning"]), tools, opts["summarize"] is not None,
-                                opts["summarize"] or None)]
+            rules = [
+                adhoc_rule(
+                    bool(opts["reasoning"]),
+                    tools,
+                    opts["summarize"] is not None,
+                    opts["summarize"] or None,
+                )
+            ]
         elif opts["specs"]:
             inline = [parse_spec(s) for s in opts["specs"] if s]
             rules = effective_rules(rules_from_config(config.rules()), inline, "" in opts["specs"])
         else:
             rules = rules_from_config(config.rules())
         outcome = compact(
-            store, loc.cid, config, rules, overrides, dry_run=dry,
-            model_override=opts.get("model"), fallback_model=default_model(app),
+            store,
+            loc.cid,
+            config,
+            rules,
+            overrides,
+            dry_run=dry,
+            model_override=opts.get("model"),
+            fallback_model=default_model(app),
             progress=app.output.note,
         )
     if app.output.json:
-        app.output.data({
-            "id": loc.cid, "dry_run": dry, "timeline": outcome.lines,
-            "compactions": [
-                {"from_turn": p.from_turn + 1, "to_turn": p.to_turn + 1, "label": p.label,
-                 "summary": t}
-                for p, t in zip(outcome.planned, outcome.summaries or [None] * len(outcome.planned),
-                                strict=True)
-            ],
-        })
+        app.output.data(
+            {
+                "id": loc.cid,
+                "dry_run": dry,
+                "timeline": outcome.lines,
+                "compactions": [
+                    {
+                        "from_turn": p.from_turn + 1,
+                        "to_turn": p.to_turn + 1,
+                        "label": p.label,
+                        "summary": t,
+                    }
+                    for p, t in zip(
+                        outcome.planned,
+                        outcome.summaries or [None] * len(outcome.planned),
+                        strict=True,
+                    )
+                ],
+            }
+        )
         return
     if not outcome.planned:
         app.output.line("Nothing to compact.")
@@ -84,9 +116,11 @@ def reset(app: App, target: str | None, which: str, dry_run: bool) -> None:
         else:
             n = int(which)
             if n > len(standing):
-                raise UserError(f"compaction {n} out of range (conversation has "
-                                f"{len(standing)} compaction event(s))",
-                                f"list them with `jp conversation show {loc.cid}`")
+                raise UserError(
+                    f"compaction {n} out of range (conversation has "
+                    f"{len(standing)} compaction event(s))",
+                    f"list them with `jp conversation show {loc.cid}`",
+                )
             chosen = [standing[n - 1]]
         verb = "Would remove" if dry_run else "Removed"
         if not chosen:
@@ -98,11 +132,26 @@ def reset(app: App, target: str | None, which: str, dry_run: bool) -> None:
             message = f"{verb} compaction {which} (turns {o.from_turn + 1}..{o.to_turn + 1})."
         if chosen and not dry_run:
             withdraw = None if which == "all" else [chosen[0].ordinal]
-            store.append(loc.cid, [reset_event(now_text(), withdraw)], conv.tip,
-                         f"jp conversation compact --reset {loc.cid}")
+            store.append(
+                loc.cid,
+                [reset_event(now_text(), withdraw)],
+                conv.tip,
+                f"jp conversation compact --reset {loc.cid}",
+            )
     if app.output.json:
-        app.output.data({"id": loc.cid, "dry_run": dry_run, "removed": [
-            {"from_turn": o.from_turn + 1, "to_turn": o.to_turn + 1, "label": overlay_label(o)}
-            for o in chosen]})
+        app.output.data(
+            {
+                "id": loc.cid,
+                "dry_run": dry_run,
+                "removed": [
+                    {
+                        "from_turn": o.from_turn + 1,
+                        "to_turn": o.to_turn + 1,
+                        "label": overlay_label(o),
+                    }
+                    for o in chosen
+                ],
+            }
+        )
     else:
         app.output.line(message)

@@ -19,7 +19,12 @@ from porcelain.compaction.overlays import standing_overlays
 from porcelain.compaction.plan import PlannedOverlay, plan_compaction, planned_to_event
 from porcelain.compaction.projection import project
 from porcelain.compaction.ranges import RangeOverrides
-from porcelain.compaction.rules import Rule, effective_rules, redirect_summary_model, rules_from_config
+from porcelain.compaction.rules import (
+    Rule,
+    effective_rules,
+    redirect_summary_model,
+    rules_from_config,
+)
 from porcelain.compaction.summarize import SummaryJob, summarize
 from porcelain.compaction.timeline import timeline
 from porcelain.config import Config
@@ -41,8 +46,15 @@ def default_model(app: App) -> str:
 
 
 def compact(
-    store: Store, cid: str, config: Config, rules: Sequence[Rule], overrides: RangeOverrides, *,
-    dry_run: bool, model_override: str | None, fallback_model: str,
+    store: Store,
+    cid: str,
+    config: Config,
+    rules: Sequence[Rule],
+    overrides: RangeOverrides,
+    *,
+    dry_run: bool,
+    model_override: str | None,
+    fallback_model: str,
     progress: Callable[[str], None] = lambda _: None,
 ) -> Outcome:
     """Plan and (unless ``dry_run``) append the overlays ``rules`` make."""
@@ -66,8 +78,10 @@ def compact(
         progress(f"Generating summary of turns {p.from_turn + 1}..{p.to_turn + 1}...")
         model_id = p.summary_spec.model_id or assistant
         job = SummaryJob(
-            model_id=model_id, instructions=p.summary_spec.instructions,
-            context=p.summary_spec.context, max_retries=config.max_retries(),
+            model_id=model_id,
+            instructions=p.summary_spec.instructions,
+            context=p.summary_spec.context,
+            max_retries=config.max_retries(),
             window=config.context_window() if model_id == assistant else None,
         )
         texts.append(summarize(job, events, projection, p.from_turn, p.to_turn))
@@ -89,5 +103,13 @@ def compact_silently(app: App, cid: str, specs: Sequence[str]) -> None:
     config = app.config(deltas=jp_deltas(store.load(cid).events))
     inline = [parse_spec(s) for s in specs if s]
     rules = effective_rules(rules_from_config(config.rules()), inline, bare_k="" in specs)
-    compact(store, cid, config, rules, RangeOverrides(), dry_run=False, model_override=None,
-            fallback_model=default_model(app))
+    compact(
+        store,
+        cid,
+        config,
+        rules,
+        RangeOverrides(),
+        dry_run=False,
+        model_override=None,
+        fallback_model=default_model(app),
+    )

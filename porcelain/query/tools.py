@@ -97,8 +97,12 @@ def run_command(name: str, table: dict[str, Any], call: ToolCall) -> ToolOutcome
     argv = shlex.split(command) if isinstance(command, str) else [str(c) for c in command]
     try:
         proc = subprocess.run(
-            argv, input=json.dumps(call.arguments), capture_output=True, text=True,
-            timeout=float(table.get("timeout", DEFAULT_TIMEOUT)), check=False,
+            argv,
+            input=json.dumps(call.arguments),
+            capture_output=True,
+            text=True,
+            timeout=float(table.get("timeout", DEFAULT_TIMEOUT)),
+            check=False,
         )
     except FileNotFoundError:
         return ToolOutcome(f"tool {name}: command not found: {argv[0]}", True)
@@ -114,8 +118,11 @@ def run_command(name: str, table: dict[str, Any], call: ToolCall) -> ToolOutcome
 
 def response_event(call: ToolCall, outcome: ToolOutcome) -> Event:
     event: Event = {
-        "timestamp": now_text(), "type": "tool_call_response", "id": call.id,
-        "content": outcome.content, "is_error": outcome.is_error,
+        "timestamp": now_text(),
+        "type": "tool_call_response",
+        "id": call.id,
+        "content": outcome.content,
+        "is_error": outcome.is_error,
     }
     if outcome.metadata:
         event["metadata"] = outcome.metadata

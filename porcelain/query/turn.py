@@ -100,23 +100,31 @@ def continue_turn(ctx: TurnContext, view: StreamView) -> None:
             return
         for event in calls:
             view.tool_call(event)
-            call = ToolCall(str(event["id"]), str(event["name"]), dict(event.get("arguments") or {}))
+            call = ToolCall(
+                str(event["id"]), str(event["name"]), dict(event.get("arguments") or {})
+            )
             outcome = _run_tool(ctx, tools, call)
             view.tool_result(call.name, outcome.content, outcome.is_error)
             commit(ctx, [response_event(call, outcome)])
-    raise UserError(f"the model kept calling tools for {MAX_ROUNDS} rounds; stopped",
-                    "ask it to finish, or check the tools it is calling")
+    raise UserError(
+        f"the model kept calling tools for {MAX_ROUNDS} rounds; stopped",
+        "ask it to finish, or check the tools it is calling",
+    )
 
 
-def _run_tool(ctx: TurnContext, tools: dict[str, BuiltinTool | dict[str, Any]],
-              call: ToolCall) -> ToolOutcome:
+def _run_tool(
+    ctx: TurnContext, tools: dict[str, BuiltinTool | dict[str, Any]], call: ToolCall
+) -> ToolOutcome:
     tool = tools.get(call.name)
     if tool is None:
         return ToolOutcome(f"unknown or disabled tool {call.name!r}", True)
     if needs_confirmation(tool):
         if ctx.confirm is None:
-            return ToolOutcome(f"the user was not asked to approve running {call.name} "
-                               "(no terminal); set confirm = false for this tool to allow it", True)
+            return ToolOutcome(
+                f"the user was not asked to approve running {call.name} "
+                "(no terminal); set confirm = false for this tool to allow it",
+                True,
+            )
         if not ctx.confirm(f"Run tool {call.name}?"):
             return ToolOutcome(f"the user declined to run {call.name}", True)
     try:

@@ -43,8 +43,10 @@ def active_review(store: Store) -> tuple[str, str]:
     """(review id, source id) of the active conversation, which must be a review."""
     cid = store.active()
     if cid is None or not store.exists(cid):
-        raise UserError("no active conversation, so no review to finish",
-                        "switch to the review with `jp conversation use ID`")
+        raise UserError(
+            "no active conversation, so no review to finish",
+            "switch to the review with `jp conversation use ID`",
+        )
     source = store.source_of(cid)
     if source is None:
         raise UserError(
@@ -67,8 +69,10 @@ def apply(store: Store, ask: Callable[[Proposal, int], bool]) -> Finished:
     rid, source_id = active_review(store)
     source = store.locate(source_id)
     if source is None:
-        raise UserError(f"the source conversation {source_id} no longer exists",
-                        "close the review with `jp conversation compact --abort`")
+        raise UserError(
+            f"the source conversation {source_id} no longer exists",
+            "close the review with `jp conversation compact --abort`",
+        )
     with ExitStack() as stack:
         stack.enter_context(store.hold(source_id, wait=10.0))
         stack.enter_context(store.hold(rid, wait=10.0))
@@ -76,9 +80,11 @@ def apply(store: Store, ask: Callable[[Proposal, int], bool]) -> Finished:
         proposal = latest_proposal(review.events)
         found = latest_call(review.events)
         if proposal is None or found is None:
-            raise UserError(f"the review {rid} holds no valid proposal yet",
-                            "discuss it with `jp q ...`; the model records each proposal "
-                            "with propose_compaction")
+            raise UserError(
+                f"the review {rid} holds no valid proposal yet",
+                "discuss it with `jp q ...`; the model records each proposal "
+                "with propose_compaction",
+            )
         src = store.load(source_id)
         if _already_applied(src.events, proposal):
             _archive_and_switch(store, rid, source_id, None)
@@ -86,11 +92,15 @@ def apply(store: Store, ask: Callable[[Proposal, int], bool]) -> Finished:
         try:
             proposal = revalidate(proposal, src.events)
         except ProposalError as exc:
-            raise UserError(f"the proposal no longer fits the source: {exc}",
-                            "ask the model for a new proposal with `jp q ...`") from None
+            raise UserError(
+                f"the proposal no longer fits the source: {exc}",
+                "ask the model for a new proposal with `jp q ...`",
+            ) from None
         if not ask(proposal, turn_count(src.events)):
-            raise Declined("not applied; the review stays open",
-                           "discuss further with `jp q ...`, or end it with `--abort`")
+            raise Declined(
+                "not applied; the review stays open",
+                "discuss further with `jp q ...`, or end it with `--abort`",
+            )
         origin = {"review": rid, "commit": review.commits[found[0]]}
         for _ in range(ATTEMPTS):
             try:
@@ -99,8 +109,10 @@ def apply(store: Store, ask: Callable[[Proposal, int], bool]) -> Finished:
             except ConcurrentUpdate:
                 src = store.load(source_id)
                 proposal = revalidate(proposal, src.events)
-        raise UserError(f"the source {source_id} kept changing; nothing was applied",
-                        "run `jp conversation compact --continue` again")
+        raise UserError(
+            f"the source {source_id} kept changing; nothing was applied",
+            "run `jp conversation compact --continue` again",
+        )
     raise AssertionError("unreachable")
 
 
@@ -110,13 +122,18 @@ def _already_applied(source_events: list[Event], proposal: Proposal) -> bool:
         return False
     latest = standing[-1]
     wanted = overlay_from_event(proposal.to_compaction_event(now_text()))
-    return (latest.from_turn, latest.to_turn, latest.summary, latest.reasoning,
-            latest.tool_calls) == (wanted.from_turn, wanted.to_turn, wanted.summary,
-                                   wanted.reasoning, wanted.tool_calls)
+    return (
+        latest.from_turn,
+        latest.to_turn,
+        latest.summary,
+        latest.reasoning,
+        latest.tool_calls,
+    ) == (wanted.from_turn, wanted.to_turn, wanted.summary, wanted.reasoning, wanted.tool_calls)
 
 
-def _apply_once(store: Store, rid: str, source: Located, proposal: Proposal,
-                origin: dict[str, Any]) -> None:
+def _apply_once(
+    store: Store, rid: str, source: Located, proposal: Proposal, origin: dict[str, Any]
+) -> None:
     event = proposal.to_compaction_event(now_text())
     event["metadata"] = {"proposal": origin}
     commit = store.write_commits([event], source.tip)[-1]
@@ -131,8 +148,10 @@ def _apply_once(store: Store, rid: str, source: Located, proposal: Proposal,
 def _archive_updates(review: Located) -> list[RefUpdate]:
     if review.archived:
         return []
-    return [RefUpdate(refs.live(review.cid), review.tip, None),
-            RefUpdate(refs.archived(review.cid), None, review.tip)]
+    return [
+        RefUpdate(refs.live(review.cid), review.tip, None),
+        RefUpdate(refs.archived(review.cid), None, review.tip),
+    ]
 
 
 def _archive_and_switch(store: Store, rid: str, source_id: str, _: Any) -> None:

@@ -21,23 +21,31 @@ def interactive(app: App, target: str | None, opts: dict[str, Any]) -> None:
     with store.hold(source.cid, wait=10.0):
         config = app.config(deltas=jp_deltas(store.load(source.cid).events))
         app.output.note(f"Drafting the opening summary of {source.cid}...")
-        started = start_review(store, source, config, overrides, opts.get("model"),
-                               default_model(app))
+        started = start_review(
+            store, source, config, overrides, opts.get("model"), default_model(app)
+        )
     if app.output.json:
         from porcelain.review.state import latest_proposal
 
         proposal = latest_proposal(store.load(started.review_id).events)
-        app.output.data({"id": started.review_id, "source_id": started.source_id,
-                         "prior_compactions": started.prior,
-                         "proposal": proposal.to_json() if proposal else None})
+        app.output.data(
+            {
+                "id": started.review_id,
+                "source_id": started.source_id,
+                "prior_compactions": started.prior,
+                "proposal": proposal.to_json() if proposal else None,
+            }
+        )
         return
     out = app.output
     out.line(f"Started review {started.review_id} of {started.source_id} (now active).")
     if started.prior == "drop":
         out.line("The source's earlier compactions are left out: the model sees every raw turn.")
     elif started.prior == "keep":
-        out.line("The source does not fit the review model's window: the model sees its "
-                 "earlier compactions, not the turns they replaced.")
+        out.line(
+            "The source does not fit the review model's window: the model sees its "
+            "earlier compactions, not the turns they replaced."
+        )
     out.line("")
     out.line(started.proposal_text)
     out.line("")
@@ -55,11 +63,13 @@ def finish(app: App, *, abort: bool, yes: bool) -> None:
     if abort:
         done = steps.abort(store)
         if app.output.json:
-            app.output.data({"review_id": done.review_id, "source_id": done.source_id,
-                             "applied": False})
+            app.output.data(
+                {"review_id": done.review_id, "source_id": done.source_id, "applied": False}
+            )
         else:
-            app.output.line(f"Review {done.review_id} aborted and archived; "
-                            f"{done.source_id} is untouched.")
+            app.output.line(
+                f"Review {done.review_id} aborted and archived; {done.source_id} is untouched."
+            )
             if store.exists(done.source_id):
                 app.output.line(f"Active conversation: {done.source_id}")
         return
@@ -72,13 +82,21 @@ def finish(app: App, *, abort: bool, yes: bool) -> None:
 
     done = steps.apply(store, ask)
     if app.output.json:
-        app.output.data({"review_id": done.review_id, "source_id": done.source_id,
-                         "applied": True, "already_applied": done.already,
-                         "compaction": done.proposal.to_json() if done.proposal else None})
+        app.output.data(
+            {
+                "review_id": done.review_id,
+                "source_id": done.source_id,
+                "applied": True,
+                "already_applied": done.already,
+                "compaction": done.proposal.to_json() if done.proposal else None,
+            }
+        )
         return
     if done.already:
-        app.output.line(f"The proposal of {done.review_id} was already applied to "
-                        f"{done.source_id}; finished archiving the review.")
+        app.output.line(
+            f"The proposal of {done.review_id} was already applied to "
+            f"{done.source_id}; finished archiving the review."
+        )
     elif done.proposal is not None:
         p = done.proposal
         app.output.line(f"Applied to {done.source_id}: compacted turns {p.from_turn}..{p.to_turn}.")

@@ -31,7 +31,8 @@ def review_view(events: Sequence[Event]) -> list[Event]:
         return list(events)
     pos = found[0]
     return [
-        e for i, e in enumerate(events)
+        e
+        for i, e in enumerate(events)
         if i >= pos or e.get("type") not in ("compaction", "compaction_reset")
     ]
 

@@ -70,32 +70,40 @@ def opening_rule(config: Config) -> Rule:
 
 
 def start_review(
-    store: Store, source: Located, config: Config, overrides: RangeOverrides,
-    model_override: str | None, default_model: str, on_delta: Any = None,
+    store: Store,
+    source: Located,
+    config: Config,
+    overrides: RangeOverrides,
+    model_override: str | None,
+    default_model: str,
+    on_delta: Any = None,
 ) -> Started:
     refuse_if_open(store, source.cid, starting=True)
     conv = store.load(source.cid)
     events = conv.events
     rule = opening_rule(config)
-    span = resolve_rule_range(events, rule.keep_first, rule.keep_last, overrides,
-                              datetime.now(UTC))
+    span = resolve_rule_range(events, rule.keep_first, rule.keep_last, overrides, datetime.now(UTC))
     if span is None:
-        raise UserError("nothing to compact: the range is empty",
-                        "choose one with --from/--to, or --keep-first/--keep-last")
+        raise UserError(
+            "nothing to compact: the range is empty",
+            "choose one with --from/--to, or --keep-first/--keep-last",
+        )
     overlays = standing_overlays(events)
     from0, to0 = grow_summary_range(overlays, span[0], span[1])
 
     assistant_model = config.model_id() or default_model
     review_model = model_override or config.review_model_id() or assistant_model
-    window = context_window(review_model,
-                            None if model_override else config.review_context_window())
+    window = context_window(
+        review_model, None if model_override else config.review_context_window()
+    )
     visible = [e for e in events if e.get("type") in PROVIDER_VISIBLE]
     prior = "none"
     if overlays:
         prior = "drop" if estimate_tokens(visible) <= window * 3 // 4 else "keep"
 
-    summary_model = model_override or (rule.summary.model_id if rule.summary else None) \
-        or assistant_model
+    summary_model = (
+        model_override or (rule.summary.model_id if rule.summary else None) or assistant_model
+    )
     job = SummaryJob(
         model_id=summary_model,
         instructions=rule.summary.instructions if rule.summary else None,
@@ -110,8 +118,11 @@ def start_review(
     proposal = validate_proposal(args, events)
     inherited = turn_count(events)
     review = {
-        "source_id": source.cid, "source_commit": source.tip, "inherited_turns": inherited,
-        "prior_compactions": prior, "model": review_model,
+        "source_id": source.cid,
+        "source_commit": source.tip,
+        "inherited_turns": inherited,
+        "prior_compactions": prior,
+        "model": review_model,
     }
     extra = [
         config_delta(_review_config(config, review_model, window)),
@@ -120,8 +131,9 @@ def start_review(
     return _publish(store, source, review, extra, proposal.render(inherited), prior)
 
 
-def _publish(store: Store, source: Located, review: dict[str, Any], extra: list[Event],
-             text: str, prior: str) -> Started:
+def _publish(
+    store: Store, source: Located, review: dict[str, Any], extra: list[Event], text: str, prior: str
+) -> Started:
     # the note goes first: a note on an anchor no ref names is harmless
     from porcelain.lifecycle import fresh_id
 
@@ -139,8 +151,10 @@ def _review_config(config: Config, model_id: str, window: int) -> dict[str, Any]
     tools["propose_compaction"] = {"enable": True}
     instructions = config.review_instructions() or REVIEW_INSTRUCTIONS
     return {
-        "assistant": {"model": {"id": model_id, "context_window": window},
-                      "instructions": instructions},
+        "assistant": {
+            "model": {"id": model_id, "context_window": window},
+            "instructions": instructions,
+        },
         "conversation": {"tools": tools},
     }
 
@@ -149,11 +163,22 @@ def _opening_proposal(args: dict[str, Any], rendered: str) -> list[Event]:
     call_id = "jp_opening_" + now_text().replace(":", "").replace("-", "").replace(".", "")[:21]
     stamp = now_text()
     return [
-        {"type": "tool_call_request", "timestamp": stamp, "id": call_id,
-         "name": "propose_compaction", "arguments": args, "metadata": dict(JP_WRITTEN)},
-        {"type": "tool_call_response", "timestamp": stamp, "id": call_id,
-         "content": rendered, "is_error": False,
-         "metadata": {**JP_WRITTEN, "proposal": args}},
+        {
+            "type": "tool_call_request",
+            "timestamp": stamp,
+            "id": call_id,
+            "name": "propose_compaction",
+            "arguments": args,
+            "metadata": dict(JP_WRITTEN),
+        },
+        {
+            "type": "tool_call_response",
+            "timestamp": stamp,
+            "id": call_id,
+            "content": rendered,
+            "is_error": False,
+            "metadata": {**JP_WRITTEN, "proposal": args},
+        },
     ]
 
 

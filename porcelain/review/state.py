@@ -15,9 +15,7 @@ TOOL = "propose_compaction"
 
 def proposal_calls(events: Sequence[Event]) -> list[tuple[int, Event, Event | None]]:
     """Every propose_compaction call (position, request, its response or None)."""
-    responses = {
-        str(e.get("id")): e for e in events if e.get("type") == "tool_call_response"
-    }
+    responses = {str(e.get("id")): e for e in events if e.get("type") == "tool_call_response"}
     return [
         (pos, e, responses.get(str(e.get("id"))))
         for pos, e in enumerate(events)
@@ -70,6 +68,7 @@ def open_reviews(store: Store, source_id: str) -> list[str]:
     if source_id not in sources.values():
         return []
     return [
-        loc.cid for loc in store.refs(archived=False)
+        loc.cid
+        for loc in store.refs(archived=False)
         if sources.get(store.anchor(loc.cid)) == source_id
     ]

@@ -23,25 +23,34 @@ from porcelain.models.base import ToolSpec
 from porcelain.query.tools import BuiltinTool, ToolCall, ToolOutcome, builtin
 
 
-
 @builtin("propose_compaction")
 def propose_compaction() -> BuiltinTool:
-    return BuiltinTool(ToolSpec("propose_compaction", PROPOSE_TOOL_DESCRIPTION, PROPOSE_TOOL_SCHEMA), run)
+    return BuiltinTool(
+        ToolSpec("propose_compaction", PROPOSE_TOOL_DESCRIPTION, PROPOSE_TOOL_SCHEMA), run
+    )
 
 
 def run(call: ToolCall, ctx: Any) -> ToolOutcome:
     store = ctx.store
     source_id = store.source_of(ctx.cid)
     if source_id is None:
-        return ToolOutcome("this conversation is not a compaction review: it names no source "
-                           "conversation, so there is nothing to propose a compaction for", True)
+        return ToolOutcome(
+            "this conversation is not a compaction review: it names no source "
+            "conversation, so there is nothing to propose a compaction for",
+            True,
+        )
     if store.locate(source_id) is None:
-        return ToolOutcome(f"the source conversation {source_id} no longer exists; the user can "
-                           "close this review with `jp conversation compact --abort`", True)
+        return ToolOutcome(
+            f"the source conversation {source_id} no longer exists; the user can "
+            "close this review with `jp conversation compact --abort`",
+            True,
+        )
     events = store.load(source_id).events
     try:
         proposal = validate_proposal(call.arguments, events)
     except ProposalError as exc:
         return ToolOutcome(str(exc), True)
     # the recorded proposal is the validated one (a grown range included)
-    return ToolOutcome(proposal.render(turn_count(events)), metadata={"proposal": proposal.to_args()})
+    return ToolOutcome(
+        proposal.render(turn_count(events)), metadata={"proposal": proposal.to_args()}
+    )

@@ -8,18 +8,39 @@ _BASE = "porcelain.commands.conversation."
 SUBCOMMANDS = {
     name: f"{_BASE}{module}:{name}"
     for name, module in {
-        "new": "new", "ls": "ls", "show": "show", "print": "printing", "use": "use",
-        "fork": "fork", "edit": "edit", "grep": "grep", "archive": "archive",
-        "unarchive": "archive", "rm": "rm", "compact": "compact", "import": "transfer",
+        "new": "new",
+        "ls": "ls",
+        "show": "show",
+        "print": "printing",
+        "use": "use",
+        "fork": "fork",
+        "edit": "edit",
+        "grep": "grep",
+        "archive": "archive",
+        "unarchive": "archive",
+        "rm": "rm",
+        "compact": "compact",
+        "import": "transfer",
         "export": "transfer",
     }.items()
 }
 SUBCOMMANDS["print"] = f"{_BASE}printing:print_"
 SUBCOMMANDS["import"] = f"{_BASE}transfer:import_"
 ALIASES = {
-    "list": "ls", "s": "show", "p": "print", "u": "use", "f": "fork", "e": "edit",
-    "g": "grep", "rg": "grep", "a": "archive", "ua": "unarchive", "remove": "rm",
-    "rem": "rm", "delete": "rm", "del": "rm",
+    "list": "ls",
+    "s": "show",
+    "p": "print",
+    "u": "use",
+    "f": "fork",
+    "e": "edit",
+    "g": "grep",
+    "rg": "grep",
+    "a": "archive",
+    "ua": "unarchive",
+    "remove": "rm",
+    "rem": "rm",
+    "delete": "rm",
+    "del": "rm",
 }
 SUMMARIES = {
     "new": "Start an empty conversation and make it active.",
@@ -58,7 +79,7 @@ def _make() -> LazyGroup:
         command acts on the active conversation.
         """
 
-    return conversation  # type: ignore[return-value]
+    return conversation
 
 
 conversation = _make()

@@ -14,34 +14,76 @@ RANGE_FLAGS = ("from_", "to", "keep_first", "keep_last", "first", "last", "turn"
 
 @click.command()
 @click.argument("target", required=False)
-@click.option("--from", "from_", metavar="N", help="First turn to compact (1-based; -1 = last; "
-              "a duration like 5h; last-compaction).")
-@click.option("--to", metavar="N", help="Last turn to compact (1-based; -N from the end; a duration).")
+@click.option(
+    "--from",
+    "from_",
+    metavar="N",
+    help="First turn to compact (1-based; -1 = last; a duration like 5h; last-compaction).",
+)
+@click.option(
+    "--to", metavar="N", help="Last turn to compact (1-based; -N from the end; a duration)."
+)
 @click.option("--keep-first", metavar="N", help="Leave the first N turns alone.")
 @click.option("--keep-last", metavar="N", help="Leave the last N turns alone.")
 @click.option("--first", metavar="N", help="Compact only the first N turns.")
 @click.option("--last", metavar="N", help="Compact only the last N turns.")
 @click.option("--turn", metavar="N|A..B", help="Compact these turns (1-based, inclusive).")
-@click.option("-s", "--summarize", is_flag=False, flag_value="", default=None, metavar="[TEXT]",
-              help="Replace the range with a summary (TEXT: extra guidance for the summarizer).")
+@click.option(
+    "-s",
+    "--summarize",
+    is_flag=False,
+    flag_value="",
+    default=None,
+    metavar="[TEXT]",
+    help="Replace the range with a summary (TEXT: extra guidance for the summarizer).",
+)
 @click.option("-r", "--reasoning", is_flag=True, help="Strip reasoning in the range.")
-@click.option("-t", "--tools", is_flag=False, flag_value="strip", default=None, metavar="[MODE]",
-              help="Tool calls in the range: strip (default), strip-requests, strip-responses, omit.")
-@click.option("-k", "--compact", "specs", multiple=True, is_flag=False, flag_value="",
-              metavar="[SPEC]", help="Bare: the configured rules; SPEC: an inline rule such as "
-              "`s:..-3` or `r+t:2..8` (repeatable).")
-@click.option("-m", "--model", metavar="PROVIDER/NAME", help="Model for summaries (and the review).")
-@click.option("--dry-run", is_flag=True, help="Show what would happen; write nothing, call no model.")
-@click.option("--reset", is_flag=False, flag_value="all", default=None, metavar="[=N]",
-              help="Withdraw all compactions, or the N-th (as `show` numbers them); history is kept.")
-@click.option("-i", "--interactive", is_flag=True,
-              help="Review the compaction with the model in a new review conversation.")
+@click.option(
+    "-t",
+    "--tools",
+    is_flag=False,
+    flag_value="strip",
+    default=None,
+    metavar="[MODE]",
+    help="Tool calls in the range: strip (default), strip-requests, strip-responses, omit.",
+)
+@click.option(
+    "-k",
+    "--compact",
+    "specs",
+    multiple=True,
+    is_flag=False,
+    flag_value="",
+    metavar="[SPEC]",
+    help="Bare: the configured rules; SPEC: an inline rule such as "
+    "`s:..-3` or `r+t:2..8` (repeatable).",
+)
+@click.option(
+    "-m", "--model", metavar="PROVIDER/NAME", help="Model for summaries (and the review)."
+)
+@click.option(
+    "--dry-run", is_flag=True, help="Show what would happen; write nothing, call no model."
+)
+@click.option(
+    "--reset",
+    is_flag=False,
+    flag_value="all",
+    default=None,
+    metavar="[=N]",
+    help="Withdraw all compactions, or the N-th (as `show` numbers them); history is kept.",
+)
+@click.option(
+    "-i",
+    "--interactive",
+    is_flag=True,
+    help="Review the compaction with the model in a new review conversation.",
+)
 @click.option("--continue", "continue_", is_flag=True, help="Apply the active review's proposal.")
 @click.option("--abort", is_flag=True, help="End the active review without applying anything.")
 @click.option("-y", "--yes", "--no-confirm", "yes", is_flag=True, help="Do not ask.")
 @click.option("--confirm", is_flag=True, help="Ask even when --yes is configured.")
 @click.pass_obj
-def compact(app: App, target: str | None, **opts: Any) -> None:
+def compact(app: App, /, target: str | None, **opts: Any) -> None:
     """Compact a conversation's context without rewriting its history.
 
     Compactions are `compaction` events appended to the conversation: the
@@ -75,7 +117,11 @@ def compact(app: App, target: str | None, **opts: Any) -> None:
 
 
 def _given(opts: dict[str, Any], names: tuple[str, ...]) -> list[str]:
-    return ["--" + n.rstrip("_").replace("_", "-") for n in names if opts.get(n) not in (None, False, ())]
+    return [
+        "--" + n.rstrip("_").replace("_", "-")
+        for n in names
+        if opts.get(n) not in (None, False, ())
+    ]
 
 
 def _refuse_for_finish(target: str | None, opts: dict[str, Any]) -> None:
@@ -83,20 +129,38 @@ def _refuse_for_finish(target: str | None, opts: dict[str, Any]) -> None:
     if opts["continue_"] and opts["abort"]:
         raise UsageError("--continue and --abort do not go together")
     if target is not None:
-        raise UsageError(f"{flag} takes no conversation id: it acts on the active review",
-                         "switch to the review first: `jp conversation use ID`")
-    other = _given(opts, (*RANGE_FLAGS, "summarize", "reasoning", "tools", "specs", "model",
-                          "dry_run", "reset", "interactive"))
+        raise UsageError(
+            f"{flag} takes no conversation id: it acts on the active review",
+            "switch to the review first: `jp conversation use ID`",
+        )
+    other = _given(
+        opts,
+        (
+            *RANGE_FLAGS,
+            "summarize",
+            "reasoning",
+            "tools",
+            "specs",
+            "model",
+            "dry_run",
+            "reset",
+            "interactive",
+        ),
+    )
     if other:
-        raise UsageError(f"{flag} does not take {', '.join(other)}",
-                         "the range and the policies are negotiated in the review")
+        raise UsageError(
+            f"{flag} does not take {', '.join(other)}",
+            "the range and the policies are negotiated in the review",
+        )
 
 
 def _refuse_for_interactive(opts: dict[str, Any]) -> None:
     bad = _given(opts, ("reasoning", "tools", "dry_run", "reset", "specs", "summarize"))
     if bad:
-        raise UsageError(f"--interactive does not go with {', '.join(bad)}",
-                         "the policies are negotiated inside the review")
+        raise UsageError(
+            f"--interactive does not go with {', '.join(bad)}",
+            "the policies are negotiated inside the review",
+        )
 
 
 def _refuse_for_reset(opts: dict[str, Any]) -> None:
@@ -105,8 +169,10 @@ def _refuse_for_reset(opts: dict[str, Any]) -> None:
         raise UsageError(f"--reset does not go with {', '.join(bad)}")
     value = opts["reset"]
     if value != "all" and (not value.isdigit() or int(value) < 1):
-        raise UsageError(f"--reset takes a compaction number from 1 (as `show` lists them), got {value!r}",
-                         "write --reset for all of them, or --reset=N for one")
+        raise UsageError(
+            f"--reset takes a compaction number from 1 (as `show` lists them), got {value!r}",
+            "write --reset for all of them, or --reset=N for one",
+        )
 
 
 def check_policies(opts: dict[str, Any]) -> None:

@@ -18,11 +18,22 @@ _LABEL = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 @click.option("--title", help="Set the title.")
 @click.option("--no-title", is_flag=True, help="Remove the title.")
 @click.option("--pin/--unpin", default=None, help="Pin or unpin.")
-@click.option("--label", "labels", multiple=True, metavar="KEY[=VALUE]",
-              help="Add a label (repeatable); `-KEY` removes one.")
+@click.option(
+    "--label",
+    "labels",
+    multiple=True,
+    metavar="KEY[=VALUE]",
+    help="Add a label (repeatable); `-KEY` removes one.",
+)
 @click.pass_obj
-def edit(app: App, targets: tuple[str, ...], title: str | None, no_title: bool,
-         pin: bool | None, labels: tuple[str, ...]) -> None:
+def edit(
+    app: App,
+    targets: tuple[str, ...],
+    title: str | None,
+    no_title: bool,
+    pin: bool | None,
+    labels: tuple[str, ...],
+) -> None:
     """Change a conversation's title, pin or labels.
 
     Metadata is stored as git notes (refs/notes/meta), so editing it on one

@@ -13,12 +13,26 @@ from porcelain.context import App
 @click.option("--first", type=click.IntRange(min=0), help="Keep only the first N turns.")
 @click.option("--last", type=click.IntRange(min=0), help="Keep only the last N turns.")
 @click.option("-t", "--title", help="A title for the fork.")
-@click.option("-k", "--compact", "specs", multiple=True, is_flag=False, flag_value="",
-              metavar="[SPEC]", help="Compact the fork: bare for the configured rules, "
-              "or a rule like `s:..-3` (repeatable).")
+@click.option(
+    "-k",
+    "--compact",
+    "specs",
+    multiple=True,
+    is_flag=False,
+    flag_value="",
+    metavar="[SPEC]",
+    help="Compact the fork: bare for the configured rules, or a rule like `s:..-3` (repeatable).",
+)
 @click.pass_obj
-def fork(app: App, target: str | None, activate: bool, first: int | None, last: int | None,
-         title: str | None, specs: tuple[str, ...]) -> None:
+def fork(
+    app: App,
+    target: str | None,
+    activate: bool,
+    first: int | None,
+    last: int | None,
+    title: str | None,
+    specs: tuple[str, ...],
+) -> None:
     """Branch a conversation into a new one; prints the new id.
 
     The fork shares every commit of the source (`git merge-base` finds the

@@ -23,13 +23,29 @@ SCOPES = {
 @click.option("-i", "--id", "targets", multiple=True, metavar="ID", help="Search only these.")
 @click.option("-r", "--regex", is_flag=True, help="PATTERN is a regular expression.")
 @click.option("--archived", is_flag=True, help="Search archived conversations too.")
-@click.option("--reviews", is_flag=True,
-              help="Include archived compaction reviews (left out by default: they repeat their source).")
-@click.option("-s", "--scope", "scopes", multiple=True, type=click.Choice(sorted(SCOPES)),
-              help="Where to look (repeatable; default everywhere).")
+@click.option(
+    "--reviews",
+    is_flag=True,
+    help="Include archived compaction reviews (left out by default: they repeat their source).",
+)
+@click.option(
+    "-s",
+    "--scope",
+    "scopes",
+    multiple=True,
+    type=click.Choice(sorted(SCOPES)),
+    help="Where to look (repeatable; default everywhere).",
+)
 @click.pass_obj
-def grep(app: App, pattern: tuple[str, ...], targets: tuple[str, ...], regex: bool,
-         archived: bool, reviews: bool, scopes: tuple[str, ...]) -> None:
+def grep(
+    app: App,
+    pattern: tuple[str, ...],
+    targets: tuple[str, ...],
+    regex: bool,
+    archived: bool,
+    reviews: bool,
+    scopes: tuple[str, ...],
+) -> None:
     """Search events; prints ID:TURN:SCOPE:TEXT lines (exit 1 when nothing matches).
 
     Smart case: case-insensitive unless PATTERN has an upper-case letter.
@@ -52,8 +68,9 @@ def grep(app: App, pattern: tuple[str, ...], targets: tuple[str, ...], regex: bo
         located = store.refs(archived=None if archived else False)
         if not reviews:
             sources = store.sources()
-            located = [loc for loc in located
-                       if not (loc.archived and store.anchor(loc.cid) in sources)]
+            located = [
+                loc for loc in located if not (loc.archived and store.anchor(loc.cid) in sources)
+            ]
     wanted = scopes or tuple(SCOPES)
     hits = []
     for loc in located:

@@ -9,14 +9,23 @@ from porcelain.context import App
 
 @click.command("print")
 @click.argument("target", required=False)
-@click.option("--compacted", is_flag=True, help="Print what the model is sent (compactions applied).")
-@click.option("-s", "--style", type=click.Choice(["user", "chat", "brief", "full"]),
-              default="brief", show_default=True, help="How much of each turn to show.")
+@click.option(
+    "--compacted", is_flag=True, help="Print what the model is sent (compactions applied)."
+)
+@click.option(
+    "-s",
+    "--style",
+    type=click.Choice(["user", "chat", "brief", "full"]),
+    default="brief",
+    show_default=True,
+    help="How much of each turn to show.",
+)
 @click.option("--first", type=click.IntRange(min=0), help="Only the first N turns.")
 @click.option("--last", type=click.IntRange(min=0), help="Only the last N turns.")
 @click.pass_obj
-def print_(app: App, target: str | None, compacted: bool, style: str, first: int | None,
-           last: int | None) -> None:
+def print_(
+    app: App, target: str | None, compacted: bool, style: str, first: int | None, last: int | None
+) -> None:
     """Print a conversation's history (archived ids work too).
 
     Turn numbers are 1-based.  A compaction review shows `[turn N]` markers on

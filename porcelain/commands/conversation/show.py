@@ -43,7 +43,9 @@ def render(info: dict[str, Any]) -> list[str]:
     state = "archived" if info["archived"] else ("active" if info["active"] else "live")
     rows.append(("State", state + (", pinned" if info["pinned"] else "")))
     if info["labels"]:
-        rows.append(("Labels", ", ".join(f"{k}={v}" if v else k for k, v in info["labels"].items())))
+        rows.append(
+            ("Labels", ", ".join(f"{k}={v}" if v else k for k, v in info["labels"].items()))
+        )
     if info["source_id"]:
         rows.append(("Reviews", info["source_id"]))
     lines = [f"{k + ':':<14}{v}" for k, v in rows]

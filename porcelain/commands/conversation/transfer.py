@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -11,8 +12,7 @@ from porcelain.errors import UserError
 
 
 @click.command("import")
-@click.argument("folders", nargs=-1, required=True,
-                type=click.Path(path_type=Path))
+@click.argument("folders", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--activate", is_flag=True, help="Make the (last) imported conversation active.")
 @click.pass_obj
 def import_(app: App, folders: tuple[Path, ...], activate: bool) -> None:
@@ -27,31 +27,39 @@ def import_(app: App, folders: tuple[Path, ...], activate: bool) -> None:
 
     for folder in folders:
         if not folder.is_dir():
-            raise UserError(f"{folder}: not a folder", "give a JP conversation folder "
-                            "(one that holds events.json and metadata.json)")
+            raise UserError(
+                f"{folder}: not a folder",
+                "give a JP conversation folder (one that holds events.json and metadata.json)",
+            )
     read = [read_conversation(folder) for folder in folders]
     store = app.store()
-    created = []
+    created: list[dict[str, Any]] = []
     for folder, conv in zip(folders, read, strict=True):
         cid = store_imported(store, conv)
         created.append({"id": cid, "folder": str(folder), "events": len(conv.events)})
         if not app.output.json:
             app.output.line(cid)
     if activate and created:
-        store.set_active(created[-1]["id"])
+        store.set_active(str(created[-1]["id"]))
     if app.output.json:
         app.output.data(created)
 
 
 @click.command()
 @click.argument("target", required=False)
-@click.option("-o", "--output", "dest", required=True, type=click.Path(path_type=Path),
-              help="The folder to write (JP's layout: events.json, metadata.json).")
+@click.option(
+    "-o",
+    "--output",
+    "dest",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="The folder to write (JP's layout: events.json, metadata.json).",
+)
 @click.pass_obj
 def export(app: App, target: str | None, dest: Path) -> None:
     """Write a conversation in JP's folder layout, which JP and `import` read."""
-    from porcelain.transfer import export_conversation
     from porcelain.targets import resolve
+    from porcelain.transfer import export_conversation
 
     store = app.store()
     loc = resolve(store, target)

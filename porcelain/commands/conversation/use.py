@@ -30,4 +30,6 @@ def use(app: App, target: str | None) -> None:
     else:
         title = store.meta(loc.cid).get("title")
         suffix = f": {title}" if title else ""
-        app.output.line(f"Switched active conversation from {before or '(none)'} to {loc.cid}{suffix}")
+        app.output.line(
+            f"Switched active conversation from {before or '(none)'} to {loc.cid}{suffix}"
+        )
