@@ -1,0 +1,22 @@
+"""Fixtures of the model layer's tests."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+
+import pytest
+
+from .anthropic_loopback import KEY, Api
+
+
+@pytest.fixture
+def api(monkeypatch: pytest.MonkeyPatch) -> Iterator[Api]:
+    server = Api()
+    thread = threading.Thread(target=server.server.serve_forever, args=(0.02,), daemon=True)
+    thread.start()
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    yield server
+    server.server.shutdown()
+    server.server.server_close()
