@@ -150,4 +150,5 @@ class OfflineModel:
                 f"The proposal was refused: {content}\n"
                 "Send a corrected directive, for example `turns 2-15` or `keep the last 3`."
             )
-        return f"Recorded. {content}"
+        head = content.splitlines()[0] if content else "the proposal"
+        return f"Recorded. {head}. Apply it with `jp conversation compact --continue`."

@@ -18,6 +18,7 @@ class StreamView:
         self.quiet = quiet or output.json
         self.spinner: Spinner | None = None
         self.mode: DeltaKind | None = None
+        self.open_line = False  # answer text on stdout not yet ended by a newline
         self._lock = threading.Lock()
 
     def waiting(self, label: str = "waiting for the model") -> None:
@@ -46,14 +47,16 @@ class StreamView:
                     self.output.err.write("\n")
                     self.output.err.flush()
                 self.output.write(text)
+                self.open_line = not text.endswith("\n")
             self.mode = kind
 
     def finish(self) -> None:
         with self._lock:
             self._settle()
-            if not self.quiet and self.mode == "text":
+            if not self.quiet and self.open_line:
                 self.output.write("\n")
-            elif not self.quiet and self.mode == "reasoning":
+                self.open_line = False
+            if not self.quiet and self.mode == "reasoning":
                 self.output.err.write("\n")
             self.mode = None
 
@@ -67,6 +70,9 @@ class StreamView:
 
     def tool_result(self, name: str, content: str, is_error: bool) -> None:
         if self.quiet:
+            return
+        if name == "propose_compaction":
+            self.output.note(f"[{'error' if is_error else 'recorded'}] {content.strip()}")
             return
         first = content.strip().splitlines()[0] if content.strip() else "(no output)"
         if len(first) > 200:

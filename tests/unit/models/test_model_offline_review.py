@@ -216,7 +216,7 @@ def test_recorded_result_is_quoted() -> None:
     response = get_model("offline/x").respond(request, lambda k, t: None)
     assert response.stop_reason == "end_turn"
     assert (
-        response.events[0]["message"] == "Recorded. Proposed: compact turns 4-17 of 20 (summarize)"
+        response.events[0]["message"].startswith("Recorded. Proposed: compact turns 4-17 of 20 (summarize).")
     )
 
 
