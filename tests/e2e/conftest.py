@@ -1,0 +1,44 @@
+"""Fixtures of the end-to-end tests; the helpers themselves live in harness.py."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.harness import JP, User
+from tests.support.fake_messages import FakeMessages
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if Path(str(item.fspath)).parent == Path(__file__).parent:
+            item.add_marker(pytest.mark.e2e)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _jp_installed() -> None:
+    if not JP.exists():
+        pytest.fail(f"{JP} is missing: install the project in this environment (make dev)")
+
+
+@pytest.fixture
+def user(tmp_path: Path) -> User:
+    """A sealed user with an initialised store and no API key (the offline model)."""
+    person = User(tmp_path)
+    person.ok("init")
+    return person
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeMessages]:
+    with FakeMessages() as server:
+        yield server
+
+
+@pytest.fixture
+def online(user: User, fake: FakeMessages) -> User:
+    """The same user, with the real SDK pointed at the loopback fake."""
+    user.connect(fake.env())
+    return user
