@@ -54,8 +54,10 @@ class Output:
             answer = source.readline()
         except (OSError, ValueError):
             answer = ""
-        if not answer.endswith("\n"):
+        interactive = bool(getattr(source, "isatty", lambda: False)())
+        if not interactive or not answer.endswith("\n"):
             self.err.write("\n")
+            self.err.flush()
         return answer.strip().lower() in ("y", "yes")
 
     @contextmanager

@@ -33,13 +33,14 @@ def overrides_from(opts: dict[str, Any]) -> RangeOverrides:
 def run(app: App, target: str | None, opts: dict[str, Any]) -> None:
     from porcelain.compaction.dsl import parse_spec
     from porcelain.lifecycle import jp_deltas
-    from porcelain.review.start import refuse_if_open
+    from porcelain.review.start import refuse_if_open, refuse_if_review
     from porcelain.targets import resolve
 
     overrides = overrides_from(opts)
     store = app.store()
     loc = resolve(store, target, archived_ok=False)
     dry = bool(opts["dry_run"])
+    refuse_if_review(store, loc.cid)
     if not dry:
         refuse_if_open(store, loc.cid, starting=False)
     with store.hold(loc.cid, wait=10.0):
@@ -101,11 +102,12 @@ def run(app: App, target: str | None, opts: dict[str, Any]) -> None:
 
 def reset(app: App, target: str | None, which: str, dry_run: bool) -> None:
     """Withdraw compactions by appending an event: history is never rewritten."""
-    from porcelain.review.start import refuse_if_open
+    from porcelain.review.start import refuse_if_open, refuse_if_review
     from porcelain.targets import resolve
 
     store = app.store()
     loc = resolve(store, target, archived_ok=False)
+    refuse_if_review(store, loc.cid)
     if not dry_run:
         refuse_if_open(store, loc.cid, starting=False)
     with store.hold(loc.cid, wait=10.0):

@@ -96,9 +96,10 @@ def compact_silently(app: App, cid: str, specs: Sequence[str]) -> None:
     """`q -k` and `fork -k`: compact before the turn, printing nothing."""
     from porcelain.compaction.dsl import parse_spec
     from porcelain.lifecycle import jp_deltas
-    from porcelain.review.start import refuse_if_open
+    from porcelain.review.start import refuse_if_open, refuse_if_review
 
     store = app.store()
+    refuse_if_review(store, cid)
     refuse_if_open(store, cid, starting=False)
     config = app.config(deltas=jp_deltas(store.load(cid).events))
     inline = [parse_spec(s) for s in specs if s]

@@ -15,9 +15,12 @@ def interactive(app: App, target: str | None, opts: dict[str, Any]) -> None:
     from porcelain.review.start import start_review
     from porcelain.targets import resolve
 
+    from porcelain.review.start import refuse_if_review
+
     overrides = overrides_from(opts)
     store = app.store()
     source = resolve(store, target, archived_ok=False)
+    refuse_if_review(store, source.cid)
     with store.hold(source.cid, wait=10.0):
         config = app.config(deltas=jp_deltas(store.load(source.cid).events))
         app.output.note(f"Drafting the opening summary of {source.cid}...")

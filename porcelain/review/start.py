@@ -60,6 +60,17 @@ def refuse_if_open(store: Store, source_id: str, *, starting: bool) -> None:
     )
 
 
+def refuse_if_review(store: Store, cid: str) -> None:
+    """A review is scratch space: compaction writes go to its source, after it ends."""
+    source = store.source_of(cid)
+    if source is not None:
+        raise UserError(
+            f"{cid} is a compaction review of {source}; it is not compacted itself",
+            f"to compact the source, end the review (`jp conversation compact --continue` "
+            f"or `--abort`), then `jp conversation compact {source}`",
+        )
+
+
 def opening_rule(config: Config) -> Rule:
     """The first configured rule with a summary, else the built-in default.
 

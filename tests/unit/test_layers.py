@@ -1,0 +1,62 @@
+"""The layering rules of docs/architecture.md, checked on the source."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+FORBIDDEN_IN_GITSTORE = {"click", "anthropic", "tomlkit", "porcelain"}
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+def _calls(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            names.add(node.func.id)
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            names.add(f"{node.value.id}.{node.attr}")
+    return names
+
+
+def test_gitstore_never_imports_the_porcelain_side() -> None:
+    for path in sorted((ROOT / "gitstore").glob("*.py")):
+        bad = _imports(path) & FORBIDDEN_IN_GITSTORE
+        assert not bad, f"{path.name} imports {sorted(bad)}"
+
+
+def test_gitstore_never_prints_nor_reads_the_environment() -> None:
+    for path in sorted((ROOT / "gitstore").glob("*.py")):
+        calls = _calls(path)
+        assert "print" not in calls, f"{path.name} prints"
+        assert "os.environ" not in calls and "os.getenv" not in calls, f"{path.name} reads env"
+
+
+def test_only_the_anthropic_adapter_imports_the_sdk() -> None:
+    users = [
+        p.relative_to(ROOT).as_posix()
+        for p in sorted((ROOT / "porcelain").rglob("*.py"))
+        if "anthropic" in _imports(p)
+    ]
+    assert users == ["porcelain/models/anthropic_model.py"]
+
+
+def test_only_the_config_package_imports_tomlkit() -> None:
+    users = {
+        p.relative_to(ROOT).parts[1]
+        for p in sorted((ROOT / "porcelain").rglob("*.py"))
+        if "tomlkit" in _imports(p)
+    }
+    assert users <= {"config"}
