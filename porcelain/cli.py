@@ -139,11 +139,51 @@ def cli(
     )
 
 
+GLOBAL_WITH_VALUE = ("--store", "-c", "--config", "--cfg", "-F", "--format")
+
+
+def hoist_globals(argv: list[str]) -> list[str]:
+    """Let the global options that take a value stand anywhere, as in JP.
+
+    `jp q --cfg assistant.model.id=x hello` becomes
+    `jp --cfg assistant.model.id=x q hello`.  Nothing after `--` moves.
+    """
+    front: list[str] = []
+    rest: list[str] = []
+    i = 0
+    seen_command = False
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            rest += argv[i:]
+            break
+        name = arg.split("=", 1)[0]
+        if seen_command and name in GLOBAL_WITH_VALUE:
+            if "=" in arg and name.startswith("--"):
+                front.append(arg)
+                i += 1
+                continue
+            if i + 1 < len(argv):
+                front += [arg, argv[i + 1]]
+                i += 2
+                continue
+        if not arg.startswith("-") and not seen_command:
+            seen_command = True
+        rest.append(arg)
+        i += 1
+    if not front:
+        return argv
+    head = 0
+    while head < len(rest) and rest[head].startswith("-"):
+        head += 1 if rest[head].split("=", 1)[0] not in GLOBAL_WITH_VALUE or "=" in rest[head] else 2
+    return rest[:head] + front + rest[head:]
+
+
 def main() -> None:
     """Run `jp`; translate every expected failure into one line on stderr."""
     output = Output()
     try:
-        result = cli.main(args=sys.argv[1:], prog_name="jp", standalone_mode=False)
+        result = cli.main(args=hoist_globals(sys.argv[1:]), prog_name="jp", standalone_mode=False)
         code = result if isinstance(result, int) else 0
     except click.exceptions.Exit as exc:
         code = exc.exit_code

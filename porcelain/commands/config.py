@@ -49,7 +49,7 @@ def get(app: App, key: str) -> None:
 @config.command("set")
 @click.argument("key")
 @click.argument("value")
-@click.option("--store", "in_store", is_flag=True, help="Write the store's file, not the user's.")
+@click.option("--in-store", "in_store", is_flag=True, help="Write the store's file, not the user's.")
 @click.option(
     "--file",
     "file",
