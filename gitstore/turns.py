@@ -32,16 +32,9 @@ def turn_indices(events: Sequence[Event]) -> list[int]:
 
 def turn_count(events: Sequence[Event]) -> int:
     """Number of turns; 0 when there is no conversation event at all."""
-    count = 0
-    seen_in_turn = 0
-    for event in events:
-        kind = event.get("type")
-        if kind in CONVERSATION_TYPES:
-            if kind == "turn_start" and seen_in_turn > 0:
-                count += 1
-                seen_in_turn = 0
-            seen_in_turn += 1
-    return count + 1 if seen_in_turn or count else 0
+    if not any(e.get("type") in CONVERSATION_TYPES for e in events):
+        return 0
+    return turn_indices(events)[-1] + 1
 
 
 def event_count(events: Sequence[Event]) -> int:

@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from porcelain.commands.options import compact_specs
 from porcelain.context import App
 from porcelain.errors import UsageError
 
@@ -24,16 +25,7 @@ OFFLINE_MODEL = "offline/jp"
     metavar="PROVIDER/NAME",
     help="The model for this query (recorded in the conversation).",
 )
-@click.option(
-    "-k",
-    "--compact",
-    "specs",
-    multiple=True,
-    is_flag=False,
-    flag_value="",
-    metavar="[SPEC]",
-    help="Compact first: bare for the configured rules, or a rule like `s:..-3` (repeatable).",
-)
+@compact_specs
 @click.option("-P", "--no-persist", is_flag=True, help="Write nothing to the store.")
 @click.option("--title", help="Title for a new conversation.")
 @click.pass_obj

@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from porcelain.commands.options import compact_specs
 from porcelain.context import App
 from porcelain.errors import UsageError, UserError
 
@@ -47,17 +48,7 @@ RANGE_FLAGS = ("from_", "to", "keep_first", "keep_last", "first", "last", "turn"
     metavar="[MODE]",
     help="Tool calls in the range: strip (default), strip-requests, strip-responses, omit.",
 )
-@click.option(
-    "-k",
-    "--compact",
-    "specs",
-    multiple=True,
-    is_flag=False,
-    flag_value="",
-    metavar="[SPEC]",
-    help="Bare: the configured rules; SPEC: an inline rule such as "
-    "`s:..-3` or `r+t:2..8` (repeatable).",
-)
+@compact_specs
 @click.option(
     "-m", "--model", metavar="PROVIDER/NAME", help="Model for summaries (and the review)."
 )

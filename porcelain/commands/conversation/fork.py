@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from porcelain.commands.options import compact_specs
 from porcelain.context import App
 
 
@@ -13,16 +14,7 @@ from porcelain.context import App
 @click.option("--first", type=click.IntRange(min=0), help="Keep only the first N turns.")
 @click.option("--last", type=click.IntRange(min=0), help="Keep only the last N turns.")
 @click.option("-t", "--title", help="A title for the fork.")
-@click.option(
-    "-k",
-    "--compact",
-    "specs",
-    multiple=True,
-    is_flag=False,
-    flag_value="",
-    metavar="[SPEC]",
-    help="Compact the fork: bare for the configured rules, or a rule like `s:..-3` (repeatable).",
-)
+@compact_specs
 @click.pass_obj
 def fork(
     app: App,
