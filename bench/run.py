@@ -1,0 +1,120 @@
+"""jp's benchmarks: every figure against a baseline measured in the same run.
+
+    .venv/bin/python bench/run.py            # the full run (a few minutes on 2 cores)
+    .venv/bin/python bench/run.py --quick    # smaller stores, fewer samples
+    make bench
+
+Prints one Markdown table on stdout (progress goes to stderr).  The targets
+are those of docs/design.md section 8; docs/performance.md records a run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.common import PROFILES, ROOT, Profile, Results, machine, table
+
+SECTIONS = ("startup", "store", "append", "load", "fork", "review", "many", "import")
+FIXTURES = ROOT.parent / "shared" / "fixtures" / "jp-conversations"
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="bench/run.py", description=__doc__.split("\n")[0])
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--quick", action="store_true", help="smaller stores, fewer samples")
+    mode.add_argument("--smoke", action="store_true", help="tiny sizes: checks that it runs")
+    parser.add_argument(
+        "--only", action="append", choices=SECTIONS, help="run only this section (repeatable)"
+    )
+    parser.add_argument(
+        "--fixtures",
+        type=Path,
+        default=FIXTURES,
+        help="JP conversation folders to import (skipped when absent)",
+    )
+    parser.add_argument("--workdir", type=Path, help="where to build stores (default: a temp dir)")
+    parser.add_argument("--keep", action="store_true", help="keep the stores afterwards")
+    parser.add_argument("--output", type=Path, help="also write the report to this file")
+    return parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace, profile: Profile, root: Path, results: Results) -> None:
+    from bench import process_cases, store_cases
+
+    wanted = set(args.only or SECTIONS)
+    home = root / "home"
+    home.mkdir()
+    if "startup" in wanted:
+        results.log("process start")
+        process_cases.startup_section(root, profile, results)
+    if wanted & {"store", "append", "load", "fork", "review"}:
+        results.log("the big store")
+        big = store_cases.build_big(root, profile, results)
+        if "append" in wanted:
+            results.log("append")
+            store_cases.append_section(big, profile, results)
+        if "load" in wanted:
+            results.log("load and project")
+            store_cases.load_section(big, profile, results)
+        if "fork" in wanted:
+            results.log("fork")
+            store_cases.fork_section(big, profile, results)
+        if "review" in wanted:
+            results.log("review start")
+            store_cases.review_section(big, profile, results, home)
+        big.store.cache.close()
+    if "many" in wanted:
+        results.log("many conversations")
+        process_cases.many_section(root, profile, results)
+    if "import" in wanted:
+        results.log("import")
+        process_cases.import_section(root, profile, results, args.fixtures)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(sys.argv[1:] if argv is None else argv)
+    profile = PROFILES["smoke" if args.smoke else "quick" if args.quick else "full"]
+
+    def log(text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
+    results = Results(log=log)
+    began = time.monotonic()
+    if args.workdir:
+        args.workdir.mkdir(parents=True, exist_ok=True)
+    root = Path(tempfile.mkdtemp(prefix="jp-bench-", dir=args.workdir))
+    try:
+        run(args, profile, root, results)
+    finally:
+        if args.keep:
+            log(f"stores kept in {root}")
+        else:
+            shutil.rmtree(root, ignore_errors=True)
+    command = "bench/run.py " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
+    report = "\n".join(
+        [
+            f"jp benchmarks, profile {profile.name}, {time.monotonic() - began:.0f} s: "
+            f"`{command.strip()}`",
+            f"Machine: {machine()}",
+            "",
+            table(results.rows),
+            "",
+        ]
+    )
+    print(report, end="")
+    if args.output:
+        args.output.write_text(report)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

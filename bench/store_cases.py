@@ -1,0 +1,472 @@
+"""In-process benchmarks on one big store: size, append, load, fork, review start."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pygit2
+
+from bench import build
+from bench.baselines import GitPlumbing, JsonFile, RefFile, SqliteLog
+from bench.common import Profile, Results, Row, clock, disk_usage, interleaved, median, verdict
+from bench.synth import Writer
+from gitstore.cache import Cache
+from gitstore.events import Event
+from gitstore.store import Store
+
+FLAT = 1.5  # "flat": the largest size within this factor of the smallest
+
+
+@dataclass
+class BigStore:
+    """The store of section 8's conversations, one per size."""
+
+    root: Path
+    store: Store
+    convs: dict[int, str] = field(default_factory=dict)  # size -> id
+    events: dict[int, list[Event]] = field(default_factory=dict)
+
+
+def _label(n: int) -> str:
+    return f"{n:,}"
+
+
+def build_big(root: Path, profile: Profile, results: Results) -> BigStore:
+    """Write the largest conversation, measure the store, maintain it, then the rest."""
+    store = build.new_store(root / "big.git")
+    big = BigStore(root, store)
+    sizes = sorted(set(profile.sizes) | {profile.load_size} | set(profile.review_sizes))
+    largest = sizes[-1]
+    for n, size in enumerate(reversed(sizes)):
+        cid = build.cid_for(1000 + n)
+        results.log(f"  writing a conversation of {_label(size)} events")
+        events = list(Writer(seed=size).events(cid, size))
+        began = time.perf_counter()
+        _write(store, cid, events)
+        took = time.perf_counter() - began
+        results.log(f"    {took:.1f} s")
+        big.convs[size] = cid
+        big.events[size] = events
+        if size == largest:
+            size_section(big, largest, results)
+    return big
+
+
+def _write(store: Store, cid: str, events: list[Event]) -> None:
+    tip = build.write_events(store, events, None)
+    assert tip is not None
+    store.create(cid, [], tip, f"bench: {len(events)} events")
+    build.fake_reflog(store, cid, tip, len(events))
+
+
+# -- store size -------------------------------------------------------------------
+
+
+def size_section(big: BigStore, size: int, results: Results) -> None:
+    store = big.store
+    gitdir = store.gitdir
+    cache = gitdir / "jp"
+    folder = big.root / "jp-layout"
+    JsonFile(folder, big.events[size], durable=False)
+    json_bytes = (folder / "events.json").stat().st_size
+    label = f"store size, {_label(size)} events"
+    loose, _ = disk_usage(gitdir, exclude=[cache])
+    results.add(
+        Row(
+            f"{label}, before maintenance (loose objects)",
+            loose,
+            "JP's events.json",
+            json_bytes,
+            "",
+            "",
+            unit="B",
+        )
+    )
+    results.log("  appending at the largest size before maintenance")
+    append_rows(big, size, results, rounds=11, baselines=False, note="store not yet maintained")
+    took = clock(lambda: maintain(store))
+    after, _ = disk_usage(gitdir, exclude=[cache])
+    results.add(
+        Row(
+            f"{label}, after jp's maintenance",
+            after,
+            "JP's events.json",
+            json_bytes,
+            "within 2x of events.json",
+            verdict(after <= 2 * json_bytes),
+            unit="B",
+        )
+    )
+    cached, _ = disk_usage(cache)
+    results.add(
+        Row(
+            f"{label}: jp's cache (SQLite, disposable)",
+            cached,
+            "JP's events.json",
+            json_bytes,
+            "",
+            "",
+            unit="B",
+        )
+    )
+    results.add(Row(f"maintenance of that store (git gc), {_label(size)} events", took))
+    shutil.rmtree(folder)
+
+
+def maintain(store: Store) -> None:
+    """jp's own maintenance, forced and waited for (before it existed: git gc)."""
+    method = getattr(store, "maintain", None)
+    if callable(method):
+        method(force=True, wait=True)
+    else:
+        subprocess.run(["git", "--git-dir", str(store.gitdir), "gc", "--quiet"], check=True)
+
+
+# -- append -------------------------------------------------------------------------
+
+
+def append_section(big: BigStore, profile: Profile, results: Results) -> None:
+    jp_times: dict[int, float] = {}
+    for size in profile.sizes:
+        results.log(f"  appending to {_label(size)} events")
+        jp_times[size] = append_rows(big, size, results, profile.rounds, baselines=True)
+    small, large = min(profile.sizes), max(profile.sizes)
+    ratio = jp_times[large] / jp_times[small]
+    results.add(
+        Row(
+            f"append: {_label(large)} events vs {_label(small)}",
+            jp_times[large],
+            f"append to {_label(small)} events",
+            jp_times[small],
+            f"flat (<= {FLAT}x)",
+            verdict(ratio <= FLAT),
+        )
+    )
+    results.log("  appending with fsync")
+    durable_rows(big, large, results, max(5, profile.rounds // 3))
+
+
+def append_rows(
+    big: BigStore, size: int, results: Results, rounds: int, baselines: bool, note: str = ""
+) -> float:
+    store, cid = big.store, big.convs[size]
+    writer = Writer(seed=size + 1, start=Writer(0).moment.replace(year=2026))
+    tip = store.require(cid).tip
+
+    def jp(event: Event) -> float:
+        nonlocal tip
+        start = time.perf_counter()
+        tip = store.append(cid, [event], tip, f"jp query {cid}")
+        return time.perf_counter() - start
+
+    variants: dict[str, Callable[[Event], float]] = {"jp": jp}
+    work = big.root / f"append-{size}"
+    work.mkdir(exist_ok=True)
+    if baselines:
+        events = big.events[size]
+        sqlite = SqliteLog(work / "events.sqlite", events, durable=False)
+        variants["sqlite"] = sqlite.append
+        variants["json"] = JsonFile(work / "jp", events, durable=False).append
+        variants["git"] = GitPlumbing(
+            store.gitdir, f"refs/bench/plumbing-{size}", tip, False
+        ).append
+        variants["ref"] = RefFile(work / "ref").append
+    medians = _rounds(writer, variants, rounds, {"json": 5.0, "git": 5.0})
+    label = f"append 1 event to {_label(size)} events"
+    if not baselines:
+        results.add(Row(label, medians["jp"], note=note))
+        shutil.rmtree(work)
+        return medians["jp"]
+    results.add(
+        Row(
+            label,
+            medians["jp"],
+            "SQLite insert, WAL, no fsync",
+            medians["sqlite"],
+            "<= 2x SQLite",
+            verdict(medians["jp"] <= 2 * medians["sqlite"]),
+        )
+    )
+    results.add(Row(label, medians["jp"], "rewrite events.json (JP's layout)", medians["json"]))
+    results.add(Row(label, medians["jp"], "git plumbing, 4 processes", medians["git"]))
+    results.add(Row(label, medians["jp"], "replace a 41-byte file by rename", medians["ref"]))
+    sqlite.close()
+    shutil.rmtree(work)
+    return medians["jp"]
+
+
+def durable_rows(big: BigStore, size: int, results: Results, rounds: int) -> None:
+    """The same comparison with every writer syncing to disk (power-loss safe)."""
+    store, cid = big.store, big.convs[size]
+    work = big.root / "durable"
+    work.mkdir(exist_ok=True)
+    writer = Writer(seed=size + 2, start=Writer(0).moment.replace(year=2027))
+    tip = store.require(cid).tip
+
+    def jp(event: Event) -> float:
+        nonlocal tip
+        pygit2.settings.enable_fsync_gitdir(True)
+        try:
+            start = time.perf_counter()
+            tip = store.append(cid, [event], tip, f"jp query {cid}")
+            return time.perf_counter() - start
+        finally:
+            pygit2.settings.enable_fsync_gitdir(False)
+
+    sqlite = SqliteLog(work / "events.sqlite", big.events[size][:1000], durable=True)
+    git = GitPlumbing(store.gitdir, "refs/bench/plumbing-durable", tip, True)
+    variants: dict[str, Callable[[Event], float]] = {
+        "jp": jp,
+        "sqlite": sqlite.append,
+        "git": git.append,
+    }
+    medians = _rounds(writer, variants, rounds, {})
+    label = f"append 1 event to {_label(size)} events, fsync"
+    results.add(
+        Row(
+            label,
+            medians["jp"],
+            "SQLite insert, WAL, synchronous=FULL",
+            medians["sqlite"],
+            "<= 2x SQLite",
+            verdict(medians["jp"] <= 2 * medians["sqlite"]),
+        )
+    )
+    results.add(Row(label, medians["jp"], "git plumbing, core.fsync=committed", medians["git"]))
+    sqlite.close()
+    shutil.rmtree(work)
+
+
+def _rounds(
+    writer: Writer,
+    variants: dict[str, Callable[[Event], float]],
+    rounds: int,
+    budget: dict[str, float],
+) -> dict[str, float]:
+    """Every variant appends the same fresh event in each round."""
+    current: list[Event] = []
+
+    def bind(name: str, fn: Callable[[Event], float]) -> Callable[[], float]:
+        def once() -> float:
+            if name == first:
+                current[:] = [writer.tool_result(f"toolu_bench_{writer.calls}")]
+                writer.calls += 1
+            return fn(dict(current[0]))
+
+        return once
+
+    first = next(iter(variants))
+    return interleaved({n: bind(n, f) for n, f in variants.items()}, rounds, budget)
+
+
+# -- load and project ------------------------------------------------------------------
+
+
+def load_section(big: BigStore, profile: Profile, results: Results) -> None:
+    from porcelain.view import model_events
+
+    size = profile.load_size
+    cid = big.convs[size]
+    path = big.store.path
+    folder = big.root / "load-json"
+    JsonFile(folder, big.events[size], durable=False)
+    rounds = max(3, profile.rounds // 3)
+
+    def jp_cold() -> float:
+        """A new process's view with no cache at all: walk git, fill a new cache."""
+        scratch = big.root / "cold-cache"
+        shutil.rmtree(scratch, ignore_errors=True)
+        start = time.perf_counter()
+        store = Store(path)
+        store.cache = Cache(scratch)
+        model_events(store.load(cid).events)
+        took = time.perf_counter() - start
+        store.cache.close()
+        return took
+
+    def jp_warm() -> float:
+        """A new process's view with the cache built: a fresh Store each time."""
+        start = time.perf_counter()
+        store = Store(path)
+        model_events(store.load(cid).events)
+        took = time.perf_counter() - start
+        store.cache.close()
+        return took
+
+    def raw_walk() -> float:
+        """The floor for reading git: pygit2 walk, blob, json.loads; fresh Repository."""
+        start = time.perf_counter()
+        repo = pygit2.Repository(str(path))
+        commit = repo.references[f"refs/conversations/{cid}"].peel(pygit2.Commit)
+        out = []
+        while True:
+            blob = repo[commit.tree["event.json"].id]
+            assert isinstance(blob, pygit2.Blob)
+            out.append(json.loads(blob.data))
+            if not commit.parent_ids:
+                break
+            commit = repo[commit.parent_ids[0]].peel(pygit2.Commit)
+        model_events(out[::-1])
+        return time.perf_counter() - start
+
+    def json_file() -> float:
+        """JP's layout: read and parse events.json, project the same way."""
+        start = time.perf_counter()
+        events = json.loads((folder / "events.json").read_bytes())
+        model_events(events)
+        return time.perf_counter() - start
+
+    def hot() -> float:
+        """The same Store loading again (a long-lived process)."""
+        return clock(lambda: model_events(held.load(cid).events))
+
+    held = Store(path)
+    held.load(cid)
+    medians = interleaved(
+        {"cold": jp_cold, "warm": jp_warm, "walk": raw_walk, "json": json_file, "hot": hot},
+        rounds,
+    )
+    label = f"load + project {_label(size)} events"
+    results.add(
+        Row(
+            f"{label}, cold (no cache)",
+            medians["cold"],
+            "pygit2 walk + json.loads (no cache)",
+            medians["walk"],
+        )
+    )
+    results.add(
+        Row(
+            f"{label}, warm (cache built, new Store)",
+            medians["warm"],
+            "read events.json (JP's layout)",
+            medians["json"],
+            "< 100 ms",
+            verdict(medians["warm"] < 0.1),
+        )
+    )
+    results.add(
+        Row(
+            f"{label}, hot (same Store again)",
+            medians["hot"],
+            "read events.json (JP's layout)",
+            medians["json"],
+            "< 100 ms",
+            verdict(medians["hot"] < 0.1),
+        )
+    )
+    held.cache.close()
+    shutil.rmtree(folder)
+
+
+# -- fork and review start --------------------------------------------------------------
+
+
+def fork_section(big: BigStore, profile: Profile, results: Results) -> None:
+    from porcelain.lifecycle import fork
+
+    store = big.store
+    made: list[str] = []
+
+    def one(size: int) -> Callable[[], float]:
+        def run() -> float:
+            start = time.perf_counter()
+            made.append(fork(store, store.require(big.convs[size])))
+            return time.perf_counter() - start
+
+        return run
+
+    medians = interleaved({str(s): one(s) for s in profile.sizes}, profile.rounds)
+    _flat_rows("fork", profile.sizes, medians, results)
+    for cid in made:
+        store.delete(cid, "bench: clean up")
+
+
+def review_section(big: BigStore, profile: Profile, results: Results, home: Path) -> None:
+    """`compact --interactive`'s start on the offline model, its summarizer time taken out."""
+    from porcelain.compaction.ranges import RangeOverrides
+    from porcelain.config import load_config
+    from porcelain.review import start as review_start
+
+    store = big.store
+    config = load_config(
+        environ={"HOME": str(home), "XDG_CONFIG_HOME": str(home / "config")},
+        store_config=None,
+        files=[],
+        overrides=[],
+    )
+    real = getattr(review_start, "summarize")  # noqa: B009 (patched below)
+    model_time = [0.0]
+
+    def timed_summarize(*args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return real(*args, **kwargs)
+        finally:
+            model_time[0] += time.perf_counter() - start
+
+    def one(size: int) -> Callable[[], float]:
+        def run() -> float:
+            model_time[0] = 0.0
+            start = time.perf_counter()
+            started = review_start.start_review(
+                store,
+                store.require(big.convs[size]),
+                config,
+                RangeOverrides(),
+                "offline/bench",
+                "offline/bench",
+            )
+            took = time.perf_counter() - start - model_time[0]
+            summarizer[size].append(model_time[0])
+            store.delete(started.review_id, "bench: clean up")
+            return took
+
+        return run
+
+    summarizer: dict[int, list[float]] = {s: [] for s in profile.review_sizes}
+    setattr(review_start, "summarize", timed_summarize)  # noqa: B010
+    try:
+        one(min(profile.review_sizes))()  # first use imports the review modules
+        medians = interleaved(
+            {str(s): one(s) for s in profile.review_sizes},
+            max(3, profile.rounds // 3),
+            {str(max(profile.review_sizes)): 20.0},
+            warmup=False,
+        )
+    finally:
+        setattr(review_start, "summarize", real)  # noqa: B010
+    _flat_rows("review start, summarizer excluded", profile.review_sizes, medians, results)
+    for size in profile.review_sizes:
+        results.add(
+            Row(
+                f"  (offline summarizer, excluded above, {_label(size)} events)",
+                median(summarizer[size]),
+            )
+        )
+
+
+def _flat_rows(
+    what: str, sizes: tuple[int, ...], medians: dict[str, float], results: Results
+) -> None:
+    small = str(min(sizes))
+    for size in sizes:
+        ratio = medians[str(size)] / medians[small]
+        ok = verdict(ratio <= FLAT) if size != min(sizes) else ""
+        results.add(
+            Row(
+                f"{what}, {_label(size)} events",
+                medians[str(size)],
+                f"{what}, {_label(int(small))} events",
+                medians[small],
+                f"flat (<= {FLAT}x)" if ok else "",
+                ok,
+            )
+        )
