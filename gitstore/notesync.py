@@ -58,8 +58,12 @@ def merged_tree(repo: pygit2.Repository, ours: str, theirs: str) -> pygit2.Oid:
 
 
 def integrate(
-    repo: pygit2.Repository, gitdir: Path, local_ref: str, remote_ref: str,
-    signature: pygit2.Signature, message: str,
+    repo: pygit2.Repository,
+    gitdir: Path,
+    local_ref: str,
+    remote_ref: str,
+    signature: pygit2.Signature,
+    message: str,
 ) -> NotesAction:
     """Bring ``remote_ref`` (a fetched copy) into ``local_ref``."""
     for _ in range(RETRIES):

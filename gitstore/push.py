@@ -30,8 +30,15 @@ def plan(syncer: Syncer) -> list[PushStep]:
     for cid in sorted(local):
         now, there = local[cid], remote.get(cid, Tips())
         side = reduce(now.live, now.archived, syncer.compare)
-        step = plan_push(cid, side, there.live, there.archived, syncer.compare,
-                         refs.live(cid), refs.archived(cid))
+        step = plan_push(
+            cid,
+            side,
+            there.live,
+            there.archived,
+            syncer.compare,
+            refs.live(cid),
+            refs.archived(cid),
+        )
         if step.action is not Action.NONE:
             steps.append(step)
     steps += _plan_notes(syncer)
@@ -70,15 +77,19 @@ def _track(syncer: Syncer, results: list[RefResult], sent: dict[str, RemoteUpdat
             with contextlib.suppress(KeyError):
                 repo.references.delete(name)
         else:
-            repo.create_reference_direct(name, update.new, True,
-                                         message=f"jp push {syncer.remote}")
+            repo.create_reference_direct(name, update.new, True, message=f"jp push {syncer.remote}")
 
 
 def _outcome(step: PushStep, results: dict[str, RefResult]) -> Outcome:
     kind = "notes" if step.cid.startswith("refs/notes/") else "conversation"
     if step.action is Action.BLOCKED:
-        return Outcome(step.cid, "blocked", kind=kind, direction="push",
-                       detail="the remote has changes this store has not integrated")
+        return Outcome(
+            step.cid,
+            "blocked",
+            kind=kind,
+            direction="push",
+            detail="the remote has changes this store has not integrated",
+        )
     failed = [results[u.ref] for u in step.updates if u.ref in results and not results[u.ref].ok]
     if failed:
         return Outcome(step.cid, "rejected", kind=kind, direction="push", detail=failed[0].summary)

@@ -61,7 +61,8 @@ class RemoteInfo:
 
 def _info(remote: pygit2.Remote) -> RemoteInfo:
     return RemoteInfo(
-        str(remote.name), str(remote.url or ""),
+        str(remote.name),
+        str(remote.url or ""),
         tuple(str(s) for s in remote.fetch_refspecs),
         tuple(str(s) for s in remote.push_refspecs),
     )

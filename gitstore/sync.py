@@ -98,8 +98,14 @@ class Syncer:
                 if archived:
                     cid = rest[len("conversations/") :] if rest.startswith("conversations/") else ""
                 if not ids.is_valid(cid):
-                    warnings.append(Outcome(f"refs/{sub}{rest}", "skipped", kind="warning",
-                                            detail="not a conversation id"))
+                    warnings.append(
+                        Outcome(
+                            f"refs/{sub}{rest}",
+                            "skipped",
+                            kind="warning",
+                            detail="not a conversation id",
+                        )
+                    )
                     continue
                 tips = out.setdefault(cid, Tips())
                 if archived:
@@ -159,8 +165,14 @@ class Syncer:
             local_ref = "refs/notes/" + rest
             if not pygit2.reference_is_valid_name(local_ref):
                 continue
-            action = integrate_notes(self.repo, self.store.gitdir, local_ref, prefix + rest,
-                                     self.signature, f"jp pull {self.remote}: notes {rest}")
+            action = integrate_notes(
+                self.repo,
+                self.store.gitdir,
+                local_ref,
+                prefix + rest,
+                self.signature,
+                f"jp pull {self.remote}: notes {rest}",
+            )
             if action not in (NotesAction.NONE, NotesAction.AHEAD):
                 out.append(Outcome(local_ref, action.value, kind="notes"))
         return out
@@ -251,8 +263,11 @@ class Syncer:
         self.repo.create_blob(ids.anchor_bytes(new_id))
         stamp = int(datetime.now(UTC).timestamp() * 1000)
         machine = self.store.machine
-        extra = {"diverged_from": cid, "diverge_reason": step.action.value,
-                 "diverged_at_commit": step.base}
+        extra = {
+            "diverged_from": cid,
+            "diverge_reason": step.action.value,
+            "diverged_at_commit": step.base,
+        }
         lines = "".join(notes.meta_line(k, v, stamp, machine) + "\n" for k, v in extra.items())
         meta = self.store.note(refs.NOTES_META, cid) or ""
         if meta and not meta.endswith("\n"):
@@ -265,5 +280,6 @@ class Syncer:
         message = f"jp pull {self.remote}: metadata of {new_id}"
         notes.update(self.repo, refs.NOTES_META, change_meta, self.signature, message)
         if source:
-            notes.update(self.repo, refs.NOTES_SOURCE, lambda _: {anchor: source},
-                         self.signature, message)
+            notes.update(
+                self.repo, refs.NOTES_SOURCE, lambda _: {anchor: source}, self.signature, message
+            )

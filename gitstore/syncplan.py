@@ -63,7 +63,10 @@ def reduce(live: str | None, archived: str | None, compare: Compare) -> Side | N
 
 
 def plan_pull(
-    cid: str, local: Side | None, remote: Side | None, compare: Compare,
+    cid: str,
+    local: Side | None,
+    remote: Side | None,
+    compare: Compare,
     archived_meta: bool | None = None,
 ) -> PullStep:
     """The step that integrates ``remote`` into ``local`` for one id."""
@@ -111,8 +114,13 @@ class PushStep:
 
 
 def plan_push(
-    cid: str, local: Side | None, remote_live: str | None, remote_archived: str | None,
-    compare: Compare, live_ref: str, archive_ref: str,
+    cid: str,
+    local: Side | None,
+    remote_live: str | None,
+    remote_archived: str | None,
+    compare: Compare,
+    live_ref: str,
+    archive_ref: str,
 ) -> PushStep:
     """What to send for one id, given the remote's refs as last fetched.
 
@@ -122,7 +130,8 @@ def plan_push(
     if local is None:
         return PushStep(cid, Action.NONE)
     mine, mine_ref, other, other_ref = (
-        (remote_archived, archive_ref, remote_live, live_ref) if local.archived
+        (remote_archived, archive_ref, remote_live, live_ref)
+        if local.archived
         else (remote_live, live_ref, remote_archived, archive_ref)
     )
     updates: list[RemoteUpdate] = []

@@ -22,8 +22,18 @@ from gitstore.errors import SyncError
 from gitstore.syncplan import RemoteUpdate
 
 CHUNK = 2000  # updates per `git push`, to stay far below the argument limit
-RACE_WORDS = ("fetch first", "non-fast-forward", "stale info", "already exists",
-              "cannot lock", "failed to update", "non-fastforwardable", "not present locally")
+EXPLICIT_MAX = 20  # above this, refs are sent through a staging namespace and globs
+STAGING_ROOT = "refs/jp-push/"
+RACE_WORDS = (
+    "fetch first",
+    "non-fast-forward",
+    "stale info",
+    "already exists",
+    "cannot lock",
+    "failed to update",
+    "non-fastforwardable",
+    "not present locally",
+)
 
 
 @dataclass(frozen=True)
@@ -65,11 +75,13 @@ class GitCli:
         self.git = git
         self.gitdir = gitdir
 
-    def _run(self, args: Sequence[str]) -> subprocess.CompletedProcess[str]:
+    def _run(self, args: Sequence[str], stdin: str = "") -> subprocess.CompletedProcess[str]:
         try:
             return subprocess.run(
                 [self.git, "--git-dir", str(self.gitdir), *args],
-                capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                input=stdin,
             )
         except OSError as exc:
             raise SyncError(args[-1] if args else "git", f"cannot run git: {exc}") from None
@@ -80,20 +92,47 @@ class GitCli:
             raise SyncError(remote, _last_lines(proc.stderr))
 
     def push(self, remote: str, updates: Sequence[RemoteUpdate]) -> list[RefResult]:
-        results: list[RefResult] = []
-        for start in range(0, len(updates), CHUNK):
-            results += self._push_chunk(remote, updates[start : start + CHUNK])
-        return results
+        sets = [u for u in updates if u.new is not None]
+        if len(sets) <= EXPLICIT_MAX:
+            results: list[RefResult] = []
+            for start in range(0, len(updates), CHUNK):
+                chunk = updates[start : start + CHUNK]
+                results += self._push(remote, [f"{u.new}:{u.ref}" for u in chunk if u.new], chunk)
+            return results
+        # git matches every explicit refspec against every ref (quadratic: 5 s for
+        # 1,000 refs); staged refs and one glob per namespace send exactly the same
+        stage = f"{STAGING_ROOT}{remote}/"
+        self._update_refs(self._clear(stage))
+        self._update_refs([f"update {stage}{u.ref[len('refs/') :]} {u.new}" for u in sets])
+        try:
+            spaces = sorted({u.ref.split("/")[1] for u in sets})
+            globs = [f"{stage}{space}/*:refs/{space}/*" for space in spaces]
+            deletes = [u for u in updates if u.new is None]
+            return self._push(remote, globs, [*sets, *deletes])
+        finally:
+            self._update_refs(self._clear(stage))
 
-    def _push_chunk(self, remote: str, updates: Sequence[RemoteUpdate]) -> list[RefResult]:
+    def _clear(self, stage: str) -> list[str]:
+        listed = self._run(["for-each-ref", "--format=delete %(refname)", stage])
+        return listed.stdout.splitlines()
+
+    def _update_refs(self, commands: list[str]) -> None:
+        if not commands:
+            return
+        # staged refs live for one push: no reflog files for them
+        args = ["-c", "core.logAllRefUpdates=false", "update-ref", "--stdin"]
+        proc = self._run(args, "\n".join(commands) + "\n")
+        if proc.returncode != 0:
+            raise SyncError("git update-ref", _last_lines(proc.stderr))
+
+    def _push(
+        self, remote: str, specs: list[str], updates: Sequence[RemoteUpdate]
+    ) -> list[RefResult]:
         args = ["push", "--porcelain", "--no-verify"]
-        specs: list[str] = []
         for u in updates:
             if u.new is None:
                 args.append(f"--force-with-lease={u.ref}:{u.lease or ''}")
                 specs.append(f":{u.ref}")
-            else:
-                specs.append(f"{u.new}:{u.ref}")
         proc = self._run([*args, remote, *specs])
         found = parse_porcelain(proc.stdout)
         if proc.returncode != 0 and not found:
@@ -123,7 +162,9 @@ class _Callbacks(pygit2.RemoteCallbacks):
         self.accepted: set[str] = set()
 
     def credentials(
-        self, url: str, username_from_url: str | None,
+        self,
+        url: str,
+        username_from_url: str | None,
         allowed_types: pygit2.enums.CredentialType,
     ) -> pygit2.KeypairFromAgent:
         if allowed_types & pygit2.enums.CredentialType.SSH_KEY:

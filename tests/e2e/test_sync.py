@@ -6,83 +6,20 @@ ANTHROPIC_* variables, so queries use jp's offline model).
 
 from __future__ import annotations
 
-import json
-import os
-import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+# `tests` is a package at the repository root; plain `pytest` does not put the root on sys.path
+ROOT = str(Path(__file__).resolve().parents[2])
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+from tests.support.sync_machine import ID, RUST, Machine, remote_refs  # noqa: E402
+
 pytestmark = pytest.mark.e2e
-
-JP = Path(sys.executable).parent / "jp"
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "conversations"
-RUST = FIXTURES / "17800000101-setting-up-a-rust-cli"
-ID = re.compile(r"\bjp-c[0-9]+(?:-[0-9a-z]+)?\b")
-
-
-class Machine:
-    def __init__(self, root: Path, remote: Path) -> None:
-        root.mkdir(parents=True)
-        self.root = root
-        self.store = root / "store.git"
-        keep = {"PATH", "LANG", "LC_ALL", "TMPDIR"}
-        self.env = {k: v for k, v in os.environ.items() if k in keep}
-        self.env.update({
-            "HOME": str(root / "home"), "XDG_CONFIG_HOME": str(root / "config"),
-            "XDG_DATA_HOME": str(root / "data"), "XDG_CACHE_HOME": str(root / "cache"),
-            "JP_STORE": str(self.store), "GIT_CONFIG_NOSYSTEM": "1",
-            "GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.invalid",
-            "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.invalid",
-            "NO_COLOR": "1", "TERM": "dumb", "EDITOR": "false",
-        })
-        self.ok("init")
-        self.ok("remote", "add", "origin", str(remote))
-
-    def run(self, *args: str) -> subprocess.CompletedProcess[str]:
-        proc = subprocess.run([str(JP), *args], env=self.env, cwd=self.root, text=True,
-                              capture_output=True, stdin=subprocess.DEVNULL, timeout=300)
-        assert "Traceback" not in proc.stderr, proc.stderr
-        return proc
-
-    def ok(self, *args: str) -> str:
-        proc = self.run(*args)
-        assert proc.returncode == 0, f"jp {args}: {proc.stdout}\n{proc.stderr}"
-        return proc.stdout
-
-    def json(self, *args: str) -> Any:
-        return json.loads(self.ok("--format", "json", *args))
-
-    def git(self, *args: str) -> str:
-        return subprocess.run(["git", "--git-dir", str(self.store), *args], env=self.env,
-                              text=True, capture_output=True, check=True).stdout
-
-    def ids(self, archived: bool = False) -> set[str]:
-        rows = self.json("conversation", "ls", *(["--archived"] if archived else []))
-        return {row["id"] for row in rows}
-
-    def tip(self, cid: str) -> str:
-        for ref in (f"refs/conversations/{cid}", f"refs/archive/conversations/{cid}"):
-            out = subprocess.run(["git", "--git-dir", str(self.store), "rev-parse", "-q",
-                                  "--verify", ref], text=True, capture_output=True).stdout
-            if out.strip():
-                return out.strip()
-        raise AssertionError(f"no {cid}")
-
-    def refs(self) -> dict[str, str]:
-        out = self.git("for-each-ref", "--format=%(refname) %(objectname)",
-                       "refs/conversations", "refs/archive", "refs/notes")
-        return dict(line.split(" ") for line in out.splitlines())
-
-    def new(self, text: str) -> str:
-        self.ok("q", "--new", text)
-        return str(self.json("conversation", "show")["id"])
-
-    def transcript(self, cid: str) -> str:
-        return self.git("log", "--format=%B", self.tip(cid))
 
 
 @pytest.fixture
@@ -90,12 +27,6 @@ def pair(tmp_path: Path) -> tuple[Machine, Machine, Path]:
     remote = tmp_path / "remote.git"
     subprocess.run(["git", "init", "--bare", "-q", str(remote)], check=True)
     return Machine(tmp_path / "laptop", remote), Machine(tmp_path / "desktop", remote), remote
-
-
-def remote_refs(remote: Path) -> list[str]:
-    out = subprocess.run(["git", "--git-dir", str(remote), "for-each-ref", "--format=%(refname)"],
-                         text=True, capture_output=True, check=True).stdout
-    return out.split()
 
 
 def test_push_pull_and_plain_git_stays_clean(pair: tuple[Machine, Machine, Path]) -> None:
@@ -138,8 +69,12 @@ def test_divergence_both_ways(pair: tuple[Machine, Machine, Path]) -> None:
     desktop.ok("q", "DESKTOP-TWO")
     laptop.ok("q", "LAPTOP-TWO")
     rows = desktop.json("push")
-    assert {"id": fork, "action": "fast-forwarded", "direction": "push",
-            "kind": "conversation"} in rows
+    assert {
+        "id": fork,
+        "action": "fast-forwarded",
+        "direction": "push",
+        "kind": "conversation",
+    } in rows
     rows = laptop.json("pull")
     moved = [r for r in rows if r["id"] == fork]
     assert moved and moved[0]["action"] == "diverged" and ID.match(moved[0]["new_id"])
@@ -229,8 +164,11 @@ def test_half_fetched_state_is_completed_by_the_next_pull(
     laptop.ok("q", "MORE-TWO")
     laptop.ok("push")
     # a fetch that stopped after one ref: the copy moved, nothing integrated
-    desktop.git("fetch", "origin",
-                f"+refs/conversations/{first}:refs/jp-remotes/origin/conversations/{first}")
+    desktop.git(
+        "fetch",
+        "origin",
+        f"+refs/conversations/{first}:refs/jp-remotes/origin/conversations/{first}",
+    )
     # and a copy that went backwards (as after an interrupted earlier run)
     desktop.git("update-ref", "-d", f"refs/jp-remotes/origin/conversations/{second}")
     out = desktop.ok("pull")

@@ -19,7 +19,14 @@ from gitstore.syncplan import (
 
 # a-b-c-d is the shared history; x-y continue from b elsewhere; p-q is unrelated
 PARENTS: dict[str, str | None] = {
-    "a": None, "b": "a", "c": "b", "d": "c", "x": "b", "y": "x", "p": None, "q": "p",
+    "a": None,
+    "b": "a",
+    "c": "b",
+    "d": "c",
+    "x": "b",
+    "y": "x",
+    "p": None,
+    "q": "p",
 }
 LIVE, ARCH = "refs/conversations/jp-c1", "refs/archive/conversations/jp-c1"
 

@@ -1,0 +1,149 @@
+"""A pull or push killed at any moment is completed by the next run, and
+`jp remote` and the error paths behave."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = str(Path(__file__).resolve().parents[2])
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+from tests.support.sync_machine import JP, Machine, bulk_conversations, remote_refs  # noqa: E402
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+def pair(tmp_path: Path) -> tuple[Machine, Machine, Path]:
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "--bare", "-q", str(remote)], check=True)
+    return Machine(tmp_path / "laptop", remote), Machine(tmp_path / "desktop", remote), remote
+
+
+def kill_after(machine: Machine, delay: float, *args: str) -> None:
+    proc = subprocess.Popen(
+        [str(JP), *args],
+        env=machine.env,
+        cwd=machine.root,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    time.sleep(delay)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+
+
+def fsck(machine: Machine) -> None:
+    subprocess.run(
+        ["git", "--git-dir", str(machine.store), "fsck", "--no-progress"],
+        check=True,
+        capture_output=True,
+    )
+
+
+@pytest.mark.parametrize("delay", [0.3, 0.6, 0.9, 1.4])
+def test_killed_pull_is_completed_by_the_next(
+    pair: tuple[Machine, Machine, Path],
+    delay: float,
+) -> None:
+    laptop, desktop, _ = pair
+    bulk_conversations(laptop.store, 400)
+    laptop.ok("push")
+    first = laptop.new("diverges")
+    laptop.ok("push")
+    desktop.ok("pull")
+    desktop.ok("conversation", "use", first)
+    desktop.ok("q", "DESKTOP")
+    laptop.ok("conversation", "use", first)
+    laptop.ok("q", "LAPTOP")
+    bulk_conversations(laptop.store, 400, prefix=17100000000)
+    laptop.ok("push")
+    kill_after(desktop, delay, "pull")
+    fsck(desktop)
+    desktop.ok("pull")
+    desktop.ok("conversation", "ls")
+    assert desktop.tip(first) == laptop.tip(first)
+    mine = {k for k in desktop.refs() if k not in laptop.refs() and "/notes/" not in k}
+    assert len(mine) == 1, "the desktop's continuation is one conversation of its own"
+    assert all(desktop.refs()[k] == v for k, v in laptop.refs().items() if "/notes/" not in k)
+    assert "Already up to date" in desktop.ok("pull")
+
+
+@pytest.mark.parametrize("delay", [0.3, 0.8])
+def test_killed_push_is_completed_by_the_next(
+    pair: tuple[Machine, Machine, Path],
+    delay: float,
+) -> None:
+    laptop, _, remote = pair
+    bulk_conversations(laptop.store, 800)
+    kill_after(laptop, delay, "push")
+    fsck(laptop)
+    laptop.ok("push")
+    assert set(remote_refs(remote)) == set(laptop.refs())
+    assert "origin is up to date" in laptop.ok("push")
+
+
+def test_remote_commands(pair: tuple[Machine, Machine, Path], tmp_path: Path) -> None:
+    laptop, _, remote = pair
+    assert laptop.json("remote", "list") == [
+        {"name": "origin", "url": str(remote), "conversations": True}
+    ]
+    config = laptop.git("config", "--get-all", "remote.origin.fetch").split()
+    assert "+refs/conversations/*:refs/jp-remotes/origin/conversations/*" in config
+    assert "refs/notes/*:refs/notes/*" in laptop.git("config", "--get-all", "remote.origin.push")
+    failed = laptop.run("remote", "add", "origin", "/somewhere/else")
+    assert failed.returncode != 0 and "already exists" in failed.stderr
+    other = tmp_path / "other.git"
+    subprocess.run(["git", "init", "--bare", "-q", str(other)], check=True)
+    laptop.ok("remote", "add", "backup", str(other))
+    assert "origin is up to date" in laptop.ok("push"), "with two remotes, origin"
+    laptop.new("to the backup")
+    laptop.ok("push", "backup")
+    assert remote_refs(other)
+    laptop.ok("remote", "rm", "backup")
+    assert "backup" not in laptop.ok("remote", "ls")
+    assert not [
+        r
+        for r in laptop.git("for-each-ref", "--format=%(refname)").split()
+        if r.startswith("refs/jp-remotes/backup/")
+    ]
+
+
+def test_project_remote_keeps_its_own_settings(tmp_path: Path) -> None:
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "--bare", "-q", str(remote)], check=True)
+    machine = Machine(tmp_path / "m", remote)
+    machine.git("config", "--add", "remote.origin.fetch", "+refs/heads/*:refs/remotes/origin/*")
+    machine.ok("remote", "remove", "origin")
+    assert machine.git("config", "--get-all", "remote.origin.fetch").split() == [
+        "+refs/heads/*:refs/remotes/origin/*"
+    ]
+    pushes = subprocess.run(
+        ["git", "--git-dir", str(machine.store), "config", "--get-all", "remote.origin.push"],
+        capture_output=True,
+        text=True,
+    )
+    assert pushes.stdout == "", "jp's push refspecs go; the remote had none of its own"
+    machine.ok("remote", "add", "origin", str(remote))
+    assert "refs/jp-remotes/origin/notes" in machine.git(
+        "config", "--get-all", "remote.origin.fetch"
+    )
+
+
+def test_errors_are_one_line(pair: tuple[Machine, Machine, Path], tmp_path: Path) -> None:
+    laptop, _, _ = pair
+    missing = laptop.run("pull", "nowhere")
+    assert missing.returncode != 0
+    assert "no remote named nowhere" in missing.stderr and "jp remote add" in missing.stderr
+    laptop.ok("remote", "add", "gone", str(tmp_path / "does-not-exist.git"))
+    broken = laptop.run("pull", "gone")
+    assert broken.returncode != 0 and broken.stderr.startswith("error: sync with gone failed")
+    bad = laptop.run("remote", "add", "../evil", "x")
+    assert bad.returncode != 0 and "not a valid remote name" in bad.stderr
