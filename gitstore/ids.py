@@ -12,16 +12,16 @@ from datetime import UTC, datetime
 
 from gitstore.errors import InvalidId
 
-_ID = re.compile(r"^jp-c[0-9]{1,20}(?:-[0-9a-z]{1,32})?$")
+_ID = re.compile(r"jp-c[0-9]{1,20}(?:-[0-9a-z]{1,32})?")
 
 
 def is_valid(text: str) -> bool:
-    return bool(_ID.match(text))
+    return isinstance(text, str) and _ID.fullmatch(text) is not None
 
 
 def check(text: str) -> str:
     """Return ``text`` if it is a conversation id, else raise ``InvalidId``."""
-    if not isinstance(text, str) or not _ID.match(text):
+    if not is_valid(text):  # fullmatch: "$" alone would let a trailing newline through
         raise InvalidId(text)
     return text
 
@@ -45,7 +45,10 @@ def new_id(moment: datetime, taken: Callable[[str], bool]) -> str:
 def created_at(cid: str) -> datetime:
     """The creation time an id encodes."""
     digits = check(cid)[4:].split("-", 1)[0]
-    return datetime.fromtimestamp(int(digits) / 10, tz=UTC)
+    try:
+        return datetime.fromtimestamp(int(digits) / 10, tz=UTC)
+    except (OverflowError, OSError, ValueError):  # a valid id past year 9999
+        return datetime.max.replace(tzinfo=UTC)
 
 
 def anchor_bytes(cid: str) -> bytes:
