@@ -1,0 +1,249 @@
+"""`jp q` through the real anthropic SDK and the loopback fake, and offline."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.e2e.harness import User, blocks, tool_use, user_texts
+from tests.support.fake_messages import FakeMessages
+
+NO_RETRIES = '[assistant]\nmax_retries = 0\n[assistant.model]\nid = "anthropic/claude-test"\n'
+
+TOOLS = (
+    NO_RETRIES
+    + """
+[conversation.tools.echo]
+command = ["python3", "-c", "import sys, json; a = json.load(sys.stdin); print('ECHO:' + a['text'])"]
+description = "Print the text back"
+confirm = false
+parameters = {type = "object", properties = {text = {type = "string"}}, required = ["text"]}
+
+[conversation.tools.broken]
+command = ["python3", "-c", "import sys; sys.stderr.write('BROKE-DOWN'); sys.exit(3)"]
+confirm = false
+
+[conversation.tools.asks_first]
+command = ["python3", "-c", "print('SHOULD-NOT-RUN')"]
+"""
+)
+
+
+def test_answer_streams_and_history_is_sent_in_order(online: User, fake: FakeMessages) -> None:
+    fake.reply_text("Tabs, said the FAKE.", when={"last_user_contains": "tabs or spaces"})
+    out = online.ok("q", "--new", "tabs or spaces?")
+    assert out.strip() == "Tabs, said the FAKE."
+    cid = online.active()
+    fake.reply_text("Four.", when={"last_user_contains": "two plus two"})
+    out = online.ok("q", "and", "two plus two?")  # words are joined
+    assert "Four." in out
+    first, second = fake.requests
+    assert first["model"] == "claude-test" and first["stream"] is True
+    assert user_texts(first) == ["tabs or spaces?"]
+    assert [m["role"] for m in second["messages"]] == ["user", "assistant", "user"]
+    assert user_texts(second) == ["tabs or spaces?", "and two plus two?"]
+    assert blocks(second, "text")[1]["text"] == "Tabs, said the FAKE."
+    sent = fake.headers[0]
+    assert "test-key" in (sent.get("x-api-key", ""), sent.get("authorization", "").split()[-1])
+    kinds = online.kinds(cid)
+    assert kinds == ["conversation_start"] + ["turn_start", "chat_request", "chat_response"] * 2
+    log = online.git("log", "--format=%s", online.tip(cid))
+    assert "user: and two plus two?" in log and "assistant: Four." in log
+    everything = online.git("log", "-p", "--all") + online.git("config", "--list")
+    assert "test-key" not in everything, "the API key reached the store"
+    assert online.show(cid)["turns"] == 2
+
+
+def test_model_flag_records_a_config_delta_and_json_output(
+    online: User, fake: FakeMessages
+) -> None:
+    fake.reply_text("Plain.", when={"last_user_contains": "first"})
+    online.ok("q", "--new", "first")
+    cid = online.active()
+    fake.reply_text("Other model.", when={"last_user_contains": "second"})
+    data = json.loads(
+        online.ok("--format", "json", "q", "--model", "anthropic/claude-other", "second")
+    )
+    assert data["id"] == cid and data["model"] == "anthropic/claude-other"
+    kinds = [e["type"] for e in data["events"]]
+    assert kinds == ["config_delta", "turn_start", "chat_request", "chat_response"]
+    assert data["events"][-1]["message"] == "Other model."
+    assert fake.requests[-1]["model"] == "claude-other"
+    deltas = [e for e in online.events(cid) if e["type"] == "config_delta"]
+    assert [d["delta"] for d in deltas] == [{"assistant": {"model": {"id": "anthropic/claude-other"}}}]
+    # the recorded model stays in force without the flag
+    fake.reply_text("Still other.", when={"last_user_contains": "third"})
+    online.ok("q", "third")
+    assert fake.requests[-1]["model"] == "claude-other"
+    assert len([k for k in online.kinds(cid) if k == "config_delta"]) == 1
+
+
+def test_request_is_committed_before_the_model_is_called(online: User, fake: FakeMessages) -> None:
+    online.config(NO_RETRIES)
+    fake.reply_error(401, "authentication_error", "invalid x-api-key")
+    proc = online.fail("q", "--new", "my PRECIOUS-PLAN for the release")
+    assert "401" in proc.stderr or "authentication" in proc.stderr
+    assert "PRECIOUS-PLAN" in online.git("log", "-p", "--all")
+    cid = online.active()
+    fake.reply_error(500, "api_error", "the fake is failing")
+    online.fail("q", "second SAVED-TOO")
+    assert len(fake.requests) == 2, "max_retries = 0 makes one attempt"
+    fake.reply_drop_mid_stream("This answer is cut off somewhere in the middle")
+    proc = online.fail("q", "third")
+    assert "This answer" in proc.stdout, "streamed text was shown"
+    events = online.events(cid)
+    requests = [e["content"] for e in events if e["type"] == "chat_request"]
+    assert requests == ["my PRECIOUS-PLAN for the release", "second SAVED-TOO", "third"]
+    partial = events[-1]
+    assert partial["type"] == "chat_response" and partial["message"].startswith("This answer")
+    online.fsck()
+    # the conversation goes on: the unanswered requests are sent as history
+    fake.reply_text("Recovered.")
+    assert "Recovered." in online.ok("q", "fourth")
+    sent = user_texts(fake.requests[-1])
+    assert sent[0].startswith("my PRECIOUS-PLAN") and sent[-1] == "fourth"
+
+
+def test_tool_loop_with_command_tools(online: User, fake: FakeMessages) -> None:
+    online.config(TOOLS)
+    fake.reply_blocks(
+        [
+            {"type": "text", "text": "Let me run the tools."},
+            tool_use("echo", text="hello tool"),
+            tool_use("broken"),
+            tool_use("asks_first"),
+        ],
+        when={"last_user_contains": "use the tools"},
+    )
+    fake.reply_text("All three answered.", when={"last_user_contains": "ECHO:hello tool"})
+    proc = online.run("q", "--new", "use the tools")
+    assert proc.returncode == 0, proc.stderr
+    assert "All three answered." in proc.stdout
+    first, second = fake.requests
+    assert sorted(t["name"] for t in first["tools"]) == ["asks_first", "broken", "echo"]
+    echo = next(t for t in first["tools"] if t["name"] == "echo")
+    assert echo["input_schema"]["properties"] == {"text": {"type": "string"}}
+    calls = {b["id"]: b["name"] for b in blocks(second, "tool_use")}
+    results = {calls[b["tool_use_id"]]: b for b in blocks(second, "tool_result")}
+    assert set(results) == {"echo", "broken", "asks_first"}
+    assert results["echo"]["content"].strip() == "ECHO:hello tool"
+    assert not results["echo"].get("is_error")
+    assert results["broken"]["is_error"] is True and "BROKE-DOWN" in results["broken"]["content"]
+    assert results["asks_first"]["is_error"] is True
+    assert "SHOULD-NOT-RUN" not in json.dumps(second), "a tool needing approval ran unasked"
+    cid = online.active()
+    events = online.events(cid)
+    stored = [(e["type"], e.get("name"), e.get("is_error")) for e in events[3:]]
+    assert stored == [
+        ("chat_response", None, None),
+        ("tool_call_request", "echo", None),
+        ("tool_call_request", "broken", None),
+        ("tool_call_request", "asks_first", None),
+        ("tool_call_response", None, False),
+        ("tool_call_response", None, True),
+        ("tool_call_response", None, True),
+        ("chat_response", None, None),
+    ]
+    assert online.show(cid)["turns"] == 1
+
+
+@pytest.mark.xfail(strict=True, reason="bug: tool results of a query are committed as "
+                   "`tool call: ok` (the tool's name is lost between commits)")
+def test_tool_result_subjects_name_the_tool(online: User, fake: FakeMessages) -> None:
+    online.config(TOOLS)
+    fake.reply_blocks([tool_use("echo", text="x"), tool_use("broken")])
+    fake.reply_text("Done.")
+    online.ok("q", "--new", "go")
+    subjects = online.git("log", "--format=%s", online.tip(online.active())).splitlines()
+    assert "tool echo: ok" in subjects and "tool broken: error" in subjects
+
+
+def test_no_persist_writes_nothing(online: User, fake: FakeMessages) -> None:
+    fake.reply_text("Kept answer.", when={"last_user_contains": "remember"})
+    online.ok("q", "--new", "remember this")
+    before = online.refs()
+    cache = sorted(p.name for p in (online.store / "jp").iterdir())
+    fake.reply_text("Ephemeral answer.", when={"last_user_contains": "just asking"})
+    out = online.ok("q", "--no-persist", "just asking")
+    assert "Ephemeral answer." in out
+    assert user_texts(fake.requests[-1]) == ["remember this", "just asking"]
+    assert online.refs() == before
+    assert "just asking" not in online.git("log", "-p", "--all")
+    assert sorted(p.name for p in (online.store / "jp").iterdir()) == cache
+
+
+@pytest.mark.xfail(strict=True, reason="bug: `jp q --new --no-persist` creates a conversation "
+                   "and moves JP_HEAD")
+def test_no_persist_with_new_writes_nothing(user: User) -> None:
+    user.ok("q", "--new", "a kept conversation")
+    before = user.refs()
+    head = user.git("symbolic-ref", "JP_HEAD").strip()
+    user.ok("q", "--new", "--no-persist", "a throwaway question")
+    assert user.refs() == before
+    assert user.git("symbolic-ref", "JP_HEAD").strip() == head
+
+
+def test_offline_model_without_a_key(user: User) -> None:
+    assert not any(k.startswith("ANTHROPIC") for k in user.env)
+    proc = user.run("q", "--new", "hello", "offline")
+    assert proc.returncode == 0, proc.stderr
+    assert "offline" in proc.stderr and "ANTHROPIC_API_KEY" in proc.stderr, "a one-line notice"
+    assert "not a language model" in proc.stdout
+    assert "hello offline" in proc.stdout
+    cid = user.active()
+    events = user.events(cid)
+    assert [e["type"] for e in events] == [
+        "conversation_start",
+        "turn_start",
+        "chat_request",
+        "chat_response",
+    ]
+    assert "not a language model" in events[-1]["message"]
+    # stdin is read when no words are given
+    proc = user.run("q", input="from standard input\n")
+    assert proc.returncode == 0 and "from standard input" in proc.stdout
+    assert user.show(cid)["turns"] == 2
+    assert user.fail("q", "  ").returncode == 2
+
+
+def test_invalid_configuration_names_the_file_and_writes_nothing(user: User) -> None:
+    user.ok("q", "--new", "before the config broke")
+    before = user.refs()
+    user.config("[assistant\nmodel = 3\n")
+    proc = user.fail("q", "after")
+    assert str(user.config_file) in proc.stderr and "line 1" in proc.stderr
+    user.config('[assistant.model]\nid = "no-slash"\n')
+    proc = user.fail("q", "after")
+    assert str(user.config_file) in proc.stderr and "assistant.model.id" in proc.stderr
+    user.config("[assistant.model]\nidd = 'x'\n")
+    proc = user.fail("q", "after")
+    assert "assistant.model.idd" in proc.stderr
+    user.config("")
+    extra = user.root / "extra.toml"
+    extra.write_text("[conversation]\ncolour = 1\n")
+    proc = user.fail("-c", str(extra), "q", "after")
+    assert str(extra) in proc.stderr
+    proc = user.fail("-c", str(user.root / "missing.toml"), "q", "after")
+    assert "missing.toml" in proc.stderr
+    proc = user.fail("--cfg", "assistant.nope=1", "q", "after")
+    assert "--cfg" in proc.stderr and "assistant.nope" in proc.stderr
+    assert user.refs() == before
+    assert "after" not in user.git("log", "-p", "--all")
+
+
+def test_config_delta_only_when_the_configuration_differs(user: User) -> None:
+    user.ok("q", "--new", "one")
+    cid = user.active()
+    user.ok("--cfg", "assistant.instructions=Answer like a pirate", "q", "two")
+    user.ok("--cfg", "assistant.instructions=Answer like a pirate", "q", "three")
+    data = json.loads(user.ok("--format", "json", "q", "--model", "offline/second", "four"))
+    assert data["model"] == "offline/second"
+    deltas = [e["delta"] for e in user.events(cid) if e["type"] == "config_delta"]
+    assert deltas == [
+        {"assistant": {"instructions": "Answer like a pirate"}},
+        {"assistant": {"model": {"id": "offline/second"}}},
+    ]
+    subjects = user.git("log", "--format=%s", user.tip(cid))
+    assert "config: assistant.instructions" in subjects
+    assert "config: assistant.model.id" in subjects
