@@ -22,6 +22,7 @@ from typing import Any
 
 import pygit2
 
+from gitstore import faults
 from gitstore.errors import ConcurrentUpdate
 
 RETRIES = 60
@@ -104,6 +105,7 @@ def update(
         for name, blob in sorted(entries.items()):
             builder.insert(name, blob, pygit2.GIT_FILEMODE_BLOB)
         tree = builder.write()
+        faults.point("notes:objects-written")
         try:
             if parent is None:
                 oid = repo.create_commit(None, signature, signature, message, tree, [])

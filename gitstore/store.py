@@ -20,7 +20,7 @@ from typing import Any
 
 import pygit2
 
-from gitstore import commits, ids, notes, refs, transaction
+from gitstore import commits, faults, ids, notes, refs, transaction
 from gitstore.cache import Cache
 from gitstore.errors import (
     ConcurrentUpdate,
@@ -224,6 +224,7 @@ class Store:
         if tip is None:
             raise ValueError("a conversation needs at least one event")
         self.repo.create_blob(ids.anchor_bytes(cid))
+        faults.point("create:objects-written")
         try:
             self.repo.create_reference_direct(refs.live(cid), tip, False, message=reason)
         except pygit2.AlreadyExistsError:
@@ -245,6 +246,7 @@ class Store:
         chain = self.write_commits(events, expected, tool_names)
         if not chain:
             return expected
+        faults.point("append:objects-written")
         try:
             ref = self.repo.lookup_reference(where.ref)
             ref.set_target(pygit2.Oid(hex=chain[-1]), reason)

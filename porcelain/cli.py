@@ -183,6 +183,10 @@ def main() -> None:
     """Run `jp`; translate every expected failure into one line on stderr."""
     output = Output()
     try:
+        if os.environ.get("JP_FAULT"):  # a testing hook: see porcelain/faults.py
+            from porcelain.faults import install
+
+            install(os.environ["JP_FAULT"])
         result = cli.main(args=hoist_globals(sys.argv[1:]), prog_name="jp", standalone_mode=False)
         code = result if isinstance(result, int) else 0
     except click.exceptions.Exit as exc:

@@ -1,0 +1,54 @@
+"""Named fault points: where a test may stop ``jp`` (a testing hook).
+
+The store calls ``faults.point("<name>")`` at the moments a crash matters:
+after objects are written and before a ref moves, after an intent journal is
+written, while a transaction holds its ref locks, after it committed.  By
+default ``point`` does nothing (one call of an empty function); a test, or
+``porcelain.faults`` when ``JP_FAULT`` is set, replaces it with ``install``.
+
+Points (in the order an operation reaches them):
+
+- ``append:objects-written``: an append's commits exist, its ref has not moved
+- ``create:objects-written``: a new conversation's commits exist, no ref yet
+- ``notes:objects-written``: a notes commit exists, the notes ref has not moved
+- ``move:journal-written``: a multi-ref update's journal is on disk, no ref locked
+- ``move:locked``: every ref of the update is locked and checked, none renamed
+- ``move:committed``: every ref moved, the journal not yet removed
+
+Porcelain adds ``model:streaming`` (the first answer text of a model response
+has arrived, nothing of it is committed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+Hook = Callable[[str], None]
+
+POINTS = (
+    "append:objects-written",
+    "create:objects-written",
+    "notes:objects-written",
+    "move:journal-written",
+    "move:locked",
+    "move:committed",
+    "model:streaming",
+)
+
+
+def _nothing(name: str) -> None:
+    return None
+
+
+_hook: Hook = _nothing
+
+
+def point(name: str) -> None:
+    """Reached a named fault point: run the installed hook (by default, nothing)."""
+    _hook(name)
+
+
+def install(hook: Hook | None) -> None:
+    """Run ``hook(name)`` at every point from now on; None restores the no-op."""
+    global _hook
+    _hook = hook or _nothing
