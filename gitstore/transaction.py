@@ -7,21 +7,32 @@ update of several refs first writes an intent journal
 value), then runs the transaction, then deletes the journal.  ``repair``
 (run when a store is opened) finishes whatever a journal describes: refs
 still at their old value are moved forward, so the operation completes.
+
+The writer holds an ``flock`` on its journal until it is done, so ``repair``
+in another process never touches an operation that is still running.  A
+writer killed while it held its ref locks leaves ``<ref>.lock`` files that
+would block those refs for every writer, git's included; ``repair`` removes
+them once the journal's writer is dead and the lock is older than
+``STALE_LOCK_SECONDS`` (no live writer holds a ref lock that long).
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import time
 import uuid
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import pygit2
 
-from gitstore.errors import ConcurrentUpdate
+from gitstore import faults
+from gitstore.errors import ConcurrentUpdate, StoreError
 
 SYMBOLIC = "symbolic:"
+STALE_LOCK_SECONDS = 1.0
 
 
 @dataclass(frozen=True)
@@ -51,14 +62,25 @@ def _journal_dir(gitdir: Path) -> Path:
     return gitdir / "jp" / "ops"
 
 
-def _write_journal(gitdir: Path, updates: list[RefUpdate], message: str) -> Path:
+def _write_journal(gitdir: Path, updates: list[RefUpdate], message: str) -> tuple[Path, int]:
+    """Write the journal; returns its path and a descriptor holding its ``flock``."""
     folder = _journal_dir(gitdir)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{uuid.uuid4().hex}.json"
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"message": message, "updates": [asdict(u) for u in updates]}))
-    os.replace(tmp, path)
-    return path
+    data = json.dumps({"message": message, "updates": [asdict(u) for u in updates]}).encode()
+    fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # locked before the journal has its name
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.replace(tmp, path)
+    except BaseException:
+        os.close(fd)
+        tmp.unlink(missing_ok=True)
+        raise
+    return path, fd
 
 
 def _run(repo: pygit2.Repository, updates: list[RefUpdate], message: str, check: bool) -> None:
@@ -69,8 +91,8 @@ def _run(repo: pygit2.Repository, updates: list[RefUpdate], message: str, check:
             now = current(repo, u.name)
             if check and u.old != "*" and now != u.old:
                 raise ConcurrentUpdate(u.name)
-            if not check and now == u.new:
-                continue
+            if not check and (now == u.new or (u.old != "*" and now != u.old)):
+                continue  # done already, or moved by another writer since: leave it
             if u.new is None:
                 if now is not None:
                     txn.remove(u.name)
@@ -78,46 +100,116 @@ def _run(repo: pygit2.Repository, updates: list[RefUpdate], message: str, check:
                 txn.set_symbolic_target(u.name, u.new[len(SYMBOLIC) :], message=message)
             else:
                 txn.set_target(u.name, pygit2.Oid(hex=u.new), message=message)
+        faults.point("move:locked")
+
+
+def _untouched(repo: pygit2.Repository, updates: list[RefUpdate]) -> bool:
+    return all(u.old == "*" or current(repo, u.name) == u.old for u in updates)
 
 
 def apply(repo: pygit2.Repository, gitdir: Path, updates: list[RefUpdate], message: str) -> None:
     """All of ``updates`` or none of them; a crash midway is finished by ``repair``."""
-    journal = _write_journal(gitdir, updates, message)
+    journal, fd = _write_journal(gitdir, updates, message)
     try:
-        _run(repo, updates, message, check=True)
-    except ConcurrentUpdate:
+        faults.point("move:journal-written")
+        try:
+            _run(repo, updates, message, check=True)
+        except ConcurrentUpdate:
+            journal.unlink(missing_ok=True)
+            raise
+        except (pygit2.GitError, OSError) as exc:
+            if _untouched(repo, updates):  # failed while locking: nothing moved
+                journal.unlink(missing_ok=True)
+                raise ConcurrentUpdate(str(exc)) from None
+            # libgit2 renames lock files one by one: a failure there leaves some
+            # refs moved.  Finish now; if that fails too, the journal stays.
+            try:
+                _run(repo, updates, message, check=False)
+            except (pygit2.GitError, OSError, ConcurrentUpdate):
+                raise StoreError(
+                    str(gitdir),
+                    f"a ref update stopped half-way ({exc}); the next jp command finishes it",
+                ) from None
+        faults.point("move:committed")
         journal.unlink(missing_ok=True)
-        raise
-    except (pygit2.GitError, OSError) as exc:
-        journal.unlink(missing_ok=True)
-        raise ConcurrentUpdate(str(exc)) from None
-    journal.unlink(missing_ok=True)
+    finally:
+        os.close(fd)
 
 
-def repair(repo: pygit2.Repository, gitdir: Path) -> int:
+def _claim(path: Path) -> int | None:
+    """A descriptor holding ``path``'s lock, or None while its writer is alive (or it is gone)."""
+    try:
+        fd = os.open(path, os.O_RDWR)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _stale_locks(gitdir: Path, updates: list[RefUpdate], older_than: float) -> bool:
+    """Remove the ref locks a dead writer left; True if some are still too young to judge."""
+    young = False
+    for u in updates:
+        lock = gitdir / f"{u.name}.lock"
+        try:
+            age = time.time() - lock.stat().st_mtime
+        except OSError:
+            continue
+        if age < older_than:
+            young = True
+            continue
+        lock.unlink(missing_ok=True)
+    return young
+
+
+def repair(
+    repo: pygit2.Repository, gitdir: Path, stale_after: float = STALE_LOCK_SECONDS
+) -> int:
     """Finish every operation a crash interrupted.  Returns how many were found."""
     folder = _journal_dir(gitdir)
     if not folder.is_dir():
         return 0
     found = 0
-    for path in sorted(folder.glob("*.json")):
-        found += 1
+    for path in sorted(folder.iterdir()):
+        if path.suffix not in (".json", ".tmp"):
+            continue
+        fd = _claim(path)
+        if fd is None:
+            continue  # its writer is still at work (or just finished)
         try:
-            data = json.loads(path.read_text())
-            updates = [RefUpdate(**u) for u in data["updates"]]
-        except (ValueError, KeyError, TypeError):
-            path.unlink(missing_ok=True)
+            if path.suffix == ".tmp":  # died while writing the journal: nothing moved
+                if time.time() - path.stat().st_mtime >= stale_after:
+                    path.unlink(missing_ok=True)
+                continue
+            found += 1
+            _repair_one(repo, gitdir, path, stale_after)
+        except OSError:
             continue
-        states = [current(repo, u.name) for u in updates]
-        moved = [s == u.new for s, u in zip(states, updates, strict=True)]
-        untouched = [s == u.old or u.old == "*" for s, u in zip(states, updates, strict=True)]
-        if all(moved) or (all(untouched) and not any(moved)):
-            # nothing started (the writer died before the transaction) or all done
-            path.unlink(missing_ok=True)
-            continue
-        try:
-            _run(repo, updates, data.get("message", "jp repair"), check=False)
-        except (pygit2.GitError, OSError, ConcurrentUpdate):
-            continue
-        path.unlink(missing_ok=True)
+        finally:
+            os.close(fd)
     return found
+
+
+def _repair_one(repo: pygit2.Repository, gitdir: Path, path: Path, stale_after: float) -> None:
+    try:
+        data = json.loads(path.read_text())
+        updates = [RefUpdate(**u) for u in data["updates"]]
+        message = str(data.get("message") or "jp repair")
+    except (ValueError, KeyError, TypeError):
+        path.unlink(missing_ok=True)
+        return
+    if _stale_locks(gitdir, updates, stale_after):
+        return  # a lock too young to call stale: the next command looks again
+    checked = [u for u in updates if u.old != "*"]  # JP_HEAD ("*") decides nothing
+    if checked and _untouched(repo, checked):
+        path.unlink(missing_ok=True)  # the writer died before any ref moved
+        return
+    try:  # some moved (or all did): move the rest that are still where they were
+        _run(repo, updates, f"{message} (repaired)", check=False)
+    except (pygit2.GitError, OSError, ConcurrentUpdate):
+        return
+    path.unlink(missing_ok=True)
