@@ -54,6 +54,14 @@ class StaleTip(GitStoreError):
         self.actual = actual
 
 
+class RefLocked(StaleTip):
+    """The ref's lock file exists: another writer is at work, or one was killed holding it."""
+
+    def __init__(self, cid: str, expected: str, lock: str) -> None:
+        super().__init__(cid, expected, expected)
+        self.lock = lock
+
+
 class ConversationBusy(GitStoreError):
     """Another process holds the conversation (a query in progress)."""
 

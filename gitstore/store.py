@@ -27,6 +27,7 @@ from gitstore.errors import (
     ConversationBusy,
     ConversationExists,
     ConversationNotFound,
+    RefLocked,
     StaleTip,
 )
 from gitstore.events import Event, parse_time
@@ -252,6 +253,9 @@ class Store:
             ref.set_target(pygit2.Oid(hex=chain[-1]), reason)
         except (pygit2.GitError, OSError, KeyError):
             now = self.locate(cid)
+            lock = self.gitdir / f"{where.ref}.lock"
+            if now is not None and now.tip == expected and lock.exists():
+                raise RefLocked(cid, expected, str(lock)) from None
             raise StaleTip(cid, expected, now.tip if now else None) from None
         if self.locate(cid) is None:
             raise ConversationNotFound(cid)

@@ -27,6 +27,12 @@ def translate(exc: BaseException) -> JpError | None:
             f"conversation {exc.cid} is in use by another jp process",
             f"wait for it to finish, or continue in a fork: `jp conversation fork {exc.cid}`",
         )
+    if isinstance(exc, e.RefLocked):
+        return UserError(
+            f"conversation {exc.cid} is locked: {exc.lock} exists",
+            "another jp or git process is writing it; if none is running (one was killed), "
+            "delete that file and run the command again",
+        )
     if isinstance(exc, e.StaleTip):
         return UserError(
             f"conversation {exc.cid} was changed by another writer while jp was writing",
