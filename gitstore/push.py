@@ -98,6 +98,11 @@ def _outcome(step: PushStep, results: dict[str, RefResult]) -> Outcome:
 
 def push(syncer: Syncer, retries: int = RETRIES) -> list[Outcome]:
     """Pull, then send; on a lost race pull again and resend what was rejected."""
+    with syncer.exclusive():
+        return _push(syncer, retries)
+
+
+def _push(syncer: Syncer, retries: int) -> list[Outcome]:
     outcomes: list[Outcome] = []
     for attempt in range(retries + 1):
         outcomes += syncer.pull()

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 
 import pygit2
 
-from gitstore import ids, notes, refs, remotes
+from gitstore import ids, notes, refs, remotes, synclock
 from gitstore.ancestry import Comparison, repo_parent
 from gitstore.ancestry import compare as compare_tips
 from gitstore.errors import ConcurrentUpdate, ConversationBusy
@@ -72,6 +72,7 @@ class Syncer:
         self.progress = progress or (lambda _stage, _done, _total: None)
         self._parent = repo_parent(self.repo)
         self.signature = pygit2.Signature(store.identity.name, store.identity.email)
+        self._held = False
 
     def compare(self, a: str, b: str) -> Comparison:
         return compare_tips(a, b, self._parent)
@@ -121,8 +122,22 @@ class Syncer:
         self.transport.fetch(self.remote, remotes.fetch_refspecs(self.remote))
 
     def pull(self) -> list[Outcome]:
-        self.fetch()
-        return self.integrate()
+        with self.exclusive():
+            self.fetch()
+            return self.integrate()
+
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """The sync lock of this store and remote (re-entrant within one Syncer)."""
+        if self._held:
+            yield
+            return
+        with synclock.exclusive(self.store.gitdir, self.remote):
+            self._held = True
+            try:
+                yield
+            finally:
+                self._held = False
 
     def integrate(self) -> list[Outcome]:
         outcomes = self.integrate_notes()

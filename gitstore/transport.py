@@ -11,6 +11,7 @@ against the remote's advertisement just before the push rather than in it.
 from __future__ import annotations
 
 import subprocess
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -87,7 +88,15 @@ class GitCli:
             raise SyncError(args[-1] if args else "git", f"cannot run git: {exc}") from None
 
     def fetch(self, remote: str, refspecs: Sequence[str]) -> None:
-        proc = self._run(["fetch", "--prune", "--no-tags", "--quiet", remote, *refspecs])
+        args = ["fetch", "--prune", "--no-tags", "--quiet", remote, *refspecs]
+        proc = self._run(args)
+        for wait in (0.2, 1.0, 3.0):
+            # another fetch is writing the same copies (say, one left running by
+            # an interrupted jp): they are forced copies, so wait and fetch again
+            if proc.returncode == 0 or "cannot lock ref" not in proc.stderr:
+                break
+            time.sleep(wait)
+            proc = self._run(args)
         if proc.returncode != 0:
             raise SyncError(remote, _last_lines(proc.stderr))
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -27,16 +28,21 @@ def pair(tmp_path: Path) -> tuple[Machine, Machine, Path]:
     return Machine(tmp_path / "laptop", remote), Machine(tmp_path / "desktop", remote), remote
 
 
-def kill_after(machine: Machine, delay: float, *args: str) -> None:
+def kill_after(machine: Machine, delay: float, *args: str, group: bool = True) -> None:
+    """Kill `jp` (and with ``group`` the git it runs, as a closed terminal does)."""
     proc = subprocess.Popen(
         [str(JP), *args],
         env=machine.env,
         cwd=machine.root,
+        start_new_session=True,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
     time.sleep(delay)
-    proc.send_signal(signal.SIGKILL)
+    if group:
+        os.killpg(proc.pid, signal.SIGKILL)
+    else:
+        proc.send_signal(signal.SIGKILL)
     proc.wait()
 
 
@@ -48,10 +54,9 @@ def fsck(machine: Machine) -> None:
     )
 
 
-@pytest.mark.parametrize("delay", [0.3, 0.6, 0.9, 1.4])
+@pytest.mark.parametrize(("delay", "group"), [(0.3, True), (0.6, True), (0.9, False), (1.4, True)])
 def test_killed_pull_is_completed_by_the_next(
-    pair: tuple[Machine, Machine, Path],
-    delay: float,
+    pair: tuple[Machine, Machine, Path], delay: float, group: bool
 ) -> None:
     laptop, desktop, _ = pair
     bulk_conversations(laptop.store, 400)
@@ -65,7 +70,7 @@ def test_killed_pull_is_completed_by_the_next(
     laptop.ok("q", "LAPTOP")
     bulk_conversations(laptop.store, 400, prefix=17100000000)
     laptop.ok("push")
-    kill_after(desktop, delay, "pull")
+    kill_after(desktop, delay, "pull", group=group)
     fsck(desktop)
     desktop.ok("pull")
     desktop.ok("conversation", "ls")
