@@ -7,6 +7,12 @@ added.  Deleting ``<gitdir>/jp/cache.sqlite`` loses nothing.
 
 A second table keeps per-tip summaries (counts, first request, last time) so
 that listing 10,000 conversations reads no event chains.
+
+A third keeps snapshots: the whole chain up to one commit as a single JSON
+array, so that a long conversation loads with one parse instead of a row and
+a parse per event.  Loading reads the nearest snapshot below the tip and the
+rows above it; once those rows number ``SNAPSHOT_EVERY``, the result becomes
+the new snapshot and replaces the one it grew from.
 """
 
 from __future__ import annotations
@@ -22,8 +28,10 @@ from gitstore.events import Event
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (commit_id TEXT PRIMARY KEY, parent TEXT, json TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS summaries (tip TEXT PRIMARY KEY, json TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS snapshots (tip TEXT PRIMARY KEY, ids TEXT NOT NULL, json TEXT NOT NULL);
 """
 FORMAT = "2"
+SNAPSHOT_EVERY = 1000
 
 _CHAIN = """
 WITH RECURSIVE chain(c, p, j) AS (
@@ -32,6 +40,18 @@ WITH RECURSIVE chain(c, p, j) AS (
   SELECT e.commit_id, e.parent, e.json FROM events e JOIN chain ON e.commit_id = chain.p
 )
 SELECT c, p, j FROM chain
+"""
+
+# The same walk, stopping at the first commit that has a snapshot (flag s).
+_TO_SNAPSHOT = """
+WITH RECURSIVE chain(c, p, j, s) AS (
+  SELECT commit_id, parent, json, EXISTS (SELECT 1 FROM snapshots WHERE tip = commit_id)
+  FROM events WHERE commit_id = ?
+  UNION ALL
+  SELECT e.commit_id, e.parent, e.json, EXISTS (SELECT 1 FROM snapshots WHERE tip = e.commit_id)
+  FROM events e JOIN chain ON e.commit_id = chain.p WHERE chain.s = 0
+)
+SELECT c, p, j, s FROM chain
 """
 
 
@@ -53,7 +73,9 @@ class Cache:
             db.executescript(SCHEMA)
             version = db.execute("PRAGMA user_version").fetchone()[0]
             if str(version) != FORMAT:
-                db.executescript("DELETE FROM events; DELETE FROM summaries;")
+                db.executescript(
+                    "DELETE FROM events; DELETE FROM summaries; DELETE FROM snapshots;"
+                )
                 db.execute(f"PRAGMA user_version = {int(FORMAT)}")
             self._db = db
         except sqlite3.Error:
@@ -71,6 +93,56 @@ class Cache:
             return [], False
         complete = bool(rows) and rows[-1][1] is None
         return rows, complete
+
+    def events(self, tip: str) -> tuple[list[Event], list[str]] | None:
+        """The chain ending at ``tip``, root first: events and commit ids (None: a miss)."""
+        db = self._conn()
+        if db is None:
+            return None
+        base: str | None = None
+        try:
+            rows = db.execute(_TO_SNAPSHOT, (tip,)).fetchall()
+            if not rows:
+                return None
+            head_ids, head_json = "", "[]"
+            if rows[-1][3]:
+                base = rows.pop()[0]
+                found = db.execute("SELECT ids, json FROM snapshots WHERE tip = ?", (base,))
+                snapshot = found.fetchone()
+                if snapshot is None:
+                    return None
+                head_ids, head_json = snapshot
+            elif rows[-1][1] is not None:
+                return None  # part of the chain is not cached
+            rows.reverse()
+            tail_json = "[" + ",".join(r[2] for r in rows) + "]"
+            events: list[Event] = json.loads(head_json) + json.loads(tail_json)
+        except sqlite3.Error:
+            return None
+        except ValueError:  # a damaged entry: forget the snapshot, read git instead
+            if base is not None:
+                self._snapshot(None, "", "", base)
+            return None
+        ids = head_ids.split() + [r[0] for r in rows]
+        if len(rows) >= SNAPSHOT_EVERY:
+            text = tail_json if base is None else head_json[:-1] + "," + tail_json[1:]
+            self._snapshot(tip, " ".join(ids), text, base)
+        return events, ids
+
+    def _snapshot(self, tip: str | None, ids: str, text: str, replaces: str | None) -> None:
+        """Store the chain up to ``tip`` as one JSON array, dropping ``replaces``."""
+        db = self._conn()
+        if db is None:
+            return
+        try:
+            db.execute("BEGIN")
+            if tip is not None:
+                db.execute("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?)", (tip, ids, text))
+            if replaces is not None:
+                db.execute("DELETE FROM snapshots WHERE tip = ?", (replaces,))
+            db.execute("COMMIT")
+        except sqlite3.Error:
+            self._rollback(db)
 
     def add(self, entries: Iterable[tuple[str, str | None, Event | str]]) -> None:
         db = self._conn()

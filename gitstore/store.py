@@ -125,16 +125,16 @@ class Store:
 
     def read_chain(self, tip: str) -> tuple[list[Event], list[str]]:
         """Events from the root to ``tip`` and their commit ids."""
-        rows, complete = self.cache.chain(tip)
-        if not complete:
+        found = self.cache.events(tip)
+        if found is None:
+            rows, complete = self.cache.chain(tip)
             start = rows[-1][1] if rows else tip
-            if start is not None:
+            if not complete and start is not None:
                 self._fill_cache(start)
-                rows, complete = self.cache.chain(tip)
-        if not complete:  # cache unusable: read git directly
+            found = self.cache.events(tip)
+        if found is None:  # cache unusable: read git directly
             return self._walk(tip)
-        rows.reverse()
-        return [json.loads(r[2]) for r in rows], [r[0] for r in rows]
+        return found
 
     def _commit(self, oid: str | pygit2.Oid) -> pygit2.Commit:
         return self.repo[oid].peel(pygit2.Commit)
