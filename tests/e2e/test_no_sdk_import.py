@@ -1,0 +1,80 @@
+"""Commands that call no model never import the anthropic SDK (design section 8).
+
+The probe runs the installed `jp` entry point itself in a subprocess and
+reports, after the command finished, whether `anthropic` was imported.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from tests.e2e.harness import JP, RUST, TRACEBACK, User
+from tests.support.fake_messages import FakeMessages
+
+PROBE = """
+import runpy, sys
+sys.argv = [sys.argv[1], *sys.argv[2:]]
+try:
+    runpy.run_path(sys.argv[0], run_name="__main__")
+except SystemExit as exc:
+    code = exc.code
+else:
+    code = 0
+sys.stderr.write(f"\\nPROBE code={code} anthropic={'anthropic' in sys.modules}\\n")
+"""
+
+
+def probe(user: User, *args: str) -> tuple[int, bool]:
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, str(JP), *args],
+        env=user.env,
+        cwd=user.root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        input="",
+    )
+    assert TRACEBACK not in proc.stderr, proc.stderr
+    line = proc.stderr.strip().splitlines()[-1]
+    assert line.startswith("PROBE "), proc.stderr
+    fields = dict(item.split("=") for item in line.split()[1:])
+    code = 0 if fields["code"] == "None" else int(fields["code"])
+    return code, fields["anthropic"] == "True"
+
+
+@pytest.fixture
+def keyed(user: User) -> User:
+    """A user whose environment has a key and an anthropic model configured."""
+    user.env["ANTHROPIC_API_KEY"] = "test-key"
+    user.env["ANTHROPIC_BASE_URL"] = "http://127.0.0.1:9"
+    user.config('[assistant.model]\nid = "anthropic/claude-test"\n')
+    return user
+
+
+def test_commands_without_a_model_do_not_import_the_sdk(keyed: User) -> None:
+    cid = keyed.import_(RUST)
+    keyed.ok("conversation", "use", cid)
+    for args in (
+        ["--help"],
+        ["conversation", "--help"],
+        ["conversation", "ls"],
+        ["conversation", "show"],
+        ["conversation", "print", cid],
+        ["conversation", "print", "--compacted", cid],
+        ["conversation", "compact", "--dry-run"],
+        ["conversation", "grep", "clippy"],
+        ["init"],
+    ):
+        code, imported = probe(keyed, *args)
+        assert code == 0, args
+        assert not imported, f"`jp {' '.join(args)}` imported anthropic"
+
+
+def test_the_probe_sees_an_sdk_import(user: User, fake: FakeMessages) -> None:
+    user.connect(fake.env())
+    fake.reply_text("hello back")
+    code, imported = probe(user, "q", "--new", "hello")
+    assert code == 0 and imported, "the probe must notice the SDK when a query uses it"
