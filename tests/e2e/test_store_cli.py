@@ -7,7 +7,6 @@ import base64
 import json
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -17,47 +16,12 @@ from tests.e2e.harness import (
     RUST,
     WITH_COMPACTION,
     User,
+    entries_of,
     event_counts,
     ids_in,
+    jp_events,
+    jp_turns,
 )
-
-CONVERSATION_KINDS = {
-    "turn_start",
-    "chat_request",
-    "chat_response",
-    "tool_call_request",
-    "tool_call_response",
-    "inquiry_request",
-    "inquiry_response",
-}
-
-
-# -- an oracle for JP's counting, written from the reference (section 1.8) ---------
-
-
-def jp_turns(entries: list[dict[str, Any]]) -> int:
-    turns, in_turn = 0, 0
-    for entry in entries:
-        if entry["type"] not in CONVERSATION_KINDS:
-            continue
-        if entry["type"] == "turn_start" and in_turn:
-            turns += 1
-            in_turn = 0
-        in_turn += 1
-    return turns + 1 if in_turn else turns
-
-
-def jp_events(entries: list[dict[str, Any]]) -> int:
-    return sum(1 for e in entries if e["type"] in CONVERSATION_KINDS)
-
-
-def entries_of(folder: Path) -> list[dict[str, Any]]:
-    """The entries of a JP folder, minus a legacy leading base-config delta."""
-    entries: list[dict[str, Any]] = json.loads((folder / "events.json").read_text())
-    legacy = not (folder / "base_config.json").exists()
-    if legacy and entries and entries[0]["type"] == "config_delta":
-        entries = entries[1:]
-    return entries
 
 
 def epoch(jp_time: str) -> int:
