@@ -1,0 +1,189 @@
+"""Multi-ref updates and their journal: a half-applied operation is finished by
+the next Store that opens the repository."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import subprocess
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+import pytest
+
+from gitstore import faults, refs, transaction
+from gitstore.errors import ConcurrentUpdate
+from gitstore.store import Store
+from gitstore.transaction import SYMBOLIC, RefUpdate
+from tests.unit.gitstore.builders import request, start, turn
+
+
+def git(path: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "--git-dir", str(path), *args], capture_output=True, text=True, check=True
+    ).stdout
+
+
+def ref(path: Path, name: str) -> str | None:
+    proc = subprocess.run(
+        ["git", "--git-dir", str(path), "rev-parse", "--verify", "--quiet", name],
+        capture_output=True,
+        text=True,
+    )
+    return proc.stdout.strip() or None
+
+
+def journal(path: Path, updates: list[RefUpdate], message: str = "jp test op") -> Path:
+    """An intent journal as a writer leaves it when it dies."""
+    folder = path / "jp" / "ops"
+    folder.mkdir(parents=True, exist_ok=True)
+    file = folder / "0123456789abcdef.json"
+    file.write_text(json.dumps({"message": message, "updates": [asdict(u) for u in updates]}))
+    return file
+
+
+def archive_updates(cid: str, tip: str) -> list[RefUpdate]:
+    return [RefUpdate(refs.live(cid), tip, None), RefUpdate(refs.archived(cid), None, tip)]
+
+
+@pytest.fixture
+def tip(store: Store) -> str:
+    store.create("jp-c2", [start("jp-c2")], None, "create")
+    return store.create("jp-c1", [start("jp-c1"), *turn(1)], None, "create")
+
+
+def test_archive_half_done_live_ref_gone(path: Path, tip: str) -> None:
+    file = journal(path, archive_updates("jp-c1", tip), "jp conversation archive jp-c1")
+    git(path, "update-ref", "-d", "refs/conversations/jp-c1")  # the crash came here
+    store = Store(path)
+    assert ref(path, "refs/archive/conversations/jp-c1") == tip
+    assert ref(path, "refs/conversations/jp-c1") is None
+    assert not file.exists()
+    assert store.locate("jp-c1").archived
+    log = git(path, "reflog", "show", "--format=%gs", "refs/archive/conversations/jp-c1")
+    assert log.startswith("jp conversation archive jp-c1"), log
+
+
+def test_archive_half_done_archive_ref_made(path: Path, tip: str) -> None:
+    file = journal(path, archive_updates("jp-c1", tip))
+    git(path, "update-ref", "refs/archive/conversations/jp-c1", tip)
+    Store(path)
+    assert ref(path, "refs/conversations/jp-c1") is None
+    assert ref(path, "refs/archive/conversations/jp-c1") == tip
+    assert not file.exists()
+
+
+def test_review_apply_half_done_is_finished(store: Store, path: Path, tip: str) -> None:
+    """D66's --continue: source moves, review archived, JP_HEAD back at the source."""
+    review_tip = store.create("jp-c3", [start("jp-c3")], tip, "review")
+    store.set_active("jp-c3")
+    applied = store.write_commits(
+        [{"type": "compaction", "timestamp": "2026-01-05T10:00:00.000000Z", "from_turn": 0, "to_turn": 0}],
+        tip,
+    )[-1]
+    updates = [
+        RefUpdate(refs.live("jp-c1"), tip, applied),
+        RefUpdate(refs.live("jp-c3"), review_tip, None),
+        RefUpdate(refs.archived("jp-c3"), None, review_tip),
+        RefUpdate(refs.ACTIVE, "*", SYMBOLIC + refs.live("jp-c1")),
+    ]
+    file = journal(path, updates, "jp conversation compact --continue")
+    git(path, "update-ref", "refs/conversations/jp-c1", applied, tip)  # only the first moved
+    reopened = Store(path)
+    assert ref(path, "refs/conversations/jp-c1") == applied
+    assert ref(path, "refs/conversations/jp-c3") is None
+    assert ref(path, "refs/archive/conversations/jp-c3") == review_tip
+    assert reopened.active() == "jp-c1"
+    assert not file.exists()
+
+
+def test_nothing_moved_means_nothing_happens(store: Store, path: Path, tip: str) -> None:
+    before = git(path, "for-each-ref")
+    file = journal(path, archive_updates("jp-c1", tip))
+    Store(path)
+    assert git(path, "for-each-ref") == before, "an operation that never started is dropped"
+    assert not file.exists()
+
+
+def test_a_ref_another_writer_moved_since_is_left_alone(store: Store, path: Path, tip: str) -> None:
+    other_tip = store.locate("jp-c2").tip
+    moved = store.append("jp-c2", [request("later")], other_tip, "someone else")
+    done = store.write_commits([request("op", 50)], tip)[-1]
+    updates = [RefUpdate(refs.live("jp-c1"), tip, done), RefUpdate(refs.live("jp-c2"), other_tip, None)]
+    file = journal(path, updates)
+    git(path, "update-ref", "refs/conversations/jp-c1", done, tip)
+    Store(path)
+    assert ref(path, "refs/conversations/jp-c2") == moved, "repair deleted another writer's work"
+    assert not file.exists()
+
+
+def test_a_running_operation_is_not_touched(path: Path, tip: str) -> None:
+    file = journal(path, archive_updates("jp-c1", tip))
+    git(path, "update-ref", "-d", "refs/conversations/jp-c1")
+    fd = os.open(file, os.O_RDWR)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # its writer is alive
+    try:
+        Store(path)
+        assert file.exists() and ref(path, "refs/archive/conversations/jp-c1") is None
+    finally:
+        os.close(fd)
+    Store(path)
+    assert not file.exists() and ref(path, "refs/archive/conversations/jp-c1") == tip
+
+
+def test_broken_journals_and_stale_leftovers_are_cleared(path: Path, tip: str) -> None:
+    folder = path / "jp" / "ops"
+    folder.mkdir(parents=True)
+    (folder / "broken.json").write_text("{not json")
+    (folder / "shape.json").write_text(json.dumps({"updates": [{"nope": 1}]}))
+    half = folder / "dying.tmp"
+    half.write_text('{"message": "x", "upd')
+    old = time.time() - 60
+    os.utime(half, (old, old))
+    before = git(path, "for-each-ref")
+    assert transaction.repair(Store(path).repo, path) >= 0
+    assert list(folder.iterdir()) == []
+    assert git(path, "for-each-ref") == before
+
+
+def test_a_stale_ref_lock_of_a_dead_writer_is_removed(path: Path, tip: str) -> None:
+    file = journal(path, archive_updates("jp-c1", tip))
+    git(path, "update-ref", "-d", "refs/conversations/jp-c1")
+    lock = path / "refs" / "archive" / "conversations" / "jp-c1.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    lock.write_text("")
+    old = time.time() - 60
+    os.utime(lock, (old, old))
+    Store(path)
+    assert not lock.exists() and not file.exists()
+    assert ref(path, "refs/archive/conversations/jp-c1") == tip
+
+
+def test_apply_is_all_or_nothing_against_a_moved_ref(store: Store, path: Path, tip: str) -> None:
+    before = git(path, "for-each-ref")
+    stale = [RefUpdate(refs.live("jp-c1"), "0" * 40, None), RefUpdate(refs.archived("jp-c1"), None, tip)]
+    with pytest.raises(ConcurrentUpdate):
+        store.move(stale, "stale")
+    assert git(path, "for-each-ref") == before
+    assert not list((path / "jp" / "ops").glob("*.json"))
+
+
+def test_a_crash_after_the_journal_is_finished_by_the_next_store(store: Store, path: Path, tip: str) -> None:
+    class Crash(Exception):
+        pass
+
+    def crash(point: str) -> None:
+        if point == "move:committed":
+            raise Crash(point)
+
+    faults.install(crash)
+    with pytest.raises(Crash):
+        store.archive("jp-c1", "jp conversation archive jp-c1")
+    faults.install(None)
+    assert list((path / "jp" / "ops").glob("*.json")), "the journal outlived the crash"
+    Store(path)
+    assert not list((path / "jp" / "ops").glob("*.json"))
+    assert ref(path, "refs/archive/conversations/jp-c1") == tip
+    assert ref(path, "refs/conversations/jp-c1") is None
