@@ -29,6 +29,7 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (commit_id TEXT PRIMARY KEY, parent TEXT, json TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS summaries (tip TEXT PRIMARY KEY, json TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS snapshots (tip TEXT PRIMARY KEY, ids TEXT NOT NULL, json TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS derived (name TEXT PRIMARY KEY, version TEXT NOT NULL, json TEXT NOT NULL);
 """
 FORMAT = "2"
 SNAPSHOT_EVERY = 1000
@@ -74,7 +75,8 @@ class Cache:
             version = db.execute("PRAGMA user_version").fetchone()[0]
             if str(version) != FORMAT:
                 db.executescript(
-                    "DELETE FROM events; DELETE FROM summaries; DELETE FROM snapshots;"
+                    "DELETE FROM events; DELETE FROM summaries; DELETE FROM snapshots; "
+                    "DELETE FROM derived;"
                 )
                 db.execute(f"PRAGMA user_version = {int(FORMAT)}")
             self._db = db
@@ -163,17 +165,24 @@ class Cache:
         db = self._conn()
         if db is None or not tips:
             return {}
-        out: dict[str, dict[str, Any]] = {}
+        query = "SELECT s.tip, s.json FROM json_each(?) AS t JOIN summaries AS s ON s.tip = t.value"
         try:
-            for start in range(0, len(tips), 500):
-                part = list(tips[start : start + 500])
-                marks = ",".join("?" * len(part))
-                query = f"SELECT tip, json FROM summaries WHERE tip IN ({marks})"
-                for tip, raw in db.execute(query, part):
-                    out[tip] = json.loads(raw)
-        except sqlite3.Error:
+            try:
+                rows = db.execute(query, (json.dumps(list(tips)),)).fetchall()
+            except sqlite3.OperationalError:  # an SQLite without json_each
+                rows = []
+                for start in range(0, len(tips), 500):
+                    part = list(tips[start : start + 500])
+                    marks = ",".join("?" * len(part))
+                    found = db.execute(
+                        f"SELECT tip, json FROM summaries WHERE tip IN ({marks})", part
+                    )
+                    rows += found.fetchall()
+            # tips are hex ids: one parse of one object instead of one per row
+            found = json.loads("{" + ",".join(f'"{t}":{raw}' for t, raw in rows) + "}")
+        except (sqlite3.Error, ValueError):
             return {}
-        return out
+        return found if isinstance(found, dict) else {}
 
     def put_summaries(self, items: dict[str, dict[str, Any]]) -> None:
         db = self._conn()
@@ -188,6 +197,30 @@ class Cache:
             db.execute("COMMIT")
         except sqlite3.Error:
             self._rollback(db)
+
+    def derived(self, name: str, version: str) -> Any:
+        """A value computed from git state named by ``version`` (e.g. a commit id), or None."""
+        db = self._conn()
+        if db is None:
+            return None
+        try:
+            row = db.execute("SELECT version, json FROM derived WHERE name = ?", (name,)).fetchone()
+            return json.loads(row[1]) if row is not None and row[0] == version else None
+        except (sqlite3.Error, ValueError):
+            return None
+
+    def put_derived(self, name: str, version: str, value: Any) -> None:
+        """Keep one value per name: the one for the newest ``version`` seen."""
+        db = self._conn()
+        if db is None:
+            return
+        try:
+            db.execute(
+                "INSERT OR REPLACE INTO derived VALUES (?, ?, ?)",
+                (name, version, json.dumps(value, ensure_ascii=False)),
+            )
+        except sqlite3.Error:
+            pass
 
     @staticmethod
     def _rollback(db: sqlite3.Connection) -> None:

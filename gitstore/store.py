@@ -79,22 +79,32 @@ class Store:
 
     def refs(self, archived: bool | None = False) -> list[Located]:
         """Conversations (live, archived, or both with None), in ref-name order."""
-        out: list[Located] = []
-        prefixes = [refs.LIVE_PREFIX, refs.ARCHIVE_PREFIX]
+        wanted = {refs.LIVE_PREFIX: False, refs.ARCHIVE_PREFIX: True}
         if archived is not None:
-            prefixes = [refs.ARCHIVE_PREFIX if archived else refs.LIVE_PREFIX]
-        for name in self.repo.listall_references():
-            if not any(name.startswith(p) for p in prefixes):
+            wanted = {refs.ARCHIVE_PREFIX if archived else refs.LIVE_PREFIX: archived}
+        starts = tuple(wanted)
+        out: list[Located] = []
+        # one pass over the refdb: a lookup per name costs a stat per loose ref
+        for ref in self.repo.references.iterator():
+            name = ref.name
+            if not name.startswith(starts):
                 continue
-            parsed = refs.conversation_id(name)
-            if parsed is None:
-                continue
-            try:
-                target = self.repo.references[name].target
-            except KeyError:
-                continue
-            out.append(Located(parsed[0], str(target), parsed[1]))
+            prefix = (
+                refs.ARCHIVE_PREFIX if name.startswith(refs.ARCHIVE_PREFIX) else refs.LIVE_PREFIX
+            )
+            cid = name[len(prefix) :]
+            target = ref.target
+            if isinstance(target, pygit2.Oid) and ids.is_valid(cid):
+                out.append(Located(cid, str(target), wanted[prefix]))
+        out.sort(key=lambda loc: (not loc.archived, loc.cid))  # ref-name order
         return out
+
+    def ref_target(self, name: str) -> str | None:
+        """The commit a ref points at (None if it does not exist)."""
+        try:
+            return str(self.repo.references[name].target)
+        except (KeyError, pygit2.InvalidSpecError):
+            return None
 
     def locate(self, cid: str) -> Located | None:
         ids.check(cid)

@@ -6,7 +6,7 @@ Counts come from a per-tip summary kept in the store's cache, so listing
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from gitstore import ids, refs
@@ -15,7 +15,7 @@ from gitstore.notes import meta_values
 from gitstore.store import Conversation, Located, Store
 from gitstore.turns import event_count, turn_count
 
-SUMMARY_VERSION = 1
+SUMMARY_VERSION = 2
 
 
 def summarize(events: Sequence[Event]) -> dict[str, Any]:
@@ -33,6 +33,7 @@ def summarize(events: Sequence[Event]) -> dict[str, Any]:
         "events": event_count(events),
         "first_request": first_request,
         "last_event_at": last_time,
+        "last_ts": _seconds(last_time),  # what `ls` sorts by, parsed once
     }
 
 
@@ -49,16 +50,37 @@ def summaries(store: Store, located: Sequence[Located]) -> dict[str, dict[str, A
     return found
 
 
+def _from_notes(store: Store, ref: str, name: str, read: Callable[[], dict[str, Any]]) -> Any:
+    """``read()``, cached under the notes ref's commit (notes are read whole otherwise)."""
+    tip = store.ref_target(ref)
+    if tip is None:
+        return {}
+    found = store.cache.derived(name, tip)
+    if isinstance(found, dict):
+        return found
+    value = read()
+    store.cache.put_derived(name, tip, value)
+    return value
+
+
 def listing(store: Store, located: Sequence[Located], active: str | None) -> list[dict[str, Any]]:
     """One row per conversation for `ls`, oldest activity first, active last."""
     sums = summaries(store, located)
-    metas = {a: meta_values(t) for a, t in store.all_notes(refs.NOTES_META).items()}
-    sources = store.sources()
+    metas = _from_notes(
+        store,
+        refs.NOTES_META,
+        "ls-meta-notes/1",
+        lambda: {a: meta_values(t) for a, t in store.all_notes(refs.NOTES_META).items()},
+    )
+    sources = _from_notes(store, refs.NOTES_SOURCE, "ls-source-notes/1", store.sources)
+    names = _identities(store, located)
     rows = []
+    when: dict[str, float] = {}
     for loc in located:
-        anchor = store.anchor(loc.cid)
+        anchor, created = names[loc.cid]
         meta = metas.get(anchor, {})
         s = sums[loc.tip]
+        when[loc.cid] = s["last_ts"]
         rows.append(
             {
                 "id": loc.cid,
@@ -69,19 +91,34 @@ def listing(store: Store, located: Sequence[Located], active: str | None) -> lis
                 "active": loc.cid == active,
                 "pinned": bool(meta.get("pinned_at")),
                 "source_id": sources.get(anchor),
-                "created_at": ids.created_at(loc.cid).isoformat().replace("+00:00", "Z"),
+                "created_at": created,
                 "last_event_at": s["last_event_at"],
                 "preview": s["first_request"],
             }
         )
-    rows.sort(key=lambda r: (r["active"], r["pinned"], _when(r)))
+    rows.sort(key=lambda r: (r["active"], r["pinned"], when[r["id"]]))
     return rows
 
 
-def _when(row: dict[str, Any]) -> float:
-    stamp = row.get("last_event_at")
+def _identities(store: Store, located: Sequence[Located]) -> dict[str, list[str]]:
+    """Each id's anchor and creation time (pure functions of the id, kept in the cache)."""
+    found = store.cache.derived("ls-ids/1", "1")
+    known: dict[str, list[str]] = found if isinstance(found, dict) else {}
+    missing = [loc.cid for loc in located if loc.cid not in known]
+    for cid in missing:
+        known[cid] = [store.anchor(cid), _created(cid)]
+    if missing:
+        store.cache.put_derived("ls-ids/1", "1", known)
+    return known
+
+
+def _created(cid: str) -> str:
+    return ids.created_at(cid).isoformat().replace("+00:00", "Z")
+
+
+def _seconds(stamp: Any) -> float:
     try:
-        return parse_time(stamp).timestamp() if stamp else 0.0
+        return parse_time(stamp).timestamp() if isinstance(stamp, str) and stamp else 0.0
     except ValueError:
         return 0.0
 
@@ -103,7 +140,7 @@ def details(store: Store, conv: Conversation, active: str | None) -> dict[str, A
         "pinned": bool(meta.get("pinned_at")),
         "labels": meta.get("labels") or {},
         "source_id": source,
-        "created_at": ids.created_at(conv.cid).isoformat().replace("+00:00", "Z"),
+        "created_at": _created(conv.cid),
         "last_event_at": s["last_event_at"],
         "tip": conv.tip,
         "compactions": [overlay_json(o) for o in standing_overlays(_own_view(conv))],
