@@ -83,28 +83,35 @@ def _write_journal(gitdir: Path, updates: list[RefUpdate], message: str) -> tupl
     return path, fd
 
 
+class _CommitFailed(Exception):
+    """libgit2 failed while renaming the lock files: some refs may have moved."""
+
+
 def _run(repo: pygit2.Repository, updates: list[RefUpdate], message: str, check: bool) -> None:
-    with repo.transaction() as txn:
-        for u in updates:
-            txn.lock_ref(u.name)
-        for u in updates:
-            now = current(repo, u.name)
-            if check and u.old != "*" and now != u.old:
-                raise ConcurrentUpdate(u.name)
-            if not check and (now == u.new or (u.old != "*" and now != u.old)):
-                continue  # done already, or moved by another writer since: leave it
-            if u.new is None:
-                if now is not None:
-                    txn.remove(u.name)
-            elif u.new.startswith(SYMBOLIC):
-                txn.set_symbolic_target(u.name, u.new[len(SYMBOLIC) :], message=message)
-            else:
-                txn.set_target(u.name, pygit2.Oid(hex=u.new), message=message)
-        faults.point("move:locked")
-
-
-def _untouched(repo: pygit2.Repository, updates: list[RefUpdate]) -> bool:
-    return all(u.old == "*" or current(repo, u.name) == u.old for u in updates)
+    prepared = False
+    try:
+        with repo.transaction() as txn:
+            for u in updates:
+                txn.lock_ref(u.name)
+            for u in updates:
+                now = current(repo, u.name)
+                if check and u.old != "*" and now != u.old:
+                    raise ConcurrentUpdate(u.name)
+                if not check and (now == u.new or (u.old != "*" and now != u.old)):
+                    continue  # done already, or moved by another writer since: leave it
+                if u.new is None:
+                    if now is not None:
+                        txn.remove(u.name)
+                elif u.new.startswith(SYMBOLIC):
+                    txn.set_symbolic_target(u.name, u.new[len(SYMBOLIC) :], message=message)
+                else:
+                    txn.set_target(u.name, pygit2.Oid(hex=u.new), message=message)
+            faults.point("move:locked")
+            prepared = True  # leaving the block commits: lock files renamed one by one
+    except (pygit2.GitError, OSError) as exc:
+        if prepared:
+            raise _CommitFailed(str(exc)) from exc
+        raise
 
 
 def apply(repo: pygit2.Repository, gitdir: Path, updates: list[RefUpdate], message: str) -> None:
@@ -117,23 +124,35 @@ def apply(repo: pygit2.Repository, gitdir: Path, updates: list[RefUpdate], messa
         except ConcurrentUpdate:
             journal.unlink(missing_ok=True)
             raise
-        except (pygit2.GitError, OSError) as exc:
-            if _untouched(repo, updates):  # failed while locking: nothing moved
-                journal.unlink(missing_ok=True)
-                raise ConcurrentUpdate(str(exc)) from None
-            # libgit2 renames lock files one by one: a failure there leaves some
-            # refs moved.  Finish now; if that fails too, the journal stays.
+        except _CommitFailed as exc:
+            # libgit2 renames lock files one by one: a failure there may leave some
+            # refs moved, and it leaves the locks of the others behind.  Those are
+            # ours; every ref was checked, so drop them and finish now.  If that
+            # fails too, the journal stays for the next command.
+            _drop_own_locks(repo, gitdir, updates)
             try:
                 _run(repo, updates, message, check=False)
-            except (pygit2.GitError, OSError, ConcurrentUpdate):
+            except (pygit2.GitError, OSError, ConcurrentUpdate, _CommitFailed):
+                _drop_own_locks(repo, gitdir, updates)
                 raise StoreError(
                     str(gitdir),
-                    f"a ref update stopped half-way ({exc}); the next jp command finishes it",
+                    f"a ref update failed part-way ({exc}); the next jp command repairs "
+                    "the store, then run this one again",
                 ) from None
+        except (pygit2.GitError, OSError) as exc:  # a lock held by another writer
+            journal.unlink(missing_ok=True)
+            raise ConcurrentUpdate(str(exc)) from None
         faults.point("move:committed")
         journal.unlink(missing_ok=True)
     finally:
         os.close(fd)
+
+
+def _drop_own_locks(repo: pygit2.Repository, gitdir: Path, updates: list[RefUpdate]) -> None:
+    """After a failed commit: the lock files of refs not renamed are still ours."""
+    for u in updates:
+        if current(repo, u.name) != u.new:
+            (gitdir / f"{u.name}.lock").unlink(missing_ok=True)
 
 
 def _claim(path: Path) -> int | None:
@@ -204,12 +223,18 @@ def _repair_one(repo: pygit2.Repository, gitdir: Path, path: Path, stale_after: 
         return
     if _stale_locks(gitdir, updates, stale_after):
         return  # a lock too young to call stale: the next command looks again
-    checked = [u for u in updates if u.old != "*"]  # JP_HEAD ("*") decides nothing
-    if checked and _untouched(repo, checked):
+    # Only refs the operation itself moved tell that its commit began (JP_HEAD,
+    # "*", decides nothing); a ref moved elsewhere by another writer since is
+    # not a sign of it, and rolling forward then would archive a live
+    # conversation's old tip, for one.
+    landed = any(
+        current(repo, u.name) == u.new for u in updates if u.old != "*" and u.old != u.new
+    )
+    if not landed:
         path.unlink(missing_ok=True)  # the writer died before any ref moved
         return
     try:  # some moved (or all did): move the rest that are still where they were
         _run(repo, updates, f"{message} (repaired)", check=False)
-    except (pygit2.GitError, OSError, ConcurrentUpdate):
+    except (pygit2.GitError, OSError, ConcurrentUpdate, _CommitFailed):
         return
     path.unlink(missing_ok=True)
