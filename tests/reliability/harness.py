@@ -1,0 +1,255 @@
+"""A sealed sandbox for the reliability tests: the real `jp` in a subprocess,
+its own HOME/XDG folders and store, and plain git to check what it left.
+
+Nothing of the developer's environment leaks in except PATH and the locale;
+ANTHROPIC_* variables are set only when a test points the SDK at the loopback
+fake.  `kill` runs `jp` with JP_FAULT so that it SIGKILLs itself at a named
+fault point (see gitstore/faults.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+JP = Path(sys.executable).parent / "jp"
+ROOT = Path(__file__).resolve().parents[2]
+RUST = ROOT / "fixtures" / "conversations" / "17800000101-setting-up-a-rust-cli"
+RUST_ID = "jp-c17800000101"
+ID = re.compile(r"\bjp-c[0-9]+(?:-[0-9a-z]+)?\b")
+TRACEBACK = "Traceback (most recent call last)"
+TIMEOUT = 120
+STALE = 1.1  # seconds after which repair calls a dead writer's ref lock stale
+_KEEP = ("PATH", "LANG", "LC_ALL", "TMPDIR")
+
+
+@dataclass(frozen=True)
+class Conversation:
+    """One conversation as plain git shows it."""
+
+    cid: str
+    ref: str
+    tip: str
+    events: list[dict[str, Any]]
+
+    @property
+    def archived(self) -> bool:
+        return self.ref.startswith("refs/archive/")
+
+    def ref_tip(self) -> tuple[str, str]:
+        return self.ref, self.tip
+
+    @property
+    def kinds(self) -> list[str]:
+        return [str(e.get("type")) for e in self.events]
+
+
+class Sandbox:
+    """One sealed user with one store."""
+
+    def __init__(self, root: Path, env: Mapping[str, str] | None = None) -> None:
+        self.root = root
+        self.store = root / "store.git"
+        for sub in ("home", "config/jp", "data", "cache", "work"):
+            (root / sub).mkdir(parents=True, exist_ok=True)
+        self.env = {k: os.environ[k] for k in _KEEP if k in os.environ}
+        self.env.update(
+            {
+                "HOME": str(root / "home"),
+                "XDG_CONFIG_HOME": str(root / "config"),
+                "XDG_DATA_HOME": str(root / "data"),
+                "XDG_CACHE_HOME": str(root / "cache"),
+                "JP_STORE": str(self.store),
+                "GIT_CONFIG_NOSYSTEM": "1",
+                "GIT_CONFIG_GLOBAL": str(root / "home" / ".gitconfig"),
+                "GIT_AUTHOR_NAME": "Rel Iable",
+                "GIT_AUTHOR_EMAIL": "rel@example.invalid",
+                "GIT_COMMITTER_NAME": "Rel Iable",
+                "GIT_COMMITTER_EMAIL": "rel@example.invalid",
+                "NO_COLOR": "1",
+                "TERM": "dumb",
+                "EDITOR": "false",
+                "VISUAL": "false",
+                "PYTHONDONTWRITEBYTECODE": "1",
+            }
+        )
+        self.env.update(env or {})
+
+    def copy(self, root: Path) -> Sandbox:
+        """A sandbox at ``root`` holding a copy of this one's store and config."""
+        shutil.copytree(self.root, root, symlinks=True)
+        other = Sandbox(root)
+        other.env.update({k: v for k, v in self.env.items() if k.startswith("ANTHROPIC_")})
+        return other
+
+    @property
+    def config_file(self) -> Path:
+        return self.root / "config" / "jp" / "config.toml"
+
+    # -- running jp -------------------------------------------------------------------
+
+    def run(
+        self, *args: str, input: str = "", env: Mapping[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        proc = subprocess.run(
+            [str(JP), *args],
+            env={**self.env, **(env or {})},
+            cwd=self.root / "work",
+            input=input,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+        )
+        assert TRACEBACK not in proc.stdout + proc.stderr, f"jp {args}:\n{proc.stderr}"
+        return proc
+
+    def ok(self, *args: str, input: str = "", env: Mapping[str, str] | None = None) -> str:
+        proc = self.run(*args, input=input, env=env)
+        assert proc.returncode == 0, f"jp {args} exited {proc.returncode}:\n{proc.stderr}"
+        return proc.stdout
+
+    def fail(
+        self, *args: str, input: str = "", env: Mapping[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        """A failure users can act on: non-zero, an `error:` line, not an internal error."""
+        proc = self.run(*args, input=input, env=env)
+        assert proc.returncode != 0, f"jp {args} should have failed:\n{proc.stdout}"
+        assert "error:" in proc.stderr, proc.stderr
+        assert "internal error" not in proc.stderr, proc.stderr
+        return proc
+
+    def kill(self, fault: str, *args: str, input: str = "") -> None:
+        """Run ``jp args`` and assert it died by SIGKILL at ``fault``."""
+        proc = self.run(*args, input=input, env={"JP_FAULT": fault})
+        assert proc.returncode == -signal.SIGKILL, (
+            f"jp {args} with JP_FAULT={fault} exited {proc.returncode} instead of being "
+            f"killed (the point was not reached):\n{proc.stderr}"
+        )
+
+    def popen(self, *args: str, env: Mapping[str, str] | None = None) -> subprocess.Popen[str]:
+        return subprocess.Popen(
+            [str(JP), *args],
+            env={**self.env, **(env or {})},
+            cwd=self.root / "work",
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+
+    def json(self, *args: str) -> Any:
+        return json.loads(self.ok("--format", "json", *args))
+
+    def new(self, text: str = "hello") -> str:
+        found = ID.findall(self.ok("--format", "json", "q", "--new", text))
+        assert found, "no id printed"
+        return found[0]
+
+    # -- reading the store with git ------------------------------------------------------
+
+    def git(self, *args: str, check: bool = True, input: str | None = None) -> str:
+        proc = subprocess.run(
+            ["git", "--git-dir", str(self.store), *args],
+            env=self.env,
+            input=input,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+        )
+        if check:
+            assert proc.returncode == 0, f"git {args}: {proc.stderr}"
+        return proc.stdout
+
+    def refs(self, *prefixes: str) -> dict[str, str]:
+        out = self.git("for-each-ref", "--format=%(refname) %(objectname)", *prefixes)
+        return dict(line.split(" ", 1) for line in out.splitlines())
+
+    def head(self) -> str | None:
+        """The active conversation JP_HEAD names."""
+        target = self.git("symbolic-ref", "-q", "JP_HEAD", check=False).strip()
+        return target.rsplit("/", 1)[-1] if target else None
+
+    def conversations(self) -> dict[str, Conversation]:
+        """Every conversation, live and archived, read with git alone."""
+        out: dict[str, Conversation] = {}
+        for ref, tip in self.refs("refs/conversations", "refs/archive/conversations").items():
+            cid = ref.rsplit("/", 1)[-1]
+            assert cid not in out, f"{cid} is both live and archived"
+            out[cid] = Conversation(cid, ref, tip, self.events(tip))
+        return out
+
+    def events(self, tip: str) -> list[dict[str, Any]]:
+        trees = self.git("log", "--first-parent", "--reverse", "--format=%T", tip).split()
+        proc = subprocess.run(
+            ["git", "--git-dir", str(self.store), "cat-file", "--batch"],
+            env=self.env,
+            input="".join(f"{t}:event.json\n" for t in trees).encode(),
+            capture_output=True,
+            timeout=TIMEOUT,
+            check=True,
+        )
+        return _parse_batch(proc.stdout)
+
+    def note(self, ref: str, cid: str) -> str | None:
+        anchor = self.git("hash-object", "--stdin", input=f"jp-conversation {cid}\n").strip()
+        proc = subprocess.run(
+            ["git", "--git-dir", str(self.store), "notes", f"--ref={ref}", "show", anchor],
+            env=self.env,
+            capture_output=True,
+            text=True,
+        )
+        return proc.stdout if proc.returncode == 0 else None
+
+    def fsck(self) -> None:
+        proc = subprocess.run(
+            ["git", "--git-dir", str(self.store), "fsck", "--strict", "--no-progress"],
+            env=self.env,
+            capture_output=True,
+            text=True,
+        )
+        text = proc.stdout + proc.stderr
+        assert proc.returncode == 0, text
+        bad = [line for line in text.splitlines() if not line.startswith(("dangling ", "notice:"))]
+        assert not bad, text
+
+    def leftovers(self) -> list[str]:
+        """Journals and ref lock files that a finished repair must not leave."""
+        found = [str(p.relative_to(self.store)) for p in (self.store / "jp" / "ops").glob("*")]
+        found += [
+            str(p.relative_to(self.store))
+            for p in self.store.rglob("*.lock")
+            if "jp/locks" not in p.as_posix()  # flock files: persistent by design
+        ]
+        return sorted(found)
+
+    def settle(self) -> None:
+        """Wait until ref locks a killed writer left count as stale for repair."""
+        time.sleep(STALE)
+
+
+def _parse_batch(data: bytes) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    pos = 0
+    while pos < len(data):
+        end = data.index(b"\n", pos)
+        header = data[pos:end].split()
+        assert header[1] == b"blob", header
+        size = int(header[2])
+        out.append(json.loads(data[end + 1 : end + 1 + size]))
+        pos = end + 1 + size + 1
+    return out
+
+
+def extends(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> bool:
+    """``new`` is ``old`` with events appended (nothing lost, nothing rewritten)."""
+    return new[: len(old)] == old
