@@ -20,7 +20,7 @@ from typing import Any
 
 import pygit2
 
-from gitstore import commits, faults, ids, notes, refs, transaction
+from gitstore import commits, faults, ids, maintenance, notes, refs, transaction
 from gitstore.cache import Cache
 from gitstore.errors import (
     ConcurrentUpdate,
@@ -72,6 +72,7 @@ class Store:
         self.path = path
         self.identity = identity or Identity()
         self.cache = Cache(self.gitdir)
+        self.maintenance = maintenance.Maintenance(self.repo, self.gitdir)
         self.machine = machine_id(self.repo)
         transaction.repair(self.repo, self.gitdir)
 
@@ -216,6 +217,7 @@ class Store:
             parent = str(oid)
             out.append(parent)
         self.cache.add(rows)
+        self.maintenance.wrote(len(out))  # libgit2 never packs: git gc --auto when due
         return out
 
     def create(
@@ -280,6 +282,15 @@ class Store:
             except StaleTip:
                 time.sleep(random.uniform(0, 0.002 * (1 + attempt)))
         raise ConcurrentUpdate(refs.live(cid))
+
+    def maintain(self, force: bool = False, wait: bool = False) -> str:
+        """git's maintenance (gc: pack objects and refs), when due or ``force``d.
+
+        Runs in the background unless ``wait``; returns what ran, "" if nothing.
+        """
+        if not force and not maintenance.due(self.repo, self.gitdir):
+            return ""
+        return self.maintenance.run(force=force, wait=wait)
 
     # -- moving refs ----------------------------------------------------------------
 
