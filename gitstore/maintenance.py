@@ -18,10 +18,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pygit2
+
+if TYPE_CHECKING:  # subprocess is imported when maintenance runs: most commands never do
+    import subprocess
 
 GC_AUTO = 6700  # git's default gc.auto
 CHECK_EVERY = 256  # writes between two estimates within one process
@@ -70,6 +73,8 @@ class Maintenance:
     def run(self, force: bool, wait: bool) -> str:
         """Maintain now: ``git gc`` (``--auto`` unless forced), in the background unless
         ``wait``.  Returns what ran ("git gc", "git gc --auto", "compress_references" or "")."""
+        import subprocess
+
         git = shutil.which("git")
         if git is None:
             self.repo.compress_references()
