@@ -11,6 +11,7 @@ are those of docs/design.md section 8; docs/performance.md records a run.
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import shutil
 import sys
@@ -58,7 +59,7 @@ def run(args: argparse.Namespace, profile: Profile, root: Path, results: Results
         process_cases.startup_section(root, profile, results)
     if wanted & {"store", "append", "load", "fork", "review"}:
         results.log("the big store")
-        big = store_cases.build_big(root, profile, results)
+        big = store_cases.build_big(root, profile, results, wanted)
         if "append" in wanted:
             results.log("append")
             store_cases.append_section(big, profile, results)
@@ -89,6 +90,7 @@ def main(argv: list[str] | None = None) -> int:
 
     results = Results(log=log)
     began = time.monotonic()
+    load_before = os.getloadavg()[0]
     if args.workdir:
         args.workdir.mkdir(parents=True, exist_ok=True)
     root = Path(tempfile.mkdtemp(prefix="jp-bench-", dir=args.workdir))
@@ -104,7 +106,8 @@ def main(argv: list[str] | None = None) -> int:
         [
             f"jp benchmarks, profile {profile.name}, {time.monotonic() - began:.0f} s: "
             f"`{command.strip()}`",
-            f"Machine: {machine()}",
+            f"Machine: {machine()}; load average {load_before:.2f} at the start, "
+            f"{os.getloadavg()[0]:.2f} at the end",
             "",
             table(results.rows),
             "",
