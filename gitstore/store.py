@@ -242,6 +242,10 @@ class Store:
             self.repo.create_reference_direct(refs.live(cid), tip, False, message=reason)
         except pygit2.AlreadyExistsError:
             raise ConversationExists(cid) from None
+        except (pygit2.GitError, OSError):
+            if (self.gitdir / f"{refs.live(cid)}.lock").exists() or self.exists(cid):
+                raise ConversationExists(cid) from None  # another writer is creating it
+            raise
         return tip
 
     def append(

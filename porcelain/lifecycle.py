@@ -2,19 +2,45 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import random
+import time
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from gitstore import ids
+from gitstore.errors import ConversationExists
 from gitstore.events import Event, now_text
 from gitstore.store import Located, Store, record_activation
 
 JP_WRITTEN = {"written_by": "jp"}
+ID_ATTEMPTS = 20
 
 
 def fresh_id(store: Store, moment: datetime | None = None) -> str:
     return ids.new_id(moment or datetime.now(UTC), store.exists)
+
+
+def publish(
+    store: Store,
+    events: Callable[[str], Sequence[Event]],
+    parent: str | None,
+    reason: str,
+    cid: str | None = None,
+) -> str:
+    """Create a conversation under a fresh id (``cid`` first when given and free).
+
+    Processes that start conversations in the same decisecond pick the same
+    id; the loser of the ref creation takes the next one instead of failing.
+    """
+    for attempt in range(ID_ATTEMPTS):
+        chosen = cid if attempt == 0 and cid and not store.exists(cid) else fresh_id(store)
+        try:
+            store.create(chosen, events(chosen), parent, f"{reason} {chosen}")
+            return chosen
+        except ConversationExists:
+            time.sleep(random.uniform(0, 0.01))
+    raise ConversationExists(chosen)
 
 
 def start_event(cid: str, **fields: Any) -> Event:
@@ -24,8 +50,7 @@ def start_event(cid: str, **fields: Any) -> Event:
 
 
 def new_conversation(store: Store, title: str | None = None, activate: bool = True) -> str:
-    cid = fresh_id(store)
-    store.create(cid, [start_event(cid)], None, f"jp conversation new {cid}")
+    cid = publish(store, lambda c: [start_event(c)], None, "jp conversation new")
     if title:
         store.set_meta(cid, {"title": title}, f"jp: title of {cid}")
     if activate:
@@ -49,17 +74,18 @@ def fork(
     With ``events`` (a filtered copy, e.g. `--last N`) a new chain is written
     instead, since it no longer shares the source's history.
     """
-    cid = cid or fresh_id(store)
     origin = {"conversation_id": source.cid, "commit": source.tip}
-    start = start_event(cid, forked_from=origin, review=review)
-    if events is None:
-        store.create(
-            cid, [start, *extra], source.tip, f"jp conversation fork {source.cid} -> {cid}"
-        )
+
+    def chain(new: str) -> list[Event]:
+        start = start_event(new, forked_from=origin, review=review)
+        return [start, *extra] if events is None else [start, *events, *extra]
+
+    reason = f"jp conversation fork {source.cid} ->"
+    parent = source.tip if events is None else None
+    if cid is not None:  # the caller chose the id (a review): it handles a taken one
+        store.create(cid, chain(cid), parent, f"{reason} {cid}")
     else:
-        store.create(
-            cid, [start, *events, *extra], None, f"jp conversation fork {source.cid} -> {cid}"
-        )
+        cid = publish(store, chain, parent, reason)
     meta = store.meta(source.cid)
     carry: dict[str, Any] = {k: meta[k] for k in ("title", "labels") if k in meta}
     if title:

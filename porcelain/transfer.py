@@ -9,25 +9,27 @@ from gitstore import ids
 from gitstore.events import Event
 from gitstore.store import Located, Store
 from porcelain.jpformat import JpConversation, write_conversation
-from porcelain.lifecycle import fresh_id, start_event
+from porcelain.lifecycle import publish, start_event
 
 META_KEYS = ("title", "pinned_at", "labels")
 
 
 def store_imported(store: Store, conv: JpConversation) -> str:
     """Write one read JP conversation as a new chain; returns its id."""
-    cid = conv.jp_id if conv.jp_id and ids.is_valid(conv.jp_id) else None
-    if cid is None or store.exists(cid):
-        cid = fresh_id(store)
+    wanted = conv.jp_id if conv.jp_id and ids.is_valid(conv.jp_id) else None
     imported: dict[str, Any] = {"format": "jp"}
     if conv.jp_id:
         imported["jp_id"] = conv.jp_id
     if conv.base_config is not None:
         imported["base_config"] = conv.base_config
-    start = start_event(cid, imported=imported)
-    if conv.events:
-        start["timestamp"] = conv.events[0]["timestamp"]
-    store.create(cid, [start, *conv.events], None, f"jp conversation import {cid}")
+
+    def chain(cid: str) -> list[Event]:
+        start = start_event(cid, imported=imported)
+        if conv.events:
+            start["timestamp"] = conv.events[0]["timestamp"]
+        return [start, *conv.events]
+
+    cid = publish(store, chain, None, "jp conversation import", cid=wanted)
     meta = {k: conv.metadata[k] for k in META_KEYS if conv.metadata.get(k)}
     if meta:
         store.set_meta(cid, meta, f"jp: metadata of imported {cid}")

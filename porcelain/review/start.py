@@ -11,11 +11,13 @@ summarizer runs once; its draft is written as the opening proposal (a
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from gitstore import refs
+from gitstore.errors import ConversationExists
 from gitstore.events import Event, now_text
 from gitstore.store import Located, Store, record_activation
 from gitstore.turns import turn_count
@@ -146,14 +148,39 @@ def _publish(
     store: Store, source: Located, review: dict[str, Any], extra: list[Event], text: str, prior: str
 ) -> Started:
     # the note goes first: a note on an anchor no ref names is harmless
-    from porcelain.lifecycle import fresh_id
+    from porcelain.lifecycle import ID_ATTEMPTS, fresh_id
 
-    rid = fresh_id(store)
-    store.set_note(refs.NOTES_SOURCE, rid, source.cid + "\n", f"jp: review {rid} of {source.cid}")
-    made = fork(store, source, extra=extra, review=review, cid=rid)
+    for _ in range(ID_ATTEMPTS):
+        rid = fresh_id(store)
+        store.set_note(
+            refs.NOTES_SOURCE, rid, source.cid + "\n", f"jp: review {rid} of {source.cid}"
+        )
+        try:
+            made = fork(store, source, extra=extra, review=review, cid=rid)
+            break
+        except ConversationExists:  # another process took the id in the same decisecond
+            _restore_source_note(store, rid)
+    else:
+        raise ConversationExists(rid)
     store.set_active(made)
     record_activation(store, made)
     return Started(made, source.cid, text, prior)
+
+
+def _restore_source_note(store: Store, cid: str) -> None:
+    """Give a conversation whose id we raced for the source note its own chain implies."""
+    for _ in range(50):  # its creator may be renaming the ref's lock file right now
+        if store.exists(cid):
+            break
+        time.sleep(0.01)
+    else:
+        return
+    events = store.load(cid).events
+    own = next((e for e in reversed(events) if e.get("type") == "conversation_start"), {})
+    record = own.get("review")
+    source = record.get("source_id") if isinstance(record, dict) else None
+    text = f"{source}\n" if isinstance(source, str) else None
+    store.set_note(refs.NOTES_SOURCE, cid, text, f"jp: restore the source note of {cid}")
 
 
 def _review_config(config: Config, model_id: str, window: int) -> dict[str, Any]:
