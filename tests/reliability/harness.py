@@ -136,12 +136,14 @@ class Sandbox:
             f"killed (the point was not reached):\n{proc.stderr}"
         )
 
-    def popen(self, *args: str, env: Mapping[str, str] | None = None) -> subprocess.Popen[str]:
+    def popen(
+        self, *args: str, env: Mapping[str, str] | None = None, stdin: bool = False
+    ) -> subprocess.Popen[str]:
         return subprocess.Popen(
             [str(JP), *args],
             env={**self.env, **(env or {})},
             cwd=self.root / "work",
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
