@@ -49,7 +49,12 @@ def format_time(moment: datetime) -> str:
     """RFC 3339, UTC, microseconds: the one form stored in events."""
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    try:
+        moment = moment.astimezone(UTC)
+    except OverflowError:  # 0001-01-01 east of UTC, 9999-12-31 west of it
+        raise ValueError("the time is outside years 1 to 9999 in UTC") from None
+    # isoformat pads the year to four digits (strftime's %Y does not on glibc)
+    return moment.replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
 
 
 def parse_time(text: str) -> datetime:
@@ -73,7 +78,10 @@ def parse_time(text: str) -> datetime:
     moment = datetime.fromisoformat(norm)
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC)
+    try:
+        return moment.astimezone(UTC)
+    except OverflowError:  # 0001-01-01 east of UTC, 9999-12-31 west of it
+        raise ValueError(f"{text!r} is outside years 1 to 9999 in UTC") from None
 
 
 def now_text() -> str:
