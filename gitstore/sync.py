@@ -17,10 +17,10 @@ from datetime import UTC, datetime
 
 import pygit2
 
-from gitstore import ids, notes, refs, remotes, synclock
+from gitstore import ids, refs, remotes, synclock, syncmeta
 from gitstore.ancestry import Comparison, repo_parent
 from gitstore.ancestry import compare as compare_tips
-from gitstore.errors import ConcurrentUpdate, ConversationBusy
+from gitstore.errors import ConcurrentUpdate, ConversationBusy, SyncError
 from gitstore.notesync import NotesAction
 from gitstore.notesync import integrate as integrate_notes
 from gitstore.store import Store
@@ -119,7 +119,14 @@ class Syncer:
 
     def fetch(self) -> None:
         self.progress("fetching", 0, 0)
-        self.transport.fetch(self.remote, remotes.fetch_refspecs(self.remote))
+        try:
+            self.transport.fetch(self.remote, remotes.fetch_refspecs(self.remote))
+        except SyncError as exc:
+            # a git killed with an earlier jp left lock files on the copies
+            namespace = self.tracking.rstrip("/")
+            if ".lock" not in exc.reason or not synclock.clear_stale(self.store.gitdir, namespace):
+                raise
+            self.transport.fetch(self.remote, remotes.fetch_refspecs(self.remote))
 
     def pull(self) -> list[Outcome]:
         with self.exclusive():
@@ -138,6 +145,7 @@ class Syncer:
                 yield
             finally:
                 self._held = False
+        self.transport.maintain()
 
     def integrate(self) -> list[Outcome]:
         outcomes = self.integrate_notes()
@@ -250,10 +258,10 @@ class Syncer:
         cid = step.cid
         new_id = ids.new_id(datetime.now(UTC), lambda c: c in taken or self.store.exists(c))
         taken.add(new_id)
-        self._copy_meta(cid, new_id, step)
+        syncmeta.copy_meta(self.store, self.signature, cid, new_id, step, self.remote)
         fork_ref = refs.archived(new_id) if step.fork.archived else refs.live(new_id)
         updates = [RefUpdate(fork_ref, None, step.fork.tip), *self._moves(cid, step.target, now)]
-        active = self._active_target()
+        active = syncmeta.active_target(self.repo)
         if active == refs.live(cid) and not step.fork.archived:
             updates.append(RefUpdate(refs.ACTIVE, SYMBOLIC + active, SYMBOLIC + fork_ref))
         with self._holding([cid]) as busy:
@@ -264,37 +272,3 @@ class Syncer:
             except ConcurrentUpdate:
                 return Outcome(cid, "changed", detail="changed during the pull")
         return Outcome(cid, step.action.value, new_id=new_id)
-
-    def _active_target(self) -> str | None:
-        try:
-            ref = self.repo.lookup_reference(refs.ACTIVE)
-        except (KeyError, pygit2.InvalidSpecError):
-            return None
-        return str(ref.target) if ref.type == pygit2.enums.ReferenceType.SYMBOLIC else None
-
-    def _copy_meta(self, cid: str, new_id: str, step: PullStep) -> None:
-        """The new id gets the metadata (title, labels...) and where it came from."""
-        anchor = self.store.anchor(new_id)
-        self.repo.create_blob(ids.anchor_bytes(new_id))
-        stamp = int(datetime.now(UTC).timestamp() * 1000)
-        machine = self.store.machine
-        extra = {
-            "diverged_from": cid,
-            "diverge_reason": step.action.value,
-            "diverged_at_commit": step.base,
-        }
-        lines = "".join(notes.meta_line(k, v, stamp, machine) + "\n" for k, v in extra.items())
-        meta = self.store.note(refs.NOTES_META, cid) or ""
-        if meta and not meta.endswith("\n"):
-            meta += "\n"
-        source = self.store.note(refs.NOTES_SOURCE, cid)
-
-        def change_meta(_: dict[str, str]) -> dict[str, str | None]:
-            return {anchor: notes.compact_meta(meta + lines)}
-
-        message = f"jp pull {self.remote}: metadata of {new_id}"
-        notes.update(self.repo, refs.NOTES_META, change_meta, self.signature, message)
-        if source:
-            notes.update(
-                self.repo, refs.NOTES_SOURCE, lambda _: {anchor: source}, self.signature, message
-            )

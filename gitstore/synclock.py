@@ -46,7 +46,7 @@ def exclusive(gitdir: Path, remote: str, wait: float = 60.0) -> Iterator[None]:
         os.close(fd)
 
 
-def clear_stale(gitdir: Path, namespace: str, older_than: float) -> int:
+def clear_stale(gitdir: Path, namespace: str, older_than: float = 0.0) -> int:
     """Remove ref lock files under ``namespace`` older than ``older_than`` seconds."""
     root = gitdir / namespace
     if not root.is_dir():

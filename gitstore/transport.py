@@ -25,6 +25,9 @@ from gitstore.syncplan import RemoteUpdate
 CHUNK = 2000  # updates per `git push`, to stay far below the argument limit
 EXPLICIT_MAX = 20  # above this, refs are sent through a staging namespace and globs
 STAGING_ROOT = "refs/jp-push/"
+# the store logs every ref (core.logAllRefUpdates=always); the copies git writes
+# for sync (remote-tracking and staged refs) are forced copies and need no reflog
+NO_REFLOG = ("-c", "core.logAllRefUpdates=false")
 RACE_WORDS = (
     "fetch first",
     "non-fast-forward",
@@ -56,6 +59,8 @@ class Transport(Protocol):
 
     def push(self, remote: str, updates: Sequence[RemoteUpdate]) -> list[RefResult]: ...
 
+    def maintain(self) -> None: ...
+
 
 def choose(repo: pygit2.Repository, git: str | None) -> Transport:
     """The git command line when an executable is given, else pygit2."""
@@ -64,9 +69,11 @@ def choose(repo: pygit2.Repository, git: str | None) -> Transport:
     return Pygit2Transport(repo)
 
 
-def _last_lines(text: str, count: int = 3) -> str:
+def _last_lines(text: str, count: int = 2) -> str:
+    """git's own error lines (``fatal:``/``error:``), else its last lines."""
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
-    return "; ".join(lines[-count:]) or "git failed without a message"
+    errors = [line for line in lines if line.startswith(("fatal:", "error:"))]
+    return "; ".join(errors[:count] or lines[-count:]) or "git failed without a message"
 
 
 class GitCli:
@@ -88,7 +95,8 @@ class GitCli:
             raise SyncError(args[-1] if args else "git", f"cannot run git: {exc}") from None
 
     def fetch(self, remote: str, refspecs: Sequence[str]) -> None:
-        args = ["fetch", "--prune", "--no-tags", "--quiet", remote, *refspecs]
+        args = [*NO_REFLOG, "fetch", "--prune", "--no-tags", "--quiet", "--no-auto-gc", remote]
+        args += refspecs
         proc = self._run(args)
         for wait in (0.2, 1.0, 3.0):
             # another fetch is writing the same copies (say, one left running by
@@ -121,6 +129,10 @@ class GitCli:
         finally:
             self._update_refs(self._clear(stage))
 
+    def maintain(self) -> None:
+        """git's own housekeeping (libgit2 never packs), after the sync, not during it."""
+        self._run(["gc", "--auto", "--quiet"])
+
     def _clear(self, stage: str) -> list[str]:
         listed = self._run(["for-each-ref", "--format=delete %(refname)", stage])
         return listed.stdout.splitlines()
@@ -128,8 +140,7 @@ class GitCli:
     def _update_refs(self, commands: list[str]) -> None:
         if not commands:
             return
-        # staged refs live for one push: no reflog files for them
-        args = ["-c", "core.logAllRefUpdates=false", "update-ref", "--stdin"]
+        args = [*NO_REFLOG, "update-ref", "--stdin"]
         proc = self._run(args, "\n".join(commands) + "\n")
         if proc.returncode != 0:
             raise SyncError("git update-ref", _last_lines(proc.stderr))
@@ -137,7 +148,7 @@ class GitCli:
     def _push(
         self, remote: str, specs: list[str], updates: Sequence[RemoteUpdate]
     ) -> list[RefResult]:
-        args = ["push", "--porcelain", "--no-verify"]
+        args = [*NO_REFLOG, "push", "--porcelain", "--no-verify"]
         for u in updates:
             if u.new is None:
                 args.append(f"--force-with-lease={u.ref}:{u.lease or ''}")
@@ -212,6 +223,9 @@ class Pygit2Transport:
             )
         except pygit2.GitError as exc:
             raise SyncError(remote, str(exc)) from None
+
+    def maintain(self) -> None:
+        """Nothing: without git there is no `git gc` to run."""
 
     def push(self, remote: str, updates: Sequence[RemoteUpdate]) -> list[RefResult]:
         handle = self._remote(remote)

@@ -1,0 +1,50 @@
+"""Metadata for a conversation that a pull moved to a new id, and which
+conversation is active (both local to this store)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pygit2
+
+from gitstore import ids, notes, refs
+from gitstore.store import Store
+from gitstore.syncplan import PullStep
+
+
+def active_target(repo: pygit2.Repository) -> str | None:
+    """The ref ``JP_HEAD`` points at, if it is symbolic."""
+    try:
+        ref = repo.lookup_reference(refs.ACTIVE)
+    except (KeyError, pygit2.InvalidSpecError):
+        return None
+    return str(ref.target) if ref.type == pygit2.enums.ReferenceType.SYMBOLIC else None
+
+
+def copy_meta(
+    store: Store, signature: pygit2.Signature, cid: str, new_id: str, step: PullStep, remote: str
+) -> None:
+    """``new_id`` gets ``cid``'s metadata (title, labels...) and its origin:
+    ``diverged_from``, ``diverge_reason`` and ``diverged_at_commit``; a review's
+    source note is copied too."""
+    anchor = store.anchor(new_id)
+    store.repo.create_blob(ids.anchor_bytes(new_id))
+    stamp = int(datetime.now(UTC).timestamp() * 1000)
+    extra = {
+        "diverged_from": cid,
+        "diverge_reason": step.action.value,
+        "diverged_at_commit": step.base,
+    }
+    lines = "".join(notes.meta_line(k, v, stamp, store.machine) + "\n" for k, v in extra.items())
+    meta = store.note(refs.NOTES_META, cid) or ""
+    if meta and not meta.endswith("\n"):
+        meta += "\n"
+    source = store.note(refs.NOTES_SOURCE, cid)
+
+    def change_meta(_: dict[str, str]) -> dict[str, str | None]:
+        return {anchor: notes.compact_meta(meta + lines)}
+
+    message = f"jp pull {remote}: metadata of {new_id}"
+    notes.update(store.repo, refs.NOTES_META, change_meta, signature, message)
+    if source:
+        notes.update(store.repo, refs.NOTES_SOURCE, lambda _: {anchor: source}, signature, message)
