@@ -150,6 +150,10 @@ def validate_event(event: Any, where: str = "event") -> Event:
     if "timestamp" not in event or not isinstance(event["timestamp"], str):
         raise InvalidEvent(where, f"{kind} event has no string `timestamp`")
     if kind not in KNOWN_TYPES:
+        try:  # kept verbatim, but its commit is dated by it
+            parse_time(event["timestamp"])
+        except ValueError as exc:
+            raise InvalidEvent(where, f"{kind}: timestamp {event['timestamp']!r}: {exc}") from None
         return dict(event)
     try:
         _ADAPTER.validate_python(event)
