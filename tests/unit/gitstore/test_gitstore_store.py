@@ -76,11 +76,12 @@ def test_append_moves_the_ref_only_from_the_expected_tip(store: Store, path: Pat
 def test_append_loses_nothing_to_a_writer_in_between(store: Store, path: Path) -> None:
     tip = store.create("jp-c1", [start("jp-c1")], None, "create")
     other = Store(path)
-    raced: list[str] = []
+    raced: list[bool] = []
 
     def race(point: str) -> None:
         if point == "append:objects-written" and not raced:
-            raced.append(other.append("jp-c1", [request("OTHER WRITER")], tip, "other"))
+            raced.append(True)  # before the call: the other append reaches this point too
+            other.append("jp-c1", [request("OTHER WRITER")], tip, "other")
 
     faults.install(race)
     try:
@@ -88,6 +89,7 @@ def test_append_loses_nothing_to_a_writer_in_between(store: Store, path: Path) -
     except StaleTip:
         pass  # refusing is fine; overwriting is not
     faults.install(None)
+    assert raced
     contents = [e.get("content") for e in Store(path).load("jp-c1").events]
     assert "OTHER WRITER" in contents
 
