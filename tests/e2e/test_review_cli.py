@@ -115,6 +115,17 @@ def test_start_and_discussion_with_the_fake(online: User, fake: FakeMessages, tm
     assert review in proc.stderr and "jp conversation use" in proc.stderr
     assert online.tip(source) == before
 
+    # --abort ends it: archived, the source untouched and active again
+    online.ok("conversation", "use", review)
+    online.ok("conversation", "compact", "--abort")
+    assert online.tip(source) == before
+    assert online.ref(f"refs/conversations/{review}") is None
+    assert online.ref(f"refs/archive/conversations/{review}") == online.tip(review)
+    assert online.active() == source
+    assert [r["id"] for r in online.ls()] == [source], "an aborted review is out of the list"
+    online.ok("conversation", "compact", source)  # no longer blocked
+    assert online.event(online.tip(source))["type"] == "compaction"
+
 
 def test_continue_decline_apply_and_rerun(online: User, fake: FakeMessages, tmp_path: Path) -> None:
     online.config(CONFIG)
