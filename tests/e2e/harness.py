@@ -87,10 +87,13 @@ class User:
         input: str = "",
         env: Mapping[str, str] | None = None,
         cwd: Path | None = None,
+        drop: Sequence[str] = (),
     ) -> subprocess.CompletedProcess[str]:
+        """Run jp; ``env`` adds variables, ``drop`` removes some of the user's."""
+        merged = {k: v for k, v in {**self.env, **(env or {})}.items() if k not in drop}
         proc = subprocess.run(
             [str(JP), *args],
-            env={**self.env, **(env or {})},
+            env=merged,
             cwd=cwd or self.root,
             input=input,
             capture_output=True,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
+import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -58,6 +59,37 @@ def test_init_makes_a_bare_files_store_and_is_idempotent(user: User, tmp_path: P
     (nonempty / "notes.txt").write_text("mine")
     user.fail("init", str(nonempty))
     assert (nonempty / "notes.txt").read_text() == "mine"
+
+
+def test_init_here_keeps_conversations_in_the_project_repository(user: User) -> None:
+    project = user.root / "project"
+    (project / "src").mkdir(parents=True)
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(project), *args], env=user.env, check=True,
+                              capture_output=True, text=True).stdout
+
+    git("init", "-q")
+    (project / "README").write_text("hello\n")
+    git("add", "README")
+    git("commit", "-q", "-m", "first")
+    (project / "README").write_text("hello\nstaged change\n")
+    git("add", "README")
+    (project / "notes.txt").write_text("untracked\n")
+    head, branches = (project / ".git" / "HEAD").read_text(), git("for-each-ref", "refs/heads")
+    index, status = (project / ".git" / "index").read_bytes(), git("status", "--porcelain")
+    out = user.run("init", "--here", cwd=project, drop=["JP_STORE"])
+    assert out.returncode == 0 and ".git" in out.stdout
+    proc = user.run("q", "--new", "asked inside the project", cwd=project / "src", drop=["JP_STORE"])
+    assert proc.returncode == 0, proc.stderr
+    conversations = git("for-each-ref", "--format=%(refname)", "refs/conversations")
+    assert conversations.startswith("refs/conversations/jp-c")
+    assert "asked inside the project" in git("log", "-p", conversations.strip())
+    assert (project / ".git" / "HEAD").read_text() == head
+    assert git("for-each-ref", "refs/heads") == branches
+    assert (project / ".git" / "index").read_bytes() == index
+    assert git("status", "--porcelain") == status
+    assert user.refs() == {}, "the conversation went to the JP_STORE store"
 
 
 # -- import: ids, commits, subjects ---------------------------------------------
