@@ -149,7 +149,7 @@ class User:
         """Import folders; returns the last new id."""
         found = ID.findall(self.ok("conversation", "import", *map(str, folders)))
         assert len(found) == len(folders), found
-        return found[-1]
+        return str(found[-1])
 
     def active(self) -> str:
         return str(self.show()["id"])

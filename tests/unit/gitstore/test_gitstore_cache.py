@@ -22,7 +22,7 @@ def from_git(path: Path, cid: str) -> tuple[list[dict[str, Any]], list[str]]:
     commit = repo.lookup_reference(f"refs/conversations/{cid}").peel(pygit2.Commit)
     events, ids = [], []
     while True:
-        events.append(json.loads(repo[commit.tree["event.json"].id].data))
+        events.append(json.loads(repo[commit.tree["event.json"].id].peel(pygit2.Blob).data))
         ids.append(str(commit.id))
         if not commit.parents:
             break
@@ -54,7 +54,7 @@ def test_snapshots_of_long_chains_read_back_the_same(
 ) -> None:
     monkeypatch.setattr(cache_module, "SNAPSHOT_EVERY", 7)
     long_conversation(store, "jp-c1", 10)
-    tip = store.locate("jp-c1").tip
+    tip = store.require("jp-c1").tip
     for _ in range(3):  # grows a snapshot, then reads from it
         conv = Store(path).load("jp-c1")
         assert (conv.events, conv.commits) == from_git(path, "jp-c1")

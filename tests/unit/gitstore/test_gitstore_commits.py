@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pygit2
 import pytest
 
 from gitstore.commits import SUBJECT_WIDTH, author_name, body, message, subject
@@ -116,7 +117,7 @@ def test_authors_are_the_speakers(kind: str, who: str) -> None:
 def test_commits_carry_the_event_time_and_speaker(store: Store) -> None:
     events = [start("jp-c1", 0), *turn(1, 60)]
     tip = store.create("jp-c1", events, None, "test")
-    commit = store.repo[tip]
+    commit = store.repo[tip].peel(pygit2.Commit)
     assert commit.author.name == "assistant" and commit.author.time == 1767603600 + 62
     assert commit.committer.time == commit.author.time
     assert commit.message == "assistant: A1\n\nJp-Event: chat_response\n"
@@ -127,7 +128,7 @@ def test_a_response_in_the_same_batch_names_its_tool(store: Store) -> None:
     call = ev("tool_call_request", id="t9", name="cargo_test", arguments={})
     result = ev("tool_call_response", id="t9", content="ok", is_error=False)
     tip = store.create("jp-c1", [start("jp-c1"), call, result], None, "test")
-    assert store.repo[tip].message.startswith("tool cargo_test: ok")
+    assert store.repo[tip].peel(pygit2.Commit).message.startswith("tool cargo_test: ok")
 
 
 @pytest.mark.xfail(strict=True, reason="bug: a tool result appended after its call (as a query "
@@ -136,4 +137,4 @@ def test_a_response_appended_later_names_its_tool(store: Store) -> None:
     tip = store.create("jp-c1", [start("jp-c1")], None, "test")
     tip = store.append("jp-c1", [ev("tool_call_request", id="t9", name="cargo_test", arguments={})], tip, "t")
     tip = store.append("jp-c1", [ev("tool_call_response", id="t9", content="ok", is_error=False)], tip, "t")
-    assert store.repo[tip].message.startswith("tool cargo_test: ok")
+    assert store.repo[tip].peel(pygit2.Commit).message.startswith("tool cargo_test: ok")

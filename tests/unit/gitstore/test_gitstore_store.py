@@ -58,12 +58,12 @@ def test_create_publishes_a_chain_and_an_anchor(store: Store, path: Path) -> Non
 def test_append_moves_the_ref_only_from_the_expected_tip(store: Store, path: Path) -> None:
     tip = store.create("jp-c1", [start("jp-c1")], None, "create")
     new = store.append("jp-c1", turn(1), tip, "first turn")
-    assert store.locate("jp-c1").tip == new
+    assert store.require("jp-c1").tip == new
     assert git(path, "rev-parse", f"{new}~3").strip() == tip
     with pytest.raises(StaleTip) as caught:
         store.append("jp-c1", turn(2), tip, "stale")
     assert (caught.value.expected, caught.value.actual) == (tip, new)
-    assert store.locate("jp-c1").tip == new, "a stale append moved nothing"
+    assert store.require("jp-c1").tip == new, "a stale append moved nothing"
     assert store.append("jp-c1", [], new, "nothing") == new
     with pytest.raises(ConversationNotFound):
         store.append("jp-c9", turn(1), tip, "missing")
@@ -112,7 +112,7 @@ def test_fork_is_one_commit_on_the_source(store: Store, path: Path) -> None:
     assert fork.events[:4] == store.load("jp-c1").events
     assert fork.events[-1]["forked_from"]["conversation_id"] == "jp-c1"
     store.append("jp-c2", turn(2), fork_tip, "more")
-    assert store.locate("jp-c1").tip == tip, "appending to the fork leaves the source"
+    assert store.require("jp-c1").tip == tip, "appending to the fork leaves the source"
 
 
 def test_archive_unarchive_and_delete_move_refs(store: Store, path: Path) -> None:
@@ -131,7 +131,7 @@ def test_archive_unarchive_and_delete_move_refs(store: Store, path: Path) -> Non
     assert reflog(path, refs.archived("jp-c1")) == ["jp conversation archive jp-c1"]
     store.archive("jp-c1", "again")  # archiving twice is harmless
     store.unarchive("jp-c1", "back")
-    assert store.locate("jp-c1") is not None and not store.locate("jp-c1").archived
+    assert not store.require("jp-c1").archived
     assert not (path / "jp" / "ops").exists() or not list((path / "jp" / "ops").iterdir())
     store.delete("jp-c1", "rm")
     assert store.locate("jp-c1") is None

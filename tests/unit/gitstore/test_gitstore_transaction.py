@@ -61,7 +61,7 @@ def test_archive_half_done_live_ref_gone(path: Path, tip: str) -> None:
     assert ref(path, "refs/archive/conversations/jp-c1") == tip
     assert ref(path, "refs/conversations/jp-c1") is None
     assert not file.exists()
-    assert store.locate("jp-c1").archived
+    assert store.require("jp-c1").archived
     log = git(path, "reflog", "show", "--format=%gs", "refs/archive/conversations/jp-c1")
     assert log.startswith("jp conversation archive jp-c1"), log
 
@@ -108,7 +108,7 @@ def test_nothing_moved_means_nothing_happens(store: Store, path: Path, tip: str)
 
 
 def test_a_ref_another_writer_moved_since_is_left_alone(store: Store, path: Path, tip: str) -> None:
-    other_tip = store.locate("jp-c2").tip
+    other_tip = store.require("jp-c2").tip
     moved = store.append("jp-c2", [request("later")], other_tip, "someone else")
     done = store.write_commits([request("op", 50)], tip)[-1]
     updates = [RefUpdate(refs.live("jp-c1"), tip, done), RefUpdate(refs.live("jp-c2"), other_tip, None)]
