@@ -60,6 +60,12 @@ def query(
     if not text:
         raise UsageError("the query is empty", 'give the text: `jp q "your question"`')
     app.config()  # refuse a broken configuration before anything is written
+    if specs:  # and a bad compaction spec
+        from porcelain.compaction.dsl import parse_spec
+
+        for spec in specs:
+            if spec:
+                parse_spec(spec)
     store = app.store()
     if new or (target is None and store.active() is None and not no_persist):
         cid = new_conversation(store, title)

@@ -37,6 +37,13 @@ def fork(
 
     store = app.store()
     source = resolve(store, target)
+    if specs:  # refuse a bad spec or config before the fork exists
+        from porcelain.compaction.dsl import parse_spec
+
+        app.config()
+        for spec in specs:
+            if spec:
+                parse_spec(spec)
     events = None
     if first is not None or last is not None:
         from porcelain.turnfilter import keep_turns
@@ -46,7 +53,11 @@ def fork(
     if specs:
         from porcelain.compaction.run import compact_silently
 
-        compact_silently(app, cid, specs)
+        try:
+            compact_silently(app, cid, specs)
+        except BaseException:  # all or nothing: a fork whose compaction failed goes
+            store.delete(cid, f"jp conversation fork -k: compaction failed, {cid} removed")
+            raise
     if activate:
         store.set_active(cid)
         record_activation(store, cid)
