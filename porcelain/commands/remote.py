@@ -46,7 +46,8 @@ def add(app: App, name: str, url: str) -> None:
     from gitstore import remotes
 
     store = app.store()
-    result = remotes.add(store.repo, name, _url(url, app.cwd))
+    url = _url(url, app.cwd)
+    result = remotes.add(store.repo, name, url)
     if app.output.json:
         app.output.data({"name": name, "url": url, "result": result})
     elif result == "created":
