@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import platform
+import random
 import shutil
 import statistics
 import subprocess
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+WARMUP = True  # whether ``interleaved`` runs a first, unrecorded round (run.py sets it)
 VENV_BIN = Path(sys.executable).parent
 
 
@@ -29,6 +31,12 @@ class Profile:
     rounds: int  # samples per in-process measurement
     runs: int  # samples per whole-process measurement
     fixtures: int | None  # how many JP conversations to import (None: all)
+    least: int = 3  # the fewest samples of anything
+    warmup: bool = True  # an unrecorded first round
+
+    def few(self, n: int) -> int:
+        """``n`` samples, within what this profile allows."""
+        return max(self.least, min(n, self.rounds))
 
 
 PROFILES = {
@@ -45,7 +53,7 @@ PROFILES = {
     "quick": Profile(
         "quick", (10, 1_000, 10_000), 10_000, 2_000, (100, 1_000, 10_000), 15, 5, None
     ),
-    "smoke": Profile("smoke", (10, 200), 200, 30, (100, 200), 3, 1, 2),
+    "smoke": Profile("smoke", (10, 200), 200, 30, (100, 200), 2, 1, 2, least=1, warmup=False),
 }
 
 
@@ -97,7 +105,7 @@ def interleaved(
     variants: Mapping[str, Callable[[], float]],
     rounds: int,
     budget: Mapping[str, float] | None = None,
-    warmup: bool = True,
+    warmup: bool | None = None,
 ) -> dict[str, float]:
     """Median seconds of each variant, run in turn round after round.
 
@@ -105,15 +113,20 @@ def interleaved(
     itself (so that setup can stay outside the clock).  Interleaving keeps a
     noisy neighbour from landing on one variant only.  A variant with a
     ``budget`` (seconds) stops taking samples once it has used it up, with at
-    least three samples.  A first, unrecorded round warms caches up.
+    least three samples.  A first, unrecorded round warms caches up; the
+    order changes from round to round.
     """
     budget = budget or {}
+    warmup = WARMUP if warmup is None else warmup
     samples: dict[str, list[float]] = {name: [] for name in variants}
     if warmup:
         for fn in variants.values():
             fn()
+    order = list(variants.items())
+    shuffle = random.Random(0).shuffle
     for _ in range(rounds):
-        for name, fn in variants.items():
+        shuffle(order)  # no variant always follows the same neighbour
+        for name, fn in order:
             spent = sum(samples[name])
             if name in budget and len(samples[name]) >= 3 and spent > budget[name]:
                 continue

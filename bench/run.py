@@ -22,6 +22,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench import common
 from bench.common import PROFILES, ROOT, Profile, Results, machine, table
 
 SECTIONS = ("startup", "store", "append", "load", "fork", "review", "many", "import")
@@ -84,6 +85,7 @@ def run(args: argparse.Namespace, profile: Profile, root: Path, results: Results
 def main(argv: list[str] | None = None) -> int:
     args = parse(sys.argv[1:] if argv is None else argv)
     profile = PROFILES["smoke" if args.smoke else "quick" if args.quick else "full"]
+    common.WARMUP = profile.warmup
 
     def log(text: str) -> None:
         print(text, file=sys.stderr, flush=True)

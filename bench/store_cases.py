@@ -64,7 +64,7 @@ def build_big(root: Path, profile: Profile, results: Results, sections: set[str]
         big.convs[size] = cid
         big.events[size] = events
         if n == 0 and "store" in sections:
-            size_section(big, size, results)
+            size_section(big, size, profile, results)
     return big
 
 
@@ -78,7 +78,7 @@ def _write(store: Store, cid: str, events: list[Event]) -> None:
 # -- store size -------------------------------------------------------------------
 
 
-def size_section(big: BigStore, size: int, results: Results) -> None:
+def size_section(big: BigStore, size: int, profile: Profile, results: Results) -> None:
     store = big.store
     gitdir = store.gitdir
     cache = gitdir / "jp"
@@ -99,7 +99,7 @@ def size_section(big: BigStore, size: int, results: Results) -> None:
         )
     )
     results.log("  appending at the largest size before maintenance")
-    append_rows(big, size, results, rounds=11, baselines=False, note="store not yet maintained")
+    lone_append(big, size, results, profile.few(11), note="store not yet maintained")
     took = clock(lambda: maintain(store))
     after, _ = disk_usage(gitdir, exclude=[cache])
     results.add(
@@ -142,97 +142,100 @@ def maintain(store: Store) -> None:
 
 
 def append_section(big: BigStore, profile: Profile, results: Results) -> None:
-    jp_times: dict[int, float] = {}
+    """Every size and every baseline in the same rounds, so drift hits them alike."""
+    writer = Writer(seed=11, start=Writer(0).moment.replace(year=2026))
+    work = big.root / "append"
+    work.mkdir()
+    variants: dict[str, Callable[[Event], float]] = {}
+    budget: dict[str, float] = {}
+    closing: list[SqliteLog] = []
     for size in profile.sizes:
-        results.log(f"  appending to {_label(size)} events")
-        jp_times[size] = append_rows(big, size, results, profile.rounds, baselines=True)
+        events = big.events[size]
+        tip = big.store.require(big.convs[size]).tip
+        variants[f"jp {size}"] = _jp_appender(big, size)
+        sqlite = SqliteLog(work / f"{size}.sqlite", events, durable=False)
+        closing.append(sqlite)
+        variants[f"sqlite {size}"] = sqlite.append
+        variants[f"json {size}"] = JsonFile(work / f"jp-{size}", events, durable=False).append
+        budget[f"json {size}"] = 5.0
+        ref = f"refs/bench/plumbing-{size}"
+        variants[f"git {size}"] = GitPlumbing(big.store.gitdir, ref, tip, False).append
+    variants["ref"] = RefFile(work / "ref").append
+    results.log(f"  {len(variants)} variants, {profile.rounds} rounds")
+    medians = _rounds(writer, variants, profile.rounds, budget)
+    for sqlite in closing:
+        sqlite.close()
+    shutil.rmtree(work)
+    for size in profile.sizes:
+        jp = medians[f"jp {size}"]
+        label = f"append 1 event to {_label(size)} events"
+        base = medians[f"sqlite {size}"]
+        ok = verdict(jp <= 2 * base)
+        results.add(Row(label, jp, "SQLite insert, WAL, no fsync", base, "<= 2x SQLite", ok))
+        json_file = medians[f"json {size}"]
+        results.add(Row(label, jp, "rewrite events.json (JP's layout)", json_file))
+        results.add(Row(label, jp, "git plumbing, 4 processes", medians[f"git {size}"]))
+    results.add(
+        Row(
+            "append 1 event (any size)",
+            None,
+            "replace a 41-byte file by rename",
+            medians["ref"],
+            note="the floor of a loose-ref update on this disk",
+        )
+    )
     small, large = min(profile.sizes), max(profile.sizes)
-    ratio = jp_times[large] / jp_times[small]
+    ratio = medians[f"jp {large}"] / medians[f"jp {small}"]
     results.add(
         Row(
             f"append: {_label(large)} events vs {_label(small)}",
-            jp_times[large],
+            medians[f"jp {large}"],
             f"append to {_label(small)} events",
-            jp_times[small],
+            medians[f"jp {small}"],
             f"flat (<= {FLAT}x)",
             verdict(ratio <= FLAT),
         )
     )
     results.log("  appending with fsync")
-    durable_rows(big, large, results, max(5, profile.rounds // 3))
+    durable_rows(big, large, results, profile.few(max(5, profile.rounds // 3)))
 
 
-def append_rows(
-    big: BigStore, size: int, results: Results, rounds: int, baselines: bool, note: str = ""
-) -> float:
+def _jp_appender(big: BigStore, size: int, fsync: bool = False) -> Callable[[Event], float]:
+    """``Store.append`` of one event to the conversation of ``size`` events, timed."""
     store, cid = big.store, big.convs[size]
-    writer = Writer(seed=size + 1, start=Writer(0).moment.replace(year=2026))
     tip = store.require(cid).tip
 
-    def jp(event: Event) -> float:
+    def append(event: Event) -> float:
         nonlocal tip
-        start = time.perf_counter()
-        tip = store.append(cid, [event], tip, f"jp query {cid}")
-        return time.perf_counter() - start
-
-    variants: dict[str, Callable[[Event], float]] = {"jp": jp}
-    work = big.root / f"append-{size}"
-    work.mkdir(exist_ok=True)
-    if baselines:
-        events = big.events[size]
-        sqlite = SqliteLog(work / "events.sqlite", events, durable=False)
-        variants["sqlite"] = sqlite.append
-        variants["json"] = JsonFile(work / "jp", events, durable=False).append
-        variants["git"] = GitPlumbing(
-            store.gitdir, f"refs/bench/plumbing-{size}", tip, False
-        ).append
-        variants["ref"] = RefFile(work / "ref").append
-    medians = _rounds(writer, variants, rounds, {"json": 5.0, "git": 5.0})
-    label = f"append 1 event to {_label(size)} events"
-    if not baselines:
-        results.add(Row(label, medians["jp"], note=note))
-        shutil.rmtree(work)
-        return medians["jp"]
-    results.add(
-        Row(
-            label,
-            medians["jp"],
-            "SQLite insert, WAL, no fsync",
-            medians["sqlite"],
-            "<= 2x SQLite",
-            verdict(medians["jp"] <= 2 * medians["sqlite"]),
-        )
-    )
-    results.add(Row(label, medians["jp"], "rewrite events.json (JP's layout)", medians["json"]))
-    results.add(Row(label, medians["jp"], "git plumbing, 4 processes", medians["git"]))
-    results.add(Row(label, medians["jp"], "replace a 41-byte file by rename", medians["ref"]))
-    sqlite.close()
-    shutil.rmtree(work)
-    return medians["jp"]
-
-
-def durable_rows(big: BigStore, size: int, results: Results, rounds: int) -> None:
-    """The same comparison with every writer syncing to disk (power-loss safe)."""
-    store, cid = big.store, big.convs[size]
-    work = big.root / "durable"
-    work.mkdir(exist_ok=True)
-    writer = Writer(seed=size + 2, start=Writer(0).moment.replace(year=2027))
-    tip = store.require(cid).tip
-
-    def jp(event: Event) -> float:
-        nonlocal tip
-        pygit2.settings.enable_fsync_gitdir(True)
+        if fsync:
+            pygit2.settings.enable_fsync_gitdir(True)
         try:
             start = time.perf_counter()
             tip = store.append(cid, [event], tip, f"jp query {cid}")
             return time.perf_counter() - start
         finally:
-            pygit2.settings.enable_fsync_gitdir(False)
+            if fsync:
+                pygit2.settings.enable_fsync_gitdir(False)
 
+    return append
+
+
+def lone_append(big: BigStore, size: int, results: Results, rounds: int, note: str) -> None:
+    writer = Writer(seed=size + 1, start=Writer(0).moment.replace(year=2026))
+    medians = _rounds(writer, {"jp": _jp_appender(big, size)}, rounds, {})
+    results.add(Row(f"append 1 event to {_label(size)} events", medians["jp"], note=note))
+
+
+def durable_rows(big: BigStore, size: int, results: Results, rounds: int) -> None:
+    """The same comparison with every writer syncing to disk (power-loss safe)."""
+    work = big.root / "durable"
+    work.mkdir(exist_ok=True)
+    writer = Writer(seed=size + 2, start=Writer(0).moment.replace(year=2027))
+    tip = big.store.require(big.convs[size]).tip
     sqlite = SqliteLog(work / "events.sqlite", big.events[size][:1000], durable=True)
-    git = GitPlumbing(store.gitdir, "refs/bench/plumbing-durable", tip, True)
+    git = GitPlumbing(big.store.gitdir, "refs/bench/plumbing-durable", tip, True)
     variants: dict[str, Callable[[Event], float]] = {
-        "jp": jp,
+        "jp": _jp_appender(big, size, fsync=True),
         "sqlite": sqlite.append,
         "git": git.append,
     }
@@ -259,20 +262,15 @@ def _rounds(
     rounds: int,
     budget: dict[str, float],
 ) -> dict[str, float]:
-    """Every variant appends the same fresh event in each round."""
-    current: list[Event] = []
+    """Each call appends a fresh 2 KB tool result, made outside the clock.
 
-    def bind(name: str, fn: Callable[[Event], float]) -> Callable[[], float]:
-        def once() -> float:
-            if name == first:
-                current[:] = [writer.tool_result(f"toolu_bench_{writer.calls}")]
-                writer.calls += 1
-            return fn(dict(current[0]))
+    Fresh for every writer, so that no writer finds its objects already stored.
+    """
 
-        return once
+    def bind(fn: Callable[[Event], float]) -> Callable[[], float]:
+        return lambda: fn(writer.result_of_size(2048))
 
-    first = next(iter(variants))
-    return interleaved({n: bind(n, f) for n, f in variants.items()}, rounds, budget)
+    return interleaved({n: bind(f) for n, f in variants.items()}, rounds, budget)
 
 
 # -- load and project ------------------------------------------------------------------
@@ -286,7 +284,7 @@ def load_section(big: BigStore, profile: Profile, results: Results) -> None:
     path = big.store.path
     folder = big.root / "load-json"
     JsonFile(folder, big.events[size], durable=False)
-    rounds = max(3, profile.rounds // 3)
+    rounds = profile.few(profile.rounds // 3)
 
     def jp_cold() -> float:
         """A new process's view with no cache at all: walk git, fill a new cache."""
@@ -446,7 +444,7 @@ def review_section(big: BigStore, profile: Profile, results: Results, home: Path
         one(min(profile.review_sizes))()  # first use imports the review modules
         medians = interleaved(
             {str(s): one(s) for s in profile.review_sizes},
-            max(3, profile.rounds // 3),
+            profile.few(profile.rounds // 3),
             {str(max(profile.review_sizes)): 20.0},
             warmup=False,
         )
