@@ -92,31 +92,16 @@ def test_start_and_discussion_with_the_fake(online: User, fake: FakeMessages, tm
     assert "15" in refused["content"] and "12" in refused["content"]
     accepted = results(third)[-1]
     assert not accepted.get("is_error") and "3" in accepted["content"] and "8" in accepted["content"]
-    assert online.show(review)["proposal"]["summary"] == "REVISED-SUMMARY"
-    assert (online.show(review)["proposal"]["from_turn"], online.show(review)["proposal"]["to_turn"]) == (3, 8)
+    revised = online.show(review)["proposal"]
+    assert (revised["from_turn"], revised["to_turn"], revised["summary"]) == (3, 8, "REVISED-SUMMARY")
 
     printed = online.ok("conversation", "print", review)
     assert "> [turn 1] Q01" in printed and "> [turn 12] Q12" in printed
     assert "> stop at 8 please" in printed
     assert "[turn" not in online.ok("conversation", "print", source)
 
-    # while the review is open, the source takes no compaction writes
     before = online.tip(source)
-    for args in (
-        ["conversation", "compact", source],
-        ["conversation", "compact", source, "--reset"],
-        ["--cfg", "assistant.model.id=offline/jp", "q", "--id", source, "-k", "--", "go on"],
-    ):
-        proc = online.fail(*args)
-        assert review in proc.stderr, (args, proc.stderr)
-    online.ok("conversation", "compact", source, "--dry-run")
-    online.ok("conversation", "use", source)
-    proc = online.fail("conversation", "compact", "--interactive")
-    assert review in proc.stderr and "jp conversation use" in proc.stderr
-    assert online.tip(source) == before
-
     # --abort ends it: archived, the source untouched and active again
-    online.ok("conversation", "use", review)
     online.ok("conversation", "compact", "--abort")
     assert online.tip(source) == before
     assert online.ref(f"refs/conversations/{review}") is None
@@ -230,3 +215,25 @@ def test_review_flow_fully_offline(user: User, tmp_path: Path) -> None:
         assert "not a compaction review" in proc.stderr
     assert json.loads(user.ok("--format", "json", "conversation", "ls", "--archived"))
     user.fsck()
+
+
+def test_an_open_review_blocks_compaction_of_its_source(user: User, tmp_path: Path) -> None:
+    source = twelve(user, tmp_path)
+    review = start(user, source, "--from", "2", "--to", "9")
+    before = user.tip(source)
+    for args in (
+        ["conversation", "compact", source],
+        ["conversation", "compact", source, "--reset"],
+        ["conversation", "compact", source, "--from", "2", "--to", "4", "--reasoning"],
+        ["q", "--id", source, "-k", "--", "go on"],
+    ):
+        proc = user.fail(*args)
+        assert review in proc.stderr, (args, proc.stderr)
+    user.ok("conversation", "compact", source, "--dry-run")
+    user.ok("conversation", "use", source)
+    proc = user.fail("conversation", "compact", "--interactive")
+    assert review in proc.stderr and "jp conversation use" in proc.stderr
+    assert user.tip(source) == before
+    user.ok("q", "ordinary chat goes on")
+    assert user.show(source)["turns"] == 13
+    assert len([r for r in user.ls() if r["source_id"] == source]) == 1
