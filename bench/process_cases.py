@@ -25,6 +25,7 @@ from bench.common import (
 from gitstore.store import Store
 
 START_LIMIT = 0.15
+FLAT = 1.5
 LS_LIMIT = 0.5
 HEAVY = ("anthropic", "pydantic", "tomlkit")
 
@@ -72,7 +73,7 @@ def startup_section(root: Path, profile: Profile, results: Results) -> None:
 
     variants = {name: runner([*jp, *args]) for name, args in commands.items()}
     variants["python"] = runner(python)
-    medians = interleaved(variants, max(3, profile.runs))
+    medians = interleaved(variants, profile.few(profile.runs))
     for name, args in commands.items():
         heavy = heavy_imports(args, env, home)
         sdk = "anthropic" in heavy
@@ -112,7 +113,7 @@ def many_section(root: Path, profile: Profile, results: Results) -> None:
             Path(f"{cache}{suffix}").unlink(missing_ok=True)
         return run_process([*jp, "conversation", "ls"], env, home)
 
-    cold = interleaved({"ls": cold_ls}, max(1, profile.runs // 2), warmup=False)["ls"]
+    cold = interleaved({"ls": cold_ls}, profile.few(profile.runs // 2), warmup=False)["ls"]
     results.add(
         Row(
             f"process: jp conversation ls, {count:,} conversations, no cache",
@@ -135,7 +136,7 @@ def many_section(root: Path, profile: Profile, results: Results) -> None:
             [*git, "log", "--format=%h %s", f"refs/conversations/{target}"], env, home
         ),
     }
-    medians = interleaved(variants, max(3, profile.runs))
+    medians = interleaved(variants, profile.few(profile.runs))
     results.add(
         Row(
             f"process: jp conversation ls, {count:,} conversations",
@@ -156,6 +157,43 @@ def many_section(root: Path, profile: Profile, results: Results) -> None:
             verdict(medians["show"] < LS_LIMIT),
         )
     )
+    fork_titled(root, store, target, profile, results)
+
+
+def fork_titled(root: Path, store: Store, target: str, profile: Profile, results: Results) -> None:
+    """Fork a titled conversation (the title is carried over) among many titled ones,
+    against the same fork in a store that holds only that conversation."""
+    from porcelain.lifecycle import fork
+
+    lone = build.new_store(root / "lone.git")
+    cid = build.cid_for(1)
+    build.conversation(lone, cid, 1 + 8, seed=3)
+    lone.set_meta(cid, {"title": "Synthetic conversation"}, "bench: title")
+    made: list[tuple[Store, str]] = []
+
+    def one(where: Store, source: str) -> Callable[[], float]:
+        def run() -> float:
+            start = time.perf_counter()
+            made.append((where, fork(where, where.require(source))))
+            return time.perf_counter() - start
+
+        return run
+
+    count = len(store.refs())
+    medians = interleaved({"many": one(store, target), "lone": one(lone, cid)}, profile.few(9))
+    results.add(
+        Row(
+            f"fork a titled conversation, {count:,} titled conversations in the store",
+            medians["many"],
+            "the same fork, store of 1 conversation",
+            medians["lone"],
+            f"flat (<= {FLAT}x)",
+            verdict(medians["many"] <= FLAT * medians["lone"]),
+        )
+    )
+    for where, made_id in made:
+        where.delete(made_id, "bench: clean up")
+    lone.cache.close()
 
 
 def _fill(store: Store, count: int, results: Results) -> None:
@@ -208,7 +246,7 @@ def import_section(root: Path, profile: Profile, results: Results, fixtures: Pat
             (dest / "events.json").write_text(data)
         return time.perf_counter() - start
 
-    medians = interleaved({"jp": jp, "layout": jp_layout}, max(3, profile.runs // 2))
+    medians = interleaved({"jp": jp, "layout": jp_layout}, profile.few(profile.runs // 2))
     results.add(
         Row(
             f"import {len(folders)} JP conversations ({events[0]:,} events)",
