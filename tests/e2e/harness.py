@@ -308,7 +308,12 @@ def tool_use(name: str, **arguments: Any) -> dict[str, Any]:
 
 
 def write_conversation(
-    folder: Path, turns: int, *, tools_every: int = 2, title: str = "synthetic"
+    folder: Path,
+    turns: int,
+    *,
+    tools_every: int = 2,
+    tool_bytes: int = 0,
+    title: str = "synthetic",
 ) -> Path:
     """A JP folder of ``turns`` turns with marked tokens: <<Q07>> is turn 7's
     request, <<A07>> its answer, <<R07>> its reasoning, <<T07>> its tool result."""
@@ -352,7 +357,7 @@ def write_conversation(
                     "type": "tool_call_response",
                     "timestamp": at(),
                     "id": f"toolu_{tag}",
-                    "content": b64(f"contents <<T{tag}>>"),
+                    "content": b64(f"contents <<T{tag}>>" + "\nfiller line" * (tool_bytes // 12)),
                     "is_error": False,
                 }
             )
