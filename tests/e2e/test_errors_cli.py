@@ -32,10 +32,10 @@ def test_not_found_and_state_errors_name_a_next_step(user: User) -> None:
     assert "no active conversation" in proc.stderr and "jp q --new" in proc.stderr
     cid = user.import_(RUST)
     user.ok("conversation", "archive", cid, "--yes")
-    for args in (["q", "--id", cid, "more"], ["conversation", "compact", cid]):
+    for args in (["q", "--id", cid, "UNSENT-WORDS"], ["conversation", "compact", cid]):
         proc = user.fail(*args)
         assert "archived" in proc.stderr and f"jp conversation unarchive {cid}" in proc.stderr
-    assert "more" not in user.git("log", "-p", "--all", "--format=%s")
+    assert "UNSENT-WORDS" not in user.git("log", "-p", "--all")
 
 
 def test_bad_stores_are_refused_clearly(user: User, tmp_path: Path) -> None:
