@@ -159,3 +159,19 @@ def test_long_metadata_notes_are_compacted_to_the_newest_line_per_key(
     text = "".join(notes.meta_line("k", n, n, "m") + "\n" for n in range(25))
     assert notes.compact_meta(text) == notes.meta_line("k", 24, 24, "m") + "\n"
     assert notes.compact_meta("short\n") == "short\n"
+
+
+def test_the_first_note_logs_its_reason(store: Store, path: Path) -> None:
+    store.set_meta("jp-c1", {"title": "T"}, "jp conversation edit jp-c1")
+    assert git(path, "reflog", "show", "--format=%gs", refs.NOTES_META).splitlines() == [
+        "jp conversation edit jp-c1"
+    ]
+
+
+@pytest.mark.xfail(strict=True, reason="bug: later notes commits log `commit: <reason>`, so the "
+                   "reflog entry does not start with the command (design section 1)")
+def test_every_notes_reflog_entry_starts_with_the_command(store: Store, path: Path) -> None:
+    store.set_meta("jp-c1", {"title": "T"}, "jp conversation edit jp-c1")
+    store.set_meta("jp-c1", {"title": "U"}, "jp conversation edit jp-c1 again")
+    log = git(path, "reflog", "show", "--format=%gs", refs.NOTES_META).splitlines()
+    assert log == ["jp conversation edit jp-c1 again", "jp conversation edit jp-c1"]
