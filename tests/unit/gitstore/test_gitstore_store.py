@@ -181,3 +181,24 @@ def test_a_store_opens_only_git_repositories(tmp_path: Path) -> None:
         Store(plain)
     pygit2.init_repository(str(tmp_path / "bare.git"), bare=True)
     assert Store(tmp_path / "bare.git").refs() == []
+
+
+@pytest.mark.xfail(strict=True, reason="bug: Store.create/append write events that "
+                   "gitstore.events.validate refuses (its docstring says every event entering "
+                   "the store is validated)")
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"type": "chat_request", "timestamp": "2026-01-05T09:00:00.000000Z", "content": 5},
+        {"type": "compaction", "timestamp": "2026-01-05T09:00:00.000000Z", "from_turn": -1, "to_turn": 0},
+        {"type": "chat_response", "timestamp": "not a date", "message": "x"},
+    ],
+    ids=["content", "negative-turn", "timestamp"],
+)
+def test_append_refuses_invalid_events(store: Store, bad: dict[str, object]) -> None:
+    from gitstore.errors import InvalidEvent
+
+    tip = store.create("jp-c1", [start("jp-c1")], None, "create")
+    with pytest.raises(InvalidEvent):
+        store.append("jp-c1", [bad], tip, "bad")
+    assert store.require("jp-c1").tip == tip
