@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.reliability.harness import ID, RUST, RUST_ID, Sandbox
-from tests.reliability.raw_stream import RawStream, finish, sse, start, text_delta
+from tests.reliability.raw_stream import RawStream, sse, start, text_delta
 from tests.support.fake_messages import FakeMessages
 
 PROVIDER = 4
@@ -119,8 +119,6 @@ MALFORMED = {
             {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}},
         ),
     ],
-    "unopened block": [*start(), text_delta(0, "Half an "), text_delta(7, "??"), *finish()],
-    "no message_stop": [*start(), text_delta(0, "Half an ")],
     "html": [b"<html><body>502 Bad Gateway</body></html>"],
 }
 
