@@ -12,10 +12,8 @@ def interactive(app: App, target: str | None, opts: dict[str, Any]) -> None:
     from porcelain.compaction.flows import overrides_from
     from porcelain.compaction.run import default_model
     from porcelain.lifecycle import jp_deltas
-    from porcelain.review.start import start_review
+    from porcelain.review.start import refuse_if_review, start_review
     from porcelain.targets import resolve
-
-    from porcelain.review.start import refuse_if_review
 
     overrides = overrides_from(opts)
     store = app.store()
