@@ -258,14 +258,19 @@ class Store:
     ) -> str:
         """Append on top of ``expected``; raise ``StaleTip`` if the tip moved."""
         where = self.require(cid)
-        if where.tip != expected:
-            raise StaleTip(cid, expected, where.tip)
+        try:
+            ref = self.repo.lookup_reference(where.ref)
+        except (KeyError, pygit2.InvalidSpecError):
+            raise ConversationNotFound(cid) from None
+        if str(ref.target) != expected:
+            raise StaleTip(cid, expected, str(ref.target))
         chain = self.write_commits(events, expected, tool_names)
         if not chain:
             return expected
         faults.point("append:objects-written")
         try:
-            ref = self.repo.lookup_reference(where.ref)
+            # libgit2 moves the ref only if it still holds the value ``ref`` was
+            # read with, ``expected``: a writer in between makes this fail
             ref.set_target(pygit2.Oid(hex=chain[-1]), reason)
         except (pygit2.GitError, OSError, KeyError):
             now = self.locate(cid)

@@ -262,3 +262,35 @@ def test_a_review_that_loses_its_id_takes_the_next(
     assert made.review_id == "jp-c201"
     assert store.source_of("jp-c201") == source
     assert store.note(refs.NOTES_SOURCE, taken) is None
+
+
+def test_an_append_never_overwrites_a_writer_in_between(tmp_path: Path) -> None:
+    """Another writer moves the conversation after this append wrote its
+    objects and before its ref moves: this one fails, the other's events stay."""
+    from gitstore import faults
+    from gitstore.errors import StaleTip
+    from gitstore.events import now_text
+    from gitstore.repo import init_bare
+    from gitstore.store import Store
+
+    init_bare(tmp_path / "s.git")
+    mine, other = Store(tmp_path / "s.git"), Store(tmp_path / "s.git")
+    start = {"type": "conversation_start", "timestamp": now_text(), "conversation_id": "jp-c1"}
+    tip = mine.create("jp-c1", [start], None, "test")
+
+    def request(text: str) -> list[dict[str, str]]:
+        return [{"type": "chat_request", "timestamp": now_text(), "content": text}]
+
+    def race(point: str) -> None:
+        if point == "append:objects-written":
+            faults.install(None)
+            other.append("jp-c1", request("the other writer"), tip, "other")
+
+    faults.install(race)
+    try:
+        with pytest.raises(StaleTip):
+            mine.append("jp-c1", request("mine"), tip, "mine")
+    finally:
+        faults.install(None)
+    contents = [e.get("content") for e in Store(tmp_path / "s.git").load("jp-c1").events]
+    assert contents == [None, "the other writer"]
