@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import platform
 import random
+import resource
 import shutil
 import statistics
 import subprocess
@@ -69,6 +70,8 @@ class Row:
     met: str = ""
     unit: str = "s"
     note: str = ""
+    cpu: float | None = None  # median CPU seconds of the jp figure
+    base_cpu: float | None = None
 
     @property
     def ratio(self) -> float | None:
@@ -101,12 +104,31 @@ def clock(fn: Callable[[], object]) -> float:
     return time.perf_counter() - start
 
 
+class Medians(dict[str, float]):
+    """Median wall seconds per variant; ``cpu`` holds the median CPU seconds.
+
+    CPU time counts this process and the processes it waited for (user +
+    system), setup included; unlike wall time it hardly grows when other
+    processes compete for the cores, so it says what an idle machine would
+    take, less the time spent waiting for the disk.
+    """
+
+    def __init__(self, wall: dict[str, float], cpu: dict[str, float]) -> None:
+        super().__init__(wall)
+        self.cpu = cpu
+
+
+def cpu_now() -> float:
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
 def interleaved(
     variants: Mapping[str, Callable[[], float]],
     rounds: int,
     budget: Mapping[str, float] | None = None,
     warmup: bool | None = None,
-) -> dict[str, float]:
+) -> Medians:
     """Median seconds of each variant, run in turn round after round.
 
     Each callable does one operation and returns the seconds it measured
@@ -119,6 +141,7 @@ def interleaved(
     budget = budget or {}
     warmup = WARMUP if warmup is None else warmup
     samples: dict[str, list[float]] = {name: [] for name in variants}
+    cpu: dict[str, list[float]] = {name: [] for name in variants}
     if warmup:
         for fn in variants.values():
             fn()
@@ -130,8 +153,13 @@ def interleaved(
             spent = sum(samples[name])
             if name in budget and len(samples[name]) >= 3 and spent > budget[name]:
                 continue
+            before = cpu_now()
             samples[name].append(fn())
-    return {name: median(values) for name, values in samples.items()}
+            cpu[name].append(cpu_now() - before)
+    return Medians(
+        {name: median(values) for name, values in samples.items()},
+        {name: median(values) for name, values in cpu.items()},
+    )
 
 
 def verdict(ok: bool) -> str:
@@ -155,6 +183,11 @@ def show(value: float | None, unit: str = "s") -> str:
     return f"{value * 1e6:.0f} µs"
 
 
+def _with_cpu(value: float | None, cpu: float | None, unit: str) -> str:
+    text = show(value, unit)
+    return text if cpu is None or value is None else f"{text} (CPU {show(cpu, unit)})"
+
+
 def table(rows: Sequence[Row]) -> str:
     """The one table, as Markdown."""
     head = [
@@ -169,9 +202,9 @@ def table(rows: Sequence[Row]) -> str:
     body = [
         [
             r.bench + (f" ({r.note})" if r.note else ""),
-            show(r.jp, r.unit),
+            _with_cpu(r.jp, r.cpu, r.unit),
             r.baseline or "-",
-            show(r.base, r.unit) if r.baseline else "-",
+            _with_cpu(r.base, r.base_cpu, r.unit) if r.baseline else "-",
             f"{r.ratio:.2f}x" if r.ratio is not None else "-",
             r.target or "-",
             r.met or "-",
@@ -218,11 +251,16 @@ def machine() -> str:
 
 
 def clean_env(home: Path, store: Path | None = None) -> dict[str, str]:
-    """An environment for `jp` processes: no API key, no user configuration."""
+    """An environment for `jp` processes: no API key, no user configuration.
+
+    Bytecode is written and reused, as in any installation (an inherited
+    PYTHONDONTWRITEBYTECODE would make every process recompile what changed).
+    """
     env = {
         k: v
         for k, v in os.environ.items()
         if not k.startswith(("ANTHROPIC_", "JP_", "GIT_", "XDG_"))
+        and k != "PYTHONDONTWRITEBYTECODE"
     }
     env.update(
         {

@@ -89,6 +89,8 @@ def startup_section(root: Path, profile: Profile, results: Results) -> None:
                 f"< {START_LIMIT * 1000:.0f} ms, no SDK import",
                 met,
                 note=note,
+                cpu=medians.cpu[name],
+                base_cpu=medians.cpu["python"],
             )
         )
 
@@ -113,15 +115,12 @@ def many_section(root: Path, profile: Profile, results: Results) -> None:
             Path(f"{cache}{suffix}").unlink(missing_ok=True)
         return run_process([*jp, "conversation", "ls"], env, home)
 
-    cold = interleaved({"ls": cold_ls}, profile.few(profile.runs // 2), warmup=False)["ls"]
+    cold = interleaved({"ls": cold_ls}, profile.few(profile.runs // 2), warmup=False)
     results.add(
         Row(
             f"process: jp conversation ls, {count:,} conversations, no cache",
-            cold,
-            "",
-            None,
-            "",
-            "",
+            cold["ls"],
+            cpu=cold.cpu["ls"],
         )
     )
     variants = {
@@ -145,6 +144,8 @@ def many_section(root: Path, profile: Profile, results: Results) -> None:
             medians["git ls"],
             f"< {LS_LIMIT} s",
             verdict(medians["ls"] < LS_LIMIT),
+            cpu=medians.cpu["ls"],
+            base_cpu=medians.cpu["git ls"],
         )
     )
     results.add(
@@ -155,6 +156,8 @@ def many_section(root: Path, profile: Profile, results: Results) -> None:
             medians["git show"],
             f"< {LS_LIMIT} s",
             verdict(medians["show"] < LS_LIMIT),
+            cpu=medians.cpu["show"],
+            base_cpu=medians.cpu["git show"],
         )
     )
     fork_titled(root, store, target, profile, results)
@@ -189,6 +192,8 @@ def fork_titled(root: Path, store: Store, target: str, profile: Profile, results
             medians["lone"],
             f"flat (<= {FLAT}x)",
             verdict(medians["many"] <= FLAT * medians["lone"]),
+            cpu=medians.cpu["many"],
+            base_cpu=medians.cpu["lone"],
         )
     )
     for where, made_id in made:
@@ -253,6 +258,8 @@ def import_section(root: Path, profile: Profile, results: Results, fixtures: Pat
             medians["jp"],
             "read them + write events.json files",
             medians["layout"],
+            cpu=medians.cpu["jp"],
+            base_cpu=medians.cpu["layout"],
         )
     )
     shutil.rmtree(work)

@@ -15,7 +15,17 @@ import pygit2
 
 from bench import build
 from bench.baselines import GitPlumbing, JsonFile, RefFile, SqliteLog
-from bench.common import Profile, Results, Row, clock, disk_usage, interleaved, median, verdict
+from bench.common import (
+    Medians,
+    Profile,
+    Results,
+    Row,
+    clock,
+    disk_usage,
+    interleaved,
+    median,
+    verdict,
+)
 from bench.synth import Writer
 from gitstore.cache import Cache
 from gitstore.events import Event
@@ -171,10 +181,41 @@ def append_section(big: BigStore, profile: Profile, results: Results) -> None:
         label = f"append 1 event to {_label(size)} events"
         base = medians[f"sqlite {size}"]
         ok = verdict(jp <= 2 * base)
-        results.add(Row(label, jp, "SQLite insert, WAL, no fsync", base, "<= 2x SQLite", ok))
+        cpu = medians.cpu
+        mine = cpu[f"jp {size}"]
+        results.add(
+            Row(
+                label,
+                jp,
+                "SQLite insert, WAL, no fsync",
+                base,
+                "<= 2x SQLite",
+                ok,
+                cpu=mine,
+                base_cpu=cpu[f"sqlite {size}"],
+            )
+        )
         json_file = medians[f"json {size}"]
-        results.add(Row(label, jp, "rewrite events.json (JP's layout)", json_file))
-        results.add(Row(label, jp, "git plumbing, 4 processes", medians[f"git {size}"]))
+        results.add(
+            Row(
+                label,
+                jp,
+                "rewrite events.json (JP's layout)",
+                json_file,
+                cpu=mine,
+                base_cpu=cpu[f"json {size}"],
+            )
+        )
+        results.add(
+            Row(
+                label,
+                jp,
+                "git plumbing, 4 processes",
+                medians[f"git {size}"],
+                cpu=mine,
+                base_cpu=cpu[f"git {size}"],
+            )
+        )
     results.add(
         Row(
             "append 1 event (any size)",
@@ -182,6 +223,7 @@ def append_section(big: BigStore, profile: Profile, results: Results) -> None:
             "replace a 41-byte file by rename",
             medians["ref"],
             note="the floor of a loose-ref update on this disk",
+            base_cpu=medians.cpu["ref"],
         )
     )
     small, large = min(profile.sizes), max(profile.sizes)
@@ -194,6 +236,8 @@ def append_section(big: BigStore, profile: Profile, results: Results) -> None:
             medians[f"jp {small}"],
             f"flat (<= {FLAT}x)",
             verdict(ratio <= FLAT),
+            cpu=medians.cpu[f"jp {large}"],
+            base_cpu=medians.cpu[f"jp {small}"],
         )
     )
     results.log("  appending with fsync")
@@ -223,7 +267,14 @@ def _jp_appender(big: BigStore, size: int, fsync: bool = False) -> Callable[[Eve
 def lone_append(big: BigStore, size: int, results: Results, rounds: int, note: str) -> None:
     writer = Writer(seed=size + 1, start=Writer(0).moment.replace(year=2026))
     medians = _rounds(writer, {"jp": _jp_appender(big, size)}, rounds, {})
-    results.add(Row(f"append 1 event to {_label(size)} events", medians["jp"], note=note))
+    results.add(
+        Row(
+            f"append 1 event to {_label(size)} events",
+            medians["jp"],
+            note=note,
+            cpu=medians.cpu["jp"],
+        )
+    )
 
 
 def durable_rows(big: BigStore, size: int, results: Results, rounds: int) -> None:
@@ -249,9 +300,20 @@ def durable_rows(big: BigStore, size: int, results: Results, rounds: int) -> Non
             medians["sqlite"],
             "<= 2x SQLite",
             verdict(medians["jp"] <= 2 * medians["sqlite"]),
+            cpu=medians.cpu["jp"],
+            base_cpu=medians.cpu["sqlite"],
         )
     )
-    results.add(Row(label, medians["jp"], "git plumbing, core.fsync=committed", medians["git"]))
+    results.add(
+        Row(
+            label,
+            medians["jp"],
+            "git plumbing, core.fsync=committed",
+            medians["git"],
+            cpu=medians.cpu["jp"],
+            base_cpu=medians.cpu["git"],
+        )
+    )
     sqlite.close()
     shutil.rmtree(work)
 
@@ -261,7 +323,7 @@ def _rounds(
     variants: dict[str, Callable[[Event], float]],
     rounds: int,
     budget: dict[str, float],
-) -> dict[str, float]:
+) -> Medians:
     """Each call appends a fresh 2 KB tool result, made outside the clock.
 
     Fresh for every writer, so that no writer finds its objects already stored.
@@ -347,6 +409,8 @@ def load_section(big: BigStore, profile: Profile, results: Results) -> None:
             medians["cold"],
             "pygit2 walk + json.loads (no cache)",
             medians["walk"],
+            cpu=medians.cpu["cold"],
+            base_cpu=medians.cpu["walk"],
         )
     )
     results.add(
@@ -357,6 +421,8 @@ def load_section(big: BigStore, profile: Profile, results: Results) -> None:
             medians["json"],
             "< 100 ms",
             verdict(medians["warm"] < 0.1),
+            cpu=medians.cpu["warm"],
+            base_cpu=medians.cpu["json"],
         )
     )
     results.add(
@@ -367,6 +433,8 @@ def load_section(big: BigStore, profile: Profile, results: Results) -> None:
             medians["json"],
             "< 100 ms",
             verdict(medians["hot"] < 0.1),
+            cpu=medians.cpu["hot"],
+            base_cpu=medians.cpu["json"],
         )
     )
     held.cache.close()
@@ -410,18 +478,19 @@ def review_section(big: BigStore, profile: Profile, results: Results, home: Path
         overrides=[],
     )
     real = getattr(review_start, "summarize")  # noqa: B009 (patched below)
-    model_time = [0.0]
+    model_time = [0.0, 0.0]  # wall, CPU
 
     def timed_summarize(*args: Any, **kwargs: Any) -> Any:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         try:
             return real(*args, **kwargs)
         finally:
             model_time[0] += time.perf_counter() - start
+            model_time[1] += time.process_time() - cpu
 
     def one(size: int) -> Callable[[], float]:
         def run() -> float:
-            model_time[0] = 0.0
+            model_time[:] = [0.0, 0.0]
             start = time.perf_counter()
             started = review_start.start_review(
                 store,
@@ -433,12 +502,14 @@ def review_section(big: BigStore, profile: Profile, results: Results, home: Path
             )
             took = time.perf_counter() - start - model_time[0]
             summarizer[size].append(model_time[0])
+            summarizer_cpu[size].append(model_time[1])
             store.delete(started.review_id, "bench: clean up")
             return took
 
         return run
 
     summarizer: dict[int, list[float]] = {s: [] for s in profile.review_sizes}
+    summarizer_cpu: dict[int, list[float]] = {s: [] for s in profile.review_sizes}
     setattr(review_start, "summarize", timed_summarize)  # noqa: B010
     try:
         one(min(profile.review_sizes))()  # first use imports the review modules
@@ -450,6 +521,8 @@ def review_section(big: BigStore, profile: Profile, results: Results, home: Path
         )
     finally:
         setattr(review_start, "summarize", real)  # noqa: B010
+    for size in profile.review_sizes:  # the model's CPU time is left out too
+        medians.cpu[str(size)] -= median(summarizer_cpu[size])
     _flat_rows(
         "review start (turns 2-11), summarizer excluded", profile.review_sizes, medians, results
     )
@@ -457,9 +530,7 @@ def review_section(big: BigStore, profile: Profile, results: Results, home: Path
     results.add(Row("  (the offline summarizer's time, excluded above)", median(every)))
 
 
-def _flat_rows(
-    what: str, sizes: tuple[int, ...], medians: dict[str, float], results: Results
-) -> None:
+def _flat_rows(what: str, sizes: tuple[int, ...], medians: Medians, results: Results) -> None:
     small = str(min(sizes))
     for size in sizes:
         ratio = medians[str(size)] / medians[small]
@@ -472,5 +543,7 @@ def _flat_rows(
                 medians[small],
                 f"flat (<= {FLAT}x)" if ok else "",
                 ok,
+                cpu=medians.cpu[str(size)],
+                base_cpu=medians.cpu[small],
             )
         )
