@@ -86,3 +86,14 @@ class SyncError(GitStoreError):
         super().__init__(f"{remote}: {reason}")
         self.remote = remote
         self.reason = reason
+
+
+class CorruptEvent(GitStoreError):
+    """A commit in a conversation's chain that does not hold a readable event."""
+
+    def __init__(self, commit: str, reason: str, cid: str | None = None) -> None:
+        where = f"conversation {cid}: " if cid else ""
+        super().__init__(f"{where}commit {commit[:12]} does not hold a jp event: {reason}")
+        self.commit = commit
+        self.reason = reason
+        self.cid = cid

@@ -111,7 +111,10 @@ def update(
                 oid = repo.create_commit(None, signature, signature, message, tree, [])
                 repo.create_reference_direct(ref, oid, False, message=message)
             else:
-                repo.create_commit(ref, signature, signature, message, tree, [parent.id])
+                oid = repo.create_commit(None, signature, signature, message, tree, [parent.id])
+                # set_target moves the ref only if it still holds what ``current``
+                # was read with (compare-and-swap), and logs ``message`` as is
+                current.set_target(oid, message)
             return
         except (pygit2.AlreadyExistsError, pygit2.GitError, OSError):
             time.sleep(random.uniform(0, 0.002 * (1 + attempt)))
@@ -137,6 +140,19 @@ def meta_values(text: str | None) -> dict[str, Any]:
 
 def meta_line(key: str, value: Any, stamp_ms: int, machine: str) -> str:
     return json.dumps({"k": key, "v": value, "t": stamp_ms, "m": machine}, sort_keys=True)
+
+
+def last_stamp(text: str | None, machine: str) -> int:
+    """The newest stamp ``machine`` wrote into a metadata note (0 if none)."""
+    best = 0
+    for line in (text or "").splitlines():
+        try:
+            item = json.loads(line)
+            if str(item["m"]) == machine:
+                best = max(best, int(item["t"]))
+        except (ValueError, KeyError, TypeError):
+            continue
+    return best
 
 
 def union(a: str | None, b: str | None) -> str:

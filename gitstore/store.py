@@ -27,12 +27,14 @@ from gitstore.errors import (
     ConversationBusy,
     ConversationExists,
     ConversationNotFound,
+    CorruptEvent,
     RefLocked,
     StaleTip,
 )
-from gitstore.events import Event, parse_time
+from gitstore.events import Event, parse_time, validate
 from gitstore.repo import machine_id, open_repo
 from gitstore.transaction import RefUpdate
+from gitstore.turns import check_tool_responses
 
 RETRIES = 60
 
@@ -131,7 +133,10 @@ class Store:
 
     def load(self, cid: str) -> Conversation:
         where = self.require(cid)
-        events, chain = self.read_chain(where.tip)
+        try:
+            events, chain = self.read_chain(where.tip)
+        except CorruptEvent as exc:
+            raise CorruptEvent(exc.commit, exc.reason, cid) from None
         return Conversation(cid, where.tip, where.archived, events, chain)
 
     def read_chain(self, tip: str) -> tuple[list[Event], list[str]]:
@@ -151,9 +156,33 @@ class Store:
         return self.repo[oid].peel(pygit2.Commit)
 
     def _event_bytes(self, commit: pygit2.Commit) -> bytes:
-        blob = self.repo[commit.tree["event.json"].id]
-        assert isinstance(blob, pygit2.Blob)
-        return bytes(blob.data)
+        try:
+            blob = self.repo[commit.tree["event.json"].id]
+        except KeyError:
+            raise CorruptEvent(str(commit.id), "its tree has no event.json") from None
+        if not isinstance(blob, pygit2.Blob):
+            raise CorruptEvent(str(commit.id), "event.json is not a file")
+        data = bytes(blob.data)
+        try:
+            event = json.loads(data)
+        except ValueError as exc:
+            raise CorruptEvent(str(commit.id), f"event.json is not JSON ({exc})") from None
+        if not isinstance(event, dict) or not isinstance(event.get("type"), str):
+            raise CorruptEvent(str(commit.id), "event.json is not an event object")
+        return data
+
+    def current_turn(self, tip: str) -> list[Event]:
+        """The events since the last ``turn_start`` at ``tip`` (a short walk back)."""
+        out: list[Event] = []
+        commit = self._commit(tip)
+        while True:
+            event = json.loads(self._event_bytes(commit))
+            out.append(event)
+            if event.get("type") == "turn_start" or not commit.parent_ids:
+                break
+            commit = self._commit(commit.parent_ids[0])
+        out.reverse()
+        return out
 
     def _fill_cache(self, start: str) -> None:
         entries: list[tuple[str, str | None, str]] = []
@@ -200,6 +229,7 @@ class Store:
         names = dict(tool_names or {})
         out: list[str] = []
         rows: list[tuple[str, str | None, Event]] = []
+        events = [validate(e, f"event {n}") for n, e in enumerate(events)]
         for event in events:
             if event.get("type") == "tool_call_request":
                 names[str(event.get("id"))] = str(event.get("name"))
@@ -264,6 +294,17 @@ class Store:
             raise ConversationNotFound(cid) from None
         if str(ref.target) != expected:
             raise StaleTip(cid, expected, str(ref.target))
+        if any(e.get("type") == "tool_call_response" for e in events):
+            turn = self.current_turn(expected)
+            check_tool_responses(turn, events)
+            tool_names = {
+                **{
+                    str(e.get("id")): str(e.get("name"))
+                    for e in turn
+                    if e.get("type") == "tool_call_request"
+                },
+                **(tool_names or {}),
+            }
         chain = self.write_commits(events, expected, tool_names)
         if not chain:
             return expected
@@ -378,13 +419,15 @@ class Store:
 
     def set_meta(self, cid: str, values: dict[str, Any], reason: str) -> None:
         target = self.anchor(cid)
-        stamp = int(time.time() * 1000)
-        lines = "".join(
-            notes.meta_line(k, v, stamp, self.machine) + "\n" for k, v in values.items()
-        )
 
         def change(current: dict[str, str]) -> dict[str, str | None]:
-            return {target: notes.compact_meta(current.get(target, "") + lines)}
+            text = current.get(target, "")
+            # later writes from this machine must win even within one millisecond
+            stamp = max(int(time.time() * 1000), notes.last_stamp(text, self.machine) + 1)
+            lines = "".join(
+                notes.meta_line(k, v, stamp, self.machine) + "\n" for k, v in values.items()
+            )
+            return {target: notes.compact_meta(text + lines)}
 
         self.repo.create_blob(ids.anchor_bytes(cid))
         notes.update(self.repo, refs.NOTES_META, change, self._notes_signature(), reason)

@@ -51,3 +51,33 @@ def turn_bounds(events: Sequence[Event]) -> list[tuple[int, int]]:
             b = bounds.setdefault(t, [pos, pos + 1])
             b[1] = pos + 1
     return [(b[0], b[1]) for _, b in sorted(bounds.items())]
+
+
+def check_tool_responses(current_turn: Sequence[Event], new: Sequence[Event]) -> None:
+    """JP's rule for appends: a response answers a request of the same turn, once.
+
+    ``current_turn`` holds the conversation's events since its last
+    ``turn_start``; ``new`` is what is being appended.  Raises ``InvalidEvent``.
+    """
+    from gitstore.errors import InvalidEvent
+
+    asked: dict[str, int] = {}
+    answered: dict[str, int] = {}
+    in_turn = 0
+    for pos, event in enumerate([*current_turn, *new]):
+        kind = event.get("type")
+        if kind not in CONVERSATION_TYPES:
+            continue
+        if kind == "turn_start" and in_turn:
+            asked, answered, in_turn = {}, {}, 0
+        in_turn += 1
+        key = str(event.get("id"))
+        if kind == "tool_call_request":
+            asked[key] = asked.get(key, 0) + 1
+        elif kind == "tool_call_response":
+            answered[key] = answered.get(key, 0) + 1
+            if answered[key] > asked.get(key, 0) and pos >= len(current_turn):
+                raise InvalidEvent(
+                    "tool_call_response",
+                    f"no unanswered tool_call_request with id {key!r} in the current turn",
+                )

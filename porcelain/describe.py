@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from gitstore import ids, refs
+from gitstore.errors import CorruptEvent
 from gitstore.events import Event, parse_time
 from gitstore.notes import meta_values
 from gitstore.store import Conversation, Located, Store
@@ -42,11 +43,17 @@ def summaries(store: Store, located: Sequence[Located]) -> dict[str, dict[str, A
     found = store.cache.summaries(tips)
     missing = [t for t in tips if t not in found or found[t].get("v") != SUMMARY_VERSION]
     fresh: dict[str, dict[str, Any]] = {}
+    broken: dict[str, dict[str, Any]] = {}
     for tip in missing:
-        events, _ = store.read_chain(tip)
+        try:
+            events, _ = store.read_chain(tip)
+        except CorruptEvent as exc:  # one damaged chain must not hide the others
+            broken[tip] = {**summarize([]), "first_request": f"(unreadable: {exc.reason})"}
+            continue
         fresh[tip] = summarize(events)
     store.cache.put_summaries(fresh)
     found.update(fresh)
+    found.update(broken)
     return found
 
 

@@ -43,6 +43,12 @@ def translate(exc: BaseException) -> JpError | None:
             f"{exc.ref} kept changing under another writer; nothing was changed",
             "run the command again",
         )
+    if isinstance(exc, e.CorruptEvent):
+        return UserError(
+            str(exc),
+            "the conversation was changed outside jp; read it with `git log` and move its "
+            "ref back to a good commit (`git update-ref`), or delete it",
+        )
     if isinstance(exc, e.InvalidEvent):
         return UserError(str(exc))
     if isinstance(exc, e.StoreError):

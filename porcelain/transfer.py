@@ -8,6 +8,7 @@ from typing import Any
 from gitstore import ids
 from gitstore.events import Event
 from gitstore.store import Located, Store
+from gitstore.turns import event_count
 from porcelain.jpformat import JpConversation, write_conversation
 from porcelain.lifecycle import publish, start_event
 
@@ -60,6 +61,4 @@ def export_conversation(store: Store, loc: Located, dest: Path) -> int:
         events=events,
     )
     write_conversation(dest, parts)
-    return sum(
-        1 for e in events if e.get("type") not in ("config_delta", "compaction", "compaction_reset")
-    )
+    return event_count(events)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import sys
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import click
 
+from gitstore.events import Event
 from porcelain.commands.options import compact_specs
 from porcelain.context import App
 from porcelain.errors import UsageError
@@ -47,7 +49,7 @@ def query(
     the provider fails.
     """
     from gitstore.store import record_activation
-    from porcelain.lifecycle import config_delta, jp_deltas, new_conversation
+    from porcelain.lifecycle import config_delta, fresh_id, jp_deltas, new_conversation, start_event
     from porcelain.query.stream import StreamView
     from porcelain.query.turn import TurnContext, run_turn
     from porcelain.targets import resolve
@@ -67,19 +69,32 @@ def query(
             if spec:
                 parse_spec(spec)
     store = app.store()
-    if new or (target is None and store.active() is None and not no_persist):
-        cid = new_conversation(store, title)
-        if not new:
-            app.output.note(f"Started conversation {cid} (there was no active one).")
+    fresh = new or (target is None and store.active() is None)
+    hold: AbstractContextManager[None] = nullcontext()
+    events: list[Event] = []
+    tip = ""
+    if fresh and no_persist:  # nothing is written, not even the new conversation
+        cid = fresh_id(store)
+        events, tip = [start_event(cid)], ""
     else:
-        cid = resolve(store, target, archived_ok=False).cid
-    with store.hold(cid, wait=10.0):
-        if specs:
+        if fresh:
+            cid = new_conversation(store, title)
+            if not new:
+                app.output.note(f"Started conversation {cid} (there was no active one).")
+        else:
+            cid = resolve(store, target, archived_ok=False).cid
+        hold = store.hold(cid, wait=10.0)
+    with hold:
+        if specs and no_persist:
+            app.output.note("note: --no-persist writes nothing, so -k compacts nothing")
+        elif specs:
             from porcelain.compaction.run import compact_silently
 
             compact_silently(app, cid, specs)
-        conv = store.load(cid)
-        recorded = jp_deltas(conv.events)
+        if not (fresh and no_persist):
+            conv = store.load(cid)
+            events, tip = conv.events, conv.tip
+        recorded = jp_deltas(events)
         wanted = _cli_delta(app, model)
         config = app.config(deltas=[*recorded, wanted])
         model_id = config.model_id() or _default_model(app)
@@ -90,8 +105,8 @@ def query(
             model_id,
             persist=not no_persist,
             confirm=_confirmer(app),
-            events=list(conv.events),
-            tip=conv.tip,
+            events=list(events),
+            tip=tip,
         )
         delta = _delta_to_record(recorded, wanted)
         if delta:

@@ -171,7 +171,7 @@ class AnthropicModel:
             if not (client.api_key or client.auth_token or getattr(client, "credentials", None)):
                 raise ConfigError(
                     f"no Anthropic API key for anthropic/{self.name}",
-                    hint="set ANTHROPIC_API_KEY, or use the offline model (offline/default)",
+                    hint="set ANTHROPIC_API_KEY, or use the offline model (--model offline/jp)",
                 )
             self._client = client
         return self._client

@@ -6,8 +6,6 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-import pytest
-
 from tests.e2e.harness import JP, RUST, TRACEBACK, User, write_conversation
 
 
@@ -96,8 +94,6 @@ def plant(user: User, cid: str, files: dict[str, str]) -> str:
     return commit
 
 
-@pytest.mark.xfail(strict=True, reason="bug: a commit whose event.json is not JSON (or missing) "
-                   "is an `internal error` (exit 255) instead of a clear message")
 def test_a_malformed_event_commit_is_a_clear_error(user: User) -> None:
     plant(user, "jp-c5", {"event.json": "{not json\n"})
     plant(user, "jp-c6", {"other.json": "{}\n"})
@@ -107,8 +103,6 @@ def test_a_malformed_event_commit_is_a_clear_error(user: User) -> None:
         assert "internal error" not in proc.stderr and cid in proc.stderr, proc.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="bug: one conversation with a malformed event makes "
-                   "`jp conversation ls` fail for every conversation")
 def test_ls_survives_one_malformed_conversation(user: User) -> None:
     good = user.import_(RUST)
     plant(user, "jp-c5", {"event.json": "{not json\n"})

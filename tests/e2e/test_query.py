@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from tests.e2e.harness import NO_MARKERS, User, blocks, tool_use, user_texts, write_conversation
 from tests.support.fake_messages import FakeMessages
 
@@ -149,8 +147,6 @@ def test_tool_loop_with_command_tools(online: User, fake: FakeMessages) -> None:
     assert online.show(cid)["turns"] == 1
 
 
-@pytest.mark.xfail(strict=True, reason="bug: tool results of a query are committed as "
-                   "`tool call: ok` (the tool's name is lost between commits)")
 def test_tool_result_subjects_name_the_tool(user: User, tmp_path: Path) -> None:
     # offline: a review's `propose_compaction` call is a tool call of a query
     source = user.import_(write_conversation(tmp_path / "17800000501-five", 5))
@@ -176,8 +172,6 @@ def test_no_persist_writes_nothing(online: User, fake: FakeMessages) -> None:
     assert (online.store / "jp" / "state.json").read_text() == state, "activation recorded"
 
 
-@pytest.mark.xfail(strict=True, reason="bug: `jp q --new --no-persist` creates a conversation "
-                   "and moves JP_HEAD")
 def test_no_persist_with_new_writes_nothing(user: User) -> None:
     user.ok("q", "--new", "a kept conversation")
     before = user.refs()

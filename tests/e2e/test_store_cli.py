@@ -9,8 +9,6 @@ import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
 
-import pytest
-
 from tests.e2e.harness import (
     NO_MARKERS,
     OWN,
@@ -470,7 +468,6 @@ def test_invalid_ids_are_refused(user: User) -> None:
     assert user.active() == cid
 
 
-@pytest.mark.xfail(strict=True, reason="bug: `jp conversation use ''` switches to the recent one")
 def test_use_refuses_an_empty_id(user: User) -> None:
     a = user.import_(RUST)
     b = user.import_(NO_MARKERS)

@@ -16,7 +16,7 @@ def use(app: App, target: str | None) -> None:
     from porcelain.targets import active_id, resolve
 
     store = app.store()
-    loc = resolve(store, target or "recent")
+    loc = resolve(store, "recent" if target is None else target)
     before = active_id(store)
     if loc.archived:
         store.unarchive(loc.cid, f"jp conversation use: unarchive {loc.cid}")

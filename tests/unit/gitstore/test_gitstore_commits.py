@@ -131,8 +131,6 @@ def test_a_response_in_the_same_batch_names_its_tool(store: Store) -> None:
     assert store.repo[tip].peel(pygit2.Commit).message.startswith("tool cargo_test: ok")
 
 
-@pytest.mark.xfail(strict=True, reason="bug: a tool result appended after its call (as a query "
-                   "does) gets the subject `tool call: ok`, without the tool's name")
 def test_a_response_appended_later_names_its_tool(store: Store) -> None:
     tip = store.create("jp-c1", [start("jp-c1")], None, "test")
     tip = store.append("jp-c1", [ev("tool_call_request", id="t9", name="cargo_test", arguments={})], tip, "t")

@@ -98,8 +98,6 @@ def test_metadata_newest_value_wins_and_none_unsets(store: Store, monkeypatch: p
     assert store.meta("jp-c2") == {}
 
 
-@pytest.mark.xfail(strict=True, reason="bug: two metadata writes in the same millisecond on one "
-                   "machine tie, and the older value wins")
 def test_the_later_of_two_writes_in_one_millisecond_wins(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -168,8 +166,6 @@ def test_the_first_note_logs_its_reason(store: Store, path: Path) -> None:
     ]
 
 
-@pytest.mark.xfail(strict=True, reason="bug: later notes commits log `commit: <reason>`, so the "
-                   "reflog entry does not start with the command (design section 1)")
 def test_every_notes_reflog_entry_starts_with_the_command(store: Store, path: Path) -> None:
     store.set_meta("jp-c1", {"title": "T"}, "jp conversation edit jp-c1")
     store.set_meta("jp-c1", {"title": "U"}, "jp conversation edit jp-c1 again")

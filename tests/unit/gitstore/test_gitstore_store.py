@@ -178,9 +178,6 @@ def test_a_store_opens_only_git_repositories(tmp_path: Path) -> None:
     assert Store(tmp_path / "bare.git").refs() == []
 
 
-@pytest.mark.xfail(strict=True, reason="bug: Store.create/append write events that "
-                   "gitstore.events.validate refuses (its docstring says every event entering "
-                   "the store is validated)")
 @pytest.mark.parametrize(
     "bad",
     [

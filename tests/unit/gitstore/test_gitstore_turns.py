@@ -101,8 +101,6 @@ def test_case_12_gemini_style_id_reuse_is_accepted(store: Store) -> None:
     assert [e["type"] for e in store.load("jp-c1").events][-4:] == [e["type"] for e in reuse]
 
 
-@pytest.mark.xfail(strict=True, reason="bug: the store appends a tool_call_response with no "
-                   "request in the current turn, or a second response to one request (JP case 12)")
 @pytest.mark.parametrize("case", ["orphan", "earlier-turn", "twice"])
 def test_case_12_unmatched_tool_responses_are_refused(store: Store, case: str) -> None:
     tip = store.create("jp-c1", [start("jp-c1"), *turn(1), tool_request("A", 5), tool_response("A", 6)], None, "t")
