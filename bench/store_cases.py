@@ -324,13 +324,13 @@ def _rounds(
     rounds: int,
     budget: dict[str, float],
 ) -> Medians:
-    """Each call appends a fresh 2 KB tool result, made outside the clock.
+    """Each call appends a fresh 2 KB assistant message, made outside the clock.
 
     Fresh for every writer, so that no writer finds its objects already stored.
     """
 
     def bind(fn: Callable[[Event], float]) -> Callable[[], float]:
-        return lambda: fn(writer.result_of_size(2048))
+        return lambda: fn(writer.message_of_size(2048))
 
     return interleaved({n: bind(f) for n, f in variants.items()}, rounds, budget)
 

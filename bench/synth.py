@@ -66,16 +66,12 @@ class Writer:
             "is_error": False,
         }
 
-    def result_of_size(self, size: int = 2048) -> Event:
-        """A tool result of exactly ``size`` bytes of text, never written before."""
-        self.calls += 1
-        return {
-            "type": "tool_call_response",
-            "timestamp": self.stamp(),
-            "id": f"toolu_bench_{self.calls:08d}",
-            "content": self.text(size),
-            "is_error": False,
-        }
+    def message_of_size(self, size: int = 2048) -> Event:
+        """An assistant message of exactly ``size`` bytes of text, never written before.
+
+        (A lone tool result would be refused: it must answer a request of its turn.)
+        """
+        return {"type": "chat_response", "timestamp": self.stamp(), "message": self.text(size)}
 
     def turn(self) -> list[Event]:
         first, second = f"toolu_{self.calls:08d}", f"toolu_{self.calls + 1:08d}"
