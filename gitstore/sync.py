@@ -10,6 +10,7 @@ caches, locks and the store's ``jp/`` folder never travel.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -17,7 +18,7 @@ from datetime import UTC, datetime
 
 import pygit2
 
-from gitstore import ids, refs, remotes, synclock, syncmeta
+from gitstore import ids, refs, remotes, synclock, syncmeta, transaction
 from gitstore.ancestry import Comparison, repo_parent
 from gitstore.ancestry import compare as compare_tips
 from gitstore.errors import ConcurrentUpdate, ConversationBusy, SyncError
@@ -131,7 +132,14 @@ class Syncer:
     def pull(self) -> list[Outcome]:
         with self.exclusive():
             self.fetch()
-            return self.integrate()
+            outcomes = self.integrate()
+            if not any(o.action == "changed" for o in outcomes):
+                return outcomes
+            # a ref locked by a jp killed a moment ago: once its lock is old enough
+            # for the store's repair to call it stale, integrate again
+            time.sleep(transaction.STALE_LOCK_SECONDS + 0.2)
+            transaction.repair(self.repo, self.store.gitdir)
+            return [o for o in outcomes if o.action != "changed"] + self.integrate()
 
     @contextmanager
     def exclusive(self) -> Iterator[None]:

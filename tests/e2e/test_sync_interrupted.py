@@ -28,6 +28,13 @@ def pair(tmp_path: Path) -> tuple[Machine, Machine, Path]:
     return Machine(tmp_path / "laptop", remote), Machine(tmp_path / "desktop", remote), remote
 
 
+def no_background_gc(*machines: Machine) -> None:
+    """jp starts `git gc --auto` in the background after many writes; a
+    `git fsck` running alongside it reports the loose objects it is pruning."""
+    for machine in machines:
+        machine.git("config", "gc.auto", "0")
+
+
 def kill_after(machine: Machine, delay: float, *args: str, group: bool = True) -> None:
     """Kill `jp` (and with ``group`` the git it runs, as a closed terminal does)."""
     proc = subprocess.Popen(
@@ -47,11 +54,12 @@ def kill_after(machine: Machine, delay: float, *args: str, group: bool = True) -
 
 
 def fsck(machine: Machine) -> None:
-    subprocess.run(
+    proc = subprocess.run(
         ["git", "--git-dir", str(machine.store), "fsck", "--no-progress"],
-        check=True,
         capture_output=True,
+        text=True,
     )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
 @pytest.mark.parametrize(("delay", "group"), [(0.3, True), (0.6, True), (0.9, False), (1.4, True)])
@@ -59,6 +67,7 @@ def test_killed_pull_is_completed_by_the_next(
     pair: tuple[Machine, Machine, Path], delay: float, group: bool
 ) -> None:
     laptop, desktop, _ = pair
+    no_background_gc(laptop, desktop)
     bulk_conversations(laptop.store, 400)
     laptop.ok("push")
     first = laptop.new("diverges")
@@ -87,6 +96,7 @@ def test_killed_push_is_completed_by_the_next(
     delay: float,
 ) -> None:
     laptop, _, remote = pair
+    no_background_gc(laptop)
     bulk_conversations(laptop.store, 800)
     kill_after(laptop, delay, "push")
     fsck(laptop)
