@@ -9,6 +9,8 @@ import pytest
 from gitstore.ancestry import Comparison, compare
 from gitstore.syncplan import (
     Action,
+    PullStep,
+    PushStep,
     RemoteUpdate,
     Side,
     archived_by_meta,
@@ -43,7 +45,7 @@ def archived(tip: str) -> Side:
     return Side(tip, True)
 
 
-def pull(local: Side | None, remote: Side | None, meta: bool | None = None):  # type: ignore[no-untyped-def]
+def pull(local: Side | None, remote: Side | None, meta: bool | None = None) -> PullStep:
     return plan_pull("jp-c1", local, remote, cmp, meta)
 
 
@@ -139,7 +141,7 @@ def test_reduce() -> None:
 # -- push ----------------------------------------------------------------------------
 
 
-def push(local: Side | None, rlive: str | None, rarch: str | None):  # type: ignore[no-untyped-def]
+def push(local: Side | None, rlive: str | None, rarch: str | None) -> PushStep:
     return plan_push("jp-c1", local, rlive, rarch, cmp, LIVE, ARCH)
 
 
