@@ -138,6 +138,7 @@ def main() -> None:
             f"(written in {time.perf_counter() - started:.1f}s)"
         )
 
+        settle(laptop)  # the store's own background `git gc --auto` after the writes
         mirror = bare(root / "mirror.git")
         base_push = timed(["git", "--git-dir", str(laptop), "push", "-q", "--mirror", str(mirror)])
         fetched = bare(root / "fetched.git")
