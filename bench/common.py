@@ -188,6 +188,15 @@ def _with_cpu(value: float | None, cpu: float | None, unit: str) -> str:
     return text if cpu is None or value is None else f"{text} (CPU {show(cpu, unit)})"
 
 
+def _ratio(row: Row) -> str:
+    if row.ratio is None:
+        return "-"
+    text = f"{row.ratio:.2f}x"
+    if row.cpu is not None and row.base_cpu:
+        text += f" (CPU {row.cpu / row.base_cpu:.2f}x)"
+    return text
+
+
 def table(rows: Sequence[Row]) -> str:
     """The one table, as Markdown."""
     head = [
@@ -205,7 +214,7 @@ def table(rows: Sequence[Row]) -> str:
             _with_cpu(r.jp, r.cpu, r.unit),
             r.baseline or "-",
             _with_cpu(r.base, r.base_cpu, r.unit) if r.baseline else "-",
-            f"{r.ratio:.2f}x" if r.ratio is not None else "-",
+            _ratio(r),
             r.target or "-",
             r.met or "-",
         ]

@@ -190,8 +190,8 @@ def fork_titled(root: Path, store: Store, target: str, profile: Profile, results
             medians["many"],
             "the same fork, store of 1 conversation",
             medians["lone"],
-            f"flat (<= {FLAT}x)",
-            verdict(medians["many"] <= FLAT * medians["lone"]),
+            f"flat (CPU <= {FLAT}x)",
+            verdict(medians.cpu["many"] <= FLAT * medians.cpu["lone"]),
             cpu=medians.cpu["many"],
             base_cpu=medians.cpu["lone"],
         )
