@@ -84,6 +84,11 @@ class Sandbox:
             }
         )
         self.env.update(env or {})
+        # No background `git gc --auto` (gitstore/maintenance.py): a `git fsck`
+        # that runs while it packs reports the loose objects it just removed.
+        gitconfig = root / "home" / ".gitconfig"
+        if not gitconfig.exists():
+            gitconfig.write_text("[gc]\n\tauto = 0\n")
 
     def copy(self, root: Path) -> Sandbox:
         """A sandbox at ``root`` holding a copy of this one's store and config."""
