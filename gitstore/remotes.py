@@ -26,7 +26,7 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 
 def check_name(name: str) -> str:
-    if not _NAME.match(name) or ".." in name or name.endswith((".lock", ".")):
+    if not _NAME.fullmatch(name) or ".." in name or name.endswith((".lock", ".")):
         raise SyncError(name, "not a valid remote name (letters, digits, '.', '_', '-')")
     return name
 

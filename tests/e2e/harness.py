@@ -14,6 +14,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -221,6 +222,11 @@ class User:
         return proc.stdout if proc.returncode == 0 else None
 
     def fsck(self) -> None:
+        # jp may have started `git gc --auto` in the background; a concurrent fsck
+        # sees objects move into packs and reports them missing
+        deadline = time.monotonic() + 60
+        while (self.store / "gc.pid").exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
         proc = subprocess.run(
             ["git", "--git-dir", str(self.store), "fsck", "--strict", "--no-progress"],
             env=self.env,

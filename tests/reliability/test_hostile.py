@@ -374,9 +374,6 @@ def test_every_ref_name_is_built_from_a_checked_id() -> None:
             assert needle not in text, f"{path.name} builds a conversation ref by hand"
 
 
-@pytest.mark.xfail(
-    reason="gitstore/remotes.py: `$` lets 'name\\n' through; see docs/reliability.md"
-)
 def test_remote_names_are_checked_whole() -> None:
     from gitstore.remotes import check_name
 
