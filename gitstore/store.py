@@ -7,7 +7,6 @@ reads the environment or knows about models and commands.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import random
@@ -20,7 +19,7 @@ from typing import Any
 
 import pygit2
 
-from gitstore import commits, faults, ids, maintenance, notes, refs, transaction
+from gitstore import commits, faults, flock, ids, maintenance, notes, refs, transaction
 from gitstore.cache import Cache
 from gitstore.errors import (
     ConcurrentUpdate,
@@ -453,22 +452,8 @@ class Store:
     @contextmanager
     def hold(self, cid: str, wait: float = 0.0) -> Iterator[None]:
         """An advisory lock that the kernel releases if the process dies."""
-        folder = self.gitdir / "jp" / "locks"
-        folder.mkdir(parents=True, exist_ok=True)
-        fd = os.open(folder / f"{ids.check(cid)}.lock", os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            deadline = time.monotonic() + wait
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() >= deadline:
-                        raise ConversationBusy(cid) from None
-                    time.sleep(0.05)
+        with flock.held(self.gitdir, ids.check(cid), wait, ConversationBusy(cid)):
             yield
-        finally:
-            os.close(fd)
 
 
 # -- local activity (never synced) ---------------------------------------------------

@@ -11,13 +11,12 @@ too) only lock files older than a minute go.
 
 from __future__ import annotations
 
-import fcntl
-import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from gitstore import flock
 from gitstore.errors import SyncError
 
 STALE_AFTER = 60.0  # seconds: no ref transaction holds its lock files this long
@@ -26,24 +25,11 @@ STALE_AFTER = 60.0  # seconds: no ref transaction holds its lock files this long
 @contextmanager
 def exclusive(gitdir: Path, remote: str, wait: float = 60.0) -> Iterator[None]:
     """Hold the sync lock of ``remote`` (the kernel drops it if we die)."""
-    folder = gitdir / "jp" / "locks"
-    folder.mkdir(parents=True, exist_ok=True)
-    fd = os.open(folder / f"sync.{remote}.lock", os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        deadline = time.monotonic() + wait
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise SyncError(remote, "another jp pull or push is running") from None
-                time.sleep(0.1)
+    busy = SyncError(remote, "another jp pull or push is running")
+    with flock.held(gitdir, f"sync.{remote}", wait, busy):
         clear_stale(gitdir, f"refs/jp-push/{remote}", 0.0)
         clear_stale(gitdir, f"refs/jp-remotes/{remote}", STALE_AFTER)
         yield
-    finally:
-        os.close(fd)
 
 
 def clear_stale(gitdir: Path, namespace: str, older_than: float = 0.0) -> int:
