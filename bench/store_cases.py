@@ -14,7 +14,7 @@ from typing import Any
 import pygit2
 
 from bench import build
-from bench.baselines import GitPlumbing, JsonFile, RefFile, SqliteLog
+from bench.baselines import GitPlumbing, JsonFile, LooseFloor, RefFile, SqliteLog
 from bench.common import (
     Medians,
     Profile,
@@ -171,6 +171,8 @@ def append_section(big: BigStore, profile: Profile, results: Results) -> None:
         ref = f"refs/bench/plumbing-{size}"
         variants[f"git {size}"] = GitPlumbing(big.store.gitdir, ref, tip, False).append
     variants["ref"] = RefFile(work / "ref").append
+    small_tip = big.store.require(big.convs[min(profile.sizes)]).tip
+    variants["floor"] = LooseFloor(big.store.gitdir, "refs/bench/floor", small_tip).append
     results.log(f"  {len(variants)} variants, {profile.rounds} rounds")
     medians = _rounds(writer, variants, profile.rounds, budget)
     for sqlite in closing:
@@ -224,6 +226,29 @@ def append_section(big: BigStore, profile: Profile, results: Results) -> None:
             medians["ref"],
             note="the floor of a loose-ref update on this disk",
             base_cpu=medians.cpu["ref"],
+        )
+    )
+    floor, floor_cpu = medians["floor"], medians.cpu["floor"]
+    results.add(
+        Row(
+            "one commit per event, the least it costs",
+            floor,
+            "SQLite insert, WAL, no fsync",
+            medians[f"sqlite {min(profile.sizes)}"],
+            note="3 loose objects, ref, reflog; plain syscalls",
+            cpu=floor_cpu,
+            base_cpu=medians.cpu[f"sqlite {min(profile.sizes)}"],
+        )
+    )
+    large = max(profile.sizes)
+    results.add(
+        Row(
+            f"append 1 event to {_label(large)} events",
+            medians[f"jp {large}"],
+            "the floor of one commit per event",
+            floor,
+            cpu=medians.cpu[f"jp {large}"],
+            base_cpu=floor_cpu,
         )
     )
     small, large = min(profile.sizes), max(profile.sizes)
