@@ -10,31 +10,33 @@ variables are set only when a test points the real SDK at the loopback fake
 from __future__ import annotations
 
 import json
-import os
-import re
 import subprocess
-import sys
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-JP = Path(sys.executable).parent / "jp"
-ROOT = Path(__file__).resolve().parents[2]
-OWN = ROOT / "fixtures" / "conversations"
-RUST = OWN / "17800000101-setting-up-a-rust-cli"
+from tests.support.sandbox import (
+    ID,
+    JP,
+    OWN_FIXTURES,
+    ROOT,
+    TIMEOUT,
+    TRACEBACK,
+    GitReader,
+    sealed_env,
+)
+from tests.support.sandbox import RUST as RUST  # re-exported for the tests
+
+OWN = OWN_FIXTURES
 NO_MARKERS = OWN / "17800000102-no-turn-markers"
 WITH_COMPACTION = OWN / "17800000103-with-compaction"
 SHARED = ROOT.parent / "shared"
 REAL = SHARED / "fixtures" / "jp-conversations"
 
-ID = re.compile(r"\bjp-c[0-9]+(?:-[0-9a-z]+)?\b")
-TRACEBACK = "Traceback (most recent call last)"
-TIMEOUT = 120
-_KEEP = ("PATH", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT")
 
 
-class User:
+class User(GitReader):
     """One sealed user: a home, a config folder, a store."""
 
     def __init__(self, root: Path, name: str = "user") -> None:
@@ -44,27 +46,13 @@ class User:
         self.config_dir = self.root / "config"
         (self.config_dir / "jp").mkdir(parents=True, exist_ok=True)
         self.config_file = self.config_dir / "jp" / "config.toml"
-        env = {k: os.environ[k] for k in _KEEP if k in os.environ}
-        env.update(
-            {
-                "HOME": str(self.root / "home"),
-                "XDG_CONFIG_HOME": str(self.config_dir),
-                "XDG_DATA_HOME": str(self.root / "data"),
-                "XDG_CACHE_HOME": str(self.root / "cache"),
-                "JP_STORE": str(self.store),
-                "GIT_CONFIG_NOSYSTEM": "1",
-                "GIT_CONFIG_GLOBAL": str(self.root / "home" / ".gitconfig"),
-                "GIT_AUTHOR_NAME": "Tess Ter",
-                "GIT_AUTHOR_EMAIL": "tess@example.invalid",
-                "GIT_COMMITTER_NAME": "Tess Ter",
-                "GIT_COMMITTER_EMAIL": "tess@example.invalid",
-                "NO_COLOR": "1",
-                "TERM": "dumb",
-                "COLUMNS": "120",
-                "EDITOR": "false",
-                "VISUAL": "false",
-                "PYTHONDONTWRITEBYTECODE": "1",
-            }
+        env = sealed_env(
+            self.root,
+            self.store,
+            self.config_dir,
+            "Tess Ter",
+            "tess@example.invalid",
+            {"COLUMNS": "120"},
         )
         (self.root / "home").mkdir(exist_ok=True)
         self.env = env
@@ -157,25 +145,8 @@ class User:
 
     # -- reading the store with git ------------------------------------------------------
 
-    def git(self, *args: str, check: bool = True, input: str | None = None) -> str:
-        proc = subprocess.run(
-            ["git", "--git-dir", str(self.store), *args],
-            env=self.env,
-            input=input,
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT,
-        )
-        if check:
-            assert proc.returncode == 0, f"git {' '.join(args)}: {proc.stderr}"
-        return proc.stdout
-
     def ref(self, name: str) -> str | None:
         return self.git("rev-parse", "--verify", "--quiet", name, check=False).strip() or None
-
-    def refs(self, *prefixes: str) -> dict[str, str]:
-        out = self.git("for-each-ref", "--format=%(refname) %(objectname)", *prefixes)
-        return dict(line.split(" ", 1) for line in out.splitlines())
 
     def tip(self, cid: str) -> str:
         for name in (f"refs/conversations/{cid}", f"refs/archive/conversations/{cid}"):

@@ -17,7 +17,8 @@ ROOT = str(Path(__file__).resolve().parents[2])
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from tests.support.sync_machine import ID, RUST, Machine, remote_refs  # noqa: E402
+from tests.support.sandbox import ID, RUST  # noqa: E402
+from tests.support.sync_machine import Machine, remote_refs  # noqa: E402
 
 pytestmark = pytest.mark.e2e
 

@@ -10,27 +10,20 @@ fault point (see gitstore/faults.py).
 from __future__ import annotations
 
 import json
-import os
-import re
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-JP = Path(sys.executable).parent / "jp"
-ROOT = Path(__file__).resolve().parents[2]
-RUST = ROOT / "fixtures" / "conversations" / "17800000101-setting-up-a-rust-cli"
+from tests.support.sandbox import ID, JP, TIMEOUT, TRACEBACK, GitReader, sealed_env
+from tests.support.sandbox import RUST as RUST  # re-exported for the tests
+
 RUST_ID = "jp-c17800000101"
-ID = re.compile(r"\bjp-c[0-9]+(?:-[0-9a-z]+)?\b")
-TRACEBACK = "Traceback (most recent call last)"
-TIMEOUT = 120
 STALE = 1.1  # seconds after which repair calls a dead writer's ref lock stale
-_KEEP = ("PATH", "LANG", "LC_ALL", "TMPDIR")
 
 
 @dataclass(frozen=True)
@@ -54,7 +47,7 @@ class Conversation:
         return [str(e.get("type")) for e in self.events]
 
 
-class Sandbox:
+class Sandbox(GitReader):
     """One sealed user with one store."""
 
     def __init__(self, root: Path, env: Mapping[str, str] | None = None) -> None:
@@ -62,28 +55,9 @@ class Sandbox:
         self.store = root / "store.git"
         for sub in ("home", "config/jp", "data", "cache", "work"):
             (root / sub).mkdir(parents=True, exist_ok=True)
-        self.env = {k: os.environ[k] for k in _KEEP if k in os.environ}
-        self.env.update(
-            {
-                "HOME": str(root / "home"),
-                "XDG_CONFIG_HOME": str(root / "config"),
-                "XDG_DATA_HOME": str(root / "data"),
-                "XDG_CACHE_HOME": str(root / "cache"),
-                "JP_STORE": str(self.store),
-                "GIT_CONFIG_NOSYSTEM": "1",
-                "GIT_CONFIG_GLOBAL": str(root / "home" / ".gitconfig"),
-                "GIT_AUTHOR_NAME": "Rel Iable",
-                "GIT_AUTHOR_EMAIL": "rel@example.invalid",
-                "GIT_COMMITTER_NAME": "Rel Iable",
-                "GIT_COMMITTER_EMAIL": "rel@example.invalid",
-                "NO_COLOR": "1",
-                "TERM": "dumb",
-                "EDITOR": "false",
-                "VISUAL": "false",
-                "PYTHONDONTWRITEBYTECODE": "1",
-            }
+        self.env = sealed_env(
+            root, self.store, root / "config", "Rel Iable", "rel@example.invalid", env
         )
-        self.env.update(env or {})
         # No background `git gc --auto` (gitstore/maintenance.py): a `git fsck`
         # that runs while it packs reports the loose objects it just removed.
         gitconfig = root / "home" / ".gitconfig"
@@ -163,23 +137,6 @@ class Sandbox:
         return found[0]
 
     # -- reading the store with git ------------------------------------------------------
-
-    def git(self, *args: str, check: bool = True, input: str | None = None) -> str:
-        proc = subprocess.run(
-            ["git", "--git-dir", str(self.store), *args],
-            env=self.env,
-            input=input,
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT,
-        )
-        if check:
-            assert proc.returncode == 0, f"git {args}: {proc.stderr}"
-        return proc.stdout
-
-    def refs(self, *prefixes: str) -> dict[str, str]:
-        out = self.git("for-each-ref", "--format=%(refname) %(objectname)", *prefixes)
-        return dict(line.split(" ", 1) for line in out.splitlines())
 
     def head(self) -> str | None:
         """The active conversation JP_HEAD names."""

@@ -5,20 +5,13 @@ queries use jp's offline model)."""
 from __future__ import annotations
 
 import json
-import os
-import re
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from gitstore.events import now_text
 from gitstore.store import Store
-
-JP = Path(sys.executable).parent / "jp"
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "conversations"
-RUST = FIXTURES / "17800000101-setting-up-a-rust-cli"
-ID = re.compile(r"\bjp-c[0-9]+(?:-[0-9a-z]+)?\b")
+from tests.support.sandbox import JP, sealed_env
 
 
 class Machine:
@@ -26,25 +19,7 @@ class Machine:
         root.mkdir(parents=True)
         self.root = root
         self.store = root / "store.git"
-        keep = {"PATH", "LANG", "LC_ALL", "TMPDIR"}
-        self.env = {k: v for k, v in os.environ.items() if k in keep}
-        self.env.update(
-            {
-                "HOME": str(root / "home"),
-                "XDG_CONFIG_HOME": str(root / "config"),
-                "XDG_DATA_HOME": str(root / "data"),
-                "XDG_CACHE_HOME": str(root / "cache"),
-                "JP_STORE": str(self.store),
-                "GIT_CONFIG_NOSYSTEM": "1",
-                "GIT_AUTHOR_NAME": "T",
-                "GIT_AUTHOR_EMAIL": "t@example.invalid",
-                "GIT_COMMITTER_NAME": "T",
-                "GIT_COMMITTER_EMAIL": "t@example.invalid",
-                "NO_COLOR": "1",
-                "TERM": "dumb",
-                "EDITOR": "false",
-            }
-        )
+        self.env = sealed_env(root, self.store, root / "config", "T", "t@example.invalid")
         self.ok("init")
         self.ok("remote", "add", "origin", str(remote))
 
