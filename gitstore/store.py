@@ -419,7 +419,7 @@ class Store:
     def set_meta(self, cid: str, values: dict[str, Any], reason: str) -> None:
         target = self.anchor(cid)
 
-        def change(current: dict[str, str]) -> dict[str, str | None]:
+        def change(current: notes.NoteTexts) -> dict[str, str | None]:
             text = current.get(target, "")
             # later writes from this machine must win even within one millisecond
             stamp = max(int(time.time() * 1000), notes.last_stamp(text, self.machine) + 1)

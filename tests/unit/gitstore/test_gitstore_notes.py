@@ -9,7 +9,7 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from gitstore import notes, refs
+from gitstore import ids, notes, refs
 from gitstore.repo import init_bare
 from gitstore.store import Store
 from tests.unit.gitstore.builders import start
@@ -171,3 +171,171 @@ def test_every_notes_reflog_entry_starts_with_the_command(store: Store, path: Pa
     store.set_meta("jp-c1", {"title": "U"}, "jp conversation edit jp-c1 again")
     log = git(path, "reflog", "show", "--format=%gs", refs.NOTES_META).splitlines()
     assert log == ["jp conversation edit jp-c1 again", "jp conversation edit jp-c1"]
+
+
+# -- fan-out layout ------------------------------------------------------------------
+
+
+def tree_paths(path: Path, ref: str) -> list[str]:
+    """Every blob path in the notes tree at ``ref``, as git lists it."""
+    return git(path, "ls-tree", "-r", "--name-only", ref).split()
+
+
+def flat_notes(store: Store, ref: str, texts: dict[str, str]) -> None:
+    """A notes commit whose tree is flat, as older jp wrote it."""
+    repo = store.repo
+    builder = repo.TreeBuilder()
+    for target, text in texts.items():
+        builder.insert(target, repo.create_blob(text.encode()), pygit2.GIT_FILEMODE_BLOB)
+    repo.create_commit(ref, signature(), signature(), "flat", builder.write(), [])
+
+
+def test_notes_are_written_fanned_out_and_plain_git_reads_them(store: Store, path: Path) -> None:
+    cids = [f"jp-c{n}" for n in range(1, 8)]
+    for n, cid in enumerate(cids):
+        store.set_meta(cid, {"title": f"T{n}"}, "title")
+    anchors = {store.anchor(cid): cid for cid in cids}
+    assert sorted(tree_paths(path, refs.NOTES_META)) == sorted(f"{a[:2]}/{a[2:]}" for a in anchors)
+    listed = git(path, "notes", "--ref=meta", "list").split("\n")
+    assert sorted(line.split()[1] for line in listed if line) == sorted(anchors)
+    for anchor, cid in anchors.items():
+        shown = git(path, "notes", "--ref=meta", "show", anchor)
+        assert shown == store.note(refs.NOTES_META, cid)
+        assert notes.meta_values(shown)["title"] == f"T{cids.index(cid)}"
+    assert set(store.all_notes(refs.NOTES_META)) == set(anchors)
+    store.set_meta("jp-c3", {"title": "again"}, "retitle")
+    assert len(tree_paths(path, refs.NOTES_META)) == len(cids)
+    assert store.meta("jp-c3")["title"] == "again"
+    for cid in cids:
+        store.set_note(refs.NOTES_META, cid, None, "remove")
+    assert tree_paths(path, refs.NOTES_META) == [], "emptied subtrees are dropped"
+    assert store.all_notes(refs.NOTES_META) == {}
+
+
+def test_a_note_git_adds_to_a_fanned_out_tree_is_read(store: Store, path: Path) -> None:
+    store.set_note(refs.NOTES_SOURCE, "jp-c2", "jp-c1\n", "review")
+    blob = store.repo.create_blob(ids.anchor_bytes("jp-c4"))
+    git(path, "notes", "--ref=source", "add", "-m", "jp-c3", str(blob))
+    assert store.source_of("jp-c4") == "jp-c3" and store.source_of("jp-c2") == "jp-c1"
+    store.set_note(refs.NOTES_SOURCE, "jp-c4", "jp-c5\n", "replace git's note")
+    assert store.sources() == {store.anchor("jp-c2"): "jp-c1", store.anchor("jp-c4"): "jp-c5"}
+    assert git(path, "notes", "--ref=source", "show", str(blob)) == "jp-c5\n"
+    assert len(tree_paths(path, refs.NOTES_SOURCE)) == 2
+
+
+def test_a_flat_store_is_moved_to_the_fan_out_on_its_first_write(store: Store, path: Path) -> None:
+    cids = [f"jp-c{n}" for n in range(1, 40)]
+    old = {store.anchor(cid): notes.meta_line("title", cid, 1000, "m") + "\n" for cid in cids}
+    flat_notes(store, refs.NOTES_META, old)
+    assert all("/" not in p for p in tree_paths(path, refs.NOTES_META))
+    assert store.meta("jp-c7") == {"title": "jp-c7"}, "flat notes are read"
+    store.set_meta("jp-c7", {"pinned_at": "2026-01-01T00:00:00.000000Z"}, "pin")
+    store.set_meta("jp-c99", {"title": "new"}, "title")
+    paths = tree_paths(path, refs.NOTES_META)
+    anchors = [p.replace("/", "") for p in paths]
+    assert all(len(p.split("/")[0]) == 2 for p in paths), "no flat note is left"
+    assert sorted(anchors) == sorted([*old, store.anchor("jp-c99")]), "each note once"
+    for cid in cids:
+        assert store.meta(cid)["title"] == cid
+    assert store.meta("jp-c7")["pinned_at"] == "2026-01-01T00:00:00.000000Z"
+    assert store.meta("jp-c99") == {"title": "new"}
+    shown = git(path, "notes", "--ref=meta", "show", store.anchor("jp-c12"))
+    assert shown == old[store.anchor("jp-c12")]
+
+
+def test_a_note_stored_in_several_layouts_is_written_once(store: Store, path: Path) -> None:
+    repo = store.repo
+    anchor, other = store.anchor("jp-c1"), store.anchor("jp-c2")
+
+    def blob(text: str) -> pygit2.Oid:
+        return repo.create_blob(text.encode())
+
+    # the same note flat, at ab/cdef... and at ab/cd/ef... (git's deeper fan-out)
+    deep = repo.TreeBuilder()
+    deep.insert(anchor[4:], blob("deep\n"), pygit2.GIT_FILEMODE_BLOB)
+    inner = repo.TreeBuilder()
+    inner.insert(anchor[2:], blob("fanned\n"), pygit2.GIT_FILEMODE_BLOB)
+    inner.insert(anchor[2:4], deep.write(), pygit2.GIT_FILEMODE_TREE)
+    root = repo.TreeBuilder()
+    root.insert(anchor, blob("flat\n"), pygit2.GIT_FILEMODE_BLOB)
+    root.insert(anchor[:2], inner.write(), pygit2.GIT_FILEMODE_TREE)
+    root.insert(other, blob("jp-c0\n"), pygit2.GIT_FILEMODE_BLOB)
+    repo.create_commit(refs.NOTES_SOURCE, signature(), signature(), "mixed", root.write(), [])
+    assert store.note(refs.NOTES_SOURCE, "jp-c1") in {"flat\n", "fanned\n", "deep\n"}
+    assert len(tree_paths(path, refs.NOTES_SOURCE)) == 4
+
+    store.set_note(refs.NOTES_SOURCE, "jp-c1", "jp-c9\n", "rewrite")
+    assert sorted(tree_paths(path, refs.NOTES_SOURCE)) == sorted(
+        [f"{anchor[:2]}/{anchor[2:]}", f"{other[:2]}/{other[2:]}"]
+    )
+    assert store.sources() == {anchor: "jp-c9", other: "jp-c0"}
+    assert git(path, "notes", "--ref=source", "show", anchor) == "jp-c9\n"
+
+    store.set_note(refs.NOTES_SOURCE, "jp-c1", None, "remove")
+    assert tree_paths(path, refs.NOTES_SOURCE) == [f"{other[:2]}/{other[2:]}"]
+    assert store.note(refs.NOTES_SOURCE, "jp-c1") is None
+
+
+def test_removing_a_note_removes_every_copy(store: Store, path: Path) -> None:
+    anchor = store.anchor("jp-c1")
+    flat_notes(store, refs.NOTES_SOURCE, {anchor: "flat\n"})
+    repo = store.repo
+    inner = repo.TreeBuilder()
+    inner.insert(anchor[2:], repo.create_blob(b"fanned\n"), pygit2.GIT_FILEMODE_BLOB)
+    root = repo.TreeBuilder(repo.revparse_single(refs.NOTES_SOURCE).peel(pygit2.Tree))
+    root.insert(anchor[:2], inner.write(), pygit2.GIT_FILEMODE_TREE)
+    parent = repo.revparse_single(refs.NOTES_SOURCE).id
+    repo.create_commit(refs.NOTES_SOURCE, signature(), signature(), "two", root.write(), [parent])
+    store.set_note(refs.NOTES_SOURCE, "jp-c1", None, "remove")
+    assert tree_paths(path, refs.NOTES_SOURCE) == []
+    assert store.note(refs.NOTES_SOURCE, "jp-c1") is None
+
+
+def test_update_reads_only_the_notes_its_change_asks_for(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for n in range(1, 30):
+        store.set_meta(f"jp-c{n}", {"title": f"T{n}"}, "title")
+    read: list[pygit2.Oid] = []
+    real = notes._text
+
+    def counting(repo: pygit2.Repository, oid: pygit2.Oid) -> str:
+        read.append(oid)
+        return real(repo, oid)
+
+    monkeypatch.setattr(notes, "_text", counting)
+    store.set_meta("jp-c5", {"title": "again"}, "retitle")
+    assert len(read) == 1, "set_meta read its own note and no other"
+    read.clear()
+    store.set_note(refs.NOTES_META, "jp-c6", None, "remove")
+    assert read == []
+    monkeypatch.setattr(notes, "_text", real)
+    assert store.meta("jp-c5") == {"title": "again"} and store.meta("jp-c6") == {}
+    assert store.meta("jp-c7") == {"title": "T7"}
+
+
+def test_the_lazy_notes_mapping_behaves_as_a_mapping(store: Store) -> None:
+    store.set_note(refs.NOTES_SOURCE, "jp-c1", "jp-c0\n", "a")
+    store.set_note(refs.NOTES_SOURCE, "jp-c2", "jp-c0\n", "b")
+    seen: list[dict[str, str]] = []
+    a1, a2, a3 = (store.anchor(c) for c in ("jp-c1", "jp-c2", "jp-c3"))
+
+    def change(current: notes.NoteTexts) -> dict[str, str | None]:
+        assert a1 in current and a3 not in current and 5 not in current
+        assert current[a1] == "jp-c0\n" and current.get(a3) is None
+        with pytest.raises(KeyError):
+            current[a3]
+        assert len(current) == 2 and sorted(current) == sorted([a1, a2])
+        seen.append(dict(current))
+        return {a3: current[a2]}
+
+    notes.update(store.repo, refs.NOTES_SOURCE, change, signature(), "copy")
+    assert seen == [{a1: "jp-c0\n", a2: "jp-c0\n"}]
+    assert store.sources() == {a1: "jp-c0", a2: "jp-c0", a3: "jp-c0"}
+    empty = notes.NoteTexts(store.repo, None)
+    assert len(empty) == 0 and a1 not in empty and dict(empty) == {}
+
+
+def test_update_refuses_a_target_that_is_not_an_object_id(store: Store) -> None:
+    with pytest.raises(ValueError):
+        notes.update(store.repo, refs.NOTES_SOURCE, lambda _: {"HEAD": "x"}, signature(), "bad")
