@@ -3,6 +3,7 @@ place where errors become `error: ...` lines and exit codes."""
 
 from __future__ import annotations
 
+import gc
 import importlib
 import os
 import sys
@@ -217,6 +218,10 @@ def main() -> None:
         else:
             output.error(error.message, error.hint)
             code = error.exit_code
+    # Everything still alive is freed by the exit itself: frozen objects are left out of
+    # the interpreter's final collections, which cost 15-20 ms once pygit2 and click are
+    # loaded (more than the whole of most commands' own work).
+    gc.freeze()
     sys.exit(code)
 
 
