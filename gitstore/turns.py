@@ -15,26 +15,35 @@ from gitstore.events import CONVERSATION_TYPES, Event
 
 
 def turn_indices(events: Sequence[Event]) -> list[int]:
-    """The 0-based turn index of every entry, in order."""
+    """The 0-based turn index of every entry, in order (never decreasing).
+
+    Callers that need several turn facts about one list compute this once
+    and pass it on as ``indices=`` (to ``turn_count``, ``turn_bounds`` and the
+    compaction functions); it must be the indices of that same list.
+    """
     out: list[int] = []
+    append = out.append
+    conversation = CONVERSATION_TYPES
     current = 0
-    seen_in_turn = 0
+    seen_in_turn = False
     for event in events:
         kind = event.get("type")
-        if kind in CONVERSATION_TYPES:
-            if kind == "turn_start" and seen_in_turn > 0:
+        if kind in conversation:
+            if kind == "turn_start" and seen_in_turn:
                 current += 1
-                seen_in_turn = 0
-            seen_in_turn += 1
-        out.append(current)
+            seen_in_turn = True
+        append(current)
     return out
 
 
-def turn_count(events: Sequence[Event]) -> int:
-    """Number of turns; 0 when there is no conversation event at all."""
+def turn_count(events: Sequence[Event], *, indices: Sequence[int] | None = None) -> int:
+    """Number of turns; 0 when there is no conversation event at all.
+
+    ``indices``: ``turn_indices(events)``, when the caller already has it.
+    """
     if not any(e.get("type") in CONVERSATION_TYPES for e in events):
         return 0
-    return turn_indices(events)[-1] + 1
+    return (turn_indices(events) if indices is None else indices)[-1] + 1
 
 
 def event_count(events: Sequence[Event]) -> int:
@@ -42,15 +51,26 @@ def event_count(events: Sequence[Event]) -> int:
     return sum(1 for e in events if e.get("type") in CONVERSATION_TYPES)
 
 
-def turn_bounds(events: Sequence[Event]) -> list[tuple[int, int]]:
-    """For each turn, the [start, end) entry positions of its conversation events."""
-    idx = turn_indices(events)
-    bounds: dict[int, list[int]] = {}
+def turn_bounds(
+    events: Sequence[Event], *, indices: Sequence[int] | None = None
+) -> list[tuple[int, int]]:
+    """For each turn, the [start, end) entry positions of its conversation events.
+
+    ``indices``: ``turn_indices(events)``, when the caller already has it.
+    """
+    idx = turn_indices(events) if indices is None else indices
+    starts: list[int] = []
+    ends: list[int] = []
+    conversation = CONVERSATION_TYPES
+    # the turns of conversation events run 0, 0, .., 1, 1, ..: each new one is the next
     for pos, (event, t) in enumerate(zip(events, idx, strict=True)):
-        if event.get("type") in CONVERSATION_TYPES:
-            b = bounds.setdefault(t, [pos, pos + 1])
-            b[1] = pos + 1
-    return [(b[0], b[1]) for _, b in sorted(bounds.items())]
+        if event.get("type") in conversation:
+            if t == len(starts):
+                starts.append(pos)
+                ends.append(pos + 1)
+            else:
+                ends[t] = pos + 1
+    return list(zip(starts, ends, strict=True))
 
 
 def check_tool_responses(current_turn: Sequence[Event], new: Sequence[Event]) -> None:

@@ -121,10 +121,23 @@ def _tool_names(events: Sequence[Event]) -> dict[str, str]:
     return names
 
 
-def project(events: Sequence[Event]) -> Projection:
-    """Apply the standing overlays; no compaction or reset entry is left in the result."""
-    overlays = standing_overlays(events)
-    count = turn_count(events)
+def project(
+    events: Sequence[Event],
+    *,
+    indices: Sequence[int] | None = None,
+    overlays: Sequence[Overlay] | None = None,
+) -> Projection:
+    """Apply the standing overlays; no compaction or reset entry is left in the result.
+
+    ``indices`` (``turn_indices(events)``) and ``overlays``
+    (``standing_overlays(events)``) spare the walks over ``events`` when the
+    caller has them already; they must be those of ``events`` itself.
+    """
+    if overlays is None:
+        overlays = standing_overlays(events)
+    if indices is None:
+        indices = turn_indices(events)
+    count = turn_count(events, indices=indices)
     if not overlays:
         kept = [e for e in events if e.get("type") not in OVERLAY_TYPES]
         return Projection(kept, [Kept(i) for i in range(count)])
@@ -137,7 +150,7 @@ def project(events: Sequence[Event]) -> Projection:
     sources: list[Origin | None] = []
     injected: set[int] = set()
 
-    for event, turn in zip(events, turn_indices(events), strict=True):
+    for event, turn in zip(events, indices, strict=True):
         kind = event.get("type")
         if kind in OVERLAY_TYPES:
             continue

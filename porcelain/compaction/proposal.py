@@ -19,6 +19,7 @@ from gitstore.turns import turn_count
 from porcelain.compaction.overlap import grow_summary_range
 from porcelain.compaction.overlays import (
     TOOL_MODE_HELP,
+    Overlay,
     ToolCalls,
     compaction_event,
     lookup_tool_mode,
@@ -191,8 +192,19 @@ def _policies(args: Mapping[str, Any], problems: list[str]) -> tuple[str | None,
     return summary, reasoning is not None, tools_raw is not None
 
 
-def validate_proposal(args: Any, source_events: Sequence[Event]) -> Proposal:
-    """Check a call's arguments against the source; ``ProposalError`` lists every problem."""
+def validate_proposal(
+    args: Any,
+    source_events: Sequence[Event],
+    *,
+    count: int | None = None,
+    overlays: Sequence[Overlay] | None = None,
+) -> Proposal:
+    """Check a call's arguments against the source; ``ProposalError`` lists every problem.
+
+    ``count`` (``turn_count(source_events)``) and ``overlays``
+    (``standing_overlays(source_events)``) spare the walks over the source
+    when the caller has them already.
+    """
     if not isinstance(args, Mapping):
         raise ProposalError("the arguments must be an object with from_turn and to_turn")
     problems: list[str] = []
@@ -201,7 +213,8 @@ def validate_proposal(args: Any, source_events: Sequence[Event]) -> Proposal:
             problems.append(f"unknown argument '{name}' (the arguments are {', '.join(ARGUMENTS)})")
     lo = _turn(args, "from_turn", problems)
     hi = _turn(args, "to_turn", problems)
-    count = turn_count(source_events)
+    if count is None:
+        count = turn_count(source_events)
     if count == 0:
         problems.append("the conversation has no turns to compact")
     for name, value in (("from_turn", lo), ("to_turn", hi)):
@@ -223,6 +236,8 @@ def validate_proposal(args: Any, source_events: Sequence[Event]) -> Proposal:
     tools = lookup_tool_mode(str(args["tool_calls"])) if tools_set else None
     if summary is None:
         return Proposal(lo, hi, None, reasoning_set, tools)
-    a, b = grow_summary_range(standing_overlays(source_events), lo - 1, hi - 1)
+    if overlays is None:
+        overlays = standing_overlays(source_events)
+    a, b = grow_summary_range(overlays, lo - 1, hi - 1)
     grown = (lo, hi) if (a + 1, b + 1) != (lo, hi) else None
     return Proposal(a + 1, b + 1, summary, False, None, grown_from=grown)

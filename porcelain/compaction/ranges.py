@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from gitstore.events import Event, parse_time
-from gitstore.turns import turn_bounds
+from gitstore.turns import turn_bounds, turn_count, turn_indices
 from porcelain.compaction.bounds import (
     Ago,
     CliBound,
@@ -27,7 +27,7 @@ from porcelain.compaction.bounds import (
     parse_rule_bound,
     parse_turn_spec,
 )
-from porcelain.compaction.overlays import standing_overlays
+from porcelain.compaction.overlays import Overlay, standing_overlays
 from porcelain.errors import UsageError, UserError
 
 
@@ -131,20 +131,37 @@ _Bound = _Abs | _End | _AfterLast | _Empty | None
 
 
 class StreamFacts:
-    """What resolution needs to know about a stream, computed once per invocation."""
+    """What resolution needs to know about a stream, computed once per invocation.
 
-    def __init__(self, events: Sequence[Event]) -> None:
-        bounds = turn_bounds(events)
-        self.count = len(bounds)
+    ``indices`` (``turn_indices(events)``) and ``overlays``
+    (``standing_overlays(events)``) spare the walks over ``events`` when the
+    caller has them already.  The turns' start times are read only when a
+    duration bound asks for them, so ``events`` must not change while the
+    facts are in use.
+    """
+
+    def __init__(
+        self,
+        events: Sequence[Event],
+        *,
+        indices: Sequence[int] | None = None,
+        overlays: Sequence[Overlay] | None = None,
+    ) -> None:
+        self._events = events
+        self._indices = turn_indices(events) if indices is None else indices
+        self.count = turn_count(events, indices=self._indices)
         self.last = self.count - 1
-        self._starts = [str(events[start].get("timestamp", "")) for start, _ in bounds]
         self._times: list[datetime] | None = None
-        overlays = standing_overlays(events)
+        if overlays is None:
+            overlays = standing_overlays(events)
         self.after_last = max((o.to_turn + 1 for o in overlays), default=0)
 
     def _turn_times(self) -> list[datetime]:
         if self._times is None:
-            self._times = [parse_time(t) for t in self._starts]
+            bounds = turn_bounds(self._events, indices=self._indices)
+            self._times = [
+                parse_time(str(self._events[start].get("timestamp", ""))) for start, _ in bounds
+            ]
         return self._times
 
     def turn_at(self, moment: datetime) -> int | None:
@@ -308,6 +325,13 @@ def resolve_rule_range(
     rule_keep_last: RuleBound | None,
     overrides: RangeOverrides,
     now: datetime,
+    *,
+    indices: Sequence[int] | None = None,
+    overlays: Sequence[Overlay] | None = None,
 ) -> tuple[int, int] | None:
-    """Resolve one rule's range against ``events``; None when nothing is to be compacted."""
-    return resolve_bounds(StreamFacts(events), rule_keep_first, rule_keep_last, overrides, now)
+    """Resolve one rule's range against ``events``; None when nothing is to be compacted.
+
+    ``indices`` and ``overlays``: as for ``StreamFacts``.
+    """
+    facts = StreamFacts(events, indices=indices, overlays=overlays)
+    return resolve_bounds(facts, rule_keep_first, rule_keep_last, overrides, now)

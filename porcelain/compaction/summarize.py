@@ -11,7 +11,8 @@ range holds and declares no tools.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from gitstore.events import Event
@@ -57,15 +58,21 @@ class SummaryJob:
     max_retries: int = 2
 
 
-def range_events(events: Sequence[Event], from0: int, to0: int) -> list[Event]:
-    """The conversation events of turns ``from0..to0`` (0-based, inclusive)."""
+def range_events(
+    events: Sequence[Event], from0: int, to0: int, *, indices: Sequence[int] | None = None
+) -> list[Event]:
+    """The conversation events of turns ``from0..to0`` (0-based, inclusive).
+
+    ``indices``: ``turn_indices(events)``, when the caller already has it.
+    """
     from porcelain.view import PROVIDER_VISIBLE
 
-    return [
-        e
-        for e, t in zip(events, turn_indices(events), strict=True)
-        if from0 <= t <= to0 and e.get("type") in PROVIDER_VISIBLE
-    ]
+    idx = turn_indices(events) if indices is None else indices
+    if len(idx) != len(events):
+        raise ValueError("indices are not those of events")
+    # turn indices never decrease: the range is one slice, found by bisection
+    lo, hi = bisect_left(idx, from0), bisect_right(idx, to0)
+    return [e for e in (events[i] for i in range(lo, hi)) if e.get("type") in PROVIDER_VISIBLE]
 
 
 def projected_range(projection: Projection, from0: int, to0: int) -> list[Event]:
@@ -82,13 +89,28 @@ def projected_range(projection: Projection, from0: int, to0: int) -> list[Event]
     return out
 
 
+Projecting = Projection | Callable[[], Projection]
+"""A projection, or how to make it: only a range too big for the window needs one."""
+
+
 def choose_reading(
-    raw: Sequence[Event], projection: Projection, from0: int, to0: int, window: int
+    raw: Sequence[Event],
+    projection: Projecting,
+    from0: int,
+    to0: int,
+    window: int,
+    *,
+    indices: Sequence[int] | None = None,
 ) -> list[Event]:
-    """Raw events of the range when they fit ``window`` tokens, else the projected ones."""
-    picked = range_events(raw, from0, to0)
+    """Raw events of the range when they fit ``window`` tokens, else the projected ones.
+
+    ``indices``: ``turn_indices(raw)``, when the caller already has it.
+    """
+    picked = range_events(raw, from0, to0, indices=indices)
     if estimate_tokens(picked) <= window * 3 // 4:
         return picked
+    if not isinstance(projection, Projection):
+        projection = projection()
     return projected_range(projection, from0, to0) or picked
 
 
@@ -135,14 +157,21 @@ def build_request(job: SummaryJob, events: Sequence[Event]) -> ModelRequest:
 def summarize(
     job: SummaryJob,
     raw: Sequence[Event],
-    projection: Projection,
+    projection: Projecting,
     from0: int,
     to0: int,
     on_delta: OnDelta = ignore_delta,
+    *,
+    indices: Sequence[int] | None = None,
 ) -> str:
-    """Run the summarizer over turns ``from0..to0``; the summary text."""
+    """Run the summarizer over turns ``from0..to0``; the summary text.
+
+    ``projection`` may be a function that makes it: it is called only when
+    the raw range does not fit.  ``indices``: ``turn_indices(raw)``, when the
+    caller already has it.
+    """
     window = context_window(job.model_id, job.window)
-    events = choose_reading(raw, projection, from0, to0, window)
+    events = choose_reading(raw, projection, from0, to0, window, indices=indices)
     if not events:
         raise UserError(f"turns {from0 + 1}..{to0 + 1} hold nothing to summarize")
     model = get_model(job.model_id, max_retries=job.max_retries)
