@@ -12,6 +12,7 @@ summarizer runs once; its draft is written as the opening proposal (a
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -20,9 +21,9 @@ from gitstore import refs
 from gitstore.errors import ConversationExists
 from gitstore.events import Event, now_text
 from gitstore.store import Located, Store, record_activation
-from gitstore.turns import turn_count
+from gitstore.turns import turn_count, turn_indices
 from porcelain.compaction.overlap import grow_summary_range
-from porcelain.compaction.overlays import standing_overlays
+from porcelain.compaction.overlays import Overlay, standing_overlays
 from porcelain.compaction.projection import project
 from porcelain.compaction.proposal import validate_proposal
 from porcelain.compaction.ranges import RangeOverrides, resolve_rule_range
@@ -31,7 +32,7 @@ from porcelain.compaction.summarize import SummaryJob, summarize
 from porcelain.config import Config
 from porcelain.errors import UserError
 from porcelain.lifecycle import JP_WRITTEN, config_delta, fork
-from porcelain.models.base import context_window, estimate_tokens
+from porcelain.models.base import context_window, event_text
 from porcelain.review.instructions import REVIEW_INSTRUCTIONS
 from porcelain.review.state import open_reviews
 from porcelain.view import PROVIDER_VISIBLE
@@ -94,14 +95,24 @@ def start_review(
     refuse_if_open(store, source.cid, starting=True)
     conv = store.load(source.cid)
     events = conv.events
+    # the walks over the whole source, each made once and passed down
+    indices = turn_indices(events)
+    overlays = standing_overlays(events)
     rule = opening_rule(config)
-    span = resolve_rule_range(events, rule.keep_first, rule.keep_last, overrides, datetime.now(UTC))
+    span = resolve_rule_range(
+        events,
+        rule.keep_first,
+        rule.keep_last,
+        overrides,
+        datetime.now(UTC),
+        indices=indices,
+        overlays=overlays,
+    )
     if span is None:
         raise UserError(
             "nothing to compact: the range is empty",
             "choose one with --from/--to, or --keep-first/--keep-last",
         )
-    overlays = standing_overlays(events)
     from0, to0 = grow_summary_range(overlays, span[0], span[1])
 
     assistant_model = config.model_id() or default_model
@@ -109,10 +120,9 @@ def start_review(
     window = context_window(
         review_model, None if model_override else config.review_context_window()
     )
-    visible = [e for e in events if e.get("type") in PROVIDER_VISIBLE]
     prior = "none"
     if overlays:
-        prior = "drop" if estimate_tokens(visible) <= window * 3 // 4 else "keep"
+        prior = "drop" if fits_tokens(events, window * 3 // 4) else "keep"
 
     summary_model = (
         model_override or (rule.summary.model_id if rule.summary else None) or assistant_model
@@ -124,12 +134,24 @@ def start_review(
         window=config.context_window() if summary_model == assistant_model else None,
         max_retries=config.max_retries(),
     )
-    kept = events if prior != "drop" else _without_compactions(events)
-    draft = summarize(job, kept, project(kept), from0, to0, on_delta or _quiet)
+    if prior == "drop":
+        kept, kept_indices = _without_compactions(events, indices)
+        kept_overlays: list[Overlay] = []
+    else:
+        kept, kept_indices, kept_overlays = events, indices, overlays
+    draft = summarize(
+        job,
+        kept,
+        lambda: project(kept, indices=kept_indices, overlays=kept_overlays),
+        from0,
+        to0,
+        on_delta or _quiet,
+        indices=kept_indices,
+    )
 
+    inherited = turn_count(events, indices=indices)
     args = {"from_turn": from0 + 1, "to_turn": to0 + 1, "summary": draft}
-    proposal = validate_proposal(args, events)
-    inherited = turn_count(events)
+    proposal = validate_proposal(args, events, count=inherited, overlays=overlays)
     review = {
         "source_id": source.cid,
         "source_commit": source.tip,
@@ -220,8 +242,38 @@ def _opening_proposal(args: dict[str, Any], rendered: str) -> list[Event]:
     ]
 
 
-def _without_compactions(events: list[Event]) -> list[Event]:
-    return [e for e in events if e.get("type") not in ("compaction", "compaction_reset")]
+def _without_compactions(
+    events: Sequence[Event], indices: Sequence[int]
+) -> tuple[list[Event], list[int]]:
+    """The events that are not compactions, and their turn indices.
+
+    Compactions open no turn, so the others keep the indices they had.
+    """
+    kept: list[Event] = []
+    kept_indices: list[int] = []
+    for event, turn in zip(events, indices, strict=True):
+        if event.get("type") not in ("compaction", "compaction_reset"):
+            kept.append(event)
+            kept_indices.append(turn)
+    return kept, kept_indices
+
+
+def fits_tokens(events: Iterable[Event], budget: int) -> bool:
+    """``estimate_tokens`` of the provider-visible events is at most ``budget``.
+
+    Stops reading as soon as the answer is known: a long source that does
+    not fit is not measured to its end.
+    """
+    limit = budget * 4 + 3  # estimate_tokens is the characters // 4
+    if limit < 0:
+        return False
+    total = 0
+    for event in events:
+        if event.get("type") in PROVIDER_VISIBLE:
+            total += len(event_text(event))
+            if total > limit:
+                return False
+    return True
 
 
 def _quiet(kind: str, text: str) -> None:

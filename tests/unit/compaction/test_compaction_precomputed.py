@@ -22,6 +22,8 @@ from porcelain.compaction.projection import Projection, project
 from porcelain.compaction.proposal import ProposalError, validate_proposal
 from porcelain.compaction.ranges import RangeOverrides, StreamFacts, resolve_rule_range
 from porcelain.compaction.summarize import choose_reading, range_events
+from porcelain.models.base import estimate_tokens
+from porcelain.review.start import _without_compactions, fits_tokens
 from porcelain.view import PROVIDER_VISIBLE
 
 from .builders import comp, turns
@@ -162,3 +164,23 @@ def test_the_projection_is_made_only_when_the_raw_range_does_not_fit() -> None:
     assert len(made) == 1
     assert small == choose_reading(events, project(events), 0, 2, window=2)
     assert small != raw
+
+
+@given(
+    st.lists(st.tuples(st.sampled_from(["chat_request", "config_delta"]), st.integers(0, 40))),
+    st.integers(-2, 60),
+)
+def test_fits_tokens_agrees_with_estimate_tokens(parts: list[tuple[str, int]], budget: int) -> None:
+    events: list[Event] = [
+        {"type": kind, "timestamp": "t", "content": "x" * size} for kind, size in parts
+    ]
+    visible = [e for e in events if e["type"] in PROVIDER_VISIBLE]
+    assert fits_tokens(events, budget) == (estimate_tokens(visible) <= budget)
+
+
+@settings(max_examples=200, deadline=None)
+@given(with_overlays())
+def test_dropping_compactions_keeps_each_event_its_turn(events: list[Event]) -> None:
+    kept, kept_indices = _without_compactions(events, turn_indices(events))
+    assert kept == [e for e in events if e["type"] not in ("compaction", "compaction_reset")]
+    assert kept_indices == turn_indices(kept)
