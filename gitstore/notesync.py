@@ -1,9 +1,10 @@
 """Integrating a fetched notes ref into the local one.
 
 A fast-forward when one contains the other; otherwise a merge commit whose
-flat tree holds, for every annotated object, the union of both notes' lines
+tree holds, for every annotated object, the union of both notes' lines
 (sorted, de-duplicated: ``git notes merge -s cat_sort_uniq`` gives the same),
-with parents [local, remote], moved by compare-and-swap.  Notes histories
+with parents [local, remote], moved by compare-and-swap.  The tree is written
+in the fan-out layout of ``notes.update``, so that later writes stay small.  Notes histories
 contain merge commits, so ancestry here is git's merge base, not the
 first-parent walk used for conversations.
 """
@@ -41,20 +42,19 @@ def _tip(repo: pygit2.Repository, ref: str) -> str | None:
 
 
 def merged_tree(repo: pygit2.Repository, ours: str, theirs: str) -> pygit2.Oid:
-    """A flat notes tree with the union of both sides' lines per object."""
+    """A fan-out notes tree with the union of both sides' lines per object."""
+    # every note of both sides: the union needs them all
     mine = notes.read_all(repo, ours)
     other = notes.read_all(repo, theirs)
-    builder = repo.TreeBuilder()
+    texts: dict[str, str] = {}
     for target in sorted(set(mine) | set(other)):
         if not _HEX.match(target):
             continue
         if target in mine and target in other and mine[target] != other[target]:
-            text = notes.union(mine[target], other[target])
+            texts[target] = notes.union(mine[target], other[target])
         else:
-            text = mine.get(target, other.get(target, ""))
-        builder.insert(target, repo.create_blob(text.encode()), pygit2.GIT_FILEMODE_BLOB)
-    oid: pygit2.Oid = builder.write()
-    return oid
+            texts[target] = mine.get(target, other.get(target, ""))
+    return notes.write_tree(repo, texts)
 
 
 def integrate(
