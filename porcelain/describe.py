@@ -132,8 +132,6 @@ def _seconds(stamp: Any) -> float:
 
 def details(store: Store, conv: Conversation, active: str | None) -> dict[str, Any]:
     """Everything `show` prints about one conversation."""
-    from porcelain.compaction.overlays import overlay_json, standing_overlays
-
     meta = store.meta(conv.cid)
     source = store.source_of(conv.cid)
     s = summarize(conv.events)
@@ -150,7 +148,7 @@ def details(store: Store, conv: Conversation, active: str | None) -> dict[str, A
         "created_at": _created(conv.cid),
         "last_event_at": s["last_event_at"],
         "tip": conv.tip,
-        "compactions": [overlay_json(o) for o in standing_overlays(_own_view(conv))],
+        "compactions": _compactions(conv),
     }
     if source is not None:
         from porcelain.review.state import latest_proposal
@@ -158,6 +156,19 @@ def details(store: Store, conv: Conversation, active: str | None) -> dict[str, A
         found = latest_proposal(conv.events)
         info["proposal"] = found.to_json() if found else None
     return info
+
+
+def _compactions(conv: Conversation) -> list[dict[str, Any]]:
+    """The standing compactions, as `show` prints them (none without a compaction event).
+
+    The compaction and review modules are loaded only for a conversation that has
+    compactions: most have none, and `show` is a command that must start fast.
+    """
+    if not any(e.get("type") == "compaction" for e in conv.events):
+        return []
+    from porcelain.compaction.overlays import overlay_json, standing_overlays
+
+    return [overlay_json(o) for o in standing_overlays(_own_view(conv))]
 
 
 def _own_view(conv: Conversation) -> list[Event]:

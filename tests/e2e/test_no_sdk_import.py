@@ -1,7 +1,9 @@
 """Commands that call no model never import the anthropic SDK (design section 8).
 
 The probe runs the installed `jp` entry point itself in a subprocess and
-reports, after the command finished, whether `anthropic` was imported.
+reports, after the command finished, whether `anthropic` was imported, and
+which of the view, compaction and review modules were (`show` and `print` of a
+plain conversation need none of them, and must start fast).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import sys
 
 import pytest
 
-from tests.e2e.harness import JP, RUST, TRACEBACK, User
+from tests.e2e.harness import JP, RUST, TRACEBACK, WITH_COMPACTION, User
 from tests.support.fake_messages import FakeMessages
 
 PROBE = """
@@ -23,13 +25,29 @@ except SystemExit as exc:
     code = exc.code
 else:
     code = 0
-sys.stderr.write(f"\\nPROBE code={code} anthropic={'anthropic' in sys.modules}\\n")
+heavy = sorted(m for m in sys.modules if m.startswith(HEAVY)) or ["-"]
+sys.stderr.write(
+    f"\\nPROBE code={code} anthropic={'anthropic' in sys.modules} heavy={','.join(heavy)}\\n"
+)
 """
+HEAVY = ("porcelain.view", "porcelain.compaction", "porcelain.review")
 
 
 def probe(user: User, *args: str) -> tuple[int, bool]:
+    code, fields = run_probe(user, *args)
+    return code, fields["anthropic"] == "True"
+
+
+def heavy_modules(user: User, *args: str) -> set[str]:
+    """The view, compaction and review modules that `jp ARGS` imported."""
+    code, fields = run_probe(user, *args)
+    assert code == 0, args
+    return set(fields["heavy"].split(",")) - {"-"}
+
+
+def run_probe(user: User, *args: str) -> tuple[int, dict[str, str]]:
     proc = subprocess.run(
-        [sys.executable, "-c", PROBE, str(JP), *args],
+        [sys.executable, "-c", f"HEAVY = {HEAVY!r}\n{PROBE}", str(JP), *args],
         env=user.env,
         cwd=user.root,
         capture_output=True,
@@ -42,7 +60,7 @@ def probe(user: User, *args: str) -> tuple[int, bool]:
     assert line.startswith("PROBE "), proc.stderr
     fields = dict(item.split("=") for item in line.split()[1:])
     code = 0 if fields["code"] == "None" else int(fields["code"])
-    return code, fields["anthropic"] == "True"
+    return code, fields
 
 
 @pytest.fixture
@@ -78,3 +96,20 @@ def test_the_probe_sees_an_sdk_import(user: User, fake: FakeMessages) -> None:
     fake.reply_text("hello back")
     code, imported = probe(user, "q", "--new", "hello")
     assert code == 0 and imported, "the probe must notice the SDK when a query uses it"
+
+
+def test_show_and_print_of_a_plain_conversation_load_no_compaction_or_review_module(
+    user: User,
+) -> None:
+    plain = user.import_(RUST)
+    user.ok("conversation", "use", plain)
+    for args in (
+        ["conversation", "show"],
+        ["conversation", "print"],
+        ["conversation", "print", "--style", "full", plain],
+    ):
+        loaded = heavy_modules(user, *args)
+        assert not loaded, f"`jp {' '.join(args)}` imported {sorted(loaded)}"
+    compacted = user.import_(WITH_COMPACTION)
+    assert "porcelain.compaction.overlays" in heavy_modules(user, "conversation", "show", compacted)
+    assert "porcelain.view" in heavy_modules(user, "conversation", "print", "--compacted", plain)

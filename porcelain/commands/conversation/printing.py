@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from porcelain.context import App
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from gitstore.events import Event
 
 
 @click.command("print")
@@ -34,15 +41,20 @@ def print_(
     from gitstore.turns import turn_count
     from porcelain.render import transcript
     from porcelain.targets import resolve
-    from porcelain.view import projected_with_headers, raw_with_markers
 
     store = app.store()
     conv = store.load(resolve(store, target).cid)
     headers = None
     if compacted:
+        from porcelain.view import projected_with_headers
+
         events, headers = projected_with_headers(conv.events)
-    else:
+    elif _maybe_review(conv.events):
+        from porcelain.view import raw_with_markers
+
         events = raw_with_markers(conv.events)
+    else:
+        events = list(conv.events)
     count = turn_count(events)
     keep = None
     if first is not None or last is not None:
@@ -52,3 +64,12 @@ def print_(
         return
     for line in transcript(events, style, headers=headers, keep=keep):
         app.output.line(line)
+
+
+def _maybe_review(events: Sequence[Event]) -> bool:
+    """Whether a review's creation event may be here (only a review has `[turn N]` markers).
+
+    A cheap test that spares a plain conversation's `print` loading the view, compaction
+    and review modules; `porcelain.review.markers.review_record` decides.
+    """
+    return any(e.get("type") == "conversation_start" and "review" in e for e in events)
