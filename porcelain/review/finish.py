@@ -11,7 +11,7 @@ archive and the switch back.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Any
@@ -22,10 +22,10 @@ from gitstore.events import Event, now_text
 from gitstore.store import Located, Store, record_activation
 from gitstore.transaction import SYMBOLIC, RefUpdate
 from gitstore.turns import turn_count
-from porcelain.compaction.overlays import overlay_from_event, standing_overlays
+from porcelain.compaction.overlays import Overlay, overlay_from_event, standing_overlays
 from porcelain.compaction.proposal import Proposal, ProposalError
 from porcelain.errors import Declined, UserError
-from porcelain.review.state import latest_call, latest_proposal, revalidate
+from porcelain.review.state import latest_call, proposal_from_args, revalidate
 
 ATTEMPTS = 5
 
@@ -77,8 +77,8 @@ def apply(store: Store, ask: Callable[[Proposal, int], bool]) -> Finished:
         stack.enter_context(store.hold(source_id, wait=10.0))
         stack.enter_context(store.hold(rid, wait=10.0))
         review = store.load(rid)
-        proposal = latest_proposal(review.events)
         found = latest_call(review.events)
+        proposal = None if found is None else proposal_from_args(found[1])
         if proposal is None or found is None:
             raise UserError(
                 f"the review {rid} holds no valid proposal yet",
@@ -86,17 +86,20 @@ def apply(store: Store, ask: Callable[[Proposal, int], bool]) -> Finished:
                 "with propose_compaction",
             )
         src = store.load(source_id)
-        if _already_applied(src.events, proposal):
+        # each walk over the source made once, for the three uses below
+        standing = standing_overlays(src.events)
+        count = turn_count(src.events)
+        if _already_applied(src.events, proposal, standing=standing):
             _archive_and_switch(store, rid, source_id, None)
             return Finished(rid, source_id, applied=True, already=True, proposal=proposal)
         try:
-            proposal = revalidate(proposal, src.events)
+            proposal = revalidate(proposal, src.events, count=count, overlays=standing)
         except ProposalError as exc:
             raise UserError(
                 f"the proposal no longer fits the source: {exc}",
                 "ask the model for a new proposal with `jp q ...`",
             ) from None
-        if not ask(proposal, turn_count(src.events)):
+        if not ask(proposal, count):
             raise Declined(
                 "not applied; the review stays open",
                 "discuss further with `jp q ...`, or end it with `--abort`",
@@ -116,8 +119,15 @@ def apply(store: Store, ask: Callable[[Proposal, int], bool]) -> Finished:
     raise AssertionError("unreachable")
 
 
-def _already_applied(source_events: list[Event], proposal: Proposal) -> bool:
-    standing = standing_overlays(source_events)
+def _already_applied(
+    source_events: Sequence[Event],
+    proposal: Proposal,
+    *,
+    standing: Sequence[Overlay] | None = None,
+) -> bool:
+    """The proposal is the source's latest standing compaction (``standing``: its overlays)."""
+    if standing is None:
+        standing = standing_overlays(source_events)
     if not standing:
         return False
     latest = standing[-1]

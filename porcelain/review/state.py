@@ -7,7 +7,7 @@ from typing import Any
 
 from gitstore.events import Event
 from gitstore.store import Store
-from porcelain.compaction.overlays import lookup_tool_mode
+from porcelain.compaction.overlays import Overlay, lookup_tool_mode
 from porcelain.compaction.proposal import Proposal, validate_proposal
 
 TOOL = "propose_compaction"
@@ -57,9 +57,18 @@ def proposal_from_args(args: dict[str, Any]) -> Proposal | None:
     return Proposal(lo, hi, None, args.get("reasoning") == "strip", tools)
 
 
-def revalidate(proposal: Proposal, source_events: Sequence[Event]) -> Proposal:
-    """The proposal checked again against the source as it stands now."""
-    return validate_proposal(proposal.to_args(), source_events)
+def revalidate(
+    proposal: Proposal,
+    source_events: Sequence[Event],
+    *,
+    count: int | None = None,
+    overlays: Sequence[Overlay] | None = None,
+) -> Proposal:
+    """The proposal checked again against the source as it stands now.
+
+    ``count`` and ``overlays``: as for ``validate_proposal``.
+    """
+    return validate_proposal(proposal.to_args(), source_events, count=count, overlays=overlays)
 
 
 def open_reviews(store: Store, source_id: str) -> list[str]:

@@ -46,11 +46,10 @@ def run(call: ToolCall, ctx: Any) -> ToolOutcome:
             True,
         )
     events = store.load(source_id).events
+    count = turn_count(events)  # once, for the validation and the rendering
     try:
-        proposal = validate_proposal(call.arguments, events)
+        proposal = validate_proposal(call.arguments, events, count=count)
     except ProposalError as exc:
         return ToolOutcome(str(exc), True)
     # the recorded proposal is the validated one (a grown range included)
-    return ToolOutcome(
-        proposal.render(turn_count(events)), metadata={"proposal": proposal.to_args()}
-    )
+    return ToolOutcome(proposal.render(count), metadata={"proposal": proposal.to_args()})

@@ -184,3 +184,39 @@ def test_dropping_compactions_keeps_each_event_its_turn(events: list[Event]) -> 
     kept, kept_indices = _without_compactions(events, turn_indices(events))
     assert kept == [e for e in events if e["type"] not in ("compaction", "compaction_reset")]
     assert kept_indices == turn_indices(kept)
+
+
+@settings(max_examples=100, deadline=None)
+@given(with_overlays(), st.sampled_from(_ARGS[:4]))
+def test_continue_checks_with_precomputed_facts_are_the_same(
+    events: list[Event], args: dict[str, Any]
+) -> None:
+    from porcelain.review.finish import _already_applied
+    from porcelain.review.state import proposal_from_args, revalidate
+
+    proposal = proposal_from_args(args)
+    assert proposal is not None
+    standing = standing_overlays(events)
+    assert _already_applied(events, proposal, standing=standing) == _already_applied(
+        events, proposal
+    )
+
+    def check(**facts: Any) -> object:
+        try:
+            return revalidate(proposal, events, **facts)
+        except ProposalError as exc:
+            return str(exc)
+
+    assert check(count=turn_count(events), overlays=standing) == check()
+
+
+def test_an_applied_proposal_is_found_with_precomputed_overlays() -> None:
+    from porcelain.review.finish import _already_applied
+    from porcelain.review.state import proposal_from_args
+
+    proposal = proposal_from_args({"from_turn": 1, "to_turn": 2, "summary": "S"})
+    assert proposal is not None
+    events = [*turns(3), proposal.to_compaction_event("2026-01-02T00:00:00.000000Z")]
+    standing = standing_overlays(events)
+    assert _already_applied(events, proposal, standing=standing) is True
+    assert _already_applied(turns(3), proposal, standing=[]) is False
