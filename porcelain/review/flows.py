@@ -20,15 +20,14 @@ def interactive(app: App, target: str | None, opts: dict[str, Any]) -> None:
     source = resolve(store, target, archived_ok=False)
     refuse_if_review(store, source.cid)
     with store.hold(source.cid, wait=10.0):
-        config = app.config(deltas=jp_deltas(store.load(source.cid).events))
+        loaded = store.load(source.cid)  # read once, for the configuration and the review
+        config = app.config(deltas=jp_deltas(loaded.events))
         app.output.note(f"Drafting the opening summary of {source.cid}...")
         started = start_review(
-            store, source, config, overrides, opts.get("model"), default_model(app)
+            store, source, config, overrides, opts.get("model"), default_model(app), loaded=loaded
         )
     if app.output.json:
-        from porcelain.review.state import latest_proposal
-
-        proposal = latest_proposal(store.load(started.review_id).events)
+        proposal = started.proposal
         app.output.data(
             {
                 "id": started.review_id,

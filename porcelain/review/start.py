@@ -13,19 +13,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
 from gitstore import refs
 from gitstore.errors import ConversationExists
 from gitstore.events import Event, now_text
-from gitstore.store import Located, Store, record_activation
+from gitstore.store import Conversation, Located, Store, record_activation
 from gitstore.turns import turn_count, turn_indices
 from porcelain.compaction.overlap import grow_summary_range
 from porcelain.compaction.overlays import Overlay, standing_overlays
 from porcelain.compaction.projection import project
-from porcelain.compaction.proposal import validate_proposal
+from porcelain.compaction.proposal import Proposal, validate_proposal
 from porcelain.compaction.ranges import RangeOverrides, resolve_rule_range
 from porcelain.compaction.rules import DEFAULT_RULE, Rule, rules_from_config
 from porcelain.compaction.summarize import SummaryJob, summarize
@@ -34,7 +34,7 @@ from porcelain.errors import UserError
 from porcelain.lifecycle import JP_WRITTEN, config_delta, fork
 from porcelain.models.base import context_window, event_text
 from porcelain.review.instructions import REVIEW_INSTRUCTIONS
-from porcelain.review.state import open_reviews
+from porcelain.review.state import open_reviews, proposal_from_args
 from porcelain.view import PROVIDER_VISIBLE
 
 
@@ -44,6 +44,7 @@ class Started:
     source_id: str
     proposal_text: str
     prior: str  # "drop", "keep" or "none"
+    proposal: Proposal | None = None  # the opening proposal, as recorded
 
 
 def refuse_if_open(store: Store, source_id: str, *, starting: bool) -> None:
@@ -91,9 +92,18 @@ def start_review(
     model_override: str | None,
     default_model: str,
     on_delta: Any = None,
+    *,
+    loaded: Conversation | None = None,
 ) -> Started:
+    """Open a review of ``source`` on the summarizer's draft.
+
+    ``loaded``: the source as the caller already read it, under the same hold
+    (spares reading it again); it is not changed.
+    """
     refuse_if_open(store, source.cid, starting=True)
-    conv = store.load(source.cid)
+    if loaded is not None and loaded.cid != source.cid:
+        raise ValueError(f"loaded {loaded.cid} is not the source {source.cid}")
+    conv = store.load(source.cid) if loaded is None else loaded
     events = conv.events
     # the walks over the whole source, each made once and passed down
     indices = turn_indices(events)
@@ -163,7 +173,9 @@ def start_review(
         config_delta(_review_config(config, review_model, window)),
         *_opening_proposal(proposal.to_args(), proposal.render(inherited)),
     ]
-    return _publish(store, source, review, extra, proposal.render(inherited), prior)
+    started = _publish(store, source, review, extra, proposal.render(inherited), prior)
+    # as `latest_proposal` reads it back from the review's opening result
+    return replace(started, proposal=proposal_from_args(proposal.to_args()))
 
 
 def _publish(
