@@ -225,9 +225,7 @@ def write_tree(repo: pygit2.Repository, texts: Mapping[str, str]) -> pygit2.Oid:
 def update(
     repo: pygit2.Repository,
     ref: str,
-    # ``changes`` is given a NoteTexts (a Mapping[str, str]); typed Any so that callbacks
-    # still annotated ``dict[str, str]`` (gitstore/syncmeta.py) type-check
-    changes: Callable[[Any], Mapping[str, str | None]],
+    changes: Callable[[NoteTexts], Mapping[str, str | None]],
     signature: pygit2.Signature,
     message: str,
 ) -> None:

@@ -41,7 +41,7 @@ def copy_meta(
         meta += "\n"
     source = store.note(refs.NOTES_SOURCE, cid)
 
-    def change_meta(_: dict[str, str]) -> dict[str, str | None]:
+    def change_meta(_: notes.NoteTexts) -> dict[str, str | None]:
         return {anchor: notes.compact_meta(meta + lines)}
 
     message = f"jp pull {remote}: metadata of {new_id}"
