@@ -16,6 +16,7 @@ from datetime import datetime
 from gitstore.events import Event
 from porcelain.compaction.overlap import SummaryRange, grow_summary_range
 from porcelain.compaction.overlays import (
+    Overlay,
     ToolCalls,
     compaction_event,
     mechanical_label,
@@ -51,11 +52,21 @@ def plan_compaction(
     rules: Sequence[Rule],
     overrides: RangeOverrides,
     now: datetime,
+    *,
+    indices: Sequence[int] | None = None,
+    overlays: Sequence[Overlay] | None = None,
 ) -> list[PlannedOverlay]:
-    """The overlays ``rules`` make of ``events``, in rule order; empty: nothing to compact."""
-    facts = StreamFacts(events)
+    """The overlays ``rules`` make of ``events``, in rule order; empty: nothing to compact.
+
+    ``indices`` (``turn_indices(events)``) and ``overlays``
+    (``standing_overlays(events)``) spare the walks over ``events`` when the
+    caller has them already.
+    """
+    if overlays is None:
+        overlays = standing_overlays(events)
+    facts = StreamFacts(events, indices=indices, overlays=overlays)
     check_overrides(overrides, facts.count)
-    summaries: list[SummaryRange] = list(standing_overlays(events))
+    summaries: list[SummaryRange] = list(overlays)
     planned: list[PlannedOverlay] = []
     for index, rule in enumerate(rules):
         if not rule.has_policy:

@@ -13,11 +13,11 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from gitstore.events import Event, now_text
-from gitstore.store import Store
-from gitstore.turns import turn_count
+from gitstore.store import Conversation, Store
+from gitstore.turns import turn_count, turn_indices
 from porcelain.compaction.overlays import standing_overlays
 from porcelain.compaction.plan import PlannedOverlay, plan_compaction, planned_to_event
-from porcelain.compaction.projection import project
+from porcelain.compaction.projection import Projection, project
 from porcelain.compaction.ranges import RangeOverrides
 from porcelain.compaction.rules import (
     Rule,
@@ -56,21 +56,39 @@ def compact(
     model_override: str | None,
     fallback_model: str,
     progress: Callable[[str], None] = lambda _: None,
+    loaded: Conversation | None = None,
 ) -> Outcome:
-    """Plan and (unless ``dry_run``) append the overlays ``rules`` make."""
-    conv = store.load(cid)
+    """Plan and (unless ``dry_run``) append the overlays ``rules`` make.
+
+    ``loaded``: the conversation as the caller already read it (spares reading
+    it again); the append is a compare-and-swap on its tip all the same.
+    """
+    if loaded is not None and loaded.cid != cid:
+        raise ValueError(f"loaded {loaded.cid} is not {cid}")
+    conv = store.load(cid) if loaded is None else loaded
     events = conv.events
     if model_override:
         rules = redirect_summary_model(rules, model_override)
-    planned = plan_compaction(events, rules, overrides, datetime.now(UTC))
+    # each walk over the whole stream made once, and passed down
+    indices = turn_indices(events)
     existing = standing_overlays(events)
-    count = turn_count(events)
+    planned = plan_compaction(
+        events, rules, overrides, datetime.now(UTC), indices=indices, overlays=existing
+    )
+    count = turn_count(events, indices=indices)
     if dry_run or not planned:
         labels = [(p.from_turn, p.to_turn, p.label) for p in planned]
         return Outcome(planned, timeline(existing, labels, count, dry_run) if planned else [])
     assistant = model_override or config.model_id() or fallback_model
     texts: list[str | None] = []
-    projection = project(events)
+    made: list[Projection] = []
+
+    def projection() -> Projection:
+        """Made once, and only if a summary's raw range does not fit its model."""
+        if not made:
+            made.append(project(events, indices=indices, overlays=existing))
+        return made[0]
+
     for p in planned:
         if p.summary_spec is None:
             texts.append(None)
@@ -84,7 +102,7 @@ def compact(
             max_retries=config.max_retries(),
             window=config.context_window() if model_id == assistant else None,
         )
-        texts.append(summarize(job, events, projection, p.from_turn, p.to_turn))
+        texts.append(summarize(job, events, projection, p.from_turn, p.to_turn, indices=indices))
     stamp = now_text()
     new = [planned_to_event(p, t, stamp) for p, t in zip(planned, texts, strict=True)]
     store.append(cid, new, conv.tip, f"jp conversation compact {cid}")
@@ -101,7 +119,8 @@ def compact_silently(app: App, cid: str, specs: Sequence[str]) -> None:
     store = app.store()
     refuse_if_review(store, cid)
     refuse_if_open(store, cid, starting=False)
-    config = app.config(deltas=jp_deltas(store.load(cid).events))
+    conv = store.load(cid)  # read once, for the configuration and the compaction
+    config = app.config(deltas=jp_deltas(conv.events))
     inline = [parse_spec(s) for s in specs if s]
     rules = effective_rules(rules_from_config(config.rules()), inline, bare_k="" in specs)
     compact(
@@ -113,4 +132,5 @@ def compact_silently(app: App, cid: str, specs: Sequence[str]) -> None:
         dry_run=False,
         model_override=None,
         fallback_model=default_model(app),
+        loaded=conv,
     )

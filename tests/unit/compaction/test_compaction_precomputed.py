@@ -17,10 +17,12 @@ from hypothesis import strategies as st
 from gitstore.events import CONVERSATION_TYPES, Event
 from gitstore.turns import turn_bounds, turn_count, turn_indices
 from porcelain.compaction.bounds import Ago, Count, FromEnd, LastCompaction, Position
-from porcelain.compaction.overlays import standing_overlays
+from porcelain.compaction.overlays import ToolCalls, standing_overlays
+from porcelain.compaction.plan import plan_compaction
 from porcelain.compaction.projection import Projection, project
 from porcelain.compaction.proposal import ProposalError, validate_proposal
 from porcelain.compaction.ranges import RangeOverrides, StreamFacts, resolve_rule_range
+from porcelain.compaction.rules import Rule, SummarySpec
 from porcelain.compaction.summarize import choose_reading, range_events
 from porcelain.models.base import estimate_tokens
 from porcelain.review.start import _without_compactions, fits_tokens
@@ -220,3 +222,27 @@ def test_an_applied_proposal_is_found_with_precomputed_overlays() -> None:
     standing = standing_overlays(events)
     assert _already_applied(events, proposal, standing=standing) is True
     assert _already_applied(turns(3), proposal, standing=[]) is False
+
+
+_RULES = [
+    Rule(Count(1), Count(1), summary=SummarySpec()),
+    Rule(Count(0), Count(2), reasoning=True),
+    Rule(LastCompaction(), Count(1), tool_calls=ToolCalls.OMIT),
+]
+
+
+@settings(max_examples=100, deadline=None)
+@given(with_overlays(), st.sampled_from(_OVERRIDES[:5]))
+def test_planning_with_precomputed_facts_is_the_same(
+    events: list[Event], overrides: RangeOverrides
+) -> None:
+    def plan(**facts: Any) -> object:
+        try:
+            return plan_compaction(events, _RULES, overrides, _NOW, **facts)
+        except Exception as exc:  # the same refusal either way
+            return f"{type(exc).__name__}: {exc}"
+
+    overlays = standing_overlays(events)
+    before = list(overlays)
+    assert plan(indices=turn_indices(events), overlays=overlays) == plan()
+    assert overlays == before  # the caller's list is not grown with planned overlays

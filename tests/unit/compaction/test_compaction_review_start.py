@@ -146,3 +146,47 @@ def test_fits_tokens_stops_reading_once_over_budget() -> None:
                 yield {"type": "chat_request", "content": "x" * 100}
 
     assert review_start.fits_tokens(Endless(), 1000) is False
+
+
+def test_compact_with_the_loaded_conversation_appends_the_same(
+    store: Store, config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gitstore import refs
+    from gitstore.store import Conversation
+    from gitstore.transaction import RefUpdate
+    from porcelain.compaction import run
+    from porcelain.compaction.projection import project as real
+    from porcelain.compaction.rules import Rule, SummarySpec
+
+    made: list[int] = []
+
+    def counting(events: Any, **kw: Any) -> Any:
+        made.append(len(events))
+        return real(events, **kw)
+
+    monkeypatch.setattr(run, "project", counting)
+    _source(store, [comp(4, 6, summary="earlier")])
+    rules = [Rule(summary=SummarySpec()), Rule(reasoning=True)]
+
+    def once(**kw: Any) -> list[Event]:
+        outcome = run.compact(
+            store,
+            SOURCE,
+            config,
+            rules,
+            RangeOverrides(),
+            dry_run=False,
+            model_override=None,
+            fallback_model="offline/jp",
+            **kw,
+        )
+        return [{k: v for k, v in e.items() if k != "timestamp"} for e in outcome.events]
+
+    tip = store.require(SOURCE).tip
+    plain = once()
+    assert made == []  # every raw range fit: no projection
+    # back to the tip before the compaction, and again from the loaded source
+    store.move([RefUpdate(refs.live(SOURCE), store.require(SOURCE).tip, tip)], "test: rewind")
+    assert once(loaded=store.load(SOURCE)) == plain
+    with pytest.raises(ValueError):
+        once(loaded=Conversation("other", tip, False, []))
