@@ -25,6 +25,12 @@ class Output:
         """A line of the command's result (stdout)."""
         print(text, file=self.out, flush=True)
 
+    def lines(self, texts: list[str]) -> None:
+        """Many lines of the result at once: one write and one flush, not one per line."""
+        if texts:
+            self.out.write("\n".join(texts) + "\n")
+            self.out.flush()
+
     def write(self, text: str) -> None:
         """Streamed text, no newline added."""
         self.out.write(text)

@@ -37,7 +37,7 @@ def ls(app: App, archived: bool, everything: bool, reviews: bool, limit: int | N
     if hidden:
         app.output.line(f"({hidden} hidden)")
     width = max(len(r["id"]) for r in rows)
-    app.output.line(f"{'ID':<{width}}  {'TURNS':>5}  {'EVENTS':>6}  TITLE")
+    out = [f"{'ID':<{width}}  {'TURNS':>5}  {'EVENTS':>6}  TITLE"]
     for r in rows:
         mark = "*" if r["active"] else " "
         title = r["title"] or r["preview"] or ""
@@ -45,4 +45,5 @@ def ls(app: App, archived: bool, everything: bool, reviews: bool, limit: int | N
             title = f"[review of {r['source_id']}] {title}"
         if r["archived"] and everything:
             title = f"[archived] {title}"
-        app.output.line(f"{r['id']:<{width}}{mark} {r['turns']:>5}  {r['events']:>6}  {title}")
+        out.append(f"{r['id']:<{width}}{mark} {r['turns']:>5}  {r['events']:>6}  {title}")
+    app.output.lines(out)
