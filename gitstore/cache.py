@@ -146,6 +146,18 @@ class Cache:
         except sqlite3.Error:
             self._rollback(db)
 
+    def known(self, commits: Sequence[str]) -> set[str]:
+        """Which of ``commits`` have a row (one query, not one per commit)."""
+        db = self._conn()
+        if db is None or not commits:
+            return set()
+        query = "SELECT e.commit_id FROM json_each(?) AS c JOIN events AS e ON e.commit_id = c.value"
+        try:
+            rows = db.execute(query, (json.dumps(list(commits)),)).fetchall()
+        except sqlite3.Error:  # an SQLite without json_each: nothing is known, reads still work
+            return set()
+        return {r[0] for r in rows}
+
     def add(self, entries: Iterable[tuple[str, str | None, Event | str]]) -> None:
         db = self._conn()
         if db is None:

@@ -151,6 +151,34 @@ class Store:
             return self._walk(tip)
         return found
 
+    def prefetch(self, tips: Sequence[str]) -> None:
+        """Cache the chains of many tips at once (one cache transaction, not one per tip).
+
+        Each chain is read from git down to the first commit the cache already
+        has or this walk has just read (forks share their history).  A chain the
+        cache holds only in part is left to ``read_chain``, which checks it.
+        """
+        seen = self.cache.known(tips)
+        entries: list[tuple[str, str | None, str]] = []
+        for tip in tips:
+            oid: str | None = tip
+            while oid is not None and oid not in seen:
+                try:
+                    commit = self._commit(oid)
+                    data = self._event_bytes(commit)
+                except (CorruptEvent, KeyError, ValueError):
+                    break  # read_chain reports it for this conversation alone
+                parent = str(commit.parent_ids[0]) if commit.parent_ids else None
+                entries.append((oid, parent, data.decode()))
+                seen.add(oid)
+                if parent is not None and parent not in seen and self.cache.known([parent]):
+                    seen.add(parent)
+                oid = parent
+            if len(entries) >= 5000:
+                self.cache.add(entries)
+                entries = []
+        self.cache.add(entries)
+
     def _commit(self, oid: str | pygit2.Oid) -> pygit2.Commit:
         return self.repo[oid].peel(pygit2.Commit)
 

@@ -42,6 +42,8 @@ def summaries(store: Store, located: Sequence[Located]) -> dict[str, dict[str, A
     tips = sorted({loc.tip for loc in located})
     found = store.cache.summaries(tips)
     missing = [t for t in tips if t not in found or found[t].get("v") != SUMMARY_VERSION]
+    if len(missing) > 1:
+        store.prefetch(missing)  # e.g. after a pull: every chain cached in one pass
     fresh: dict[str, dict[str, Any]] = {}
     broken: dict[str, dict[str, Any]] = {}
     for tip in missing:

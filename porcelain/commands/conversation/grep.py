@@ -73,6 +73,8 @@ def grep(
             ]
     wanted = scopes or tuple(SCOPES)
     hits = []
+    if len(located) > 1:
+        store.prefetch([loc.tip for loc in located])  # chains not yet cached, in one pass
     for loc in located:
         events, _ = store.read_chain(loc.tip)
         for event, turn in zip(events, turn_indices(events), strict=True):

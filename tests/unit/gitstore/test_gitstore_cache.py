@@ -12,6 +12,7 @@ import pygit2
 import pytest
 
 from gitstore import cache as cache_module
+from gitstore.errors import CorruptEvent
 from gitstore.store import Store
 from tests.unit.gitstore.builders import answer, at, request, start, turn
 
@@ -134,3 +135,47 @@ def test_summaries_are_cached_per_tip(store: Store) -> None:
     store.cache.put_summaries({"a" * 40: {"turns": 3}})
     assert store.cache.summaries(["a" * 40, "b" * 40]) == {"a" * 40: {"turns": 3}}
     assert store.cache.summaries([]) == {}
+
+
+def cached_commits(path: Path) -> set[str]:
+    db = sqlite3.connect(path / "jp" / "cache.sqlite")
+    try:
+        return {r[0] for r in db.execute("SELECT commit_id FROM events")}
+    finally:
+        db.close()
+
+
+def test_prefetch_caches_many_chains_in_one_pass(store: Store, path: Path) -> None:
+    long_conversation(store, "jp-c1", 6)
+    base = store.require("jp-c1").tip
+    for n in range(2, 6):  # forks share jp-c1's history
+        store.create(f"jp-c{n}", [start(f"jp-c{n}"), *turn(n, 100 + n)], base, "fork")
+    store.cache.close()
+    for file in cache_files(path):
+        file.unlink()
+    fresh = Store(path)
+    tips = [fresh.require(f"jp-c{n}").tip for n in range(1, 6)]
+    fresh.prefetch(tips)
+    every = {c for n in range(1, 6) for c in from_git(path, f"jp-c{n}")[1]}
+    assert cached_commits(path) == every
+    for n in range(1, 6):
+        conv = fresh.load(f"jp-c{n}")
+        assert (conv.events, conv.commits) == from_git(path, f"jp-c{n}")
+
+
+def test_prefetch_leaves_a_damaged_chain_to_read_chain(store: Store, path: Path) -> None:
+    long_conversation(store, "jp-c1", 3)
+    good = store.require("jp-c1").tip
+    repo = pygit2.Repository(str(path))
+    sig = pygit2.Signature("x", "x@example.invalid")
+    empty = repo.TreeBuilder().write()  # a commit whose tree has no event.json
+    bad = repo.create_commit(None, sig, sig, "not an event", empty, [pygit2.Oid(hex=good)])
+    store.cache.close()
+    for file in cache_files(path):
+        file.unlink()
+    fresh = Store(path)
+    fresh.prefetch([str(bad), good])
+    assert str(bad) not in cached_commits(path)
+    assert set(from_git(path, "jp-c1")[1]) <= cached_commits(path)
+    with pytest.raises(CorruptEvent):
+        fresh.read_chain(str(bad))
