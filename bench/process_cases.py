@@ -73,7 +73,8 @@ def startup_section(root: Path, profile: Profile, results: Results) -> None:
 
     variants = {name: runner([*jp, *args]) for name, args in commands.items()}
     variants["python"] = runner(python)
-    medians = interleaved(variants, profile.few(profile.runs))
+    # short processes: three times the samples, since one slow minute moves a median of 7
+    medians = interleaved(variants, profile.few(3 * profile.runs))
     for name, args in commands.items():
         heavy = heavy_imports(args, env, home)
         sdk = "anthropic" in heavy
