@@ -1,8 +1,12 @@
-"""Small event builders shared by the gitstore unit tests."""
+"""Small event builders and git helpers shared by the gitstore and sync unit tests."""
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
 from typing import Any
+
+import pygit2
 
 T0 = "2026-01-05T09:00:00.000000Z"
 
@@ -31,3 +35,18 @@ def turn(n: int, second: int = 0) -> list[dict[str, Any]]:
         request(f"Q{n}", second + 1),
         answer(f"A{n}", second + 2),
     ]
+
+
+def git(path: Path, *args: str, input: str | None = None) -> str:
+    """Plain git over the bare store at ``path``; fails the test on an error."""
+    return subprocess.run(
+        ["git", "--git-dir", str(path), *args],
+        capture_output=True,
+        text=True,
+        check=True,
+        input=input,
+    ).stdout
+
+
+def signature() -> pygit2.Signature:
+    return pygit2.Signature("t", "t@example.invalid")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pygit2
@@ -12,17 +11,7 @@ import pytest
 from gitstore import ids, notes, refs
 from gitstore.repo import init_bare
 from gitstore.store import Store
-from tests.unit.gitstore.builders import start
-
-
-def git(path: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "--git-dir", str(path), *args], capture_output=True, text=True, check=True
-    ).stdout
-
-
-def signature() -> pygit2.Signature:
-    return pygit2.Signature("t", "t@example.invalid")
+from tests.unit.gitstore.builders import git, signature, start
 
 
 def test_a_note_is_readable_with_plain_git(store: Store, path: Path) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pygit2
@@ -17,17 +16,7 @@ from gitstore.errors import (
     StaleTip,
 )
 from gitstore.store import Store
-from tests.unit.gitstore.builders import request, start, turn
-
-
-def git(path: Path, *args: str, input: str | None = None) -> str:
-    return subprocess.run(
-        ["git", "--git-dir", str(path), *args],
-        capture_output=True,
-        text=True,
-        check=True,
-        input=input,
-    ).stdout
+from tests.unit.gitstore.builders import git, request, start, turn
 
 
 def reflog(path: Path, ref: str) -> list[str]:

@@ -17,13 +17,7 @@ from gitstore import faults, refs, transaction
 from gitstore.errors import ConcurrentUpdate
 from gitstore.store import Store
 from gitstore.transaction import SYMBOLIC, RefUpdate
-from tests.unit.gitstore.builders import request, start, turn
-
-
-def git(path: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "--git-dir", str(path), *args], capture_output=True, text=True, check=True
-    ).stdout
+from tests.unit.gitstore.builders import git, request, start, turn
 
 
 def ref(path: Path, name: str) -> str | None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pygit2
@@ -11,18 +10,9 @@ import pytest
 from gitstore import notes, notesync, refs
 from gitstore.repo import init_bare
 from gitstore.store import Store
+from tests.unit.gitstore.builders import git, signature
 
 REMOTE = "refs/jp-remotes/origin/notes/meta"
-
-
-def git(path: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "--git-dir", str(path), *args], capture_output=True, text=True, check=True
-    ).stdout
-
-
-def signature() -> pygit2.Signature:
-    return pygit2.Signature("t", "t@example.invalid")
 
 
 @pytest.fixture
