@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import pytest
 
 from tests.e2e.harness import JP, User
 from tests.support.fake_messages import FakeMessages
+from tests.support.sync_machine import Machine
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -42,3 +44,11 @@ def online(user: User, fake: FakeMessages) -> User:
     """The same user, with the real SDK pointed at the loopback fake."""
     user.connect(fake.env())
     return user
+
+
+@pytest.fixture
+def pair(tmp_path: Path) -> tuple[Machine, Machine, Path]:
+    """Two sealed machines (laptop, desktop) sharing one bare remote."""
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "--bare", "-q", str(remote)], check=True)
+    return Machine(tmp_path / "laptop", remote), Machine(tmp_path / "desktop", remote), remote

@@ -166,16 +166,7 @@ class User(GitReader):
 
     def events(self, cid: str) -> list[dict[str, Any]]:
         """Every event of the chain, oldest first (one `git log`, one `cat-file`)."""
-        trees = self.git("log", "--reverse", "--format=%T", self.tip(cid)).split()
-        proc = subprocess.run(
-            ["git", "--git-dir", str(self.store), "cat-file", "--batch"],
-            env=self.env,
-            input="".join(f"{t}:event.json\n" for t in trees).encode(),
-            capture_output=True,
-            timeout=TIMEOUT,
-            check=True,
-        )
-        return _parse_batch(proc.stdout)
+        return self.chain_events(self.tip(cid))
 
     def kinds(self, cid: str) -> list[str]:
         return [str(e["type"]) for e in self.events(cid)]
@@ -210,21 +201,6 @@ class User(GitReader):
     def snapshot(self) -> dict[str, str]:
         """Every ref, for "nothing changed" checks."""
         return self.refs()
-
-
-def _parse_batch(data: bytes) -> list[dict[str, Any]]:
-    """The objects printed by `git cat-file --batch`, as JSON."""
-    out: list[dict[str, Any]] = []
-    pos = 0
-    while pos < len(data):
-        header_end = data.index(b"\n", pos)
-        header = data[pos:header_end].split()
-        assert header[1] == b"blob", header
-        size = int(header[2])
-        start = header_end + 1
-        out.append(json.loads(data[start : start + size]))
-        pos = start + size + 1
-    return out
 
 
 def ids_in(text: str) -> list[str]:

@@ -6,28 +6,10 @@ ANTHROPIC_* variables, so queries use jp's offline model).
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
-import pytest
-
-# `tests` is a package at the repository root; plain `pytest` does not put the root on sys.path
-ROOT = str(Path(__file__).resolve().parents[2])
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
-
-from tests.support.sandbox import ID, RUST  # noqa: E402
-from tests.support.sync_machine import Machine, remote_refs  # noqa: E402
-
-pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture
-def pair(tmp_path: Path) -> tuple[Machine, Machine, Path]:
-    remote = tmp_path / "remote.git"
-    subprocess.run(["git", "init", "--bare", "-q", str(remote)], check=True)
-    return Machine(tmp_path / "laptop", remote), Machine(tmp_path / "desktop", remote), remote
+from tests.support.sandbox import ID, RUST
+from tests.support.sync_machine import Machine, remote_refs
 
 
 def test_push_pull_and_plain_git_stays_clean(pair: tuple[Machine, Machine, Path]) -> None:

@@ -6,26 +6,12 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-ROOT = str(Path(__file__).resolve().parents[2])
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
-
-from tests.support.sync_machine import JP, Machine, bulk_conversations, remote_refs  # noqa: E402
-
-pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture
-def pair(tmp_path: Path) -> tuple[Machine, Machine, Path]:
-    remote = tmp_path / "remote.git"
-    subprocess.run(["git", "init", "--bare", "-q", str(remote)], check=True)
-    return Machine(tmp_path / "laptop", remote), Machine(tmp_path / "desktop", remote), remote
+from tests.support.sync_machine import JP, Machine, bulk_conversations, remote_refs
 
 
 def no_background_gc(*machines: Machine) -> None:

@@ -153,16 +153,7 @@ class Sandbox(GitReader):
         return out
 
     def events(self, tip: str) -> list[dict[str, Any]]:
-        trees = self.git("log", "--first-parent", "--reverse", "--format=%T", tip).split()
-        proc = subprocess.run(
-            ["git", "--git-dir", str(self.store), "cat-file", "--batch"],
-            env=self.env,
-            input="".join(f"{t}:event.json\n" for t in trees).encode(),
-            capture_output=True,
-            timeout=TIMEOUT,
-            check=True,
-        )
-        return _parse_batch(proc.stdout)
+        return self.chain_events(tip, first_parent=True)
 
     def note(self, ref: str, cid: str) -> str | None:
         anchor = self.git("hash-object", "--stdin", input=f"jp-conversation {cid}\n").strip()
@@ -199,19 +190,6 @@ class Sandbox(GitReader):
     def settle(self) -> None:
         """Wait until ref locks a killed writer left count as stale for repair."""
         time.sleep(STALE)
-
-
-def _parse_batch(data: bytes) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    pos = 0
-    while pos < len(data):
-        end = data.index(b"\n", pos)
-        header = data[pos:end].split()
-        assert header[1] == b"blob", header
-        size = int(header[2])
-        out.append(json.loads(data[end + 1 : end + 1 + size]))
-        pos = end + 1 + size + 1
-    return out
 
 
 def extends(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> bool:

@@ -8,12 +8,14 @@ command line.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 JP = Path(sys.executable).parent / "jp"
 ROOT = Path(__file__).resolve().parents[2]
@@ -82,3 +84,32 @@ class GitReader:
     def refs(self, *prefixes: str) -> dict[str, str]:
         out = self.git("for-each-ref", "--format=%(refname) %(objectname)", *prefixes)
         return dict(line.split(" ", 1) for line in out.splitlines())
+
+    def chain_events(self, tip: str, *, first_parent: bool = False) -> list[dict[str, Any]]:
+        """Every event of the chain ending at ``tip``, oldest first: one `git log`, one
+        `git cat-file --batch`."""
+        walk = ["--first-parent"] if first_parent else []
+        trees = self.git("log", *walk, "--reverse", "--format=%T", tip).split()
+        proc = subprocess.run(
+            ["git", "--git-dir", str(self.store), "cat-file", "--batch"],
+            env=self.env,
+            input="".join(f"{t}:event.json\n" for t in trees).encode(),
+            capture_output=True,
+            timeout=TIMEOUT,
+            check=True,
+        )
+        return parse_batch(proc.stdout)
+
+
+def parse_batch(data: bytes) -> list[dict[str, Any]]:
+    """The blobs printed by `git cat-file --batch`, each parsed as JSON."""
+    out: list[dict[str, Any]] = []
+    pos = 0
+    while pos < len(data):
+        end = data.index(b"\n", pos)
+        header = data[pos:end].split()
+        assert header[1] == b"blob", header
+        size = int(header[2])
+        out.append(json.loads(data[end + 1 : end + 1 + size]))
+        pos = end + 1 + size + 1
+    return out
