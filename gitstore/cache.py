@@ -8,11 +8,13 @@ added.  Deleting ``<gitdir>/jp/cache.sqlite`` loses nothing.
 A second table keeps per-tip summaries (counts, first request, last time) so
 that listing 10,000 conversations reads no event chains.
 
-A third keeps snapshots: the whole chain up to one commit as a single JSON
-array, so that a long conversation loads with one parse instead of a row and
-a parse per event.  Loading reads the nearest snapshot below the tip and the
-rows above it; once those rows number ``SNAPSHOT_EVERY``, the result becomes
-the new snapshot and replaces the one it grew from.
+A third keeps segments: every chain is cut, from its root, into runs of
+``SEGMENT`` events, each stored as one JSON array with its commit ids and
+its facts (``gitstore.chainfacts``).  A segment is keyed by its last commit
+and links to the one below it, so forks share them and they never go stale.
+A long conversation then loads with one parse per segment instead of a row
+and a parse per event, and ``parts`` answers what a chain is (its facts)
+reading only the segment links and the few rows above the last segment.
 """
 
 from __future__ import annotations
@@ -20,19 +22,22 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gitstore.chainfacts import SEGMENT, segment_facts
+from gitstore.chainview import Segment
 from gitstore.events import Event
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (commit_id TEXT PRIMARY KEY, parent TEXT, json TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS summaries (tip TEXT PRIMARY KEY, json TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS snapshots (tip TEXT PRIMARY KEY, ids TEXT NOT NULL, json TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS segments (last TEXT PRIMARY KEY, start INTEGER NOT NULL,
+  n INTEGER NOT NULL, prev TEXT, ids TEXT NOT NULL, json TEXT NOT NULL, facts TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS derived (name TEXT PRIMARY KEY, version TEXT NOT NULL, json TEXT NOT NULL);
 """
-FORMAT = "2"
-SNAPSHOT_EVERY = 1000
+FORMAT = "3"
 
 _CHAIN = """
 WITH RECURSIVE chain(c, p, j) AS (
@@ -43,17 +48,37 @@ WITH RECURSIVE chain(c, p, j) AS (
 SELECT c, p, j FROM chain
 """
 
-# The same walk, stopping at the first commit that has a snapshot (flag s).
-_TO_SNAPSHOT = """
+# The same walk, stopping at the first commit that ends a segment (flag s).
+_TO_SEGMENT = """
 WITH RECURSIVE chain(c, p, j, s) AS (
-  SELECT commit_id, parent, json, EXISTS (SELECT 1 FROM snapshots WHERE tip = commit_id)
+  SELECT commit_id, parent, json, EXISTS (SELECT 1 FROM segments WHERE last = commit_id)
   FROM events WHERE commit_id = ?
   UNION ALL
-  SELECT e.commit_id, e.parent, e.json, EXISTS (SELECT 1 FROM snapshots WHERE tip = e.commit_id)
+  SELECT e.commit_id, e.parent, e.json, EXISTS (SELECT 1 FROM segments WHERE last = e.commit_id)
   FROM events e JOIN chain ON e.commit_id = chain.p WHERE chain.s = 0
 )
 SELECT c, p, j, s FROM chain
 """
+
+# The segments below one, down to the root (without their events).
+_SEGMENTS = """
+WITH RECURSIVE seg(last, start, n, prev, facts) AS (
+  SELECT last, start, n, prev, facts FROM segments WHERE last = ?
+  UNION ALL
+  SELECT s.last, s.start, s.n, s.prev, s.facts FROM segments s JOIN seg ON s.last = seg.prev
+)
+SELECT last, start, n, prev, facts FROM seg
+"""
+
+
+@dataclass
+class CachedChain:
+    """A chain as the cache holds it: its segments and the events above the last one."""
+
+    segments: list[Segment]
+    facts: list[dict[str, Any]]  # one per segment, then the tail's
+    tail_events: list[Event]
+    tail_ids: list[str]
 
 
 class Cache:
@@ -75,8 +100,8 @@ class Cache:
             version = db.execute("PRAGMA user_version").fetchone()[0]
             if str(version) != FORMAT:
                 db.executescript(
-                    "DELETE FROM events; DELETE FROM summaries; DELETE FROM snapshots; "
-                    "DELETE FROM derived;"
+                    "DROP TABLE IF EXISTS snapshots; DELETE FROM events; DELETE FROM summaries; "
+                    "DELETE FROM segments; DELETE FROM derived;"
                 )
                 db.execute(f"PRAGMA user_version = {int(FORMAT)}")
             self._db = db
@@ -98,60 +123,164 @@ class Cache:
 
     def events(self, tip: str) -> tuple[list[Event], list[str]] | None:
         """The chain ending at ``tip``, root first: events and commit ids (None: a miss)."""
+        found = self.parts(tip)
+        if found is None:
+            return None
+        events: list[Event] = []
+        ids: list[str] = []
+        for segment in found.segments:
+            got = self.segment(segment)
+            if got is None:
+                return None
+            events += got[0]
+            ids += got[1]
+        return events + found.tail_events, ids + found.tail_ids
+
+    def parts(self, tip: str) -> CachedChain | None:
+        """The segments of the chain ending at ``tip`` and the events above them (None: a miss).
+
+        Rows above the last segment that make up whole segments become segments.
+        """
         db = self._conn()
         if db is None:
             return None
-        base: str | None = None
         try:
-            rows = db.execute(_TO_SNAPSHOT, (tip,)).fetchall()
+            rows = db.execute(_TO_SEGMENT, (tip,)).fetchall()
             if not rows:
                 return None
-            head_ids, head_json = "", "[]"
+            segments: list[Segment] = []
+            facts: list[dict[str, Any]] = []
             if rows[-1][3]:
-                base = rows.pop()[0]
-                found = db.execute("SELECT ids, json FROM snapshots WHERE tip = ?", (base,))
-                snapshot = found.fetchone()
-                if snapshot is None:
+                below = self._segments_below(db, rows.pop()[0])
+                if below is None:
                     return None
-                head_ids, head_json = snapshot
+                segments, facts = below
             elif rows[-1][1] is not None:
                 return None  # part of the chain is not cached
             rows.reverse()
-            tail_json = "[" + ",".join(r[2] for r in rows) + "]"
-            events: list[Event] = json.loads(head_json) + json.loads(tail_json)
+            tail: list[Event] = json.loads("[" + ",".join(r[2] for r in rows) + "]")
         except sqlite3.Error:
             return None
-        except ValueError:  # a damaged entry: forget the snapshot, read git instead
-            if base is not None:
-                self._snapshot(None, "", "", base)
+        except ValueError:  # a damaged row: read git instead
             return None
-        ids = head_ids.split() + [r[0] for r in rows]
-        if len(rows) >= SNAPSHOT_EVERY:
-            text = tail_json if base is None else head_json[:-1] + "," + tail_json[1:]
-            self._snapshot(tip, " ".join(ids), text, base)
-        return events, ids
+        ids = [r[0] for r in rows]
+        cut = 0
+        if len(rows) >= SEGMENT:
+            cut = self._cut(db, rows, tail, segments, facts)
+        facts.append(segment_facts(tail[cut:]))
+        return CachedChain(segments, facts, tail[cut:], ids[cut:])
 
-    def _snapshot(self, tip: str | None, ids: str, text: str, replaces: str | None) -> None:
-        """Store the chain up to ``tip`` as one JSON array, dropping ``replaces``."""
-        db = self._conn()
-        if db is None:
-            return
+    def _cut(
+        self,
+        db: sqlite3.Connection,
+        rows: list[Any],
+        tail: list[Event],
+        segments: list[Segment],
+        facts: list[dict[str, Any]],
+    ) -> int:
+        """Store whole segments of ``rows`` (root first) above ``segments``; how many rows."""
+        cut = 0
         try:
             db.execute("BEGIN")
-            if tip is not None:
-                db.execute("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?)", (tip, ids, text))
-            if replaces is not None:
-                db.execute("DELETE FROM snapshots WHERE tip = ?", (replaces,))
+        except sqlite3.Error:
+            return 0
+        while len(rows) - cut >= SEGMENT:
+            start = segments[-1].start + segments[-1].count if segments else 0
+            block = rows[cut : cut + SEGMENT]
+            made = Segment(block[-1][0], start, len(block))
+            made_facts = segment_facts(tail[cut : cut + SEGMENT])
+            text = "[" + ",".join(r[2] for r in block) + "]"
+            prev = segments[-1].last if segments else None
+            if not self._put_segment(
+                db, made, prev, " ".join(r[0] for r in block), text, made_facts
+            ):
+                break
+            segments.append(made)
+            facts.append(made_facts)
+            cut += len(block)
+        try:
             db.execute("COMMIT")
         except sqlite3.Error:
             self._rollback(db)
+        return cut
+
+    def _segments_below(
+        self, db: sqlite3.Connection, last: str
+    ) -> tuple[list[Segment], list[dict[str, Any]]] | None:
+        """The segments from the root up to the one ending at ``last``; None if broken."""
+        found = db.execute(_SEGMENTS, (last,)).fetchall()
+        found.reverse()
+        segments = [Segment(r[0], r[1], r[2]) for r in found]
+        expected = 0
+        for segment in segments:
+            if segment.start != expected:
+                break
+            expected += segment.count
+        else:
+            if found and found[0][3] is None:
+                try:
+                    return segments, [json.loads(r[4]) for r in found]
+                except ValueError:
+                    pass
+        # a damaged or partly deleted run: forget it, the rows rebuild it
+        self._forget(db, [s.last for s in segments])
+        return None
+
+    def segment(self, segment: Segment) -> tuple[list[Event], list[str]] | None:
+        """The events and commit ids of one segment (None: a miss)."""
+        db = self._conn()
+        if db is None:
+            return None
+        try:
+            row = db.execute("SELECT ids, json FROM segments WHERE last = ?", (segment.last,))
+            found = row.fetchone()
+            if found is None:
+                return None
+            events: list[Event] = json.loads(found[1])
+            ids = found[0].split()
+        except sqlite3.Error:
+            return None
+        except ValueError:
+            self._forget(db, [segment.last])
+            return None
+        if len(events) != segment.count or len(ids) != segment.count:
+            self._forget(db, [segment.last])
+            return None
+        return events, ids
+
+    def _put_segment(
+        self,
+        db: sqlite3.Connection,
+        segment: Segment,
+        prev: str | None,
+        ids: str,
+        text: str,
+        facts: dict[str, Any],
+    ) -> bool:
+        row = (segment.last, segment.start, segment.count, prev, ids, text)
+        try:
+            db.execute(
+                "INSERT OR IGNORE INTO segments VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (*row, json.dumps(facts, ensure_ascii=False)),
+            )
+        except sqlite3.Error:
+            return False
+        return True
+
+    def _forget(self, db: sqlite3.Connection, lasts: Sequence[str]) -> None:
+        try:
+            db.executemany("DELETE FROM segments WHERE last = ?", [(x,) for x in lasts])
+        except sqlite3.Error:
+            pass
 
     def known(self, commits: Sequence[str]) -> set[str]:
         """Which of ``commits`` have a row (one query, not one per commit)."""
         db = self._conn()
         if db is None or not commits:
             return set()
-        query = "SELECT e.commit_id FROM json_each(?) AS c JOIN events AS e ON e.commit_id = c.value"
+        query = (
+            "SELECT e.commit_id FROM json_each(?) AS c JOIN events AS e ON e.commit_id = c.value"
+        )
         try:
             rows = db.execute(query, (json.dumps(list(commits)),)).fetchall()
         except sqlite3.Error:  # an SQLite without json_each: nothing is known, reads still work

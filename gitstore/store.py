@@ -21,6 +21,8 @@ import pygit2
 
 from gitstore import commits, faults, flock, ids, maintenance, notes, refs, transaction
 from gitstore.cache import Cache
+from gitstore.chainfacts import ChainFacts
+from gitstore.chainview import ChainView, Segment
 from gitstore.errors import (
     ConcurrentUpdate,
     ConversationBusy,
@@ -150,6 +152,51 @@ class Store:
         if found is None:  # cache unusable: read git directly
             return self._walk(tip)
         return found
+
+    def view(self, cid: str) -> tuple[Located, ChainView]:
+        """A conversation whose events are read only where they are asked for.
+
+        Its facts (length, turns, internal events) come from the cache's
+        segments without reading the events below the last one; an event is
+        read with its segment.  Without a usable cache it is the whole chain.
+        """
+        where = self.require(cid)
+        try:
+            return where, self.view_chain(where.tip)
+        except CorruptEvent as exc:
+            raise CorruptEvent(exc.commit, exc.reason, cid) from None
+
+    def view_chain(self, tip: str) -> ChainView:
+        found = self.cache.parts(tip)
+        if found is None:
+            self.read_chain(tip)  # fills the cache; reads git if it cannot
+            found = self.cache.parts(tip)
+        if found is None:
+            return ChainView.of_list(*self.read_chain(tip))
+        return ChainView(
+            ChainFacts.compose(found.facts),
+            found.segments,
+            (found.tail_events, found.tail_ids),
+            self._read_segment,
+        )
+
+    def _read_segment(self, segment: Segment) -> tuple[list[Event], list[str]]:
+        """One segment's events, from the cache or else from git."""
+        got = self.cache.segment(segment)
+        if got is not None:
+            return got
+        events: list[Event] = []
+        chain: list[str] = []
+        commit = self._commit(segment.last)
+        for _ in range(segment.count):
+            events.append(json.loads(self._event_bytes(commit)))
+            chain.append(str(commit.id))
+            if not commit.parent_ids:
+                break
+            commit = self._commit(commit.parent_ids[0])
+        events.reverse()
+        chain.reverse()
+        return events, chain
 
     def prefetch(self, tips: Sequence[str]) -> None:
         """Cache the chains of many tips at once (one cache transaction, not one per tip).

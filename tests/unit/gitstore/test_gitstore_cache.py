@@ -14,6 +14,7 @@ import pytest
 from gitstore import cache as cache_module
 from gitstore.errors import CorruptEvent
 from gitstore.store import Store
+from gitstore.turns import turn_count, turn_indices
 from tests.unit.gitstore.builders import answer, at, request, start, turn
 
 
@@ -50,25 +51,67 @@ def test_load_from_the_cache_equals_load_from_git(store: Store, path: Path) -> N
     assert (again.events, again.commits) == from_git(path, "jp-c1")
 
 
-def test_snapshots_of_long_chains_read_back_the_same(
+def test_segments_of_long_chains_read_back_the_same(
     store: Store, path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(cache_module, "SNAPSHOT_EVERY", 7)
+    monkeypatch.setattr(cache_module, "SEGMENT", 7)
     long_conversation(store, "jp-c1", 10)
     tip = store.require("jp-c1").tip
-    for _ in range(3):  # grows a snapshot, then reads from it
+    for _ in range(3):  # cuts segments, then reads from them
         conv = Store(path).load("jp-c1")
         assert (conv.events, conv.commits) == from_git(path, "jp-c1")
     db = sqlite3.connect(path / "jp" / "cache.sqlite")
-    assert db.execute("SELECT count(*) FROM snapshots").fetchone()[0] >= 1
+    counts = [r[0] for r in db.execute("SELECT n FROM segments ORDER BY start")]
     db.close()
-    store.append("jp-c1", [request("after the snapshot", 200), answer("ok", 201)], tip, "more")
+    assert counts and set(counts) == {7}, "whole segments of 7 events from the root"
+    store.append("jp-c1", [request("after the segments", 200), answer("ok", 201)], tip, "more")
     conv = Store(path).load("jp-c1")
     assert (conv.events, conv.commits) == from_git(path, "jp-c1")
-    # a fork shares the cached prefix and reads its own tail
+    # a fork shares the cached segments and reads its own tail
     store.create("jp-c2", [start("jp-c2")], tip, "fork")
     fork = Store(path).load("jp-c2")
     assert (fork.events, fork.commits) == from_git(path, "jp-c2")
+
+
+def test_a_view_reads_only_the_segments_asked_for(
+    store: Store, path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cache_module, "SEGMENT", 5)
+    long_conversation(store, "jp-c1", 12)
+    events, ids = from_git(path, "jp-c1")
+    store.load("jp-c1")  # fills the cache and cuts the segments
+    _, view = Store(path).view("jp-c1")
+    assert len(view) == len(events)
+    assert view.facts.turn_count() == turn_count(events)
+    assert list(view.facts.indices()) == turn_indices(events)
+    assert view.segments_read() == 0, "the facts come without reading events"
+    assert view[7] == events[7] and view.commit(7) == ids[7]
+    assert view[-1] == events[-1]
+    assert view.segments_read() == 1
+    assert list(view) == events
+    assert view[3:9] == events[3:9]
+
+
+def test_a_damaged_or_missing_segment_is_rebuilt_from_the_rows(
+    store: Store, path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cache_module, "SEGMENT", 5)
+    long_conversation(store, "jp-c1", 12)
+    truth = from_git(path, "jp-c1")
+    store.load("jp-c1")
+    db = sqlite3.connect(path / "jp" / "cache.sqlite")
+    db.execute("UPDATE segments SET json = '[broken' WHERE start = 10")
+    db.commit()
+    conv = Store(path).load("jp-c1")
+    assert (conv.events, conv.commits) == truth
+    db.execute("DELETE FROM segments WHERE start = 5")  # the run above it loses its link
+    db.commit()
+    conv = Store(path).load("jp-c1")
+    assert (conv.events, conv.commits) == truth
+    _, view = Store(path).view("jp-c1")
+    assert list(view) == truth[0]
+    assert db.execute("SELECT count(*) FROM segments WHERE start = 5").fetchone()[0] == 1
+    db.close()
 
 
 def test_deleting_the_cache_loses_nothing(store: Store, path: Path) -> None:

@@ -1,0 +1,92 @@
+"""Segment facts compose into the facts of the whole chain, however it is cut."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from gitstore.chainfacts import ChainFacts, TurnIndices, segment_facts
+from gitstore.chainview import ChainView, Segment
+from gitstore.turns import turn_count, turn_indices
+
+KINDS = [
+    "turn_start",
+    "chat_request",
+    "chat_response",
+    "tool_call_request",
+    "tool_call_response",
+    "config_delta",
+    "compaction",
+    "compaction_reset",
+    "conversation_start",
+    "something_newer",
+]
+
+streams = st.lists(
+    st.sampled_from(KINDS).map(lambda k: {"type": k, "timestamp": "2026-01-01T00:00:00.000000Z"}),
+    max_size=60,
+)
+
+
+def split(events: list[dict[str, Any]], cuts: list[int]) -> list[list[dict[str, Any]]]:
+    points = sorted({min(c, len(events)) for c in cuts})
+    out, last = [], 0
+    for point in [*points, len(events)]:
+        out.append(events[last:point])
+        last = point
+    return out
+
+
+@given(streams, st.lists(st.integers(min_value=0, max_value=60), max_size=6))
+def test_facts_of_any_cut_equal_the_facts_of_the_whole(
+    events: list[dict[str, Any]], cuts: list[int]
+) -> None:
+    whole = ChainFacts.of(events)
+    composed = ChainFacts.compose(segment_facts(part) for part in split(events, cuts))
+    assert composed == whole
+    assert list(composed.indices()) == turn_indices(events)
+    assert composed.turn_count() == turn_count(events)
+    internal = [
+        (p, e)
+        for p, e in enumerate(events)
+        if e["type"] in {"config_delta", "compaction", "compaction_reset", "conversation_start"}
+    ]
+    assert composed.internal_events() == internal
+    assert composed.internal_events("compaction") == [
+        x for x in internal if x[1]["type"] == "compaction"
+    ]
+
+
+@given(streams, st.integers(min_value=1, max_value=9))
+def test_a_view_over_segments_reads_as_the_list(events: list[dict[str, Any]], size: int) -> None:
+    ids = [f"{n:040x}" for n in range(len(events))]
+    whole = len(events) // size * size
+    segments = [Segment(ids[s + size - 1], s, size) for s in range(0, whole, size)]
+    store = {
+        s.last: (events[s.start : s.start + size], ids[s.start : s.start + size]) for s in segments
+    }
+    facts = ChainFacts.compose(
+        [*(segment_facts(store[s.last][0]) for s in segments), segment_facts(events[whole:])]
+    )
+    view = ChainView(facts, segments, (events[whole:], ids[whole:]), lambda s: store[s.last])
+    assert list(view) == events and len(view) == len(events)
+    assert [view[i] for i in range(-len(events), len(events))] == events + events
+    assert [view.commit(i) for i in range(len(events))] == ids
+    assert view[2:-1] == events[2:-1]
+
+
+def test_turn_indices_refuse_positions_outside_the_chain() -> None:
+    indices = TurnIndices([3, 5], 7)
+    assert list(indices) == [0, 0, 0, 1, 1, 2, 2] and indices[-1] == 2 and indices[1:4] == [0, 0, 1]
+    with pytest.raises(IndexError):
+        indices[7]
+    with pytest.raises(IndexError):
+        ChainView.of_list([], [])[0]
+
+
+def test_facts_that_do_not_match_the_segments_are_refused() -> None:
+    with pytest.raises(ValueError):
+        ChainView(ChainFacts.of([{"type": "turn_start"}]), [], ([], []), lambda s: ([], []))
