@@ -515,18 +515,10 @@ def review_section(big: BigStore, profile: Profile, results: Results, home: Path
             model_time[0] += time.perf_counter() - start
             model_time[1] += time.process_time() - cpu
 
-    def one(size: int, preloaded: bool = False) -> Callable[[], float]:
-        """One start; ``preloaded``: the source read first, outside the clock, as the CLI
-        does under its hold (then the figure is the start's own work)."""
-
+    def one(size: int) -> Callable[[], float]:
         def run() -> float:
             model_time[:] = [0.0, 0.0]
             source = store.require(big.convs[size])
-            loaded = None
-            if preloaded:
-                cpu = time.process_time()
-                loaded = store.load(source.cid)
-                load_cpu[size].append(time.process_time() - cpu)
             start = time.perf_counter()
             started = review_start.start_review(
                 store,
@@ -535,13 +527,10 @@ def review_section(big: BigStore, profile: Profile, results: Results, home: Path
                 RangeOverrides(turn=(2, 11)),
                 "offline/bench",
                 "offline/bench",
-                loaded=loaded,
             )
             took = time.perf_counter() - start - model_time[0]
-            spent = summarizer_loaded if preloaded else summarizer
-            spent_cpu = summarizer_loaded_cpu if preloaded else summarizer_cpu
-            spent[size].append(model_time[0])
-            spent_cpu[size].append(model_time[1])
+            summarizer[size].append(model_time[0])
+            summarizer_cpu[size].append(model_time[1])
             store.delete(started.review_id, "bench: clean up")
             return took
 
@@ -549,9 +538,6 @@ def review_section(big: BigStore, profile: Profile, results: Results, home: Path
 
     summarizer: dict[int, list[float]] = {s: [] for s in profile.review_sizes}
     summarizer_cpu: dict[int, list[float]] = {s: [] for s in profile.review_sizes}
-    summarizer_loaded: dict[int, list[float]] = {s: [] for s in profile.review_sizes}
-    summarizer_loaded_cpu: dict[int, list[float]] = {s: [] for s in profile.review_sizes}
-    load_cpu: dict[int, list[float]] = {s: [] for s in profile.review_sizes}
     setattr(review_start, "summarize", timed_summarize)  # noqa: B010
     try:
         one(min(profile.review_sizes))()  # first use imports the review modules
@@ -561,37 +547,22 @@ def review_section(big: BigStore, profile: Profile, results: Results, home: Path
             {str(max(profile.review_sizes)): 20.0},
             warmup=False,
         )
-        own = interleaved(
-            {str(s): one(s, preloaded=True) for s in profile.review_sizes},
-            profile.few(profile.rounds // 3),
-            warmup=False,
-        )
     finally:
         setattr(review_start, "summarize", real)  # noqa: B010
     for size in profile.review_sizes:  # the model's CPU time is left out too
         medians.cpu[str(size)] -= median(summarizer_cpu[size])
-        own.cpu[str(size)] -= median(summarizer_loaded_cpu[size]) + median(load_cpu[size])
     _flat_rows(
         "review start (turns 2-11), summarizer excluded", profile.review_sizes, medians, results
-    )
-    _flat_rows(
-        "review start, source already read (the start's own work)",
-        profile.review_sizes,
-        own,
-        results,
-        judged=False,
     )
     every = [t for size in profile.review_sizes for t in summarizer[size]]
     results.add(Row("  (the offline summarizer's time, excluded above)", median(every)))
 
 
-def _flat_rows(
-    what: str, sizes: tuple[int, ...], medians: Medians, results: Results, judged: bool = True
-) -> None:
+def _flat_rows(what: str, sizes: tuple[int, ...], medians: Medians, results: Results) -> None:
     small = str(min(sizes))
     for size in sizes:
         ratio = medians.cpu[str(size)] / medians.cpu[small]  # flatness: on CPU time
-        ok = verdict(ratio <= FLAT) if judged and size != min(sizes) else ""
+        ok = verdict(ratio <= FLAT) if size != min(sizes) else ""
         results.add(
             Row(
                 f"{what}, {_label(size)} events",

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gitstore.chainfacts import SEGMENT, segment_facts
+from gitstore.chainfacts import SEGMENT, Facts, Run, segment_facts
 from gitstore.chainview import Segment
 from gitstore.events import Event
 
@@ -34,10 +34,13 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (commit_id TEXT PRIMARY KEY, parent TEXT, json TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS summaries (tip TEXT PRIMARY KEY, json TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS segments (last TEXT PRIMARY KEY, start INTEGER NOT NULL,
-  n INTEGER NOT NULL, prev TEXT, ids TEXT NOT NULL, json TEXT NOT NULL, facts TEXT NOT NULL);
+  n INTEGER NOT NULL, prev TEXT, first INTEGER, starts INTEGER NOT NULL, lead INTEGER NOT NULL,
+  internal INTEGER NOT NULL, facts TEXT NOT NULL, ids TEXT NOT NULL, json TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS derived (name TEXT PRIMARY KEY, version TEXT NOT NULL, json TEXT NOT NULL);
 """
-FORMAT = "3"
+FORMAT = "4"
+# every table any layout had: a cache of another FORMAT is dropped whole
+OLD_TABLES = ("events", "summaries", "snapshots", "segments", "derived")
 
 _CHAIN = """
 WITH RECURSIVE chain(c, p, j) AS (
@@ -60,14 +63,16 @@ WITH RECURSIVE chain(c, p, j, s) AS (
 SELECT c, p, j, s FROM chain
 """
 
-# The segments below one, down to the root (without their events).
+# The segments below one, down to the root: their links and counts only (the
+# columns before the long ones, so that no event text is read).
 _SEGMENTS = """
-WITH RECURSIVE seg(last, start, n, prev, facts) AS (
-  SELECT last, start, n, prev, facts FROM segments WHERE last = ?
+WITH RECURSIVE seg(last, start, n, prev, first, starts, lead, internal) AS (
+  SELECT last, start, n, prev, first, starts, lead, internal FROM segments WHERE last = ?
   UNION ALL
-  SELECT s.last, s.start, s.n, s.prev, s.facts FROM segments s JOIN seg ON s.last = seg.prev
+  SELECT s.last, s.start, s.n, s.prev, s.first, s.starts, s.lead, s.internal
+  FROM segments s JOIN seg ON s.last = seg.prev
 )
-SELECT last, start, n, prev, facts FROM seg
+SELECT last, start, n, prev, first, starts, lead, internal FROM seg
 """
 
 
@@ -76,9 +81,10 @@ class CachedChain:
     """A chain as the cache holds it: its segments and the events above the last one."""
 
     segments: list[Segment]
-    facts: list[dict[str, Any]]  # one per segment, then the tail's
+    runs: list[Run]  # one per segment, then the tail's
     tail_events: list[Event]
     tail_ids: list[str]
+    tail_facts: Facts
 
 
 class Cache:
@@ -96,14 +102,14 @@ class Cache:
             db = sqlite3.connect(self.path, timeout=10, isolation_level=None)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=OFF")
-            db.executescript(SCHEMA)
             version = db.execute("PRAGMA user_version").fetchone()[0]
-            if str(version) != FORMAT:
+            if str(version) != FORMAT:  # another layout: start again (nothing is lost)
                 db.executescript(
-                    "DROP TABLE IF EXISTS snapshots; DELETE FROM events; DELETE FROM summaries; "
-                    "DELETE FROM segments; DELETE FROM derived;"
+                    "BEGIN IMMEDIATE;"
+                    + "".join(f"DROP TABLE IF EXISTS {t};" for t in OLD_TABLES)
+                    + SCHEMA
+                    + f"PRAGMA user_version = {int(FORMAT)}; COMMIT;"
                 )
-                db.execute(f"PRAGMA user_version = {int(FORMAT)}")
             self._db = db
         except sqlite3.Error:
             self._db = None
@@ -149,12 +155,12 @@ class Cache:
             if not rows:
                 return None
             segments: list[Segment] = []
-            facts: list[dict[str, Any]] = []
+            runs: list[Run] = []
             if rows[-1][3]:
                 below = self._segments_below(db, rows.pop()[0])
                 if below is None:
                     return None
-                segments, facts = below
+                segments, runs = below
             elif rows[-1][1] is not None:
                 return None  # part of the chain is not cached
             rows.reverse()
@@ -166,9 +172,11 @@ class Cache:
         ids = [r[0] for r in rows]
         cut = 0
         if len(rows) >= SEGMENT:
-            cut = self._cut(db, rows, tail, segments, facts)
-        facts.append(segment_facts(tail[cut:]))
-        return CachedChain(segments, facts, tail[cut:], ids[cut:])
+            cut = self._cut(db, rows, tail, segments, runs)
+        start = segments[-1].start + segments[-1].count if segments else 0
+        facts = segment_facts(tail[cut:])
+        runs.append(Run.of(start, facts))
+        return CachedChain(segments, runs, tail[cut:], ids[cut:], facts)
 
     def _cut(
         self,
@@ -176,7 +184,7 @@ class Cache:
         rows: list[Any],
         tail: list[Event],
         segments: list[Segment],
-        facts: list[dict[str, Any]],
+        runs: list[Run],
     ) -> int:
         """Store whole segments of ``rows`` (root first) above ``segments``; how many rows."""
         cut = 0
@@ -196,7 +204,7 @@ class Cache:
             ):
                 break
             segments.append(made)
-            facts.append(made_facts)
+            runs.append(Run.of(start, made_facts))
             cut += len(block)
         try:
             db.execute("COMMIT")
@@ -206,7 +214,7 @@ class Cache:
 
     def _segments_below(
         self, db: sqlite3.Connection, last: str
-    ) -> tuple[list[Segment], list[dict[str, Any]]] | None:
+    ) -> tuple[list[Segment], list[Run]] | None:
         """The segments from the root up to the one ending at ``last``; None if broken."""
         found = db.execute(_SEGMENTS, (last,)).fetchall()
         found.reverse()
@@ -218,13 +226,27 @@ class Cache:
             expected += segment.count
         else:
             if found and found[0][3] is None:
-                try:
-                    return segments, [json.loads(r[4]) for r in found]
-                except ValueError:
-                    pass
+                runs = [Run(r[1], r[2], r[4], r[5], bool(r[6]), r[7]) for r in found]
+                return segments, runs
         # a damaged or partly deleted run: forget it, the rows rebuild it
         self._forget(db, [s.last for s in segments])
         return None
+
+    def segment_facts(self, segment: Segment) -> Facts | None:
+        """The full facts of one segment (None: a miss)."""
+        db = self._conn()
+        if db is None:
+            return None
+        try:
+            row = db.execute("SELECT facts FROM segments WHERE last = ?", (segment.last,))
+            found = row.fetchone()
+            facts = json.loads(found[0]) if found is not None else None
+        except sqlite3.Error:
+            return None
+        except ValueError:
+            self._forget(db, [segment.last])
+            return None
+        return facts if isinstance(facts, dict) and facts.get("n") == segment.count else None
 
     def segment(self, segment: Segment) -> tuple[list[Event], list[str]] | None:
         """The events and commit ids of one segment (None: a miss)."""
@@ -257,11 +279,21 @@ class Cache:
         text: str,
         facts: dict[str, Any],
     ) -> bool:
-        row = (segment.last, segment.start, segment.count, prev, ids, text)
+        run = Run.of(segment.start, facts)
+        counts = (run.first, run.starts, int(run.lead), run.internal)
         try:
             db.execute(
-                "INSERT OR IGNORE INTO segments VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (*row, json.dumps(facts, ensure_ascii=False)),
+                "INSERT OR IGNORE INTO segments VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    segment.last,
+                    segment.start,
+                    segment.count,
+                    prev,
+                    *counts,
+                    json.dumps(facts, ensure_ascii=False),
+                    ids,
+                    text,
+                ),
             )
         except sqlite3.Error:
             return False

@@ -21,7 +21,7 @@ import pygit2
 
 from gitstore import commits, faults, flock, ids, maintenance, notes, refs, transaction
 from gitstore.cache import Cache
-from gitstore.chainfacts import ChainFacts
+from gitstore.chainfacts import ChainFacts, Facts, segment_facts
 from gitstore.chainview import ChainView, Segment
 from gitstore.errors import (
     ConcurrentUpdate,
@@ -173,9 +173,17 @@ class Store:
             found = self.cache.parts(tip)
         if found is None:
             return ChainView.of_list(*self.read_chain(tip))
+        segments, tail_facts = found.segments, found.tail_facts
+
+        def read_facts(k: int) -> Facts:
+            if k == len(segments):
+                return tail_facts
+            got = self.cache.segment_facts(segments[k])
+            return got if got is not None else segment_facts(self._read_segment(segments[k])[0])
+
         return ChainView(
-            ChainFacts.compose(found.facts),
-            found.segments,
+            ChainFacts(found.runs, read_facts),
+            segments,
             (found.tail_events, found.tail_ids),
             self._read_segment,
         )

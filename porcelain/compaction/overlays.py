@@ -13,7 +13,7 @@ the *standing* overlays; their stream order is their precedence.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -186,9 +186,18 @@ def reset_event(timestamp: str, withdraw: Sequence[int] | None = None) -> Event:
 
 def all_overlays(events: Sequence[Event]) -> list[tuple[Overlay, bool]]:
     """Every compaction event in stream order, with whether it was withdrawn."""
+    return all_overlays_at(enumerate(events))
+
+
+def all_overlays_at(placed: Iterable[tuple[int, Event]]) -> list[tuple[Overlay, bool]]:
+    """``all_overlays`` of a stream given as (position, event) pairs in stream order.
+
+    Only compaction and reset events matter, so a caller that knows where they
+    are (``ChainFacts.internal_events``) passes just those.
+    """
     found: list[Overlay] = []
     withdrawn: set[int] = set()
-    for position, event in enumerate(events):
+    for position, event in placed:
         kind = event.get("type")
         if kind == "compaction":
             found.append(overlay_from_event(event, position, len(found)))
@@ -204,6 +213,11 @@ def all_overlays(events: Sequence[Event]) -> list[tuple[Overlay, bool]]:
 def standing_overlays(events: Sequence[Event]) -> list[Overlay]:
     """The compactions not withdrawn, in stream order (later = higher precedence)."""
     return [o for o, gone in all_overlays(events) if not gone]
+
+
+def standing_overlays_at(placed: Iterable[tuple[int, Event]]) -> list[Overlay]:
+    """``standing_overlays`` of a stream given as (position, event) pairs."""
+    return [o for o, gone in all_overlays_at(placed) if not gone]
 
 
 def mechanical_label(reasoning: bool, tool_calls: ToolCalls | None) -> str | None:

@@ -133,9 +133,9 @@ _Bound = _Abs | _End | _AfterLast | _Empty | None
 class StreamFacts:
     """What resolution needs to know about a stream, computed once per invocation.
 
-    ``indices`` (``turn_indices(events)``) and ``overlays``
-    (``standing_overlays(events)``) spare the walks over ``events`` when the
-    caller has them already.  The turns' start times are read only when a
+    ``indices`` (``turn_indices(events)``), ``count`` (``turn_count(events)``)
+    and ``overlays`` (``standing_overlays(events)``) spare the walks over
+    ``events`` when the caller has them already.  The turns' start times are read only when a
     duration bound asks for them, so ``events`` must not change while the
     facts are in use.
     """
@@ -145,11 +145,12 @@ class StreamFacts:
         events: Sequence[Event],
         *,
         indices: Sequence[int] | None = None,
+        count: int | None = None,
         overlays: Sequence[Overlay] | None = None,
     ) -> None:
         self._events = events
         self._indices = turn_indices(events) if indices is None else indices
-        self.count = turn_count(events, indices=self._indices)
+        self.count = turn_count(events, indices=self._indices) if count is None else count
         self.last = self.count - 1
         self._times: list[datetime] | None = None
         if overlays is None:
@@ -327,11 +328,12 @@ def resolve_rule_range(
     now: datetime,
     *,
     indices: Sequence[int] | None = None,
+    count: int | None = None,
     overlays: Sequence[Overlay] | None = None,
 ) -> tuple[int, int] | None:
     """Resolve one rule's range against ``events``; None when nothing is to be compacted.
 
-    ``indices`` and ``overlays``: as for ``StreamFacts``.
+    ``indices``, ``count`` and ``overlays``: as for ``StreamFacts``.
     """
-    facts = StreamFacts(events, indices=indices, overlays=overlays)
+    facts = StreamFacts(events, indices=indices, count=count, overlays=overlays)
     return resolve_bounds(facts, rule_keep_first, rule_keep_last, overrides, now)

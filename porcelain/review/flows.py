@@ -20,11 +20,13 @@ def interactive(app: App, target: str | None, opts: dict[str, Any]) -> None:
     source = resolve(store, target, archived_ok=False)
     refuse_if_review(store, source.cid)
     with store.hold(source.cid, wait=10.0):
-        loaded = store.load(source.cid)  # read once, for the configuration and the review
-        config = app.config(deltas=jp_deltas(loaded.events))
+        source = store.require(source.cid)  # where it is now that no one else writes it
+        # read once, for the configuration and the review; only what they look at
+        view = store.view_chain(source.tip)
+        config = app.config(deltas=jp_deltas([e for _, e in view.facts.internal_events()]))
         app.output.note(f"Drafting the opening summary of {source.cid}...")
         started = start_review(
-            store, source, config, overrides, opts.get("model"), default_model(app), loaded=loaded
+            store, source, config, overrides, opts.get("model"), default_model(app), view=view
         )
     if app.output.json:
         proposal = started.proposal

@@ -18,12 +18,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 from gitstore import refs
+from gitstore.chainfacts import ChainFacts
+from gitstore.chainview import ChainView
 from gitstore.errors import ConversationExists
 from gitstore.events import Event, now_text
 from gitstore.store import Conversation, Located, Store, record_activation
-from gitstore.turns import turn_count, turn_indices
 from porcelain.compaction.overlap import grow_summary_range
-from porcelain.compaction.overlays import Overlay, standing_overlays
+from porcelain.compaction.overlays import Overlay, standing_overlays_at
 from porcelain.compaction.projection import project
 from porcelain.compaction.proposal import Proposal, validate_proposal
 from porcelain.compaction.ranges import RangeOverrides, resolve_rule_range
@@ -94,20 +95,27 @@ def start_review(
     on_delta: Any = None,
     *,
     loaded: Conversation | None = None,
+    view: ChainView | None = None,
 ) -> Started:
     """Open a review of ``source`` on the summarizer's draft.
 
-    ``loaded``: the source as the caller already read it, under the same hold
-    (spares reading it again); it is not changed.
+    ``loaded`` (the source read whole) or ``view`` (``store.view_chain`` of
+    its tip): the source as the caller already read it, under the same hold;
+    neither is changed.  Without either, the start reads a view itself: the
+    source's turns and compactions come from the cache's facts, and its
+    events are read only where the range and the window check look.
     """
     refuse_if_open(store, source.cid, starting=True)
-    if loaded is not None and loaded.cid != source.cid:
-        raise ValueError(f"loaded {loaded.cid} is not the source {source.cid}")
-    conv = store.load(source.cid) if loaded is None else loaded
-    events = conv.events
-    # the walks over the whole source, each made once and passed down
-    indices = turn_indices(events)
-    overlays = standing_overlays(events)
+    if loaded is not None and (loaded.cid != source.cid or view is not None):
+        raise ValueError(f"loaded {loaded.cid} is not the source {source.cid}, or not alone")
+    events: Sequence[Event]
+    if loaded is not None:
+        events = loaded.events
+    else:
+        events = store.view_chain(source.tip) if view is None else view
+    facts = events.facts if isinstance(events, ChainView) else ChainFacts.of(events)
+    indices = facts.indices()
+    overlays = standing_overlays_at(facts.internal_events("compaction", "compaction_reset"))
     rule = opening_rule(config)
     span = resolve_rule_range(
         events,
@@ -116,6 +124,7 @@ def start_review(
         overrides,
         datetime.now(UTC),
         indices=indices,
+        count=facts.turn_count(),
         overlays=overlays,
     )
     if span is None:
@@ -144,6 +153,8 @@ def start_review(
         window=config.context_window() if summary_model == assistant_model else None,
         max_retries=config.max_retries(),
     )
+    kept: Sequence[Event]
+    kept_indices: Sequence[int]
     if prior == "drop":
         kept, kept_indices = _without_compactions(events, indices)
         kept_overlays: list[Overlay] = []
@@ -159,7 +170,7 @@ def start_review(
         indices=kept_indices,
     )
 
-    inherited = turn_count(events, indices=indices)
+    inherited = facts.turn_count()
     args = {"from_turn": from0 + 1, "to_turn": to0 + 1, "summary": draft}
     proposal = validate_proposal(args, events, count=inherited, overlays=overlays)
     review = {

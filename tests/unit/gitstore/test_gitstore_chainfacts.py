@@ -8,8 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gitstore.chainfacts import ChainFacts, TurnIndices, segment_facts
+from gitstore.chainfacts import ChainFacts, Run, segment_facts
 from gitstore.chainview import ChainView, Segment
+from gitstore.events import CONVERSATION_TYPES
 from gitstore.turns import turn_count, turn_indices
 
 KINDS = [
@@ -44,11 +45,25 @@ def split(events: list[dict[str, Any]], cuts: list[int]) -> list[list[dict[str, 
 def test_facts_of_any_cut_equal_the_facts_of_the_whole(
     events: list[dict[str, Any]], cuts: list[int]
 ) -> None:
-    whole = ChainFacts.of(events)
-    composed = ChainFacts.compose(segment_facts(part) for part in split(events, cuts))
-    assert composed == whole
-    assert list(composed.indices()) == turn_indices(events)
+    parts = split(events, cuts)
+    read: list[int] = []
+
+    def reader(k: int) -> dict[str, Any]:
+        read.append(k)
+        return segment_facts(parts[k])
+
+    runs, start = [], 0
+    for part in parts:
+        runs.append(Run.of(start, segment_facts(part)))
+        start += len(part)
+    composed = ChainFacts(runs, reader)
+    assert composed.length == len(events)
     assert composed.turn_count() == turn_count(events)
+    assert not read, "counting turns reads no run's facts"
+    assert list(composed.indices()) == turn_indices(events)
+    assert ChainFacts.compose(segment_facts(p) for p in parts).turn_count() == turn_count(events)
+    first = next((p for p, e in enumerate(events) if e["type"] in CONVERSATION_TYPES), None)
+    assert composed.first == first
     internal = [
         (p, e)
         for p, e in enumerate(events)
@@ -79,8 +94,9 @@ def test_a_view_over_segments_reads_as_the_list(events: list[dict[str, Any]], si
 
 
 def test_turn_indices_refuse_positions_outside_the_chain() -> None:
-    indices = TurnIndices([3, 5], 7)
-    assert list(indices) == [0, 0, 0, 1, 1, 2, 2] and indices[-1] == 2 and indices[1:4] == [0, 0, 1]
+    stream = [{"type": t} for t in ("config_delta", "turn_start", "chat_request", "turn_start")]
+    indices = ChainFacts.of(stream + stream[1:]).indices()
+    assert list(indices) == [0, 0, 0, 1, 2, 2, 3] and indices[-1] == 3 and indices[1:4] == [0, 0, 1]
     with pytest.raises(IndexError):
         indices[7]
     with pytest.raises(IndexError):
