@@ -21,10 +21,14 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import pygit2
-
 if TYPE_CHECKING:  # subprocess is imported when maintenance runs: most commands never do
     import subprocess
+
+    import pygit2
+else:
+    from gitstore.lazy import lazy_module
+
+    pygit2 = lazy_module("pygit2")
 
 GC_AUTO = 6700  # git's default gc.auto
 CHECK_EVERY = 256  # writes between two estimates within one process

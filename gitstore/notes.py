@@ -25,12 +25,17 @@ import random
 import re
 import time
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
-
-import pygit2
+from typing import TYPE_CHECKING, Any
 
 from gitstore import faults
 from gitstore.errors import ConcurrentUpdate
+
+if TYPE_CHECKING:
+    import pygit2
+else:
+    from gitstore.lazy import lazy_module
+
+    pygit2 = lazy_module("pygit2")
 
 RETRIES = 60
 

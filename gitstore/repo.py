@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import uuid
 from pathlib import Path
-
-import pygit2
+from typing import TYPE_CHECKING
 
 from gitstore.errors import StoreError
+
+if TYPE_CHECKING:
+    import pygit2
+else:
+    from gitstore.lazy import lazy_module
+
+    pygit2 = lazy_module("pygit2")
 
 STORE_MARK = "jp.store"
 
@@ -46,6 +52,13 @@ def mark_project(repo: pygit2.Repository) -> None:
 
 
 def is_marked(path: Path) -> bool:
+    """Whether `jp init --here` made the repository at ``path`` a store."""
+    from gitstore.refread import config_flag, plain_gitdir
+
+    gitdir = plain_gitdir(path)
+    found = config_flag(gitdir, "jp", "store") if gitdir is not None else None
+    if found is not None:
+        return found
     try:
         repo = pygit2.Repository(str(path))
     except (pygit2.GitError, KeyError):

@@ -7,6 +7,7 @@ reads the environment or knows about models and commands.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import random
@@ -15,11 +16,9 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pygit2
-
-from gitstore import commits, faults, flock, ids, maintenance, notes, refs, transaction
+from gitstore import commits, faults, flock, ids, maintenance, notes, refread, refs, transaction
 from gitstore.cache import Cache
 from gitstore.chainfacts import ChainFacts, Facts, segment_facts
 from gitstore.chainview import ChainView, Segment
@@ -36,6 +35,13 @@ from gitstore.events import Event, parse_time, validate
 from gitstore.repo import machine_id, open_repo
 from gitstore.transaction import RefUpdate
 from gitstore.turns import check_tool_responses
+
+if TYPE_CHECKING:
+    import pygit2
+else:
+    from gitstore.lazy import lazy_module
+
+    pygit2 = lazy_module("pygit2")  # loaded by the first command that touches git objects
 
 RETRIES = 60
 
@@ -69,15 +75,46 @@ class Identity:
 
 
 class Store:
+    """A store; libgit2 is opened only when a command needs more than refs and the cache.
+
+    Refs of a plain git directory are read as files (``refread``), so a
+    command that finds what it reads in the cache never loads libgit2.
+    """
+
     def __init__(self, path: Path, identity: Identity | None = None) -> None:
-        self.repo = open_repo(path)
-        self.gitdir = Path(self.repo.path)
         self.path = path
         self.identity = identity or Identity()
+        self._repo: pygit2.Repository | None = None
+        plain = refread.plain_gitdir(path)
+        if plain is None:  # a worktree, a .git file, reftable..: libgit2 decides at once
+            self._repo = open_repo(path)
+            plain = None
+        self._plain = plain
+        self.gitdir = plain if plain is not None else Path(self.repo.path)
         self.cache = Cache(self.gitdir)
-        self.maintenance = maintenance.Maintenance(self.repo, self.gitdir)
-        self.machine = machine_id(self.repo)
-        transaction.repair(self.repo, self.gitdir)
+        self._maintenance: maintenance.Maintenance | None = None
+        self._machine: str | None = None
+        if transaction.pending(self.gitdir):
+            transaction.repair(self.repo, self.gitdir)
+
+    @property
+    def repo(self) -> pygit2.Repository:
+        if self._repo is None:
+            self._repo = open_repo(self.path)
+        return self._repo
+
+    @property
+    def maintenance(self) -> maintenance.Maintenance:
+        if self._maintenance is None:
+            self._maintenance = maintenance.Maintenance(self.repo, self.gitdir)
+        return self._maintenance
+
+    @property
+    def machine(self) -> str:
+        """This machine's id in metadata lines (``jp.machine`` in the store's config)."""
+        if self._machine is None:
+            self._machine = machine_id(self.repo)
+        return self._machine
 
     # -- reading refs ---------------------------------------------------------
 
@@ -88,6 +125,18 @@ class Store:
             wanted = {refs.ARCHIVE_PREFIX if archived else refs.LIVE_PREFIX: archived}
         starts = tuple(wanted)
         out: list[Located] = []
+        if self._plain is not None:
+            for name, oid in refread.list_refs(self._plain, starts).items():
+                prefix = (
+                    refs.ARCHIVE_PREFIX
+                    if name.startswith(refs.ARCHIVE_PREFIX)
+                    else refs.LIVE_PREFIX
+                )
+                cid = name[len(prefix) :]
+                if ids.is_valid(cid):
+                    out.append(Located(cid, oid, wanted[prefix]))
+            out.sort(key=lambda loc: (not loc.archived, loc.cid))  # ref-name order
+            return out
         # one pass over the refdb: a lookup per name costs a stat per loose ref
         for ref in self.repo.references.iterator():
             name = ref.name
@@ -105,6 +154,8 @@ class Store:
 
     def ref_target(self, name: str) -> str | None:
         """The commit a ref points at (None if it does not exist)."""
+        if self._plain is not None:
+            return refread.read_ref(self._plain, name)
         try:
             return str(self.repo.references[name].target)
         except (KeyError, pygit2.InvalidSpecError):
@@ -114,6 +165,11 @@ class Store:
         ids.check(cid)
         for archived in (False, True):
             name = refs.archived(cid) if archived else refs.live(cid)
+            if self._plain is not None:
+                oid = refread.read_ref(self._plain, name)
+                if oid is not None:
+                    return Located(cid, oid, archived)
+                continue
             try:
                 target = self.repo.references[name].target
             except KeyError:
@@ -460,6 +516,10 @@ class Store:
     # -- the active conversation (local only) -------------------------------------------
 
     def active(self) -> str | None:
+        if self._plain is not None:
+            named = refread.symbolic_target(self._plain, refs.ACTIVE)
+            found = refs.conversation_id(named) if named else None
+            return found[0] if found else None
         try:
             ref = self.repo.lookup_reference(refs.ACTIVE)
         except (KeyError, pygit2.InvalidSpecError):
@@ -480,13 +540,28 @@ class Store:
     # -- notes --------------------------------------------------------------------
 
     def anchor(self, cid: str) -> str:
-        return str(pygit2.hash(ids.anchor_bytes(cid)))
+        """The id of the blob ``jp-conversation <id>``, as ``git hash-object`` computes it."""
+        data = ids.anchor_bytes(cid)
+        return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
     def _notes_signature(self) -> pygit2.Signature:
         return pygit2.Signature(self.identity.name, self.identity.email)
 
     def note(self, ref: str, cid: str) -> str | None:
-        return notes.read(self.repo, ref, self.anchor(cid))
+        """The note on ``cid``'s anchor, cached under the notes ref's commit."""
+        anchor = self.anchor(cid)
+        tip = self.ref_target(ref)
+        if tip is None:
+            return None
+        key = f"note {ref} {anchor}"
+        found = self.cache.derived(key, tip)
+        if isinstance(found, dict):
+            text = found.get("text")
+            return text if isinstance(text, str) else None
+        text = notes.read(self.repo, ref, anchor)
+        if self.ref_target(ref) == tip:  # not moved while it was read
+            self.cache.put_derived(key, tip, {"text": text})
+        return text
 
     def all_notes(self, ref: str) -> dict[str, str]:
         return notes.read_all(self.repo, ref)

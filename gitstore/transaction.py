@@ -25,11 +25,17 @@ import time
 import uuid
 from dataclasses import asdict, dataclass
 from pathlib import Path
-
-import pygit2
+from typing import TYPE_CHECKING
 
 from gitstore import faults
 from gitstore.errors import ConcurrentUpdate, StoreError
+
+if TYPE_CHECKING:
+    import pygit2
+else:
+    from gitstore.lazy import lazy_module
+
+    pygit2 = lazy_module("pygit2")
 
 SYMBOLIC = "symbolic:"
 STALE_LOCK_SECONDS = 1.0
@@ -185,9 +191,15 @@ def _stale_locks(gitdir: Path, updates: list[RefUpdate], older_than: float) -> b
     return young
 
 
-def repair(
-    repo: pygit2.Repository, gitdir: Path, stale_after: float = STALE_LOCK_SECONDS
-) -> int:
+def pending(gitdir: Path) -> bool:
+    """Whether any operation left a journal (so ``repair`` has work), from one listing."""
+    try:
+        return any(True for _ in os.scandir(_journal_dir(gitdir)))
+    except OSError:
+        return False
+
+
+def repair(repo: pygit2.Repository, gitdir: Path, stale_after: float = STALE_LOCK_SECONDS) -> int:
     """Finish every operation a crash interrupted.  Returns how many were found."""
     folder = _journal_dir(gitdir)
     if not folder.is_dir():
@@ -227,9 +239,7 @@ def _repair_one(repo: pygit2.Repository, gitdir: Path, path: Path, stale_after: 
     # "*", decides nothing); a ref moved elsewhere by another writer since is
     # not a sign of it, and rolling forward then would archive a live
     # conversation's old tip, for one.
-    landed = any(
-        current(repo, u.name) == u.new for u in updates if u.old != "*" and u.old != u.new
-    )
+    landed = any(current(repo, u.name) == u.new for u in updates if u.old != "*" and u.old != u.new)
     if not landed:
         path.unlink(missing_ok=True)  # the writer died before any ref moved
         return

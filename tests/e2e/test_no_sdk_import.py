@@ -30,7 +30,8 @@ sys.stderr.write(
     f"\\nPROBE code={code} anthropic={'anthropic' in sys.modules} heavy={','.join(heavy)}\\n"
 )
 """
-HEAVY = ("porcelain.view", "porcelain.compaction", "porcelain.review")
+HEAVY = ("porcelain.view", "porcelain.compaction", "porcelain.review", "pygit2._pygit2")
+LIBGIT2 = "pygit2._pygit2"  # the compiled module: bound lazily, it is loaded on first use
 
 
 def probe(user: User, *args: str) -> tuple[int, bool]:
@@ -39,7 +40,7 @@ def probe(user: User, *args: str) -> tuple[int, bool]:
 
 
 def heavy_modules(user: User, *args: str) -> set[str]:
-    """The view, compaction and review modules that `jp ARGS` imported."""
+    """The view, compaction, review and libgit2 modules that `jp ARGS` imported."""
     code, fields = run_probe(user, *args)
     assert code == 0, args
     return set(fields["heavy"].split(",")) - {"-"}
@@ -108,8 +109,31 @@ def test_show_and_print_of_a_plain_conversation_load_no_compaction_or_review_mod
         ["conversation", "print"],
         ["conversation", "print", "--style", "full", plain],
     ):
-        loaded = heavy_modules(user, *args)
+        loaded = heavy_modules(user, *args) - {LIBGIT2}
         assert not loaded, f"`jp {' '.join(args)}` imported {sorted(loaded)}"
     compacted = user.import_(WITH_COMPACTION)
     assert "porcelain.compaction.overlays" in heavy_modules(user, "conversation", "show", compacted)
     assert "porcelain.view" in heavy_modules(user, "conversation", "print", "--compacted", plain)
+
+
+def test_reading_commands_on_a_warm_cache_do_not_load_libgit2(user: User) -> None:
+    """Refs are read as files and events, notes and summaries from the cache."""
+    plain = user.import_(RUST)
+    user.ok("conversation", "use", plain)
+    user.ok("conversation", "edit", plain, "--title", "warm")
+    reads = (
+        ["conversation", "show"],
+        ["conversation", "print"],
+        ["conversation", "ls"],
+        ["conversation", "ls", "--archived"],
+    )
+    for args in reads:  # the first run may fill the cache from git
+        heavy_modules(user, *args)
+    for args in reads:
+        assert LIBGIT2 not in heavy_modules(user, *args), f"`jp {' '.join(args)}` loaded libgit2"
+    assert "warm" in user.ok("conversation", "show")
+    # a change made with plain git is seen: the cache is keyed by the tips
+    user.git("update-ref", "-d", f"refs/conversations/{plain}")
+    assert plain not in user.ok("conversation", "ls")
+    # and a write loads libgit2, as it must
+    assert LIBGIT2 in heavy_modules(user, "q", "--new", "hello")

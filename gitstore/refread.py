@@ -1,0 +1,139 @@
+"""Reading refs straight from a git directory in the "files" format, without libgit2.
+
+The commands that only read (``show``, ``print``, ``ls``) answer from the
+cache once they know the tips, and loading libgit2 costs more than the rest
+of such a command.  A ref is a file under the git directory holding an
+object id or ``ref: <name>``, unless it was packed into ``packed-refs``; a
+loose file wins over a packed line.  Writers replace ref files by renaming
+a lock over them, so a read sees the old or the new value, never half.
+
+``plain_gitdir`` says whether a directory is one this module can read; for
+anything else (linked worktrees, reftable, a ``.git`` file) the store reads
+refs through libgit2 as before.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+_HEX = frozenset("0123456789abcdef")
+
+
+def plain_gitdir(path: Path) -> Path | None:
+    """The git directory of a store at ``path`` if its refs are plain files, else None."""
+    for gitdir in (path / ".git", path):
+        if (gitdir / "HEAD").is_file() and (gitdir / "objects").is_dir():
+            if (gitdir / "commondir").exists() or (gitdir / "reftable").exists():
+                return None
+            try:
+                config = (gitdir / "config").read_text(errors="replace").lower()
+            except OSError:
+                return None
+            return None if "refstorage" in config else gitdir
+    return None
+
+
+def _oid(text: str) -> str | None:
+    value = text.strip()
+    return value if len(value) == 40 and _HEX.issuperset(value) else None
+
+
+def packed_refs(gitdir: Path) -> dict[str, str]:
+    """Name -> object id of every line of ``packed-refs`` (peeled lines left out)."""
+    try:
+        text = (gitdir / "packed-refs").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return {}
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        if not line or line[0] in "#^":
+            continue
+        oid, _, name = line.partition(" ")
+        if _oid(oid) is not None and name:
+            out[name] = oid
+    return out
+
+
+def read_ref(gitdir: Path, name: str, depth: int = 5) -> str | None:
+    """The object id ``name`` resolves to (following symbolic refs), or None."""
+    try:
+        text = (gitdir / name).read_text(encoding="utf-8", errors="replace")
+    except (FileNotFoundError, NotADirectoryError):
+        return packed_refs(gitdir).get(name) if name.startswith("refs/") else None
+    except IsADirectoryError:
+        return None
+    if text.startswith("ref:"):
+        target = text[4:].strip()
+        return read_ref(gitdir, target, depth - 1) if depth > 0 and target else None
+    return _oid(text)
+
+
+def symbolic_target(gitdir: Path, name: str) -> str | None:
+    """The ref a symbolic ref names (``JP_HEAD`` -> ``refs/conversations/..``), or None."""
+    try:
+        text = (gitdir / name).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    if not text.startswith("ref:"):
+        return None
+    return text[4:].strip() or None
+
+
+def list_refs(gitdir: Path, prefixes: Iterable[str]) -> dict[str, str]:
+    """Name -> object id of the direct refs under ``prefixes`` (each ending in ``/``)."""
+    wanted = tuple(prefixes)
+    out = {n: oid for n, oid in packed_refs(gitdir).items() if n.startswith(wanted)}
+    for prefix in wanted:
+        top = gitdir / prefix
+        for folder, dirs, files in os.walk(top):
+            dirs.sort()
+            rel = Path(folder).relative_to(gitdir).as_posix()
+            for file in files:
+                if file.endswith(".lock"):
+                    continue
+                name = f"{rel}/{file}"
+                try:
+                    text = (Path(folder) / file).read_text(encoding="utf-8", errors="replace")
+                except OSError:
+                    continue  # deleted since the listing: the packed line, if any, stands
+                oid = _oid(text)
+                if oid is not None:
+                    out[name] = oid
+                else:
+                    out.pop(name, None)  # a symbolic ref: not a conversation
+    return out
+
+
+def config_flag(gitdir: Path, section: str, key: str) -> bool | None:
+    """A boolean from the git directory's own ``config`` file (unset: False), or None
+    when this cannot say for sure (not a boolean, or the file includes others)."""
+    try:
+        text = (gitdir / "config").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    value = False
+    current = ""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line[0] in "#;":
+            continue
+        if line.startswith("["):
+            current = line[1:].split("]", 1)[0].strip().lower()
+            if current.startswith("include"):
+                return None  # values from elsewhere may override
+            continue
+        if current != section:
+            continue
+        name, sep, rest = line.partition("=")
+        if name.strip().lower() != key:
+            continue
+        word = rest.split("#", 1)[0].split(";", 1)[0].strip().strip('"').lower() if sep else "true"
+        if word in ("true", "yes", "on", "1"):
+            value = True
+        elif word in ("false", "no", "off", "0", ""):
+            value = False
+        else:
+            return None
+    return value

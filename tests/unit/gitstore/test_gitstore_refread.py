@@ -1,0 +1,98 @@
+"""Refs read as files agree with libgit2, loose, packed, symbolic and deleted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pygit2
+
+from gitstore import refs
+from gitstore.refread import (
+    config_flag,
+    list_refs,
+    packed_refs,
+    plain_gitdir,
+    read_ref,
+    symbolic_target,
+)
+from gitstore.repo import is_marked
+from gitstore.store import Store
+from tests.unit.gitstore.builders import git, start, turn
+
+PREFIXES = (refs.LIVE_PREFIX, refs.ARCHIVE_PREFIX)
+
+
+def libgit2_refs(path: Path) -> dict[str, str]:
+    repo = pygit2.Repository(str(path))
+    return {
+        r.name: str(r.target)
+        for r in repo.references.iterator()
+        if r.name.startswith(PREFIXES) and isinstance(r.target, pygit2.Oid)
+    }
+
+
+def make(store: Store, n: int, first: int = 0) -> list[str]:
+    made = []
+    for k in range(first, first + n):
+        cid = f"jp-c1700000000{k}"
+        store.create(cid, [start(cid), *turn(k)], None, "test")
+        made.append(cid)
+    return made
+
+
+def test_loose_and_packed_refs_read_as_libgit2_reads_them(store: Store, path: Path) -> None:
+    cids = make(store, 4)
+    store.archive(cids[1], "test")
+    git(path, "pack-refs", "--all")
+    assert packed_refs(path), "git packed them"
+    # moved after packing: the loose file wins over the packed line
+    tip = store.require(cids[0]).tip
+    store.append(cids[0], turn(9, 30), tip, "test")
+    store.delete(cids[2], "test")  # gone from packed-refs too
+    cid = make(store, 1, first=5)[0]  # one more, loose only
+    (path / refs.live(cids[3])).with_suffix(".lock").write_text("0" * 40 + "\n")
+    assert list_refs(path, PREFIXES) == libgit2_refs(path)
+    for name, oid in libgit2_refs(path).items():
+        assert read_ref(path, name) == oid
+    assert read_ref(path, refs.live(cids[2])) is None
+    assert read_ref(path, refs.live(cid)) == store.require(cid).tip
+
+
+def test_the_active_conversation_is_a_symbolic_ref(store: Store, path: Path) -> None:
+    cid = make(store, 1)[0]
+    store.set_active(cid)
+    assert symbolic_target(path, refs.ACTIVE) == refs.live(cid)
+    assert read_ref(path, refs.ACTIVE) == store.require(cid).tip
+    assert symbolic_target(path, refs.live(cid)) is None
+    store.set_active(None)
+    assert symbolic_target(path, refs.ACTIVE) is None
+
+
+def test_only_plain_git_directories_are_read_as_files(tmp_path: Path, path: Path) -> None:
+    assert plain_gitdir(path) == path
+    project = tmp_path / "project"
+    pygit2.init_repository(str(project))
+    assert plain_gitdir(project) == project / ".git"
+    git(path, "config", "extensions.refStorage", "reftable")  # what libgit2 refuses
+    assert plain_gitdir(path) is None
+    git(path, "config", "--unset", "extensions.refStorage")
+    assert plain_gitdir(path) == path
+    (path / "reftable").mkdir()
+    assert plain_gitdir(path) is None
+    assert plain_gitdir(tmp_path / "nothing") is None
+
+
+def test_config_flags_read_as_git_reads_them(path: Path) -> None:
+    assert config_flag(path, "jp", "store") is True and is_marked(path)
+    for value, expected in (("false", False), ("on", True), ("0", False), ("YES", True)):
+        git(path, "config", "jp.store", value)
+        assert config_flag(path, "jp", "store") is expected
+        assert is_marked(path) is expected
+        assert git(path, "config", "--type=bool", "jp.store").strip() == str(expected).lower()
+    git(path, "config", "jp.store", "maybe")
+    assert config_flag(path, "jp", "store") is None  # libgit2 decides
+    git(path, "config", "--unset", "jp.store")
+    assert config_flag(path, "jp", "store") is False and not is_marked(path)
+    git(path, "config", "jp.store", "true")
+    git(path, "config", "include.path", "elsewhere")
+    assert config_flag(path, "jp", "store") is None
