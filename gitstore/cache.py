@@ -270,6 +270,37 @@ class Cache:
             return None
         return events, ids
 
+    def segment_ids(self, segment: Segment) -> list[str] | None:
+        """The commit ids of one segment, root first (None: a miss)."""
+        db = self._conn()
+        if db is None:
+            return None
+        try:
+            found = db.execute("SELECT ids FROM segments WHERE last = ?", (segment.last,))
+            row = found.fetchone()
+        except sqlite3.Error:
+            return None
+        ids = row[0].split() if row is not None else []
+        return ids if len(ids) == segment.count else None
+
+    def rows(self, commits: Sequence[str]) -> list[Event] | None:
+        """The events of ``commits``, in that order (None unless every one is cached)."""
+        db = self._conn()
+        if db is None:
+            return None
+        query = (
+            "SELECT c.key, e.json FROM json_each(?) AS c JOIN events AS e ON e.commit_id = c.value"
+        )
+        try:
+            found = db.execute(query, (json.dumps(list(commits)),)).fetchall()
+            if len(found) != len(commits):
+                return None
+            found.sort()
+            events: list[Event] = json.loads("[" + ",".join(r[1] for r in found) + "]")
+        except (sqlite3.Error, ValueError):
+            return None
+        return events
+
     def _put_segment(
         self,
         db: sqlite3.Connection,

@@ -23,7 +23,7 @@ from typing import Any, overload
 
 from gitstore.events import CONVERSATION_TYPES, INTERNAL_TYPES, Event
 
-SEGMENT = 250
+SEGMENT = 1000
 
 Facts = dict[str, Any]  # segment_facts: {"n", "first", "starts", "internal"}
 

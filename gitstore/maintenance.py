@@ -17,7 +17,6 @@ are packed with libgit2 (``compress_references``) and objects stay loose.
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -77,6 +76,7 @@ class Maintenance:
     def run(self, force: bool, wait: bool) -> str:
         """Maintain now: ``git gc`` (``--auto`` unless forced), in the background unless
         ``wait``.  Returns what ran ("git gc", "git gc --auto", "compress_references" or "")."""
+        import shutil
         import subprocess
 
         git = shutil.which("git")

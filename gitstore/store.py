@@ -7,7 +7,6 @@ reads the environment or knows about models and commands.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import random
@@ -230,29 +229,27 @@ class Store:
         if found is None:
             return ChainView.of_list(*self.read_chain(tip))
         segments, tail_facts = found.segments, found.tail_facts
+        source = _Segments(self)
 
         def read_facts(k: int) -> Facts:
             if k == len(segments):
                 return tail_facts
             got = self.cache.segment_facts(segments[k])
-            return got if got is not None else segment_facts(self._read_segment(segments[k])[0])
+            return got if got is not None else segment_facts(source.whole(segments[k])[0])
 
         return ChainView(
             ChainFacts(found.runs, read_facts),
             segments,
             (found.tail_events, found.tail_ids),
-            self._read_segment,
+            source,
         )
 
-    def _read_segment(self, segment: Segment) -> tuple[list[Event], list[str]]:
-        """One segment's events, from the cache or else from git."""
-        got = self.cache.segment(segment)
-        if got is not None:
-            return got
+    def read_run(self, last: str, count: int) -> tuple[list[Event], list[str]]:
+        """The ``count`` events ending at commit ``last`` and their ids, read from git."""
         events: list[Event] = []
         chain: list[str] = []
-        commit = self._commit(segment.last)
-        for _ in range(segment.count):
+        commit = self._commit(last)
+        for _ in range(count):
             events.append(json.loads(self._event_bytes(commit)))
             chain.append(str(commit.id))
             if not commit.parent_ids:
@@ -542,7 +539,7 @@ class Store:
     def anchor(self, cid: str) -> str:
         """The id of the blob ``jp-conversation <id>``, as ``git hash-object`` computes it."""
         data = ids.anchor_bytes(cid)
-        return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+        return _sha1_hex(b"blob %d\0" % len(data) + data)
 
     def _notes_signature(self) -> pygit2.Signature:
         return pygit2.Signature(self.identity.name, self.identity.email)
@@ -612,6 +609,32 @@ class Store:
         """An advisory lock that the kernel releases if the process dies."""
         with flock.held(self.gitdir, ids.check(cid), wait, ConversationBusy(cid)):
             yield
+
+
+def _sha1_hex(data: bytes) -> str:
+    try:  # CPython's own SHA-1: spares loading OpenSSL (3 ms of a read command's start)
+        from _sha1 import sha1  # type: ignore[import-not-found]
+    except ImportError:
+        from hashlib import sha1
+    return str(sha1(data).hexdigest())
+
+
+class _Segments:
+    """A view's segments as the store reads them: from the cache, else from git."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def whole(self, segment: Segment) -> tuple[list[Event], list[str]]:
+        got = self._store.cache.segment(segment)
+        return got if got is not None else self._store.read_run(segment.last, segment.count)
+
+    def ids(self, segment: Segment) -> list[str]:
+        got = self._store.cache.segment_ids(segment)
+        return got if got is not None else self.whole(segment)[1]
+
+    def events(self, commits: Sequence[str]) -> list[Event] | None:
+        return self._store.cache.rows(commits)
 
 
 # -- local activity (never synced) ---------------------------------------------------

@@ -84,10 +84,10 @@ def test_a_view_reads_only_the_segments_asked_for(
     assert len(view) == len(events)
     assert view.facts.turn_count() == turn_count(events)
     assert list(view.facts.indices()) == turn_indices(events)
-    assert view.segments_read() == 0, "the facts come without reading events"
+    assert view.pages_read() == 0, "the facts come without reading events"
     assert view[7] == events[7] and view.commit(7) == ids[7]
     assert view[-1] == events[-1]
-    assert view.segments_read() == 1
+    assert view.pages_read() == 1
     assert list(view) == events
     assert view[3:9] == events[3:9]
 

@@ -75,18 +75,37 @@ def test_facts_of_any_cut_equal_the_facts_of_the_whole(
     ]
 
 
-@given(streams, st.integers(min_value=1, max_value=9))
-def test_a_view_over_segments_reads_as_the_list(events: list[dict[str, Any]], size: int) -> None:
+class InMemory:
+    """Segments held in dicts; ``by_id`` empty: no single event is cached."""
+
+    def __init__(self, store: dict[str, Any], by_id: dict[str, Any]) -> None:
+        self.store, self.by_id = store, by_id
+
+    def whole(self, segment: Segment) -> Any:
+        return self.store[segment.last]
+
+    def ids(self, segment: Segment) -> list[str]:
+        return list(self.store[segment.last][1])
+
+    def events(self, commits: Any) -> Any:
+        return [self.by_id[c] for c in commits] if all(c in self.by_id for c in commits) else None
+
+
+@given(streams, st.integers(min_value=1, max_value=9), st.booleans())
+def test_a_view_over_segments_reads_as_the_list(
+    events: list[dict[str, Any]], size: int, cached: bool
+) -> None:
     ids = [f"{n:040x}" for n in range(len(events))]
     whole = len(events) // size * size
     segments = [Segment(ids[s + size - 1], s, size) for s in range(0, whole, size)]
     store = {
         s.last: (events[s.start : s.start + size], ids[s.start : s.start + size]) for s in segments
     }
+    by_id = dict(zip(ids, events, strict=True)) if cached else {}
     facts = ChainFacts.compose(
         [*(segment_facts(store[s.last][0]) for s in segments), segment_facts(events[whole:])]
     )
-    view = ChainView(facts, segments, (events[whole:], ids[whole:]), lambda s: store[s.last])
+    view = ChainView(facts, segments, (events[whole:], ids[whole:]), InMemory(store, by_id))
     assert list(view) == events and len(view) == len(events)
     assert [view[i] for i in range(-len(events), len(events))] == events + events
     assert [view.commit(i) for i in range(len(events))] == ids
@@ -105,4 +124,4 @@ def test_turn_indices_refuse_positions_outside_the_chain() -> None:
 
 def test_facts_that_do_not_match_the_segments_are_refused() -> None:
     with pytest.raises(ValueError):
-        ChainView(ChainFacts.of([{"type": "turn_start"}]), [], ([], []), lambda s: ([], []))
+        ChainView(ChainFacts.of([{"type": "turn_start"}]), [], ([], []), InMemory({}, {}))
