@@ -40,14 +40,32 @@ def _oid(text: str) -> str | None:
     return value if len(value) == 40 and _HEX.issuperset(value) else None
 
 
+# the packed-refs text last read per git directory, under its stat: a store with
+# 10,000 packed conversations has a 900 KB file, read once per process
+_PACKED: dict[Path, tuple[tuple[int, int, int], str]] = {}
+
+
+def _packed_text(gitdir: Path) -> str:
+    path = gitdir / "packed-refs"
+    try:
+        st = os.stat(path)
+        key = (st.st_ino, st.st_size, st.st_mtime_ns)
+        found = _PACKED.get(gitdir)
+        if found is not None and found[0] == key:
+            return found[1]
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    if text and not text.endswith("\n"):
+        text += "\n"
+    _PACKED[gitdir] = (key, text)
+    return text
+
+
 def packed_refs(gitdir: Path) -> dict[str, str]:
     """Name -> object id of every line of ``packed-refs`` (peeled lines left out)."""
-    try:
-        text = (gitdir / "packed-refs").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return {}
     out: dict[str, str] = {}
-    for line in text.splitlines():
+    for line in _packed_text(gitdir).splitlines():
         if not line or line[0] in "#^":
             continue
         oid, _, name = line.partition(" ")
@@ -56,12 +74,27 @@ def packed_refs(gitdir: Path) -> dict[str, str]:
     return out
 
 
+def packed_ref(gitdir: Path, name: str) -> str | None:
+    """The object id ``packed-refs`` holds for ``name`` (found without parsing every line)."""
+    text = _packed_text(gitdir)
+    needle = f" {name}\n"
+    at = text.find(needle)
+    while at != -1:
+        start = at - 40
+        if start == 0 or (start > 0 and text[start - 1] == "\n"):
+            oid = _oid(text[start:at])
+            if oid is not None:
+                return oid
+        at = text.find(needle, at + 1)
+    return None
+
+
 def read_ref(gitdir: Path, name: str, depth: int = 5) -> str | None:
     """The object id ``name`` resolves to (following symbolic refs), or None."""
     try:
         text = (gitdir / name).read_text(encoding="utf-8", errors="replace")
     except (FileNotFoundError, NotADirectoryError):
-        return packed_refs(gitdir).get(name) if name.startswith("refs/") else None
+        return packed_ref(gitdir, name) if name.startswith("refs/") else None
     except IsADirectoryError:
         return None
     if text.startswith("ref:"):

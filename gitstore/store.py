@@ -205,7 +205,7 @@ class Store:
                 self._fill_cache(start)
             found = self.cache.events(tip)
         if found is None:  # cache unusable: read git directly
-            return self._walk(tip)
+            return self.read_run(tip)
         return found
 
     def view(self, cid: str) -> tuple[Located, ChainView]:
@@ -244,12 +244,12 @@ class Store:
             source,
         )
 
-    def read_run(self, last: str, count: int) -> tuple[list[Event], list[str]]:
-        """The ``count`` events ending at commit ``last`` and their ids, read from git."""
+    def read_run(self, last: str, count: int | None = None) -> tuple[list[Event], list[str]]:
+        """The ``count`` events (all: None) ending at commit ``last`` and their ids, from git."""
         events: list[Event] = []
         chain: list[str] = []
         commit = self._commit(last)
-        for _ in range(count):
+        while count is None or len(events) < count:
             events.append(json.loads(self._event_bytes(commit)))
             chain.append(str(commit.id))
             if not commit.parent_ids:
@@ -333,20 +333,6 @@ class Store:
                 self.cache.add(entries)
                 entries = []
         self.cache.add(entries)
-
-    def _walk(self, tip: str) -> tuple[list[Event], list[str]]:
-        events: list[Event] = []
-        chain: list[str] = []
-        commit = self._commit(tip)
-        while True:
-            events.append(json.loads(self._event_bytes(commit)))
-            chain.append(str(commit.id))
-            if not commit.parent_ids:
-                break
-            commit = self._commit(commit.parent_ids[0])
-        events.reverse()
-        chain.reverse()
-        return events, chain
 
     def event_at(self, commit: str) -> Event:
         return dict(json.loads(self._event_bytes(self._commit(commit))))

@@ -10,6 +10,7 @@ from gitstore import refs
 from gitstore.refread import (
     config_flag,
     list_refs,
+    packed_ref,
     packed_refs,
     plain_gitdir,
     read_ref,
@@ -55,6 +56,10 @@ def test_loose_and_packed_refs_read_as_libgit2_reads_them(store: Store, path: Pa
     for name, oid in libgit2_refs(path).items():
         assert read_ref(path, name) == oid
     assert read_ref(path, refs.live(cids[2])) is None
+    for name, oid in packed_refs(path).items():  # found in the text as in the parse
+        assert packed_ref(path, name) == oid
+    assert packed_ref(path, "refs/conversations") is None
+    assert packed_ref(path, refs.live(cids[0])[:-1]) is None
     assert read_ref(path, refs.live(cid)) == store.require(cid).tip
 
 
