@@ -56,11 +56,32 @@ def test_loose_and_packed_refs_read_as_libgit2_reads_them(store: Store, path: Pa
     for name, oid in libgit2_refs(path).items():
         assert read_ref(path, name) == oid
     assert read_ref(path, refs.live(cids[2])) is None
-    for name, oid in packed_refs(path).items():  # found in the text as in the parse
-        assert packed_ref(path, name) == oid
-    assert packed_ref(path, "refs/conversations") is None
-    assert packed_ref(path, refs.live(cids[0])[:-1]) is None
     assert read_ref(path, refs.live(cid)) == store.require(cid).tip
+    for name, oid in packed_refs(path).items():  # found by bisection as in the parse
+        assert packed_ref(path, name) == oid
+    for missing in ("refs/conversations", refs.live(cids[0])[:-1], "refs/zzz", "HEAD", "a"):
+        assert packed_ref(path, missing) is None
+
+
+def test_packed_refs_are_found_sorted_or_not(path: Path) -> None:
+    oids = [f"{n:040x}" for n in range(1, 400)]
+    names = sorted(f"refs/conversations/jp-c1{n:010d}" for n in range(1, 400))
+    lines = []
+    for oid, name in zip(oids, names, strict=True):
+        lines.append(f"{oid} {name}")
+        if name.endswith("7"):
+            lines.append("^" + oid)  # a peeled line, as for an annotated tag
+    for header in (
+        "# pack-refs with: peeled fully-peeled sorted \n",
+        "",
+        "# pack-refs with: peeled \n",
+    ):
+        body = lines if header.endswith("sorted \n") else lines[::-1]
+        (path / "packed-refs").write_text(header + "\n".join(body))  # no final newline
+        for oid, name in zip(oids, names, strict=True):
+            assert packed_ref(path, name) == oid, (header, name)
+        assert packed_ref(path, names[0][:-1]) is None
+        assert packed_ref(path, names[-1] + "0") is None
 
 
 def test_the_active_conversation_is_a_symbolic_ref(store: Store, path: Path) -> None:
