@@ -224,10 +224,10 @@ class Store:
     def view_chain(self, tip: str) -> ChainView:
         found = self.cache.parts(tip)
         if found is None:
-            self.read_chain(tip)  # fills the cache; reads git if it cannot
+            events, commits = self.read_chain(tip)  # fills the cache; reads git if it cannot
             found = self.cache.parts(tip)
-        if found is None:
-            return ChainView.of_list(*self.read_chain(tip))
+            if found is None:  # no usable cache: the chain as read
+                return ChainView.of_list(events, commits)
         segments, tail_facts = found.segments, found.tail_facts
         source = _Segments(self)
 

@@ -222,3 +222,18 @@ def test_prefetch_leaves_a_damaged_chain_to_read_chain(store: Store, path: Path)
     assert set(from_git(path, "jp-c1")[1]) <= cached_commits(path)
     with pytest.raises(CorruptEvent):
         fresh.read_chain(str(bad))
+
+
+def test_a_view_without_a_usable_cache_reads_git_once(
+    store: Store, path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    long_conversation(store, "jp-c1", 6)
+    events, _ = from_git(path, "jp-c1")
+    fresh = Store(path)
+    monkeypatch.setattr(fresh.cache, "_conn", lambda: None)  # as when SQLite cannot open
+    walks: list[str] = []
+    real = fresh.read_run
+    monkeypatch.setattr(fresh, "read_run", lambda *a: walks.append("walk") or real(*a))
+    _, view = fresh.view("jp-c1")
+    assert list(view) == events and view.facts.turn_count() == turn_count(events)
+    assert walks == ["walk"]
