@@ -85,6 +85,8 @@ class CachedChain:
     tail_events: list[Event]
     tail_ids: list[str]
     tail_facts: Facts
+    # the segments this read cut from rows it had parsed: last commit -> events, ids
+    cut: dict[str, tuple[list[Event], list[str]]]
 
 
 class Cache:
@@ -135,7 +137,7 @@ class Cache:
         events: list[Event] = []
         ids: list[str] = []
         for segment in found.segments:
-            got = self.segment(segment)
+            got = found.cut.get(segment.last) or self.segment(segment)
             if got is None:
                 return None
             events += got[0]
@@ -170,13 +172,14 @@ class Cache:
         except ValueError:  # a damaged row: read git instead
             return None
         ids = [r[0] for r in rows]
-        cut = 0
+        made: dict[str, tuple[list[Event], list[str]]] = {}
         if len(rows) >= SEGMENT:
-            cut = self._cut(db, rows, tail, segments, runs)
+            self._cut(db, rows, tail, segments, runs, made)
+        cut = sum(len(m[0]) for m in made.values())
         start = segments[-1].start + segments[-1].count if segments else 0
         facts = segment_facts(tail[cut:])
         runs.append(Run.of(start, facts))
-        return CachedChain(segments, runs, tail[cut:], ids[cut:], facts)
+        return CachedChain(segments, runs, tail[cut:], ids[cut:], facts, made)
 
     def _cut(
         self,
@@ -185,32 +188,35 @@ class Cache:
         tail: list[Event],
         segments: list[Segment],
         runs: list[Run],
-    ) -> int:
-        """Store whole segments of ``rows`` (root first) above ``segments``; how many rows."""
+        made: dict[str, tuple[list[Event], list[str]]],
+    ) -> None:
+        """Store whole segments of ``rows`` (root first) above ``segments``, adding each
+        to ``segments``, ``runs`` and ``made``."""
         cut = 0
         try:
             db.execute("BEGIN")
         except sqlite3.Error:
-            return 0
+            return
         while len(rows) - cut >= SEGMENT:
             start = segments[-1].start + segments[-1].count if segments else 0
             block = rows[cut : cut + SEGMENT]
-            made = Segment(block[-1][0], start, len(block))
-            made_facts = segment_facts(tail[cut : cut + SEGMENT])
+            segment = Segment(block[-1][0], start, len(block))
+            events = tail[cut : cut + SEGMENT]
+            facts = segment_facts(events)
+            run = Run.of(start, facts)
+            ids = [r[0] for r in block]
             text = "[" + ",".join(r[2] for r in block) + "]"
             prev = segments[-1].last if segments else None
-            if not self._put_segment(
-                db, made, prev, " ".join(r[0] for r in block), text, made_facts
-            ):
+            if not self._put_segment(db, segment, run, prev, facts, " ".join(ids), text):
                 break
-            segments.append(made)
-            runs.append(Run.of(start, made_facts))
+            segments.append(segment)
+            runs.append(run)
+            made[segment.last] = (events, ids)
             cut += len(block)
         try:
             db.execute("COMMIT")
         except sqlite3.Error:
             self._rollback(db)
-        return cut
 
     def _segments_below(
         self, db: sqlite3.Connection, last: str
@@ -232,54 +238,52 @@ class Cache:
         self._forget(db, [s.last for s in segments])
         return None
 
-    def segment_facts(self, segment: Segment) -> Facts | None:
-        """The full facts of one segment (None: a miss)."""
+    def _segment_row(self, segment: Segment, columns: str) -> tuple[Any, ...] | None:
         db = self._conn()
         if db is None:
             return None
         try:
-            row = db.execute("SELECT facts FROM segments WHERE last = ?", (segment.last,))
-            found = row.fetchone()
-            facts = json.loads(found[0]) if found is not None else None
+            found = db.execute(f"SELECT {columns} FROM segments WHERE last = ?", (segment.last,))
+            row: tuple[Any, ...] | None = found.fetchone()
         except sqlite3.Error:
             return None
-        except ValueError:
+        return row
+
+    def _damaged(self, segment: Segment) -> None:
+        db = self._conn()
+        if db is not None:
             self._forget(db, [segment.last])
+
+    def segment_facts(self, segment: Segment) -> Facts | None:
+        """The full facts of one segment (None: a miss)."""
+        row = self._segment_row(segment, "facts")
+        try:
+            facts = json.loads(row[0]) if row is not None else None
+        except ValueError:
+            facts = None
+        if row is not None and not (isinstance(facts, dict) and facts.get("n") == segment.count):
+            self._damaged(segment)
             return None
-        return facts if isinstance(facts, dict) and facts.get("n") == segment.count else None
+        return facts
 
     def segment(self, segment: Segment) -> tuple[list[Event], list[str]] | None:
         """The events and commit ids of one segment (None: a miss)."""
-        db = self._conn()
-        if db is None:
+        row = self._segment_row(segment, "ids, json")
+        if row is None:
             return None
         try:
-            row = db.execute("SELECT ids, json FROM segments WHERE last = ?", (segment.last,))
-            found = row.fetchone()
-            if found is None:
-                return None
-            events: list[Event] = json.loads(found[1])
-            ids = found[0].split()
-        except sqlite3.Error:
-            return None
+            events: list[Event] = json.loads(row[1])
         except ValueError:
-            self._forget(db, [segment.last])
-            return None
+            events = []
+        ids = row[0].split()
         if len(events) != segment.count or len(ids) != segment.count:
-            self._forget(db, [segment.last])
+            self._damaged(segment)
             return None
         return events, ids
 
     def segment_ids(self, segment: Segment) -> list[str] | None:
         """The commit ids of one segment, root first (None: a miss)."""
-        db = self._conn()
-        if db is None:
-            return None
-        try:
-            found = db.execute("SELECT ids FROM segments WHERE last = ?", (segment.last,))
-            row = found.fetchone()
-        except sqlite3.Error:
-            return None
+        row = self._segment_row(segment, "ids")
         ids = row[0].split() if row is not None else []
         return ids if len(ids) == segment.count else None
 
@@ -305,12 +309,12 @@ class Cache:
         self,
         db: sqlite3.Connection,
         segment: Segment,
+        run: Run,
         prev: str | None,
+        facts: Facts,
         ids: str,
         text: str,
-        facts: dict[str, Any],
     ) -> bool:
-        run = Run.of(segment.start, facts)
         counts = (run.first, run.starts, int(run.lead), run.internal)
         try:
             db.execute(

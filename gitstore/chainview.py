@@ -105,11 +105,12 @@ class ChainView(Sequence[Event]):
         if (k, page) not in self._pages:
             ids = self._segment_ids(k)[page * PAGE : (page + 1) * PAGE]
             found = self._source.events(ids)
-            if found is None:  # not all in the cache: the whole segment, from git
-                events, all_ids = self._source.whole(self._segments[k])
-                self._ids[k] = all_ids
-                found = events[page * PAGE : (page + 1) * PAGE]
-            self._pages[(k, page)] = found
+            if found is not None:
+                self._pages[(k, page)] = found
+            else:  # not all in the cache: the whole segment (from git), every page kept
+                events, self._ids[k] = self._source.whole(self._segments[k])
+                for n in range(0, len(events), PAGE):
+                    self._pages[(k, n // PAGE)] = events[n : n + PAGE]
         return self._pages[(k, page)][offset - page * PAGE]
 
     @overload
