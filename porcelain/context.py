@@ -13,7 +13,7 @@ from porcelain.output import Output
 
 if TYPE_CHECKING:
     from gitstore.store import Identity, Store
-    from porcelain.config import Config
+    from porcelain.config import Config, Recorded
 
 
 def default_store_path(environ: Mapping[str, str]) -> Path:
@@ -47,6 +47,7 @@ class App:
     cwd: Path = field(default_factory=Path.cwd)
     _store: Store | None = None
     _config: Config | None = None
+    _warned: bool = False  # the trust rule's warning was printed
 
     # -- the store -------------------------------------------------------------
 
@@ -83,17 +84,26 @@ class App:
 
     # -- configuration ----------------------------------------------------------------
 
-    def config(self, deltas: Sequence[dict[str, Any]] = ()) -> Config:
+    def config(self, deltas: Sequence[dict[str, Any] | Recorded] = (), warn: bool = True) -> Config:
+        """The configuration, with a conversation's recorded ``deltas`` when given.
+
+        What the trust rule left out of them is said once per command on stderr.
+        """
         from porcelain.config import load_config
+        from porcelain.config.explain import warning
 
         store_config = self.store().gitdir / "jp" / "config.toml" if self._store_exists() else None
-        return load_config(
+        config = load_config(
             environ=self.environ,
             store_config=store_config,
             files=[Path(f) for f in self.config_files],
             overrides=list(self.overrides),
             deltas=list(deltas),
         )
+        if config.ignored and warn and not self._warned:
+            self._warned = True
+            self.output.note(warning(config.ignored))
+        return config
 
     def _store_exists(self) -> bool:
         return self._store is not None or self.store_path().exists()

@@ -6,12 +6,15 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gitstore import ids
 from gitstore.errors import ConversationExists
 from gitstore.events import Event, now_text
 from gitstore.store import Located, Store, record_activation
+
+if TYPE_CHECKING:
+    from porcelain.config import Recorded
 
 JP_WRITTEN = {"written_by": "jp"}
 ID_ATTEMPTS = 20
@@ -96,7 +99,7 @@ def fork(
 
 
 def config_delta(delta: dict[str, Any]) -> Event:
-    """A configuration entry written by jp (imported JP deltas stay inert)."""
+    """A configuration entry in jp's own keys (``written_by`` is a label, not a credential)."""
     return {
         "type": "config_delta",
         "timestamp": now_text(),
@@ -105,10 +108,33 @@ def config_delta(delta: dict[str, Any]) -> Event:
     }
 
 
+def _in_jp_keys(event: Event) -> bool:
+    """A ``config_delta`` in jp's keys; JP's own (imported) deltas use JP's keys.
+
+    The label says which vocabulary the delta speaks, nothing more: anyone can
+    write it, so whatever a delta holds goes through the trust rule
+    (``porcelain/config/trust.py``) before any of it is applied.
+    """
+    return event.get("type") == "config_delta" and (event.get("metadata") or {}).get(
+        "written_by"
+    ) == "jp"
+
+
 def jp_deltas(events: Sequence[Event]) -> list[dict[str, Any]]:
-    """The configuration entries jp itself recorded, in order."""
-    return [
-        e["delta"]
-        for e in events
-        if e.get("type") == "config_delta" and (e.get("metadata") or {}).get("written_by") == "jp"
-    ]
+    """The configuration entries in jp's keys, in order."""
+    return [e["delta"] for e in events if _in_jp_keys(e)]
+
+
+def recorded_deltas(
+    cid: str, events: Sequence[Event], commits: Sequence[str] = ()
+) -> list[Recorded]:
+    """``jp_deltas``, each named for ``config show``: conversation, number, commit."""
+    from porcelain.config import Recorded
+
+    out: list[Recorded] = []
+    for i, event in enumerate(events):
+        if _in_jp_keys(event):
+            commit = f", commit {commits[i][:12]}" if i < len(commits) else ""
+            source = f"conversation {cid} (config_delta #{len(out) + 1}{commit})"
+            out.append(Recorded(event.get("delta"), source))
+    return out

@@ -16,13 +16,37 @@ def config() -> None:
     \b
     Layers, lowest first: built-in defaults, ~/.config/jp/config.toml, the
     store's jp/config.toml, what a conversation recorded, -c PATH, --cfg KEY=VALUE.
+    A conversation's recorded configuration only chooses among what your own
+    files configure (model, instructions, compaction, which tools are on); it
+    never defines a tool or loosens one (see `jp config show --conversation`).
     """
 
 
 @config.command()
+@click.option(
+    "--conversation",
+    "conversation",
+    metavar="[ID]",
+    is_flag=False,
+    flag_value=".",
+    default=None,
+    help="Each key of this conversation's effective configuration and where it comes "
+    "from (ID defaults to the active conversation).",
+)
 @click.pass_obj
-def show(app: App) -> None:
-    """The merged configuration."""
+def show(app: App, conversation: str | None) -> None:
+    """The merged configuration; with --conversation, each key's value and source.
+
+    \b
+    Sources: default, the user file's path, the store file's path,
+    `conversation ID (config_delta #N, commit C)`, `-c PATH`, `--cfg`.
+    What the conversation recorded but may not set (a tool, its command, its
+    environment, loosening `confirm`, a provider's endpoint or key) is listed
+    as ignored: only your own configuration files set those.
+    """
+    if conversation is not None:
+        _show_conversation(app, conversation)
+        return
     from porcelain.config import show as render
 
     merged = app.config()
@@ -30,6 +54,23 @@ def show(app: App) -> None:
         app.output.data(merged.data)
     else:
         app.output.write(render(merged))
+
+
+def _show_conversation(app: App, target: str) -> None:
+    from porcelain.config.explain import as_json, as_text
+    from porcelain.lifecycle import recorded_deltas
+    from porcelain.targets import resolve
+
+    store = app.store()
+    found = resolve(store, target)
+    conv = store.load(found.cid)
+    merged = app.config(deltas=recorded_deltas(found.cid, conv.events, conv.commits), warn=False)
+    entries = merged.entries()
+    if app.output.json:
+        app.output.data(as_json(entries, merged.ignored))
+    else:
+        title = f"effective configuration of conversation {found.cid}"
+        app.output.lines(as_text(entries, merged.ignored, title))
 
 
 @config.command()

@@ -49,6 +49,7 @@ def query(
     the provider fails.
     """
     from gitstore.store import record_activation
+    from porcelain.config import Recorded, filter_delta
     from porcelain.lifecycle import config_delta, fresh_id, jp_deltas, new_conversation, start_event
     from porcelain.query.stream import StreamView
     from porcelain.query.turn import TurnContext, run_turn
@@ -61,7 +62,7 @@ def query(
         text = sys.stdin.read().strip()
     if not text:
         raise UsageError("the query is empty", 'give the text: `jp q "your question"`')
-    app.config()  # refuse a broken configuration before anything is written
+    trusted = app.config()  # refuse a broken configuration before anything is written
     if specs:  # and a bad compaction spec
         from porcelain.compaction.dsl import parse_spec
 
@@ -95,7 +96,8 @@ def query(
             conv = store.load(cid)
             events, tip = conv.events, conv.tip
         recorded = jp_deltas(events)
-        wanted = _cli_delta(app, model)
+        # recorded is only what a conversation may set (the trust rule)
+        wanted, _ = filter_delta(Recorded(_cli_delta(app, model), "--cfg"), trusted.tools())
         config = app.config(deltas=[*recorded, wanted])
         model_id = config.model_id() or _default_model(app)
         ctx = TurnContext(
@@ -122,8 +124,11 @@ def query(
 
 
 def _cli_delta(app: App, model: str | None) -> dict[str, Any]:
+    from porcelain.config import validate
+
     layers = app.cli_layers()
     if model:
+        validate({"assistant": {"model": {"id": model}}}, "--model")
         layers.setdefault("assistant", {}).setdefault("model", {})["id"] = model
     return layers
 

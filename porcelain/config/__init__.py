@@ -14,14 +14,18 @@ from porcelain.config.layers import (
 from porcelain.config.merge import diff_delta, merge
 from porcelain.config.model import DEFAULT_RULE, DEFAULTS, Config
 from porcelain.config.schema import validate
+from porcelain.config.trust import Ignored, Recorded, filter_delta
 
 __all__ = [
     "DEFAULTS",
     "DEFAULT_RULE",
     "Config",
+    "Ignored",
+    "Recorded",
     "atomic_write",
     "cli_layers",
     "diff_delta",
+    "filter_delta",
     "get_value",
     "load_config",
     "merge",

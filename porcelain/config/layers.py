@@ -1,21 +1,25 @@
 """Reading the layers and stacking them into a ``Config``.
 
 Lowest first: built-in defaults, the user's config file, the store's config
-file, the conversation's ``config_delta`` events, ``-c PATH`` files, then
-``--cfg KEY=VALUE``.  The environment is only read through ``environ``.
+file, the conversation's ``config_delta`` events (what the trust rule lets a
+conversation set), ``-c PATH`` files, then ``--cfg KEY=VALUE``.  The
+environment is only read through ``environ``.
 """
 
 from __future__ import annotations
 
+import copy
 import os
 import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from porcelain.config.merge import diff_delta, merge, nest, split_key
+from porcelain.config.merge import RULES_PATH, ends_with, lookup, merge, nest, split_key
 from porcelain.config.model import Config
 from porcelain.config.schema import Leaf, TableArray, node_at, validate
+from porcelain.config.toolenv import check_tool_env
+from porcelain.config.trust import TOOLS_PATH, Ignored, Recorded, filter_delta
 from porcelain.errors import ConfigError
 
 OVERRIDE_SOURCE = "--cfg"
@@ -109,13 +113,18 @@ def parse_override(text: str) -> dict[str, Any]:
 
 def cli_layers(files: Sequence[Path], overrides: Sequence[str]) -> dict[str, Any]:
     """The ``-c`` files then the ``--cfg`` overrides, merged; ``{}`` when none."""
-    out: dict[str, Any] = {}
-    for path in files:
-        out = merge(out, read_layer(Path(path), missing_ok=False))
+    return cli_merged(named_cli_layers(files, overrides))
+
+
+def named_cli_layers(
+    files: Sequence[Path], overrides: Sequence[str]
+) -> list[tuple[dict[str, Any], str]]:
+    """Each ``-c`` file (named ``-c PATH``) then each ``--cfg``, validated."""
+    out = [(read_layer(Path(path), missing_ok=False), f"-c {path}") for path in files]
     for text in overrides:
         layer = parse_override(text)
         validate(layer, OVERRIDE_SOURCE)
-        out = merge(out, layer)
+        out.append((layer, OVERRIDE_SOURCE))
     return out
 
 
@@ -125,13 +134,14 @@ def load_config(
     store_config: Path | None,
     files: Sequence[Path],
     overrides: Sequence[str],
-    deltas: Sequence[Mapping[str, Any]] = (),
+    deltas: Sequence[Mapping[str, Any] | Recorded] = (),
 ) -> Config:
     """Every layer, lowest first, validated and merged.
 
-    The command-line part goes on top as ``diff_delta`` against what is below,
-    so rules that a conversation already recorded from the same ``-c`` file
-    are not appended twice.
+    The conversation's deltas go through the trust rule (``trust.py``): only
+    what a conversation may set is merged, the rest is in ``ignored``.  When
+    a conversation already recorded the command line's compaction rules
+    (from the same ``-c`` file), they are not appended twice.
     """
     config = Config.defaults()
     user_path = user_config_path(environ)
@@ -139,9 +149,54 @@ def load_config(
     if store_config is not None:
         layer = read_layer(store_config, missing_ok=True)
         config = config.with_layer(layer, str(store_config))
+    cli = named_cli_layers(files, overrides)
+    tools = set(config.tools()) | {name for layer, _ in cli for name in _tool_names(layer)}
+    ignored: list[Ignored] = []
     for i, delta in enumerate(deltas, start=1):
-        config = config.with_layer(delta, f"conversation config_delta #{i}")
-    cli = cli_layers(files, overrides)
-    if cli:
-        config = config.with_layer(diff_delta(config.data, cli), "command line")
-    return config
+        recorded = delta if isinstance(delta, Recorded) else Recorded(delta, _delta_name(i))
+        kept, left = filter_delta(recorded, tools)
+        ignored += left
+        config = config.with_layer(kept, recorded.source)
+    for layer, name in _without_recorded_rules(config, cli):
+        config = config.with_layer(layer, name)
+    check_tool_env(config.data, config.origin)
+    return config.with_ignored(tuple(ignored))
+
+
+def _delta_name(i: int) -> str:
+    return f"conversation config_delta #{i}"
+
+
+def _tool_names(layer: Mapping[str, Any]) -> list[str]:
+    tools = lookup(layer, TOOLS_PATH)
+    return [name for name in tools if name != "*"] if isinstance(tools, dict) else []
+
+
+def _without_recorded_rules(
+    config: Config, cli: list[tuple[dict[str, Any], str]]
+) -> list[tuple[dict[str, Any], str]]:
+    """``cli``, minus its rules when the configuration already ends with them."""
+    wanted = lookup(cli_merged(cli), RULES_PATH)
+    current = lookup(config.data, RULES_PATH)
+    if not (isinstance(wanted, list) and wanted and isinstance(current, list)):
+        return cli
+    if not ends_with(current, wanted):
+        return cli
+    return [(_drop(layer, RULES_PATH), name) for layer, name in cli]
+
+
+def cli_merged(cli: Sequence[tuple[Mapping[str, Any], str]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for layer, _ in cli:
+        out = merge(out, layer)
+    return out
+
+
+def _drop(layer: Mapping[str, Any], path: tuple[str, ...]) -> dict[str, Any]:
+    out = copy.deepcopy(dict(layer))
+    node: Any = out
+    for part in path[:-1]:
+        node = node.get(part) if isinstance(node, dict) else None
+    if isinstance(node, dict):
+        node.pop(path[-1], None)
+    return out

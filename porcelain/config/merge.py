@@ -123,12 +123,13 @@ def _diff(
             if sub:
                 out[key] = sub
         elif here in APPEND_PATHS and isinstance(value, list) and isinstance(old, list):
-            if value and not _ends_with(old, value):
+            if value and not ends_with(old, value):
                 out[key] = copy.deepcopy(value)
         elif key not in current or not same(old, value):
             out[key] = copy.deepcopy(value)
     return out
 
 
-def _ends_with(items: list[Any], tail: list[Any]) -> bool:
+def ends_with(items: list[Any], tail: list[Any]) -> bool:
+    """``items``'s last entries are ``tail``."""
     return len(tail) <= len(items) and same(items[len(items) - len(tail) :], tail)

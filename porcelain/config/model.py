@@ -6,8 +6,9 @@ import copy
 from collections.abc import Mapping
 from typing import Any, Final, TypeVar
 
-from porcelain.config.merge import RULES_PATH, lookup, merge, split_key
-from porcelain.config.schema import validate
+from porcelain.config.merge import APPEND_PATHS, RULES_PATH, lookup, merge, split_key
+from porcelain.config.schema import leaves, validate
+from porcelain.config.trust import Ignored
 
 T = TypeVar("T")
 
@@ -24,25 +25,36 @@ DEFAULT_RULE: Final[Mapping[str, Any]] = {
     "tool_calls": "strip",
 }
 
-DEFAULTS_SOURCE: Final = "built-in defaults"
+DEFAULTS_SOURCE: Final = "default"
+DEFAULT_RULE_SOURCE: Final = "default (the built-in rule: no layer defines one)"
 
 
 class Config:
     """The merged configuration.  Never mutated: ``with_layer`` returns a new one.
 
     Build one with ``load_config`` or ``Config.defaults().with_layer(...)``;
-    the constructor trusts ``data`` (it does not validate).
+    the constructor trusts ``data`` (it does not validate).  Each value
+    remembers the layer it came from (``origin``), and ``ignored`` holds what
+    the trust rule left out of the conversation's deltas.
     """
 
-    __slots__ = ("_data", "_sources")
+    __slots__ = ("_data", "_ignored", "_origins", "_sources")
 
-    def __init__(self, data: Mapping[str, Any] | None = None, sources: tuple[str, ...] = ()):
+    def __init__(
+        self,
+        data: Mapping[str, Any] | None = None,
+        sources: tuple[str, ...] = (),
+        origins: Mapping[tuple[str, ...], str] | None = None,
+        ignored: tuple[Ignored, ...] = (),
+    ):
         self._data: dict[str, Any] = copy.deepcopy(dict(data or {}))
         self._sources = sources
+        self._origins = dict(origins or {})
+        self._ignored = ignored
 
     @classmethod
     def defaults(cls) -> Config:
-        return cls(DEFAULTS, (DEFAULTS_SOURCE,))
+        return cls().with_layer(DEFAULTS, DEFAULTS_SOURCE)
 
     @property
     def data(self) -> dict[str, Any]:
@@ -54,10 +66,41 @@ class Config:
         """Names of the layers merged so far, lowest first."""
         return self._sources
 
+    @property
+    def ignored(self) -> tuple[Ignored, ...]:
+        """What the conversation's deltas tried to set and the trust rule left out."""
+        return self._ignored
+
     def with_layer(self, layer: Mapping[str, Any], name: str) -> Config:
         """A new Config with ``layer`` merged on top; ConfigError names ``name``."""
         validate(layer, name)
-        return Config(merge(self._data, layer), (*self._sources, name))
+        origins = dict(self._origins)
+        for path, value in leaves(layer):
+            below = origins.get(path)
+            appended = path in APPEND_PATHS and isinstance(lookup(self._data, path), list)
+            if appended and below is not None and value:
+                origins[path] = f"{below} + {name}"
+            elif not (appended and not value):
+                origins[path] = name
+        data = merge(self._data, layer)
+        return Config(data, (*self._sources, name), origins, self._ignored)
+
+    def with_ignored(self, ignored: tuple[Ignored, ...]) -> Config:
+        return Config(self._data, self._sources, self._origins, (*self._ignored, *ignored))
+
+    def origin(self, path: tuple[str, ...]) -> str:
+        """The layer a value came from (lowest layer's name when unknown)."""
+        return self._origins.get(path) or (self._sources[0] if self._sources else DEFAULTS_SOURCE)
+
+    def entries(self) -> list[tuple[tuple[str, ...], Any, str]]:
+        """Every effective value: (key path, value, the layer it came from), sorted.
+
+        The built-in compaction rule is listed when no layer defines one.
+        """
+        out = [(path, copy.deepcopy(v), self.origin(path)) for path, v in leaves(self._data)]
+        if lookup(self._data, RULES_PATH) is None:
+            out.append((RULES_PATH, [dict(DEFAULT_RULE)], DEFAULT_RULE_SOURCE))
+        return sorted(out, key=lambda entry: entry[0])
 
     def get(self, dotted_key: str, default: Any = None) -> Any:
         value = lookup(self._data, split_key(dotted_key, "config key"))

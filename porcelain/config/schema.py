@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -80,6 +80,25 @@ COMMAND = Leaf(
     ),
 )
 
+_ENV_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _env_name(v: Any) -> bool:
+    return isinstance(v, str) and _ENV_NAME_RE.fullmatch(v) is not None
+
+
+ENV_NAMES = Leaf(
+    "an array of environment variable names",
+    lambda v: isinstance(v, list) and all(_env_name(x) for x in v),
+)
+ENV_TABLE = Leaf(
+    "a table of environment variable names to strings",
+    lambda v: (
+        isinstance(v, dict)
+        and all(_env_name(k) and isinstance(x, str) and "\0" not in x for k, x in v.items())
+    ),
+)
+
 MODEL = Table(
     {
         "id": MODEL_ID,
@@ -107,6 +126,8 @@ TOOL = Table(
         "enable": BOOL,
         "confirm": BOOL,
         "timeout": POSITIVE_NUMBER,
+        "env": ENV_TABLE,
+        "pass_env": ENV_NAMES,
     }
 )
 
@@ -166,6 +187,16 @@ def node_at(path: tuple[str, ...]) -> Node | None:
             return None
         node = child
     return node
+
+
+def leaves(data: Mapping[str, Any], path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Any]]:
+    """Each value of ``data`` that the schema treats as one (a table of tables is walked)."""
+    for key, value in data.items():
+        here = (*path, key)
+        if isinstance(value, Mapping) and isinstance(node_at(here), Table | MapOf):
+            yield from leaves(value, here)
+        else:
+            yield here, value
 
 
 def validate(data: Mapping[str, Any], source: str) -> None:

@@ -2,21 +2,26 @@
 
 A command tool is `[conversation.tools.NAME]` with `command`, `description`
 and `parameters` (a JSON schema).  The model's arguments reach the command as
-JSON on stdin, never through a shell.  Every failure becomes an error result
-the model reads; a tool never crashes a turn.
+JSON on stdin, never through a shell.  The command runs with a minimal
+environment (`porcelain/config/toolenv.py`: PATH, HOME, the locale, TMPDIR,
+TERM, plus what its own table's `pass_env` and `env` name), never with a
+provider's key.  Every failure becomes an error result the model reads; a
+tool never crashes a turn.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from gitstore.events import Event, now_text
 from porcelain.config import Config
+from porcelain.config.toolenv import tool_environment
 from porcelain.models.base import ToolSpec
 
 DEFAULT_TIMEOUT = 60.0
@@ -92,13 +97,19 @@ def specs(tools: dict[str, BuiltinTool | dict[str, Any]]) -> list[ToolSpec]:
     return out
 
 
-def run_command(name: str, table: dict[str, Any], call: ToolCall) -> ToolOutcome:
+def run_command(
+    name: str, table: dict[str, Any], call: ToolCall, environ: Mapping[str, str] | None = None
+) -> ToolOutcome:
+    """Run a command tool with the environment its table allows (of ``environ``,
+    jp's own environment by default)."""
     command = table["command"]
     argv = shlex.split(command) if isinstance(command, str) else [str(c) for c in command]
+    env = tool_environment(table, os.environ if environ is None else environ)
     try:
         proc = subprocess.run(
             argv,
             input=json.dumps(call.arguments),
+            env=env,
             capture_output=True,
             text=True,
             timeout=float(table.get("timeout", DEFAULT_TIMEOUT)),

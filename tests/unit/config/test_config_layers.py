@@ -59,7 +59,7 @@ def test_defaults_only_when_no_files(env: dict[str, str], tmp_path: Path) -> Non
     assert config.model_id() is None
     assert config.max_retries() == 2
     assert config.get("assistant.model.max_tokens") == 8192
-    assert config.sources[0] == "built-in defaults"
+    assert config.sources[0] == "default"
 
 
 def test_layer_order(env: dict[str, str], tmp_path: Path) -> None:
@@ -163,9 +163,19 @@ def test_bad_type_in_user_config_names_it(env: dict[str, str]) -> None:
     assert info.value.message.endswith('got "big"')
 
 
-def test_bad_delta_names_the_delta(env: dict[str, str]) -> None:
-    with pytest.raises(ConfigError, match=r"config_delta #2: unknown key foo"):
-        load_config(environ=env, store_config=None, files=[], overrides=[], deltas=[{}, {"foo": 1}])
+def test_a_bad_delta_is_ignored_and_named_not_an_error(env: dict[str, str]) -> None:
+    config = load_config(
+        environ=env,
+        store_config=None,
+        files=[],
+        overrides=[],
+        deltas=[{}, {"foo": 1, "assistant": {"model": {"context_window": "big"}}}],
+    )
+    assert config.context_window() is None
+    assert [(i.path, i.source) for i in config.ignored] == [
+        (("foo",), "conversation config_delta #2"),
+        (("assistant", "model", "context_window"), "conversation config_delta #2"),
+    ]
 
 
 def test_non_utf8_file(env: dict[str, str]) -> None:

@@ -28,7 +28,7 @@ def test_with_layer_returns_a_new_config() -> None:
     assert base.model_id() is None
     assert top.model_id() == "a/b"
     assert top.get("assistant.model.max_tokens") == 8192
-    assert top.sources == ("built-in defaults", "delta")
+    assert top.sources == ("default", "delta")
 
 
 def test_with_layer_validates_with_its_name() -> None:

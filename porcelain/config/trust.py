@@ -1,0 +1,189 @@
+"""The trust rule: configuration recorded in a conversation is data.
+
+Only the user's own files (built-in defaults, the user file, the store's
+file, ``-c PATH``, ``--cfg``) define a tool, its command or environment,
+whether it asks before it runs, or a provider's endpoint and credentials.
+A conversation's ``config_delta`` events travel with the conversation (a
+pull, an import), so anyone who could write the conversation wrote them.
+They may only choose among what the user configured: the keys in
+``CONVERSATION_KEYS``, an explicit allowlist over the schema.  Anything
+else a delta holds is left out and reported as an ``Ignored`` entry; it is
+never an error, so a hostile delta cannot block the user's work either.
+
+Pure functions: no I/O, no printing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from porcelain.config.merge import nest
+from porcelain.config.schema import Leaf, MapOf, Table, TableArray, node_at, validate
+from porcelain.errors import ConfigError
+
+# Stands for any tool name in ``CONVERSATION_KEYS``.
+TOOL: Final = "<tool>"
+TOOLS_PATH: Final = ("conversation", "tools")
+
+# Every key a conversation may set; nothing else it records is applied.
+CONVERSATION_KEYS: Final[frozenset[tuple[str, ...]]] = frozenset(
+    {
+        ("assistant", "model", "id"),
+        ("assistant", "model", "context_window"),
+        ("assistant", "model", "max_tokens"),
+        ("assistant", "model", "thinking_budget"),
+        ("assistant", "instructions"),
+        ("conversation", "compaction", "rules"),
+        ("conversation", "compaction", "review", "model", "id"),
+        ("conversation", "compaction", "review", "model", "context_window"),
+        ("conversation", "compaction", "review", "model", "max_tokens"),
+        ("conversation", "compaction", "review", "model", "thinking_budget"),
+        ("conversation", "compaction", "review", "instructions"),
+        # only of a tool the user configured or jp builds in, and for "*"
+        (*TOOLS_PATH, TOOL, "enable"),
+        # only to true: stricter, never looser
+        (*TOOLS_PATH, TOOL, "confirm"),
+    }
+)
+
+# Names no conversation ever sets, wherever they appear (a rule's summary
+# model included): a second line behind the allowlist, for keys the schema
+# may grow (a provider's endpoint and credentials, a tool's execution).
+NEVER_FROM_CONVERSATION: Final = frozenset(
+    {"providers", "base_url", "api_key", "api_key_env", "kind", "command", "env", "pass_env"}
+)
+
+# jp's own tools (``porcelain/query/tools.py`` registers them; a test keeps
+# the two lists equal).  A conversation may switch these on or off.
+BUILTIN_TOOLS: Final = frozenset({"propose_compaction"})
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """One ``config_delta`` as a conversation recorded it, and where from."""
+
+    delta: Any
+    source: str
+
+
+@dataclass(frozen=True)
+class Ignored:
+    """A key a conversation's delta tried to set, left out by the trust rule."""
+
+    path: tuple[str, ...]
+    value: Any
+    source: str
+    reason: str
+
+
+DEFINES = "only the user's configuration files define a tool or how it runs"
+LOOSER = "a conversation may make a tool stricter (confirm = true), never looser"
+NOT_CHOOSABLE = "not a key a conversation may set"
+INVALID = "not a valid value for this key"
+
+
+def _matches(path: tuple[str, ...], pattern: tuple[str, ...]) -> bool:
+    return len(path) == len(pattern) and all(
+        p == q or q == TOOL for p, q in zip(path, pattern, strict=True)
+    )
+
+
+def _leads_somewhere(path: tuple[str, ...]) -> bool:
+    """Some allowed key lies under ``path``."""
+    return any(
+        _matches(path, key[: len(path)]) for key in CONVERSATION_KEYS if len(key) > len(path)
+    )
+
+
+def _allowed(path: tuple[str, ...]) -> bool:
+    return any(_matches(path, key) for key in CONVERSATION_KEYS)
+
+
+def _mentions_forbidden(value: Any) -> bool:
+    if isinstance(value, Mapping):
+        return any(k in NEVER_FROM_CONVERSATION or _mentions_forbidden(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_mentions_forbidden(v) for v in value)
+    return False
+
+
+def _valid(path: tuple[str, ...], value: Any) -> bool:
+    node = node_at(path)
+    if isinstance(node, Leaf):
+        return node.check(value)
+    if isinstance(node, TableArray):
+        try:
+            validate(nest(path, value), "conversation")
+        except ConfigError:
+            return False
+        return not _mentions_forbidden(value)
+    return False
+
+
+def filter_delta(recorded: Recorded, tools: Iterable[str]) -> tuple[dict[str, Any], list[Ignored]]:
+    """The part of ``recorded`` a conversation may set, and what was left out.
+
+    ``tools`` are the names of the tools the user's files define; with
+    ``BUILTIN_TOOLS`` and ``*`` they are the tools a delta may switch on,
+    or make ask first.  Switching off, or making ask first, a tool that does
+    not exist has no effect: it is dropped without a report.
+    """
+    existing = {*tools, *BUILTIN_TOOLS, "*"}
+    kept: dict[str, Any] = {}
+    ignored: list[Ignored] = []
+    if not isinstance(recorded.delta, Mapping):
+        ignored.append(Ignored((), recorded.delta, recorded.source, "not a table"))
+        return kept, ignored
+    for path, value in _walk(recorded.delta, ()):
+        reason = _refusal(path, value, existing)
+        if reason is None:
+            _put(kept, path, value)
+        elif reason:
+            ignored.append(Ignored(path, value, recorded.source, reason))
+    return kept, ignored
+
+
+def _walk(table: Mapping[str, Any], path: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], Any]]:
+    """Each value the schema treats as one (unknown tables are walked to their ends)."""
+    for key, value in table.items():
+        here = (*path, str(key))
+        if isinstance(value, Mapping) and _is_table(here):
+            yield from _walk(value, here)  # an empty table sets nothing
+        else:
+            yield here, value
+
+
+def _is_table(path: tuple[str, ...]) -> bool:
+    if _allowed(path):
+        return False
+    node = node_at(path)
+    return node is None or isinstance(node, Table | MapOf) or _leads_somewhere(path)
+
+
+def _refusal(path: tuple[str, ...], value: Any, existing: set[str]) -> str | None:
+    """None to keep the key, a reason to report it, "" to drop it silently."""
+    tool = path[: len(TOOLS_PATH)] == TOOLS_PATH and len(path) > len(TOOLS_PATH)
+    keys = (*TOOLS_PATH, *path[len(TOOLS_PATH) + 1 :]) if tool else path  # not the tool's name
+    if any(part in NEVER_FROM_CONVERSATION for part in keys) or not _allowed(path):
+        return DEFINES if tool else NOT_CHOOSABLE
+    if not _valid(path, value):
+        return INVALID
+    if not tool:
+        return None
+    name, field = path[len(TOOLS_PATH)], path[-1]
+    if field == "confirm" and value is not True:
+        return LOOSER
+    if name in existing:
+        return None
+    if field == "enable" and value is True:
+        return f"defines no tool: {name!r} is not configured"
+    return ""  # off, or asking first, for a tool that is not there: no effect
+
+
+def _put(out: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
+    node = out
+    for part in path[:-1]:
+        node = node.setdefault(part, {})
+    node[path[-1]] = value
