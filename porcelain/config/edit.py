@@ -21,6 +21,7 @@ from porcelain.config.layers import parse_toml, parse_value, read_text
 from porcelain.config.merge import RULES_PATH, lookup, split_key
 from porcelain.config.model import DEFAULT_RULE, Config
 from porcelain.config.schema import TableArray, node_at, unknown_key, validate
+from porcelain.config.toolenv import check_tool_env
 from porcelain.errors import ConfigError
 
 
@@ -64,7 +65,9 @@ def set_value(path: Path, dotted_key: str, raw_value: str) -> Any:
         raise ConfigError(f"{path}: invalid TOML: {exc}")
     _set_in(doc, parts, value, path)
     new_text = tomlkit.dumps(doc)
-    validate(parse_toml(new_text, str(path)), str(path))
+    data = parse_toml(new_text, str(path))
+    validate(data, str(path))
+    check_tool_env(data, lambda _: str(path))
     atomic_write(path, new_text)
     return value
 

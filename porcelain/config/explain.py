@@ -29,9 +29,9 @@ def _escape(text: str) -> str:
         if ch.isprintable():
             out.append(ch)
         elif ord(ch) > 0xFFFF:
-            out.append(f"\\U{ord(ch):08X}")
+            out.append(f"\\U{ord(ch):08x}")
         else:
-            out.append(f"\\u{ord(ch):04X}")
+            out.append(f"\\u{ord(ch):04x}")
     return '"' + "".join(out) + '"'
 
 

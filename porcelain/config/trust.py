@@ -156,8 +156,10 @@ def _walk(table: Mapping[str, Any], path: tuple[str, ...]) -> Iterator[tuple[tup
 
 
 def _is_table(path: tuple[str, ...]) -> bool:
-    if _allowed(path):
-        return False
+    if _allowed(path) or (
+        path[: len(TOOLS_PATH)] == TOOLS_PATH and len(path) > len(TOOLS_PATH) + 1
+    ):
+        return False  # a tool's fields are reported whole
     node = node_at(path)
     return node is None or isinstance(node, Table | MapOf) or _leads_somewhere(path)
 
