@@ -114,6 +114,7 @@ def warning(ignored: Sequence[Ignored], limit: int = 4) -> str:
     keys: list[str] = []
     for item in ignored:
         key = dotted_key(item.path)
+        key = key if len(key) <= 80 else key[:77] + "..."
         if key not in keys:
             keys.append(key)
     shown = ", ".join(keys[:limit]) + (

@@ -55,6 +55,9 @@ NEVER_FROM_CONVERSATION: Final = frozenset(
     {"providers", "base_url", "api_key", "api_key_env", "kind", "command", "env", "pass_env"}
 )
 
+# Deeper than any key of the schema: an unknown table is reported whole from here.
+MAX_DEPTH: Final = 8
+
 # jp's own tools (``porcelain/query/tools.py`` registers them; a test keeps
 # the two lists equal).  A conversation may switch these on or off.
 BUILTIN_TOOLS: Final = frozenset({"propose_compaction"})
@@ -134,25 +137,37 @@ def filter_delta(recorded: Recorded, tools: Iterable[str]) -> tuple[dict[str, An
     kept: dict[str, Any] = {}
     ignored: list[Ignored] = []
     if not isinstance(recorded.delta, Mapping):
-        ignored.append(Ignored((), recorded.delta, recorded.source, "not a table"))
+        ignored.append(Ignored((), _bounded(recorded.delta), recorded.source, "not a table"))
         return kept, ignored
     for path, value in _walk(recorded.delta, ()):
         reason = _refusal(path, value, existing)
         if reason is None:
             _put(kept, path, value)
         elif reason:
-            ignored.append(Ignored(path, value, recorded.source, reason))
+            ignored.append(Ignored(path, _bounded(value), recorded.source, reason))
     return kept, ignored
 
 
 def _walk(table: Mapping[str, Any], path: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], Any]]:
-    """Each value the schema treats as one (unknown tables are walked to their ends)."""
+    """Each value the schema treats as one (unknown tables are walked, to MAX_DEPTH)."""
     for key, value in table.items():
         here = (*path, str(key))
-        if isinstance(value, Mapping) and _is_table(here):
+        if isinstance(value, Mapping) and len(here) < MAX_DEPTH and _is_table(here):
             yield from _walk(value, here)  # an empty table sets nothing
         else:
             yield here, value
+
+
+def _bounded(value: Any, depth: int = MAX_DEPTH) -> Any:
+    """``value`` for a report: containers nested deeper than ``depth`` shown as "...".
+
+    A hostile delta may nest as deep as JSON allows; what is shown of it stays small.
+    """
+    if isinstance(value, Mapping):
+        return {str(k): _bounded(v, depth - 1) for k, v in value.items()} if depth else "..."
+    if isinstance(value, list):
+        return [_bounded(v, depth - 1) for v in value] if depth else "..."
+    return value
 
 
 def _is_table(path: tuple[str, ...]) -> bool:

@@ -320,3 +320,13 @@ def test_cfg_may_loosen_what_a_delta_made_stricter(env: dict[str, str], tmp_path
     )
     assert config.tools()["list_files"]["confirm"] is False
     assert config.origin(("conversation", "tools", "list_files", "confirm")) == "--cfg"
+
+
+def test_a_deeply_nested_delta_is_reported_small() -> None:
+    deep: Any = "bottom"
+    for _ in range(500):
+        deep = {"x": deep}
+    kept, ignored = filter_delta(Recorded({"nonsense": deep}, SOURCE), USER_TOOLS)
+    assert kept == {}
+    assert len(ignored) == 1 and len(ignored[0].path) <= 8
+    assert "..." in repr(ignored[0].value) and len(repr(ignored[0].value)) < 200
