@@ -195,7 +195,7 @@ def _refusal(path: tuple[str, ...], value: Any, existing: set[str]) -> str | Non
     if name in existing:
         return None
     if field == "enable" and value is True:
-        return f"defines no tool: {name!r} is not configured"
+        return f"{name!r} is not a configured tool, and a conversation defines none"
     return ""  # off, or asking first, for a tool that is not there: no effect
 
 

@@ -86,7 +86,7 @@ def test_enable_only_of_a_tool_the_user_configured_or_jp_builds_in() -> None:
     assert keep(tool("*", enable=True)) == tool("*", enable=True)
     assert keep(tool("helper", enable=True)) == {}
     assert left_out(tool("helper", enable=True)) == {
-        "conversation.tools.helper.enable": "defines no tool: 'helper' is not configured"
+        "conversation.tools.helper.enable": "'helper' is not a configured tool, and a conversation defines none"
     }
 
 
