@@ -16,6 +16,7 @@ import click  # noqa: TID251
 
 from porcelain.context import App
 from porcelain.errors import UserError
+from porcelain.output import untrusted_field
 
 if TYPE_CHECKING:
     from gitstore.sync import Outcome, Syncer
@@ -44,10 +45,10 @@ def _phrase(o: Outcome, remote: str) -> str:
     if o.kind == "notes":
         what = "sent" if o.direction == "push" else "updated"
         what = "merged" if o.action == "merged" else what
-        return f"{o.id}: {what}"
+        return f"{untrusted_field(o.id)}: {what}"
     if o.action in UNFINISHED:
-        text = f"{o.action} ({o.detail})" if o.detail else o.action
-    return f"{o.id}: {text}"
+        text = f"{o.action} ({untrusted_field(o.detail)})" if o.detail else o.action
+    return f"{untrusted_field(o.id)}: {text}"
 
 
 def _report(app: App, remote: str, outcomes: Sequence[Outcome], verb: str) -> None:
@@ -70,7 +71,8 @@ def _report(app: App, remote: str, outcomes: Sequence[Outcome], verb: str) -> No
         shown = 0
         for o in outcomes:
             if o.kind == "warning":
-                app.output.note(f"warning: {remote} has {o.id}, {o.detail}; skipped")
+                ref, why = untrusted_field(o.id), untrusted_field(o.detail)
+                app.output.note(f"warning: {remote} has {ref}, {why}; skipped")
             elif o.action in UNFINISHED:
                 app.output.note(f"{remote}: {_phrase(o, remote)}")
             else:
