@@ -15,12 +15,18 @@ from porcelain.errors import UserError
 @click.option(
     "--here",
     is_flag=True,
-    help="Keep conversations in the enclosing git repository (its refs only; "
-    "branches, index and work tree are never touched).",
+    help="Keep conversations in the enclosing git repository (jp's own refs only: "
+    "its notes go under refs/notes/jp/; the project's branches, tags, notes, index, "
+    "work tree and remotes are never touched).",
 )
 @click.pass_obj
 def init(app: App, path: Path | None, here: bool) -> None:
-    """Create a store (a bare git repository); harmless when it exists."""
+    """Create a store (a bare git repository); harmless when it exists.
+
+    With --here, conversations live in the project's own repository as
+    refs/conversations/*; nothing is sent anywhere until you add a remote
+    (`jp remote add NAME URL`) and push to it by name.
+    """
     from gitstore.repo import init_bare, mark_project, open_repo
 
     if here:
@@ -29,9 +35,12 @@ def init(app: App, path: Path | None, here: bool) -> None:
         found = pygit2.discover_repository(str(app.cwd))
         if found is None:
             raise UserError("not inside a git repository", "run `git init` first, or drop --here")
-        repo = open_repo(Path(found))
-        mark_project(repo)
-        app.output.line(f"Conversations will be stored in {found.rstrip('/')}")
+        notes = mark_project(open_repo(Path(found)))
+        where = found.rstrip("/")
+        if app.output.json:
+            app.output.data({"store": where, "created": False, "notes": [notes.meta, notes.source]})
+        else:
+            app.output.line(f"Conversations will be stored in {where}")
         return
     target = path or app.store_path()
     _, created = init_bare(target)

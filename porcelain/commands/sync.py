@@ -122,8 +122,15 @@ def _syncer(app: App, name: str | None, progress: _Progress) -> Syncer:
 
     store = app.store()
     if name is None:
-        found = remotes.all_remotes(store.repo)
-        name = found[0].name if len(found) == 1 else "origin"
+        name = remotes.default(store.repo)
+        if name is None and not remotes.all_remotes(store.repo):
+            name = "origin"  # says: no remote named origin, add one
+        if name is None:
+            raise UserError(
+                "no remote to sync with by default",
+                "name it on the command line (`jp remote list` shows them); a remote with "
+                "settings of its own, such as a project's code remote, is never the default",
+            )
     remotes.check_name(name)
     if remotes.find(store.repo, name) is None:
         raise UserError(f"no remote named {name}", "add one: `jp remote add NAME URL`")
@@ -153,7 +160,8 @@ def pull(app: App, remote: str | None) -> None:
     both machines keeps its id for the remote's history; your local
     continuation becomes a conversation of its own, named in the output.
     Metadata and archive state merge (docs/sync.md).  REMOTE defaults to the
-    only remote, else origin.
+    only remote jp made, else origin; a remote with settings of its own (a
+    project's code remote) is used only when named.
     """
     _run(app, remote, "pull")
 
