@@ -101,3 +101,27 @@ def test_a_piped_answer_stays_byte_exact(online: User, fake: FakeMessages) -> No
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == (answer + "\n").encode()
+
+
+def test_a_remote_ref_name_is_shown_escaped(user: User, tmp_path: Path) -> None:
+    """git refuses control bytes in ref names, not UTF-8 C1 characters (CSI is U+009B)."""
+    remote = tmp_path / "hostile.git"
+    subprocess.run(["git", "init", "--bare", "-q", str(remote)], check=True)
+    git = ["git", "--git-dir", str(remote)]
+    tree = subprocess.run(
+        [*git, "mktree"], input="", capture_output=True, text=True, check=True
+    ).stdout.strip()
+    made = subprocess.run(
+        [*git, "commit-tree", tree, "-m", "not an event"],
+        env=user.env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    name = "refs/conversations/evil\u009b2J\u009b31mname"
+    subprocess.run([*git, "update-ref", name, made], check=True)
+    user.ok("remote", "add", "origin", str(remote))
+    code, out = run_on_terminal(("pull", "origin"), user.env, user.root)
+    assert b"evil" in out and b"not a conversation id" in out, out
+    assert "\u009b".encode() not in out, f"a raw CSI reached the terminal: {out!r}"
+    assert b"evil\\x9b2J\\x9b31mname" in out, out
