@@ -36,7 +36,7 @@ _ONE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _LINE_BREAKS = re.compile("[\n\r\t\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 # JSON leaves DEL and C1 raw; as \\u escapes they decode to the same text
-_JSON_RAW = {c: f"\\u{c:04x}" for c in range(0x7F, 0xA0)}
+_JSON_RAW = re.compile("[\x7f-\x9f]")
 
 
 def _visible(match: re.Match[str]) -> str:
@@ -147,7 +147,9 @@ class Output:
         print(self.shown(text, err=True), file=self.err, flush=True)
 
     def data(self, value: Any) -> None:
-        text = json.dumps(value, indent=2, ensure_ascii=False).translate(_JSON_RAW)
+        text = json.dumps(value, indent=2, ensure_ascii=False)
+        if _JSON_RAW.search(text):
+            text = _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
         print(text, file=self.out, flush=True)
 
     def error(self, message: str, hint: str | None = None) -> None:

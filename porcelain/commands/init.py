@@ -25,9 +25,10 @@ def init(app: App, path: Path | None, here: bool) -> None:
 
     With --here, conversations live in the project's own repository as
     refs/conversations/*; nothing is sent anywhere until you add a remote
-    (`jp remote add NAME URL`) and push to it by name.
+    (`jp remote add NAME URL`, then `jp push`), and the project's own code
+    remote gets conversations only when you name it (`jp push origin`).
     """
-    from gitstore.repo import init_bare, mark_project, open_repo
+    from gitstore.repo import init_bare, is_marked, mark_project, open_repo
 
     if here:
         import pygit2
@@ -35,10 +36,12 @@ def init(app: App, path: Path | None, here: bool) -> None:
         found = pygit2.discover_repository(str(app.cwd))
         if found is None:
             raise UserError("not inside a git repository", "run `git init` first, or drop --here")
-        notes = mark_project(open_repo(Path(found)))
         where = found.rstrip("/")
+        created = not is_marked(Path(where))
+        notes = mark_project(open_repo(Path(found)))
         if app.output.json:
-            app.output.data({"store": where, "created": False, "notes": [notes.meta, notes.source]})
+            names = {"meta": notes.meta, "source": notes.source}
+            app.output.data({"store": where, "created": created, "notes": names})
         else:
             app.output.line(f"Conversations will be stored in {where}")
         return

@@ -4,6 +4,7 @@ project's notes, branches, tags, index and remotes left exactly as they were.
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -93,7 +94,12 @@ def project(user: User, tmp_path: Path) -> Project:
 def test_init_here_push_and_pull_leave_the_project_alone(project: Project, tmp_path: Path) -> None:
     remote = bare(tmp_path / "jp-remote.git")
     before = project.state()
-    project.jp("init", "--here")
+    made = json.loads(project.jp("-F", "json", "init", "--here"))
+    assert made["created"] and made["notes"] == {
+        "meta": "refs/notes/jp/meta",
+        "source": "refs/notes/jp/source",
+    }
+    assert not json.loads(project.jp("-F", "json", "init", "--here"))["created"]
     project.jp("remote", "add", "jp", str(remote))
     project.jp("q", "--new", "hi")
     cid = ID.findall(project.jp("conversation", "ls"))[0]
