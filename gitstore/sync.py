@@ -1,8 +1,9 @@
 """Pull: fetch a remote's conversations and notes, then integrate them.
 
 Fetching copies the remote's ``refs/conversations/*``, ``refs/archive/*`` and
-``refs/notes/*`` to ``refs/jp-remotes/<remote>/...`` (forced: they are
-copies).  Integrating decides per conversation id (``syncplan``) and moves
+jp's notes refs (``refs/notes/meta``, ``refs/notes/source``; never other
+notes) to ``refs/jp-remotes/<remote>/...`` (forced: they are copies); the
+notes are integrated into the store's own names (``Store.notes_refs``).  Integrating decides per conversation id (``syncplan``) and moves
 local refs by compare-and-swap, in journaled transactions; every step can be
 rerun, so an interrupted pull is completed by the next one.  ``JP_HEAD``,
 caches, locks and the store's ``jp/`` folder never travel.
