@@ -86,6 +86,7 @@ class RemoteInfo:
     url: str
     fetch: tuple[str, ...]
     push: tuple[str, ...]
+    settings: tuple[str, ...] = ()  # its other keys (``prune``, ``pushurl``, ``mirror``...)
 
     @property
     def configured(self) -> bool:
@@ -94,27 +95,41 @@ class RemoteInfo:
 
     @property
     def foreign(self) -> bool:
-        """The remote has refspecs of its own (it was not made by jp)."""
+        """The remote was not made by jp: it has refspecs or settings of its own,
+        or no push refspecs (jp gives each remote it makes its push refspecs,
+        and never adds them to a remote that existed)."""
         ours = jp_refspecs(self.name)
-        return any(spec not in ours for spec in self.fetch + self.push)
+        if self.settings or any(spec not in ours for spec in self.fetch + self.push):
+            return True
+        return not self.push
 
 
-def _info(remote: pygit2.Remote) -> RemoteInfo:
+def _settings(repo: pygit2.Repository, name: str) -> tuple[str, ...]:
+    prefix = f"remote.{name}."
+    keys = set()
+    for entry in repo.config:
+        if entry.name.startswith(prefix):
+            keys.add(entry.name[len(prefix) :].lower())
+    return tuple(sorted(keys - {"url", "fetch", "push"}))
+
+
+def _info(repo: pygit2.Repository, remote: pygit2.Remote) -> RemoteInfo:
     return RemoteInfo(
         str(remote.name),
         str(remote.url or ""),
         tuple(str(s) for s in remote.fetch_refspecs),
         tuple(str(s) for s in remote.push_refspecs),
+        _settings(repo, str(remote.name)),
     )
 
 
 def all_remotes(repo: pygit2.Repository) -> list[RemoteInfo]:
-    return sorted((_info(r) for r in repo.remotes), key=lambda r: r.name)
+    return sorted((_info(repo, r) for r in repo.remotes), key=lambda r: r.name)
 
 
 def find(repo: pygit2.Repository, name: str) -> RemoteInfo | None:
     try:
-        return _info(repo.remotes[name])
+        return _info(repo, repo.remotes[name])
     except (KeyError, ValueError, pygit2.GitError):
         return None
 

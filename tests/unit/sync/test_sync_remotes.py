@@ -161,3 +161,27 @@ def test_exact_matches_only_the_values() -> None:
     assert re.fullmatch(pattern, "+refs/notes/meta*:refs/x/notes/meta*")
     assert re.fullmatch(pattern, "a.b") and not re.fullmatch(pattern, "axb")
     assert not re.fullmatch(pattern, "+refs/notes/meta*:refs/x/notes/meta*x")
+
+
+def test_a_remote_with_only_a_url_keeps_it(repo: pygit2.Repository) -> None:
+    """No refspec of its own, but jp did not make it: it has no push refspecs of jp's."""
+    repo.config["remote.code.url"] = "/srv/code.git"
+    assert remotes.add(repo, "code", "/srv/code.git") == "configured"
+    info = remotes.find(repo, "code")
+    assert info is not None and info.foreign and info.configured
+    assert remotes.remove(repo, "code") == "unconfigured"
+    info = remotes.find(repo, "code")
+    assert info is not None and info.url == "/srv/code.git" and info.fetch == ()
+
+
+@pytest.mark.parametrize("key", ["prune", "pushurl", "mirror", "tagOpt"])
+def test_settings_of_its_own_make_a_remote_foreign(repo: pygit2.Repository, key: str) -> None:
+    remotes.add(repo, "backup", "/srv/b.git")
+    repo.config[f"remote.backup.{key}"] = "--no-tags" if key == "tagOpt" else "true"
+    info = remotes.find(repo, "backup")
+    assert info is not None and info.foreign and info.settings == (key.lower(),)
+    assert remotes.default(repo) is None
+    assert remotes.remove(repo, "backup") == "unconfigured"
+    kept = remotes.find(repo, "backup")
+    assert kept is not None and kept.url == "/srv/b.git" and not kept.fetch and not kept.push
+    assert repo.config[f"remote.backup.{key}"]
