@@ -14,6 +14,9 @@ Points (in the order an operation reaches them):
 - ``move:journal-written``: a multi-ref update's journal is on disk, no ref locked
 - ``move:locked``: every ref of the update is locked and checked, none renamed
 - ``move:committed``: every ref moved, the journal not yet removed
+- ``config:locked``: a config change is written to ``config.lock``, not yet renamed
+- ``remote:config-written``: a removed remote's settings are gone, jp's copies
+  of it (``refs/jp-remotes/<name>/``) not yet deleted
 
 Porcelain adds ``model:streaming`` (the first answer text of a model response
 has arrived, nothing of it is committed).
@@ -32,6 +35,8 @@ POINTS = (
     "move:journal-written",
     "move:locked",
     "move:committed",
+    "config:locked",
+    "remote:config-written",
     "model:streaming",
 )
 

@@ -15,7 +15,7 @@ import contextlib
 import pygit2
 
 from gitstore import refs, remotes
-from gitstore.sync import Outcome, Syncer, Tips, ref_targets
+from gitstore.sync import Outcome, Syncer, Tips
 from gitstore.syncplan import Action, PushStep, RemoteUpdate, plan_push, reduce
 from gitstore.transport import RefResult
 
@@ -47,19 +47,18 @@ def plan(syncer: Syncer) -> list[PushStep]:
 
 def _plan_notes(syncer: Syncer) -> list[PushStep]:
     repo = syncer.repo
-    fetched = ref_targets(repo, syncer.tracking + "notes/")
     out: list[PushStep] = []
-    for rest, tip in sorted(ref_targets(repo, "refs/notes/").items()):
-        ref = "refs/notes/" + rest
-        theirs = fetched.get(rest)
-        if theirs == tip:
+    for ref, there in syncer.store.notes_refs.synced():  # jp's notes refs, by name
+        tip = syncer.store.ref_target(ref)
+        theirs = syncer.store.ref_target(syncer.tracking + there.removeprefix("refs/"))
+        if tip is None or theirs == tip:
             continue
         if theirs is None:
-            out.append(PushStep(ref, Action.CREATED, (RemoteUpdate(ref, tip),)))
+            out.append(PushStep(ref, Action.CREATED, (RemoteUpdate(there, tip),)))
             continue
         base = repo.merge_base(tip, theirs)
         if base is not None and str(base) == theirs:
-            out.append(PushStep(ref, Action.FAST_FORWARDED, (RemoteUpdate(ref, tip),)))
+            out.append(PushStep(ref, Action.FAST_FORWARDED, (RemoteUpdate(there, tip),)))
         else:
             out.append(PushStep(ref, Action.BLOCKED))
     return out

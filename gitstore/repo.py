@@ -6,6 +6,7 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gitstore import refs
 from gitstore.errors import StoreError
 
 if TYPE_CHECKING:
@@ -16,13 +17,15 @@ else:
     pygit2 = lazy_module("pygit2")
 
 STORE_MARK = "jp.store"
+PROJECT_MARK = "jp.project"  # `jp init --here`: jp's notes live under refs/notes/jp/
 
 
-def _configure(repo: pygit2.Repository) -> None:
+def _configure(repo: pygit2.Repository, notes: refs.NotesRefs = refs.STANDALONE) -> None:
     cfg = repo.config
     # git logs custom ref namespaces only with "always"
     cfg["core.logAllRefUpdates"] = "always"
-    cfg["notes.meta.mergeStrategy"] = "cat_sort_uniq"
+    # for `git notes merge` by hand: the union of lines, as jp merges them
+    cfg[f"notes.{notes.meta.removeprefix('refs/notes/')}.mergeStrategy"] = "cat_sort_uniq"
     cfg[STORE_MARK] = "true"
     try:
         cfg["jp.machine"]
@@ -46,9 +49,40 @@ def init_bare(path: Path) -> tuple[pygit2.Repository, bool]:
     return repo, True
 
 
-def mark_project(repo: pygit2.Repository) -> None:
-    """Use an existing (non-bare) repository as a store: refs only, no work tree."""
-    _configure(repo)
+def mark_project(repo: pygit2.Repository) -> refs.NotesRefs:
+    """Use an existing (non-bare) repository as a store: refs only, no work tree.
+
+    Its notes go under ``refs/notes/jp/`` (the project's own notes are never
+    jp's).  A repository that an earlier jp already made a store, without that
+    mark, keeps the names its notes have.  Returns the notes refs in use.
+    """
+    cfg = repo.config
+    if _flag(cfg, STORE_MARK) and not _flag(cfg, PROJECT_MARK):
+        _configure(repo)
+        return refs.STANDALONE
+    cfg[PROJECT_MARK] = "true"
+    _configure(repo, refs.PROJECT)
+    return refs.PROJECT
+
+
+def _flag(cfg: pygit2.Config, name: str) -> bool:
+    try:
+        return bool(cfg.get_bool(name))
+    except (KeyError, pygit2.GitError):
+        return False
+
+
+def notes_refs(gitdir: Path) -> refs.NotesRefs:
+    """The notes refs of the store at ``gitdir`` (read as a file when it can be)."""
+    from gitstore.refread import config_flag
+
+    found = config_flag(gitdir, "jp", "project") if (gitdir / "config").is_file() else None
+    if found is None:
+        try:
+            found = _flag(pygit2.Repository(str(gitdir)).config, PROJECT_MARK)
+        except (pygit2.GitError, KeyError):
+            found = False
+    return refs.PROJECT if found else refs.STANDALONE
 
 
 def is_marked(path: Path) -> bool:
@@ -63,10 +97,7 @@ def is_marked(path: Path) -> bool:
         repo = pygit2.Repository(str(path))
     except (pygit2.GitError, KeyError):
         return False
-    try:
-        return bool(repo.config.get_bool(STORE_MARK))
-    except (KeyError, pygit2.GitError):
-        return False
+    return _flag(repo.config, STORE_MARK)
 
 
 def open_repo(path: Path) -> pygit2.Repository:

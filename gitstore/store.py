@@ -31,7 +31,7 @@ from gitstore.errors import (
     StaleTip,
 )
 from gitstore.events import Event, parse_time, validate
-from gitstore.repo import machine_id, open_repo
+from gitstore.repo import machine_id, notes_refs, open_repo
 from gitstore.transaction import RefUpdate
 from gitstore.turns import check_tool_responses
 
@@ -93,6 +93,7 @@ class Store:
         self.cache = Cache(self.gitdir)
         self._maintenance: maintenance.Maintenance | None = None
         self._machine: str | None = None
+        self._notes_refs: refs.NotesRefs | None = None
         if transaction.pending(self.gitdir):
             transaction.repair(self.repo, self.gitdir)
 
@@ -114,6 +115,13 @@ class Store:
         if self._machine is None:
             self._machine = machine_id(self.repo)
         return self._machine
+
+    @property
+    def notes_refs(self) -> refs.NotesRefs:
+        """This store's notes refs (``refs/notes/jp/...`` in a project's repository)."""
+        if self._notes_refs is None:
+            self._notes_refs = notes_refs(self.gitdir)
+        return self._notes_refs
 
     # -- reading refs ---------------------------------------------------------
 
@@ -555,7 +563,7 @@ class Store:
         notes.update(self.repo, ref, lambda _: {target: text}, self._notes_signature(), reason)
 
     def meta(self, cid: str) -> dict[str, Any]:
-        return notes.meta_values(self.note(refs.NOTES_META, cid))
+        return notes.meta_values(self.note(self.notes_refs.meta, cid))
 
     def set_meta(self, cid: str, values: dict[str, Any], reason: str) -> None:
         target = self.anchor(cid)
@@ -570,10 +578,10 @@ class Store:
             return {target: notes.compact_meta(text + lines)}
 
         self.repo.create_blob(ids.anchor_bytes(cid))
-        notes.update(self.repo, refs.NOTES_META, change, self._notes_signature(), reason)
+        notes.update(self.repo, self.notes_refs.meta, change, self._notes_signature(), reason)
 
     def source_of(self, cid: str) -> str | None:
-        text = self.note(refs.NOTES_SOURCE, cid)
+        text = self.note(self.notes_refs.source, cid)
         if not text:
             return None
         value = text.strip().splitlines()[0].strip() if text.strip() else ""
@@ -582,7 +590,7 @@ class Store:
     def sources(self) -> dict[str, str]:
         """Anchor hex id -> source id, for every compaction conversation."""
         out: dict[str, str] = {}
-        for anchor, text in self.all_notes(refs.NOTES_SOURCE).items():
+        for anchor, text in self.all_notes(self.notes_refs.source).items():
             value = text.strip().splitlines()[0].strip() if text.strip() else ""
             if ids.is_valid(value):
                 out[anchor] = value

@@ -1,8 +1,9 @@
 """Pull: fetch a remote's conversations and notes, then integrate them.
 
 Fetching copies the remote's ``refs/conversations/*``, ``refs/archive/*`` and
-``refs/notes/*`` to ``refs/jp-remotes/<remote>/...`` (forced: they are
-copies).  Integrating decides per conversation id (``syncplan``) and moves
+jp's notes refs (``refs/notes/meta``, ``refs/notes/source``; never other
+notes) to ``refs/jp-remotes/<remote>/...`` (forced: they are copies); the
+notes are integrated into the store's own names (``Store.notes_refs``).  Integrating decides per conversation id (``syncplan``) and moves
 local refs by compare-and-swap, in journaled transactions; every step can be
 rerun, so an interrupted pull is completed by the next one.  ``JP_HEAD``,
 caches, locks and the store's ``jp/`` folder never travel.
@@ -186,23 +187,20 @@ class Syncer:
         remote = reduce(theirs.live, theirs.archived, self.compare)
         hint = None
         if local and remote and local.tip == remote.tip and local.archived != remote.archived:
-            hint = archived_by_meta(self.store.note(refs.NOTES_META, cid))
+            hint = archived_by_meta(self.store.note(self.store.notes_refs.meta, cid))
         return plan_pull(cid, local, remote, self.compare, hint)
 
     def integrate_notes(self) -> list[Outcome]:
         out: list[Outcome] = []
-        prefix = self.tracking + "notes/"
-        for rest in sorted(ref_targets(self.repo, prefix)):
-            local_ref = "refs/notes/" + rest
-            if not pygit2.reference_is_valid_name(local_ref):
-                continue
+        for local_ref, there in self.store.notes_refs.synced():  # jp's notes refs, by name
+            rest = there.removeprefix("refs/")
             action = integrate_notes(
                 self.repo,
                 self.store.gitdir,
                 local_ref,
-                prefix + rest,
+                self.tracking + rest,
                 self.signature,
-                f"jp pull {self.remote}: notes {rest}",
+                f"jp pull {self.remote}: {rest}",
             )
             if action not in (NotesAction.NONE, NotesAction.AHEAD):
                 out.append(Outcome(local_ref, action.value, kind="notes"))

@@ -36,15 +36,16 @@ def copy_meta(
         "diverged_at_commit": step.base,
     }
     lines = "".join(notes.meta_line(k, v, stamp, store.machine) + "\n" for k, v in extra.items())
-    meta = store.note(refs.NOTES_META, cid) or ""
+    meta = store.note(store.notes_refs.meta, cid) or ""
     if meta and not meta.endswith("\n"):
         meta += "\n"
-    source = store.note(refs.NOTES_SOURCE, cid)
+    source = store.note(store.notes_refs.source, cid)
 
     def change_meta(_: notes.NoteTexts) -> dict[str, str | None]:
         return {anchor: notes.compact_meta(meta + lines)}
 
     message = f"jp pull {remote}: metadata of {new_id}"
-    notes.update(store.repo, refs.NOTES_META, change_meta, signature, message)
+    own = store.notes_refs
+    notes.update(store.repo, own.meta, change_meta, signature, message)
     if source:
-        notes.update(store.repo, refs.NOTES_SOURCE, lambda _: {anchor: source}, signature, message)
+        notes.update(store.repo, own.source, lambda _: {anchor: source}, signature, message)

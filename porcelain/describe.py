@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from gitstore import ids, refs
+from gitstore import ids
 from gitstore.errors import CorruptEvent
 from gitstore.events import Event, parse_time
 from gitstore.notes import meta_values
@@ -75,13 +75,14 @@ def _from_notes(store: Store, ref: str, name: str, read: Callable[[], dict[str, 
 def listing(store: Store, located: Sequence[Located], active: str | None) -> list[dict[str, Any]]:
     """One row per conversation for `ls`, oldest activity first, active last."""
     sums = summaries(store, located)
+    own = store.notes_refs
     metas = _from_notes(
         store,
-        refs.NOTES_META,
+        own.meta,
         "ls-meta-notes/1",
-        lambda: {a: meta_values(t) for a, t in store.all_notes(refs.NOTES_META).items()},
+        lambda: {a: meta_values(t) for a, t in store.all_notes(own.meta).items()},
     )
-    sources = _from_notes(store, refs.NOTES_SOURCE, "ls-source-notes/1", store.sources)
+    sources = _from_notes(store, own.source, "ls-source-notes/1", store.sources)
     names = _identities(store, located)
     rows = []
     when: dict[str, float] = {}

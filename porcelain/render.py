@@ -1,4 +1,9 @@
-"""Turning events into text for people (pure: events in, lines out)."""
+"""Turning events into text for people (pure: events in, lines out).
+
+Every event's text is untrusted.  Multi-line text becomes lines of its own
+here; names and times that share a line with jp's own words go through
+``untrusted_field``, and ``Output`` escapes what is left on a terminal.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ from collections.abc import Sequence
 
 from gitstore.events import Event
 from gitstore.turns import turn_indices
+from porcelain.output import untrusted_field
 
 STYLES = ("user", "chat", "brief", "full")
 
@@ -58,16 +64,17 @@ def event_lines(event: Event, style: str, names: dict[str, str]) -> list[str]:
         if event.get("name") == "propose_compaction":
             return _proposal(args)
         shown = json.dumps(args, ensure_ascii=False)
-        return [f"[tool] {event.get('name')} {shown if style == 'full' else _clip(shown, 100)}"]
+        shown = shown if style == "full" else _clip(shown, 100)
+        return [f"[tool] {untrusted_field(event.get('name'))} {untrusted_field(shown)}"]
     if kind == "tool_call_response":
-        name = names.get(str(event.get("id")), "tool")
+        name = untrusted_field(names.get(str(event.get("id")), "tool"))
         label = "error" if event.get("is_error") else "result"
         text = str(event.get("content", ""))
         if style == "full" or name == "propose_compaction":
             return _block(f"[{label}] {name}: ", text)
         return [f"[{label}] {name}: {_clip(text, 100)}"]
     if kind == "inquiry_request" and style == "full":
-        return [f"[inquiry] {(event.get('question') or {}).get('text', '')}"]
+        return _block("[inquiry] ", str((event.get("question") or {}).get("text", "")))
     return []
 
 
@@ -96,7 +103,7 @@ def transcript(
         if turn != current:
             current = turn
             header = headers[turn] if headers and turn < len(headers) else f"turn {turn + 1}"
-            when = str(event.get("timestamp", ""))[:16].replace("T", " ")
+            when = untrusted_field(str(event.get("timestamp", ""))[:16].replace("T", " "))
             if out:
                 out.append("")
             out.append(f"--- {header} ({when}) ---")

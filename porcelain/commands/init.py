@@ -15,13 +15,20 @@ from porcelain.errors import UserError
 @click.option(
     "--here",
     is_flag=True,
-    help="Keep conversations in the enclosing git repository (its refs only; "
-    "branches, index and work tree are never touched).",
+    help="Keep conversations in the enclosing git repository (jp's own refs only: "
+    "its notes go under refs/notes/jp/; the project's branches, tags, notes, index, "
+    "work tree and remotes are never touched).",
 )
 @click.pass_obj
 def init(app: App, path: Path | None, here: bool) -> None:
-    """Create a store (a bare git repository); harmless when it exists."""
-    from gitstore.repo import init_bare, mark_project, open_repo
+    """Create a store (a bare git repository); harmless when it exists.
+
+    With --here, conversations live in the project's own repository as
+    refs/conversations/*; nothing is sent anywhere until you add a remote
+    (`jp remote add NAME URL`, then `jp push`), and the project's own code
+    remote gets conversations only when you name it (`jp push origin`).
+    """
+    from gitstore.repo import init_bare, is_marked, mark_project, open_repo
 
     if here:
         import pygit2
@@ -29,9 +36,14 @@ def init(app: App, path: Path | None, here: bool) -> None:
         found = pygit2.discover_repository(str(app.cwd))
         if found is None:
             raise UserError("not inside a git repository", "run `git init` first, or drop --here")
-        repo = open_repo(Path(found))
-        mark_project(repo)
-        app.output.line(f"Conversations will be stored in {found.rstrip('/')}")
+        where = found.rstrip("/")
+        created = not is_marked(Path(where))
+        notes = mark_project(open_repo(Path(found)))
+        if app.output.json:
+            names = {"meta": notes.meta, "source": notes.source}
+            app.output.data({"store": where, "created": created, "notes": names})
+        else:
+            app.output.line(f"Conversations will be stored in {where}")
         return
     target = path or app.store_path()
     _, created = init_bare(target)

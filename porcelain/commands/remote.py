@@ -32,7 +32,8 @@ def remote() -> None:
 
     A remote is any git URL: a path, ssh or https, with your own git
     credentials.  Conversations travel as refs/conversations/*,
-    refs/archive/* and refs/notes/*; what jp fetched is kept under
+    refs/archive/* and the notes refs refs/notes/meta and refs/notes/source
+    (never other notes); what jp fetched is kept under
     refs/jp-remotes/<name>/, so `git branch -r` stays clean.
     """
 
@@ -47,13 +48,18 @@ def add(app: App, name: str, url: str) -> None:
 
     store = app.store()
     url = _url(url, app.cwd)
-    result = remotes.add(store.repo, name, url)
+    result = remotes.add(store.repo, name, url, store.notes_refs)
     if app.output.json:
         app.output.data({"name": name, "url": url, "result": result})
     elif result == "created":
         app.output.line(f"Remote {name} added; send conversations with `jp push {name}`.")
     elif result == "configured":
-        app.output.line(f"Remote {name} now also fetches conversations.")
+        app.output.line(
+            f"Remote {name} now also fetches conversations; "
+            f"send them there only by name: `jp push {name}`."
+        )
+    elif result == "updated":
+        app.output.line(f"Remote {name} now syncs jp's own notes only (not refs/notes/*).")
     else:
         app.output.line(f"Remote {name} is already set up.")
 
@@ -62,7 +68,12 @@ def add(app: App, name: str, url: str) -> None:
 @click.argument("name")
 @click.pass_obj
 def remove(app: App, name: str) -> None:
-    """Forget remote NAME and what was fetched from it (nothing on the remote changes)."""
+    """Forget remote NAME and what was fetched from it.
+
+    Local conversations, archived ones and their notes stay as they are, and
+    nothing on the remote changes.  A remote jp did not make (a project's code
+    remote) keeps its own settings: only jp's refspecs go.
+    """
     from gitstore import remotes
 
     result = remotes.remove(app.store().repo, name)
@@ -70,6 +81,8 @@ def remove(app: App, name: str) -> None:
         app.output.data({"name": name, "result": result})
     elif result == "removed":
         app.output.line(f"Remote {name} removed.")
+    elif result == "copies-removed":
+        app.output.line(f"Remote {name} was already gone; removed what jp had fetched from it.")
     else:
         app.output.line(f"Remote {name} no longer syncs conversations (its own settings stay).")
 

@@ -16,6 +16,7 @@ import click  # noqa: TID251
 
 from porcelain.context import App
 from porcelain.errors import UserError
+from porcelain.output import untrusted_field
 
 if TYPE_CHECKING:
     from gitstore.sync import Outcome, Syncer
@@ -44,10 +45,10 @@ def _phrase(o: Outcome, remote: str) -> str:
     if o.kind == "notes":
         what = "sent" if o.direction == "push" else "updated"
         what = "merged" if o.action == "merged" else what
-        return f"{o.id}: {what}"
+        return f"{untrusted_field(o.id)}: {what}"
     if o.action in UNFINISHED:
-        text = f"{o.action} ({o.detail})" if o.detail else o.action
-    return f"{o.id}: {text}"
+        text = f"{o.action} ({untrusted_field(o.detail)})" if o.detail else o.action
+    return f"{untrusted_field(o.id)}: {text}"
 
 
 def _report(app: App, remote: str, outcomes: Sequence[Outcome], verb: str) -> None:
@@ -70,7 +71,8 @@ def _report(app: App, remote: str, outcomes: Sequence[Outcome], verb: str) -> No
         shown = 0
         for o in outcomes:
             if o.kind == "warning":
-                app.output.note(f"warning: {remote} has {o.id}, {o.detail}; skipped")
+                ref, why = untrusted_field(o.id), untrusted_field(o.detail)
+                app.output.note(f"warning: {remote} has {ref}, {why}; skipped")
             elif o.action in UNFINISHED:
                 app.output.note(f"{remote}: {_phrase(o, remote)}")
             else:
@@ -120,8 +122,15 @@ def _syncer(app: App, name: str | None, progress: _Progress) -> Syncer:
 
     store = app.store()
     if name is None:
-        found = remotes.all_remotes(store.repo)
-        name = found[0].name if len(found) == 1 else "origin"
+        name = remotes.default(store.repo)
+        if name is None and not remotes.all_remotes(store.repo):
+            name = "origin"  # says: no remote named origin, add one
+        if name is None:
+            raise UserError(
+                "no remote to sync with by default",
+                "name it on the command line (`jp remote list` shows them); a remote with "
+                "settings of its own, such as a project's code remote, is never the default",
+            )
     remotes.check_name(name)
     if remotes.find(store.repo, name) is None:
         raise UserError(f"no remote named {name}", "add one: `jp remote add NAME URL`")
@@ -151,7 +160,8 @@ def pull(app: App, remote: str | None) -> None:
     both machines keeps its id for the remote's history; your local
     continuation becomes a conversation of its own, named in the output.
     Metadata and archive state merge (docs/sync.md).  REMOTE defaults to the
-    only remote, else origin.
+    only remote jp made, else origin; a remote with settings of its own (a
+    project's code remote) is used only when named.
     """
     _run(app, remote, "pull")
 

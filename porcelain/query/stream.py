@@ -1,4 +1,9 @@
-"""Showing a model's answer as it arrives: text on stdout, the rest on stderr."""
+"""Showing a model's answer as it arrives: text on stdout, the rest on stderr.
+
+Everything here is untrusted (the model's text and reasoning, tool names,
+arguments and results): on a terminal it is escaped chunk by chunk
+(``UntrustedStream``), and names on a line of their own are one-line fields.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ import threading
 from gitstore import faults
 from gitstore.events import Event
 from porcelain.models.base import DeltaKind
-from porcelain.output import Output, Spinner
+from porcelain.output import Output, Spinner, untrusted_field
 
 
 class StreamView:
@@ -21,6 +26,8 @@ class StreamView:
         self.mode: DeltaKind | None = None
         self.open_line = False  # answer text on stdout not yet ended by a newline
         self._lock = threading.Lock()
+        self._text = output.untrusted_stream()
+        self._reasoning = output.untrusted_stream(err=True)
 
     def waiting(self, label: str = "waiting for the model") -> None:
         if self.quiet:
@@ -41,25 +48,34 @@ class StreamView:
                 return
             if kind == "reasoning":
                 if self.mode != "reasoning":
-                    self.output.err.write("\n[reasoning] " if self.mode else "[reasoning] ")
-                self.output.err.write(text)
-                self.output.err.flush()
+                    self._end_text()
+                    self.output.write_err("\n[reasoning] " if self.mode else "[reasoning] ")
+                self.output.write_err(self._reasoning.feed(text))
             elif kind == "text":
                 if self.mode == "reasoning":
-                    self.output.err.write("\n")
-                    self.output.err.flush()
-                self.output.write(text)
-                self.open_line = not text.endswith("\n")
+                    self.output.write_err(self._reasoning.flush() + "\n")
+                shown = self._text.feed(text)
+                self.output.write(shown)
+                if shown:
+                    self.open_line = not shown.endswith("\n")
             self.mode = kind
+
+    def _end_text(self) -> None:
+        held = self._text.flush()
+        if held:
+            self.output.write(held)
+            self.open_line = True
 
     def finish(self) -> None:
         with self._lock:
             self._settle()
+            if not self.quiet:
+                self._end_text()
             if not self.quiet and self.open_line:
                 self.output.write("\n")
                 self.open_line = False
             if not self.quiet and self.mode == "reasoning":
-                self.output.err.write("\n")
+                self.output.write_err(self._reasoning.flush() + "\n")
             self.mode = None
 
     def tool_call(self, event: Event) -> None:
@@ -68,7 +84,7 @@ class StreamView:
         args = json.dumps(event.get("arguments", {}), ensure_ascii=False)
         if len(args) > 300:
             args = args[:297] + "..."
-        self.output.note(f"[tool] {event.get('name')} {args}")
+        self.output.note(f"[tool] {untrusted_field(event.get('name'))} {untrusted_field(args)}")
 
     def tool_result(self, name: str, content: str, is_error: bool) -> None:
         if self.quiet:
@@ -79,4 +95,5 @@ class StreamView:
         first = content.strip().splitlines()[0] if content.strip() else "(no output)"
         if len(first) > 200:
             first = first[:197] + "..."
-        self.output.note(f"[{'error' if is_error else 'result'}] {name}: {first}")
+        label = "error" if is_error else "result"
+        self.output.note(f"[{label}] {untrusted_field(name)}: {untrusted_field(first)}")

@@ -17,7 +17,6 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from gitstore import refs
 from gitstore.chainfacts import ChainFacts
 from gitstore.chainview import ChainView
 from gitstore.errors import ConversationExists
@@ -198,7 +197,7 @@ def _publish(
     for _ in range(ID_ATTEMPTS):
         rid = fresh_id(store)
         store.set_note(
-            refs.NOTES_SOURCE, rid, source.cid + "\n", f"jp: review {rid} of {source.cid}"
+            store.notes_refs.source, rid, source.cid + "\n", f"jp: review {rid} of {source.cid}"
         )
         try:
             made = fork(store, source, extra=extra, review=review, cid=rid)
@@ -225,7 +224,7 @@ def _restore_source_note(store: Store, cid: str) -> None:
     record = own.get("review")
     source = record.get("source_id") if isinstance(record, dict) else None
     text = f"{source}\n" if isinstance(source, str) else None
-    store.set_note(refs.NOTES_SOURCE, cid, text, f"jp: restore the source note of {cid}")
+    store.set_note(store.notes_refs.source, cid, text, f"jp: restore the source note of {cid}")
 
 
 def _review_config(config: Config, model_id: str, window: int) -> dict[str, Any]:

@@ -98,7 +98,9 @@ def test_remote_commands(pair: tuple[Machine, Machine, Path], tmp_path: Path) ->
     ]
     config = laptop.git("config", "--get-all", "remote.origin.fetch").split()
     assert "+refs/conversations/*:refs/jp-remotes/origin/conversations/*" in config
-    assert "refs/notes/*:refs/notes/*" in laptop.git("config", "--get-all", "remote.origin.push")
+    pushed = laptop.git("config", "--get-all", "remote.origin.push").split()
+    assert "refs/notes/meta*:refs/notes/meta*" in pushed
+    assert "refs/notes/*:refs/notes/*" not in pushed, "jp's notes by name, not every notes ref"
     failed = laptop.run("remote", "add", "origin", "/somewhere/else")
     assert failed.returncode != 0 and "already exists" in failed.stderr
     other = tmp_path / "other.git"

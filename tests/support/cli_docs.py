@@ -20,6 +20,14 @@ it current. Global options go before the command (`jp -F json conversation ls`).
 Expected failures print `error: ...` (and the next command to run) on stderr
 and exit non-zero: 1 for a refused operation, 2 for bad usage, 3 for
 configuration, 4 for the model provider, 130 when interrupted.
+
+Text jp did not write (titles, labels, model answers and reasoning, tool
+output, names from a remote) never drives your terminal: on a terminal every
+control character in it is shown escaped (`\\x1b` for ESC, `\\x07` for BEL,
+`\\x9b` for CSI, `\\r` for a bare carriage return). Piped output keeps the
+bytes, except that a field shown on one line (a title in `ls`, `show`'s
+header) has newlines and tabs escaped (`\\n`, `\\t`). `-F json` gives every
+text exactly.
 """
 
 

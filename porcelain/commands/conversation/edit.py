@@ -36,8 +36,9 @@ def edit(
 ) -> None:
     """Change a conversation's title, pin or labels.
 
-    Metadata is stored as git notes (refs/notes/meta), so editing it on one
-    machine while chatting on another never makes the conversation diverge.
+    Metadata is stored as git notes (refs/notes/meta; refs/notes/jp/meta in a
+    project's repository), so editing it on one machine while chatting on
+    another never makes the conversation diverge.
     """
     from gitstore.events import now_text
     from porcelain.targets import resolve

@@ -16,6 +16,7 @@ from porcelain.context import App
 def ls(app: App, archived: bool, everything: bool, reviews: bool, limit: int | None) -> None:
     """List conversations (oldest activity first, the active one last)."""
     from porcelain.describe import listing
+    from porcelain.output import untrusted_field
     from porcelain.targets import active_id
 
     store = app.store()
@@ -40,9 +41,9 @@ def ls(app: App, archived: bool, everything: bool, reviews: bool, limit: int | N
     out = [f"{'ID':<{width}}  {'TURNS':>5}  {'EVENTS':>6}  TITLE"]
     for r in rows:
         mark = "*" if r["active"] else " "
-        title = r["title"] or r["preview"] or ""
+        title = untrusted_field(r["title"] or r["preview"] or "")
         if r["source_id"]:
-            title = f"[review of {r['source_id']}] {title}"
+            title = f"[review of {untrusted_field(r['source_id'])}] {title}"
         if r["archived"] and everything:
             title = f"[archived] {title}"
         out.append(f"{r['id']:<{width}}{mark} {r['turns']:>5}  {r['events']:>6}  {title}")

@@ -7,6 +7,7 @@ from typing import Any
 import click
 
 from porcelain.context import App
+from porcelain.output import untrusted_field
 
 
 @click.command()
@@ -48,7 +49,7 @@ def render(info: dict[str, Any]) -> list[str]:
         )
     if info["source_id"]:
         rows.append(("Reviews", info["source_id"]))
-    lines = [f"{k + ':':<14}{v}" for k, v in rows]
+    lines = [f"{k + ':':<14}{untrusted_field(v)}" for k, v in rows]
     if info["compactions"]:
         lines.append("Compactions:")
         for n, item in enumerate(info["compactions"], 1):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from porcelain.context import App
+from porcelain.output import untrusted_field
 
 
 @click.command()
@@ -29,7 +30,7 @@ def use(app: App, target: str | None) -> None:
         app.output.line(f"Already active conversation: {loc.cid}")
     else:
         title = store.meta(loc.cid).get("title")
-        suffix = f": {title}" if title else ""
+        suffix = f": {untrusted_field(title)}" if title else ""
         app.output.line(
             f"Switched active conversation from {before or '(none)'} to {loc.cid}{suffix}"
         )

@@ -48,7 +48,9 @@ def test_remote_add_writes_jp_refspecs(repo: pygit2.Repository) -> None:
     info = remotes.find(repo, "origin")
     assert info is not None and info.configured and not info.foreign
     assert set(info.push) == set(remotes.PUSH_REFSPECS)
-    assert "+refs/notes/*:refs/jp-remotes/origin/notes/*" in info.fetch
+    assert "+refs/notes/meta*:refs/jp-remotes/origin/notes/meta*" in info.fetch
+    assert "+refs/notes/source*:refs/jp-remotes/origin/notes/source*" in info.fetch
+    assert not [s for s in info.fetch + info.push if s.startswith(("refs/notes/*", "+refs/notes/*"))]
     assert remotes.add(repo, "origin", "/srv/x.git") == "unchanged"
     with pytest.raises(SyncError, match="already exists"):
         remotes.add(repo, "origin", "/srv/other.git")

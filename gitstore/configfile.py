@@ -1,0 +1,111 @@
+"""Changing a repository's own ``config`` file so that a crash leaves the old
+file or the new one, never a mix.
+
+libgit2 writes each single change atomically (a lock file renamed over the
+file), but a change of several keys is several writes: a process killed
+between two of them leaves a remote half removed, or a project's remote
+without the refspecs that were to be written back.  Here every change is
+made on a copy; the copy's bytes then go into ``config.lock``, taken the way
+git takes it (created exclusively, so no git or jp writes meanwhile), and
+that file is renamed over ``config``.  When the file changed between the
+copy and the lock, the change is made again on the new file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gitstore import faults
+from gitstore.errors import StoreError
+
+if TYPE_CHECKING:
+    import pygit2
+else:
+    from gitstore.lazy import lazy_module
+
+    pygit2 = lazy_module("pygit2")
+
+RETRIES = 5
+_ERE_SPECIAL = set("\\.^$|?*+()[]{}")
+
+
+def exact(values: list[str]) -> str:
+    """A regular expression (POSIX extended, as libgit2 takes it) matching
+    exactly one of ``values``."""
+    escaped = ("".join("\\" + c if c in _ERE_SPECIAL else c for c in v) for v in values)
+    return "^(" + "|".join(escaped) + ")$"
+
+
+def _changed_copy(path: Path, before: bytes, change: Callable[[pygit2.Config], None]) -> bytes:
+    work_dir = path.parent / "jp"
+    work_dir.mkdir(exist_ok=True)
+    handle, name = tempfile.mkstemp(prefix="config-", suffix=".tmp", dir=work_dir)
+    try:
+        with os.fdopen(handle, "wb") as fh:
+            fh.write(before)
+        copy = pygit2.Config(name)
+        change(copy)
+        del copy
+        return Path(name).read_bytes()
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(name)
+
+
+def _install(path: Path, before: bytes, after: bytes) -> bool:
+    """Put ``after`` in place of ``path`` if it still holds ``before`` (else False)."""
+    lock = path.with_name(path.name + ".lock")
+    try:
+        fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except FileExistsError:
+        raise StoreError(
+            str(path.parent),
+            f"{lock} exists: another git or jp is changing the configuration "
+            "(if none is running, one was killed: delete that file and run the command again)",
+        ) from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            if path.read_bytes() != before:
+                return False
+            fh.write(after)
+            fh.flush()
+            os.fchmod(fh.fileno(), path.stat().st_mode & 0o777)
+            os.fsync(fh.fileno())
+        faults.point("config:locked")
+        os.replace(lock, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(lock)
+    dir_fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+    return True
+
+
+def edit(gitdir: Path, change: Callable[[pygit2.Config], None]) -> bool:
+    """Apply ``change`` to ``gitdir/config`` in one step.  Returns whether the file changed."""
+    path = gitdir / "config"
+    for _ in range(RETRIES):
+        try:
+            before = path.read_bytes()
+        except OSError as exc:
+            raise StoreError(str(gitdir), f"cannot read its config: {exc.strerror}") from None
+        try:
+            after = _changed_copy(path, before, change)
+        except OSError as exc:
+            raise StoreError(str(gitdir), f"cannot change its config: {exc.strerror}") from None
+        if after == before:
+            return False
+        try:
+            if _install(path, before, after):
+                return True
+        except OSError as exc:
+            raise StoreError(str(gitdir), f"cannot write its config: {exc.strerror}") from None
+    raise StoreError(str(gitdir), "its config kept changing under another writer; run again")
