@@ -15,20 +15,28 @@ import contextlib
 import pygit2
 
 from gitstore import refs, remotes
-from gitstore.sync import Outcome, Syncer, Tips, ref_targets
+from gitstore.boundary import notes_name
+from gitstore.sync import Outcome, Syncer, Tips
 from gitstore.syncplan import Action, PushStep, RemoteUpdate, plan_push, reduce
 from gitstore.transport import RefResult
 
 RETRIES = 3
 
 
-def plan(syncer: Syncer) -> list[PushStep]:
-    """Every conversation and notes ref to send, as last fetched."""
+def plan(syncer: Syncer) -> list[PushStep | Outcome]:
+    """Every conversation and notes ref to send, as last fetched; an ``Outcome``
+    for one whose copy on the remote was refused (nothing is sent over it)."""
     local = syncer.local_tips()
-    remote, _ = syncer.remote_tips()
-    steps: list[PushStep] = []
+    remote = syncer.remote_tips()
+    steps: list[PushStep | Outcome] = []
     for cid in sorted(local):
         now, there = local[cid], remote.get(cid, Tips())
+        if now.broken:
+            continue
+        refused = _refused(syncer, (refs.live(cid), refs.archived(cid)))
+        if refused is not None:
+            steps.append(refused)
+            continue
         side = reduce(now.live, now.archived, syncer.compare)
         step = plan_push(
             cid,
@@ -45,12 +53,29 @@ def plan(syncer: Syncer) -> list[PushStep]:
     return steps
 
 
-def _plan_notes(syncer: Syncer) -> list[PushStep]:
+def _refused(syncer: Syncer, names: tuple[str, ...]) -> Outcome | None:
+    for name in names:
+        found = syncer.inbound.refusal(name)
+        if found is not None:
+            detail = f"{syncer.remote}'s {name} was refused ({found.reason}); nothing sent over it"
+            kind = "notes" if name.startswith("refs/notes/") else "conversation"
+            cid = name if kind == "notes" else name.rsplit("/", 1)[1]
+            return Outcome(cid, "blocked", kind=kind, direction="push", detail=detail)
+    return None
+
+
+def _plan_notes(syncer: Syncer) -> list[PushStep | Outcome]:
     repo = syncer.repo
-    fetched = ref_targets(repo, syncer.tracking + "notes/")
-    out: list[PushStep] = []
-    for rest, tip in sorted(ref_targets(repo, "refs/notes/").items()):
-        ref = "refs/notes/" + rest
+    fetched = syncer.inbound.notes
+    out: list[PushStep | Outcome] = []
+    for row in syncer.transport.list_refs(["refs/notes/"]):
+        ref, tip, rest = row.name, row.oid, row.name[len("refs/notes/") :]
+        if row.kind != "commit" or notes_name("notes/" + rest) is not None:
+            continue  # not a notes ref jp syncs (the pull named a broken one)
+        refused = _refused(syncer, (ref,))
+        if refused is not None:
+            out.append(refused)
+            continue
         theirs = fetched.get(rest)
         if theirs == tip:
             continue
@@ -99,14 +124,17 @@ def _outcome(step: PushStep, results: dict[str, RefResult]) -> Outcome:
 def push(syncer: Syncer, retries: int = RETRIES) -> list[Outcome]:
     """Pull, then send; on a lost race pull again and resend what was rejected."""
     with syncer.exclusive():
-        return _push(syncer, retries)
+        return list(dict.fromkeys(_push(syncer, retries)))  # each pull names its refusals
 
 
 def _push(syncer: Syncer, retries: int) -> list[Outcome]:
     outcomes: list[Outcome] = []
     for attempt in range(retries + 1):
         outcomes += syncer.pull()
-        steps = plan(syncer)
+        planned = plan(syncer)
+        held = [s for s in planned if isinstance(s, Outcome)]
+        steps = [s for s in planned if isinstance(s, PushStep)]
+        outcomes += held
         updates = [u for s in steps for u in s.updates]
         if not updates:
             outcomes += [_outcome(s, {}) for s in steps]

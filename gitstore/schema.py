@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
+from gitstore.boundary import check_value
 from gitstore.errors import InvalidEvent
 from gitstore.events import KNOWN_TYPES, Event, format_time, parse_time
 
@@ -144,6 +145,10 @@ def validate_event(event: Any, where: str = "event") -> Event:
     """
     if not isinstance(event, dict):
         raise InvalidEvent(where, "an event must be a JSON object")
+    try:  # storable as UTF-8 JSON, and within what jp's writer can nest
+        check_value(event)
+    except ValueError as exc:
+        raise InvalidEvent(where, str(exc)) from None
     kind = event.get("type")
     if not isinstance(kind, str) or not kind:
         raise InvalidEvent(where, "an event needs a string `type`")

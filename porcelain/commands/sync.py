@@ -64,25 +64,38 @@ def _report(app: App, remote: str, outcomes: Sequence[Outcome], verb: str) -> No
                 row["new_id"] = o.new_id
             if o.detail:
                 row["detail"] = o.detail
+            if o.kept:
+                row["quarantine"] = o.kept
             rows.append(row)
         app.output.data(rows)
     else:
         shown = 0
         for o in outcomes:
-            if o.kind == "warning":
-                app.output.note(f"warning: {remote} has {o.id}, {o.detail}; skipped")
+            if o.kind == "refused":
+                kept = f"; kept as {o.kept}" if o.kept else ""
+                app.output.note(f"refused {o.id} from {remote}: {o.detail}{kept}")
+            elif o.kind == "warning":
+                where = f"{remote}'s {o.id}" if o.action == "cleaned" else o.id
+                app.output.note(f"warning: {where}: {o.detail}")
             elif o.action in UNFINISHED:
                 app.output.note(f"{remote}: {_phrase(o, remote)}")
             else:
                 app.output.line(_phrase(o, remote))
                 shown += 1
-        if shown == 0 and not any(o.action in UNFINISHED for o in outcomes):
+        if shown == 0 and not any(o.action in UNFINISHED | {"refused"} for o in outcomes):
             app.output.line(
                 f"Already up to date with {remote}."
                 if verb == "pull"
                 else f"{remote} is up to date."
             )
     stuck = [o for o in outcomes if o.action in UNFINISHED]
+    refused = [o for o in outcomes if o.action == "refused"]
+    if refused and not stuck:
+        raise UserError(
+            f"{len(refused)} of {remote}'s refs were refused (named above); the rest was synced",
+            "they stay refused until they are fixed on the remote; "
+            "`git for-each-ref refs/jp/quarantine/` lists the ones kept aside",
+        )
     if stuck:
         raise UserError(
             f"{len(stuck)} of the changes were not synced with {remote}",
