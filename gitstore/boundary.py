@@ -63,7 +63,7 @@ def size_text(n: int) -> str:
 
 # -- JSON -------------------------------------------------------------------------------
 
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abAB]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def _no_constant(name: str) -> Any:
@@ -75,6 +75,10 @@ def _finite(text: str) -> float:
     if not math.isfinite(value):
         raise ValueError(f"the number {text[:20]} is too large")
     return value
+
+
+_STRICT = json.JSONDecoder(parse_constant=_no_constant, parse_float=_finite)
+_LEAN = json.JSONDecoder(parse_constant=_no_constant)
 
 
 def load_json(data: bytes | str) -> Any:
@@ -89,11 +93,14 @@ def load_json(data: bytes | str) -> Any:
     if text.startswith("\ufeff"):
         raise ValueError("starts with a byte-order mark")
     try:
-        value = json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+        value = _STRICT.decode(text)
     except RecursionError:
-        raise ValueError("nested too deeply") from None
+        raise ValueError("invalid JSON: nested too deeply") from None
     except json.JSONDecodeError as exc:
-        raise ValueError(f"not JSON (line {exc.lineno} column {exc.colno}: {exc.msg})") from None
+        where = f"line {exc.lineno} column {exc.colno}"
+        raise ValueError(f"invalid JSON at {where}: {exc.msg}") from None
+    except ValueError as exc:  # a constant, a number too large for a float or an int
+        raise ValueError(f"invalid JSON: {exc}") from None
     check_value(value, deep=_SURROGATE_ESCAPE.search(text) is not None)
     return value
 
@@ -206,6 +213,15 @@ def fit_event(event: dict[str, Any], encoded: bytes, limits: Limits) -> dict[str
         keep -= max(size - cap, 64) * 2  # escapes make JSON longer than the text
 
 
+def fit(event: dict[str, Any], limits: Limits) -> dict[str, Any]:
+    """``fit_event`` for an event not yet encoded (a small one is not encoded at all)."""
+    text = sum(len(v) for v in event.values() if isinstance(v, str))
+    flat = all(isinstance(v, str | bool | int | float) or v is None for v in event.values())
+    if flat and text * 6 + 65536 < limits.max_event_bytes:  # escapes: at most 6 bytes a char
+        return event
+    return fit_event(event, canonical_json(event), limits) or event
+
+
 # -- files -----------------------------------------------------------------------------------
 
 
@@ -226,7 +242,8 @@ def read_file(path: Path, max_bytes: int) -> bytes:
         if not stat.S_ISREG(info.st_mode):
             raise Refused(str(path), f"is {_kind(info.st_mode)}, not a regular file")
         if info.st_size > max_bytes:
-            raise Refused(str(path), f"is {size_text(info.st_size)}, over {size_text(max_bytes)}")
+            size = size_text(info.st_size)
+            raise Refused(str(path), f"is {size}, over the limit of {size_text(max_bytes)}")
         chunks: list[bytes] = []
         total = 0
         while total <= max_bytes:
@@ -299,12 +316,17 @@ def meta_item(line: str) -> MetaLine | None:
     """One line of a metadata note, or None when it is not a well-formed line."""
     if not line.strip():
         return None
-    try:
-        item = load_json(line)
-    except ValueError:
+    try:  # the lean form of load_json: ls reads every line of every note
+        item = _LEAN.decode(line)
+    except (ValueError, RecursionError):
         return None
     if not isinstance(item, dict):
         return None
+    if "\\u" in line and _SURROGATE_ESCAPE.search(line) is not None:
+        try:
+            check_value(item)
+        except ValueError:
+            return None
     key, stamp, machine = item.get("k"), item.get("t"), item.get("m")
     if not isinstance(key, str) or not isinstance(machine, str) or isinstance(stamp, bool):
         return None
@@ -313,6 +335,8 @@ def meta_item(line: str) -> MetaLine | None:
     if not isinstance(stamp, int) or not -(2**63) <= stamp < 2**63:
         return None
     value = item.get("v")
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
     if value is not None and not _value_fits(key, value):
         return None
     return MetaLine(key, value, stamp, machine)

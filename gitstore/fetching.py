@@ -42,6 +42,8 @@ class Refusal:
     ref: str  # as the remote names it: refs/conversations/jp-c1
     reason: str
     kept: str | None = None  # the quarantine ref holding its tip
+    tip: str = ""  # what the remote's ref pointed at
+    stage: str = "check"  # refused by git as it fetched ("fetch") or by jp's checks
 
 
 @dataclass
@@ -66,7 +68,15 @@ def name_problem(rest: str) -> str | None:
 
 
 def fetch(transport: Transport, remote: str, gitdir: Path) -> list[Refusal]:
-    """Bring the remote's refs into the copies; the refs that could not come."""
+    """Bring the remote's refs into the copies; the refs that could not come.
+
+    When the last pull found refs whose objects git refused, the refs are
+    fetched one by one from the start, leaving out those still at the refused
+    tip (so a bad pack is not downloaded again at every pull).
+    """
+    bad = {r: e for r, e in quarantine.recorded(gitdir, remote).items() if e.stage == "fetch"}
+    if bad:
+        return _ref_by_ref(transport, remote, gitdir, None, bad)
     specs = remotes.fetch_refspecs(remote)
     before = _tmp_packs(gitdir)
     try:
@@ -81,29 +91,59 @@ def fetch(transport: Transport, remote: str, gitdir: Path) -> list[Refusal]:
                 return []
             except SyncError as again:
                 exc = again
-        return _ref_by_ref(transport, remote, gitdir, exc)
+        return _ref_by_ref(transport, remote, gitdir, exc, {})
 
 
-def _ref_by_ref(transport: Transport, remote: str, gitdir: Path, first: SyncError) -> list[Refusal]:
+def _ref_by_ref(
+    transport: Transport,
+    remote: str,
+    gitdir: Path,
+    first: SyncError | None,
+    bad: dict[str, quarantine.Entry],
+) -> list[Refusal]:
     try:
         heads = transport.ls_remote(remote)
     except SyncError:
+        if first is None:
+            raise
         raise first from None  # out of reach: the fetch's own message says why
     tracking = remotes.tracking_prefix(remote)
     refused: list[Refusal] = []
     wanted: list[str] = []
-    for name in sorted(heads):
+    for name, oid in sorted(heads.items()):
         rest = name[len("refs/") :]
         if not rest.startswith(SYNCED_SPACES):
             continue
         why = name_problem(rest)
+        if why is None and name in bad and bad[name].tip == oid:
+            why = bad[name].reason
         if why is not None:
-            refused.append(Refusal(name, why))
+            refused.append(Refusal(name, why, tip=oid, stage="fetch"))
         else:
             wanted.append(name)
     copies = transport.list_refs([tracking])
     # copies whose names jp cannot hold could block the fetch of good names
     transport.delete_refs([r.name for r in copies if name_problem(r.name[len(tracking) :])])
+    arrived = _halves(transport, remote, gitdir, wanted, heads, refused)
+    gone = [
+        r.name
+        for r in transport.list_refs([tracking])
+        if "refs/" + r.name[len(tracking) :] not in arrived
+    ]
+    transport.delete_refs(gone)
+    return refused
+
+
+def _halves(
+    transport: Transport,
+    remote: str,
+    gitdir: Path,
+    wanted: list[str],
+    heads: dict[str, str],
+    refused: list[Refusal],
+) -> set[str]:
+    """Fetch ``wanted`` in parts, halving a part that fails until a bad ref stands alone."""
+    tracking = remotes.tracking_prefix(remote)
     arrived: set[str] = set()
     queue = [wanted[i : i + CHUNK] for i in range(0, len(wanted), CHUNK)]
     while queue:
@@ -115,16 +155,11 @@ def _ref_by_ref(transport: Transport, remote: str, gitdir: Path, first: SyncErro
         except SyncError as exc:
             _clear_tmp_packs(gitdir, before)
             if len(part) == 1:
-                refused.append(Refusal(part[0], fetch_reason(exc.reason)))
+                why = fetch_reason(exc.reason)
+                refused.append(Refusal(part[0], why, tip=heads[part[0]], stage="fetch"))
             else:
                 queue += [part[: len(part) // 2], part[len(part) // 2 :]]
-    gone = [
-        r.name
-        for r in transport.list_refs([tracking])
-        if "refs/" + r.name[len(tracking) :] not in arrived
-    ]
-    transport.delete_refs(gone)
-    return refused
+    return arrived
 
 
 def fetch_reason(text: str) -> str:
@@ -188,6 +223,9 @@ def screen(
             Refusal(ref, why, quarantine.quarantine_ref(remote, ref) if keep else None)
         )
     transport.delete_refs(dropped)
+    for r in refused:  # the fetch's refusals are remembered too: not downloaded again
+        if r.tip and r.stage == "fetch":
+            record[r.ref] = quarantine.Entry(r.tip, r.reason, False, 0, "fetch")
     existing = {r.name: r.oid for r in transport.list_refs([quarantine.prefix(remote)])}
     quarantine.replace(store.repo, store.gitdir, remote, existing, record)
     return out

@@ -14,7 +14,7 @@ oversized blob is refused without being read into memory.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -105,9 +105,10 @@ class _Bad(Exception):
 
 
 def _check_commit(repo: pygit2.Repository, oid: str, limits: boundary.Limits) -> Row:
-    commit = repo[oid]
-    if not isinstance(commit, pygit2.Commit):
-        raise _Bad(f"is a {getattr(commit, 'type_str', 'object')}, not a commit", keep=False)
+    found = repo[oid]
+    if found.type_str != "commit":
+        raise _Bad(f"is a {found.type_str}, not a commit", keep=False)
+    commit = found.peel(pygit2.Commit)
     parents = [str(p) for p in commit.parent_ids]
     if len(parents) > 1:
         raise _Bad(f"has {len(parents)} parents; an event has one (the previous event)")
@@ -157,8 +158,10 @@ def check_notes(
     theirs: pygit2.Tree,
     ours: pygit2.Tree | None,
     limits: boundary.Limits,
+    names: Mapping[str, str] | None = None,
 ) -> NotesCheck:
-    """The notes of ``theirs`` that ``ours`` lacks, checked (``kind``: meta, source, other).
+    """The notes of ``theirs`` that ``ours`` lacks, checked (``kind``: meta, source, other;
+    ``names``: annotated id -> the conversation it is the anchor of, for the messages).
 
     Subtrees identical to ours are not entered.  Entries that are not notes,
     folders nested deeper than any fan-out, a note stored twice, notes over
@@ -189,12 +192,13 @@ def check_notes(
                     )
             elif entry.type_str == "blob" and _NOTE.fullmatch(path):
                 if path in blobs:
-                    out.problems.append(f"the note on {path[:12]} is stored twice")
+                    out.problems.append(f"the note on {path[:12]} is stored twice (merged)")
                 blobs.setdefault(path, entry.id)
             else:
                 out.problems.append(f"{path[:60]} is not a note")
     for target, oid in sorted(blobs.items()):
-        text = _note_text(repo, kind, target, oid, limits, out.problems)
+        where = f"the note on {(names or {}).get(target) or target[:12]}"
+        text = _note_text(repo, kind, where, oid, limits, out.problems)
         if text is not None:
             out.texts[target] = text
     return out
@@ -212,13 +216,12 @@ def _entry(tree: pygit2.Tree | None, name: str) -> pygit2.Object | None:
 def _note_text(
     repo: pygit2.Repository,
     kind: str,
-    target: str,
+    where: str,
     oid: pygit2.Oid,
     limits: boundary.Limits,
     problems: list[str],
 ) -> str | None:
     _, size = kind_of(repo, oid)
-    where = f"the note on {target[:12]}"
     if size > limits.max_event_bytes:
         problems.append(f"{where} is {boundary.over_limit(size, limits)}")
         return None

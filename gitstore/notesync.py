@@ -12,6 +12,7 @@ first-parent walk used for conversations.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
 
@@ -80,6 +81,7 @@ def integrate(
     signature: pygit2.Signature,
     message: str,
     limits: Limits | None = None,
+    names: Mapping[str, str] | None = None,
 ) -> tuple[NotesAction, list[str]]:
     """Bring ``remote_ref`` (a fetched copy) into ``local_ref``; with it, what of the
     remote's notes was dropped (``inbound.check_notes``: the rest comes in)."""
@@ -95,7 +97,7 @@ def integrate(
             return NotesAction.AHEAD, []
         theirs = repo[remote].peel(pygit2.Commit).tree
         ours = repo[local].peel(pygit2.Commit).tree if local is not None else None
-        check = check_notes(repo, _kind(local_ref), theirs, ours, limits or Limits())
+        check = check_notes(repo, _kind(local_ref), theirs, ours, limits or Limits(), names)
         if not check.clean:  # never the remote's tree as it is: a cleaned one on top of it
             tree = cleaned_tree(repo, local_ref if local is not None else None, check)
             parents = [pygit2.Oid(hex=h) for h in (local, remote) if h is not None]

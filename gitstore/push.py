@@ -54,13 +54,20 @@ def plan(syncer: Syncer) -> list[PushStep | Outcome]:
 
 
 def _refused(syncer: Syncer, names: tuple[str, ...]) -> Outcome | None:
+    """Nothing is sent over a copy the pull refused, nor under a refused ref's folder
+    (``refs/notes/meta/x`` on the remote leaves no room for ``refs/notes/meta``)."""
     for name in names:
         found = syncer.inbound.refusal(name)
-        if found is not None:
-            detail = f"{syncer.remote}'s {name} was refused ({found.reason}); nothing sent over it"
-            kind = "notes" if name.startswith("refs/notes/") else "conversation"
-            cid = name if kind == "notes" else name.rsplit("/", 1)[1]
-            return Outcome(cid, "blocked", kind=kind, direction="push", detail=detail)
+        if found is None:
+            found = next((r for r in syncer.inbound.refused if r.ref.startswith(name + "/")), None)
+        if found is None:
+            continue
+        detail = f"{syncer.remote}'s copy was refused: {found.reason}"
+        if found.ref != name:
+            detail = f"{syncer.remote} has {found.ref}, which leaves no room for it"
+        kind = "notes" if name.startswith("refs/notes/") else "conversation"
+        cid = name if kind == "notes" else name.rsplit("/", 1)[1]
+        return Outcome(cid, "refused", kind=kind, direction="push", detail=detail)
     return None
 
 

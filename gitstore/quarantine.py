@@ -60,6 +60,7 @@ class Entry:
     reason: str
     kept: bool
     limit: int = 0  # the size limit it was checked against
+    stage: str = "check"  # "fetch": git refused its objects as they arrived
 
 
 def prefix(remote: str) -> str:
@@ -79,9 +80,10 @@ def recorded(gitdir: Path, remote: str) -> dict[str, Entry]:
     out: dict[str, Entry] = {}
     for ref, item in data.items() if isinstance(data, dict) else ():
         if isinstance(item, dict) and isinstance(item.get("tip"), str):
-            limit = item.get("limit") if isinstance(item.get("limit"), int) else 0
+            limit = item["limit"] if isinstance(item.get("limit"), int) else 0
             reason = str(item.get("reason") or UNKNOWN)
-            out[ref] = Entry(item["tip"], reason, bool(item.get("kept")), limit)
+            stage = "fetch" if item.get("stage") == "fetch" else "check"
+            out[ref] = Entry(item["tip"], reason, bool(item.get("kept")), limit, stage)
     return out
 
 
@@ -131,7 +133,7 @@ def replace(
     if not refused and not path.exists():
         return
     data = {
-        ref: {"tip": e.tip, "reason": e.reason, "kept": e.kept, "limit": e.limit}
+        ref: {"tip": e.tip, "reason": e.reason, "kept": e.kept, "limit": e.limit, "stage": e.stage}
         for ref, e in refused.items()
     }
     path.parent.mkdir(parents=True, exist_ok=True)

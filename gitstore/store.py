@@ -330,13 +330,12 @@ class Store:
 
     def _commit(self, oid: str | pygit2.Oid) -> pygit2.Commit:
         try:
-            commit = self.repo[oid]
+            found = self.repo[oid]
         except (KeyError, ValueError):
             raise CorruptEvent(str(oid), "the object is missing from the store") from None
-        if not isinstance(commit, pygit2.Commit):
-            kind = getattr(commit, "type_str", "object")
-            raise CorruptEvent(str(oid), f"it is a {kind}, not a commit")
-        return commit
+        if found.type_str != "commit":
+            raise CorruptEvent(str(oid), f"it is a {found.type_str}, not a commit")
+        return found.peel(pygit2.Commit)
 
     def _event_bytes(self, commit: pygit2.Commit) -> bytes:
         try:

@@ -205,7 +205,14 @@ class Syncer:
     def integrate_notes(self) -> list[Outcome]:
         out: list[Outcome] = []
         prefix = self.tracking + "notes/"
-        local = {r.name: r.kind for r in self.transport.list_refs(["refs/notes/"])}
+        rows = self.transport.list_refs(["refs/notes/"])
+        local = {r.name: r.kind for r in rows}
+        tips = {r.name[len("refs/notes/") :]: r.oid for r in rows}
+        names: dict[str, str] = {}
+        if any(tips.get(k) != v for k, v in self.inbound.notes.items()):
+            # anchors named by their conversation in what is reported
+            cids = set(self.local_tips()) | set(self.remote_tips())
+            names = {self.store.anchor(cid): cid for cid in cids}
         for rest in sorted(self.inbound.notes):
             local_ref = "refs/notes/" + rest
             if local.get(local_ref, "commit") != "commit":
@@ -220,6 +227,7 @@ class Syncer:
                 self.signature,
                 f"jp pull {self.remote}: notes {rest}",
                 self.limits,
+                names,
             )
             if action not in (NotesAction.NONE, NotesAction.AHEAD):
                 out.append(Outcome(local_ref, action.value, kind="notes"))

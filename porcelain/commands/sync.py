@@ -41,12 +41,13 @@ def _phrase(o: Outcome, remote: str) -> str:
     }
     table = pushed if o.direction == "push" else pulled
     text = table.get(o.action, o.action)
-    if o.kind == "notes":
-        what = "sent" if o.direction == "push" else "updated"
-        what = "merged" if o.action == "merged" else what
-        return f"{o.id}: {what}"
     if o.action in UNFINISHED:
         text = f"{o.action} ({o.detail})" if o.detail else o.action
+    elif o.action == "refused":  # pushed: nothing is sent over a copy the pull refused
+        text = f"not sent ({o.detail})"
+    elif o.kind == "notes":
+        what = "sent" if o.direction == "push" else "updated"
+        text = "merged" if o.action == "merged" else what
     return f"{o.id}: {text}"
 
 
@@ -77,7 +78,7 @@ def _report(app: App, remote: str, outcomes: Sequence[Outcome], verb: str) -> No
             elif o.kind == "warning":
                 where = f"{remote}'s {o.id}" if o.action == "cleaned" else o.id
                 app.output.note(f"warning: {where}: {o.detail}")
-            elif o.action in UNFINISHED:
+            elif o.action in UNFINISHED or o.action == "refused":
                 app.output.note(f"{remote}: {_phrase(o, remote)}")
             else:
                 app.output.line(_phrase(o, remote))
@@ -89,10 +90,12 @@ def _report(app: App, remote: str, outcomes: Sequence[Outcome], verb: str) -> No
                 else f"{remote} is up to date."
             )
     stuck = [o for o in outcomes if o.action in UNFINISHED]
-    refused = [o for o in outcomes if o.action == "refused"]
+    refused = [o for o in outcomes if o.kind == "refused"]
     if refused and not stuck:
+        n = len(refused)
         raise UserError(
-            f"{len(refused)} of {remote}'s refs were refused (named above); the rest was synced",
+            f"{n} ref{'s' if n != 1 else ''} from {remote} {'were' if n != 1 else 'was'} "
+            "refused (named above); the rest was synced",
             "they stay refused until they are fixed on the remote; "
             "`git for-each-ref refs/jp/quarantine/` lists the ones kept aside",
         )

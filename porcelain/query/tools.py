@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from gitstore.boundary import Limits, fit
 from gitstore.events import Event, now_text
 from porcelain.config import Config
 from porcelain.models.base import ToolSpec
@@ -116,7 +117,9 @@ def run_command(name: str, table: dict[str, Any], call: ToolCall) -> ToolOutcome
     return ToolOutcome(proc.stdout)
 
 
-def response_event(call: ToolCall, outcome: ToolOutcome) -> Event:
+def response_event(call: ToolCall, outcome: ToolOutcome, limits: Limits | None = None) -> Event:
+    """The result event; a result over the size limit is cut, with a marker saying
+    how many bytes were dropped (the model sees what the store keeps)."""
     event: Event = {
         "timestamp": now_text(),
         "type": "tool_call_response",
@@ -126,7 +129,7 @@ def response_event(call: ToolCall, outcome: ToolOutcome) -> Event:
     }
     if outcome.metadata:
         event["metadata"] = outcome.metadata
-    return event
+    return fit(event, limits or Limits())
 
 
 def needs_confirmation(tool: BuiltinTool | dict[str, Any]) -> bool:
