@@ -199,18 +199,24 @@ def fit_event(event: dict[str, Any], encoded: bytes, limits: Limits) -> dict[str
     if event.get("type") != "tool_call_response" or not isinstance(content, str):
         raise Refused(f"a {event.get('type')} event", over_limit(len(encoded), limits))
     raw = content.encode("utf-8")
-    keep = len(raw) - (len(encoded) - cap) - 200
-    while True:
-        cut = raw[: max(keep, 0)].decode("utf-8", "ignore")
-        dropped = len(raw) - len(cut.encode("utf-8"))
-        marker = TRUNCATED.format(dropped=dropped, limit=size_text(cap))
-        out = {**event, "content": cut + marker}
-        size = len(canonical_json(out))
-        if size <= cap or keep <= 0:
-            if size > cap:
-                raise Refused("a tool_call_response event", over_limit(size, limits))
-            return out
-        keep -= max(size - cap, 64) * 2  # escapes make JSON longer than the text
+    best: dict[str, Any] | None = None
+    lo, hi = 0, min(len(raw), cap)  # bytes of the content kept: the most that fits
+    while best is None or hi - lo > max(64, cap // 1000):
+        keep = (lo + hi) // 2 if best is not None else lo
+        out = _cut(event, raw, keep, cap)
+        if len(canonical_json(out)) <= cap:
+            best, lo = out, keep
+        elif keep == 0:
+            raise Refused("a tool_call_response event", over_limit(len(encoded), limits))
+        else:
+            hi = keep
+    return best
+
+
+def _cut(event: dict[str, Any], raw: bytes, keep: int, cap: int) -> dict[str, Any]:
+    text = raw[:keep].decode("utf-8", "ignore")  # a character cut in two goes whole
+    dropped = len(raw) - len(text.encode("utf-8"))
+    return {**event, "content": text + TRUNCATED.format(dropped=dropped, limit=size_text(cap))}
 
 
 def fit(event: dict[str, Any], limits: Limits) -> dict[str, Any]:

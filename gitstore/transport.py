@@ -281,6 +281,7 @@ class Pygit2Transport:
 
     def fetch(self, remote: str, refspecs: Sequence[str], prune: bool = True) -> None:
         mode = pygit2.enums.FetchPrune.PRUNE if prune else pygit2.enums.FetchPrune.NO_PRUNE
+        self.ls_remote(remote)  # a remote libgit2 cannot list whole is an error, not empty
         try:
             self._remote(remote).fetch(list(refspecs), callbacks=_Callbacks(), prune=mode)
         except pygit2.GitError as exc:
@@ -304,11 +305,29 @@ class Pygit2Transport:
             heads = self._remote(remote).list_heads(callbacks=_Callbacks())
         except pygit2.GitError as exc:
             raise SyncError(remote, str(exc)) from None
-        return {
+        listed = {
             h.name: str(h.oid)
             for h in heads
             if h.name and h.name.startswith("refs/") and not h.symref_target
         }
+        self._check_complete(remote, listed)
+        return listed
+
+    def _check_complete(self, remote: str, listed: dict[str, str]) -> None:
+        """A remote on this machine whose refs libgit2 did not all list (it lists none
+        once one is nested about 100 levels deep): say so rather than sync blind."""
+        url = self.repo.remotes[remote].url or ""
+        path = Path(url[len("file://") :] if url.startswith("file://") else url)
+        plain = refread.plain_gitdir(path) if path.is_absolute() or path.exists() else None
+        if plain is None:
+            return
+        missed = sorted(set(refread.list_refs(plain, ["refs/"])) - set(listed))
+        if missed:
+            raise SyncError(
+                remote,
+                f"libgit2 cannot list the remote's refs ({len(missed)} missed, such as "
+                f"{missed[0][:80]}); install git, whose listing sees every ref",
+            )
 
     def delete_refs(self, names: Sequence[str]) -> None:
         for name in names:
