@@ -396,6 +396,8 @@ class Store:
         rows: list[tuple[str, str | None, Event]] = []
         # every event checked (and a tool result over the size limit cut) before any is written
         fitted = [self._fit(validate(e, f"event {n}")) for n, e in enumerate(events)]
+        if parent is not None:
+            self._commit(parent)  # a ref plain git pointed at a blob: CorruptEvent, not a crash
         for event, data in fitted:
             if event.get("type") == "tool_call_request":
                 names[str(event.get("id"))] = str(event.get("name"))

@@ -53,7 +53,9 @@ def summaries(store: Store, located: Sequence[Located]) -> dict[str, dict[str, A
             broken[tip] = {**summarize([]), "first_request": "", "unreadable": exc.reason}
             continue
         fresh[tip] = summarize(events)
-    store.cache.put_summaries(fresh)
+    # an unreadable tip stays unreadable (objects never change), unless one is missing
+    lasting = {t: s for t, s in broken.items() if "missing" not in s["unreadable"]}
+    store.cache.put_summaries({**fresh, **lasting})
     found.update(fresh)
     found.update(broken)
     return found

@@ -74,7 +74,7 @@ def _report(app: App, remote: str, outcomes: Sequence[Outcome], verb: str) -> No
         for o in outcomes:
             if o.kind == "refused":
                 kept = f"; kept as {o.kept}" if o.kept else ""
-                app.output.note(f"refused {o.id} from {remote}: {o.detail}{kept}")
+                app.output.note(f"refused {_short(o.id)} from {remote}: {o.detail}{kept}")
             elif o.kind == "warning":
                 where = f"{remote}'s {o.id}" if o.action == "cleaned" else o.id
                 app.output.note(f"warning: {where}: {o.detail}")
@@ -104,6 +104,11 @@ def _report(app: App, remote: str, outcomes: Sequence[Outcome], verb: str) -> No
             f"{len(stuck)} of the changes were not synced with {remote}",
             f"run `jp {verb} {remote}` again",
         )
+
+
+def _short(name: str, width: int = 120) -> str:
+    """A remote's ref name as shown in a line (a hostile one can be thousands long)."""
+    return name if len(name) <= width else f"{name[: width - 40]}... ({len(name)} characters)"
 
 
 class _Progress:
