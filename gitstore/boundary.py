@@ -134,14 +134,20 @@ def _encodable(text: str) -> None:
 
 
 def event_from_bytes(data: bytes, limits: Limits, what: str = "event.json") -> dict[str, Any]:
-    """One event as stored in ``event.json``, checked; raises ``Refused``."""
+    """One event as stored in ``event.json``, checked (not normalised); raises ``Refused``."""
     if len(data) > limits.max_event_bytes:
         raise Refused(what, over_limit(len(data), limits))
     try:
         value = load_json(data)
     except ValueError as exc:
         raise Refused(what, str(exc)) from None
-    return checked_event(value, what)
+    from gitstore.schema import check_event
+
+    try:
+        check_event(value, what, walked=True)
+    except InvalidEvent as exc:
+        raise Refused(what, exc.reason) from None
+    return dict(value)
 
 
 def stored_event_problem(data: bytes) -> str | None:
@@ -164,15 +170,6 @@ def stored_event_problem(data: bytes) -> str | None:
         except ValueError as exc:
             return f"event.json: {exc}"
     return None
-
-
-def checked_event(value: Any, what: str) -> dict[str, Any]:
-    from gitstore.schema import validate_event
-
-    try:
-        return validate_event(value, what)
-    except InvalidEvent as exc:
-        raise Refused(what, exc.reason) from None
 
 
 def over_limit(size: int, limits: Limits) -> str:

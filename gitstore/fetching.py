@@ -21,11 +21,10 @@ listing stops without a word at a ref nested about 100 levels deep.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gitstore import boundary, quarantine, remotes, synclock
+from gitstore import boundary, quarantine, refs, remotes, synclock
 from gitstore.errors import SyncError
 from gitstore.inbound import Known, check_chain
 from gitstore.store import Store
@@ -185,18 +184,23 @@ def screen(
     store: Store,
     transport: Transport,
     remote: str,
-    local_tips: Iterable[str],
     limits: boundary.Limits,
     refused: list[Refusal],
 ) -> Inbound:
     """Check every remote-tracking copy; delete the refused ones, quarantine some."""
-    tracking = remotes.tracking_prefix(remote)
+    tracking, held = remotes.tracking_prefix(remote), quarantine.prefix(remote)
+    # one listing: the copies, this store's conversations (known good) and its quarantine
+    rows = transport.list_refs([tracking, held, refs.LIVE_PREFIX, refs.ARCHIVE_PREFIX])
+    local = [r.oid for r in rows if r.name.startswith((refs.LIVE_PREFIX, refs.ARCHIVE_PREFIX))]
+    existing = {r.name: r.oid for r in rows if r.name.startswith(held)}
     previous = quarantine.recorded(store.gitdir, remote)
-    known = Known(store.cache, local_tips)
+    known = Known(store.cache, local)
     out = Inbound(refused=list(refused))
     dropped: list[str] = []
     record: dict[str, quarantine.Entry] = {}
-    for row in transport.list_refs([tracking]):
+    for row in rows:
+        if not row.name.startswith(tracking):
+            continue
         rest = row.name[len(tracking) :]
         ref = "refs/" + rest
         why = name_problem(rest)
@@ -226,6 +230,5 @@ def screen(
     for r in refused:  # the fetch's refusals are remembered too: not downloaded again
         if r.tip and r.stage == "fetch":
             record[r.ref] = quarantine.Entry(r.tip, r.reason, False, 0, "fetch")
-    existing = {r.name: r.oid for r in transport.list_refs([quarantine.prefix(remote)])}
     quarantine.replace(store.repo, store.gitdir, remote, existing, record)
     return out

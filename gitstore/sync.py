@@ -126,9 +126,8 @@ class Syncer:
         self.progress("fetching", 0, 0)
         refused = fetching.fetch(self.transport, self.remote, self.store.gitdir)
         self.progress("checking", 0, 0)
-        tips = [t for tips in self.local_tips().values() for t in (tips.live, tips.archived) if t]
         self.inbound = fetching.screen(
-            self.store, self.transport, self.remote, tips, self.limits, refused
+            self.store, self.transport, self.remote, self.limits, refused
         )
 
     def refusals(self) -> list[Outcome]:
