@@ -171,8 +171,11 @@ def pull(app: App, remote: str | None) -> None:
     Conversations changed only there move forward here.  One continued on
     both machines keeps its id for the remote's history; your local
     continuation becomes a conversation of its own, named in the output.
-    Metadata and archive state merge (docs/sync.md).  REMOTE defaults to the
-    only remote, else origin.
+    Metadata and archive state merge (docs/sync.md).  What fails jp's checks
+    (a ref that is not a chain of events, notes that are not notes, an event
+    over store.max_event_bytes) is refused by name and changes nothing here
+    (docs/security-boundary.md).  REMOTE defaults to the only remote, else
+    origin.
     """
     _run(app, remote, "pull")
 

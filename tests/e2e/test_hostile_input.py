@@ -107,6 +107,7 @@ def test_import_refuses_what_is_not_a_regular_file(user: User, tmp_path: Path) -
             else f"error: {folder / 'events.json'}: is 300.0 MiB, over the limit of 256.0 MiB"
         ]
     assert user.snapshot() == before
+    user.fsck()
 
 
 def test_a_tool_result_over_the_limit_is_kept_cut(
