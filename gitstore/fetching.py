@@ -195,6 +195,8 @@ def screen(
     existing = {r.name: r.oid for r in rows if r.name.startswith(held)}
     previous = quarantine.recorded(store.gitdir, remote)
     known = Known(store.cache, local)
+    # copies that did not move since they were accepted: one question to the cache
+    known.ids |= store.cache.known([r.oid for r in rows if r.name.startswith(tracking)])
     out = Inbound(refused=list(refused))
     dropped: list[str] = []
     record: dict[str, quarantine.Entry] = {}

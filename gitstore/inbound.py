@@ -89,9 +89,14 @@ def check_chain(
         rows.append(row)
         pending.append(oid)
         oid = row[1]
-        if len(pending) >= BATCH or oid is None or oid in known.ids:
-            if known.first_cached(pending) is not None:
-                break
+        # the cache is asked early (a chain usually meets it at once), then every BATCH
+        if (
+            oid is not None
+            and oid not in known.ids
+            and (len(rows) in (1, 8) or len(pending) >= BATCH)
+        ):
+            if known.first_cached([*pending, oid]) is not None:
+                break  # what lies below is in this store already
             pending = []
     known.ids.update(r[0] for r in rows)
     return ChainCheck(rows=rows if kept <= KEEP_ROWS else [])

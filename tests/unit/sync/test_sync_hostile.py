@@ -13,6 +13,7 @@ import pytest
 from gitstore import quarantine, refs, remotes
 from gitstore.boundary import Limits
 from gitstore.errors import SyncError
+from gitstore.inbound import Known, check_chain
 from gitstore.push import push
 from gitstore.repo import init_bare
 from gitstore.store import Store
@@ -266,3 +267,14 @@ def test_a_notes_tree_3000_levels_deep(shared: tuple[Store, Syncer, Hostile]) ->
     assert store.meta(CID) == {"title": "mine"}
     assert len(store.all_notes(refs.NOTES_META)) == 1
     intact(store, before)
+
+
+def test_a_chain_is_checked_only_down_to_what_the_store_has(tmp_path: Path) -> None:
+    init_bare(tmp_path / "s.git")
+    store = Store(tmp_path / "s.git")
+    store.create(CID, [start(CID), *(request(f"m{n}") for n in range(300))], None, "test")
+    chain = store.load(CID).commits
+    cached = check_chain(store.repo, chain[150], Known(store.cache, []), Limits())
+    assert cached.reason is None and len(cached.rows) <= 1, "the cache knows these events"
+    walked = check_chain(store.repo, chain[150], Known(None, [chain[100]]), Limits())
+    assert walked.reason is None and [r[0] for r in walked.rows] == chain[150:100:-1]
