@@ -97,3 +97,12 @@ class CorruptEvent(GitStoreError):
         self.commit = commit
         self.reason = reason
         self.cid = cid
+
+
+class Refused(GitStoreError):
+    """Data from outside (a remote, an imported file) that jp does not take in."""
+
+    def __init__(self, what: str, reason: str) -> None:
+        super().__init__(f"{what}: {reason}")
+        self.what = what
+        self.reason = reason

@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from gitstore import faults
+from gitstore.boundary import NOTES_MAX_DEPTH, meta_item
 from gitstore.errors import ConcurrentUpdate
 
 if TYPE_CHECKING:
@@ -48,25 +49,31 @@ def _text(repo: pygit2.Repository, oid: pygit2.Oid) -> str:
 
 # notes of SHA-1 or SHA-256 objects, as named flat at the root of a notes tree
 _FLAT = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
+_HEX_PART = re.compile(r"[0-9a-f]{2}")
 # the depth at which notes are written: ``ab/cdef...``
 FANOUT = 1
 
 
 def _tree_entries(repo: pygit2.Repository, tree: pygit2.Tree) -> dict[str, pygit2.Oid]:
-    """Annotated hex id -> note blob id, over flat and fan-out layouts."""
-    out: dict[str, pygit2.Oid] = {}
+    """Annotated hex id -> note blob id, over flat and fan-out layouts.
 
-    def walk(t: pygit2.Tree, prefix: str) -> None:
-        for entry in t:
+    Only names that spell an object id count; folders deeper than any fan-out
+    can be (``NOTES_MAX_DEPTH``) are not entered, so a hostile tree of
+    thousands of levels costs nothing.
+    """
+    out: dict[str, pygit2.Oid] = {}
+    stack: list[tuple[pygit2.Tree, str, int]] = [(tree, "", 0)]
+    while stack:
+        node, prefix, depth = stack.pop()
+        for entry in node:
             name = prefix + (entry.name or "")
             if entry.type_str == "tree":
-                sub = repo[entry.id]
-                assert isinstance(sub, pygit2.Tree)
-                walk(sub, name)
-            elif entry.type_str == "blob":
-                out[name] = entry.id
-
-    walk(tree, "")
+                if depth + 1 < NOTES_MAX_DEPTH and _HEX_PART.fullmatch(entry.name or ""):
+                    sub = repo[entry.id]
+                    if isinstance(sub, pygit2.Tree):
+                        stack.append((sub, name, depth + 1))
+            elif entry.type_str == "blob" and _FLAT.match(name):
+                out.setdefault(name, entry.id)
     return out
 
 
@@ -276,16 +283,18 @@ def update(
 
 
 def meta_values(text: str | None) -> dict[str, Any]:
-    """The newest value of each key in a metadata note (None values mean unset)."""
+    """The newest value of each key in a metadata note (None values mean unset).
+
+    Lines that are not well-formed (``boundary.meta_item``) are skipped.
+    """
     best: dict[str, tuple[int, str, Any]] = {}
     for line in (text or "").splitlines():
-        try:
-            item = json.loads(line)
-            key, value, stamp, machine = item["k"], item.get("v"), int(item["t"]), str(item["m"])
-        except (ValueError, KeyError, TypeError):
+        item = meta_item(line)
+        if item is None:
             continue
-        if key not in best or (stamp, machine) > best[key][:2]:
-            best[key] = (stamp, machine, value)
+        key = item.key
+        if key not in best or (item.stamp, item.machine) > best[key][:2]:
+            best[key] = (item.stamp, item.machine, item.value)
     return {k: v[2] for k, v in best.items() if v[2] is not None}
 
 
@@ -297,12 +306,9 @@ def last_stamp(text: str | None, machine: str) -> int:
     """The newest stamp ``machine`` wrote into a metadata note (0 if none)."""
     best = 0
     for line in (text or "").splitlines():
-        try:
-            item = json.loads(line)
-            if str(item["m"]) == machine:
-                best = max(best, int(item["t"]))
-        except (ValueError, KeyError, TypeError):
-            continue
+        item = meta_item(line)
+        if item is not None and item.machine == machine:
+            best = max(best, item.stamp)
     return best
 
 
@@ -319,12 +325,10 @@ def compact_meta(text: str, limit: int = 20) -> str:
         return text
     newest: dict[str, tuple[tuple[int, str], str]] = {}
     for line in lines:
-        try:
-            item = json.loads(line)
-            rank = (int(item["t"]), str(item["m"]))
-            key = str(item["k"])
-        except (ValueError, KeyError, TypeError):
+        item = meta_item(line)
+        if item is None:
             continue
-        if key not in newest or rank > newest[key][0]:
-            newest[key] = (rank, line)
+        rank = (item.stamp, item.machine)
+        if item.key not in newest or rank > newest[item.key][0]:
+            newest[item.key] = (rank, line)
     return "".join(v[1] + "\n" for v in sorted(newest.values()))

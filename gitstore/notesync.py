@@ -12,13 +12,16 @@ first-parent walk used for conversations.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
 
 import pygit2
 
-from gitstore import notes
+from gitstore import notes, refs
+from gitstore.boundary import Limits
 from gitstore.errors import ConcurrentUpdate
+from gitstore.inbound import NotesCheck, check_notes
 from gitstore.transaction import RefUpdate
 from gitstore.transaction import apply as apply_updates
 
@@ -57,6 +60,24 @@ def merged_tree(repo: pygit2.Repository, ours: str, theirs: str) -> pygit2.Oid:
     return notes.write_tree(repo, texts)
 
 
+def _kind(local_ref: str) -> str:
+    for kind in (refs.STANDALONE, refs.PROJECT):  # either store's names for the same notes
+        if local_ref == kind.meta:
+            return "meta"
+        if local_ref == kind.source:
+            return "source"
+    return "other"
+
+
+def cleaned_tree(repo: pygit2.Repository, ours: str | None, check: NotesCheck) -> pygit2.Oid:
+    """Our notes with the checked notes of the remote added (lines merged by union)."""
+    texts = notes.read_all(repo, ours) if ours is not None else {}
+    for target, text in check.texts.items():
+        now = texts.get(target)
+        texts[target] = notes.union(now, text) if now is not None and now != text else text
+    return notes.write_tree(repo, texts)
+
+
 def integrate(
     repo: pygit2.Repository,
     gitdir: Path,
@@ -64,31 +85,41 @@ def integrate(
     remote_ref: str,
     signature: pygit2.Signature,
     message: str,
-) -> NotesAction:
-    """Bring ``remote_ref`` (a fetched copy) into ``local_ref``."""
+    limits: Limits | None = None,
+    names: Mapping[str, str] | None = None,
+) -> tuple[NotesAction, list[str]]:
+    """Bring ``remote_ref`` (a fetched copy) into ``local_ref``; with it, what of the
+    remote's notes was dropped (``inbound.check_notes``: the rest comes in)."""
     for _ in range(RETRIES):
         local, remote = _tip(repo, local_ref), _tip(repo, remote_ref)
         if remote is None:
-            return NotesAction.NONE if local is None else NotesAction.AHEAD
+            return (NotesAction.NONE if local is None else NotesAction.AHEAD), []
         if local == remote:
-            return NotesAction.NONE
-        if local is None:
+            return NotesAction.NONE, []
+        base = repo.merge_base(local, remote) if local is not None else None
+        base_hex = str(base) if base is not None else None
+        if base_hex == remote:
+            return NotesAction.AHEAD, []
+        theirs = repo[remote].peel(pygit2.Commit).tree
+        ours = repo[local].peel(pygit2.Commit).tree if local is not None else None
+        check = check_notes(repo, _kind(local_ref), theirs, ours, limits or Limits(), names)
+        if not check.clean:  # never the remote's tree as it is: a cleaned one on top of it
+            tree = cleaned_tree(repo, local_ref if local is not None else None, check)
+            parents = [pygit2.Oid(hex=h) for h in (local, remote) if h is not None]
+            new = str(repo.create_commit(None, signature, signature, message, tree, parents))
+            action = NotesAction.MERGED
+        elif local is None:
             new, action = remote, NotesAction.CREATED
+        elif base_hex == local:
+            new, action = remote, NotesAction.FAST_FORWARDED
         else:
-            base = repo.merge_base(local, remote)
-            base_hex = str(base) if base is not None else None
-            if base_hex == remote:
-                return NotesAction.AHEAD
-            if base_hex == local:
-                new, action = remote, NotesAction.FAST_FORWARDED
-            else:
-                tree = merged_tree(repo, local_ref, remote_ref)
-                parents = [pygit2.Oid(hex=local), pygit2.Oid(hex=remote)]
-                new = str(repo.create_commit(None, signature, signature, message, tree, parents))
-                action = NotesAction.MERGED
+            tree = merged_tree(repo, local_ref, remote_ref)
+            parents = [pygit2.Oid(hex=local), pygit2.Oid(hex=remote)]
+            new = str(repo.create_commit(None, signature, signature, message, tree, parents))
+            action = NotesAction.MERGED
         try:
             apply_updates(repo, gitdir, [RefUpdate(local_ref, local, new)], message)
-            return action
+            return action, check.problems
         except ConcurrentUpdate:
             continue  # a local note was written meanwhile: start over
     raise ConcurrentUpdate(local_ref)

@@ -22,13 +22,20 @@ from gitstore.transport import RefResult
 RETRIES = 3
 
 
-def plan(syncer: Syncer) -> list[PushStep]:
-    """Every conversation and notes ref to send, as last fetched."""
+def plan(syncer: Syncer) -> list[PushStep | Outcome]:
+    """Every conversation and notes ref to send, as last fetched; an ``Outcome``
+    for one whose copy on the remote was refused (nothing is sent over it)."""
     local = syncer.local_tips()
-    remote, _ = syncer.remote_tips()
-    steps: list[PushStep] = []
+    remote = syncer.remote_tips()
+    steps: list[PushStep | Outcome] = []
     for cid in sorted(local):
         now, there = local[cid], remote.get(cid, Tips())
+        if now.broken:
+            continue
+        refused = _refused(syncer, (refs.live(cid), refs.archived(cid)))
+        if refused is not None:
+            steps.append(refused)
+            continue
         side = reduce(now.live, now.archived, syncer.compare)
         step = plan_push(
             cid,
@@ -45,13 +52,40 @@ def plan(syncer: Syncer) -> list[PushStep]:
     return steps
 
 
-def _plan_notes(syncer: Syncer) -> list[PushStep]:
+def _refused(syncer: Syncer, names: tuple[str, ...]) -> Outcome | None:
+    """Nothing is sent over a copy the pull refused, nor under a refused ref's folder
+    (``refs/notes/meta/x`` on the remote leaves no room for ``refs/notes/meta``)."""
+    for name in names:
+        found = syncer.inbound.refusal(name)
+        if found is None:
+            found = next((r for r in syncer.inbound.refused if r.ref.startswith(name + "/")), None)
+        if found is None:
+            continue
+        detail = f"{syncer.remote}'s copy was refused: {found.reason}"
+        if found.ref != name:
+            detail = f"{syncer.remote} has {found.ref}, which leaves no room for it"
+        kind = "notes" if name.startswith("refs/notes/") else "conversation"
+        cid = name if kind == "notes" else name.rsplit("/", 1)[1]
+        return Outcome(cid, "refused", kind=kind, direction="push", detail=detail)
+    return None
+
+
+def _plan_notes(syncer: Syncer) -> list[PushStep | Outcome]:
     repo = syncer.repo
-    out: list[PushStep] = []
+    fetched = syncer.inbound.notes
+    local = {row.name: row for row in syncer.transport.list_refs(["refs/notes/"])}
+    out: list[PushStep | Outcome] = []
     for ref, there in syncer.store.notes_refs.synced():  # jp's notes refs, by name
-        tip = syncer.store.ref_target(ref)
-        theirs = syncer.store.ref_target(syncer.tracking + there.removeprefix("refs/"))
-        if tip is None or theirs == tip:
+        row = local.get(ref)
+        if row is None or row.kind != "commit":
+            continue  # none here, or not a commit (the pull named it)
+        tip = row.oid
+        refused = _refused(syncer, (there,))
+        if refused is not None:
+            out.append(refused)
+            continue
+        theirs = fetched.get(there.removeprefix("refs/notes/"))
+        if theirs == tip:
             continue
         if theirs is None:
             out.append(PushStep(ref, Action.CREATED, (RemoteUpdate(there, tip),)))
@@ -98,14 +132,17 @@ def _outcome(step: PushStep, results: dict[str, RefResult]) -> Outcome:
 def push(syncer: Syncer, retries: int = RETRIES) -> list[Outcome]:
     """Pull, then send; on a lost race pull again and resend what was rejected."""
     with syncer.exclusive():
-        return _push(syncer, retries)
+        return list(dict.fromkeys(_push(syncer, retries)))  # each pull names its refusals
 
 
 def _push(syncer: Syncer, retries: int) -> list[Outcome]:
     outcomes: list[Outcome] = []
     for attempt in range(retries + 1):
         outcomes += syncer.pull()
-        steps = plan(syncer)
+        planned = plan(syncer)
+        held = [s for s in planned if isinstance(s, Outcome)]
+        steps = [s for s in planned if isinstance(s, PushStep)]
+        outcomes += held
         updates = [u for s in steps for u in s.updates]
         if not updates:
             outcomes += [_outcome(s, {}) for s in steps]

@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
+from gitstore.boundary import check_value
 from gitstore.errors import InvalidEvent
 from gitstore.events import KNOWN_TYPES, Event, format_time, parse_time
 
@@ -142,8 +143,28 @@ def validate_event(event: Any, where: str = "event") -> Event:
     Unknown ``type`` tags are kept as they are (a newer writer's events); a
     known tag with a body that does not fit is refused.
     """
+    if check_event(event, where):
+        return dict(event)
+    out = dict(event)
+    out["timestamp"] = format_time(parse_time(event["timestamp"]))
+    if not out.get("metadata"):
+        out.pop("metadata", None)
+    return out
+
+
+def check_event(event: Any, where: str = "event", walked: bool = False) -> bool:
+    """Raise ``InvalidEvent`` unless ``event`` fits its type; True for an unknown type.
+
+    ``walked``: the caller already checked its nesting and strings
+    (``boundary.load_json``), so they are not walked again.
+    """
     if not isinstance(event, dict):
         raise InvalidEvent(where, "an event must be a JSON object")
+    if not walked:
+        try:  # storable as UTF-8 JSON, and within what jp's writer can nest
+            check_value(event)
+        except ValueError as exc:
+            raise InvalidEvent(where, str(exc)) from None
     kind = event.get("type")
     if not isinstance(kind, str) or not kind:
         raise InvalidEvent(where, "an event needs a string `type`")
@@ -154,15 +175,11 @@ def validate_event(event: Any, where: str = "event") -> Event:
             parse_time(event["timestamp"])
         except ValueError as exc:
             raise InvalidEvent(where, f"{kind}: timestamp {event['timestamp']!r}: {exc}") from None
-        return dict(event)
+        return True
     try:
         _ADAPTER.validate_python(event)
     except ValidationError as exc:
         first = exc.errors()[0]
         loc = ".".join(str(p) for p in first["loc"][1:]) or kind
         raise InvalidEvent(where, f"{kind}: {loc}: {first['msg']}") from None
-    out = dict(event)
-    out["timestamp"] = format_time(parse_time(event["timestamp"]))
-    if not out.get("metadata"):
-        out.pop("metadata", None)
-    return out
+    return False

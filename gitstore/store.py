@@ -11,13 +11,25 @@ import json
 import os
 import random
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitstore import commits, faults, flock, ids, maintenance, notes, refread, refs, transaction
+from gitstore import (
+    commits,
+    faults,
+    flock,
+    ids,
+    maintenance,
+    notes,
+    quarantine,
+    refread,
+    refs,
+    transaction,
+)
+from gitstore.boundary import Limits, fit_event, stored_event_problem
 from gitstore.cache import Cache
 from gitstore.chainfacts import ChainFacts, Facts, segment_facts
 from gitstore.chainview import ChainView, Segment
@@ -31,6 +43,7 @@ from gitstore.errors import (
     StaleTip,
 )
 from gitstore.events import Event, parse_time, validate
+from gitstore.quarantine import Quarantined
 from gitstore.repo import machine_id, notes_refs, open_repo
 from gitstore.transaction import RefUpdate
 from gitstore.turns import check_tool_responses
@@ -80,9 +93,15 @@ class Store:
     command that finds what it reads in the cache never loads libgit2.
     """
 
-    def __init__(self, path: Path, identity: Identity | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        identity: Identity | None = None,
+        limits: Limits | Callable[[], Limits] | None = None,
+    ) -> None:
         self.path = path
         self.identity = identity or Identity()
+        self._limits = limits
         self._repo: pygit2.Repository | None = None
         plain = refread.plain_gitdir(path)
         if plain is None:  # a worktree, a .git file, reftable..: libgit2 decides at once
@@ -102,6 +121,28 @@ class Store:
         if self._repo is None:
             self._repo = open_repo(self.path)
         return self._repo
+
+    @property
+    def limits(self) -> Limits:
+        """Size limits (``boundary.Limits``): given, or asked for on first use."""
+        if self._limits is None:
+            self._limits = Limits()
+        elif not isinstance(self._limits, Limits):
+            self._limits = self._limits()
+        return self._limits
+
+    def quarantined(self) -> list[Quarantined]:
+        """Refs a pull refused and kept aside under ``refs/jp/quarantine/``, with why."""
+        root = quarantine.ROOT
+        if self._plain is not None:
+            found = refread.list_refs(self._plain, [root])
+        else:
+            found = {
+                r.name: str(r.target)
+                for r in self.repo.references.iterator()
+                if r.name.startswith(root) and isinstance(r.target, pygit2.Oid)
+            }
+        return quarantine.listing(found, self.gitdir)
 
     @property
     def maintenance(self) -> maintenance.Maintenance:
@@ -296,22 +337,25 @@ class Store:
         self.cache.add(entries)
 
     def _commit(self, oid: str | pygit2.Oid) -> pygit2.Commit:
-        return self.repo[oid].peel(pygit2.Commit)
+        try:
+            found = self.repo[oid]
+        except (KeyError, ValueError):
+            raise CorruptEvent(str(oid), "the object is missing from the store") from None
+        if found.type_str != "commit":
+            raise CorruptEvent(str(oid), f"it is a {found.type_str}, not a commit")
+        return found.peel(pygit2.Commit)
 
     def _event_bytes(self, commit: pygit2.Commit) -> bytes:
         try:
             blob = self.repo[commit.tree["event.json"].id]
-        except KeyError:
+        except (KeyError, ValueError, pygit2.GitError):
             raise CorruptEvent(str(commit.id), "its tree has no event.json") from None
         if not isinstance(blob, pygit2.Blob):
             raise CorruptEvent(str(commit.id), "event.json is not a file")
         data = bytes(blob.data)
-        try:
-            event = json.loads(data)
-        except ValueError as exc:
-            raise CorruptEvent(str(commit.id), f"event.json is not JSON ({exc})") from None
-        if not isinstance(event, dict) or not isinstance(event.get("type"), str):
-            raise CorruptEvent(str(commit.id), "event.json is not an event object")
+        problem = stored_event_problem(data)
+        if problem is not None:
+            raise CorruptEvent(str(commit.id), problem)
         return data
 
     def current_turn(self, tip: str) -> list[Event]:
@@ -358,11 +402,14 @@ class Store:
         names = dict(tool_names or {})
         out: list[str] = []
         rows: list[tuple[str, str | None, Event]] = []
-        events = [validate(e, f"event {n}") for n, e in enumerate(events)]
-        for event in events:
+        # every event checked (and a tool result over the size limit cut) before any is written
+        fitted = [self._fit(validate(e, f"event {n}")) for n, e in enumerate(events)]
+        if parent is not None:
+            self._commit(parent)  # a ref plain git pointed at a blob: CorruptEvent, not a crash
+        for event, data in fitted:
             if event.get("type") == "tool_call_request":
                 names[str(event.get("id"))] = str(event.get("name"))
-            blob = self.repo.create_blob(commits.blob_bytes(event))
+            blob = self.repo.create_blob(data)
             builder = self.repo.TreeBuilder()
             builder.insert("event.json", blob, pygit2.GIT_FILEMODE_BLOB)
             tree = builder.write()
@@ -378,6 +425,14 @@ class Store:
         self.cache.add(rows)
         self.maintenance.wrote(len(out))  # libgit2 never packs: git gc --auto when due
         return out
+
+    def _fit(self, event: Event) -> tuple[Event, bytes]:
+        """``event`` and its bytes, within the size limit (``boundary.fit_event``)."""
+        data = commits.blob_bytes(event)
+        fitted = fit_event(event, data, self.limits)
+        if fitted is None:
+            return event, data
+        return fitted, commits.blob_bytes(fitted)
 
     def create(
         self,

@@ -19,10 +19,12 @@ from datetime import UTC, datetime
 
 import pygit2
 
-from gitstore import ids, refs, remotes, synclock, syncmeta, transaction
+from gitstore import fetching, ids, refs, remotes, synclock, syncmeta, transaction
 from gitstore.ancestry import Comparison, repo_parent
 from gitstore.ancestry import compare as compare_tips
-from gitstore.errors import ConcurrentUpdate, ConversationBusy, SyncError
+from gitstore.boundary import Limits, conversation_name
+from gitstore.errors import ConcurrentUpdate, ConversationBusy
+from gitstore.fetching import Inbound
 from gitstore.notesync import NotesAction
 from gitstore.notesync import integrate as integrate_notes
 from gitstore.store import Store
@@ -41,32 +43,37 @@ class Outcome:
     id: str
     action: str
     new_id: str | None = None
-    kind: str = "conversation"  # conversation | notes | warning
+    kind: str = "conversation"  # conversation | notes | warning | refused
     direction: str = "pull"
     detail: str = ""
+    kept: str | None = None  # refused: the quarantine ref that holds its tip
 
 
 @dataclass
 class Tips:
     live: str | None = None
     archived: str | None = None
+    broken: str | None = None  # a ref that is not a commit: its object's type
 
 
-def ref_targets(repo: pygit2.Repository, prefix: str) -> dict[str, str]:
-    """Direct refs under ``prefix``: the rest of the name -> commit id."""
-    out: dict[str, str] = {}
-    for ref in repo.listall_reference_objects():
-        name = str(ref.name)
-        if name.startswith(prefix) and isinstance(ref.target, pygit2.Oid):
-            out[name[len(prefix) :]] = str(ref.target)
-    return out
+def _summary(problems: list[str], shown: int = 3) -> str:
+    """What was dropped from a remote's notes, in one line."""
+    more = f"; and {len(problems) - shown} more" if len(problems) > shown else ""
+    return "; ".join(problems[:shown]) + more + " (the rest was merged)"
 
 
 class Syncer:
     def __init__(
-        self, store: Store, remote: str, transport: Transport, progress: Progress | None = None
+        self,
+        store: Store,
+        remote: str,
+        transport: Transport,
+        progress: Progress | None = None,
+        limits: Limits | None = None,
     ) -> None:
         self.store = store
+        self.limits = limits or store.limits
+        self.inbound = Inbound()
         self.repo = store.repo
         self.remote = remote
         self.tracking = remotes.tracking_prefix(remote)
@@ -82,58 +89,58 @@ class Syncer:
     # -- state ------------------------------------------------------------------------
 
     def local_tips(self) -> dict[str, Tips]:
+        """This store's conversations (refs that are commits: a broken one is left alone)."""
         out: dict[str, Tips] = {}
-        for loc in self.store.refs(None):
-            tips = out.setdefault(loc.cid, Tips())
-            if loc.archived:
-                tips.archived = loc.tip
+        for row in self.transport.list_refs([refs.LIVE_PREFIX, refs.ARCHIVE_PREFIX]):
+            archived = row.name.startswith(refs.ARCHIVE_PREFIX)
+            cid = row.name[len(refs.ARCHIVE_PREFIX if archived else refs.LIVE_PREFIX) :]
+            if not ids.is_valid(cid):
+                continue
+            tips = out.setdefault(cid, Tips())
+            if row.kind != "commit":
+                tips.broken = row.kind
+            elif archived:
+                tips.archived = row.oid
             else:
-                tips.live = loc.tip
+                tips.live = row.oid
         return out
 
-    def remote_tips(self) -> tuple[dict[str, Tips], list[Outcome]]:
-        """The fetched copies, and a warning per ref whose name is not an id."""
+    def remote_tips(self) -> dict[str, Tips]:
+        """The fetched copies that passed the checks of the last fetch."""
         out: dict[str, Tips] = {}
-        warnings: list[Outcome] = []
-        for sub, archived in (("conversations/", False), ("archive/", True)):
-            for rest, tip in ref_targets(self.repo, self.tracking + sub).items():
-                cid = rest
-                if archived:
-                    cid = rest[len("conversations/") :] if rest.startswith("conversations/") else ""
-                if not ids.is_valid(cid):
-                    warnings.append(
-                        Outcome(
-                            f"refs/{sub}{rest}",
-                            "skipped",
-                            kind="warning",
-                            detail="not a conversation id",
-                        )
-                    )
-                    continue
-                tips = out.setdefault(cid, Tips())
-                if archived:
-                    tips.archived = tip
-                else:
-                    tips.live = tip
-        return out, warnings
+        for rest, tip in self.inbound.conversations.items():
+            named = conversation_name(rest)
+            if isinstance(named, str):
+                continue
+            cid, archived = named
+            tips = out.setdefault(cid, Tips())
+            if archived:
+                tips.archived = tip
+            else:
+                tips.live = tip
+        return out
 
     # -- pull --------------------------------------------------------------------------
 
     def fetch(self) -> None:
+        """Fetch, then check every copy (``fetching``): what fails is refused, by name."""
         self.progress("fetching", 0, 0)
-        try:
-            self.transport.fetch(self.remote, remotes.fetch_refspecs(self.remote))
-        except SyncError as exc:
-            # a git killed with an earlier jp left lock files on the copies
-            namespace = self.tracking.rstrip("/")
-            if ".lock" not in exc.reason or not synclock.clear_stale(self.store.gitdir, namespace):
-                raise
-            self.transport.fetch(self.remote, remotes.fetch_refspecs(self.remote))
+        refused = fetching.fetch(self.transport, self.remote, self.store.gitdir)
+        self.progress("checking", 0, 0)
+        self.inbound = fetching.screen(
+            self.store, self.transport, self.remote, self.limits, refused
+        )
+
+    def refusals(self) -> list[Outcome]:
+        return [
+            Outcome(r.ref, "refused", kind="refused", detail=r.reason, kept=r.kept)
+            for r in self.inbound.refused
+        ]
 
     def pull(self) -> list[Outcome]:
         with self.exclusive():
             self.fetch()
-            outcomes = self.integrate()
+            outcomes = self.refusals() + self.integrate()
             if not any(o.action == "changed" for o in outcomes):
                 return outcomes
             # a ref locked by a jp killed a moment ago: once its lock is old enough
@@ -158,9 +165,10 @@ class Syncer:
 
     def integrate(self) -> list[Outcome]:
         outcomes = self.integrate_notes()
-        local, remote = self.local_tips(), self.remote_tips()
-        remote_tips, warnings = remote
-        outcomes += warnings
+        local, remote_tips = self.local_tips(), self.remote_tips()
+        for cid in sorted(c for c, t in local.items() if t.broken):
+            outcomes.append(self._broken(cid, local.pop(cid)))
+            remote_tips.pop(cid, None)
         simple: list[tuple[PullStep, Tips]] = []
         forks: list[tuple[PullStep, Tips]] = []
         every = sorted(set(local) | set(remote_tips))
@@ -190,20 +198,44 @@ class Syncer:
             hint = archived_by_meta(self.store.note(self.store.notes_refs.meta, cid))
         return plan_pull(cid, local, remote, self.compare, hint)
 
+    def _broken(self, cid: str, tips: Tips) -> Outcome:
+        what = f"here it points at a {tips.broken}, not a commit"
+        return Outcome(cid, "skipped", kind="warning", detail=f"{what}; not synced")
+
     def integrate_notes(self) -> list[Outcome]:
         out: list[Outcome] = []
-        for local_ref, there in self.store.notes_refs.synced():  # jp's notes refs, by name
-            rest = there.removeprefix("refs/")
-            action = integrate_notes(
+        rows = self.transport.list_refs(["refs/notes/"])
+        local = {r.name: r.kind for r in rows}
+        tips = {r.name: r.oid for r in rows}
+        wanted = [
+            (local_ref, there.removeprefix("refs/notes/"))
+            for local_ref, there in self.store.notes_refs.synced()  # jp's notes refs, by name
+            if there.removeprefix("refs/notes/") in self.inbound.notes
+        ]
+        names: dict[str, str] = {}
+        if any(tips.get(ref) != self.inbound.notes[rest] for ref, rest in wanted):
+            # anchors named by their conversation in what is reported
+            cids = set(self.local_tips()) | set(self.remote_tips())
+            names = {self.store.anchor(cid): cid for cid in cids}
+        for local_ref, rest in wanted:
+            if local.get(local_ref, "commit") != "commit":
+                detail = f"here it points at a {local[local_ref]}, not a commit; not synced"
+                out.append(Outcome(local_ref, "skipped", kind="warning", detail=detail))
+                continue
+            action, problems = integrate_notes(
                 self.repo,
                 self.store.gitdir,
                 local_ref,
-                self.tracking + rest,
+                self.tracking + "notes/" + rest,
                 self.signature,
-                f"jp pull {self.remote}: {rest}",
+                f"jp pull {self.remote}: notes {rest}",
+                self.limits,
+                names,
             )
             if action not in (NotesAction.NONE, NotesAction.AHEAD):
                 out.append(Outcome(local_ref, action.value, kind="notes"))
+            if problems:
+                out.append(Outcome(local_ref, "cleaned", kind="warning", detail=_summary(problems)))
         return out
 
     @staticmethod

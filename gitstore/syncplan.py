@@ -14,12 +14,12 @@ Each side holds a conversation live or archived at some tip.  The rules
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
 from gitstore.ancestry import Comparison, Relation
+from gitstore.boundary import meta_item
 
 Compare = Callable[[str, str], Comparison]
 
@@ -163,15 +163,12 @@ def archived_by_meta(note: str | None) -> bool | None:
     best: tuple[int, str] | None = None
     value: object = None
     for line in (note or "").splitlines():
-        try:
-            item = json.loads(line)
-            if item.get("k") != "archived_at":
-                continue
-            rank = (int(item["t"]), str(item["m"]))
-        except (ValueError, KeyError, TypeError, AttributeError):
+        item = meta_item(line)
+        if item is None or item.key != "archived_at":
             continue
+        rank = (item.stamp, item.machine)
         if best is None or rank > best:
-            best, value = rank, item.get("v")
+            best, value = rank, item.value
     if best is None:
         return None
     return value is not None

@@ -19,6 +19,7 @@ from typing import Protocol
 
 import pygit2
 
+from gitstore import refread
 from gitstore.errors import SyncError
 from gitstore.syncplan import RemoteUpdate
 
@@ -28,6 +29,8 @@ STAGING_ROOT = "refs/jp-push/"
 # the store logs every ref (core.logAllRefUpdates=always); the copies git writes
 # for sync (remote-tracking and staged refs) are forced copies and need no reflog
 NO_REFLOG = ("-c", "core.logAllRefUpdates=false")
+# what a remote sends is checked by git as it arrives (a malformed object never lands)
+FSCK = ("-c", "fetch.fsckObjects=true")
 RACE_WORDS = (
     "fetch first",
     "non-fast-forward",
@@ -38,6 +41,15 @@ RACE_WORDS = (
     "non-fastforwardable",
     "not present locally",
 )
+
+
+@dataclass(frozen=True)
+class RefRow:
+    """A ref as listed: its name, the object it names and that object's type."""
+
+    name: str
+    oid: str
+    kind: str  # commit, tree, blob, tag (or missing)
 
 
 @dataclass(frozen=True)
@@ -55,7 +67,17 @@ class RefResult:
 class Transport(Protocol):
     name: str
 
-    def fetch(self, remote: str, refspecs: Sequence[str]) -> None: ...
+    def fetch(self, remote: str, refspecs: Sequence[str], prune: bool = True) -> None: ...
+
+    def list_refs(self, prefixes: Sequence[str]) -> list[RefRow]:
+        """Every ref of the store under ``prefixes``, however deep its name."""
+        ...
+
+    def ls_remote(self, remote: str) -> dict[str, str]:
+        """The remote's refs under ``refs/``: name -> object id."""
+        ...
+
+    def delete_refs(self, names: Sequence[str]) -> None: ...
 
     def push(self, remote: str, updates: Sequence[RemoteUpdate]) -> list[RefResult]: ...
 
@@ -94,8 +116,10 @@ class GitCli:
         except OSError as exc:
             raise SyncError(args[-1] if args else "git", f"cannot run git: {exc}") from None
 
-    def fetch(self, remote: str, refspecs: Sequence[str]) -> None:
-        args = [*NO_REFLOG, "fetch", "--prune", "--no-tags", "--quiet", "--no-auto-gc", remote]
+    def fetch(self, remote: str, refspecs: Sequence[str], prune: bool = True) -> None:
+        # git checks every fetched object (fsck) and keeps none of a pack that fails
+        args = [*NO_REFLOG, *FSCK, "fetch", "--no-tags", "--quiet", "--no-auto-gc"]
+        args += ["--prune", remote] if prune else [remote]
         args += refspecs
         proc = self._run(args)
         for wait in (0.2, 1.0, 3.0):
@@ -132,6 +156,33 @@ class GitCli:
     def maintain(self) -> None:
         """git's own housekeeping (libgit2 never packs), after the sync, not during it."""
         self._run(["gc", "--auto", "--quiet"])
+
+    def list_refs(self, prefixes: Sequence[str]) -> list[RefRow]:
+        fmt = "--format=%(objectname) %(objecttype) %(refname)"
+        proc = self._run(["for-each-ref", fmt, *prefixes])
+        if proc.returncode != 0:
+            raise SyncError("git for-each-ref", _last_lines(proc.stderr))
+        rows: list[RefRow] = []
+        for line in proc.stdout.splitlines():
+            oid, _, rest = line.partition(" ")
+            kind, _, name = rest.partition(" ")
+            if name:
+                rows.append(RefRow(name, oid, kind or "missing"))
+        return rows
+
+    def ls_remote(self, remote: str) -> dict[str, str]:
+        proc = self._run(["ls-remote", "--refs", remote])
+        if proc.returncode != 0:
+            raise SyncError(remote, _last_lines(proc.stderr))
+        out: dict[str, str] = {}
+        for line in proc.stdout.splitlines():
+            oid, _, name = line.partition("\t")
+            if name.startswith("refs/"):
+                out[name] = oid.strip()
+        return out
+
+    def delete_refs(self, names: Sequence[str]) -> None:
+        self._update_refs([f"delete {name}" for name in names])
 
     def _clear(self, stage: str) -> list[str]:
         listed = self._run(["for-each-ref", "--format=delete %(refname)", stage])
@@ -175,6 +226,18 @@ def parse_porcelain(stdout: str) -> list[RefResult]:
     return out
 
 
+_KINDS = {1: "commit", 2: "tree", 3: "blob", 4: "tag"}
+
+
+def _kind(repo: pygit2.Repository, oid: str) -> str:
+    """An object's type, read from its header (its content is not loaded)."""
+    try:
+        kind, _ = repo.odb.read_header(oid)
+    except (KeyError, ValueError, pygit2.GitError):
+        return "missing"
+    return _KINDS.get(int(kind), "missing")
+
+
 class _Callbacks(pygit2.RemoteCallbacks):
     def __init__(self) -> None:
         super().__init__()
@@ -216,13 +279,62 @@ class Pygit2Transport:
             raise SyncError(remote, "the remote has no URL")
         return self.repo.remotes.create_anonymous(url)
 
-    def fetch(self, remote: str, refspecs: Sequence[str]) -> None:
+    def fetch(self, remote: str, refspecs: Sequence[str], prune: bool = True) -> None:
+        mode = pygit2.enums.FetchPrune.PRUNE if prune else pygit2.enums.FetchPrune.NO_PRUNE
+        self.ls_remote(remote)  # a remote libgit2 cannot list whole is an error, not empty
         try:
-            self._remote(remote).fetch(
-                list(refspecs), callbacks=_Callbacks(), prune=pygit2.enums.FetchPrune.PRUNE
-            )
+            self._remote(remote).fetch(list(refspecs), callbacks=_Callbacks(), prune=mode)
         except pygit2.GitError as exc:
             raise SyncError(remote, str(exc)) from None
+
+    def list_refs(self, prefixes: Sequence[str]) -> list[RefRow]:
+        """Refs read as files where the store allows it: libgit2's own listing stops
+        short of refs nested deeply (about 100 levels) and says nothing."""
+        plain = refread.plain_gitdir(Path(self.repo.path))
+        if plain is not None:
+            found = refread.list_refs(plain, prefixes)
+        else:
+            found = {}
+            for ref in self.repo.references.iterator():
+                if ref.name.startswith(tuple(prefixes)) and isinstance(ref.target, pygit2.Oid):
+                    found[ref.name] = str(ref.target)
+        return [RefRow(name, oid, _kind(self.repo, oid)) for name, oid in sorted(found.items())]
+
+    def ls_remote(self, remote: str) -> dict[str, str]:
+        try:
+            heads = self._remote(remote).list_heads(callbacks=_Callbacks())
+        except pygit2.GitError as exc:
+            raise SyncError(remote, str(exc)) from None
+        listed = {
+            h.name: str(h.oid)
+            for h in heads
+            if h.name and h.name.startswith("refs/") and not h.symref_target
+        }
+        self._check_complete(remote, listed)
+        return listed
+
+    def _check_complete(self, remote: str, listed: dict[str, str]) -> None:
+        """A remote on this machine whose refs libgit2 did not all list (it lists none
+        once one is nested about 100 levels deep): say so rather than sync blind."""
+        url = self.repo.remotes[remote].url or ""
+        path = Path(url[len("file://") :] if url.startswith("file://") else url)
+        plain = refread.plain_gitdir(path) if path.is_absolute() or path.exists() else None
+        if plain is None:
+            return
+        missed = sorted(set(refread.list_refs(plain, ["refs/"])) - set(listed))
+        if missed:
+            raise SyncError(
+                remote,
+                f"libgit2 cannot list the remote's refs ({len(missed)} missed, such as "
+                f"{missed[0][:80]}); install git, whose listing sees every ref",
+            )
+
+    def delete_refs(self, names: Sequence[str]) -> None:
+        for name in names:
+            try:
+                self.repo.references.delete(name)
+            except (KeyError, pygit2.InvalidSpecError):
+                continue
 
     def maintain(self) -> None:
         """Nothing: without git there is no `git gc` to run."""

@@ -12,6 +12,7 @@ from porcelain.errors import UserError
 from porcelain.output import Output
 
 if TYPE_CHECKING:
+    from gitstore.boundary import Limits
     from gitstore.store import Identity, Store
     from porcelain.config import Config, Recorded
 
@@ -72,8 +73,16 @@ class App:
             path = self.store_path()
             if not path.exists():
                 init_bare(path)
-            self._store = Store(path, self.identity())
+            self._store = Store(path, self.identity(), self.limits)
         return self._store
+
+    def limits(self) -> Limits:
+        """Size limits of what the store accepts: ``store.max_event_bytes`` of the
+        user's own configuration (never of a conversation's)."""
+        from gitstore.boundary import CONFIG_KEY, Limits
+
+        value = self.config().get(CONFIG_KEY)
+        return Limits(max_event_bytes=value) if isinstance(value, int) and value > 0 else Limits()
 
     def identity(self) -> Identity:
         from gitstore.store import Identity

@@ -50,10 +50,12 @@ def summaries(store: Store, located: Sequence[Located]) -> dict[str, dict[str, A
         try:
             events, _ = store.read_chain(tip)
         except CorruptEvent as exc:  # one damaged chain must not hide the others
-            broken[tip] = {**summarize([]), "first_request": f"(unreadable: {exc.reason})"}
+            broken[tip] = {**summarize([]), "first_request": "", "unreadable": exc.reason}
             continue
         fresh[tip] = summarize(events)
-    store.cache.put_summaries(fresh)
+    # an unreadable tip stays unreadable (objects never change), unless one is missing
+    lasting = {t: s for t, s in broken.items() if "missing" not in s["unreadable"]}
+    store.cache.put_summaries({**fresh, **lasting})
     found.update(fresh)
     found.update(broken)
     return found
@@ -104,6 +106,7 @@ def listing(store: Store, located: Sequence[Located], active: str | None) -> lis
                 "created_at": created,
                 "last_event_at": s["last_event_at"],
                 "preview": s["first_request"],
+                "unreadable": s.get("unreadable"),
             }
         )
     rows.sort(key=lambda r: (r["active"], r["pinned"], when[r["id"]]))

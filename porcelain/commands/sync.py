@@ -42,12 +42,13 @@ def _phrase(o: Outcome, remote: str) -> str:
     }
     table = pushed if o.direction == "push" else pulled
     text = table.get(o.action, o.action)
-    if o.kind == "notes":
-        what = "sent" if o.direction == "push" else "updated"
-        what = "merged" if o.action == "merged" else what
-        return f"{untrusted_field(o.id)}: {what}"
     if o.action in UNFINISHED:
         text = f"{o.action} ({untrusted_field(o.detail)})" if o.detail else o.action
+    elif o.action == "refused":  # pushed: nothing is sent over a copy the pull refused
+        text = f"not sent ({untrusted_field(o.detail)})"
+    elif o.kind == "notes":
+        what = "sent" if o.direction == "push" else "updated"
+        text = "merged" if o.action == "merged" else what
     return f"{untrusted_field(o.id)}: {text}"
 
 
@@ -65,31 +66,52 @@ def _report(app: App, remote: str, outcomes: Sequence[Outcome], verb: str) -> No
                 row["new_id"] = o.new_id
             if o.detail:
                 row["detail"] = o.detail
+            if o.kept:
+                row["quarantine"] = o.kept
             rows.append(row)
         app.output.data(rows)
     else:
         shown = 0
         for o in outcomes:
-            if o.kind == "warning":
+            if o.kind == "refused":
+                kept = f"; kept as {untrusted_field(o.kept)}" if o.kept else ""
+                ref, why = untrusted_field(_short(o.id)), untrusted_field(o.detail)
+                app.output.note(f"refused {ref} from {remote}: {why}{kept}")
+            elif o.kind == "warning":
                 ref, why = untrusted_field(o.id), untrusted_field(o.detail)
-                app.output.note(f"warning: {remote} has {ref}, {why}; skipped")
-            elif o.action in UNFINISHED:
+                where = f"{remote}'s {ref}" if o.action == "cleaned" else ref
+                app.output.note(f"warning: {where}: {why}")
+            elif o.action in UNFINISHED or o.action == "refused":
                 app.output.note(f"{remote}: {_phrase(o, remote)}")
             else:
                 app.output.line(_phrase(o, remote))
                 shown += 1
-        if shown == 0 and not any(o.action in UNFINISHED for o in outcomes):
+        if shown == 0 and not any(o.action in UNFINISHED | {"refused"} for o in outcomes):
             app.output.line(
                 f"Already up to date with {remote}."
                 if verb == "pull"
                 else f"{remote} is up to date."
             )
     stuck = [o for o in outcomes if o.action in UNFINISHED]
+    refused = [o for o in outcomes if o.kind == "refused"]
+    if refused and not stuck:
+        n = len(refused)
+        raise UserError(
+            f"{n} ref{'s' if n != 1 else ''} from {remote} {'were' if n != 1 else 'was'} "
+            "refused (named above); the rest was synced",
+            "they stay refused until they are fixed on the remote; "
+            "`git for-each-ref refs/jp/quarantine/` lists the ones kept aside",
+        )
     if stuck:
         raise UserError(
             f"{len(stuck)} of the changes were not synced with {remote}",
             f"run `jp {verb} {remote}` again",
         )
+
+
+def _short(name: str, width: int = 120) -> str:
+    """A remote's ref name as shown in a line (a hostile one can be thousands long)."""
+    return name if len(name) <= width else f"{name[: width - 40]}... ({len(name)} characters)"
 
 
 class _Progress:
@@ -159,9 +181,12 @@ def pull(app: App, remote: str | None) -> None:
     Conversations changed only there move forward here.  One continued on
     both machines keeps its id for the remote's history; your local
     continuation becomes a conversation of its own, named in the output.
-    Metadata and archive state merge (docs/sync.md).  REMOTE defaults to the
-    only remote jp made, else origin; a remote with settings of its own (a
-    project's code remote) is used only when named.
+    Metadata and archive state merge (docs/sync.md).  What fails jp's checks
+    (a ref that is not a chain of events, notes that are not notes, an event
+    over store.max_event_bytes) is refused by name and changes nothing here
+    (docs/security.md).  REMOTE defaults to the only remote jp made, else
+    origin; a remote with settings of its own (a project's code remote) is
+    used only when named.
     """
     _run(app, remote, "pull")
 

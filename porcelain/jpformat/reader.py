@@ -3,21 +3,29 @@
 A folder holds ``events.json`` (a JSON array of entries), ``metadata.json``
 (the conversation record) and, in newer folders, ``base_config.json``.  Reading
 either returns the whole conversation or raises one ``UserError`` that names
-the file and the reason; it never returns part of a folder.
+the file and the reason; it never returns part of a folder.  The files are
+untrusted: they are read with the rules of ``gitstore.boundary`` (regular
+files within a size limit, strict UTF-8 JSON, events of a known shape).
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gitstore.errors import InvalidEvent
-from gitstore.events import CONVERSATION_TYPES, Event, format_time, parse_time, validate
+from gitstore.boundary import Limits, fit, load_json, read_file
+from gitstore.errors import InvalidEvent, Refused
+from gitstore.events import (
+    CONVERSATION_TYPES,
+    Event,
+    format_time,
+    parse_time,
+    validate,
+)
 from porcelain.errors import UserError
 
 EVENTS_FILE = "events.json"
@@ -99,29 +107,21 @@ def decode_entry(entry: Mapping[str, Any]) -> dict[str, Any]:
 # -- files ----------------------------------------------------------------------
 
 
-def _load_json(path: Path) -> Any:
+def _load_json(path: Path, limits: Limits) -> Any:
+    """A file's JSON: a regular file within the size limit, read no further (a FIFO,
+    a device or an endless file is refused before it is read), strict UTF-8 JSON."""
     try:
-        data = path.read_bytes()
+        data = read_file(path, limits.max_file_bytes)
     except FileNotFoundError:
         raise UserError(f"{path}: no such file", _HINT)
-    except IsADirectoryError:
-        raise UserError(f"{path}: is a directory, not a file", _HINT)
+    except Refused as exc:  # a FIFO, a device, a file over the size limit
+        raise UserError(f"{exc.what}: {exc.reason}")
     except OSError as exc:
         raise UserError(f"{path}: cannot read: {exc.strerror or exc}")
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UserError(f"{path}: not UTF-8 text (byte {exc.start})")
-    try:
-        return json.loads(text, parse_constant=_refuse_constant)
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")
+        return load_json(data)
     except ValueError as exc:
-        raise UserError(f"{path}: invalid JSON: {exc}")
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON value")
+        raise UserError(f"{path}: {exc}")
 
 
 def _kind_of(value: Any) -> str:
@@ -138,10 +138,10 @@ def _kind_of(value: Any) -> str:
     return "a number"
 
 
-def _read_metadata(path: Path) -> dict[str, Any]:
+def _read_metadata(path: Path, limits: Limits) -> dict[str, Any]:
     if not path.exists():
         return {}
-    raw = _load_json(path)
+    raw = _load_json(path, limits)
     if not isinstance(raw, dict):
         raise UserError(f"{path}: expected a JSON object, found {_kind_of(raw)}", _HINT)
     out = dict(raw)
@@ -167,10 +167,10 @@ def _read_metadata(path: Path) -> dict[str, Any]:
     return out
 
 
-def _read_base_config(path: Path) -> dict[str, Any] | None:
+def _read_base_config(path: Path, limits: Limits) -> dict[str, Any] | None:
     if not path.exists():
         return None
-    raw = _load_json(path)
+    raw = _load_json(path, limits)
     if not isinstance(raw, dict):
         raise UserError(f"{path}: expected a JSON object, found {_kind_of(raw)}")
     return raw
@@ -184,9 +184,11 @@ def _unflatten_delta(entry: dict[str, Any]) -> dict[str, Any]:
     return {"type": "config_delta", "timestamp": entry.get("timestamp"), "delta": delta}
 
 
-def read_events(path: Path) -> list[Event]:
-    """The entries of one ``events.json``, decoded and validated."""
-    raw = _load_json(path)
+def read_events(path: Path, limits: Limits | None = None) -> list[Event]:
+    """The entries of one ``events.json``, decoded and validated; a tool result over
+    the size limit is cut (with a marker), any other event over it refused."""
+    limits = limits or Limits()
+    raw = _load_json(path, limits)
     if not isinstance(raw, list):
         raise UserError(f"{path}: expected a JSON array of events, found {_kind_of(raw)}", _HINT)
     events: list[Event] = []
@@ -200,19 +202,24 @@ def read_events(path: Path) -> list[Event]:
             raise UserError(str(exc), "fix or remove that entry of events.json and try again")
         if event["type"] == "tool_call_response":
             event.setdefault("is_error", False)
+        try:
+            event = fit(event, limits)
+        except Refused as exc:
+            raise UserError(f"{where}: {exc.what} is {exc.reason}")
         events.append(event)
     return events
 
 
-def read_conversation(folder: Path) -> JpConversation:
+def read_conversation(folder: Path, limits: Limits | None = None) -> JpConversation:
     """Read one JP conversation folder; any problem raises ``UserError``."""
     folder = Path(folder)
+    limits = limits or Limits()
     if not folder.is_dir():
         what = "no such folder" if not folder.exists() else "not a folder"
         raise UserError(f"{folder}: {what}", _HINT)
-    events = read_events(folder / EVENTS_FILE)
-    metadata = _read_metadata(folder / METADATA_FILE)
-    base_config = _read_base_config(folder / BASE_CONFIG_FILE)
+    events = read_events(folder / EVENTS_FILE, limits)
+    metadata = _read_metadata(folder / METADATA_FILE, limits)
+    base_config = _read_base_config(folder / BASE_CONFIG_FILE, limits)
     if base_config is None and events and events[0].get("type") == "config_delta":
         # Legacy layout: the first entry carries the whole base config.
         base_config = dict(events.pop(0)["delta"])

@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from gitstore.boundary import Limits, fit
 from gitstore.events import Event, now_text
 from porcelain.config import Config
 from porcelain.config.toolenv import tool_environment
@@ -127,7 +128,9 @@ def run_command(
     return ToolOutcome(proc.stdout)
 
 
-def response_event(call: ToolCall, outcome: ToolOutcome) -> Event:
+def response_event(call: ToolCall, outcome: ToolOutcome, limits: Limits | None = None) -> Event:
+    """The result event; a result over the size limit is cut, with a marker saying
+    how many bytes were dropped (the model sees what the store keeps)."""
     event: Event = {
         "timestamp": now_text(),
         "type": "tool_call_response",
@@ -137,7 +140,7 @@ def response_event(call: ToolCall, outcome: ToolOutcome) -> Event:
     }
     if outcome.metadata:
         event["metadata"] = outcome.metadata
-    return event
+    return fit(event, limits or Limits())
 
 
 def needs_confirmation(tool: BuiltinTool | dict[str, Any]) -> bool:

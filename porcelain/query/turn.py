@@ -105,7 +105,7 @@ def continue_turn(ctx: TurnContext, view: StreamView) -> None:
             )
             outcome = _run_tool(ctx, tools, call)
             view.tool_result(call.name, outcome.content, outcome.is_error)
-            commit(ctx, [response_event(call, outcome)])
+            commit(ctx, [response_event(call, outcome, ctx.store.limits)])
     raise UserError(
         f"the model kept calling tools for {MAX_ROUNDS} rounds; stopped",
         "ask it to finish, or check the tools it is calling",

@@ -52,6 +52,7 @@ def grep(
     """
     import json
 
+    from gitstore.errors import CorruptEvent
     from gitstore.turns import turn_indices
     from porcelain.targets import resolve
 
@@ -76,7 +77,11 @@ def grep(
     if len(located) > 1:
         store.prefetch([loc.tip for loc in located])  # chains not yet cached, in one pass
     for loc in located:
-        events, _ = store.read_chain(loc.tip)
+        try:
+            events, _ = store.read_chain(loc.tip)
+        except CorruptEvent as exc:  # one broken chain never stops the search of the others
+            app.output.note(f"warning: {loc.cid} cannot be read: {exc.reason}")
+            continue
         for event, turn in zip(events, turn_indices(events), strict=True):
             for scope in wanted:
                 kind, key = SCOPES[scope]

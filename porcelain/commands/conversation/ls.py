@@ -28,6 +28,9 @@ def ls(app: App, archived: bool, everything: bool, reviews: bool, limit: int | N
     if limit is not None and len(rows) > limit:
         hidden = len(rows) - limit
         rows = rows[-limit:]
+    for r in rows:
+        if r["unreadable"]:  # one broken chain never hides the others
+            app.output.note(f"warning: {r['id']} cannot be read: {r['unreadable']}")
     if app.output.json:
         app.output.data(rows)
         return
@@ -42,6 +45,8 @@ def ls(app: App, archived: bool, everything: bool, reviews: bool, limit: int | N
     for r in rows:
         mark = "*" if r["active"] else " "
         title = untrusted_field(r["title"] or r["preview"] or "")
+        if r["unreadable"]:
+            title = f"[unreadable] {title}".rstrip()
         if r["source_id"]:
             title = f"[review of {untrusted_field(r['source_id'])}] {title}"
         if r["archived"] and everything:

@@ -31,7 +31,8 @@ def import_(app: App, folders: tuple[Path, ...], activate: bool) -> None:
                 f"{folder}: not a folder",
                 "give a JP conversation folder (one that holds events.json and metadata.json)",
             )
-    read = [read_conversation(folder) for folder in folders]
+    limits = app.limits()
+    read = [read_conversation(folder, limits) for folder in folders]
     store = app.store()
     created: list[dict[str, Any]] = []
     for folder, conv in zip(folders, read, strict=True):

@@ -21,7 +21,7 @@ def store(tmp_path: Path) -> Store:
     return Store(tmp_path / "s.git")
 
 
-def line(key: str, value: str, stamp: int, machine: str) -> str:
+def line(key: str, value: object, stamp: int, machine: str) -> str:
     return notes.meta_line(key, value, stamp, machine) + "\n"
 
 
@@ -34,7 +34,7 @@ def test_a_flat_remote_and_a_fanned_out_local_merge_by_union(store: Store) -> No
     # the remote: older jp, a flat tree on the same base with other lines and a new note
     remote = {
         store.anchor(cid): (store.note(refs.NOTES_META, cid) or "")
-        + line("labels", "remote", 10**13, "zzzz")
+        + line("labels", {"from": "remote"}, 10**13, "zzzz")
         for cid in cids[:3]
     }
     remote[store.anchor("jp-c9")] = line("title", "remote only", 1, "zzzz")
@@ -44,10 +44,12 @@ def test_a_flat_remote_and_a_fanned_out_local_merge_by_union(store: Store) -> No
     repo.create_commit(REMOTE, signature(), signature(), "remote", builder.write(), [base.id])
     store.set_meta("jp-c4", {"pinned_at": "2026-01-01T00:00:00.000000Z"}, "pin")
 
-    action = notesync.integrate(repo, gitdir, refs.NOTES_META, REMOTE, signature(), "merge")
-    assert action == notesync.NotesAction.MERGED
+    action, dropped = notesync.integrate(
+        repo, gitdir, refs.NOTES_META, REMOTE, signature(), "merge"
+    )
+    assert action == notesync.NotesAction.MERGED and dropped == []
     for cid in cids[:3]:
-        assert store.meta(cid) == {"title": f"local {cid}", "labels": "remote"}
+        assert store.meta(cid) == {"title": f"local {cid}", "labels": {"from": "remote"}}
     assert store.meta("jp-c4")["pinned_at"] == "2026-01-01T00:00:00.000000Z"
     assert store.meta("jp-c9") == {"title": "remote only"}
     paths = git(gitdir, "ls-tree", "-r", "--name-only", refs.NOTES_META).split()

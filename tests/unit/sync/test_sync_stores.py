@@ -150,7 +150,7 @@ def test_concurrent_metadata_edits_merge(machine: Make) -> None:
     assert sa.pull() == [] and sb.pull() == []
 
 
-def test_invalid_remote_ids_are_skipped_with_a_warning(machine: Make, tmp_path: Path) -> None:
+def test_invalid_remote_ids_are_refused_by_name(machine: Make, tmp_path: Path) -> None:
     a, sa = machine("a")
     tip = new(a, "jp-c100", "one")
     push(sa)
@@ -159,9 +159,12 @@ def test_invalid_remote_ids_are_skipped_with_a_warning(machine: Make, tmp_path: 
     hub.create_reference_direct("refs/archive/other/x", tip, False)
     b, sb = machine("b")
     out = sb.pull()
-    warned = {o.id for o in out if o.kind == "warning"}
-    assert warned == {"refs/conversations/not-an-id", "refs/archive/other/x"}
+    refused = {o.id: o.detail for o in out if o.kind == "refused"}
+    assert refused.keys() == {"refs/conversations/not-an-id", "refs/archive/other/x"}
+    assert "not a conversation id" in refused["refs/conversations/not-an-id"]
     assert [loc.cid for loc in b.refs(None)] == ["jp-c100"]
+    copies = [r.name for r in sb.transport.list_refs(["refs/jp-remotes/"])]
+    assert copies == ["refs/jp-remotes/origin/conversations/jp-c100"], "refused copies stay"
 
 
 def test_nothing_but_synced_namespaces_leaves(machine: Make, tmp_path: Path) -> None:

@@ -1,0 +1,373 @@
+"""What jp takes in from outside: the one set of rules that pull and import share.
+
+Anyone who can push to a shared remote, or who hands over a JP folder,
+controls those bytes, so they are checked here before they land (the
+checks on git objects, which use these rules, are in ``gitstore.inbound``):
+
+- JSON is strict UTF-8 (no byte-order mark, no lone surrogate escapes),
+  without ``NaN``/``Infinity`` or numbers that overflow a float, nested at
+  most ``MAX_DEPTH`` deep;
+- an event is a JSON object of a known shape with its field types checked
+  (``gitstore.schema``), or of an unknown ``type`` kept as it is, and at most
+  ``Limits.max_event_bytes`` long;
+- a file is read only if it is a regular file no longer than
+  ``Limits.max_file_bytes``, and never more than that is read;
+- ref names: ``refs/conversations/<id>``, ``refs/archive/conversations/<id>``
+  and ``refs/notes/<name>`` (one level);
+- a metadata line is ``{"k": str, "v": any, "t": integer, "m": str}`` with a
+  value of the right type for the keys jp knows; other lines are dropped.
+
+Reading a store stays defensive with the same parsers (``meta_item``), so a
+line that slipped in earlier is skipped, never fatal.  Nothing here imports
+libgit2 or pydantic at import time: the read path of ``ls`` uses it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gitstore import ids
+from gitstore.errors import InvalidEvent, Refused
+from gitstore.events import canonical_json
+
+MiB = 1024 * 1024
+DEFAULT_MAX_EVENT_BYTES = 10 * MiB  # far below the 100 MB a forge such as GitHub refuses
+DEFAULT_MAX_FILE_BYTES = 256 * MiB
+MAX_DEPTH = 200  # JSON nesting; jp's own JSON writer recurses per level
+NOTES_MAX_DEPTH = 32  # a 64-hex name split in 2-hex folders: 31 folders and a leaf
+CONFIG_KEY = "store.max_event_bytes"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Sizes jp accepts; porcelain sets them from the user's configuration."""
+
+    max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+
+
+def size_text(n: int) -> str:
+    if n >= MiB:
+        return f"{n / MiB:.1f} MiB"
+    if n >= 1024:
+        return f"{n / 1024:.1f} KiB"
+    return f"{n} bytes"
+
+
+# -- JSON -------------------------------------------------------------------------------
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON value")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text[:20]} is too large")
+    return value
+
+
+_STRICT = json.JSONDecoder(parse_constant=_no_constant, parse_float=_finite)
+_LEAN = json.JSONDecoder(parse_constant=_no_constant)
+
+
+def load_json(data: bytes | str) -> Any:
+    """Strict JSON: raises ``ValueError`` with a short reason for anything else."""
+    if isinstance(data, bytes):
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"not UTF-8 text (byte {exc.start})") from None
+    else:
+        text = data
+    if text.startswith("\ufeff"):
+        raise ValueError("starts with a byte-order mark")
+    try:
+        value = _STRICT.decode(text)
+    except RecursionError:
+        raise ValueError("invalid JSON: nested too deeply") from None
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno} column {exc.colno}"
+        raise ValueError(f"invalid JSON at {where}: {exc.msg}") from None
+    except ValueError as exc:  # a constant, a number too large for a float or an int
+        raise ValueError(f"invalid JSON: {exc}") from None
+    check_value(value, deep=_SURROGATE_ESCAPE.search(text) is not None)
+    return value
+
+
+def check_value(value: Any, deep: bool = True) -> None:
+    """Nesting at most ``MAX_DEPTH``; with ``deep``, no string holds a lone surrogate."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise ValueError(f"nested more than {MAX_DEPTH} levels deep")
+        if isinstance(item, dict):
+            if deep:
+                for key in item:
+                    _encodable(key)
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+        elif deep and isinstance(item, str):
+            _encodable(item)
+
+
+def _encodable(text: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("a string holds a lone surrogate (not Unicode text)") from None
+
+
+# -- events -------------------------------------------------------------------------------
+
+
+def event_from_bytes(data: bytes, limits: Limits, what: str = "event.json") -> dict[str, Any]:
+    """One event as stored in ``event.json``, checked (not normalised); raises ``Refused``."""
+    if len(data) > limits.max_event_bytes:
+        raise Refused(what, over_limit(len(data), limits))
+    try:
+        value = load_json(data)
+    except ValueError as exc:
+        raise Refused(what, str(exc)) from None
+    from gitstore.schema import check_event
+
+    try:
+        check_event(value, what, walked=True)
+    except InvalidEvent as exc:
+        raise Refused(what, exc.reason) from None
+    return dict(value)
+
+
+def stored_event_problem(data: bytes) -> str | None:
+    """Why an ``event.json`` already in a store cannot be read, or None (cheap checks:
+    reading must not crash on a chain older jp or plain git wrote, nothing more)."""
+    try:
+        text = data.decode("utf-8")
+        event = json.loads(text)
+    except UnicodeDecodeError as exc:
+        return f"event.json is not UTF-8 text (byte {exc.start})"
+    except (ValueError, RecursionError) as exc:
+        return f"event.json is not JSON ({str(exc)[:80]})"
+    if not isinstance(event, dict) or not isinstance(event.get("type"), str):
+        return "event.json is not an event object"
+    if not isinstance(event.get("timestamp", ""), str):
+        return "event.json has a timestamp that is not a string"
+    if _SURROGATE_ESCAPE.search(text) is not None:
+        try:
+            check_value(event)
+        except ValueError as exc:
+            return f"event.json: {exc}"
+    return None
+
+
+def over_limit(size: int, limits: Limits) -> str:
+    return (
+        f"{size_text(size)}, over the limit of {size_text(limits.max_event_bytes)} "
+        f"per event ({CONFIG_KEY})"
+    )
+
+
+TRUNCATED = "\n\n[jp: {dropped} bytes of this tool result were dropped: over {limit} per event]"
+
+
+def fit_event(event: dict[str, Any], encoded: bytes, limits: Limits) -> dict[str, Any] | None:
+    """``event`` made to fit ``max_event_bytes`` (``encoded`` is its stored form).
+
+    A tool result's ``content`` is cut, at a character boundary, and ends with
+    a marker saying how many bytes were dropped; None when it fits as it is.
+    Any other event over the limit is refused (``Refused``).
+    """
+    cap = limits.max_event_bytes
+    if len(encoded) <= cap:
+        return None
+    content = event.get("content")
+    if event.get("type") != "tool_call_response" or not isinstance(content, str):
+        raise Refused(f"a {event.get('type')} event", over_limit(len(encoded), limits))
+    raw = content.encode("utf-8")
+    best: dict[str, Any] | None = None
+    lo, hi = 0, min(len(raw), cap)  # bytes of the content kept: the most that fits
+    while best is None or hi - lo > max(64, cap // 1000):
+        keep = (lo + hi) // 2 if best is not None else lo
+        out = _cut(event, raw, keep, cap)
+        if len(canonical_json(out)) <= cap:
+            best, lo = out, keep
+        elif keep == 0:
+            raise Refused("a tool_call_response event", over_limit(len(encoded), limits))
+        else:
+            hi = keep
+    return best
+
+
+def _cut(event: dict[str, Any], raw: bytes, keep: int, cap: int) -> dict[str, Any]:
+    text = raw[:keep].decode("utf-8", "ignore")  # a character cut in two goes whole
+    dropped = len(raw) - len(text.encode("utf-8"))
+    return {**event, "content": text + TRUNCATED.format(dropped=dropped, limit=size_text(cap))}
+
+
+def fit(event: dict[str, Any], limits: Limits) -> dict[str, Any]:
+    """``fit_event`` for an event not yet encoded (a small one is not encoded at all)."""
+    text = sum(len(v) for v in event.values() if isinstance(v, str))
+    flat = all(isinstance(v, str | bool | int | float) or v is None for v in event.values())
+    if flat and text * 6 + 65536 < limits.max_event_bytes:  # escapes: at most 6 bytes a char
+        return event
+    return fit_event(event, canonical_json(event), limits) or event
+
+
+# -- files -----------------------------------------------------------------------------------
+
+
+def read_file(path: Path, max_bytes: int) -> bytes:
+    """A regular file's bytes, at most ``max_bytes``; raises ``Refused`` (or ``OSError``).
+
+    FIFOs, devices and sockets are refused before they are read (``/dev/zero``
+    is never read into memory, a FIFO never blocks the reader).
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except IsADirectoryError:
+        raise Refused(str(path), "is a folder, not a file") from None
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise Refused(str(path), "is a folder, not a file")
+        if not stat.S_ISREG(info.st_mode):
+            raise Refused(str(path), f"is {_kind(info.st_mode)}, not a regular file")
+        if info.st_size > max_bytes:
+            size = size_text(info.st_size)
+            raise Refused(str(path), f"is {size}, over the limit of {size_text(max_bytes)}")
+        chunks: list[bytes] = []
+        total = 0
+        while total <= max_bytes:
+            chunk = os.read(fd, min(1 << 20, max_bytes + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        if total > max_bytes:  # it grew while being read
+            raise Refused(str(path), f"is over {size_text(max_bytes)}")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a file"
+
+
+# -- ref names ---------------------------------------------------------------------------------
+
+_NOTES_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
+
+
+def conversation_name(rest: str) -> tuple[str, bool] | str:
+    """``conversations/<id>`` or ``archive/conversations/<id>`` (the part after ``refs/``):
+    ``(id, archived)``, else the reason it is not one jp holds."""
+    archived = rest.startswith("archive/")
+    name = rest[len("archive/") :] if archived else rest
+    if not name.startswith("conversations/"):
+        return "not a ref jp syncs (refs/archive/ holds only conversations/<id>)"
+    cid = name[len("conversations/") :]
+    if not ids.is_valid(cid):
+        return "not a conversation id"
+    return cid, archived
+
+
+def notes_name(rest: str) -> str | None:
+    """None when ``notes/<name>`` (after ``refs/``) is a notes ref jp syncs, else why not."""
+    name = rest[len("notes/") :] if rest.startswith("notes/") else ""
+    if not name or "/" in name:
+        return "not a notes ref jp syncs (jp syncs refs/notes/NAME, one level)"
+    if not _NOTES_NAME.fullmatch(name) or ".." in name or name.endswith((".lock", ".")):
+        return "not a notes ref name jp can hold"
+    return None
+
+
+# -- metadata lines --------------------------------------------------------------------------
+
+_TEXT_KEYS = frozenset(
+    {"title", "pinned_at", "archived_at", "diverged_from", "diverge_reason", "diverged_at_commit"}
+)
+
+
+@dataclass(frozen=True)
+class MetaLine:
+    key: str
+    value: Any
+    stamp: int
+    machine: str
+
+
+def meta_item(line: str) -> MetaLine | None:
+    """One line of a metadata note, or None when it is not a well-formed line."""
+    if not line.strip():
+        return None
+    try:  # the lean form of load_json: ls reads every line of every note
+        item = _LEAN.decode(line)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(item, dict):
+        return None
+    if "\\u" in line and _SURROGATE_ESCAPE.search(line) is not None:
+        try:
+            check_value(item)
+        except ValueError:
+            return None
+    key, stamp, machine = item.get("k"), item.get("t"), item.get("m")
+    if not isinstance(key, str) or not isinstance(machine, str) or isinstance(stamp, bool):
+        return None
+    if isinstance(stamp, float) and stamp.is_integer():
+        stamp = int(stamp)
+    if not isinstance(stamp, int) or not -(2**63) <= stamp < 2**63:
+        return None
+    value = item.get("v")
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if value is not None and not _value_fits(key, value):
+        return None
+    return MetaLine(key, value, stamp, machine)
+
+
+def _value_fits(key: str, value: Any) -> bool:
+    if key in _TEXT_KEYS:
+        return isinstance(value, str)
+    if key == "labels":
+        return isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
+    return True
+
+
+def clean_meta(text: str) -> tuple[str, int]:
+    """A metadata note's well-formed lines, and how many others were dropped."""
+    kept: list[str] = []
+    dropped = 0
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        if meta_item(line) is None:
+            dropped += 1
+        else:
+            kept.append(line)
+    return "".join(line + "\n" for line in kept), dropped
+
+
+def source_id(text: str | None) -> str | None:
+    """The conversation id a ``refs/notes/source`` note names, or None."""
+    value = text.strip().splitlines()[0].strip() if text and text.strip() else ""
+    return value if ids.is_valid(value) else None
