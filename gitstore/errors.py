@@ -97,3 +97,25 @@ class CorruptEvent(GitStoreError):
         self.commit = commit
         self.reason = reason
         self.cid = cid
+
+
+class StoreFormatTooNew(StoreError):
+    """The store was written by a newer jp (its ``jp.format`` is above ours)."""
+
+    def __init__(self, path: str, found: int, supported: int) -> None:
+        shown = "unknown" if found >= 1 << 30 else str(found)
+        super().__init__(
+            path, f"store format {shown} is newer than this jp supports (format {supported})"
+        )
+        self.found = shown
+        self.supported = supported
+
+
+class LockedRef(GitStoreError):
+    """A ref's lock file exists and outlived every writer that could hold it."""
+
+    def __init__(self, ref: str, lock: str, age: float) -> None:
+        super().__init__(f"{ref} is locked: {lock} exists")
+        self.ref = ref
+        self.lock = lock
+        self.age = age

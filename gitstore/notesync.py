@@ -64,8 +64,10 @@ def integrate(
     remote_ref: str,
     signature: pygit2.Signature,
     message: str,
+    record: notes.Record = notes.no_record,
 ) -> NotesAction:
-    """Bring ``remote_ref`` (a fetched copy) into ``local_ref``."""
+    """Bring ``remote_ref`` (a fetched copy) into ``local_ref``; ``record`` is the
+    operation log's hook around the ref move."""
     for _ in range(RETRIES):
         local, remote = _tip(repo, local_ref), _tip(repo, remote_ref)
         if remote is None:
@@ -87,7 +89,8 @@ def integrate(
                 new = str(repo.create_commit(None, signature, signature, message, tree, parents))
                 action = NotesAction.MERGED
         try:
-            apply_updates(repo, gitdir, [RefUpdate(local_ref, local, new)], message)
+            with record([RefUpdate(local_ref, local, new)]):
+                apply_updates(repo, gitdir, [RefUpdate(local_ref, local, new)], message)
             return action
         except ConcurrentUpdate:
             continue  # a local note was written meanwhile: start over

@@ -24,6 +24,9 @@ def _configure(repo: pygit2.Repository) -> None:
     cfg["core.logAllRefUpdates"] = "always"
     cfg["notes.meta.mergeStrategy"] = "cat_sort_uniq"
     cfg[STORE_MARK] = "true"
+    from gitstore import storeformat
+
+    storeformat.write(repo)  # the format version (gitstore/storeformat.py)
     try:
         cfg["jp.machine"]
     except KeyError:

@@ -11,13 +11,25 @@ import json
 import os
 import random
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitstore import commits, faults, flock, ids, maintenance, notes, refread, refs, transaction
+from gitstore import (
+    commits,
+    faults,
+    flock,
+    ids,
+    maintenance,
+    notes,
+    oprecord,
+    refread,
+    refs,
+    storeformat,
+    transaction,
+)
 from gitstore.cache import Cache
 from gitstore.chainfacts import ChainFacts, Facts, segment_facts
 from gitstore.chainview import ChainView, Segment
@@ -27,10 +39,13 @@ from gitstore.errors import (
     ConversationExists,
     ConversationNotFound,
     CorruptEvent,
+    LockedRef,
     RefLocked,
     StaleTip,
+    StoreError,
 )
 from gitstore.events import Event, parse_time, validate
+from gitstore.opmodel import Op
 from gitstore.repo import machine_id, open_repo
 from gitstore.transaction import RefUpdate
 from gitstore.turns import check_tool_responses
@@ -43,6 +58,7 @@ else:
     pygit2 = lazy_module("pygit2")  # loaded by the first command that touches git objects
 
 RETRIES = 60
+OPLOG_RETENTION = 90 * 86400.0  # seconds the operation log keeps an operation, by default
 
 
 @dataclass
@@ -80,7 +96,7 @@ class Store:
     command that finds what it reads in the cache never loads libgit2.
     """
 
-    def __init__(self, path: Path, identity: Identity | None = None) -> None:
+    def __init__(self, path: Path, identity: Identity | None = None, repair: bool = True) -> None:
         self.path = path
         self.identity = identity or Identity()
         self._repo: pygit2.Repository | None = None
@@ -90,11 +106,58 @@ class Store:
             plain = None
         self._plain = plain
         self.gitdir = plain if plain is not None else Path(self.repo.path)
+        self.format = storeformat.read(self.gitdir, lambda: self.repo)
+        storeformat.check(path, self.format)  # before anything is read or written
         self.cache = Cache(self.gitdir)
         self._maintenance: maintenance.Maintenance | None = None
         self._machine: str | None = None
+        # porcelain's command line, given by ``begin_operation``; the log's retention
+        self.ops = oprecord.Recorder(self.gitdir, lambda: self.repo, self._first_write)
+        self.oplog_retention: Callable[[], float] = lambda: OPLOG_RETENTION
+        if repair:
+            self.repair()
+
+    def repair(self) -> None:
+        """Finish what killed commands left: journaled ref updates, then their operations."""
         if transaction.pending(self.gitdir):
             transaction.repair(self.repo, self.gitdir)
+        if oprecord.pending(self.gitdir) and not transaction.pending(self.gitdir):
+            oprecord.recover(lambda: self.repo, self.gitdir, self._notes_signature)
+
+    def _first_write(self) -> None:
+        if self.format is None or self.format < storeformat.FORMAT:
+            storeformat.write(self.repo)
+            self.format = storeformat.FORMAT
+
+    # -- the operation log -----------------------------------------------------------
+
+    def begin_operation(self, command: str) -> None:
+        """Record every ref this process moves from now on as one operation, ``command``."""
+        self.ops.begin(command)
+
+    def end_operation(self) -> Op | None:
+        """Write the operation begun (if it moved anything); trims the log when due."""
+        op = self.ops.end(self._notes_signature(), self.active)
+        if op is not None:
+            maintenance.trim_oplog_when_due(self.repo, self.gitdir, self.oplog_retention, op)
+        return op
+
+    @contextmanager
+    def operation(self, command: str) -> Iterator[oprecord.Recorder]:
+        """``begin_operation`` .. ``end_operation`` around a block."""
+        self.begin_operation(command)
+        try:
+            yield self.ops
+        finally:
+            self.end_operation()
+
+    def _locked(self, name: str) -> LockedRef | None:
+        """The error for ``name`` when its lock file outlived its writer."""
+        lock = self.gitdir / f"{name}.lock"
+        age = flock.ref_lock_age(lock)
+        if age is None or age < flock.REF_LOCK_STALE:
+            return None
+        return LockedRef(name, str(lock), age)
 
     @property
     def repo(self) -> pygit2.Repository:
@@ -105,7 +168,9 @@ class Store:
     @property
     def maintenance(self) -> maintenance.Maintenance:
         if self._maintenance is None:
-            self._maintenance = maintenance.Maintenance(self.repo, self.gitdir)
+            self._maintenance = maintenance.Maintenance(
+                self.repo, self.gitdir, lambda: self.oplog_retention()
+            )
         return self._maintenance
 
     @property
@@ -390,7 +455,8 @@ class Store:
         self.repo.create_blob(ids.anchor_bytes(cid))
         faults.point("create:objects-written")
         try:
-            self.repo.create_reference_direct(refs.live(cid), tip, False, message=reason)
+            with self.ops.moving([RefUpdate(refs.live(cid), None, tip)]):
+                self.repo.create_reference_direct(refs.live(cid), tip, False, message=reason)
         except pygit2.AlreadyExistsError:
             raise ConversationExists(cid) from None
         except (pygit2.GitError, OSError):
@@ -433,7 +499,8 @@ class Store:
         try:
             # libgit2 moves the ref only if it still holds the value ``ref`` was
             # read with, ``expected``: a writer in between makes this fail
-            ref.set_target(pygit2.Oid(hex=chain[-1]), reason)
+            with self.ops.moving([RefUpdate(where.ref, expected, chain[-1])]):
+                ref.set_target(pygit2.Oid(hex=chain[-1]), reason)
         except (pygit2.GitError, OSError, KeyError):
             now = self.locate(cid)
             lock = self.gitdir / f"{where.ref}.lock"
@@ -466,7 +533,15 @@ class Store:
     # -- moving refs ----------------------------------------------------------------
 
     def move(self, updates: list[RefUpdate], reason: str) -> None:
-        transaction.apply(self.repo, self.gitdir, updates, reason)
+        try:
+            with self.ops.moving(updates, partial=(StoreError,)):
+                transaction.apply(self.repo, self.gitdir, updates, reason)
+        except ConcurrentUpdate:
+            for u in updates:
+                locked = self._locked(u.name)
+                if locked is not None:
+                    raise locked from None
+            raise
 
     def archive(self, cid: str, reason: str) -> None:
         where = self.require(cid)
@@ -512,13 +587,20 @@ class Store:
         return parsed[0] if parsed else None
 
     def set_active(self, cid: str | None) -> None:
-        if cid is None:
-            try:
-                self.repo.references.delete(refs.ACTIVE)
-            except KeyError:
-                pass
+        new = None if cid is None else transaction.SYMBOLIC + refs.live(cid)
+        if cid is None and transaction.current(self.repo, refs.ACTIVE) is None:
             return
-        self.repo.create_reference_symbolic(refs.ACTIVE, refs.live(cid), True)
+        try:
+            with self.ops.moving([RefUpdate(refs.ACTIVE, "*", new)]):
+                if cid is None:
+                    self.repo.references.delete(refs.ACTIVE)
+                else:
+                    self.repo.create_reference_symbolic(refs.ACTIVE, refs.live(cid), True)
+        except (pygit2.GitError, OSError):
+            locked = self._locked(refs.ACTIVE)
+            if locked is not None:
+                raise locked from None
+            raise
 
     # -- notes --------------------------------------------------------------------
 
@@ -552,7 +634,14 @@ class Store:
     def set_note(self, ref: str, cid: str, text: str | None, reason: str) -> None:
         target = self.anchor(cid)
         self.repo.create_blob(ids.anchor_bytes(cid))
-        notes.update(self.repo, ref, lambda _: {target: text}, self._notes_signature(), reason)
+        notes.update(
+            self.repo,
+            ref,
+            lambda _: {target: text},
+            self._notes_signature(),
+            reason,
+            record=self.ops.moving,
+        )
 
     def meta(self, cid: str) -> dict[str, Any]:
         return notes.meta_values(self.note(refs.NOTES_META, cid))
@@ -570,7 +659,9 @@ class Store:
             return {target: notes.compact_meta(text + lines)}
 
         self.repo.create_blob(ids.anchor_bytes(cid))
-        notes.update(self.repo, refs.NOTES_META, change, self._notes_signature(), reason)
+        notes.update(
+            self.repo, refs.NOTES_META, change, self._notes_signature(), reason, self.ops.moving
+        )
 
     def source_of(self, cid: str) -> str | None:
         text = self.note(refs.NOTES_SOURCE, cid)

@@ -203,6 +203,7 @@ class Syncer:
                 prefix + rest,
                 self.signature,
                 f"jp pull {self.remote}: notes {rest}",
+                self.store.ops.moving,
             )
             if action not in (NotesAction.NONE, NotesAction.AHEAD):
                 out.append(Outcome(local_ref, action.value, kind="notes"))

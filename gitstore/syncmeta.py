@@ -45,6 +45,8 @@ def copy_meta(
         return {anchor: notes.compact_meta(meta + lines)}
 
     message = f"jp pull {remote}: metadata of {new_id}"
-    notes.update(store.repo, refs.NOTES_META, change_meta, signature, message)
+    record = store.ops.moving
+    notes.update(store.repo, refs.NOTES_META, change_meta, signature, message, record)
     if source:
-        notes.update(store.repo, refs.NOTES_SOURCE, lambda _: {anchor: source}, signature, message)
+        take = {anchor: source}
+        notes.update(store.repo, refs.NOTES_SOURCE, lambda _: take, signature, message, record)

@@ -45,6 +45,7 @@ class App:
     overrides: Sequence[str] = ()
     yes: bool = False
     cwd: Path = field(default_factory=Path.cwd)
+    argv: Sequence[str] = ()  # the command line, recorded in the operation log
     _store: Store | None = None
     _config: Config | None = None
 
@@ -72,6 +73,13 @@ class App:
             if not path.exists():
                 init_bare(path)
             self._store = Store(path, self.identity())
+            from porcelain.oprecord import begin
+
+            begin(self, self._store)
+        return self._store
+
+    def opened_store(self) -> Store | None:
+        """The store, if this command opened it."""
         return self._store
 
     def identity(self) -> Identity:

@@ -31,8 +31,22 @@ def translate(exc: BaseException) -> JpError | None:
         return UserError(
             f"conversation {exc.cid} is locked: {exc.lock} exists",
             "another jp or git process is writing it; if none is running (one was killed), "
-            "delete that file and run the command again",
+            "`jp doctor --fix` removes the lock; then run the command again",
         )
+    if isinstance(exc, e.LockedRef):
+        return UserError(
+            f"{exc.ref} is locked: {exc.lock} exists ({_age(exc.age)} old); if no other jp "
+            "or git is running, `jp doctor --fix` removes it"
+        )
+    if isinstance(exc, e.StoreFormatTooNew):
+        return UserError(
+            f"store {exc.path} has format {exc.found}, newer than this jp reads "
+            f"(format {exc.supported}); nothing was read or written",
+            "use the newer jp that wrote it, or upgrade this one",
+        )
+    found = _operation_error(exc)
+    if found is not None:
+        return found
     if isinstance(exc, e.StaleTip):
         return UserError(
             f"conversation {exc.cid} was changed by another writer while jp was writing",
@@ -40,8 +54,8 @@ def translate(exc: BaseException) -> JpError | None:
         )
     if isinstance(exc, e.ConcurrentUpdate):
         return UserError(
-            f"{exc.ref} kept changing under another writer; nothing was changed",
-            "run the command again",
+            f"{exc.ref} kept changing under another writer; it was not updated",
+            "run the command again (`jp op log` shows what this command did change)",
         )
     if isinstance(exc, e.CorruptEvent):
         return UserError(
@@ -57,4 +71,30 @@ def translate(exc: BaseException) -> JpError | None:
         return UserError(f"sync with {exc.remote} failed: {exc.reason}")
     if isinstance(exc, e.GitStoreError):
         return UserError(str(exc))
+    return None
+
+
+def _age(seconds: float) -> str:
+    if seconds >= 7200:
+        return f"{seconds / 3600:.0f} h"
+    if seconds >= 120:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds:.0f} s"
+
+
+def _operation_error(exc: BaseException) -> JpError | None:
+    from gitstore import opundo
+    from porcelain import opshow
+
+    if isinstance(exc, opundo.NothingToUndo):
+        return UserError("nothing to undo", "`jp op log` lists the operations")
+    if isinstance(exc, opundo.UnknownOperation):
+        return UserError(str(exc), "`jp op log` lists the operations and their ids")
+    if isinstance(exc, opundo.UndoConflict):
+        c = exc.conflict
+        now = opshow.value(c.actual)
+        return UserError(
+            f"{c.ref} changed since operation {exc.op.id[:12]} ({now} now); nothing was "
+            "undone: `jp undo --force` overwrites that change, `jp op log` shows what changed it"
+        )
     return None

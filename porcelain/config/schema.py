@@ -130,6 +130,7 @@ ROOT = Table(
             }
         ),
         "user": Table({"name": STRING}),
+        "store": Table({"op_log_retention_days": POSITIVE_INT}),
     }
 )
 
