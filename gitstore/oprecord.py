@@ -103,13 +103,17 @@ class Recorder:
     # -- the write sites -------------------------------------------------------------
 
     def moving(
-        self, updates: Sequence[RefUpdate], partial: tuple[type[BaseException], ...] = ()
+        self,
+        updates: Sequence[RefUpdate],
+        partial: tuple[type[BaseException], ...] = (),
+        verify: bool = False,
     ) -> AbstractContextManager[None]:
         """Around one ref move (or one transaction): recorded if it happens.
 
         An exception of a ``partial`` type means some refs may have moved (a
         transaction that failed part-way, finished later by repair): the
-        move counts as done.
+        move counts as done.  With ``verify`` (a call that may move only some
+        of ``updates``), only the refs that now hold their new value count.
         """
         if not self._wrote:
             self._wrote = True
@@ -117,11 +121,14 @@ class Recorder:
                 self._first_write()
         if self.command is None:
             return _NULL
-        return self._moving(updates, partial)
+        return self._moving(updates, partial, verify)
 
     @contextmanager
     def _moving(
-        self, updates: Sequence[RefUpdate], partial: tuple[type[BaseException], ...]
+        self,
+        updates: Sequence[RefUpdate],
+        partial: tuple[type[BaseException], ...],
+        verify: bool,
     ) -> Iterator[None]:
         moves = [Move(u.name, self._old(u), u.new) for u in updates]
         group = self._intend({"u": [[m.ref, m.old, m.new] for m in moves]})
@@ -133,6 +140,8 @@ class Recorder:
         except BaseException:
             self._line({"f": group})
             raise
+        if verify:
+            moves = [m for m in moves if transaction.current(self._repo(), m.ref) == m.new]
         self._landed += moves
 
     def remote(self, change: RemoteChange) -> None:
@@ -305,6 +314,9 @@ def rebuild(repo: pygit2.Repository, text: str) -> Op | None:
     live = [(n, e) for n, e in groups if n not in failed]
     if live and not _landed(repo, live[-1][1]):
         live.pop()
+    elif live and "u" in live[-1][1]:  # the last move: only the refs it did move
+        last = live[-1][1]
+        last["u"] = [u for u in last["u"] if transaction.current(repo, str(u[0])) != u[1]]
     moves = [Move(str(r), o, n) for _, e in live for r, o, n in e.get("u", [])]
     remotes = [RemoteChange(*e["r"]) for _, e in live if "r" in e]
     found = coalesce(moves)

@@ -65,13 +65,15 @@ def remove(store: Store, name: str) -> str:
     """``remotes.remove``, recorded with the fetched copies it deletes."""
     repo = store.repo
     before = snapshot(repo, name)
-    prefix = remotes.tracking_prefix(name)
-    copies = []
+    # the copies it deletes, and any ref its refspecs name (libgit2 deletes what a
+    # remote's refspecs match): each is recorded only if it did go
+    names = (remotes.tracking_prefix(name), *(f"refs/{n}/" for n in remotes.SYNCED))
+    gone = []
     if before is not None:
         for ref in repo.listall_reference_objects():
-            if str(ref.name).startswith(prefix) and isinstance(ref.target, pygit2.Oid):
-                copies.append(RefUpdate(str(ref.name), str(ref.target), None))
-    with store.ops.moving(copies):
+            if str(ref.name).startswith(names) and isinstance(ref.target, pygit2.Oid):
+                gone.append(RefUpdate(str(ref.name), str(ref.target), None))
+    with store.ops.moving(gone, verify=True):
         result = remotes.remove(repo, name)
     store.ops.remote(RemoteChange(name, before, snapshot(repo, name)))
     return result
