@@ -4,6 +4,7 @@ under interleaved writers, retention, and the format version."""
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
@@ -181,11 +182,12 @@ def test_a_killed_commands_record_is_completed_by_the_next_store(path: Path) -> 
     Store(path)
     assert len(oplog.ops(store.repo)) == 1, "recorded twice"
     # a record whose last move never happened (killed just before it) leaves it out
-    intent = '{"g": 9, "u": [["refs/conversations/jp-c9", null, "%s"]]}\n' % tip
+    intent = json.dumps({"g": 9, "u": [["refs/conversations/jp-c9", None, tip]]}) + "\n"
     rebuilt = oprecord.rebuild(store.repo, text + intent)
     assert rebuilt is not None and rebuilt.moves == found.moves
     # a move that failed is left out even when more follow
-    failed = '{"g": 1, "u": [["refs/conversations/jp-c8", null, "%s"]]}\n{"f": 1}\n' % tip
+    failed = json.dumps({"g": 1, "u": [["refs/conversations/jp-c8", None, tip]]}) + "\n"
+    failed += '{"f": 1}\n'
     rebuilt = oprecord.rebuild(store.repo, text.splitlines()[0] + "\n" + failed + intent)
     assert rebuilt is None
 
