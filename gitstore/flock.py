@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import fcntl
 import os
-import socket
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -62,7 +61,7 @@ def held(gitdir: Path, name: str, wait: float, busy: Exception) -> Iterator[None
 def _write_owner(fd: int) -> None:
     try:
         os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()} {socket.gethostname()} {time.time():.3f}\n".encode(), 0)
+        os.pwrite(fd, f"{os.getpid()} {os.uname().nodename} {time.time():.3f}\n".encode(), 0)
     except OSError:
         pass  # the owner is for people; the flock is the lock
 

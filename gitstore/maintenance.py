@@ -30,13 +30,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitstore import oplog
-from gitstore.opmodel import Op
-
 if TYPE_CHECKING:  # subprocess is imported when maintenance runs: most commands never do
     import subprocess
 
     import pygit2
+
+    from gitstore.opmodel import Op
 else:
     from gitstore.lazy import lazy_module
 
@@ -51,6 +50,8 @@ Retention = Callable[[], float]
 
 def trim_oplog(repo: pygit2.Repository, gitdir: Path, retention: float, now: float) -> int:
     """Drop the operations older than ``retention`` seconds; returns how many went."""
+    from gitstore import oplog
+
     oldest = oplog.oldest_time(repo)
     if oldest is None or oldest >= now - retention:
         return 0

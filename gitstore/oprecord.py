@@ -27,7 +27,6 @@ import contextlib
 import fcntl
 import json
 import os
-import socket
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -86,12 +85,13 @@ class Recorder:
         """Whether this operation has moved a ref (or changed a remote) so far."""
         return bool(self._landed or self._remotes)
 
-    def begin(self, command: str) -> None:
+    def begin(self, command: str, started: float | None = None) -> None:
         """Start recording: every ref moved from now on belongs to this operation."""
         if self.command is not None:
             return
         self._reset()
         self.command = command
+        self.started = started if started is not None else self.started
 
     def mark(self, *, undoes: str | None = None, restores: str | None = None) -> None:
         """Say what the operation is (an undo of one, a restore to one)."""
@@ -176,7 +176,7 @@ class Recorder:
                 "command": self.command,
                 "started": self.started,
                 "pid": os.getpid(),
-                "host": socket.gethostname(),
+                "host": os.uname().nodename,
             }
         )
 
@@ -210,7 +210,7 @@ class Recorder:
                 time=time.time(),
                 started=self.started,
                 pid=os.getpid(),
-                host=socket.gethostname(),
+                host=os.uname().nodename,
                 active=active(),
                 moves=moves,
                 remotes=list(self._remotes),

@@ -24,7 +24,6 @@ from gitstore import (
     ids,
     maintenance,
     notes,
-    oprecord,
     refread,
     refs,
     storeformat,
@@ -45,13 +44,15 @@ from gitstore.errors import (
     StoreError,
 )
 from gitstore.events import Event, parse_time, validate
-from gitstore.opmodel import Op
 from gitstore.repo import machine_id, open_repo
 from gitstore.transaction import RefUpdate
 from gitstore.turns import check_tool_responses
 
 if TYPE_CHECKING:
     import pygit2
+
+    from gitstore.opmodel import Op
+    from gitstore.oprecord import Recorder
 else:
     from gitstore.lazy import lazy_module
 
@@ -111,8 +112,8 @@ class Store:
         self.cache = Cache(self.gitdir)
         self._maintenance: maintenance.Maintenance | None = None
         self._machine: str | None = None
-        # porcelain's command line, given by ``begin_operation``; the log's retention
-        self.ops = oprecord.Recorder(self.gitdir, lambda: self.repo, self._first_write)
+        self._ops: Recorder | None = None  # the operation log's recorder, made on first use
+        self._begun: tuple[str, float] | None = None  # the command line, when it began
         self.oplog_retention: Callable[[], float] = lambda: OPLOG_RETENTION
         if repair:
             self.repair()
@@ -121,8 +122,22 @@ class Store:
         """Finish what killed commands left: journaled ref updates, then their operations."""
         if transaction.pending(self.gitdir):
             transaction.repair(self.repo, self.gitdir)
-        if oprecord.pending(self.gitdir) and not transaction.pending(self.gitdir):
-            oprecord.recover(lambda: self.repo, self.gitdir, self._notes_signature)
+        if _any_file(self.gitdir / "jp" / "oplog"):  # one listing; the module only then
+            from gitstore import oprecord
+
+            if oprecord.pending(self.gitdir) and not transaction.pending(self.gitdir):
+                oprecord.recover(lambda: self.repo, self.gitdir, self._notes_signature)
+
+    @property
+    def ops(self) -> Recorder:
+        """The recorder of this process's operation (``begin_operation`` starts it)."""
+        if self._ops is None:
+            from gitstore.oprecord import Recorder
+
+            self._ops = Recorder(self.gitdir, lambda: self.repo, self._first_write)
+            if self._begun is not None:
+                self._ops.begin(*self._begun)
+        return self._ops
 
     def _first_write(self) -> None:
         if self.format is None or self.format < storeformat.FORMAT:
@@ -132,18 +147,27 @@ class Store:
     # -- the operation log -----------------------------------------------------------
 
     def begin_operation(self, command: str) -> None:
-        """Record every ref this process moves from now on as one operation, ``command``."""
-        self.ops.begin(command)
+        """Record every ref this process moves from now on as one operation, ``command``.
+
+        The recorder is made only when something moves, so a read command pays nothing.
+        """
+        if self._ops is None:
+            self._begun = (command, time.time())
+        else:
+            self._ops.begin(command)
 
     def end_operation(self) -> Op | None:
         """Write the operation begun (if it moved anything); trims the log when due."""
-        op = self.ops.end(self._notes_signature(), self.active)
+        self._begun = None
+        if self._ops is None:
+            return None
+        op = self._ops.end(self._notes_signature(), self.active)
         if op is not None:
             maintenance.trim_oplog_when_due(self.repo, self.gitdir, self.oplog_retention, op)
         return op
 
     @contextmanager
-    def operation(self, command: str) -> Iterator[oprecord.Recorder]:
+    def operation(self, command: str) -> Iterator[Recorder]:
         """``begin_operation`` .. ``end_operation`` around a block."""
         self.begin_operation(command)
         try:
@@ -686,6 +710,14 @@ class Store:
         """An advisory lock that the kernel releases if the process dies."""
         with flock.held(self.gitdir, ids.check(cid), wait, ConversationBusy(cid)):
             yield
+
+
+def _any_file(folder: Path) -> bool:
+    try:
+        with os.scandir(folder) as found:
+            return any(True for _ in found)
+    except OSError:
+        return False
 
 
 def _sha1_hex(data: bytes) -> str:

@@ -65,10 +65,13 @@ def as_json(op: Op) -> dict[str, Any]:
     return out
 
 
-def remote_lines(op: Op) -> list[str]:
+def remote_lines(op: Op, undone: bool = False) -> list[str]:
+    """A line per remote the operation changed (``undone``: as its undo changes it back)."""
     out = []
-    for r in op.remotes:
+    for r in reversed(op.remotes) if undone else op.remotes:
         old = (r.old or {}).get("url") if r.old else None
         new = (r.new or {}).get("url") if r.new else None
+        if undone:
+            old, new = new, old
         out.append(f"    remote {r.name}: {old or 'absent'} -> {new or 'absent'}")
     return out

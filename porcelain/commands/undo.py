@@ -36,4 +36,4 @@ def undo(app: App, force: bool) -> None:
         )
         return
     app.output.line(f"Undid operation {result.op.id[: opshow.SHORT]}: {result.op.command}")
-    app.output.lines(opshow.moves_text(result.moved) + opshow.remote_lines(result.op))
+    app.output.lines(opshow.moves_text(result.moved) + opshow.remote_lines(result.op, undone=True))
