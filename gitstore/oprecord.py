@@ -119,7 +119,7 @@ class Recorder:
             self._wrote = True
             if self._first_write is not None:
                 self._first_write()
-        if self.command is None:
+        if self.command is None or not updates:
             return _NULL
         return self._moving(updates, partial, verify)
 
