@@ -24,7 +24,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitstore.errors import ConcurrentUpdate
+from gitstore import flock
+from gitstore.errors import ConcurrentUpdate, LockedRef
 from gitstore.opmodel import SYMBOLIC, Op
 
 if TYPE_CHECKING:
@@ -188,6 +189,10 @@ def write(repo: pygit2.Repository, op: Op, signature: pygit2.Signature) -> str:
                 ref.set_target(oid, f"jp op {op.id}")  # compare-and-swap, as an append
             return str(oid)
         except (pygit2.AlreadyExistsError, pygit2.GitError, OSError):
+            lock = Path(repo.path) / f"{REF}.lock"
+            age = flock.ref_lock_age(lock)
+            if age is not None and age >= flock.REF_LOCK_STALE:
+                raise LockedRef(REF, str(lock), age) from None
             time.sleep(random.uniform(0, 0.002 * (1 + attempt)))
     raise ConcurrentUpdate(REF)
 

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gitstore import oplog, transaction
+from gitstore.errors import GitStoreError
 from gitstore.opmodel import Move, Op, RemoteChange, coalesce
 from gitstore.transaction import RefUpdate
 
@@ -284,8 +285,8 @@ def recover(
                 oplog.write(repo(), op, signature())
                 written += 1
             path.unlink(missing_ok=True)
-        except OSError:
-            continue
+        except (OSError, GitStoreError):
+            continue  # the log cannot be written now (a stale lock: `jp doctor`): later
         finally:
             os.close(fd)
     return written

@@ -172,3 +172,18 @@ def test_a_lock_held_by_a_running_jp_names_its_owner(box: Sandbox) -> None:
         assert code == 0
     code, found = report(box)
     assert [f for f in found["findings"] if f["check"] == "lock"] == []
+
+
+def test_a_stale_lock_on_the_log_delays_the_record_and_blocks_nothing(box: Sandbox) -> None:
+    stale(box.store / "refs" / "jp" / "oplog.lock")
+    proc = box.run("conversation", "edit", RUST_ID, "--title", "unlogged")
+    assert proc.returncode == 0, proc.stderr
+    assert "warning: the operation log was not written" in proc.stderr
+    assert "oplog.lock" in proc.stderr
+    box.ok("conversation", "ls")
+    code, found = report(box)
+    assert code == 1 and {"lock", "oplog"} <= {f["check"] for f in found["findings"]}, found
+    box.ok("doctor", "--fix")
+    assert "edit" in box.json("op", "log")[0]["command"]
+    box.ok("undo")
+    assert "unlogged" not in (box.note("refs/notes/meta", RUST_ID) or "")
