@@ -50,6 +50,9 @@ def held(gitdir: Path, name: str, wait: float, busy: Exception) -> Iterator[None
                 break
             except BlockingIOError:
                 if time.monotonic() >= deadline:
+                    who = owner(where / f"{name}.lock")
+                    if who is not None and hasattr(busy, "owner"):
+                        busy.owner = f"pid {who.pid} on {who.host}"  # for the message
                     raise busy from None
                 time.sleep(0.05)
         _write_owner(fd)

@@ -17,34 +17,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from gitstore import oplog, opmodel, remotestate, transaction
-from gitstore.errors import GitStoreError
+from gitstore.errors import NothingToUndo, UndoConflict, UnknownOperation
 from gitstore.opmodel import Move, Op
 from gitstore.transaction import RefUpdate
 
 if TYPE_CHECKING:
     from gitstore.store import Store
 
-
-class NothingToUndo(GitStoreError):
-    def __init__(self) -> None:
-        super().__init__("no operation to undo")
-
-
-class UnknownOperation(GitStoreError):
-    def __init__(self, prefix: str, matches: int) -> None:
-        what = "no operation" if matches == 0 else f"{matches} operations"
-        super().__init__(f"{what} with an id starting {prefix!r}")
-        self.prefix = prefix
-        self.matches = matches
-
-
-class UndoConflict(GitStoreError):
-    """A ref changed since the operation: undoing it would overwrite that change."""
-
-    def __init__(self, op: Op, conflict: opmodel.Conflict) -> None:
-        super().__init__(f"{conflict.ref} changed since operation {op.id}")
-        self.op = op
-        self.conflict = conflict
+__all__ = ["NothingToUndo", "Result", "UndoConflict", "UnknownOperation", "find", "restore", "undo"]
 
 
 @dataclass(frozen=True)
@@ -82,7 +62,7 @@ def undo(store: Store, force: bool = False) -> Result:
     moves = opmodel.reverse(target)
     bad = opmodel.conflicts(moves, _current(store, [m.ref for m in moves]))
     if bad and not force:
-        raise UndoConflict(target, bad[0])
+        raise UndoConflict(target.id, bad[0].ref, bad[0].expected, bad[0].actual)
     store.ops.mark(undoes=target.id)
     moved = _apply(store, {m.ref: m.new for m in moves}, f"jp undo {target.id}")
     _set_remotes(store, {r.name: r.old for r in reversed(target.remotes)})

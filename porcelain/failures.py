@@ -23,8 +23,9 @@ def translate(exc: BaseException) -> JpError | None:
     if isinstance(exc, e.ConversationExists):
         return UserError(f"conversation {exc.cid} already exists")
     if isinstance(exc, e.ConversationBusy):
+        by = f" ({exc.owner})" if exc.owner else ""
         return UserError(
-            f"conversation {exc.cid} is in use by another jp process",
+            f"conversation {exc.cid} is in use by another jp process{by}",
             f"wait for it to finish, or continue in a fork: `jp conversation fork {exc.cid}`",
         )
     if isinstance(exc, e.RefLocked):
@@ -44,9 +45,6 @@ def translate(exc: BaseException) -> JpError | None:
             f"(format {exc.supported}); nothing was read or written",
             "use the newer jp that wrote it, or upgrade this one",
         )
-    found = _operation_error(exc)
-    if found is not None:
-        return found
     if isinstance(exc, e.StaleTip):
         return UserError(
             f"conversation {exc.cid} was changed by another writer while jp was writing",
@@ -62,6 +60,18 @@ def translate(exc: BaseException) -> JpError | None:
             str(exc),
             "the conversation was changed outside jp; read it with `git log` and move its "
             "ref back to a good commit (`git update-ref`), or delete it",
+        )
+    if isinstance(exc, e.NothingToUndo):
+        return UserError("nothing to undo", "`jp op log` lists the operations")
+    if isinstance(exc, e.UnknownOperation):
+        return UserError(str(exc), "`jp op log` lists the operations and their ids")
+    if isinstance(exc, e.UndoConflict):
+        from porcelain.opshow import value
+
+        return UserError(
+            f"{exc.ref} changed since operation {exc.op_id[:12]} ({value(exc.actual)} now); "
+            "nothing was undone: `jp undo --force` overwrites that change, `jp op log` shows "
+            "what changed it"
         )
     if isinstance(exc, e.InvalidEvent):
         return UserError(str(exc))
@@ -80,21 +90,3 @@ def _age(seconds: float) -> str:
     if seconds >= 120:
         return f"{seconds / 60:.0f} min"
     return f"{seconds:.0f} s"
-
-
-def _operation_error(exc: BaseException) -> JpError | None:
-    from gitstore import opundo
-    from porcelain import opshow
-
-    if isinstance(exc, opundo.NothingToUndo):
-        return UserError("nothing to undo", "`jp op log` lists the operations")
-    if isinstance(exc, opundo.UnknownOperation):
-        return UserError(str(exc), "`jp op log` lists the operations and their ids")
-    if isinstance(exc, opundo.UndoConflict):
-        c = exc.conflict
-        now = opshow.value(c.actual)
-        return UserError(
-            f"{c.ref} changed since operation {exc.op.id[:12]} ({now} now); nothing was "
-            "undone: `jp undo --force` overwrites that change, `jp op log` shows what changed it"
-        )
-    return None

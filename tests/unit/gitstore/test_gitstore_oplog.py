@@ -109,7 +109,8 @@ def test_undo_refuses_a_ref_moved_since_and_force_overwrites(store: Store) -> No
     store.repo.references[refs.archived("jp-c1")].set_target(other)
     with store.operation("jp undo"), pytest.raises(opundo.UndoConflict) as caught:
         opundo.undo(store)
-    assert caught.value.conflict == opmodel.Conflict(refs.archived("jp-c1"), tip, other)
+    found = caught.value
+    assert (found.ref, found.expected, found.actual) == (refs.archived("jp-c1"), tip, other)
     assert store.require("jp-c1").archived, "a refused undo moved something"
     with store.operation("jp undo --force"):
         opundo.undo(store, force=True)
@@ -262,3 +263,12 @@ def test_a_newer_store_format_is_refused_before_anything_is_read(path: Path) -> 
     with older.operation("jp new"):
         older.create("jp-c1", [start("jp-c1")], None, "create")
     assert storeformat.read(path) == storeformat.FORMAT, "the first write records the format"
+
+
+def test_a_held_conversation_names_its_owner(store: Store) -> None:
+    from gitstore.errors import ConversationBusy
+
+    other = Store(store.path)
+    with store.hold("jp-c1"), pytest.raises(ConversationBusy) as caught, other.hold("jp-c1"):
+        pass
+    assert caught.value.owner == f"pid {os.getpid()} on {os.uname().nodename}"
