@@ -69,7 +69,7 @@ class Recorder:
 
     def _reset(self) -> None:
         self.op_id = uuid.uuid4().hex[:16]
-        self.started = time.time()
+        self.started = 0.0  # set by ``begin``
         self._fd: int | None = None
         self._path: Path | None = None
         self._groups = 0
@@ -92,7 +92,7 @@ class Recorder:
             return
         self._reset()
         self.command = command
-        self.started = started if started is not None else self.started
+        self.started = started if started is not None else time.time()
 
     def mark(self, *, undoes: str | None = None, restores: str | None = None) -> None:
         """Say what the operation is (an undo of one, a restore to one)."""
