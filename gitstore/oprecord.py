@@ -81,11 +81,6 @@ class Recorder:
     def active(self) -> bool:
         return self.command is not None
 
-    @property
-    def moved(self) -> bool:
-        """Whether this operation has moved a ref (or changed a remote) so far."""
-        return bool(self._landed or self._remotes)
-
     def begin(self, command: str, started: float | None = None) -> None:
         """Start recording: every ref moved from now on belongs to this operation."""
         if self.command is not None:

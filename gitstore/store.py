@@ -140,8 +140,13 @@ class Store:
         return self._ops
 
     def _first_write(self) -> None:
+        """Record the format version in a store that predates it (best effort: a store
+        whose config cannot be written fails the write itself, with its own message)."""
         if self.format is None or self.format < storeformat.FORMAT:
-            storeformat.write(self.repo)
+            try:
+                storeformat.write(self.repo)
+            except (pygit2.GitError, OSError):
+                return
             self.format = storeformat.FORMAT
 
     # -- the operation log -----------------------------------------------------------
