@@ -149,12 +149,16 @@ def cli(
     ctx.call_on_close(lambda: _close(app))
 
 
+# what closing the command's operation has to say, printed after its error (if any)
+_LATE: list[str] = []
+
+
 def _close(app: App) -> None:
     """The command ended (maybe by an exception, still in flight here): record its operation."""
     from porcelain.oprecord import finish
 
     failed = sys.exc_info()[0] is not None
-    finish(app, app.opened_store(), failed)
+    _LATE.extend(finish(app.opened_store(), failed))
 
 
 GLOBAL_WITH_VALUE = ("--store", "-c", "--config", "--cfg", "-F", "--format")
@@ -238,6 +242,8 @@ def main() -> None:
         else:
             output.error(error.message, error.hint)
             code = error.exit_code
+    for line in _LATE:
+        output.note(line)
     # Everything still alive is freed by the exit itself: frozen objects are left out of
     # the interpreter's final collections, which cost 15-20 ms once pygit2 and click are
     # loaded (more than the whole of most commands' own work).

@@ -41,20 +41,21 @@ def retention_days(app: App) -> int:
         return OP_LOG_RETENTION_DAYS
 
 
-def finish(app: App, store: Store | None, failed: bool) -> None:
-    """Record the command's operation; a failed command says what it changed."""
+def finish(store: Store | None, failed: bool) -> list[str]:
+    """Record the command's operation; returns the lines to print after the command's own
+    output and error: a failed command says what it had changed."""
     if store is None:
-        return
+        return []
     try:
         op = store.end_operation()
     except Exception as exc:  # the command's own outcome stands; the next command records it
-        app.output.note(
+        return [
             f"warning: the operation log was not written ({exc}); the next jp "
             "command records the operation"
-        )
-        return
+        ]
     if failed and op is not None and op.moves:
-        app.output.note(
+        return [
             f"note: what this command changed before it failed is operation {op.id[:12]}; "
             "`jp undo` reverses it"
-        )
+        ]
+    return []
