@@ -68,6 +68,7 @@ class ConversationBusy(GitStoreError):
     def __init__(self, cid: str) -> None:
         super().__init__(f"conversation {cid} is in use by another jp process")
         self.cid = cid
+        self.owner: str | None = None  # "pid 123 on host", when the lock says
 
 
 class StoreError(GitStoreError):
@@ -106,3 +107,51 @@ class Refused(GitStoreError):
         super().__init__(f"{what}: {reason}")
         self.what = what
         self.reason = reason
+
+
+class StoreFormatTooNew(StoreError):
+    """The store was written by a newer jp (its ``jp.format`` is above ours)."""
+
+    def __init__(self, path: str, found: int, supported: int) -> None:
+        shown = "unknown" if found >= 1 << 30 else str(found)
+        super().__init__(
+            path, f"store format {shown} is newer than this jp supports (format {supported})"
+        )
+        self.found = shown
+        self.supported = supported
+
+
+class NothingToUndo(GitStoreError):
+    def __init__(self) -> None:
+        super().__init__("no operation to undo")
+
+
+class UnknownOperation(GitStoreError):
+    """No operation, or more than one, has an id that starts so."""
+
+    def __init__(self, prefix: str, matches: int) -> None:
+        what = "no operation" if matches == 0 else f"{matches} operations"
+        super().__init__(f"{what} with an id starting {prefix!r}")
+        self.prefix = prefix
+        self.matches = matches
+
+
+class UndoConflict(GitStoreError):
+    """A ref changed since the operation: undoing it would overwrite that change."""
+
+    def __init__(self, op_id: str, ref: str, expected: str | None, actual: str | None) -> None:
+        super().__init__(f"{ref} changed since operation {op_id}")
+        self.op_id = op_id
+        self.ref = ref
+        self.expected = expected
+        self.actual = actual
+
+
+class LockedRef(GitStoreError):
+    """A ref's lock file exists and outlived every writer that could hold it."""
+
+    def __init__(self, ref: str, lock: str, age: float) -> None:
+        super().__init__(f"{ref} is locked: {lock} exists")
+        self.ref = ref
+        self.lock = lock
+        self.age = age

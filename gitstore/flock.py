@@ -1,5 +1,16 @@
 """Advisory file locks under ``<gitdir>/jp/locks/`` that the kernel drops when
-the holder dies, so a killed jp never leaves a stale lock behind."""
+the holder dies, so a killed jp never leaves a stale lock behind.
+
+The holder writes itself into the lock file (pid, host, time), so a lock
+that is held can be named with its owner (``jp doctor``); a lock file whose
+``flock`` is free is no lock at all, whatever it says.
+
+git's own ref lock files (``<ref>.lock``) are another matter: their content
+is the ref's new value, they carry no owner, and a killed git or libgit2
+leaves them behind.  A live writer holds one for milliseconds, so one older
+than ``REF_LOCK_STALE`` seconds has no live writer: a blocked command says
+so, and ``jp doctor --fix`` removes it.
+"""
 
 from __future__ import annotations
 
@@ -8,15 +19,29 @@ import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+
+REF_LOCK_STALE = 10.0  # seconds: no live writer holds a git ref lock this long
+
+
+def folder(gitdir: Path) -> Path:
+    return gitdir / "jp" / "locks"
+
+
+@dataclass(frozen=True)
+class Owner:
+    pid: int
+    host: str
+    since: float
 
 
 @contextmanager
 def held(gitdir: Path, name: str, wait: float, busy: Exception) -> Iterator[None]:
     """Hold lock ``name``, waiting up to ``wait`` seconds, else raise ``busy``."""
-    folder = gitdir / "jp" / "locks"
-    folder.mkdir(parents=True, exist_ok=True)
-    fd = os.open(folder / f"{name}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    where = folder(gitdir)
+    where.mkdir(parents=True, exist_ok=True)
+    fd = os.open(where / f"{name}.lock", os.O_RDWR | os.O_CREAT, 0o644)
     try:
         deadline = time.monotonic() + wait
         while True:
@@ -25,8 +50,52 @@ def held(gitdir: Path, name: str, wait: float, busy: Exception) -> Iterator[None
                 break
             except BlockingIOError:
                 if time.monotonic() >= deadline:
+                    who = owner(where / f"{name}.lock")
+                    if who is not None and hasattr(busy, "owner"):
+                        busy.owner = f"pid {who.pid} on {who.host}"  # for the message
                     raise busy from None
                 time.sleep(0.05)
+        _write_owner(fd)
         yield
     finally:
         os.close(fd)
+
+
+def _write_owner(fd: int) -> None:
+    try:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()} {os.uname().nodename} {time.time():.3f}\n".encode(), 0)
+    except OSError:
+        pass  # the owner is for people; the flock is the lock
+
+
+def owner(path: Path) -> Owner | None:
+    """Who wrote ``path`` last as its holder (None if it does not say)."""
+    try:
+        pid, host, since = path.read_text(errors="replace").split()[:3]
+        return Owner(int(pid), host, float(since))
+    except (OSError, ValueError):
+        return None
+
+
+def is_held(path: Path) -> bool:
+    """Whether a live process holds the lock file ``path`` (its ``flock``)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+def ref_lock_age(path: Path) -> float | None:
+    """Seconds since a git lock file was written (None: there is none)."""
+    try:
+        return time.time() - path.stat().st_mtime
+    except OSError:
+        return None

@@ -12,11 +12,21 @@ in one of the 256 fan-out folders, times 256) and, past git's own threshold
 writes the commit-graph, and prunes only unreachable objects older than two
 weeks, so a concurrent writer loses nothing.  Without a git command line, refs
 are packed with libgit2 (``compress_references``) and objects stay loose.
+
+The operation log (``oplog.py``) keeps every tip an operation moved
+reachable; maintenance trims it to its retention (porcelain's
+``store.op_log_retention_days``, 90 days by default), so what only old
+operations kept can go with git's gc.  A maintenance run trims first; and
+after each recorded operation, the log is trimmed once its oldest operation
+is a day past the retention (so a trim, which writes the kept operations
+again, runs at most about once a day).
 """
 
 from __future__ import annotations
 
 import os
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,6 +34,8 @@ if TYPE_CHECKING:  # subprocess is imported when maintenance runs: most commands
     import subprocess
 
     import pygit2
+
+    from gitstore.opmodel import Op
 else:
     from gitstore.lazy import lazy_module
 
@@ -32,6 +44,30 @@ else:
 GC_AUTO = 6700  # git's default gc.auto
 CHECK_EVERY = 256  # writes between two estimates within one process
 _SAMPLE = "17"  # the fan-out folder git samples too
+TRIM_SLACK = 86400.0  # seconds past the retention before a trim after an operation
+Retention = Callable[[], float]
+
+
+def trim_oplog(repo: pygit2.Repository, gitdir: Path, retention: float, now: float) -> int:
+    """Drop the operations older than ``retention`` seconds; returns how many went."""
+    from gitstore import oplog
+
+    oldest = oplog.oldest_time(repo)
+    if oldest is None or oldest >= now - retention:
+        return 0
+    return oplog.trim(repo, gitdir, now - retention)
+
+
+def trim_oplog_when_due(
+    repo: pygit2.Repository, gitdir: Path, retention: Retention, newest: Op
+) -> int:
+    """After recording ``newest``: trim once the oldest operation is well past retention."""
+    if newest.since and newest.since >= newest.time - TRIM_SLACK:
+        return 0  # younger than a day: the retention cannot be due (at least a day)
+    keep = retention()
+    if newest.since >= newest.time - keep - TRIM_SLACK:
+        return 0
+    return trim_oplog(repo, gitdir, keep, time.time())
 
 
 def loose_objects(gitdir: Path) -> int:
@@ -58,9 +94,12 @@ def due(repo: pygit2.Repository, gitdir: Path) -> bool:
 class Maintenance:
     """Runs git's maintenance for one store; at most one background run at a time."""
 
-    def __init__(self, repo: pygit2.Repository, gitdir: Path) -> None:
+    def __init__(
+        self, repo: pygit2.Repository, gitdir: Path, retention: Retention | None = None
+    ) -> None:
         self.repo = repo
         self.gitdir = gitdir
+        self.retention = retention
         self.writes = 0
         self._running: subprocess.Popen[bytes] | None = None
 
@@ -79,6 +118,8 @@ class Maintenance:
         import shutil
         import subprocess
 
+        if self.retention is not None:
+            trim_oplog(self.repo, self.gitdir, self.retention(), time.time())
         git = shutil.which("git")
         if git is None:
             self.repo.compress_references()

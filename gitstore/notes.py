@@ -20,16 +20,20 @@ lines, like ``git notes merge -s cat_sort_uniq``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import re
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitstore import faults
+from gitstore import faults, flock
 from gitstore.boundary import NOTES_MAX_DEPTH, meta_item
-from gitstore.errors import ConcurrentUpdate
+from gitstore.errors import ConcurrentUpdate, LockedRef
+from gitstore.transaction import RefUpdate
 
 if TYPE_CHECKING:
     import pygit2
@@ -39,6 +43,20 @@ else:
     pygit2 = lazy_module("pygit2")
 
 RETRIES = 60
+# the operation log's hook around a ref move (``oprecord.Recorder.moving``)
+Record = Callable[[Sequence[RefUpdate]], AbstractContextManager[None]]
+
+
+def no_record(_: Sequence[RefUpdate]) -> AbstractContextManager[None]:
+    return contextlib.nullcontext()
+
+
+def _stale_lock(repo: pygit2.Repository, ref: str) -> LockedRef | None:
+    lock = Path(repo.path) / f"{ref}.lock"
+    age = flock.ref_lock_age(lock)
+    if age is None or age < flock.REF_LOCK_STALE:
+        return None
+    return LockedRef(ref, str(lock), age)
 
 
 def _text(repo: pygit2.Repository, oid: pygit2.Oid) -> str:
@@ -240,10 +258,13 @@ def update(
     changes: Callable[[NoteTexts], Mapping[str, str | None]],
     signature: pygit2.Signature,
     message: str,
+    record: Record = no_record,
 ) -> None:
     """Apply ``changes(current notes) -> {target: new text or None to remove}`` with CAS.
 
     ``current notes`` is a lazy mapping: only the notes ``changes`` looks up are read.
+    ``record`` is told of the ref move (the operation log).  A lock file that
+    outlived its writer raises ``LockedRef`` at once instead of retrying.
     """
     for attempt in range(RETRIES):
         try:
@@ -264,19 +285,25 @@ def update(
         }
         tree = _write(repo, existing, blobs)
         faults.point("notes:objects-written")
+        old = str(parent.id) if parent is not None else None
         try:
-            if parent is None:
-                oid = repo.create_commit(None, signature, signature, message, tree, [])
-                repo.create_reference_direct(ref, oid, False, message=message)
-            else:
-                oid = repo.create_commit(None, signature, signature, message, tree, [parent.id])
-                # set_target moves the ref only if it still holds what ``current``
-                # was read with (compare-and-swap), and logs ``message`` as is
-                current.set_target(oid, message)
+            oid = repo.create_commit(
+                None, signature, signature, message, tree, [parent.id] if parent else []
+            )
+            with record([RefUpdate(ref, old, str(oid))]):
+                if parent is None:
+                    repo.create_reference_direct(ref, oid, False, message=message)
+                else:
+                    # set_target moves the ref only if it still holds what ``current``
+                    # was read with (compare-and-swap), and logs ``message`` as is
+                    current.set_target(oid, message)
             return
         except (pygit2.AlreadyExistsError, pygit2.GitError, OSError):
+            locked = _stale_lock(repo, ref)
+            if locked is not None:
+                raise locked from None
             time.sleep(random.uniform(0, 0.002 * (1 + attempt)))
-    raise ConcurrentUpdate(ref)
+    raise _stale_lock(repo, ref) or ConcurrentUpdate(ref)
 
 
 # -- metadata lines -------------------------------------------------------------

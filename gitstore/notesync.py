@@ -87,9 +87,11 @@ def integrate(
     message: str,
     limits: Limits | None = None,
     names: Mapping[str, str] | None = None,
+    record: notes.Record = notes.no_record,
 ) -> tuple[NotesAction, list[str]]:
     """Bring ``remote_ref`` (a fetched copy) into ``local_ref``; with it, what of the
-    remote's notes was dropped (``inbound.check_notes``: the rest comes in)."""
+    remote's notes was dropped (``inbound.check_notes``: the rest comes in).  ``record``
+    is the operation log's hook around the ref move."""
     for _ in range(RETRIES):
         local, remote = _tip(repo, local_ref), _tip(repo, remote_ref)
         if remote is None:
@@ -118,7 +120,8 @@ def integrate(
             new = str(repo.create_commit(None, signature, signature, message, tree, parents))
             action = NotesAction.MERGED
         try:
-            apply_updates(repo, gitdir, [RefUpdate(local_ref, local, new)], message)
+            with record([RefUpdate(local_ref, local, new)]):
+                apply_updates(repo, gitdir, [RefUpdate(local_ref, local, new)], message)
             return action, check.problems
         except ConcurrentUpdate:
             continue  # a local note was written meanwhile: start over

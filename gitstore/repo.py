@@ -27,6 +27,9 @@ def _configure(repo: pygit2.Repository, notes: refs.NotesRefs = refs.STANDALONE)
     # for `git notes merge` by hand: the union of lines, as jp merges them
     cfg[f"notes.{notes.meta.removeprefix('refs/notes/')}.mergeStrategy"] = "cat_sort_uniq"
     cfg[STORE_MARK] = "true"
+    from gitstore import storeformat
+
+    storeformat.write(repo)  # the format version (gitstore/storeformat.py)
     try:
         cfg["jp.machine"]
     except KeyError:

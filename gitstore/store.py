@@ -27,6 +27,7 @@ from gitstore import (
     quarantine,
     refread,
     refs,
+    storeformat,
     transaction,
 )
 from gitstore.boundary import Limits, fit_event, stored_event_problem
@@ -39,8 +40,10 @@ from gitstore.errors import (
     ConversationExists,
     ConversationNotFound,
     CorruptEvent,
+    LockedRef,
     RefLocked,
     StaleTip,
+    StoreError,
 )
 from gitstore.events import Event, parse_time, validate
 from gitstore.quarantine import Quarantined
@@ -50,12 +53,16 @@ from gitstore.turns import check_tool_responses
 
 if TYPE_CHECKING:
     import pygit2
+
+    from gitstore.opmodel import Op
+    from gitstore.oprecord import Recorder
 else:
     from gitstore.lazy import lazy_module
 
     pygit2 = lazy_module("pygit2")  # loaded by the first command that touches git objects
 
 RETRIES = 60
+OPLOG_RETENTION = 90 * 86400.0  # seconds the operation log keeps an operation, by default
 
 
 @dataclass
@@ -98,6 +105,7 @@ class Store:
         path: Path,
         identity: Identity | None = None,
         limits: Limits | Callable[[], Limits] | None = None,
+        repair: bool = True,
     ) -> None:
         self.path = path
         self.identity = identity or Identity()
@@ -109,12 +117,87 @@ class Store:
             plain = None
         self._plain = plain
         self.gitdir = plain if plain is not None else Path(self.repo.path)
+        self.format = storeformat.read(self.gitdir, lambda: self.repo)
+        storeformat.check(path, self.format)  # before anything is read or written
         self.cache = Cache(self.gitdir)
         self._maintenance: maintenance.Maintenance | None = None
         self._machine: str | None = None
         self._notes_refs: refs.NotesRefs | None = None
+        self._ops: Recorder | None = None  # the operation log's recorder, made on first use
+        self._begun: tuple[str, float] | None = None  # the command line, when it began
+        self.oplog_retention: Callable[[], float] = lambda: OPLOG_RETENTION
+        if repair:
+            self.repair()
+
+    def repair(self) -> None:
+        """Finish what killed commands left: journaled ref updates, then their operations."""
         if transaction.pending(self.gitdir):
             transaction.repair(self.repo, self.gitdir)
+        if _any_file(self.gitdir / "jp" / "oplog"):  # one listing; the module only then
+            from gitstore import oprecord
+
+            if oprecord.pending(self.gitdir) and not transaction.pending(self.gitdir):
+                oprecord.recover(lambda: self.repo, self.gitdir, self._notes_signature)
+
+    @property
+    def ops(self) -> Recorder:
+        """The recorder of this process's operation (``begin_operation`` starts it)."""
+        if self._ops is None:
+            from gitstore.oprecord import Recorder
+
+            self._ops = Recorder(self.gitdir, lambda: self.repo, self._first_write)
+            if self._begun is not None:
+                self._ops.begin(*self._begun)
+        return self._ops
+
+    def _first_write(self) -> None:
+        """Record the format version in a store that predates it (best effort: a store
+        whose config cannot be written fails the write itself, with its own message)."""
+        if self.format is None or self.format < storeformat.FORMAT:
+            try:
+                storeformat.write(self.repo)
+            except (pygit2.GitError, OSError):
+                return
+            self.format = storeformat.FORMAT
+
+    # -- the operation log -----------------------------------------------------------
+
+    def begin_operation(self, command: str) -> None:
+        """Record every ref this process moves from now on as one operation, ``command``.
+
+        The recorder is made only when something moves, so a read command pays nothing.
+        """
+        if self._ops is None:
+            self._begun = (command, time.time())
+        else:
+            self._ops.begin(command)
+
+    def end_operation(self) -> Op | None:
+        """Write the operation begun (if it moved anything); trims the log when due."""
+        self._begun = None
+        if self._ops is None:
+            return None
+        op = self._ops.end(self._notes_signature(), self.active)
+        if op is not None:
+            maintenance.trim_oplog_when_due(self.repo, self.gitdir, self.oplog_retention, op)
+        return op
+
+    @contextmanager
+    def operation(self, command: str) -> Iterator[Recorder]:
+        """``begin_operation`` .. ``end_operation`` around a block."""
+        self.begin_operation(command)
+        try:
+            yield self.ops
+        finally:
+            self.end_operation()
+
+    def _locked(self, name: str) -> LockedRef | None:
+        """The error for ``name`` when its lock file outlived its writer."""
+        lock = self.gitdir / f"{name}.lock"
+        age = flock.ref_lock_age(lock)
+        if age is None or age < flock.REF_LOCK_STALE:
+            return None
+        return LockedRef(name, str(lock), age)
 
     @property
     def repo(self) -> pygit2.Repository:
@@ -147,7 +230,9 @@ class Store:
     @property
     def maintenance(self) -> maintenance.Maintenance:
         if self._maintenance is None:
-            self._maintenance = maintenance.Maintenance(self.repo, self.gitdir)
+            self._maintenance = maintenance.Maintenance(
+                self.repo, self.gitdir, lambda: self.oplog_retention()
+            )
         return self._maintenance
 
     @property
@@ -453,7 +538,8 @@ class Store:
         self.repo.create_blob(ids.anchor_bytes(cid))
         faults.point("create:objects-written")
         try:
-            self.repo.create_reference_direct(refs.live(cid), tip, False, message=reason)
+            with self.ops.moving([RefUpdate(refs.live(cid), None, tip)]):
+                self.repo.create_reference_direct(refs.live(cid), tip, False, message=reason)
         except pygit2.AlreadyExistsError:
             raise ConversationExists(cid) from None
         except (pygit2.GitError, OSError):
@@ -496,7 +582,8 @@ class Store:
         try:
             # libgit2 moves the ref only if it still holds the value ``ref`` was
             # read with, ``expected``: a writer in between makes this fail
-            ref.set_target(pygit2.Oid(hex=chain[-1]), reason)
+            with self.ops.moving([RefUpdate(where.ref, expected, chain[-1])]):
+                ref.set_target(pygit2.Oid(hex=chain[-1]), reason)
         except (pygit2.GitError, OSError, KeyError):
             now = self.locate(cid)
             lock = self.gitdir / f"{where.ref}.lock"
@@ -529,7 +616,15 @@ class Store:
     # -- moving refs ----------------------------------------------------------------
 
     def move(self, updates: list[RefUpdate], reason: str) -> None:
-        transaction.apply(self.repo, self.gitdir, updates, reason)
+        try:
+            with self.ops.moving(updates, partial=(StoreError,)):
+                transaction.apply(self.repo, self.gitdir, updates, reason)
+        except ConcurrentUpdate:
+            for u in updates:
+                locked = self._locked(u.name)
+                if locked is not None:
+                    raise locked from None
+            raise
 
     def archive(self, cid: str, reason: str) -> None:
         where = self.require(cid)
@@ -575,13 +670,20 @@ class Store:
         return parsed[0] if parsed else None
 
     def set_active(self, cid: str | None) -> None:
-        if cid is None:
-            try:
-                self.repo.references.delete(refs.ACTIVE)
-            except KeyError:
-                pass
+        new = None if cid is None else transaction.SYMBOLIC + refs.live(cid)
+        if cid is None and transaction.current(self.repo, refs.ACTIVE) is None:
             return
-        self.repo.create_reference_symbolic(refs.ACTIVE, refs.live(cid), True)
+        try:
+            with self.ops.moving([RefUpdate(refs.ACTIVE, "*", new)]):
+                if cid is None:
+                    self.repo.references.delete(refs.ACTIVE)
+                else:
+                    self.repo.create_reference_symbolic(refs.ACTIVE, refs.live(cid), True)
+        except (pygit2.GitError, OSError):
+            locked = self._locked(refs.ACTIVE)
+            if locked is not None:
+                raise locked from None
+            raise
 
     # -- notes --------------------------------------------------------------------
 
@@ -615,7 +717,14 @@ class Store:
     def set_note(self, ref: str, cid: str, text: str | None, reason: str) -> None:
         target = self.anchor(cid)
         self.repo.create_blob(ids.anchor_bytes(cid))
-        notes.update(self.repo, ref, lambda _: {target: text}, self._notes_signature(), reason)
+        notes.update(
+            self.repo,
+            ref,
+            lambda _: {target: text},
+            self._notes_signature(),
+            reason,
+            record=self.ops.moving,
+        )
 
     def meta(self, cid: str) -> dict[str, Any]:
         return notes.meta_values(self.note(self.notes_refs.meta, cid))
@@ -633,7 +742,9 @@ class Store:
             return {target: notes.compact_meta(text + lines)}
 
         self.repo.create_blob(ids.anchor_bytes(cid))
-        notes.update(self.repo, self.notes_refs.meta, change, self._notes_signature(), reason)
+        notes.update(
+            self.repo, self.notes_refs.meta, change, self._notes_signature(), reason, self.ops.moving
+        )
 
     def source_of(self, cid: str) -> str | None:
         text = self.note(self.notes_refs.source, cid)
@@ -658,6 +769,14 @@ class Store:
         """An advisory lock that the kernel releases if the process dies."""
         with flock.held(self.gitdir, ids.check(cid), wait, ConversationBusy(cid)):
             yield
+
+
+def _any_file(folder: Path) -> bool:
+    try:
+        with os.scandir(folder) as found:
+            return any(True for _ in found)
+    except OSError:
+        return False
 
 
 def _sha1_hex(data: bytes) -> str:

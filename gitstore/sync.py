@@ -231,6 +231,7 @@ class Syncer:
                 f"jp pull {self.remote}: notes {rest}",
                 self.limits,
                 names,
+                self.store.ops.moving,
             )
             if action not in (NotesAction.NONE, NotesAction.AHEAD):
                 out.append(Outcome(local_ref, action.value, kind="notes"))

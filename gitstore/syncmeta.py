@@ -46,6 +46,8 @@ def copy_meta(
 
     message = f"jp pull {remote}: metadata of {new_id}"
     own = store.notes_refs
-    notes.update(store.repo, own.meta, change_meta, signature, message)
+    record = store.ops.moving
+    notes.update(store.repo, own.meta, change_meta, signature, message, record)
     if source:
-        notes.update(store.repo, own.source, lambda _: {anchor: source}, signature, message)
+        take = {anchor: source}
+        notes.update(store.repo, own.source, lambda _: take, signature, message, record)

@@ -25,6 +25,9 @@ COMMANDS = {
     "push": "porcelain.commands.sync:push",
     "pull": "porcelain.commands.sync:pull",
     "sync": "porcelain.commands.sync:sync",
+    "undo": "porcelain.commands.undo:undo",
+    "op": "porcelain.commands.op:op",
+    "doctor": "porcelain.commands.doctor:doctor",
 }
 SUMMARIES = {
     "init": "Create a store (a bare git repository).",
@@ -35,6 +38,9 @@ SUMMARIES = {
     "push": "Send conversations to a remote.",
     "pull": "Fetch conversations from a remote; diverged ones become forks.",
     "sync": "Pull, then push.",
+    "undo": "Reverse the latest operation (run again: the one before).",
+    "op": "The operation log: list operations, restore the store to one.",
+    "doctor": "Check a store (fsck, journals, locks, cache, format) and mend it.",
 }
 ALIASES = {"q": "query", "c": "conversation", "conversations": "conversation", "cfg": "config"}
 
@@ -131,13 +137,28 @@ def cli(
     Review:   jp conversation compact --interactive, jp q ..., --continue
     Docs:     docs/cli.md, docs/review.md
     """
-    ctx.obj = App(
+    argv = ctx.obj if isinstance(ctx.obj, list) else [str(ctx.invoked_subcommand or "")]
+    app = ctx.obj = App(
         output=Output(fmt),
         store_option=store,
         config_files=config_files,
         overrides=overrides,
         yes=yes,
+        argv=tuple(argv),
     )
+    ctx.call_on_close(lambda: _close(app))
+
+
+# what closing the command's operation has to say, printed after its error (if any)
+_LATE: list[str] = []
+
+
+def _close(app: App) -> None:
+    """The command ended (maybe by an exception, still in flight here): record its operation."""
+    from porcelain.oprecord import finish
+
+    failed = sys.exc_info()[0] is not None
+    _LATE.extend(finish(app.opened_store(), failed))
 
 
 GLOBAL_WITH_VALUE = ("--store", "-c", "--config", "--cfg", "-F", "--format")
@@ -188,7 +209,10 @@ def main() -> None:
             from porcelain.faults import install
 
             install(os.environ["JP_FAULT"])
-        result = cli.main(args=hoist_globals(sys.argv[1:]), prog_name="jp", standalone_mode=False)
+        argv = sys.argv[1:]
+        result = cli.main(
+            args=hoist_globals(argv), prog_name="jp", standalone_mode=False, obj=list(argv)
+        )
         code = result if isinstance(result, int) else 0
     except click.exceptions.Exit as exc:
         code = exc.exit_code
@@ -218,6 +242,8 @@ def main() -> None:
         else:
             output.error(error.message, error.hint)
             code = error.exit_code
+    for line in _LATE:
+        output.note(line)
     # Everything still alive is freed by the exit itself: frozen objects are left out of
     # the interpreter's final collections, which cost 15-20 ms once pygit2 and click are
     # loaded (more than the whole of most commands' own work).

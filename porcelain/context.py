@@ -46,6 +46,7 @@ class App:
     overrides: Sequence[str] = ()
     yes: bool = False
     cwd: Path = field(default_factory=Path.cwd)
+    argv: Sequence[str] = ()  # the command line, recorded in the operation log
     _store: Store | None = None
     _config: Config | None = None
     _warned: bool = False  # the trust rule's warning was printed
@@ -74,6 +75,13 @@ class App:
             if not path.exists():
                 init_bare(path)
             self._store = Store(path, self.identity(), self.limits)
+            from porcelain.oprecord import begin
+
+            begin(self, self._store)
+        return self._store
+
+    def opened_store(self) -> Store | None:
+        """The store, if this command opened it."""
         return self._store
 
     def limits(self) -> Limits:

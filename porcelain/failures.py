@@ -23,15 +23,27 @@ def translate(exc: BaseException) -> JpError | None:
     if isinstance(exc, e.ConversationExists):
         return UserError(f"conversation {exc.cid} already exists")
     if isinstance(exc, e.ConversationBusy):
+        by = f" ({exc.owner})" if exc.owner else ""
         return UserError(
-            f"conversation {exc.cid} is in use by another jp process",
+            f"conversation {exc.cid} is in use by another jp process{by}",
             f"wait for it to finish, or continue in a fork: `jp conversation fork {exc.cid}`",
         )
     if isinstance(exc, e.RefLocked):
         return UserError(
             f"conversation {exc.cid} is locked: {exc.lock} exists",
             "another jp or git process is writing it; if none is running (one was killed), "
-            "delete that file and run the command again",
+            "`jp doctor --fix` removes the lock; then run the command again",
+        )
+    if isinstance(exc, e.LockedRef):
+        return UserError(
+            f"{exc.ref} is locked: {exc.lock} exists ({_age(exc.age)} old); if no other jp "
+            "or git is running, `jp doctor --fix` removes it"
+        )
+    if isinstance(exc, e.StoreFormatTooNew):
+        return UserError(
+            f"store {exc.path} has format {exc.found}, newer than this jp reads "
+            f"(format {exc.supported}); nothing was read or written",
+            "use the newer jp that wrote it, or upgrade this one",
         )
     if isinstance(exc, e.StaleTip):
         return UserError(
@@ -40,14 +52,26 @@ def translate(exc: BaseException) -> JpError | None:
         )
     if isinstance(exc, e.ConcurrentUpdate):
         return UserError(
-            f"{exc.ref} kept changing under another writer; nothing was changed",
-            "run the command again",
+            f"{exc.ref} kept changing under another writer; it was not updated",
+            "run the command again (`jp op log` shows what this command did change)",
         )
     if isinstance(exc, e.CorruptEvent):
         return UserError(
             str(exc),
             "the conversation was changed outside jp; read it with `git log` and move its "
             "ref back to a good commit (`git update-ref`), or delete it",
+        )
+    if isinstance(exc, e.NothingToUndo):
+        return UserError("nothing to undo", "`jp op log` lists the operations")
+    if isinstance(exc, e.UnknownOperation):
+        return UserError(str(exc), "`jp op log` lists the operations and their ids")
+    if isinstance(exc, e.UndoConflict):
+        from porcelain.opshow import value
+
+        return UserError(
+            f"{exc.ref} changed since operation {exc.op_id[:12]} ({value(exc.actual)} now); "
+            "nothing was undone: `jp undo --force` overwrites that change, `jp op log` shows "
+            "what changed it"
         )
     if isinstance(exc, e.InvalidEvent):
         return UserError(str(exc))
@@ -58,3 +82,11 @@ def translate(exc: BaseException) -> JpError | None:
     if isinstance(exc, e.GitStoreError):
         return UserError(str(exc))
     return None
+
+
+def _age(seconds: float) -> str:
+    if seconds >= 7200:
+        return f"{seconds / 3600:.0f} h"
+    if seconds >= 120:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds:.0f} s"

@@ -44,11 +44,11 @@ def remote() -> None:
 @click.pass_obj
 def add(app: App, name: str, url: str) -> None:
     """Add remote NAME at URL (an existing one with that URL gets jp's refspecs)."""
-    from gitstore import remotes
+    from gitstore import remotestate  # remotes.add, recorded in the operation log
 
     store = app.store()
     url = _url(url, app.cwd)
-    result = remotes.add(store.repo, name, url, store.notes_refs)
+    result = remotestate.add(store, name, url)
     if app.output.json:
         app.output.data({"name": name, "url": url, "result": result})
     elif result == "created":
@@ -74,9 +74,9 @@ def remove(app: App, name: str) -> None:
     nothing on the remote changes.  A remote jp did not make (a project's code
     remote) keeps its own settings: only jp's refspecs go.
     """
-    from gitstore import remotes
+    from gitstore import remotestate  # remotes.remove, recorded in the operation log
 
-    result = remotes.remove(app.store().repo, name)
+    result = remotestate.remove(app.store(), name)
     if app.output.json:
         app.output.data({"name": name, "result": result})
     elif result == "removed":

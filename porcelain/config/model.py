@@ -27,6 +27,7 @@ DEFAULT_RULE: Final[Mapping[str, Any]] = {
 
 DEFAULTS_SOURCE: Final = "default"
 DEFAULT_RULE_SOURCE: Final = "default (the built-in rule: no layer defines one)"
+OP_LOG_RETENTION_DAYS: Final = 90
 
 
 class Config:
@@ -135,6 +136,10 @@ class Config:
 
     def user_name(self) -> str | None:
         return self._typed("user.name", str)
+
+    def op_log_retention_days(self) -> int:
+        """Days the operation log keeps an operation (`store.op_log_retention_days`)."""
+        return self._typed("store.op_log_retention_days", int) or OP_LOG_RETENTION_DAYS
 
     # -- compaction --------------------------------------------------------
 

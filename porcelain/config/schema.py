@@ -151,8 +151,8 @@ ROOT = Table(
             }
         ),
         "user": Table({"name": STRING}),
-        # what the store accepts (read from the user's and the store's files only)
-        "store": Table({"max_event_bytes": POSITIVE_INT}),
+        # what the store accepts and keeps (read from the user's and the store's files only)
+        "store": Table({"max_event_bytes": POSITIVE_INT, "op_log_retention_days": POSITIVE_INT}),
     }
 )
 

@@ -1,0 +1,205 @@
+"""Operations of the operation log as data, and what undo and restore do with them.
+
+Pure functions over lists of ``Op``: which operation ``jp undo`` reverses
+next, the ref moves that reverse it, the values every ref had right after
+an older operation.  ``oplog.py`` stores operations in git; nothing here
+touches git.
+
+A ref's value is a commit id, ``symbolic:<refname>`` for a symbolic ref
+(``JP_HEAD``) or None for an absent ref, as in ``transaction.RefUpdate``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+SYMBOLIC = "symbolic:"
+VERSION = 1
+
+
+@dataclass(frozen=True)
+class Move:
+    """One ref an operation moved: from ``old`` to ``new`` (None = absent)."""
+
+    ref: str
+    old: str | None
+    new: str | None
+
+
+@dataclass(frozen=True)
+class RemoteChange:
+    """A remote's configuration before and after (None = no such remote)."""
+
+    name: str
+    old: Mapping[str, Any] | None
+    new: Mapping[str, Any] | None
+
+
+@dataclass
+class Op:
+    """One command's changes to the store."""
+
+    id: str
+    command: str
+    time: float  # when it was recorded (seconds since the epoch)
+    started: float = 0.0
+    pid: int = 0
+    host: str = ""
+    active: str | None = None  # the active conversation once it was done
+    moves: list[Move] = field(default_factory=list)
+    remotes: list[RemoteChange] = field(default_factory=list)
+    undoes: str | None = None  # the operation this one undid (``jp undo``)
+    restores: str | None = None  # the operation whose state it restored
+    recovered: bool = False  # completed from the record of a command that was killed
+    since: float = 0.0  # when the oldest operation still in the log was recorded
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "version": VERSION,
+            "id": self.id,
+            "command": self.command,
+            "time": self.time,
+            "started": self.started,
+            "pid": self.pid,
+            "host": self.host,
+            "active": self.active,
+            "refs": [{"ref": m.ref, "old": m.old, "new": m.new} for m in self.moves],
+            "since": self.since,
+        }
+        if self.remotes:
+            out["remotes"] = [
+                {
+                    "name": r.name,
+                    "old": dict(r.old) if r.old else None,
+                    "new": dict(r.new) if r.new else None,
+                }
+                for r in self.remotes
+            ]
+        for key in ("undoes", "restores"):
+            if getattr(self, key):
+                out[key] = getattr(self, key)
+        if self.recovered:
+            out["recovered"] = True
+        return out
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Op:
+        moves = [
+            Move(str(m["ref"]), _value(m.get("old")), _value(m.get("new")))
+            for m in data.get("refs") or []
+        ]
+        remotes = [
+            RemoteChange(str(r["name"]), r.get("old") or None, r.get("new") or None)
+            for r in data.get("remotes") or []
+        ]
+        return cls(
+            id=str(data["id"]),
+            command=str(data.get("command") or ""),
+            time=float(data.get("time") or 0.0),
+            started=float(data.get("started") or 0.0),
+            pid=int(data.get("pid") or 0),
+            host=str(data.get("host") or ""),
+            active=_value(data.get("active")),
+            moves=moves,
+            remotes=remotes,
+            undoes=_value(data.get("undoes")),
+            restores=_value(data.get("restores")),
+            recovered=bool(data.get("recovered")),
+            since=float(data.get("since") or 0.0),
+        )
+
+
+def _value(v: Any) -> str | None:
+    return None if v is None else str(v)
+
+
+def coalesce(moves: Iterable[Move]) -> list[Move]:
+    """One move per ref: its first old value and its last new one, in the order
+    the refs were first moved; a ref that ended where it started is left out."""
+    first: dict[str, Move] = {}
+    last: dict[str, str | None] = {}
+    for move in moves:
+        first.setdefault(move.ref, move)
+        last[move.ref] = move.new
+    out = [Move(ref, m.old, last[ref]) for ref, m in first.items()]
+    return [m for m in out if m.old != m.new]
+
+
+def undo_target(ops: Sequence[Op]) -> Op | None:
+    """The operation ``jp undo`` reverses, from the log newest first.
+
+    An undo is skipped together with the operation it undid, so undo run
+    again reverses the operation before (as jj does).
+    """
+    undone: set[str] = set()
+    for op in ops:
+        if op.id in undone:
+            continue
+        if op.undoes is not None:
+            undone.add(op.undoes)
+            continue
+        return op
+    return None
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """A ref that no longer holds what the operation left it at."""
+
+    ref: str
+    expected: str | None
+    actual: str | None
+
+
+def reverse(op: Op) -> list[Move]:
+    """The moves that take ``op``'s refs back: each from its new value to its old."""
+    return [Move(m.ref, m.new, m.old) for m in reversed(op.moves)]
+
+
+def conflicts(moves: Sequence[Move], current: Mapping[str, str | None]) -> list[Conflict]:
+    """The moves whose ref is not at the value the move starts from."""
+    return [
+        Conflict(m.ref, m.old, current.get(m.ref)) for m in moves if current.get(m.ref) != m.old
+    ]
+
+
+def state_after(ops: Sequence[Op], target: str) -> dict[str, str | None]:
+    """Each ref some operation after ``target`` moved -> its value right after ``target``.
+
+    ``ops`` is the log newest first; a ref is set back to the old value of the
+    earliest later operation that moved it.  Refs no later operation moved are
+    not named (they hold the value ``target`` left).
+    """
+    wanted: dict[str, str | None] = {}
+    for op in ops:
+        if op.id == target:
+            return wanted
+        for move in op.moves:
+            wanted[move.ref] = move.old
+    raise KeyError(target)
+
+
+def remotes_after(ops: Sequence[Op], target: str) -> dict[str, Mapping[str, Any] | None]:
+    """Like ``state_after``, for remotes' configuration."""
+    wanted: dict[str, Mapping[str, Any] | None] = {}
+    for op in ops:
+        if op.id == target:
+            return wanted
+        for change in op.remotes:
+            wanted[change.name] = change.old
+    raise KeyError(target)
+
+
+def find(ops: Iterable[Op], prefix: str) -> list[Op]:
+    """The operations whose id starts with ``prefix``."""
+    text = prefix.strip().lower()
+    return [op for op in ops if text and op.id.startswith(text)]
+
+
+def shown(value: str | None) -> str | None:
+    """A ref value for people and JSON: a commit id, the ref a symbolic ref names, or None."""
+    if value is not None and value.startswith(SYMBOLIC):
+        return value[len(SYMBOLIC) :]
+    return value

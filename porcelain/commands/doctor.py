@@ -1,0 +1,54 @@
+"""`jp doctor`: check a store, and mend what is safe to mend."""
+
+from __future__ import annotations
+
+import click
+
+from porcelain.context import App
+from porcelain.errors import Exit, UserError
+
+
+@click.command()
+@click.option("--fix", is_flag=True, help="Apply the safe fixes, then check again.")
+@click.option("--no-fsck", is_flag=True, help="Skip `git fsck` (slow on a large store).")
+@click.pass_obj
+def doctor(app: App, fix: bool, no_fsck: bool) -> int:
+    """Check the store: git fsck, unfinished ref updates, stale lock files,
+    quarantined refs, the cache, the operation log and the format version.
+
+    Prints one line per finding with the command that mends it, and exits 0
+    only when the store is healthy.  `--fix` removes lock files no live
+    writer holds, finishes interrupted updates and operations, rebuilds a
+    damaged cache and records the format version; what it cannot mend
+    safely (fsck problems, quarantined refs) it names.
+    """
+    from gitstore import doctor as checks
+    from gitstore.store import Store
+
+    path = app.store_path()
+    if not path.exists():
+        raise UserError(f"no store at {path}", "create one with `jp init`")
+    store = Store(path, app.identity(), repair=False)  # see what a command would mend silently
+    findings = checks.examine(store, fsck=not no_fsck)
+    fixed: list[checks.Finding] = []
+    if fix and any(f.fixable for f in findings):
+        fixed = checks.mend(store, findings)
+        findings = checks.examine(store, fsck=not no_fsck)
+    problems = [f for f in findings if f.severity == "problem"]
+    if app.output.json:
+        app.output.data(
+            {
+                "store": str(store.gitdir),
+                "healthy": not problems,
+                "fixed": [f.to_json() for f in fixed],
+                "findings": [f.to_json() for f in findings],
+            }
+        )
+    else:
+        lines = [f"fixed: {f.problem}" for f in fixed]
+        for f in findings:
+            lines.append(f"{f.severity}: {f.problem}; mend: {f.fix}")
+        if not problems:
+            lines.append(f"The store {store.gitdir} is healthy.")
+        app.output.lines(lines)
+    return Exit.OK if not problems else Exit.USER

@@ -1,0 +1,70 @@
+"""`jp op`: the operation log (`log`, `restore`)."""
+
+from __future__ import annotations
+
+import click
+
+from porcelain.context import App
+
+
+@click.group()
+def op() -> None:
+    """The operation log: every command that changed the store, newest first.
+
+    Each operation records the command line, when it ran, and every ref it
+    moved (conversations, archive, notes, the active conversation) with its
+    old and new value.  The log is local: it never travels with push.
+    """
+
+
+@op.command(name="log")
+@click.option("-n", "--limit", type=click.IntRange(min=1), help="Show at most N operations.")
+@click.option("--refs/--no-refs", "show_refs", default=True, help="List the refs each moved.")
+@click.pass_obj
+def log(app: App, limit: int | None, show_refs: bool) -> None:
+    """List operations, newest first (`-F json`: a list of objects)."""
+    from gitstore import oplog
+    from porcelain import opshow
+
+    found = oplog.ops(app.store().repo, limit)
+    if app.output.json:
+        app.output.data([opshow.as_json(o) for o in found])
+        return
+    if not found:
+        app.output.note("No operations yet.")
+        return
+    lines: list[str] = []
+    for o in found:
+        lines.append(opshow.headline(o))
+        if show_refs:
+            lines += opshow.moves_text(o.moves) + opshow.remote_lines(o)
+    app.output.lines(lines)
+
+
+@op.command()
+@click.argument("operation")
+@click.pass_obj
+def restore(app: App, operation: str) -> None:
+    """Set every ref back to how it was right after OPERATION (an id or its start).
+
+    Refs that later operations moved return to their value then, whatever
+    they hold now; the restore is an operation itself (`jp undo` reverses it).
+    """
+    from gitstore import opundo
+    from porcelain import opshow
+
+    result = opundo.restore(app.store(), operation)
+    if app.output.json:
+        app.output.data(
+            {
+                "restored": opshow.as_json(result.op),
+                "refs": opshow.moves_json(result.moved),
+            }
+        )
+        return
+    short = result.op.id[: opshow.SHORT]
+    if not result.moved:
+        app.output.line(f"The store is already as operation {short} left it.")
+        return
+    app.output.line(f"Restored the store to after operation {short}: {result.op.command}")
+    app.output.lines(opshow.moves_text(result.moved))

@@ -1,0 +1,39 @@
+"""`jp undo`: reverse the latest operation."""
+
+from __future__ import annotations
+
+import click
+
+from porcelain.context import App
+
+
+@click.command()
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Undo even if a ref changed since the operation (that change is overwritten).",
+)
+@click.pass_obj
+def undo(app: App, force: bool) -> None:
+    """Reverse the latest operation: every ref it moved goes back.
+
+    Run again, it reverses the operation before that one (an undo is skipped
+    together with what it undid).  A ref changed since the operation is not
+    overwritten unless `--force`; `jp op restore OP` sets every ref to how
+    an operation left it.  `jp op log` lists the operations.
+    """
+    from gitstore import opundo
+    from porcelain import opshow
+
+    store = app.store()
+    result = opundo.undo(store, force=force)
+    if app.output.json:
+        app.output.data(
+            {
+                "undone": opshow.as_json(result.op),
+                "refs": opshow.moves_json(result.moved),
+            }
+        )
+        return
+    app.output.line(f"Undid operation {result.op.id[: opshow.SHORT]}: {result.op.command}")
+    app.output.lines(opshow.moves_text(result.moved) + opshow.remote_lines(result.op, undone=True))

@@ -1,0 +1,77 @@
+"""Operations as people and scripts read them (`jp op log`, `jp undo`, `jp op restore`)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from gitstore.opmodel import Move, Op, shown
+
+SHORT = 12  # characters of an operation id or a commit id in text
+
+
+def value(v: str | None) -> str:
+    """A ref value in text: a short commit id, the ref a symbolic ref names, or "absent"."""
+    text = shown(v)
+    if text is None:
+        return "absent"
+    return text if text.startswith("refs/") or len(text) != 40 else text[:SHORT]
+
+
+def moves_json(moves: Sequence[Move]) -> list[dict[str, Any]]:
+    return [{"ref": m.ref, "old": shown(m.old), "new": shown(m.new)} for m in moves]
+
+
+def moves_text(moves: Sequence[Move]) -> list[str]:
+    return [f"    {m.ref}: {value(m.old)} -> {value(m.new)}" for m in moves]
+
+
+def when(seconds: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(seconds))
+
+
+def utc(seconds: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
+
+
+def headline(op: Op) -> str:
+    extra = ""
+    if op.undoes:
+        extra = f"  (undoes {op.undoes[:SHORT]})"
+    elif op.restores:
+        extra = f"  (restores {op.restores[:SHORT]})"
+    if op.recovered:
+        extra += "  (interrupted; recorded by the next command)"
+    return f"{op.id[:SHORT]}  {when(op.time)}  {op.command}{extra}"
+
+
+def as_json(op: Op) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "id": op.id,
+        "command": op.command,
+        "time": utc(op.time),
+        "started": utc(op.started) if op.started else None,
+        "pid": op.pid,
+        "host": op.host,
+        "active": op.active,
+        "refs": moves_json(op.moves),
+        "undoes": op.undoes,
+        "restores": op.restores,
+        "recovered": op.recovered,
+    }
+    if op.remotes:
+        out["remotes"] = [{"name": r.name, "old": r.old, "new": r.new} for r in op.remotes]
+    return out
+
+
+def remote_lines(op: Op, undone: bool = False) -> list[str]:
+    """A line per remote the operation changed (``undone``: as its undo changes it back)."""
+    out = []
+    for r in reversed(op.remotes) if undone else op.remotes:
+        old = (r.old or {}).get("url") if r.old else None
+        new = (r.new or {}).get("url") if r.new else None
+        if undone:
+            old, new = new, old
+        out.append(f"    remote {r.name}: {old or 'absent'} -> {new or 'absent'}")
+    return out
