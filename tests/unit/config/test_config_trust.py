@@ -234,6 +234,7 @@ def test_every_allowed_key_is_a_schema_key_and_none_defines_execution() -> None:
         f"conversation.tools.{TOOL}.pass_env",
         f"conversation.tools.{TOOL}.timeout",
         "store.max_event_bytes",
+        "store.op_log_retention_days",
         "user.name",
     ]
 
