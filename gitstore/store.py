@@ -27,6 +27,7 @@ from gitstore.errors import (
     ConversationExists,
     ConversationNotFound,
     CorruptEvent,
+    RefBusy,
     RefLocked,
     StaleTip,
 )
@@ -510,6 +511,12 @@ class Store:
         target = str(ref.target)
         parsed = refs.conversation_id(target)
         return parsed[0] if parsed else None
+
+    def check_unlocked(self, name: str) -> None:
+        """Raise ``RefBusy`` when ``name``'s lock file exists (so moving it would fail)."""
+        lock = self.gitdir / f"{name}.lock"
+        if lock.exists():
+            raise RefBusy(name, str(lock))
 
     def set_active(self, cid: str | None) -> None:
         if cid is None:

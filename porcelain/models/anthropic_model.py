@@ -176,6 +176,9 @@ class AnthropicModel:
             self._client = client
         return self._client
 
+    def check(self) -> None:
+        self._client_for_request()
+
     def respond(self, request: ModelRequest, on_delta: OnDelta) -> ModelResponse:
         import anthropic
 

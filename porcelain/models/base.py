@@ -103,6 +103,9 @@ class Model(Protocol):
 
     def respond(self, request: ModelRequest, on_delta: OnDelta) -> ModelResponse: ...
 
+    def check(self) -> None:
+        """Raise the error ``respond`` would raise before sending anything (credentials)."""
+
 
 def ignore_delta(kind: DeltaKind, text: str) -> None:
     """An ``on_delta`` for callers that do not display the stream."""

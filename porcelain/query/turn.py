@@ -51,6 +51,12 @@ class TurnContext:
     written: list[Event] = field(default_factory=list)
 
 
+def precheck(model_id: str, config: Config) -> None:
+    """Refuse, before anything is written, a query that cannot reach its model:
+    an unknown provider, a malformed id, missing credentials."""
+    get_model(model_id, max_retries=config.max_retries()).check()
+
+
 def commit(ctx: TurnContext, new: list[Event]) -> None:
     """Append finished events (or only remember them with --no-persist)."""
     ctx.events.extend(new)
