@@ -30,6 +30,7 @@ from gitstore.errors import (
     RefBusy,
     RefLocked,
     StaleTip,
+    environment_fault,
 )
 from gitstore.events import Event, parse_time, validate
 from gitstore.repo import machine_id, open_repo
@@ -408,14 +409,15 @@ class Store:
         reason: str,
         tool_names: dict[str, str] | None = None,
     ) -> str:
-        """Append on top of ``expected``; raise ``StaleTip`` if the tip moved."""
+        """Append on top of ``expected``; raise ``StaleTip`` if the tip moved.
+
+        A conversation archived or unarchived meanwhile (the same tip under the
+        other ref) takes the events where it now is; a ref lock held by another
+        process (git packing refs) is waited for briefly.
+        """
         where = self.require(cid)
-        try:
-            ref = self.repo.lookup_reference(where.ref)
-        except (KeyError, pygit2.InvalidSpecError):
-            raise ConversationNotFound(cid) from None
-        if str(ref.target) != expected:
-            raise StaleTip(cid, expected, str(ref.target))
+        if where.tip != expected:
+            raise StaleTip(cid, expected, where.tip)
         if any(e.get("type") == "tool_call_response" for e in events):
             turn = self.current_turn(expected)
             check_tool_responses(turn, events)
@@ -431,19 +433,37 @@ class Store:
         if not chain:
             return expected
         faults.point("append:objects-written")
-        try:
-            # libgit2 moves the ref only if it still holds the value ``ref`` was
-            # read with, ``expected``: a writer in between makes this fail
-            ref.set_target(pygit2.Oid(hex=chain[-1]), reason)
-        except (pygit2.GitError, OSError, KeyError):
-            now = self.locate(cid)
-            lock = self.gitdir / f"{where.ref}.lock"
-            if now is not None and now.tip == expected and lock.exists():
-                raise RefLocked(cid, expected, str(lock)) from None
-            raise StaleTip(cid, expected, now.tip if now else None) from None
+        self._move_tip(cid, expected, chain[-1], reason)
         if self.locate(cid) is None:
             raise ConversationNotFound(cid)
         return chain[-1]
+
+    def _move_tip(self, cid: str, expected: str, new: str, reason: str) -> None:
+        """Compare-and-swap ``cid``'s ref (live or archived) from ``expected`` to ``new``."""
+        deadline = time.monotonic() + transaction.WAIT_SECONDS
+        while True:
+            where = self.require(cid)
+            try:
+                ref = self.repo.lookup_reference(where.ref)
+                if str(ref.target) != expected:
+                    raise StaleTip(cid, expected, str(ref.target))
+                # libgit2 moves the ref only if it still holds the value ``ref`` was
+                # read with, ``expected``: a writer in between makes this fail
+                ref.set_target(pygit2.Oid(hex=new), reason)
+                return
+            except (pygit2.GitError, OSError, KeyError) as exc:
+                fault = environment_fault(exc, str(self.gitdir / where.ref))
+                if fault is not None:
+                    raise fault from None
+                now = self.locate(cid)
+                lock = self.gitdir / f"{where.ref}.lock"
+                if now is None or now.tip != expected:
+                    raise StaleTip(cid, expected, now.tip if now else None) from None
+                if now.ref == where.ref and lock.exists():
+                    if time.monotonic() >= deadline:
+                        raise RefLocked(cid, expected, str(lock)) from None
+                    time.sleep(transaction.POLL_SECONDS)
+                # else: archived or unarchived in between, same tip: move it there
 
     def append_anyway(self, cid: str, events: Sequence[Event], reason: str) -> str:
         """Append events that do not depend on what precedes them, retrying on races."""
@@ -470,28 +490,30 @@ class Store:
         transaction.apply(self.repo, self.gitdir, updates, reason)
 
     def archive(self, cid: str, reason: str) -> None:
-        where = self.require(cid)
-        if where.archived:
-            return
-        self.move(
-            [
-                RefUpdate(refs.live(cid), where.tip, None),
-                RefUpdate(refs.archived(cid), None, where.tip),
-            ],
-            reason,
-        )
+        self._rename(cid, True, reason)
 
     def unarchive(self, cid: str, reason: str) -> None:
-        where = self.require(cid)
-        if not where.archived:
-            return
-        self.move(
-            [
-                RefUpdate(refs.archived(cid), where.tip, None),
-                RefUpdate(refs.live(cid), None, where.tip),
-            ],
-            reason,
-        )
+        self._rename(cid, False, reason)
+
+    def _rename(self, cid: str, archive: bool, reason: str) -> None:
+        """Move a conversation's ref between live and archived, whatever its tip:
+        a turn that appends meanwhile moves the tip, so the move is tried again on
+        the new one (its events follow the conversation)."""
+        for attempt in range(RETRIES):
+            where = self.require(cid)
+            if where.archived == archive:
+                return
+            src, dst = (refs.live(cid), refs.archived(cid))[:: 1 if archive else -1]
+            try:
+                self.move(
+                    [RefUpdate(src, where.tip, None), RefUpdate(dst, None, where.tip)], reason
+                )
+                return
+            except ConcurrentUpdate:
+                if self.ref_target(dst) is not None:
+                    raise  # both names taken: not a moving tip
+                time.sleep(random.uniform(0, 0.002 * (1 + attempt)))
+        raise ConcurrentUpdate(refs.live(cid))
 
     def delete(self, cid: str, reason: str) -> None:
         where = self.require(cid)

@@ -222,7 +222,9 @@ def _finish(
 
 def unmoved(repo: pygit2.Repository, updates: list[RefUpdate]) -> list[RefUpdate]:
     """The updates whose ref still holds its old value (JP_HEAD's ``*`` aside)."""
-    return [u for u in updates if u.old != "*" and u.old != u.new and current(repo, u.name) == u.old]
+    return [
+        u for u in updates if u.old != "*" and u.old != u.new and current(repo, u.name) == u.old
+    ]
 
 
 def _blocker(gitdir: Path, updates: list[RefUpdate], partial: bool = False) -> RefBusy | None:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from porcelain.errors import FaultError
-from porcelain.errors import JpError, UserError
+from porcelain.errors import FaultError, JpError, UserError
 
 LS_HINT = "list them with `jp conversation ls` (archived ones: `jp conversation ls --archived`)"
 
@@ -73,9 +72,7 @@ def _ref_busy(exc: BaseException) -> JpError:
 
     assert isinstance(exc, RefBusy)
     done = (
-        "it is half done; the next jp command finishes it"
-        if exc.partial
-        else "nothing was changed"
+        "it is half done; the next jp command finishes it" if exc.partial else "nothing was changed"
     )
     if exc.by_maintenance:
         return UserError(
