@@ -547,7 +547,11 @@ class Store:
             except KeyError:
                 pass
             return
-        self.repo.create_reference_symbolic(refs.ACTIVE, refs.live(cid), True)
+        try:
+            self.repo.create_reference_symbolic(refs.ACTIVE, refs.live(cid), True)
+        except (pygit2.GitError, OSError) as exc:
+            self.check_unlocked(refs.ACTIVE)
+            raise environment_fault(exc, str(self.gitdir)) or exc from None
 
     # -- notes --------------------------------------------------------------------
 

@@ -127,7 +127,7 @@ def apply(
     gitdir: Path,
     updates: list[RefUpdate],
     message: str,
-    wait: float = WAIT_SECONDS,
+    wait: float | None = None,
 ) -> None:
     """All of ``updates`` or none of them; a crash midway is finished by ``repair``.
 
@@ -135,7 +135,7 @@ def apply(
     another writer) is waited for up to ``wait`` seconds, then ``RefBusy``.
     The journal goes only once every ref is seen at its new value.
     """
-    deadline = time.monotonic() + wait
+    deadline = time.monotonic() + (WAIT_SECONDS if wait is None else wait)
     journal, fd = _write_journal(gitdir, updates, message)
     try:
         faults.point("move:journal-written")

@@ -98,6 +98,14 @@ class StreamInterrupted(ProviderError):
         self.partial_events = partial_events
 
 
+class AnswerInterrupted(KeyboardInterrupt):
+    """Ctrl-C while an answer streamed: ``partial_events`` is what completed."""
+
+    def __init__(self, partial_events: list[Event]) -> None:
+        super().__init__()
+        self.partial_events = partial_events
+
+
 class Model(Protocol):
     """A language model (or the offline stand-in) behind one provider."""
 
