@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 
 class GitStoreError(Exception):
     """Base of every error the store raises on purpose."""
@@ -122,7 +124,8 @@ class EnvironmentFault(GitStoreError):
     """The machine refused a write or a read: not jp's data, not a bug.
 
     ``kind`` is ``read-only``, ``no-permission``, ``no-space`` (a full disk, a
-    quota, a file-size limit) or ``not-a-directory``; ``path`` is where it happened when known.
+    quota, a file-size limit), ``not-a-directory`` or ``io`` (a write the disk
+    lost); ``path`` is where it happened when known.
     """
 
     def __init__(self, kind: str, path: str, detail: str = "") -> None:
@@ -152,7 +155,8 @@ def environment_fault(exc: BaseException, path: str = "") -> EnvironmentFault | 
         return exc
     errno = getattr(exc, "errno", None) if isinstance(exc, OSError) else None
     text = str(exc).lower()
-    where = str(getattr(exc, "filename", None) or path)
+    quoted = re.search(r"'(/[^']+)'", str(exc))  # libgit2 quotes the file it failed on
+    where = str(getattr(exc, "filename", None) or (quoted.group(1) if quoted else path))
     for kind, numbers in _FAULT_ERRNOS.items():
         if errno in numbers or (errno is None and any(w in text for w in _FAULT_WORDS[kind])):
             return EnvironmentFault(kind, where, str(exc))

@@ -27,6 +27,7 @@ from gitstore.errors import (
     ConversationExists,
     ConversationNotFound,
     CorruptEvent,
+    EnvironmentFault,
     RefBusy,
     RefLocked,
     StaleTip,
@@ -45,6 +46,7 @@ else:
     pygit2 = lazy_module("pygit2")  # loaded by the first command that touches git objects
 
 RETRIES = 60
+LOW_SPACE = 1 << 20  # bytes free under which a lost write is blamed on a full disk
 
 
 @dataclass
@@ -459,11 +461,22 @@ class Store:
                 lock = self.gitdir / f"{where.ref}.lock"
                 if now is None or now.tip != expected:
                     raise StaleTip(cid, expected, now.tip if now else None) from None
-                if now.ref == where.ref and lock.exists():
-                    if time.monotonic() >= deadline:
-                        raise RefLocked(cid, expected, str(lock)) from None
-                    time.sleep(transaction.POLL_SECONDS)
-                # else: archived or unarchived in between, same tip: move it there
+                if now.ref != where.ref:
+                    continue  # archived or unarchived in between, same tip: move it there
+                if not lock.exists():
+                    self._check_written(new)
+                    raise StaleTip(cid, expected, now.tip) from exc
+                if time.monotonic() >= deadline:
+                    raise RefLocked(cid, expected, str(lock)) from None
+                time.sleep(transaction.POLL_SECONDS)
+
+    def _check_written(self, oid: str) -> None:
+        """A commit jp wrote that the object database lacks: a write the disk dropped."""
+        if pygit2.Oid(hex=oid) in self.repo.odb:
+            return
+        stat = os.statvfs(self.gitdir)
+        kind = "no-space" if stat.f_bavail * stat.f_frsize < LOW_SPACE else "io"
+        raise EnvironmentFault(kind, str(self.gitdir / "objects"), "objects were not stored")
 
     def append_anyway(self, cid: str, events: Sequence[Event], reason: str) -> str:
         """Append events that do not depend on what precedes them, retrying on races."""

@@ -108,6 +108,11 @@ def _environment(fault: BaseException) -> JpError:
             f"no space left on the device (or a file size limit) writing {where}",
             "free some space, then run the command again; what was written before is kept",
         )
+    if fault.kind == "io":
+        return FaultError(
+            f"the disk did not keep what jp wrote in {where} ({fault.detail})",
+            "check the disk (`df`, the system log), then run the command again",
+        )
     return FaultError(
         f"{where} is not a directory: a store is a git directory",
         "point --store or JP_STORE at a store, or create one: `jp init PATH`",
