@@ -11,13 +11,24 @@ import json
 import os
 import random
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitstore import commits, faults, flock, ids, maintenance, notes, refread, refs, transaction
+from gitstore import (
+    commits,
+    faults,
+    flock,
+    ids,
+    maintenance,
+    notes,
+    packwrite,
+    refread,
+    refs,
+    transaction,
+)
 from gitstore.cache import Cache
 from gitstore.chainfacts import ChainFacts, Facts, segment_facts
 from gitstore.chainview import ChainView, Segment
@@ -46,6 +57,7 @@ else:
     pygit2 = lazy_module("pygit2")  # loaded by the first command that touches git objects
 
 RETRIES = 60
+PACK_AT = 1000  # events in one write from which they go into a pack
 LOW_SPACE = 1 << 20  # bytes free under which a lost write is blamed on a full disk
 
 
@@ -99,6 +111,8 @@ class Store:
         self._machine: str | None = None
         if transaction.pending(self.gitdir):
             transaction.repair(self.repo, self.gitdir)
+        if os.path.isdir(packwrite.folder(self.gitdir)):  # a bulk writer was killed
+            packwrite.sweep(self.gitdir)
 
     @property
     def repo(self) -> pygit2.Repository:
@@ -350,11 +364,17 @@ class Store:
     def write_commits(
         self, events: Sequence[Event], parent: str | None, tool_names: dict[str, str] | None = None
     ) -> list[str]:
-        """Write one commit per event on top of ``parent``; moves no ref."""
+        """Write one commit per event on top of ``parent``; moves no ref.
+
+        Many events (an import) go straight into pack files (``packwrite``), the
+        same commits without a loose object each.
+        """
         names = dict(tool_names or {})
         out: list[str] = []
         rows: list[tuple[str, str | None, Event]] = []
         events = [validate(e, f"event {n}") for n, e in enumerate(events)]
+        if len(events) >= PACK_AT:
+            return self.write_packed(events, parent, names)
         for event in events:
             if event.get("type") == "tool_call_request":
                 names[str(event.get("id"))] = str(event.get("name"))
@@ -374,6 +394,20 @@ class Store:
         self.cache.add(rows)
         self.maintenance.wrote(len(out))  # libgit2 never packs: git gc --auto when due
         return out
+
+    def write_packed(
+        self, events: Iterable[Event], parent: str | None, names: dict[str, str]
+    ) -> list[str]:
+        """``write_commits`` for many (validated) events: into packs, nothing loose."""
+
+        def sign(name: str, event: Event) -> bytes:
+            sig = self._signature(name, event)
+            return packwrite.signature_line(sig.raw_name, sig.raw_email, sig.time, sig.offset)
+
+        # libgit2 rescans objects/pack when a lookup misses, so the new packs are found
+        return packwrite.write(
+            self.gitdir, events, parent, names, sign, self.identity.name, self.cache.add
+        )
 
     def create(
         self,
