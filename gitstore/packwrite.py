@@ -37,7 +37,8 @@ from gitstore import commits, faults
 from gitstore.errors import EnvironmentFault, StoreError, environment_fault
 from gitstore.events import Event
 
-CHUNK = 50_000  # events per pack: bounds the writer's memory and index-pack's
+CHUNK = 50_000  # events per pack: bounds index-pack's memory and time
+ROWS = 2_000  # events handed to ``on_rows`` at a time (the cache)
 _TYPES = {"commit": 1, "tree": 2, "blob": 3}
 Signer = Callable[[str, Event], bytes]
 
@@ -167,18 +168,17 @@ def write(
     names: dict[str, str],
     sign: Signer,
     committer: str,
-    on_chunk: Callable[[list[tuple[str, str | None, Event]]], None] | None = None,
+    on_rows: Callable[[list[tuple[str, str | None, Event]]], None] | None = None,
 ) -> list[str]:
     """Write one commit per event on top of ``parent`` into packs; returns the commit
     ids.  ``sign(name, event)`` gives a signature line (``signature_line``) for
-    the author or committer ``name``; ``on_chunk`` sees each
-    chunk's rows (commit, parent, event) once its pack is complete."""
+    the author or committer ``name``; ``on_rows`` is handed the rows (commit,
+    parent, event) ``ROWS`` at a time (they may name commits of a pack that an
+    interruption then drops: harmless for a cache keyed by commit id)."""
     out: list[str] = []
     try:
         with _terminate_as_interrupt(), _workspace(gitdir) as work:
-            done = _write_chunks(
-                gitdir, work, events, parent, names, sign, committer, out, on_chunk
-            )
+            done = _write_chunks(gitdir, work, events, parent, names, sign, committer, out, on_rows)
             _publish(gitdir, done)
     except OSError as exc:
         raise environment_fault(exc, str(gitdir)) or exc from None
@@ -212,7 +212,7 @@ def _write_chunks(
     sign: Signer,
     committer: str,
     out: list[str],
-    on_chunk: Callable[[list[tuple[str, str | None, Event]]], None] | None,
+    on_rows: Callable[[list[tuple[str, str | None, Event]]], None] | None,
 ) -> list[tuple[Path, str]]:
     done: list[tuple[Path, str]] = []
     pack: _Pack | None = None
@@ -230,18 +230,18 @@ def _write_chunks(
         rows.append((oid, parent, event))
         out.append(oid)
         parent = oid
-        if len(rows) >= CHUNK:
+        if len(rows) >= ROWS and on_rows:
+            on_rows(rows)
+            rows = []
+        if pack.count >= 3 * CHUNK:
             done.append((pack.path, pack.finish(gitdir)))
             faults.point("pack:chunk-written")
             pack = None
-            if on_chunk:
-                on_chunk(rows)
-            rows = []
     if pack is not None:
         done.append((pack.path, pack.finish(gitdir)))
         faults.point("pack:chunk-written")
-        if on_chunk:
-            on_chunk(rows)
+    if rows and on_rows:
+        on_rows(rows)
     return done
 
 
