@@ -497,11 +497,11 @@ class Store:
                     raise StaleTip(cid, expected, now.tip if now else None) from None
                 if now.ref != where.ref:
                     continue  # archived or unarchived in between, same tip: move it there
-                if not lock.exists():
-                    self._check_written(new)
+                self._check_written(new)
+                if time.monotonic() >= deadline:  # the tip stayed: a lock held (git packing)
+                    if lock.exists():
+                        raise RefLocked(cid, expected, str(lock)) from None
                     raise StaleTip(cid, expected, now.tip) from exc
-                if time.monotonic() >= deadline:
-                    raise RefLocked(cid, expected, str(lock)) from None
                 time.sleep(transaction.POLL_SECONDS)
 
     def _check_written(self, oid: str) -> None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 import time
 import uuid
 from dataclasses import asdict, dataclass
@@ -97,6 +98,9 @@ class _CommitFailed(Exception):
 
 def _run(repo: pygit2.Repository, updates: list[RefUpdate], message: str, check: bool) -> None:
     prepared = False
+    if not check:  # finishing: a ref already moved is not locked again, since a failed
+        # commit leaves the locks of refs it did not rename, and those would be ours
+        updates = [u for u in updates if current(repo, u.name) != u.new]
     try:
         with repo.transaction() as txn:
             for u in updates:
@@ -171,7 +175,7 @@ def _commit(
                 fault = environment_fault(exc, str(gitdir))
                 if fault is not None:
                     raise fault from None
-                blocker = _blocker(gitdir, updates)
+                blocker = _blocker(gitdir, updates) or _held(exc, updates)
                 if blocker is None:
                     raise ConcurrentUpdate(str(exc)) from None
         if time.monotonic() >= deadline:
@@ -193,11 +197,12 @@ def _finish(
     held by another process past ``deadline``, or a commit that keeps failing.
     """
     tried = False
+    held: RefBusy | None = None  # the lock the last attempt met (git packing refs)
     while True:
         left = unmoved(repo, updates)
         if not left:
             return
-        blocker = _blocker(gitdir, left, partial=True)
+        blocker = _blocker(gitdir, left, partial=True) or held
         if tried and (blocker is None or time.monotonic() >= deadline):
             if blocker is not None:
                 raise blocker
@@ -210,14 +215,31 @@ def _finish(
         if blocker is not None:
             time.sleep(POLL_SECONDS)
         tried = True
+        held = None
         try:
             _run(repo, updates, message, check=False)
-        except _CommitFailed:
+        except _CommitFailed as exc:
             _drop_own_locks(repo, gitdir, updates)  # the locks it left are ours
+            held = _held(exc, left, partial=True)
         except (pygit2.GitError, OSError) as exc:  # locking failed (the locks are not ours)
             fault = environment_fault(exc, str(gitdir))
             if fault is not None:
                 raise fault from None
+            held = _held(exc, left, partial=True)
+
+
+_LOCK_FILE = re.compile(r"failed to lock file '([^']+\.lock)'")
+
+
+def _held(exc: BaseException, updates: list[RefUpdate], partial: bool = False) -> RefBusy | None:
+    """The lock another process held when libgit2 could not take it (it names the
+    file; gone again by the time we look when git holds it briefly, as pack-refs does)."""
+    found = _LOCK_FILE.search(str(exc))
+    if found is None or not updates:
+        return None
+    lock = found.group(1)
+    name = next((u.name for u in updates if lock.endswith(f"/{u.name}.lock")), updates[0].name)
+    return RefBusy(name, lock, by_maintenance=lock.endswith("packed-refs.lock"), partial=partial)
 
 
 def unmoved(repo: pygit2.Repository, updates: list[RefUpdate]) -> list[RefUpdate]:
