@@ -160,7 +160,7 @@ def list_refs(gitdir: Path, prefixes: Iterable[str]) -> dict[str, str]:
             out.pop(name, None)  # a symbolic ref: not a conversation
         else:
             out[name] = oid
-    return dict(sorted(out.items()))
+    return out
 
 
 _LIST_ATTEMPTS = 5
