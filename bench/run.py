@@ -25,7 +25,7 @@ if __package__ in (None, ""):
 from bench import common
 from bench.common import PROFILES, ROOT, Profile, Results, machine, table
 
-SECTIONS = ("startup", "store", "append", "load", "fork", "review", "many", "import")
+SECTIONS = ("startup", "store", "append", "load", "fork", "review", "many", "import", "bulk")
 FIXTURES = ROOT.parent / "shared" / "fixtures" / "jp-conversations"
 
 
@@ -80,6 +80,11 @@ def run(args: argparse.Namespace, profile: Profile, root: Path, results: Results
     if "import" in wanted:
         results.log("import")
         process_cases.import_section(root, profile, results, args.fixtures)
+    if "bulk" in wanted:
+        from bench import bulk_cases
+
+        results.log("bulk write into packs")
+        bulk_cases.bulk_section(root, profile, results)
 
 
 def main(argv: list[str] | None = None) -> int:

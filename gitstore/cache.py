@@ -113,9 +113,21 @@ class Cache:
                     + f"PRAGMA user_version = {int(FORMAT)}; COMMIT;"
                 )
             self._db = db
-        except sqlite3.Error:
-            self._db = None
+        except (sqlite3.Error, OSError):
+            self._db = self._read_only()
         return self._db
+
+    def _read_only(self) -> sqlite3.Connection | None:
+        """The cache of a store that cannot be written (a read-only mount): read as it
+        is, every write a miss.  Nothing else writes there, so it cannot change."""
+        if not self.path.is_file():
+            return None
+        try:
+            db = sqlite3.connect(f"file:{self.path}?mode=ro&immutable=1", uri=True)
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+        except sqlite3.Error:
+            return None
+        return db if str(version) == FORMAT else None
 
     def chain(self, tip: str) -> tuple[list[tuple[str, str | None, str]], bool]:
         """Cached links from ``tip`` towards the root, and whether they reach it."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 
 class GitStoreError(Exception):
     """Base of every error the store raises on purpose."""
@@ -155,3 +157,65 @@ class LockedRef(GitStoreError):
         self.ref = ref
         self.lock = lock
         self.age = age
+
+
+class RefBusy(GitStoreError):
+    """A ref's lock file exists, so it cannot move now.
+
+    ``by_maintenance`` says that git's own maintenance (``git gc``, ``git
+    pack-refs``) holds ``packed-refs.lock``, which blocks deleting any packed ref.
+    ``partial``: other refs of the same operation moved already; its journal
+    stays and the next command (or the same one run again) finishes it.
+    """
+
+    def __init__(
+        self, ref: str, lock: str, by_maintenance: bool = False, partial: bool = False
+    ) -> None:
+        super().__init__(f"{ref} is locked: {lock} exists")
+        self.ref = ref
+        self.lock = lock
+        self.by_maintenance = by_maintenance
+        self.partial = partial  # some refs of the operation moved; the journal finishes it
+
+
+class EnvironmentFault(GitStoreError):
+    """The machine refused a write or a read: not jp's data, not a bug.
+
+    ``kind`` is ``read-only``, ``no-permission``, ``no-space`` (a full disk, a
+    quota, a file-size limit), ``not-a-directory`` or ``io`` (a write the disk
+    lost); ``path`` is where it happened when known.
+    """
+
+    def __init__(self, kind: str, path: str, detail: str = "") -> None:
+        super().__init__(f"{kind}: {path} {detail}".strip())
+        self.kind = kind
+        self.path = path
+        self.detail = detail
+
+
+_FAULT_ERRNOS = {
+    "read-only": {30},  # EROFS
+    "no-permission": {13, 1},  # EACCES, EPERM
+    "no-space": {28, 122, 27},  # ENOSPC, EDQUOT, EFBIG
+    "not-a-directory": {20},  # ENOTDIR
+}
+_FAULT_WORDS = {
+    "read-only": ("read-only file system",),
+    "no-permission": ("permission denied", "operation not permitted"),
+    "no-space": ("no space left", "disk quota exceeded", "file too large"),
+    "not-a-directory": ("not a directory",),
+}
+
+
+def environment_fault(exc: BaseException, path: str = "") -> EnvironmentFault | None:
+    """The fault an ``OSError`` (by errno) or a libgit2 error (by its text) stands for."""
+    if isinstance(exc, EnvironmentFault):
+        return exc
+    errno = getattr(exc, "errno", None) if isinstance(exc, OSError) else None
+    text = str(exc).lower()
+    quoted = re.search(r"'(/[^']+)'", str(exc))  # libgit2 quotes the file it failed on
+    where = str(getattr(exc, "filename", None) or (quoted.group(1) if quoted else path))
+    for kind, numbers in _FAULT_ERRNOS.items():
+        if errno in numbers or (errno is None and any(w in text for w in _FAULT_WORDS[kind])):
+            return EnvironmentFault(kind, where, str(exc))
+    return None

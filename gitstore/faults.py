@@ -8,6 +8,8 @@ default ``point`` does nothing (one call of an empty function); a test, or
 
 Points (in the order an operation reaches them):
 
+- ``pack:chunk-written``: a bulk write (``packwrite``) closed and indexed one
+  temporary pack; nothing is in the object database yet
 - ``append:objects-written``: an append's commits exist, its ref has not moved
 - ``create:objects-written``: a new conversation's commits exist, no ref yet
 - ``notes:objects-written``: a notes commit exists, the notes ref has not moved
@@ -29,6 +31,7 @@ from collections.abc import Callable
 Hook = Callable[[str], None]
 
 POINTS = (
+    "pack:chunk-written",
     "append:objects-written",
     "create:objects-written",
     "notes:objects-written",

@@ -139,27 +139,56 @@ def symbolic_target(gitdir: Path, name: str) -> str | None:
 
 
 def list_refs(gitdir: Path, prefixes: Iterable[str]) -> dict[str, str]:
-    """Name -> object id of the direct refs under ``prefixes`` (each ending in ``/``)."""
+    """Name -> object id of the direct refs under ``prefixes`` (each ending in ``/``).
+
+    Loose refs are read first, then ``packed-refs``, as git does: ``git
+    pack-refs`` writes the new ``packed-refs`` before it deletes the loose
+    files, so a ref gone from the loose scan is in the packed file read after
+    it.  (Packed first, a ref packed and pruned in between is in neither.)  If
+    ``packed-refs`` was replaced while the loose refs were read, read again.
+    """
     wanted = tuple(prefixes)
-    out = {n: oid for n, oid in packed_refs(gitdir).items() if n.startswith(wanted)}
+    for _ in range(_LIST_ATTEMPTS):
+        before = _packed_stat(gitdir)
+        loose = _loose_refs(gitdir, wanted)
+        packed = packed_refs(gitdir)
+        if _packed_stat(gitdir) == before:
+            break
+    out = {n: oid for n, oid in packed.items() if n.startswith(wanted)}
+    for name, oid in loose.items():
+        if oid is None:
+            out.pop(name, None)  # a symbolic ref: not a conversation
+        else:
+            out[name] = oid
+    return out
+
+
+_LIST_ATTEMPTS = 5
+
+
+def _packed_stat(gitdir: Path) -> tuple[int, int, int] | None:
+    try:
+        st = os.stat(gitdir / "packed-refs")
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _loose_refs(gitdir: Path, wanted: tuple[str, ...]) -> dict[str, str | None]:
+    """The loose ref files under ``wanted``: name -> object id (None: not a direct ref)."""
+    out: dict[str, str | None] = {}
     for prefix in wanted:
-        top = gitdir / prefix
-        for folder, dirs, files in os.walk(top):
+        for folder, dirs, files in os.walk(gitdir / prefix):
             dirs.sort()
             rel = Path(folder).relative_to(gitdir).as_posix()
             for file in files:
                 if file.endswith(".lock"):
                     continue
-                name = f"{rel}/{file}"
                 try:
                     text = (Path(folder) / file).read_text(encoding="utf-8", errors="replace")
                 except OSError:
-                    continue  # deleted since the listing: the packed line, if any, stands
-                oid = _oid(text)
-                if oid is not None:
-                    out[name] = oid
-                else:
-                    out.pop(name, None)  # a symbolic ref: not a conversation
+                    continue  # deleted since the listing: packed (read after this) or gone
+                out[f"{rel}/{file}"] = _oid(text)
     return out
 
 

@@ -11,7 +11,7 @@ import json
 import os
 import random
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +24,7 @@ from gitstore import (
     ids,
     maintenance,
     notes,
+    packwrite,
     quarantine,
     refread,
     refs,
@@ -40,10 +41,13 @@ from gitstore.errors import (
     ConversationExists,
     ConversationNotFound,
     CorruptEvent,
+    EnvironmentFault,
     LockedRef,
+    RefBusy,
     RefLocked,
     StaleTip,
     StoreError,
+    environment_fault,
 )
 from gitstore.events import Event, parse_time, validate
 from gitstore.quarantine import Quarantined
@@ -63,6 +67,8 @@ else:
 
 RETRIES = 60
 OPLOG_RETENTION = 90 * 86400.0  # seconds the operation log keeps an operation, by default
+PACK_AT = 1000  # events in one write from which they go into a pack
+LOW_SPACE = 1 << 20  # bytes free under which a lost write is blamed on a full disk
 
 
 @dataclass
@@ -133,6 +139,8 @@ class Store:
         """Finish what killed commands left: journaled ref updates, then their operations."""
         if transaction.pending(self.gitdir):
             transaction.repair(self.repo, self.gitdir)
+        if os.path.isdir(packwrite.folder(self.gitdir)):  # a bulk writer was killed
+            packwrite.sweep(self.gitdir)
         if _any_file(self.gitdir / "jp" / "oplog"):  # one listing; the module only then
             from gitstore import oprecord
 
@@ -483,7 +491,11 @@ class Store:
     def write_commits(
         self, events: Sequence[Event], parent: str | None, tool_names: dict[str, str] | None = None
     ) -> list[str]:
-        """Write one commit per event on top of ``parent``; moves no ref."""
+        """Write one commit per event on top of ``parent``; moves no ref.
+
+        Many events (an import) go straight into pack files (``packwrite``), the
+        same commits without a loose object each.
+        """
         names = dict(tool_names or {})
         out: list[str] = []
         rows: list[tuple[str, str | None, Event]] = []
@@ -491,6 +503,8 @@ class Store:
         fitted = [self._fit(validate(e, f"event {n}")) for n, e in enumerate(events)]
         if parent is not None:
             self._commit(parent)  # a ref plain git pointed at a blob: CorruptEvent, not a crash
+        if len(fitted) >= PACK_AT:
+            return self.write_packed([e for e, _ in fitted], parent, names)
         for event, data in fitted:
             if event.get("type") == "tool_call_request":
                 names[str(event.get("id"))] = str(event.get("name"))
@@ -518,6 +532,20 @@ class Store:
         if fitted is None:
             return event, data
         return fitted, commits.blob_bytes(fitted)
+
+    def write_packed(
+        self, events: Iterable[Event], parent: str | None, names: dict[str, str]
+    ) -> list[str]:
+        """``write_commits`` for many (validated) events: into packs, nothing loose."""
+
+        def sign(name: str, event: Event) -> bytes:
+            sig = self._signature(name, event)
+            return packwrite.signature_line(sig.raw_name, sig.raw_email, sig.time, sig.offset)
+
+        # libgit2 rescans objects/pack when a lookup misses, so the new packs are found
+        return packwrite.write(
+            self.gitdir, events, parent, names, sign, self.identity.name, self.cache.add
+        )
 
     def create(
         self,
@@ -556,14 +584,15 @@ class Store:
         reason: str,
         tool_names: dict[str, str] | None = None,
     ) -> str:
-        """Append on top of ``expected``; raise ``StaleTip`` if the tip moved."""
+        """Append on top of ``expected``; raise ``StaleTip`` if the tip moved.
+
+        A conversation archived or unarchived meanwhile (the same tip under the
+        other ref) takes the events where it now is; a ref lock held by another
+        process (git packing refs) is waited for briefly.
+        """
         where = self.require(cid)
-        try:
-            ref = self.repo.lookup_reference(where.ref)
-        except (KeyError, pygit2.InvalidSpecError):
-            raise ConversationNotFound(cid) from None
-        if str(ref.target) != expected:
-            raise StaleTip(cid, expected, str(ref.target))
+        if where.tip != expected:
+            raise StaleTip(cid, expected, where.tip)
         if any(e.get("type") == "tool_call_response" for e in events):
             turn = self.current_turn(expected)
             check_tool_responses(turn, events)
@@ -579,20 +608,53 @@ class Store:
         if not chain:
             return expected
         faults.point("append:objects-written")
-        try:
-            # libgit2 moves the ref only if it still holds the value ``ref`` was
-            # read with, ``expected``: a writer in between makes this fail
-            with self.ops.moving([RefUpdate(where.ref, expected, chain[-1])]):
-                ref.set_target(pygit2.Oid(hex=chain[-1]), reason)
-        except (pygit2.GitError, OSError, KeyError):
-            now = self.locate(cid)
-            lock = self.gitdir / f"{where.ref}.lock"
-            if now is not None and now.tip == expected and lock.exists():
-                raise RefLocked(cid, expected, str(lock)) from None
-            raise StaleTip(cid, expected, now.tip if now else None) from None
+        self._move_tip(cid, expected, chain[-1], reason)
+
         if self.locate(cid) is None:
             raise ConversationNotFound(cid)
         return chain[-1]
+
+    def _move_tip(self, cid: str, expected: str, new: str, reason: str) -> None:
+        """Compare-and-swap ``cid``'s ref (live or archived) from ``expected`` to ``new``."""
+        deadline = time.monotonic() + transaction.WAIT_SECONDS
+        while True:
+            where = self.require(cid)
+            try:
+                ref = self.repo.lookup_reference(where.ref)
+                if str(ref.target) != expected:
+                    raise StaleTip(cid, expected, str(ref.target))
+                # libgit2 moves the ref only if it still holds the value ``ref`` was
+                # read with, ``expected``: a writer in between makes this fail
+                with self.ops.moving([RefUpdate(where.ref, expected, new)]):
+                    ref.set_target(pygit2.Oid(hex=new), reason)
+                return
+            except (pygit2.GitError, OSError, KeyError) as exc:
+                fault = environment_fault(exc, str(self.gitdir / where.ref))
+                if fault is not None:
+                    raise fault from None
+                now = self.locate(cid)
+                lock = self.gitdir / f"{where.ref}.lock"
+                if now is None or now.tip != expected:
+                    raise StaleTip(cid, expected, now.tip if now else None) from None
+                if now.ref != where.ref:
+                    continue  # archived or unarchived in between, same tip: move it there
+                self._check_written(new)
+                locked = self._locked(where.ref)
+                if locked is not None:  # a lock that outlived every writer: no use waiting
+                    raise locked from None
+                if time.monotonic() >= deadline:  # the tip stayed: a lock held (git packing)
+                    if lock.exists():
+                        raise RefLocked(cid, expected, str(lock)) from None
+                    raise StaleTip(cid, expected, now.tip) from exc
+                time.sleep(transaction.POLL_SECONDS)
+
+    def _check_written(self, oid: str) -> None:
+        """A commit jp wrote that the object database lacks: a write the disk dropped."""
+        if pygit2.Oid(hex=oid) in self.repo.odb:
+            return
+        stat = os.statvfs(self.gitdir)
+        kind = "no-space" if stat.f_bavail * stat.f_frsize < LOW_SPACE else "io"
+        raise EnvironmentFault(kind, str(self.gitdir / "objects"), "objects were not stored")
 
     def append_anyway(self, cid: str, events: Sequence[Event], reason: str) -> str:
         """Append events that do not depend on what precedes them, retrying on races."""
@@ -616,39 +678,49 @@ class Store:
     # -- moving refs ----------------------------------------------------------------
 
     def move(self, updates: list[RefUpdate], reason: str) -> None:
+        half_done: RefBusy | None = None
         try:
             with self.ops.moving(updates, partial=(StoreError,)):
-                transaction.apply(self.repo, self.gitdir, updates, reason)
+                try:
+                    transaction.apply(self.repo, self.gitdir, updates, reason)
+                except RefBusy as exc:
+                    if not exc.partial:
+                        raise
+                    half_done = exc  # its journal finishes it: recorded as done
         except ConcurrentUpdate:
             for u in updates:
                 locked = self._locked(u.name)
                 if locked is not None:
                     raise locked from None
             raise
+        if half_done is not None:
+            raise half_done
 
     def archive(self, cid: str, reason: str) -> None:
-        where = self.require(cid)
-        if where.archived:
-            return
-        self.move(
-            [
-                RefUpdate(refs.live(cid), where.tip, None),
-                RefUpdate(refs.archived(cid), None, where.tip),
-            ],
-            reason,
-        )
+        self._rename(cid, True, reason)
 
     def unarchive(self, cid: str, reason: str) -> None:
-        where = self.require(cid)
-        if not where.archived:
-            return
-        self.move(
-            [
-                RefUpdate(refs.archived(cid), where.tip, None),
-                RefUpdate(refs.live(cid), None, where.tip),
-            ],
-            reason,
-        )
+        self._rename(cid, False, reason)
+
+    def _rename(self, cid: str, archive: bool, reason: str) -> None:
+        """Move a conversation's ref between live and archived, whatever its tip:
+        a turn that appends meanwhile moves the tip, so the move is tried again on
+        the new one (its events follow the conversation)."""
+        for attempt in range(RETRIES):
+            where = self.require(cid)
+            if where.archived == archive:
+                return
+            src, dst = (refs.live(cid), refs.archived(cid))[:: 1 if archive else -1]
+            try:
+                self.move(
+                    [RefUpdate(src, where.tip, None), RefUpdate(dst, None, where.tip)], reason
+                )
+                return
+            except ConcurrentUpdate:
+                if self.ref_target(dst) is not None:
+                    raise  # both names taken: not a moving tip
+                time.sleep(random.uniform(0, 0.002 * (1 + attempt)))
+        raise ConcurrentUpdate(refs.live(cid))
 
     def delete(self, cid: str, reason: str) -> None:
         where = self.require(cid)
@@ -669,6 +741,12 @@ class Store:
         parsed = refs.conversation_id(target)
         return parsed[0] if parsed else None
 
+    def check_unlocked(self, name: str) -> None:
+        """Raise ``RefBusy`` when ``name``'s lock file exists (so moving it would fail)."""
+        lock = self.gitdir / f"{name}.lock"
+        if lock.exists():
+            raise RefBusy(name, str(lock))
+
     def set_active(self, cid: str | None) -> None:
         new = None if cid is None else transaction.SYMBOLIC + refs.live(cid)
         if cid is None and transaction.current(self.repo, refs.ACTIVE) is None:
@@ -679,11 +757,12 @@ class Store:
                     self.repo.references.delete(refs.ACTIVE)
                 else:
                     self.repo.create_reference_symbolic(refs.ACTIVE, refs.live(cid), True)
-        except (pygit2.GitError, OSError):
+        except (pygit2.GitError, OSError) as exc:
             locked = self._locked(refs.ACTIVE)
             if locked is not None:
                 raise locked from None
-            raise
+            self.check_unlocked(refs.ACTIVE)
+            raise environment_fault(exc, str(self.gitdir)) or exc from None
 
     # -- notes --------------------------------------------------------------------
 

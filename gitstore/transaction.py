@@ -21,14 +21,15 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 import time
 import uuid
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitstore import faults
-from gitstore.errors import ConcurrentUpdate, StoreError
+from gitstore import faults, refread
+from gitstore.errors import ConcurrentUpdate, RefBusy, StoreError, environment_fault
 
 if TYPE_CHECKING:
     import pygit2
@@ -39,6 +40,8 @@ else:
 
 SYMBOLIC = "symbolic:"
 STALE_LOCK_SECONDS = 1.0
+WAIT_SECONDS = 5.0  # how long a lock held by another process (git gc) is waited for
+POLL_SECONDS = 0.05
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,9 @@ class _CommitFailed(Exception):
 
 def _run(repo: pygit2.Repository, updates: list[RefUpdate], message: str, check: bool) -> None:
     prepared = False
+    if not check:  # finishing: a ref already moved is not locked again, since a failed
+        # commit leaves the locks of refs it did not rename, and those would be ours
+        updates = [u for u in updates if current(repo, u.name) != u.new]
     try:
         with repo.transaction() as txn:
             for u in updates:
@@ -120,38 +126,144 @@ def _run(repo: pygit2.Repository, updates: list[RefUpdate], message: str, check:
         raise
 
 
-def apply(repo: pygit2.Repository, gitdir: Path, updates: list[RefUpdate], message: str) -> None:
-    """All of ``updates`` or none of them; a crash midway is finished by ``repair``."""
+def apply(
+    repo: pygit2.Repository,
+    gitdir: Path,
+    updates: list[RefUpdate],
+    message: str,
+    wait: float | None = None,
+) -> None:
+    """All of ``updates`` or none of them; a crash midway is finished by ``repair``.
+
+    A ref whose lock another process holds (git's maintenance packing refs,
+    another writer) is waited for up to ``wait`` seconds, then ``RefBusy``.
+    The journal goes only once every ref is seen at its new value.
+    """
+    deadline = time.monotonic() + (WAIT_SECONDS if wait is None else wait)
     journal, fd = _write_journal(gitdir, updates, message)
     try:
         faults.point("move:journal-written")
         try:
-            _run(repo, updates, message, check=True)
-        except ConcurrentUpdate:
-            journal.unlink(missing_ok=True)
-            raise
+            _commit(repo, gitdir, updates, message, deadline)
         except _CommitFailed as exc:
             # libgit2 renames lock files one by one: a failure there may leave some
             # refs moved, and it leaves the locks of the others behind.  Those are
-            # ours; every ref was checked, so drop them and finish now.  If that
-            # fails too, the journal stays for the next command.
+            # ours; every ref was checked, so drop them and finish now.
             _drop_own_locks(repo, gitdir, updates)
-            try:
-                _run(repo, updates, message, check=False)
-            except (pygit2.GitError, OSError, ConcurrentUpdate, _CommitFailed):
-                _drop_own_locks(repo, gitdir, updates)
-                raise StoreError(
-                    str(gitdir),
-                    f"a ref update failed part-way ({exc}); the next jp command repairs "
-                    "the store, then run this one again",
-                ) from None
-        except (pygit2.GitError, OSError) as exc:  # a lock held by another writer
-            journal.unlink(missing_ok=True)
-            raise ConcurrentUpdate(str(exc)) from None
+            _finish(repo, gitdir, updates, message, deadline, str(exc))
+        except BaseException:
+            journal.unlink(missing_ok=True)  # nothing moved
+            raise
         faults.point("move:committed")
+        _finish(repo, gitdir, updates, message, deadline, "")
         journal.unlink(missing_ok=True)
     finally:
         os.close(fd)
+
+
+def _commit(
+    repo: pygit2.Repository, gitdir: Path, updates: list[RefUpdate], message: str, deadline: float
+) -> None:
+    """Run the transaction, waiting while another process holds a lock it needs."""
+    while True:
+        blocker = _blocker(gitdir, updates)
+        if blocker is None:
+            try:
+                _run(repo, updates, message, check=True)
+                return
+            except (pygit2.GitError, OSError) as exc:  # locking failed: nothing moved
+                fault = environment_fault(exc, str(gitdir))
+                if fault is not None:
+                    raise fault from None
+                blocker = _blocker(gitdir, updates) or _held(exc, updates)
+                if blocker is None:
+                    raise ConcurrentUpdate(str(exc)) from None
+        if time.monotonic() >= deadline:
+            raise blocker
+        time.sleep(POLL_SECONDS)
+
+
+def _finish(
+    repo: pygit2.Repository,
+    gitdir: Path,
+    updates: list[RefUpdate],
+    message: str,
+    deadline: float,
+    failure: str,
+) -> None:
+    """Make sure every ref reached its new value, finishing what is left.
+
+    Raises (leaving the journal for ``repair``) when a ref stays behind: a lock
+    held by another process past ``deadline``, or a commit that keeps failing.
+    """
+    tried = False
+    held: RefBusy | None = None  # the lock the last attempt met (git packing refs)
+    while True:
+        left = unmoved(repo, updates)
+        if not left:
+            return
+        blocker = _blocker(gitdir, left, partial=True) or held
+        if tried and (blocker is None or time.monotonic() >= deadline):
+            if blocker is not None:
+                raise blocker
+            reason = failure or f"{left[0].name} did not move"
+            raise StoreError(
+                str(gitdir),
+                f"a ref update failed part-way ({reason}); the next jp command repairs "
+                "the store, then run this one again",
+            )
+        if blocker is not None:
+            time.sleep(POLL_SECONDS)
+        tried = True
+        held = None
+        try:
+            _run(repo, updates, message, check=False)
+        except _CommitFailed as exc:
+            _drop_own_locks(repo, gitdir, updates)  # the locks it left are ours
+            held = _held(exc, left, partial=True)
+        except (pygit2.GitError, OSError) as exc:  # locking failed (the locks are not ours)
+            fault = environment_fault(exc, str(gitdir))
+            if fault is not None:
+                raise fault from None
+            held = _held(exc, left, partial=True)
+
+
+_LOCK_FILE = re.compile(r"failed to lock file '([^']+\.lock)'")
+
+
+def _held(exc: BaseException, updates: list[RefUpdate], partial: bool = False) -> RefBusy | None:
+    """The lock another process held when libgit2 could not take it (it names the
+    file; gone again by the time we look when git holds it briefly, as pack-refs does)."""
+    found = _LOCK_FILE.search(str(exc))
+    if found is None or not updates:
+        return None
+    lock = found.group(1)
+    name = next((u.name for u in updates if lock.endswith(f"/{u.name}.lock")), updates[0].name)
+    return RefBusy(name, lock, by_maintenance=lock.endswith("packed-refs.lock"), partial=partial)
+
+
+def unmoved(repo: pygit2.Repository, updates: list[RefUpdate]) -> list[RefUpdate]:
+    """The updates whose ref still holds its old value (JP_HEAD's ``*`` aside)."""
+    return [
+        u for u in updates if u.old != "*" and u.old != u.new and current(repo, u.name) == u.old
+    ]
+
+
+def _blocker(gitdir: Path, updates: list[RefUpdate], partial: bool = False) -> RefBusy | None:
+    """The lock another process holds that would stop ``updates``, if any.
+
+    Deleting a ref that git packed rewrites ``packed-refs`` under its lock, which
+    git's maintenance (``gc``, ``pack-refs``) holds while it packs.
+    """
+    for u in updates:
+        lock = gitdir / f"{u.name}.lock"
+        if lock.exists():
+            return RefBusy(u.name, str(lock), partial=partial)
+    packed = gitdir / "packed-refs.lock"
+    for u in updates:
+        if u.new is None and packed.exists() and refread.packed_ref(gitdir, u.name) is not None:
+            return RefBusy(u.name, str(packed), by_maintenance=True, partial=partial)
+    return None
 
 
 def _drop_own_locks(repo: pygit2.Repository, gitdir: Path, updates: list[RefUpdate]) -> None:
@@ -245,6 +357,11 @@ def _repair_one(repo: pygit2.Repository, gitdir: Path, path: Path, stale_after: 
         return
     try:  # some moved (or all did): move the rest that are still where they were
         _run(repo, updates, f"{message} (repaired)", check=False)
-    except (pygit2.GitError, OSError, ConcurrentUpdate, _CommitFailed):
+    except _CommitFailed:
+        _drop_own_locks(repo, gitdir, updates)
         return
+    except (pygit2.GitError, OSError, ConcurrentUpdate):
+        return
+    if unmoved(repo, updates):
+        return  # something still blocks a ref (git gc holding packed-refs): next time
     path.unlink(missing_ok=True)

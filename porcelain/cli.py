@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from porcelain.context import App
-from porcelain.errors import Exit, JpError
+from porcelain.errors import Exit, Interrupted, JpError
 from porcelain.output import Output
 
 # name -> "module:attribute"; modules are imported only when their command runs
@@ -217,7 +217,7 @@ def main() -> None:
     except click.exceptions.Exit as exc:
         code = exc.exit_code
     except click.exceptions.Abort:
-        output.note("")
+        output.note("interrupted")  # click has ended the ^C line
         code = Exit.INTERRUPTED
     except click.ClickException as exc:
         exc.show()
@@ -239,6 +239,9 @@ def main() -> None:
                 "this is a bug in jp; rerun with JP_DEBUG=1 to see where it happened",
             )
             code = Exit.INTERNAL
+        elif isinstance(error, Interrupted):  # Ctrl-C: what was kept, not an error
+            output.note(error.message)
+            code = error.exit_code
         else:
             output.error(error.message, error.hint)
             code = error.exit_code

@@ -54,26 +54,43 @@ class App:
     # -- the store -------------------------------------------------------------
 
     def store_path(self) -> Path:
+        return self.chosen_store()[0]
+
+    def chosen_store(self) -> tuple[Path, str | None]:
+        """The store's path, and who named it (``--store``, ``JP_STORE``; None: jp's default)."""
         if self.store_option:
-            return Path(self.store_option).expanduser()
+            return Path(self.store_option).expanduser(), "--store"
         if self.environ.get("JP_STORE"):
-            return Path(self.environ["JP_STORE"]).expanduser()
+            return Path(self.environ["JP_STORE"]).expanduser(), "JP_STORE"
         project = find_project_store(self.cwd)
         if project is not None:
             from gitstore.repo import is_marked
 
             if is_marked(project):
-                return project
-        return default_store_path(self.environ)
+                return project, "the project repository"
+        return default_store_path(self.environ), None
 
     def store(self) -> Store:
         if self._store is None:
             from gitstore.repo import init_bare
             from gitstore.store import Store
 
-            path = self.store_path()
-            if not path.exists():
+            path, named_by = self.chosen_store()
+            if path.exists() and not path.is_dir():
+                from porcelain.errors import FaultError
+
+                raise FaultError(
+                    f"the store {path} is a file, not a git directory",
+                    "point --store or JP_STORE at a store, or create one: `jp init PATH`",
+                )
+            if not path.exists() and not path.is_symlink():
+                if named_by is not None:  # a typo must not look like an empty store
+                    raise UserError(
+                        f"no store at {path} (named by {named_by})",
+                        f"check the path, or create a store there: `jp init {path}`",
+                    )
                 init_bare(path)
+                self.output.note(f"note: created the store {path}")
             self._store = Store(path, self.identity(), self.limits)
             from porcelain.oprecord import begin
 

@@ -49,5 +49,15 @@ class ProviderError(JpError):
     exit_code = Exit.PROVIDER
 
 
+class FaultError(JpError):
+    """The machine refused: a read-only or full disk, a path that is not a folder."""
+
+
+class Interrupted(JpError):
+    """Ctrl-C: the message says what was kept (printed as is, not as an error)."""
+
+    exit_code = Exit.INTERRUPTED
+
+
 class Declined(JpError):
     """The user answered no at a prompt: nothing was changed."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from porcelain.errors import JpError, UserError
+from porcelain.errors import FaultError, JpError, UserError
 
 LS_HINT = "list them with `jp conversation ls` (archived ones: `jp conversation ls --archived`)"
 
@@ -79,6 +79,13 @@ def translate(exc: BaseException) -> JpError | None:
         return UserError(f"store {exc.path}: {exc.reason}")
     if isinstance(exc, e.SyncError):
         return UserError(f"sync with {exc.remote} failed: {exc.reason}")
+    if isinstance(exc, e.RefBusy):
+        return _ref_busy(exc)
+    fault = e.environment_fault(exc) if isinstance(exc, (e.EnvironmentFault, OSError)) else None
+    if fault is None and type(exc).__name__ == "GitError":  # libgit2's, by its text
+        fault = e.environment_fault(exc)
+    if fault is not None:
+        return _environment(fault)
     if isinstance(exc, e.GitStoreError):
         return UserError(str(exc))
     return None
@@ -90,3 +97,55 @@ def _age(seconds: float) -> str:
     if seconds >= 120:
         return f"{seconds / 60:.0f} min"
     return f"{seconds:.0f} s"
+
+
+def _ref_busy(exc: BaseException) -> JpError:
+    from gitstore.errors import RefBusy
+
+    assert isinstance(exc, RefBusy)
+    done = (
+        "it is half done; the next jp command finishes it" if exc.partial else "nothing was changed"
+    )
+    if exc.by_maintenance:
+        return UserError(
+            f"{exc.ref} cannot move now: git's maintenance (git gc or git pack-refs) "
+            f"holds {exc.lock}; {done}",
+            "run the command again when git is done; if no git is running, "
+            "`jp doctor` names the stale lock",
+        )
+    return UserError(
+        f"{exc.ref} is locked: {exc.lock} exists; {done}",
+        "another jp or git process is writing it; run the command again when it is "
+        "done; if none is running, `jp doctor` names the stale lock",
+    )
+
+
+def _environment(fault: BaseException) -> JpError:
+    from gitstore.errors import EnvironmentFault
+
+    assert isinstance(fault, EnvironmentFault)
+    where = fault.path or "the store"
+    if fault.kind == "read-only":
+        return FaultError(
+            f"the store is on a read-only file system: cannot write {where}",
+            "read commands still work; to change it, mount it writable",
+        )
+    if fault.kind == "no-permission":
+        return FaultError(
+            f"no permission to write {where}",
+            "check the owner and mode of the store's files",
+        )
+    if fault.kind == "no-space":
+        return FaultError(
+            f"no space left on the device (or a file size limit) writing {where}",
+            "free some space, then run the command again; what was written before is kept",
+        )
+    if fault.kind == "io":
+        return FaultError(
+            f"the disk did not keep what jp wrote in {where} ({fault.detail})",
+            "check the disk (`df`, the system log), then run the command again",
+        )
+    return FaultError(
+        f"{where} is not a directory: a store is a git directory",
+        "point --store or JP_STORE at a store, or create one: `jp init PATH`",
+    )

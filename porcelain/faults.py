@@ -1,7 +1,8 @@
 """``JP_FAULT``: a testing hook that kills ``jp`` at a named fault point.
 
 Not for users.  ``JP_FAULT=<point>[@N][:kill]`` makes this process SIGKILL
-itself the N-th time (default: the first) it reaches ``<point>``, one of
+itself the N-th time (default: the first) it reaches ``<point>`` (``:int``
+sends it SIGINT instead, as Ctrl-C does, ``:term`` SIGTERM), one of
 ``gitstore.faults.POINTS``; the reliability tests use it to crash ``jp`` at
 every stage of a write.  ``cli.main`` imports this module only when the
 variable is set, so an ordinary run pays nothing.
@@ -15,7 +16,7 @@ import signal
 from gitstore import faults
 from porcelain.errors import UsageError
 
-ACTIONS = ("kill",)
+ACTIONS = ("kill", "int", "term")
 
 
 def parse(spec: str) -> tuple[str, int, str]:
@@ -38,7 +39,7 @@ def parse(spec: str) -> tuple[str, int, str]:
 
 def install(spec: str) -> None:
     """Kill this process at the fault point ``spec`` names."""
-    point, count, _ = parse(spec)
+    point, count, action = parse(spec)
     seen = 0
 
     def hook(name: str) -> None:
@@ -47,6 +48,7 @@ def install(spec: str) -> None:
             return
         seen += 1
         if seen == count:
-            os.kill(os.getpid(), signal.SIGKILL)
+            sent = {"int": signal.SIGINT, "term": signal.SIGTERM}.get(action, signal.SIGKILL)
+            os.kill(os.getpid(), sent)
 
     faults.install(hook)

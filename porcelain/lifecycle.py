@@ -53,6 +53,8 @@ def start_event(cid: str, **fields: Any) -> Event:
 
 
 def new_conversation(store: Store, title: str | None = None, activate: bool = True) -> str:
+    if activate:  # a JP_HEAD that cannot move: refuse before the conversation exists
+        store.check_unlocked("JP_HEAD")
     cid = publish(store, lambda c: [start_event(c)], None, "jp conversation new")
     if title:
         store.set_meta(cid, {"title": title}, f"jp: title of {cid}")

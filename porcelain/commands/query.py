@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import click
@@ -48,11 +47,6 @@ def query(
     committed before the model is called, so nothing you wrote is lost when
     the provider fails.
     """
-    from gitstore.store import record_activation
-    from porcelain.config import Recorded, filter_delta
-    from porcelain.lifecycle import config_delta, fresh_id, jp_deltas, new_conversation, start_event
-    from porcelain.query.stream import StreamView
-    from porcelain.query.turn import TurnContext, run_turn
     from porcelain.targets import resolve
 
     if new and target:
@@ -62,7 +56,7 @@ def query(
         text = sys.stdin.read().strip()
     if not text:
         raise UsageError("the query is empty", 'give the text: `jp q "your question"`')
-    trusted = app.config()  # refuse a broken configuration before anything is written
+    app.config()  # refuse a broken configuration before anything is written
     if specs:  # and a bad compaction spec
         from porcelain.compaction.dsl import parse_spec
 
@@ -71,66 +65,130 @@ def query(
                 parse_spec(spec)
     store = app.store()
     fresh = new or (target is None and store.active() is None)
-    hold: AbstractContextManager[None] = nullcontext()
-    events: list[Event] = []
-    tip = ""
-    if fresh and no_persist:  # nothing is written, not even the new conversation
-        cid = fresh_id(store)
-        events, tip = [start_event(cid)], ""
+    if fresh:
+        _query_fresh(app, text, model, specs, no_persist, title, announce=not new)
     else:
-        if fresh:
-            cid = new_conversation(store, title)
-            if not new:
-                app.output.note(f"Started conversation {cid} (there was no active one).")
-        else:
-            cid = resolve(store, target, archived_ok=False).cid
-        hold = store.hold(cid, wait=10.0)
-    with hold:
-        if specs and no_persist:
-            app.output.note("note: --no-persist writes nothing, so -k compacts nothing")
-        elif specs:
-            from porcelain.compaction.run import compact_silently
+        cid = resolve(store, target, archived_ok=False).cid
+        with store.hold(cid, wait=10.0):
+            _query_existing(app, cid, text, model, specs, no_persist)
 
-            compact_silently(app, cid, specs)
-        if not (fresh and no_persist):
-            conv = store.load(cid)
-            events, tip = conv.events, conv.tip
-        recorded = jp_deltas(events)
-        # recorded is only what a conversation may set (the trust rule)
-        wanted, _ = filter_delta(Recorded(_cli_delta(app, model), "--cfg"), trusted.tools())
-        config = app.config(deltas=[*recorded, wanted])
-        model_id = config.model_id() or _default_model(app)
-        ctx = TurnContext(
-            store,
-            cid,
-            config,
-            model_id,
-            persist=not no_persist,
-            confirm=_confirmer(app),
-            events=list(events),
-            tip=tip,
-        )
-        delta = _delta_to_record(recorded, wanted)
-        if delta:
-            from porcelain.query.turn import commit
 
-            commit(ctx, [config_delta(delta)])
-        view = StreamView(app.output)
-        if not no_persist:
-            record_activation(store, cid)
-        written = run_turn(ctx, text, view)
+def _query_fresh(
+    app: App,
+    text: str,
+    model: str | None,
+    specs: tuple[str, ...],
+    no_persist: bool,
+    title: str | None,
+    announce: bool,
+) -> None:
+    """A query that starts a conversation: every check runs before it is created."""
+    from porcelain.lifecycle import fresh_id, new_conversation, start_event
+
+    store = app.store()
+    wanted = _cli_delta(app, model)
+    config = app.config(deltas=[wanted])
+    model_id = config.model_id() or _default_model(app, quiet=True)
+    _precheck(app, model_id, config, activates=not no_persist)
+    if no_persist:  # nothing is written, not even the new conversation
+        cid = fresh_id(store)
+        _run(app, cid, [start_event(cid)], "", text, model, specs, no_persist)
+        return
+    cid = new_conversation(store, title)
+    if announce:
+        app.output.note(f"Started conversation {cid} (there was no active one).")
+    with store.hold(cid, wait=10.0):
+        conv = store.load(cid)
+        _run(app, cid, conv.events, conv.tip, text, model, specs, no_persist)
+
+
+def _query_existing(
+    app: App,
+    cid: str,
+    text: str,
+    model: str | None,
+    specs: tuple[str, ...],
+    no_persist: bool,
+) -> None:
+    from porcelain.lifecycle import jp_deltas
+
+    store = app.store()
+    conv = store.load(cid)
+    config = app.config(deltas=[*jp_deltas(conv.events), _cli_delta(app, model)])
+    _precheck(app, config.model_id() or _default_model(app, quiet=True), config, False)
+    if specs and not no_persist:
+        from porcelain.compaction.run import compact_silently
+
+        compact_silently(app, cid, specs)
+        conv = store.load(cid)
+    _run(app, cid, conv.events, conv.tip, text, model, specs, no_persist)
+
+
+def _precheck(app: App, model_id: str, config: Any, activates: bool) -> None:
+    """What can fail before the model is called fails before anything is written:
+    the provider, its credentials, the model id; JP_HEAD when it will move."""
+    from porcelain.query.turn import precheck
+
+    precheck(model_id, config)
+    if activates:
+        app.store().check_unlocked("JP_HEAD")
+
+
+def _run(
+    app: App,
+    cid: str,
+    events: list[Event],
+    tip: str,
+    text: str,
+    model: str | None,
+    specs: tuple[str, ...],
+    no_persist: bool,
+) -> None:
+    """The turn itself, on a conversation held (or, with --no-persist, only read)."""
+    from gitstore.store import record_activation
+    from porcelain.lifecycle import config_delta, jp_deltas
+    from porcelain.query.stream import StreamView
+    from porcelain.query.turn import TurnContext, commit, run_turn
+
+    store = app.store()
+    if specs and no_persist:
+        app.output.note("note: --no-persist writes nothing, so -k compacts nothing")
+    recorded = jp_deltas(events)
+    wanted = _cli_delta(app, model)
+    config = app.config(deltas=[*recorded, wanted])
+    model_id = config.model_id() or _default_model(app)
+    ctx = TurnContext(
+        store,
+        cid,
+        config,
+        model_id,
+        persist=not no_persist,
+        confirm=_confirmer(app),
+        events=list(events),
+        tip=tip,
+    )
+    delta = _delta_to_record(recorded, wanted)
+    if delta:
+        commit(ctx, [config_delta(delta)])
+    view = StreamView(app.output)
+    if not no_persist:
+        record_activation(store, cid)
+    written = run_turn(ctx, text, view)
     if app.output.json:
         app.output.data({"id": cid, "model": model_id, "events": written})
 
 
 def _cli_delta(app: App, model: str | None) -> dict[str, Any]:
-    from porcelain.config import validate
+    """What this command's -m, -c and --cfg record in the conversation: only what a
+    conversation may set (the trust rule); the rest applies to this command alone."""
+    from porcelain.config import Recorded, filter_delta, validate
 
     layers = app.cli_layers()
     if model:
         validate({"assistant": {"model": {"id": model}}}, "--model")
         layers.setdefault("assistant", {}).setdefault("model", {})["id"] = model
-    return layers
+    wanted, _ = filter_delta(Recorded(layers, "--cfg"), app.config().tools())
+    return wanted
 
 
 def _delta_to_record(recorded: list[dict[str, Any]], wanted: dict[str, Any]) -> dict[str, Any]:
@@ -144,7 +202,9 @@ def _delta_to_record(recorded: list[dict[str, Any]], wanted: dict[str, Any]) -> 
     return diff_delta(current, wanted)
 
 
-def _default_model(app: App) -> str:
+def _default_model(app: App, quiet: bool = False) -> str:
+    if quiet:
+        return "anthropic/claude-sonnet-4-5" if app.has_api_key() else OFFLINE_MODEL
     if app.has_api_key():
         app.output.note(
             "note: no model configured; using anthropic/claude-sonnet-4-5 "

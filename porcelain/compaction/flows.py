@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Any
 
 from gitstore.events import now_text
@@ -43,7 +44,7 @@ def run(app: App, target: str | None, opts: dict[str, Any]) -> None:
     refuse_if_review(store, loc.cid)
     if not dry:
         refuse_if_open(store, loc.cid, starting=False)
-    with store.hold(loc.cid, wait=10.0):
+    with nullcontext() if dry else store.hold(loc.cid, wait=10.0):  # a dry run only reads
         config = app.config(deltas=jp_deltas(store.load(loc.cid).events))
         if opts["summarize"] is not None or opts["reasoning"] or opts["tools"]:
             tools = parse_tool_mode(opts["tools"]) if opts["tools"] else None
@@ -110,7 +111,7 @@ def reset(app: App, target: str | None, which: str, dry_run: bool) -> None:
     refuse_if_review(store, loc.cid)
     if not dry_run:
         refuse_if_open(store, loc.cid, starting=False)
-    with store.hold(loc.cid, wait=10.0):
+    with nullcontext() if dry_run else store.hold(loc.cid, wait=10.0):
         conv = store.load(loc.cid)
         standing = standing_overlays(conv.events)
         if which == "all":

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from gitstore.events import Event
 from porcelain.errors import ConfigError, ProviderError
 from porcelain.models.base import (
+    AnswerInterrupted,
     ModelRequest,
     ModelResponse,
     OnDelta,
@@ -176,6 +177,9 @@ class AnthropicModel:
             self._client = client
         return self._client
 
+    def check(self) -> None:
+        self._client_for_request()
+
     def respond(self, request: ModelRequest, on_delta: OnDelta) -> ModelResponse:
         import anthropic
 
@@ -191,8 +195,11 @@ class AnthropicModel:
         except anthropic.AnthropicError as exc:
             raise errors.failed(exc) from exc
         try:
-            for event in _guarded(iter(stream), errors, seen):
-                seen.feed(event)
+            try:
+                for event in _guarded(iter(stream), errors, seen):
+                    seen.feed(event)
+            except KeyboardInterrupt:
+                raise AnswerInterrupted(seen.partial_events()) from None
             if not seen.finished:
                 raise StreamInterrupted(
                     "the anthropic stream ended before the answer was complete",

@@ -98,10 +98,21 @@ class StreamInterrupted(ProviderError):
         self.partial_events = partial_events
 
 
+class AnswerInterrupted(KeyboardInterrupt):
+    """Ctrl-C while an answer streamed: ``partial_events`` is what completed."""
+
+    def __init__(self, partial_events: list[Event]) -> None:
+        super().__init__()
+        self.partial_events = partial_events
+
+
 class Model(Protocol):
     """A language model (or the offline stand-in) behind one provider."""
 
     def respond(self, request: ModelRequest, on_delta: OnDelta) -> ModelResponse: ...
+
+    def check(self) -> None:
+        """Raise the error ``respond`` would raise before sending anything (credentials)."""
 
 
 def ignore_delta(kind: DeltaKind, text: str) -> None:

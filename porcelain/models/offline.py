@@ -94,6 +94,9 @@ class OfflineModel:
     def __init__(self, name: str = "default") -> None:
         self.name = name
 
+    def check(self) -> None:
+        """The offline model needs nothing."""
+
     def respond(self, request: ModelRequest, on_delta: OnDelta) -> ModelResponse:
         if request.task == "summary":
             return self._say(summarize(request.events), on_delta)

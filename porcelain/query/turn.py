@@ -14,7 +14,7 @@ from typing import Any
 from gitstore.events import Event, now_text
 from gitstore.store import Store
 from porcelain.config import Config
-from porcelain.errors import ProviderError, UserError
+from porcelain.errors import Interrupted, ProviderError, UserError
 from porcelain.models.base import ModelRequest, StreamInterrupted, get_model
 from porcelain.query.stream import StreamView
 from porcelain.query.tools import (
@@ -51,12 +51,18 @@ class TurnContext:
     written: list[Event] = field(default_factory=list)
 
 
+def precheck(model_id: str, config: Config) -> None:
+    """Refuse, before anything is written, a query that cannot reach its model:
+    an unknown provider, a malformed id, missing credentials."""
+    get_model(model_id, max_retries=config.max_retries()).check()
+
+
 def commit(ctx: TurnContext, new: list[Event]) -> None:
     """Append finished events (or only remember them with --no-persist)."""
-    ctx.events.extend(new)
-    ctx.written.extend(new)
     if ctx.persist and new:
         ctx.tip = ctx.store.append(ctx.cid, new, ctx.tip, f"jp query {ctx.cid}")
+    ctx.events.extend(new)  # only once stored: ``written`` is what the store holds
+    ctx.written.extend(new)
 
 
 def run_turn(ctx: TurnContext, text: str, view: StreamView) -> list[Event]:
@@ -64,9 +70,24 @@ def run_turn(ctx: TurnContext, text: str, view: StreamView) -> list[Event]:
     request: Event = {"type": "chat_request", "timestamp": now_text(), "content": text}
     if ctx.config.user_name():
         request["author"] = ctx.config.user_name()
-    commit(ctx, [{"type": "turn_start", "timestamp": request["timestamp"]}, request])
-    continue_turn(ctx, view)
+    before = len(ctx.written)
+    try:
+        commit(ctx, [{"type": "turn_start", "timestamp": request["timestamp"]}, request])
+        continue_turn(ctx, view)
+    except KeyboardInterrupt:
+        raise Interrupted(interrupted_message(ctx, len(ctx.written) - before)) from None
     return ctx.written
+
+
+def interrupted_message(ctx: TurnContext, kept: int) -> str:
+    """What Ctrl-C left: ``kept`` events of this turn were committed (2 are the request)."""
+    if not ctx.persist:
+        return "interrupted: nothing was saved (--no-persist)"
+    if kept < 2:
+        return f"interrupted: nothing of this query was saved in {ctx.cid}"
+    answer = kept - 2
+    events = f"{answer} event{'s' if answer != 1 else ''} of the answer"
+    return f"interrupted: the request and {events} are saved in {ctx.cid}"
 
 
 def continue_turn(ctx: TurnContext, view: StreamView) -> None:
@@ -86,6 +107,11 @@ def continue_turn(ctx: TurnContext, view: StreamView) -> None:
         view.waiting()
         try:
             response = model.respond(request, view)
+        except KeyboardInterrupt as exc:
+            view.finish()
+            partial = getattr(exc, "partial_events", [])
+            commit(ctx, [e for e in partial if e.get("type") == "chat_response"])
+            raise
         except StreamInterrupted as exc:
             view.finish()
             commit(ctx, [e for e in exc.partial_events if e.get("type") == "chat_response"])

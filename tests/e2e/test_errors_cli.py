@@ -62,7 +62,8 @@ def test_model_errors(user: User) -> None:
     assert "provider/name" in proc.stderr
     proc = user.fail("q", "--model", "anthropic/claude-x", "hi there")
     assert "ANTHROPIC_API_KEY" in proc.stderr, "a missing key is named"
-    assert "hi there" in user.git("log", "-p", "--all"), "the request is kept"
+    # refused before anything is written: no conversation, no request
+    assert user.refs() == {} and "hi there" not in user.git("log", "-p", "--all")
 
 
 def test_a_closed_pipe_is_not_an_error(user: User, tmp_path: Path) -> None:

@@ -10,11 +10,14 @@ fault point (see gitstore/faults.py).
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import signal
 import subprocess
+import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -190,6 +193,77 @@ class Sandbox(GitReader):
     def settle(self) -> None:
         """Wait until ref locks a killed writer left count as stale for repair."""
         time.sleep(STALE)
+
+
+AROUND = ("alone", "packing", "stale-locks")
+"""What else is going on while jp is killed and while the store is repaired:
+nothing; git packing refs over and over (what git gc does to refs, and the
+background gc jp starts); lock files and leftovers of other, dead writers."""
+
+
+class Others:
+    """The other processes, or their leftovers, that a crash test runs among.
+
+    ``packing`` runs ``git pack-refs --all`` in a loop while ``running()`` is
+    entered (paused for the checks, whose lock-file scan would see git's own
+    ``packed-refs.lock``).  ``stale-locks`` plants, before the crash, the lock
+    files of dead writers on refs the operation does not touch (which jp must
+    leave alone: ``planted``), an abandoned journal temp file and a killed bulk
+    writer's folder (which jp removes).
+    """
+
+    def __init__(self, box: Sandbox, kind: str) -> None:
+        assert kind in AROUND, kind
+        self.box = box
+        self.kind = kind
+        self.planted: list[str] = []
+        if kind == "stale-locks":
+            self._plant()
+
+    def _plant(self) -> None:
+        old = time.time() - 60
+        for name in ("refs/conversations/jp-c1.lock", "refs/archive/conversations/jp-c2.lock"):
+            path = self.box.store / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("0" * 40 + "\n")
+            self.planted.append(name)
+        ops = self.box.store / "jp" / "ops"
+        ops.mkdir(parents=True, exist_ok=True)
+        (ops / "abandoned.tmp").write_text('{"upd')
+        dead = self.box.store / "jp" / "packing" / "1-dead"
+        dead.mkdir(parents=True, exist_ok=True)
+        (dead / "chunk-0.pack").write_bytes(b"PACK")
+        (self.box.store / "jp" / "locks").mkdir(parents=True, exist_ok=True)
+        (self.box.store / "jp" / "locks" / f"{RUST_ID}.lock").write_text("")  # an flock, free
+        for path in [ops / "abandoned.tmp", *self.box.store.rglob("*.lock")]:
+            os.utime(path, (old, old))
+        self.planted.sort()
+
+    @contextmanager
+    def running(self) -> Iterator[None]:
+        if self.kind != "packing":
+            yield
+            return
+        stop = threading.Event()
+        rounds = [0]
+
+        def pack() -> None:
+            while not stop.is_set():
+                subprocess.run(
+                    ["git", "--git-dir", str(self.box.store), "pack-refs", "--all"],
+                    env=self.box.env,
+                    capture_output=True,
+                )
+                rounds[0] += 1
+
+        worker = threading.Thread(target=pack)
+        worker.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            worker.join()
+        assert rounds[0] > 0
 
 
 def extends(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> bool:

@@ -21,10 +21,12 @@ from pathlib import Path
 import pytest
 
 from tests.reliability.harness import (
+    AROUND,
     ID,
     RUST,
     RUST_ID,
     Conversation,
+    Others,
     Sandbox,
     extends,
 )
@@ -210,14 +212,20 @@ CASES = [
 ]
 
 
+@pytest.mark.parametrize("around", AROUND)
 @pytest.mark.parametrize("case", CASES, ids=str)
 def test_killed_at_a_fault_point(
-    case: Case, request: pytest.FixtureRequest, fresh: Callable[[Sandbox], Sandbox]
+    case: Case,
+    around: str,
+    request: pytest.FixtureRequest,
+    fresh: Callable[[Sandbox], Sandbox],
 ) -> None:
     box = fresh(request.getfixturevalue(case.template))
     before = box.conversations()
+    others = Others(box, around)
 
-    box.kill(case.fault, *case.command)
+    with others.running():
+        box.kill(case.fault, *case.command)
 
     box.fsck()
     crashed = box.conversations()
@@ -225,31 +233,37 @@ def test_killed_at_a_fault_point(
 
     if case.fault.startswith("move:locked"):
         box.settle()  # ref locks of a killed writer become stale for repair
-    box.ok("conversation", "ls")  # the next command repairs
-    assert box.leftovers() == [], "a journal or ref lock survived the next command"
+    with others.running():
+        box.ok("conversation", "ls")  # the next command repairs
+    assert box.leftovers() == others.planted, "a journal or ref lock survived the next command"
     box.fsck()
     repaired = box.conversations()
     assert case.check(before, repaired) == case.expect
 
-    finish_and_use(box, case, before, repaired)
+    finish_and_use(box, case, before, repaired, others)
 
 
-def finish_and_use(box: Sandbox, case: Case, before: Store, repaired: Store) -> None:
+def finish_and_use(
+    box: Sandbox, case: Case, before: Store, repaired: Store, others: Others | None = None
+) -> None:
     """The interrupted operation completes when run again; then a query works."""
-    if case.check(before, repaired) == "old":
-        box.ok(*case.command)
-        assert case.check(before, box.conversations()) == "new"
-    elif case.command in (CONTINUE,):
-        # the review stands archived; a rerun says there is nothing to finish
-        box.fail(*case.command)
+    others = others or Others(box, "alone")
+    with others.running():
+        if case.check(before, repaired) == "old":
+            box.ok(*case.command)
+            assert case.check(before, box.conversations()) == "new"
+        elif case.command in (CONTINUE,):
+            # the review stands archived; a rerun says there is nothing to finish
+            box.fail(*case.command)
     box.fsck()
-    target = RUST_ID if not box.conversations()[RUST_ID].archived else None
-    if target is None:
-        box.ok("conversation", "unarchive", RUST_ID)
-    box.ok("q", "-i", RUST_ID, "and now?")
+    with others.running():
+        target = RUST_ID if not box.conversations()[RUST_ID].archived else None
+        if target is None:
+            box.ok("conversation", "unarchive", RUST_ID)
+        box.ok("q", "-i", RUST_ID, "and now?")
     last = box.conversations()[RUST_ID].kinds[-3:]
     assert last == ["turn_start", "chat_request", "chat_response"], last
-    assert box.leftovers() == []
+    assert box.leftovers() == others.planted
 
 
 def test_a_killed_import_can_be_imported_again(
@@ -297,26 +311,33 @@ def puller(plain: Sandbox, tmp_path_factory: pytest.TempPathFactory) -> Sandbox:
         "move:committed@2",
     ],
 )
-def test_killed_pull(fault: str, puller: Sandbox, fresh: Callable[[Sandbox], Sandbox]) -> None:
+@pytest.mark.parametrize("around", AROUND)
+def test_killed_pull(
+    fault: str, around: str, puller: Sandbox, fresh: Callable[[Sandbox], Sandbox]
+) -> None:
     done = fresh(puller)
     done.ok("pull", "origin")
     after = done.conversations()
     box = fresh(puller)
     before = box.conversations()
+    others = Others(box, around)
 
-    box.kill(fault, "pull", "origin")
+    with others.running():
+        box.kill(fault, "pull", "origin")
 
     box.fsck()
     unchanged_or_extended(before, box.conversations())
     if fault.startswith("move:locked"):
         box.settle()
-    box.ok("conversation", "ls")
-    assert box.leftovers() == []
+    with others.running():
+        box.ok("conversation", "ls")
+    assert box.leftovers() == others.planted
     now = box.conversations()
     for cid, conv in now.items():  # each conversation: as it was, or as pulled
         allowed = {after[cid].ref_tip()} | ({before[cid].ref_tip()} if cid in before else set())
         assert conv.ref_tip() in allowed, cid
-    box.ok("pull", "origin")
+    with others.running():
+        box.ok("pull", "origin")
     assert {c: v.ref_tip() for c, v in box.conversations().items()} == {
         c: v.ref_tip() for c, v in after.items()
     }

@@ -1,0 +1,181 @@
+"""Listing and moving refs while git packs them (`git pack-refs`, `git gc`).
+
+git's maintenance writes a new ``packed-refs`` and then deletes the loose ref
+files it packed, holding ``packed-refs.lock`` meanwhile.  A reader must never
+miss a ref in between, and a writer that needs that lock waits, then says so.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+
+from gitstore import faults, refs, transaction
+from gitstore.errors import RefBusy
+from gitstore.refread import list_refs
+from gitstore.repo import init_bare
+from gitstore.store import Store
+from tests.support.sandbox import ID
+from tests.unit.gitstore.builders import git, start
+
+COUNT = 2000
+ROUNDS = 12
+
+
+def _two_commits(path: Path) -> tuple[str, str]:
+    store = Store(path)
+    a = store.write_commits([start("jp-c1")], None)[-1]
+    b = store.write_commits([start("jp-c2")], None)[-1]
+    return a, b
+
+
+def _set_all(path: Path, oid: str) -> None:
+    lines = "".join(f"update {refs.live(f'jp-c{n}')} {oid}\n" for n in range(1, COUNT + 1))
+    git(path, "update-ref", "--stdin", input=lines)
+
+
+def test_listing_never_misses_a_ref_while_git_packs(tmp_path: Path) -> None:
+    path = tmp_path / "store.git"
+    init_bare(path)
+    a, b = _two_commits(path)
+    _set_all(path, a)
+    stop = threading.Event()
+    rounds = 0
+
+    def churn() -> None:  # loose refs written, then packed and pruned, over and over
+        nonlocal rounds
+        while not stop.is_set():
+            _set_all(path, b if rounds % 2 else a)
+            subprocess.run(["git", "--git-dir", str(path), "pack-refs", "--all"], check=True)
+            rounds += 1
+
+    worker = threading.Thread(target=churn)
+    worker.start()
+    try:
+        missing: list[int] = []
+        while rounds < ROUNDS and worker.is_alive():  # listings all through the packing
+            found = list_refs(path, [refs.LIVE_PREFIX])
+            missing.append(COUNT - len(found))
+            assert set(found.values()) <= {a, b}
+    finally:
+        stop.set()
+        worker.join()
+    assert rounds >= ROUNDS, "git stopped packing (test setup)"
+    assert len(missing) > ROUNDS, "too few listings ran while git packed (test setup)"
+    short = [m for m in missing if m]
+    assert not short, f"{len(short)} of {len(missing)} listings missed refs: {short[:10]}"
+
+
+# -- moving refs while git's maintenance holds packed-refs.lock ------------------------
+
+A = "jp-c10"
+
+
+@pytest.fixture
+def packed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Store:
+    """A store whose conversation refs git has packed; a short wait for locks."""
+    monkeypatch.setattr(transaction, "WAIT_SECONDS", 0.3)
+    path = tmp_path / "store.git"
+    init_bare(path)
+    store = Store(path)
+    store.create(A, [start(A)], None, "test")
+    git(path, "pack-refs", "--all")
+    assert not (path / refs.live(A)).exists()
+    return store
+
+
+def state(store: Store) -> tuple[str | None, str | None]:
+    return store.ref_target(refs.live(A)), store.ref_target(refs.archived(A))
+
+
+def journals(store: Store) -> list[Path]:
+    folder = store.gitdir / "jp" / "ops"
+    return sorted(folder.iterdir()) if folder.is_dir() else []
+
+
+@pytest.mark.parametrize("operation", ["archive", "delete"])
+def test_a_lock_held_past_the_wait_is_named_and_nothing_moves(
+    packed: Store, operation: str
+) -> None:
+    before = state(packed)
+    (packed.gitdir / "packed-refs.lock").write_text("")  # a gc that keeps running (or died)
+    with pytest.raises(RefBusy) as caught:
+        getattr(packed, operation)(A, "test")
+    assert caught.value.by_maintenance and not caught.value.partial
+    assert caught.value.ref == refs.live(A)
+    assert caught.value.lock == str(packed.gitdir / "packed-refs.lock")
+    assert state(packed) == before, "a refused operation moved a ref"
+    assert journals(packed) == []
+
+
+def test_a_lock_released_during_the_wait_lets_the_archive_through(
+    packed: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(transaction, "WAIT_SECONDS", 30.0)
+    lock = packed.gitdir / "packed-refs.lock"
+    lock.write_text("")
+    tip = state(packed)[0]
+    polls = 0
+    real_sleep = transaction.time.sleep
+
+    def sleep(seconds: float) -> None:  # git finishes after a few polls
+        nonlocal polls
+        polls += 1
+        if polls == 3:
+            lock.unlink()
+        real_sleep(seconds)
+
+    monkeypatch.setattr(transaction.time, "sleep", sleep)
+    packed.archive(A, "test")
+    assert polls >= 3
+    assert state(packed) == (None, tip)
+    assert journals(packed) == []
+
+
+def test_a_lock_taken_mid_commit_leaves_the_journal_until_the_refs_moved(packed: Store) -> None:
+    """git takes packed-refs.lock between jp's check and its commit: the archive ref
+    is created, the packed live ref cannot be deleted.  The journal stays, the
+    command says so, and the next Store finishes the archive once git is done."""
+    tip = state(packed)[0]
+    lock = packed.gitdir / "packed-refs.lock"
+
+    def gc_starts(name: str) -> None:
+        if name == "move:locked":
+            lock.write_text("")
+
+    faults.install(gc_starts)
+    with pytest.raises(RefBusy) as caught:
+        packed.archive(A, "test")
+    faults.install(None)
+    assert caught.value.partial and caught.value.by_maintenance
+    assert len(journals(packed)) == 1, "the journal went although a ref did not move"
+    Store(packed.path)  # git still packing: the journal waits
+    assert len(journals(packed)) == 1
+    lock.unlink()
+    Store(packed.path)
+    assert state(packed) == (None, tip)
+    assert journals(packed) == []
+
+
+def test_jp_archive_and_rm_never_report_work_they_did_not_do(tmp_path: Path) -> None:
+    """Through jp: with packed-refs.lock held, archive and rm fail with one line naming
+    the ref and the lock, and the store is as it was."""
+    from tests.reliability.harness import RUST, Sandbox
+
+    box = Sandbox(tmp_path / "box")
+    box.ok("init")
+    cid = ID.findall(box.ok("conversation", "import", str(RUST)))[0]
+    box.git("pack-refs", "--all")
+    before = box.git("for-each-ref")
+    (box.store / "packed-refs.lock").write_text("")
+    for args in (["archive", cid, "--yes"], ["rm", cid, "--yes"]):
+        proc = box.fail("conversation", *args)
+        assert f"refs/conversations/{cid}" in proc.stderr and "packed-refs.lock" in proc.stderr
+        assert "jp doctor" in proc.stderr
+        assert box.git("for-each-ref") == before, f"jp conversation {args[0]} moved a ref"
+    (box.store / "packed-refs.lock").unlink()
+    box.ok("conversation", "archive", cid, "--yes")
+    assert f"refs/archive/conversations/{cid}" in box.git("for-each-ref")
