@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitstore import flock, oplog, oprecord, refread, storeformat, transaction
+from gitstore import flock, oplog, oprecord, storeformat, transaction
 
 if TYPE_CHECKING:
     from gitstore.store import Store
@@ -161,16 +161,19 @@ def check_locks(store: Store) -> list[Finding]:
 
 
 def check_quarantine(store: Store) -> list[Finding]:
-    found = refread.list_refs(store.gitdir, [QUARANTINE]) if store.gitdir.is_dir() else {}
+    """Each ref a pull kept aside, with where it came from and why it was refused."""
+    if not store.gitdir.is_dir():
+        return []
     git = f"git --git-dir={store.gitdir}"
     return [
         Finding(
             "quarantine",
-            f"quarantined ref {name}: data from a remote or an import that jp refused",
-            f"inspect it with `{git} log {name}`, drop it with `{git} update-ref -d {name}`",
-            path=name,
+            f"quarantined ref {q.ref} ({q.remote}'s {q.remote_ref}): {q.reason}",
+            f"inspect it with `{git} log {q.ref}`, drop it with `{git} update-ref -d {q.ref}`"
+            " (the next pull keeps it aside again while the remote still holds it)",
+            path=q.ref,
         )
-        for name in sorted(found)
+        for q in sorted(store.quarantined(), key=lambda q: q.ref)
     ]
 
 

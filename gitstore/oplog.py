@@ -24,8 +24,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitstore import flock
-from gitstore.errors import ConcurrentUpdate, LockedRef
+from gitstore import diskfault, flock
+from gitstore.errors import ConcurrentUpdate, LockedRef, environment_fault
 from gitstore.opmodel import SYMBOLIC, Op
 
 if TYPE_CHECKING:
@@ -188,7 +188,11 @@ def write(repo: pygit2.Repository, op: Op, signature: pygit2.Signature) -> str:
             else:
                 ref.set_target(oid, f"jp op {op.id}")  # compare-and-swap, as an append
             return str(oid)
-        except (pygit2.AlreadyExistsError, pygit2.GitError, OSError):
+        except (pygit2.AlreadyExistsError, pygit2.GitError, OSError) as exc:
+            fault = environment_fault(exc, str(Path(repo.path) / REF))
+            if fault is not None:
+                raise fault from None
+            diskfault.check_written(repo, Path(repo.path), str(oid))
             lock = Path(repo.path) / f"{REF}.lock"
             age = flock.ref_lock_age(lock)
             if age is not None and age >= flock.REF_LOCK_STALE:

@@ -67,6 +67,11 @@ def prefix(remote: str) -> str:
     return f"{ROOT}{remote}/"
 
 
+def forget(gitdir: Path, remote: str) -> None:
+    """Drop the recorded reasons of ``remote`` (its remote is gone)."""
+    _reasons_path(gitdir, remote).unlink(missing_ok=True)
+
+
 def _reasons_path(gitdir: Path, remote: str) -> Path:
     return gitdir / "jp" / "quarantine" / f"{remote}.json"
 

@@ -34,7 +34,7 @@ from pathlib import Path
 
 import pygit2
 
-from gitstore import configfile, faults, refs
+from gitstore import configfile, faults, quarantine, refs
 from gitstore.errors import SyncError
 
 TRACKING_ROOT = "refs/jp-remotes/"
@@ -232,11 +232,13 @@ def remove(repo: pygit2.Repository, name: str) -> str:
 
 
 def drop_copies(repo: pygit2.Repository, name: str) -> int:
-    """Delete jp's copies of remote ``name`` (``refs/jp-remotes/<name>/*``)."""
-    prefix = tracking_prefix(name)
+    """Delete jp's copies of remote ``name`` (``refs/jp-remotes/<name>/*``), and what a
+    pull from it kept aside (``refs/jp/quarantine/<name>/*`` with its reasons)."""
+    prefixes = (tracking_prefix(name), quarantine.prefix(name))
     gone = 0
-    for ref in [r for r in repo.listall_references() if r.startswith(prefix)]:
+    for ref in [r for r in repo.listall_references() if r.startswith(prefixes)]:
         with contextlib.suppress(KeyError, pygit2.GitError):
             repo.references.delete(ref)
             gone += 1
+    quarantine.forget(_gitdir(repo), name)
     return gone

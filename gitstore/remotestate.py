@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from gitstore import remotes
+from gitstore import quarantine, remotes
 from gitstore.opmodel import RemoteChange
 from gitstore.transaction import RefUpdate
 
@@ -67,7 +67,12 @@ def remove(store: Store, name: str) -> str:
     before = snapshot(repo, name)
     # the copies it deletes, and any ref its refspecs name (libgit2 deletes what a
     # remote's refspecs match): each is recorded only if it did go
-    names = (remotes.tracking_prefix(name), *(f"refs/{n}/" for n in remotes.SPACES), "refs/notes/")
+    names = (
+        remotes.tracking_prefix(name),
+        quarantine.prefix(name),
+        *(f"refs/{n}/" for n in remotes.SPACES),
+        "refs/notes/",
+    )
     gone = []
     if before is not None:
         for ref in repo.listall_reference_objects():

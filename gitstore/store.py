@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from gitstore import (
     commits,
+    diskfault,
     faults,
     flock,
     ids,
@@ -41,7 +42,6 @@ from gitstore.errors import (
     ConversationExists,
     ConversationNotFound,
     CorruptEvent,
-    EnvironmentFault,
     LockedRef,
     RefBusy,
     RefLocked,
@@ -68,7 +68,6 @@ else:
 RETRIES = 60
 OPLOG_RETENTION = 90 * 86400.0  # seconds the operation log keeps an operation, by default
 PACK_AT = 1000  # events in one write from which they go into a pack
-LOW_SPACE = 1 << 20  # bytes free under which a lost write is blamed on a full disk
 
 
 @dataclass
@@ -650,11 +649,7 @@ class Store:
 
     def _check_written(self, oid: str) -> None:
         """A commit jp wrote that the object database lacks: a write the disk dropped."""
-        if pygit2.Oid(hex=oid) in self.repo.odb:
-            return
-        stat = os.statvfs(self.gitdir)
-        kind = "no-space" if stat.f_bavail * stat.f_frsize < LOW_SPACE else "io"
-        raise EnvironmentFault(kind, str(self.gitdir / "objects"), "objects were not stored")
+        diskfault.check_written(self.repo, self.gitdir, oid)
 
     def append_anyway(self, cid: str, events: Sequence[Event], reason: str) -> str:
         """Append events that do not depend on what precedes them, retrying on races."""

@@ -180,6 +180,8 @@ def _commit(
                     raise ConcurrentUpdate(str(exc)) from None
         if time.monotonic() >= deadline:
             raise blocker
+        if pending(gitdir):  # a killed writer's locks: its journal says whose they are
+            repair(repo, gitdir)
         time.sleep(POLL_SECONDS)
 
 

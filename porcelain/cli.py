@@ -155,9 +155,12 @@ _LATE: list[str] = []
 
 def _close(app: App) -> None:
     """The command ended (maybe by an exception, still in flight here): record its operation."""
+    from porcelain.errors import Interrupted
     from porcelain.oprecord import finish
 
-    failed = sys.exc_info()[0] is not None
+    kind = sys.exc_info()[0]
+    # an interrupted command says itself what it kept: the operation is recorded quietly
+    failed = kind is not None and not issubclass(kind, KeyboardInterrupt | Interrupted)
     _LATE.extend(finish(app.opened_store(), failed))
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from gitstore.repo import init_bare
 from porcelain.config import Config
 from porcelain.context import App
 from porcelain.errors import ConfigError
@@ -25,6 +26,7 @@ def test_retention_defaults_to_90_days_and_is_configurable() -> None:
 def test_the_store_gets_the_retention_and_the_command_line(tmp_path: Path) -> None:
     config = tmp_path / "extra.toml"
     config.write_text("[store]\nop_log_retention_days = 3\n")
+    init_bare(tmp_path / "store.git")  # a store named by --store must exist
     app = App(
         output=Output(),
         environ={"HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "cfg")},

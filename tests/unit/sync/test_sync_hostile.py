@@ -108,6 +108,25 @@ def test_chains_that_are_not_events_are_quarantined(
     assert refused(syncer.pull()) == {} and store.quarantined() == []
 
 
+def test_removing_the_remote_drops_what_it_kept_aside(
+    shared: tuple[Store, Syncer, Hostile],
+) -> None:
+    store, syncer, bad = shared
+    bad.ref("refs/conversations/jp-c3", bad.event(b"not json", bad.tip(refs.live(CID))))
+    syncer.pull()
+    assert [q.remote_ref for q in store.quarantined()] == ["refs/conversations/jp-c3"]
+    from gitstore.doctor import check_quarantine
+
+    (finding,) = check_quarantine(store)
+    assert "origin's refs/conversations/jp-c3" in finding.problem
+    assert "JSON" in finding.problem  # the reason the pull gave
+    before = snapshot(store)
+    remotes.remove(store.repo, "origin")
+    assert store.quarantined() == []
+    assert not (store.gitdir / "jp" / "quarantine" / "origin.json").exists()
+    intact(store, before)
+
+
 def test_merges_and_extra_files_are_not_event_chains(shared: tuple[Store, Syncer, Hostile]) -> None:
     store, syncer, bad = shared
     base = bad.tip(refs.live(CID))
