@@ -205,7 +205,9 @@ def _finish(
         if not left:
             return
         blocker = _blocker(gitdir, left, partial=True) or held
-        if tried and (blocker is None or time.monotonic() >= deadline):
+        # a lock git holds for a moment (pack-refs) may be gone before it is seen:
+        # try again until the deadline, then name what stopped it
+        if tried and time.monotonic() >= deadline:
             if blocker is not None:
                 raise blocker
             reason = failure or f"{left[0].name} did not move"
@@ -214,7 +216,7 @@ def _finish(
                 f"a ref update failed part-way ({reason}); the next jp command repairs "
                 "the store, then run this one again",
             )
-        if blocker is not None:
+        if tried:
             time.sleep(POLL_SECONDS)
         tried = True
         held = None
