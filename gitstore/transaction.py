@@ -42,6 +42,7 @@ SYMBOLIC = "symbolic:"
 STALE_LOCK_SECONDS = 1.0
 WAIT_SECONDS = 5.0  # how long a lock held by another process (git gc) is waited for
 POLL_SECONDS = 0.05
+BLIND_RETRIES = 3  # a commit failing this often with no lock seen is left to repair
 
 
 @dataclass(frozen=True)
@@ -199,6 +200,7 @@ def _finish(
     held by another process past ``deadline``, or a commit that keeps failing.
     """
     tried = False
+    blind = 0  # attempts that failed with no lock in sight
     held: RefBusy | None = None  # the lock the last attempt met (git packing refs)
     while True:
         left = unmoved(repo, updates)
@@ -206,8 +208,9 @@ def _finish(
             return
         blocker = _blocker(gitdir, left, partial=True) or held
         # a lock git holds for a moment (pack-refs) may be gone before it is seen:
-        # try again until the deadline, then name what stopped it
-        if tried and time.monotonic() >= deadline:
+        # a few quick tries, and while a lock is in sight until the deadline
+        blind = blind + 1 if tried and blocker is None else blind
+        if tried and (time.monotonic() >= deadline or blind > BLIND_RETRIES):
             if blocker is not None:
                 raise blocker
             reason = failure or f"{left[0].name} did not move"

@@ -196,7 +196,7 @@ def test_a_failed_commit_phase_is_finished_at_once(store: Store) -> None:
 
 def test_a_commit_phase_that_keeps_failing_is_left_to_the_next_command(store: Store) -> None:
     updates = archive_updates(store, A)
-    sabotage(store, times=2)
+    sabotage(store, times=transaction.BLIND_RETRIES + 2)  # the first try and every retry
     before = state(store, updates)
     with pytest.raises(StoreError, match="the next jp command repairs the store"):
         store.move(updates, "jp test")
