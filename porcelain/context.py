@@ -13,7 +13,7 @@ from porcelain.output import Output
 
 if TYPE_CHECKING:
     from gitstore.boundary import Limits
-    from gitstore.store import Identity, Store
+    from gitstore.store.core import Identity, Store
     from porcelain.config import Config, Recorded
 
 
@@ -26,7 +26,7 @@ def default_store_path(environ: Mapping[str, str]) -> Path:
 
 def find_project_store(start: Path) -> Path | None:
     """The nearest enclosing git repository in which `jp init --here` was run."""
-    from gitstore.repo import is_marked
+    from gitstore.store.repo import is_marked
 
     for folder in [start, *start.parents]:
         dot = folder / ".git"
@@ -64,7 +64,7 @@ class App:
             return Path(self.environ["JP_STORE"]).expanduser(), "JP_STORE"
         project = find_project_store(self.cwd)
         if project is not None:
-            from gitstore.repo import is_marked
+            from gitstore.store.repo import is_marked
 
             if is_marked(project):
                 return project, "the project repository"
@@ -72,8 +72,8 @@ class App:
 
     def store(self) -> Store:
         if self._store is None:
-            from gitstore.repo import init_bare
-            from gitstore.store import Store
+            from gitstore.store.core import Store
+            from gitstore.store.repo import init_bare
 
             path, named_by = self.chosen_store()
             if path.exists() and not path.is_dir():
@@ -110,7 +110,7 @@ class App:
         return Limits(max_event_bytes=value) if isinstance(value, int) and value > 0 else Limits()
 
     def identity(self) -> Identity:
-        from gitstore.store import Identity
+        from gitstore.store.core import Identity
 
         name = self.environ.get("GIT_COMMITTER_NAME") or self.environ.get("USER") or "jp"
         email = self.environ.get("GIT_COMMITTER_EMAIL") or "jp@localhost"

@@ -12,9 +12,9 @@ from typing import Any
 from gitstore import ids
 from gitstore.errors import CorruptEvent
 from gitstore.events import Event, parse_time
-from gitstore.notes import meta_values
-from gitstore.store import Conversation, Located, Store
-from gitstore.turns import event_count, turn_count
+from gitstore.events.turns import event_count, turn_count
+from gitstore.store.core import Conversation, Located, Store
+from gitstore.store.notes import meta_values
 
 SUMMARY_VERSION = 2
 

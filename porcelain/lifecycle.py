@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from gitstore import ids
 from gitstore.errors import ConversationExists
 from gitstore.events import Event, now_text
-from gitstore.store import Located, Store, record_activation
+from gitstore.store.core import Located, Store, record_activation
 
 if TYPE_CHECKING:
     from porcelain.config import Recorded

@@ -6,7 +6,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from gitstore.opmodel import Move, Op, shown
+from gitstore.oplog.model import Move, Op, shown
 
 SHORT = 12  # characters of an operation id or a commit id in text
 

@@ -11,7 +11,7 @@ import json
 from collections.abc import Sequence
 
 from gitstore.events import Event
-from gitstore.turns import turn_indices
+from gitstore.events.turns import turn_indices
 from porcelain.output import untrusted_field
 
 STYLES = ("user", "chat", "brief", "full")

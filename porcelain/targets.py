@@ -9,7 +9,7 @@ before it is used in a ref name.
 from __future__ import annotations
 
 from gitstore import ids
-from gitstore.store import Located, Store, activations
+from gitstore.store.core import Located, Store, activations
 from porcelain.errors import UserError
 
 KEYWORDS = {

@@ -7,8 +7,8 @@ from typing import Any
 
 from gitstore import ids
 from gitstore.events import Event
-from gitstore.store import Located, Store
-from gitstore.turns import event_count
+from gitstore.events.turns import event_count
+from gitstore.store.core import Located, Store
 from porcelain.jpformat import JpConversation, write_conversation
 from porcelain.lifecycle import publish, start_event
 

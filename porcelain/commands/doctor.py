@@ -22,8 +22,8 @@ def doctor(app: App, fix: bool, no_fsck: bool) -> int:
     damaged cache and records the format version; what it cannot mend
     safely (fsck problems, quarantined refs) it names.
     """
-    from gitstore import doctor as checks
-    from gitstore.store import Store
+    from gitstore.store import doctor as checks
+    from gitstore.store.core import Store
 
     path = app.store_path()
     if not path.exists():

@@ -28,7 +28,7 @@ def init(app: App, path: Path | None, here: bool) -> None:
     (`jp remote add NAME URL`, then `jp push`), and the project's own code
     remote gets conversations only when you name it (`jp push origin`).
     """
-    from gitstore.repo import init_bare, is_marked, mark_project, open_repo
+    from gitstore.store.repo import init_bare, is_marked, mark_project, open_repo
 
     if here:
         import pygit2

@@ -23,7 +23,7 @@ def op() -> None:
 @click.pass_obj
 def log(app: App, limit: int | None, show_refs: bool) -> None:
     """List operations, newest first (`-F json`: a list of objects)."""
-    from gitstore import oplog
+    from gitstore.oplog import log as oplog
     from porcelain import opshow
 
     found = oplog.ops(app.store().repo, limit)
@@ -50,7 +50,7 @@ def restore(app: App, operation: str) -> None:
     Refs that later operations moved return to their value then, whatever
     they hold now; the restore is an operation itself (`jp undo` reverses it).
     """
-    from gitstore import opundo
+    from gitstore.oplog import undo as opundo
     from porcelain import opshow
 
     result = opundo.restore(app.store(), operation)

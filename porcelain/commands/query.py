@@ -145,7 +145,7 @@ def _run(
     no_persist: bool,
 ) -> None:
     """The turn itself, on a conversation held (or, with --no-persist, only read)."""
-    from gitstore.store import record_activation
+    from gitstore.store.core import record_activation
     from porcelain.lifecycle import config_delta, jp_deltas
     from porcelain.query.stream import StreamView
     from porcelain.query.turn import TurnContext, commit, run_turn

@@ -44,7 +44,7 @@ def remote() -> None:
 @click.pass_obj
 def add(app: App, name: str, url: str) -> None:
     """Add remote NAME at URL (an existing one with that URL gets jp's refspecs)."""
-    from gitstore import remotestate  # remotes.add, recorded in the operation log
+    from gitstore.sync import remotestate  # remotes.add, recorded in the operation log
 
     store = app.store()
     url = _url(url, app.cwd)
@@ -74,7 +74,7 @@ def remove(app: App, name: str) -> None:
     nothing on the remote changes.  A remote jp did not make (a project's code
     remote) keeps its own settings: only jp's refspecs go.
     """
-    from gitstore import remotestate  # remotes.remove, recorded in the operation log
+    from gitstore.sync import remotestate  # remotes.remove, recorded in the operation log
 
     result = remotestate.remove(app.store(), name)
     if app.output.json:
@@ -91,7 +91,7 @@ def remove(app: App, name: str) -> None:
 @click.pass_obj
 def list_(app: App) -> None:
     """List remotes."""
-    from gitstore import remotes
+    from gitstore.sync import remotes
 
     found = remotes.all_remotes(app.store().repo)
     if app.output.json:

@@ -19,7 +19,7 @@ from porcelain.errors import UserError
 from porcelain.output import untrusted_field
 
 if TYPE_CHECKING:
-    from gitstore.sync import Outcome, Syncer
+    from gitstore.sync.pull import Outcome, Syncer
 
 UNFINISHED = {"busy", "changed", "rejected", "blocked"}
 PROGRESS_AFTER = 1.0  # seconds before a progress line appears
@@ -138,9 +138,9 @@ class _Progress:
 
 
 def _syncer(app: App, name: str | None, progress: _Progress) -> Syncer:
-    from gitstore import remotes
-    from gitstore.sync import Syncer
-    from gitstore.transport import choose
+    from gitstore.sync import remotes
+    from gitstore.sync.pull import Syncer
+    from gitstore.sync.transport import choose
 
     store = app.store()
     if name is None:
@@ -161,7 +161,7 @@ def _syncer(app: App, name: str | None, progress: _Progress) -> Syncer:
 
 
 def _run(app: App, name: str | None, verb: str) -> None:
-    from gitstore.push import push as push_all
+    from gitstore.sync.push import push as push_all
 
     progress = _Progress(app)
     syncer = _syncer(app, name, progress)

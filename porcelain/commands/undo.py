@@ -22,7 +22,7 @@ def undo(app: App, force: bool) -> None:
     overwritten unless `--force`; `jp op restore OP` sets every ref to how
     an operation left it.  `jp op log` lists the operations.
     """
-    from gitstore import opundo
+    from gitstore.oplog import undo as opundo
     from porcelain import opshow
 
     store = app.store()

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from gitstore.events import Event, parse_time
-from gitstore.turns import turn_bounds, turn_count, turn_indices
+from gitstore.events.turns import turn_bounds, turn_count, turn_indices
 from porcelain.compaction.bounds import (
     Ago,
     CliBound,

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gitstore.events import Event, now_text
-from gitstore.store import Store
+from gitstore.store.core import Store
 from porcelain.config import Config
 from porcelain.errors import Interrupted, ProviderError, UserError
 from porcelain.models.base import ModelRequest, StreamInterrupted, get_model

@@ -19,9 +19,9 @@ from typing import Any
 from gitstore import refs
 from gitstore.errors import ConcurrentUpdate
 from gitstore.events import Event, now_text
-from gitstore.store import Located, Store, record_activation
-from gitstore.transaction import SYMBOLIC, RefUpdate
-from gitstore.turns import turn_count
+from gitstore.events.turns import turn_count
+from gitstore.refs.transaction import SYMBOLIC, RefUpdate
+from gitstore.store.core import Located, Store, record_activation
 from porcelain.compaction.overlays import Overlay, overlay_from_event, standing_overlays
 from porcelain.compaction.proposal import Proposal, ProposalError
 from porcelain.errors import Declined, UserError

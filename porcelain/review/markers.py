@@ -54,7 +54,7 @@ def add_markers(events: Sequence[Event], turn_of: Sequence[str | None]) -> list[
     ``turn_of`` gives, per turn of ``events`` (JP's turn rule), the label to
     show, e.g. `turn 17` or `turns 2-9` for a summary standing for them.
     """
-    from gitstore.turns import turn_indices
+    from gitstore.events.turns import turn_indices
 
     out: list[Event] = []
     done: set[int] = set()

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from gitstore.events import Event
-from gitstore.store import Store
+from gitstore.store.core import Store
 from porcelain.compaction.overlays import Overlay, lookup_tool_mode
 from porcelain.compaction.proposal import Proposal, validate_proposal
 

@@ -32,13 +32,13 @@ def _calls(path: Path) -> set[str]:
 
 
 def test_gitstore_never_imports_the_porcelain_side() -> None:
-    for path in sorted((ROOT / "gitstore").glob("*.py")):
+    for path in sorted((ROOT / "gitstore").rglob("*.py")):
         bad = _imports(path) & FORBIDDEN_IN_GITSTORE
         assert not bad, f"{path.name} imports {sorted(bad)}"
 
 
 def test_gitstore_never_prints_nor_reads_the_environment() -> None:
-    for path in sorted((ROOT / "gitstore").glob("*.py")):
+    for path in sorted((ROOT / "gitstore").rglob("*.py")):
         calls = _calls(path)
         assert "print" not in calls, f"{path.name} prints"
         assert "os.environ" not in calls and "os.getenv" not in calls, f"{path.name} reads env"

@@ -53,7 +53,7 @@ def grep(
     import json
 
     from gitstore.errors import CorruptEvent
-    from gitstore.turns import turn_indices
+    from gitstore.events.turns import turn_indices
     from porcelain.targets import resolve
 
     text = " ".join(pattern)

@@ -38,7 +38,7 @@ def print_(
     Turn numbers are 1-based.  A compaction review shows `[turn N]` markers on
     the turns it inherited from its source.
     """
-    from gitstore.turns import turn_count
+    from gitstore.events.turns import turn_count
     from porcelain.render import transcript
     from porcelain.targets import resolve
 

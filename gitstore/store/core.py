@@ -17,25 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitstore import (
-    commits,
-    diskfault,
-    faults,
-    flock,
-    ids,
-    maintenance,
-    notes,
-    packwrite,
-    quarantine,
-    refread,
-    refs,
-    storeformat,
-    transaction,
-)
+from gitstore import faults, ids, refs
 from gitstore.boundary import Limits, fit_event, stored_event_problem
-from gitstore.cache import Cache
-from gitstore.chainfacts import ChainFacts, Facts, segment_facts
-from gitstore.chainview import ChainView, Segment
+from gitstore.cache.db import Cache
+from gitstore.cache.facts import ChainFacts, Facts, segment_facts
+from gitstore.cache.view import ChainView, Segment
 from gitstore.errors import (
     ConcurrentUpdate,
     ConversationBusy,
@@ -49,17 +35,22 @@ from gitstore.errors import (
     StoreError,
     environment_fault,
 )
-from gitstore.events import Event, parse_time, validate
-from gitstore.quarantine import Quarantined
-from gitstore.repo import machine_id, notes_refs, open_repo
-from gitstore.transaction import RefUpdate
-from gitstore.turns import check_tool_responses
+from gitstore.events import Event, commits, parse_time, validate
+from gitstore.events.turns import check_tool_responses
+from gitstore.refs import files as refread
+from gitstore.refs import transaction
+from gitstore.refs.transaction import RefUpdate
+from gitstore.store import diskfault, flock, maintenance, notes, packwrite
+from gitstore.store import format as storeformat
+from gitstore.store.repo import machine_id, notes_refs, open_repo
+from gitstore.sync import quarantine
+from gitstore.sync.quarantine import Quarantined
 
 if TYPE_CHECKING:
     import pygit2
 
-    from gitstore.opmodel import Op
-    from gitstore.oprecord import Recorder
+    from gitstore.oplog.model import Op
+    from gitstore.oplog.recorder import Recorder
 else:
     from gitstore.lazy import lazy_module
 
@@ -141,7 +132,7 @@ class Store:
         if os.path.isdir(packwrite.folder(self.gitdir)):  # a bulk writer was killed
             packwrite.sweep(self.gitdir)
         if _any_file(self.gitdir / "jp" / "oplog"):  # one listing; the module only then
-            from gitstore import oprecord
+            from gitstore.oplog import recorder as oprecord
 
             if oprecord.pending(self.gitdir) and not transaction.pending(self.gitdir):
                 oprecord.recover(lambda: self.repo, self.gitdir, self._notes_signature)
@@ -150,7 +141,7 @@ class Store:
     def ops(self) -> Recorder:
         """The recorder of this process's operation (``begin_operation`` starts it)."""
         if self._ops is None:
-            from gitstore.oprecord import Recorder
+            from gitstore.oplog.recorder import Recorder
 
             self._ops = Recorder(self.gitdir, lambda: self.repo, self._first_write)
             if self._begun is not None:

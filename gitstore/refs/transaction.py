@@ -28,8 +28,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitstore import faults, refread
+from gitstore import faults
 from gitstore.errors import ConcurrentUpdate, RefBusy, StoreError, environment_fault
+from gitstore.refs import files as refread
 
 if TYPE_CHECKING:
     import pygit2

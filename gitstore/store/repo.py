@@ -27,7 +27,7 @@ def _configure(repo: pygit2.Repository, notes: refs.NotesRefs = refs.STANDALONE)
     # for `git notes merge` by hand: the union of lines, as jp merges them
     cfg[f"notes.{notes.meta.removeprefix('refs/notes/')}.mergeStrategy"] = "cat_sort_uniq"
     cfg[STORE_MARK] = "true"
-    from gitstore import storeformat
+    from gitstore.store import format as storeformat
 
     storeformat.write(repo)  # the format version (gitstore/storeformat.py)
     try:
@@ -77,7 +77,7 @@ def _flag(cfg: pygit2.Config, name: str) -> bool:
 
 def notes_refs(gitdir: Path) -> refs.NotesRefs:
     """The notes refs of the store at ``gitdir`` (read as a file when it can be)."""
-    from gitstore.refread import config_flag
+    from gitstore.refs.files import config_flag
 
     found = config_flag(gitdir, "jp", "project") if (gitdir / "config").is_file() else None
     if found is None:
@@ -90,7 +90,7 @@ def notes_refs(gitdir: Path) -> refs.NotesRefs:
 
 def is_marked(path: Path) -> bool:
     """Whether `jp init --here` made the repository at ``path`` a store."""
-    from gitstore.refread import config_flag, plain_gitdir
+    from gitstore.refs.files import config_flag, plain_gitdir
 
     gitdir = plain_gitdir(path)
     found = config_flag(gitdir, "jp", "store") if gitdir is not None else None

@@ -10,14 +10,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from gitstore import quarantine, remotes
-from gitstore.opmodel import RemoteChange
-from gitstore.transaction import RefUpdate
+from gitstore.oplog.model import RemoteChange
+from gitstore.refs.transaction import RefUpdate
+from gitstore.sync import quarantine, remotes
 
 if TYPE_CHECKING:
     import pygit2
 
-    from gitstore.store import Store
+    from gitstore.store.core import Store
 else:
     from gitstore.lazy import lazy_module
 
