@@ -38,7 +38,7 @@ from gitstore.errors import GitStoreError
 from gitstore.oplog import log as oplog
 from gitstore.oplog.model import Move, Op, RemoteChange, coalesce
 from gitstore.refs import transaction
-from gitstore.refs.transaction import RefUpdate
+from gitstore.refs.transaction import ANY, RefUpdate
 
 if TYPE_CHECKING:
     import pygit2
@@ -149,7 +149,7 @@ class Recorder:
         self._remotes.append(change)
 
     def _old(self, update: RefUpdate) -> str | None:
-        if update.old != "*":
+        if update.old != ANY:
             return update.old
         return transaction.current(self._repo(), update.name)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -50,6 +51,31 @@ def init_bare(path: Path) -> tuple[pygit2.Repository, bool]:
         raise StoreError(str(path), f"cannot create a repository: {exc}") from None
     _configure(repo)
     return repo, True
+
+
+def init_store(path: Path) -> bool:
+    """``jp init``: a bare store at ``path`` (harmless when one exists); True if made now."""
+    return init_bare(path)[1]
+
+
+@dataclass(frozen=True)
+class ProjectStore:
+    """What ``jp init --here`` made of the repository around a folder."""
+
+    path: str  # the repository's git directory, as git names it (no trailing slash)
+    created: bool  # False when it was a store already
+    notes: refs.NotesRefs
+
+
+def init_project(start: Path) -> ProjectStore | None:
+    """``jp init --here``: the git repository enclosing ``start`` becomes a store
+    (refs only, see ``mark_project``); None when there is no repository there."""
+    found = pygit2.discover_repository(str(start))
+    if found is None:
+        return None
+    where = found.rstrip("/")
+    created = not is_marked(Path(where))
+    return ProjectStore(where, created, mark_project(open_repo(Path(found))))
 
 
 def mark_project(repo: pygit2.Repository) -> refs.NotesRefs:

@@ -34,7 +34,7 @@ from gitstore.sync.fetching import Inbound
 from gitstore.sync.notes import NotesAction
 from gitstore.sync.notes import integrate as integrate_notes
 from gitstore.sync.plan import Action, PullStep, Side, archived_by_meta, plan_pull, reduce
-from gitstore.sync.transport import Transport
+from gitstore.sync.transport import Transport, choose
 
 Progress = Callable[[str, int, int], None]
 BATCH = 200  # conversations moved per transaction (each holds its lock file open)
@@ -315,3 +315,11 @@ class Syncer:
             except ConcurrentUpdate:
                 return Outcome(cid, "changed", detail="changed during the pull")
         return Outcome(cid, step.action.value, new_id=new_id)
+
+
+def open_sync(
+    store: Store, remote: str, git: str | None, progress: Progress | None = None
+) -> Syncer:
+    """A pull or push with ``remote`` through the git command line at ``git``
+    (None: libgit2's own transport, ``transport.choose``)."""
+    return Syncer(store, remote, choose(store.repo, git), progress)
