@@ -8,10 +8,7 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from gitstore import ids
-from gitstore.errors import ConversationExists
-from gitstore.events import Event, now_text
-from gitstore.store import Located, Store, record_activation
+from gitstore import ConversationExists, Event, Located, Store, new_id, now_text, record_activation
 
 if TYPE_CHECKING:
     from porcelain.config import Recorded
@@ -21,7 +18,7 @@ ID_ATTEMPTS = 20
 
 
 def fresh_id(store: Store, moment: datetime | None = None) -> str:
-    return ids.new_id(moment or datetime.now(UTC), store.exists)
+    return new_id(moment or datetime.now(UTC), store.exists)
 
 
 def publish(

@@ -19,7 +19,7 @@ from porcelain.errors import UserError
 from porcelain.output import untrusted_field
 
 if TYPE_CHECKING:
-    from gitstore.sync import Outcome, Syncer
+    from gitstore import Outcome, Syncer
 
 UNFINISHED = {"busy", "changed", "rejected", "blocked"}
 PROGRESS_AFTER = 1.0  # seconds before a progress line appears
@@ -138,14 +138,12 @@ class _Progress:
 
 
 def _syncer(app: App, name: str | None, progress: _Progress) -> Syncer:
-    from gitstore import remotes
-    from gitstore.sync import Syncer
-    from gitstore.transport import choose
+    from gitstore import check_remote_name, default_remote, find_remote, list_remotes, open_sync
 
     store = app.store()
     if name is None:
-        name = remotes.default(store.repo)
-        if name is None and not remotes.all_remotes(store.repo):
+        name = default_remote(store)
+        if name is None and not list_remotes(store):
             name = "origin"  # says: no remote named origin, add one
         if name is None:
             raise UserError(
@@ -153,15 +151,15 @@ def _syncer(app: App, name: str | None, progress: _Progress) -> Syncer:
                 "name it on the command line (`jp remote list` shows them); a remote with "
                 "settings of its own, such as a project's code remote, is never the default",
             )
-    remotes.check_name(name)
-    if remotes.find(store.repo, name) is None:
+    check_remote_name(name)
+    if find_remote(store, name) is None:
         raise UserError(f"no remote named {name}", "add one: `jp remote add NAME URL`")
     git = shutil.which("git", path=app.environ.get("PATH"))
-    return Syncer(store, name, choose(store.repo, git), progress)
+    return open_sync(store, name, git, progress)
 
 
 def _run(app: App, name: str | None, verb: str) -> None:
-    from gitstore.push import push as push_all
+    from gitstore import push as push_all
 
     progress = _Progress(app)
     syncer = _syncer(app, name, progress)

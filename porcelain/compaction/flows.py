@@ -5,7 +5,7 @@ from __future__ import annotations
 from contextlib import nullcontext
 from typing import Any
 
-from gitstore.events import now_text
+from gitstore import now_text
 from porcelain.compaction.overlays import (
     overlay_label,
     parse_tool_mode,

@@ -12,9 +12,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from gitstore.events import Event, now_text
-from gitstore.store import Conversation, Store
-from gitstore.turns import turn_count, turn_indices
+from gitstore import Conversation, Event, Store, now_text, turn_count, turn_indices
 from porcelain.compaction.overlays import standing_overlays
 from porcelain.compaction.plan import PlannedOverlay, plan_compaction, planned_to_event
 from porcelain.compaction.projection import Projection, project

@@ -15,8 +15,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from gitstore.events import Event
-from gitstore.turns import turn_indices
+from gitstore import Event, turn_indices
 from porcelain.compaction.projection import Projection
 from porcelain.errors import UserError
 from porcelain.models.base import (

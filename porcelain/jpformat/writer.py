@@ -17,8 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from gitstore.errors import InvalidEvent
-from gitstore.events import CONVERSATION_TYPES, Event, parse_time, validate
+from gitstore import CONVERSATION_TYPES, Event, InvalidEvent, parse_time, validate_event
 from porcelain.errors import UserError
 from porcelain.jpformat.reader import BASE_CONFIG_FILE, EVENTS_FILE, METADATA_FILE, TIME_KEYS
 
@@ -215,7 +214,7 @@ def render_conversation(conv: ConversationParts) -> dict[str, bytes]:
     entries: list[dict[str, Any]] = []
     for i, event in enumerate(standing_events(conv.events)):
         try:
-            validate(dict(event), f"event {i}")
+            validate_event(dict(event), f"event {i}")
         except InvalidEvent as exc:
             raise UserError(f"cannot export: {exc}")
         entries.append(to_jp_entry(event))

@@ -14,7 +14,7 @@ import warnings
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from gitstore.events import Event
+from gitstore import Event
 from porcelain.errors import ConfigError, ProviderError
 from porcelain.models.base import (
     AnswerInterrupted,

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from gitstore.events import Event, now_text
+from gitstore import Event, now_text
 from porcelain.errors import ProviderError, UserError
 
 DeltaKind = Literal["text", "reasoning", "tool"]

@@ -19,8 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gitstore.boundary import Limits, fit
-from gitstore.events import Event, now_text
+from gitstore import Event, Limits, fit_to_limits, now_text
 from porcelain.config import Config
 from porcelain.config.toolenv import tool_environment
 from porcelain.models.base import ToolSpec
@@ -140,7 +139,7 @@ def response_event(call: ToolCall, outcome: ToolOutcome, limits: Limits | None =
     }
     if outcome.metadata:
         event["metadata"] = outcome.metadata
-    return fit(event, limits or Limits())
+    return fit_to_limits(event, limits or Limits())
 
 
 def needs_confirmation(tool: BuiltinTool | dict[str, Any]) -> bool:

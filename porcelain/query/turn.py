@@ -11,8 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from gitstore.events import Event, now_text
-from gitstore.store import Store
+from gitstore import Event, Store, now_text
 from porcelain.config import Config
 from porcelain.errors import Interrupted, ProviderError, UserError
 from porcelain.models.base import ModelRequest, StreamInterrupted, get_model

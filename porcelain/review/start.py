@@ -17,11 +17,17 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from gitstore.chainfacts import ChainFacts
-from gitstore.chainview import ChainView
-from gitstore.errors import ConversationExists
-from gitstore.events import Event, now_text
-from gitstore.store import Conversation, Located, Store, record_activation
+from gitstore import (
+    ChainFacts,
+    ChainView,
+    Conversation,
+    ConversationExists,
+    Event,
+    Located,
+    Store,
+    now_text,
+    record_activation,
+)
 from porcelain.compaction.overlap import grow_summary_range
 from porcelain.compaction.overlays import Overlay, standing_overlays_at
 from porcelain.compaction.projection import project

@@ -20,12 +20,13 @@ from pathlib import Path
 
 import pytest
 
-from gitstore import faults, refs, transaction
+from gitstore import faults, refs
 from gitstore.errors import StoreError
 from gitstore.events import now_text
-from gitstore.repo import init_bare
-from gitstore.store import Store
-from gitstore.transaction import SYMBOLIC, RefUpdate
+from gitstore.refs import transaction
+from gitstore.refs.transaction import SYMBOLIC, RefUpdate
+from gitstore.store.core import Store
+from gitstore.store.repo import init_bare
 from tests.reliability.harness import RUST_ID, Sandbox
 
 A, B = "jp-c100", "jp-c200"

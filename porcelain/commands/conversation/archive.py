@@ -17,7 +17,7 @@ def archive(app: App, targets: tuple[str, ...], yes: bool) -> None:
     Archived conversations keep all their events under
     refs/archive/conversations/ and come back with `unarchive`.
     """
-    from gitstore.events import now_text
+    from gitstore import now_text
     from porcelain.targets import active_id, resolve
 
     store = app.store()

@@ -40,7 +40,7 @@ def edit(
     project's repository), so editing it on one machine while chatting on
     another never makes the conversation diverge.
     """
-    from gitstore.events import now_text
+    from gitstore import now_text
     from porcelain.targets import resolve
 
     if title is None and not no_title and pin is None and not labels:

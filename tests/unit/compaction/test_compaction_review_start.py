@@ -15,8 +15,8 @@ import pytest
 
 from gitstore import ids
 from gitstore.events import Event
-from gitstore.repo import init_bare
-from gitstore.store import Store
+from gitstore.store.core import Store
+from gitstore.store.repo import init_bare
 from porcelain.compaction.overlays import ToolCalls
 from porcelain.compaction.ranges import RangeOverrides
 from porcelain.config import Config, load_config
@@ -152,8 +152,8 @@ def test_compact_with_the_loaded_conversation_appends_the_same(
     store: Store, config: Config, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from gitstore import refs
-    from gitstore.store import Conversation
-    from gitstore.transaction import RefUpdate
+    from gitstore.refs.transaction import RefUpdate
+    from gitstore.store.core import Conversation
     from porcelain.compaction import run
     from porcelain.compaction.projection import project as real
     from porcelain.compaction.rules import Rule, SummarySpec

@@ -8,9 +8,10 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from gitstore import ids, notes, refs
-from gitstore.repo import init_bare
-from gitstore.store import Store
+from gitstore import ids, refs
+from gitstore.store import notes
+from gitstore.store.core import Store
+from gitstore.store.repo import init_bare
 from tests.unit.gitstore.builders import git, signature, start
 
 
@@ -71,7 +72,7 @@ def test_fan_out_trees_written_by_git_are_read_and_kept(store: Store) -> None:
 
 def test_metadata_newest_value_wins_and_none_unsets(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     clock = iter([1000.0, 1001.0, 1002.0])
-    monkeypatch.setattr("gitstore.store.time.time", lambda: next(clock))
+    monkeypatch.setattr("gitstore.store.core.time.time", lambda: next(clock))
     store.set_meta("jp-c1", {"title": "First", "pinned_at": "2026-01-01T00:00:00.000000Z"}, "a")
     store.set_meta("jp-c1", {"title": "Second"}, "b")
     store.set_meta("jp-c1", {"pinned_at": None}, "c")
@@ -90,7 +91,7 @@ def test_metadata_newest_value_wins_and_none_unsets(store: Store, monkeypatch: p
 def test_the_later_of_two_writes_in_one_millisecond_wins(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("gitstore.store.time.time", lambda: 1000.0)
+    monkeypatch.setattr("gitstore.store.core.time.time", lambda: 1000.0)
     store.set_meta("jp-c1", {"title": "Older"}, "a")
     store.set_meta("jp-c1", {"title": "Newer"}, "b")
     assert store.meta("jp-c1")["title"] == "Newer"
@@ -136,7 +137,7 @@ def test_long_metadata_notes_are_compacted_to_the_newest_line_per_key(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ticks = iter(float(1000 + i) for i in range(100))
-    monkeypatch.setattr("gitstore.store.time.time", lambda: next(ticks))
+    monkeypatch.setattr("gitstore.store.core.time.time", lambda: next(ticks))
     for n in range(30):
         store.set_meta("jp-c1", {"title": f"title {n}"}, "edit")
     store.set_meta("jp-c1", {"pinned_at": "2026-01-01T00:00:00.000000Z"}, "pin")

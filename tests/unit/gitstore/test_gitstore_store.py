@@ -15,7 +15,7 @@ from gitstore.errors import (
     InvalidId,
     StaleTip,
 )
-from gitstore.store import Store
+from gitstore.store.core import Store
 from tests.unit.gitstore.builders import git, request, start, turn
 
 

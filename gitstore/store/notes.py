@@ -30,10 +30,11 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitstore import faults, flock
+from gitstore import faults
 from gitstore.boundary import NOTES_MAX_DEPTH, meta_item
 from gitstore.errors import ConcurrentUpdate, LockedRef
-from gitstore.transaction import RefUpdate
+from gitstore.refs.transaction import RefUpdate
+from gitstore.store import flock
 
 if TYPE_CHECKING:
     import pygit2

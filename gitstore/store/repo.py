@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,7 +28,7 @@ def _configure(repo: pygit2.Repository, notes: refs.NotesRefs = refs.STANDALONE)
     # for `git notes merge` by hand: the union of lines, as jp merges them
     cfg[f"notes.{notes.meta.removeprefix('refs/notes/')}.mergeStrategy"] = "cat_sort_uniq"
     cfg[STORE_MARK] = "true"
-    from gitstore import storeformat
+    from gitstore.store import format as storeformat
 
     storeformat.write(repo)  # the format version (gitstore/storeformat.py)
     try:
@@ -50,6 +51,31 @@ def init_bare(path: Path) -> tuple[pygit2.Repository, bool]:
         raise StoreError(str(path), f"cannot create a repository: {exc}") from None
     _configure(repo)
     return repo, True
+
+
+def init_store(path: Path) -> bool:
+    """``jp init``: a bare store at ``path`` (harmless when one exists); True if made now."""
+    return init_bare(path)[1]
+
+
+@dataclass(frozen=True)
+class ProjectStore:
+    """What ``jp init --here`` made of the repository around a folder."""
+
+    path: str  # the repository's git directory, as git names it (no trailing slash)
+    created: bool  # False when it was a store already
+    notes: refs.NotesRefs
+
+
+def init_project(start: Path) -> ProjectStore | None:
+    """``jp init --here``: the git repository enclosing ``start`` becomes a store
+    (refs only, see ``mark_project``); None when there is no repository there."""
+    found = pygit2.discover_repository(str(start))
+    if found is None:
+        return None
+    where = found.rstrip("/")
+    created = not is_marked(Path(where))
+    return ProjectStore(where, created, mark_project(open_repo(Path(found))))
 
 
 def mark_project(repo: pygit2.Repository) -> refs.NotesRefs:
@@ -77,7 +103,7 @@ def _flag(cfg: pygit2.Config, name: str) -> bool:
 
 def notes_refs(gitdir: Path) -> refs.NotesRefs:
     """The notes refs of the store at ``gitdir`` (read as a file when it can be)."""
-    from gitstore.refread import config_flag
+    from gitstore.refs.files import config_flag
 
     found = config_flag(gitdir, "jp", "project") if (gitdir / "config").is_file() else None
     if found is None:
@@ -90,7 +116,7 @@ def notes_refs(gitdir: Path) -> refs.NotesRefs:
 
 def is_marked(path: Path) -> bool:
     """Whether `jp init --here` made the repository at ``path`` a store."""
-    from gitstore.refread import config_flag, plain_gitdir
+    from gitstore.refs.files import config_flag, plain_gitdir
 
     gitdir = plain_gitdir(path)
     found = config_flag(gitdir, "jp", "store") if gitdir is not None else None

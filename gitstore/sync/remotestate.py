@@ -10,14 +10,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from gitstore import quarantine, remotes
-from gitstore.opmodel import RemoteChange
-from gitstore.transaction import RefUpdate
+from gitstore.oplog.model import RemoteChange
+from gitstore.refs.transaction import RefUpdate
+from gitstore.sync import quarantine, remotes
 
 if TYPE_CHECKING:
     import pygit2
 
-    from gitstore.store import Store
+    from gitstore.store.core import Store
 else:
     from gitstore.lazy import lazy_module
 
@@ -82,3 +82,20 @@ def remove(store: Store, name: str) -> str:
         result = remotes.remove(repo, name)
     store.ops.remote(RemoteChange(name, before, snapshot(repo, name)))
     return result
+
+
+# -- a store's remotes, as commands read them ------------------------------------------
+
+
+def listing(store: Store) -> list[remotes.RemoteInfo]:
+    """Every remote of the store, jp's and others (``remotes.all_remotes``)."""
+    return remotes.all_remotes(store.repo)
+
+
+def find(store: Store, name: str) -> remotes.RemoteInfo | None:
+    return remotes.find(store.repo, name)
+
+
+def default(store: Store) -> str | None:
+    """The remote a sync uses when none is named (``remotes.default``)."""
+    return remotes.default(store.repo)

@@ -34,10 +34,11 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitstore import oplog, transaction
 from gitstore.errors import GitStoreError
-from gitstore.opmodel import Move, Op, RemoteChange, coalesce
-from gitstore.transaction import RefUpdate
+from gitstore.oplog import log as oplog
+from gitstore.oplog.model import Move, Op, RemoteChange, coalesce
+from gitstore.refs import transaction
+from gitstore.refs.transaction import ANY, RefUpdate
 
 if TYPE_CHECKING:
     import pygit2
@@ -148,7 +149,7 @@ class Recorder:
         self._remotes.append(change)
 
     def _old(self, update: RefUpdate) -> str | None:
-        if update.old != "*":
+        if update.old != ANY:
             return update.old
         return transaction.current(self._repo(), update.name)
 

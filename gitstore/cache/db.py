@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gitstore.chainfacts import SEGMENT, Facts, Run, segment_facts
-from gitstore.chainview import Segment
+from gitstore.cache.facts import SEGMENT, Facts, Run, segment_facts
+from gitstore.cache.view import Segment
 from gitstore.events import Event
 
 SCHEMA = """

@@ -24,11 +24,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gitstore import boundary, quarantine, refs, remotes, synclock
+from gitstore import boundary, refs
 from gitstore.errors import SyncError
-from gitstore.inbound import Known, check_chain
-from gitstore.store import Store
-from gitstore.transport import Transport
+from gitstore.store.core import Store
+from gitstore.sync import lock as synclock
+from gitstore.sync import quarantine, remotes
+from gitstore.sync.inbound import Known, check_chain
+from gitstore.sync.transport import Transport
 
 CHUNK = 1000  # explicit refspecs per fetch when fetching ref by ref
 SYNCED_SPACES = ("conversations/", "archive/", "notes/")

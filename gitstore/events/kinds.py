@@ -95,7 +95,7 @@ def validate(event: Any, where: str = "event") -> Event:
     known tag with a body that does not fit is refused.  The pydantic models
     live in ``gitstore.schema``, imported on first use to keep start-up cheap.
     """
-    from gitstore.schema import validate_event
+    from gitstore.events.schema import validate_event
 
     return validate_event(event, where)
 

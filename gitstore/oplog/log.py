@@ -24,9 +24,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitstore import diskfault, flock
 from gitstore.errors import ConcurrentUpdate, LockedRef, environment_fault
-from gitstore.opmodel import SYMBOLIC, Op
+from gitstore.oplog.model import SYMBOLIC, Op
+from gitstore.store import diskfault, flock
 
 if TYPE_CHECKING:
     import pygit2

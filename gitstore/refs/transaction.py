@@ -28,8 +28,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitstore import faults, refread
+from gitstore import faults
 from gitstore.errors import ConcurrentUpdate, RefBusy, StoreError, environment_fault
+from gitstore.refs import files as refread
 
 if TYPE_CHECKING:
     import pygit2
@@ -38,7 +39,8 @@ else:
 
     pygit2 = lazy_module("pygit2")
 
-SYMBOLIC = "symbolic:"
+SYMBOLIC = "symbolic:"  # a value that names a ref: a symbolic ref's target
+ANY = "*"  # an ``old`` value: whatever the ref holds now (JP_HEAD)
 STALE_LOCK_SECONDS = 1.0
 WAIT_SECONDS = 5.0  # how long a lock held by another process (git gc) is waited for
 POLL_SECONDS = 0.05
@@ -108,9 +110,9 @@ def _run(repo: pygit2.Repository, updates: list[RefUpdate], message: str, check:
                 txn.lock_ref(u.name)
             for u in updates:
                 now = current(repo, u.name)
-                if check and u.old != "*" and now != u.old:
+                if check and u.old != ANY and now != u.old:
                     raise ConcurrentUpdate(u.name)
-                if not check and (now == u.new or (u.old != "*" and now != u.old)):
+                if not check and (now == u.new or (u.old != ANY and now != u.old)):
                     continue  # done already, or moved by another writer since: leave it
                 if u.new is None:
                     if now is not None:
@@ -252,7 +254,7 @@ def _held(exc: BaseException, updates: list[RefUpdate], partial: bool = False) -
 def unmoved(repo: pygit2.Repository, updates: list[RefUpdate]) -> list[RefUpdate]:
     """The updates whose ref still holds its old value (JP_HEAD's ``*`` aside)."""
     return [
-        u for u in updates if u.old != "*" and u.old != u.new and current(repo, u.name) == u.old
+        u for u in updates if u.old != ANY and u.old != u.new and current(repo, u.name) == u.old
     ]
 
 
@@ -358,7 +360,7 @@ def _repair_one(repo: pygit2.Repository, gitdir: Path, path: Path, stale_after: 
     # "*", decides nothing); a ref moved elsewhere by another writer since is
     # not a sign of it, and rolling forward then would archive a live
     # conversation's old tip, for one.
-    landed = any(current(repo, u.name) == u.new for u in updates if u.old != "*" and u.old != u.new)
+    landed = any(current(repo, u.name) == u.new for u in updates if u.old != ANY and u.old != u.new)
     if not landed:
         path.unlink(missing_ok=True)  # the writer died before any ref moved
         return

@@ -33,9 +33,9 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
-from gitstore import commits, faults
+from gitstore import faults
 from gitstore.errors import EnvironmentFault, StoreError, environment_fault
-from gitstore.events import Event
+from gitstore.events import Event, commits
 
 CHUNK = 50_000  # events per pack: bounds index-pack's memory and time
 ROWS = 2_000  # events handed to ``on_rows`` at a time (the cache)

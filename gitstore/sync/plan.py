@@ -18,8 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
-from gitstore.ancestry import Comparison, Relation
 from gitstore.boundary import meta_item
+from gitstore.sync.ancestry import Comparison, Relation
 
 Compare = Callable[[str, str], Comparison]
 

@@ -16,13 +16,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from gitstore import oplog, opmodel, remotestate, transaction
 from gitstore.errors import NothingToUndo, UndoConflict, UnknownOperation
-from gitstore.opmodel import Move, Op
-from gitstore.transaction import RefUpdate
+from gitstore.oplog import log as oplog
+from gitstore.oplog import model as opmodel
+from gitstore.oplog.model import Move, Op
+from gitstore.refs import transaction
+from gitstore.refs.transaction import RefUpdate
+from gitstore.sync import remotestate
 
 if TYPE_CHECKING:
-    from gitstore.store import Store
+    from gitstore.store.core import Store
 
 __all__ = ["NothingToUndo", "Result", "UndoConflict", "UnknownOperation", "find", "restore", "undo"]
 

@@ -19,18 +19,22 @@ from datetime import UTC, datetime
 
 import pygit2
 
-from gitstore import fetching, ids, refs, remotes, synclock, syncmeta, transaction
-from gitstore.ancestry import Comparison, repo_parent
-from gitstore.ancestry import compare as compare_tips
+from gitstore import ids, refs
 from gitstore.boundary import Limits, conversation_name
 from gitstore.errors import ConcurrentUpdate, ConversationBusy
-from gitstore.fetching import Inbound
-from gitstore.notesync import NotesAction
-from gitstore.notesync import integrate as integrate_notes
-from gitstore.store import Store
-from gitstore.syncplan import Action, PullStep, Side, archived_by_meta, plan_pull, reduce
-from gitstore.transaction import SYMBOLIC, RefUpdate
-from gitstore.transport import Transport
+from gitstore.refs import transaction
+from gitstore.refs.transaction import SYMBOLIC, RefUpdate
+from gitstore.store.core import Store
+from gitstore.sync import fetching, remotes
+from gitstore.sync import lock as synclock
+from gitstore.sync import meta as syncmeta
+from gitstore.sync.ancestry import Comparison, repo_parent
+from gitstore.sync.ancestry import compare as compare_tips
+from gitstore.sync.fetching import Inbound
+from gitstore.sync.notes import NotesAction
+from gitstore.sync.notes import integrate as integrate_notes
+from gitstore.sync.plan import Action, PullStep, Side, archived_by_meta, plan_pull, reduce
+from gitstore.sync.transport import Transport, choose
 
 Progress = Callable[[str, int, int], None]
 BATCH = 200  # conversations moved per transaction (each holds its lock file open)
@@ -311,3 +315,11 @@ class Syncer:
             except ConcurrentUpdate:
                 return Outcome(cid, "changed", detail="changed during the pull")
         return Outcome(cid, step.action.value, new_id=new_id)
+
+
+def open_sync(
+    store: Store, remote: str, git: str | None, progress: Progress | None = None
+) -> Syncer:
+    """A pull or push with ``remote`` through the git command line at ``git``
+    (None: libgit2's own transport, ``transport.choose``)."""
+    return Syncer(store, remote, choose(store.repo, git), progress)

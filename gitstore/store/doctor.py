@@ -18,10 +18,14 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitstore import flock, oplog, oprecord, storeformat, transaction
+from gitstore.oplog import log as oplog
+from gitstore.oplog import recorder as oprecord
+from gitstore.refs import transaction
+from gitstore.store import flock
+from gitstore.store import format as storeformat
 
 if TYPE_CHECKING:
-    from gitstore.store import Store
+    from gitstore.store.core import Store
 
 QUARANTINE = "refs/jp/quarantine/"
 FIX = "jp doctor --fix"
@@ -276,7 +280,7 @@ def mend(store: Store, findings: list[Finding]) -> list[Finding]:
 
 def rebuild_cache(store: Store) -> None:
     """Drop the cache and read every conversation into a new one."""
-    from gitstore.cache import Cache
+    from gitstore.cache.db import Cache
 
     path = store.cache.path
     for extra in ("", "-wal", "-shm", "-journal"):

@@ -34,8 +34,9 @@ from pathlib import Path
 
 import pygit2
 
-from gitstore import configfile, faults, quarantine, refs
+from gitstore import faults, refs
 from gitstore.errors import SyncError
+from gitstore.sync import configfile, quarantine
 
 TRACKING_ROOT = "refs/jp-remotes/"
 SPACES = ("conversations", "archive")  # whole namespaces under refs/ that are jp's

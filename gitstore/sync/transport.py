@@ -19,9 +19,9 @@ from typing import Protocol
 
 import pygit2
 
-from gitstore import refread
 from gitstore.errors import SyncError
-from gitstore.syncplan import RemoteUpdate
+from gitstore.refs import files as refread
+from gitstore.sync.plan import RemoteUpdate
 
 CHUNK = 2000  # updates per `git push`, to stay far below the argument limit
 EXPLICIT_MAX = 20  # above this, refs are sent through a staging namespace and globs

@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # subprocess is imported when maintenance runs: most commands
 
     import pygit2
 
-    from gitstore.opmodel import Op
+    from gitstore.oplog.model import Op
 else:
     from gitstore.lazy import lazy_module
 
@@ -50,7 +50,7 @@ Retention = Callable[[], float]
 
 def trim_oplog(repo: pygit2.Repository, gitdir: Path, retention: float, now: float) -> int:
     """Drop the operations older than ``retention`` seconds; returns how many went."""
-    from gitstore import oplog
+    from gitstore.oplog import log as oplog
 
     oldest = oplog.oldest_time(repo)
     if oldest is None or oldest >= now - retention:

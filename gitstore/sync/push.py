@@ -14,10 +14,11 @@ import contextlib
 
 import pygit2
 
-from gitstore import refs, remotes
-from gitstore.sync import Outcome, Syncer, Tips
-from gitstore.syncplan import Action, PushStep, RemoteUpdate, plan_push, reduce
-from gitstore.transport import RefResult
+from gitstore import refs
+from gitstore.sync import remotes
+from gitstore.sync.plan import Action, PushStep, RemoteUpdate, plan_push, reduce
+from gitstore.sync.pull import Outcome, Syncer, Tips
+from gitstore.sync.transport import RefResult
 
 RETRIES = 3
 

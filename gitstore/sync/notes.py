@@ -18,12 +18,13 @@ from pathlib import Path
 
 import pygit2
 
-from gitstore import notes, refs
+from gitstore import refs
 from gitstore.boundary import Limits
 from gitstore.errors import ConcurrentUpdate
-from gitstore.inbound import NotesCheck, check_notes
-from gitstore.transaction import RefUpdate
-from gitstore.transaction import apply as apply_updates
+from gitstore.refs.transaction import RefUpdate
+from gitstore.refs.transaction import apply as apply_updates
+from gitstore.store import notes
+from gitstore.sync.inbound import NotesCheck, check_notes
 
 _HEX = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
 RETRIES = 5

@@ -16,8 +16,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from gitstore import flock
 from gitstore.errors import SyncError
+from gitstore.store import flock
 
 STALE_AFTER = 60.0  # seconds: no ref transaction holds its lock files this long
 

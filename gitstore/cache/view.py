@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol, overload
 
-from gitstore.chainfacts import ChainFacts
+from gitstore.cache.facts import ChainFacts
 from gitstore.events import Event
 
 

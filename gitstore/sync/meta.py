@@ -7,9 +7,10 @@ from datetime import UTC, datetime
 
 import pygit2
 
-from gitstore import ids, notes, refs
-from gitstore.store import Store
-from gitstore.syncplan import PullStep
+from gitstore import ids, refs
+from gitstore.store import notes
+from gitstore.store.core import Store
+from gitstore.sync.plan import PullStep
 
 
 def active_target(repo: pygit2.Repository) -> str | None:

@@ -13,29 +13,14 @@ import random
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitstore import (
-    commits,
-    diskfault,
-    faults,
-    flock,
-    ids,
-    maintenance,
-    notes,
-    packwrite,
-    quarantine,
-    refread,
-    refs,
-    storeformat,
-    transaction,
-)
+from gitstore import faults, ids, refs
 from gitstore.boundary import Limits, fit_event, stored_event_problem
-from gitstore.cache import Cache
-from gitstore.chainfacts import ChainFacts, Facts, segment_facts
-from gitstore.chainview import ChainView, Segment
+from gitstore.cache.db import Cache
+from gitstore.cache.facts import ChainFacts, Facts, segment_facts
+from gitstore.cache.view import ChainView, Segment
 from gitstore.errors import (
     ConcurrentUpdate,
     ConversationBusy,
@@ -49,17 +34,24 @@ from gitstore.errors import (
     StoreError,
     environment_fault,
 )
-from gitstore.events import Event, parse_time, validate
-from gitstore.quarantine import Quarantined
-from gitstore.repo import machine_id, notes_refs, open_repo
-from gitstore.transaction import RefUpdate
-from gitstore.turns import check_tool_responses
+from gitstore.events import Event, commits, parse_time, validate
+from gitstore.events.turns import check_tool_responses
+from gitstore.refs import files as refread
+from gitstore.refs import transaction
+from gitstore.refs.transaction import ANY, RefUpdate
+from gitstore.store import diskfault, flock, maintenance, notes, packwrite
+from gitstore.store import format as storeformat
+from gitstore.store.repo import machine_id, notes_refs, open_repo
+from gitstore.store.transaction import Transaction
+from gitstore.store.types import Conversation, Identity, Located
+from gitstore.sync import quarantine
+from gitstore.sync.quarantine import Quarantined
 
 if TYPE_CHECKING:
     import pygit2
 
-    from gitstore.opmodel import Op
-    from gitstore.oprecord import Recorder
+    from gitstore.oplog.model import Op
+    from gitstore.oplog.recorder import Recorder
 else:
     from gitstore.lazy import lazy_module
 
@@ -68,34 +60,6 @@ else:
 RETRIES = 60
 OPLOG_RETENTION = 90 * 86400.0  # seconds the operation log keeps an operation, by default
 PACK_AT = 1000  # events in one write from which they go into a pack
-
-
-@dataclass
-class Located:
-    cid: str
-    tip: str
-    archived: bool
-
-    @property
-    def ref(self) -> str:
-        return refs.archived(self.cid) if self.archived else refs.live(self.cid)
-
-
-@dataclass
-class Conversation:
-    """A conversation as read: its events in order, and each event's commit."""
-
-    cid: str
-    tip: str
-    archived: bool
-    events: list[Event]
-    commits: list[str] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class Identity:
-    name: str = "jp"
-    email: str = "jp@localhost"
 
 
 class Store:
@@ -141,7 +105,7 @@ class Store:
         if os.path.isdir(packwrite.folder(self.gitdir)):  # a bulk writer was killed
             packwrite.sweep(self.gitdir)
         if _any_file(self.gitdir / "jp" / "oplog"):  # one listing; the module only then
-            from gitstore import oprecord
+            from gitstore.oplog import recorder as oprecord
 
             if oprecord.pending(self.gitdir) and not transaction.pending(self.gitdir):
                 oprecord.recover(lambda: self.repo, self.gitdir, self._notes_signature)
@@ -150,7 +114,7 @@ class Store:
     def ops(self) -> Recorder:
         """The recorder of this process's operation (``begin_operation`` starts it)."""
         if self._ops is None:
-            from gitstore.oprecord import Recorder
+            from gitstore.oplog.recorder import Recorder
 
             self._ops = Recorder(self.gitdir, lambda: self.repo, self._first_write)
             if self._begun is not None:
@@ -197,6 +161,12 @@ class Store:
             yield self.ops
         finally:
             self.end_operation()
+
+    def operations(self, limit: int | None = None) -> list[Op]:
+        """The operation log, newest first (at most ``limit``)."""
+        from gitstore.oplog import log
+
+        return log.ops(self.repo, limit)
 
     def _locked(self, name: str) -> LockedRef | None:
         """The error for ``name`` when its lock file outlived its writer."""
@@ -248,6 +218,11 @@ class Store:
         if self._machine is None:
             self._machine = machine_id(self.repo)
         return self._machine
+
+    @property
+    def config_file(self) -> Path:
+        """The store's own layer of jp's configuration (local, never synced)."""
+        return self.gitdir / "jp" / "config.toml"
 
     @property
     def notes_refs(self) -> refs.NotesRefs:
@@ -691,6 +666,10 @@ class Store:
         if half_done is not None:
             raise half_done
 
+    def transaction(self, reason: str) -> Transaction:
+        """Several conversations' refs moved as one (``gitstore.store.transaction``)."""
+        return Transaction(self, reason)
+
     def archive(self, cid: str, reason: str) -> None:
         self._rename(cid, True, reason)
 
@@ -747,7 +726,7 @@ class Store:
         if cid is None and transaction.current(self.repo, refs.ACTIVE) is None:
             return
         try:
-            with self.ops.moving([RefUpdate(refs.ACTIVE, "*", new)]):
+            with self.ops.moving([RefUpdate(refs.ACTIVE, ANY, new)]):
                 if cid is None:
                     self.repo.references.delete(refs.ACTIVE)
                 else:
@@ -836,6 +815,24 @@ class Store:
                 out[anchor] = value
         return out
 
+    # -- values computed from the store, kept in its cache ------------------------------
+
+    def cached_summaries(self, tips: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """The summaries kept for ``tips`` (``keep_summaries``); a tip without one is absent."""
+        return self.cache.summaries(tips)
+
+    def keep_summaries(self, items: dict[str, dict[str, Any]]) -> None:
+        """Keep a summary (a JSON object) per tip: commits never change, so neither do they."""
+        self.cache.put_summaries(items)
+
+    def cached_value(self, name: str, version: str) -> Any:
+        """The value kept under ``name`` for ``version`` (e.g. a ref's commit), else None."""
+        return self.cache.derived(name, version)
+
+    def keep_value(self, name: str, version: str, value: Any) -> None:
+        """Keep one JSON value per ``name``: the one for the newest ``version`` seen."""
+        self.cache.put_derived(name, version, value)
+
     # -- holding a conversation for a whole turn -------------------------------------------
 
     @contextmanager
@@ -877,29 +874,3 @@ class _Segments:
 
     def events(self, commits: Sequence[str]) -> list[Event] | None:
         return self._store.cache.rows(commits)
-
-
-# -- local activity (never synced) ---------------------------------------------------
-
-
-def _state_path(store: Store) -> Path:
-    return store.gitdir / "jp" / "state.json"
-
-
-def activations(store: Store) -> dict[str, float]:
-    """When each conversation was last activated on this machine (epoch seconds)."""
-    try:
-        data = json.loads(_state_path(store).read_text())
-        return {str(k): float(v) for k, v in data.get("activated", {}).items()}
-    except (OSError, ValueError, AttributeError):
-        return {}
-
-
-def record_activation(store: Store, cid: str) -> None:
-    path = _state_path(store)
-    data = activations(store)
-    data[cid] = time.time()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f"state.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps({"activated": data}))
-    os.replace(tmp, path)

@@ -24,7 +24,7 @@ from gitstore.errors import Refused
 if TYPE_CHECKING:
     import pygit2
 
-    from gitstore.cache import Cache
+    from gitstore.cache.db import Cache
 else:
     from gitstore.lazy import lazy_module
 
