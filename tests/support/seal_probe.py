@@ -49,4 +49,3 @@ def test_jp_started_by_the_harness_sees_no_api_key(tmp_path: Path) -> None:
     user.ok("init")
     out = user.ok("q", "--new", "which model answers?")
     assert "offline model" in out, out  # with the developer's key it would call anthropic
-
