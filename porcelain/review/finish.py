@@ -18,10 +18,11 @@ from typing import Any
 
 from gitstore import refs
 from gitstore.errors import ConcurrentUpdate
-from gitstore.events import Event, now_text
+from gitstore.events import Event
 from gitstore.store import Located, Store, record_activation
 from gitstore.transaction import SYMBOLIC, RefUpdate
 from gitstore.turns import turn_count
+from porcelain import clock
 from porcelain.compaction.overlays import Overlay, overlay_from_event, standing_overlays
 from porcelain.compaction.proposal import Proposal, ProposalError
 from porcelain.errors import Declined, UserError
@@ -131,7 +132,7 @@ def _already_applied(
     if not standing:
         return False
     latest = standing[-1]
-    wanted = overlay_from_event(proposal.to_compaction_event(now_text()))
+    wanted = overlay_from_event(proposal.to_compaction_event(clock.now_text()))
     return (
         latest.from_turn,
         latest.to_turn,
@@ -144,7 +145,7 @@ def _already_applied(
 def _apply_once(
     store: Store, rid: str, source: Located, proposal: Proposal, origin: dict[str, Any]
 ) -> None:
-    event = proposal.to_compaction_event(now_text())
+    event = proposal.to_compaction_event(clock.now_text())
     event["metadata"] = {"proposal": origin}
     commit = store.write_commits([event], source.tip)[-1]
     review = store.require(rid)
@@ -176,6 +177,6 @@ def _archive_and_switch(store: Store, rid: str, source_id: str, _: Any) -> None:
 
 
 def _after_archive(store: Store, rid: str, source_id: str) -> None:
-    store.set_meta(rid, {"archived_at": now_text()}, f"jp: archive review {rid}")
+    store.set_meta(rid, {"archived_at": clock.now_text()}, f"jp: archive review {rid}")
     if store.exists(source_id):
         record_activation(store, source_id)
