@@ -8,12 +8,12 @@ history and pull prints the new id of the local continuation.
 from __future__ import annotations
 
 import shutil
-import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import click  # noqa: TID251
 
+from porcelain import clock
 from porcelain.context import App
 from porcelain.errors import UserError
 from porcelain.output import untrusted_field
@@ -120,11 +120,11 @@ class _Progress:
     def __init__(self, app: App) -> None:
         self.err = app.output.err
         self.enabled = app.output.is_terminal()
-        self.start = time.monotonic()
+        self.start = clock.monotonic()
         self.shown = False
 
     def __call__(self, stage: str, done: int, total: int) -> None:
-        if not self.enabled or time.monotonic() - self.start < PROGRESS_AFTER:
+        if not self.enabled or clock.monotonic() - self.start < PROGRESS_AFTER:
             return
         count = f" {done}/{total}" if total else ""
         self.err.write(f"\r{stage}{count}...\033[K")

@@ -21,10 +21,10 @@ from gitstore import (
     Event,
     Located,
     Store,
-    now_text,
     record_activation,
     turn_count,
 )
+from porcelain import clock
 from porcelain.compaction.overlays import Overlay, overlay_from_event, standing_overlays
 from porcelain.compaction.proposal import Proposal, ProposalError
 from porcelain.errors import Declined, UserError
@@ -134,7 +134,7 @@ def _already_applied(
     if not standing:
         return False
     latest = standing[-1]
-    wanted = overlay_from_event(proposal.to_compaction_event(now_text()))
+    wanted = overlay_from_event(proposal.to_compaction_event(clock.now_text()))
     return (
         latest.from_turn,
         latest.to_turn,
@@ -147,7 +147,7 @@ def _already_applied(
 def _apply_once(
     store: Store, rid: str, source: Located, proposal: Proposal, origin: dict[str, Any]
 ) -> None:
-    event = proposal.to_compaction_event(now_text())
+    event = proposal.to_compaction_event(clock.now_text())
     event["metadata"] = {"proposal": origin}
     commit = store.write_commits([event], source.tip)[-1]
     review = store.require(rid)
@@ -165,6 +165,6 @@ def _archive_and_switch(store: Store, rid: str, source_id: str, _: Any) -> None:
 
 
 def _after_archive(store: Store, rid: str, source_id: str) -> None:
-    store.set_meta(rid, {"archived_at": now_text()}, f"jp: archive review {rid}")
+    store.set_meta(rid, {"archived_at": clock.now_text()}, f"jp: archive review {rid}")
     if store.exists(source_id):
         record_activation(store, source_id)

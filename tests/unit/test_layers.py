@@ -71,9 +71,13 @@ def _gitstore_imports(path: Path) -> list[tuple[int, str, list[str]]]:
             for alias in node.names:
                 if alias.name.split(".")[0] == "gitstore":
                     found.append((node.lineno, alias.name, []))
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            if node.module.split(".")[0] == "gitstore":
-                found.append((node.lineno, node.module, [a.name for a in node.names]))
+        elif (
+            isinstance(node, ast.ImportFrom)
+            and node.module
+            and node.level == 0
+            and node.module.split(".")[0] == "gitstore"
+        ):
+            found.append((node.lineno, node.module, [a.name for a in node.names]))
     return found
 
 

@@ -22,8 +22,7 @@ from porcelain.compaction.ranges import RangeOverrides
 from porcelain.config import Config, load_config
 from porcelain.review import start as review_start
 from porcelain.review.state import latest_proposal
-
-from .builders import comp, turns
+from tests.unit.compaction.builders import comp, turns
 
 SOURCE = ids.from_deciseconds(17_000_000_000)
 
