@@ -225,7 +225,9 @@ def check_oplog(store: Store) -> list[Finding]:
 def check_fsck(store: Store) -> list[Finding]:
     git = shutil.which("git")
     if git is None:
-        return [Finding("fsck", "git is not installed: fsck skipped", "install git", severity="note")]
+        return [
+            Finding("fsck", "git is not installed: fsck skipped", "install git", severity="note")
+        ]
     proc = subprocess.run(
         [git, "--git-dir", str(store.gitdir), "fsck", "--no-dangling", "--no-progress"],
         stdin=subprocess.DEVNULL,
