@@ -22,71 +22,13 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from gitstore.cache.facts import SEGMENT, Facts, Run, segment_facts
-from gitstore.cache.view import Segment
+from gitstore.cache.sql import CHAIN, FORMAT, OLD_TABLES, SCHEMA, SEGMENTS, TO_SEGMENT, rollback
+from gitstore.cache.view import CachedChain, Segment
 from gitstore.events import Event
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS events (commit_id TEXT PRIMARY KEY, parent TEXT, json TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS summaries (tip TEXT PRIMARY KEY, json TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS segments (last TEXT PRIMARY KEY, start INTEGER NOT NULL,
-  n INTEGER NOT NULL, prev TEXT, first INTEGER, starts INTEGER NOT NULL, lead INTEGER NOT NULL,
-  internal INTEGER NOT NULL, facts TEXT NOT NULL, ids TEXT NOT NULL, json TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS derived (name TEXT PRIMARY KEY, version TEXT NOT NULL, json TEXT NOT NULL);
-"""
-FORMAT = "4"
-# every table any layout had: a cache of another FORMAT is dropped whole
-OLD_TABLES = ("events", "summaries", "snapshots", "segments", "derived")
-
-_CHAIN = """
-WITH RECURSIVE chain(c, p, j) AS (
-  SELECT commit_id, parent, json FROM events WHERE commit_id = ?
-  UNION ALL
-  SELECT e.commit_id, e.parent, e.json FROM events e JOIN chain ON e.commit_id = chain.p
-)
-SELECT c, p, j FROM chain
-"""
-
-# The same walk, stopping at the first commit that ends a segment (flag s).
-_TO_SEGMENT = """
-WITH RECURSIVE chain(c, p, j, s) AS (
-  SELECT commit_id, parent, json, EXISTS (SELECT 1 FROM segments WHERE last = commit_id)
-  FROM events WHERE commit_id = ?
-  UNION ALL
-  SELECT e.commit_id, e.parent, e.json, EXISTS (SELECT 1 FROM segments WHERE last = e.commit_id)
-  FROM events e JOIN chain ON e.commit_id = chain.p WHERE chain.s = 0
-)
-SELECT c, p, j, s FROM chain
-"""
-
-# The segments below one, down to the root: their links and counts only (the
-# columns before the long ones, so that no event text is read).
-_SEGMENTS = """
-WITH RECURSIVE seg(last, start, n, prev, first, starts, lead, internal) AS (
-  SELECT last, start, n, prev, first, starts, lead, internal FROM segments WHERE last = ?
-  UNION ALL
-  SELECT s.last, s.start, s.n, s.prev, s.first, s.starts, s.lead, s.internal
-  FROM segments s JOIN seg ON s.last = seg.prev
-)
-SELECT last, start, n, prev, first, starts, lead, internal FROM seg
-"""
-
-
-@dataclass
-class CachedChain:
-    """A chain as the cache holds it: its segments and the events above the last one."""
-
-    segments: list[Segment]
-    runs: list[Run]  # one per segment, then the tail's
-    tail_events: list[Event]
-    tail_ids: list[str]
-    tail_facts: Facts
-    # the segments this read cut from rows it had parsed: last commit -> events, ids
-    cut: dict[str, tuple[list[Event], list[str]]]
 
 
 class Cache:
@@ -135,7 +77,7 @@ class Cache:
         if db is None:
             return [], False
         try:
-            rows = db.execute(_CHAIN, (tip,)).fetchall()
+            rows = db.execute(CHAIN, (tip,)).fetchall()
         except sqlite3.Error:
             return [], False
         complete = bool(rows) and rows[-1][1] is None
@@ -165,7 +107,7 @@ class Cache:
         if db is None:
             return None
         try:
-            rows = db.execute(_TO_SEGMENT, (tip,)).fetchall()
+            rows = db.execute(TO_SEGMENT, (tip,)).fetchall()
             if not rows:
                 return None
             segments: list[Segment] = []
@@ -228,13 +170,13 @@ class Cache:
         try:
             db.execute("COMMIT")
         except sqlite3.Error:
-            self._rollback(db)
+            rollback(db)
 
     def _segments_below(
         self, db: sqlite3.Connection, last: str
     ) -> tuple[list[Segment], list[Run]] | None:
         """The segments from the root up to the one ending at ``last``; None if broken."""
-        found = db.execute(_SEGMENTS, (last,)).fetchall()
+        found = db.execute(SEGMENTS, (last,)).fetchall()
         found.reverse()
         segments = [Segment(r[0], r[1], r[2]) for r in found]
         expected = 0
@@ -379,7 +321,7 @@ class Cache:
             db.executemany("INSERT OR IGNORE INTO events VALUES (?, ?, ?)", rows)
             db.execute("COMMIT")
         except sqlite3.Error:
-            self._rollback(db)
+            rollback(db)
 
     def summaries(self, tips: Sequence[str]) -> dict[str, dict[str, Any]]:
         db = self._conn()
@@ -416,7 +358,7 @@ class Cache:
             )
             db.execute("COMMIT")
         except sqlite3.Error:
-            self._rollback(db)
+            rollback(db)
 
     def derived(self, name: str, version: str) -> Any:
         """A value computed from git state named by ``version`` (e.g. a commit id), or None."""
@@ -439,13 +381,6 @@ class Cache:
                 "INSERT OR REPLACE INTO derived VALUES (?, ?, ?)",
                 (name, version, json.dumps(value, ensure_ascii=False)),
             )
-        except sqlite3.Error:
-            pass
-
-    @staticmethod
-    def _rollback(db: sqlite3.Connection) -> None:
-        try:
-            db.execute("ROLLBACK")
         except sqlite3.Error:
             pass
 

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol, overload
 
-from gitstore.cache.facts import ChainFacts
+from gitstore.cache.facts import ChainFacts, Facts, Run
 from gitstore.events import Event
 
 
@@ -136,3 +136,16 @@ class ChainView(Sequence[Event]):
     def pages_read(self) -> int:
         """How many pages random access has parsed so far (for tests and benchmarks)."""
         return len(self._pages)
+
+
+@dataclass
+class CachedChain:
+    """A chain as the cache holds it: its segments and the events above the last one."""
+
+    segments: list[Segment]
+    runs: list[Run]  # one per segment, then the tail's
+    tail_events: list[Event]
+    tail_ids: list[str]
+    tail_facts: Facts
+    # the segments this read cut from rows it had parsed: last commit -> events, ids
+    cut: dict[str, tuple[list[Event], list[str]]]
