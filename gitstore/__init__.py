@@ -54,6 +54,17 @@ if TYPE_CHECKING:
         parse_time,
     )
     from gitstore.events import validate as validate_event
+    from gitstore.events.kinds import Kind
+    from gitstore.events.make import chat_message as chat_message_event
+    from gitstore.events.make import chat_reasoning as chat_reasoning_event
+    from gitstore.events.make import chat_request as chat_request_event
+    from gitstore.events.make import compaction as compaction_event
+    from gitstore.events.make import compaction_reset as compaction_reset_event
+    from gitstore.events.make import config_delta as config_delta_event
+    from gitstore.events.make import conversation_start as conversation_start_event
+    from gitstore.events.make import tool_call_request as tool_call_request_event
+    from gitstore.events.make import tool_call_response as tool_call_response_event
+    from gitstore.events.make import turn_start as turn_start_event
     from gitstore.events.turns import event_count, turn_bounds, turn_count, turn_indices
     from gitstore.faults import POINTS as FAULT_POINTS
     from gitstore.faults import install as install_fault_hook
@@ -126,6 +137,17 @@ _WHERE: dict[str, str] = {
     "parse_time": "gitstore.events",
     "now_text": "gitstore.events",
     "validate_event": "gitstore.events:validate",
+    "Kind": "gitstore.events.kinds",
+    "turn_start_event": "gitstore.events.make:turn_start",
+    "chat_request_event": "gitstore.events.make:chat_request",
+    "chat_message_event": "gitstore.events.make:chat_message",
+    "chat_reasoning_event": "gitstore.events.make:chat_reasoning",
+    "tool_call_request_event": "gitstore.events.make:tool_call_request",
+    "tool_call_response_event": "gitstore.events.make:tool_call_response",
+    "config_delta_event": "gitstore.events.make:config_delta",
+    "compaction_event": "gitstore.events.make:compaction",
+    "compaction_reset_event": "gitstore.events.make:compaction_reset",
+    "conversation_start_event": "gitstore.events.make:conversation_start",
     "turn_indices": "gitstore.events.turns",
     "turn_count": "gitstore.events.turns",
     "turn_bounds": "gitstore.events.turns",
@@ -203,6 +225,7 @@ __all__ = [
     "InvalidEvent",
     "InvalidId",
     "KNOWN_TYPES",
+    "Kind",
     "Limits",
     "Located",
     "LockedRef",
@@ -230,8 +253,15 @@ __all__ = [
     "UnknownOperation",
     "activations",
     "add_remote",
+    "chat_message_event",
+    "chat_reasoning_event",
+    "chat_request_event",
     "check_id",
     "check_remote_name",
+    "compaction_event",
+    "compaction_reset_event",
+    "config_delta_event",
+    "conversation_start_event",
     "created_at",
     "default_remote",
     "environment_fault",
@@ -260,9 +290,12 @@ __all__ = [
     "ref_value",
     "remove_remote",
     "restore",
+    "tool_call_request_event",
+    "tool_call_response_event",
     "turn_bounds",
     "turn_count",
     "turn_indices",
+    "turn_start_event",
     "undo",
     "validate_event",
 ]

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, overload
 
 from gitstore.events import CONVERSATION_TYPES, INTERNAL_TYPES, Event
+from gitstore.events.kinds import Kind
 
 SEGMENT = 1000
 
@@ -34,12 +35,13 @@ def segment_facts(events: Sequence[Event]) -> Facts:
     starts: list[int] = []
     internal: list[list[Any]] = []
     conversation, internal_types = CONVERSATION_TYPES, INTERNAL_TYPES
+    turn_start = Kind.TURN_START.value  # a plain string: this loop runs per event
     for pos, event in enumerate(events):
         kind = event.get("type")
         if kind in conversation:
             if first is None:
                 first = pos
-            if kind == "turn_start":
+            if kind == turn_start:
                 starts.append(pos)
         elif kind in internal_types:
             internal.append([pos, event])

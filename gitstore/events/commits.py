@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from gitstore.events import Event, canonical_json, parse_time
+from gitstore.events.kinds import Kind
 
 SUBJECT_WIDTH = 72
 
@@ -50,38 +51,38 @@ def _compaction_subject(event: Event) -> str:
 def subject(event: Event, tool_names: Mapping[str, str] | None = None) -> str:
     """The readable first line of an event's commit."""
     kind = event.get("type", "?")
-    if kind == "chat_request":
+    if kind == Kind.CHAT_REQUEST:
         return "user: " + _first_line(str(event.get("content", "")))
-    if kind == "chat_response":
+    if kind == Kind.CHAT_RESPONSE:
         if "message" in event:
             return "assistant: " + _first_line(str(event["message"]))
         if "reasoning" in event:
             return "reasoning: " + _first_line(str(event["reasoning"]))
         return "assistant: (structured data)"
-    if kind == "tool_call_request":
+    if kind == Kind.TOOL_CALL_REQUEST:
         args = json.dumps(event.get("arguments", {}), ensure_ascii=False, sort_keys=True)
         return _first_line(f"tool call {event.get('name')}: {args}")
-    if kind == "tool_call_response":
+    if kind == Kind.TOOL_CALL_RESPONSE:
         name = (tool_names or {}).get(str(event.get("id")), "call")
         return f"tool {name}: {'error' if event.get('is_error') else 'ok'}"
-    if kind == "turn_start":
+    if kind == Kind.TURN_START:
         return "turn: start"
-    if kind == "compaction":
+    if kind == Kind.COMPACTION:
         return _compaction_subject(event)
-    if kind == "compaction_reset":
+    if kind == Kind.COMPACTION_RESET:
         which = event.get("withdraw")
         if which is None:
             return "compaction: reset all"
         return "compaction: withdraw " + ", ".join(str(i + 1) for i in which)
-    if kind == "config_delta":
+    if kind == Kind.CONFIG_DELTA:
         keys = ", ".join(sorted(_dotted(event.get("delta", {}))))
         return _first_line("config: " + (keys or "(empty)"))
-    if kind == "conversation_start":
+    if kind == Kind.CONVERSATION_START:
         return _start_subject(event)
-    if kind == "inquiry_request":
+    if kind == Kind.INQUIRY_REQUEST:
         question = event.get("question", {})
         return "inquiry: " + _first_line(str(question.get("text", "")))
-    if kind == "inquiry_response":
+    if kind == Kind.INQUIRY_RESPONSE:
         return "inquiry answer: " + _first_line(json.dumps(event.get("answer")))
     return f"{kind}: (kept from a newer writer)"
 
@@ -112,11 +113,11 @@ def body(event: Event) -> str:
     """The full text of message events (empty for others)."""
     kind = event.get("type")
     text = ""
-    if kind == "chat_request":
+    if kind == Kind.CHAT_REQUEST:
         text = str(event.get("content", ""))
-    elif kind == "chat_response":
+    elif kind == Kind.CHAT_RESPONSE:
         text = str(event.get("message", event.get("reasoning", "")))
-    elif kind == "compaction" and event.get("summary"):
+    elif kind == Kind.COMPACTION and event.get("summary"):
         text = str(event["summary"].get("summary", ""))
     return text if "\n" in text.strip() or len(text) > SUBJECT_WIDTH else ""
 
@@ -132,11 +133,11 @@ def message(event: Event, tool_names: Mapping[str, str] | None = None) -> str:
 
 def author_name(event: Event) -> str:
     kind = event.get("type")
-    if kind in ("chat_request", "turn_start", "inquiry_response"):
+    if kind in (Kind.CHAT_REQUEST, Kind.TURN_START, Kind.INQUIRY_RESPONSE):
         return "user"
-    if kind in ("chat_response", "tool_call_request"):
+    if kind in (Kind.CHAT_RESPONSE, Kind.TOOL_CALL_REQUEST):
         return "assistant"
-    if kind == "tool_call_response":
+    if kind == Kind.TOOL_CALL_RESPONSE:
         return "tool"
     return "jp"
 

@@ -18,23 +18,47 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from enum import StrEnum
 from typing import Any
 
 Event = dict[str, Any]
 
+
+class Kind(StrEnum):
+    """Every event ``type`` jp knows: the names are written here once.
+
+    A ``StrEnum``: ``Kind.TURN_START == "turn_start"``, and an event stored
+    with either is the same JSON.
+    """
+
+    TURN_START = "turn_start"
+    CHAT_REQUEST = "chat_request"
+    CHAT_RESPONSE = "chat_response"
+    TOOL_CALL_REQUEST = "tool_call_request"
+    TOOL_CALL_RESPONSE = "tool_call_response"
+    INQUIRY_REQUEST = "inquiry_request"
+    INQUIRY_RESPONSE = "inquiry_response"
+    CONFIG_DELTA = "config_delta"
+    COMPACTION = "compaction"
+    COMPACTION_RESET = "compaction_reset"
+    CONVERSATION_START = "conversation_start"
+
+
+# plain strings: membership tests on loaded events stay as cheap as they were
 CONVERSATION_TYPES = frozenset(
-    {
-        "turn_start",
-        "chat_request",
-        "chat_response",
-        "tool_call_request",
-        "tool_call_response",
-        "inquiry_request",
-        "inquiry_response",
-    }
+    k.value
+    for k in (
+        Kind.TURN_START,
+        Kind.CHAT_REQUEST,
+        Kind.CHAT_RESPONSE,
+        Kind.TOOL_CALL_REQUEST,
+        Kind.TOOL_CALL_RESPONSE,
+        Kind.INQUIRY_REQUEST,
+        Kind.INQUIRY_RESPONSE,
+    )
 )
-INTERNAL_TYPES = frozenset({"config_delta", "compaction", "compaction_reset", "conversation_start"})
-KNOWN_TYPES = CONVERSATION_TYPES | INTERNAL_TYPES
+INTERNAL_TYPES = frozenset(k.value for k in Kind) - CONVERSATION_TYPES
+KNOWN_TYPES = frozenset(k.value for k in Kind)
 
 
 def is_conversation_event(event: Event) -> bool:

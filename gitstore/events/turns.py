@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gitstore.events import CONVERSATION_TYPES, Event
+from gitstore.events.kinds import Kind
 
 
 def turn_indices(events: Sequence[Event]) -> list[int]:
@@ -24,12 +25,13 @@ def turn_indices(events: Sequence[Event]) -> list[int]:
     out: list[int] = []
     append = out.append
     conversation = CONVERSATION_TYPES
+    turn_start = Kind.TURN_START.value  # a plain string: this loop runs per event
     current = 0
     seen_in_turn = False
     for event in events:
         kind = event.get("type")
         if kind in conversation:
-            if kind == "turn_start" and seen_in_turn:
+            if kind == turn_start and seen_in_turn:
                 current += 1
             seen_in_turn = True
         append(current)
@@ -88,13 +90,13 @@ def check_tool_responses(current_turn: Sequence[Event], new: Sequence[Event]) ->
         kind = event.get("type")
         if kind not in CONVERSATION_TYPES:
             continue
-        if kind == "turn_start" and in_turn:
+        if kind == Kind.TURN_START and in_turn:
             asked, answered, in_turn = {}, {}, 0
         in_turn += 1
         key = str(event.get("id"))
-        if kind == "tool_call_request":
+        if kind == Kind.TOOL_CALL_REQUEST:
             asked[key] = asked.get(key, 0) + 1
-        elif kind == "tool_call_response":
+        elif kind == Kind.TOOL_CALL_RESPONSE:
             answered[key] = answered.get(key, 0) + 1
             if answered[key] > asked.get(key, 0) and pos >= len(current_turn):
                 raise InvalidEvent(

@@ -36,6 +36,7 @@ from pathlib import Path
 from gitstore import faults
 from gitstore.errors import EnvironmentFault, StoreError, environment_fault
 from gitstore.events import Event, commits
+from gitstore.events.kinds import Kind
 
 CHUNK = 50_000  # events per pack: bounds index-pack's memory and time
 ROWS = 2_000  # events handed to ``on_rows`` at a time (the cache)
@@ -220,7 +221,7 @@ def _write_chunks(
     for event in events:
         if pack is None:
             pack = _Pack(work / f"chunk-{len(done)}.pack")
-        if event.get("type") == "tool_call_request":
+        if event.get("type") == Kind.TOOL_CALL_REQUEST:
             names[str(event.get("id"))] = str(event.get("name"))
         author = sign(commits.author_name(event), event)
         blob, tree, commit = commit_bytes(event, parent, names, author, sign(committer, event))

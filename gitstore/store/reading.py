@@ -15,6 +15,7 @@ from gitstore.errors import (
     CorruptEvent,
 )
 from gitstore.events import Event
+from gitstore.events.kinds import Kind
 from gitstore.store.base import StoreBase
 from gitstore.store.types import Conversation, Located
 from gitstore.sync import quarantine
@@ -200,7 +201,7 @@ class Reading(StoreBase):
         while True:
             event = json.loads(self._event_bytes(commit))
             out.append(event)
-            if event.get("type") == "turn_start" or not commit.parent_ids:
+            if event.get("type") == Kind.TURN_START or not commit.parent_ids:
                 break
             commit = self._commit(commit.parent_ids[0])
         out.reverse()

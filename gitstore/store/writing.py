@@ -20,6 +20,7 @@ from gitstore.errors import (
     environment_fault,
 )
 from gitstore.events import Event, commits, parse_time, validate
+from gitstore.events.kinds import Kind
 from gitstore.events.turns import check_tool_responses
 from gitstore.refs import transaction
 from gitstore.refs.transaction import RefUpdate
@@ -60,7 +61,7 @@ class Writing(Reading):
         if len(fitted) >= PACK_AT:
             return self.write_packed([e for e, _ in fitted], parent, names)
         for event, data in fitted:
-            if event.get("type") == "tool_call_request":
+            if event.get("type") == Kind.TOOL_CALL_REQUEST:
                 names[str(event.get("id"))] = str(event.get("name"))
             blob = self.repo.create_blob(data)
             builder = self.repo.TreeBuilder()
@@ -147,14 +148,14 @@ class Writing(Reading):
         where = self.require(cid)
         if where.tip != expected:
             raise StaleTip(cid, expected, where.tip)
-        if any(e.get("type") == "tool_call_response" for e in events):
+        if any(e.get("type") == Kind.TOOL_CALL_RESPONSE for e in events):
             turn = self.current_turn(expected)
             check_tool_responses(turn, events)
             tool_names = {
                 **{
                     str(e.get("id")): str(e.get("name"))
                     for e in turn
-                    if e.get("type") == "tool_call_request"
+                    if e.get("type") == Kind.TOOL_CALL_REQUEST
                 },
                 **(tool_names or {}),
             }
