@@ -60,8 +60,10 @@ class Recorder:
         gitdir: Path,
         repo: Callable[[], pygit2.Repository],
         first_write: Callable[[], None] | None = None,
+        now: Callable[[], float] = time.time,
     ) -> None:
         self.gitdir = gitdir
+        self._now = now  # the store's clock, in seconds: when an operation ran
         self._repo = repo
         self._first_write = first_write
         self._wrote = False
@@ -88,7 +90,7 @@ class Recorder:
             return
         self._reset()
         self.command = command
-        self.started = started if started is not None else time.time()
+        self.started = started if started is not None else self._now()
 
     def mark(self, *, undoes: str | None = None, restores: str | None = None) -> None:
         """Say what the operation is (an undo of one, a restore to one)."""
@@ -204,7 +206,7 @@ class Recorder:
             op = Op(
                 id=self.op_id,
                 command=command,
-                time=time.time(),
+                time=self._now(),
                 started=self.started,
                 pid=os.getpid(),
                 host=os.uname().nodename,
@@ -267,7 +269,10 @@ def abandoned(gitdir: Path) -> list[Path]:
 
 
 def recover(
-    repo: Callable[[], pygit2.Repository], gitdir: Path, signature: Callable[[], pygit2.Signature]
+    repo: Callable[[], pygit2.Repository],
+    gitdir: Path,
+    signature: Callable[[], pygit2.Signature],
+    now: Callable[[], float] = time.time,
 ) -> int:
     """Record the operations of killed commands; returns how many were written."""
     written = 0
@@ -276,7 +281,7 @@ def recover(
         if fd is None:
             continue  # its command is still running
         try:
-            op = rebuild(repo(), path.read_text(errors="replace"))
+            op = rebuild(repo(), path.read_text(errors="replace"), now())
             if op is not None and not oplog.has(repo(), op.id):
                 oplog.write(repo(), op, signature())
                 written += 1
@@ -288,7 +293,7 @@ def recover(
     return written
 
 
-def rebuild(repo: pygit2.Repository, text: str) -> Op | None:
+def rebuild(repo: pygit2.Repository, text: str, now: float | None = None) -> Op | None:
     """The operation a pending record describes, with only the moves that happened."""
     header: dict[str, Any] | None = None
     groups: list[tuple[int, dict[str, Any]]] = []
@@ -322,7 +327,7 @@ def rebuild(repo: pygit2.Repository, text: str) -> Op | None:
     return Op(
         id=str(header["id"]),
         command=str(header.get("command") or ""),
-        time=time.time(),
+        time=time.time() if now is None else now,
         started=float(header.get("started") or 0.0),
         pid=int(header.get("pid") or 0),
         host=str(header.get("host") or ""),

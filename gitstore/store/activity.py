@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from gitstore.clock import seconds
 
 if TYPE_CHECKING:
     from gitstore.store.core import Store
@@ -32,7 +33,7 @@ def activations(store: Store) -> dict[str, float]:
 def record_activation(store: Store, cid: str) -> None:
     path = _state_path(store)
     data = activations(store)
-    data[cid] = time.time()
+    data[cid] = seconds(store.clock)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f"state.{os.getpid()}.tmp")
     tmp.write_text(json.dumps({"activated": data}))

@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import TYPE_CHECKING
 from gitstore import refs
 from gitstore.boundary import Limits
 from gitstore.cache.db import Cache
+from gitstore.clock import SYSTEM, Clock, seconds
 from gitstore.errors import (
     LockedRef,
 )
@@ -58,9 +58,11 @@ class StoreBase:
         identity: Identity | None = None,
         limits: Limits | Callable[[], Limits] | None = None,
         repair: bool = True,
+        clock: Clock | None = None,
     ) -> None:
         self.path = path
         self.identity = identity or Identity()
+        self.clock: Clock = clock or SYSTEM  # the time of what the store records
         self._limits = limits
         self._repo: pygit2.Repository | None = None
         plain = refread.plain_gitdir(path)
@@ -91,7 +93,9 @@ class StoreBase:
             from gitstore.oplog import recorder as oprecord
 
             if oprecord.pending(self.gitdir) and not transaction.pending(self.gitdir):
-                oprecord.recover(lambda: self.repo, self.gitdir, self._notes_signature)
+                oprecord.recover(
+                    lambda: self.repo, self.gitdir, self._notes_signature, self._seconds
+                )
 
     @property
     def ops(self) -> Recorder:
@@ -99,10 +103,13 @@ class StoreBase:
         if self._ops is None:
             from gitstore.oplog.recorder import Recorder
 
-            self._ops = Recorder(self.gitdir, lambda: self.repo, self._first_write)
+            self._ops = Recorder(self.gitdir, lambda: self.repo, self._first_write, self._seconds)
             if self._begun is not None:
                 self._ops.begin(*self._begun)
         return self._ops
+
+    def _seconds(self) -> float:
+        return seconds(self.clock)
 
     def _first_write(self) -> None:
         """Record the format version in a store that predates it (best effort: a store
@@ -120,7 +127,7 @@ class StoreBase:
         The recorder is made only when something moves, so a read command pays nothing.
         """
         if self._ops is None:
-            self._begun = (command, time.time())
+            self._begun = (command, seconds(self.clock))
         else:
             self._ops.begin(command)
 

@@ -7,12 +7,12 @@ reads the environment or knows about models and commands.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from gitstore import ids, refs
+from gitstore.clock import seconds
 from gitstore.errors import (
     ConversationBusy,
     RefBusy,
@@ -108,7 +108,7 @@ class Store(Writing):
         def change(current: notes.NoteTexts) -> dict[str, str | None]:
             text = current.get(target, "")
             # later writes from this machine must win even within one millisecond
-            stamp = max(int(time.time() * 1000), notes.last_stamp(text, self.machine) + 1)
+            stamp = max(int(seconds(self.clock) * 1000), notes.last_stamp(text, self.machine) + 1)
             lines = "".join(
                 notes.meta_line(k, v, stamp, self.machine) + "\n" for k, v in values.items()
             )

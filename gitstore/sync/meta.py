@@ -3,11 +3,10 @@ conversation is active (both local to this store)."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pygit2
 
 from gitstore import ids, refs
+from gitstore.clock import seconds
 from gitstore.store import notes
 from gitstore.store.core import Store
 from gitstore.sync.plan import PullStep
@@ -30,7 +29,7 @@ def copy_meta(
     source note is copied too."""
     anchor = store.anchor(new_id)
     store.repo.create_blob(ids.anchor_bytes(new_id))
-    stamp = int(datetime.now(UTC).timestamp() * 1000)
+    stamp = int(seconds(store.clock) * 1000)
     extra = {
         "diverged_from": cid,
         "diverge_reason": step.action.value,

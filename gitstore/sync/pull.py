@@ -15,7 +15,6 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 import pygit2
 
@@ -299,7 +298,7 @@ class Syncer:
         """The remote keeps the id; the local copy continues under a new id."""
         assert step.fork is not None and step.target is not None
         cid = step.cid
-        new_id = ids.new_id(datetime.now(UTC), lambda c: c in taken or self.store.exists(c))
+        new_id = ids.new_id(self.store.clock.now(), lambda c: c in taken or self.store.exists(c))
         taken.add(new_id)
         syncmeta.copy_meta(self.store, self.signature, cid, new_id, step, self.remote)
         fork_ref = refs.archived(new_id) if step.fork.archived else refs.live(new_id)
