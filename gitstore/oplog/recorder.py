@@ -34,6 +34,7 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gitstore.claim import claim
 from gitstore.errors import GitStoreError
 from gitstore.oplog import log as oplog
 from gitstore.oplog.model import Move, Op, RemoteChange, coalesce
@@ -241,27 +242,11 @@ def pending(gitdir: Path) -> bool:
         return False
 
 
-def _claim(path: Path) -> int | None:
-    """A descriptor holding the record's lock once its writer is gone, else None."""
-    try:
-        fd = os.open(path, os.O_RDWR)
-    except OSError:
-        return None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        if os.fstat(fd).st_ino != os.stat(path).st_ino:  # completed and removed meanwhile
-            raise OSError("gone")
-    except OSError:
-        os.close(fd)
-        return None
-    return fd
-
-
 def abandoned(gitdir: Path) -> list[Path]:
     """Pending records whose writer is gone (what ``recover`` would complete)."""
     out: list[Path] = []
     for path in sorted(folder(gitdir).glob(f"*{SUFFIX}")):
-        fd = _claim(path)
+        fd = claim(path, still_there=True)
         if fd is not None:
             os.close(fd)
             out.append(path)
@@ -277,7 +262,7 @@ def recover(
     """Record the operations of killed commands; returns how many were written."""
     written = 0
     for path in sorted(folder(gitdir).glob(f"*{SUFFIX}")):
-        fd = _claim(path)
+        fd = claim(path, still_there=True)
         if fd is None:
             continue  # its command is still running
         try:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitstore import faults
+from gitstore.claim import claim
 from gitstore.errors import ConcurrentUpdate, RefBusy, StoreError, environment_fault
 from gitstore.refs import files as refread
 
@@ -282,20 +283,6 @@ def _drop_own_locks(repo: pygit2.Repository, gitdir: Path, updates: list[RefUpda
             (gitdir / f"{u.name}.lock").unlink(missing_ok=True)
 
 
-def _claim(path: Path) -> int | None:
-    """A descriptor holding ``path``'s lock, or None while its writer is alive (or it is gone)."""
-    try:
-        fd = os.open(path, os.O_RDWR)
-    except OSError:
-        return None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(fd)
-        return None
-    return fd
-
-
 def _stale_locks(gitdir: Path, updates: list[RefUpdate], older_than: float) -> bool:
     """Remove the ref locks a dead writer left; True if some are still too young to judge."""
     young = False
@@ -329,7 +316,7 @@ def repair(repo: pygit2.Repository, gitdir: Path, stale_after: float = STALE_LOC
     for path in sorted(folder.iterdir()):
         if path.suffix not in (".json", ".tmp"):
             continue
-        fd = _claim(path)
+        fd = claim(path)
         if fd is None:
             continue  # its writer is still at work (or just finished)
         try:

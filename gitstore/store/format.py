@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitstore.errors import StoreFormatTooNew
+from gitstore.refs.files import IncludesOthers, config_entries
 
 if TYPE_CHECKING:
     import pygit2
@@ -25,25 +26,12 @@ FORMAT = 1
 SECTION, KEY = "jp", "format"
 
 
-class _Unknown(Exception):
-    """The config file alone cannot say (it includes others)."""
-
-
 def _from_text(text: str) -> str | None:
-    current = ""
+    """The last ``jp.format`` of a config file's text (``IncludesOthers`` if it cannot say)."""
     found: str | None = None
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line[0] in "#;":
-            continue
-        if line.startswith("["):
-            current = line[1:].split("]", 1)[0].strip().lower()
-            if current.startswith("include"):
-                raise _Unknown
-            continue
-        name, sep, rest = line.partition("=")
-        if current == SECTION and sep and name.strip().lower() == KEY:
-            found = rest.split("#", 1)[0].split(";", 1)[0].strip().strip('"')
+    for section, name, value in config_entries(text):
+        if section == SECTION and name == KEY and value is not None:
+            found = value
     return found
 
 
@@ -64,7 +52,7 @@ def read(gitdir: Path, repo: Callable[[], pygit2.Repository] | None = None) -> i
         return _number(_from_text((gitdir / "config").read_text(errors="replace")))
     except OSError:
         return None
-    except _Unknown:
+    except IncludesOthers:
         pass
     if repo is None:
         return None
