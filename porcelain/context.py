@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from porcelain import clock
 from porcelain.errors import UserError
 from porcelain.output import Output
 
@@ -90,7 +89,7 @@ class App:
                     )
                 init_store(path)
                 self.output.note(f"note: created the store {path}")
-            self._store = Store(path, self.identity(), self.limits, clock=clock.current())
+            self._store = Store(path, self.identity(), self.limits)
             from porcelain.oprecord import begin
 
             begin(self, self._store)
