@@ -152,7 +152,7 @@ def test_compact_with_the_loaded_conversation_appends_the_same(
 ) -> None:
     from gitstore import refs
     from gitstore.refs.transaction import RefUpdate
-    from gitstore.store.core import Conversation
+    from gitstore import Conversation
     from porcelain.compaction import run
     from porcelain.compaction.projection import project as real
     from porcelain.compaction.rules import Rule, SummarySpec
