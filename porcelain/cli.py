@@ -4,14 +4,13 @@ place where errors become `error: ...` lines and exit codes."""
 from __future__ import annotations
 
 import gc
-import importlib
 import os
 import sys
-from typing import Any
 
 import click
 
 from porcelain.commands.context import App
+from porcelain.commands.lazy import LazyGroup
 from porcelain.errors import Exit, Interrupted, JpError
 from porcelain.render.output import Output
 
@@ -45,42 +44,11 @@ SUMMARIES = {
 ALIASES = {"q": "query", "c": "conversation", "conversations": "conversation", "cfg": "config"}
 
 
-class LazyGroup(click.Group):
-    """A group whose subcommands live in modules imported on first use."""
-
-    def __init__(self, *args: Any, lazy: dict[str, str], aliases: dict[str, str], **kw: Any):
-        super().__init__(*args, **kw)
-        self.lazy = lazy
-        self.aliases = aliases
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(set(super().list_commands(ctx)) | set(self.lazy))
-
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        rows = [(name, SUMMARIES.get(name, "")) for name in self.list_commands(ctx)]
-        with formatter.section("Commands"):
-            formatter.write_dl(rows)
-
-    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        name = self.aliases.get(name, name)
-        if name in self.lazy:
-            module, attr = self.lazy[name].split(":")
-            command = getattr(importlib.import_module(module), attr)
-            assert isinstance(command, click.Command)
-            return command
-        return super().get_command(ctx, name)
-
-    def resolve_command(
-        self, ctx: click.Context, args: list[str]
-    ) -> tuple[str | None, click.Command | None, list[str]]:
-        _, cmd, rest = super().resolve_command(ctx, args)
-        return (cmd.name if cmd else None), cmd, rest
-
-
 @click.group(
     cls=LazyGroup,
     lazy=COMMANDS,
     aliases=ALIASES,
+    summaries=SUMMARIES,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
 @click.option(

@@ -16,7 +16,7 @@ from porcelain.errors import JpError
 
 if TYPE_CHECKING:
     from gitstore import Store
-    from porcelain.commands.context import App
+    from porcelain.app.session import Session
 
 MAX_COMMAND = 2000  # characters of the command line kept in the log
 DAY = 86400.0
@@ -27,12 +27,12 @@ def command_line(argv: Sequence[str]) -> str:
     return text if len(text) <= MAX_COMMAND else text[: MAX_COMMAND - 3] + "..."
 
 
-def begin(app: App, store: Store) -> None:
+def begin(app: Session, store: Store) -> None:
     store.begin_operation(command_line(app.argv))
     store.oplog_retention = lambda: retention_days(app) * DAY
 
 
-def retention_days(app: App) -> int:
+def retention_days(app: Session) -> int:
     try:
         return app.config().op_log_retention_days()
     except JpError:  # a broken configuration: the command itself says so

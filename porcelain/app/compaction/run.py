@@ -28,7 +28,7 @@ from porcelain.domain.compaction.rules import (
 from porcelain.domain.compaction.timeline import timeline
 
 if TYPE_CHECKING:
-    from porcelain.commands.context import App
+    from porcelain.app.session import Session
 
 
 @dataclass
@@ -39,7 +39,7 @@ class Outcome:
     summaries: list[str | None] = field(default_factory=list)
 
 
-def default_model(app: App) -> str:
+def default_model(app: Session) -> str:
     return "anthropic/claude-sonnet-4-5" if app.has_api_key() else "offline/jp"
 
 
@@ -108,7 +108,7 @@ def compact(
     return Outcome(planned, timeline(existing, labels, count, False), new, texts)
 
 
-def compact_silently(app: App, cid: str, specs: Sequence[str]) -> None:
+def compact_silently(app: Session, cid: str, specs: Sequence[str]) -> None:
     """`q -k` and `fork -k`: compact before the turn, printing nothing."""
     from porcelain.app.lifecycle import jp_deltas
     from porcelain.app.review.start import refuse_if_open, refuse_if_review

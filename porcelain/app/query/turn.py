@@ -9,7 +9,7 @@ conversation is held for the whole turn, so two writers never interleave.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from gitstore import Event, Store
 from porcelain import clock
@@ -26,14 +26,28 @@ from porcelain.app.query.tools import (
 from porcelain.config import Config
 from porcelain.domain.view import model_events
 from porcelain.errors import Interrupted, ProviderError, UserError
-from porcelain.models.base import ModelRequest, StreamInterrupted, get_model
-from porcelain.render.stream import StreamView
+from porcelain.models.base import DeltaKind, ModelRequest, StreamInterrupted, get_model
 
 MAX_ROUNDS = 24
 DEFAULT_INSTRUCTIONS = (
     "You are a helpful assistant working with the user in a terminal. "
     "Be precise and concise; name files, commands and numbers exactly."
 )
+
+
+class StreamView(Protocol):
+    """What a turn shows as it runs (the terminal's is `porcelain.render.stream.StreamView`):
+    a model's deltas as they arrive, a wait, and each tool call and result."""
+
+    def __call__(self, kind: DeltaKind, text: str) -> None: ...
+
+    def waiting(self, label: str = ...) -> None: ...
+
+    def finish(self) -> None: ...
+
+    def tool_call(self, event: Event) -> None: ...
+
+    def tool_result(self, name: str, content: str, is_error: bool) -> None: ...
 
 
 @dataclass
