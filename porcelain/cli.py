@@ -4,16 +4,15 @@ place where errors become `error: ...` lines and exit codes."""
 from __future__ import annotations
 
 import gc
-import importlib
 import os
 import sys
-from typing import Any
 
 import click
 
-from porcelain.context import App
+from porcelain.commands.context import App
+from porcelain.commands.lazy import LazyGroup
 from porcelain.errors import Exit, Interrupted, JpError
-from porcelain.output import Output
+from porcelain.render.output import Output
 
 # name -> "module:attribute"; modules are imported only when their command runs
 COMMANDS = {
@@ -45,42 +44,11 @@ SUMMARIES = {
 ALIASES = {"q": "query", "c": "conversation", "conversations": "conversation", "cfg": "config"}
 
 
-class LazyGroup(click.Group):
-    """A group whose subcommands live in modules imported on first use."""
-
-    def __init__(self, *args: Any, lazy: dict[str, str], aliases: dict[str, str], **kw: Any):
-        super().__init__(*args, **kw)
-        self.lazy = lazy
-        self.aliases = aliases
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(set(super().list_commands(ctx)) | set(self.lazy))
-
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        rows = [(name, SUMMARIES.get(name, "")) for name in self.list_commands(ctx)]
-        with formatter.section("Commands"):
-            formatter.write_dl(rows)
-
-    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        name = self.aliases.get(name, name)
-        if name in self.lazy:
-            module, attr = self.lazy[name].split(":")
-            command = getattr(importlib.import_module(module), attr)
-            assert isinstance(command, click.Command)
-            return command
-        return super().get_command(ctx, name)
-
-    def resolve_command(
-        self, ctx: click.Context, args: list[str]
-    ) -> tuple[str | None, click.Command | None, list[str]]:
-        _, cmd, rest = super().resolve_command(ctx, args)
-        return (cmd.name if cmd else None), cmd, rest
-
-
 @click.group(
     cls=LazyGroup,
     lazy=COMMANDS,
     aliases=ALIASES,
+    summaries=SUMMARIES,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
 @click.option(
@@ -155,8 +123,8 @@ _LATE: list[str] = []
 
 def _close(app: App) -> None:
     """The command ended (maybe by an exception, still in flight here): record its operation."""
+    from porcelain.app.oprecord import finish
     from porcelain.errors import Interrupted
-    from porcelain.oprecord import finish
 
     kind = sys.exc_info()[0]
     # an interrupted command says itself what it kept: the operation is recorded quietly
@@ -219,8 +187,8 @@ def main() -> None:
     """Run `jp`; translate every expected failure into one line on stderr."""
     output = Output()
     try:
-        if os.environ.get("JP_FAULT"):  # a testing hook: see porcelain/faults.py
-            from porcelain.faults import install
+        if os.environ.get("JP_FAULT"):  # a testing hook: see porcelain/app/faults.py
+            from porcelain.app.faults import install
 
             install(os.environ["JP_FAULT"])
         if os.environ.get("JP_TEST_CLOCK") or os.environ.get("JP_TEST_SEED"):
@@ -244,7 +212,7 @@ def main() -> None:
     except BrokenPipeError:
         code = Exit.OK
     except Exception as exc:  # the boundary: everything else becomes one line
-        from porcelain.failures import translate
+        from porcelain.render.failures import translate
 
         error = translate(exc)
         if error is None:

@@ -13,11 +13,10 @@ from typing import Any
 
 import pytest
 
-from gitstore import faults, refs
+from gitstore import Identity, Store, faults, refs
 from gitstore.events import format_time, parse_time
 from gitstore.store import core as store_module
 from gitstore.store import packwrite
-from gitstore import Identity, Store
 from gitstore.store.repo import init_bare
 from porcelain.jpformat import JpConversation, write_conversation
 from tests.reliability.harness import ID, Sandbox

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from porcelain.cli import LazyGroup
+import click
+
+from porcelain.commands.lazy import LazyGroup
 
 _BASE = "porcelain.commands.conversation."
 SUBCOMMANDS = {
@@ -60,17 +62,8 @@ SUMMARIES = {
 }
 
 
-class _Group(LazyGroup):
-    def format_commands(self, ctx, formatter):  # type: ignore[no-untyped-def]
-        rows = [(n, SUMMARIES.get(n, "")) for n in self.list_commands(ctx)]
-        with formatter.section("Commands"):
-            formatter.write_dl(rows)
-
-
 def _make() -> LazyGroup:
-    import click
-
-    @click.group(cls=_Group, lazy=SUBCOMMANDS, aliases=ALIASES)
+    @click.group(cls=LazyGroup, lazy=SUBCOMMANDS, aliases=ALIASES, summaries=SUMMARIES)
     def conversation() -> None:
         """List, show, print, fork, compact and review conversations.
 
