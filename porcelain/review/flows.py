@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from porcelain.compaction.proposal import Proposal
+from gitstore import Event
+from porcelain.compaction.proposal import Proposal, span
 from porcelain.context import App
 
 
@@ -24,9 +26,15 @@ def interactive(app: App, target: str | None, opts: dict[str, Any]) -> None:
         # read once, for the configuration and the review; only what they look at
         view = store.view_chain(source.tip)
         config = app.config(deltas=jp_deltas([e for _, e in view.facts.internal_events()]))
-        app.output.note(f"Drafting the opening summary of {source.cid}...")
         started = start_review(
-            store, source, config, overrides, opts.get("model"), default_model(app), view=view
+            store,
+            source,
+            config,
+            overrides,
+            opts.get("model"),
+            default_model(app),
+            view=view,
+            progress=app.output.note,
         )
     if app.output.json:
         proposal = started.proposal
@@ -78,11 +86,15 @@ def finish(app: App, *, abort: bool, yes: bool) -> None:
 
     def ask(proposal: Proposal, turns: int) -> bool:
         show = app.output.note if app.output.json else app.output.line
-        for line in _confirmation(proposal, turns):
+        _, source_id = steps.active_review(store)
+        for line in _confirmation(proposal, turns, store.load(source_id).events):
             show(line)
         return yes or app.output.confirm("Apply?")
 
     done = steps.apply(store, ask)
+    if not done.applied:
+        _declined(app, done)
+        return
     if app.output.json:
         app.output.data(
             {
@@ -101,16 +113,34 @@ def finish(app: App, *, abort: bool, yes: bool) -> None:
         )
     elif done.proposal is not None:
         p = done.proposal
-        app.output.line(f"Applied to {done.source_id}: compacted turns {p.from_turn}..{p.to_turn}.")
+        app.output.line(f"Applied to {done.source_id}: compacted {span(p.from_turn, p.to_turn)}.")
         app.output.line(f"Review {done.review_id} archived.")
     app.output.line(f"Active conversation: {done.source_id}")
 
 
-def _confirmation(proposal: Proposal, turns: int) -> list[str]:
+def _declined(app: App, done: Any) -> None:
+    if app.output.json:
+        app.output.data(
+            {"review_id": done.review_id, "source_id": done.source_id, "applied": False}
+        )
+        return
+    app.output.line("Not applied; the review stays open.")
+    app.output.line(
+        "Discuss further with `jp q ...`, or end it with `jp conversation compact --abort`."
+    )
+
+
+def _confirmation(proposal: Proposal, turns: int, source: Sequence[Event]) -> list[str]:
+    from porcelain.compaction.coverage import coverage
+
     head, _, rest = proposal.render(turns).partition("\n")
     stay = max(0, turns - proposal.to_turn) + max(0, proposal.from_turn - 1)
-    lines = [head, f"The conversation now has {turns} turns; {stay} turns stay uncompacted."]
+    lines = [head, f"The conversation now has {_turns(turns)}; {_turns(stay)} stay uncompacted."]
     if rest.strip():
         lines += ["", rest.strip()]
-    lines.append("")
+    lines += ["", *coverage(source, proposal).lines(), ""]
     return lines
+
+
+def _turns(n: int) -> str:
+    return f"{n} turn" if n == 1 else f"{n} turns"

@@ -27,10 +27,12 @@ from gitstore import (
     record_activation,
 )
 from porcelain import clock
+from porcelain.compaction.coverage import coverage
 from porcelain.compaction.overlap import grow_summary_range
 from porcelain.compaction.overlays import Overlay, standing_overlays_at
 from porcelain.compaction.projection import project
 from porcelain.compaction.proposal import Proposal, validate_proposal
+from porcelain.compaction.proposal import span as turn_span
 from porcelain.compaction.ranges import RangeOverrides, resolve_rule_range
 from porcelain.compaction.rules import DEFAULT_RULE, Rule, rules_from_config
 from porcelain.compaction.summarize import SummaryJob, summarize
@@ -100,6 +102,7 @@ def start_review(
     *,
     loaded: Conversation | None = None,
     view: ChainView | None = None,
+    progress: Any = None,
 ) -> Started:
     """Open a review of ``source`` on the summarizer's draft.
 
@@ -164,6 +167,10 @@ def start_review(
         kept_overlays: list[Overlay] = []
     else:
         kept, kept_indices, kept_overlays = events, indices, overlays
+    if progress is not None:  # said only once the range is known to be good
+        progress(
+            f"Drafting the opening summary of {source.cid}, {turn_span(from0 + 1, to0 + 1)}..."
+        )
     draft = summarize(
         job,
         kept,
@@ -184,11 +191,12 @@ def start_review(
         "prior_compactions": prior,
         "model": review_model,
     }
+    rendered = "\n".join([proposal.render(inherited), "", *coverage(events, proposal).lines()])
     extra = [
         config_delta(_review_config(config, review_model, window)),
-        *_opening_proposal(proposal.to_args(), proposal.render(inherited)),
+        *_opening_proposal(proposal.to_args(), rendered),
     ]
-    started = _publish(store, source, review, extra, proposal.render(inherited), prior)
+    started = _publish(store, source, review, extra, rendered, prior)
     # as `latest_proposal` reads it back from the review's opening result
     return replace(started, proposal=proposal_from_args(proposal.to_args()))
 

@@ -62,6 +62,11 @@ def render(info: dict[str, Any]) -> list[str]:
             lines.append("Proposal:     " + describe_json_overlay(proposal))
             if proposal.get("summary"):
                 lines += ["", *("  " + ln for ln in str(proposal["summary"]).splitlines())]
+            if proposal.get("coverage"):
+                from porcelain.compaction.coverage import Coverage
+
+                report = Coverage.from_json(proposal["coverage"]).lines()
+                lines += ["", *("  " + untrusted_field(ln) for ln in report)]
     return lines
 
 
