@@ -5,6 +5,7 @@ from __future__ import annotations
 from contextlib import nullcontext
 from typing import Any
 
+from gitstore import turn_count
 from porcelain import clock
 from porcelain.compaction.overlays import (
     overlay_label,
@@ -12,6 +13,7 @@ from porcelain.compaction.overlays import (
     reset_event,
     standing_overlays,
 )
+from porcelain.compaction.rangecheck import check_range_flags, typed_range
 from porcelain.compaction.ranges import RangeOverrides, parse_range_overrides
 from porcelain.compaction.rules import adhoc_rule, effective_rules, rules_from_config
 from porcelain.compaction.run import compact, default_model
@@ -45,7 +47,9 @@ def run(app: App, target: str | None, opts: dict[str, Any]) -> None:
     if not dry:
         refuse_if_open(store, loc.cid, starting=False)
     with nullcontext() if dry else store.hold(loc.cid, wait=10.0):  # a dry run only reads
-        config = app.config(deltas=jp_deltas(store.load(loc.cid).events))
+        events = store.load(loc.cid).events
+        check_range_flags(overrides, turn_count(events), typed_range(opts))
+        config = app.config(deltas=jp_deltas(events))
         if opts["summarize"] is not None or opts["reasoning"] or opts["tools"]:
             tools = parse_tool_mode(opts["tools"]) if opts["tools"] else None
             rules = [

@@ -12,6 +12,7 @@ from porcelain.context import App
 
 def interactive(app: App, target: str | None, opts: dict[str, Any]) -> None:
     from porcelain.compaction.flows import overrides_from
+    from porcelain.compaction.rangecheck import check_range_flags, typed_range
     from porcelain.compaction.run import default_model
     from porcelain.lifecycle import jp_deltas
     from porcelain.review.start import refuse_if_review, start_review
@@ -25,6 +26,7 @@ def interactive(app: App, target: str | None, opts: dict[str, Any]) -> None:
         source = store.require(source.cid)  # where it is now that no one else writes it
         # read once, for the configuration and the review; only what they look at
         view = store.view_chain(source.tip)
+        check_range_flags(overrides, view.facts.turn_count(), typed_range(opts))
         config = app.config(deltas=jp_deltas([e for _, e in view.facts.internal_events()]))
         started = start_review(
             store,

@@ -177,6 +177,8 @@ def test_bad_ranges_and_flags_are_refused(user: User, tmp_path: Path) -> None:
         proc = user.fail("conversation", "compact", cid, *args)
         assert word in proc.stderr, (args, proc.stderr)
     assert user.refs() == before
-    out = user.ok("conversation", "compact", cid, "--from", "7", "--to", "3")
-    assert "Nothing to compact." in out
+    for args in (["--from", "7", "--to", "3"], ["--from", "20"], ["--keep-first=-2"]):
+        proc = user.run("conversation", "compact", cid, *args)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert proc.stderr.startswith("error: ") and "turns 1-9" in proc.stderr, proc.stderr
     assert user.refs() == before
