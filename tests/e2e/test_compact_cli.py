@@ -124,7 +124,7 @@ def test_reset_withdraws_without_rewriting(user: User, tmp_path: Path) -> None:
     cid = nine(user, tmp_path)
     user.ok("conversation", "use", cid)
     out = user.ok("conversation", "compact", "--reset")
-    assert "No compaction events to remove." in out
+    assert "No compactions to withdraw." in out
     user.ok("conversation", "compact")
     user.ok("conversation", "compact", "--from", "3", "--to", "4", "--tools", "omit")
     standing = user.show(cid)["compactions"]
@@ -133,8 +133,13 @@ def test_reset_withdraws_without_rewriting(user: User, tmp_path: Path) -> None:
         (3, 4, "omit"),
     ]
     chain = user.commits(cid)
-    out = user.ok("conversation", "compact", "--reset=1")
-    assert "Removed compaction 1 (turns 2..8)." in out
+    declined = user.ok("conversation", "compact", "--reset=1", input="n\n")
+    assert "turns 2-8 (reasoning + tools), not from a review" in declined
+    assert "`jp undo` brings the compactions back" in declined
+    assert "Nothing withdrawn; the compactions stand." in declined
+    assert user.commits(cid) == chain, "a no changes nothing"
+    out = user.ok("conversation", "compact", "--reset=1", input="y\n")
+    assert "Withdrew 1 compaction (turns 2-8): appended one withdrawal event." in out
     reset = user.event(user.tip(cid))
     assert reset["type"] == "compaction_reset" and reset["withdraw"] == [0]
     assert user.commits(cid)[:-1] == chain, "history is kept; a reset is one more event"
@@ -147,11 +152,11 @@ def test_reset_withdraws_without_rewriting(user: User, tmp_path: Path) -> None:
     for bad in ("--reset=0", "--reset=x"):
         assert user.fail("conversation", "compact", bad).returncode == 2
     out = user.ok("conversation", "compact", "--reset", "--dry-run")
-    assert "Would remove 1 compaction event(s)." in out
+    assert "Would withdraw 1 compaction (turns 3-4); nothing was written." in out
     assert user.event(user.tip(cid))["type"] == "compaction_reset"
     assert user.show(cid)["compactions"] != []
-    out = user.ok("conversation", "compact", "--reset")
-    assert "Removed 1 compaction event(s)." in out
+    out = user.ok("conversation", "compact", "--reset", "--yes")
+    assert "Withdrew 1 compaction (turns 3-4)" in out
     assert user.event(user.tip(cid))["withdraw"] is None
     assert user.show(cid)["compactions"] == []
     assert "<<T04>>" in user.ok("conversation", "print", "--compacted")

@@ -101,7 +101,8 @@ def compact(app: App, /, target: str | None, **opts: Any) -> None:
         review.interactive(app, target, opts)
     elif opts["reset"] is not None:
         _refuse_for_reset(opts)
-        flows.reset(app, target, opts["reset"], opts["dry_run"])
+        yes = (opts["yes"] or app.yes) and not opts["confirm"]
+        flows.reset(app, target, opts["reset"], opts["dry_run"], yes)
     else:
         check_policies(opts)
         flows.run(app, target, opts)
