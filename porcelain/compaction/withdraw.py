@@ -27,7 +27,9 @@ def origin(overlay: Overlay, events: Sequence[Event]) -> str:
 def describe(overlay: Overlay, events: Sequence[Event]) -> str:
     """``turns 2-8 (reasoning + tools), not from a review``."""
     label = overlay_label(overlay) or "no policy"
-    return f"{span(overlay.from_turn + 1, overlay.to_turn + 1)} ({label}), {origin(overlay, events)}"
+    return (
+        f"{span(overlay.from_turn + 1, overlay.to_turn + 1)} ({label}), {origin(overlay, events)}"
+    )
 
 
 def count(n: int) -> str:
