@@ -21,13 +21,13 @@ def test_default_rule_strips_turns_2_to_8(user: User, tmp_path: Path) -> None:
     before = user.tip(cid)
     raw = user.ok("conversation", "print", cid)
     out = user.ok("conversation", "compact", cid, "--dry-run")
-    assert "Would have compacted turns 2..8 (7 total, reasoning + tools)." in out
+    assert "Would have compacted turns 2-8 (reasoning + tools)." in out
     assert user.tip(cid) == before, "--dry-run wrote"
 
     out = user.ok("conversation", "compact", cid)
     assert out.splitlines() == [
         "Kept turn 1.",
-        "Compacted turns 2..8 (7 total, reasoning + tools).",
+        "Compacted turns 2-8 (reasoning + tools).",
         "Kept turn 9.",
     ]
     assert user.git("rev-parse", f"{user.tip(cid)}^").strip() == before, "one commit"
@@ -38,14 +38,14 @@ def test_default_rule_strips_turns_2_to_8(user: User, tmp_path: Path) -> None:
     assert event["tool_calls"] == {"policy": "strip", "request": True, "response": True}
     assert "summary" not in event
     subject = user.git("log", "-1", "--format=%s", user.tip(cid)).strip()
-    assert subject == "compaction: strip reasoning + tools on turns 2..8"
+    assert subject == "compaction: strip reasoning + tools on turns 2-8"
 
     info = user.show(cid)
     assert info["compactions"] == [
         {"from_turn": 2, "to_turn": 8, "summary": None, "reasoning": "strip", "tool_calls": "strip"}
     ]
     assert (info["turns"], info["events"]) == (9, 44), "a compaction is not an event JP counts"
-    assert "turns 2..8 (7 total, reasoning + tools)" in user.ok("conversation", "show", cid)
+    assert "turns 2-8 (reasoning + tools)" in user.ok("conversation", "show", cid)
 
     compacted = user.ok("conversation", "print", "--compacted", cid)
     for kept in ("<<R01>>", "<<R09>>", "<<Q05>>", "<<A05>>"):
@@ -63,7 +63,7 @@ def test_summarize_range_with_the_fake_then_q_k(online: User, fake: FakeMessages
     fake.reply_text("SUMMARY-OF-3-TO-5 keeps src/f04.rs", when={"no_tools": True})
     proc = online.run("conversation", "compact", "--from", "3", "--to", "5", "--summarize")
     assert proc.returncode == 0, proc.stderr
-    assert "Compacted turns 3..5 (3 total, summary)." in proc.stdout
+    assert "Compacted turns 3-5 (summary)." in proc.stdout
     (summarizer,) = fake.requests
     assert summarizer["model"] == "claude-test" and not summarizer.get("tools")
     seen = request_text(summarizer)
@@ -74,7 +74,7 @@ def test_summarize_range_with_the_fake_then_q_k(online: User, fake: FakeMessages
     event = online.event(online.tip(cid))
     assert (event["from_turn"], event["to_turn"]) == (2, 4)
     assert event["summary"] == {"summary": "SUMMARY-OF-3-TO-5 keeps src/f04.rs"}
-    assert "compaction: summarize turns 3..5" in online.git("log", "-1", "--format=%s", online.tip(cid))
+    assert "compaction: summarize turns 3-5" in online.git("log", "-1", "--format=%s", online.tip(cid))
 
     printed = online.ok("conversation", "print", "--compacted")
     assert "SUMMARY-OF-3-TO-5" in printed and "<<Q04>>" not in printed
@@ -112,7 +112,7 @@ def test_dry_run_calls_no_model_and_json(online: User, fake: FakeMessages, tmp_p
     cid = nine(online, tmp_path)
     before = online.refs()
     out = online.ok("conversation", "compact", cid, "--from", "3", "--to", "5", "--summarize", "--dry-run")
-    assert "Would have compacted turns 3..5 (3 total, summary)." in out
+    assert "Would have compacted turns 3-5 (summary)." in out
     data = json.loads(online.ok("--format", "json", "conversation", "compact", cid, "--dry-run"))
     assert data["dry_run"] is True
     assert [(c["from_turn"], c["to_turn"]) for c in data["compactions"]] == [(2, 8)]

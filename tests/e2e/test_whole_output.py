@@ -191,7 +191,7 @@ def test_a_review_offline_from_start_to_continue(pinned: User, tmp_path: Path) -
         "Proposed: compact turns 2-4 of 6 (summarize)\n"
         "The conversation now has 6 turns; 3 turns stay uncompacted.\n\n"
         "the SETUP, in short\n\n"
-        f"Applied to {source}: compacted turns 2..4.\n"
+        f"Applied to {source}: compacted turns 2-4.\n"
         f"Review {review} archived.\n"
         f"Active conversation: {source}\n"
     )
@@ -203,7 +203,7 @@ def test_a_review_offline_from_start_to_continue(pinned: User, tmp_path: Path) -
         "Latest event: 2026-01-05T09:06:00.000000Z\n"
         "State:        active\n"
         "Compactions:\n"
-        "  1. turns 2..4 (3 total, summary)\n"
+        "  1. turns 2-4 (summary)\n"
     )
     assert pinned.ok("conversation", "print", "--compacted") == (
         "--- turn 1 (2026-02-01 10:00) ---\n"
