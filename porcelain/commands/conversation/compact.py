@@ -163,6 +163,12 @@ def _refuse_for_finish(target: str | None, opts: dict[str, Any]) -> None:
 
 def _refuse_for_interactive(opts: dict[str, Any]) -> None:
     bad = _given(opts, ("reasoning", "tools", "dry_run", "reset", "specs", "summarize"))
+    if bad == ["--dry-run"]:
+        raise UsageError(
+            "--interactive does not go with --dry-run: a review writes a review conversation",
+            "preview a compaction with `jp conversation compact --dry-run`; "
+            "`--abort` ends a review without touching the source",
+        )
     if bad:
         raise UsageError(
             f"--interactive does not go with {', '.join(bad)}",
