@@ -4,7 +4,6 @@ commit ids are those the clock gives, so each output is compared whole."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from tests.e2e.harness import User, write_conversation
