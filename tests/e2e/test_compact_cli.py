@@ -78,7 +78,7 @@ def test_summarize_range_with_the_fake_then_q_k(online: User, fake: FakeMessages
 
     printed = online.ok("conversation", "print", "--compacted")
     assert "SUMMARY-OF-3-TO-5" in printed and "<<Q04>>" not in printed
-    assert "turns 3\u20135" in printed, "the summary turn is headed by the turns it stands for"
+    assert "turns 3-5" in printed, "the summary turn is headed by the turns it stands for"
 
     # q -k: the configured rules (here the built-in one) compact before the turn
     fake.reply_text("Carrying on.", when={"last_user_contains": "carry on"})
