@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 
 from gitstore import Event
-from porcelain.compaction.facts import Fact, facts_of, strip_marker
+from porcelain.domain.compaction.facts import Fact, facts_of, strip_marker
 from porcelain.models.offline_transcript import parse_transcript
 
 _INSTRUCTION = re.compile(r"^\s*summari[sz]e\b", re.IGNORECASE)

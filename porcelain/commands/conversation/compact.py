@@ -6,8 +6,8 @@ from typing import Any
 
 import click
 
+from porcelain.commands.context import App
 from porcelain.commands.options import compact_specs
-from porcelain.context import App
 from porcelain.errors import UsageError, UserError
 
 RANGE_FLAGS = ("from_", "to", "keep_first", "keep_last", "first", "last", "turn")
@@ -94,11 +94,11 @@ def compact(app: App, /, target: tuple[str, ...], **opts: Any) -> None:
       jp conversation compact --continue      (or --abort)
       jp conversation compact --log / --diff [A [B]]   (its proposals)
     """
-    from porcelain.compaction import flows
-    from porcelain.review import flows as review
+    from porcelain.commands.conversation import compact_flows as flows
+    from porcelain.commands.conversation import review_flows as review
 
     if opts["log"] or opts["diff"]:
-        from porcelain.review.history import show_history
+        from porcelain.app.review.history import show_history
 
         if opts["log"] and opts["diff"]:
             raise UsageError("--log and --diff do not go together")

@@ -6,8 +6,8 @@ from typing import Any
 
 import click
 
-from porcelain.context import App
-from porcelain.output import untrusted_field
+from porcelain.commands.context import App
+from porcelain.render.output import untrusted_field
 
 
 @click.command()
@@ -15,8 +15,8 @@ from porcelain.output import untrusted_field
 @click.pass_obj
 def show(app: App, targets: tuple[str, ...]) -> None:
     """Details of conversations (default: the active one); archived ids work too."""
-    from porcelain.describe import details
-    from porcelain.targets import active_id, resolve
+    from porcelain.app.describe import details
+    from porcelain.app.targets import active_id, resolve
 
     store = app.store()
     active = active_id(store)
@@ -63,7 +63,7 @@ def render(info: dict[str, Any]) -> list[str]:
             if proposal.get("summary"):
                 lines += ["", *("  " + ln for ln in str(proposal["summary"]).splitlines())]
             if proposal.get("coverage"):
-                from porcelain.compaction.coverage import Coverage
+                from porcelain.domain.compaction.coverage import Coverage
 
                 report = Coverage.from_json(proposal["coverage"]).lines()
                 lines += ["", *("  " + untrusted_field(ln) for ln in report)]

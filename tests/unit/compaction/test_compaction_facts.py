@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gitstore.events import Event
-from porcelain.compaction.coverage import coverage, kept
-from porcelain.compaction.facts import Fact, facts_of, paths_in, range_turns
-from porcelain.compaction.proposal import Proposal
+from porcelain.domain.compaction.coverage import coverage, kept
+from porcelain.domain.compaction.facts import Fact, facts_of, paths_in, range_turns
+from porcelain.domain.compaction.proposal import Proposal
 from porcelain.models.offline_summary import summarize
 from tests.unit.compaction.builders import stamp
 

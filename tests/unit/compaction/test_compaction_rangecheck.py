@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from porcelain.compaction.rangecheck import check_range_flags, typed_range
-from porcelain.compaction.ranges import parse_range_overrides
+from porcelain.domain.compaction.rangecheck import check_range_flags, typed_range
+from porcelain.domain.compaction.ranges import parse_range_overrides
 from porcelain.errors import UsageError
 
 BAD = [
