@@ -20,7 +20,7 @@ demo: $(BIN)/jp
 lint: $(BIN)/jp
 	$(BIN)/ruff check gitstore porcelain tests bench fixtures
 	$(BIN)/mypy
-	$(BIN)/lint-imports
+	$(BIN)/lint-imports --no-cache
 
 unit: $(BIN)/jp
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest

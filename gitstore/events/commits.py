@@ -29,12 +29,38 @@ def _first_line(text: str, width: int = SUBJECT_WIDTH) -> str:
 
 def _turns(event: Event) -> str:
     a, b = event.get("from_turn", 0) + 1, event.get("to_turn", 0) + 1
-    return f"turn {a}" if a == b else f"turns {a}..{b}"
+    return f"turn {a}" if a == b else f"turns {a}-{b}"
+
+
+def _review_of(event: Event) -> str:
+    """`` (review <id>)`` for a compaction a review applied, else empty."""
+    meta = event.get("metadata")
+    origin = meta.get("proposal") if isinstance(meta, Mapping) else None
+    review = origin.get("review") if isinstance(origin, Mapping) else None
+    return f" (review {review})" if isinstance(review, str) else ""
+
+
+def _proposal_subject(args: Any) -> str:
+    """``propose_compaction: turns 2-6 (summary, 312 words)`` (1-based, as the call says)."""
+    if not isinstance(args, Mapping):
+        return "propose_compaction: (no arguments)"
+    a, b = args.get("from_turn"), args.get("to_turn")
+    span = f"turn {a}" if a == b else f"turns {a}-{b}"
+    what = []
+    summary = args.get("summary")
+    if isinstance(summary, str):
+        words = len(summary.split())
+        what.append(f"summary, {words} word{'' if words == 1 else 's'}")
+    if args.get("reasoning"):
+        what.append("strip reasoning")
+    if args.get("tool_calls"):
+        what.append(f"tools {args.get('tool_calls')}")
+    return _first_line(f"propose_compaction: {span} ({'; '.join(what) or 'no policy'})")
 
 
 def _compaction_subject(event: Event) -> str:
     if event.get("summary"):
-        return f"compaction: summarize {_turns(event)}"
+        return f"compaction: summarize {_turns(event)}{_review_of(event)}"
     parts = []
     if event.get("reasoning"):
         parts.append("reasoning")
@@ -45,7 +71,7 @@ def _compaction_subject(event: Event) -> str:
         else:
             parts.append("tools")
     what = " + ".join(parts) or "no policy"
-    return f"compaction: strip {what} on {_turns(event)}"
+    return f"compaction: strip {what} on {_turns(event)}{_review_of(event)}"
 
 
 def subject(event: Event, tool_names: Mapping[str, str] | None = None) -> str:
@@ -59,6 +85,8 @@ def subject(event: Event, tool_names: Mapping[str, str] | None = None) -> str:
         if "reasoning" in event:
             return "reasoning: " + _first_line(str(event["reasoning"]))
         return "assistant: (structured data)"
+    if kind == Kind.TOOL_CALL_REQUEST and event.get("name") == "propose_compaction":
+        return _proposal_subject(event.get("arguments"))
     if kind == Kind.TOOL_CALL_REQUEST:
         args = json.dumps(event.get("arguments", {}), ensure_ascii=False, sort_keys=True)
         return _first_line(f"tool call {event.get('name')}: {args}")
@@ -119,6 +147,10 @@ def body(event: Event) -> str:
         text = str(event.get("message", event.get("reasoning", "")))
     elif kind == Kind.COMPACTION and event.get("summary"):
         text = str(event["summary"].get("summary", ""))
+    if kind == Kind.COMPACTION and _review_of(event):
+        origin = event["metadata"]["proposal"]
+        named = f"Applied from review {origin.get('review')}, proposal {origin.get('commit')}."
+        return f"{text.strip()}\n\n{named}" if text.strip() else named
     return text if "\n" in text.strip() or len(text) > SUBJECT_WIDTH else ""
 
 
@@ -133,6 +165,9 @@ def message(event: Event, tool_names: Mapping[str, str] | None = None) -> str:
 
 def author_name(event: Event) -> str:
     kind = event.get("type")
+    meta = event.get("metadata")
+    if isinstance(meta, Mapping) and meta.get("written_by") == "jp":
+        return "jp"  # e.g. the opening proposal of a review, which jp wrote itself
     if kind in (Kind.CHAT_REQUEST, Kind.TURN_START, Kind.INQUIRY_RESPONSE):
         return "user"
     if kind in (Kind.CHAT_RESPONSE, Kind.TOOL_CALL_REQUEST):

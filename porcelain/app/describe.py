@@ -163,10 +163,12 @@ def details(store: Store, conv: Conversation, active: str | None) -> dict[str, A
         "compactions": _compactions(conv),
     }
     if source is not None:
-        from porcelain.domain.review.state import latest_proposal
+        from porcelain.app.review.revisions import latest_json
 
-        found = latest_proposal(conv.events)
-        info["proposal"] = found.to_json() if found else None
+        origin = store.locate(source)
+        info["proposal"] = latest_json(
+            conv.events, store.load(source).events if origin is not None else None
+        )
     return info
 
 

@@ -26,7 +26,7 @@ def projected_with_headers(events: Sequence[Event]) -> tuple[list[Event], list[s
     headers = [
         f"turn {o.index + 1}"
         if isinstance(o, Kept)
-        else f"turns {o.from_turn + 1}\u2013{o.to_turn + 1}"
+        else f"turns {o.from_turn + 1}-{o.to_turn + 1}"
         for o in result.origins
     ]
     if not inherited:

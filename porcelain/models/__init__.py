@@ -3,6 +3,7 @@
 Importing this package never imports a provider SDK.
 """
 
+from porcelain.domain.tokens import estimate_tokens
 from porcelain.models.base import (
     DeltaKind,
     Model,
@@ -12,7 +13,6 @@ from porcelain.models.base import (
     StreamInterrupted,
     ToolSpec,
     context_window,
-    estimate_tokens,
     get_model,
     ignore_delta,
 )

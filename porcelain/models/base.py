@@ -8,8 +8,7 @@ model never pay for (or depend on) an SDK import.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -184,28 +183,3 @@ def context_window(model_id: str, configured: int | None) -> int:
         if name.lower().startswith(family):
             return window
     return DEFAULT_WINDOW
-
-
-def event_text(event: Event) -> str:
-    """The text a model would read from one event (content, arguments, results)."""
-    kind = event.get("type")
-    if kind == "chat_request":
-        return str(event.get("content") or "")
-    if kind == "chat_response":
-        for key in ("message", "reasoning"):
-            if isinstance(event.get(key), str):
-                return str(event[key])
-        if "data" in event:
-            return json.dumps(event["data"], ensure_ascii=False)
-        return ""
-    if kind == "tool_call_request":
-        args = json.dumps(event.get("arguments") or {}, ensure_ascii=False)
-        return f"{event.get('name', '')} {args}"
-    if kind == "tool_call_response":
-        return str(event.get("content") or "")
-    return ""
-
-
-def estimate_tokens(events: Iterable[Event]) -> int:
-    """A rough token count: characters / 4 over every text a model would read."""
-    return sum(len(event_text(e)) for e in events) // 4

@@ -27,6 +27,7 @@ from porcelain.models.base import (
     message_event,
     tool_call_event,
 )
+from porcelain.models.offline_range import follow_range
 from porcelain.models.offline_review import (
     PROPOSE,
     describe,
@@ -134,6 +135,13 @@ class OfflineModel:
             highest=highest_marker(events),
             reasoning_value=_reasoning_value(request),
         )
+        args = follow_range(events, current, args, found)
+        if (
+            args.get("summary") != current.get("summary")
+            and found.summary is None
+            and found.add is None
+        ):
+            notes.append("wrote the summary again for the new range")
         heard = "; ".join(found.understood)
         extra = "".join(f"\nNote: {note}." for note in notes)
         if "from_turn" not in args or "to_turn" not in args:

@@ -65,11 +65,18 @@ def parse_transcript(message: str) -> tuple[list[Event], str] | None:
     if found is None:
         return None
     events: list[Event] = []
+    waiting: dict[str, list[str]] = {}  # tool name -> ids of its calls without a result
     for position, entry in enumerate(_ENTRY.split(found.group(1))):
         head = _HEAD.match(entry)
         if head is None:
             continue
         event = _event(head.group(1), entry[head.end() :].strip(), position)
-        if event is not None:
-            events.append(event)
+        if event is None:
+            continue
+        name = head.group(1).partition(" ")[2].partition(" ")[2]
+        if event["type"] == "tool_call_request":
+            waiting.setdefault(name, []).append(event["id"])
+        elif event["type"] == "tool_call_response" and waiting.get(name):
+            event["id"] = waiting[name].pop(0)  # a result answers its call
+        events.append(event)
     return events, message[found.end() :]

@@ -21,13 +21,13 @@ def test_default_rule_strips_turns_2_to_8(user: User, tmp_path: Path) -> None:
     before = user.tip(cid)
     raw = user.ok("conversation", "print", cid)
     out = user.ok("conversation", "compact", cid, "--dry-run")
-    assert "Would have compacted turns 2..8 (7 total, reasoning + tools)." in out
+    assert "Would have compacted turns 2-8 (reasoning + tools)." in out
     assert user.tip(cid) == before, "--dry-run wrote"
 
     out = user.ok("conversation", "compact", cid)
     assert out.splitlines() == [
         "Kept turn 1.",
-        "Compacted turns 2..8 (7 total, reasoning + tools).",
+        "Compacted turns 2-8 (reasoning + tools).",
         "Kept turn 9.",
     ]
     assert user.git("rev-parse", f"{user.tip(cid)}^").strip() == before, "one commit"
@@ -38,14 +38,14 @@ def test_default_rule_strips_turns_2_to_8(user: User, tmp_path: Path) -> None:
     assert event["tool_calls"] == {"policy": "strip", "request": True, "response": True}
     assert "summary" not in event
     subject = user.git("log", "-1", "--format=%s", user.tip(cid)).strip()
-    assert subject == "compaction: strip reasoning + tools on turns 2..8"
+    assert subject == "compaction: strip reasoning + tools on turns 2-8"
 
     info = user.show(cid)
     assert info["compactions"] == [
         {"from_turn": 2, "to_turn": 8, "summary": None, "reasoning": "strip", "tool_calls": "strip"}
     ]
     assert (info["turns"], info["events"]) == (9, 44), "a compaction is not an event JP counts"
-    assert "turns 2..8 (7 total, reasoning + tools)" in user.ok("conversation", "show", cid)
+    assert "turns 2-8 (reasoning + tools)" in user.ok("conversation", "show", cid)
 
     compacted = user.ok("conversation", "print", "--compacted", cid)
     for kept in ("<<R01>>", "<<R09>>", "<<Q05>>", "<<A05>>"):
@@ -63,7 +63,7 @@ def test_summarize_range_with_the_fake_then_q_k(online: User, fake: FakeMessages
     fake.reply_text("SUMMARY-OF-3-TO-5 keeps src/f04.rs", when={"no_tools": True})
     proc = online.run("conversation", "compact", "--from", "3", "--to", "5", "--summarize")
     assert proc.returncode == 0, proc.stderr
-    assert "Compacted turns 3..5 (3 total, summary)." in proc.stdout
+    assert "Compacted turns 3-5 (summary)." in proc.stdout
     (summarizer,) = fake.requests
     assert summarizer["model"] == "claude-test" and not summarizer.get("tools")
     seen = request_text(summarizer)
@@ -74,11 +74,11 @@ def test_summarize_range_with_the_fake_then_q_k(online: User, fake: FakeMessages
     event = online.event(online.tip(cid))
     assert (event["from_turn"], event["to_turn"]) == (2, 4)
     assert event["summary"] == {"summary": "SUMMARY-OF-3-TO-5 keeps src/f04.rs"}
-    assert "compaction: summarize turns 3..5" in online.git("log", "-1", "--format=%s", online.tip(cid))
+    assert "compaction: summarize turns 3-5" in online.git("log", "-1", "--format=%s", online.tip(cid))
 
     printed = online.ok("conversation", "print", "--compacted")
     assert "SUMMARY-OF-3-TO-5" in printed and "<<Q04>>" not in printed
-    assert "turns 3\u20135" in printed, "the summary turn is headed by the turns it stands for"
+    assert "turns 3-5" in printed, "the summary turn is headed by the turns it stands for"
 
     # q -k: the configured rules (here the built-in one) compact before the turn
     fake.reply_text("Carrying on.", when={"last_user_contains": "carry on"})
@@ -112,7 +112,7 @@ def test_dry_run_calls_no_model_and_json(online: User, fake: FakeMessages, tmp_p
     cid = nine(online, tmp_path)
     before = online.refs()
     out = online.ok("conversation", "compact", cid, "--from", "3", "--to", "5", "--summarize", "--dry-run")
-    assert "Would have compacted turns 3..5 (3 total, summary)." in out
+    assert "Would have compacted turns 3-5 (summary)." in out
     data = json.loads(online.ok("--format", "json", "conversation", "compact", cid, "--dry-run"))
     assert data["dry_run"] is True
     assert [(c["from_turn"], c["to_turn"]) for c in data["compactions"]] == [(2, 8)]
@@ -124,7 +124,7 @@ def test_reset_withdraws_without_rewriting(user: User, tmp_path: Path) -> None:
     cid = nine(user, tmp_path)
     user.ok("conversation", "use", cid)
     out = user.ok("conversation", "compact", "--reset")
-    assert "No compaction events to remove." in out
+    assert "No compactions to withdraw." in out
     user.ok("conversation", "compact")
     user.ok("conversation", "compact", "--from", "3", "--to", "4", "--tools", "omit")
     standing = user.show(cid)["compactions"]
@@ -133,8 +133,13 @@ def test_reset_withdraws_without_rewriting(user: User, tmp_path: Path) -> None:
         (3, 4, "omit"),
     ]
     chain = user.commits(cid)
-    out = user.ok("conversation", "compact", "--reset=1")
-    assert "Removed compaction 1 (turns 2..8)." in out
+    declined = user.ok("conversation", "compact", "--reset=1", input="n\n")
+    assert "turns 2-8 (reasoning + tools), not from a review" in declined
+    assert "`jp undo` brings the compactions back" in declined
+    assert "Nothing withdrawn; the compactions stand." in declined
+    assert user.commits(cid) == chain, "a no changes nothing"
+    out = user.ok("conversation", "compact", "--reset=1", input="y\n")
+    assert "Withdrew 1 compaction (turns 2-8): appended one withdrawal event." in out
     reset = user.event(user.tip(cid))
     assert reset["type"] == "compaction_reset" and reset["withdraw"] == [0]
     assert user.commits(cid)[:-1] == chain, "history is kept; a reset is one more event"
@@ -147,11 +152,11 @@ def test_reset_withdraws_without_rewriting(user: User, tmp_path: Path) -> None:
     for bad in ("--reset=0", "--reset=x"):
         assert user.fail("conversation", "compact", bad).returncode == 2
     out = user.ok("conversation", "compact", "--reset", "--dry-run")
-    assert "Would remove 1 compaction event(s)." in out
+    assert "Would withdraw 1 compaction (turns 3-4); nothing was written." in out
     assert user.event(user.tip(cid))["type"] == "compaction_reset"
     assert user.show(cid)["compactions"] != []
-    out = user.ok("conversation", "compact", "--reset")
-    assert "Removed 1 compaction event(s)." in out
+    out = user.ok("conversation", "compact", "--reset", "--yes")
+    assert "Withdrew 1 compaction (turns 3-4)" in out
     assert user.event(user.tip(cid))["withdraw"] is None
     assert user.show(cid)["compactions"] == []
     assert "<<T04>>" in user.ok("conversation", "print", "--compacted")
@@ -177,6 +182,8 @@ def test_bad_ranges_and_flags_are_refused(user: User, tmp_path: Path) -> None:
         proc = user.fail("conversation", "compact", cid, *args)
         assert word in proc.stderr, (args, proc.stderr)
     assert user.refs() == before
-    out = user.ok("conversation", "compact", cid, "--from", "7", "--to", "3")
-    assert "Nothing to compact." in out
+    for args in (["--from", "7", "--to", "3"], ["--from", "20"], ["--keep-first=-2"]):
+        proc = user.run("conversation", "compact", cid, *args)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert proc.stderr.startswith("error: ") and "turns 1-9" in proc.stderr, proc.stderr
     assert user.refs() == before

@@ -54,6 +54,7 @@ def test_start_and_discussion_with_the_fake(online: User, fake: FakeMessages, tm
 
     info = online.show(review)
     assert info["source_id"] == source and info["active"] is True
+    coverage = info["proposal"].pop("coverage")
     assert info["proposal"] == {
         "from_turn": 2,
         "to_turn": 9,
@@ -61,6 +62,8 @@ def test_start_and_discussion_with_the_fake(online: User, fake: FakeMessages, tm
         "reasoning": None,
         "tool_calls": None,
     }
+    assert {m["turn"] for m in coverage["missing"]} <= set(range(2, 10))
+    assert "Q02 <<Q02>>" in [m["text"] for m in coverage["missing"]]
     source_tip, review_tip = online.tip(source), online.tip(review)
     assert online.git("merge-base", source_tip, review_tip).strip() == source_tip
     assert (online.note("refs/notes/source", review) or "").strip() == source

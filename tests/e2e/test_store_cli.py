@@ -144,7 +144,7 @@ def test_git_log_reads_as_a_transcript(user: User) -> None:
     failed = next(e for e in entries if e["type"] == "tool_call_response" and e["is_error"])
     assert [s for s in subjects if s.endswith(": error")] == [f"tool {names[failed['id']]}: error"]
     others = user.git("log", "--format=%s", user.tip(compacted)).splitlines()
-    assert "compaction: summarize turns 2..8" in others
+    assert "compaction: summarize turns 2-8" in others
     assert any(s.startswith("config: assistant.model") for s in others)
     assert "turn_rating: (kept from a newer writer)" in others
     # a long message keeps its whole text in the commit body
@@ -201,7 +201,7 @@ def test_show_counts_turns_and_events_like_jp(pinned: User) -> None:
         "Latest event: 2026-05-28T20:45:21.146296Z\n"
         "State:        live\n"
         "Compactions:\n"
-        "  1. turns 2..8 (7 total, summary)\n"
+        "  1. turns 2-8 (summary)\n"
     )
 
 

@@ -4,7 +4,6 @@ commit ids are those the clock gives, so each output is compared whole."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from tests.e2e.harness import User, write_conversation
@@ -145,16 +144,34 @@ def test_a_review_offline_from_start_to_continue(pinned: User, tmp_path: Path) -
     folder = write_conversation(tmp_path / "17800000401-six-turns", 6)
     assert pinned.ok("conversation", "import", "--activate", str(folder)) == "jp-c17800000401\n"
     source, review = "jp-c17800000401", "jp-c17676037240"
+    later = "Goal: Q02 <<Q02>>\nLater requests:\n- Q03 <<Q03>>\n- Q04 <<Q04>>\n"
     opening = (
         "Extractive summary by jp's offline model (not a language model) of 4 requests and "
-        "4 answers.\nGoal: Q02 <<Q02>>\nFiles: src/f02.rs, src/f04.rs\n"
+        f"4 answers.\n{later}- Q05 <<Q05>>\nFiles: src/f02.rs, src/f04.rs\n"
         "Tools used: fs_read_file ×2\nLast request: Q05 <<Q05>>\nLast answer: A05 <<A05>>"
     )
+    # turns 2-4: the summary is written again for the new range
+    rewritten = (
+        "Extractive summary by jp's offline model (not a language model) of 3 requests and "
+        f"3 answers.\n{later}Files: src/f02.rs, src/f04.rs\n"
+        "Tools used: fs_read_file ×2\nLast request: Q04 <<Q04>>\nLast answer: A04 <<A04>>"
+    )
+    kept_all = "Coverage: the text keeps every path, command, number and request found.\n"
+    gaps = (
+        "Coverage: 5 facts of the range not in the text:\n"
+        "- turn 2, request: Q02 <<Q02>>\n- turn 3, request: Q03 <<Q03>>\n"
+        "- turn 4, request: Q04 <<Q04>>\n- turn 2, path: src/f02.rs\n- turn 4, path: src/f04.rs\n"
+        "Model-visible size: about 95 tokens before, 54 after.\n"
+    )
     proc = pinned.run("conversation", "compact", "--interactive")
-    assert (proc.returncode, proc.stderr) == (0, f"Drafting the opening summary of {source}...\n")
+    assert (proc.returncode, proc.stderr) == (
+        0,
+        f"Drafting the opening summary of {source}, turns 2-5...\n",
+    )
     assert proc.stdout == (
         f"Started review {review} of {source} (now active).\n\n"
-        f"Proposed: compact turns 2-5 of 6 (summarize)\n\n{opening}\n\n"
+        f"Proposed: compact turns 2-5 of 6 (summarize)\n\n{opening}\n\n{kept_all}"
+        "Model-visible size: about 95 tokens before, 109 after.\n\n"
         "Next:\n"
         '  jp q "..."                          discuss it; the model records each revision\n'
         "  jp conversation show                the current proposal\n"
@@ -168,30 +185,37 @@ def test_a_review_offline_from_start_to_continue(pinned: User, tmp_path: Path) -
     proc = pinned.run("q", "turns 2-4")
     assert (
         proc.stdout
-        == "Understood: turns 2-4.\nProposing turns 2-4, summary (34 words).\n" + recorded
+        == "Understood: turns 2-4.\nNote: wrote the summary again for the new range.\n"
+        "Proposing turns 2-4, summary (42 words).\n" + recorded
     )
-    call = {"from_turn": 2, "to_turn": 4, "summary": opening}
-    assert proc.stderr == (
-        f"[tool] propose_compaction {json.dumps(call, ensure_ascii=False)}\n"
-        f"[recorded] Proposed: compact turns 2-4 of 6 (summarize)\n\n{opening}\n"
+    assert proc.stderr.endswith(
+        f"[recorded] Proposed: compact turns 2-4 of 6 (summarize)\n\n{rewritten}\n\n{kept_all}"
+        "Model-visible size: about 95 tokens before, 115 after.\n"
     )
     out = pinned.ok("q", "summary: the SETUP, in short")
     assert (
         out
         == "Understood: replace the summary.\nProposing turns 2-4, summary (4 words).\n" + recorded
     )
-    assert pinned.show()["proposal"] == {
+    shown = pinned.show()["proposal"]
+    assert shown == {
         "from_turn": 2,
         "to_turn": 4,
         "summary": "the SETUP, in short",
         "reasoning": None,
         "tool_calls": None,
+        "coverage": shown["coverage"],
     }
+    assert shown["coverage"]["tokens"] == {"before": 95, "after": 54}
+    assert [(m["turn"], m["text"]) for m in shown["coverage"]["missing"]][-2:] == [
+        (2, "src/f02.rs"),
+        (4, "src/f04.rs"),
+    ]
     assert pinned.ok("conversation", "compact", "--continue", "--yes") == (
         "Proposed: compact turns 2-4 of 6 (summarize)\n"
         "The conversation now has 6 turns; 3 turns stay uncompacted.\n\n"
-        "the SETUP, in short\n\n"
-        f"Applied to {source}: compacted turns 2..4.\n"
+        f"the SETUP, in short\n\n{gaps}\n"
+        f"Applied to {source}: compacted turns 2-4.\n"
         f"Review {review} archived.\n"
         f"Active conversation: {source}\n"
     )
@@ -203,12 +227,12 @@ def test_a_review_offline_from_start_to_continue(pinned: User, tmp_path: Path) -
         "Latest event: 2026-01-05T09:06:00.000000Z\n"
         "State:        active\n"
         "Compactions:\n"
-        "  1. turns 2..4 (3 total, summary)\n"
+        "  1. turns 2-4 (summary)\n"
     )
     assert pinned.ok("conversation", "print", "--compacted") == (
         "--- turn 1 (2026-02-01 10:00) ---\n"
         "> Q01 <<Q01>>\n[reasoning] thinking <<R01>>\nA01 <<A01>>\n\n"
-        "--- turns 2–4 (2026-02-01 10:00) ---\n"
+        "--- turns 2-4 (2026-02-01 10:00) ---\n"
         "> [Summary of previous conversation]\nthe SETUP, in short\n\n"
         "--- turn 5 (2026-02-01 10:01) ---\n"
         "> Q05 <<Q05>>\n[reasoning] thinking <<R05>>\nA05 <<A05>>\n\n"

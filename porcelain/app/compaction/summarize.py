@@ -17,15 +17,9 @@ from dataclasses import dataclass
 
 from gitstore import Event, turn_indices
 from porcelain.domain.compaction.projection import Projection
+from porcelain.domain.tokens import estimate_tokens
 from porcelain.errors import UserError
-from porcelain.models.base import (
-    ModelRequest,
-    OnDelta,
-    context_window,
-    estimate_tokens,
-    get_model,
-    ignore_delta,
-)
+from porcelain.models.base import ModelRequest, OnDelta, context_window, get_model, ignore_delta
 
 DEFAULT_PROMPT = """\
 You write the summary that replaces part of a conversation between a user and \

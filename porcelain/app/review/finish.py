@@ -28,7 +28,7 @@ from porcelain import clock
 from porcelain.domain.compaction.overlays import Overlay, overlay_from_event, standing_overlays
 from porcelain.domain.compaction.proposal import Proposal, ProposalError
 from porcelain.domain.review.state import latest_call, proposal_from_args, revalidate
-from porcelain.errors import Declined, UserError
+from porcelain.errors import UserError
 
 ATTEMPTS = 5
 
@@ -102,11 +102,8 @@ def apply(store: Store, ask: Callable[[Proposal, int], bool]) -> Finished:
                 f"the proposal no longer fits the source: {exc}",
                 "ask the model for a new proposal with `jp q ...`",
             ) from None
-        if not ask(proposal, count):
-            raise Declined(
-                "not applied; the review stays open",
-                "discuss further with `jp q ...`, or end it with `--abort`",
-            )
+        if not ask(proposal, count):  # a deliberate no is no failure
+            return Finished(rid, source_id, applied=False, proposal=proposal)
         origin = {"review": rid, "commit": review.commits[found[0]]}
         for _ in range(ATTEMPTS):
             try:

@@ -30,17 +30,20 @@ from porcelain import clock
 from porcelain.app.compaction.summarize import SummaryJob, summarize
 from porcelain.app.lifecycle import JP_WRITTEN, config_delta, fork
 from porcelain.config import Config
+from porcelain.domain.compaction.coverage import coverage
 from porcelain.domain.compaction.overlap import grow_summary_range
 from porcelain.domain.compaction.overlays import Overlay, standing_overlays_at
 from porcelain.domain.compaction.projection import project
 from porcelain.domain.compaction.proposal import Proposal, validate_proposal
+from porcelain.domain.compaction.proposal import span as turn_span
 from porcelain.domain.compaction.ranges import RangeOverrides, resolve_rule_range
 from porcelain.domain.compaction.rules import DEFAULT_RULE, Rule, rules_from_config
 from porcelain.domain.review.instructions import REVIEW_INSTRUCTIONS
 from porcelain.domain.review.state import open_reviews, proposal_from_args
+from porcelain.domain.tokens import event_text
 from porcelain.domain.view import PROVIDER_VISIBLE
 from porcelain.errors import UserError
-from porcelain.models.base import context_window, event_text
+from porcelain.models.base import context_window
 
 
 @dataclass(frozen=True)
@@ -100,6 +103,7 @@ def start_review(
     *,
     loaded: Conversation | None = None,
     view: ChainView | None = None,
+    progress: Any = None,
 ) -> Started:
     """Open a review of ``source`` on the summarizer's draft.
 
@@ -164,6 +168,10 @@ def start_review(
         kept_overlays: list[Overlay] = []
     else:
         kept, kept_indices, kept_overlays = events, indices, overlays
+    if progress is not None:  # said only once the range is known to be good
+        progress(
+            f"Drafting the opening summary of {source.cid}, {turn_span(from0 + 1, to0 + 1)}..."
+        )
     draft = summarize(
         job,
         kept,
@@ -184,11 +192,12 @@ def start_review(
         "prior_compactions": prior,
         "model": review_model,
     }
+    rendered = "\n".join([proposal.render(inherited), "", *coverage(events, proposal).lines()])
     extra = [
         config_delta(_review_config(config, review_model, window)),
-        *_opening_proposal(proposal.to_args(), proposal.render(inherited)),
+        *_opening_proposal(proposal.to_args(), rendered),
     ]
-    started = _publish(store, source, review, extra, proposal.render(inherited), prior)
+    started = _publish(store, source, review, extra, rendered, prior)
     # as `latest_proposal` reads it back from the review's opening result
     return replace(started, proposal=proposal_from_args(proposal.to_args()))
 

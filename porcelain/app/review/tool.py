@@ -51,5 +51,12 @@ def run(call: ToolCall, ctx: Any) -> ToolOutcome:
         proposal = validate_proposal(call.arguments, events, count=count)
     except ProposalError as exc:
         return ToolOutcome(str(exc), True)
-    # the recorded proposal is the validated one (a grown range included)
-    return ToolOutcome(proposal.render(count), metadata={"proposal": proposal.to_args()})
+    # the recorded proposal is the validated one (a grown range included); its
+    # coverage report goes back to the model, which can mend the text at once
+    from porcelain.domain.compaction.coverage import coverage
+
+    report = coverage(events, proposal)
+    text = "\n".join([proposal.render(count), "", *report.lines()])
+    return ToolOutcome(
+        text, metadata={"proposal": proposal.to_args(), "coverage": report.to_json()}
+    )

@@ -14,7 +14,7 @@ RANGE_FLAGS = ("from_", "to", "keep_first", "keep_last", "first", "last", "turn"
 
 
 @click.command()
-@click.argument("target", required=False)
+@click.argument("target", nargs=-1)
 @click.option(
     "--from",
     "from_",
@@ -71,10 +71,14 @@ RANGE_FLAGS = ("from_", "to", "keep_first", "keep_last", "first", "last", "turn"
 )
 @click.option("--continue", "continue_", is_flag=True, help="Apply the active review's proposal.")
 @click.option("--abort", is_flag=True, help="End the active review without applying anything.")
+@click.option("--log", "log", is_flag=True, help="List the active review's proposals.")
+@click.option(
+    "--diff", is_flag=True, help="Compare two proposals of the active review: --diff [A [B]]."
+)
 @click.option("-y", "--yes", "--no-confirm", "yes", is_flag=True, help="Do not ask.")
 @click.option("--confirm", is_flag=True, help="Ask even when --yes is configured.")
 @click.pass_obj
-def compact(app: App, /, target: str | None, **opts: Any) -> None:
+def compact(app: App, /, target: tuple[str, ...], **opts: Any) -> None:
     """Compact a conversation's context without rewriting its history.
 
     Compactions are `compaction` events appended to the conversation: the
@@ -88,23 +92,35 @@ def compact(app: App, /, target: str | None, **opts: Any) -> None:
       jp conversation compact --interactive [--from N --to N]
       jp q "keep the retry decision; stop at turn 15"
       jp conversation compact --continue      (or --abort)
+      jp conversation compact --log / --diff [A [B]]   (its proposals)
     """
     from porcelain.commands.conversation import compact_flows as flows
     from porcelain.commands.conversation import review_flows as review
 
+    if opts["log"] or opts["diff"]:
+        from porcelain.commands.conversation.compact_history import show_history
+
+        if opts["log"] and opts["diff"]:
+            raise UsageError("--log and --diff do not go together")
+        show_history(app, diff=opts["diff"], numbers=target)
+        return
+    if len(target) > 1:
+        raise UsageError(f"compact takes one conversation id, got {len(target)}")
+    one = target[0] if target else None
     if opts["continue_"] or opts["abort"]:
-        _refuse_for_finish(target, opts)
+        _refuse_for_finish(one, opts)
         yes = (opts["yes"] or app.yes) and not opts["confirm"]
         review.finish(app, abort=opts["abort"], yes=yes)
     elif opts["interactive"]:
         _refuse_for_interactive(opts)
-        review.interactive(app, target, opts)
+        review.interactive(app, one, opts)
     elif opts["reset"] is not None:
         _refuse_for_reset(opts)
-        flows.reset(app, target, opts["reset"], opts["dry_run"])
+        yes = (opts["yes"] or app.yes) and not opts["confirm"]
+        flows.reset(app, one, opts["reset"], opts["dry_run"], yes)
     else:
         check_policies(opts)
-        flows.run(app, target, opts)
+        flows.run(app, one, opts)
 
 
 def _given(opts: dict[str, Any], names: tuple[str, ...]) -> list[str]:
@@ -147,6 +163,12 @@ def _refuse_for_finish(target: str | None, opts: dict[str, Any]) -> None:
 
 def _refuse_for_interactive(opts: dict[str, Any]) -> None:
     bad = _given(opts, ("reasoning", "tools", "dry_run", "reset", "specs", "summarize"))
+    if bad == ["--dry-run"]:
+        raise UsageError(
+            "--interactive does not go with --dry-run: a review writes a review conversation",
+            "preview a compaction with `jp conversation compact --dry-run`; "
+            "`--abort` ends a review without touching the source",
+        )
     if bad:
         raise UsageError(
             f"--interactive does not go with {', '.join(bad)}",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from contextlib import nullcontext
 from typing import Any
 
+from gitstore import turn_count
 from porcelain import clock
 from porcelain.app.compaction.run import compact, default_model
 from porcelain.commands.context import App
@@ -14,6 +15,7 @@ from porcelain.domain.compaction.overlays import (
     reset_event,
     standing_overlays,
 )
+from porcelain.domain.compaction.rangecheck import check_range_flags, typed_range
 from porcelain.domain.compaction.ranges import RangeOverrides, parse_range_overrides
 from porcelain.domain.compaction.rules import adhoc_rule, effective_rules, rules_from_config
 from porcelain.errors import UserError
@@ -45,7 +47,9 @@ def run(app: App, target: str | None, opts: dict[str, Any]) -> None:
     if not dry:
         refuse_if_open(store, loc.cid, starting=False)
     with nullcontext() if dry else store.hold(loc.cid, wait=10.0):  # a dry run only reads
-        config = app.config(deltas=jp_deltas(store.load(loc.cid).events))
+        events = store.load(loc.cid).events
+        check_range_flags(overrides, turn_count(events), typed_range(opts))
+        config = app.config(deltas=jp_deltas(events))
         if opts["summarize"] is not None or opts["reasoning"] or opts["tools"]:
             tools = parse_tool_mode(opts["tools"]) if opts["tools"] else None
             rules = [
@@ -101,16 +105,21 @@ def run(app: App, target: str | None, opts: dict[str, Any]) -> None:
         app.output.line(line)
 
 
-def reset(app: App, target: str | None, which: str, dry_run: bool) -> None:
-    """Withdraw compactions by appending an event: history is never rewritten."""
+def reset(app: App, target: str | None, which: str, dry_run: bool, yes: bool = True) -> None:
+    """Withdraw compactions by appending an event: history is never rewritten.
+
+    Unless ``yes``, it names what it withdraws and asks; a no changes nothing.
+    """
     from porcelain.app.review.start import refuse_if_open, refuse_if_review
     from porcelain.app.targets import resolve
+    from porcelain.domain.compaction import withdraw
 
     store = app.store()
     loc = resolve(store, target, archived_ok=False)
     refuse_if_review(store, loc.cid)
     if not dry_run:
         refuse_if_open(store, loc.cid, starting=False)
+    done = False
     with nullcontext() if dry_run else store.hold(loc.cid, wait=10.0):
         conv = store.load(loc.cid)
         standing = standing_overlays(conv.events)
@@ -120,32 +129,38 @@ def reset(app: App, target: str | None, which: str, dry_run: bool) -> None:
             n = int(which)
             if n > len(standing):
                 raise UserError(
-                    f"compaction {n} out of range (conversation has "
-                    f"{len(standing)} compaction event(s))",
+                    f"compaction {n} out of range (the conversation has "
+                    f"{withdraw.count(len(standing))})",
                     f"list them with `jp conversation show {loc.cid}`",
                 )
             chosen = [standing[n - 1]]
-        verb = "Would remove" if dry_run else "Removed"
         if not chosen:
-            message = "No compaction events to remove."
-        elif which == "all":
-            message = f"{verb} {len(chosen)} compaction event(s)."
+            message = "No compactions to withdraw."
+        elif dry_run:
+            message = withdraw.done_line(chosen, dry_run=True)
         else:
-            o = chosen[0]
-            message = f"{verb} compaction {which} (turns {o.from_turn + 1}..{o.to_turn + 1})."
-        if chosen and not dry_run:
-            withdraw = None if which == "all" else [chosen[0].ordinal]
-            store.append(
-                loc.cid,
-                [reset_event(clock.now_text(), withdraw)],
-                conv.tip,
-                f"jp conversation compact --reset {loc.cid}",
-            )
+            show = app.output.note if app.output.json else app.output.line
+            if not yes:
+                for line in withdraw.plan_lines(loc.cid, chosen, conv.events):
+                    show(line)
+            if yes or app.output.confirm("Withdraw?"):
+                withdrawn = None if which == "all" else [chosen[0].ordinal]
+                store.append(
+                    loc.cid,
+                    [reset_event(clock.now_text(), withdrawn)],
+                    conv.tip,
+                    f"jp conversation compact --reset {loc.cid}",
+                )
+                done = True
+                message = withdraw.done_line(chosen, dry_run=False)
+            else:
+                message = "Nothing withdrawn; the compactions stand."
     if app.output.json:
         app.output.data(
             {
                 "id": loc.cid,
                 "dry_run": dry_run,
+                "withdrawn": done,
                 "removed": [
                     {
                         "from_turn": o.from_turn + 1,

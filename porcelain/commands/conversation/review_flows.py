@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from gitstore import Event
 from porcelain.commands.context import App
-from porcelain.domain.compaction.proposal import Proposal
+from porcelain.domain.compaction.proposal import Proposal, span
 
 
 def interactive(app: App, target: str | None, opts: dict[str, Any]) -> None:
@@ -14,6 +16,7 @@ def interactive(app: App, target: str | None, opts: dict[str, Any]) -> None:
     from porcelain.app.review.start import refuse_if_review, start_review
     from porcelain.app.targets import resolve
     from porcelain.commands.conversation.compact_flows import overrides_from
+    from porcelain.domain.compaction.rangecheck import check_range_flags, typed_range
 
     overrides = overrides_from(opts)
     store = app.store()
@@ -23,10 +26,17 @@ def interactive(app: App, target: str | None, opts: dict[str, Any]) -> None:
         source = store.require(source.cid)  # where it is now that no one else writes it
         # read once, for the configuration and the review; only what they look at
         view = store.view_chain(source.tip)
+        check_range_flags(overrides, view.facts.turn_count(), typed_range(opts))
         config = app.config(deltas=jp_deltas([e for _, e in view.facts.internal_events()]))
-        app.output.note(f"Drafting the opening summary of {source.cid}...")
         started = start_review(
-            store, source, config, overrides, opts.get("model"), default_model(app), view=view
+            store,
+            source,
+            config,
+            overrides,
+            opts.get("model"),
+            default_model(app),
+            view=view,
+            progress=app.output.note,
         )
     if app.output.json:
         proposal = started.proposal
@@ -78,11 +88,15 @@ def finish(app: App, *, abort: bool, yes: bool) -> None:
 
     def ask(proposal: Proposal, turns: int) -> bool:
         show = app.output.note if app.output.json else app.output.line
-        for line in _confirmation(proposal, turns):
+        _, source_id = steps.active_review(store)
+        for line in _confirmation(proposal, turns, store.load(source_id).events):
             show(line)
         return yes or app.output.confirm("Apply?")
 
     done = steps.apply(store, ask)
+    if not done.applied:
+        _declined(app, done)
+        return
     if app.output.json:
         app.output.data(
             {
@@ -101,16 +115,34 @@ def finish(app: App, *, abort: bool, yes: bool) -> None:
         )
     elif done.proposal is not None:
         p = done.proposal
-        app.output.line(f"Applied to {done.source_id}: compacted turns {p.from_turn}..{p.to_turn}.")
+        app.output.line(f"Applied to {done.source_id}: compacted {span(p.from_turn, p.to_turn)}.")
         app.output.line(f"Review {done.review_id} archived.")
     app.output.line(f"Active conversation: {done.source_id}")
 
 
-def _confirmation(proposal: Proposal, turns: int) -> list[str]:
+def _declined(app: App, done: Any) -> None:
+    if app.output.json:
+        app.output.data(
+            {"review_id": done.review_id, "source_id": done.source_id, "applied": False}
+        )
+        return
+    app.output.line("Not applied; the review stays open.")
+    app.output.line(
+        "Discuss further with `jp q ...`, or end it with `jp conversation compact --abort`."
+    )
+
+
+def _confirmation(proposal: Proposal, turns: int, source: Sequence[Event]) -> list[str]:
+    from porcelain.domain.compaction.coverage import coverage
+
     head, _, rest = proposal.render(turns).partition("\n")
     stay = max(0, turns - proposal.to_turn) + max(0, proposal.from_turn - 1)
-    lines = [head, f"The conversation now has {turns} turns; {stay} turns stay uncompacted."]
+    lines = [head, f"The conversation now has {_turns(turns)}; {_turns(stay)} stay uncompacted."]
     if rest.strip():
         lines += ["", rest.strip()]
-    lines.append("")
+    lines += ["", *coverage(source, proposal).lines(), ""]
     return lines
+
+
+def _turns(n: int) -> str:
+    return f"{n} turn" if n == 1 else f"{n} turns"

@@ -62,11 +62,16 @@ def render(info: dict[str, Any]) -> list[str]:
             lines.append("Proposal:     " + describe_json_overlay(proposal))
             if proposal.get("summary"):
                 lines += ["", *("  " + ln for ln in str(proposal["summary"]).splitlines())]
+            if proposal.get("coverage"):
+                from porcelain.domain.compaction.coverage import Coverage
+
+                report = Coverage.from_json(proposal["coverage"]).lines()
+                lines += ["", *("  " + untrusted_field(ln) for ln in report)]
     return lines
 
 
 def describe_json_overlay(item: dict[str, Any]) -> str:
-    """`turns 2..8 (7 total, reasoning + tools)` from a show/proposal JSON item."""
+    """`turns 2-8 (reasoning + tools)` from a show/proposal JSON item."""
     a, b = item["from_turn"], item["to_turn"]
     parts = []
     if item.get("summary"):
@@ -77,5 +82,5 @@ def describe_json_overlay(item: dict[str, Any]) -> str:
         tools = item.get("tool_calls")
         if tools:
             parts.append({"strip": "tools", "omit": "tools omitted"}.get(tools, tools))
-    label = ", " + " + ".join(parts) if parts else ""
-    return f"turns {a}..{b} ({b - a + 1} total{label})"
+    span = f"turn {a}" if a == b else f"turns {a}-{b}"
+    return f"{span} ({' + '.join(parts)})" if parts else span

@@ -83,8 +83,12 @@ class ProposalError(UserError):
     """An invalid ``propose_compaction`` call; the message goes back to the model."""
 
 
-def _span(a: int, b: int) -> str:
+def span(a: int, b: int) -> str:
+    """A 1-based range as the user reads it everywhere: ``turn 3``, ``turns 2-6``."""
     return f"turn {a}" if a == b else f"turns {a}-{b}"
+
+
+_span = span
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """The report ``compact`` prints: which turns were kept and which compacted.
 
-Lines use 1-based turn numbers and inclusive ``A..B`` ranges (reference 3.3):
-``Kept turn 1.``, ``Compacted turns 2..8 (7 total, reasoning + tools).``;
+Lines use 1-based turn numbers and inclusive ``A-B`` ranges, as everywhere a
+user reads a range: ``Kept turn 1.``, ``Compacted turns 2-8 (reasoning + tools).``;
 under ``--dry-run`` kept lines and the new compactions read ``Would have ...``,
 while compactions that existed before the run are facts and say ``Compacted``.
 """
@@ -11,20 +11,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from porcelain.domain.compaction.overlays import Overlay
+from porcelain.domain.compaction.proposal import span
 
 ALREADY = "already compacted"
 
 
 def _kept(a: int, b: int, dry_run: bool) -> str:
     verb = "Would have kept" if dry_run else "Kept"
-    return f"{verb} turn {a + 1}." if a == b else f"{verb} turns {a + 1}..{b + 1}."
+    return f"{verb} {span(a + 1, b + 1)}."
 
 
 def _compacted(a: int, b: int, label: str | None, would: bool) -> str:
     verb = "Would have compacted" if would else "Compacted"
-    total = f"{b - a + 1} total"
-    detail = f"{total}, {label}" if label else total
-    return f"{verb} turns {a + 1}..{b + 1} ({detail})."
+    return f"{verb} {span(a + 1, b + 1)}" + (f" ({label})." if label else ".")
 
 
 def timeline(

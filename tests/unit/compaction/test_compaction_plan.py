@@ -69,7 +69,7 @@ def test_default_rule_on_nine_turns() -> None:  # case 41
     new = [(p.from_turn, p.to_turn, p.label) for p in planned]
     assert timeline([], new, 9, dry_run=False) == [
         "Kept turn 1.",
-        "Compacted turns 2..8 (7 total, reasoning + tools).",
+        "Compacted turns 2-8 (reasoning + tools).",
         "Kept turn 9.",
     ]
 

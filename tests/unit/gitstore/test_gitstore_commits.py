@@ -31,11 +31,11 @@ def ev(kind: str, **fields: Any) -> dict[str, Any]:
             'tool call fs_read_file: {"path": "a.rs"}',
         ),
         (ev("turn_start"), "turn: start"),
-        (ev("compaction", from_turn=1, to_turn=16, summary={"summary": "S"}), "compaction: summarize turns 2..17"),
+        (ev("compaction", from_turn=1, to_turn=16, summary={"summary": "S"}), "compaction: summarize turns 2-17"),
         (ev("compaction", from_turn=2, to_turn=2, summary={"summary": "S"}), "compaction: summarize turn 3"),
         (
             ev("compaction", from_turn=1, to_turn=7, reasoning="strip", tool_calls={"policy": "strip"}),
-            "compaction: strip reasoning + tools on turns 2..8",
+            "compaction: strip reasoning + tools on turns 2-8",
         ),
         (ev("compaction", from_turn=0, to_turn=0), "compaction: strip no policy on turn 1"),
         (ev("compaction_reset"), "compaction: reset all"),
@@ -65,7 +65,7 @@ def test_subjects_read_as_a_transcript(event: dict[str, Any], expected: str) -> 
 
 def test_omitting_tools_says_so() -> None:
     line = subject(ev("compaction", from_turn=0, to_turn=3, tool_calls={"policy": "omit"}))
-    assert line.startswith("compaction: ") and "omit tools" in line and line.endswith("turns 1..4")
+    assert line.startswith("compaction: ") and "omit tools" in line and line.endswith("turns 1-4")
 
 
 def test_tool_results_name_their_tool() -> None:

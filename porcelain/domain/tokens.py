@@ -1,0 +1,35 @@
+"""What a model reads of events, and a rough count of its tokens (pure)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+
+from gitstore import Event, Kind
+
+__all__ = ["estimate_tokens", "event_text"]
+
+
+def event_text(event: Event) -> str:
+    """The text a model would read from one event (content, arguments, results)."""
+    kind = event.get("type")
+    if kind == Kind.CHAT_REQUEST:
+        return str(event.get("content") or "")
+    if kind == Kind.CHAT_RESPONSE:
+        for key in ("message", "reasoning"):
+            if isinstance(event.get(key), str):
+                return str(event[key])
+        if "data" in event:
+            return json.dumps(event["data"], ensure_ascii=False)
+        return ""
+    if kind == Kind.TOOL_CALL_REQUEST:
+        args = json.dumps(event.get("arguments") or {}, ensure_ascii=False)
+        return f"{event.get('name', '')} {args}"
+    if kind == Kind.TOOL_CALL_RESPONSE:
+        return str(event.get("content") or "")
+    return ""
+
+
+def estimate_tokens(events: Iterable[Event]) -> int:
+    """A rough token count: characters / 4 over every text a model would read."""
+    return sum(len(event_text(e)) for e in events) // 4

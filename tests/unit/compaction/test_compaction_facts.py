@@ -1,0 +1,149 @@
+"""The facts of a range (paths, commands, numbers, requests...) and the coverage report."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gitstore.events import Event
+from porcelain.domain.compaction.coverage import coverage, kept
+from porcelain.domain.compaction.facts import Fact, facts_of, paths_in, range_turns
+from porcelain.domain.compaction.proposal import Proposal
+from porcelain.models.offline_summary import summarize
+from tests.unit.compaction.builders import stamp
+
+
+def turn(n: int, request: str, answer: str, *extra: Event) -> list[Event]:
+    t = stamp(10 * n)
+    return [
+        {"type": "turn_start", "timestamp": t},
+        {"type": "chat_request", "timestamp": t, "content": request},
+        *extra,
+        {"type": "chat_response", "timestamp": t, "message": answer},
+    ]
+
+
+def tool(cid: str, name: str, args: dict[str, Any], out: str) -> list[Event]:
+    t = stamp(1)
+    return [
+        {"type": "tool_call_request", "timestamp": t, "id": cid, "name": name, "arguments": args},
+        {
+            "type": "tool_call_response",
+            "timestamp": t,
+            "id": cid,
+            "content": out,
+            "is_error": False,
+        },
+    ]
+
+
+def kinds(facts: list[Fact], kind: str) -> list[str]:
+    return [f.text for f in facts if f.kind == kind]
+
+
+def test_grep_output_gives_paths_not_fragments() -> None:
+    out = "crates/jp_storage/src/lib.rs-21-use foo;\ncrates/jp_cli/src/main.rs:40:fn main()"
+    assert paths_in(out) == ["crates/jp_storage/src/lib.rs", "crates/jp_cli/src/main.rs"]
+    assert paths_in("see and/or the 3.5 release, e.g. foo.bar") == []
+
+
+def test_facts_name_their_turn_and_skip_bare_numbers() -> None:
+    events = [
+        *turn(0, "go ahead", "Sure."),
+        *turn(
+            1,
+            "The client gives up after one retry. Run `cargo test --workspace` please.",
+            "max_attempts in src/retry.rs now returns 5; the timeout is 30 s. We will keep it.",
+            *tool("c1", "grep", {"pattern": "retry"}, "src/retry.rs-12-let x = 1;"),
+        ),
+    ]
+    facts = facts_of(range_turns(events, 0, 1))
+    assert {f.turn for f in facts if f.text.startswith("The client")} == {2}
+    assert "go ahead" not in kinds(facts, "request")  # an acknowledgement asks for nothing
+    assert kinds(facts, "command") == ["cargo test --workspace"]
+    assert kinds(facts, "path") == ["src/retry.rs"]
+    assert "max_attempts" in kinds(facts, "identifier")
+    assert set(kinds(facts, "number")) == {"returns 5", "30 s"}
+    assert any("We will keep it" in d for d in kinds(facts, "decision"))
+
+
+def test_pending_questions_and_approvals() -> None:
+    call = {"type": "tool_call_request", "timestamp": stamp(2), "id": "c9", "name": "fs_delete"}
+    events = [
+        *turn(0, "Tidy the repo.", "Shall I delete build/out.log?"),
+        *turn(1, "Yes, delete it.", "Deleting.", {**call, "arguments": {"path": "x"}}),
+    ]
+    first = facts_of(range_turns(events, 0, 0))
+    assert kinds(first, "question") == ["Shall I delete build/out.log?"]
+    both = facts_of(range_turns(events, 0, 1))
+    assert kinds(both, "question") == []  # answered in turn 2
+    assert kinds(both, "approval") == ["fs_delete"]
+
+
+def test_coverage_lists_what_the_summary_lacks_and_only_that() -> None:
+    events = [
+        *turn(0, "Fix src/a.py and run `pytest -q`.", "Done: src/a.py passes."),
+        *turn(1, "Thanks, now the docs.", "Updated docs/guide.md."),
+    ]
+    report = coverage(events, Proposal(1, 1, "Fixed src/a.py."))
+    texts = [f.text for f in report.missing]
+    assert "pytest -q" in texts
+    assert "src/a.py" not in texts
+    assert "docs/guide.md" not in texts  # turn 2 is outside the range
+    assert all(f.turn == 1 for f in report.missing)
+    assert report.after < report.before or report.after == report.before
+    assert report.to_json()["tokens"] == {"before": report.before, "after": report.after}
+
+
+def test_kept_is_case_and_space_blind_and_loose_for_prose() -> None:
+    assert kept(Fact("path", "src/A.py", 1), "see src/a.py here")
+    assert not kept(Fact("path", "src/b.py", 1), "see src/a.py here")
+    sentence = Fact("decision", "We will keep the retry limit at five attempts", 1)
+    assert kept(sentence, "decision: we keep the retry limit at five attempts.")
+
+
+# -- the summary follows the range: every fact it lists comes from the range ----
+
+WORDS = st.sampled_from(["alpha", "beta", "gamma", "delta"])
+
+
+@st.composite
+def conversations(draw: st.DrawFn) -> tuple[list[Event], int, int]:
+    n = draw(st.integers(1, 7))
+    events: list[Event] = []
+    for i in range(n):
+        word = draw(WORDS)
+        extra = tool(f"c{i}", "read", {"path": f"src/t{i}_{word}.rs"}, f"fn t{i}_{word}() {{}}")
+        events += turn(
+            i,
+            f"Please change src/t{i}_{word}.rs and run `cargo test -p t{i}`.",
+            f"We will set timeout_t{i} to {i + 2}0 ms in docs/t{i}.md. Shall I go on with t{i}?",
+            *extra,
+        )
+    lo = draw(st.integers(0, n - 1))
+    hi = draw(st.integers(lo, n - 1))
+    return events, lo, hi
+
+
+@settings(max_examples=60, deadline=None)
+@given(conversations())
+def test_the_offline_summary_lists_only_facts_of_its_range(
+    case: tuple[list[Event], int, int],
+) -> None:
+    events, lo, hi = case
+    pairs = range_turns(events, lo, hi)
+    summary = summarize([e for _, e in pairs])
+    outside = [i for i in range(len(events)) if not lo <= i <= hi]
+    for i in outside:
+        assert f"t{i}_" not in summary and f"t{i}." not in summary, (lo, hi, i, summary)
+    for fact in facts_of([(0, e) for e in (e for _, e in pairs)]):
+        if fact.text in summary:
+            assert any(
+                fact.text in str(e.get("content") or e.get("message") or e.get("arguments"))
+                for _, e in pairs
+            )
+    report = coverage(events, Proposal(lo + 1, hi + 1, summary))
+    assert all(lo + 1 <= f.turn <= hi + 1 for f in report.missing)
+    assert not [f for f in report.missing if f.text in summary]
