@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from porcelain.errors import FaultError, JpError, UserError
 
 LS_HINT = "list them with `jp conversation ls` (archived ones: `jp conversation ls --archived`)"
@@ -11,97 +14,11 @@ def translate(exc: BaseException) -> JpError | None:
     """A user-facing error for an expected failure; None for a bug."""
     if isinstance(exc, JpError):
         return exc
-    from gitstore import (
-        ConcurrentUpdate,
-        ConversationBusy,
-        ConversationExists,
-        ConversationNotFound,
-        CorruptEvent,
-        EnvironmentFault,
-        GitStoreError,
-        InvalidEvent,
-        InvalidId,
-        LockedRef,
-        NothingToUndo,
-        RefBusy,
-        RefLocked,
-        StaleTip,
-        StoreError,
-        StoreFormatTooNew,
-        SyncError,
-        UndoConflict,
-        UnknownOperation,
-        environment_fault,
-    )
+    from gitstore import EnvironmentFault, GitStoreError, environment_fault
 
-    if isinstance(exc, InvalidId):
-        shown = exc.text if exc.text else "(empty)"
-        return UserError(
-            f"not a conversation id: {shown!r}", "ids look like jp-c17727391057; " + LS_HINT
-        )
-    if isinstance(exc, ConversationNotFound):
-        return UserError(f"no conversation {exc.cid}", LS_HINT)
-    if isinstance(exc, ConversationExists):
-        return UserError(f"conversation {exc.cid} already exists")
-    if isinstance(exc, ConversationBusy):
-        by = f" ({exc.owner})" if exc.owner else ""
-        return UserError(
-            f"conversation {exc.cid} is in use by another jp process{by}",
-            f"wait for it to finish, or continue in a fork: `jp conversation fork {exc.cid}`",
-        )
-    if isinstance(exc, RefLocked):
-        return UserError(
-            f"conversation {exc.cid} is locked: {exc.lock} exists",
-            "another jp or git process is writing it; if none is running (one was killed), "
-            "`jp doctor --fix` removes the lock; then run the command again",
-        )
-    if isinstance(exc, LockedRef):
-        return UserError(
-            f"{exc.ref} is locked: {exc.lock} exists ({_age(exc.age)} old); if no other jp "
-            "or git is running, `jp doctor --fix` removes it"
-        )
-    if isinstance(exc, StoreFormatTooNew):
-        return UserError(
-            f"store {exc.path} has format {exc.found}, newer than this jp reads "
-            f"(format {exc.supported}); nothing was read or written",
-            "use the newer jp that wrote it, or upgrade this one",
-        )
-    if isinstance(exc, StaleTip):
-        return UserError(
-            f"conversation {exc.cid} was changed by another writer while jp was writing",
-            "nothing was lost; run the command again",
-        )
-    if isinstance(exc, ConcurrentUpdate):
-        return UserError(
-            f"{exc.ref} kept changing under another writer; it was not updated",
-            "run the command again (`jp op log` shows what this command did change)",
-        )
-    if isinstance(exc, CorruptEvent):
-        return UserError(
-            str(exc),
-            "the conversation was changed outside jp; read it with `git log` and move its "
-            "ref back to a good commit (`git update-ref`), or delete it",
-        )
-    if isinstance(exc, NothingToUndo):
-        return UserError("nothing to undo", "`jp op log` lists the operations")
-    if isinstance(exc, UnknownOperation):
-        return UserError(str(exc), "`jp op log` lists the operations and their ids")
-    if isinstance(exc, UndoConflict):
-        from porcelain.render.opshow import value
-
-        return UserError(
-            f"{exc.ref} changed since operation {exc.op_id[:12]} ({value(exc.actual)} now); "
-            "nothing was undone: `jp undo --force` overwrites that change, `jp op log` shows "
-            "what changed it"
-        )
-    if isinstance(exc, InvalidEvent):
-        return UserError(str(exc))
-    if isinstance(exc, StoreError):
-        return UserError(f"store {exc.path}: {exc.reason}")
-    if isinstance(exc, SyncError):
-        return UserError(f"sync with {exc.remote} failed: {exc.reason}")
-    if isinstance(exc, RefBusy):
-        return _ref_busy(exc)
+    for kind, message in _messages():
+        if isinstance(exc, kind):
+            return message(exc)
     fault = environment_fault(exc) if isinstance(exc, (EnvironmentFault, OSError)) else None
     if fault is None and type(exc).__name__ == "GitError":  # libgit2's, by its text
         fault = environment_fault(exc)
@@ -112,6 +29,115 @@ def translate(exc: BaseException) -> JpError | None:
     return None
 
 
+Message = Callable[[Any], JpError]
+_TABLE: list[tuple[type[BaseException], Message]] = []
+
+
+def _messages() -> list[tuple[type[BaseException], Message]]:
+    """Each store error and its message, subclasses before their bases (first match wins).
+
+    Built on the first error: gitstore's errors load only when one happened.
+    """
+    if not _TABLE:
+        import gitstore as g
+
+        _TABLE.extend(
+            [
+                (g.InvalidId, _invalid_id),
+                (g.ConversationNotFound, lambda e: UserError(f"no conversation {e.cid}", LS_HINT)),
+                (g.ConversationExists, lambda e: UserError(f"conversation {e.cid} already exists")),
+                (g.ConversationBusy, _busy),
+                (g.RefLocked, _ref_locked),
+                (g.LockedRef, _stale_lock),
+                (g.StoreFormatTooNew, _too_new),
+                (g.StaleTip, _stale_tip),
+                (g.ConcurrentUpdate, _kept_changing),
+                (g.CorruptEvent, _corrupt),
+                (g.NothingToUndo, lambda e: UserError("nothing to undo", OP_LOG_HINT)),
+                (g.UnknownOperation, lambda e: UserError(str(e), OP_LOG_HINT + " and their ids")),
+                (g.UndoConflict, _undo_conflict),
+                (g.InvalidEvent, lambda e: UserError(str(e))),
+                (g.StoreError, lambda e: UserError(f"store {e.path}: {e.reason}")),
+                (g.SyncError, lambda e: UserError(f"sync with {e.remote} failed: {e.reason}")),
+                (g.RefBusy, _ref_busy),
+            ]
+        )
+    return _TABLE
+
+
+OP_LOG_HINT = "`jp op log` lists the operations"
+
+
+def _invalid_id(exc: Any) -> JpError:
+    shown = exc.text if exc.text else "(empty)"
+    return UserError(
+        f"not a conversation id: {shown!r}", "ids look like jp-c17727391057; " + LS_HINT
+    )
+
+
+def _busy(exc: Any) -> JpError:
+    by = f" ({exc.owner})" if exc.owner else ""
+    return UserError(
+        f"conversation {exc.cid} is in use by another jp process{by}",
+        f"wait for it to finish, or continue in a fork: `jp conversation fork {exc.cid}`",
+    )
+
+
+def _ref_locked(exc: Any) -> JpError:
+    return UserError(
+        f"conversation {exc.cid} is locked: {exc.lock} exists",
+        "another jp or git process is writing it; if none is running (one was killed), "
+        "`jp doctor --fix` removes the lock; then run the command again",
+    )
+
+
+def _stale_lock(exc: Any) -> JpError:
+    return UserError(
+        f"{exc.ref} is locked: {exc.lock} exists ({_age(exc.age)} old); if no other jp "
+        "or git is running, `jp doctor --fix` removes it"
+    )
+
+
+def _too_new(exc: Any) -> JpError:
+    return UserError(
+        f"store {exc.path} has format {exc.found}, newer than this jp reads "
+        f"(format {exc.supported}); nothing was read or written",
+        "use the newer jp that wrote it, or upgrade this one",
+    )
+
+
+def _stale_tip(exc: Any) -> JpError:
+    return UserError(
+        f"conversation {exc.cid} was changed by another writer while jp was writing",
+        "nothing was lost; run the command again",
+    )
+
+
+def _kept_changing(exc: Any) -> JpError:
+    return UserError(
+        f"{exc.ref} kept changing under another writer; it was not updated",
+        "run the command again (`jp op log` shows what this command did change)",
+    )
+
+
+def _corrupt(exc: Any) -> JpError:
+    return UserError(
+        str(exc),
+        "the conversation was changed outside jp; read it with `git log` and move its "
+        "ref back to a good commit (`git update-ref`), or delete it",
+    )
+
+
+def _undo_conflict(exc: Any) -> JpError:
+    from porcelain.render.opshow import value  # the op log's shapes, only for this error
+
+    return UserError(
+        f"{exc.ref} changed since operation {exc.op_id[:12]} ({value(exc.actual)} now); "
+        "nothing was undone: `jp undo --force` overwrites that change, `jp op log` shows "
+        "what changed it"
+    )
+
+
 def _age(seconds: float) -> str:
     if seconds >= 7200:
         return f"{seconds / 3600:.0f} h"
@@ -120,10 +146,7 @@ def _age(seconds: float) -> str:
     return f"{seconds:.0f} s"
 
 
-def _ref_busy(exc: BaseException) -> JpError:
-    from gitstore import RefBusy
-
-    assert isinstance(exc, RefBusy)
+def _ref_busy(exc: Any) -> JpError:
     done = (
         "it is half done; the next jp command finishes it" if exc.partial else "nothing was changed"
     )

@@ -1,0 +1,50 @@
+"""Each typed error of the store becomes one message with its hint; a bug stays a bug."""
+
+from __future__ import annotations
+
+import errno
+
+import pytest
+
+import gitstore as g
+from porcelain.errors import FaultError, UserError
+from porcelain.render.failures import translate
+
+CID = "jp-c17727391057"
+CASES: list[tuple[BaseException, str, str | None]] = [
+    (g.InvalidId("x!"), "not a conversation id: 'x!'", "ids look like"),
+    (g.ConversationNotFound(CID), f"no conversation {CID}", "jp conversation ls"),
+    (g.ConversationExists(CID), f"conversation {CID} already exists", None),
+    (g.ConversationBusy(CID), f"conversation {CID} is in use", "jp conversation fork"),
+    (g.RefLocked(CID, "a" * 40, "/s/refs/x.lock"), f"conversation {CID} is locked", "doctor"),
+    (g.LockedRef("refs/x", "/s/refs/x.lock", 7300.0), "refs/x is locked", None),
+    (g.StaleTip(CID, "a" * 40, "b" * 40), "changed by another writer", "run the command again"),
+    (g.ConcurrentUpdate("refs/x"), "refs/x kept changing", "jp op log"),
+    (g.NothingToUndo(), "nothing to undo", "jp op log"),
+    (g.RefBusy("refs/x", "/s/packed-refs.lock", by_maintenance=True), "git's maintenance", None),
+    (g.RefBusy("refs/x", "/s/refs/x.lock", partial=True), "it is half done", None),
+]
+
+
+@pytest.mark.parametrize(("exc", "message", "hint"), CASES, ids=lambda c: type(c).__name__)
+def test_a_store_error_reads_as_one_message_and_its_hint(
+    exc: BaseException, message: str, hint: str | None
+) -> None:
+    found = translate(exc)
+    assert isinstance(found, UserError)
+    assert message in found.message
+    if hint is not None:
+        assert hint in (found.hint or "")
+
+
+def test_a_subclass_is_told_apart_from_its_base() -> None:
+    locked = translate(g.RefLocked(CID, "a" * 40, "/s/refs/x.lock"))
+    stale = translate(g.StaleTip(CID, "a" * 40, None))
+    assert locked is not None and stale is not None
+    assert "locked" in locked.message and "locked" not in stale.message
+
+
+def test_a_full_disk_is_the_machines_fault_and_a_bug_is_none() -> None:
+    full = translate(OSError(errno.ENOSPC, "No space left on device"))
+    assert isinstance(full, FaultError) and "no space left" in full.message
+    assert translate(KeyError("a bug")) is None
