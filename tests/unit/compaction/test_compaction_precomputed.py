@@ -25,8 +25,8 @@ from porcelain.domain.compaction.projection import Projection, project
 from porcelain.domain.compaction.proposal import ProposalError, validate_proposal
 from porcelain.domain.compaction.ranges import RangeOverrides, StreamFacts, resolve_rule_range
 from porcelain.domain.compaction.rules import Rule, SummarySpec
+from porcelain.domain.tokens import estimate_tokens
 from porcelain.domain.view import PROVIDER_VISIBLE
-from porcelain.models.base import estimate_tokens
 
 from .builders import comp, turns
 from .test_compaction_projection_props import with_overlays
