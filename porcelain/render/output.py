@@ -159,10 +159,14 @@ class Output:
     def is_terminal(self) -> bool:
         return self._on_terminal(err=True)
 
-    def confirm(self, question: str, stdin: TextIO | None = None) -> bool:
-        """Ask on stderr, read one line from stdin; anything but y/yes is no."""
+    def confirm(
+        self, question: str, stdin: TextIO | None = None, default: bool = False
+    ) -> bool:
+        """Ask on stderr, read one line from stdin: y/yes is yes, n/no is no, and no
+        answer (an empty line, or nothing to read) is ``default``; anything else is no."""
         source = stdin or sys.stdin
-        self.err.write(self.shown(f"{question} [y/n] ", err=True))
+        choices = "[Y/n]" if default else "[y/n]"
+        self.err.write(self.shown(f"{question} {choices} ", err=True))
         self.err.flush()
         try:
             answer = source.readline()
@@ -172,7 +176,10 @@ class Output:
         if not interactive or not answer.endswith("\n"):
             self.err.write("\n")
             self.err.flush()
-        return answer.strip().lower() in ("y", "yes")
+        word = answer.strip().lower()
+        if not word:
+            return default
+        return word in ("y", "yes")
 
     @contextmanager
     def spinner(self, label: str) -> Iterator[Spinner]:
