@@ -190,7 +190,9 @@ def event_text(event: Event) -> str:
     """The text a model would read from one event (content, arguments, results)."""
     kind = event.get("type")
     if kind == "chat_request":
-        return str(event.get("content") or "")
+        from porcelain.models.attached import request_text
+
+        return request_text(event)
     if kind == "chat_response":
         for key in ("message", "reasoning"):
             if isinstance(event.get(key), str):

@@ -8,6 +8,7 @@ conversation is held for the whole turn, so two writers never interleave.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,14 +66,25 @@ def commit(ctx: TurnContext, new: list[Event]) -> None:
     ctx.written.extend(new)
 
 
-def run_turn(ctx: TurnContext, text: str, view: StreamView) -> list[Event]:
-    """Start a turn with ``text`` and run the model until it ends its turn."""
+def run_turn(
+    ctx: TurnContext,
+    text: str,
+    view: StreamView,
+    attachments: list[dict[str, Any]] | None = None,
+    committed: Callable[[], None] | None = None,
+) -> list[Event]:
+    """Start a turn with ``text`` (and ``attachments``) and run the model until it
+    ends its turn; ``committed`` is called once the request is stored."""
     request: Event = {"type": "chat_request", "timestamp": clock.now_text(), "content": text}
     if ctx.config.user_name():
         request["author"] = ctx.config.user_name()
+    if attachments:
+        request["attachments"] = attachments
     before = len(ctx.written)
     try:
         commit(ctx, [{"type": "turn_start", "timestamp": request["timestamp"]}, request])
+        if committed is not None and ctx.persist:
+            committed()
         continue_turn(ctx, view)
     except KeyboardInterrupt:
         raise Interrupted(interrupted_message(ctx, len(ctx.written) - before)) from None
