@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import stat
 from pathlib import Path
+from typing import Any
 
 from tests.e2e.harness import User, request_text, user_texts
 from tests.support.fake_messages import FakeMessages
@@ -12,7 +13,7 @@ from tests.support.fake_messages import FakeMessages
 NO_RETRIES = '[assistant]\nmax_retries = 0\n[assistant.model]\nid = "anthropic/claude-test"\n'
 
 
-def _requests(user: User, cid: str) -> list[dict[str, object]]:
+def _requests(user: User, cid: str) -> list[dict[str, Any]]:
     return [e for e in user.events(cid) if e["type"] == "chat_request"]
 
 
@@ -83,7 +84,7 @@ def test_attachments_are_recorded_and_sent(
     assert sent.count("</attachment>") == 4, "an attachment closed its own frame"
     request = _requests(online, online.active())[0]
     assert request["content"] == "what do these say?"
-    kinds = [a["kind"] for a in request["attachments"]]  # type: ignore[union-attr]
+    kinds = [a["kind"] for a in request["attachments"]]
     assert kinds == ["file", "file", "stdin", "command"]
     # the next turn sends the same attachment again, from the store
     fake.reply_text("Still there.")
