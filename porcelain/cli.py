@@ -73,6 +73,10 @@ class LazyGroup(click.Group):
     def resolve_command(
         self, ctx: click.Context, args: list[str]
     ) -> tuple[str | None, click.Command | None, list[str]]:
+        if args and not ctx.resilient_parsing and self.get_command(ctx, args[0]) is None:
+            from porcelain.usage import UnknownCommand
+
+            raise UnknownCommand(args[0], [*self.list_commands(ctx), *self.aliases], ctx)
         _, cmd, rest = super().resolve_command(ctx, args)
         return (cmd.name if cmd else None), cmd, rest
 
@@ -102,7 +106,9 @@ class LazyGroup(click.Group):
     "overrides",
     metavar="KEY=VALUE",
     multiple=True,
-    help="Set one configuration key for this run (repeatable).",
+    help="Set one configuration key (repeatable).  On `jp q` the keys a conversation "
+    "may set (model, instructions, compaction, tools on or off) are recorded in it and "
+    "stay in force; on other commands it applies to this run only.",
 )
 @click.option(
     "-F",
@@ -236,7 +242,9 @@ def main() -> None:
         output.note("interrupted")  # click has ended the ^C line
         code = Exit.INTERRUPTED
     except click.ClickException as exc:
-        exc.show()
+        from porcelain.usage import message_of
+
+        output.error(*message_of(exc))
         code = exc.exit_code
     except KeyboardInterrupt:
         output.note("\ninterrupted: what was already written is kept")

@@ -9,6 +9,7 @@ import click
 
 from gitstore import Event
 from porcelain.commands.options import compact_specs
+from porcelain.commands.optvalue import Command
 from porcelain.context import App
 from porcelain.errors import UsageError
 
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
 OFFLINE_MODEL = "offline/jp"
 
 
-@click.command()
+@click.command(cls=Command)
 @click.argument("words", nargs=-1)
 @click.option("-n", "--new", "new", is_flag=True, help="Start a new conversation (made active).")
 @click.option("-i", "--id", "target", metavar="ID", help="Query this conversation instead.")

@@ -16,6 +16,7 @@ from porcelain.output import untrusted_field
 def show(app: App, targets: tuple[str, ...]) -> None:
     """Details of conversations (default: the active one); archived ids work too."""
     from porcelain.describe import details
+    from porcelain.showconfig import effective
     from porcelain.targets import active_id, resolve
 
     store = app.store()
@@ -23,7 +24,8 @@ def show(app: App, targets: tuple[str, ...]) -> None:
     infos = []
     for target in targets or (None,):
         loc = resolve(store, target)
-        infos.append(details(store, store.load(loc.cid), active))
+        conv = store.load(loc.cid)
+        infos.append({**details(store, conv, active), **effective(app, conv)})
     if app.output.json:
         app.output.data(infos[0] if len(infos) == 1 else infos)
         return
@@ -35,14 +37,17 @@ def show(app: App, targets: tuple[str, ...]) -> None:
 
 
 def render(info: dict[str, Any]) -> list[str]:
-    rows = [("ID", info["id"])]
-    if info["title"]:
-        rows.append(("Title", info["title"]))
+    from porcelain.showconfig import lines as config_rows
+
+    rows = [("ID", info["id"]), ("Title", info["title"] or "(untitled)")]
     rows += [("Turns", str(info["turns"])), ("Events", str(info["events"]))]
     if info["last_event_at"]:
         rows.append(("Latest event", info["last_event_at"]))
-    state = "archived" if info["archived"] else ("active" if info["active"] else "live")
-    rows.append(("State", state + (", pinned" if info["pinned"] else "")))
+    rows.append(("State", "archived" if info["archived"] else "live"))
+    rows.append(("Active", "yes" if info["active"] else "no"))
+    rows.append(("Pinned", "yes" if info["pinned"] else "no"))
+    if "model" in info:
+        rows += config_rows(info)
     if info["labels"]:
         rows.append(
             ("Labels", ", ".join(f"{k}={v}" if v else k for k, v in info["labels"].items()))
