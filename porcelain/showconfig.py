@@ -30,7 +30,13 @@ def effective(app: App, conv: Conversation) -> dict[str, Any]:
         from porcelain.commands.query import _default_model
 
         model, source = _default_model(app, quiet=True), "default (no model configured)"
-    return {"model": {"id": model, "source": source}, "conversation_sets": sets}
+    from porcelain.tokens import per_turn
+
+    return {
+        "model": {"id": model, "source": source},
+        "conversation_sets": sets,
+        "usage": per_turn(conv.events),
+    }
 
 
 def lines(info: dict[str, Any]) -> list[tuple[str, str]]:
@@ -44,4 +50,8 @@ def lines(info: dict[str, Any]) -> list[tuple[str, str]]:
             ", ".join(f"{k} = {toml_value(v)}" for k, v in sets.items()) if sets else "nothing",
         )
     )
+    if info.get("usage"):
+        from porcelain.tokens import summary_line
+
+        rows.append(("Tokens", summary_line(info["usage"])))
     return rows

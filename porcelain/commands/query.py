@@ -246,7 +246,9 @@ def _run(
     else:
         written = run_turn(ctx, ask.text, view, ask.attachments, _draft_sent(ask))
     if app.output.json:
-        app.output.data({"id": cid, "model": model_id, "events": written})
+        from porcelain.tokens import total
+
+        app.output.data({"id": cid, "model": model_id, "events": written, "usage": total(written)})
 
 
 def _draft_sent(ask: Ask) -> Any:

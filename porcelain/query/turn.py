@@ -22,12 +22,14 @@ from porcelain.query.tools import (
     BuiltinTool,
     ToolCall,
     ToolOutcome,
+    confirmation_question,
     enabled_tools,
     needs_confirmation,
     response_event,
     run_command,
     specs,
 )
+from porcelain.tokens import with_usage
 from porcelain.view import model_events
 
 MAX_ROUNDS = 24
@@ -132,7 +134,7 @@ def continue_turn(ctx: TurnContext, view: StreamView) -> None:
             view.finish()
             raise
         view.finish()
-        commit(ctx, response.events)
+        commit(ctx, with_usage(response.events, response.usage))
         calls = response.tool_calls
         if not calls:
             return
@@ -163,7 +165,7 @@ def _run_tool(
                 "(no terminal); set confirm = false for this tool to allow it",
                 True,
             )
-        if not ctx.confirm(f"Run tool {call.name}?"):
+        if not ctx.confirm(confirmation_question(call, tool)):
             return ToolOutcome(f"the user declined to run {call.name}", True)
     try:
         if isinstance(tool, BuiltinTool):

@@ -168,3 +168,15 @@ def test_an_empty_message_aborts_and_a_failing_editor_keeps_the_draft(
     fake.reply_text("Got it.")
     online.ok("q", "--new", "-e", env={"JP_EDITOR": _editor(tmp_path, "MORE\n")})
     assert _requests(online, online.active())[0]["content"] == "KEEP-ME\nMORE"
+
+
+def test_token_usage_is_recorded_per_turn(online: User, fake: FakeMessages) -> None:
+    fake.reply_blocks(
+        [{"type": "text", "text": "counted"}], usage={"input_tokens": 120, "output_tokens": 7}
+    )
+    data = json.loads(online.ok("-F", "json", "q", "--new", "count me"))
+    assert data["usage"]["input_tokens"] == 120 and data["usage"]["output_tokens"] == 7
+    shown = online.show()
+    turn = shown["usage"][0]
+    assert (turn["turn"], turn["input_tokens"], turn["output_tokens"]) == (1, 120, 7)
+    assert "Tokens:       in 120, out 7 over 1 turn" in online.ok("conversation", "show")

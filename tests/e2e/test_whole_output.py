@@ -49,6 +49,7 @@ def test_query_ls_show_and_print(pinned: User) -> None:
                 "message": offline("a second one"),
             },
         ],
+        "usage": {},
     }
     assert pinned.ok("conversation", "ls") == (
         "ID               TURNS  EVENTS  TITLE\n"
@@ -112,6 +113,7 @@ def test_query_ls_show_and_print(pinned: User) -> None:
         "compactions": [],
         "model": {"id": "offline/jp", "source": "default (no model configured)"},
         "conversation_sets": {},
+        "usage": [],
     }
     assert pinned.ok("conversation", "print", "jp-c17676036600") == (
         "--- turn 1 (2026-01-05 09:01) ---\n"
