@@ -12,8 +12,9 @@ from porcelain.output import untrusted_field
 
 @click.command()
 @click.argument("targets", nargs=-1)
+@click.option("--no-pager", is_flag=True, help="Never page (long output on a terminal is paged).")
 @click.pass_obj
-def show(app: App, targets: tuple[str, ...]) -> None:
+def show(app: App, targets: tuple[str, ...], no_pager: bool) -> None:
     """Details of conversations (default: the active one); archived ids work too."""
     from porcelain.describe import details
     from porcelain.showconfig import effective
@@ -29,11 +30,12 @@ def show(app: App, targets: tuple[str, ...]) -> None:
     if app.output.json:
         app.output.data(infos[0] if len(infos) == 1 else infos)
         return
+    from porcelain.pager import show_lines
+
+    shown: list[str] = []
     for i, info in enumerate(infos):
-        if i:
-            app.output.line()
-        for line in render(info):
-            app.output.line(line)
+        shown += ([""] if i else []) + render(info)
+    show_lines(app.output, shown, not no_pager)
 
 
 def render(info: dict[str, Any]) -> list[str]:
