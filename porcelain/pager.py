@@ -17,7 +17,7 @@ import shutil
 import subprocess
 from collections.abc import Mapping
 
-from porcelain.output import Output
+from porcelain.render.output import Output
 
 DEFAULT = "less -FRX"
 

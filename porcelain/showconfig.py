@@ -10,14 +10,14 @@ from porcelain.config.explain import dotted_key, toml_value
 
 if TYPE_CHECKING:
     from gitstore import Conversation
-    from porcelain.context import App
+    from porcelain.commands.context import App
 
 MODEL_KEY = ("assistant", "model", "id")
 
 
 def effective(app: App, conv: Conversation) -> dict[str, Any]:
     """``{"model": {"id", "source"}, "conversation_sets": {dotted key: value}}``."""
-    from porcelain.lifecycle import recorded_deltas
+    from porcelain.app.lifecycle import recorded_deltas
 
     deltas = recorded_deltas(conv.cid, conv.events, conv.commits)
     merged = app.config(deltas=deltas, warn=False)

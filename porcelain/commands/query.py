@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from gitstore import Event
+from porcelain.commands.context import App
 from porcelain.commands.options import compact_specs
 from porcelain.commands.optvalue import Command
-from porcelain.context import App
 from porcelain.errors import UsageError
 
 if TYPE_CHECKING:
-    from porcelain.query.prompt import Ask
+    from porcelain.app.query.prompt import Ask
 
 OFFLINE_MODEL = "offline/jp"
 
@@ -79,8 +79,8 @@ def query(
     nothing you wrote is lost when the provider fails: `jp q --retry` then
     asks the model again.
     """
-    from porcelain.query.prompt import Ask, gather
-    from porcelain.targets import resolve
+    from porcelain.app.query.prompt import Ask, gather
+    from porcelain.app.targets import resolve
 
     if new and target:
         raise UsageError("--new and --id do not go together")
@@ -91,7 +91,7 @@ def query(
         ask = gather(words, edit, attach, attach_cmd, lambda: app.store().gitdir)
     app.config()  # refuse a broken configuration before anything is written
     if specs:  # and a bad compaction spec
-        from porcelain.compaction.dsl import parse_spec
+        from porcelain.domain.compaction.dsl import parse_spec
 
         for spec in specs:
             if spec:
@@ -139,7 +139,7 @@ def _query_fresh(
     announce: bool,
 ) -> None:
     """A query that starts a conversation: every check runs before it is created."""
-    from porcelain.lifecycle import fresh_id, new_conversation, start_event
+    from porcelain.app.lifecycle import fresh_id, new_conversation, start_event
 
     store = app.store()
     wanted = _cli_delta(app, model)
@@ -166,12 +166,12 @@ def _query_existing(
     specs: tuple[str, ...],
     no_persist: bool,
 ) -> None:
-    from porcelain.lifecycle import jp_deltas
+    from porcelain.app.lifecycle import jp_deltas
 
     store = app.store()
     conv = store.load(cid)
     if ask.retry:
-        from porcelain.query.retry import fork_at_request, state
+        from porcelain.app.query.retry import fork_at_request, state
 
         if state(conv.events) == "answered" and not no_persist:
             fork = fork_at_request(store, cid, conv.events, conv.commits)
@@ -183,7 +183,7 @@ def _query_existing(
     config = app.config(deltas=[*jp_deltas(conv.events), _cli_delta(app, model)])
     _precheck(app, config.model_id() or _default_model(app, quiet=True), config, False)
     if specs and not no_persist:
-        from porcelain.compaction.run import compact_silently
+        from porcelain.app.compaction.run import compact_silently
 
         compact_silently(app, cid, specs)
         conv = store.load(cid)
@@ -193,7 +193,7 @@ def _query_existing(
 def _precheck(app: App, model_id: str, config: Any, activates: bool) -> None:
     """What can fail before the model is called fails before anything is written:
     the provider, its credentials, the model id; JP_HEAD when it will move."""
-    from porcelain.query.turn import precheck
+    from porcelain.app.query.turn import precheck
 
     precheck(model_id, config)
     if activates:
@@ -212,9 +212,9 @@ def _run(
 ) -> None:
     """The turn itself, on a conversation held (or, with --no-persist, only read)."""
     from gitstore import record_activation
-    from porcelain.lifecycle import config_delta, jp_deltas
-    from porcelain.query.stream import StreamView
-    from porcelain.query.turn import TurnContext, commit, run_turn
+    from porcelain.app.lifecycle import config_delta, jp_deltas
+    from porcelain.app.query.turn import TurnContext, commit, run_turn
+    from porcelain.render.stream import StreamView
 
     store = app.store()
     if specs and no_persist:
@@ -240,7 +240,7 @@ def _run(
     if not no_persist:
         record_activation(store, cid)
     if ask.retry:
-        from porcelain.query.retry import retry_turn
+        from porcelain.app.query.retry import retry_turn
 
         written = retry_turn(ctx, view)
     else:
@@ -255,7 +255,7 @@ def _draft_sent(ask: Ask) -> Any:
     """What to do once the request is committed: the editor's draft is no longer needed."""
     if ask.draft is None:
         return None
-    from porcelain.query.editor import discard_draft
+    from porcelain.app.query.editor import discard_draft
 
     where = ask.draft
     return lambda: discard_draft(where)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from porcelain.app.query.retry import state
+from porcelain.app.query.tools import ToolCall, confirmation_question
 from porcelain.errors import UserError
 from porcelain.models.attached import request_text
-from porcelain.query.retry import state
-from porcelain.query.tools import ToolCall, confirmation_question
 from porcelain.tokens import per_turn, total, with_usage
 
 T = "2026-01-01 10:00:00.0"
