@@ -26,7 +26,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
 
-# on a terminal: C0 but newline and tab, DEL, C1; a CR only when no newline follows
 from porcelain.domain.escaping import JSON_RAW
 from porcelain.domain.escaping import escape_untrusted as escape_untrusted
 from porcelain.domain.escaping import untrusted_field as untrusted_field
