@@ -70,7 +70,9 @@ ALIASES = {"q": "query", "c": "conversation", "conversations": "conversation", "
     "overrides",
     metavar="KEY=VALUE",
     multiple=True,
-    help="Set one configuration key for this run (repeatable).",
+    help="Set one configuration key (repeatable).  On `jp q` the keys a conversation "
+    "may set (model, instructions, compaction, tools on or off) are recorded in it and "
+    "stay in force; on other commands it applies to this run only.",
 )
 @click.option(
     "-F",
@@ -204,7 +206,9 @@ def main() -> None:
         output.note("interrupted")  # click has ended the ^C line
         code = Exit.INTERRUPTED
     except click.ClickException as exc:
-        exc.show()
+        from porcelain.commands.usage import message_of
+
+        output.error(*message_of(exc))
         code = exc.exit_code
     except KeyboardInterrupt:
         output.note("\ninterrupted: what was already written is kept")

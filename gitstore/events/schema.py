@@ -33,11 +33,21 @@ class TurnStart(_Base):
     type: Literal["turn_start"]
 
 
+class Attachment(BaseModel):
+    """A file, standard input or a command's output, as it was when attached."""
+
+    model_config = ConfigDict(extra="forbid")
+    kind: Literal["file", "stdin", "command"]
+    source: str
+    content: str
+
+
 class ChatRequest(_Base):
     type: Literal["chat_request"]
     content: str
     schema_: dict[str, Any] | None = Field(default=None, alias="schema")
     author: str | None = None
+    attachments: list[Attachment] | None = None
 
 
 class ChatResponse(_Base):

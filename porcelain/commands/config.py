@@ -87,7 +87,7 @@ def get(app: App, key: str) -> None:
         app.output.line(str(value).lower() if isinstance(value, bool) else str(value))
 
 
-@config.command("set")
+@config.command("set", context_settings={"ignore_unknown_options": True})
 @click.argument("key")
 @click.argument("value")
 @click.option("--in-store", "in_store", is_flag=True, help="Write the store's file, not the user's.")
@@ -99,12 +99,13 @@ def get(app: App, key: str) -> None:
 )
 @click.pass_obj
 def set_(app: App, key: str, value: str, in_store: bool, file: Path | None) -> None:
-    """Set KEY to VALUE (parsed as TOML when it parses, else a string)."""
+    """Set KEY to VALUE (parsed as TOML when it parses, else a string; `-5` is a value)."""
     from porcelain.config import set_value, user_config_path
+    from porcelain.config.explain import toml_value
 
     path = file or (app.store().config_file if in_store else user_config_path(app.environ))
     stored = set_value(path, key, value)
     if app.output.json:
         app.output.data({"file": str(path), "key": key, "value": stored})
     else:
-        app.output.line(f"{key} = {stored!r} in {path}")
+        app.output.line(f"{key} = {toml_value(stored)} in {path}")

@@ -7,6 +7,8 @@ from typing import Any
 
 import click
 
+from porcelain.commands.usage import UnknownCommand
+
 
 class LazyGroup(click.Group):
     """A group whose subcommands live in modules imported on first use."""
@@ -44,5 +46,7 @@ class LazyGroup(click.Group):
     def resolve_command(
         self, ctx: click.Context, args: list[str]
     ) -> tuple[str | None, click.Command | None, list[str]]:
+        if args and not ctx.resilient_parsing and self.get_command(ctx, args[0]) is None:
+            raise UnknownCommand(args[0], [*self.list_commands(ctx), *self.aliases], ctx)
         _, cmd, rest = super().resolve_command(ctx, args)
         return (cmd.name if cmd else None), cmd, rest

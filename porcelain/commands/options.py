@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import click
 
+from porcelain.commands.optvalue import OptionalValue
+
 compact_specs = click.option(
     "-k",
     "--compact",
     "specs",
     multiple=True,
-    is_flag=False,
+    cls=OptionalValue,
     flag_value="",
     metavar="[SPEC]",
     help="Compact: bare for the configured rules, or an inline rule such as `s:..-3` or "

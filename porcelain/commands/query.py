@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from gitstore import Event
 from porcelain.commands.context import App
 from porcelain.commands.options import compact_specs
+from porcelain.commands.optvalue import Command
 from porcelain.errors import UsageError
+
+if TYPE_CHECKING:
+    from porcelain.app.query.prompt import Ask
 
 OFFLINE_MODEL = "offline/jp"
 
 
-@click.command()
+@click.command(cls=Command)
 @click.argument("words", nargs=-1)
 @click.option("-n", "--new", "new", is_flag=True, help="Start a new conversation (made active).")
 @click.option("-i", "--id", "target", metavar="ID", help="Query this conversation instead.")
@@ -24,7 +28,30 @@ OFFLINE_MODEL = "offline/jp"
     "--model",
     "model",
     metavar="PROVIDER/NAME",
-    help="The model for this query (recorded in the conversation).",
+    help="The model to use: recorded in the conversation, so its next queries use it too.",
+)
+@click.option(
+    "-a",
+    "--attach",
+    "attach",
+    multiple=True,
+    metavar="PATH|GLOB|-",
+    help="Attach a text file, the files a glob matches, or standard input (-); "
+    "the content is recorded in the request (repeatable).",
+)
+@click.option(
+    "--attach-cmd",
+    "attach_cmd",
+    multiple=True,
+    metavar="CMD",
+    help="Attach the output of a command (run without a shell; repeatable).",
+)
+@click.option("-e", "--edit", is_flag=True, help="Write the query in $EDITOR (TEXT as the start).")
+@click.option(
+    "--retry",
+    is_flag=True,
+    help="Answer the last request again: an unanswered one in place, an answered one "
+    "in a fork (the earlier answer stays).",
 )
 @compact_specs
 @click.option("-P", "--no-persist", is_flag=True, help="Write nothing to the store.")
@@ -36,6 +63,10 @@ def query(
     new: bool,
     target: str | None,
     model: str | None,
+    attach: tuple[str, ...],
+    attach_cmd: tuple[str, ...],
+    edit: bool,
+    retry: bool,
     specs: tuple[str, ...],
     no_persist: bool,
     title: str | None,
@@ -43,19 +74,21 @@ def query(
     """Ask the model; the answer streams as it arrives.
 
     TEXT is the rest of the command line (use `--` before text that starts
-    with a dash); with no TEXT, standard input is read.  The request is
-    committed before the model is called, so nothing you wrote is lost when
-    the provider fails.
+    with a dash); with no TEXT, standard input is read, or on a terminal
+    $EDITOR opens.  The request is committed before the model is called, so
+    nothing you wrote is lost when the provider fails: `jp q --retry` then
+    asks the model again.
     """
+    from porcelain.app.query.prompt import Ask, gather
     from porcelain.app.targets import resolve
 
     if new and target:
         raise UsageError("--new and --id do not go together")
-    text = " ".join(words).strip()
-    if not text and not sys.stdin.isatty():
-        text = sys.stdin.read().strip()
-    if not text:
-        raise UsageError("the query is empty", 'give the text: `jp q "your question"`')
+    if retry:
+        _refuse_with_retry(words, new, attach, attach_cmd, edit, title)
+        ask = Ask(retry=True)
+    else:
+        ask = gather(words, edit, attach, attach_cmd, lambda: app.store().gitdir)
     app.config()  # refuse a broken configuration before anything is written
     if specs:  # and a bad compaction spec
         from porcelain.domain.compaction.dsl import parse_spec
@@ -64,18 +97,41 @@ def query(
             if spec:
                 parse_spec(spec)
     store = app.store()
-    fresh = new or (target is None and store.active() is None)
+    fresh = not retry and (new or (target is None and store.active() is None))
     if fresh:
-        _query_fresh(app, text, model, specs, no_persist, title, announce=not new)
+        _query_fresh(app, ask, model, specs, no_persist, title, announce=not new)
     else:
         cid = resolve(store, target, archived_ok=False).cid
         with store.hold(cid, wait=10.0):
-            _query_existing(app, cid, text, model, specs, no_persist)
+            _query_existing(app, cid, ask, model, specs, no_persist)
+
+
+def _refuse_with_retry(
+    words: tuple[str, ...],
+    new: bool,
+    attach: tuple[str, ...],
+    attach_cmd: tuple[str, ...],
+    edit: bool,
+    title: str | None,
+) -> None:
+    """--retry asks the stored request again: nothing of a new one goes with it."""
+    for given, name in (
+        (words, "TEXT"),
+        (new, "--new"),
+        (attach or attach_cmd, "--attach"),
+        (edit, "--edit"),
+        (title, "--title"),
+    ):
+        if given:
+            raise UsageError(
+                f"--retry and {name} do not go together",
+                "--retry answers the stored request again; ask a new one without it",
+            )
 
 
 def _query_fresh(
     app: App,
-    text: str,
+    ask: Ask,
     model: str | None,
     specs: tuple[str, ...],
     no_persist: bool,
@@ -92,20 +148,20 @@ def _query_fresh(
     _precheck(app, model_id, config, activates=not no_persist)
     if no_persist:  # nothing is written, not even the new conversation
         cid = fresh_id(store)
-        _run(app, cid, [start_event(cid)], "", text, model, specs, no_persist)
+        _run(app, cid, [start_event(cid)], "", ask, model, specs, no_persist)
         return
     cid = new_conversation(store, title)
     if announce:
         app.output.note(f"Started conversation {cid} (there was no active one).")
     with store.hold(cid, wait=10.0):
         conv = store.load(cid)
-        _run(app, cid, conv.events, conv.tip, text, model, specs, no_persist)
+        _run(app, cid, conv.events, conv.tip, ask, model, specs, no_persist)
 
 
 def _query_existing(
     app: App,
     cid: str,
-    text: str,
+    ask: Ask,
     model: str | None,
     specs: tuple[str, ...],
     no_persist: bool,
@@ -114,6 +170,16 @@ def _query_existing(
 
     store = app.store()
     conv = store.load(cid)
+    if ask.retry:
+        from porcelain.app.query.retry import fork_at_request, state
+
+        if state(conv.events) == "answered" and not no_persist:
+            fork = fork_at_request(store, cid, conv.events, conv.commits)
+            app.output.note(f"The answer in {cid} stays; answering again in its fork {fork}.")
+            store.set_active(fork)
+            with store.hold(fork, wait=10.0):
+                _query_existing(app, fork, ask, model, specs, no_persist)
+            return
     config = app.config(deltas=[*jp_deltas(conv.events), _cli_delta(app, model)])
     _precheck(app, config.model_id() or _default_model(app, quiet=True), config, False)
     if specs and not no_persist:
@@ -121,7 +187,7 @@ def _query_existing(
 
         compact_silently(app, cid, specs)
         conv = store.load(cid)
-    _run(app, cid, conv.events, conv.tip, text, model, specs, no_persist)
+    _run(app, cid, conv.events, conv.tip, ask, model, specs, no_persist)
 
 
 def _precheck(app: App, model_id: str, config: Any, activates: bool) -> None:
@@ -139,7 +205,7 @@ def _run(
     cid: str,
     events: list[Event],
     tip: str,
-    text: str,
+    ask: Ask,
     model: str | None,
     specs: tuple[str, ...],
     no_persist: bool,
@@ -173,9 +239,26 @@ def _run(
     view = StreamView(app.output)
     if not no_persist:
         record_activation(store, cid)
-    written = run_turn(ctx, text, view)
+    if ask.retry:
+        from porcelain.app.query.retry import retry_turn
+
+        written = retry_turn(ctx, view)
+    else:
+        written = run_turn(ctx, ask.text, view, ask.attachments, _draft_sent(ask))
     if app.output.json:
-        app.output.data({"id": cid, "model": model_id, "events": written})
+        from porcelain.domain.token_usage import total
+
+        app.output.data({"id": cid, "model": model_id, "events": written, "usage": total(written)})
+
+
+def _draft_sent(ask: Ask) -> Any:
+    """What to do once the request is committed: the editor's draft is no longer needed."""
+    if ask.draft is None:
+        return None
+    from porcelain.app.query.editor import discard_draft
+
+    where = ask.draft
+    return lambda: discard_draft(where)
 
 
 def _cli_delta(app: App, model: str | None) -> dict[str, Any]:

@@ -6,6 +6,7 @@ import json
 from collections.abc import Iterable
 
 from gitstore import Event, Kind
+from porcelain.domain.attachments import request_text
 
 __all__ = ["estimate_tokens", "event_text"]
 
@@ -14,7 +15,7 @@ def event_text(event: Event) -> str:
     """The text a model would read from one event (content, arguments, results)."""
     kind = event.get("type")
     if kind == Kind.CHAT_REQUEST:
-        return str(event.get("content") or "")
+        return request_text(event)
     if kind == Kind.CHAT_RESPONSE:
         for key in ("message", "reasoning"):
             if isinstance(event.get(key), str):

@@ -31,6 +31,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from gitstore import Event
+from porcelain.domain.attachments import request_text
 
 Block = dict[str, Any]
 Message = dict[str, Any]
@@ -154,9 +155,9 @@ def to_messages(
     for event in events:
         kind = event.get("type")
         if kind == "chat_request":
-            content = event.get("content")
-            if isinstance(content, str) and content.strip():
-                builder.user(text_block(content))
+            asked = request_text(event)
+            if asked.strip():
+                builder.user(text_block(asked))
         elif kind == "chat_response":
             _add_response(builder, event, thinking)
         elif kind == "tool_call_request":

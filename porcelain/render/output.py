@@ -20,48 +20,15 @@ followed by a newline (a Windows line end) is harmless and passes.
 from __future__ import annotations
 
 import json
-import re
 import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
 
-# on a terminal: C0 but newline and tab, DEL, C1; a CR only when no newline follows
-_CONTROL = re.compile("\r\n|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-# in a one-line field: every control character, and what splits or spaces a line
-_ONE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-# what a one-line field never holds raw, terminal or not
-_LINE_BREAKS = re.compile("[\n\r\t\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
-_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-# JSON leaves DEL and C1 raw; as \\u escapes they decode to the same text
-_JSON_RAW = re.compile("[\x7f-\x9f]")
-
-
-def _visible(match: re.Match[str]) -> str:
-    found = match.group()
-    if found == "\r\n":
-        return found
-    if found in _NAMED:
-        return _NAMED[found]
-    code = ord(found)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-def escape_untrusted(text: str, *, one_line: bool = False) -> str:
-    """Untrusted ``text`` made safe for a terminal: each control character in a
-    visible form (see the module's docstring); newline and tab stay unless
-    ``one_line``.  Text without one comes back as it is."""
-    pattern = _ONE_LINE if one_line else _CONTROL
-    return pattern.sub(_visible, text) if pattern.search(text) else text
-
-
-def untrusted_field(text: object) -> str:
-    """Untrusted text for one line of a table or a header, terminal or not: no raw
-    newline, carriage return, tab or line separator (the rest is the stream's
-    business: ``Output`` escapes it on a terminal)."""
-    shown = str(text)
-    return _LINE_BREAKS.sub(_visible, shown) if _LINE_BREAKS.search(shown) else shown
+from porcelain.domain.escaping import JSON_RAW
+from porcelain.domain.escaping import escape_untrusted as escape_untrusted
+from porcelain.domain.escaping import untrusted_field as untrusted_field
 
 
 class UntrustedStream:
@@ -147,8 +114,8 @@ class Output:
 
     def data(self, value: Any) -> None:
         text = json.dumps(value, indent=2, ensure_ascii=False)
-        if _JSON_RAW.search(text):
-            text = _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+        if JSON_RAW.search(text):
+            text = JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
         print(text, file=self.out, flush=True)
 
     def error(self, message: str, hint: str | None = None) -> None:
@@ -159,10 +126,14 @@ class Output:
     def is_terminal(self) -> bool:
         return self._on_terminal(err=True)
 
-    def confirm(self, question: str, stdin: TextIO | None = None) -> bool:
-        """Ask on stderr, read one line from stdin; anything but y/yes is no."""
+    def confirm(
+        self, question: str, stdin: TextIO | None = None, default: bool = False
+    ) -> bool:
+        """Ask on stderr, read one line from stdin: y/yes is yes, n/no is no, and no
+        answer (an empty line, or nothing to read) is ``default``; anything else is no."""
         source = stdin or sys.stdin
-        self.err.write(self.shown(f"{question} [y/n] ", err=True))
+        choices = "[Y/n]" if default else "[y/n]"
+        self.err.write(self.shown(f"{question} {choices} ", err=True))
         self.err.flush()
         try:
             answer = source.readline()
@@ -172,7 +143,10 @@ class Output:
         if not interactive or not answer.endswith("\n"):
             self.err.write("\n")
             self.err.flush()
-        return answer.strip().lower() in ("y", "yes")
+        word = answer.strip().lower()
+        if not word:
+            return default
+        return word in ("y", "yes")
 
     @contextmanager
     def spinner(self, label: str) -> Iterator[Spinner]:

@@ -172,10 +172,10 @@ def test_bad_ranges_and_flags_are_refused(user: User, tmp_path: Path) -> None:
         (["--turn", "100"], "100"),
         (["--keep-first", "17", "--first", "16"], "--keep-first 17"),
         (["--first", "2", "--last", "2"], "--first"),
-        (["--reasoning", "-k", "s:..-3"], "-k"),
+        (["--reasoning", "-ks:..-3"], "-k"),
         (["--reset", "--reasoning"], "--reset"),
-        (["--tools", "nope"], "nope"),
-        (["-k", "s:0..5"], ""),
+        (["--tools=nope"], "nope"),
+        (["-ks:0..5"], ""),
         (["--continue", "--from", "3"], "--continue"),
     ]
     for args, word in cases:

@@ -200,6 +200,10 @@ def test_show_counts_turns_and_events_like_jp(pinned: User) -> None:
         "Events:       75\n"
         "Latest event: 2026-05-28T20:45:21.146296Z\n"
         "State:        live\n"
+        "Active:       no\n"
+        "Pinned:       no\n"
+        "Model:        offline/jp (from default (no model configured))\n"
+        "Recorded:     nothing\n"
         "Compactions:\n"
         "  1. turns 2-8 (summary)\n"
     )

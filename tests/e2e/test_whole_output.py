@@ -48,6 +48,7 @@ def test_query_ls_show_and_print(pinned: User) -> None:
                 "message": offline("a second one"),
             },
         ],
+        "usage": {},
     }
     assert pinned.ok("conversation", "ls") == (
         "ID               TURNS  EVENTS  TITLE\n"
@@ -85,10 +86,15 @@ def test_query_ls_show_and_print(pinned: User) -> None:
     ]
     assert pinned.ok("conversation", "show", "jp-c17676036600") == (
         "ID:           jp-c17676036600\n"
+        "Title:        (untitled)\n"
         "Turns:        2\n"
         "Events:       6\n"
         "Latest event: 2026-01-05T09:02:01.000000Z\n"
         "State:        live\n"
+        "Active:       no\n"
+        "Pinned:       no\n"
+        "Model:        offline/jp (from default (no model configured))\n"
+        "Recorded:     nothing\n"
     )
     assert pinned.show() == {
         "id": "jp-c17676037800",
@@ -104,6 +110,9 @@ def test_query_ls_show_and_print(pinned: User) -> None:
         "last_event_at": "2026-01-05T09:03:03.000000Z",
         "tip": "b872f43f68dcdaa9ae55b1bc668e4b5b43f3413d",
         "compactions": [],
+        "model": {"id": "offline/jp", "source": "default (no model configured)"},
+        "conversation_sets": {},
+        "usage": [],
     }
     assert pinned.ok("conversation", "print", "jp-c17676036600") == (
         "--- turn 1 (2026-01-05 09:01) ---\n"
@@ -225,7 +234,11 @@ def test_a_review_offline_from_start_to_continue(pinned: User, tmp_path: Path) -
         "Turns:        6\n"
         "Events:       30\n"
         "Latest event: 2026-01-05T09:06:00.000000Z\n"
-        "State:        active\n"
+        "State:        live\n"
+        "Active:       yes\n"
+        "Pinned:       no\n"
+        "Model:        offline/jp (from default (no model configured))\n"
+        "Recorded:     nothing\n"
         "Compactions:\n"
         "  1. turns 2-4 (summary)\n"
     )

@@ -96,7 +96,7 @@ def test_faults_one_after_another(box: Sandbox, fake: FakeMessages) -> None:
 def test_fork_whose_compaction_fails_is_not_left_behind(box: Sandbox, fake: FakeMessages) -> None:
     fake.reply_error(400, "invalid_request_error", "no summaries today")
     before = box.refs()
-    proc = box.fail("conversation", "fork", RUST_ID, "-k", "s:2..4")
+    proc = box.fail("conversation", "fork", RUST_ID, "-ks:2..4")
     assert not ID.findall(proc.stdout)
     assert box.refs("refs/conversations") == {
         k: v for k, v in before.items() if k.startswith("refs/conversations")

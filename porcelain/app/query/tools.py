@@ -145,3 +145,19 @@ def response_event(call: ToolCall, outcome: ToolOutcome, limits: Limits | None =
 
 def needs_confirmation(tool: BuiltinTool | dict[str, Any]) -> bool:
     return not isinstance(tool, BuiltinTool) and bool(tool.get("confirm", True))
+
+
+def confirmation_question(call: ToolCall, tool: BuiltinTool | dict[str, Any]) -> str:
+    """`Run tool NAME: `COMMAND` with {ARGS} on stdin?`: the command line jp will run
+    and the model's arguments, both one-line and cut short (escaped by ``Output``)."""
+    from porcelain.domain.escaping import untrusted_field
+
+    if isinstance(tool, BuiltinTool):
+        return f"Run tool {untrusted_field(call.name)}?"
+    command = tool.get("command")
+    argv = shlex.split(command) if isinstance(command, str) else [str(c) for c in command or []]
+    line = untrusted_field(shlex.join(argv))
+    args = untrusted_field(json.dumps(call.arguments, ensure_ascii=False))
+    if len(args) > 400:
+        args = args[:397] + "..."
+    return f"Run tool {untrusted_field(call.name)}: `{line}` with {args} on stdin?"

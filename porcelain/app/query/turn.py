@@ -8,6 +8,7 @@ conversation is held for the whole turn, so two writers never interleave.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -17,6 +18,7 @@ from porcelain.app.query.tools import (
     BuiltinTool,
     ToolCall,
     ToolOutcome,
+    confirmation_question,
     enabled_tools,
     needs_confirmation,
     response_event,
@@ -24,6 +26,7 @@ from porcelain.app.query.tools import (
     specs,
 )
 from porcelain.config import Config
+from porcelain.domain.token_usage import with_usage
 from porcelain.domain.view import model_events
 from porcelain.errors import Interrupted, ProviderError, UserError
 from porcelain.models.base import DeltaKind, ModelRequest, StreamInterrupted, get_model
@@ -79,14 +82,25 @@ def commit(ctx: TurnContext, new: list[Event]) -> None:
     ctx.written.extend(new)
 
 
-def run_turn(ctx: TurnContext, text: str, view: StreamView) -> list[Event]:
-    """Start a turn with ``text`` and run the model until it ends its turn."""
+def run_turn(
+    ctx: TurnContext,
+    text: str,
+    view: StreamView,
+    attachments: list[dict[str, Any]] | None = None,
+    committed: Callable[[], None] | None = None,
+) -> list[Event]:
+    """Start a turn with ``text`` (and ``attachments``) and run the model until it
+    ends its turn; ``committed`` is called once the request is stored."""
     request: Event = {"type": "chat_request", "timestamp": clock.now_text(), "content": text}
     if ctx.config.user_name():
         request["author"] = ctx.config.user_name()
+    if attachments:
+        request["attachments"] = attachments
     before = len(ctx.written)
     try:
         commit(ctx, [{"type": "turn_start", "timestamp": request["timestamp"]}, request])
+        if committed is not None and ctx.persist:
+            committed()
         continue_turn(ctx, view)
     except KeyboardInterrupt:
         raise Interrupted(interrupted_message(ctx, len(ctx.written) - before)) from None
@@ -134,7 +148,7 @@ def continue_turn(ctx: TurnContext, view: StreamView) -> None:
             view.finish()
             raise
         view.finish()
-        commit(ctx, response.events)
+        commit(ctx, with_usage(response.events, response.usage))
         calls = response.tool_calls
         if not calls:
             return
@@ -165,7 +179,7 @@ def _run_tool(
                 "(no terminal); set confirm = false for this tool to allow it",
                 True,
             )
-        if not ctx.confirm(f"Run tool {call.name}?"):
+        if not ctx.confirm(confirmation_question(call, tool)):
             return ToolOutcome(f"the user declined to run {call.name}", True)
     try:
         if isinstance(tool, BuiltinTool):

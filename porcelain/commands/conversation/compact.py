@@ -8,12 +8,13 @@ import click
 
 from porcelain.commands.context import App
 from porcelain.commands.options import compact_specs
+from porcelain.commands.optvalue import Command, OptionalValue
 from porcelain.errors import UsageError, UserError
 
 RANGE_FLAGS = ("from_", "to", "keep_first", "keep_last", "first", "last", "turn")
 
 
-@click.command()
+@click.command(cls=Command)
 @click.argument("target", nargs=-1)
 @click.option(
     "--from",
@@ -32,7 +33,7 @@ RANGE_FLAGS = ("from_", "to", "keep_first", "keep_last", "first", "last", "turn"
 @click.option(
     "-s",
     "--summarize",
-    is_flag=False,
+    cls=OptionalValue,
     flag_value="",
     default=None,
     metavar="[TEXT]",
@@ -42,7 +43,8 @@ RANGE_FLAGS = ("from_", "to", "keep_first", "keep_last", "first", "last", "turn"
 @click.option(
     "-t",
     "--tools",
-    is_flag=False,
+    cls=OptionalValue,
+    words=("strip", "s", "strip-requests", "sreq", "strip-responses", "sres", "omit", "o"),
     flag_value="strip",
     default=None,
     metavar="[MODE]",
@@ -57,7 +59,7 @@ RANGE_FLAGS = ("from_", "to", "keep_first", "keep_last", "first", "last", "turn"
 )
 @click.option(
     "--reset",
-    is_flag=False,
+    cls=OptionalValue,
     flag_value="all",
     default=None,
     metavar="[=N]",

@@ -6,9 +6,10 @@ import click
 
 from porcelain.commands.context import App
 from porcelain.commands.options import compact_specs
+from porcelain.commands.optvalue import Command
 
 
-@click.command()
+@click.command(cls=Command)
 @click.argument("target", required=False)
 @click.option("-a", "--activate", is_flag=True, help="Make the fork the active conversation.")
 @click.option("--first", type=click.IntRange(min=0), help="Keep only the first N turns.")

@@ -29,9 +29,16 @@ if TYPE_CHECKING:
 )
 @click.option("--first", type=click.IntRange(min=0), help="Only the first N turns.")
 @click.option("--last", type=click.IntRange(min=0), help="Only the last N turns.")
+@click.option("--no-pager", is_flag=True, help="Never page (long output on a terminal is paged).")
 @click.pass_obj
 def print_(
-    app: App, target: str | None, compacted: bool, style: str, first: int | None, last: int | None
+    app: App,
+    target: str | None,
+    compacted: bool,
+    style: str,
+    first: int | None,
+    last: int | None,
+    no_pager: bool,
 ) -> None:
     """Print a conversation's history (archived ids work too).
 
@@ -62,8 +69,9 @@ def print_(
     if app.output.json:
         app.output.data({"id": conv.cid, "compacted": compacted, "events": events})
         return
-    for line in transcript(events, style, headers=headers, keep=keep):
-        app.output.line(line)
+    from porcelain.render.pager import show_lines
+
+    show_lines(app.output, list(transcript(events, style, headers=headers, keep=keep)), not no_pager)
 
 
 def _maybe_review(events: Sequence[Event]) -> bool:

@@ -12,37 +12,44 @@ from porcelain.render.output import untrusted_field
 
 @click.command()
 @click.argument("targets", nargs=-1)
+@click.option("--no-pager", is_flag=True, help="Never page (long output on a terminal is paged).")
 @click.pass_obj
-def show(app: App, targets: tuple[str, ...]) -> None:
+def show(app: App, targets: tuple[str, ...], no_pager: bool) -> None:
     """Details of conversations (default: the active one); archived ids work too."""
     from porcelain.app.describe import details
     from porcelain.app.targets import active_id, resolve
+    from porcelain.commands.conversation.show_config import effective
 
     store = app.store()
     active = active_id(store)
     infos = []
     for target in targets or (None,):
         loc = resolve(store, target)
-        infos.append(details(store, store.load(loc.cid), active))
+        conv = store.load(loc.cid)
+        infos.append({**details(store, conv, active), **effective(app, conv)})
     if app.output.json:
         app.output.data(infos[0] if len(infos) == 1 else infos)
         return
+    from porcelain.render.pager import show_lines
+
+    shown: list[str] = []
     for i, info in enumerate(infos):
-        if i:
-            app.output.line()
-        for line in render(info):
-            app.output.line(line)
+        shown += ([""] if i else []) + render(info)
+    show_lines(app.output, shown, not no_pager)
 
 
 def render(info: dict[str, Any]) -> list[str]:
-    rows = [("ID", info["id"])]
-    if info["title"]:
-        rows.append(("Title", info["title"]))
+    from porcelain.commands.conversation.show_config import lines as config_rows
+
+    rows = [("ID", info["id"]), ("Title", info["title"] or "(untitled)")]
     rows += [("Turns", str(info["turns"])), ("Events", str(info["events"]))]
     if info["last_event_at"]:
         rows.append(("Latest event", info["last_event_at"]))
-    state = "archived" if info["archived"] else ("active" if info["active"] else "live")
-    rows.append(("State", state + (", pinned" if info["pinned"] else "")))
+    rows.append(("State", "archived" if info["archived"] else "live"))
+    rows.append(("Active", "yes" if info["active"] else "no"))
+    rows.append(("Pinned", "yes" if info["pinned"] else "no"))
+    if "model" in info:
+        rows += config_rows(info)
     if info["labels"]:
         rows.append(
             ("Labels", ", ".join(f"{k}={v}" if v else k for k, v in info["labels"].items()))

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gitstore import Event, turn_indices
+from gitstore import Event, Kind, turn_indices
 from porcelain.domain.compaction.facts import KINDS, Fact, facts_of, range_turns
 from porcelain.domain.compaction.overlays import Overlay, overlay_from_event, standing_overlays
 from porcelain.domain.compaction.projection import project
@@ -111,8 +111,9 @@ def coverage(source_events: Sequence[Event], proposal: Proposal) -> Coverage:
     standing = standing_overlays(source_events)
     overlay = overlay_from_event(proposal.to_compaction_event(""), len(source_events))
     applied = [*standing, overlay]
-    pairs = range_turns(
-        source_events, proposal.from_turn - 1, proposal.to_turn - 1, indices=indices
+    pairs = _still_visible(
+        range_turns(source_events, proposal.from_turn - 1, proposal.to_turn - 1, indices=indices),
+        standing,
     )
     text = _norm(_replacement_text(source_events, indices, proposal, applied))
     missing = [f for f in facts_of(pairs) if not kept(f, text)]
@@ -122,6 +123,25 @@ def coverage(source_events: Sequence[Event], proposal: Proposal) -> Coverage:
         _tokens(source_events, indices, standing),
         _tokens(source_events, indices, applied),
     )
+
+
+def _still_visible(
+    pairs: list[tuple[int, Event]], standing: list[Overlay]
+) -> list[tuple[int, Event]]:
+    """The pairs the model still reads: what a standing compaction already took away
+    (a summarized turn, an omitted or stripped tool call) is not this proposal's to drop,
+    and listing it would put hidden text back in front of the model."""
+    summarized: set[int] = set()
+    tools_gone: set[int] = set()
+    for o in standing:
+        turns = range(o.from_turn + 1, o.to_turn + 2)  # 1-based, as the pairs
+        (summarized if o.has_summary else tools_gone if o.tool_calls else set()).update(turns)
+    tool_kinds = (Kind.TOOL_CALL_REQUEST, Kind.TOOL_CALL_RESPONSE)
+    return [
+        (turn, e)
+        for turn, e in pairs
+        if turn not in summarized and not (turn in tools_gone and e.get("type") in tool_kinds)
+    ]
 
 
 def coverage_json(source_events: Sequence[Event], proposal: Proposal) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from porcelain.domain.compaction.coverage import coverage, kept
 from porcelain.domain.compaction.facts import Fact, facts_of, paths_in, range_turns
 from porcelain.domain.compaction.proposal import Proposal
 from porcelain.models.offline_summary import summarize
-from tests.unit.compaction.builders import stamp
+from tests.unit.compaction.builders import comp, stamp
 
 
 def turn(n: int, request: str, answer: str, *extra: Event) -> list[Event]:
@@ -95,6 +95,19 @@ def test_coverage_lists_what_the_summary_lacks_and_only_that() -> None:
     assert all(f.turn == 1 for f in report.missing)
     assert report.after < report.before or report.after == report.before
     assert report.to_json()["tokens"] == {"before": report.before, "after": report.after}
+
+
+def test_coverage_leaves_out_what_a_standing_compaction_already_took_away() -> None:
+    events = [
+        *turn(0, "Open src/first.py please.", "Opened src/first.py."),
+        *turn(1, "Now fix src/hidden.py <<SECRET>>.", "Fixed src/hidden.py."),
+        *turn(2, "Then src/last.py.", "Done with src/last.py."),
+    ]
+    events.append(comp(1, 1, summary="An earlier fix.", at=40))
+    report = coverage(events, Proposal(1, 3, "Worked on the files."))
+    texts = " ".join(f.text for f in report.missing)
+    assert "src/first.py" in texts and "src/last.py" in texts
+    assert "hidden.py" not in texts and "SECRET" not in texts, "hidden text came back"
 
 
 def test_kept_is_case_and_space_blind_and_loose_for_prose() -> None:

@@ -1,0 +1,71 @@
+"""`jp q --retry`: answer the last request again, without asking it again.
+
+- The last request has no answer (the provider failed, the stream broke, a
+  tool round was cut off): the turn goes on in place from what is stored;
+  no new request event is written.
+- The last request was answered: the answer stays where it is, and the
+  request is answered again in a fork made at the request's commit (which
+  becomes the active conversation), so nothing is lost and both answers can
+  be read side by side.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+from gitstore import Event, Located, Store
+from porcelain.app.query.turn import StreamView, TurnContext, continue_turn, interrupted_message
+from porcelain.errors import Interrupted, UserError
+
+State = Literal["unfinished", "answered"]
+_VISIBLE = ("chat_request", "chat_response", "tool_call_request", "tool_call_response")
+
+
+def last_request(events: Sequence[Event]) -> int | None:
+    """Position of the last ``chat_request``, or None."""
+    for i in range(len(events) - 1, -1, -1):
+        if events[i].get("type") == "chat_request":
+            return i
+    return None
+
+
+def state(events: Sequence[Event]) -> State:
+    """Whether the last request was answered: its turn ends with a message (or data).
+
+    A turn that ends with a request, with reasoning alone, or inside a tool
+    round is unfinished."""
+    if last_request(events) is None:
+        raise UserError("there is no request to retry", 'ask one: `jp q "your question"`')
+    for event in reversed(events):
+        kind = event.get("type")
+        if kind not in _VISIBLE:
+            continue
+        answered = kind == "chat_response" and ("message" in event or "data" in event)
+        return "answered" if answered else "unfinished"
+    return "unfinished"  # unreachable: a request is a visible event
+
+
+def fork_at_request(store: Store, cid: str, events: Sequence[Event], commits: Sequence[str]) -> str:
+    """A fork of ``cid`` whose tip is its last request (the answer left out)."""
+    from porcelain.app.lifecycle import fork
+
+    at = last_request(events)
+    assert at is not None and at < len(commits)
+    return fork(store, Located(cid, commits[at], False))
+
+
+def retry_turn(ctx: TurnContext, view: StreamView) -> list[Event]:
+    """Go on with the stored turn: the model is asked again from its history."""
+    before = len(ctx.written)
+    try:
+        continue_turn(ctx, view)
+    except KeyboardInterrupt:
+        kept = len(ctx.written) - before
+        if not ctx.persist:
+            raise Interrupted(interrupted_message(ctx, kept)) from None
+        raise Interrupted(
+            f"interrupted: {kept} event{'s' if kept != 1 else ''} of the new answer "
+            f"are saved in {ctx.cid}"
+        ) from None
+    return ctx.written

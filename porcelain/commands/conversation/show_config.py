@@ -1,0 +1,57 @@
+"""What `jp conversation show` says about configuration: the model the
+conversation's next query uses (and which layer chose it), and the keys the
+conversation itself records (its `config_delta` events, after the trust rule)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from porcelain.config.explain import dotted_key, toml_value
+
+if TYPE_CHECKING:
+    from gitstore import Conversation
+    from porcelain.commands.context import App
+
+MODEL_KEY = ("assistant", "model", "id")
+
+
+def effective(app: App, conv: Conversation) -> dict[str, Any]:
+    """``{"model": {"id", "source"}, "conversation_sets": {dotted key: value}}``."""
+    from porcelain.app.lifecycle import recorded_deltas
+
+    deltas = recorded_deltas(conv.cid, conv.events, conv.commits)
+    merged = app.config(deltas=deltas, warn=False)
+    own = f"conversation {conv.cid} "
+    sets = {dotted_key(p): v for p, v, source in merged.entries() if source.startswith(own)}
+    model = merged.model_id()
+    if model:
+        source = merged.origin(MODEL_KEY)
+    else:
+        from porcelain.commands.query import _default_model
+
+        model, source = _default_model(app, quiet=True), "default (no model configured)"
+    from porcelain.domain.token_usage import per_turn
+
+    return {
+        "model": {"id": model, "source": source},
+        "conversation_sets": sets,
+        "usage": per_turn(conv.events),
+    }
+
+
+def lines(info: dict[str, Any]) -> list[tuple[str, str]]:
+    """The rows of `show` for ``effective``'s answer (values are untrusted)."""
+    model = info["model"]
+    rows = [("Model", f"{model['id']} (from {model['source']})")]
+    sets = info["conversation_sets"]
+    rows.append(
+        (
+            "Recorded",
+            ", ".join(f"{k} = {toml_value(v)}" for k, v in sets.items()) if sets else "nothing",
+        )
+    )
+    if info.get("usage"):
+        from porcelain.domain.token_usage import summary_line
+
+        rows.append(("Tokens", summary_line(info["usage"])))
+    return rows
