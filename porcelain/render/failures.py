@@ -2,7 +2,30 @@
 
 from __future__ import annotations
 
+from gitstore import (
+    ConcurrentUpdate,
+    ConversationBusy,
+    ConversationExists,
+    ConversationNotFound,
+    CorruptEvent,
+    EnvironmentFault,
+    GitStoreError,
+    InvalidEvent,
+    InvalidId,
+    LockedRef,
+    NothingToUndo,
+    RefBusy,
+    RefLocked,
+    StaleTip,
+    StoreError,
+    StoreFormatTooNew,
+    SyncError,
+    UndoConflict,
+    UnknownOperation,
+    environment_fault,
+)
 from porcelain.errors import FaultError, JpError, UserError
+from porcelain.render.opshow import value
 
 LS_HINT = "list them with `jp conversation ls` (archived ones: `jp conversation ls --archived`)"
 
@@ -11,28 +34,6 @@ def translate(exc: BaseException) -> JpError | None:
     """A user-facing error for an expected failure; None for a bug."""
     if isinstance(exc, JpError):
         return exc
-    from gitstore import (
-        ConcurrentUpdate,
-        ConversationBusy,
-        ConversationExists,
-        ConversationNotFound,
-        CorruptEvent,
-        EnvironmentFault,
-        GitStoreError,
-        InvalidEvent,
-        InvalidId,
-        LockedRef,
-        NothingToUndo,
-        RefBusy,
-        RefLocked,
-        StaleTip,
-        StoreError,
-        StoreFormatTooNew,
-        SyncError,
-        UndoConflict,
-        UnknownOperation,
-        environment_fault,
-    )
 
     if isinstance(exc, InvalidId):
         shown = exc.text if exc.text else "(empty)"
@@ -87,8 +88,6 @@ def translate(exc: BaseException) -> JpError | None:
     if isinstance(exc, UnknownOperation):
         return UserError(str(exc), "`jp op log` lists the operations and their ids")
     if isinstance(exc, UndoConflict):
-        from porcelain.render.opshow import value
-
         return UserError(
             f"{exc.ref} changed since operation {exc.op_id[:12]} ({value(exc.actual)} now); "
             "nothing was undone: `jp undo --force` overwrites that change, `jp op log` shows "
@@ -121,8 +120,6 @@ def _age(seconds: float) -> str:
 
 
 def _ref_busy(exc: BaseException) -> JpError:
-    from gitstore import RefBusy
-
     assert isinstance(exc, RefBusy)
     done = (
         "it is half done; the next jp command finishes it" if exc.partial else "nothing was changed"
@@ -142,8 +139,6 @@ def _ref_busy(exc: BaseException) -> JpError:
 
 
 def _environment(fault: BaseException) -> JpError:
-    from gitstore import EnvironmentFault
-
     assert isinstance(fault, EnvironmentFault)
     where = fault.path or "the store"
     if fault.kind == "read-only":

@@ -13,10 +13,8 @@ from typing import Any, Protocol
 
 from gitstore import Event, Store
 from porcelain import clock
+from porcelain.app.query.registry import BuiltinTool, ToolCall, ToolOutcome
 from porcelain.app.query.tools import (
-    BuiltinTool,
-    ToolCall,
-    ToolOutcome,
     enabled_tools,
     needs_confirmation,
     response_event,
@@ -24,6 +22,7 @@ from porcelain.app.query.tools import (
     specs,
 )
 from porcelain.config import Config
+from porcelain.domain.review.markers import review_record
 from porcelain.domain.view import model_events
 from porcelain.errors import Interrupted, ProviderError, UserError
 from porcelain.models.base import DeltaKind, ModelRequest, StreamInterrupted, get_model
@@ -176,6 +175,4 @@ def _run_tool(
 
 
 def _is_review(events: list[Event]) -> bool:
-    from porcelain.domain.review.markers import review_record
-
     return review_record(events) is not None

@@ -7,6 +7,7 @@ from typing import Any
 import click
 
 from porcelain.commands.context import App
+from porcelain.commands.conversation import compact_flows as flows
 from porcelain.commands.options import compact_specs
 from porcelain.errors import UsageError, UserError
 
@@ -89,7 +90,7 @@ def compact(app: App, /, target: str | None, **opts: Any) -> None:
       jp q "keep the retry decision; stop at turn 15"
       jp conversation compact --continue      (or --abort)
     """
-    from porcelain.commands.conversation import compact_flows as flows
+    # lazy: only a review loads the review modules
     from porcelain.commands.conversation import review_flows as review
 
     if opts["continue_"] or opts["abort"]:

@@ -7,7 +7,11 @@ from typing import Any
 
 from porcelain import clock
 from porcelain.app.compaction.run import compact, default_model
+from porcelain.app.lifecycle import jp_deltas
+from porcelain.app.review.start import refuse_if_open, refuse_if_review
+from porcelain.app.targets import resolve
 from porcelain.commands.context import App
+from porcelain.domain.compaction.dsl import parse_spec
 from porcelain.domain.compaction.overlays import (
     overlay_label,
     parse_tool_mode,
@@ -32,11 +36,6 @@ def overrides_from(opts: dict[str, Any]) -> RangeOverrides:
 
 
 def run(app: App, target: str | None, opts: dict[str, Any]) -> None:
-    from porcelain.app.lifecycle import jp_deltas
-    from porcelain.app.review.start import refuse_if_open, refuse_if_review
-    from porcelain.app.targets import resolve
-    from porcelain.domain.compaction.dsl import parse_spec
-
     overrides = overrides_from(opts)
     store = app.store()
     loc = resolve(store, target, archived_ok=False)
@@ -103,9 +102,6 @@ def run(app: App, target: str | None, opts: dict[str, Any]) -> None:
 
 def reset(app: App, target: str | None, which: str, dry_run: bool) -> None:
     """Withdraw compactions by appending an event: history is never rewritten."""
-    from porcelain.app.review.start import refuse_if_open, refuse_if_review
-    from porcelain.app.targets import resolve
-
     store = app.store()
     loc = resolve(store, target, archived_ok=False)
     refuse_if_review(store, loc.cid)

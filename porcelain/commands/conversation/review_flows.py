@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from porcelain.app.compaction.run import default_model
+from porcelain.app.lifecycle import jp_deltas
+from porcelain.app.review import finish as steps
+from porcelain.app.review.start import refuse_if_review, start_review
+from porcelain.app.targets import resolve
 from porcelain.commands.context import App
+from porcelain.commands.conversation.compact_flows import overrides_from
 from porcelain.domain.compaction.proposal import Proposal
 
 
 def interactive(app: App, target: str | None, opts: dict[str, Any]) -> None:
-    from porcelain.app.compaction.run import default_model
-    from porcelain.app.lifecycle import jp_deltas
-    from porcelain.app.review.start import refuse_if_review, start_review
-    from porcelain.app.targets import resolve
-    from porcelain.commands.conversation.compact_flows import overrides_from
-
     overrides = overrides_from(opts)
     store = app.store()
     source = resolve(store, target, archived_ok=False)
@@ -59,8 +59,6 @@ def interactive(app: App, target: str | None, opts: dict[str, Any]) -> None:
 
 
 def finish(app: App, *, abort: bool, yes: bool) -> None:
-    from porcelain.app.review import finish as steps
-
     store = app.store()
     if abort:
         done = steps.abort(store)

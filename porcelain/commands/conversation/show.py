@@ -6,6 +6,8 @@ from typing import Any
 
 import click
 
+from porcelain.app.describe import details
+from porcelain.app.targets import active_id, resolve
 from porcelain.commands.context import App
 from porcelain.render.output import untrusted_field
 
@@ -15,9 +17,6 @@ from porcelain.render.output import untrusted_field
 @click.pass_obj
 def show(app: App, targets: tuple[str, ...]) -> None:
     """Details of conversations (default: the active one); archived ids work too."""
-    from porcelain.app.describe import details
-    from porcelain.app.targets import active_id, resolve
-
     store = app.store()
     active = active_id(store)
     infos = []
