@@ -11,7 +11,7 @@ import click
 
 from porcelain.commands.context import App
 from porcelain.commands.lazy import LazyGroup
-from porcelain.errors import Exit, Interrupted, JpError
+from porcelain.errors import Exit, Interrupted, JpError, UsageError
 from porcelain.render.output import Output
 
 # name -> "module:attribute"; modules are imported only when their command runs
@@ -125,8 +125,8 @@ _LATE: list[str] = []
 
 def _close(app: App) -> None:
     """The command ended (maybe by an exception, still in flight here): record its operation."""
+    # lazy: `jp --help` never closes an operation (start-up)
     from porcelain.app.oprecord import finish
-    from porcelain.errors import Interrupted
 
     kind = sys.exc_info()[0]
     # an interrupted command says itself what it kept: the operation is recorded quietly
@@ -175,8 +175,7 @@ def hoist_globals(argv: list[str]) -> list[str]:
 
 
 def _seeded_clock() -> None:
-    from porcelain import clock
-    from porcelain.errors import UsageError
+    from porcelain import clock  # lazy: the clock loads gitstore; `jp --help` needs neither
 
     try:
         seeded = clock.from_hook(os.environ.get("JP_TEST_CLOCK"), os.environ.get("JP_TEST_SEED"))
@@ -190,7 +189,7 @@ def main() -> None:
     output = Output()
     try:
         if os.environ.get("JP_FAULT"):  # a testing hook: see porcelain/app/faults.py
-            from porcelain.app.faults import install
+            from porcelain.app.faults import install  # lazy: only the testing hook needs it
 
             install(os.environ["JP_FAULT"])
         if os.environ.get("JP_TEST_CLOCK") or os.environ.get("JP_TEST_SEED"):
@@ -216,6 +215,7 @@ def main() -> None:
     except BrokenPipeError:
         code = Exit.OK
     except Exception as exc:  # the boundary: everything else becomes one line
+        # lazy: only a failed command needs the error table (start-up)
         from porcelain.render.failures import translate
 
         error = translate(exc)

@@ -163,6 +163,7 @@ def details(store: Store, conv: Conversation, active: str | None) -> dict[str, A
         "compactions": _compactions(conv),
     }
     if source is not None:
+        # lazy: `show` of a plain conversation loads no review module
         from porcelain.app.review.revisions import latest_json
 
         origin = store.locate(source)
@@ -180,6 +181,7 @@ def _compactions(conv: Conversation) -> list[dict[str, Any]]:
     """
     if not any(e.get("type") == "compaction" for e in conv.events):
         return []
+    # lazy: `show` of a plain conversation loads no compaction module
     from porcelain.domain.compaction.overlays import overlay_json, standing_overlays
 
     return [overlay_json(o) for o in standing_overlays(_own_view(conv))]
@@ -187,6 +189,7 @@ def _compactions(conv: Conversation) -> list[dict[str, Any]]:
 
 def _own_view(conv: Conversation) -> list[Event]:
     """The events whose compactions apply to this conversation (a review drops the source's)."""
+    # lazy: `show` of a plain conversation loads no review module
     from porcelain.domain.review.markers import review_view
 
     return review_view(conv.events)

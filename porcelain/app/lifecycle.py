@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from gitstore import ConversationExists, Event, Located, Store, new_id, record_activation
 from porcelain import clock
+from porcelain.config import Recorded
 
 if TYPE_CHECKING:
     from porcelain.config import Recorded
@@ -133,8 +134,6 @@ def recorded_deltas(
     cid: str, events: Sequence[Event], commits: Sequence[str] = ()
 ) -> list[Recorded]:
     """``jp_deltas``, each named for ``config show``: conversation, number, commit."""
-    from porcelain.config import Recorded
-
     out: list[Recorded] = []
     for i, event in enumerate(events):
         if _in_jp_keys(event):

@@ -36,6 +36,7 @@ def retention_days(app: Session) -> int:
     try:
         return app.config().op_log_retention_days()
     except JpError:  # a broken configuration: the command itself says so
+        # lazy: the config package loads tomlkit; only a broken configuration needs it here
         from porcelain.config.model import OP_LOG_RETENTION_DAYS
 
         return OP_LOG_RETENTION_DAYS

@@ -6,7 +6,12 @@ from pathlib import Path
 
 import click
 
+from porcelain.app.lifecycle import recorded_deltas
+from porcelain.app.targets import resolve
 from porcelain.commands.context import App
+from porcelain.config import set_value, user_config_path
+from porcelain.config import show as render
+from porcelain.config.explain import as_json, as_text, toml_value
 
 
 @click.group()
@@ -47,7 +52,6 @@ def show(app: App, conversation: str | None) -> None:
     if conversation is not None:
         _show_conversation(app, conversation)
         return
-    from porcelain.config import show as render
 
     merged = app.config()
     if app.output.json:
@@ -57,10 +61,6 @@ def show(app: App, conversation: str | None) -> None:
 
 
 def _show_conversation(app: App, target: str) -> None:
-    from porcelain.app.lifecycle import recorded_deltas
-    from porcelain.app.targets import resolve
-    from porcelain.config.explain import as_json, as_text
-
     store = app.store()
     found = resolve(store, target)
     conv = store.load(found.cid)
@@ -100,8 +100,6 @@ def get(app: App, key: str) -> None:
 @click.pass_obj
 def set_(app: App, key: str, value: str, in_store: bool, file: Path | None) -> None:
     """Set KEY to VALUE (parsed as TOML when it parses, else a string; `-5` is a value)."""
-    from porcelain.config import set_value, user_config_path
-    from porcelain.config.explain import toml_value
 
     path = file or (app.store().config_file if in_store else user_config_path(app.environ))
     stored = set_value(path, key, value)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from porcelain.errors import UserError
+from porcelain.errors import FaultError, UserError
 from porcelain.render.output import Output
 
 if TYPE_CHECKING:
@@ -25,6 +25,7 @@ def default_store_path(environ: Mapping[str, str]) -> Path:
 
 def find_project_store(start: Path) -> Path | None:
     """The nearest enclosing git repository in which `jp init --here` was run."""
+    # lazy: `jp --help` loads no store module (start-up)
     from gitstore import is_store
 
     for folder in [start, *start.parents]:
@@ -63,6 +64,7 @@ class App:
             return Path(self.environ["JP_STORE"]).expanduser(), "JP_STORE"
         project = find_project_store(self.cwd)
         if project is not None:
+            # lazy: `jp --help` loads no store module (start-up)
             from gitstore import is_store
 
             if is_store(project):
@@ -71,12 +73,11 @@ class App:
 
     def store(self) -> Store:
         if self._store is None:
+            # lazy: `jp --help` loads no store module (start-up)
             from gitstore import Store, init_store
 
             path, named_by = self.chosen_store()
             if path.exists() and not path.is_dir():
-                from porcelain.errors import FaultError
-
                 raise FaultError(
                     f"the store {path} is a file, not a git directory",
                     "point --store or JP_STORE at a store, or create one: `jp init PATH`",
@@ -90,6 +91,7 @@ class App:
                 init_store(path)
                 self.output.note(f"note: created the store {path}")
             self._store = Store(path, self.identity(), self.limits)
+            # lazy: `jp --help` loads no configuration module (start-up)
             from porcelain.app.oprecord import begin
 
             begin(self, self._store)
@@ -102,12 +104,14 @@ class App:
     def limits(self) -> Limits:
         """Size limits of what the store accepts: ``store.max_event_bytes`` of the
         user's own configuration (never of a conversation's)."""
+        # lazy: `jp --help` loads no store module (start-up)
         from gitstore import MAX_EVENT_BYTES_KEY, Limits
 
         value = self.config().get(MAX_EVENT_BYTES_KEY)
         return Limits(max_event_bytes=value) if isinstance(value, int) and value > 0 else Limits()
 
     def identity(self) -> Identity:
+        # lazy: `jp --help` loads no store module (start-up)
         from gitstore import Identity
 
         name = self.environ.get("GIT_COMMITTER_NAME") or self.environ.get("USER") or "jp"
@@ -121,7 +125,10 @@ class App:
 
         What the trust rule left out of them is said once per command on stderr.
         """
+        # lazy: `jp --help` loads no tomlkit (start-up)
         from porcelain.config import load_config
+
+        # lazy: `jp --help` loads no configuration module (start-up)
         from porcelain.config.explain import warning
 
         store_config = self.store().config_file if self._store_exists() else None
@@ -141,6 +148,7 @@ class App:
         return self._store is not None or self.store_path().exists()
 
     def cli_layers(self) -> dict[str, Any]:
+        # lazy: `jp --help` loads no tomlkit (start-up)
         from porcelain.config import cli_layers
 
         return cli_layers([Path(f) for f in self.config_files], list(self.overrides))

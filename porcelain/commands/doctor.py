@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from gitstore import Finding, Store, examine, mend
 from porcelain.commands.context import App
 from porcelain.errors import Exit, UserError
 
@@ -22,8 +23,6 @@ def doctor(app: App, fix: bool, no_fsck: bool) -> int:
     damaged cache and records the format version; what it cannot mend
     safely (fsck problems, quarantined refs) it names.
     """
-    from gitstore import Finding, Store, examine, mend
-
     path = app.store_path()
     if not path.exists():
         raise UserError(f"no store at {path}", "create one with `jp init`")

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from gitstore import init_project, init_store
 from porcelain.commands.context import App
 from porcelain.errors import UserError
 
@@ -28,8 +29,6 @@ def init(app: App, path: Path | None, here: bool) -> None:
     (`jp remote add NAME URL`, then `jp push`), and the project's own code
     remote gets conversations only when you name it (`jp push origin`).
     """
-    from gitstore import init_project, init_store
-
     if here:
         made = init_project(app.cwd)
         if made is None:

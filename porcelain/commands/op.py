@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import click
 
+from gitstore import restore as restore_to
 from porcelain.commands.context import App
+from porcelain.render import opshow
 
 
 @click.group()
@@ -23,8 +25,6 @@ def op() -> None:
 @click.pass_obj
 def log(app: App, limit: int | None, show_refs: bool) -> None:
     """List operations, newest first (`-F json`: a list of objects)."""
-    from porcelain.render import opshow
-
     found = app.store().operations(limit)
     if app.output.json:
         app.output.data([opshow.as_json(o) for o in found])
@@ -49,9 +49,6 @@ def restore(app: App, operation: str) -> None:
     Refs that later operations moved return to their value then, whatever
     they hold now; the restore is an operation itself (`jp undo` reverses it).
     """
-    from gitstore import restore as restore_to
-    from porcelain.render import opshow
-
     result = restore_to(app.store(), operation)
     if app.output.json:
         app.output.data(

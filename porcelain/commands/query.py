@@ -7,11 +7,17 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from gitstore import Event
+from gitstore import Event, record_activation
+from porcelain.app.lifecycle import config_delta, fresh_id, jp_deltas, new_conversation, start_event
+from porcelain.app.query.prompt import Ask, gather
+from porcelain.app.query.turn import TurnContext, commit, precheck, run_turn
+from porcelain.app.targets import resolve
 from porcelain.commands.context import App
 from porcelain.commands.options import compact_specs
 from porcelain.commands.optvalue import Command
+from porcelain.config import Recorded, diff_delta, filter_delta, merge, validate
 from porcelain.errors import UsageError
+from porcelain.render.stream import StreamView
 
 if TYPE_CHECKING:
     from porcelain.app.query.prompt import Ask
@@ -79,9 +85,6 @@ def query(
     nothing you wrote is lost when the provider fails: `jp q --retry` then
     asks the model again.
     """
-    from porcelain.app.query.prompt import Ask, gather
-    from porcelain.app.targets import resolve
-
     if new and target:
         raise UsageError("--new and --id do not go together")
     if retry:
@@ -91,6 +94,7 @@ def query(
         ask = gather(words, edit, attach, attach_cmd, lambda: app.store().gitdir)
     app.config()  # refuse a broken configuration before anything is written
     if specs:  # and a bad compaction spec
+        # lazy: only `q -k` loads the compaction modules
         from porcelain.domain.compaction.dsl import parse_spec
 
         for spec in specs:
@@ -139,8 +143,6 @@ def _query_fresh(
     announce: bool,
 ) -> None:
     """A query that starts a conversation: every check runs before it is created."""
-    from porcelain.app.lifecycle import fresh_id, new_conversation, start_event
-
     store = app.store()
     wanted = _cli_delta(app, model)
     config = app.config(deltas=[wanted])
@@ -166,8 +168,6 @@ def _query_existing(
     specs: tuple[str, ...],
     no_persist: bool,
 ) -> None:
-    from porcelain.app.lifecycle import jp_deltas
-
     store = app.store()
     conv = store.load(cid)
     if ask.retry:
@@ -183,6 +183,7 @@ def _query_existing(
     config = app.config(deltas=[*jp_deltas(conv.events), _cli_delta(app, model)])
     _precheck(app, config.model_id() or _default_model(app, quiet=True), config, False)
     if specs and not no_persist:
+        # lazy: only `q -k` loads the compaction modules
         from porcelain.app.compaction.run import compact_silently
 
         compact_silently(app, cid, specs)
@@ -193,8 +194,6 @@ def _query_existing(
 def _precheck(app: App, model_id: str, config: Any, activates: bool) -> None:
     """What can fail before the model is called fails before anything is written:
     the provider, its credentials, the model id; JP_HEAD when it will move."""
-    from porcelain.app.query.turn import precheck
-
     precheck(model_id, config)
     if activates:
         app.store().check_unlocked("JP_HEAD")
@@ -211,11 +210,6 @@ def _run(
     no_persist: bool,
 ) -> None:
     """The turn itself, on a conversation held (or, with --no-persist, only read)."""
-    from gitstore import record_activation
-    from porcelain.app.lifecycle import config_delta, jp_deltas
-    from porcelain.app.query.turn import TurnContext, commit, run_turn
-    from porcelain.render.stream import StreamView
-
     store = app.store()
     if specs and no_persist:
         app.output.note("note: --no-persist writes nothing, so -k compacts nothing")
@@ -264,8 +258,6 @@ def _draft_sent(ask: Ask) -> Any:
 def _cli_delta(app: App, model: str | None) -> dict[str, Any]:
     """What this command's -m, -c and --cfg record in the conversation: only what a
     conversation may set (the trust rule); the rest applies to this command alone."""
-    from porcelain.config import Recorded, filter_delta, validate
-
     layers = app.cli_layers()
     if model:
         validate({"assistant": {"model": {"id": model}}}, "--model")
@@ -275,8 +267,6 @@ def _cli_delta(app: App, model: str | None) -> dict[str, Any]:
 
 
 def _delta_to_record(recorded: list[dict[str, Any]], wanted: dict[str, Any]) -> dict[str, Any]:
-    from porcelain.config import diff_delta, merge
-
     if not wanted:
         return {}
     current: dict[str, Any] = {}

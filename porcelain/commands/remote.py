@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click  # noqa: TID251
 
+from gitstore import add_remote, list_remotes, remove_remote
 from porcelain.commands.context import App
 
 
@@ -44,8 +45,6 @@ def remote() -> None:
 @click.pass_obj
 def add(app: App, name: str, url: str) -> None:
     """Add remote NAME at URL (an existing one with that URL gets jp's refspecs)."""
-    from gitstore import add_remote
-
     store = app.store()
     url = _url(url, app.cwd)
     result = add_remote(store, name, url)
@@ -74,8 +73,6 @@ def remove(app: App, name: str) -> None:
     nothing on the remote changes.  A remote jp did not make (a project's code
     remote) keeps its own settings: only jp's refspecs go.
     """
-    from gitstore import remove_remote
-
     result = remove_remote(app.store(), name)
     if app.output.json:
         app.output.data({"name": name, "result": result})
@@ -91,8 +88,6 @@ def remove(app: App, name: str) -> None:
 @click.pass_obj
 def list_(app: App) -> None:
     """List remotes."""
-    from gitstore import list_remotes
-
     found = list_remotes(app.store())
     if app.output.json:
         app.output.data(

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import click  # noqa: TID251
 
+from gitstore import check_remote_name, default_remote, find_remote, list_remotes, open_sync
+from gitstore import push as push_all
 from porcelain import clock
 from porcelain.commands.context import App
 from porcelain.errors import UserError
@@ -138,8 +140,6 @@ class _Progress:
 
 
 def _syncer(app: App, name: str | None, progress: _Progress) -> Syncer:
-    from gitstore import check_remote_name, default_remote, find_remote, list_remotes, open_sync
-
     store = app.store()
     if name is None:
         name = default_remote(store)
@@ -159,8 +159,6 @@ def _syncer(app: App, name: str | None, progress: _Progress) -> Syncer:
 
 
 def _run(app: App, name: str | None, verb: str) -> None:
-    from gitstore import push as push_all
-
     progress = _Progress(app)
     syncer = _syncer(app, name, progress)
     try:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import click
 
+from gitstore import undo as undo_last
 from porcelain.commands.context import App
+from porcelain.render import opshow
 
 
 @click.command()
@@ -22,9 +24,6 @@ def undo(app: App, force: bool) -> None:
     overwritten unless `--force`; `jp op restore OP` sets every ref to how
     an operation left it.  `jp op log` lists the operations.
     """
-    from gitstore import undo as undo_last
-    from porcelain.render import opshow
-
     store = app.store()
     result = undo_last(store, force=force)
     if app.output.json:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import os
+import pwd
 import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -38,8 +39,6 @@ def _home(environ: Mapping[str, str]) -> Path:
     if home:
         return Path(home)
     try:
-        import pwd
-
         return Path(pwd.getpwuid(os.getuid()).pw_dir)
     except (ImportError, KeyError):
         raise ConfigError(

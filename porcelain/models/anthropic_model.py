@@ -29,7 +29,7 @@ from porcelain.models.base import (
 from porcelain.models.messages import system_blocks, to_messages
 
 if TYPE_CHECKING:
-    import anthropic
+    import anthropic  # lazy: the SDK loads when a request is made (start-up)
 
 MIN_THINKING_BUDGET = 1024
 _USERINFO = re.compile(r"//[^/@]*@")
@@ -162,7 +162,7 @@ class AnthropicModel:
 
     def _client_for_request(self) -> anthropic.Anthropic:
         if self._client is None:
-            import anthropic
+            import anthropic  # lazy: the SDK loads when a request is made (start-up)
 
             try:
                 client = anthropic.Anthropic(max_retries=self.max_retries)
@@ -181,7 +181,7 @@ class AnthropicModel:
         self._client_for_request()
 
     def respond(self, request: ModelRequest, on_delta: OnDelta) -> ModelResponse:
-        import anthropic
+        import anthropic  # lazy: the SDK loads when a request is made (start-up)
 
         client = self._client_for_request()
         errors = _Errors(client)
@@ -241,7 +241,7 @@ class _Errors:
         return line
 
     def failed(self, exc: Exception) -> ProviderError:
-        import anthropic
+        import anthropic  # lazy: the SDK loads when a request is made (start-up)
 
         if isinstance(exc, anthropic.APIStatusError):
             kind, text = _api_error(exc)
@@ -261,7 +261,7 @@ class _Errors:
         return ProviderError(self._clean(f"anthropic request failed: {_describe(exc)}"))
 
     def interrupted(self, exc: Exception, partial: list[Event]) -> StreamInterrupted:
-        import anthropic
+        import anthropic  # lazy: the SDK loads when a request is made (start-up)
 
         if isinstance(exc, anthropic.APIStatusError):
             kind, text = _api_error(exc)

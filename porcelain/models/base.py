@@ -161,10 +161,12 @@ def get_model(model_id: str, *, max_retries: int = 2) -> Model:
     """The model for ``provider/name``; unknown providers are a ``UserError``."""
     provider, name = split_model_id(model_id)
     if provider == "anthropic":
+        # lazy: only an anthropic/* model loads the SDK (start-up)
         from porcelain.models.anthropic_model import AnthropicModel
 
         return AnthropicModel(name, max_retries=max_retries)
     if provider == "offline":
+        # lazy: a model's adapter loads when it is chosen (and imports this module)
         from porcelain.models.offline import OfflineModel
 
         return OfflineModel(name)

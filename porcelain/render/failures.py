@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from porcelain.errors import FaultError, JpError, UserError
+from porcelain.render.opshow import value
 
 LS_HINT = "list them with `jp conversation ls` (archived ones: `jp conversation ls --archived`)"
 
@@ -129,7 +130,6 @@ def _corrupt(exc: Any) -> JpError:
 
 
 def _undo_conflict(exc: Any) -> JpError:
-    from porcelain.render.opshow import value  # the op log's shapes, only for this error
 
     return UserError(
         f"{exc.ref} changed since operation {exc.op_id[:12]} ({value(exc.actual)} now); "
@@ -164,10 +164,8 @@ def _ref_busy(exc: Any) -> JpError:
     )
 
 
-def _environment(fault: BaseException) -> JpError:
-    from gitstore import EnvironmentFault
-
-    assert isinstance(fault, EnvironmentFault)
+def _environment(fault: Any) -> JpError:
+    """An ``EnvironmentFault``: the machine's, named as such."""
     where = fault.path or "the store"
     if fault.kind == "read-only":
         return FaultError(

@@ -236,7 +236,6 @@ def test_a_review_that_loses_its_id_takes_the_next(
     from gitstore.events import now_text
     from gitstore.store.core import Store
     from gitstore.store.repo import init_bare
-    from porcelain.app import lifecycle
     from porcelain.app.review import start
 
     init_bare(tmp_path / "s.git")
@@ -256,7 +255,7 @@ def test_a_review_that_loses_its_id_takes_the_next(
         "test",
     )
     picks = iter([taken, "jp-c201"])
-    monkeypatch.setattr(lifecycle, "fresh_id", lambda _store, moment=None: next(picks))
+    monkeypatch.setattr(start, "fresh_id", lambda _store, moment=None: next(picks))
     review = {"source_id": source, "source_commit": store.require(source).tip}
     made = start._publish(store, store.require(source), review, [], "text", "none")
     assert made.review_id == "jp-c201"

@@ -14,7 +14,10 @@ from typing import TYPE_CHECKING
 from gitstore import Conversation, Event, Store, turn_count, turn_indices
 from porcelain import clock
 from porcelain.app.compaction.summarize import SummaryJob, summarize
+from porcelain.app.lifecycle import jp_deltas
+from porcelain.app.review.start import refuse_if_open, refuse_if_review
 from porcelain.config import Config
+from porcelain.domain.compaction.dsl import parse_spec
 from porcelain.domain.compaction.overlays import standing_overlays
 from porcelain.domain.compaction.plan import PlannedOverlay, plan_compaction, planned_to_event
 from porcelain.domain.compaction.projection import Projection, project
@@ -110,10 +113,6 @@ def compact(
 
 def compact_silently(app: Session, cid: str, specs: Sequence[str]) -> None:
     """`q -k` and `fork -k`: compact before the turn, printing nothing."""
-    from porcelain.app.lifecycle import jp_deltas
-    from porcelain.app.review.start import refuse_if_open, refuse_if_review
-    from porcelain.domain.compaction.dsl import parse_spec
-
     store = app.store()
     refuse_if_review(store, cid)
     refuse_if_open(store, cid, starting=False)

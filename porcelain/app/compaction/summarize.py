@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from gitstore import Event, turn_indices
 from porcelain.domain.compaction.projection import Projection
 from porcelain.domain.tokens import estimate_tokens
+from porcelain.domain.view import PROVIDER_VISIBLE
 from porcelain.errors import UserError
 from porcelain.models.base import ModelRequest, OnDelta, context_window, get_model, ignore_delta
 
@@ -58,8 +59,6 @@ def range_events(
 
     ``indices``: ``turn_indices(events)``, when the caller already has it.
     """
-    from porcelain.domain.view import PROVIDER_VISIBLE
-
     idx = turn_indices(events) if indices is None else indices
     if len(idx) != len(events):
         raise ValueError("indices are not those of events")
@@ -70,8 +69,6 @@ def range_events(
 
 def projected_range(projection: Projection, from0: int, to0: int) -> list[Event]:
     """Projected events standing for raw turns that meet ``from0..to0``."""
-    from porcelain.domain.view import PROVIDER_VISIBLE
-
     out = []
     for event, t in zip(projection.events, turn_indices(projection.events), strict=True):
         if t >= len(projection.origins) or event.get("type") not in PROVIDER_VISIBLE:

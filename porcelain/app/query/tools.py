@@ -15,55 +15,18 @@ import json
 import os
 import shlex
 import subprocess
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any
 
+import porcelain.app.review.tool  # noqa: F401  (registers propose_compaction)
 from gitstore import Event, Limits, fit_to_limits
 from porcelain import clock
+from porcelain.app.query.registry import BUILTINS, BuiltinTool, ToolCall, ToolOutcome
 from porcelain.config import Config
 from porcelain.config.toolenv import tool_environment
 from porcelain.models.base import ToolSpec
 
 DEFAULT_TIMEOUT = 60.0
-
-
-@dataclass(frozen=True)
-class ToolCall:
-    id: str
-    name: str
-    arguments: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class ToolOutcome:
-    content: str
-    is_error: bool = False
-    metadata: dict[str, Any] | None = None
-
-
-@dataclass(frozen=True)
-class BuiltinTool:
-    spec: ToolSpec
-    run: Callable[[ToolCall, Any], ToolOutcome]
-    enabled_by_default: bool = False
-
-
-BUILTINS: dict[str, Callable[[], BuiltinTool]] = {}
-
-
-def builtin(name: str) -> Callable[[Callable[[], BuiltinTool]], Callable[[], BuiltinTool]]:
-    """Register a built-in tool factory (imported lazily by `_load_builtins`)."""
-
-    def register(factory: Callable[[], BuiltinTool]) -> Callable[[], BuiltinTool]:
-        BUILTINS[name] = factory
-        return factory
-
-    return register
-
-
-def _load_builtins() -> None:
-    import porcelain.app.review.tool  # noqa: F401  (registers propose_compaction)
 
 
 def _enabled(table: dict[str, Any], default: bool) -> bool:
@@ -72,7 +35,6 @@ def _enabled(table: dict[str, Any], default: bool) -> bool:
 
 def enabled_tools(config: Config) -> dict[str, BuiltinTool | dict[str, Any]]:
     """Name -> built-in tool or command table, for every tool this turn may use."""
-    _load_builtins()
     tables = config.tools()
     out: dict[str, BuiltinTool | dict[str, Any]] = {}
     for name, factory in BUILTINS.items():

@@ -14,10 +14,8 @@ from typing import Any, Protocol
 
 from gitstore import Event, Store
 from porcelain import clock
+from porcelain.app.query.registry import BuiltinTool, ToolCall, ToolOutcome
 from porcelain.app.query.tools import (
-    BuiltinTool,
-    ToolCall,
-    ToolOutcome,
     confirmation_question,
     enabled_tools,
     needs_confirmation,
@@ -26,6 +24,7 @@ from porcelain.app.query.tools import (
     specs,
 )
 from porcelain.config import Config
+from porcelain.domain.review.markers import review_record
 from porcelain.domain.token_usage import with_usage
 from porcelain.domain.view import model_events
 from porcelain.errors import Interrupted, ProviderError, UserError
@@ -190,6 +189,4 @@ def _run_tool(
 
 
 def _is_review(events: list[Event]) -> bool:
-    from porcelain.domain.review.markers import review_record
-
     return review_record(events) is not None

@@ -28,7 +28,7 @@ from gitstore import (
 )
 from porcelain import clock
 from porcelain.app.compaction.summarize import SummaryJob, summarize
-from porcelain.app.lifecycle import JP_WRITTEN, config_delta, fork
+from porcelain.app.lifecycle import ID_ATTEMPTS, JP_WRITTEN, config_delta, fork, fresh_id
 from porcelain.config import Config
 from porcelain.domain.compaction.coverage import coverage
 from porcelain.domain.compaction.overlap import grow_summary_range
@@ -206,7 +206,6 @@ def _publish(
     store: Store, source: Located, review: dict[str, Any], extra: list[Event], text: str, prior: str
 ) -> Started:
     # the note goes first: a note on an anchor no ref names is harmless
-    from porcelain.app.lifecycle import ID_ATTEMPTS, fresh_id
 
     for _ in range(ID_ATTEMPTS):
         rid = fresh_id(store)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from gitstore import turn_count
-from porcelain.app.query.tools import BuiltinTool, ToolCall, ToolOutcome, builtin
+from porcelain.app.query.registry import BuiltinTool, ToolCall, ToolOutcome, builtin
 from porcelain.domain.compaction.proposal import (
     PROPOSE_TOOL_DESCRIPTION,
     PROPOSE_TOOL_SCHEMA,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from porcelain import clock
+from porcelain.app.targets import active_id, resolve
 from porcelain.commands.context import App
 
 
@@ -17,9 +19,6 @@ def archive(app: App, targets: tuple[str, ...], yes: bool) -> None:
     Archived conversations keep all their events under
     refs/archive/conversations/ and come back with `unarchive`.
     """
-    from porcelain import clock
-    from porcelain.app.targets import active_id, resolve
-
     store = app.store()
     active = active_id(store)
     done = []
@@ -47,8 +46,6 @@ def archive(app: App, targets: tuple[str, ...], yes: bool) -> None:
 @click.pass_obj
 def unarchive(app: App, targets: tuple[str, ...]) -> None:
     """Bring archived conversations back to the live list."""
-    from porcelain.app.targets import resolve
-
     store = app.store()
     done = []
     for target in targets:

@@ -7,6 +7,7 @@ from typing import Any
 import click
 
 from porcelain.commands.context import App
+from porcelain.commands.conversation import compact_flows as flows
 from porcelain.commands.options import compact_specs
 from porcelain.commands.optvalue import Command, OptionalValue
 from porcelain.errors import UsageError, UserError
@@ -96,7 +97,7 @@ def compact(app: App, /, target: tuple[str, ...], **opts: Any) -> None:
       jp conversation compact --continue      (or --abort)
       jp conversation compact --log / --diff [A [B]]   (its proposals)
     """
-    from porcelain.commands.conversation import compact_flows as flows
+    # lazy: only a review loads the review modules
     from porcelain.commands.conversation import review_flows as review
 
     if opts["log"] or opts["diff"]:

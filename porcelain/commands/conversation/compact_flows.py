@@ -8,7 +8,12 @@ from typing import Any
 from gitstore import turn_count
 from porcelain import clock
 from porcelain.app.compaction.run import compact, default_model
+from porcelain.app.lifecycle import jp_deltas
+from porcelain.app.review.start import refuse_if_open, refuse_if_review
+from porcelain.app.targets import resolve
 from porcelain.commands.context import App
+from porcelain.domain.compaction import withdraw
+from porcelain.domain.compaction.dsl import parse_spec
 from porcelain.domain.compaction.overlays import (
     overlay_label,
     parse_tool_mode,
@@ -34,11 +39,6 @@ def overrides_from(opts: dict[str, Any]) -> RangeOverrides:
 
 
 def run(app: App, target: str | None, opts: dict[str, Any]) -> None:
-    from porcelain.app.lifecycle import jp_deltas
-    from porcelain.app.review.start import refuse_if_open, refuse_if_review
-    from porcelain.app.targets import resolve
-    from porcelain.domain.compaction.dsl import parse_spec
-
     overrides = overrides_from(opts)
     store = app.store()
     loc = resolve(store, target, archived_ok=False)
@@ -110,9 +110,6 @@ def reset(app: App, target: str | None, which: str, dry_run: bool, yes: bool = T
 
     Unless ``yes``, it names what it withdraws and asks; a no changes nothing.
     """
-    from porcelain.app.review.start import refuse_if_open, refuse_if_review
-    from porcelain.app.targets import resolve
-    from porcelain.domain.compaction import withdraw
 
     store = app.store()
     loc = resolve(store, target, archived_ok=False)

@@ -7,6 +7,8 @@ from typing import Any
 
 import click
 
+from porcelain import clock
+from porcelain.app.targets import resolve
 from porcelain.commands.context import App
 from porcelain.errors import UsageError
 
@@ -40,9 +42,6 @@ def edit(
     project's repository), so editing it on one machine while chatting on
     another never makes the conversation diverge.
     """
-    from porcelain import clock
-    from porcelain.app.targets import resolve
-
     if title is None and not no_title and pin is None and not labels:
         raise UsageError("nothing to change", "give --title, --no-title, --pin, --unpin or --label")
     store = app.store()

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import click
 
+from gitstore import record_activation
+from porcelain.app.lifecycle import fork as do_fork
+from porcelain.app.targets import resolve
 from porcelain.commands.context import App
 from porcelain.commands.options import compact_specs
 from porcelain.commands.optvalue import Command
+from porcelain.domain.turnfilter import keep_turns
 
 
 @click.command(cls=Command)
@@ -32,13 +36,10 @@ def fork(
     fork point).  With --first/--last the kept turns are written as a new
     chain instead.
     """
-    from gitstore import record_activation
-    from porcelain.app.lifecycle import fork as do_fork
-    from porcelain.app.targets import resolve
-
     store = app.store()
     source = resolve(store, target)
     if specs:  # refuse a bad spec or config before the fork exists
+        # lazy: only `fork -k` loads the compaction modules
         from porcelain.domain.compaction.dsl import parse_spec
 
         app.config()
@@ -47,11 +48,10 @@ def fork(
                 parse_spec(spec)
     events = None
     if first is not None or last is not None:
-        from porcelain.domain.turnfilter import keep_turns
-
         events = keep_turns(store.load(source.cid).events, first, last)
     cid = do_fork(store, source, events=events, title=title)
     if specs:
+        # lazy: only `fork -k` loads the compaction modules
         from porcelain.app.compaction.run import compact_silently
 
         try:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import click
 
+from gitstore import CorruptEvent, turn_indices
+from porcelain.app.targets import resolve
 from porcelain.commands.context import App
 from porcelain.errors import UsageError
 
@@ -50,11 +53,6 @@ def grep(
 
     Smart case: case-insensitive unless PATTERN has an upper-case letter.
     """
-    import json
-
-    from gitstore import CorruptEvent, turn_indices
-    from porcelain.app.targets import resolve
-
     text = " ".join(pattern)
     flags = 0 if any(c.isupper() for c in text) else re.IGNORECASE
     try:

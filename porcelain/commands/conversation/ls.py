@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import click
 
+from porcelain.app.describe import listing
+from porcelain.app.targets import active_id
 from porcelain.commands.context import App
+from porcelain.render.output import untrusted_field
 
 
 @click.command()
@@ -15,10 +18,6 @@ from porcelain.commands.context import App
 @click.pass_obj
 def ls(app: App, archived: bool, everything: bool, reviews: bool, limit: int | None) -> None:
     """List conversations (oldest activity first, the active one last)."""
-    from porcelain.app.describe import listing
-    from porcelain.app.targets import active_id
-    from porcelain.render.output import untrusted_field
-
     store = app.store()
     located = store.refs(archived=None if everything else archived)
     rows = listing(store, located, active_id(store))

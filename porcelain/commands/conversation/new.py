@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from porcelain.app.lifecycle import new_conversation
 from porcelain.commands.context import App
 
 
@@ -13,8 +14,6 @@ from porcelain.commands.context import App
 @click.pass_obj
 def new(app: App, title: str | None, no_activate: bool) -> None:
     """Start an empty conversation and make it active; prints its id."""
-    from porcelain.app.lifecycle import new_conversation
-
     cid = new_conversation(app.store(), title, activate=not no_activate)
     if app.output.json:
         app.output.data({"id": cid})

@@ -6,7 +6,10 @@ from typing import TYPE_CHECKING
 
 import click
 
+from gitstore import turn_count
+from porcelain.app.targets import resolve
 from porcelain.commands.context import App
+from porcelain.render.transcripts import transcript
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -45,18 +48,16 @@ def print_(
     Turn numbers are 1-based.  A compaction review shows `[turn N]` markers on
     the turns it inherited from its source.
     """
-    from gitstore import turn_count
-    from porcelain.app.targets import resolve
-    from porcelain.render.transcripts import transcript
-
     store = app.store()
     conv = store.load(resolve(store, target).cid)
     headers = None
     if compacted:
+        # lazy: `print` of a plain conversation loads no view module
         from porcelain.domain.view import projected_with_headers
 
         events, headers = projected_with_headers(conv.events)
     elif _maybe_review(conv.events):
+        # lazy: `print` of a plain conversation loads no view module
         from porcelain.domain.view import raw_with_markers
 
         events = raw_with_markers(conv.events)

@@ -6,18 +6,18 @@ from collections.abc import Sequence
 from typing import Any
 
 from gitstore import Event
+from porcelain.app.compaction.run import default_model
+from porcelain.app.lifecycle import jp_deltas
+from porcelain.app.review import finish as steps
+from porcelain.app.review.start import refuse_if_review, start_review
+from porcelain.app.targets import resolve
 from porcelain.commands.context import App
+from porcelain.commands.conversation.compact_flows import overrides_from
 from porcelain.domain.compaction.proposal import Proposal, span
+from porcelain.domain.compaction.rangecheck import check_range_flags, typed_range
 
 
 def interactive(app: App, target: str | None, opts: dict[str, Any]) -> None:
-    from porcelain.app.compaction.run import default_model
-    from porcelain.app.lifecycle import jp_deltas
-    from porcelain.app.review.start import refuse_if_review, start_review
-    from porcelain.app.targets import resolve
-    from porcelain.commands.conversation.compact_flows import overrides_from
-    from porcelain.domain.compaction.rangecheck import check_range_flags, typed_range
-
     overrides = overrides_from(opts)
     store = app.store()
     source = resolve(store, target, archived_ok=False)
@@ -69,8 +69,6 @@ def interactive(app: App, target: str | None, opts: dict[str, Any]) -> None:
 
 
 def finish(app: App, *, abort: bool, yes: bool) -> None:
-    from porcelain.app.review import finish as steps
-
     store = app.store()
     if abort:
         done = steps.abort(store)

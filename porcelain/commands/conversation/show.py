@@ -6,7 +6,10 @@ from typing import Any
 
 import click
 
+from porcelain.app.describe import details
+from porcelain.app.targets import active_id, resolve
 from porcelain.commands.context import App
+from porcelain.commands.conversation.show_config import effective
 from porcelain.render.output import untrusted_field
 
 
@@ -16,10 +19,6 @@ from porcelain.render.output import untrusted_field
 @click.pass_obj
 def show(app: App, targets: tuple[str, ...], no_pager: bool) -> None:
     """Details of conversations (default: the active one); archived ids work too."""
-    from porcelain.app.describe import details
-    from porcelain.app.targets import active_id, resolve
-    from porcelain.commands.conversation.show_config import effective
-
     store = app.store()
     active = active_id(store)
     infos = []

@@ -7,8 +7,11 @@ from typing import Any
 
 import click
 
+from porcelain.app.targets import resolve
+from porcelain.app.transfer import export_conversation, store_imported
 from porcelain.commands.context import App
 from porcelain.errors import UserError
+from porcelain.jpformat import read_conversation
 
 
 @click.command("import")
@@ -22,9 +25,6 @@ def import_(app: App, folders: tuple[Path, ...], activate: bool) -> None:
     file is refused with its path and the reason.  A conversation keeps its
     JP id when it is free.  Prints the new ids.
     """
-    from porcelain.app.transfer import store_imported
-    from porcelain.jpformat import read_conversation
-
     for folder in folders:
         if not folder.is_dir():
             raise UserError(
@@ -59,9 +59,6 @@ def import_(app: App, folders: tuple[Path, ...], activate: bool) -> None:
 @click.pass_obj
 def export(app: App, target: str | None, dest: Path) -> None:
     """Write a conversation in JP's folder layout, which JP and `import` read."""
-    from porcelain.app.targets import resolve
-    from porcelain.app.transfer import export_conversation
-
     store = app.store()
     loc = resolve(store, target)
     count = export_conversation(store, loc, dest)

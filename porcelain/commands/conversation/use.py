@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from gitstore import record_activation
+from porcelain.app.targets import active_id, resolve
 from porcelain.commands.context import App
 from porcelain.render.output import untrusted_field
 
@@ -13,9 +15,6 @@ from porcelain.render.output import untrusted_field
 @click.pass_obj
 def use(app: App, target: str | None) -> None:
     """Make a conversation the active one (an archived one is restored first)."""
-    from gitstore import record_activation
-    from porcelain.app.targets import active_id, resolve
-
     store = app.store()
     loc = resolve(store, "recent" if target is None else target)
     before = active_id(store)
