@@ -60,8 +60,7 @@ def _by_id(store: Store, text: str) -> str:
         found = idprefix.pick(wanted, [loc.cid for loc in store.refs(archived=None)])
     except idprefix.Ambiguous as exc:
         raise UserError(
-            f"{wanted} is ambiguous: it could be "
-            f"{idprefix.describe_candidates(exc.candidates)}",
+            f"{wanted} is ambiguous: it could be {idprefix.describe_candidates(exc.candidates)}",
             "type more of the id (`jp conversation ls` shows each one's shortest unique prefix)",
         ) from None
     return found if found is not None else check_id(wanted)

@@ -52,7 +52,7 @@ def test_text_that_is_no_prefix_of_an_id_is_refused(hostile: str) -> None:
 
 def test_unique_lengths_are_the_shortest_prefixes_no_other_id_shares() -> None:
     lengths = idprefix.unique_lengths(IDS)
-    assert {cid: cid[: n] for cid, n in lengths.items()} == {
+    assert {cid: cid[:n] for cid, n in lengths.items()} == {
         "jp-c17727391057": "jp-c177273",
         "jp-c17727484633": "jp-c177274",
         "jp-c17800000102": "jp-c1780",
