@@ -126,3 +126,20 @@ def test_rm_names_each_conversation_it_removed(user: User, tmp_path: Path) -> No
     assert lines[1].startswith(f"Removed {b}: evil") and "\\n" in lines[1]
     assert ids_in(out) == [a, b]
     assert user.ls() == []
+
+
+def test_a_prefix_and_the_new_listing_keep_reads_off_libgit2(user: User, tmp_path: Path) -> None:
+    from tests.e2e.test_no_sdk_import import LIBGIT2, heavy_modules
+
+    a, _ = two(user, tmp_path)
+    user.ok("conversation", "use", "177273")
+    reads = (
+        ["conversation", "show", "177273"],
+        ["conversation", "ls", "--since", "1000w", "--sort", "title"],
+        ["conversation", "ls", "--label", "x", "--pinned"],
+    )
+    for args in reads:  # the first run may fill the cache from git
+        heavy_modules(user, *args)
+    for args in reads:
+        assert LIBGIT2 not in heavy_modules(user, *args), f"`jp {' '.join(args)}` loaded libgit2"
+    assert user.active() == a

@@ -222,9 +222,9 @@ def test_ls_json_fields_and_active_flag(pinned: User) -> None:
     assert by_id[a]["title"] == "Setting up a Rust CLI"
     assert rows[-1]["id"] == b, "the active conversation is listed last"
     assert user.ok("conversation", "ls") == (
-        "ID               TURNS  EVENTS  TITLE\n"
-        "jp-c17800000101      8      66  Setting up a Rust CLI\n"
-        "jp-c17800000102*     1       6  No turn markers\n"
+        "ID               AGE       TURNS  TITLE\n"
+        "jp-c17800000101  just now      8  Setting up a Rust CLI\n"
+        "jp-c17800000102* just now      1  No turn markers\n"
     )
     assert user.ls("--archived") == []
 

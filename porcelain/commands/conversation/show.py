@@ -7,6 +7,7 @@ from typing import Any
 import click
 
 from porcelain.context import App
+from porcelain.origins import origin_rows
 from porcelain.output import untrusted_field
 
 
@@ -49,6 +50,7 @@ def render(info: dict[str, Any]) -> list[str]:
         )
     if info["source_id"]:
         rows.append(("Reviews", info["source_id"]))
+    rows += origin_rows(info)
     lines = [f"{k + ':':<14}{untrusted_field(v)}" for k, v in rows]
     if info["compactions"]:
         lines.append("Compactions:")
