@@ -96,16 +96,35 @@ def _from_notes(store: Store, ref: str, name: str, read: Callable[[], dict[str, 
     return value
 
 
-def listing(store: Store, located: Sequence[Located], active: str | None) -> list[dict[str, Any]]:
-    """One row per conversation for `ls`, oldest activity first, active last."""
-    sums = summaries(store, located)
+def all_meta(store: Store) -> dict[str, dict[str, Any]]:
+    """Every conversation's metadata, by anchor (cached under the notes commit)."""
     own = store.notes_refs
-    metas = _from_notes(
+    return _from_notes(  # type: ignore[no-any-return]
         store,
         own.meta,
         "ls-meta-notes/1",
         lambda: {a: meta_values(t) for a, t in store.all_notes(own.meta).items()},
     )
+
+
+def titles(store: Store) -> list[tuple[str, str]]:
+    """(id, title) of every conversation, live ones first, newest first."""
+    metas = all_meta(store)
+    located = sorted(store.refs(archived=None), key=lambda loc: (loc.archived, loc.cid))
+    live = [loc for loc in located if not loc.archived][::-1]
+    archived = [loc for loc in located if loc.archived][::-1]
+    out = []
+    for loc in live + archived:
+        title = str(metas.get(store.anchor(loc.cid), {}).get("title") or "")
+        out.append((loc.cid, ("[archived] " if loc.archived else "") + title))
+    return out
+
+
+def listing(store: Store, located: Sequence[Located], active: str | None) -> list[dict[str, Any]]:
+    """One row per conversation for `ls`, oldest activity first, active last."""
+    sums = summaries(store, located)
+    own = store.notes_refs
+    metas = all_meta(store)
     sources = _from_notes(store, own.source, "ls-source-notes/1", store.sources)
     names = _identities(store, located)
     rows = []
