@@ -143,3 +143,21 @@ def test_a_prefix_and_the_new_listing_keep_reads_off_libgit2(user: User, tmp_pat
     for args in reads:
         assert LIBGIT2 not in heavy_modules(user, *args), f"`jp {' '.join(args)}` loaded libgit2"
     assert user.active() == a
+
+
+def test_importing_a_folder_again_says_so_and_writes_nothing(user: User, tmp_path: Path) -> None:
+    folder = jp_folder(tmp_path, "17727391057", "first one")
+    cid = user.import_(folder)
+    before = user.refs()
+    proc = user.run("conversation", "import", str(folder))
+    assert proc.returncode == 0 and proc.stdout == f"{cid}\n"
+    assert proc.stderr == f"{cid}: already in the store (imported before); nothing written\n"
+    assert user.refs() == before, "a second import of the same folder wrote something"
+    user.ok("q", "--id", cid, "and a new turn")  # it grew here: still the same import
+    rows = user.json("conversation", "import", str(folder))
+    assert rows == [{"id": cid, "folder": str(folder), "events": 3, "action": "unchanged"}]
+    other = jp_folder(tmp_path / "other", "17727391057", "a different conversation")
+    proc = user.run("conversation", "import", str(other))
+    (new,) = ids_in(proc.stdout)
+    assert new != cid and f"{new}: a new id, since {cid} is another conversation here" in proc.stderr
+    assert len(user.ls()) == 2
