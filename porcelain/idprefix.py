@@ -70,20 +70,23 @@ def unique_lengths(ids: Iterable[str]) -> dict[str, int]:
     """For each id, the length of its shortest prefix (``jp-c`` included) that no
     other id shares; at least one character past ``jp-c``."""
     pool = sorted(set(ids))
+    # in sorted order an id shares the longest prefix with a neighbour
+    shared = [_common(a, b) for a, b in zip(pool, pool[1:], strict=False)]
     out: dict[str, int] = {}
     for i, cid in enumerate(pool):
-        need = len(PREFIX) + 1
-        for j in (i - 1, i + 1):  # in sorted order only the neighbours share most
-            if 0 <= j < len(pool):
-                need = max(need, _common(cid, pool[j]) + 1)
-        out[cid] = min(need, len(cid))
+        before = shared[i - 1] if i > 0 else 0
+        after = shared[i] if i < len(shared) else 0
+        out[cid] = min(max(len(PREFIX) + 1, before + 1, after + 1), len(cid))
     return out
 
 
 def _common(a: str, b: str) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
+    """The length of the longest common prefix (a binary search over slices)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a[:mid] == b[:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 from typing import Any
 
 from gitstore import parse_time
@@ -57,15 +58,28 @@ def parse_label(spec: str) -> tuple[str, str | None]:
     return key, (value if eq else None)
 
 
+@lru_cache(maxsize=65536)
+def _moment(stamp: str) -> datetime | None:
+    """A stored time: RFC 3339 through the C parser, anything else through jp's."""
+    try:
+        found = datetime.fromisoformat(stamp)
+        return found if found.tzinfo else found.replace(tzinfo=UTC)
+    except ValueError:
+        pass
+    try:
+        return parse_time(stamp)
+    except (ValueError, OverflowError):
+        return None
+
+
 def activity(row: dict[str, Any]) -> datetime | None:
     """When a conversation last changed: its last event, else its creation."""
     for key in ("last_event_at", "created_at"):
         stamp = row.get(key)
         if isinstance(stamp, str) and stamp:
-            try:
-                return parse_time(stamp)
-            except (ValueError, OverflowError):
-                continue
+            found = _moment(stamp)
+            if found is not None:
+                return found
     return None
 
 
