@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from porcelain.context import App
+from porcelain.commands.context import App
 
 
 @click.command()
@@ -28,7 +28,7 @@ def completion(app: App, shell: str, install: bool, answer: bool, words: tuple[s
     jp completion fish --install   # ~/.config/fish/completions/jp.fish
     eval "$(jp completion bash)"   # or only for this shell
     """
-    from porcelain import completion_scripts
+    from porcelain.commands import completion_scripts
 
     if answer:  # the script asks: WORDS are the command line after `jp`, the last one current
         _answer(app, shell, list(words))
@@ -67,7 +67,7 @@ def _home(name: str, under: str) -> Path:
 
 def _answer(app: App, shell: str, words: list[str]) -> None:
     """The reply to the shell script: candidates for the last word."""
-    from porcelain.completer import complete, reply
+    from porcelain.commands.completer import complete, reply
 
     current = words[-1] if words else ""
     items = complete(words[:-1], current, lambda kind: _source(app, kind))
@@ -77,12 +77,12 @@ def _answer(app: App, shell: str, words: list[str]) -> None:
 def _source(app: App, kind: str) -> list[tuple[str, str]]:
     """The store's side of a completion; nothing when there is no store to read."""
     from gitstore import GitStoreError
-    from porcelain.completer import MODELS
+    from porcelain.commands.completer import MODELS
     from porcelain.errors import JpError
 
     try:
         if kind == "ids":
-            from porcelain.describe import titles
+            from porcelain.app.describe import titles
 
             return titles(app.store())
         if kind == "remotes":

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 import click  # noqa: TID251
 
 from porcelain import clock
-from porcelain.context import App
+from porcelain.commands.context import App
 from porcelain.errors import UserError
-from porcelain.output import untrusted_field
+from porcelain.render.output import untrusted_field
 
 if TYPE_CHECKING:
     from gitstore import Outcome, Syncer
@@ -56,7 +56,7 @@ def _phrase(o: Outcome, remote: str, continues: dict[str, str] | None = None) ->
 
 
 def _report(app: App, remote: str, outcomes: Sequence[Outcome], verb: str) -> None:
-    from porcelain.origins import continuations
+    from porcelain.domain.origins import continuations
 
     continues = continuations(app.store(), outcomes)
     if app.output.json:

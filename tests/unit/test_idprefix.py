@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from porcelain import idprefix
+from porcelain.domain import idprefix
 
 IDS = ["jp-c17727391057", "jp-c17727484633", "jp-c17800000102", "jp-c178-ab"]
 

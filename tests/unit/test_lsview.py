@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from porcelain import lsview
 from porcelain.errors import UsageError
+from porcelain.render import lsview
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 

@@ -6,7 +6,7 @@ import re
 
 import click
 
-from porcelain.context import App
+from porcelain.commands.context import App
 from porcelain.errors import UsageError
 
 SCOPES = {
@@ -61,8 +61,8 @@ def grep(
     import json
 
     from gitstore import CorruptEvent, created_at, turn_indices
-    from porcelain.grephits import hit_line, merge_hits
-    from porcelain.targets import resolve
+    from porcelain.app.targets import resolve
+    from porcelain.domain.grephits import hit_line, merge_hits
 
     text = " ".join(pattern)
     smart = case is None and not any(c.isupper() for c in text)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from porcelain.context import App
+from porcelain.commands.context import App
 
 
 @click.command()
@@ -45,10 +45,11 @@ def ls(
     The highlighted start of each id is its shortest unique prefix: any
     command takes it in place of the whole id.
     """
-    from porcelain import clock, lsview
-    from porcelain.describe import listing
-    from porcelain.idprefix import unique_lengths
-    from porcelain.targets import active_id
+    from porcelain import clock
+    from porcelain.app.describe import listing
+    from porcelain.app.targets import active_id
+    from porcelain.domain.idprefix import unique_lengths
+    from porcelain.render import lsview
 
     now = clock.now()
     wanted = [lsview.parse_label(spec) for spec in labels]

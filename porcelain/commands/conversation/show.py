@@ -6,9 +6,9 @@ from typing import Any
 
 import click
 
-from porcelain.context import App
-from porcelain.origins import origin_rows
-from porcelain.output import untrusted_field
+from porcelain.commands.context import App
+from porcelain.domain.origins import origin_rows
+from porcelain.render.output import untrusted_field
 
 
 @click.command()
@@ -16,8 +16,8 @@ from porcelain.output import untrusted_field
 @click.pass_obj
 def show(app: App, targets: tuple[str, ...]) -> None:
     """Details of conversations (default: the active one); archived ids work too."""
-    from porcelain.describe import details
-    from porcelain.targets import active_id, resolve
+    from porcelain.app.describe import details
+    from porcelain.app.targets import active_id, resolve
 
     store = app.store()
     active = active_id(store)

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from porcelain.context import App
+from porcelain.commands.context import App
 from porcelain.errors import UserError
 
 
@@ -23,9 +23,9 @@ def import_(app: App, folders: tuple[Path, ...], activate: bool) -> None:
     JP id when it is free (else it gets a new one, and the line says so); a
     folder already imported is not imported again.  Prints the ids.
     """
+    from porcelain.app.reimport import already_there, outcome
+    from porcelain.app.transfer import store_imported
     from porcelain.jpformat import read_conversation
-    from porcelain.reimport import already_there, outcome
-    from porcelain.transfer import store_imported
 
     for folder in folders:
         if not folder.is_dir():
@@ -68,8 +68,8 @@ def import_(app: App, folders: tuple[Path, ...], activate: bool) -> None:
 @click.pass_obj
 def export(app: App, target: str | None, dest: Path) -> None:
     """Write a conversation in JP's folder layout, which JP and `import` read."""
-    from porcelain.targets import resolve
-    from porcelain.transfer import export_conversation
+    from porcelain.app.targets import resolve
+    from porcelain.app.transfer import export_conversation
 
     store = app.store()
     loc = resolve(store, target)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from porcelain.context import App
-from porcelain.output import untrusted_field
+from porcelain.commands.context import App
+from porcelain.render.output import untrusted_field
 
 
 @click.command()
@@ -18,9 +18,9 @@ def use(app: App, target: str | None) -> None:
     for the conversation that was active before this one (as `cd -`).
     """
     from gitstore import record_activation
+    from porcelain.app.previous import previous_id
+    from porcelain.app.targets import active_id, resolve
     from porcelain.errors import UsageError
-    from porcelain.previous import previous_id
-    from porcelain.targets import active_id, resolve
 
     store = app.store()
     if target is None:

@@ -1,0 +1,274 @@
+"""What `show` and `ls` say about a conversation, as one dict per conversation.
+
+Counts come from a per-tip summary kept in the store's cache, so listing
+10,000 conversations reads no event chains once they have been seen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from gitstore import (
+    Conversation,
+    CorruptEvent,
+    Event,
+    Located,
+    Store,
+    created_at,
+    event_count,
+    is_valid_id,
+    meta_values,
+    parse_time,
+    turn_count,
+)
+
+SUMMARY_VERSION = 3
+
+
+def summarize(events: Sequence[Event]) -> dict[str, Any]:
+    """Counts and previews of one event chain (a pure function of the events)."""
+    first_request = ""
+    last_time = None
+    start: dict[str, Any] = {}
+    for event in events:
+        if event.get("type") == "chat_request" and not first_request:
+            first_request = " ".join(str(event.get("content", "")).split())[:80]
+        if event.get("type") == "conversation_start":
+            start = event
+        last_time = event.get("timestamp", last_time)
+    return {
+        **start_facts(start),
+        "v": SUMMARY_VERSION,
+        "turns": turn_count(events),
+        "events": event_count(events),
+        "first_request": first_request,
+        "last_event_at": last_time,
+        "last_ts": _seconds(last_time),  # what `ls` sorts by, parsed once
+    }
+
+
+def start_facts(start: dict[str, Any]) -> dict[str, Any]:
+    """Whose start the chain's latest ``conversation_start`` is, and what it forked."""
+    fork = start.get("forked_from")
+    parent = fork.get("conversation_id") if isinstance(fork, dict) else None
+    point = fork.get("commit") if isinstance(fork, dict) else None
+    return {
+        "start_id": start.get("conversation_id") if start else None,
+        "forked_from": parent if isinstance(parent, str) and is_valid_id(parent) else None,
+        "fork_commit": point if isinstance(point, str) else None,
+    }
+
+
+def summaries(store: Store, located: Sequence[Located]) -> dict[str, dict[str, Any]]:
+    tips = sorted({loc.tip for loc in located})
+    found = store.cached_summaries(tips)
+    missing = [t for t in tips if t not in found or found[t].get("v") != SUMMARY_VERSION]
+    if len(missing) > 1:
+        store.prefetch(missing)  # e.g. after a pull: every chain cached in one pass
+    fresh: dict[str, dict[str, Any]] = {}
+    broken: dict[str, dict[str, Any]] = {}
+    for tip in missing:
+        try:
+            events, _ = store.read_chain(tip)
+        except CorruptEvent as exc:  # one damaged chain must not hide the others
+            broken[tip] = {**summarize([]), "first_request": "", "unreadable": exc.reason}
+            continue
+        fresh[tip] = summarize(events)
+    # an unreadable tip stays unreadable (objects never change), unless one is missing
+    lasting = {t: s for t, s in broken.items() if "missing" not in s["unreadable"]}
+    store.keep_summaries({**fresh, **lasting})
+    found.update(fresh)
+    found.update(broken)
+    return found
+
+
+def _from_notes(store: Store, ref: str, name: str, read: Callable[[], dict[str, Any]]) -> Any:
+    """``read()``, cached under the notes ref's commit (notes are read whole otherwise)."""
+    tip = store.ref_target(ref)
+    if tip is None:
+        return {}
+    found = store.cached_value(name, tip)
+    if isinstance(found, dict):
+        return found
+    value = read()
+    store.keep_value(name, tip, value)
+    return value
+
+
+def all_meta(store: Store) -> dict[str, dict[str, Any]]:
+    """Every conversation's metadata, by anchor (cached under the notes commit)."""
+    own = store.notes_refs
+    return _from_notes(  # type: ignore[no-any-return]
+        store,
+        own.meta,
+        "ls-meta-notes/1",
+        lambda: {a: meta_values(t) for a, t in store.all_notes(own.meta).items()},
+    )
+
+
+def titles(store: Store) -> list[tuple[str, str]]:
+    """(id, title) of every conversation, live ones first, newest first."""
+    metas = all_meta(store)
+    located = sorted(store.refs(archived=None), key=lambda loc: (loc.archived, loc.cid))
+    live = [loc for loc in located if not loc.archived][::-1]
+    archived = [loc for loc in located if loc.archived][::-1]
+    out = []
+    for loc in live + archived:
+        title = str(metas.get(store.anchor(loc.cid), {}).get("title") or "")
+        out.append((loc.cid, ("[archived] " if loc.archived else "") + title))
+    return out
+
+
+def listing(store: Store, located: Sequence[Located], active: str | None) -> list[dict[str, Any]]:
+    """One row per conversation for `ls`, oldest activity first, active last."""
+    sums = summaries(store, located)
+    own = store.notes_refs
+    metas = all_meta(store)
+    sources = _from_notes(store, own.source, "ls-source-notes/1", store.sources)
+    names = _identities(store, located)
+    rows = []
+    when: dict[str, float] = {}
+    for loc in located:
+        anchor, created = names[loc.cid]
+        meta = metas.get(anchor, {})
+        s = sums[loc.tip]
+        when[loc.cid] = s["last_ts"]
+        rows.append(
+            {
+                "id": loc.cid,
+                "title": meta.get("title") or None,
+                "turns": s["turns"],
+                "events": s["events"],
+                "archived": loc.archived,
+                "active": loc.cid == active,
+                "pinned": bool(meta.get("pinned_at")),
+                "source_id": sources.get(anchor),
+                "created_at": created,
+                "last_event_at": s["last_event_at"],
+                "preview": s["first_request"],
+                "unreadable": s.get("unreadable"),
+                **lineage(loc.cid, s, meta),
+            }
+        )
+    rows.sort(key=lambda r: (r["active"], r["pinned"], when[r["id"]]))
+    return rows
+
+
+def lineage(cid: str, facts: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
+    """``forked_from`` (the chain's own start names a parent), ``diverged_from``
+    (a pull moved this copy to a new id) and the labels, for a row."""
+    own = facts.get("start_id") == cid
+    diverged = meta.get("diverged_from")
+    return {
+        "forked_from": facts.get("forked_from") if own else None,
+        "diverged_from": diverged if isinstance(diverged, str) and is_valid_id(diverged) else None,
+        "labels": meta.get("labels") or {},
+    }
+
+
+def origins(cid: str, facts: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
+    """For `show`: the fork parent and commit, and where a divergence came from."""
+    row = lineage(cid, facts, meta)
+    point = facts.get("fork_commit")
+    divergence = None
+    if row["diverged_from"]:
+        divergence = {
+            key: _text(meta.get(name))
+            for key, name in (
+                ("remote", "diverged_remote"),
+                ("commit", "diverged_at_commit"),
+                ("at", "diverged_at"),
+                ("reason", "diverge_reason"),
+            )
+        }
+    return {
+        "forked_from": row["forked_from"],
+        "fork_commit": point if row["forked_from"] and _is_commit(point) else None,
+        "diverged_from": row["diverged_from"],
+        "divergence": divergence,
+    }
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _is_commit(value: Any) -> bool:
+    return (
+        isinstance(value, str)
+        and len(value) in (40, 64)
+        and all(c in "0123456789abcdef" for c in value)
+    )
+
+
+def _identities(store: Store, located: Sequence[Located]) -> dict[str, list[str]]:
+    """Each id's anchor and creation time (pure functions of the id, kept in the cache)."""
+    found = store.cached_value("ls-ids/1", "1")
+    known: dict[str, list[str]] = found if isinstance(found, dict) else {}
+    missing = [loc.cid for loc in located if loc.cid not in known]
+    for cid in missing:
+        known[cid] = [store.anchor(cid), _created(cid)]
+    if missing:
+        store.keep_value("ls-ids/1", "1", known)
+    return known
+
+
+def _created(cid: str) -> str:
+    return created_at(cid).isoformat().replace("+00:00", "Z")
+
+
+def _seconds(stamp: Any) -> float:
+    try:
+        return parse_time(stamp).timestamp() if isinstance(stamp, str) and stamp else 0.0
+    except ValueError:
+        return 0.0
+
+
+def details(store: Store, conv: Conversation, active: str | None) -> dict[str, Any]:
+    """Everything `show` prints about one conversation."""
+    meta = store.meta(conv.cid)
+    source = store.source_of(conv.cid)
+    s = summarize(conv.events)
+    info: dict[str, Any] = {
+        "id": conv.cid,
+        "title": meta.get("title") or None,
+        "turns": s["turns"],
+        "events": s["events"],
+        "archived": conv.archived,
+        "active": conv.cid == active,
+        "pinned": bool(meta.get("pinned_at")),
+        "labels": meta.get("labels") or {},
+        "source_id": source,
+        "created_at": _created(conv.cid),
+        "last_event_at": s["last_event_at"],
+        "tip": conv.tip,
+        "compactions": _compactions(conv),
+        **origins(conv.cid, s, meta),
+    }
+    if source is not None:
+        from porcelain.domain.review.state import latest_proposal
+
+        found = latest_proposal(conv.events)
+        info["proposal"] = found.to_json() if found else None
+    return info
+
+
+def _compactions(conv: Conversation) -> list[dict[str, Any]]:
+    """The standing compactions, as `show` prints them (none without a compaction event).
+
+    The compaction and review modules are loaded only for a conversation that has
+    compactions: most have none, and `show` is a command that must start fast.
+    """
+    if not any(e.get("type") == "compaction" for e in conv.events):
+        return []
+    from porcelain.domain.compaction.overlays import overlay_json, standing_overlays
+
+    return [overlay_json(o) for o in standing_overlays(_own_view(conv))]
+
+
+def _own_view(conv: Conversation) -> list[Event]:
+    """The events whose compactions apply to this conversation (a review drops the source's)."""
+    from porcelain.domain.review.markers import review_view
+
+    return review_view(conv.events)
