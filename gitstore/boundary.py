@@ -304,7 +304,16 @@ def notes_name(rest: str) -> str | None:
 # -- metadata lines --------------------------------------------------------------------------
 
 _TEXT_KEYS = frozenset(
-    {"title", "pinned_at", "archived_at", "diverged_from", "diverge_reason", "diverged_at_commit"}
+    {
+        "title",
+        "pinned_at",
+        "archived_at",
+        "diverged_from",
+        "diverge_reason",
+        "diverged_at_commit",
+        "diverged_remote",
+        "diverged_at",
+    }
 )
 
 

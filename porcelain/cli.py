@@ -27,6 +27,7 @@ COMMANDS = {
     "undo": "porcelain.commands.undo:undo",
     "op": "porcelain.commands.op:op",
     "doctor": "porcelain.commands.doctor:doctor",
+    "completion": "porcelain.commands.completion:completion",
 }
 SUMMARIES = {
     "init": "Create a store (a bare git repository).",
@@ -40,6 +41,7 @@ SUMMARIES = {
     "undo": "Reverse the latest operation (run again: the one before).",
     "op": "The operation log: list operations, restore the store to one.",
     "doctor": "Check a store (fsck, journals, locks, cache, format) and mend it.",
+    "completion": "Shell completion for bash, zsh and fish (ids, keys, remotes).",
 }
 ALIASES = {"q": "query", "c": "conversation", "conversations": "conversation", "cfg": "config"}
 

@@ -3,6 +3,8 @@ conversation is active (both local to this store)."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pygit2
 
 from gitstore import ids, refs
@@ -25,7 +27,8 @@ def copy_meta(
     store: Store, signature: pygit2.Signature, cid: str, new_id: str, step: PullStep, remote: str
 ) -> None:
     """``new_id`` gets ``cid``'s metadata (title, labels...) and its origin:
-    ``diverged_from``, ``diverge_reason`` and ``diverged_at_commit``; a review's
+    ``diverged_from``, ``diverge_reason``, ``diverged_at_commit``, ``diverged_remote``
+    and ``diverged_at``; a review's
     source note is copied too."""
     anchor = store.anchor(new_id)
     store.repo.create_blob(ids.anchor_bytes(new_id))
@@ -34,6 +37,8 @@ def copy_meta(
         "diverged_from": cid,
         "diverge_reason": step.action.value,
         "diverged_at_commit": step.base,
+        "diverged_remote": remote,
+        "diverged_at": datetime.fromtimestamp(stamp / 1000, UTC).isoformat().replace("+00:00", "Z"),
     }
     lines = "".join(notes.meta_line(k, v, stamp, store.machine) + "\n" for k, v in extra.items())
     meta = store.note(store.notes_refs.meta, cid) or ""

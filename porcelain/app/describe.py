@@ -17,30 +17,46 @@ from gitstore import (
     Store,
     created_at,
     event_count,
+    is_valid_id,
     meta_values,
     parse_time,
     turn_count,
 )
 
-SUMMARY_VERSION = 2
+SUMMARY_VERSION = 3
 
 
 def summarize(events: Sequence[Event]) -> dict[str, Any]:
     """Counts and previews of one event chain (a pure function of the events)."""
     first_request = ""
     last_time = None
+    start: dict[str, Any] = {}
     for event in events:
         if event.get("type") == "chat_request" and not first_request:
             first_request = " ".join(str(event.get("content", "")).split())[:80]
-        if event.get("type") not in ("conversation_start",):
-            last_time = event.get("timestamp", last_time)
+        if event.get("type") == "conversation_start":
+            start = event
+        last_time = event.get("timestamp", last_time)
     return {
+        **start_facts(start),
         "v": SUMMARY_VERSION,
         "turns": turn_count(events),
         "events": event_count(events),
         "first_request": first_request,
         "last_event_at": last_time,
         "last_ts": _seconds(last_time),  # what `ls` sorts by, parsed once
+    }
+
+
+def start_facts(start: dict[str, Any]) -> dict[str, Any]:
+    """Whose start the chain's latest ``conversation_start`` is, and what it forked."""
+    fork = start.get("forked_from")
+    parent = fork.get("conversation_id") if isinstance(fork, dict) else None
+    point = fork.get("commit") if isinstance(fork, dict) else None
+    return {
+        "start_id": start.get("conversation_id") if start else None,
+        "forked_from": parent if isinstance(parent, str) and is_valid_id(parent) else None,
+        "fork_commit": point if isinstance(point, str) else None,
     }
 
 
@@ -80,16 +96,35 @@ def _from_notes(store: Store, ref: str, name: str, read: Callable[[], dict[str, 
     return value
 
 
-def listing(store: Store, located: Sequence[Located], active: str | None) -> list[dict[str, Any]]:
-    """One row per conversation for `ls`, oldest activity first, active last."""
-    sums = summaries(store, located)
+def all_meta(store: Store) -> dict[str, dict[str, Any]]:
+    """Every conversation's metadata, by anchor (cached under the notes commit)."""
     own = store.notes_refs
-    metas = _from_notes(
+    return _from_notes(  # type: ignore[no-any-return]
         store,
         own.meta,
         "ls-meta-notes/1",
         lambda: {a: meta_values(t) for a, t in store.all_notes(own.meta).items()},
     )
+
+
+def titles(store: Store) -> list[tuple[str, str]]:
+    """(id, title) of every conversation, live ones first, newest first."""
+    metas = all_meta(store)
+    located = sorted(store.refs(archived=None), key=lambda loc: (loc.archived, loc.cid))
+    live = [loc for loc in located if not loc.archived][::-1]
+    archived = [loc for loc in located if loc.archived][::-1]
+    out = []
+    for loc in live + archived:
+        title = str(metas.get(store.anchor(loc.cid), {}).get("title") or "")
+        out.append((loc.cid, ("[archived] " if loc.archived else "") + title))
+    return out
+
+
+def listing(store: Store, located: Sequence[Located], active: str | None) -> list[dict[str, Any]]:
+    """One row per conversation for `ls`, oldest activity first, active last."""
+    sums = summaries(store, located)
+    own = store.notes_refs
+    metas = all_meta(store)
     sources = _from_notes(store, own.source, "ls-source-notes/1", store.sources)
     names = _identities(store, located)
     rows = []
@@ -113,10 +148,58 @@ def listing(store: Store, located: Sequence[Located], active: str | None) -> lis
                 "last_event_at": s["last_event_at"],
                 "preview": s["first_request"],
                 "unreadable": s.get("unreadable"),
+                **lineage(loc.cid, s, meta),
             }
         )
     rows.sort(key=lambda r: (r["active"], r["pinned"], when[r["id"]]))
     return rows
+
+
+def lineage(cid: str, facts: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
+    """``forked_from`` (the chain's own start names a parent), ``diverged_from``
+    (a pull moved this copy to a new id) and the labels, for a row."""
+    own = facts.get("start_id") == cid
+    diverged = meta.get("diverged_from")
+    return {
+        "forked_from": facts.get("forked_from") if own else None,
+        "diverged_from": diverged if isinstance(diverged, str) and is_valid_id(diverged) else None,
+        "labels": meta.get("labels") or {},
+    }
+
+
+def origins(cid: str, facts: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
+    """For `show`: the fork parent and commit, and where a divergence came from."""
+    row = lineage(cid, facts, meta)
+    point = facts.get("fork_commit")
+    divergence = None
+    if row["diverged_from"]:
+        divergence = {
+            key: _text(meta.get(name))
+            for key, name in (
+                ("remote", "diverged_remote"),
+                ("commit", "diverged_at_commit"),
+                ("at", "diverged_at"),
+                ("reason", "diverge_reason"),
+            )
+        }
+    return {
+        "forked_from": row["forked_from"],
+        "fork_commit": point if row["forked_from"] and _is_commit(point) else None,
+        "diverged_from": row["diverged_from"],
+        "divergence": divergence,
+    }
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _is_commit(value: Any) -> bool:
+    return (
+        isinstance(value, str)
+        and len(value) in (40, 64)
+        and all(c in "0123456789abcdef" for c in value)
+    )
 
 
 def _identities(store: Store, located: Sequence[Located]) -> dict[str, list[str]]:
@@ -161,6 +244,7 @@ def details(store: Store, conv: Conversation, active: str | None) -> dict[str, A
         "last_event_at": s["last_event_at"],
         "tip": conv.tip,
         "compactions": _compactions(conv),
+        **origins(conv.cid, s, meta),
     }
     if source is not None:
         # lazy: `show` of a plain conversation loads no review module

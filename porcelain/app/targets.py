@@ -2,13 +2,14 @@
 
 `active`/`.` (the default), `recent`/`r` (last activated here), `newest`/`n`
 (newest id), `pinned`/`p` (most recently pinned), `archived`/`a` (most
-recently archived).  Anything else must be a conversation id; it is checked
-before it is used in a ref name.
+recently archived).  Anything else must be a conversation id or a unique
+prefix of one, with or without ``jp-c`` (`porcelain/domain/idprefix.py`); it is
+checked before it is used in a ref name.
 """
 
 from __future__ import annotations
 
-from gitstore import Located, Store, activations, check_id, created_at
+from gitstore import Located, Store, activations, check_id, created_at, is_valid_id
 from porcelain.errors import UserError
 
 KEYWORDS = {
@@ -36,7 +37,7 @@ def resolve(store: Store, target: str | None, *, archived_ok: bool = True) -> Lo
     if keyword is not None:
         cid = _keyword(store, keyword)
     else:
-        cid = check_id(target or "")
+        cid = _by_id(store, target or "")
     found = store.require(cid)
     if found.archived and not archived_ok:
         raise UserError(
@@ -44,6 +45,25 @@ def resolve(store: Store, target: str | None, *, archived_ok: bool = True) -> Lo
             f"restore it first: `jp conversation unarchive {cid}`",
         )
     return found
+
+
+def _by_id(store: Store, text: str) -> str:
+    """The id ``text`` names: the id itself, or a unique prefix of one (``jp-c`` optional)."""
+    from porcelain.domain import idprefix
+
+    if is_valid_id(text) and store.exists(text):
+        return text
+    wanted = idprefix.normalize(text)
+    if wanted is None:
+        return check_id(text)  # not an id and no prefix of one: says so
+    try:
+        found = idprefix.pick(wanted, [loc.cid for loc in store.refs(archived=None)])
+    except idprefix.Ambiguous as exc:
+        raise UserError(
+            f"{wanted} is ambiguous: it could be {idprefix.describe_candidates(exc.candidates)}",
+            "type more of the id (`jp conversation ls` shows each one's shortest unique prefix)",
+        ) from None
+    return found if found is not None else check_id(wanted)
 
 
 def active_id(store: Store) -> str | None:

@@ -27,9 +27,12 @@ UNFINISHED = {"busy", "changed", "rejected", "blocked"}
 PROGRESS_AFTER = 1.0  # seconds before a progress line appears
 
 
-def _phrase(o: Outcome, remote: str) -> str:
+def _phrase(o: Outcome, remote: str, continues: dict[str, str] | None = None) -> str:
+    parent = (continues or {}).get(o.id)
     pulled = {
-        "created": f"new from {remote}",
+        "created": f"continues {parent} from another machine (new from {remote})"
+        if parent
+        else f"new from {remote}",
         "fast-forwarded": f"updated from {remote}",
         "archived": f"archived, as on {remote}",
         "unarchived": "live again (it has events newer than the archived copy)",
@@ -55,6 +58,9 @@ def _phrase(o: Outcome, remote: str) -> str:
 
 
 def _report(app: App, remote: str, outcomes: Sequence[Outcome], verb: str) -> None:
+    from porcelain.domain.origins import continuations
+
+    continues = continuations(app.store(), outcomes)
     if app.output.json:
         rows: list[dict[str, Any]] = []
         for o in outcomes:
@@ -66,6 +72,8 @@ def _report(app: App, remote: str, outcomes: Sequence[Outcome], verb: str) -> No
             }
             if o.new_id:
                 row["new_id"] = o.new_id
+            if o.id in continues:
+                row["continues"] = continues[o.id]
             if o.detail:
                 row["detail"] = o.detail
             if o.kept:
@@ -86,7 +94,7 @@ def _report(app: App, remote: str, outcomes: Sequence[Outcome], verb: str) -> No
             elif o.action in UNFINISHED or o.action == "refused":
                 app.output.note(f"{remote}: {_phrase(o, remote)}")
             else:
-                app.output.line(_phrase(o, remote))
+                app.output.line(_phrase(o, remote, continues))
                 shown += 1
         if shown == 0 and not any(o.action in UNFINISHED | {"refused"} for o in outcomes):
             app.output.line(

@@ -98,6 +98,20 @@ class Output:
             self.out.write(self.shown("\n".join(texts) + "\n"))
             self.out.flush()
 
+    def colours(self) -> bool:
+        """Whether stdout is a terminal that takes colours (no NO_COLOR, TERM not dumb)."""
+        import os
+
+        term = os.environ.get("TERM", "")
+        return self._on_terminal(False) and not os.environ.get("NO_COLOR") and term != "dumb"
+
+    def styled_lines(self, texts: list[str]) -> None:
+        """Lines holding jp's own styling, whose untrusted parts the caller escaped
+        (`escape_untrusted`): written as they are."""
+        if texts:
+            self.out.write("\n".join(texts) + "\n")
+            self.out.flush()
+
     def write(self, text: str) -> None:
         """Streamed text, no newline added."""
         self.out.write(self.shown(text))

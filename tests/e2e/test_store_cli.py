@@ -118,10 +118,12 @@ def test_import_keeps_ids_and_writes_one_commit_per_event(user: User) -> None:
         assert list(json.loads(raw)) == sorted(json.loads(raw))
         # the single ref of the conversation and its reflog entry
         assert user.git("reflog", "show", f"refs/conversations/{cid}").strip()
-    # importing the same folder again never overwrites: a fresh id
-    again = user.import_(RUST)
-    assert again != ids[0] and user.show(again)["events"] == 66
-    assert user.tip(ids[0]) != user.tip(again)
+    # importing the same folder again never overwrites and never copies: it is said
+    tip = user.tip(ids[0])
+    proc = user.run("conversation", "import", str(RUST))
+    assert proc.returncode == 0 and ids_in(proc.stdout) == [ids[0]]
+    assert "already in the store" in proc.stderr
+    assert user.tip(ids[0]) == tip and len(user.ls()) == len(OWN_FOLDERS)
     user.fsck()
 
 
@@ -226,9 +228,9 @@ def test_ls_json_fields_and_active_flag(pinned: User) -> None:
     assert by_id[a]["title"] == "Setting up a Rust CLI"
     assert rows[-1]["id"] == b, "the active conversation is listed last"
     assert user.ok("conversation", "ls") == (
-        "ID               TURNS  EVENTS  TITLE\n"
-        "jp-c17800000101      8      66  Setting up a Rust CLI\n"
-        "jp-c17800000102*     1       6  No turn markers\n"
+        "ID               AGE       TURNS  TITLE\n"
+        "jp-c17800000101  just now      8  Setting up a Rust CLI\n"
+        "jp-c17800000102* just now      1  No turn markers\n"
     )
     assert user.ls("--archived") == []
 

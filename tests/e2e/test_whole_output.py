@@ -51,9 +51,9 @@ def test_query_ls_show_and_print(pinned: User) -> None:
         "usage": {},
     }
     assert pinned.ok("conversation", "ls") == (
-        "ID               TURNS  EVENTS  TITLE\n"
-        "jp-c17676036600      2       6  tabs or spaces?\n"
-        "jp-c17676037800*     1       3  a second one\n"
+        "ID               AGE       TURNS  TITLE\n"
+        "jp-c17676036600  1m ago        2  tabs or spaces?\n"
+        "jp-c17676037800* just now      1  a second one\n"
     )
     row = {
         "title": None,
@@ -61,6 +61,9 @@ def test_query_ls_show_and_print(pinned: User) -> None:
         "pinned": False,
         "source_id": None,
         "unreadable": None,
+        "forked_from": None,
+        "diverged_from": None,
+        "labels": {},
     }
     assert pinned.ls() == [
         row
@@ -72,6 +75,7 @@ def test_query_ls_show_and_print(pinned: User) -> None:
             "created_at": "2026-01-05T09:01:00Z",
             "last_event_at": "2026-01-05T09:02:01.000000Z",
             "preview": "tabs or spaces?",
+            "short_id": "jp-c17676036",
         },
         row
         | {
@@ -82,6 +86,7 @@ def test_query_ls_show_and_print(pinned: User) -> None:
             "created_at": "2026-01-05T09:03:00Z",
             "last_event_at": "2026-01-05T09:03:03.000000Z",
             "preview": "a second one",
+            "short_id": "jp-c17676037",
         },
     ]
     assert pinned.ok("conversation", "show", "jp-c17676036600") == (
@@ -113,6 +118,10 @@ def test_query_ls_show_and_print(pinned: User) -> None:
         "model": {"id": "offline/jp", "source": "default (no model configured)"},
         "conversation_sets": {},
         "usage": [],
+        "forked_from": None,
+        "fork_commit": None,
+        "diverged_from": None,
+        "divergence": None,
     }
     assert pinned.ok("conversation", "print", "jp-c17676036600") == (
         "--- turn 1 (2026-01-05 09:01) ---\n"
@@ -255,6 +264,6 @@ def test_a_review_offline_from_start_to_continue(pinned: User, tmp_path: Path) -
         "[result] fs_read_file: contents <<T06>>\nA06 <<A06>>\n\n"
     )
     assert pinned.ok("conversation", "ls", "--archived") == (
-        "ID               TURNS  EVENTS  TITLE\n"
-        f"{review}      8      44  [review of {source}] synthetic\n"
+        "ID               AGE     TURNS  TITLE\n"
+        f"{review}  4m ago      8  [review of {source}] synthetic\n"
     )

@@ -51,3 +51,15 @@ def raw_controls(data: bytes) -> list[str]:
     each newline into CR LF, so CR before LF does not count)."""
     text = data.decode("utf-8", errors="replace").replace("\r\n", "\n")
     return [c for c in text if (ord(c) < 0x20 and c not in "\n\t") or 0x7F <= ord(c) <= 0x9F]
+
+
+# the styles jp itself writes (ls: the unique prefix of an id bold, the rest dim)
+_JP_STYLES = (b"\x1b[1;35m", b"\x1b[2m", b"\x1b[0m")
+
+
+def without_styles(data: bytes) -> bytes:
+    """``data`` without jp's own styling sequences, so what is left can be checked
+    for control characters that came from untrusted text."""
+    for style in _JP_STYLES:
+        data = data.replace(style, b"")
+    return data

@@ -67,7 +67,8 @@ def _make() -> LazyGroup:
     def conversation() -> None:
         """List, show, print, fork, compact and review conversations.
 
-        Targets are conversation ids (jp-c17727391057) or keywords: active (.),
+        Targets are conversation ids (jp-c17727391057, or any unique prefix,
+        jp-c optional: 177273) or keywords: active (.),
         recent (r), newest (n), pinned (p), archived (a).  Without a target a
         command acts on the active conversation.
         """

@@ -23,7 +23,11 @@ SCOPES = {
 
 @click.command()
 @click.argument("pattern", nargs=-1, required=True)
-@click.option("-i", "--id", "targets", multiple=True, metavar="ID", help="Search only these.")
+@click.option(
+    "--id", "targets", multiple=True, metavar="ID", help="Search only these (repeatable)."
+)
+@click.option("-i", "--ignore-case", "case", flag_value="ignore", help="Ignore case.")
+@click.option("--case-sensitive", "case", flag_value="exact", help="Match case exactly.")
 @click.option("-r", "--regex", is_flag=True, help="PATTERN is a regular expression.")
 @click.option("--archived", is_flag=True, help="Search archived conversations too.")
 @click.option(
@@ -48,13 +52,20 @@ def grep(
     archived: bool,
     reviews: bool,
     scopes: tuple[str, ...],
+    case: str | None,
 ) -> None:
     """Search events; prints ID:TURN:SCOPE:TEXT lines (exit 1 when nothing matches).
 
-    Smart case: case-insensitive unless PATTERN has an upper-case letter.
+    Smart case: case-insensitive unless PATTERN has an upper-case letter
+    (-i ignores case always, --case-sensitive never).  An event that several
+    conversations share (a source, its forks, its review) is one hit whose ID
+    field names them all, comma-separated, the oldest first.
     """
+    from gitstore import created_at
+    from porcelain.domain.grephits import hit_line, merge_hits
     text = " ".join(pattern)
-    flags = 0 if any(c.isupper() for c in text) else re.IGNORECASE
+    smart = case is None and not any(c.isupper() for c in text)
+    flags = re.IGNORECASE if case == "ignore" or smart else 0
     try:
         matcher = re.compile(text if regex else re.escape(text), flags)
     except re.error as exc:
@@ -70,16 +81,16 @@ def grep(
                 loc for loc in located if not (loc.archived and store.anchor(loc.cid) in sources)
             ]
     wanted = scopes or tuple(SCOPES)
-    hits = []
+    found: list[tuple[str, str, dict[str, object]]] = []
     if len(located) > 1:
         store.prefetch([loc.tip for loc in located])  # chains not yet cached, in one pass
     for loc in located:
         try:
-            events, _ = store.read_chain(loc.tip)
+            events, commits = store.read_chain(loc.tip)
         except CorruptEvent as exc:  # one broken chain never stops the search of the others
             app.output.note(f"warning: {loc.cid} cannot be read: {exc.reason}")
             continue
-        for event, turn in zip(events, turn_indices(events), strict=True):
+        for event, turn, commit in zip(events, turn_indices(events), commits, strict=True):
             for scope in wanted:
                 kind, key = SCOPES[scope]
                 if event.get("type") != kind or key not in event:
@@ -88,11 +99,12 @@ def grep(
                 body = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
                 for line in body.splitlines():
                     if matcher.search(line):
-                        hits.append({"id": loc.cid, "turn": turn + 1, "scope": scope, "text": line})
+                        hit = {"turn": turn + 1, "scope": scope, "text": line}
+                        found.append((loc.cid, commit, hit))
+    hits = merge_hits(found, created_at)
     if app.output.json:
         app.output.data(hits)
     else:
-        for hit in hits:
-            app.output.line(f"{hit['id']}:{hit['turn']}:{hit['scope']}:{hit['text']}")
+        app.output.lines([hit_line(hit) for hit in hits])
     if not hits:
         raise click.exceptions.Exit(1)

@@ -7,22 +7,64 @@ import click
 from porcelain.app.describe import listing
 from porcelain.app.targets import active_id
 from porcelain.commands.context import App
-from porcelain.render.output import untrusted_field
 
 
 @click.command()
 @click.option("--archived", is_flag=True, help="List archived conversations instead.")
 @click.option("--all", "everything", is_flag=True, help="List live and archived conversations.")
 @click.option("--reviews/--no-reviews", default=True, help="Include compaction reviews.")
+@click.option("--pinned", is_flag=True, help="Only pinned conversations.")
+@click.option(
+    "--label", "labels", multiple=True, metavar="KEY[=VALUE]", help="Only with this label (AND)."
+)
+@click.option("--title", metavar="TEXT", help="Only titles holding TEXT (any case).")
+@click.option("--since", metavar="WHEN", help="Only active since WHEN: 3d, 12h, 2026-01-05.")
+@click.option(
+    "--sort",
+    type=click.Choice(["activity", "created", "id", "turns", "title"]),
+    default="activity",
+    show_default=True,
+    help="Sort key (activity: pinned, then the active one, last).",
+)
+@click.option("-r", "--reverse", is_flag=True, help="Reverse the order.")
 @click.option("--limit", type=click.IntRange(min=1), help="Show only the last N rows.")
 @click.pass_obj
-def ls(app: App, archived: bool, everything: bool, reviews: bool, limit: int | None) -> None:
-    """List conversations (oldest activity first, the active one last)."""
+def ls(
+    app: App,
+    archived: bool,
+    everything: bool,
+    reviews: bool,
+    pinned: bool,
+    labels: tuple[str, ...],
+    title: str | None,
+    since: str | None,
+    sort: str,
+    reverse: bool,
+    limit: int | None,
+) -> None:
+    """List conversations (oldest activity first, the active one last, marked *).
+
+    The highlighted start of each id is its shortest unique prefix: any
+    command takes it in place of the whole id.
+    """
+    from porcelain import clock
+    from porcelain.domain.idprefix import unique_lengths
+    from porcelain.render import lsview
+
+    now = clock.now()
+    wanted = [lsview.parse_label(spec) for spec in labels]
+    after = lsview.parse_since(since, now) if since else None
     store = app.store()
-    located = store.refs(archived=None if everything else archived)
+    every = store.refs(archived=None)
+    located = [loc for loc in every if everything or loc.archived == archived]
     rows = listing(store, located, active_id(store))
     if not reviews:
         rows = [r for r in rows if r["source_id"] is None]
+    rows = lsview.keep(rows, pinned=pinned, labels=wanted, title=title, since=after)
+    rows = lsview.order(rows, sort, reverse)
+    unique = unique_lengths(loc.cid for loc in every)
+    for r in rows:
+        r["short_id"] = r["id"][: unique.get(r["id"], len(r["id"]))]
     hidden = 0
     if limit is not None and len(rows) > limit:
         hidden = len(rows) - limit
@@ -34,21 +76,13 @@ def ls(app: App, archived: bool, everything: bool, reviews: bool, limit: int | N
         app.output.data(rows)
         return
     if not rows:
+        filtered = pinned or labels or title or since
         what = "archived conversations" if archived else "conversations"
-        app.output.line(f"No {what}." + ("" if archived else " Start one with `jp q --new TEXT`."))
+        hint = "" if archived or filtered else " Start one with `jp q --new TEXT`."
+        app.output.line(f"No {what}{' match' if filtered else ''}." + hint)
         return
     if hidden:
         app.output.line(f"({hidden} hidden)")
-    width = max(len(r["id"]) for r in rows)
-    out = [f"{'ID':<{width}}  {'TURNS':>5}  {'EVENTS':>6}  TITLE"]
-    for r in rows:
-        mark = "*" if r["active"] else " "
-        title = untrusted_field(r["title"] or r["preview"] or "")
-        if r["unreadable"]:
-            title = f"[unreadable] {title}".rstrip()
-        if r["source_id"]:
-            title = f"[review of {untrusted_field(r['source_id'])}] {title}"
-        if r["archived"] and everything:
-            title = f"[archived] {title}"
-        out.append(f"{r['id']:<{width}}{mark} {r['turns']:>5}  {r['events']:>6}  {title}")
-    app.output.lines(out)
+    style = lsview.highlighted if app.output.colours() else lsview.plain
+    text = lsview.table(rows, unique, now, style=style, show_archived=everything)
+    app.output.styled_lines(text)

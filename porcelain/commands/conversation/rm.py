@@ -7,6 +7,7 @@ import click
 from porcelain.app.targets import active_id, resolve
 from porcelain.commands.context import App
 from porcelain.errors import Declined
+from porcelain.render.output import untrusted_field
 
 
 @click.command()
@@ -20,12 +21,14 @@ def rm(app: App, targets: tuple[str, ...], yes: bool) -> None:
     conversation out of the way without losing it, `archive` it instead.
     """
     store = app.store()
-    locs = [resolve(store, t) for t in targets or (None,)]
+    # two prefixes of one id name it once
+    locs = list({loc.cid: loc for loc in (resolve(store, t) for t in targets or (None,))}.values())
     if not (yes or app.yes):
         names = ", ".join(loc.cid for loc in locs)
         if not app.output.confirm(f"Delete {names}? This cannot be undone from jp."):
             raise Declined("nothing was deleted")
     active = active_id(store)
+    titles = {loc.cid: store.meta(loc.cid).get("title") for loc in locs}
     for loc in locs:
         store.delete(loc.cid, f"jp conversation rm {loc.cid}")
         if loc.cid == active:
@@ -33,4 +36,6 @@ def rm(app: App, targets: tuple[str, ...], yes: bool) -> None:
     if app.output.json:
         app.output.data({"removed": [loc.cid for loc in locs]})
     else:
-        app.output.line("Conversation removed." if len(locs) == 1 else "Conversations removed.")
+        for loc in locs:
+            title = titles[loc.cid]
+            app.output.line(f"Removed {loc.cid}" + (f": {untrusted_field(title)}" if title else ""))

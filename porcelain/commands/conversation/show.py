@@ -10,6 +10,7 @@ from porcelain.app.describe import details
 from porcelain.app.targets import active_id, resolve
 from porcelain.commands.context import App
 from porcelain.commands.conversation.show_config import effective
+from porcelain.domain.origins import origin_rows
 from porcelain.render.output import untrusted_field
 
 
@@ -55,6 +56,7 @@ def render(info: dict[str, Any]) -> list[str]:
         )
     if info["source_id"]:
         rows.append(("Reviews", info["source_id"]))
+    rows += origin_rows(info)
     lines = [f"{k + ':':<14}{untrusted_field(v)}" for k, v in rows]
     if info["compactions"]:
         lines.append("Compactions:")

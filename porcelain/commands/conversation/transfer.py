@@ -23,8 +23,10 @@ def import_(app: App, folders: tuple[Path, ...], activate: bool) -> None:
 
     Every folder is read and checked before anything is written; a malformed
     file is refused with its path and the reason.  A conversation keeps its
-    JP id when it is free.  Prints the new ids.
+    JP id when it is free (else it gets a new one, and the line says so); a
+    folder already imported is not imported again.  Prints the ids.
     """
+    from porcelain.app.reimport import already_there, outcome
     for folder in folders:
         if not folder.is_dir():
             raise UserError(
@@ -36,10 +38,17 @@ def import_(app: App, folders: tuple[Path, ...], activate: bool) -> None:
     store = app.store()
     created: list[dict[str, Any]] = []
     for folder, conv in zip(folders, read, strict=True):
-        cid = store_imported(store, conv)
-        created.append({"id": cid, "folder": str(folder), "events": len(conv.events)})
-        if not app.output.json:
-            app.output.line(cid)
+        kept = already_there(store, conv.jp_id, conv.events)
+        cid = kept or store_imported(store, conv)
+        done = outcome(conv.jp_id, cid, kept)
+        created.append({"id": cid, "folder": str(folder), "events": len(conv.events), **done})
+        if app.output.json:
+            continue
+        app.output.line(cid)  # stdout: the ids, one a line; what happened on stderr
+        if done["action"] == "unchanged":
+            app.output.note(f"{cid}: already in the store (imported before); nothing written")
+        elif done["action"] == "renamed":
+            app.output.note(f"{cid}: a new id, since {done['jp_id']} is another conversation here")
     if activate and created:
         store.set_active(str(created[-1]["id"]))
     if app.output.json:

@@ -14,10 +14,23 @@ from porcelain.render.output import untrusted_field
 @click.argument("target", required=False)
 @click.pass_obj
 def use(app: App, target: str | None) -> None:
-    """Make a conversation the active one (an archived one is restored first)."""
+    """Make a conversation the active one (an archived one is restored first).
+
+    TARGET is an id (any unique prefix, `jp-c` optional), a keyword, or `-`
+    for the conversation that was active before this one (as `cd -`).
+    """
+    from porcelain.app.previous import previous_id
+    from porcelain.errors import UsageError
+
     store = app.store()
-    loc = resolve(store, "recent" if target is None else target)
+    if target is None:
+        raise UsageError(
+            "which conversation? `use` needs a target",
+            "name one: `jp conversation use ID` (ids and prefixes in `jp conversation ls`), "
+            "`use recent`, or `use -` for the previous one",
+        )
     before = active_id(store)
+    loc = resolve(store, previous_id(store, before) if target == "-" else target)
     if loc.archived:
         store.unarchive(loc.cid, f"jp conversation use: unarchive {loc.cid}")
         app.output.note(f"Unarchived conversation {loc.cid}")

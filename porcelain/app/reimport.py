@@ -1,0 +1,47 @@
+"""Importing a JP folder that is already in the store: said, never a silent copy.
+
+A folder whose JP id names a conversation here that was imported from the
+same events (it may have grown since) is not imported again.  If the id is
+taken by a different conversation, the folder goes in under a new id and the
+import says so.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from gitstore import Event, Store, is_valid_id
+
+
+def _canonical(events: Sequence[Event]) -> list[str]:
+    return [json.dumps(e, sort_keys=True, ensure_ascii=False) for e in events]
+
+
+def same_import(existing: Sequence[Event], jp_id: str, events: Sequence[Event]) -> bool:
+    """Whether ``existing`` (a stored chain) began as an import of ``events`` from ``jp_id``."""
+    if not existing or existing[0].get("type") != "conversation_start":
+        return False
+    imported = existing[0].get("imported")
+    if not isinstance(imported, dict) or imported.get("jp_id") != jp_id:
+        return False
+    body = existing[1 : 1 + len(events)]
+    return len(body) == len(events) and _canonical(body) == _canonical(events)
+
+
+def already_there(store: Store, jp_id: str | None, events: Sequence[Event]) -> str | None:
+    """The id of the conversation this folder was imported as, if it is here."""
+    if not jp_id or not is_valid_id(jp_id) or not store.exists(jp_id):
+        return None
+    chain, _ = store.read_chain(store.require(jp_id).tip)
+    return jp_id if same_import(chain, jp_id, events) else None
+
+
+def outcome(wanted: str | None, cid: str, kept: str | None) -> dict[str, Any]:
+    """What one folder's import did: ``unchanged``, ``imported`` or ``renamed``."""
+    if kept:
+        return {"action": "unchanged"}
+    if wanted and is_valid_id(wanted) and wanted != cid:
+        return {"action": "renamed", "jp_id": wanted}
+    return {"action": "imported"}

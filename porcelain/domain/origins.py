@@ -1,0 +1,55 @@
+"""Where a conversation came from, as `show` says it: a fork's parent, and the
+conversation a pull moved this copy away from (remote, commit, when)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gitstore import Outcome, Store
+
+
+def origin_rows(info: dict[str, Any]) -> list[tuple[str, str]]:
+    """``Fork of`` and ``Diverged`` rows of `show` (none for an original)."""
+    rows: list[tuple[str, str]] = []
+    if info.get("forked_from") and not info.get("source_id"):
+        point = info.get("fork_commit")
+        rows.append(("Fork of", info["forked_from"] + (f" at {point[:12]}" if point else "")))
+    if info.get("diverged_from"):
+        rows.append(
+            ("Diverged", "from " + divergence_text(info["diverged_from"], info.get("divergence")))
+        )
+    return rows
+
+
+def divergence_text(cid: str, divergence: dict[str, Any] | None) -> str:
+    """``jp-c1 (continued on origin; the copies part after 1a2b3c4d5e6f, 2026-...)``."""
+    facts = divergence or {}
+    parts = []
+    if facts.get("reason") == "collision":
+        where = f" on {facts['remote']}" if facts.get("remote") else ""
+        parts.append(f"another conversation has that id{where}")
+    elif facts.get("remote"):
+        parts.append(f"continued on {facts['remote']}")
+    if facts.get("commit"):
+        parts.append(f"shared history up to {str(facts['commit'])[:12]}")
+    if facts.get("at"):
+        parts.append(f"moved here {facts['at']}")
+    return cid + (f" ({'; '.join(parts)})" if parts else "")
+
+
+def continuations(store: Store, outcomes: Sequence[Outcome]) -> dict[str, str]:
+    """Conversations a pull brought in that continue another one (a divergence on
+    the machine that pushed them): new id -> the id they diverged from."""
+    from gitstore import is_valid_id
+
+    out: dict[str, str] = {}
+    for o in outcomes:
+        if o.direction == "pull" and o.kind == "conversation" and o.action == "created":
+            if not is_valid_id(o.id):
+                continue
+            parent = store.meta(o.id).get("diverged_from")
+            if isinstance(parent, str) and is_valid_id(parent):
+                out[o.id] = parent
+    return out

@@ -1,0 +1,119 @@
+"""`jp completion SHELL`: scripts that parse, that the shell runs, and replies
+that untrusted titles cannot break."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.harness import JP, NO_MARKERS, RUST, User
+
+
+def bash_completions(user: User, script: Path, line: list[str]) -> list[str]:
+    """What bash's COMPREPLY holds after completing the last word of ``line``."""
+    words = " ".join(json.dumps(w) for w in line)
+    program = (
+        f"PATH={json.dumps(str(JP.parent))}:$PATH; source {json.dumps(str(script))}; "
+        f"COMP_WORDS=({words}); COMP_CWORD={len(line) - 1}; _jp_complete; "
+        'printf "%s\\n" "${COMPREPLY[@]}"'
+    )
+    proc = subprocess.run(
+        ["bash", "--norc", "-c", program], env=user.env, capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    return [ln for ln in proc.stdout.splitlines() if ln]
+
+
+def ask(user: User, shell: str, *words: str) -> list[str]:
+    return user.ok("completion", shell, "--complete", "--", *words).splitlines()
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_each_script_parses_in_its_shell(user: User, shell: str) -> None:
+    out = user.ok("completion", shell)
+    assert "jp completion" in out and "complete" in out
+    if shutil.which(shell) is None:
+        pytest.skip(f"{shell} is not installed")
+    script = user.root / f"jp.{shell}"
+    script.write_text(out)
+    check = subprocess.run([shell, "-n", str(script)], capture_output=True, text=True)
+    assert check.returncode == 0, check.stderr
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
+def test_bash_completes_commands_ids_keys_and_choices(user: User, tmp_path: Path) -> None:
+    rust = user.import_(RUST)
+    plain = user.import_(NO_MARKERS)
+    script = tmp_path / "jp.bash"
+    script.write_text(user.ok("completion", "bash"))
+    assert "conversation" in bash_completions(user, script, ["jp", "con"])
+    assert bash_completions(user, script, ["jp", "conversation", "sh"]) == ["show"]
+    ids = bash_completions(user, script, ["jp", "c", "show", ""])
+    assert {rust, plain, "active", "recent"} <= set(ids)
+    assert bash_completions(user, script, ["jp", "c", "show", "178000001"]) == [
+        "17800000102",
+        "17800000101",
+    ], "bare digits complete to bare digits, newest first"
+    assert bash_completions(user, script, ["jp", "c", "use", "c1780000010"]) == [
+        "c17800000102",
+        "c17800000101",
+    ]
+    assert bash_completions(user, script, ["jp", "config", "get", "assistant.model.i"]) == [
+        "assistant.model.id"
+    ]
+    assert bash_completions(user, script, ["jp", "c", "ls", "--sort", "t"]) == ["turns", "title"]
+    assert "--pinned" in bash_completions(user, script, ["jp", "c", "ls", "--p"])
+    assert "offline/jp" in bash_completions(user, script, ["jp", "q", "-m", ""])
+    assert "-" in bash_completions(user, script, ["jp", "c", "use", ""])
+
+
+def test_titles_describe_ids_and_hostile_ones_are_made_harmless(user: User) -> None:
+    rust = user.import_(RUST)
+    plain = user.import_(NO_MARKERS)
+    hostile = "evil\x1b]0;PWN\x07\ttab\nnew line: $(touch /tmp/jp-pwned) `id`"
+    user.ok("conversation", "edit", plain, "--title", hostile)
+    fish = ask(user, "fish", "c", "show", "")
+    assert f"{rust}\tSetting up a Rust CLI" in fish
+    (line,) = [ln for ln in fish if ln.startswith(plain)]
+    value, about = line.split("\t")
+    assert value == plain and "\x1b" not in about and "\x07" not in about
+    assert "\\x1b]0;PWN\\x07" in about
+    zsh = ask(user, "zsh", "c", "show", "")
+    assert f"{rust}:Setting up a Rust CLI" in zsh
+    assert all("\x1b" not in ln and "\t" not in ln for ln in zsh)
+    assert ask(user, "bash", "c", "show", "jp-c") == [plain, rust], "bash takes values only"
+    assert not Path("/tmp/jp-pwned").exists()
+
+
+def test_remotes_and_a_missing_store_complete_quietly(user: User, tmp_path: Path) -> None:
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "--bare", "-q", str(remote)], check=True)
+    user.ok("remote", "add", "origin", str(remote))
+    assert ask(user, "bash", "pull", "") == ["origin"]
+    assert ask(user, "bash", "remote", "remove", "or") == ["origin"]
+    proc = user.run(
+        "--store", str(tmp_path / "nowhere.git"), "completion", "bash", "--complete", "--", "c",
+        "show", "",
+    )
+    assert proc.returncode == 0 and "active" in proc.stdout and "error" not in proc.stderr
+
+
+def test_install_writes_where_each_shell_looks(user: User) -> None:
+    home = user.root / "home"
+    for shell, where in (
+        ("bash", user.root / "data" / "bash-completion" / "completions" / "jp"),
+        ("zsh", home / ".zfunc" / "_jp"),
+        ("fish", user.root / "config" / "fish" / "completions" / "jp.fish"),
+    ):
+        env = {
+            "HOME": str(home),
+            "XDG_DATA_HOME": str(user.root / "data"),
+            "XDG_CONFIG_HOME": str(user.root / "config"),
+        }
+        out = user.ok("completion", shell, "--install", env=env)
+        assert str(where) in out, out
+        assert where.read_text() == user.ok("completion", shell)
