@@ -40,27 +40,45 @@ def _messages() -> list[tuple[type[BaseException], Message]]:
     Built on the first error: gitstore's errors load only when one happened.
     """
     if not _TABLE:
-        import gitstore as g
+        from gitstore import (
+            ConcurrentUpdate,
+            ConversationBusy,
+            ConversationExists,
+            ConversationNotFound,
+            CorruptEvent,
+            InvalidEvent,
+            InvalidId,
+            LockedRef,
+            NothingToUndo,
+            RefBusy,
+            RefLocked,
+            StaleTip,
+            StoreError,
+            StoreFormatTooNew,
+            SyncError,
+            UndoConflict,
+            UnknownOperation,
+        )
 
         _TABLE.extend(
             [
-                (g.InvalidId, _invalid_id),
-                (g.ConversationNotFound, lambda e: UserError(f"no conversation {e.cid}", LS_HINT)),
-                (g.ConversationExists, lambda e: UserError(f"conversation {e.cid} already exists")),
-                (g.ConversationBusy, _busy),
-                (g.RefLocked, _ref_locked),
-                (g.LockedRef, _stale_lock),
-                (g.StoreFormatTooNew, _too_new),
-                (g.StaleTip, _stale_tip),
-                (g.ConcurrentUpdate, _kept_changing),
-                (g.CorruptEvent, _corrupt),
-                (g.NothingToUndo, lambda e: UserError("nothing to undo", OP_LOG_HINT)),
-                (g.UnknownOperation, lambda e: UserError(str(e), OP_LOG_HINT + " and their ids")),
-                (g.UndoConflict, _undo_conflict),
-                (g.InvalidEvent, lambda e: UserError(str(e))),
-                (g.StoreError, lambda e: UserError(f"store {e.path}: {e.reason}")),
-                (g.SyncError, lambda e: UserError(f"sync with {e.remote} failed: {e.reason}")),
-                (g.RefBusy, _ref_busy),
+                (InvalidId, _invalid_id),
+                (ConversationNotFound, lambda e: UserError(f"no conversation {e.cid}", LS_HINT)),
+                (ConversationExists, lambda e: UserError(f"conversation {e.cid} already exists")),
+                (ConversationBusy, _busy),
+                (RefLocked, _ref_locked),
+                (LockedRef, _stale_lock),
+                (StoreFormatTooNew, _too_new),
+                (StaleTip, _stale_tip),
+                (ConcurrentUpdate, _kept_changing),
+                (CorruptEvent, _corrupt),
+                (NothingToUndo, lambda e: UserError("nothing to undo", OP_LOG_HINT)),
+                (UnknownOperation, lambda e: UserError(str(e), OP_LOG_HINT + " and their ids")),
+                (UndoConflict, _undo_conflict),
+                (InvalidEvent, lambda e: UserError(str(e))),
+                (StoreError, lambda e: UserError(f"store {e.path}: {e.reason}")),
+                (SyncError, lambda e: UserError(f"sync with {e.remote} failed: {e.reason}")),
+                (RefBusy, _ref_busy),
             ]
         )
     return _TABLE
