@@ -28,6 +28,7 @@ from porcelain.compaction.rules import (
 from porcelain.compaction.summarize import SummaryJob, summarize
 from porcelain.compaction.timeline import timeline
 from porcelain.config import Config
+from porcelain.models.catalog import Catalog
 
 if TYPE_CHECKING:
     from porcelain.context import App
@@ -101,6 +102,7 @@ def compact(
             context=p.summary_spec.context,
             max_retries=config.max_retries(),
             window=config.context_window() if model_id == assistant else None,
+            catalog=Catalog.of(config.data),
         )
         texts.append(summarize(job, events, projection, p.from_turn, p.to_turn, indices=indices))
     stamp = now_text()

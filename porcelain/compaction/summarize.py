@@ -14,6 +14,7 @@ import json
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from gitstore.events import Event
 from gitstore.turns import turn_indices
@@ -27,6 +28,9 @@ from porcelain.models.base import (
     get_model,
     ignore_delta,
 )
+
+if TYPE_CHECKING:
+    from porcelain.models.catalog import Catalog
 
 DEFAULT_PROMPT = """\
 You write the summary that replaces part of a conversation between a user and \
@@ -56,6 +60,7 @@ class SummaryJob:
     context: str | None = None
     window: int | None = None
     max_retries: int = 2
+    catalog: Catalog | None = None  # the configured providers (built-in ones without)
 
 
 def range_events(
@@ -174,7 +179,7 @@ def summarize(
     events = choose_reading(raw, projection, from0, to0, window, indices=indices)
     if not events:
         raise UserError(f"turns {from0 + 1}..{to0 + 1} hold nothing to summarize")
-    model = get_model(job.model_id, max_retries=job.max_retries)
+    model = get_model(job.model_id, max_retries=job.max_retries, catalog=job.catalog)
     response = model.respond(build_request(job, events), on_delta)
     text = response.text.strip()
     if response.stop_reason not in ("end_turn", "stop_sequence"):

@@ -20,7 +20,11 @@ BASE_ENV: Final = frozenset({"PATH", "HOME", "LANG", "TMPDIR", "TERM"})
 
 # The variables model providers read their credentials from; a
 # ``[providers.NAME]`` table's ``api_key_env`` adds its own.
-PROVIDER_KEYS: Final = frozenset({"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY"})
+# (``porcelain/models/catalog.py``'s built-in providers read theirs from these; a test
+# keeps the two lists in step.)
+PROVIDER_KEYS: Final = frozenset(
+    {"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY", "OPENROUTER_API_KEY"}
+)
 
 TOOLS: Final = ("conversation", "tools")
 

@@ -25,8 +25,9 @@ def interactive(app: App, target: str | None, opts: dict[str, Any]) -> None:
         view = store.view_chain(source.tip)
         config = app.config(deltas=jp_deltas([e for _, e in view.facts.internal_events()]))
         app.output.note(f"Drafting the opening summary of {source.cid}...")
+        model = config.resolve_model(opts["model"]) if opts.get("model") else None
         started = start_review(
-            store, source, config, overrides, opts.get("model"), default_model(app), view=view
+            store, source, config, overrides, model, default_model(app), view=view
         )
     if app.output.json:
         proposal = started.proposal

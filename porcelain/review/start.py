@@ -33,6 +33,7 @@ from porcelain.config import Config
 from porcelain.errors import UserError
 from porcelain.lifecycle import JP_WRITTEN, config_delta, fork
 from porcelain.models.base import context_window, event_text
+from porcelain.models.catalog import Catalog
 from porcelain.review.instructions import REVIEW_INSTRUCTIONS
 from porcelain.review.state import open_reviews, proposal_from_args
 from porcelain.view import PROVIDER_VISIBLE
@@ -151,6 +152,7 @@ def start_review(
         context=rule.summary.context if rule.summary else None,
         window=config.context_window() if summary_model == assistant_model else None,
         max_retries=config.max_retries(),
+        catalog=Catalog.of(config.data),
     )
     kept: Sequence[Event]
     kept_indices: Sequence[int]
