@@ -28,6 +28,7 @@ COMMANDS = {
     "undo": "porcelain.commands.undo:undo",
     "op": "porcelain.commands.op:op",
     "doctor": "porcelain.commands.doctor:doctor",
+    "model": "porcelain.commands.model:model",
 }
 SUMMARIES = {
     "init": "Create a store (a bare git repository).",
@@ -41,6 +42,7 @@ SUMMARIES = {
     "undo": "Reverse the latest operation (run again: the one before).",
     "op": "The operation log: list operations, restore the store to one.",
     "doctor": "Check a store (fsck, journals, locks, cache, format) and mend it.",
+    "model": "The warm model process: its status, stopping it.",
 }
 ALIASES = {"q": "query", "c": "conversation", "conversations": "conversation", "cfg": "config"}
 

@@ -81,9 +81,10 @@ class _Builder:
         else:
             self.messages.append({"role": "user", "content": text})
 
-    def _assistant(self) -> Message:
+    def _assistant(self, calling: bool = False) -> Message:
+        """The assistant message to add to; ``calling``: a call joins the calls pending."""
         last = self._last()
-        if last is not None and last["role"] == "assistant" and not self.pending:
+        if last is not None and last["role"] == "assistant" and (calling or not self.pending):
             return last
         self._settle()
         message: Message = {"role": "assistant", "content": None}
@@ -106,7 +107,7 @@ class _Builder:
         message[field] = message.get(field, "") + text
 
     def call(self, raw: str, name: str, arguments: dict[str, Any]) -> None:
-        message = self._assistant()
+        message = self._assistant(calling=True)
         entry = {
             "id": call_id(raw),
             "type": "function",
