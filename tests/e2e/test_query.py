@@ -5,8 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.e2e.harness import NO_MARKERS, User, blocks, tool_use, user_texts, write_conversation
 from tests.support.fake_messages import FakeMessages
+
+# every test both ways: in process, and through the warm model process
+pytestmark = pytest.mark.usefixtures("model_process")
 
 NO_RETRIES = '[assistant]\nmax_retries = 0\n[assistant.model]\nid = "anthropic/claude-test"\n'
 

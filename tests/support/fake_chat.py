@@ -34,8 +34,7 @@ When = Callable[[Body], bool] | Mapping[str, Any] | None
 
 PATHS = ("/v1/chat/completions", "/chat/completions")
 PARAMS = frozenset(
-    "model messages max_tokens max_completion_tokens stream stream_options tools "
-    "tool_choice parallel_tool_calls temperature top_p stop seed user n".split()
+    ["model", "messages", "max_tokens", "max_completion_tokens", "stream", "stream_options", "tools", "tool_choice", "parallel_tool_calls", "temperature", "top_p", "stop", "seed", "user", "n"]
 )
 ROLES = ("system", "developer", "user", "assistant", "tool")
 NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")

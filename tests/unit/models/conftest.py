@@ -10,6 +10,12 @@ import pytest
 from .anthropic_loopback import KEY, Api
 
 
+@pytest.fixture(autouse=True)
+def _no_warm_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Models run their calls in this process here (tests/e2e/test_warm.py has the other)."""
+    monkeypatch.setenv("JP_WARM", "0")
+
+
 @pytest.fixture
 def api(monkeypatch: pytest.MonkeyPatch) -> Iterator[Api]:
     server = Api()
