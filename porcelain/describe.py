@@ -7,7 +7,7 @@ Counts come from a per-tip summary kept in the store's cache, so listing
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gitstore import ids
 from gitstore.errors import CorruptEvent
@@ -15,6 +15,10 @@ from gitstore.events import Event, parse_time
 from gitstore.notes import meta_values
 from gitstore.store import Conversation, Located, Store
 from gitstore.turns import event_count, turn_count
+
+if TYPE_CHECKING:
+    from porcelain.models.catalog import Catalog
+    from porcelain.models.tokens import TokenCount
 
 SUMMARY_VERSION = 2
 
@@ -155,6 +159,7 @@ def details(store: Store, conv: Conversation, active: str | None) -> dict[str, A
         "last_event_at": s["last_event_at"],
         "tip": conv.tip,
         "compactions": _compactions(conv),
+        "tokens": token_count(store, conv, source).to_json(),
     }
     if source is not None:
         from porcelain.review.state import latest_proposal
@@ -162,6 +167,41 @@ def details(store: Store, conv: Conversation, active: str | None) -> dict[str, A
         found = latest_proposal(conv.events)
         info["proposal"] = found.to_json() if found else None
     return info
+
+
+TOKENS_CACHE = "tokens/1/"  # + id: the provider's count at a tip (``count_for_show``)
+
+
+def model_view(conv: Conversation, source: str | None) -> list[Event]:
+    """What the model reads of the conversation.  A plain one is its own events
+    (the estimate reads only provider-visible text), so the view modules load
+    only for one with compactions or a review."""
+    if source is None and not any(e.get("type") == "compaction" for e in conv.events):
+        return conv.events
+    from porcelain.view import model_events
+
+    return model_events(conv.events)
+
+
+def token_count(store: Store, conv: Conversation, source: str | None) -> TokenCount:
+    """The count a provider made at this tip (kept in the cache), else the estimate."""
+    from porcelain.models.tokens import TokenCount, estimate
+
+    cached = store.cache.derived(TOKENS_CACHE + conv.cid, conv.tip)
+    found = TokenCount.from_json(cached)
+    return found if found is not None else estimate(model_view(conv, source))
+
+
+def count_for_show(
+    store: Store, conv: Conversation, source: str | None, model_id: str, catalog: Catalog
+) -> TokenCount:
+    """Ask the provider to count the conversation now; kept for this tip when it did."""
+    from porcelain.models.tokens import count
+
+    found = count(model_id, model_view(conv, source), catalog=catalog)
+    if not found.estimated:
+        store.cache.put_derived(TOKENS_CACHE + conv.cid, conv.tip, found.to_json())
+    return found
 
 
 def _compactions(conv: Conversation) -> list[dict[str, Any]]:

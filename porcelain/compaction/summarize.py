@@ -106,13 +106,18 @@ def choose_reading(
     window: int,
     *,
     indices: Sequence[int] | None = None,
+    fit: Callable[[Sequence[Event], int], bool] | None = None,
 ) -> list[Event]:
     """Raw events of the range when they fit ``window`` tokens, else the projected ones.
 
     ``indices``: ``turn_indices(raw)``, when the caller already has it.
+    ``fit(events, budget)``: how the fit is judged (the estimate by default;
+    ``summarize`` lets the summary model's provider count where it can).
     """
     picked = range_events(raw, from0, to0, indices=indices)
-    if estimate_tokens(picked) <= window * 3 // 4:
+    budget = window * 3 // 4
+    fitting = fit(picked, budget) if fit is not None else estimate_tokens(picked) <= budget
+    if fitting:
         return picked
     if not isinstance(projection, Projection):
         projection = projection()
@@ -175,8 +180,14 @@ def summarize(
     the raw range does not fit.  ``indices``: ``turn_indices(raw)``, when the
     caller already has it.
     """
+    from porcelain.models.tokens import fits
+
     window = context_window(job.model_id, job.window)
-    events = choose_reading(raw, projection, from0, to0, window, indices=indices)
+
+    def fit(events: Sequence[Event], budget: int) -> bool:
+        return fits(events, budget, job.model_id, catalog=job.catalog, max_retries=job.max_retries)
+
+    events = choose_reading(raw, projection, from0, to0, window, indices=indices, fit=fit)
     if not events:
         raise UserError(f"turns {from0 + 1}..{to0 + 1} hold nothing to summarize")
     model = get_model(job.model_id, max_retries=job.max_retries, catalog=job.catalog)

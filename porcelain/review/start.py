@@ -141,7 +141,8 @@ def start_review(
     )
     prior = "none"
     if overlays:
-        prior = "drop" if fits_tokens(events, window * 3 // 4) else "keep"
+        fitting = source_fits(events, window * 3 // 4, review_model, Catalog.of(config.data))
+        prior = "drop" if fitting else "keep"
 
     summary_model = (
         model_override or (rule.summary.model_id if rule.summary else None) or assistant_model
@@ -280,6 +281,20 @@ def _without_compactions(
             kept.append(event)
             kept_indices.append(turn)
     return kept, kept_indices
+
+
+def source_fits(events: Sequence[Event], budget: int, model_id: str, catalog: Catalog) -> bool:
+    """The review's size rule: the raw source fits ``budget`` tokens of the review
+    model.  The estimate decides when it is far from the budget (reading no
+    further than it must); in between, the provider counts where it can."""
+    from porcelain.models.tokens import CLEAR_ABOVE, CLEAR_BELOW, count
+
+    if fits_tokens(events, int(budget * CLEAR_BELOW)):
+        return True
+    if not fits_tokens(events, int(budget * CLEAR_ABOVE)):
+        return False
+    visible = [e for e in events if e.get("type") in PROVIDER_VISIBLE]
+    return count(model_id, visible, catalog=catalog).tokens <= budget
 
 
 def fits_tokens(events: Iterable[Event], budget: int) -> bool:

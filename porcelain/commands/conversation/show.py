@@ -12,9 +12,20 @@ from porcelain.output import untrusted_field
 
 @click.command()
 @click.argument("targets", nargs=-1)
+@click.option(
+    "--count-tokens",
+    is_flag=True,
+    help="Ask the conversation's model to count its tokens (where the provider can; "
+    "the count is kept until the conversation changes).",
+)
 @click.pass_obj
-def show(app: App, targets: tuple[str, ...]) -> None:
-    """Details of conversations (default: the active one); archived ids work too."""
+def show(app: App, targets: tuple[str, ...], count_tokens: bool) -> None:
+    """Details of conversations (default: the active one); archived ids work too.
+
+    Tokens are what the model reads of the conversation: counted by the
+    provider when it was asked (`--count-tokens`, or a compaction that had
+    to decide), else estimated from the text.
+    """
     from porcelain.describe import details
     from porcelain.targets import active_id, resolve
 
@@ -23,7 +34,10 @@ def show(app: App, targets: tuple[str, ...]) -> None:
     infos = []
     for target in targets or (None,):
         loc = resolve(store, target)
-        infos.append(details(store, store.load(loc.cid), active))
+        conv = store.load(loc.cid)
+        if count_tokens:
+            _count(app, conv)
+        infos.append(details(store, conv, active))
     if app.output.json:
         app.output.data(infos[0] if len(infos) == 1 else infos)
         return
@@ -32,6 +46,19 @@ def show(app: App, targets: tuple[str, ...]) -> None:
             app.output.line()
         for line in render(info):
             app.output.line(line)
+
+
+def _count(app: App, conv: Any) -> None:
+    """Count with the conversation's own model (its recorded configuration)."""
+    from porcelain.commands.query import OFFLINE_MODEL
+    from porcelain.describe import count_for_show
+    from porcelain.lifecycle import jp_deltas
+    from porcelain.models.catalog import Catalog
+
+    store = app.store()
+    config = app.config(deltas=jp_deltas(conv.events))
+    model_id = config.model_id() or OFFLINE_MODEL
+    count_for_show(store, conv, store.source_of(conv.cid), model_id, Catalog.of(config.data))
 
 
 def render(info: dict[str, Any]) -> list[str]:
@@ -49,6 +76,8 @@ def render(info: dict[str, Any]) -> list[str]:
         )
     if info["source_id"]:
         rows.append(("Reviews", info["source_id"]))
+    if info.get("tokens"):
+        rows.append(("Tokens", _tokens_label(info["tokens"])))
     lines = [f"{k + ':':<14}{untrusted_field(v)}" for k, v in rows]
     if info["compactions"]:
         lines.append("Compactions:")
@@ -63,6 +92,13 @@ def render(info: dict[str, Any]) -> list[str]:
             if proposal.get("summary"):
                 lines += ["", *("  " + ln for ln in str(proposal["summary"]).splitlines())]
     return lines
+
+
+def _tokens_label(tokens: dict[str, Any]) -> str:
+    from porcelain.models.tokens import TokenCount
+
+    found = TokenCount.from_json(tokens)
+    return found.label() if found is not None else "unknown"
 
 
 def describe_json_overlay(item: dict[str, Any]) -> str:
