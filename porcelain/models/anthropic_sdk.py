@@ -26,13 +26,27 @@ RAW_EVENTS = frozenset(
 )
 
 
+_transport: list[Any] = []  # the one HTTP client of this process, made on first use
+
+
+def transport() -> Any:
+    """The HTTP client every call of this process shares: building one (its TLS
+    context) costs more than the call's own work once the SDK is imported, and
+    it holds no key (each call's SDK client brings its own)."""
+    import anthropic
+
+    if not _transport:
+        _transport.append(anthropic.DefaultHttpxClient())
+    return _transport[0]
+
+
 def client(call: Call) -> Any:
     """The SDK client for ``call``: its endpoint's key, token and URL when it has
     them, else whatever the SDK finds itself (a credentials profile)."""
     import anthropic
 
     point = call.endpoint
-    kwargs: dict[str, Any] = {"max_retries": call.max_retries}
+    kwargs: dict[str, Any] = {"max_retries": call.max_retries, "http_client": transport()}
     if point.api_key:
         kwargs["api_key"] = point.api_key
     if point.auth_token:

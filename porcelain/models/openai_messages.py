@@ -38,6 +38,8 @@ REASONING_META = "openai_reasoning"  # metadata: {"provider": NAME, "field": "re
 MAX_ID = 40
 _ID_OK = re.compile(r"[a-zA-Z0-9_-]{1,40}")
 _NAME_BAD = re.compile(r"[^a-zA-Z0-9_-]")
+# one encoder for every call's arguments (json.dumps with options builds one per call)
+_encode = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def call_id(raw: str) -> str:
@@ -113,7 +115,7 @@ class _Builder:
             "type": "function",
             "function": {
                 "name": tool_name(name),
-                "arguments": json.dumps(arguments, ensure_ascii=False),
+                "arguments": _encode(arguments),
             },
         }
         message.setdefault("tool_calls", []).append(entry)

@@ -14,6 +14,17 @@ from typing import Any
 from porcelain.models.calls import Call, Failure, Phase, Sink, describe, one_line
 
 NO_KEY = "no-key"  # what a server that needs no key is sent (the SDK wants one)
+_transport: list[Any] = []  # the one HTTP client of this process, made on first use
+
+
+def transport() -> Any:
+    """The HTTP client every call of this process shares (no key in it: each
+    call's SDK client brings its own), as in ``anthropic_sdk``."""
+    import openai
+
+    if not _transport:
+        _transport.append(openai.DefaultHttpxClient())
+    return _transport[0]
 
 
 def execute(
@@ -27,6 +38,7 @@ def execute(
         api_key=call.endpoint.api_key or NO_KEY,
         base_url=call.endpoint.base_url,
         max_retries=call.max_retries,
+        http_client=transport(),
     )
     try:
         stream = client.chat.completions.create(**call.params)
