@@ -25,8 +25,8 @@ import zlib
 from collections.abc import Sequence
 from pathlib import Path
 
-from gitstore.commits import message
 from gitstore.events import Event, canonical_json
+from gitstore.events.commits import message
 
 
 class SqliteLog:

@@ -16,10 +16,11 @@ from pathlib import Path
 import pygit2
 
 from bench.synth import EVENTS_PER_TURN, Writer
-from gitstore import ids, notes, refs
+from gitstore import ids, refs
 from gitstore.events import Event
-from gitstore.repo import init_bare
-from gitstore.store import Store
+from gitstore.store import notes
+from gitstore.store.core import Store
+from gitstore.store.repo import init_bare
 
 BATCH = 10_000
 FIRST_ID = 17_000_000_000  # deciseconds: 2023-11-14

@@ -34,7 +34,8 @@ print(tip)
 _FEED = """
 import sys
 from bench import synth
-from gitstore import commits, packwrite
+from gitstore.events import commits
+from gitstore.store import packwrite
 from gitstore.events import parse_time
 out = sys.stdout.buffer
 names, parent, mark = {}, None, 0

@@ -22,7 +22,7 @@ from bench.common import (
     run_process,
     verdict,
 )
-from gitstore.store import Store
+from gitstore.store.core import Store
 
 START_LIMIT = 0.15
 FLAT = 1.5

@@ -27,9 +27,9 @@ from bench.common import (
     verdict,
 )
 from bench.synth import Writer
-from gitstore.cache import Cache
+from gitstore.cache.db import Cache
 from gitstore.events import Event
-from gitstore.store import Store
+from gitstore.store.core import Store
 
 FLAT = 1.5  # "flat": the largest size within this factor of the smallest
 

@@ -22,8 +22,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from gitstore.repo import init_bare  # noqa: E402
-from gitstore.store import Store  # noqa: E402
+from gitstore.store.core import Store  # noqa: E402
+from gitstore.store.repo import init_bare  # noqa: E402
 
 JP = Path(sys.executable).parent / "jp"
 

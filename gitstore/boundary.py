@@ -36,6 +36,7 @@ from typing import Any
 from gitstore import ids
 from gitstore.errors import InvalidEvent, Refused
 from gitstore.events import canonical_json
+from gitstore.events.kinds import Kind
 
 MiB = 1024 * 1024
 DEFAULT_MAX_EVENT_BYTES = 10 * MiB  # far below the 100 MB a forge such as GitHub refuses
@@ -141,7 +142,7 @@ def event_from_bytes(data: bytes, limits: Limits, what: str = "event.json") -> d
         value = load_json(data)
     except ValueError as exc:
         raise Refused(what, str(exc)) from None
-    from gitstore.schema import check_event
+    from gitstore.events.schema import check_event
 
     try:
         check_event(value, what, walked=True)
@@ -193,7 +194,7 @@ def fit_event(event: dict[str, Any], encoded: bytes, limits: Limits) -> dict[str
     if len(encoded) <= cap:
         return None
     content = event.get("content")
-    if event.get("type") != "tool_call_response" or not isinstance(content, str):
+    if event.get("type") != Kind.TOOL_CALL_RESPONSE or not isinstance(content, str):
         raise Refused(f"a {event.get('type')} event", over_limit(len(encoded), limits))
     raw = content.encode("utf-8")
     best: dict[str, Any] | None = None

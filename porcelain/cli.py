@@ -206,6 +206,17 @@ def hoist_globals(argv: list[str]) -> list[str]:
     return rest[:head] + front + rest[head:]
 
 
+def _seeded_clock() -> None:
+    from porcelain import clock
+    from porcelain.errors import UsageError
+
+    try:
+        seeded = clock.from_hook(os.environ.get("JP_TEST_CLOCK"), os.environ.get("JP_TEST_SEED"))
+    except ValueError as exc:
+        raise UsageError(str(exc), "it is a testing hook: see porcelain/clock.py") from None
+    clock.install(seeded)
+
+
 def main() -> None:
     """Run `jp`; translate every expected failure into one line on stderr."""
     output = Output()
@@ -214,6 +225,8 @@ def main() -> None:
             from porcelain.faults import install
 
             install(os.environ["JP_FAULT"])
+        if os.environ.get("JP_TEST_CLOCK") or os.environ.get("JP_TEST_SEED"):
+            _seeded_clock()  # a testing hook: see porcelain/clock.py
         argv = sys.argv[1:]
         result = cli.main(
             args=hoist_globals(argv), prog_name="jp", standalone_mode=False, obj=list(argv)

@@ -12,8 +12,7 @@ from porcelain.errors import UserError
 from porcelain.output import Output
 
 if TYPE_CHECKING:
-    from gitstore.boundary import Limits
-    from gitstore.store import Identity, Store
+    from gitstore import Identity, Limits, Store
     from porcelain.config import Config, Recorded
 
 
@@ -26,13 +25,13 @@ def default_store_path(environ: Mapping[str, str]) -> Path:
 
 def find_project_store(start: Path) -> Path | None:
     """The nearest enclosing git repository in which `jp init --here` was run."""
-    from gitstore.repo import is_marked
+    from gitstore import is_store
 
     for folder in [start, *start.parents]:
         dot = folder / ".git"
         if dot.exists():
             return dot if dot.is_dir() else folder
-        if (folder / "HEAD").is_file() and (folder / "refs").is_dir() and is_marked(folder):
+        if (folder / "HEAD").is_file() and (folder / "refs").is_dir() and is_store(folder):
             return folder
     return None
 
@@ -64,16 +63,15 @@ class App:
             return Path(self.environ["JP_STORE"]).expanduser(), "JP_STORE"
         project = find_project_store(self.cwd)
         if project is not None:
-            from gitstore.repo import is_marked
+            from gitstore import is_store
 
-            if is_marked(project):
+            if is_store(project):
                 return project, "the project repository"
         return default_store_path(self.environ), None
 
     def store(self) -> Store:
         if self._store is None:
-            from gitstore.repo import init_bare
-            from gitstore.store import Store
+            from gitstore import Store, init_store
 
             path, named_by = self.chosen_store()
             if path.exists() and not path.is_dir():
@@ -89,7 +87,7 @@ class App:
                         f"no store at {path} (named by {named_by})",
                         f"check the path, or create a store there: `jp init {path}`",
                     )
-                init_bare(path)
+                init_store(path)
                 self.output.note(f"note: created the store {path}")
             self._store = Store(path, self.identity(), self.limits)
             from porcelain.oprecord import begin
@@ -104,13 +102,13 @@ class App:
     def limits(self) -> Limits:
         """Size limits of what the store accepts: ``store.max_event_bytes`` of the
         user's own configuration (never of a conversation's)."""
-        from gitstore.boundary import CONFIG_KEY, Limits
+        from gitstore import MAX_EVENT_BYTES_KEY, Limits
 
-        value = self.config().get(CONFIG_KEY)
+        value = self.config().get(MAX_EVENT_BYTES_KEY)
         return Limits(max_event_bytes=value) if isinstance(value, int) and value > 0 else Limits()
 
     def identity(self) -> Identity:
-        from gitstore.store import Identity
+        from gitstore import Identity
 
         name = self.environ.get("GIT_COMMITTER_NAME") or self.environ.get("USER") or "jp"
         email = self.environ.get("GIT_COMMITTER_EMAIL") or "jp@localhost"
@@ -126,7 +124,7 @@ class App:
         from porcelain.config import load_config
         from porcelain.config.explain import warning
 
-        store_config = self.store().gitdir / "jp" / "config.toml" if self._store_exists() else None
+        store_config = self.store().config_file if self._store_exists() else None
         config = load_config(
             environ=self.environ,
             store_config=store_config,

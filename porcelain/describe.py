@@ -9,12 +9,18 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from gitstore import ids
-from gitstore.errors import CorruptEvent
-from gitstore.events import Event, parse_time
-from gitstore.notes import meta_values
-from gitstore.store import Conversation, Located, Store
-from gitstore.turns import event_count, turn_count
+from gitstore import (
+    Conversation,
+    CorruptEvent,
+    Event,
+    Located,
+    Store,
+    created_at,
+    event_count,
+    meta_values,
+    parse_time,
+    turn_count,
+)
 
 if TYPE_CHECKING:
     from porcelain.models.catalog import Catalog
@@ -44,7 +50,7 @@ def summarize(events: Sequence[Event]) -> dict[str, Any]:
 
 def summaries(store: Store, located: Sequence[Located]) -> dict[str, dict[str, Any]]:
     tips = sorted({loc.tip for loc in located})
-    found = store.cache.summaries(tips)
+    found = store.cached_summaries(tips)
     missing = [t for t in tips if t not in found or found[t].get("v") != SUMMARY_VERSION]
     if len(missing) > 1:
         store.prefetch(missing)  # e.g. after a pull: every chain cached in one pass
@@ -59,7 +65,7 @@ def summaries(store: Store, located: Sequence[Located]) -> dict[str, dict[str, A
         fresh[tip] = summarize(events)
     # an unreadable tip stays unreadable (objects never change), unless one is missing
     lasting = {t: s for t, s in broken.items() if "missing" not in s["unreadable"]}
-    store.cache.put_summaries({**fresh, **lasting})
+    store.keep_summaries({**fresh, **lasting})
     found.update(fresh)
     found.update(broken)
     return found
@@ -70,11 +76,11 @@ def _from_notes(store: Store, ref: str, name: str, read: Callable[[], dict[str, 
     tip = store.ref_target(ref)
     if tip is None:
         return {}
-    found = store.cache.derived(name, tip)
+    found = store.cached_value(name, tip)
     if isinstance(found, dict):
         return found
     value = read()
-    store.cache.put_derived(name, tip, value)
+    store.keep_value(name, tip, value)
     return value
 
 
@@ -119,18 +125,18 @@ def listing(store: Store, located: Sequence[Located], active: str | None) -> lis
 
 def _identities(store: Store, located: Sequence[Located]) -> dict[str, list[str]]:
     """Each id's anchor and creation time (pure functions of the id, kept in the cache)."""
-    found = store.cache.derived("ls-ids/1", "1")
+    found = store.cached_value("ls-ids/1", "1")
     known: dict[str, list[str]] = found if isinstance(found, dict) else {}
     missing = [loc.cid for loc in located if loc.cid not in known]
     for cid in missing:
         known[cid] = [store.anchor(cid), _created(cid)]
     if missing:
-        store.cache.put_derived("ls-ids/1", "1", known)
+        store.keep_value("ls-ids/1", "1", known)
     return known
 
 
 def _created(cid: str) -> str:
-    return ids.created_at(cid).isoformat().replace("+00:00", "Z")
+    return created_at(cid).isoformat().replace("+00:00", "Z")
 
 
 def _seconds(stamp: Any) -> float:

@@ -11,61 +11,82 @@ def translate(exc: BaseException) -> JpError | None:
     """A user-facing error for an expected failure; None for a bug."""
     if isinstance(exc, JpError):
         return exc
-    from gitstore import errors as e
+    from gitstore import (
+        ConcurrentUpdate,
+        ConversationBusy,
+        ConversationExists,
+        ConversationNotFound,
+        CorruptEvent,
+        EnvironmentFault,
+        GitStoreError,
+        InvalidEvent,
+        InvalidId,
+        LockedRef,
+        NothingToUndo,
+        RefBusy,
+        RefLocked,
+        StaleTip,
+        StoreError,
+        StoreFormatTooNew,
+        SyncError,
+        UndoConflict,
+        UnknownOperation,
+        environment_fault,
+    )
 
-    if isinstance(exc, e.InvalidId):
+    if isinstance(exc, InvalidId):
         shown = exc.text if exc.text else "(empty)"
         return UserError(
             f"not a conversation id: {shown!r}", "ids look like jp-c17727391057; " + LS_HINT
         )
-    if isinstance(exc, e.ConversationNotFound):
+    if isinstance(exc, ConversationNotFound):
         return UserError(f"no conversation {exc.cid}", LS_HINT)
-    if isinstance(exc, e.ConversationExists):
+    if isinstance(exc, ConversationExists):
         return UserError(f"conversation {exc.cid} already exists")
-    if isinstance(exc, e.ConversationBusy):
+    if isinstance(exc, ConversationBusy):
         by = f" ({exc.owner})" if exc.owner else ""
         return UserError(
             f"conversation {exc.cid} is in use by another jp process{by}",
             f"wait for it to finish, or continue in a fork: `jp conversation fork {exc.cid}`",
         )
-    if isinstance(exc, e.RefLocked):
+    if isinstance(exc, RefLocked):
         return UserError(
             f"conversation {exc.cid} is locked: {exc.lock} exists",
             "another jp or git process is writing it; if none is running (one was killed), "
             "`jp doctor --fix` removes the lock; then run the command again",
         )
-    if isinstance(exc, e.LockedRef):
+    if isinstance(exc, LockedRef):
         return UserError(
             f"{exc.ref} is locked: {exc.lock} exists ({_age(exc.age)} old); if no other jp "
             "or git is running, `jp doctor --fix` removes it"
         )
-    if isinstance(exc, e.StoreFormatTooNew):
+    if isinstance(exc, StoreFormatTooNew):
         return UserError(
             f"store {exc.path} has format {exc.found}, newer than this jp reads "
             f"(format {exc.supported}); nothing was read or written",
             "use the newer jp that wrote it, or upgrade this one",
         )
-    if isinstance(exc, e.StaleTip):
+    if isinstance(exc, StaleTip):
         return UserError(
             f"conversation {exc.cid} was changed by another writer while jp was writing",
             "nothing was lost; run the command again",
         )
-    if isinstance(exc, e.ConcurrentUpdate):
+    if isinstance(exc, ConcurrentUpdate):
         return UserError(
             f"{exc.ref} kept changing under another writer; it was not updated",
             "run the command again (`jp op log` shows what this command did change)",
         )
-    if isinstance(exc, e.CorruptEvent):
+    if isinstance(exc, CorruptEvent):
         return UserError(
             str(exc),
             "the conversation was changed outside jp; read it with `git log` and move its "
             "ref back to a good commit (`git update-ref`), or delete it",
         )
-    if isinstance(exc, e.NothingToUndo):
+    if isinstance(exc, NothingToUndo):
         return UserError("nothing to undo", "`jp op log` lists the operations")
-    if isinstance(exc, e.UnknownOperation):
+    if isinstance(exc, UnknownOperation):
         return UserError(str(exc), "`jp op log` lists the operations and their ids")
-    if isinstance(exc, e.UndoConflict):
+    if isinstance(exc, UndoConflict):
         from porcelain.opshow import value
 
         return UserError(
@@ -73,20 +94,20 @@ def translate(exc: BaseException) -> JpError | None:
             "nothing was undone: `jp undo --force` overwrites that change, `jp op log` shows "
             "what changed it"
         )
-    if isinstance(exc, e.InvalidEvent):
+    if isinstance(exc, InvalidEvent):
         return UserError(str(exc))
-    if isinstance(exc, e.StoreError):
+    if isinstance(exc, StoreError):
         return UserError(f"store {exc.path}: {exc.reason}")
-    if isinstance(exc, e.SyncError):
+    if isinstance(exc, SyncError):
         return UserError(f"sync with {exc.remote} failed: {exc.reason}")
-    if isinstance(exc, e.RefBusy):
+    if isinstance(exc, RefBusy):
         return _ref_busy(exc)
-    fault = e.environment_fault(exc) if isinstance(exc, (e.EnvironmentFault, OSError)) else None
+    fault = environment_fault(exc) if isinstance(exc, (EnvironmentFault, OSError)) else None
     if fault is None and type(exc).__name__ == "GitError":  # libgit2's, by its text
-        fault = e.environment_fault(exc)
+        fault = environment_fault(exc)
     if fault is not None:
         return _environment(fault)
-    if isinstance(exc, e.GitStoreError):
+    if isinstance(exc, GitStoreError):
         return UserError(str(exc))
     return None
 
@@ -100,7 +121,7 @@ def _age(seconds: float) -> str:
 
 
 def _ref_busy(exc: BaseException) -> JpError:
-    from gitstore.errors import RefBusy
+    from gitstore import RefBusy
 
     assert isinstance(exc, RefBusy)
     done = (
@@ -121,7 +142,7 @@ def _ref_busy(exc: BaseException) -> JpError:
 
 
 def _environment(fault: BaseException) -> JpError:
-    from gitstore.errors import EnvironmentFault
+    from gitstore import EnvironmentFault
 
     assert isinstance(fault, EnvironmentFault)
     where = fault.path or "the store"

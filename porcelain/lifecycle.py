@@ -5,13 +5,11 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from gitstore import ids
-from gitstore.errors import ConversationExists
-from gitstore.events import Event, now_text
-from gitstore.store import Located, Store, record_activation
+from gitstore import ConversationExists, Event, Located, Store, new_id, record_activation
+from porcelain import clock
 
 if TYPE_CHECKING:
     from porcelain.config import Recorded
@@ -21,7 +19,7 @@ ID_ATTEMPTS = 20
 
 
 def fresh_id(store: Store, moment: datetime | None = None) -> str:
-    return ids.new_id(moment or datetime.now(UTC), store.exists)
+    return new_id(moment or clock.now(), store.exists)
 
 
 def publish(
@@ -47,7 +45,11 @@ def publish(
 
 
 def start_event(cid: str, **fields: Any) -> Event:
-    event: Event = {"type": "conversation_start", "timestamp": now_text(), "conversation_id": cid}
+    event: Event = {
+        "type": "conversation_start",
+        "timestamp": clock.now_text(),
+        "conversation_id": cid,
+    }
     event.update({k: v for k, v in fields.items() if v is not None})
     return event
 
@@ -104,7 +106,7 @@ def config_delta(delta: dict[str, Any]) -> Event:
     """A configuration entry in jp's own keys (``written_by`` is a label, not a credential)."""
     return {
         "type": "config_delta",
-        "timestamp": now_text(),
+        "timestamp": clock.now_text(),
         "delta": delta,
         "metadata": dict(JP_WRITTEN),
     }

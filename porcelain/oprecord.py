@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from porcelain.errors import JpError
 
 if TYPE_CHECKING:
-    from gitstore.store import Store
+    from gitstore import Store
     from porcelain.context import App
 
 MAX_COMMAND = 2000  # characters of the command line kept in the log

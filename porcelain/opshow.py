@@ -6,21 +6,21 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from gitstore.opmodel import Move, Op, shown
+from gitstore import Move, Op, ref_value
 
 SHORT = 12  # characters of an operation id or a commit id in text
 
 
 def value(v: str | None) -> str:
     """A ref value in text: a short commit id, the ref a symbolic ref names, or "absent"."""
-    text = shown(v)
+    text = ref_value(v)
     if text is None:
         return "absent"
     return text if text.startswith("refs/") or len(text) != 40 else text[:SHORT]
 
 
 def moves_json(moves: Sequence[Move]) -> list[dict[str, Any]]:
-    return [{"ref": m.ref, "old": shown(m.old), "new": shown(m.new)} for m in moves]
+    return [{"ref": m.ref, "old": ref_value(m.old), "new": ref_value(m.new)} for m in moves]
 
 
 def moves_text(moves: Sequence[Move]) -> list[str]:

@@ -23,7 +23,6 @@ import json
 import re
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
@@ -217,7 +216,3 @@ class Spinner:
         self._thread.join()
         self.stream.write("\r" + " " * (len(self.label) + 2) + "\r")
         self.stream.flush()
-
-
-def elapsed(start: float) -> str:
-    return f"{time.monotonic() - start:.1f}s"

@@ -10,8 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from gitstore.events import Event
-from gitstore.turns import turn_indices
+from gitstore import Event, turn_indices
 from porcelain.output import untrusted_field
 
 STYLES = ("user", "chat", "brief", "full")

@@ -8,8 +8,7 @@ before it is used in a ref name.
 
 from __future__ import annotations
 
-from gitstore import ids
-from gitstore.store import Located, Store, activations
+from gitstore import Located, Store, activations, check_id, created_at
 from porcelain.errors import UserError
 
 KEYWORDS = {
@@ -37,7 +36,7 @@ def resolve(store: Store, target: str | None, *, archived_ok: bool = True) -> Lo
     if keyword is not None:
         cid = _keyword(store, keyword)
     else:
-        cid = ids.check(target or "")
+        cid = check_id(target or "")
     found = store.require(cid)
     if found.archived and not archived_ok:
         raise UserError(
@@ -68,9 +67,9 @@ def _keyword(store: Store, keyword: str) -> str:
     if not live:
         raise UserError("there are no conversations", NO_ACTIVE_HINT)
     if keyword == "newest":
-        return max(live, key=lambda c: (ids.created_at(c), c))
+        return max(live, key=lambda c: (created_at(c), c))
     seen = activations(store)
-    return max(live, key=lambda c: (seen.get(c, 0.0), ids.created_at(c), c))
+    return max(live, key=lambda c: (seen.get(c, 0.0), created_at(c), c))
 
 
 def _latest(store: Store, *, archived: bool, key: str) -> str:

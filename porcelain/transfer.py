@@ -5,10 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from gitstore import ids
-from gitstore.events import Event
-from gitstore.store import Located, Store
-from gitstore.turns import event_count
+from gitstore import Event, Located, Store, event_count, is_valid_id
 from porcelain.jpformat import JpConversation, write_conversation
 from porcelain.lifecycle import publish, start_event
 
@@ -17,7 +14,7 @@ META_KEYS = ("title", "pinned_at", "labels")
 
 def store_imported(store: Store, conv: JpConversation) -> str:
     """Write one read JP conversation as a new chain; returns its id."""
-    wanted = conv.jp_id if conv.jp_id and ids.is_valid(conv.jp_id) else None
+    wanted = conv.jp_id if conv.jp_id and is_valid_id(conv.jp_id) else None
     imported: dict[str, Any] = {"format": "jp"}
     if conv.jp_id:
         imported["jp_id"] = conv.jp_id

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gitstore.events import CONVERSATION_TYPES, Event
-from gitstore.turns import turn_count, turn_indices
+from gitstore import CONVERSATION_TYPES, Event, turn_count, turn_indices
 
 
 def keep_turns(events: Sequence[Event], first: int | None, last: int | None) -> list[Event]:

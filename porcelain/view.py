@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gitstore.events import Event
+from gitstore import Event
 from porcelain.compaction.projection import Kept, project
 from porcelain.review.markers import add_markers, inherited_turns, review_view
 

@@ -102,9 +102,7 @@ def set_(app: App, key: str, value: str, in_store: bool, file: Path | None) -> N
     """Set KEY to VALUE (parsed as TOML when it parses, else a string)."""
     from porcelain.config import set_value, user_config_path
 
-    path = file or (
-        app.store().gitdir / "jp" / "config.toml" if in_store else user_config_path(app.environ)
-    )
+    path = file or (app.store().config_file if in_store else user_config_path(app.environ))
     stored = set_value(path, key, value)
     if app.output.json:
         app.output.data({"file": str(path), "key": key, "value": stored})

@@ -22,18 +22,17 @@ def doctor(app: App, fix: bool, no_fsck: bool) -> int:
     damaged cache and records the format version; what it cannot mend
     safely (fsck problems, quarantined refs) it names.
     """
-    from gitstore import doctor as checks
-    from gitstore.store import Store
+    from gitstore import Finding, Store, examine, mend
 
     path = app.store_path()
     if not path.exists():
         raise UserError(f"no store at {path}", "create one with `jp init`")
     store = Store(path, app.identity(), repair=False)  # see what a command would mend silently
-    findings = checks.examine(store, fsck=not no_fsck)
-    fixed: list[checks.Finding] = []
+    findings = examine(store, fsck=not no_fsck)
+    fixed: list[Finding] = []
     if fix and any(f.fixable for f in findings):
-        fixed = checks.mend(store, findings)
-        findings = checks.examine(store, fsck=not no_fsck)
+        fixed = mend(store, findings)
+        findings = examine(store, fsck=not no_fsck)
     problems = [f for f in findings if f.severity == "problem"]
     if app.output.json:
         app.output.data(

@@ -28,25 +28,20 @@ def init(app: App, path: Path | None, here: bool) -> None:
     (`jp remote add NAME URL`, then `jp push`), and the project's own code
     remote gets conversations only when you name it (`jp push origin`).
     """
-    from gitstore.repo import init_bare, is_marked, mark_project, open_repo
+    from gitstore import init_project, init_store
 
     if here:
-        import pygit2
-
-        found = pygit2.discover_repository(str(app.cwd))
-        if found is None:
+        made = init_project(app.cwd)
+        if made is None:
             raise UserError("not inside a git repository", "run `git init` first, or drop --here")
-        where = found.rstrip("/")
-        created = not is_marked(Path(where))
-        notes = mark_project(open_repo(Path(found)))
         if app.output.json:
-            names = {"meta": notes.meta, "source": notes.source}
-            app.output.data({"store": where, "created": created, "notes": names})
+            names = {"meta": made.notes.meta, "source": made.notes.source}
+            app.output.data({"store": made.path, "created": made.created, "notes": names})
         else:
-            app.output.line(f"Conversations will be stored in {where}")
+            app.output.line(f"Conversations will be stored in {made.path}")
         return
     target = path or app.store_path()
-    _, created = init_bare(target)
+    created = init_store(target)
     if app.output.json:
         app.output.data({"store": str(target), "created": created})
     else:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import click
 
+from porcelain import clock
 from porcelain.context import App
 
 
@@ -39,8 +39,9 @@ def status(app: App) -> None:
     if not found:
         app.output.line("No warm model process is running.")
         return
+    now = clock.current().time()
     for row in found:
-        minutes = (time.time() - float(row.get("started") or time.time())) / 60
+        minutes = (now - float(row.get("started") or now)) / 60
         sdks = ", ".join(row.get("sdks") or []) or "none yet"
         app.output.line(
             f"pid {row.get('pid')}: up {minutes:.0f} min, {row.get('served', 0)} calls, "

@@ -23,10 +23,9 @@ def op() -> None:
 @click.pass_obj
 def log(app: App, limit: int | None, show_refs: bool) -> None:
     """List operations, newest first (`-F json`: a list of objects)."""
-    from gitstore import oplog
     from porcelain import opshow
 
-    found = oplog.ops(app.store().repo, limit)
+    found = app.store().operations(limit)
     if app.output.json:
         app.output.data([opshow.as_json(o) for o in found])
         return
@@ -50,10 +49,10 @@ def restore(app: App, operation: str) -> None:
     Refs that later operations moved return to their value then, whatever
     they hold now; the restore is an operation itself (`jp undo` reverses it).
     """
-    from gitstore import opundo
+    from gitstore import restore as restore_to
     from porcelain import opshow
 
-    result = opundo.restore(app.store(), operation)
+    result = restore_to(app.store(), operation)
     if app.output.json:
         app.output.data(
             {

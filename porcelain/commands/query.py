@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from gitstore.events import Event
+from gitstore import Event
 from porcelain.commands.options import compact_specs
 from porcelain.context import App
 from porcelain.errors import UsageError
@@ -145,7 +145,7 @@ def _run(
     no_persist: bool,
 ) -> None:
     """The turn itself, on a conversation held (or, with --no-persist, only read)."""
-    from gitstore.store import record_activation
+    from gitstore import record_activation
     from porcelain.lifecycle import config_delta, jp_deltas
     from porcelain.query.stream import StreamView
     from porcelain.query.turn import TurnContext, commit, run_turn

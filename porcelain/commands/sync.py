@@ -8,18 +8,18 @@ history and pull prints the new id of the local continuation.
 from __future__ import annotations
 
 import shutil
-import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import click  # noqa: TID251
 
+from porcelain import clock
 from porcelain.context import App
 from porcelain.errors import UserError
 from porcelain.output import untrusted_field
 
 if TYPE_CHECKING:
-    from gitstore.sync import Outcome, Syncer
+    from gitstore import Outcome, Syncer
 
 UNFINISHED = {"busy", "changed", "rejected", "blocked"}
 PROGRESS_AFTER = 1.0  # seconds before a progress line appears
@@ -120,11 +120,11 @@ class _Progress:
     def __init__(self, app: App) -> None:
         self.err = app.output.err
         self.enabled = app.output.is_terminal()
-        self.start = time.monotonic()
+        self.start = clock.monotonic()
         self.shown = False
 
     def __call__(self, stage: str, done: int, total: int) -> None:
-        if not self.enabled or time.monotonic() - self.start < PROGRESS_AFTER:
+        if not self.enabled or clock.monotonic() - self.start < PROGRESS_AFTER:
             return
         count = f" {done}/{total}" if total else ""
         self.err.write(f"\r{stage}{count}...\033[K")
@@ -138,14 +138,12 @@ class _Progress:
 
 
 def _syncer(app: App, name: str | None, progress: _Progress) -> Syncer:
-    from gitstore import remotes
-    from gitstore.sync import Syncer
-    from gitstore.transport import choose
+    from gitstore import check_remote_name, default_remote, find_remote, list_remotes, open_sync
 
     store = app.store()
     if name is None:
-        name = remotes.default(store.repo)
-        if name is None and not remotes.all_remotes(store.repo):
+        name = default_remote(store)
+        if name is None and not list_remotes(store):
             name = "origin"  # says: no remote named origin, add one
         if name is None:
             raise UserError(
@@ -153,15 +151,15 @@ def _syncer(app: App, name: str | None, progress: _Progress) -> Syncer:
                 "name it on the command line (`jp remote list` shows them); a remote with "
                 "settings of its own, such as a project's code remote, is never the default",
             )
-    remotes.check_name(name)
-    if remotes.find(store.repo, name) is None:
+    check_remote_name(name)
+    if find_remote(store, name) is None:
         raise UserError(f"no remote named {name}", "add one: `jp remote add NAME URL`")
     git = shutil.which("git", path=app.environ.get("PATH"))
-    return Syncer(store, name, choose(store.repo, git), progress)
+    return open_sync(store, name, git, progress)
 
 
 def _run(app: App, name: str | None, verb: str) -> None:
-    from gitstore.push import push as push_all
+    from gitstore import push as push_all
 
     progress = _Progress(app)
     syncer = _syncer(app, name, progress)

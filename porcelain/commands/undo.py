@@ -22,11 +22,11 @@ def undo(app: App, force: bool) -> None:
     overwritten unless `--force`; `jp op restore OP` sets every ref to how
     an operation left it.  `jp op log` lists the operations.
     """
-    from gitstore import opundo
+    from gitstore import undo as undo_last
     from porcelain import opshow
 
     store = app.store()
-    result = opundo.undo(store, force=force)
+    result = undo_last(store, force=force)
     if app.output.json:
         app.output.data(
             {

@@ -5,7 +5,7 @@ from __future__ import annotations
 from contextlib import nullcontext
 from typing import Any
 
-from gitstore.events import now_text
+from porcelain import clock
 from porcelain.compaction.overlays import (
     overlay_label,
     parse_tool_mode,
@@ -137,7 +137,7 @@ def reset(app: App, target: str | None, which: str, dry_run: bool) -> None:
             withdraw = None if which == "all" else [chosen[0].ordinal]
             store.append(
                 loc.cid,
-                [reset_event(now_text(), withdraw)],
+                [reset_event(clock.now_text(), withdraw)],
                 conv.tip,
                 f"jp conversation compact --reset {loc.cid}",
             )

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from gitstore.events import Event
+from gitstore import Event
 from porcelain.errors import UsageError
 
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from gitstore.events import Event
+from gitstore import Event
 from porcelain.compaction.overlap import SummaryRange, grow_summary_range
 from porcelain.compaction.overlays import (
     Overlay,

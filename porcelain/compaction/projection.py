@@ -16,8 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from gitstore.events import CONVERSATION_TYPES, Event
-from gitstore.turns import turn_count, turn_indices
+from gitstore import CONVERSATION_TYPES, Event, turn_count, turn_indices
 from porcelain.compaction.overlays import Overlay, ToolCalls, standing_overlays
 
 SUMMARY_REQUEST = "[Summary of previous conversation]"

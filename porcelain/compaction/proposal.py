@@ -14,8 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gitstore.events import Event
-from gitstore.turns import turn_count
+from gitstore import Event, turn_count
 from porcelain.compaction.overlap import grow_summary_range
 from porcelain.compaction.overlays import (
     TOOL_MODE_HELP,

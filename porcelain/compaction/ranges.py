@@ -12,8 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from gitstore.events import Event, parse_time
-from gitstore.turns import turn_bounds, turn_count, turn_indices
+from gitstore import Event, parse_time, turn_bounds, turn_count, turn_indices
 from porcelain.compaction.bounds import (
     Ago,
     CliBound,

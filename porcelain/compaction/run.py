@@ -9,12 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from gitstore.events import Event, now_text
-from gitstore.store import Conversation, Store
-from gitstore.turns import turn_count, turn_indices
+from gitstore import Conversation, Event, Store, turn_count, turn_indices
+from porcelain import clock
 from porcelain.compaction.overlays import standing_overlays
 from porcelain.compaction.plan import PlannedOverlay, plan_compaction, planned_to_event
 from porcelain.compaction.projection import Projection, project
@@ -74,7 +72,7 @@ def compact(
     indices = turn_indices(events)
     existing = standing_overlays(events)
     planned = plan_compaction(
-        events, rules, overrides, datetime.now(UTC), indices=indices, overlays=existing
+        events, rules, overrides, clock.now(), indices=indices, overlays=existing
     )
     count = turn_count(events, indices=indices)
     if dry_run or not planned:
@@ -105,7 +103,7 @@ def compact(
             catalog=Catalog.of(config.data),
         )
         texts.append(summarize(job, events, projection, p.from_turn, p.to_turn, indices=indices))
-    stamp = now_text()
+    stamp = clock.now_text()
     new = [planned_to_event(p, t, stamp) for p, t in zip(planned, texts, strict=True)]
     store.append(cid, new, conv.tip, f"jp conversation compact {cid}")
     labels = [(p.from_turn, p.to_turn, p.label) for p in planned]

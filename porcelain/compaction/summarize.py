@@ -16,8 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gitstore.events import Event
-from gitstore.turns import turn_indices
+from gitstore import Event, turn_indices
 from porcelain.compaction.projection import Projection
 from porcelain.errors import UserError
 from porcelain.models.base import (

@@ -17,14 +17,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gitstore.boundary import Limits, fit, load_json, read_file
-from gitstore.errors import InvalidEvent, Refused
-from gitstore.events import (
+from gitstore import (
     CONVERSATION_TYPES,
     Event,
+    InvalidEvent,
+    Limits,
+    Refused,
+    fit_to_limits,
     format_time,
+    load_json,
     parse_time,
-    validate,
+    read_file,
+    validate_event,
 )
 from porcelain.errors import UserError
 
@@ -197,13 +201,13 @@ def read_events(path: Path, limits: Limits | None = None) -> list[Event]:
         if isinstance(entry, dict):
             entry = decode_entry(_unflatten_delta(entry))
         try:
-            event = validate(entry, where)
+            event = validate_event(entry, where)
         except InvalidEvent as exc:
             raise UserError(str(exc), "fix or remove that entry of events.json and try again")
         if event["type"] == "tool_call_response":
             event.setdefault("is_error", False)
         try:
-            event = fit(event, limits)
+            event = fit_to_limits(event, limits)
         except Refused as exc:
             raise UserError(f"{where}: {exc.what} is {exc.reason}")
         events.append(event)

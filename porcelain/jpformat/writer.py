@@ -13,12 +13,11 @@ import json
 import os
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from gitstore.errors import InvalidEvent
-from gitstore.events import CONVERSATION_TYPES, Event, parse_time, validate
+from gitstore import CONVERSATION_TYPES, Event, InvalidEvent, parse_time, validate_event
+from porcelain import clock
 from porcelain.errors import UserError
 from porcelain.jpformat.reader import BASE_CONFIG_FILE, EVENTS_FILE, METADATA_FILE, TIME_KEYS
 
@@ -180,7 +179,7 @@ def jp_metadata(metadata: Mapping[str, Any], events: Sequence[Event]) -> dict[st
     out = {k: v for k, v in metadata.items() if v is not None}
     if "last_activated_at" not in out:
         stamps = [parse_time(str(e["timestamp"])) for e in events if "timestamp" in e]
-        out["last_activated_at"] = (max(stamps) if stamps else datetime.now(UTC)).isoformat()
+        out["last_activated_at"] = (max(stamps) if stamps else clock.now()).isoformat()
     for key in TIME_KEYS:
         if key in out:
             out[key] = jp_time(str(out[key]))
@@ -215,7 +214,7 @@ def render_conversation(conv: ConversationParts) -> dict[str, bytes]:
     entries: list[dict[str, Any]] = []
     for i, event in enumerate(standing_events(conv.events)):
         try:
-            validate(dict(event), f"event {i}")
+            validate_event(dict(event), f"event {i}")
         except InvalidEvent as exc:
             raise UserError(f"cannot export: {exc}")
         entries.append(to_jp_entry(event))

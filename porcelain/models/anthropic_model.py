@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from gitstore.events import Event
+from gitstore import Event
 from porcelain.errors import ConfigError, ProviderError
 from porcelain.models.base import (
     AnswerInterrupted,

@@ -13,7 +13,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from gitstore.events import Event, now_text
+from gitstore import Event
+from porcelain import clock
 from porcelain.errors import ProviderError, UserError
 
 if TYPE_CHECKING:
@@ -140,19 +141,19 @@ def ignore_delta(kind: DeltaKind, text: str) -> None:
 
 
 def reasoning_event(text: str, signature: str | None = None) -> Event:
-    event: Event = {"timestamp": now_text(), "type": "chat_response", "reasoning": text}
+    event: Event = {"timestamp": clock.now_text(), "type": "chat_response", "reasoning": text}
     if signature:
         event["metadata"] = {"anthropic_thinking_signature": signature}
     return event
 
 
 def message_event(text: str) -> Event:
-    return {"timestamp": now_text(), "type": "chat_response", "message": text}
+    return {"timestamp": clock.now_text(), "type": "chat_response", "message": text}
 
 
 def tool_call_event(call_id: str, name: str, arguments: dict[str, Any]) -> Event:
     return {
-        "timestamp": now_text(),
+        "timestamp": clock.now_text(),
         "type": "tool_call_request",
         "id": call_id,
         "name": name,

@@ -30,7 +30,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from gitstore.events import Event
+from gitstore import Event
 
 Block = dict[str, Any]
 Message = dict[str, Any]

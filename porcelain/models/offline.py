@@ -19,7 +19,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from gitstore.events import Event
+from gitstore import Event
 from porcelain.models.base import (
     ModelRequest,
     ModelResponse,

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gitstore.events import Event
+from gitstore import Event
 
 PROPOSE = "propose_compaction"
 TOOL_MODES = ("strip", "strip-requests", "strip-responses", "omit")

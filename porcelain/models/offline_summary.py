@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from gitstore.events import Event
+from gitstore import Event
 from porcelain.models.offline_transcript import parse_transcript
 
 _MARKER = re.compile(r"^\s*\[turn \d+\]\s*")

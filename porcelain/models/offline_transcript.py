@@ -15,7 +15,7 @@ import json
 import re
 from typing import Any
 
-from gitstore.events import Event
+from gitstore import Event
 
 _BODY = re.compile(r"<conversation>\n?(.*?)\n?</conversation>", re.DOTALL)
 _LABEL = r"USER|ASSISTANT(?: \((?:thinking|data)\))?|TOOL (?:CALL|RESULT|ERROR) [^\s:]+"

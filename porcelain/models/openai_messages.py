@@ -29,7 +29,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from gitstore.events import Event
+from gitstore import Event
 from porcelain.models.messages import CONTINUE, INTERRUPTED, OPENING
 
 Message = dict[str, Any]

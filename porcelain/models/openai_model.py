@@ -16,7 +16,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from gitstore.events import Event
+from gitstore import Event
 from porcelain.errors import ProviderError
 from porcelain.models.base import (
     AnswerInterrupted,

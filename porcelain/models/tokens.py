@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from gitstore.events import Event
+from gitstore import Event
 from porcelain.errors import JpError
 from porcelain.models.base import ModelRequest, estimate_tokens, get_model
 

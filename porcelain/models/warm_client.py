@@ -18,11 +18,11 @@ import select
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from porcelain import clock
 from porcelain.models import warm_wire as wire
 from porcelain.models.calls import Call, Failure, Runner, Sink, in_process
 from porcelain.models.catalog import Warm
@@ -211,10 +211,10 @@ def spawn(path: Path, idle: float, kinds: list[str], environ: Mapping[str, str])
 
 
 def _ready(fd: int) -> bool:
-    deadline = time.monotonic() + READY_TIMEOUT
+    deadline = clock.monotonic() + READY_TIMEOUT
     seen = b""
-    while time.monotonic() < deadline:
-        readable, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+    while clock.monotonic() < deadline:
+        readable, _, _ = select.select([fd], [], [], max(0.0, deadline - clock.monotonic()))
         if not readable:
             return False
         chunk = os.read(fd, 256)

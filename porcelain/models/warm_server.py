@@ -21,11 +21,11 @@ import signal
 import socket
 import sys
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from porcelain import clock
 from porcelain.models import warm_wire as wire
 from porcelain.models.calls import Call, Failure, execute
 
@@ -38,9 +38,9 @@ class Server:
         self.idle = idle
         self.lock = threading.Lock()
         self.active = 0
-        self.last = time.monotonic()
+        self.last = clock.monotonic()
         self.stopping = threading.Event()
-        self.started = time.time()
+        self.started = clock.current().time()
         self.served = 0
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.inode = 0
@@ -75,7 +75,7 @@ class Server:
 
     def _idle_over(self) -> bool:
         with self.lock:
-            return self.active == 0 and time.monotonic() - self.last >= self.idle
+            return self.active == 0 and clock.monotonic() - self.last >= self.idle
 
     def close(self) -> None:
         self.listener.close()
@@ -105,7 +105,7 @@ class Server:
                 if not busy:
                     with self.lock:
                         self.active -= 1
-                        self.last = time.monotonic()
+                        self.last = clock.monotonic()
 
     def _answer(self, conn: socket.socket, request: dict[str, Any]) -> None:
         op = request.get("op")
@@ -123,7 +123,7 @@ class Server:
 
     def _status(self) -> dict[str, Any]:
         with self.lock:
-            idle = time.monotonic() - self.last
+            idle = clock.monotonic() - self.last
             active, served = self.active, self.served
         return {
             "t": "pong",

@@ -10,8 +10,7 @@ from __future__ import annotations
 import json
 import threading
 
-from gitstore import faults
-from gitstore.events import Event
+from gitstore import Event, fault_point
 from porcelain.models.base import DeltaKind
 from porcelain.output import Output, Spinner, untrusted_field
 
@@ -41,7 +40,7 @@ class StreamView:
             self.spinner = None
 
     def __call__(self, kind: DeltaKind, text: str) -> None:
-        faults.point("model:streaming")
+        fault_point("model:streaming")
         with self._lock:
             self._settle()
             if self.quiet:

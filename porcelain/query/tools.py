@@ -19,8 +19,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gitstore.boundary import Limits, fit
-from gitstore.events import Event, now_text
+from gitstore import Event, Limits, fit_to_limits
+from porcelain import clock
 from porcelain.config import Config
 from porcelain.config.toolenv import PROVIDER_KEYS, tool_environment
 from porcelain.models.base import ToolSpec
@@ -136,7 +136,7 @@ def response_event(call: ToolCall, outcome: ToolOutcome, limits: Limits | None =
     """The result event; a result over the size limit is cut, with a marker saying
     how many bytes were dropped (the model sees what the store keeps)."""
     event: Event = {
-        "timestamp": now_text(),
+        "timestamp": clock.now_text(),
         "type": "tool_call_response",
         "id": call.id,
         "content": outcome.content,
@@ -144,7 +144,7 @@ def response_event(call: ToolCall, outcome: ToolOutcome, limits: Limits | None =
     }
     if outcome.metadata:
         event["metadata"] = outcome.metadata
-    return fit(event, limits or Limits())
+    return fit_to_limits(event, limits or Limits())
 
 
 def needs_confirmation(tool: BuiltinTool | dict[str, Any]) -> bool:

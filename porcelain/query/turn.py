@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from gitstore.events import Event, now_text
-from gitstore.store import Store
+from gitstore import Event, Store
+from porcelain import clock
 from porcelain.config import Config
 from porcelain.config.toolenv import provider_keys
 from porcelain.errors import Interrupted, ProviderError, UserError
@@ -75,7 +75,7 @@ def commit(ctx: TurnContext, new: list[Event]) -> None:
 
 def run_turn(ctx: TurnContext, text: str, view: StreamView) -> list[Event]:
     """Start a turn with ``text`` and run the model until it ends its turn."""
-    request: Event = {"type": "chat_request", "timestamp": now_text(), "content": text}
+    request: Event = {"type": "chat_request", "timestamp": clock.now_text(), "content": text}
     if ctx.config.user_name():
         request["author"] = ctx.config.user_name()
     before = len(ctx.written)

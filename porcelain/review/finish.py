@@ -16,12 +16,15 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Any
 
-from gitstore import refs
-from gitstore.errors import ConcurrentUpdate
-from gitstore.events import Event, now_text
-from gitstore.store import Located, Store, record_activation
-from gitstore.transaction import SYMBOLIC, RefUpdate
-from gitstore.turns import turn_count
+from gitstore import (
+    ConcurrentUpdate,
+    Event,
+    Located,
+    Store,
+    record_activation,
+    turn_count,
+)
+from porcelain import clock
 from porcelain.compaction.overlays import Overlay, overlay_from_event, standing_overlays
 from porcelain.compaction.proposal import Proposal, ProposalError
 from porcelain.errors import Declined, UserError
@@ -131,7 +134,7 @@ def _already_applied(
     if not standing:
         return False
     latest = standing[-1]
-    wanted = overlay_from_event(proposal.to_compaction_event(now_text()))
+    wanted = overlay_from_event(proposal.to_compaction_event(clock.now_text()))
     return (
         latest.from_turn,
         latest.to_turn,
@@ -144,38 +147,24 @@ def _already_applied(
 def _apply_once(
     store: Store, rid: str, source: Located, proposal: Proposal, origin: dict[str, Any]
 ) -> None:
-    event = proposal.to_compaction_event(now_text())
+    event = proposal.to_compaction_event(clock.now_text())
     event["metadata"] = {"proposal": origin}
     commit = store.write_commits([event], source.tip)[-1]
     review = store.require(rid)
-    updates = [RefUpdate(source.ref, source.tip, commit)]
-    updates += _archive_updates(review)
-    updates.append(RefUpdate(refs.ACTIVE, "*", SYMBOLIC + refs.live(source.cid)))
-    store.move(updates, f"jp conversation compact --continue: apply {rid} to {source.cid}")
+    reason = f"jp conversation compact --continue: apply {rid} to {source.cid}"
+    with store.transaction(reason) as tx:
+        tx.advance(source, commit).archive(review).activate(source.cid)
     _after_archive(store, rid, source.cid)
-
-
-def _archive_updates(review: Located) -> list[RefUpdate]:
-    if review.archived:
-        return []
-    return [
-        RefUpdate(refs.live(review.cid), review.tip, None),
-        RefUpdate(refs.archived(review.cid), None, review.tip),
-    ]
 
 
 def _archive_and_switch(store: Store, rid: str, source_id: str, _: Any) -> None:
     review = store.require(rid)
-    updates = _archive_updates(review)
-    if store.exists(source_id):
-        updates.append(RefUpdate(refs.ACTIVE, "*", SYMBOLIC + refs.live(source_id)))
-    else:
-        updates.append(RefUpdate(refs.ACTIVE, "*", None))
-    store.move(updates, f"jp conversation compact: close review {rid}")
+    with store.transaction(f"jp conversation compact: close review {rid}") as tx:
+        tx.archive(review).activate(source_id if store.exists(source_id) else None)
     _after_archive(store, rid, source_id)
 
 
 def _after_archive(store: Store, rid: str, source_id: str) -> None:
-    store.set_meta(rid, {"archived_at": now_text()}, f"jp: archive review {rid}")
+    store.set_meta(rid, {"archived_at": clock.now_text()}, f"jp: archive review {rid}")
     if store.exists(source_id):
         record_activation(store, source_id)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from gitstore.events import Event
+from gitstore import Event
 
 
 def review_record(events: Sequence[Event]) -> tuple[int, dict[str, Any]] | None:
@@ -54,7 +54,7 @@ def add_markers(events: Sequence[Event], turn_of: Sequence[str | None]) -> list[
     ``turn_of`` gives, per turn of ``events`` (JP's turn rule), the label to
     show, e.g. `turn 17` or `turns 2-9` for a summary standing for them.
     """
-    from gitstore.turns import turn_indices
+    from gitstore import turn_indices
 
     out: list[Event] = []
     done: set[int] = set()

@@ -14,14 +14,19 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 from typing import Any
 
-from gitstore.chainfacts import ChainFacts
-from gitstore.chainview import ChainView
-from gitstore.errors import ConversationExists
-from gitstore.events import Event, now_text
-from gitstore.store import Conversation, Located, Store, record_activation
+from gitstore import (
+    ChainFacts,
+    ChainView,
+    Conversation,
+    ConversationExists,
+    Event,
+    Located,
+    Store,
+    record_activation,
+)
+from porcelain import clock
 from porcelain.compaction.overlap import grow_summary_range
 from porcelain.compaction.overlays import Overlay, standing_overlays_at
 from porcelain.compaction.projection import project
@@ -122,7 +127,7 @@ def start_review(
         rule.keep_first,
         rule.keep_last,
         overrides,
-        datetime.now(UTC),
+        clock.now(),
         indices=indices,
         count=facts.turn_count(),
         overlays=overlays,
@@ -245,8 +250,8 @@ def _review_config(config: Config, model_id: str, window: int) -> dict[str, Any]
 
 
 def _opening_proposal(args: dict[str, Any], rendered: str) -> list[Event]:
-    call_id = "jp_opening_" + now_text().replace(":", "").replace("-", "").replace(".", "")[:21]
-    stamp = now_text()
+    stamp = clock.now_text()
+    call_id = "jp_opening_" + stamp.replace(":", "").replace("-", "").replace(".", "")[:21]
     return [
         {
             "type": "tool_call_request",

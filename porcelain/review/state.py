@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from gitstore.events import Event
-from gitstore.store import Store
+from gitstore import Event, Store
 from porcelain.compaction.overlays import Overlay, lookup_tool_mode
 from porcelain.compaction.proposal import Proposal, validate_proposal
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gitstore.turns import turn_count
+from gitstore import turn_count
 from porcelain.compaction.proposal import (
     PROPOSE_TOOL_DESCRIPTION,
     PROPOSE_TOOL_SCHEMA,

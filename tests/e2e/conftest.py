@@ -45,6 +45,14 @@ def model_process(request: pytest.FixtureRequest, user: User) -> Iterator[str]:
 
 
 @pytest.fixture
+def pinned(tmp_path: Path) -> User:
+    """A sealed user whose `jp` runs on a seeded clock: whole outputs can be compared."""
+    person = User(tmp_path, pinned=True)
+    person.ok("init")
+    return person
+
+
+@pytest.fixture
 def fake() -> Iterator[FakeMessages]:
     with FakeMessages() as server:
         yield server

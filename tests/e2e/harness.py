@@ -16,6 +16,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Iterator, Mapping, Sequence
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -36,13 +37,26 @@ NO_MARKERS = OWN / "17800000102-no-turn-markers"
 WITH_COMPACTION = OWN / "17800000103-with-compaction"
 SHARED = ROOT.parent / "shared"
 REAL = SHARED / "fixtures" / "jp-conversations"
+PINNED_START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 
+
+def pinned_clock(run: int) -> dict[str, str]:
+    """The testing hook of porcelain/clock.py for the ``run``-th `jp` of a pinned user:
+    each run starts a minute after the one before, its own seed, one second a reading."""
+    start = PINNED_START + timedelta(minutes=run)
+    return {"JP_TEST_CLOCK": start.strftime("%Y-%m-%dT%H:%M:%SZ"), "JP_TEST_SEED": str(run)}
 
 
 class User(GitReader):
-    """One sealed user: a home, a config folder, a store."""
+    """One sealed user: a home, a config folder, a store.
 
-    def __init__(self, root: Path, name: str = "user") -> None:
+    A ``pinned`` user's `jp` runs on a seeded clock (``pinned_clock``), so the same
+    commands write the same ids, times and commits and print the same text.
+    """
+
+    def __init__(self, root: Path, name: str = "user", *, pinned: bool = False) -> None:
+        self.pinned = pinned
+        self.runs = 0
         self.root = root / name
         self.root.mkdir(parents=True, exist_ok=True)
         self.store = self.root / "store.git"
@@ -82,7 +96,9 @@ class User(GitReader):
         drop: Sequence[str] = (),
     ) -> subprocess.CompletedProcess[str]:
         """Run jp; ``env`` adds variables, ``drop`` removes some of the user's."""
-        merged = {k: v for k, v in {**self.env, **(env or {})}.items() if k not in drop}
+        clock = pinned_clock(self.runs) if self.pinned else {}
+        self.runs += 1
+        merged = {k: v for k, v in {**self.env, **clock, **(env or {})}.items() if k not in drop}
         proc = subprocess.run(
             [str(JP), *args],
             env=merged,

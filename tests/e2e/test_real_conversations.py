@@ -88,7 +88,7 @@ def test_real_conversation_round_trip(
     assert compacted.strip()
 
     # the request a model would be sent after the compaction is one the API accepts
-    from gitstore.store import Store
+    from gitstore.store.core import Store
     from porcelain.models.messages import to_messages
     from porcelain.view import model_events
 

@@ -177,7 +177,8 @@ def test_base64_is_decoded_at_rest(user: User) -> None:
 # -- show, ls --------------------------------------------------------------------
 
 
-def test_show_counts_turns_and_events_like_jp(user: User) -> None:
+def test_show_counts_turns_and_events_like_jp(pinned: User) -> None:
+    user = pinned
     ids = ids_in(user.ok("conversation", "import", *map(str, OWN_FOLDERS)))
     expected = {"jp-c17800000101": (8, 66), "jp-c17800000102": (1, 6), "jp-c17800000103": (12, 75)}
     shown = user.json("conversation", "show", *ids)
@@ -192,11 +193,20 @@ def test_show_counts_turns_and_events_like_jp(user: User) -> None:
     (standing,) = shown[2]["compactions"]
     assert (standing["from_turn"], standing["to_turn"]) == (2, 8), "1-based in show"
     assert standing["summary"]
-    text = user.ok("conversation", "show", ids[2])
-    assert "Turns:" in text and "12" in text and "turns 2..8 (7 total, summary)" in text
+    assert user.ok("conversation", "show", ids[2]) == (
+        "ID:           jp-c17800000103\n"
+        "Title:        With compaction\n"
+        "Turns:        12\n"
+        "Events:       75\n"
+        "Latest event: 2026-05-28T20:45:21.146296Z\n"
+        "State:        live\n"
+        "Compactions:\n"
+        "  1. turns 2..8 (7 total, summary)\n"
+    )
 
 
-def test_ls_json_fields_and_active_flag(user: User) -> None:
+def test_ls_json_fields_and_active_flag(pinned: User) -> None:
+    user = pinned
     a = user.import_(RUST)
     b = user.import_(NO_MARKERS)
     user.ok("conversation", "use", b)
@@ -211,20 +221,24 @@ def test_ls_json_fields_and_active_flag(user: User) -> None:
     assert (by_id[a]["turns"], by_id[a]["events"]) == (8, 66)
     assert by_id[a]["title"] == "Setting up a Rust CLI"
     assert rows[-1]["id"] == b, "the active conversation is listed last"
-    text = user.ok("conversation", "ls")
-    assert a in text and b in text and "Setting up a Rust CLI" in text
+    assert user.ok("conversation", "ls") == (
+        "ID               TURNS  EVENTS  TITLE\n"
+        "jp-c17800000101      8      66  Setting up a Rust CLI\n"
+        "jp-c17800000102*     1       6  No turn markers\n"
+    )
     assert user.ls("--archived") == []
 
 
 # -- fork, archive, rm -------------------------------------------------------------
 
 
-def test_fork_is_a_branch_that_shares_history(user: User) -> None:
+def test_fork_is_a_branch_that_shares_history(pinned: User) -> None:
+    user = pinned
     cid = user.import_(RUST)
     user.ok("conversation", "edit", cid, "--title", "Original title")
     before = user.tip(cid)
-    out = user.ok("conversation", "fork", cid)
-    (fork,) = [i for i in ids_in(out) if i != cid]
+    fork = "jp-c17676037800"  # the pinned clock's time of the fork: 09:03
+    assert user.ok("conversation", "fork", cid) == fork + "\n"
     fork_tip = user.tip(fork)
     assert user.git("merge-base", before, fork_tip).strip() == before
     assert user.git("rev-parse", f"{fork_tip}^").strip() == before, "one creation commit"
@@ -237,8 +251,8 @@ def test_fork_is_a_branch_that_shares_history(user: User) -> None:
     assert (info["turns"], info["events"]) == (8, 66)
     assert info["title"] == "Original title"
 
-    out = user.ok("conversation", "fork", cid, "--last", "2")
-    (short,) = [i for i in ids_in(out) if i not in (cid, fork)]
+    short = "jp-c17676039000"
+    assert user.ok("conversation", "fork", cid, "--last", "2") == short + "\n"
     assert user.show(short)["turns"] == 2
     assert user.git("merge-base", before, user.tip(short), check=False).strip() == "", (
         "a filtered fork is a new chain"

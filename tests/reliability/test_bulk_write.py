@@ -13,11 +13,12 @@ from typing import Any
 
 import pytest
 
-from gitstore import faults, packwrite, refs
-from gitstore import store as store_module
+from gitstore import faults, refs
 from gitstore.events import format_time, parse_time
-from gitstore.repo import init_bare
-from gitstore.store import Identity, Store
+from gitstore.store import core as store_module
+from gitstore.store import packwrite
+from gitstore.store.core import Identity, Store
+from gitstore.store.repo import init_bare
 from porcelain.jpformat import JpConversation, write_conversation
 from tests.reliability.harness import ID, Sandbox
 

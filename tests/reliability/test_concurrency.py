@@ -234,8 +234,8 @@ def test_a_review_that_loses_its_id_takes_the_next(
     the source note it wrote first on that id's anchor is put back as it was."""
     from gitstore import refs
     from gitstore.events import now_text
-    from gitstore.repo import init_bare
-    from gitstore.store import Store
+    from gitstore.store.core import Store
+    from gitstore.store.repo import init_bare
     from porcelain import lifecycle
     from porcelain.review import start
 
@@ -270,8 +270,8 @@ def test_an_append_never_overwrites_a_writer_in_between(tmp_path: Path) -> None:
     from gitstore import faults
     from gitstore.errors import StaleTip
     from gitstore.events import now_text
-    from gitstore.repo import init_bare
-    from gitstore.store import Store
+    from gitstore.store.core import Store
+    from gitstore.store.repo import init_bare
 
     init_bare(tmp_path / "s.git")
     mine, other = Store(tmp_path / "s.git"), Store(tmp_path / "s.git")

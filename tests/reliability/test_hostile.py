@@ -24,9 +24,9 @@ from hypothesis import strategies as st
 from gitstore import ids, refs
 from gitstore.errors import GitStoreError
 from gitstore.events import KNOWN_TYPES, Event, validate
-from gitstore.repo import init_bare
-from gitstore.store import Store
-from gitstore.turns import turn_count
+from gitstore.events.turns import turn_count
+from gitstore.store.core import Store
+from gitstore.store.repo import init_bare
 from porcelain.compaction.dsl import parse_spec
 from porcelain.compaction.proposal import ProposalError, validate_proposal
 from porcelain.compaction.ranges import parse_range_overrides, resolve_rule_range
@@ -358,7 +358,7 @@ def test_ids_are_safe_ref_components_and_file_names(text: str) -> None:
 
 def test_every_ref_name_is_built_from_a_checked_id() -> None:
     """The only places that put a conversation id into a ref name go through ids.check."""
-    tree = ast.parse((ROOT / "gitstore" / "refs.py").read_text())
+    tree = ast.parse((ROOT / "gitstore" / "refs" / "names.py").read_text())
     builders = [
         n
         for n in ast.walk(tree)
@@ -367,7 +367,7 @@ def test_every_ref_name_is_built_from_a_checked_id() -> None:
     for fn in builders:
         assert "ids.check" in ast.unparse(fn), fn.name
     for path in sorted((ROOT / "porcelain").rglob("*.py")) + sorted(
-        (ROOT / "gitstore").glob("*.py")
+        (ROOT / "gitstore").rglob("*.py")
     ):
         text = path.read_text()
         for needle in ('f"refs/conversations/', 'f"refs/archive/conversations/'):
@@ -375,7 +375,7 @@ def test_every_ref_name_is_built_from_a_checked_id() -> None:
 
 
 def test_remote_names_are_checked_whole() -> None:
-    from gitstore.remotes import check_name
+    from gitstore.sync.remotes import check_name
 
     with pytest.raises(GitStoreError):
         check_name("origin\n")
@@ -408,7 +408,7 @@ def test_tool_arguments_reach_the_command_as_json_on_stdin(
 def test_no_shell_anywhere() -> None:
     """No subprocess call in jp runs through a shell."""
     for path in sorted((ROOT / "porcelain").rglob("*.py")) + sorted(
-        (ROOT / "gitstore").glob("*.py")
+        (ROOT / "gitstore").rglob("*.py")
     ):
         tree = ast.parse(path.read_text())
         for node in ast.walk(tree):

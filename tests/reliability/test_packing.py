@@ -13,11 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from gitstore import faults, refs, transaction
+from gitstore import faults, refs
 from gitstore.errors import RefBusy
-from gitstore.refread import list_refs
-from gitstore.repo import init_bare
-from gitstore.store import Store
+from gitstore.refs import transaction
+from gitstore.refs.files import list_refs
+from gitstore.store.core import Store
+from gitstore.store.repo import init_bare
 from tests.support.sandbox import ID
 from tests.unit.gitstore.builders import git, start
 

@@ -1,8 +1,7 @@
 """Provider faults: retried where the SDK retries, then reported in one line
 (exit 4); the turn keeps its request and whatever completed; `jp q` works
 afterwards.  The real SDK talks to the loopback fake of the Messages API
-(tests/support/fake_messages.py) or, for events the API never sends, to
-tests/reliability/raw_stream.py.
+(tests/support/fake_messages.py), which also sends what the real API never does.
 """
 
 from __future__ import annotations
@@ -13,8 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.reliability.harness import ID, RUST, RUST_ID, Sandbox
-from tests.reliability.raw_stream import RawStream, sse, start, text_delta
-from tests.support.fake_messages import FakeMessages
+from tests.support.fake_messages import FakeMessages, error_body, message, sse, sse_events
 
 PROVIDER = 4
 
@@ -105,20 +103,10 @@ def test_fork_whose_compaction_fails_is_not_left_behind(box: Sandbox, fake: Fake
     }
 
 
+HALF = [sse(*event) for event in sse_events(message([{"type": "text", "text": "Half an "}]))[:4]]
 MALFORMED = {
-    "bad json": [
-        *start(),
-        text_delta(0, "Half an "),
-        b"event: content_block_delta\ndata: {not json\n\n",
-    ],
-    "error event": [
-        *start(),
-        text_delta(0, "Half an "),
-        sse(
-            "error",
-            {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}},
-        ),
-    ],
+    "bad json": [*HALF, b"event: content_block_delta\ndata: {not json\n\n"],
+    "error event": [*HALF, sse("error", error_body("overloaded_error", "Overloaded"))],
     "html": [b"<html><body>502 Bad Gateway</body></html>"],
 }
 
@@ -126,10 +114,11 @@ MALFORMED = {
 def test_malformed_events_from_the_server(box: Sandbox, fake: FakeMessages) -> None:
     for body in sorted(MALFORMED):
         kind = "text/html" if body == "html" else "text/event-stream"
-        with RawStream(MALFORMED[body], kind) as raw:
-            proc = box.run("q", f"hello ({body})", env=raw.env())
+        fake.reply_raw(MALFORMED[body], content_type=kind)
+        proc = box.run("q", f"hello ({body})")
         assert proc.returncode in (0, PROVIDER), (body, proc.stderr)
         assert "internal error" not in proc.stderr, (body, proc.stderr)
+        assert fake.pending() == 0, f"{body}: the raw answer was not asked for"
         kinds = tail(box, 3)
         assert kinds[-2:] == ["turn_start", "chat_request"] or kinds == [
             "turn_start",

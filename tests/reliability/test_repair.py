@@ -20,12 +20,13 @@ from pathlib import Path
 
 import pytest
 
-from gitstore import faults, refs, transaction
+from gitstore import faults, refs
 from gitstore.errors import StoreError
 from gitstore.events import now_text
-from gitstore.repo import init_bare
-from gitstore.store import Store
-from gitstore.transaction import SYMBOLIC, RefUpdate
+from gitstore.refs import transaction
+from gitstore.refs.transaction import SYMBOLIC, RefUpdate
+from gitstore.store.core import Store
+from gitstore.store.repo import init_bare
 from tests.reliability.harness import RUST_ID, Sandbox
 
 A, B = "jp-c100", "jp-c200"
@@ -196,7 +197,7 @@ def test_a_failed_commit_phase_is_finished_at_once(store: Store) -> None:
 
 def test_a_commit_phase_that_keeps_failing_is_left_to_the_next_command(store: Store) -> None:
     updates = archive_updates(store, A)
-    sabotage(store, times=2)
+    sabotage(store, times=transaction.BLIND_RETRIES + 2)  # the first try and every retry
     before = state(store, updates)
     with pytest.raises(StoreError, match="the next jp command repairs the store"):
         store.move(updates, "jp test")

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from gitstore.events import now_text
-from gitstore.store import Store
+from gitstore.store.core import Store
 from tests.support.sandbox import JP, sealed_env
 
 

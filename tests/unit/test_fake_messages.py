@@ -18,7 +18,15 @@ ROOT = str(Path(__file__).resolve().parents[2])
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from tests.support.fake_messages import FakeMessages, Refused, validate  # noqa: E402
+from tests.support.fake_messages import (  # noqa: E402
+    FakeMessages,
+    Refused,
+    error_body,
+    message,
+    sse,
+    sse_events,
+    validate,
+)
 
 WEATHER_TOOL: Any = {
     "name": "get_weather",
@@ -229,6 +237,56 @@ def test_dropped_plain_response_is_a_connection_error(fake: FakeMessages) -> Non
     with pytest.raises(anthropic.APIConnectionError):
         client(fake).messages.create(model=MODEL, max_tokens=10, messages=ask("hi"))
     assert len(fake.requests) == 1
+
+
+def test_scripted_events_are_sent_as_they_are(fake: FakeMessages) -> None:
+    events = sse_events(message([{"type": "text", "text": "Done part, then"}], id="msg_mine"))
+    fake.reply_events([*events[:-2], ("error", error_body("overloaded_error", "Overloaded"))])
+    seen: list[str] = []
+    with (
+        pytest.raises(anthropic.APIStatusError, match="Overloaded"),
+        client(fake).messages.stream(model=MODEL, max_tokens=10, messages=ask("hi")) as s,
+    ):
+        for event in s:
+            seen.append(event.type)
+            if event.type == "message_start":
+                assert event.message.id == "msg_mine"
+    assert seen[-1] == "content_block_stop" and "text" in seen
+
+
+def test_usage_can_be_scripted(fake: FakeMessages) -> None:
+    fake.reply_blocks([{"type": "text", "text": "ok"}], usage={"input_tokens": 12})
+    with client(fake).messages.stream(model=MODEL, max_tokens=10, messages=ask("hi")) as s:
+        final = s.get_final_message()
+    assert final.usage.input_tokens == 12 and final.usage.output_tokens > 0
+
+
+def test_raw_bytes_are_answered_as_they_are(fake: FakeMessages) -> None:
+    good = sse_events(message([{"type": "text", "text": "Half an "}]))[:4]
+    fake.reply_raw([*(sse(*e) for e in good), b"event: content_block_delta\ndata: {nope\n\n"])
+    with (
+        pytest.raises(Exception, match="Expecting property name|JSON"),
+        client(fake).messages.stream(model=MODEL, max_tokens=10, messages=ask("hi")) as s,
+    ):
+        list(s.text_stream)
+    fake.reply_raw([b"<html>502 ", b"Bad Gateway</html>"], content_type="text/html")
+    raw = client(fake).messages.with_raw_response.create(
+        model=MODEL, max_tokens=10, messages=ask("hi")
+    )
+    assert raw.http_response.headers["content-type"] == "text/html"
+    assert raw.http_response.text == "<html>502 Bad Gateway</html>"
+    assert fake.pending() == 0 and len(fake.requests) == 2
+
+
+def test_a_key_of_the_tests_choice() -> None:
+    with FakeMessages(api_key="sk-ant-mine") as fake:
+        assert fake.env()["ANTHROPIC_API_KEY"] == "sk-ant-mine"
+        fake.reply_text("yes")
+        api = anthropic.Anthropic(base_url=fake.url, api_key="sk-ant-mine")
+        reply = api.messages.create(model=MODEL, max_tokens=10, messages=ask("hi"))
+        assert reply.content[0].type == "text"
+        sent = fake.headers[0]
+        assert "sk-ant-mine" in (sent.get("x-api-key"), sent.get("authorization", "")[7:])
 
 
 def test_no_tools_and_scripts_used_once(fake: FakeMessages) -> None:

@@ -17,7 +17,7 @@ def archive(app: App, targets: tuple[str, ...], yes: bool) -> None:
     Archived conversations keep all their events under
     refs/archive/conversations/ and come back with `unarchive`.
     """
-    from gitstore.events import now_text
+    from porcelain import clock
     from porcelain.targets import active_id, resolve
 
     store = app.store()
@@ -34,7 +34,7 @@ def archive(app: App, targets: tuple[str, ...], yes: bool) -> None:
                 app.output.note(f"Skipped {loc.cid}.")
                 continue
         store.archive(loc.cid, f"jp conversation archive {loc.cid}")
-        store.set_meta(loc.cid, {"archived_at": now_text()}, f"jp: archive {loc.cid}")
+        store.set_meta(loc.cid, {"archived_at": clock.now_text()}, f"jp: archive {loc.cid}")
         done.append(loc.cid)
         if not app.output.json:
             app.output.line(f"Conversation {loc.cid} archived.")

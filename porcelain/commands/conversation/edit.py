@@ -40,7 +40,7 @@ def edit(
     project's repository), so editing it on one machine while chatting on
     another never makes the conversation diverge.
     """
-    from gitstore.events import now_text
+    from porcelain import clock
     from porcelain.targets import resolve
 
     if title is None and not no_title and pin is None and not labels:
@@ -52,7 +52,7 @@ def edit(
         if title is not None or no_title:
             values["title"] = None if no_title else title
         if pin is not None:
-            values["pinned_at"] = now_text() if pin else None
+            values["pinned_at"] = clock.now_text() if pin else None
         if labels:
             current = dict(store.meta(loc.cid).get("labels") or {})
             values["labels"] = _apply_labels(current, labels) or None

@@ -31,7 +31,7 @@ def fork(
     fork point).  With --first/--last the kept turns are written as a new
     chain instead.
     """
-    from gitstore.store import record_activation
+    from gitstore import record_activation
     from porcelain.lifecycle import fork as do_fork
     from porcelain.targets import resolve
 

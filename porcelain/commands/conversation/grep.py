@@ -52,8 +52,7 @@ def grep(
     """
     import json
 
-    from gitstore.errors import CorruptEvent
-    from gitstore.turns import turn_indices
+    from gitstore import CorruptEvent, turn_indices
     from porcelain.targets import resolve
 
     text = " ".join(pattern)

@@ -11,7 +11,7 @@ from porcelain.context import App
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from gitstore.events import Event
+    from gitstore import Event
 
 
 @click.command("print")
@@ -38,7 +38,7 @@ def print_(
     Turn numbers are 1-based.  A compaction review shows `[turn N]` markers on
     the turns it inherited from its source.
     """
-    from gitstore.turns import turn_count
+    from gitstore import turn_count
     from porcelain.render import transcript
     from porcelain.targets import resolve
 

@@ -13,7 +13,7 @@ from porcelain.output import untrusted_field
 @click.pass_obj
 def use(app: App, target: str | None) -> None:
     """Make a conversation the active one (an archived one is restored first)."""
-    from gitstore.store import record_activation
+    from gitstore import record_activation
     from porcelain.targets import active_id, resolve
 
     store = app.store()

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gitstore.events import CONVERSATION_TYPES, Event
-from gitstore.turns import turn_bounds, turn_count, turn_indices
+from gitstore.events.turns import turn_bounds, turn_count, turn_indices
 from porcelain.compaction.bounds import Ago, Count, FromEnd, LastCompaction, Position
 from porcelain.compaction.overlays import ToolCalls, standing_overlays
 from porcelain.compaction.plan import plan_compaction

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gitstore.events import Event
-from gitstore.turns import turn_count
+from gitstore.events.turns import turn_count
 from porcelain.compaction.overlays import ToolCalls
 from porcelain.compaction.projection import SUMMARY_REQUEST, Kept, Summarized, project
 

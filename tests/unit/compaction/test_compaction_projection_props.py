@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gitstore.events import CONVERSATION_TYPES, Event
-from gitstore.turns import turn_count, turn_indices
+from gitstore.events.turns import turn_count, turn_indices
 from porcelain.compaction.overlays import ToolCalls, compaction_event, standing_overlays
 from porcelain.compaction.projection import Kept, project
 

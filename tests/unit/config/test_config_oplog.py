@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gitstore.repo import init_bare
+from gitstore.store.repo import init_bare
 from porcelain.config import Config
 from porcelain.context import App
 from porcelain.errors import ConfigError

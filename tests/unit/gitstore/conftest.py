@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from gitstore import faults
-from gitstore.repo import init_bare
-from gitstore.store import Store
+from gitstore.store.core import Store
+from gitstore.store.repo import init_bare
 
 
 @pytest.fixture

@@ -14,8 +14,8 @@ from gitstore import boundary
 from gitstore.boundary import Limits, MetaLine
 from gitstore.errors import Refused
 from gitstore.events import canonical_json
-from gitstore.notes import compact_meta, last_stamp, meta_values
-from gitstore.syncplan import archived_by_meta
+from gitstore.store.notes import compact_meta, last_stamp, meta_values
+from gitstore.sync.plan import archived_by_meta
 
 T = "2026-01-05T09:00:00.000000Z"
 

@@ -11,10 +11,10 @@ from typing import Any
 import pygit2
 import pytest
 
-from gitstore import cache as cache_module
+from gitstore.cache import db as cache_module
 from gitstore.errors import CorruptEvent
-from gitstore.store import Store
-from gitstore.turns import turn_count, turn_indices
+from gitstore.events.turns import turn_count, turn_indices
+from gitstore.store.core import Store
 from tests.unit.gitstore.builders import answer, at, request, start, turn
 
 

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gitstore.chainfacts import ChainFacts, Run, segment_facts
-from gitstore.chainview import ChainView, Segment
+from gitstore.cache.facts import ChainFacts, Run, segment_facts
+from gitstore.cache.view import ChainView, Segment
 from gitstore.events import CONVERSATION_TYPES
-from gitstore.turns import turn_count, turn_indices
+from gitstore.events.turns import turn_count, turn_indices
 
 KINDS = [
     "turn_start",

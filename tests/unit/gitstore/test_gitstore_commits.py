@@ -7,8 +7,8 @@ from typing import Any
 import pygit2
 import pytest
 
-from gitstore.commits import SUBJECT_WIDTH, author_name, body, message, subject
-from gitstore.store import Store
+from gitstore.events.commits import SUBJECT_WIDTH, author_name, body, message, subject
+from gitstore.store.core import Store
 from tests.unit.gitstore.builders import T0, start, turn
 
 

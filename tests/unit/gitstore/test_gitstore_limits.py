@@ -10,7 +10,7 @@ import pytest
 from gitstore import refs
 from gitstore.boundary import Limits
 from gitstore.errors import CorruptEvent, Refused
-from gitstore.store import Store
+from gitstore.store.core import Store
 from tests.unit.gitstore.builders import at, git, request, start
 
 

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pygit2
 import pytest
 
-from gitstore import ids, notes, refs
-from gitstore.repo import init_bare
-from gitstore.store import Store
+from gitstore import ids, refs
+from gitstore.clock import FixedClock
+from gitstore.store import notes
+from gitstore.store.core import Store
+from gitstore.store.repo import init_bare
 from tests.unit.gitstore.builders import git, signature, start
 
 
@@ -69,9 +73,8 @@ def test_fan_out_trees_written_by_git_are_read_and_kept(store: Store) -> None:
     assert store.source_of("jp-c5") == "jp-c4" and store.source_of("jp-c6") == "jp-c4"
 
 
-def test_metadata_newest_value_wins_and_none_unsets(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
-    clock = iter([1000.0, 1001.0, 1002.0])
-    monkeypatch.setattr("gitstore.store.time.time", lambda: next(clock))
+def test_metadata_newest_value_wins_and_none_unsets(store: Store) -> None:
+    store.clock = Ticks([1000.0, 1001.0, 1002.0])
     store.set_meta("jp-c1", {"title": "First", "pinned_at": "2026-01-01T00:00:00.000000Z"}, "a")
     store.set_meta("jp-c1", {"title": "Second"}, "b")
     store.set_meta("jp-c1", {"pinned_at": None}, "c")
@@ -88,9 +91,9 @@ def test_metadata_newest_value_wins_and_none_unsets(store: Store, monkeypatch: p
 
 
 def test_the_later_of_two_writes_in_one_millisecond_wins(
-    store: Store, monkeypatch: pytest.MonkeyPatch
+    store: Store,
 ) -> None:
-    monkeypatch.setattr("gitstore.store.time.time", lambda: 1000.0)
+    store.clock = FixedClock(datetime.fromtimestamp(1000.0, UTC))
     store.set_meta("jp-c1", {"title": "Older"}, "a")
     store.set_meta("jp-c1", {"title": "Newer"}, "b")
     assert store.meta("jp-c1")["title"] == "Newer"
@@ -133,10 +136,9 @@ def test_git_merges_metadata_notes_by_union(tmp_path: Path) -> None:
 
 
 def test_long_metadata_notes_are_compacted_to_the_newest_line_per_key(
-    store: Store, monkeypatch: pytest.MonkeyPatch
+    store: Store,
 ) -> None:
-    ticks = iter(float(1000 + i) for i in range(100))
-    monkeypatch.setattr("gitstore.store.time.time", lambda: next(ticks))
+    store.clock = Ticks(float(1000 + i) for i in range(100))
     for n in range(30):
         store.set_meta("jp-c1", {"title": f"title {n}"}, "edit")
     store.set_meta("jp-c1", {"pinned_at": "2026-01-01T00:00:00.000000Z"}, "pin")
@@ -328,3 +330,13 @@ def test_the_lazy_notes_mapping_behaves_as_a_mapping(store: Store) -> None:
 def test_update_refuses_a_target_that_is_not_an_object_id(store: Store) -> None:
     with pytest.raises(ValueError):
         notes.update(store.repo, refs.NOTES_SOURCE, lambda _: {"HEAD": "x"}, signature(), "bad")
+
+
+class Ticks:
+    """A clock reading the given seconds since the epoch, one per reading."""
+
+    def __init__(self, seconds: Iterable[float]) -> None:
+        self._seconds = iter(seconds)
+
+    def now(self) -> datetime:
+        return datetime.fromtimestamp(next(self._seconds), UTC)

@@ -11,10 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from gitstore import maintenance, oplog, opmodel, oprecord, opundo, refs, storeformat
+from gitstore import refs
 from gitstore.errors import StoreFormatTooNew
-from gitstore.opmodel import Move, Op
-from gitstore.store import Store
+from gitstore.oplog import log as oplog
+from gitstore.oplog import model as opmodel
+from gitstore.oplog import recorder as oprecord
+from gitstore.oplog import undo as opundo
+from gitstore.oplog.model import Move, Op
+from gitstore.store import format as storeformat
+from gitstore.store import maintenance
+from gitstore.store.core import Store
 from tests.unit.gitstore.builders import git, signature, start, turn
 
 # -- pure: the model ----------------------------------------------------------------------

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from gitstore.errors import InvalidEvent
-from gitstore.events import _plain, validate
-from gitstore.schema import validate_event
+from gitstore.events.kinds import _plain, validate
+from gitstore.events.schema import validate_event
 
 T = "2026-01-05 09:00:00.123"
 CASES: list[Any] = [

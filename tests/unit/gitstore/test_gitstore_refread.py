@@ -7,7 +7,7 @@ from pathlib import Path
 import pygit2
 
 from gitstore import refs
-from gitstore.refread import (
+from gitstore.refs.files import (
     config_flag,
     list_refs,
     packed_ref,
@@ -16,8 +16,8 @@ from gitstore.refread import (
     read_ref,
     symbolic_target,
 )
-from gitstore.repo import is_marked
-from gitstore.store import Store
+from gitstore.store.core import Store
+from gitstore.store.repo import is_marked
 from tests.unit.gitstore.builders import git, start, turn
 
 PREFIXES = (refs.LIVE_PREFIX, refs.ARCHIVE_PREFIX)

@@ -15,7 +15,7 @@ from gitstore.errors import (
     InvalidId,
     StaleTip,
 )
-from gitstore.store import Store
+from gitstore.store.core import Store
 from tests.unit.gitstore.builders import git, request, start, turn
 
 
@@ -88,7 +88,10 @@ def test_append_anyway_retries_on_a_moved_tip(store: Store) -> None:
 def test_fork_is_one_commit_on_the_source(store: Store, path: Path) -> None:
     tip = store.create("jp-c1", [start("jp-c1"), *turn(1)], None, "create")
     fork_tip = store.create(
-        "jp-c2", [start("jp-c2", forked_from={"conversation_id": "jp-c1", "commit": tip})], tip, "fork"
+        "jp-c2",
+        [start("jp-c2", forked_from={"conversation_id": "jp-c1", "commit": tip})],
+        tip,
+        "fork",
     )
     assert git(path, "rev-parse", f"{fork_tip}^").strip() == tip
     assert git(path, "merge-base", tip, fork_tip).strip() == tip
@@ -171,7 +174,12 @@ def test_a_store_opens_only_git_repositories(tmp_path: Path) -> None:
     "bad",
     [
         {"type": "chat_request", "timestamp": "2026-01-05T09:00:00.000000Z", "content": 5},
-        {"type": "compaction", "timestamp": "2026-01-05T09:00:00.000000Z", "from_turn": -1, "to_turn": 0},
+        {
+            "type": "compaction",
+            "timestamp": "2026-01-05T09:00:00.000000Z",
+            "from_turn": -1,
+            "to_turn": 0,
+        },
         {"type": "chat_response", "timestamp": "not a date", "message": "x"},
     ],
     ids=["content", "negative-turn", "timestamp"],
@@ -183,3 +191,29 @@ def test_append_refuses_invalid_events(store: Store, bad: dict[str, object]) -> 
     with pytest.raises(InvalidEvent):
         store.append("jp-c1", [bad], tip, "bad")
     assert store.require("jp-c1").tip == tip
+
+
+def test_what_the_store_records_is_dated_by_its_clock(tmp_path: Path) -> None:
+    from datetime import UTC, datetime
+
+    from gitstore import FixedClock, activations, record_activation
+    from gitstore.store.repo import init_store
+
+    at = datetime(2030, 5, 6, 7, 8, 9, tzinfo=UTC)
+    path = tmp_path / "clocked.git"
+    init_store(path)
+    store = Store(path, clock=FixedClock(at))
+    with store.operation("jp test"):
+        store.create(
+            "jp-c19000000001",
+            [{"type": "turn_start", "timestamp": "2026-01-01T00:00:00Z"}],
+            None,
+            "new",
+        )
+    record_activation(store, "jp-c19000000001")
+    store.set_meta("jp-c19000000001", {"title": "T"}, "title")
+    op = store.operations(1)[0]
+    assert op.time == op.started == at.timestamp()
+    assert activations(store) == {"jp-c19000000001": at.timestamp()}
+    note = store.note(store.notes_refs.meta, "jp-c19000000001") or ""
+    assert f'"t":{int(at.timestamp() * 1000)}' in note.replace(" ", "")

@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from gitstore import faults, refs, transaction
+from gitstore import faults, refs
 from gitstore.errors import ConcurrentUpdate
-from gitstore.store import Store
-from gitstore.transaction import SYMBOLIC, RefUpdate
+from gitstore.refs import transaction
+from gitstore.refs.transaction import SYMBOLIC, RefUpdate
+from gitstore.store.core import Store
 from tests.unit.gitstore.builders import git, request, start, turn
 
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from gitstore.store import Store
-from gitstore.turns import event_count, turn_bounds, turn_count, turn_indices
+from gitstore.events.turns import event_count, turn_bounds, turn_count, turn_indices
+from gitstore.store.core import Store
 from tests.unit.gitstore.builders import answer, at, request, start, turn
 
 TS = {"type": "turn_start", "timestamp": at(0)}

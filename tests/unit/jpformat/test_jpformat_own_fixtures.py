@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gitstore.turns import event_count, turn_count
+from gitstore.events.turns import event_count, turn_count
 from porcelain.jpformat import folder_name, read_conversation, render_conversation
 
 OWN = Path(__file__).resolve().parents[3] / "fixtures" / "conversations"

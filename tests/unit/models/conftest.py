@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 
 import pytest
 
-from .anthropic_loopback import KEY, Api
+from tests.support.fake_messages import FakeMessages
+
+from .support import KEY
 
 
 @pytest.fixture(autouse=True)
@@ -17,12 +18,9 @@ def _no_warm_process(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def api(monkeypatch: pytest.MonkeyPatch) -> Iterator[Api]:
-    server = Api()
-    thread = threading.Thread(target=server.server.serve_forever, args=(0.02,), daemon=True)
-    thread.start()
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
-    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
-    yield server
-    server.server.shutdown()
-    server.server.server_close()
+def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeMessages]:
+    """The loopback fake of the Messages API, which the SDK in this process talks to."""
+    with FakeMessages(api_key=KEY) as server:
+        for name, value in server.env().items():
+            monkeypatch.setenv(name, value)
+        yield server

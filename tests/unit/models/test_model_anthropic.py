@@ -8,33 +8,49 @@ from pathlib import Path
 
 from porcelain.models import ToolSpec, get_model
 from porcelain.models.anthropic_model import build_params
+from tests.support.fake_messages import FakeMessages
 
-from .anthropic_loopback import KEY, Api, Deltas, T, request, text_answer, tool_answer
+from .support import KEY, Deltas, T, request
 
 
-def test_a_streamed_text_answer(api: Api) -> None:
-    api.script.append(("sse", text_answer("Hello from the fake API.")))
+def test_a_streamed_text_answer(fake: FakeMessages) -> None:
+    fake.reply_blocks(
+        [{"type": "text", "text": "Hello from the fake API."}], usage={"input_tokens": 12}
+    )
     deltas = Deltas()
     response = get_model("anthropic/claude-test").respond(request(), deltas)
     assert [(e["type"], e.get("message")) for e in response.events] == [
         ("chat_response", "Hello from the fake API.")
     ]
     assert response.stop_reason == "end_turn"
-    assert "".join(t for k, t in deltas.seen if k == "text") == "Hello from the fake API."
+    assert deltas.joined("text") == "Hello from the fake API."
     assert len([k for k, _ in deltas.seen if k == "text"]) > 1, "text should arrive in pieces"
     assert response.usage["input_tokens"] == 12
-    body = api.requests[0]
+    body = fake.requests[0]
     assert body["model"] == "claude-test" and body["stream"] is True
     assert body["system"] == [
         {"type": "text", "text": "Be brief.", "cache_control": {"type": "ephemeral"}}
     ]
     assert body["messages"] == [{"role": "user", "content": [{"type": "text", "text": "Hello?"}]}]
-    sent = api.headers[0]
+    sent = fake.headers[0]
     assert KEY in (sent.get("x-api-key", ""), sent.get("authorization", "").removeprefix("Bearer "))
 
 
-def test_a_tool_use_answer_with_thinking(api: Api) -> None:
-    api.script.append(("sse", tool_answer()))
+def test_a_tool_use_answer_with_thinking(fake: FakeMessages) -> None:
+    arguments = {"from_turn": 2, "to_turn": 15, "summary": "Keep the retry decision."}
+    fake.reply_blocks(
+        [
+            {"type": "thinking", "thinking": "The user wants 15.", "signature": "U0lHTkFUVVJF"},
+            {"type": "text", "text": "Recording."},
+            {
+                "type": "tool_use",
+                "id": "toolu_abc",
+                "name": "propose_compaction",
+                "input": arguments,
+            },
+        ],
+        when={"tools_include": "propose_compaction"},
+    )
     tool = ToolSpec("propose_compaction", "Record a proposal.", {"type": "object"})
     deltas = Deltas()
     response = get_model("anthropic/claude-test").respond(
@@ -46,26 +62,22 @@ def test_a_tool_use_answer_with_thinking(api: Api) -> None:
     assert message["message"] == "Recording."
     assert call["type"] == "tool_call_request"
     assert (call["id"], call["name"]) == ("toolu_abc", "propose_compaction")
-    assert call["arguments"] == {
-        "from_turn": 2,
-        "to_turn": 15,
-        "summary": "Keep the retry decision.",
-    }
+    assert call["arguments"] == arguments
     assert response.stop_reason == "tool_use"
     assert ("tool", "propose_compaction") in deltas.seen
-    assert ("reasoning", "The user wants 15.") in deltas.seen
-    body = api.requests[0]
+    assert deltas.joined("reasoning") == "The user wants 15."
+    body = fake.requests[0]
     assert body["thinking"] == {"type": "enabled", "budget_tokens": 2048}
     assert body["max_tokens"] > 2048
     assert [t["name"] for t in body["tools"]] == ["propose_compaction"]
 
 
-def test_overloaded_is_retried_then_succeeds(api: Api) -> None:
-    overloaded = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
-    api.script += [("json", 529, overloaded), ("sse", text_answer("after the retry"))]
+def test_overloaded_is_retried_then_succeeds(fake: FakeMessages) -> None:
+    fake.reply_error(529, "overloaded_error", "Overloaded", retry_after_ms=5)
+    fake.reply_text("after the retry")
     response = get_model("anthropic/claude-test", max_retries=1).respond(request(), Deltas())
     assert response.text == "after the retry"
-    assert len(api.requests) == 2
+    assert len(fake.requests) == 2
 
 
 def test_build_params_without_tools_renders_calls_as_text() -> None:

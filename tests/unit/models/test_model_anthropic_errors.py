@@ -5,71 +5,53 @@ from __future__ import annotations
 import os
 import socket
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from porcelain.errors import ConfigError, ProviderError
 from porcelain.models import StreamInterrupted, get_model
+from tests.support.fake_messages import FakeMessages, error_body, message, sse_events
 
-from .anthropic_loopback import KEY, Api, Deltas, block, request, start
+from .support import KEY, Deltas, request
 
 
-def test_401_is_one_line_without_the_key(api: Api) -> None:
-    error = {
-        "type": "error",
-        "error": {"type": "authentication_error", "message": "invalid x-api-key"},
-    }
-    api.script.append(("json", 401, error))
+def test_401_is_one_line_without_the_key(fake: FakeMessages) -> None:
+    fake.reply_error(401, "authentication_error", "invalid x-api-key")
     with pytest.raises(ProviderError) as info:
         get_model("anthropic/claude-test").respond(request(), Deltas())
     assert info.value.message == "anthropic returned 401 authentication_error: invalid x-api-key"
     assert KEY not in info.value.message and KEY not in str(info.value.hint)
-    assert len(api.requests) == 1, "a 401 is not retried"
+    assert len(fake.requests) == 1, "a 401 is not retried"
 
 
-def test_overloaded_without_retries_left(api: Api) -> None:
-    overloaded = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
-    api.script += [("json", 529, overloaded)]
+def test_overloaded_without_retries_left(fake: FakeMessages) -> None:
+    fake.reply_error(529, "overloaded_error", "Overloaded", retry_after_ms=5)
     with pytest.raises(ProviderError, match="anthropic returned 529 overloaded_error: Overloaded"):
         get_model("anthropic/claude-test", max_retries=0).respond(request(), Deltas())
 
 
-def test_a_dropped_stream_keeps_the_text_already_shown(api: Api) -> None:
-    cut = start() + [
-        (
-            "content_block_start",
-            {
-                "type": "content_block_start",
-                "index": 0,
-                "content_block": {"type": "text", "text": ""},
-            },
-        ),
-        (
-            "content_block_delta",
-            {
-                "type": "content_block_delta",
-                "index": 0,
-                "delta": {"type": "text_delta", "text": "The first half"},
-            },
-        ),
-    ]
-    api.script.append(("sse", cut))
+def text_events(text: str) -> list[tuple[str, dict[str, Any]]]:
+    """message_start, ping, the text block's start, its deltas, its end, the message's end."""
+    return sse_events(message([{"type": "text", "text": text}]))
+
+
+def test_a_dropped_stream_keeps_the_text_already_shown(fake: FakeMessages) -> None:
+    events = text_events("The first half")
+    fake.reply_events(events[:4])  # through the first delta: the stream ends there
     deltas = Deltas()
     with pytest.raises(StreamInterrupted) as info:
         get_model("anthropic/claude-test").respond(request(), deltas)
     assert isinstance(info.value, ProviderError)
-    assert [e.get("message") for e in info.value.partial_events] == ["The first half"]
-    assert ("text", "The first half") in deltas.seen
+    first = events[3][1]["delta"]["text"]
+    assert [e.get("message") for e in info.value.partial_events] == [first]
+    assert ("text", first) in deltas.seen
 
 
-def test_an_error_event_mid_stream_keeps_completed_blocks(api: Api) -> None:
-    events = start() + block(
-        0, {"type": "text", "text": ""}, [{"type": "text_delta", "text": "Done part."}]
-    )
-    events.append(
-        ("error", {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})
-    )
-    api.script.append(("sse", events))
+def test_an_error_event_mid_stream_keeps_completed_blocks(fake: FakeMessages) -> None:
+    events = text_events("Done part.")
+    overloaded = error_body("overloaded_error", "Overloaded")
+    fake.reply_events([*events[:-2], ("error", overloaded)])  # the block ends, the message not
     with pytest.raises(StreamInterrupted) as info:
         get_model("anthropic/claude-test").respond(request(), Deltas())
     assert "overloaded_error" in info.value.message
@@ -114,12 +96,8 @@ def test_a_broken_credentials_profile_is_a_config_error(
         get_model("anthropic/claude-test").respond(request(), Deltas())
 
 
-def test_an_api_message_echoing_the_key_is_redacted(api: Api) -> None:
-    error = {
-        "type": "error",
-        "error": {"type": "invalid_request_error", "message": f"bad header value {KEY}"},
-    }
-    api.script.append(("json", 400, error))
+def test_an_api_message_echoing_the_key_is_redacted(fake: FakeMessages) -> None:
+    fake.reply_error(400, "invalid_request_error", f"bad header value {KEY}")
     with pytest.raises(ProviderError) as info:
         get_model("anthropic/claude-test").respond(request(), Deltas())
     assert KEY not in info.value.message

@@ -8,8 +8,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from gitstore.store import Store
-from gitstore.sync import Outcome
+from gitstore.store.core import Store
+from gitstore.sync.pull import Outcome
 
 ENV = {
     "GIT_AUTHOR_NAME": "attacker",

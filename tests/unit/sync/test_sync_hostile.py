@@ -10,15 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from gitstore import quarantine, refs, remotes
+from gitstore import refs
 from gitstore.boundary import Limits
 from gitstore.errors import SyncError
-from gitstore.inbound import Known, check_chain
-from gitstore.push import push
-from gitstore.repo import init_bare
-from gitstore.store import Store
-from gitstore.sync import Syncer
-from gitstore.transport import choose
+from gitstore.store.core import Store
+from gitstore.store.repo import init_bare
+from gitstore.sync import quarantine, remotes
+from gitstore.sync.inbound import Known, check_chain
+from gitstore.sync.pull import Syncer
+from gitstore.sync.push import push
+from gitstore.sync.transport import choose
 from tests.unit.sync.hostile import Hostile, intact, refused, request, snapshot
 
 GIT = shutil.which("git")
@@ -115,7 +116,7 @@ def test_removing_the_remote_drops_what_it_kept_aside(
     bad.ref("refs/conversations/jp-c3", bad.event(b"not json", bad.tip(refs.live(CID))))
     syncer.pull()
     assert [q.remote_ref for q in store.quarantined()] == ["refs/conversations/jp-c3"]
-    from gitstore.doctor import check_quarantine
+    from gitstore.store.doctor import check_quarantine
 
     (finding,) = check_quarantine(store)
     assert "origin's refs/conversations/jp-c3" in finding.problem

@@ -7,9 +7,11 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from gitstore import notes, notesync, refs
-from gitstore.repo import init_bare
-from gitstore.store import Store
+from gitstore import refs
+from gitstore.store import notes
+from gitstore.store.core import Store
+from gitstore.store.repo import init_bare
+from gitstore.sync import notes as notesync
 from tests.unit.gitstore.builders import git, signature
 
 REMOTE = "refs/jp-remotes/origin/notes/meta"

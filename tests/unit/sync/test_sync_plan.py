@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from gitstore.ancestry import Comparison, compare
-from gitstore.syncplan import (
+from gitstore.sync.ancestry import Comparison, compare
+from gitstore.sync.plan import (
     Action,
     PullStep,
     PushStep,

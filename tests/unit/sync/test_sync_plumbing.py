@@ -9,9 +9,10 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from gitstore import remotes, synclock
 from gitstore.errors import SyncError
-from gitstore.transport import RefResult, parse_porcelain
+from gitstore.sync import lock as synclock
+from gitstore.sync import remotes
+from gitstore.sync.transport import RefResult, parse_porcelain
 
 PORCELAIN = """To /tmp/remote.git
 *\tabc123:refs/conversations/jp-c1\t[new reference]

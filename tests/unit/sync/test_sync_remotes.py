@@ -8,8 +8,9 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from gitstore import configfile, refs, remotes
+from gitstore import refs
 from gitstore.errors import StoreError
+from gitstore.sync import configfile, remotes
 
 
 @pytest.fixture

@@ -11,13 +11,14 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from gitstore import refs, remotes
+from gitstore import refs
 from gitstore.events import now_text
-from gitstore.push import push
-from gitstore.repo import init_bare
-from gitstore.store import Store
-from gitstore.sync import Outcome, Syncer
-from gitstore.transport import choose
+from gitstore.store.core import Store
+from gitstore.store.repo import init_bare
+from gitstore.sync import remotes
+from gitstore.sync.pull import Outcome, Syncer
+from gitstore.sync.push import push
+from gitstore.sync.transport import choose
 
 GIT = shutil.which("git")
 Make = Callable[[str], tuple[Store, Syncer]]

@@ -1,0 +1,1 @@
+"""The cache: events, segments and their facts, summaries (SQLite, disposable)."""

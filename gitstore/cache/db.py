@@ -1,0 +1,390 @@
+"""A disposable cache of events, keyed by commit id, inside the git directory.
+
+Commits never change, so an entry never goes stale and forks share entries.
+A conversation is read from its tip by following ``parent`` links inside
+SQLite (one recursive query); whatever the cache lacks is read from git and
+added.  Deleting ``<gitdir>/jp/cache.sqlite`` loses nothing.
+
+A second table keeps per-tip summaries (counts, first request, last time) so
+that listing 10,000 conversations reads no event chains.
+
+A third keeps segments: every chain is cut, from its root, into runs of
+``SEGMENT`` events, each stored as one JSON array with its commit ids and
+its facts (``gitstore.chainfacts``).  A segment is keyed by its last commit
+and links to the one below it, so forks share them and they never go stale.
+A long conversation then loads with one parse per segment instead of a row
+and a parse per event, and ``parts`` answers what a chain is (its facts)
+reading only the segment links and the few rows above the last segment.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from gitstore.cache.facts import SEGMENT, Facts, Run, segment_facts
+from gitstore.cache.sql import CHAIN, FORMAT, OLD_TABLES, SCHEMA, SEGMENTS, TO_SEGMENT, rollback
+from gitstore.cache.view import CachedChain, Segment
+from gitstore.events import Event
+
+
+class Cache:
+    """SQLite-backed; every failure degrades to a cache miss."""
+
+    def __init__(self, gitdir: Path) -> None:
+        self.path = gitdir / "jp" / "cache.sqlite"
+        self._db: sqlite3.Connection | None = None
+
+    def _conn(self) -> sqlite3.Connection | None:
+        if self._db is not None:
+            return self._db
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(self.path, timeout=10, isolation_level=None)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=OFF")
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if str(version) != FORMAT:  # another layout: start again (nothing is lost)
+                db.executescript(
+                    "BEGIN IMMEDIATE;"
+                    + "".join(f"DROP TABLE IF EXISTS {t};" for t in OLD_TABLES)
+                    + SCHEMA
+                    + f"PRAGMA user_version = {int(FORMAT)}; COMMIT;"
+                )
+            self._db = db
+        except (sqlite3.Error, OSError):
+            self._db = self._read_only()
+        return self._db
+
+    def _read_only(self) -> sqlite3.Connection | None:
+        """The cache of a store that cannot be written (a read-only mount): read as it
+        is, every write a miss.  Nothing else writes there, so it cannot change."""
+        if not self.path.is_file():
+            return None
+        try:
+            db = sqlite3.connect(f"file:{self.path}?mode=ro&immutable=1", uri=True)
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+        except sqlite3.Error:
+            return None
+        return db if str(version) == FORMAT else None
+
+    def chain(self, tip: str) -> tuple[list[tuple[str, str | None, str]], bool]:
+        """Cached links from ``tip`` towards the root, and whether they reach it."""
+        db = self._conn()
+        if db is None:
+            return [], False
+        try:
+            rows = db.execute(CHAIN, (tip,)).fetchall()
+        except sqlite3.Error:
+            return [], False
+        complete = bool(rows) and rows[-1][1] is None
+        return rows, complete
+
+    def events(self, tip: str) -> tuple[list[Event], list[str]] | None:
+        """The chain ending at ``tip``, root first: events and commit ids (None: a miss)."""
+        found = self.parts(tip)
+        if found is None:
+            return None
+        events: list[Event] = []
+        ids: list[str] = []
+        for segment in found.segments:
+            got = found.cut.get(segment.last) or self.segment(segment)
+            if got is None:
+                return None
+            events += got[0]
+            ids += got[1]
+        return events + found.tail_events, ids + found.tail_ids
+
+    def parts(self, tip: str) -> CachedChain | None:
+        """The segments of the chain ending at ``tip`` and the events above them (None: a miss).
+
+        Rows above the last segment that make up whole segments become segments.
+        """
+        db = self._conn()
+        if db is None:
+            return None
+        try:
+            rows = db.execute(TO_SEGMENT, (tip,)).fetchall()
+            if not rows:
+                return None
+            segments: list[Segment] = []
+            runs: list[Run] = []
+            if rows[-1][3]:
+                below = self._segments_below(db, rows.pop()[0])
+                if below is None:
+                    return None
+                segments, runs = below
+            elif rows[-1][1] is not None:
+                return None  # part of the chain is not cached
+            rows.reverse()
+            tail: list[Event] = json.loads("[" + ",".join(r[2] for r in rows) + "]")
+        except sqlite3.Error:
+            return None
+        except ValueError:  # a damaged row: read git instead
+            return None
+        ids = [r[0] for r in rows]
+        made: dict[str, tuple[list[Event], list[str]]] = {}
+        if len(rows) >= SEGMENT:
+            self._cut(db, rows, tail, segments, runs, made)
+        cut = sum(len(m[0]) for m in made.values())
+        start = segments[-1].start + segments[-1].count if segments else 0
+        facts = segment_facts(tail[cut:])
+        runs.append(Run.of(start, facts))
+        return CachedChain(segments, runs, tail[cut:], ids[cut:], facts, made)
+
+    def _cut(
+        self,
+        db: sqlite3.Connection,
+        rows: list[Any],
+        tail: list[Event],
+        segments: list[Segment],
+        runs: list[Run],
+        made: dict[str, tuple[list[Event], list[str]]],
+    ) -> None:
+        """Store whole segments of ``rows`` (root first) above ``segments``, adding each
+        to ``segments``, ``runs`` and ``made``."""
+        cut = 0
+        try:
+            db.execute("BEGIN")
+        except sqlite3.Error:
+            return
+        while len(rows) - cut >= SEGMENT:
+            start = segments[-1].start + segments[-1].count if segments else 0
+            block = rows[cut : cut + SEGMENT]
+            segment = Segment(block[-1][0], start, len(block))
+            events = tail[cut : cut + SEGMENT]
+            facts = segment_facts(events)
+            run = Run.of(start, facts)
+            ids = [r[0] for r in block]
+            text = "[" + ",".join(r[2] for r in block) + "]"
+            prev = segments[-1].last if segments else None
+            if not self._put_segment(db, segment, run, prev, facts, " ".join(ids), text):
+                break
+            segments.append(segment)
+            runs.append(run)
+            made[segment.last] = (events, ids)
+            cut += len(block)
+        try:
+            db.execute("COMMIT")
+        except sqlite3.Error:
+            rollback(db)
+
+    def _segments_below(
+        self, db: sqlite3.Connection, last: str
+    ) -> tuple[list[Segment], list[Run]] | None:
+        """The segments from the root up to the one ending at ``last``; None if broken."""
+        found = db.execute(SEGMENTS, (last,)).fetchall()
+        found.reverse()
+        segments = [Segment(r[0], r[1], r[2]) for r in found]
+        expected = 0
+        for segment in segments:
+            if segment.start != expected:
+                break
+            expected += segment.count
+        else:
+            if found and found[0][3] is None:
+                runs = [Run(r[1], r[2], r[4], r[5], bool(r[6]), r[7]) for r in found]
+                return segments, runs
+        # a damaged or partly deleted run: forget it, the rows rebuild it
+        self._forget(db, [s.last for s in segments])
+        return None
+
+    def _segment_row(self, segment: Segment, columns: str) -> tuple[Any, ...] | None:
+        db = self._conn()
+        if db is None:
+            return None
+        try:
+            found = db.execute(f"SELECT {columns} FROM segments WHERE last = ?", (segment.last,))
+            row: tuple[Any, ...] | None = found.fetchone()
+        except sqlite3.Error:
+            return None
+        return row
+
+    def _damaged(self, segment: Segment) -> None:
+        db = self._conn()
+        if db is not None:
+            self._forget(db, [segment.last])
+
+    def segment_facts(self, segment: Segment) -> Facts | None:
+        """The full facts of one segment (None: a miss)."""
+        row = self._segment_row(segment, "facts")
+        try:
+            facts = json.loads(row[0]) if row is not None else None
+        except ValueError:
+            facts = None
+        if row is not None and not (isinstance(facts, dict) and facts.get("n") == segment.count):
+            self._damaged(segment)
+            return None
+        return facts
+
+    def segment(self, segment: Segment) -> tuple[list[Event], list[str]] | None:
+        """The events and commit ids of one segment (None: a miss)."""
+        row = self._segment_row(segment, "ids, json")
+        if row is None:
+            return None
+        try:
+            events: list[Event] = json.loads(row[1])
+        except ValueError:
+            events = []
+        ids = row[0].split()
+        if len(events) != segment.count or len(ids) != segment.count:
+            self._damaged(segment)
+            return None
+        return events, ids
+
+    def segment_ids(self, segment: Segment) -> list[str] | None:
+        """The commit ids of one segment, root first (None: a miss)."""
+        row = self._segment_row(segment, "ids")
+        ids = row[0].split() if row is not None else []
+        return ids if len(ids) == segment.count else None
+
+    def rows(self, commits: Sequence[str]) -> list[Event] | None:
+        """The events of ``commits``, in that order (None unless every one is cached)."""
+        db = self._conn()
+        if db is None:
+            return None
+        query = (
+            "SELECT c.key, e.json FROM json_each(?) AS c JOIN events AS e ON e.commit_id = c.value"
+        )
+        try:
+            found = db.execute(query, (json.dumps(list(commits)),)).fetchall()
+            if len(found) != len(commits):
+                return None
+            found.sort()
+            events: list[Event] = json.loads("[" + ",".join(r[1] for r in found) + "]")
+        except (sqlite3.Error, ValueError):
+            return None
+        return events
+
+    def _put_segment(
+        self,
+        db: sqlite3.Connection,
+        segment: Segment,
+        run: Run,
+        prev: str | None,
+        facts: Facts,
+        ids: str,
+        text: str,
+    ) -> bool:
+        counts = (run.first, run.starts, int(run.lead), run.internal)
+        try:
+            db.execute(
+                "INSERT OR IGNORE INTO segments VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    segment.last,
+                    segment.start,
+                    segment.count,
+                    prev,
+                    *counts,
+                    json.dumps(facts, ensure_ascii=False),
+                    ids,
+                    text,
+                ),
+            )
+        except sqlite3.Error:
+            return False
+        return True
+
+    def _forget(self, db: sqlite3.Connection, lasts: Sequence[str]) -> None:
+        try:
+            db.executemany("DELETE FROM segments WHERE last = ?", [(x,) for x in lasts])
+        except sqlite3.Error:
+            pass
+
+    def known(self, commits: Sequence[str]) -> set[str]:
+        """Which of ``commits`` have a row (one query, not one per commit)."""
+        db = self._conn()
+        if db is None or not commits:
+            return set()
+        query = (
+            "SELECT e.commit_id FROM json_each(?) AS c JOIN events AS e ON e.commit_id = c.value"
+        )
+        try:
+            rows = db.execute(query, (json.dumps(list(commits)),)).fetchall()
+        except sqlite3.Error:  # an SQLite without json_each: nothing is known, reads still work
+            return set()
+        return {r[0] for r in rows}
+
+    def add(self, entries: Iterable[tuple[str, str | None, Event | str]]) -> None:
+        db = self._conn()
+        if db is None:
+            return
+        rows = [
+            (c, p, e if isinstance(e, str) else json.dumps(e, ensure_ascii=False))
+            for c, p, e in entries
+        ]
+        try:
+            db.execute("BEGIN")
+            db.executemany("INSERT OR IGNORE INTO events VALUES (?, ?, ?)", rows)
+            db.execute("COMMIT")
+        except sqlite3.Error:
+            rollback(db)
+
+    def summaries(self, tips: Sequence[str]) -> dict[str, dict[str, Any]]:
+        db = self._conn()
+        if db is None or not tips:
+            return {}
+        query = "SELECT s.tip, s.json FROM json_each(?) AS t JOIN summaries AS s ON s.tip = t.value"
+        try:
+            try:
+                rows = db.execute(query, (json.dumps(list(tips)),)).fetchall()
+            except sqlite3.OperationalError:  # an SQLite without json_each
+                rows = []
+                for start in range(0, len(tips), 500):
+                    part = list(tips[start : start + 500])
+                    marks = ",".join("?" * len(part))
+                    found = db.execute(
+                        f"SELECT tip, json FROM summaries WHERE tip IN ({marks})", part
+                    )
+                    rows += found.fetchall()
+            # tips are hex ids: one parse of one object instead of one per row
+            found = json.loads("{" + ",".join(f'"{t}":{raw}' for t, raw in rows) + "}")
+        except (sqlite3.Error, ValueError):
+            return {}
+        return found if isinstance(found, dict) else {}
+
+    def put_summaries(self, items: dict[str, dict[str, Any]]) -> None:
+        db = self._conn()
+        if db is None or not items:
+            return
+        try:
+            db.execute("BEGIN")
+            db.executemany(
+                "INSERT OR REPLACE INTO summaries VALUES (?, ?)",
+                [(t, json.dumps(s, ensure_ascii=False)) for t, s in items.items()],
+            )
+            db.execute("COMMIT")
+        except sqlite3.Error:
+            rollback(db)
+
+    def derived(self, name: str, version: str) -> Any:
+        """A value computed from git state named by ``version`` (e.g. a commit id), or None."""
+        db = self._conn()
+        if db is None:
+            return None
+        try:
+            row = db.execute("SELECT version, json FROM derived WHERE name = ?", (name,)).fetchone()
+            return json.loads(row[1]) if row is not None and row[0] == version else None
+        except (sqlite3.Error, ValueError):
+            return None
+
+    def put_derived(self, name: str, version: str, value: Any) -> None:
+        """Keep one value per name: the one for the newest ``version`` seen."""
+        db = self._conn()
+        if db is None:
+            return
+        try:
+            db.execute(
+                "INSERT OR REPLACE INTO derived VALUES (?, ?, ?)",
+                (name, version, json.dumps(value, ensure_ascii=False)),
+            )
+        except sqlite3.Error:
+            pass
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None

@@ -1,0 +1,151 @@
+"""One event, one commit.
+
+The commit's tree holds one file, ``event.json`` (canonical JSON, see
+``events.canonical_json``).  Its parent is the previous event; author and
+committer dates are the event's timestamp; the author's name is the speaker
+(``user``, ``assistant``, ``tool``, ``jp``).  The message is a readable subject
+line, the full text for messages, and a ``Jp-Event: <type>`` trailer, so that
+``git log --oneline refs/conversations/<id>`` reads as a transcript.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from gitstore.events import Event, canonical_json, parse_time
+from gitstore.events.kinds import Kind
+
+SUBJECT_WIDTH = 72
+
+
+def _first_line(text: str, width: int = SUBJECT_WIDTH) -> str:
+    line = " ".join(text.strip().split("\n", 1)[0].split())
+    if not line:
+        line = "(empty)"
+    return line if len(line) <= width else line[: width - 3].rstrip() + "..."
+
+
+def _turns(event: Event) -> str:
+    a, b = event.get("from_turn", 0) + 1, event.get("to_turn", 0) + 1
+    return f"turn {a}" if a == b else f"turns {a}..{b}"
+
+
+def _compaction_subject(event: Event) -> str:
+    if event.get("summary"):
+        return f"compaction: summarize {_turns(event)}"
+    parts = []
+    if event.get("reasoning"):
+        parts.append("reasoning")
+    tools = event.get("tool_calls")
+    if isinstance(tools, dict):
+        if tools.get("policy") == "omit":
+            parts.append("omit tools")
+        else:
+            parts.append("tools")
+    what = " + ".join(parts) or "no policy"
+    return f"compaction: strip {what} on {_turns(event)}"
+
+
+def subject(event: Event, tool_names: Mapping[str, str] | None = None) -> str:
+    """The readable first line of an event's commit."""
+    kind = event.get("type", "?")
+    if kind == Kind.CHAT_REQUEST:
+        return "user: " + _first_line(str(event.get("content", "")))
+    if kind == Kind.CHAT_RESPONSE:
+        if "message" in event:
+            return "assistant: " + _first_line(str(event["message"]))
+        if "reasoning" in event:
+            return "reasoning: " + _first_line(str(event["reasoning"]))
+        return "assistant: (structured data)"
+    if kind == Kind.TOOL_CALL_REQUEST:
+        args = json.dumps(event.get("arguments", {}), ensure_ascii=False, sort_keys=True)
+        return _first_line(f"tool call {event.get('name')}: {args}")
+    if kind == Kind.TOOL_CALL_RESPONSE:
+        name = (tool_names or {}).get(str(event.get("id")), "call")
+        return f"tool {name}: {'error' if event.get('is_error') else 'ok'}"
+    if kind == Kind.TURN_START:
+        return "turn: start"
+    if kind == Kind.COMPACTION:
+        return _compaction_subject(event)
+    if kind == Kind.COMPACTION_RESET:
+        which = event.get("withdraw")
+        if which is None:
+            return "compaction: reset all"
+        return "compaction: withdraw " + ", ".join(str(i + 1) for i in which)
+    if kind == Kind.CONFIG_DELTA:
+        keys = ", ".join(sorted(_dotted(event.get("delta", {}))))
+        return _first_line("config: " + (keys or "(empty)"))
+    if kind == Kind.CONVERSATION_START:
+        return _start_subject(event)
+    if kind == Kind.INQUIRY_REQUEST:
+        question = event.get("question", {})
+        return "inquiry: " + _first_line(str(question.get("text", "")))
+    if kind == Kind.INQUIRY_RESPONSE:
+        return "inquiry answer: " + _first_line(json.dumps(event.get("answer")))
+    return f"{kind}: (kept from a newer writer)"
+
+
+def _start_subject(event: Event) -> str:
+    cid = event.get("conversation_id")
+    review = event.get("review")
+    if isinstance(review, dict):
+        return f"start: review {cid} of {review.get('source_id')}"
+    fork = event.get("forked_from")
+    if isinstance(fork, dict):
+        return f"start: conversation {cid}, forked from {fork.get('conversation_id')}"
+    return f"start: conversation {cid}"
+
+
+def _dotted(table: Mapping[str, Any], prefix: str = "") -> list[str]:
+    out: list[str] = []
+    for key, value in table.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping) and value:
+            out.extend(_dotted(value, name + "."))
+        else:
+            out.append(name)
+    return out
+
+
+def body(event: Event) -> str:
+    """The full text of message events (empty for others)."""
+    kind = event.get("type")
+    text = ""
+    if kind == Kind.CHAT_REQUEST:
+        text = str(event.get("content", ""))
+    elif kind == Kind.CHAT_RESPONSE:
+        text = str(event.get("message", event.get("reasoning", "")))
+    elif kind == Kind.COMPACTION and event.get("summary"):
+        text = str(event["summary"].get("summary", ""))
+    return text if "\n" in text.strip() or len(text) > SUBJECT_WIDTH else ""
+
+
+def message(event: Event, tool_names: Mapping[str, str] | None = None) -> str:
+    parts = [subject(event, tool_names)]
+    text = body(event)
+    if text:
+        parts.append(text.strip())
+    parts.append(f"Jp-Event: {event.get('type')}")
+    return "\n\n".join(parts) + "\n"
+
+
+def author_name(event: Event) -> str:
+    kind = event.get("type")
+    if kind in (Kind.CHAT_REQUEST, Kind.TURN_START, Kind.INQUIRY_RESPONSE):
+        return "user"
+    if kind in (Kind.CHAT_RESPONSE, Kind.TOOL_CALL_REQUEST):
+        return "assistant"
+    if kind == Kind.TOOL_CALL_RESPONSE:
+        return "tool"
+    return "jp"
+
+
+def epoch_and_offset(event: Event) -> tuple[int, int]:
+    moment = parse_time(str(event["timestamp"]))
+    return int(moment.timestamp()), 0
+
+
+def blob_bytes(event: Event) -> bytes:
+    return canonical_json(event)

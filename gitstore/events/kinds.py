@@ -1,0 +1,171 @@
+"""Events: the unit of a conversation, one per commit.
+
+In memory an event is a plain JSON object (``dict``) with JP's ``type`` tag and
+field names (see docs/data-model.md).  Two differences from JP's files: nothing
+is base64-encoded, and ``timestamp`` is RFC 3339 in UTC with microseconds
+(``2026-01-05T09:00:07.000000Z``).  Plain dicts keep loading 10,000 events
+cheap; the pydantic models below validate every event that enters the store
+(import, append) and define the canonical JSON written into ``event.json``.
+
+Conversation events (counted, turn-scoped): ``turn_start``, ``chat_request``,
+``chat_response``, ``tool_call_request``, ``tool_call_response``,
+``inquiry_request``, ``inquiry_response``.  Internal events (never sent to a
+model): ``config_delta``, ``compaction``, ``compaction_reset`` and
+``conversation_start``.  Any other tag is kept verbatim and ignored.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any
+
+Event = dict[str, Any]
+
+
+class Kind(StrEnum):
+    """Every event ``type`` jp knows: the names are written here once.
+
+    A ``StrEnum``: ``Kind.TURN_START == "turn_start"``, and an event stored
+    with either is the same JSON.
+    """
+
+    TURN_START = "turn_start"
+    CHAT_REQUEST = "chat_request"
+    CHAT_RESPONSE = "chat_response"
+    TOOL_CALL_REQUEST = "tool_call_request"
+    TOOL_CALL_RESPONSE = "tool_call_response"
+    INQUIRY_REQUEST = "inquiry_request"
+    INQUIRY_RESPONSE = "inquiry_response"
+    CONFIG_DELTA = "config_delta"
+    COMPACTION = "compaction"
+    COMPACTION_RESET = "compaction_reset"
+    CONVERSATION_START = "conversation_start"
+
+
+# plain strings: membership tests on loaded events stay as cheap as they were
+CONVERSATION_TYPES = frozenset(
+    k.value
+    for k in (
+        Kind.TURN_START,
+        Kind.CHAT_REQUEST,
+        Kind.CHAT_RESPONSE,
+        Kind.TOOL_CALL_REQUEST,
+        Kind.TOOL_CALL_RESPONSE,
+        Kind.INQUIRY_REQUEST,
+        Kind.INQUIRY_RESPONSE,
+    )
+)
+INTERNAL_TYPES = frozenset(k.value for k in Kind) - CONVERSATION_TYPES
+KNOWN_TYPES = frozenset(k.value for k in Kind)
+
+
+def is_conversation_event(event: Event) -> bool:
+    """True for the events JP counts and turns are made of."""
+    return event.get("type") in CONVERSATION_TYPES
+
+
+# -- time ---------------------------------------------------------------------
+
+
+def format_time(moment: datetime) -> str:
+    """RFC 3339, UTC, microseconds: the one form stored in events."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    try:
+        moment = moment.astimezone(UTC)
+    except OverflowError:  # 0001-01-01 east of UTC, 9999-12-31 west of it
+        raise ValueError("the time is outside years 1 to 9999 in UTC") from None
+    # isoformat pads the year to four digits (strftime's %Y does not on glibc)
+    return moment.replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
+
+
+def parse_time(text: str) -> datetime:
+    """Accept RFC 3339 and JP's ``YYYY-MM-DD HH:MM:SS.<fraction>`` (UTC)."""
+    raw = text.strip()
+    if not raw:
+        raise ValueError("empty timestamp")
+    norm = raw.replace(" ", "T", 1)
+    if norm.endswith(("Z", "z")):
+        norm = norm[:-1] + "+00:00"
+    head, sep, frac = norm.partition(".")
+    if sep:
+        digits = ""
+        rest = ""
+        for i, ch in enumerate(frac):
+            if not ch.isdigit():
+                rest = frac[i:]
+                break
+            digits += ch
+        norm = f"{head}.{(digits + '000000')[:6]}{rest}"
+    moment = datetime.fromisoformat(norm)
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    try:
+        return moment.astimezone(UTC)
+    except OverflowError:  # 0001-01-01 east of UTC, 9999-12-31 west of it
+        raise ValueError(f"{text!r} is outside years 1 to 9999 in UTC") from None
+
+
+def now_text() -> str:
+    return format_time(datetime.now(UTC))
+
+
+def validate(event: Any, where: str = "event") -> Event:
+    """Check one event and return its normalised form (timestamp in RFC 3339).
+
+    Unknown ``type`` tags are kept as they are (a newer writer's events); a
+    known tag with a body that does not fit is refused.  The pydantic models
+    live in ``gitstore.schema``, imported on first use to keep start-up cheap.
+    """
+    quick = _plain(event)
+    if quick is not None:
+        return quick
+    from gitstore.events.schema import validate_event
+
+    return validate_event(event, where)
+
+
+# The kinds a query writes before its request leaves (``turn_start``, ``chat_request``):
+# checked here without loading pydantic, as ``schema`` checks them.  Anything unusual
+# about one goes to ``schema``, which accepts it or says what is wrong.
+_PLAIN_FIELDS = {
+    "turn_start": {"type", "timestamp", "metadata"},
+    "chat_request": {"type", "timestamp", "metadata", "content", "schema", "author"},
+}
+
+
+def _plain(event: Any) -> Event | None:
+    kind = event.get("type") if isinstance(event, dict) else None
+    fields = _PLAIN_FIELDS.get(kind) if isinstance(kind, str) else None
+    if fields is None or not fields.issuperset(event) or not isinstance(event.get("timestamp"), str):
+        return None
+    if event.get("metadata") is not None and not isinstance(event["metadata"], dict):
+        return None
+    if event["type"] == "chat_request" and not (
+        isinstance(event.get("content"), str)
+        and isinstance(event.get("author"), str | None)
+        and isinstance(event.get("schema"), dict | None)
+    ):
+        return None
+    from gitstore.boundary import check_value
+
+    try:
+        check_value(event)
+        moment = parse_time(event["timestamp"])
+    except ValueError:
+        return None
+    out = dict(event)
+    out["timestamp"] = format_time(moment)
+    if not out.get("metadata"):
+        out.pop("metadata", None)
+    return out
+
+
+def canonical_json(event: Event) -> bytes:
+    """The bytes of ``event.json``: sorted keys, UTF-8, one trailing newline.
+
+    Changing this changes every object id written from then on.
+    """
+    return (json.dumps(event, sort_keys=True, ensure_ascii=False, indent=1) + "\n").encode()

@@ -1,0 +1,90 @@
+"""``jp undo`` and ``jp op restore`` on a store: compare-and-swap ref moves.
+
+Undo reverses the latest operation not yet undone (``opmodel.undo_target``):
+every ref it moved goes back to its old value in one journaled
+transaction, but only if the ref still holds what the operation left it
+at; otherwise ``UndoConflict`` names the ref and nothing moves (``force``
+overwrites it).  Restore sets every ref that a later operation moved back
+to its value right after the chosen operation, whatever it holds now.
+Both are operations themselves (recorded by the store's ``Recorder``), so
+they can be undone too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from gitstore.errors import NothingToUndo, UndoConflict, UnknownOperation
+from gitstore.oplog import log as oplog
+from gitstore.oplog import model as opmodel
+from gitstore.oplog.model import Move, Op
+from gitstore.refs import transaction
+from gitstore.refs.transaction import RefUpdate
+from gitstore.sync import remotestate
+
+if TYPE_CHECKING:
+    from gitstore.store.core import Store
+
+__all__ = ["NothingToUndo", "Result", "UndoConflict", "UnknownOperation", "find", "restore", "undo"]
+
+
+@dataclass(frozen=True)
+class Result:
+    op: Op  # the operation undone, or restored to
+    moved: list[Move]  # what changed now
+
+
+def _current(store: Store, names: list[str]) -> dict[str, str | None]:
+    return {name: transaction.current(store.repo, name) for name in names}
+
+
+def _apply(store: Store, wanted: Mapping[str, str | None], reason: str) -> list[Move]:
+    now = _current(store, list(wanted))
+    updates = [RefUpdate(ref, now[ref], new) for ref, new in wanted.items() if now[ref] != new]
+    if updates:
+        store.move(updates, reason)
+    return [Move(u.name, u.old, u.new) for u in updates]
+
+
+def _set_remotes(store: Store, wanted: Mapping[str, Mapping[str, Any] | None]) -> None:
+    for name, value in wanted.items():
+        before = remotestate.snapshot(store.repo, name)
+        if before == (dict(value) if value is not None else None):
+            continue
+        remotestate.set_to(store.repo, name, value)
+        store.ops.remote(opmodel.RemoteChange(name, before, value))
+
+
+def undo(store: Store, force: bool = False) -> Result:
+    """Reverse the latest operation not undone yet."""
+    target = opmodel.undo_target(oplog.ops(store.repo))
+    if target is None:
+        raise NothingToUndo
+    moves = opmodel.reverse(target)
+    bad = opmodel.conflicts(moves, _current(store, [m.ref for m in moves]))
+    if bad and not force:
+        raise UndoConflict(target.id, bad[0].ref, bad[0].expected, bad[0].actual)
+    store.ops.mark(undoes=target.id)
+    moved = _apply(store, {m.ref: m.new for m in moves}, f"jp undo {target.id}")
+    _set_remotes(store, {r.name: r.old for r in reversed(target.remotes)})
+    return Result(target, moved)
+
+
+def find(store: Store, prefix: str) -> tuple[Op, list[Op]]:
+    """The one operation whose id starts with ``prefix``, and the whole log."""
+    log = oplog.ops(store.repo)
+    found = opmodel.find(log, prefix)
+    if len(found) != 1:
+        raise UnknownOperation(prefix, len(found))
+    return found[0], log
+
+
+def restore(store: Store, prefix: str) -> Result:
+    """Set the refs back to how they were right after the operation ``prefix`` names."""
+    target, log = find(store, prefix)
+    store.ops.mark(restores=target.id)
+    moved = _apply(store, opmodel.state_after(log, target.id), f"jp op restore {target.id}")
+    _set_remotes(store, opmodel.remotes_after(log, target.id))
+    return Result(target, moved)

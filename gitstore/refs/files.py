@@ -1,0 +1,239 @@
+"""Reading refs straight from a git directory in the "files" format, without libgit2.
+
+The commands that only read (``show``, ``print``, ``ls``) answer from the
+cache once they know the tips, and loading libgit2 costs more than the rest
+of such a command.  A ref is a file under the git directory holding an
+object id or ``ref: <name>``, unless it was packed into ``packed-refs``; a
+loose file wins over a packed line.  Writers replace ref files by renaming
+a lock over them, so a read sees the old or the new value, never half.
+
+``plain_gitdir`` says whether a directory is one this module can read; for
+anything else (linked worktrees, reftable, a ``.git`` file) the store reads
+refs through libgit2 as before.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+_HEX = frozenset("0123456789abcdef")
+
+
+def plain_gitdir(path: Path) -> Path | None:
+    """The git directory of a store at ``path`` if its refs are plain files, else None."""
+    for gitdir in (path / ".git", path):
+        if (gitdir / "HEAD").is_file() and (gitdir / "objects").is_dir():
+            if (gitdir / "commondir").exists() or (gitdir / "reftable").exists():
+                return None
+            try:
+                config = (gitdir / "config").read_text(errors="replace").lower()
+            except OSError:
+                return None
+            return None if "refstorage" in config else gitdir
+    return None
+
+
+def _oid(text: str) -> str | None:
+    value = text.strip()
+    return value if len(value) == 40 and _HEX.issuperset(value) else None
+
+
+# the packed-refs bytes last read per git directory, under their stat: a store with
+# 10,000 packed conversations has a 760 KB file, read once per process
+_PACKED: dict[Path, tuple[tuple[int, int, int], bytes]] = {}
+
+
+def _packed_bytes(gitdir: Path) -> bytes:
+    path = gitdir / "packed-refs"
+    try:
+        st = os.stat(path)
+        key = (st.st_ino, st.st_size, st.st_mtime_ns)
+        found = _PACKED.get(gitdir)
+        if found is not None and found[0] == key:
+            return found[1]
+        data = path.read_bytes()
+    except OSError:
+        return b""
+    if data and not data.endswith(b"\n"):
+        data += b"\n"
+    _PACKED[gitdir] = (key, data)
+    return data
+
+
+def packed_refs(gitdir: Path) -> dict[str, str]:
+    """Name -> object id of every line of ``packed-refs`` (peeled lines left out)."""
+    out: dict[str, str] = {}
+    for line in _packed_bytes(gitdir).decode("utf-8", errors="replace").splitlines():
+        if not line or line[0] in "#^":
+            continue
+        oid, _, name = line.partition(" ")
+        if _oid(oid) is not None and name:
+            out[name] = oid
+    return out
+
+
+def packed_ref(gitdir: Path, name: str) -> str | None:
+    """The object id ``packed-refs`` holds for ``name``, found without parsing every line:
+    by bisection when git wrote the file sorted (it says so in its header), else by search."""
+    data = _packed_bytes(gitdir)
+    wanted = name.encode()
+    if data.startswith(b"#") and b" sorted" in data[: data.find(b"\n")]:
+        return _bisect(data, wanted)
+    needle = b" " + wanted + b"\n"
+    at = data.find(needle)
+    while at != -1:
+        start = at - 40
+        if start == 0 or (start > 0 and data[start - 1 : start] == b"\n"):
+            return _oid(data[start:at].decode("ascii", errors="replace"))
+        at = data.find(needle, at + 1)
+    return None
+
+
+def _bisect(data: bytes, wanted: bytes) -> str | None:
+    """Binary search over the records of a sorted packed-refs (bytewise, as git sorts)."""
+    lo, hi = 0, len(data)  # lo is always the start of a line
+    while lo < hi:
+        start = max(lo, data.rfind(b"\n", lo, (lo + hi) // 2) + 1)
+        record = start
+        while record < hi and data[record : record + 1] in (b"#", b"^"):
+            record = data.index(b"\n", record) + 1  # the header and peeled lines
+        if record >= hi:
+            hi = start
+            continue
+        end = data.index(b"\n", record)
+        name = data[record + 41 : end]
+        if name == wanted:
+            return _oid(data[record : record + 40].decode("ascii", errors="replace"))
+        if name < wanted:
+            lo = end + 1
+        else:
+            hi = start
+    return None
+
+
+def read_ref(gitdir: Path, name: str, depth: int = 5) -> str | None:
+    """The object id ``name`` resolves to (following symbolic refs), or None."""
+    try:
+        text = (gitdir / name).read_text(encoding="utf-8", errors="replace")
+    except (FileNotFoundError, NotADirectoryError):
+        return packed_ref(gitdir, name) if name.startswith("refs/") else None
+    except IsADirectoryError:
+        return None
+    if text.startswith("ref:"):
+        target = text[4:].strip()
+        return read_ref(gitdir, target, depth - 1) if depth > 0 and target else None
+    return _oid(text)
+
+
+def symbolic_target(gitdir: Path, name: str) -> str | None:
+    """The ref a symbolic ref names (``JP_HEAD`` -> ``refs/conversations/..``), or None."""
+    try:
+        text = (gitdir / name).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    if not text.startswith("ref:"):
+        return None
+    return text[4:].strip() or None
+
+
+def list_refs(gitdir: Path, prefixes: Iterable[str]) -> dict[str, str]:
+    """Name -> object id of the direct refs under ``prefixes`` (each ending in ``/``).
+
+    Loose refs are read first, then ``packed-refs``, as git does: ``git
+    pack-refs`` writes the new ``packed-refs`` before it deletes the loose
+    files, so a ref gone from the loose scan is in the packed file read after
+    it.  (Packed first, a ref packed and pruned in between is in neither.)  If
+    ``packed-refs`` was replaced while the loose refs were read, read again.
+    """
+    wanted = tuple(prefixes)
+    for _ in range(_LIST_ATTEMPTS):
+        before = _packed_stat(gitdir)
+        loose = _loose_refs(gitdir, wanted)
+        packed = packed_refs(gitdir)
+        if _packed_stat(gitdir) == before:
+            break
+    out = {n: oid for n, oid in packed.items() if n.startswith(wanted)}
+    for name, oid in loose.items():
+        if oid is None:
+            out.pop(name, None)  # a symbolic ref: not a conversation
+        else:
+            out[name] = oid
+    return out
+
+
+_LIST_ATTEMPTS = 5
+
+
+def _packed_stat(gitdir: Path) -> tuple[int, int, int] | None:
+    try:
+        st = os.stat(gitdir / "packed-refs")
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _loose_refs(gitdir: Path, wanted: tuple[str, ...]) -> dict[str, str | None]:
+    """The loose ref files under ``wanted``: name -> object id (None: not a direct ref)."""
+    out: dict[str, str | None] = {}
+    for prefix in wanted:
+        for folder, dirs, files in os.walk(gitdir / prefix):
+            dirs.sort()
+            rel = Path(folder).relative_to(gitdir).as_posix()
+            for file in files:
+                if file.endswith(".lock"):
+                    continue
+                try:
+                    text = (Path(folder) / file).read_text(encoding="utf-8", errors="replace")
+                except OSError:
+                    continue  # deleted since the listing: packed (read after this) or gone
+                out[f"{rel}/{file}"] = _oid(text)
+    return out
+
+
+class IncludesOthers(Exception):
+    """A git config file that includes others: it alone cannot say what a value is."""
+
+
+def config_entries(text: str) -> Iterator[tuple[str, str, str | None]]:
+    """``(section, key, value)`` per entry of a git config file's text, lowercased names;
+    a key without ``=`` has the value None (git reads it as true).  Raises
+    ``IncludesOthers`` at an ``[include]`` section."""
+    current = ""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line[0] in "#;":
+            continue
+        if line.startswith("["):
+            current = line[1:].split("]", 1)[0].strip().lower()
+            if current.startswith("include"):
+                raise IncludesOthers(current)
+            continue
+        name, sep, rest = line.partition("=")
+        value = rest.split("#", 1)[0].split(";", 1)[0].strip().strip('"') if sep else None
+        yield current, name.strip().lower(), value
+
+
+def config_flag(gitdir: Path, section: str, key: str) -> bool | None:
+    """A boolean from the git directory's own ``config`` file (unset: False), or None
+    when this cannot say for sure (not a boolean, or the file includes others)."""
+    try:
+        text = (gitdir / "config").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    value = False
+    try:
+        for found_section, name, raw in config_entries(text):
+            if found_section != section or name != key:
+                continue
+            word = "true" if raw is None else raw.lower()
+            if word in ("true", "yes", "on", "1"):
+                value = True
+            elif word in ("false", "no", "off", "0", ""):
+                value = False
+            else:
+                return None
+    except IncludesOthers:
+        return None  # values from elsewhere may override
+    return value

@@ -1,0 +1,363 @@
+"""Multi-ref updates that a crash cannot leave half-done for long.
+
+libgit2's ref transaction is atomic against other writers (every ref is
+locked first) but not against a crash between its lock-file renames.  So an
+update of several refs first writes an intent journal
+(``<gitdir>/jp/ops/<id>.json``: every ref with its expected old and new
+value), then runs the transaction, then deletes the journal.  ``repair``
+(run when a store is opened) finishes whatever a journal describes: refs
+still at their old value are moved forward, so the operation completes.
+
+The writer holds an ``flock`` on its journal until it is done, so ``repair``
+in another process never touches an operation that is still running.  A
+writer killed while it held its ref locks leaves ``<ref>.lock`` files that
+would block those refs for every writer, git's included; ``repair`` removes
+them once the journal's writer is dead and the lock is older than
+``STALE_LOCK_SECONDS`` (no live writer holds a ref lock that long).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import re
+import time
+import uuid
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gitstore import faults
+from gitstore.claim import claim
+from gitstore.errors import ConcurrentUpdate, RefBusy, StoreError, environment_fault
+from gitstore.refs import files as refread
+
+if TYPE_CHECKING:
+    import pygit2
+else:
+    from gitstore.lazy import lazy_module
+
+    pygit2 = lazy_module("pygit2")
+
+SYMBOLIC = "symbolic:"  # a value that names a ref: a symbolic ref's target
+ANY = "*"  # an ``old`` value: whatever the ref holds now (JP_HEAD)
+STALE_LOCK_SECONDS = 1.0
+WAIT_SECONDS = 5.0  # how long a lock held by another process (git gc) is waited for
+POLL_SECONDS = 0.05
+BLIND_RETRIES = 3  # a commit failing this often with no lock seen is left to repair
+
+
+@dataclass(frozen=True)
+class RefUpdate:
+    """Move ``name`` from ``old`` to ``new`` (None = absent).
+
+    Values are commit ids, or ``symbolic:<refname>`` for a symbolic ref.
+    ``old`` of ``"*"`` means "whatever it is now" (used for JP_HEAD).
+    """
+
+    name: str
+    old: str | None
+    new: str | None
+
+
+def current(repo: pygit2.Repository, name: str) -> str | None:
+    try:
+        ref = repo.lookup_reference(name)
+    except (KeyError, pygit2.InvalidSpecError):
+        return None
+    if ref.type == pygit2.enums.ReferenceType.SYMBOLIC:
+        return SYMBOLIC + str(ref.target)
+    return str(ref.target)
+
+
+def _journal_dir(gitdir: Path) -> Path:
+    return gitdir / "jp" / "ops"
+
+
+def _write_journal(gitdir: Path, updates: list[RefUpdate], message: str) -> tuple[Path, int]:
+    """Write the journal; returns its path and a descriptor holding its ``flock``."""
+    folder = _journal_dir(gitdir)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{uuid.uuid4().hex}.json"
+    tmp = path.with_suffix(".tmp")
+    data = json.dumps({"message": message, "updates": [asdict(u) for u in updates]}).encode()
+    fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # locked before the journal has its name
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.replace(tmp, path)
+    except BaseException:
+        os.close(fd)
+        tmp.unlink(missing_ok=True)
+        raise
+    return path, fd
+
+
+class _CommitFailed(Exception):
+    """libgit2 failed while renaming the lock files: some refs may have moved."""
+
+
+def _run(repo: pygit2.Repository, updates: list[RefUpdate], message: str, check: bool) -> None:
+    prepared = False
+    if not check:  # finishing: a ref already moved is not locked again, since a failed
+        # commit leaves the locks of refs it did not rename, and those would be ours
+        updates = [u for u in updates if current(repo, u.name) != u.new]
+    try:
+        with repo.transaction() as txn:
+            for u in updates:
+                txn.lock_ref(u.name)
+            for u in updates:
+                now = current(repo, u.name)
+                if check and u.old != ANY and now != u.old:
+                    raise ConcurrentUpdate(u.name)
+                if not check and (now == u.new or (u.old != ANY and now != u.old)):
+                    continue  # done already, or moved by another writer since: leave it
+                if u.new is None:
+                    if now is not None:
+                        txn.remove(u.name)
+                elif u.new.startswith(SYMBOLIC):
+                    txn.set_symbolic_target(u.name, u.new[len(SYMBOLIC) :], message=message)
+                else:
+                    txn.set_target(u.name, pygit2.Oid(hex=u.new), message=message)
+            faults.point("move:locked")
+            prepared = True  # leaving the block commits: lock files renamed one by one
+    except (pygit2.GitError, OSError) as exc:
+        if prepared:
+            raise _CommitFailed(str(exc)) from exc
+        raise
+
+
+def apply(
+    repo: pygit2.Repository,
+    gitdir: Path,
+    updates: list[RefUpdate],
+    message: str,
+    wait: float | None = None,
+) -> None:
+    """All of ``updates`` or none of them; a crash midway is finished by ``repair``.
+
+    A ref whose lock another process holds (git's maintenance packing refs,
+    another writer) is waited for up to ``wait`` seconds, then ``RefBusy``.
+    The journal goes only once every ref is seen at its new value.
+    """
+    deadline = time.monotonic() + (WAIT_SECONDS if wait is None else wait)
+    journal, fd = _write_journal(gitdir, updates, message)
+    try:
+        faults.point("move:journal-written")
+        try:
+            _commit(repo, gitdir, updates, message, deadline)
+        except _CommitFailed as exc:
+            # libgit2 renames lock files one by one: a failure there may leave some
+            # refs moved, and it leaves the locks of the others behind.  Those are
+            # ours; every ref was checked, so drop them and finish now.
+            _drop_own_locks(repo, gitdir, updates)
+            _finish(repo, gitdir, updates, message, deadline, str(exc))
+        except BaseException:
+            journal.unlink(missing_ok=True)  # nothing moved
+            raise
+        faults.point("move:committed")
+        _finish(repo, gitdir, updates, message, deadline, "")
+        journal.unlink(missing_ok=True)
+    finally:
+        os.close(fd)
+
+
+def _commit(
+    repo: pygit2.Repository, gitdir: Path, updates: list[RefUpdate], message: str, deadline: float
+) -> None:
+    """Run the transaction, waiting while another process holds a lock it needs."""
+    while True:
+        blocker = _blocker(gitdir, updates)
+        if blocker is None:
+            try:
+                _run(repo, updates, message, check=True)
+                return
+            except (pygit2.GitError, OSError) as exc:  # locking failed: nothing moved
+                fault = environment_fault(exc, str(gitdir))
+                if fault is not None:
+                    raise fault from None
+                blocker = _blocker(gitdir, updates) or _held(exc, updates)
+                if blocker is None:
+                    raise ConcurrentUpdate(str(exc)) from None
+        if time.monotonic() >= deadline:
+            raise blocker
+        if pending(gitdir):  # a killed writer's locks: its journal says whose they are
+            repair(repo, gitdir)
+        time.sleep(POLL_SECONDS)
+
+
+def _finish(
+    repo: pygit2.Repository,
+    gitdir: Path,
+    updates: list[RefUpdate],
+    message: str,
+    deadline: float,
+    failure: str,
+) -> None:
+    """Make sure every ref reached its new value, finishing what is left.
+
+    Raises (leaving the journal for ``repair``) when a ref stays behind: a lock
+    held by another process past ``deadline``, or a commit that keeps failing.
+    """
+    tried = False
+    blind = 0  # attempts that failed with no lock in sight
+    held: RefBusy | None = None  # the lock the last attempt met (git packing refs)
+    while True:
+        left = unmoved(repo, updates)
+        if not left:
+            return
+        blocker = _blocker(gitdir, left, partial=True) or held
+        # a lock git holds for a moment (pack-refs) may be gone before it is seen:
+        # a few quick tries, and while a lock is in sight until the deadline
+        blind = blind + 1 if tried and blocker is None else blind
+        if tried and (time.monotonic() >= deadline or blind > BLIND_RETRIES):
+            if blocker is not None:
+                raise blocker
+            reason = failure or f"{left[0].name} did not move"
+            raise StoreError(
+                str(gitdir),
+                f"a ref update failed part-way ({reason}); the next jp command repairs "
+                "the store, then run this one again",
+            )
+        if tried:
+            time.sleep(POLL_SECONDS)
+        tried = True
+        held = None
+        try:
+            _run(repo, updates, message, check=False)
+        except _CommitFailed as exc:
+            _drop_own_locks(repo, gitdir, updates)  # the locks it left are ours
+            held = _held(exc, left, partial=True)
+        except (pygit2.GitError, OSError) as exc:  # locking failed (the locks are not ours)
+            fault = environment_fault(exc, str(gitdir))
+            if fault is not None:
+                raise fault from None
+            held = _held(exc, left, partial=True)
+
+
+_LOCK_FILE = re.compile(r"failed to lock file '([^']+\.lock)'")
+
+
+def _held(exc: BaseException, updates: list[RefUpdate], partial: bool = False) -> RefBusy | None:
+    """The lock another process held when libgit2 could not take it (it names the
+    file; gone again by the time we look when git holds it briefly, as pack-refs does)."""
+    found = _LOCK_FILE.search(str(exc))
+    if found is None or not updates:
+        return None
+    lock = found.group(1)
+    name = next((u.name for u in updates if lock.endswith(f"/{u.name}.lock")), updates[0].name)
+    return RefBusy(name, lock, by_maintenance=lock.endswith("packed-refs.lock"), partial=partial)
+
+
+def unmoved(repo: pygit2.Repository, updates: list[RefUpdate]) -> list[RefUpdate]:
+    """The updates whose ref still holds its old value (JP_HEAD's ``*`` aside)."""
+    return [
+        u for u in updates if u.old != ANY and u.old != u.new and current(repo, u.name) == u.old
+    ]
+
+
+def _blocker(gitdir: Path, updates: list[RefUpdate], partial: bool = False) -> RefBusy | None:
+    """The lock another process holds that would stop ``updates``, if any.
+
+    Deleting a ref that git packed rewrites ``packed-refs`` under its lock, which
+    git's maintenance (``gc``, ``pack-refs``) holds while it packs.
+    """
+    for u in updates:
+        lock = gitdir / f"{u.name}.lock"
+        if lock.exists():
+            return RefBusy(u.name, str(lock), partial=partial)
+    packed = gitdir / "packed-refs.lock"
+    for u in updates:
+        if u.new is None and packed.exists() and refread.packed_ref(gitdir, u.name) is not None:
+            return RefBusy(u.name, str(packed), by_maintenance=True, partial=partial)
+    return None
+
+
+def _drop_own_locks(repo: pygit2.Repository, gitdir: Path, updates: list[RefUpdate]) -> None:
+    """After a failed commit: the lock files of refs not renamed are still ours."""
+    for u in updates:
+        if current(repo, u.name) != u.new:
+            (gitdir / f"{u.name}.lock").unlink(missing_ok=True)
+
+
+def _stale_locks(gitdir: Path, updates: list[RefUpdate], older_than: float) -> bool:
+    """Remove the ref locks a dead writer left; True if some are still too young to judge."""
+    young = False
+    for u in updates:
+        lock = gitdir / f"{u.name}.lock"
+        try:
+            age = time.time() - lock.stat().st_mtime
+        except OSError:
+            continue
+        if age < older_than:
+            young = True
+            continue
+        lock.unlink(missing_ok=True)
+    return young
+
+
+def pending(gitdir: Path) -> bool:
+    """Whether any operation left a journal (so ``repair`` has work), from one listing."""
+    try:
+        return any(True for _ in os.scandir(_journal_dir(gitdir)))
+    except OSError:
+        return False
+
+
+def repair(repo: pygit2.Repository, gitdir: Path, stale_after: float = STALE_LOCK_SECONDS) -> int:
+    """Finish every operation a crash interrupted.  Returns how many were found."""
+    folder = _journal_dir(gitdir)
+    if not folder.is_dir():
+        return 0
+    found = 0
+    for path in sorted(folder.iterdir()):
+        if path.suffix not in (".json", ".tmp"):
+            continue
+        fd = claim(path)
+        if fd is None:
+            continue  # its writer is still at work (or just finished)
+        try:
+            if path.suffix == ".tmp":  # died while writing the journal: nothing moved
+                if time.time() - path.stat().st_mtime >= stale_after:
+                    path.unlink(missing_ok=True)
+                continue
+            found += 1
+            _repair_one(repo, gitdir, path, stale_after)
+        except OSError:
+            continue
+        finally:
+            os.close(fd)
+    return found
+
+
+def _repair_one(repo: pygit2.Repository, gitdir: Path, path: Path, stale_after: float) -> None:
+    try:
+        data = json.loads(path.read_text())
+        updates = [RefUpdate(**u) for u in data["updates"]]
+        message = str(data.get("message") or "jp repair")
+    except (ValueError, KeyError, TypeError):
+        path.unlink(missing_ok=True)
+        return
+    if _stale_locks(gitdir, updates, stale_after):
+        return  # a lock too young to call stale: the next command looks again
+    # Only refs the operation itself moved tell that its commit began (JP_HEAD,
+    # "*", decides nothing); a ref moved elsewhere by another writer since is
+    # not a sign of it, and rolling forward then would archive a live
+    # conversation's old tip, for one.
+    landed = any(current(repo, u.name) == u.new for u in updates if u.old != ANY and u.old != u.new)
+    if not landed:
+        path.unlink(missing_ok=True)  # the writer died before any ref moved
+        return
+    try:  # some moved (or all did): move the rest that are still where they were
+        _run(repo, updates, f"{message} (repaired)", check=False)
+    except _CommitFailed:
+        _drop_own_locks(repo, gitdir, updates)
+        return
+    except (pygit2.GitError, OSError, ConcurrentUpdate):
+        return
+    if unmoved(repo, updates):
+        return  # something still blocks a ref (git gc holding packed-refs): next time
+    path.unlink(missing_ok=True)

@@ -1,0 +1,141 @@
+"""Keeping a store small: libgit2 never packs, so jp runs git's own maintenance.
+
+Every object jp writes is a loose file, a 4 KiB block or more on most file
+systems: 100,000 events are 300,000 files and over a gigabyte.  git packs
+them into a few percent of that and packs refs too, but only git's own
+commands run ``git gc --auto``; libgit2 never does.
+
+So after writes jp estimates the loose objects the way git does (the files
+in one of the 256 fan-out folders, times 256) and, past git's own threshold
+(``gc.auto``, 6,700 by default; 0 turns it off), starts ``git gc --auto
+--quiet`` in the background.  git checks again, packs objects and refs,
+writes the commit-graph, and prunes only unreachable objects older than two
+weeks, so a concurrent writer loses nothing.  Without a git command line, refs
+are packed with libgit2 (``compress_references``) and objects stay loose.
+
+The operation log (``oplog.py``) keeps every tip an operation moved
+reachable; maintenance trims it to its retention (porcelain's
+``store.op_log_retention_days``, 90 days by default), so what only old
+operations kept can go with git's gc.  A maintenance run trims first; and
+after each recorded operation, the log is trimmed once its oldest operation
+is a day past the retention (so a trim, which writes the kept operations
+again, runs at most about once a day).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # subprocess is imported when maintenance runs: most commands never do
+    import subprocess
+
+    import pygit2
+
+    from gitstore.oplog.model import Op
+else:
+    from gitstore.lazy import lazy_module
+
+    pygit2 = lazy_module("pygit2")
+
+GC_AUTO = 6700  # git's default gc.auto
+CHECK_EVERY = 256  # writes between two estimates within one process
+_SAMPLE = "17"  # the fan-out folder git samples too
+TRIM_SLACK = 86400.0  # seconds past the retention before a trim after an operation
+Retention = Callable[[], float]
+
+
+def trim_oplog(repo: pygit2.Repository, gitdir: Path, retention: float, now: float) -> int:
+    """Drop the operations older than ``retention`` seconds; returns how many went."""
+    from gitstore.oplog import log as oplog
+
+    oldest = oplog.oldest_time(repo)
+    if oldest is None or oldest >= now - retention:
+        return 0
+    return oplog.trim(repo, gitdir, now - retention)
+
+
+def trim_oplog_when_due(
+    repo: pygit2.Repository, gitdir: Path, retention: Retention, newest: Op
+) -> int:
+    """After recording ``newest``: trim once the oldest operation is well past retention."""
+    if newest.since and newest.since >= newest.time - TRIM_SLACK:
+        return 0  # younger than a day: the retention cannot be due (at least a day)
+    keep = retention()
+    if newest.since >= newest.time - keep - TRIM_SLACK:
+        return 0
+    return trim_oplog(repo, gitdir, keep, time.time())
+
+
+def loose_objects(gitdir: Path) -> int:
+    """git's estimate of the loose objects: one fan-out folder's count times 256."""
+    try:
+        names = os.listdir(gitdir / "objects" / _SAMPLE)
+    except OSError:
+        return 0
+    return 256 * sum(1 for name in names if len(name) == 38)
+
+
+def threshold(repo: pygit2.Repository) -> int:
+    try:
+        return int(repo.config.get_int("gc.auto"))
+    except (KeyError, ValueError, pygit2.GitError):
+        return GC_AUTO
+
+
+def due(repo: pygit2.Repository, gitdir: Path) -> bool:
+    limit = threshold(repo)
+    return limit > 0 and loose_objects(gitdir) > limit
+
+
+class Maintenance:
+    """Runs git's maintenance for one store; at most one background run at a time."""
+
+    def __init__(
+        self, repo: pygit2.Repository, gitdir: Path, retention: Retention | None = None
+    ) -> None:
+        self.repo = repo
+        self.gitdir = gitdir
+        self.retention = retention
+        self.writes = 0
+        self._running: subprocess.Popen[bytes] | None = None
+
+    def wrote(self, count: int) -> None:
+        """Count writes; check on the first of a process, then every ``CHECK_EVERY``."""
+        before = self.writes
+        self.writes += count
+        if before and before // CHECK_EVERY == self.writes // CHECK_EVERY:
+            return
+        if due(self.repo, self.gitdir):
+            self.run(force=False, wait=False)
+
+    def run(self, force: bool, wait: bool) -> str:
+        """Maintain now: ``git gc`` (``--auto`` unless forced), in the background unless
+        ``wait``.  Returns what ran ("git gc", "git gc --auto", "compress_references" or "")."""
+        import shutil
+        import subprocess
+
+        if self.retention is not None:
+            trim_oplog(self.repo, self.gitdir, self.retention(), time.time())
+        git = shutil.which("git")
+        if git is None:
+            self.repo.compress_references()
+            return "compress_references"
+        if self._running is not None and self._running.poll() is None:
+            if not wait:
+                return ""
+            self._running.wait()
+        args = [git, "--git-dir", str(self.gitdir), "gc", "--quiet"]
+        if not force:
+            args.insert(4, "--auto")
+        null = subprocess.DEVNULL
+        if wait:
+            subprocess.run(args, check=False, stdin=null, stdout=null, stderr=null)
+        else:
+            self._running = subprocess.Popen(
+                args, stdin=null, stdout=null, stderr=null, start_new_session=True
+            )
+        return " ".join(["git", *args[3:]])

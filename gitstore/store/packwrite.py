@@ -1,0 +1,258 @@
+"""Many event commits written straight into pack files, never as loose objects.
+
+An import of a million events written one object at a time leaves three
+million loose files, and an interrupted one leaves them all behind.  Here
+the blobs, trees and commits go, as they are made, into a temporary pack
+under ``<gitdir>/jp/packing/<writer>/``; every ``CHUNK`` events that pack is
+closed and indexed by ``git index-pack`` (which also checks every object),
+and a new one begins, so memory stays bounded whatever the size.  Only once
+every chunk is complete are the packs moved into ``objects/pack/`` (pack,
+then index, as git does); the caller moves a ref only after that.
+
+The bytes are exactly those ``Store.write_commits`` writes through libgit2
+(the ids are computed here and checked against what git indexed), so a
+conversation imported this way is identical to one written event by event.
+
+An interrupted writer (an exception, Ctrl-C, SIGTERM turned into one)
+removes its folder; one killed outright leaves it, holding an ``flock`` that
+dies with it, and the next ``Store`` removes it (``sweep``).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import shutil
+import signal
+import subprocess
+import threading
+import uuid
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+
+from gitstore import faults
+from gitstore.errors import EnvironmentFault, StoreError, environment_fault
+from gitstore.events import Event, commits
+from gitstore.events.kinds import Kind
+
+CHUNK = 50_000  # events per pack: bounds index-pack's memory and time
+ROWS = 2_000  # events handed to ``on_rows`` at a time (the cache)
+_TYPES = {"commit": 1, "tree": 2, "blob": 3}
+Signer = Callable[[str, Event], bytes]
+
+
+def folder(gitdir: Path) -> Path:
+    return gitdir / "jp" / "packing"
+
+
+def sweep(gitdir: Path) -> None:
+    """Remove the temporary packs of writers that died (their ``flock`` is free)."""
+    top = folder(gitdir)
+    try:
+        entries = list(os.scandir(top))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            fd = os.open(Path(entry.path) / "owner", os.O_RDONLY)
+        except OSError:
+            shutil.rmtree(entry.path, ignore_errors=True)  # died before it took the lock
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            continue  # a writer at work
+        finally:
+            os.close(fd)
+        shutil.rmtree(entry.path, ignore_errors=True)
+
+
+def signature_line(raw_name: bytes, raw_email: bytes, time: int, offset: int) -> bytes:
+    """A signature as git writes it in a commit: ``Name <email> <epoch> +HHMM``."""
+    sign = "-" if offset < 0 else "+"
+    hours, minutes = divmod(abs(offset), 60)
+    return b"%s <%s> %d %s%02d%02d" % (raw_name, raw_email, time, sign.encode(), hours, minutes)
+
+
+def commit_bytes(
+    event: Event,
+    parent: str | None,
+    names: Mapping[str, str],
+    author: bytes,
+    committer: bytes,
+) -> tuple[bytes, bytes, bytes]:
+    """The blob, tree and commit of one event, as raw object contents."""
+    blob = commits.blob_bytes(event)
+    tree = b"100644 event.json\0" + _sha(b"blob", blob)
+    head = b"tree %s\n" % _sha(b"tree", tree).hex().encode()
+    if parent:
+        head += b"parent %s\n" % parent.encode()
+    head += b"author %s\ncommitter %s\n\n" % (author, committer)
+    return blob, tree, head + commits.message(event, names).encode()
+
+
+def _sha(kind: bytes, data: bytes) -> bytes:
+    return hashlib.sha1(b"%s %d\0%s" % (kind, len(data), data)).digest()
+
+
+class _Pack:
+    """One pack file being written: objects appended, then closed and indexed."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.file = open(path, "wb")  # noqa: SIM115 - closed by finish
+        self.count = 0
+        self.file.write(b"PACK" + (2).to_bytes(4, "big") + b"\0\0\0\0")  # count set at the end
+
+    def add(self, kind: str, data: bytes) -> bytes:
+        size = len(data)
+        byte = (_TYPES[kind] << 4) | (size & 0x0F)
+        size >>= 4
+        header = bytearray()
+        while size:
+            header.append(byte | 0x80)
+            byte, size = size & 0x7F, size >> 7
+        header.append(byte)
+        self.file.write(bytes(header) + zlib.compress(data, 1))
+        self.count += 1
+        return _sha(kind.encode(), data)
+
+    def finish(self, gitdir: Path) -> str:
+        """Close the pack, fix its object count, index it; returns git's name for it."""
+        self.file.flush()
+        self.file.seek(8)
+        self.file.write(self.count.to_bytes(4, "big"))
+        self.file.close()
+        digest = hashlib.sha1()
+        with open(self.path, "rb") as pack:  # the count changed: hash the file again
+            for block in iter(lambda: pack.read(1 << 20), b""):
+                digest.update(block)
+        checksum = digest.digest()
+        with open(self.path, "ab") as pack:
+            pack.write(checksum)
+            pack.flush()
+            os.fsync(pack.fileno())
+        index = self.path.with_suffix(".idx")
+        proc = subprocess.run(
+            ["git", "--git-dir", str(gitdir), "index-pack", "-o", str(index), str(self.path)],
+            capture_output=True,
+            text=True,
+        )
+        if proc.returncode != 0:
+            error = proc.stderr.strip().splitlines()[-1:] or ["failed"]
+            fault = environment_fault(OSError(error[0]), str(self.path))
+            raise fault or StoreError(str(gitdir), f"git index-pack: {error[0]}")
+        return proc.stdout.split()[-1]  # "pack\t<name>" or "<name>"
+
+
+@contextmanager
+def _workspace(gitdir: Path) -> Iterator[Path]:
+    """This writer's temporary folder, held by an ``flock``; removed on the way out."""
+    top = folder(gitdir) / f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    top.mkdir(parents=True)
+    fd = os.open(top / "owner", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield top
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+        os.close(fd)
+
+
+def write(
+    gitdir: Path,
+    events: Iterable[Event],
+    parent: str | None,
+    names: dict[str, str],
+    sign: Signer,
+    committer: str,
+    on_rows: Callable[[list[tuple[str, str | None, Event]]], None] | None = None,
+) -> list[str]:
+    """Write one commit per event on top of ``parent`` into packs; returns the commit
+    ids.  ``sign(name, event)`` gives a signature line (``signature_line``) for
+    the author or committer ``name``; ``on_rows`` is handed the rows (commit,
+    parent, event) ``ROWS`` at a time (they may name commits of a pack that an
+    interruption then drops: harmless for a cache keyed by commit id)."""
+    out: list[str] = []
+    try:
+        with _terminate_as_interrupt(), _workspace(gitdir) as work:
+            done = _write_chunks(gitdir, work, events, parent, names, sign, committer, out, on_rows)
+            _publish(gitdir, done)
+    except OSError as exc:
+        raise environment_fault(exc, str(gitdir)) or exc from None
+    return out
+
+
+@contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM while packs are written unwinds like Ctrl-C, so the temporary
+    packs are removed (by default it ends the process on the spot)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    before = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
+def _write_chunks(
+    gitdir: Path,
+    work: Path,
+    events: Iterable[Event],
+    parent: str | None,
+    names: dict[str, str],
+    sign: Signer,
+    committer: str,
+    out: list[str],
+    on_rows: Callable[[list[tuple[str, str | None, Event]]], None] | None,
+) -> list[tuple[Path, str]]:
+    done: list[tuple[Path, str]] = []
+    pack: _Pack | None = None
+    rows: list[tuple[str, str | None, Event]] = []
+    for event in events:
+        if pack is None:
+            pack = _Pack(work / f"chunk-{len(done)}.pack")
+        if event.get("type") == Kind.TOOL_CALL_REQUEST:
+            names[str(event.get("id"))] = str(event.get("name"))
+        author = sign(commits.author_name(event), event)
+        blob, tree, commit = commit_bytes(event, parent, names, author, sign(committer, event))
+        pack.add("blob", blob)
+        pack.add("tree", tree)
+        oid = pack.add("commit", commit).hex()
+        rows.append((oid, parent, event))
+        out.append(oid)
+        parent = oid
+        if len(rows) >= ROWS and on_rows:
+            on_rows(rows)
+            rows = []
+        if pack.count >= 3 * CHUNK:
+            done.append((pack.path, pack.finish(gitdir)))
+            faults.point("pack:chunk-written")
+            pack = None
+    if pack is not None:
+        done.append((pack.path, pack.finish(gitdir)))
+        faults.point("pack:chunk-written")
+    if rows and on_rows:
+        on_rows(rows)
+    return done
+
+
+def _publish(gitdir: Path, packs: list[tuple[Path, str]]) -> None:
+    """Move complete packs into the object database: each pack, then its index."""
+    target = gitdir / "objects" / "pack"
+    target.mkdir(parents=True, exist_ok=True)
+    for path, checksum in packs:
+        os.replace(path, target / f"pack-{checksum}.pack")
+        os.replace(path.with_suffix(".idx"), target / f"pack-{checksum}.idx")
+
+
+__all__ = ["CHUNK", "EnvironmentFault", "commit_bytes", "signature_line", "sweep", "write"]

@@ -1,0 +1,244 @@
+"""Reading a store: its refs (through one ``RefReader``) and its events (cache first)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from gitstore import ids, refs
+from gitstore.boundary import stored_event_problem
+from gitstore.cache.facts import ChainFacts, Facts, segment_facts
+from gitstore.cache.view import ChainView, Segment
+from gitstore.errors import (
+    ConversationNotFound,
+    CorruptEvent,
+)
+from gitstore.events import Event
+from gitstore.events.kinds import Kind
+from gitstore.store.base import StoreBase
+from gitstore.store.types import Conversation, Located
+from gitstore.sync import quarantine
+from gitstore.sync.quarantine import Quarantined
+
+if TYPE_CHECKING:
+    import pygit2
+
+else:
+    from gitstore.lazy import lazy_module
+
+    pygit2 = lazy_module("pygit2")  # loaded by the first command that touches git objects
+
+
+class Reading(StoreBase):
+    def quarantined(self) -> list[Quarantined]:
+        """Refs a pull refused and kept aside under ``refs/jp/quarantine/``, with why."""
+        return quarantine.listing(self._reader.listing((quarantine.ROOT,)), self.gitdir)
+
+    def refs(self, archived: bool | None = False) -> list[Located]:
+        """Conversations (live, archived, or both with None), in ref-name order."""
+        wanted = {refs.LIVE_PREFIX: False, refs.ARCHIVE_PREFIX: True}
+        if archived is not None:
+            wanted = {refs.ARCHIVE_PREFIX if archived else refs.LIVE_PREFIX: archived}
+        out: list[Located] = []
+        for name, oid in self._reader.listing(tuple(wanted)).items():
+            prefix = (
+                refs.ARCHIVE_PREFIX if name.startswith(refs.ARCHIVE_PREFIX) else refs.LIVE_PREFIX
+            )
+            cid = name[len(prefix) :]
+            if ids.is_valid(cid):
+                out.append(Located(cid, oid, wanted[prefix]))
+        out.sort(key=lambda loc: (not loc.archived, loc.cid))  # ref-name order
+        return out
+
+    def ref_target(self, name: str) -> str | None:
+        """The commit a ref points at (None if it does not exist)."""
+        return self._reader.read(name)
+
+    def locate(self, cid: str) -> Located | None:
+        ids.check(cid)
+        for archived in (False, True):
+            oid = self._reader.read(refs.archived(cid) if archived else refs.live(cid))
+            if oid is not None:
+                return Located(cid, oid, archived)
+        return None
+
+    def exists(self, cid: str) -> bool:
+        return self.locate(cid) is not None
+
+    def require(self, cid: str) -> Located:
+        found = self.locate(cid)
+        if found is None:
+            raise ConversationNotFound(cid)
+        return found
+
+    def load(self, cid: str) -> Conversation:
+        where = self.require(cid)
+        try:
+            events, chain = self.read_chain(where.tip)
+        except CorruptEvent as exc:
+            raise CorruptEvent(exc.commit, exc.reason, cid) from None
+        return Conversation(cid, where.tip, where.archived, events, chain)
+
+    def read_chain(self, tip: str) -> tuple[list[Event], list[str]]:
+        """Events from the root to ``tip`` and their commit ids."""
+        found = self.cache.events(tip)
+        if found is None:
+            rows, complete = self.cache.chain(tip)
+            start = rows[-1][1] if rows else tip
+            if not complete and start is not None:
+                self._fill_cache(start)
+            found = self.cache.events(tip)
+        if found is None:  # cache unusable: read git directly
+            return self.read_run(tip)
+        return found
+
+    def view(self, cid: str) -> tuple[Located, ChainView]:
+        """A conversation whose events are read only where they are asked for.
+
+        Its facts (length, turns, internal events) come from the cache's
+        segments without reading the events below the last one; an event is
+        read with its segment.  Without a usable cache it is the whole chain.
+        """
+        where = self.require(cid)
+        try:
+            return where, self.view_chain(where.tip)
+        except CorruptEvent as exc:
+            raise CorruptEvent(exc.commit, exc.reason, cid) from None
+
+    def view_chain(self, tip: str) -> ChainView:
+        found = self.cache.parts(tip)
+        if found is None:
+            events, commits = self.read_chain(tip)  # fills the cache; reads git if it cannot
+            found = self.cache.parts(tip)
+            if found is None:  # no usable cache: the chain as read
+                return ChainView.of_list(events, commits)
+        segments, tail_facts = found.segments, found.tail_facts
+        source = _Segments(self)
+
+        def read_facts(k: int) -> Facts:
+            if k == len(segments):
+                return tail_facts
+            got = self.cache.segment_facts(segments[k])
+            return got if got is not None else segment_facts(source.whole(segments[k])[0])
+
+        return ChainView(
+            ChainFacts(found.runs, read_facts),
+            segments,
+            (found.tail_events, found.tail_ids),
+            source,
+        )
+
+    def read_run(self, last: str, count: int | None = None) -> tuple[list[Event], list[str]]:
+        """The ``count`` events (all: None) ending at commit ``last`` and their ids, from git."""
+        events: list[Event] = []
+        chain: list[str] = []
+        commit = self._commit(last)
+        while count is None or len(events) < count:
+            events.append(json.loads(self._event_bytes(commit)))
+            chain.append(str(commit.id))
+            if not commit.parent_ids:
+                break
+            commit = self._commit(commit.parent_ids[0])
+        events.reverse()
+        chain.reverse()
+        return events, chain
+
+    def prefetch(self, tips: Sequence[str]) -> None:
+        """Cache the chains of many tips at once (one cache transaction, not one per tip).
+
+        Each chain is read from git down to the first commit the cache already
+        has or this walk has just read (forks share their history).  A chain the
+        cache holds only in part is left to ``read_chain``, which checks it.
+        """
+        seen = self.cache.known(tips)
+        entries: list[tuple[str, str | None, str]] = []
+        for tip in tips:
+            oid: str | None = tip
+            while oid is not None and oid not in seen:
+                try:
+                    commit = self._commit(oid)
+                    data = self._event_bytes(commit)
+                except (CorruptEvent, KeyError, ValueError):
+                    break  # read_chain reports it for this conversation alone
+                parent = str(commit.parent_ids[0]) if commit.parent_ids else None
+                entries.append((oid, parent, data.decode()))
+                seen.add(oid)
+                if parent is not None and parent not in seen and self.cache.known([parent]):
+                    seen.add(parent)
+                oid = parent
+            if len(entries) >= 5000:
+                self.cache.add(entries)
+                entries = []
+        self.cache.add(entries)
+
+    def _commit(self, oid: str | pygit2.Oid) -> pygit2.Commit:
+        try:
+            found = self.repo[oid]
+        except (KeyError, ValueError):
+            raise CorruptEvent(str(oid), "the object is missing from the store") from None
+        if found.type_str != "commit":
+            raise CorruptEvent(str(oid), f"it is a {found.type_str}, not a commit")
+        return found.peel(pygit2.Commit)
+
+    def _event_bytes(self, commit: pygit2.Commit) -> bytes:
+        try:
+            blob = self.repo[commit.tree["event.json"].id]
+        except (KeyError, ValueError, pygit2.GitError):
+            raise CorruptEvent(str(commit.id), "its tree has no event.json") from None
+        if not isinstance(blob, pygit2.Blob):
+            raise CorruptEvent(str(commit.id), "event.json is not a file")
+        data = bytes(blob.data)
+        problem = stored_event_problem(data)
+        if problem is not None:
+            raise CorruptEvent(str(commit.id), problem)
+        return data
+
+    def current_turn(self, tip: str) -> list[Event]:
+        """The events since the last ``turn_start`` at ``tip`` (a short walk back)."""
+        out: list[Event] = []
+        commit = self._commit(tip)
+        while True:
+            event = json.loads(self._event_bytes(commit))
+            out.append(event)
+            if event.get("type") == Kind.TURN_START or not commit.parent_ids:
+                break
+            commit = self._commit(commit.parent_ids[0])
+        out.reverse()
+        return out
+
+    def _fill_cache(self, start: str) -> None:
+        entries: list[tuple[str, str | None, str]] = []
+        oid: str | None = start
+        while oid is not None:
+            if self.cache.chain(oid)[1] and entries:
+                break
+            commit = self._commit(oid)
+            parent = str(commit.parent_ids[0]) if commit.parent_ids else None
+            entries.append((oid, parent, self._event_bytes(commit).decode()))
+            oid = parent
+            if len(entries) % 2000 == 0:
+                self.cache.add(entries)
+                entries = []
+        self.cache.add(entries)
+
+    def event_at(self, commit: str) -> Event:
+        return dict(json.loads(self._event_bytes(self._commit(commit))))
+
+
+class _Segments:
+    """A view's segments as the store reads them: from the cache, else from git."""
+
+    def __init__(self, store: Reading) -> None:
+        self._store = store
+
+    def whole(self, segment: Segment) -> tuple[list[Event], list[str]]:
+        got = self._store.cache.segment(segment)
+        return got if got is not None else self._store.read_run(segment.last, segment.count)
+
+    def ids(self, segment: Segment) -> list[str]:
+        got = self._store.cache.segment_ids(segment)
+        return got if got is not None else self.whole(segment)[1]
+
+    def events(self, commits: Sequence[str]) -> list[Event] | None:
+        return self._store.cache.rows(commits)

@@ -1,0 +1,40 @@
+"""What the store hands out: where a conversation is, a conversation as read, who writes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gitstore import refs
+from gitstore.events import Event
+
+
+@dataclass
+class Located:
+    """A conversation's id, its tip, and whether it is archived."""
+
+    cid: str
+    tip: str
+    archived: bool
+
+    @property
+    def ref(self) -> str:
+        return refs.archived(self.cid) if self.archived else refs.live(self.cid)
+
+
+@dataclass
+class Conversation:
+    """A conversation as read: its events in order, and each event's commit."""
+
+    cid: str
+    tip: str
+    archived: bool
+    events: list[Event]
+    commits: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Identity:
+    """The name and address on the commits and notes the store writes."""
+
+    name: str = "jp"
+    email: str = "jp@localhost"

@@ -1,0 +1,264 @@
+"""Checks of the git objects a remote sent, with the rules of ``gitstore.boundary``.
+
+A conversation ref must point at a commit, and from it down to the first
+commit this store already has, every commit must be one event: at most one
+parent (the previous event), a tree holding ``event.json`` and nothing else,
+a blob within the size limit that is a valid event.  A notes ref must point
+at a commit whose tree is a notes tree; the notes it adds are checked line
+by line and what does not parse is dropped (never fatal).
+
+Object sizes are read from headers before any content is loaded, so an
+oversized blob is refused without being read into memory.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from gitstore import boundary
+from gitstore.errors import Refused
+
+if TYPE_CHECKING:
+    import pygit2
+
+    from gitstore.cache.db import Cache
+else:
+    from gitstore.lazy import lazy_module
+
+    pygit2 = lazy_module("pygit2")
+
+_KINDS = {1: "commit", 2: "tree", 3: "blob", 4: "tag"}
+_NOTE = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
+_PART = re.compile(r"[0-9a-f]{2}")
+BATCH = 64  # commits checked between two questions to the cache
+KEEP_ROWS = 32 * 1024 * 1024  # event text kept per chain to fill the cache afterwards
+Row = tuple[str, str | None, str]
+
+
+def kind_of(repo: pygit2.Repository, oid: str | pygit2.Oid) -> tuple[str, int]:
+    """An object's type and size, from its header (``missing`` if absent)."""
+    try:
+        kind, size = repo.odb.read_header(oid)
+    except (KeyError, ValueError, pygit2.GitError):
+        return "missing", 0
+    return _KINDS.get(int(kind), "missing"), int(size)
+
+
+class Known:
+    """Commits that need no check: this store's tips, what this run accepted,
+    and what the cache holds (events this store already read or wrote)."""
+
+    def __init__(self, cache: Cache | None, tips: Iterable[str]) -> None:
+        self.cache = cache
+        self.ids = set(tips)
+
+    def first_cached(self, oids: list[str]) -> int | None:
+        if self.cache is None or not oids:
+            return None
+        found = self.cache.known(oids)
+        return next((i for i, oid in enumerate(oids) if oid in found), None)
+
+
+@dataclass
+class ChainCheck:
+    reason: str | None = None  # None: accepted
+    keep: bool = False  # refused but worth keeping aside (quarantine)
+    rows: list[Row] = field(default_factory=list)  # accepted events, for the cache
+
+
+def check_chain(
+    repo: pygit2.Repository, tip: str, known: Known, limits: boundary.Limits
+) -> ChainCheck:
+    """Whether the chain ending at ``tip`` may come in (down to a known commit)."""
+    kind, _ = kind_of(repo, tip)
+    if kind != "commit":
+        return ChainCheck(f"points at a {kind}, not a commit" if kind != "missing" else "missing")
+    rows: list[Row] = []
+    pending: list[str] = []
+    kept = 0
+    oid: str | None = tip
+    while oid is not None and oid not in known.ids:
+        try:
+            row = _check_commit(repo, oid, limits)
+        except _Bad as bad:
+            return ChainCheck(f"commit {oid[:12]}: {bad.reason}", keep=bad.keep)
+        kept += len(row[2])
+        rows.append(row)
+        pending.append(oid)
+        oid = row[1]
+        # the cache is asked early (a chain usually meets it at once), then every BATCH
+        if (
+            oid is not None
+            and oid not in known.ids
+            and (len(rows) in (1, 8) or len(pending) >= BATCH)
+        ):
+            if known.first_cached([*pending, oid]) is not None:
+                break  # what lies below is in this store already
+            pending = []
+    known.ids.update(r[0] for r in rows)
+    return ChainCheck(rows=rows if kept <= KEEP_ROWS else [])
+
+
+class _Bad(Exception):
+    def __init__(self, reason: str, keep: bool = True) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.keep = keep
+
+
+def _check_commit(repo: pygit2.Repository, oid: str, limits: boundary.Limits) -> Row:
+    try:
+        return _check_present(repo, oid, limits)
+    except KeyError:  # git's fetch checks connectivity; libgit2's may not
+        raise _Bad("an object of it is missing", keep=False) from None
+
+
+def _check_present(repo: pygit2.Repository, oid: str, limits: boundary.Limits) -> Row:
+    found = repo[oid]
+    if found.type_str != "commit":
+        raise _Bad(f"is a {found.type_str}, not a commit", keep=False)
+    commit = found.peel(pygit2.Commit)
+    parents = [str(p) for p in commit.parent_ids]
+    if len(parents) > 1:
+        raise _Bad(f"has {len(parents)} parents; an event has one (the previous event)")
+    entries = list(commit.tree)
+    names = sorted(e.name or "" for e in entries)
+    if names != ["event.json"]:
+        shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+        raise _Bad(
+            f"its tree must hold event.json and nothing else (it holds: {shown or 'nothing'})"
+        )
+    entry = entries[0]
+    modes = (pygit2.GIT_FILEMODE_BLOB, pygit2.GIT_FILEMODE_BLOB_EXECUTABLE)
+    if entry.type_str != "blob" or entry.filemode not in modes:
+        raise _Bad("event.json is not a file")
+    _, size = kind_of(repo, entry.id)
+    if size > limits.max_event_bytes:  # refused, not kept: nothing holds on to its blob
+        raise _Bad("event.json is " + boundary.over_limit(size, limits), keep=False)
+    blob = repo[entry.id]
+    data = bytes(blob.data) if isinstance(blob, pygit2.Blob) else b""
+    try:
+        boundary.event_from_bytes(data, limits)
+    except Refused as exc:
+        raise _Bad(f"event.json: {exc.reason}") from None
+    return oid, parents[0] if parents else None, data.decode("utf-8")
+
+
+# -- notes -------------------------------------------------------------------------------------
+
+
+@dataclass
+class NotesCheck:
+    """The notes a remote notes tree adds or changes, as they may come in."""
+
+    texts: dict[str, str] = field(default_factory=dict)  # annotated hex id -> checked text
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def clean(self) -> bool:
+        return not self.problems
+
+
+def check_notes(
+    repo: pygit2.Repository,
+    kind: str,
+    theirs: pygit2.Tree,
+    ours: pygit2.Tree | None,
+    limits: boundary.Limits,
+    names: Mapping[str, str] | None = None,
+) -> NotesCheck:
+    """The notes of ``theirs`` that ``ours`` lacks, checked (``kind``: meta, source, other;
+    ``names``: annotated id -> the conversation it is the anchor of, for the messages).
+
+    Subtrees identical to ours are not entered.  Entries that are not notes,
+    folders nested deeper than any fan-out, a note stored twice, notes over
+    the size limit and lines that do not parse are problems: the caller
+    writes a cleaned tree rather than taking the remote's as it is.
+    """
+    out = NotesCheck()
+    blobs: dict[str, pygit2.Oid] = {}
+    stack: list[tuple[pygit2.Tree, pygit2.Tree | None, str, int]] = [(theirs, ours, "", 0)]
+    while stack:
+        node, mine, prefix, depth = stack.pop()
+        for entry in node:
+            name = entry.name or ""
+            path = prefix + name
+            same = _entry(mine, name)
+            if same is not None and same.id == entry.id:
+                continue
+            if entry.type_str == "tree" and _PART.fullmatch(name):
+                sub = repo[entry.id]
+                if depth + 1 >= boundary.NOTES_MAX_DEPTH:
+                    out.problems.append(
+                        f"a folder nested deeper than any notes layout ({prefix}...)"
+                    )
+                elif isinstance(sub, pygit2.Tree):
+                    below = repo[same.id] if same is not None and same.type_str == "tree" else None
+                    stack.append(
+                        (sub, below if isinstance(below, pygit2.Tree) else None, path, depth + 1)
+                    )
+            elif entry.type_str == "blob" and _NOTE.fullmatch(path):
+                if path in blobs:
+                    out.problems.append(f"the note on {path[:12]} is stored twice (merged)")
+                blobs.setdefault(path, entry.id)
+            else:
+                out.problems.append(f"{path[:60]} is not a note")
+    for target, oid in sorted(blobs.items()):
+        where = f"the note on {(names or {}).get(target) or target[:12]}"
+        text = _note_text(repo, kind, where, oid, limits, out.problems)
+        if text is not None:
+            out.texts[target] = text
+    return out
+
+
+def _entry(tree: pygit2.Tree | None, name: str) -> pygit2.Object | None:
+    if tree is None:
+        return None
+    try:
+        return tree[name]
+    except KeyError:
+        return None
+
+
+def _note_text(
+    repo: pygit2.Repository,
+    kind: str,
+    where: str,
+    oid: pygit2.Oid,
+    limits: boundary.Limits,
+    problems: list[str],
+) -> str | None:
+    _, size = kind_of(repo, oid)
+    if size > limits.max_event_bytes:
+        problems.append(f"{where} is {boundary.over_limit(size, limits)}")
+        return None
+    blob = repo[oid]
+    data = bytes(blob.data) if isinstance(blob, pygit2.Blob) else b""
+    if kind == "meta":
+        lines, dropped = [], 0
+        for raw in data.split(b"\n"):
+            if not raw.strip():
+                continue
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                line = ""
+            if boundary.meta_item(line) is None:
+                dropped += 1
+            else:
+                lines.append(line)
+        if dropped:
+            problems.append(f"{where}: dropped {dropped} line(s) that do not parse")
+        return "".join(line + "\n" for line in lines) if lines else None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        problems.append(f"{where} is not UTF-8 text")
+        return None
+    if kind == "source" and boundary.source_id(text) is None:
+        problems.append(f"{where} does not name a conversation")
+        return None
+    return text

@@ -1,0 +1,49 @@
+"""One pull or push per store and remote at a time, and the lock files that
+killed git processes leave behind in the namespaces sync owns.
+
+``git update-ref`` and ``git fetch`` lock every ref they write with a
+``<ref>.lock`` file; killed midway they leave those files, and every later
+write of those refs fails until someone removes them.  Under this lock no
+other jp writes ``refs/jp-push/<remote>/``, so its stale lock files go at
+once; in ``refs/jp-remotes/<remote>/`` (which plain ``git fetch`` writes
+too) only lock files older than a minute go.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from gitstore.errors import SyncError
+from gitstore.store import flock
+
+STALE_AFTER = 60.0  # seconds: no ref transaction holds its lock files this long
+
+
+@contextmanager
+def exclusive(gitdir: Path, remote: str, wait: float = 60.0) -> Iterator[None]:
+    """Hold the sync lock of ``remote`` (the kernel drops it if we die)."""
+    busy = SyncError(remote, "another jp pull or push is running")
+    with flock.held(gitdir, f"sync.{remote}", wait, busy):
+        clear_stale(gitdir, f"refs/jp-push/{remote}", 0.0)
+        clear_stale(gitdir, f"refs/jp-remotes/{remote}", STALE_AFTER)
+        yield
+
+
+def clear_stale(gitdir: Path, namespace: str, older_than: float = 0.0) -> int:
+    """Remove ref lock files under ``namespace`` older than ``older_than`` seconds."""
+    root = gitdir / namespace
+    if not root.is_dir():
+        return 0
+    now = time.time()
+    removed = 0
+    for path in root.rglob("*.lock"):
+        try:
+            if path.is_file() and now - path.stat().st_mtime >= older_than:
+                path.unlink()
+                removed += 1
+        except OSError:
+            continue
+    return removed

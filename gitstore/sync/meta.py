@@ -1,0 +1,53 @@
+"""Metadata for a conversation that a pull moved to a new id, and which
+conversation is active (both local to this store)."""
+
+from __future__ import annotations
+
+import pygit2
+
+from gitstore import ids, refs
+from gitstore.clock import seconds
+from gitstore.store import notes
+from gitstore.store.core import Store
+from gitstore.sync.plan import PullStep
+
+
+def active_target(repo: pygit2.Repository) -> str | None:
+    """The ref ``JP_HEAD`` points at, if it is symbolic."""
+    try:
+        ref = repo.lookup_reference(refs.ACTIVE)
+    except (KeyError, pygit2.InvalidSpecError):
+        return None
+    return str(ref.target) if ref.type == pygit2.enums.ReferenceType.SYMBOLIC else None
+
+
+def copy_meta(
+    store: Store, signature: pygit2.Signature, cid: str, new_id: str, step: PullStep, remote: str
+) -> None:
+    """``new_id`` gets ``cid``'s metadata (title, labels...) and its origin:
+    ``diverged_from``, ``diverge_reason`` and ``diverged_at_commit``; a review's
+    source note is copied too."""
+    anchor = store.anchor(new_id)
+    store.repo.create_blob(ids.anchor_bytes(new_id))
+    stamp = int(seconds(store.clock) * 1000)
+    extra = {
+        "diverged_from": cid,
+        "diverge_reason": step.action.value,
+        "diverged_at_commit": step.base,
+    }
+    lines = "".join(notes.meta_line(k, v, stamp, store.machine) + "\n" for k, v in extra.items())
+    meta = store.note(store.notes_refs.meta, cid) or ""
+    if meta and not meta.endswith("\n"):
+        meta += "\n"
+    source = store.note(store.notes_refs.source, cid)
+
+    def change_meta(_: notes.NoteTexts) -> dict[str, str | None]:
+        return {anchor: notes.compact_meta(meta + lines)}
+
+    message = f"jp pull {remote}: metadata of {new_id}"
+    own = store.notes_refs
+    record = store.ops.moving
+    notes.update(store.repo, own.meta, change_meta, signature, message, record)
+    if source:
+        take = {anchor: source}
+        notes.update(store.repo, own.source, lambda _: take, signature, message, record)

@@ -1,0 +1,129 @@
+"""Integrating a fetched notes ref into the local one.
+
+A fast-forward when one contains the other; otherwise a merge commit whose
+tree holds, for every annotated object, the union of both notes' lines
+(sorted, de-duplicated: ``git notes merge -s cat_sort_uniq`` gives the same),
+with parents [local, remote], moved by compare-and-swap.  The tree is written
+in the fan-out layout of ``notes.update``, so that later writes stay small.  Notes histories
+contain merge commits, so ancestry here is git's merge base, not the
+first-parent walk used for conversations.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from enum import StrEnum
+from pathlib import Path
+
+import pygit2
+
+from gitstore import refs
+from gitstore.boundary import Limits
+from gitstore.errors import ConcurrentUpdate
+from gitstore.refs.transaction import RefUpdate
+from gitstore.refs.transaction import apply as apply_updates
+from gitstore.store import notes
+from gitstore.sync.inbound import NotesCheck, check_notes
+
+_HEX = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
+RETRIES = 5
+
+
+class NotesAction(StrEnum):
+    NONE = "up-to-date"
+    AHEAD = "ahead"
+    CREATED = "created"
+    FAST_FORWARDED = "fast-forwarded"
+    MERGED = "merged"
+
+
+def _tip(repo: pygit2.Repository, ref: str) -> str | None:
+    try:
+        return str(repo.lookup_reference(ref).peel(pygit2.Commit).id)
+    except (KeyError, ValueError, pygit2.InvalidSpecError):
+        return None
+
+
+def merged_tree(repo: pygit2.Repository, ours: str, theirs: str) -> pygit2.Oid:
+    """A fan-out notes tree with the union of both sides' lines per object."""
+    # every note of both sides: the union needs them all
+    mine = notes.read_all(repo, ours)
+    other = notes.read_all(repo, theirs)
+    texts: dict[str, str] = {}
+    for target in sorted(set(mine) | set(other)):
+        if not _HEX.match(target):
+            continue
+        if target in mine and target in other and mine[target] != other[target]:
+            texts[target] = notes.union(mine[target], other[target])
+        else:
+            texts[target] = mine.get(target, other.get(target, ""))
+    return notes.write_tree(repo, texts)
+
+
+def _kind(local_ref: str) -> str:
+    for kind in (refs.STANDALONE, refs.PROJECT):  # either store's names for the same notes
+        if local_ref == kind.meta:
+            return "meta"
+        if local_ref == kind.source:
+            return "source"
+    return "other"
+
+
+def cleaned_tree(repo: pygit2.Repository, ours: str | None, check: NotesCheck) -> pygit2.Oid:
+    """Our notes with the checked notes of the remote added (lines merged by union)."""
+    texts = notes.read_all(repo, ours) if ours is not None else {}
+    for target, text in check.texts.items():
+        now = texts.get(target)
+        texts[target] = notes.union(now, text) if now is not None and now != text else text
+    return notes.write_tree(repo, texts)
+
+
+def integrate(
+    repo: pygit2.Repository,
+    gitdir: Path,
+    local_ref: str,
+    remote_ref: str,
+    signature: pygit2.Signature,
+    message: str,
+    limits: Limits | None = None,
+    names: Mapping[str, str] | None = None,
+    record: notes.Record = notes.no_record,
+) -> tuple[NotesAction, list[str]]:
+    """Bring ``remote_ref`` (a fetched copy) into ``local_ref``; with it, what of the
+    remote's notes was dropped (``inbound.check_notes``: the rest comes in).  ``record``
+    is the operation log's hook around the ref move."""
+    for _ in range(RETRIES):
+        local, remote = _tip(repo, local_ref), _tip(repo, remote_ref)
+        if remote is None:
+            return (NotesAction.NONE if local is None else NotesAction.AHEAD), []
+        if local == remote:
+            return NotesAction.NONE, []
+        base = repo.merge_base(local, remote) if local is not None else None
+        base_hex = str(base) if base is not None else None
+        if base_hex == remote:
+            return NotesAction.AHEAD, []
+        theirs = repo[remote].peel(pygit2.Commit).tree
+        ours = repo[local].peel(pygit2.Commit).tree if local is not None else None
+        check = check_notes(repo, _kind(local_ref), theirs, ours, limits or Limits(), names)
+        if not check.clean:  # never the remote's tree as it is: a cleaned one on top of it
+            tree = cleaned_tree(repo, local_ref if local is not None else None, check)
+            parents = [pygit2.Oid(hex=h) for h in (local, remote) if h is not None]
+            new = str(repo.create_commit(None, signature, signature, message, tree, parents))
+            action = NotesAction.MERGED
+        elif local is None:
+            new, action = remote, NotesAction.CREATED
+        elif base_hex == local:
+            new, action = remote, NotesAction.FAST_FORWARDED
+        else:
+            tree = merged_tree(repo, local_ref, remote_ref)
+            parents = [pygit2.Oid(hex=local), pygit2.Oid(hex=remote)]
+            new = str(repo.create_commit(None, signature, signature, message, tree, parents))
+            action = NotesAction.MERGED
+        try:
+            with record([RefUpdate(local_ref, local, new)]):
+                apply_updates(repo, gitdir, [RefUpdate(local_ref, local, new)], message)
+            return action, check.problems
+        except ConcurrentUpdate:
+            continue  # a local note was written meanwhile: start over
+    raise ConcurrentUpdate(local_ref)

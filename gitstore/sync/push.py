@@ -1,0 +1,170 @@
+"""Push: pull first, then send only what the remote can take as it is.
+
+After the pull every local conversation contains the remote's copy, so each
+ref sent is a creation or a fast-forward (never forced).  Moving a
+conversation between live and archived deletes the remote's ref of the other
+state, and only with a lease on the tip we checked.  When the remote moved
+since the fetch (another machine pushed), git rejects those refs; we pull
+again and retry, a bounded number of times.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import pygit2
+
+from gitstore import refs
+from gitstore.sync import remotes
+from gitstore.sync.plan import Action, PushStep, RemoteUpdate, plan_push, reduce
+from gitstore.sync.pull import Outcome, Syncer, Tips
+from gitstore.sync.transport import RefResult
+
+RETRIES = 3
+
+
+def plan(syncer: Syncer) -> list[PushStep | Outcome]:
+    """Every conversation and notes ref to send, as last fetched; an ``Outcome``
+    for one whose copy on the remote was refused (nothing is sent over it)."""
+    local = syncer.local_tips()
+    remote = syncer.remote_tips()
+    steps: list[PushStep | Outcome] = []
+    for cid in sorted(local):
+        now, there = local[cid], remote.get(cid, Tips())
+        if now.broken:
+            continue
+        refused = _refused(syncer, (refs.live(cid), refs.archived(cid)))
+        if refused is not None:
+            steps.append(refused)
+            continue
+        side = reduce(now.live, now.archived, syncer.compare)
+        step = plan_push(
+            cid,
+            side,
+            there.live,
+            there.archived,
+            syncer.compare,
+            refs.live(cid),
+            refs.archived(cid),
+        )
+        if step.action is not Action.NONE:
+            steps.append(step)
+    steps += _plan_notes(syncer)
+    return steps
+
+
+def _refused(syncer: Syncer, names: tuple[str, ...]) -> Outcome | None:
+    """Nothing is sent over a copy the pull refused, nor under a refused ref's folder
+    (``refs/notes/meta/x`` on the remote leaves no room for ``refs/notes/meta``)."""
+    for name in names:
+        found = syncer.inbound.refusal(name)
+        if found is None:
+            found = next((r for r in syncer.inbound.refused if r.ref.startswith(name + "/")), None)
+        if found is None:
+            continue
+        detail = f"{syncer.remote}'s copy was refused: {found.reason}"
+        if found.ref != name:
+            detail = f"{syncer.remote} has {found.ref}, which leaves no room for it"
+        kind = "notes" if name.startswith("refs/notes/") else "conversation"
+        cid = name if kind == "notes" else name.rsplit("/", 1)[1]
+        return Outcome(cid, "refused", kind=kind, direction="push", detail=detail)
+    return None
+
+
+def _plan_notes(syncer: Syncer) -> list[PushStep | Outcome]:
+    repo = syncer.repo
+    fetched = syncer.inbound.notes
+    local = {row.name: row for row in syncer.transport.list_refs(["refs/notes/"])}
+    out: list[PushStep | Outcome] = []
+    for ref, there in syncer.store.notes_refs.synced():  # jp's notes refs, by name
+        row = local.get(ref)
+        if row is None or row.kind != "commit":
+            continue  # none here, or not a commit (the pull named it)
+        tip = row.oid
+        refused = _refused(syncer, (there,))
+        if refused is not None:
+            out.append(refused)
+            continue
+        theirs = fetched.get(there.removeprefix("refs/notes/"))
+        if theirs == tip:
+            continue
+        if theirs is None:
+            out.append(PushStep(ref, Action.CREATED, (RemoteUpdate(there, tip),)))
+            continue
+        base = repo.merge_base(tip, theirs)
+        if base is not None and str(base) == theirs:
+            out.append(PushStep(ref, Action.FAST_FORWARDED, (RemoteUpdate(there, tip),)))
+        else:
+            out.append(PushStep(ref, Action.BLOCKED))
+    return out
+
+
+def _track(syncer: Syncer, results: list[RefResult], sent: dict[str, RemoteUpdate]) -> None:
+    """Record on the remote-tracking copies what the remote accepted."""
+    repo = syncer.repo
+    for result in results:
+        update = sent.get(result.ref)
+        if not result.ok or update is None or not result.ref.startswith("refs/"):
+            continue
+        name = syncer.tracking + result.ref[len("refs/") :]
+        if update.new is None:
+            with contextlib.suppress(KeyError):
+                repo.references.delete(name)
+        else:
+            repo.create_reference_direct(name, update.new, True, message=f"jp push {syncer.remote}")
+
+
+def _outcome(step: PushStep, results: dict[str, RefResult]) -> Outcome:
+    kind = "notes" if step.cid.startswith("refs/notes/") else "conversation"
+    if step.action is Action.BLOCKED:
+        return Outcome(
+            step.cid,
+            "blocked",
+            kind=kind,
+            direction="push",
+            detail="the remote has changes this store has not integrated",
+        )
+    failed = [results[u.ref] for u in step.updates if u.ref in results and not results[u.ref].ok]
+    if failed:
+        return Outcome(step.cid, "rejected", kind=kind, direction="push", detail=failed[0].summary)
+    return Outcome(step.cid, step.action.value, kind=kind, direction="push")
+
+
+def push(syncer: Syncer, retries: int = RETRIES) -> list[Outcome]:
+    """Pull, then send; on a lost race pull again and resend what was rejected."""
+    with syncer.exclusive():
+        return list(dict.fromkeys(_push(syncer, retries)))  # each pull names its refusals
+
+
+def _push(syncer: Syncer, retries: int) -> list[Outcome]:
+    outcomes: list[Outcome] = []
+    for attempt in range(retries + 1):
+        outcomes += syncer.pull()
+        planned = plan(syncer)
+        held = [s for s in planned if isinstance(s, Outcome)]
+        steps = [s for s in planned if isinstance(s, PushStep)]
+        outcomes += held
+        updates = [u for s in steps for u in s.updates]
+        if not updates:
+            outcomes += [_outcome(s, {}) for s in steps]
+            return outcomes
+        syncer.progress("pushing", 0, len(updates))
+        results = syncer.transport.push(syncer.remote, updates)
+        by_ref = {r.ref: r for r in results}
+        _track(syncer, results, {u.ref: u for u in updates})
+        done = [_outcome(s, by_ref) for s in steps]
+        raced = any(r.lost_race for r in results)
+        if not raced or attempt == retries:
+            return outcomes + done
+        outcomes += [o for o in done if o.action not in ("rejected", "blocked")]
+    return outcomes
+
+
+def check_remote(repo: pygit2.Repository, name: str) -> remotes.RemoteInfo:
+    """The configured remote ``name`` (raises ``SyncError`` when there is none)."""
+    from gitstore.errors import SyncError
+
+    info = remotes.find(repo, remotes.check_name(name))
+    if info is None:
+        raise SyncError(name, "no such remote")
+    return info

@@ -1,0 +1,245 @@
+"""Remotes of a store: git config entries with jp's refspecs.
+
+Fetched copies live under ``refs/jp-remotes/<remote>/`` (not
+``refs/remotes/``, which ``git branch -r`` lists), so plain ``git fetch`` in
+the store does what ``jp pull`` fetches.  A remote jp creates also gets push
+refspecs, so plain ``git push`` sends what ``jp push`` sends.  A remote that
+already existed (a project's ``origin``) only gets the fetch refspecs: push
+refspecs would change what a bare ``git push`` of the project's branch does.
+
+jp's refspecs name jp's refs only: ``refs/conversations/*``,
+``refs/archive/*`` and its two notes refs by name, never ``refs/notes/*``
+(a project's own notes are not jp's).  git refuses a whole fetch or push
+when a refspec without ``*`` names a ref that does not exist, and a remote
+without reviews has no ``refs/notes/source``, so the notes refspecs end in
+``*`` (``refs/notes/meta*``); jp itself integrates and sends only the exact
+names.
+
+Removing a remote touches nothing but its ``remote.<name>.*`` settings and
+the copies under ``refs/jp-remotes/<name>/``.  libgit2's remote delete is
+never used: it deletes every local ref that matches one of the remote's
+refspecs, which for jp's push refspecs is every conversation.  Plain
+``git remote remove`` only deletes refs under ``refs/remotes/``, so it
+leaves the conversations alone too (and jp's copies, which
+``jp remote remove NAME`` then drops).  A remote with settings of its own
+keeps them: only what jp added goes, in one atomic write of the config.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pygit2
+
+from gitstore import faults, refs
+from gitstore.errors import SyncError
+from gitstore.sync import configfile, quarantine
+
+TRACKING_ROOT = "refs/jp-remotes/"
+SPACES = ("conversations", "archive")  # whole namespaces under refs/ that are jp's
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+
+
+def check_name(name: str) -> str:
+    if not _NAME.fullmatch(name) or ".." in name or name.endswith((".lock", ".")):
+        raise SyncError(name, "not a valid remote name (letters, digits, '.', '_', '-')")
+    return name
+
+
+def tracking_prefix(remote: str) -> str:
+    return f"{TRACKING_ROOT}{check_name(remote)}/"
+
+
+def fetch_refspecs(remote: str) -> list[str]:
+    prefix = tracking_prefix(remote)
+    specs = [f"+refs/{n}/*:{prefix}{n}/*" for n in SPACES]
+    names = (refs.ON_REMOTES.meta, refs.ON_REMOTES.source)
+    return specs + [f"+{name}*:{prefix}{name.removeprefix('refs/')}*" for name in names]
+
+
+def push_refspecs(notes: refs.NotesRefs = refs.STANDALONE) -> list[str]:
+    """What plain ``git push`` sends from a store whose notes refs are ``notes``."""
+    specs = [f"refs/{n}/*:refs/{n}/*" for n in SPACES]
+    return specs + [f"{here}*:{there}*" for here, there in notes.synced()]
+
+
+PUSH_REFSPECS = tuple(push_refspecs())  # a store of its own
+
+
+def _legacy(remote: str) -> set[str]:
+    """Refspecs earlier versions of jp wrote (``refs/notes/*``: every notes ref)."""
+    return {f"+refs/notes/*:{tracking_prefix(remote)}notes/*", "refs/notes/*:refs/notes/*"}
+
+
+def jp_refspecs(remote: str) -> set[str]:
+    """Every refspec jp writes or wrote for ``remote``, in either kind of store."""
+    pushed = push_refspecs(refs.STANDALONE) + push_refspecs(refs.PROJECT)
+    return set(fetch_refspecs(remote)) | set(pushed) | _legacy(remote)
+
+
+@dataclass(frozen=True)
+class RemoteInfo:
+    name: str
+    url: str
+    fetch: tuple[str, ...]
+    push: tuple[str, ...]
+    settings: tuple[str, ...] = ()  # its other keys (``prune``, ``pushurl``, ``mirror``...)
+
+    @property
+    def configured(self) -> bool:
+        """Whether plain ``git fetch`` brings conversations too."""
+        return all(spec in self.fetch for spec in fetch_refspecs(self.name))
+
+    @property
+    def foreign(self) -> bool:
+        """The remote was not made by jp: it has refspecs or settings of its own,
+        or no push refspecs (jp gives each remote it makes its push refspecs,
+        and never adds them to a remote that existed)."""
+        ours = jp_refspecs(self.name)
+        if self.settings or any(spec not in ours for spec in self.fetch + self.push):
+            return True
+        return not self.push
+
+
+def _settings(repo: pygit2.Repository, name: str) -> tuple[str, ...]:
+    prefix = f"remote.{name}."
+    keys = set()
+    for entry in repo.config:
+        if entry.name.startswith(prefix):
+            keys.add(entry.name[len(prefix) :].lower())
+    return tuple(sorted(keys - {"url", "fetch", "push"}))
+
+
+def _info(repo: pygit2.Repository, remote: pygit2.Remote) -> RemoteInfo:
+    return RemoteInfo(
+        str(remote.name),
+        str(remote.url or ""),
+        tuple(str(s) for s in remote.fetch_refspecs),
+        tuple(str(s) for s in remote.push_refspecs),
+        _settings(repo, str(remote.name)),
+    )
+
+
+def all_remotes(repo: pygit2.Repository) -> list[RemoteInfo]:
+    return sorted((_info(repo, r) for r in repo.remotes), key=lambda r: r.name)
+
+
+def find(repo: pygit2.Repository, name: str) -> RemoteInfo | None:
+    try:
+        return _info(repo, repo.remotes[name])
+    except (KeyError, ValueError, pygit2.GitError):
+        return None
+
+
+def default(repo: pygit2.Repository) -> str | None:
+    """The remote ``jp push``/``pull`` use when none is named: the only remote jp
+    made, else one jp made called origin.  Never a remote with settings of its own
+    (a project's code remote): conversations go there only when it is named."""
+    mine = [r.name for r in all_remotes(repo) if not r.foreign]
+    if len(mine) == 1:
+        return mine[0]
+    return "origin" if "origin" in mine else None
+
+
+def _gitdir(repo: pygit2.Repository) -> Path:
+    return Path(repo.path)
+
+
+def add(
+    repo: pygit2.Repository, name: str, url: str, notes: refs.NotesRefs = refs.STANDALONE
+) -> str:
+    """Create remote ``name``, or add jp's fetch refspecs to an existing one
+    with the same URL.  Refspecs an earlier jp wrote are replaced.  Returns
+    "created", "configured", "updated" (replaced) or "unchanged"."""
+    check_name(name)
+    if not url.strip():
+        raise SyncError(name, "the URL is empty")
+    existing = find(repo, name)
+    fetch, legacy = fetch_refspecs(name), _legacy(name)
+    if existing is not None:
+        if existing.url != url:
+            raise SyncError(name, f"already exists with URL {existing.url}")
+        missing = [s for s in fetch if s not in existing.fetch]
+        stale = [s for s in existing.fetch + existing.push if s in legacy]
+        if not missing and not stale:
+            return "unchanged"
+        push = [s for s in push_refspecs(notes) if s not in existing.push]
+        if not any(s in legacy for s in existing.push):
+            push = []  # jp gave it no push refspecs: a bare `git push` stays the project's
+
+        def upgrade(cfg: pygit2.Config) -> None:
+            _drop(cfg, name, legacy)
+            for key, values in ((f"remote.{name}.fetch", missing), (f"remote.{name}.push", push)):
+                for value in values:
+                    cfg.set_multivar(key, "^$", value)
+
+        configfile.edit(_gitdir(repo), upgrade)
+        return "updated" if stale else "configured"
+
+    def create(cfg: pygit2.Config) -> None:
+        cfg[f"remote.{name}.url"] = url
+        for value in fetch:
+            cfg.set_multivar(f"remote.{name}.fetch", "^$", value)
+        for value in push_refspecs(notes):
+            cfg.set_multivar(f"remote.{name}.push", "^$", value)
+
+    configfile.edit(_gitdir(repo), create)
+    return "created"
+
+
+def _drop(cfg: pygit2.Config, name: str, specs: set[str]) -> None:
+    """Delete the values in ``specs`` from the remote's fetch and push keys."""
+    pattern = configfile.exact(sorted(specs))
+    for key in (f"remote.{name}.fetch", f"remote.{name}.push"):
+        with contextlib.suppress(KeyError, pygit2.GitError):
+            cfg.delete_multivar(key, pattern)
+
+
+def _forget(cfg: pygit2.Config, name: str) -> None:
+    """Delete every ``remote.<name>.*`` key."""
+    prefix = f"remote.{name}.".lower()
+    keys = {e.name for e in cfg if e.name.lower().startswith(prefix)}
+    for key in sorted(keys):
+        with contextlib.suppress(KeyError, pygit2.GitError):
+            cfg.delete_multivar(key, ".*")
+
+
+def remove(repo: pygit2.Repository, name: str) -> str:
+    """Forget remote ``name`` and its fetched copies; local conversations and notes
+    stay as they are.  A remote with settings of its own keeps them (only jp's
+    refspecs go).  Returns "removed", "unconfigured", or "copies-removed" when
+    the remote was already gone (say, by plain ``git remote remove``) but jp's
+    copies of it were left."""
+    check_name(name)
+    info = find(repo, name)
+    if info is None:
+        if not drop_copies(repo, name):
+            raise SyncError(name, "no such remote")
+        return "copies-removed"
+    ours = jp_refspecs(name)
+    if info.foreign:
+        configfile.edit(_gitdir(repo), lambda cfg: _drop(cfg, name, ours))
+        result = "unconfigured"
+    else:
+        configfile.edit(_gitdir(repo), lambda cfg: _forget(cfg, name))
+        result = "removed"
+    faults.point("remote:config-written")
+    drop_copies(repo, name)
+    return result
+
+
+def drop_copies(repo: pygit2.Repository, name: str) -> int:
+    """Delete jp's copies of remote ``name`` (``refs/jp-remotes/<name>/*``), and what a
+    pull from it kept aside (``refs/jp/quarantine/<name>/*`` with its reasons)."""
+    prefixes = (tracking_prefix(name), quarantine.prefix(name))
+    gone = 0
+    for ref in [r for r in repo.listall_references() if r.startswith(prefixes)]:
+        with contextlib.suppress(KeyError, pygit2.GitError):
+            repo.references.delete(ref)
+            gone += 1
+    quarantine.forget(_gitdir(repo), name)
+    return gone

@@ -1,0 +1,370 @@
+"""Moving refs between a store and a remote.
+
+The git command line is the transport: it uses the user's own credentials,
+ssh setup and URL rewrites, takes glob refspecs, and reports per ref
+(``git push --porcelain``).  Without a ``git`` executable, pygit2's remote
+API does the same job less well: no glob push (every ref is listed), one
+non-fast-forward aborts the whole push, and a deletion's lease is checked
+against the remote's advertisement just before the push rather than in it.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import pygit2
+
+from gitstore.errors import SyncError
+from gitstore.refs import files as refread
+from gitstore.sync.plan import RemoteUpdate
+
+CHUNK = 2000  # updates per `git push`, to stay far below the argument limit
+EXPLICIT_MAX = 20  # above this, refs are sent through a staging namespace and globs
+STAGING_ROOT = "refs/jp-push/"
+# the store logs every ref (core.logAllRefUpdates=always); the copies git writes
+# for sync (remote-tracking and staged refs) are forced copies and need no reflog
+NO_REFLOG = ("-c", "core.logAllRefUpdates=false")
+# what a remote sends is checked by git as it arrives (a malformed object never lands)
+FSCK = ("-c", "fetch.fsckObjects=true")
+RACE_WORDS = (
+    "fetch first",
+    "non-fast-forward",
+    "stale info",
+    "already exists",
+    "cannot lock",
+    "failed to update",
+    "non-fastforwardable",
+    "not present locally",
+)
+
+
+@dataclass(frozen=True)
+class RefRow:
+    """A ref as listed: its name, the object it names and that object's type."""
+
+    name: str
+    oid: str
+    kind: str  # commit, tree, blob, tag (or missing)
+
+
+@dataclass(frozen=True)
+class RefResult:
+    ref: str
+    ok: bool
+    summary: str = ""
+
+    @property
+    def lost_race(self) -> bool:
+        """Rejected because the remote moved since it was fetched: pull and retry."""
+        return not self.ok and any(word in self.summary for word in RACE_WORDS)
+
+
+class Transport(Protocol):
+    name: str
+
+    def fetch(self, remote: str, refspecs: Sequence[str], prune: bool = True) -> None: ...
+
+    def list_refs(self, prefixes: Sequence[str]) -> list[RefRow]:
+        """Every ref of the store under ``prefixes``, however deep its name."""
+        ...
+
+    def ls_remote(self, remote: str) -> dict[str, str]:
+        """The remote's refs under ``refs/``: name -> object id."""
+        ...
+
+    def delete_refs(self, names: Sequence[str]) -> None: ...
+
+    def push(self, remote: str, updates: Sequence[RemoteUpdate]) -> list[RefResult]: ...
+
+    def maintain(self) -> None: ...
+
+
+def choose(repo: pygit2.Repository, git: str | None) -> Transport:
+    """The git command line when an executable is given, else pygit2."""
+    if git:
+        return GitCli(git, Path(repo.path))
+    return Pygit2Transport(repo)
+
+
+def _last_lines(text: str, count: int = 2) -> str:
+    """git's own error lines (``fatal:``/``error:``), else its last lines."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith(("fatal:", "error:"))]
+    return "; ".join(errors[:count] or lines[-count:]) or "git failed without a message"
+
+
+class GitCli:
+    name = "git"
+
+    def __init__(self, git: str, gitdir: Path) -> None:
+        self.git = git
+        self.gitdir = gitdir
+
+    def _run(self, args: Sequence[str], stdin: str = "") -> subprocess.CompletedProcess[str]:
+        try:
+            return subprocess.run(
+                [self.git, "--git-dir", str(self.gitdir), *args],
+                capture_output=True,
+                text=True,
+                input=stdin,
+            )
+        except OSError as exc:
+            raise SyncError(args[-1] if args else "git", f"cannot run git: {exc}") from None
+
+    def fetch(self, remote: str, refspecs: Sequence[str], prune: bool = True) -> None:
+        # git checks every fetched object (fsck) and keeps none of a pack that fails
+        args = [*NO_REFLOG, *FSCK, "fetch", "--no-tags", "--quiet", "--no-auto-gc"]
+        args += ["--prune", remote] if prune else [remote]
+        args += refspecs
+        proc = self._run(args)
+        for wait in (0.2, 1.0, 3.0):
+            # another fetch is writing the same copies (say, one left running by
+            # an interrupted jp): they are forced copies, so wait and fetch again
+            if proc.returncode == 0 or "cannot lock ref" not in proc.stderr:
+                break
+            time.sleep(wait)
+            proc = self._run(args)
+        if proc.returncode != 0:
+            raise SyncError(remote, _last_lines(proc.stderr))
+
+    def push(self, remote: str, updates: Sequence[RemoteUpdate]) -> list[RefResult]:
+        sets = [u for u in updates if u.new is not None]
+        if len(sets) <= EXPLICIT_MAX:
+            results: list[RefResult] = []
+            for start in range(0, len(updates), CHUNK):
+                chunk = updates[start : start + CHUNK]
+                results += self._push(remote, [f"{u.new}:{u.ref}" for u in chunk if u.new], chunk)
+            return results
+        # git matches every explicit refspec against every ref (quadratic: 5 s for
+        # 1,000 refs); staged refs and one glob per namespace send exactly the same
+        stage = f"{STAGING_ROOT}{remote}/"
+        self._update_refs(self._clear(stage))
+        self._update_refs([f"update {stage}{u.ref[len('refs/') :]} {u.new}" for u in sets])
+        try:
+            spaces = sorted({u.ref.split("/")[1] for u in sets})
+            globs = [f"{stage}{space}/*:refs/{space}/*" for space in spaces]
+            deletes = [u for u in updates if u.new is None]
+            return self._push(remote, globs, [*sets, *deletes])
+        finally:
+            self._update_refs(self._clear(stage))
+
+    def maintain(self) -> None:
+        """git's own housekeeping (libgit2 never packs), after the sync, not during it."""
+        self._run(["gc", "--auto", "--quiet"])
+
+    def list_refs(self, prefixes: Sequence[str]) -> list[RefRow]:
+        fmt = "--format=%(objectname) %(objecttype) %(refname)"
+        proc = self._run(["for-each-ref", fmt, *prefixes])
+        if proc.returncode != 0:
+            raise SyncError("git for-each-ref", _last_lines(proc.stderr))
+        rows: list[RefRow] = []
+        for line in proc.stdout.splitlines():
+            oid, _, rest = line.partition(" ")
+            kind, _, name = rest.partition(" ")
+            if name:
+                rows.append(RefRow(name, oid, kind or "missing"))
+        return rows
+
+    def ls_remote(self, remote: str) -> dict[str, str]:
+        proc = self._run(["ls-remote", "--refs", remote])
+        if proc.returncode != 0:
+            raise SyncError(remote, _last_lines(proc.stderr))
+        out: dict[str, str] = {}
+        for line in proc.stdout.splitlines():
+            oid, _, name = line.partition("\t")
+            if name.startswith("refs/"):
+                out[name] = oid.strip()
+        return out
+
+    def delete_refs(self, names: Sequence[str]) -> None:
+        self._update_refs([f"delete {name}" for name in names])
+
+    def _clear(self, stage: str) -> list[str]:
+        listed = self._run(["for-each-ref", "--format=delete %(refname)", stage])
+        return listed.stdout.splitlines()
+
+    def _update_refs(self, commands: list[str]) -> None:
+        if not commands:
+            return
+        args = [*NO_REFLOG, "update-ref", "--stdin"]
+        proc = self._run(args, "\n".join(commands) + "\n")
+        if proc.returncode != 0:
+            raise SyncError("git update-ref", _last_lines(proc.stderr))
+
+    def _push(
+        self, remote: str, specs: list[str], updates: Sequence[RemoteUpdate]
+    ) -> list[RefResult]:
+        args = [*NO_REFLOG, "push", "--porcelain", "--no-verify"]
+        for u in updates:
+            if u.new is None:
+                args.append(f"--force-with-lease={u.ref}:{u.lease or ''}")
+                specs.append(f":{u.ref}")
+        proc = self._run([*args, remote, *specs])
+        found = parse_porcelain(proc.stdout)
+        if proc.returncode != 0 and not found:
+            raise SyncError(remote, _last_lines(proc.stderr))
+        by_ref = {r.ref: r for r in found}
+        # a ref git did not report was not pushed
+        return [by_ref.get(u.ref, RefResult(u.ref, False, "not reported by git")) for u in updates]
+
+
+def parse_porcelain(stdout: str) -> list[RefResult]:
+    """Per-ref lines of ``git push --porcelain``: ``<flag>\\t<src>:<dst>\\t<summary>``."""
+    out: list[RefResult] = []
+    for line in stdout.splitlines():
+        parts = line.split("\t")
+        if len(parts) < 3 or len(parts[0]) != 1 or ":" not in parts[1]:
+            continue
+        flag, spec, summary = parts[0], parts[1], "\t".join(parts[2:])
+        dst = spec.rsplit(":", 1)[1]
+        out.append(RefResult(dst, flag != "!", summary))
+    return out
+
+
+_KINDS = {1: "commit", 2: "tree", 3: "blob", 4: "tag"}
+
+
+def _kind(repo: pygit2.Repository, oid: str) -> str:
+    """An object's type, read from its header (its content is not loaded)."""
+    try:
+        kind, _ = repo.odb.read_header(oid)
+    except (KeyError, ValueError, pygit2.GitError):
+        return "missing"
+    return _KINDS.get(int(kind), "missing")
+
+
+class _Callbacks(pygit2.RemoteCallbacks):
+    def __init__(self) -> None:
+        super().__init__()
+        self.rejected: dict[str, str] = {}
+        self.accepted: set[str] = set()
+
+    def credentials(
+        self,
+        url: str,
+        username_from_url: str | None,
+        allowed_types: pygit2.enums.CredentialType,
+    ) -> pygit2.KeypairFromAgent:
+        if allowed_types & pygit2.enums.CredentialType.SSH_KEY:
+            return pygit2.KeypairFromAgent(username_from_url or "git")
+        raise pygit2.GitError(f"{url}: credentials are needed; install git to use your setup")
+
+    def push_update_reference(self, refname: str, message: str | None) -> None:
+        if message is None:
+            self.accepted.add(refname)
+        else:
+            self.rejected[refname] = message
+
+
+class Pygit2Transport:
+    name = "pygit2"
+
+    def __init__(self, repo: pygit2.Repository) -> None:
+        self.repo = repo
+
+    def _remote(self, remote: str) -> pygit2.Remote:
+        """An anonymous remote at the configured URL: libgit2 would otherwise
+        apply the remote's configured push refspecs to fetched refs too, and
+        overwrite local conversations with the remote's."""
+        try:
+            url = self.repo.remotes[remote].url
+        except (KeyError, ValueError):
+            raise SyncError(remote, "no such remote") from None
+        if not url:
+            raise SyncError(remote, "the remote has no URL")
+        return self.repo.remotes.create_anonymous(url)
+
+    def fetch(self, remote: str, refspecs: Sequence[str], prune: bool = True) -> None:
+        mode = pygit2.enums.FetchPrune.PRUNE if prune else pygit2.enums.FetchPrune.NO_PRUNE
+        self.ls_remote(remote)  # a remote libgit2 cannot list whole is an error, not empty
+        try:
+            self._remote(remote).fetch(list(refspecs), callbacks=_Callbacks(), prune=mode)
+        except pygit2.GitError as exc:
+            raise SyncError(remote, str(exc)) from None
+
+    def list_refs(self, prefixes: Sequence[str]) -> list[RefRow]:
+        """Refs read as files where the store allows it: libgit2's own listing stops
+        short of refs nested deeply (about 100 levels) and says nothing."""
+        plain = refread.plain_gitdir(Path(self.repo.path))
+        if plain is not None:
+            found = refread.list_refs(plain, prefixes)
+        else:
+            found = {}
+            for ref in self.repo.references.iterator():
+                if ref.name.startswith(tuple(prefixes)) and isinstance(ref.target, pygit2.Oid):
+                    found[ref.name] = str(ref.target)
+        return [RefRow(name, oid, _kind(self.repo, oid)) for name, oid in sorted(found.items())]
+
+    def ls_remote(self, remote: str) -> dict[str, str]:
+        try:
+            heads = self._remote(remote).list_heads(callbacks=_Callbacks())
+        except pygit2.GitError as exc:
+            raise SyncError(remote, str(exc)) from None
+        listed = {
+            h.name: str(h.oid)
+            for h in heads
+            if h.name and h.name.startswith("refs/") and not h.symref_target
+        }
+        self._check_complete(remote, listed)
+        return listed
+
+    def _check_complete(self, remote: str, listed: dict[str, str]) -> None:
+        """A remote on this machine whose refs libgit2 did not all list (it lists none
+        once one is nested about 100 levels deep): say so rather than sync blind."""
+        url = self.repo.remotes[remote].url or ""
+        path = Path(url[len("file://") :] if url.startswith("file://") else url)
+        plain = refread.plain_gitdir(path) if path.is_absolute() or path.exists() else None
+        if plain is None:
+            return
+        missed = sorted(set(refread.list_refs(plain, ["refs/"])) - set(listed))
+        if missed:
+            raise SyncError(
+                remote,
+                f"libgit2 cannot list the remote's refs ({len(missed)} missed, such as "
+                f"{missed[0][:80]}); install git, whose listing sees every ref",
+            )
+
+    def delete_refs(self, names: Sequence[str]) -> None:
+        for name in names:
+            try:
+                self.repo.references.delete(name)
+            except (KeyError, pygit2.InvalidSpecError):
+                continue
+
+    def maintain(self) -> None:
+        """Nothing: without git there is no `git gc` to run."""
+
+    def push(self, remote: str, updates: Sequence[RemoteUpdate]) -> list[RefResult]:
+        handle = self._remote(remote)
+        stale: set[str] = set()
+        if any(u.new is None for u in updates):
+            try:
+                heads = {h.name: str(h.oid) for h in handle.list_heads(callbacks=_Callbacks())}
+            except pygit2.GitError as exc:
+                raise SyncError(remote, str(exc)) from None
+            stale = {u.ref for u in updates if u.new is None and heads.get(u.ref) != u.lease}
+        sent = [u for u in updates if u.ref not in stale]
+        callbacks = _Callbacks()
+        specs = [f":{u.ref}" if u.new is None else f"{u.new}:{u.ref}" for u in sent]
+        failure = ""
+        if specs:
+            try:
+                handle.push(specs, callbacks=callbacks)
+            except pygit2.GitError as exc:
+                failure = str(exc)
+        results: list[RefResult] = []
+        for u in updates:
+            if u.ref in stale:
+                results.append(RefResult(u.ref, False, "[rejected] (stale info)"))
+            elif failure:
+                results.append(RefResult(u.ref, False, f"[rejected] ({failure})"))
+            elif u.ref in callbacks.rejected:
+                results.append(RefResult(u.ref, False, f"[rejected] ({callbacks.rejected[u.ref]})"))
+            else:
+                results.append(RefResult(u.ref, True, "ok"))
+        return results

@@ -1,0 +1,165 @@
+"""The porcelain side's clock and randomness, read in this one place.
+
+Everything of the porcelain that puts a time or a random value into the store or
+the output (event timestamps, conversation ids, the opening call of a review,
+``archived_at``/``pinned_at``, the time of a time-based compaction rule, elapsed
+times) asks ``current()`` (or the ``now``/``now_text``/``monotonic``/``token``
+shortcuts below).  The clock is the system's unless the testing hook installs a
+seeded one (``cli.main`` reads it, as it reads ``JP_FAULT``; not for users):
+
+- ``JP_TEST_CLOCK=<RFC 3339 time>[/<seconds>]``: the clock starts at that time
+  and every reading moves it on by the step (default one second), the
+  monotonic clock likewise from zero;
+- ``JP_TEST_SEED=<integer>``: the random source (``token``) is seeded (default 0
+  under ``JP_TEST_CLOCK``, else the system's).
+
+So a command run twice with the same hook, store and input writes the same
+events, ids and commits, and prints the same text: tests compare whole outputs.
+The jitter of retry sleeps is no data and stays the system's.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Protocol
+
+from gitstore import format_time, parse_time
+
+if TYPE_CHECKING:
+    import random
+
+DEFAULT_STEP = 1.0  # seconds a seeded clock moves on per reading
+
+
+class Clock(Protocol):
+    def now(self) -> datetime:
+        """The current time (aware, UTC)."""
+        ...
+
+    def time(self) -> float:
+        """The current time in seconds since the epoch."""
+        ...
+
+    def monotonic(self) -> float:
+        """Seconds of a clock that never goes back, for durations only."""
+        ...
+
+    def token(self, nbytes: int) -> str:
+        """``nbytes`` random bytes as hex (for ids)."""
+        ...
+
+
+class SystemClock:
+    """The machine's clocks and the operating system's randomness."""
+
+    def now(self) -> datetime:
+        return datetime.now(UTC)
+
+    def time(self) -> float:
+        return time.time()
+
+    def monotonic(self) -> float:
+        return time.monotonic()
+
+    def token(self, nbytes: int) -> str:
+        return os.urandom(nbytes).hex()
+
+
+class SeededClock:
+    """A clock for tests: ``start`` (None: the system's time) moved on by ``step`` per
+    reading; randomness from ``seed`` (None: the system's)."""
+
+    def __init__(
+        self, start: datetime | None, step: float = DEFAULT_STEP, seed: int | None = None
+    ) -> None:
+        self._next = start.astimezone(UTC) if start is not None else None
+        self._step = timedelta(seconds=step)
+        self._ticks = 0
+        self._random: random.Random | None = None
+        if seed is not None:
+            import random  # only a test's clock needs it
+
+            self._random = random.Random(seed)
+        self._lock = threading.Lock()  # readings from a spinner or tool thread stay in order
+
+    def now(self) -> datetime:
+        if self._next is None:
+            return datetime.now(UTC)
+        with self._lock:
+            moment, self._next = self._next, self._next + self._step
+        return moment
+
+    def time(self) -> float:
+        return self.now().timestamp()
+
+    def monotonic(self) -> float:
+        if self._next is None:
+            return time.monotonic()
+        with self._lock:
+            self._ticks += 1
+            return self._ticks * self._step.total_seconds()
+
+    def token(self, nbytes: int) -> str:
+        if self._random is None:
+            return os.urandom(nbytes).hex()
+        with self._lock:
+            return self._random.randbytes(nbytes).hex()
+
+
+def from_hook(clock_spec: str | None, seed_spec: str | None) -> SeededClock:
+    """The clock ``JP_TEST_CLOCK`` and ``JP_TEST_SEED`` describe; ValueError names a bad one."""
+    start: datetime | None = None
+    step = DEFAULT_STEP
+    if clock_spec:
+        moment, _, step_text = clock_spec.strip().partition("/")
+        try:
+            start = parse_time(moment)
+        except ValueError:
+            raise ValueError(f"JP_TEST_CLOCK: {moment!r} is not an RFC 3339 time") from None
+        if step_text:
+            try:
+                step = float(step_text.removesuffix("s"))
+            except ValueError:
+                step = -1.0
+            if not 0 <= step <= 86400:
+                raise ValueError(f"JP_TEST_CLOCK: step {step_text!r} is not 0 to 86400 seconds")
+    seed: int | None = 0 if clock_spec else None
+    if seed_spec:
+        try:
+            seed = int(seed_spec)
+        except ValueError:
+            raise ValueError(f"JP_TEST_SEED: {seed_spec!r} is not an integer") from None
+    return SeededClock(start, step, seed)
+
+
+_current: Clock = SystemClock()
+
+
+def current() -> Clock:
+    return _current
+
+
+def install(clock: Clock | None) -> None:
+    """Use ``clock`` from now on (None: the system's again)."""
+    global _current
+    _current = clock if clock is not None else SystemClock()
+
+
+def now() -> datetime:
+    return _current.now()
+
+
+def now_text() -> str:
+    """The current time as events store it (RFC 3339, UTC, microseconds)."""
+    return format_time(_current.now())
+
+
+def monotonic() -> float:
+    return _current.monotonic()
+
+
+def token(nbytes: int) -> str:
+    return _current.token(nbytes)

@@ -1,0 +1,223 @@
+"""Whole outputs of the main flows, on the seeded clock of the testing hook
+(porcelain/clock.py; `pinned` users of tests/e2e/harness.py): ids, times and
+commit ids are those the clock gives, so each output is compared whole."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.e2e.harness import User, write_conversation
+
+HINT = (
+    'To talk to a real model, set assistant.model.id = "anthropic/claude-sonnet-4-5" (or '
+    "another anthropic/claude-... id) in $XDG_CONFIG_HOME/jp/config.toml or with --cfg, "
+    "and export ANTHROPIC_API_KEY."
+)
+NOTE = "note: no model configured and no ANTHROPIC_API_KEY; using offline/jp, jp's built-in offline model\n"
+
+
+def offline(text: str) -> str:
+    """The offline model's answer to ``text``."""
+    return (
+        "This is jp's offline model, built into jp. It is not a language model, so it "
+        f"cannot answer. You wrote: “{text}”.\n{HINT}"
+    )
+
+
+def test_query_ls_show_and_print(pinned: User) -> None:
+    proc = pinned.run("q", "--new", "tabs or spaces?")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (
+        0,
+        offline("tabs or spaces?") + "\n",
+        NOTE,
+    )
+    assert pinned.ok("q", "and two plus two?") == offline("and two plus two?") + "\n"
+    assert pinned.json("q", "--new", "a second one") == {
+        "id": "jp-c17676037800",
+        "model": "offline/jp",
+        "events": [
+            {"type": "turn_start", "timestamp": "2026-01-05T09:03:02.000000Z"},
+            {
+                "type": "chat_request",
+                "timestamp": "2026-01-05T09:03:02.000000Z",
+                "content": "a second one",
+            },
+            {
+                "type": "chat_response",
+                "timestamp": "2026-01-05T09:03:03.000000Z",
+                "message": offline("a second one"),
+            },
+        ],
+    }
+    assert pinned.ok("conversation", "ls") == (
+        "ID               TURNS  EVENTS  TITLE\n"
+        "jp-c17676036600      2       6  tabs or spaces?\n"
+        "jp-c17676037800*     1       3  a second one\n"
+    )
+    row = {
+        "title": None,
+        "archived": False,
+        "pinned": False,
+        "source_id": None,
+        "unreadable": None,
+    }
+    assert pinned.ls() == [
+        row
+        | {
+            "id": "jp-c17676036600",
+            "turns": 2,
+            "events": 6,
+            "active": False,
+            "created_at": "2026-01-05T09:01:00Z",
+            "last_event_at": "2026-01-05T09:02:01.000000Z",
+            "preview": "tabs or spaces?",
+        },
+        row
+        | {
+            "id": "jp-c17676037800",
+            "turns": 1,
+            "events": 3,
+            "active": True,
+            "created_at": "2026-01-05T09:03:00Z",
+            "last_event_at": "2026-01-05T09:03:03.000000Z",
+            "preview": "a second one",
+        },
+    ]
+    assert pinned.ok("conversation", "show", "jp-c17676036600") == (
+        "ID:           jp-c17676036600\n"
+        "Turns:        2\n"
+        "Events:       6\n"
+        "Latest event: 2026-01-05T09:02:01.000000Z\n"
+        "State:        live\n"
+    )
+    assert pinned.show() == {
+        "id": "jp-c17676037800",
+        "title": None,
+        "turns": 1,
+        "events": 3,
+        "archived": False,
+        "active": True,
+        "pinned": False,
+        "labels": {},
+        "source_id": None,
+        "created_at": "2026-01-05T09:03:00Z",
+        "last_event_at": "2026-01-05T09:03:03.000000Z",
+        "tip": "b872f43f68dcdaa9ae55b1bc668e4b5b43f3413d",
+        "compactions": [],
+    }
+    assert pinned.ok("conversation", "print", "jp-c17676036600") == (
+        "--- turn 1 (2026-01-05 09:01) ---\n"
+        "> tabs or spaces?\n"
+        f"{offline('tabs or spaces?').replace(chr(10), chr(10) + '  ')}\n\n"
+        "--- turn 2 (2026-01-05 09:02) ---\n"
+        "> and two plus two?\n"
+        f"{offline('and two plus two?').replace(chr(10), chr(10) + '  ')}\n\n"
+    )
+
+
+def test_the_same_commands_on_the_same_clock_write_the_same_store(tmp_path: Path) -> None:
+    """Same clock, same commands: the same output and the same commits (notes hold the
+    store's own machine id, so they differ); a later clock gives other ids."""
+
+    def session(name: str, skip: int = 0) -> tuple[list[str], dict[str, str]]:
+        person = User(tmp_path, name, pinned=True)
+        person.runs += skip
+        person.ok("init", str(person.store))
+        outputs = [person.ok("q", "--new", "one"), person.ok("q", "two")]
+        outputs += [person.ok("conversation", "fork"), person.ok("--format", "json", "c", "ls")]
+        return outputs, person.refs("refs/conversations")
+
+    first, again, later = session("first"), session("again"), session("later", skip=1)
+    assert first == again
+    assert sorted(first[1]) == [
+        "refs/conversations/jp-c17676036600",
+        "refs/conversations/jp-c17676037800",
+    ]
+    assert sorted(later[1]) == [
+        "refs/conversations/jp-c17676037200",
+        "refs/conversations/jp-c17676038400",
+    ]
+    assert first[0][2] == "jp-c17676037800\n" and later[0][2] == "jp-c17676038400\n"
+
+
+def test_a_review_offline_from_start_to_continue(pinned: User, tmp_path: Path) -> None:
+    folder = write_conversation(tmp_path / "17800000401-six-turns", 6)
+    assert pinned.ok("conversation", "import", "--activate", str(folder)) == "jp-c17800000401\n"
+    source, review = "jp-c17800000401", "jp-c17676037240"
+    opening = (
+        "Extractive summary by jp's offline model (not a language model) of 4 requests and "
+        "4 answers.\nGoal: Q02 <<Q02>>\nFiles: src/f02.rs, src/f04.rs\n"
+        "Tools used: fs_read_file ×2\nLast request: Q05 <<Q05>>\nLast answer: A05 <<A05>>"
+    )
+    proc = pinned.run("conversation", "compact", "--interactive")
+    assert (proc.returncode, proc.stderr) == (0, f"Drafting the opening summary of {source}...\n")
+    assert proc.stdout == (
+        f"Started review {review} of {source} (now active).\n\n"
+        f"Proposed: compact turns 2-5 of 6 (summarize)\n\n{opening}\n\n"
+        "Next:\n"
+        '  jp q "..."                          discuss it; the model records each revision\n'
+        "  jp conversation show                the current proposal\n"
+        "  jp conversation compact --continue  apply it to the source\n"
+        "  jp conversation compact --abort     end the review, source untouched\n"
+    )
+    recorded = (
+        "Recorded. Proposed: compact turns 2-4 of 6 (summarize). "
+        "Apply it with `jp conversation compact --continue`.\n"
+    )
+    proc = pinned.run("q", "turns 2-4")
+    assert (
+        proc.stdout
+        == "Understood: turns 2-4.\nProposing turns 2-4, summary (34 words).\n" + recorded
+    )
+    call = {"from_turn": 2, "to_turn": 4, "summary": opening}
+    assert proc.stderr == (
+        f"[tool] propose_compaction {json.dumps(call, ensure_ascii=False)}\n"
+        f"[recorded] Proposed: compact turns 2-4 of 6 (summarize)\n\n{opening}\n"
+    )
+    out = pinned.ok("q", "summary: the SETUP, in short")
+    assert (
+        out
+        == "Understood: replace the summary.\nProposing turns 2-4, summary (4 words).\n" + recorded
+    )
+    assert pinned.show()["proposal"] == {
+        "from_turn": 2,
+        "to_turn": 4,
+        "summary": "the SETUP, in short",
+        "reasoning": None,
+        "tool_calls": None,
+    }
+    assert pinned.ok("conversation", "compact", "--continue", "--yes") == (
+        "Proposed: compact turns 2-4 of 6 (summarize)\n"
+        "The conversation now has 6 turns; 3 turns stay uncompacted.\n\n"
+        "the SETUP, in short\n\n"
+        f"Applied to {source}: compacted turns 2..4.\n"
+        f"Review {review} archived.\n"
+        f"Active conversation: {source}\n"
+    )
+    assert pinned.ok("conversation", "show") == (
+        f"ID:           {source}\n"
+        "Title:        synthetic\n"
+        "Turns:        6\n"
+        "Events:       30\n"
+        "Latest event: 2026-01-05T09:06:00.000000Z\n"
+        "State:        active\n"
+        "Compactions:\n"
+        "  1. turns 2..4 (3 total, summary)\n"
+    )
+    assert pinned.ok("conversation", "print", "--compacted") == (
+        "--- turn 1 (2026-02-01 10:00) ---\n"
+        "> Q01 <<Q01>>\n[reasoning] thinking <<R01>>\nA01 <<A01>>\n\n"
+        "--- turns 2–4 (2026-02-01 10:00) ---\n"
+        "> [Summary of previous conversation]\nthe SETUP, in short\n\n"
+        "--- turn 5 (2026-02-01 10:01) ---\n"
+        "> Q05 <<Q05>>\n[reasoning] thinking <<R05>>\nA05 <<A05>>\n\n"
+        "--- turn 6 (2026-02-01 10:01) ---\n"
+        "> Q06 <<Q06>>\n[reasoning] thinking <<R06>>\n"
+        '[tool] fs_read_file {"path": "src/f06.rs"}\n'
+        "[result] fs_read_file: contents <<T06>>\nA06 <<A06>>\n\n"
+    )
+    assert pinned.ok("conversation", "ls", "--archived") == (
+        "ID               TURNS  EVENTS  TITLE\n"
+        f"{review}      8      44  [review of {source}] synthetic\n"
+    )

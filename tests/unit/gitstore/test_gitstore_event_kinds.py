@@ -1,0 +1,72 @@
+"""The event kinds are named once, and each constructor builds an event the store accepts."""
+
+from __future__ import annotations
+
+import typing
+
+import pytest
+
+from gitstore import (
+    CONVERSATION_TYPES,
+    INTERNAL_TYPES,
+    KNOWN_TYPES,
+    Event,
+    InvalidEvent,
+    Kind,
+    chat_message_event,
+    chat_reasoning_event,
+    chat_request_event,
+    compaction_event,
+    compaction_reset_event,
+    config_delta_event,
+    conversation_start_event,
+    tool_call_request_event,
+    tool_call_response_event,
+    turn_start_event,
+    validate_event,
+)
+from gitstore.events import schema
+
+T = "2026-01-05T09:00:07.000000Z"
+
+BUILT: list[Event] = [
+    turn_start_event(T),
+    chat_request_event(T, "hello"),
+    chat_request_event(T, "hello", author="ada"),
+    chat_message_event(T, "hi"),
+    chat_reasoning_event(T, "thinking"),
+    tool_call_request_event(T, "call_1", "read", {"path": "a.txt"}),
+    tool_call_response_event(T, "call_1", "contents", False),
+    config_delta_event(T, {"assistant": {"model": {"id": "offline/echo"}}}),
+    compaction_event(T, 1, 3, summary="what happened"),
+    compaction_event(T, 0, 0, reasoning="strip", tool_calls={"policy": "strip"}),
+    compaction_reset_event(T),
+    compaction_reset_event(T, withdraw=[2]),
+    conversation_start_event(T, "jp-c17800000401", forked_from={"conversation": "x"}),
+]
+
+
+@pytest.mark.parametrize("event", BUILT, ids=lambda e: str(e["type"]))
+def test_every_constructor_builds_an_event_the_store_accepts(event: Event) -> None:
+    assert validate_event(event) == event
+
+
+def test_the_kinds_are_the_types_the_schema_knows() -> None:
+    schema_types = {
+        typing.get_args(model.model_fields["type"].annotation)[0]
+        for model in typing.get_args(typing.get_args(schema._Known)[0])
+    }
+    assert {k.value for k in Kind} == schema_types == KNOWN_TYPES
+    assert CONVERSATION_TYPES | INTERNAL_TYPES == KNOWN_TYPES
+    assert not CONVERSATION_TYPES & INTERNAL_TYPES
+
+
+def test_a_kind_is_its_string() -> None:
+    assert Kind.TURN_START == "turn_start"
+    assert {"type": "compaction"}["type"] in {Kind.COMPACTION}
+    assert all(isinstance(t, str) and not isinstance(t, Kind) for t in KNOWN_TYPES)
+
+
+def test_a_constructor_misused_is_refused_by_the_store() -> None:
+    with pytest.raises(InvalidEvent):
+        validate_event(compaction_event("not a time", 1, 2))
