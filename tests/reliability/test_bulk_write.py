@@ -15,10 +15,11 @@ import pytest
 
 from gitstore import faults, refs
 from gitstore.events import format_time, parse_time
-from gitstore.store import core as store_module
+from gitstore.store import base as store_module
 from gitstore.store import packwrite
-from gitstore.store.core import Identity, Store
+from gitstore.store.core import Store
 from gitstore.store.repo import init_bare
+from gitstore.store.types import Identity
 from porcelain.jpformat import JpConversation, write_conversation
 from tests.reliability.harness import ID, Sandbox
 
