@@ -200,6 +200,7 @@ def test_show_counts_turns_and_events_like_jp(pinned: User) -> None:
         "Events:       75\n"
         "Latest event: 2026-05-28T20:45:21.146296Z\n"
         "State:        live\n"
+        "Tokens:       ~896 (estimated)\n"
         "Compactions:\n"
         "  1. turns 2..8 (7 total, summary)\n"
     )
