@@ -90,6 +90,7 @@ def test_query_ls_show_and_print(pinned: User) -> None:
         "Events:       6\n"
         "Latest event: 2026-01-05T09:02:01.000000Z\n"
         "State:        live\n"
+        "Tokens:       ~167 (estimated)\n"
     )
     assert pinned.show() == {
         "id": "jp-c17676037800",
@@ -105,6 +106,7 @@ def test_query_ls_show_and_print(pinned: User) -> None:
         "last_event_at": "2026-01-05T09:03:03.000000Z",
         "tip": "b872f43f68dcdaa9ae55b1bc668e4b5b43f3413d",
         "compactions": [],
+        "tokens": {"tokens": 81, "counted_by": None, "estimated": True},
     }
     assert pinned.ok("conversation", "print", "jp-c17676036600") == (
         "--- turn 1 (2026-01-05 09:01) ---\n"
@@ -202,6 +204,7 @@ def test_a_review_offline_from_start_to_continue(pinned: User, tmp_path: Path) -
         "Events:       30\n"
         "Latest event: 2026-01-05T09:06:00.000000Z\n"
         "State:        active\n"
+        "Tokens:       ~54 (estimated)\n"
         "Compactions:\n"
         "  1. turns 2..4 (3 total, summary)\n"
     )
