@@ -116,8 +116,8 @@ def _query_rows(medians: Any, results: Results) -> None:
 
 def building_section(profile: Profile, results: Results) -> None:
     """The openai provider's request building against the anthropic one."""
+    from porcelain.domain.view import model_events
     from porcelain.models import ModelRequest, ToolSpec, anthropic_model, openai_model
-    from porcelain.view import model_events
 
     size = max(profile.sizes[:3])
     events = list(Writer(11).events("jp-c1", size))

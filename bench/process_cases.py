@@ -167,7 +167,7 @@ def many_section(root: Path, profile: Profile, results: Results) -> None:
 def fork_titled(root: Path, store: Store, target: str, profile: Profile, results: Results) -> None:
     """Fork a titled conversation (the title is carried over) among many titled ones,
     against the same fork in a store that holds only that conversation."""
-    from porcelain.lifecycle import fork
+    from porcelain.app.lifecycle import fork
 
     lone = build.new_store(root / "lone.git")
     cid = build.cid_for(1)
@@ -210,8 +210,8 @@ def _fill(store: Store, count: int, results: Results) -> None:
 
 
 def import_section(root: Path, profile: Profile, results: Results, fixtures: Path) -> None:
+    from porcelain.app.transfer import store_imported
     from porcelain.jpformat import read_conversation
-    from porcelain.transfer import store_imported
 
     if not fixtures.is_dir():
         results.add(Row("import JP conversations", None, note=f"skipped: no {fixtures}"))

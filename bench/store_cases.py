@@ -364,7 +364,7 @@ def _rounds(
 
 
 def load_section(big: BigStore, profile: Profile, results: Results) -> None:
-    from porcelain.view import model_events
+    from porcelain.domain.view import model_events
 
     size = profile.load_size
     cid = big.convs[size]
@@ -470,7 +470,7 @@ def load_section(big: BigStore, profile: Profile, results: Results) -> None:
 
 
 def fork_section(big: BigStore, profile: Profile, results: Results) -> None:
-    from porcelain.lifecycle import fork
+    from porcelain.app.lifecycle import fork
 
     store = big.store
     made: list[str] = []
@@ -491,9 +491,9 @@ def fork_section(big: BigStore, profile: Profile, results: Results) -> None:
 
 def review_section(big: BigStore, profile: Profile, results: Results, home: Path) -> None:
     """`compact --interactive`'s start on the offline model, its summarizer time taken out."""
-    from porcelain.compaction.ranges import RangeOverrides
+    from porcelain.app.review import start as review_start
     from porcelain.config import load_config
-    from porcelain.review import start as review_start
+    from porcelain.domain.compaction.ranges import RangeOverrides
 
     store = big.store
     config = load_config(

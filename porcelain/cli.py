@@ -11,9 +11,9 @@ from typing import Any
 
 import click
 
-from porcelain.context import App
+from porcelain.commands.context import App
 from porcelain.errors import Exit, Interrupted, JpError
-from porcelain.output import Output
+from porcelain.render.output import Output
 
 # name -> "module:attribute"; modules are imported only when their command runs
 COMMANDS = {
@@ -157,8 +157,8 @@ _LATE: list[str] = []
 
 def _close(app: App) -> None:
     """The command ended (maybe by an exception, still in flight here): record its operation."""
+    from porcelain.app.oprecord import finish
     from porcelain.errors import Interrupted
-    from porcelain.oprecord import finish
 
     kind = sys.exc_info()[0]
     # an interrupted command says itself what it kept: the operation is recorded quietly
@@ -221,8 +221,8 @@ def main() -> None:
     """Run `jp`; translate every expected failure into one line on stderr."""
     output = Output()
     try:
-        if os.environ.get("JP_FAULT"):  # a testing hook: see porcelain/faults.py
-            from porcelain.faults import install
+        if os.environ.get("JP_FAULT"):  # a testing hook: see porcelain/app/faults.py
+            from porcelain.app.faults import install
 
             install(os.environ["JP_FAULT"])
         if os.environ.get("JP_TEST_CLOCK") or os.environ.get("JP_TEST_SEED"):
@@ -246,7 +246,7 @@ def main() -> None:
     except BrokenPipeError:
         code = Exit.OK
     except Exception as exc:  # the boundary: everything else becomes one line
-        from porcelain.failures import translate
+        from porcelain.render.failures import translate
 
         error = translate(exc)
         if error is None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from porcelain.context import App
+from porcelain.commands.context import App
 
 
 @click.group()
@@ -57,9 +57,9 @@ def show(app: App, conversation: str | None) -> None:
 
 
 def _show_conversation(app: App, target: str) -> None:
+    from porcelain.app.lifecycle import recorded_deltas
+    from porcelain.app.targets import resolve
     from porcelain.config.explain import as_json, as_text
-    from porcelain.lifecycle import recorded_deltas
-    from porcelain.targets import resolve
 
     store = app.store()
     found = resolve(store, target)

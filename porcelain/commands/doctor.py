@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from porcelain.context import App
+from porcelain.commands.context import App
 from porcelain.errors import Exit, UserError
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from porcelain.context import App
+from porcelain.commands.context import App
 from porcelain.errors import UserError
 
 

@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from porcelain import clock
-from porcelain.context import App
+from porcelain.commands.context import App
 
 
 @click.group()

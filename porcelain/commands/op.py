@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from porcelain.context import App
+from porcelain.commands.context import App
 
 
 @click.group()
@@ -23,7 +23,7 @@ def op() -> None:
 @click.pass_obj
 def log(app: App, limit: int | None, show_refs: bool) -> None:
     """List operations, newest first (`-F json`: a list of objects)."""
-    from porcelain import opshow
+    from porcelain.render import opshow
 
     found = app.store().operations(limit)
     if app.output.json:
@@ -50,7 +50,7 @@ def restore(app: App, operation: str) -> None:
     they hold now; the restore is an operation itself (`jp undo` reverses it).
     """
     from gitstore import restore as restore_to
-    from porcelain import opshow
+    from porcelain.render import opshow
 
     result = restore_to(app.store(), operation)
     if app.output.json:

@@ -8,8 +8,8 @@ from typing import Any
 import click
 
 from gitstore import Event
+from porcelain.commands.context import App
 from porcelain.commands.options import compact_specs
-from porcelain.context import App
 from porcelain.errors import UsageError
 
 OFFLINE_MODEL = "offline/jp"
@@ -47,7 +47,7 @@ def query(
     committed before the model is called, so nothing you wrote is lost when
     the provider fails.
     """
-    from porcelain.targets import resolve
+    from porcelain.app.targets import resolve
 
     if new and target:
         raise UsageError("--new and --id do not go together")
@@ -58,7 +58,7 @@ def query(
         raise UsageError("the query is empty", 'give the text: `jp q "your question"`')
     app.config()  # refuse a broken configuration before anything is written
     if specs:  # and a bad compaction spec
-        from porcelain.compaction.dsl import parse_spec
+        from porcelain.domain.compaction.dsl import parse_spec
 
         for spec in specs:
             if spec:
@@ -83,7 +83,7 @@ def _query_fresh(
     announce: bool,
 ) -> None:
     """A query that starts a conversation: every check runs before it is created."""
-    from porcelain.lifecycle import fresh_id, new_conversation, start_event
+    from porcelain.app.lifecycle import fresh_id, new_conversation, start_event
 
     store = app.store()
     wanted = _cli_delta(app, model)
@@ -110,14 +110,14 @@ def _query_existing(
     specs: tuple[str, ...],
     no_persist: bool,
 ) -> None:
-    from porcelain.lifecycle import jp_deltas
+    from porcelain.app.lifecycle import jp_deltas
 
     store = app.store()
     conv = store.load(cid)
     config = app.config(deltas=[*jp_deltas(conv.events), _cli_delta(app, model)])
     _precheck(app, config.model_id() or _default_model(app, quiet=True), config, False)
     if specs and not no_persist:
-        from porcelain.compaction.run import compact_silently
+        from porcelain.app.compaction.run import compact_silently
 
         compact_silently(app, cid, specs)
         conv = store.load(cid)
@@ -127,7 +127,7 @@ def _query_existing(
 def _precheck(app: App, model_id: str, config: Any, activates: bool) -> None:
     """What can fail before the model is called fails before anything is written:
     the provider, its credentials, the model id; JP_HEAD when it will move."""
-    from porcelain.query.turn import precheck
+    from porcelain.app.query.turn import precheck
 
     precheck(model_id, config)
     if activates:
@@ -146,9 +146,9 @@ def _run(
 ) -> None:
     """The turn itself, on a conversation held (or, with --no-persist, only read)."""
     from gitstore import record_activation
-    from porcelain.lifecycle import config_delta, jp_deltas
-    from porcelain.query.stream import StreamView
-    from porcelain.query.turn import TurnContext, commit, run_turn
+    from porcelain.app.lifecycle import config_delta, jp_deltas
+    from porcelain.app.query.turn import TurnContext, commit, run_turn
+    from porcelain.render.stream import StreamView
 
     store = app.store()
     if specs and no_persist:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click  # noqa: TID251
 
-from porcelain.context import App
+from porcelain.commands.context import App
 
 
 def _url(url: str, cwd: Path) -> str:

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 import click  # noqa: TID251
 
 from porcelain import clock
-from porcelain.context import App
+from porcelain.commands.context import App
 from porcelain.errors import UserError
-from porcelain.output import untrusted_field
+from porcelain.render.output import untrusted_field
 
 if TYPE_CHECKING:
     from gitstore import Outcome, Syncer

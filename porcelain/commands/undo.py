@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from porcelain.context import App
+from porcelain.commands.context import App
 
 
 @click.command()
@@ -23,7 +23,7 @@ def undo(app: App, force: bool) -> None:
     an operation left it.  `jp op log` lists the operations.
     """
     from gitstore import undo as undo_last
-    from porcelain import opshow
+    from porcelain.render import opshow
 
     store = app.store()
     result = undo_last(store, force=force)

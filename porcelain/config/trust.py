@@ -67,7 +67,7 @@ NEVER_FROM_CONVERSATION: Final = frozenset(
 # Deeper than any key of the schema: an unknown table is reported whole from here.
 MAX_DEPTH: Final = 8
 
-# jp's own tools (``porcelain/query/tools.py`` registers them; a test keeps
+# jp's own tools (``porcelain/app/query/tools.py`` registers them; a test keeps
 # the two lists equal).  A conversation may switch these on or off.
 BUILTIN_TOOLS: Final = frozenset({"propose_compaction"})
 

@@ -30,7 +30,7 @@ sys.stderr.write(
     f"\\nPROBE code={code} anthropic={'anthropic' in sys.modules} heavy={','.join(heavy)}\\n"
 )
 """
-HEAVY = ("porcelain.view", "porcelain.compaction", "porcelain.review", "pygit2._pygit2")
+HEAVY = ("porcelain.domain.view", "porcelain.domain.compaction", "porcelain.app.review", "pygit2._pygit2")
 LIBGIT2 = "pygit2._pygit2"  # the compiled module: bound lazily, it is loaded on first use
 
 
@@ -112,8 +112,8 @@ def test_show_and_print_of_a_plain_conversation_load_no_compaction_or_review_mod
         loaded = heavy_modules(user, *args) - {LIBGIT2}
         assert not loaded, f"`jp {' '.join(args)}` imported {sorted(loaded)}"
     compacted = user.import_(WITH_COMPACTION)
-    assert "porcelain.compaction.overlays" in heavy_modules(user, "conversation", "show", compacted)
-    assert "porcelain.view" in heavy_modules(user, "conversation", "print", "--compacted", plain)
+    assert "porcelain.domain.compaction.overlays" in heavy_modules(user, "conversation", "show", compacted)
+    assert "porcelain.domain.view" in heavy_modules(user, "conversation", "print", "--compacted", plain)
 
 
 def test_reading_commands_on_a_warm_cache_do_not_load_libgit2(user: User) -> None:

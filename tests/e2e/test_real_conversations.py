@@ -89,8 +89,8 @@ def test_real_conversation_round_trip(
 
     # the request a model would be sent after the compaction is one the API accepts
     from gitstore.store.core import Store
+    from porcelain.domain.view import model_events
     from porcelain.models.messages import to_messages
-    from porcelain.view import model_events
 
     events = Store(first.store).load(cid).events
     visible = model_events(events)

@@ -236,8 +236,8 @@ def test_a_review_that_loses_its_id_takes_the_next(
     from gitstore.events import now_text
     from gitstore.store.core import Store
     from gitstore.store.repo import init_bare
-    from porcelain import lifecycle
-    from porcelain.review import start
+    from porcelain.app import lifecycle
+    from porcelain.app.review import start
 
     init_bare(tmp_path / "s.git")
     store = Store(tmp_path / "s.git")

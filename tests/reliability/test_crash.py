@@ -346,8 +346,8 @@ def test_killed_pull(
 
 
 def test_the_fault_hook_refuses_unknown_points() -> None:
+    from porcelain.app.faults import parse
     from porcelain.errors import UsageError
-    from porcelain.faults import parse
 
     assert parse("move:locked@2:kill") == ("move:locked", 2, "kill")
     assert parse("append:objects-written") == ("append:objects-written", 1, "kill")

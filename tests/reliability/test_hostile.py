@@ -27,16 +27,16 @@ from gitstore.events import KNOWN_TYPES, Event, validate
 from gitstore.events.turns import turn_count
 from gitstore.store.core import Store
 from gitstore.store.repo import init_bare
-from porcelain.compaction.dsl import parse_spec
-from porcelain.compaction.proposal import ProposalError, validate_proposal
-from porcelain.compaction.ranges import parse_range_overrides, resolve_rule_range
+from porcelain.app.query.tools import ToolCall, run_command
+from porcelain.app.transfer import store_imported
 from porcelain.config import load_config, read_layer
+from porcelain.domain.compaction.dsl import parse_spec
+from porcelain.domain.compaction.proposal import ProposalError, validate_proposal
+from porcelain.domain.compaction.ranges import parse_range_overrides, resolve_rule_range
+from porcelain.domain.view import model_events
 from porcelain.errors import JpError
 from porcelain.jpformat import read_conversation
 from porcelain.models.messages import to_messages
-from porcelain.query.tools import ToolCall, run_command
-from porcelain.transfer import store_imported
-from porcelain.view import model_events
 
 ROOT = Path(__file__).resolve().parents[2]
 SETTINGS = settings(

@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from porcelain.output import Output, UntrustedStream, escape_untrusted, untrusted_field
+from porcelain.render.output import Output, UntrustedStream, escape_untrusted, untrusted_field
 
 TITLE_ATTACK = "\x1b]0;PWNED\x07"
 

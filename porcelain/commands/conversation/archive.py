@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from porcelain.context import App
+from porcelain.commands.context import App
 
 
 @click.command()
@@ -18,7 +18,7 @@ def archive(app: App, targets: tuple[str, ...], yes: bool) -> None:
     refs/archive/conversations/ and come back with `unarchive`.
     """
     from porcelain import clock
-    from porcelain.targets import active_id, resolve
+    from porcelain.app.targets import active_id, resolve
 
     store = app.store()
     active = active_id(store)
@@ -47,7 +47,7 @@ def archive(app: App, targets: tuple[str, ...], yes: bool) -> None:
 @click.pass_obj
 def unarchive(app: App, targets: tuple[str, ...]) -> None:
     """Bring archived conversations back to the live list."""
-    from porcelain.targets import resolve
+    from porcelain.app.targets import resolve
 
     store = app.store()
     done = []

@@ -6,8 +6,8 @@ from typing import Any
 
 import click
 
+from porcelain.commands.context import App
 from porcelain.commands.options import compact_specs
-from porcelain.context import App
 from porcelain.errors import UsageError, UserError
 
 RANGE_FLAGS = ("from_", "to", "keep_first", "keep_last", "first", "last", "turn")
@@ -89,8 +89,8 @@ def compact(app: App, /, target: str | None, **opts: Any) -> None:
       jp q "keep the retry decision; stop at turn 15"
       jp conversation compact --continue      (or --abort)
     """
-    from porcelain.compaction import flows
-    from porcelain.review import flows as review
+    from porcelain.commands.conversation import compact_flows as flows
+    from porcelain.commands.conversation import review_flows as review
 
     if opts["continue_"] or opts["abort"]:
         _refuse_for_finish(target, opts)

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from porcelain.context import App
+from porcelain.commands.context import App
 from porcelain.errors import UsageError
 
 _LABEL = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
@@ -41,7 +41,7 @@ def edit(
     another never makes the conversation diverge.
     """
     from porcelain import clock
-    from porcelain.targets import resolve
+    from porcelain.app.targets import resolve
 
     if title is None and not no_title and pin is None and not labels:
         raise UsageError("nothing to change", "give --title, --no-title, --pin, --unpin or --label")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
+from porcelain.commands.context import App
 from porcelain.commands.options import compact_specs
-from porcelain.context import App
 
 
 @click.command()
@@ -32,13 +32,13 @@ def fork(
     chain instead.
     """
     from gitstore import record_activation
-    from porcelain.lifecycle import fork as do_fork
-    from porcelain.targets import resolve
+    from porcelain.app.lifecycle import fork as do_fork
+    from porcelain.app.targets import resolve
 
     store = app.store()
     source = resolve(store, target)
     if specs:  # refuse a bad spec or config before the fork exists
-        from porcelain.compaction.dsl import parse_spec
+        from porcelain.domain.compaction.dsl import parse_spec
 
         app.config()
         for spec in specs:
@@ -46,12 +46,12 @@ def fork(
                 parse_spec(spec)
     events = None
     if first is not None or last is not None:
-        from porcelain.turnfilter import keep_turns
+        from porcelain.domain.turnfilter import keep_turns
 
         events = keep_turns(store.load(source.cid).events, first, last)
     cid = do_fork(store, source, events=events, title=title)
     if specs:
-        from porcelain.compaction.run import compact_silently
+        from porcelain.app.compaction.run import compact_silently
 
         try:
             compact_silently(app, cid, specs)

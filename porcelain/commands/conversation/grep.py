@@ -6,7 +6,7 @@ import re
 
 import click
 
-from porcelain.context import App
+from porcelain.commands.context import App
 from porcelain.errors import UsageError
 
 SCOPES = {
@@ -53,7 +53,7 @@ def grep(
     import json
 
     from gitstore import CorruptEvent, turn_indices
-    from porcelain.targets import resolve
+    from porcelain.app.targets import resolve
 
     text = " ".join(pattern)
     flags = 0 if any(c.isupper() for c in text) else re.IGNORECASE

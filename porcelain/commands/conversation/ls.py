@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from porcelain.context import App
+from porcelain.commands.context import App
 
 
 @click.command()
@@ -15,9 +15,9 @@ from porcelain.context import App
 @click.pass_obj
 def ls(app: App, archived: bool, everything: bool, reviews: bool, limit: int | None) -> None:
     """List conversations (oldest activity first, the active one last)."""
-    from porcelain.describe import listing
-    from porcelain.output import untrusted_field
-    from porcelain.targets import active_id
+    from porcelain.app.describe import listing
+    from porcelain.app.targets import active_id
+    from porcelain.render.output import untrusted_field
 
     store = app.store()
     located = store.refs(archived=None if everything else archived)

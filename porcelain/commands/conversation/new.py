@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from porcelain.context import App
+from porcelain.commands.context import App
 
 
 @click.command()
@@ -13,7 +13,7 @@ from porcelain.context import App
 @click.pass_obj
 def new(app: App, title: str | None, no_activate: bool) -> None:
     """Start an empty conversation and make it active; prints its id."""
-    from porcelain.lifecycle import new_conversation
+    from porcelain.app.lifecycle import new_conversation
 
     cid = new_conversation(app.store(), title, activate=not no_activate)
     if app.output.json:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from porcelain.context import App
+from porcelain.commands.context import App
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -39,18 +39,18 @@ def print_(
     the turns it inherited from its source.
     """
     from gitstore import turn_count
-    from porcelain.render import transcript
-    from porcelain.targets import resolve
+    from porcelain.app.targets import resolve
+    from porcelain.render.transcripts import transcript
 
     store = app.store()
     conv = store.load(resolve(store, target).cid)
     headers = None
     if compacted:
-        from porcelain.view import projected_with_headers
+        from porcelain.domain.view import projected_with_headers
 
         events, headers = projected_with_headers(conv.events)
     elif _maybe_review(conv.events):
-        from porcelain.view import raw_with_markers
+        from porcelain.domain.view import raw_with_markers
 
         events = raw_with_markers(conv.events)
     else:
@@ -70,6 +70,6 @@ def _maybe_review(events: Sequence[Event]) -> bool:
     """Whether a review's creation event may be here (only a review has `[turn N]` markers).
 
     A cheap test that spares a plain conversation's `print` loading the view, compaction
-    and review modules; `porcelain.review.markers.review_record` decides.
+    and review modules; `porcelain.domain.review.markers.review_record` decides.
     """
     return any(e.get("type") == "conversation_start" and "review" in e for e in events)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from porcelain.context import App
+from porcelain.commands.context import App
 from porcelain.errors import Declined
 
 
@@ -18,7 +18,7 @@ def rm(app: App, targets: tuple[str, ...], yes: bool) -> None:
     Until then `git reflog` of the store still finds them.  To keep a
     conversation out of the way without losing it, `archive` it instead.
     """
-    from porcelain.targets import active_id, resolve
+    from porcelain.app.targets import active_id, resolve
 
     store = app.store()
     locs = [resolve(store, t) for t in targets or (None,)]

@@ -6,8 +6,8 @@ from typing import Any
 
 import click
 
-from porcelain.context import App
-from porcelain.output import untrusted_field
+from porcelain.commands.context import App
+from porcelain.render.output import untrusted_field
 
 
 @click.command()
@@ -26,8 +26,8 @@ def show(app: App, targets: tuple[str, ...], count_tokens: bool) -> None:
     provider when it was asked (`--count-tokens`, or a compaction that had
     to decide), else estimated from the text.
     """
-    from porcelain.describe import details
-    from porcelain.targets import active_id, resolve
+    from porcelain.app.describe import details
+    from porcelain.app.targets import active_id, resolve
 
     store = app.store()
     active = active_id(store)
@@ -50,9 +50,9 @@ def show(app: App, targets: tuple[str, ...], count_tokens: bool) -> None:
 
 def _count(app: App, conv: Any) -> None:
     """Count with the conversation's own model (its recorded configuration)."""
+    from porcelain.app.describe import count_for_show
+    from porcelain.app.lifecycle import jp_deltas
     from porcelain.commands.query import OFFLINE_MODEL
-    from porcelain.describe import count_for_show
-    from porcelain.lifecycle import jp_deltas
     from porcelain.models.catalog import Catalog
 
     store = app.store()

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from porcelain.context import App
+from porcelain.commands.context import App
 from porcelain.errors import UserError
 
 
@@ -22,8 +22,8 @@ def import_(app: App, folders: tuple[Path, ...], activate: bool) -> None:
     file is refused with its path and the reason.  A conversation keeps its
     JP id when it is free.  Prints the new ids.
     """
+    from porcelain.app.transfer import store_imported
     from porcelain.jpformat import read_conversation
-    from porcelain.transfer import store_imported
 
     for folder in folders:
         if not folder.is_dir():
@@ -59,8 +59,8 @@ def import_(app: App, folders: tuple[Path, ...], activate: bool) -> None:
 @click.pass_obj
 def export(app: App, target: str | None, dest: Path) -> None:
     """Write a conversation in JP's folder layout, which JP and `import` read."""
-    from porcelain.targets import resolve
-    from porcelain.transfer import export_conversation
+    from porcelain.app.targets import resolve
+    from porcelain.app.transfer import export_conversation
 
     store = app.store()
     loc = resolve(store, target)

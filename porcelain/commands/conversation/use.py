@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from porcelain.context import App
-from porcelain.output import untrusted_field
+from porcelain.commands.context import App
+from porcelain.render.output import untrusted_field
 
 
 @click.command()
@@ -14,7 +14,7 @@ from porcelain.output import untrusted_field
 def use(app: App, target: str | None) -> None:
     """Make a conversation the active one (an archived one is restored first)."""
     from gitstore import record_activation
-    from porcelain.targets import active_id, resolve
+    from porcelain.app.targets import active_id, resolve
 
     store = app.store()
     loc = resolve(store, "recent" if target is None else target)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from gitstore.events import Event
-from porcelain.compaction.overlays import ToolCalls, compaction_event
+from porcelain.domain.compaction.overlays import ToolCalls, compaction_event
 
 
 def stamp(n: int) -> str:

@@ -6,11 +6,11 @@ from datetime import UTC, datetime
 
 import pytest
 
-from porcelain.compaction.bounds import Count, FromEnd, Position
-from porcelain.compaction.dsl import parse_spec
-from porcelain.compaction.overlays import ToolCalls
-from porcelain.compaction.ranges import RangeOverrides, resolve_rule_range
-from porcelain.compaction.rules import Rule, SummarySpec
+from porcelain.domain.compaction.bounds import Count, FromEnd, Position
+from porcelain.domain.compaction.dsl import parse_spec
+from porcelain.domain.compaction.overlays import ToolCalls
+from porcelain.domain.compaction.ranges import RangeOverrides, resolve_rule_range
+from porcelain.domain.compaction.rules import Rule, SummarySpec
 from porcelain.errors import UsageError
 
 from .builders import turns

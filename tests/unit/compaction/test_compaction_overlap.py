@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from porcelain.compaction.overlap import grow_summary_range
-from porcelain.compaction.overlays import Overlay, ToolCalls
+from porcelain.domain.compaction.overlap import grow_summary_range
+from porcelain.domain.compaction.overlays import Overlay, ToolCalls
 
 
 def summary(a: int, b: int) -> Overlay:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from porcelain.compaction.overlays import (
+from porcelain.domain.compaction.overlays import (
     Overlay,
     ToolCalls,
     all_overlays,

@@ -7,13 +7,13 @@ from datetime import UTC, datetime
 import pytest
 
 from gitstore.events import Event
-from porcelain.compaction.bounds import Count
-from porcelain.compaction.overlays import ToolCalls, standing_overlays
-from porcelain.compaction.plan import PlannedOverlay, plan_compaction, planned_to_event
-from porcelain.compaction.projection import project
-from porcelain.compaction.ranges import RangeOverrides, parse_range_overrides
-from porcelain.compaction.rules import DEFAULT_RULE, Rule, SummarySpec, rules_from_config
-from porcelain.compaction.timeline import timeline
+from porcelain.domain.compaction.bounds import Count
+from porcelain.domain.compaction.overlays import ToolCalls, standing_overlays
+from porcelain.domain.compaction.plan import PlannedOverlay, plan_compaction, planned_to_event
+from porcelain.domain.compaction.projection import project
+from porcelain.domain.compaction.ranges import RangeOverrides, parse_range_overrides
+from porcelain.domain.compaction.rules import DEFAULT_RULE, Rule, SummarySpec, rules_from_config
+from porcelain.domain.compaction.timeline import timeline
 from porcelain.errors import UserError
 
 from .builders import comp, of_type, stamp, turns

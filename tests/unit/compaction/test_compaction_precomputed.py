@@ -16,17 +16,17 @@ from hypothesis import strategies as st
 
 from gitstore.events import CONVERSATION_TYPES, Event
 from gitstore.events.turns import turn_bounds, turn_count, turn_indices
-from porcelain.compaction.bounds import Ago, Count, FromEnd, LastCompaction, Position
-from porcelain.compaction.overlays import ToolCalls, standing_overlays
-from porcelain.compaction.plan import plan_compaction
-from porcelain.compaction.projection import Projection, project
-from porcelain.compaction.proposal import ProposalError, validate_proposal
-from porcelain.compaction.ranges import RangeOverrides, StreamFacts, resolve_rule_range
-from porcelain.compaction.rules import Rule, SummarySpec
-from porcelain.compaction.summarize import choose_reading, range_events
+from porcelain.app.compaction.summarize import choose_reading, range_events
+from porcelain.app.review.start import _without_compactions, fits_tokens
+from porcelain.domain.compaction.bounds import Ago, Count, FromEnd, LastCompaction, Position
+from porcelain.domain.compaction.overlays import ToolCalls, standing_overlays
+from porcelain.domain.compaction.plan import plan_compaction
+from porcelain.domain.compaction.projection import Projection, project
+from porcelain.domain.compaction.proposal import ProposalError, validate_proposal
+from porcelain.domain.compaction.ranges import RangeOverrides, StreamFacts, resolve_rule_range
+from porcelain.domain.compaction.rules import Rule, SummarySpec
+from porcelain.domain.view import PROVIDER_VISIBLE
 from porcelain.models.base import estimate_tokens
-from porcelain.review.start import _without_compactions, fits_tokens
-from porcelain.view import PROVIDER_VISIBLE
 
 from .builders import comp, turns
 from .test_compaction_projection_props import with_overlays
@@ -193,8 +193,8 @@ def test_dropping_compactions_keeps_each_event_its_turn(events: list[Event]) -> 
 def test_continue_checks_with_precomputed_facts_are_the_same(
     events: list[Event], args: dict[str, Any]
 ) -> None:
-    from porcelain.review.finish import _already_applied
-    from porcelain.review.state import proposal_from_args, revalidate
+    from porcelain.app.review.finish import _already_applied
+    from porcelain.domain.review.state import proposal_from_args, revalidate
 
     proposal = proposal_from_args(args)
     assert proposal is not None
@@ -213,8 +213,8 @@ def test_continue_checks_with_precomputed_facts_are_the_same(
 
 
 def test_an_applied_proposal_is_found_with_precomputed_overlays() -> None:
-    from porcelain.review.finish import _already_applied
-    from porcelain.review.state import proposal_from_args
+    from porcelain.app.review.finish import _already_applied
+    from porcelain.domain.review.state import proposal_from_args
 
     proposal = proposal_from_args({"from_turn": 1, "to_turn": 2, "summary": "S"})
     assert proposal is not None

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from gitstore.events import Event
 from gitstore.events.turns import turn_count
-from porcelain.compaction.overlays import ToolCalls
-from porcelain.compaction.projection import SUMMARY_REQUEST, Kept, Summarized, project
+from porcelain.domain.compaction.overlays import ToolCalls
+from porcelain.domain.compaction.projection import SUMMARY_REQUEST, Kept, Summarized, project
 
 from .builders import comp, of_type, reset, stamp, turns, two_turns, visible
 

@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from gitstore.events import CONVERSATION_TYPES, Event
 from gitstore.events.turns import turn_count, turn_indices
-from porcelain.compaction.overlays import ToolCalls, compaction_event, standing_overlays
-from porcelain.compaction.projection import Kept, project
+from porcelain.domain.compaction.overlays import ToolCalls, compaction_event, standing_overlays
+from porcelain.domain.compaction.projection import Kept, project
 
 from .builders import stamp
 

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from porcelain.compaction.overlays import ToolCalls, overlay_from_event
-from porcelain.compaction.proposal import (
+from porcelain.domain.compaction.overlays import ToolCalls, overlay_from_event
+from porcelain.domain.compaction.proposal import (
     PROPOSE_TOOL_SCHEMA,
     Proposal,
     ProposalError,

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from gitstore.events import Event, format_time
-from porcelain.compaction.bounds import (
+from porcelain.domain.compaction.bounds import (
     Ago,
     Count,
     FromEnd,
@@ -19,7 +19,11 @@ from porcelain.compaction.bounds import (
     parse_rule_bound,
     parse_turn_spec,
 )
-from porcelain.compaction.ranges import RangeOverrides, parse_range_overrides, resolve_rule_range
+from porcelain.domain.compaction.ranges import (
+    RangeOverrides,
+    parse_range_overrides,
+    resolve_rule_range,
+)
 from porcelain.errors import UsageError, UserError
 
 from .builders import comp, reset, turns

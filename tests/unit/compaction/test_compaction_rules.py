@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from porcelain.compaction.bounds import Ago, Count, FromEnd, LastCompaction, Position
-from porcelain.compaction.dsl import parse_spec
-from porcelain.compaction.overlays import ToolCalls
-from porcelain.compaction.rules import (
+from porcelain.domain.compaction.bounds import Ago, Count, FromEnd, LastCompaction, Position
+from porcelain.domain.compaction.dsl import parse_spec
+from porcelain.domain.compaction.overlays import ToolCalls
+from porcelain.domain.compaction.rules import (
     DEFAULT_RULE,
     Rule,
     SummarySpec,

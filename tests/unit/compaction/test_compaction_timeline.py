@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from porcelain.compaction.overlays import Overlay
-from porcelain.compaction.timeline import timeline
+from porcelain.domain.compaction.overlays import Overlay
+from porcelain.domain.compaction.timeline import timeline
 
 
 def old(a: int, b: int) -> Overlay:

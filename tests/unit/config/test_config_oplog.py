@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from gitstore.store.repo import init_bare
+from porcelain.commands.context import App
 from porcelain.config import Config
-from porcelain.context import App
 from porcelain.errors import ConfigError
-from porcelain.output import Output
+from porcelain.render.output import Output
 
 
 def test_retention_defaults_to_90_days_and_is_configurable() -> None:

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from porcelain.app.query.tools import ToolCall, run_command
 from porcelain.config import load_config, set_value
 from porcelain.config.toolenv import PROVIDER_KEYS, check_tool_env, provider_keys, tool_environment
 from porcelain.errors import ConfigError
-from porcelain.query.tools import ToolCall, run_command
 
 JP_ENV = {
     "PATH": "/usr/bin:/bin",

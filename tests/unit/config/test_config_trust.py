@@ -246,7 +246,7 @@ def test_every_allowed_key_is_a_schema_key_and_none_defines_execution() -> None:
 
 
 def test_the_builtin_tool_names_are_the_registered_ones() -> None:
-    from porcelain.query.tools import BUILTINS, _load_builtins
+    from porcelain.app.query.tools import BUILTINS, _load_builtins
 
     _load_builtins()
     assert set(BUILTINS) == BUILTIN_TOOLS

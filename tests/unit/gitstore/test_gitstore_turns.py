@@ -64,7 +64,7 @@ def test_turn_bounds_cover_conversation_events_only() -> None:
 
 
 def test_case_11_turn_at_time() -> None:
-    from porcelain.compaction.ranges import StreamFacts
+    from porcelain.domain.compaction.ranges import StreamFacts
 
     def when(hour: int) -> str:
         return f"2026-01-05T{hour:02d}:00:00.000000Z"

@@ -60,7 +60,7 @@ def test_providers_without_a_count_and_failed_counts_use_the_estimate(
 
 
 def test_the_reviews_size_rule_counts_only_between_the_clear_cases(fake: FakeMessages) -> None:
-    from porcelain.review.start import source_fits
+    from porcelain.app.review.start import source_fits
 
     guess = estimate(EVENTS).tokens
     assert source_fits(EVENTS, guess * 10, "anthropic/claude-test", NO_WARM)

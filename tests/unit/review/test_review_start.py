@@ -17,11 +17,11 @@ from gitstore import ids
 from gitstore.events import Event
 from gitstore.store.core import Store
 from gitstore.store.repo import init_bare
-from porcelain.compaction.overlays import ToolCalls
-from porcelain.compaction.ranges import RangeOverrides
+from porcelain.app.review import start as review_start
 from porcelain.config import Config, load_config
-from porcelain.review import start as review_start
-from porcelain.review.state import latest_proposal
+from porcelain.domain.compaction.overlays import ToolCalls
+from porcelain.domain.compaction.ranges import RangeOverrides
+from porcelain.domain.review.state import latest_proposal
 from tests.unit.compaction.builders import comp, turns
 
 SOURCE = ids.from_deciseconds(17_000_000_000)
@@ -127,7 +127,7 @@ def test_the_projection_is_made_only_when_the_raw_range_does_not_fit(
 ) -> None:
     _source(store, [comp(4, 6, summary="earlier")])
     made: list[int] = []
-    from porcelain.compaction.projection import project as real
+    from porcelain.domain.compaction.projection import project as real
 
     def counting(events: Any, **kw: Any) -> Any:
         made.append(len(events))
@@ -153,9 +153,9 @@ def test_compact_with_the_loaded_conversation_appends_the_same(
     from gitstore import refs
     from gitstore.refs.transaction import RefUpdate
     from gitstore.store.types import Conversation
-    from porcelain.compaction import run
-    from porcelain.compaction.projection import project as real
-    from porcelain.compaction.rules import Rule, SummarySpec
+    from porcelain.app.compaction import run
+    from porcelain.domain.compaction.projection import project as real
+    from porcelain.domain.compaction.rules import Rule, SummarySpec
 
     made: list[int] = []
 

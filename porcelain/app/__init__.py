@@ -1,0 +1,1 @@
+"""Use cases: effects allowed (store, models, files); no click, no printing."""

@@ -1,0 +1,136 @@
+"""Running a compaction on a stored conversation: plan, summarize, append.
+
+Every overlay of one invocation is built before anything is written (a
+summarizer failure appends nothing), then all are appended in one
+compare-and-swap while the conversation is held.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from gitstore import Conversation, Event, Store, turn_count, turn_indices
+from porcelain import clock
+from porcelain.app.compaction.summarize import SummaryJob, summarize
+from porcelain.config import Config
+from porcelain.domain.compaction.overlays import standing_overlays
+from porcelain.domain.compaction.plan import PlannedOverlay, plan_compaction, planned_to_event
+from porcelain.domain.compaction.projection import Projection, project
+from porcelain.domain.compaction.ranges import RangeOverrides
+from porcelain.domain.compaction.rules import (
+    Rule,
+    effective_rules,
+    redirect_summary_model,
+    rules_from_config,
+)
+from porcelain.domain.compaction.timeline import timeline
+from porcelain.models.catalog import Catalog
+
+if TYPE_CHECKING:
+    from porcelain.commands.context import App
+
+
+@dataclass
+class Outcome:
+    planned: list[PlannedOverlay]
+    lines: list[str]
+    events: list[Event] = field(default_factory=list)
+    summaries: list[str | None] = field(default_factory=list)
+
+
+def default_model(app: App) -> str:
+    return "anthropic/claude-sonnet-4-5" if app.has_api_key() else "offline/jp"
+
+
+def compact(
+    store: Store,
+    cid: str,
+    config: Config,
+    rules: Sequence[Rule],
+    overrides: RangeOverrides,
+    *,
+    dry_run: bool,
+    model_override: str | None,
+    fallback_model: str,
+    progress: Callable[[str], None] = lambda _: None,
+    loaded: Conversation | None = None,
+) -> Outcome:
+    """Plan and (unless ``dry_run``) append the overlays ``rules`` make.
+
+    ``loaded``: the conversation as the caller already read it (spares reading
+    it again); the append is a compare-and-swap on its tip all the same.
+    """
+    if loaded is not None and loaded.cid != cid:
+        raise ValueError(f"loaded {loaded.cid} is not {cid}")
+    conv = store.load(cid) if loaded is None else loaded
+    events = conv.events
+    if model_override:
+        rules = redirect_summary_model(rules, model_override)
+    # each walk over the whole stream made once, and passed down
+    indices = turn_indices(events)
+    existing = standing_overlays(events)
+    planned = plan_compaction(
+        events, rules, overrides, clock.now(), indices=indices, overlays=existing
+    )
+    count = turn_count(events, indices=indices)
+    if dry_run or not planned:
+        labels = [(p.from_turn, p.to_turn, p.label) for p in planned]
+        return Outcome(planned, timeline(existing, labels, count, dry_run) if planned else [])
+    assistant = model_override or config.model_id() or fallback_model
+    texts: list[str | None] = []
+    made: list[Projection] = []
+
+    def projection() -> Projection:
+        """Made once, and only if a summary's raw range does not fit its model."""
+        if not made:
+            made.append(project(events, indices=indices, overlays=existing))
+        return made[0]
+
+    for p in planned:
+        if p.summary_spec is None:
+            texts.append(None)
+            continue
+        progress(f"Generating summary of turns {p.from_turn + 1}..{p.to_turn + 1}...")
+        model_id = p.summary_spec.model_id or assistant
+        job = SummaryJob(
+            model_id=model_id,
+            instructions=p.summary_spec.instructions,
+            context=p.summary_spec.context,
+            max_retries=config.max_retries(),
+            window=config.context_window() if model_id == assistant else None,
+            catalog=Catalog.of(config.data),
+        )
+        texts.append(summarize(job, events, projection, p.from_turn, p.to_turn, indices=indices))
+    stamp = clock.now_text()
+    new = [planned_to_event(p, t, stamp) for p, t in zip(planned, texts, strict=True)]
+    store.append(cid, new, conv.tip, f"jp conversation compact {cid}")
+    labels = [(p.from_turn, p.to_turn, p.label) for p in planned]
+    return Outcome(planned, timeline(existing, labels, count, False), new, texts)
+
+
+def compact_silently(app: App, cid: str, specs: Sequence[str]) -> None:
+    """`q -k` and `fork -k`: compact before the turn, printing nothing."""
+    from porcelain.app.lifecycle import jp_deltas
+    from porcelain.app.review.start import refuse_if_open, refuse_if_review
+    from porcelain.domain.compaction.dsl import parse_spec
+
+    store = app.store()
+    refuse_if_review(store, cid)
+    refuse_if_open(store, cid, starting=False)
+    conv = store.load(cid)  # read once, for the configuration and the compaction
+    config = app.config(deltas=jp_deltas(conv.events))
+    inline = [parse_spec(s) for s in specs if s]
+    rules = effective_rules(rules_from_config(config.rules()), inline, bare_k="" in specs)
+    compact(
+        store,
+        cid,
+        config,
+        rules,
+        RangeOverrides(),
+        dry_run=False,
+        model_override=None,
+        fallback_model=default_model(app),
+        loaded=conv,
+    )

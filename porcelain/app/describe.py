@@ -1,0 +1,230 @@
+"""What `show` and `ls` say about a conversation, as one dict per conversation.
+
+Counts come from a per-tip summary kept in the store's cache, so listing
+10,000 conversations reads no event chains once they have been seen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from gitstore import (
+    Conversation,
+    CorruptEvent,
+    Event,
+    Located,
+    Store,
+    created_at,
+    event_count,
+    meta_values,
+    parse_time,
+    turn_count,
+)
+
+if TYPE_CHECKING:
+    from porcelain.models.catalog import Catalog
+    from porcelain.models.tokens import TokenCount
+
+SUMMARY_VERSION = 2
+
+
+def summarize(events: Sequence[Event]) -> dict[str, Any]:
+    """Counts and previews of one event chain (a pure function of the events)."""
+    first_request = ""
+    last_time = None
+    for event in events:
+        if event.get("type") == "chat_request" and not first_request:
+            first_request = " ".join(str(event.get("content", "")).split())[:80]
+        if event.get("type") not in ("conversation_start",):
+            last_time = event.get("timestamp", last_time)
+    return {
+        "v": SUMMARY_VERSION,
+        "turns": turn_count(events),
+        "events": event_count(events),
+        "first_request": first_request,
+        "last_event_at": last_time,
+        "last_ts": _seconds(last_time),  # what `ls` sorts by, parsed once
+    }
+
+
+def summaries(store: Store, located: Sequence[Located]) -> dict[str, dict[str, Any]]:
+    tips = sorted({loc.tip for loc in located})
+    found = store.cached_summaries(tips)
+    missing = [t for t in tips if t not in found or found[t].get("v") != SUMMARY_VERSION]
+    if len(missing) > 1:
+        store.prefetch(missing)  # e.g. after a pull: every chain cached in one pass
+    fresh: dict[str, dict[str, Any]] = {}
+    broken: dict[str, dict[str, Any]] = {}
+    for tip in missing:
+        try:
+            events, _ = store.read_chain(tip)
+        except CorruptEvent as exc:  # one damaged chain must not hide the others
+            broken[tip] = {**summarize([]), "first_request": "", "unreadable": exc.reason}
+            continue
+        fresh[tip] = summarize(events)
+    # an unreadable tip stays unreadable (objects never change), unless one is missing
+    lasting = {t: s for t, s in broken.items() if "missing" not in s["unreadable"]}
+    store.keep_summaries({**fresh, **lasting})
+    found.update(fresh)
+    found.update(broken)
+    return found
+
+
+def _from_notes(store: Store, ref: str, name: str, read: Callable[[], dict[str, Any]]) -> Any:
+    """``read()``, cached under the notes ref's commit (notes are read whole otherwise)."""
+    tip = store.ref_target(ref)
+    if tip is None:
+        return {}
+    found = store.cached_value(name, tip)
+    if isinstance(found, dict):
+        return found
+    value = read()
+    store.keep_value(name, tip, value)
+    return value
+
+
+def listing(store: Store, located: Sequence[Located], active: str | None) -> list[dict[str, Any]]:
+    """One row per conversation for `ls`, oldest activity first, active last."""
+    sums = summaries(store, located)
+    own = store.notes_refs
+    metas = _from_notes(
+        store,
+        own.meta,
+        "ls-meta-notes/1",
+        lambda: {a: meta_values(t) for a, t in store.all_notes(own.meta).items()},
+    )
+    sources = _from_notes(store, own.source, "ls-source-notes/1", store.sources)
+    names = _identities(store, located)
+    rows = []
+    when: dict[str, float] = {}
+    for loc in located:
+        anchor, created = names[loc.cid]
+        meta = metas.get(anchor, {})
+        s = sums[loc.tip]
+        when[loc.cid] = s["last_ts"]
+        rows.append(
+            {
+                "id": loc.cid,
+                "title": meta.get("title") or None,
+                "turns": s["turns"],
+                "events": s["events"],
+                "archived": loc.archived,
+                "active": loc.cid == active,
+                "pinned": bool(meta.get("pinned_at")),
+                "source_id": sources.get(anchor),
+                "created_at": created,
+                "last_event_at": s["last_event_at"],
+                "preview": s["first_request"],
+                "unreadable": s.get("unreadable"),
+            }
+        )
+    rows.sort(key=lambda r: (r["active"], r["pinned"], when[r["id"]]))
+    return rows
+
+
+def _identities(store: Store, located: Sequence[Located]) -> dict[str, list[str]]:
+    """Each id's anchor and creation time (pure functions of the id, kept in the cache)."""
+    found = store.cached_value("ls-ids/1", "1")
+    known: dict[str, list[str]] = found if isinstance(found, dict) else {}
+    missing = [loc.cid for loc in located if loc.cid not in known]
+    for cid in missing:
+        known[cid] = [store.anchor(cid), _created(cid)]
+    if missing:
+        store.keep_value("ls-ids/1", "1", known)
+    return known
+
+
+def _created(cid: str) -> str:
+    return created_at(cid).isoformat().replace("+00:00", "Z")
+
+
+def _seconds(stamp: Any) -> float:
+    try:
+        return parse_time(stamp).timestamp() if isinstance(stamp, str) and stamp else 0.0
+    except ValueError:
+        return 0.0
+
+
+def details(store: Store, conv: Conversation, active: str | None) -> dict[str, Any]:
+    """Everything `show` prints about one conversation."""
+    meta = store.meta(conv.cid)
+    source = store.source_of(conv.cid)
+    s = summarize(conv.events)
+    info: dict[str, Any] = {
+        "id": conv.cid,
+        "title": meta.get("title") or None,
+        "turns": s["turns"],
+        "events": s["events"],
+        "archived": conv.archived,
+        "active": conv.cid == active,
+        "pinned": bool(meta.get("pinned_at")),
+        "labels": meta.get("labels") or {},
+        "source_id": source,
+        "created_at": _created(conv.cid),
+        "last_event_at": s["last_event_at"],
+        "tip": conv.tip,
+        "compactions": _compactions(conv),
+        "tokens": token_count(store, conv, source).to_json(),
+    }
+    if source is not None:
+        from porcelain.domain.review.state import latest_proposal
+
+        found = latest_proposal(conv.events)
+        info["proposal"] = found.to_json() if found else None
+    return info
+
+
+TOKENS_CACHE = "tokens/1/"  # + id: the provider's count at a tip (``count_for_show``)
+
+
+def model_view(conv: Conversation, source: str | None) -> list[Event]:
+    """What the model reads of the conversation.  A plain one is its own events
+    (the estimate reads only provider-visible text), so the view modules load
+    only for one with compactions or a review."""
+    if source is None and not any(e.get("type") == "compaction" for e in conv.events):
+        return conv.events
+    from porcelain.domain.view import model_events
+
+    return model_events(conv.events)
+
+
+def token_count(store: Store, conv: Conversation, source: str | None) -> TokenCount:
+    """The count a provider made at this tip (kept in the cache), else the estimate."""
+    from porcelain.models.tokens import TokenCount, estimate
+
+    cached = store.cache.derived(TOKENS_CACHE + conv.cid, conv.tip)
+    found = TokenCount.from_json(cached)
+    return found if found is not None else estimate(model_view(conv, source))
+
+
+def count_for_show(
+    store: Store, conv: Conversation, source: str | None, model_id: str, catalog: Catalog
+) -> TokenCount:
+    """Ask the provider to count the conversation now; kept for this tip when it did."""
+    from porcelain.models.tokens import count
+
+    found = count(model_id, model_view(conv, source), catalog=catalog)
+    if not found.estimated:
+        store.cache.put_derived(TOKENS_CACHE + conv.cid, conv.tip, found.to_json())
+    return found
+
+
+def _compactions(conv: Conversation) -> list[dict[str, Any]]:
+    """The standing compactions, as `show` prints them (none without a compaction event).
+
+    The compaction and review modules are loaded only for a conversation that has
+    compactions: most have none, and `show` is a command that must start fast.
+    """
+    if not any(e.get("type") == "compaction" for e in conv.events):
+        return []
+    from porcelain.domain.compaction.overlays import overlay_json, standing_overlays
+
+    return [overlay_json(o) for o in standing_overlays(_own_view(conv))]
+
+
+def _own_view(conv: Conversation) -> list[Event]:
+    """The events whose compactions apply to this conversation (a review drops the source's)."""
+    from porcelain.domain.review.markers import review_view
+
+    return review_view(conv.events)

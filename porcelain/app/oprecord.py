@@ -1,0 +1,61 @@
+"""Giving the store the command line, and closing the command's operation.
+
+`App.store()` opens the operation (`begin`); `cli` closes it when the command
+ends, whether it succeeded or failed (`finish`).  The retention of the
+operation log comes from the configuration (`store.op_log_retention_days`),
+read only when the log is due for a trim.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from porcelain.errors import JpError
+
+if TYPE_CHECKING:
+    from gitstore import Store
+    from porcelain.commands.context import App
+
+MAX_COMMAND = 2000  # characters of the command line kept in the log
+DAY = 86400.0
+
+
+def command_line(argv: Sequence[str]) -> str:
+    text = shlex.join(["jp", *argv])
+    return text if len(text) <= MAX_COMMAND else text[: MAX_COMMAND - 3] + "..."
+
+
+def begin(app: App, store: Store) -> None:
+    store.begin_operation(command_line(app.argv))
+    store.oplog_retention = lambda: retention_days(app) * DAY
+
+
+def retention_days(app: App) -> int:
+    try:
+        return app.config().op_log_retention_days()
+    except JpError:  # a broken configuration: the command itself says so
+        from porcelain.config.model import OP_LOG_RETENTION_DAYS
+
+        return OP_LOG_RETENTION_DAYS
+
+
+def finish(store: Store | None, failed: bool) -> list[str]:
+    """Record the command's operation; returns the lines to print after the command's own
+    output and error: a failed command says what it had changed."""
+    if store is None:
+        return []
+    try:
+        op = store.end_operation()
+    except Exception as exc:  # the command's own outcome stands; the next command records it
+        return [
+            f"warning: the operation log was not written ({exc}); the next jp "
+            "command records the operation"
+        ]
+    if failed and op is not None and op.moves:
+        return [
+            f"note: what this command changed before it failed is operation {op.id[:12]}; "
+            "`jp undo` reverses it"
+        ]
+    return []

@@ -1,0 +1,151 @@
+"""Tools the model may call: built-ins registered in code, commands from config.
+
+A command tool is `[conversation.tools.NAME]` with `command`, `description`
+and `parameters` (a JSON schema).  The model's arguments reach the command as
+JSON on stdin, never through a shell.  The command runs with a minimal
+environment (`porcelain/config/toolenv.py`: PATH, HOME, the locale, TMPDIR,
+TERM, plus what its own table's `pass_env` and `env` name), never with a
+provider's key.  Every failure becomes an error result the model reads; a
+tool never crashes a turn.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from gitstore import Event, Limits, fit_to_limits
+from porcelain import clock
+from porcelain.config import Config
+from porcelain.config.toolenv import PROVIDER_KEYS, tool_environment
+from porcelain.models.base import ToolSpec
+
+DEFAULT_TIMEOUT = 60.0
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    content: str
+    is_error: bool = False
+    metadata: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class BuiltinTool:
+    spec: ToolSpec
+    run: Callable[[ToolCall, Any], ToolOutcome]
+    enabled_by_default: bool = False
+
+
+BUILTINS: dict[str, Callable[[], BuiltinTool]] = {}
+
+
+def builtin(name: str) -> Callable[[Callable[[], BuiltinTool]], Callable[[], BuiltinTool]]:
+    """Register a built-in tool factory (imported lazily by `_load_builtins`)."""
+
+    def register(factory: Callable[[], BuiltinTool]) -> Callable[[], BuiltinTool]:
+        BUILTINS[name] = factory
+        return factory
+
+    return register
+
+
+def _load_builtins() -> None:
+    import porcelain.app.review.tool  # noqa: F401  (registers propose_compaction)
+
+
+def _enabled(table: dict[str, Any], default: bool) -> bool:
+    return bool(table.get("enable", default))
+
+
+def enabled_tools(config: Config) -> dict[str, BuiltinTool | dict[str, Any]]:
+    """Name -> built-in tool or command table, for every tool this turn may use."""
+    _load_builtins()
+    tables = config.tools()
+    out: dict[str, BuiltinTool | dict[str, Any]] = {}
+    for name, factory in BUILTINS.items():
+        tool = factory()
+        if _enabled(tables.get(name, {}), tool.enabled_by_default):
+            out[name] = tool
+    for name, table in tables.items():
+        if name == "*" or name in BUILTINS:
+            continue
+        if table.get("command") and _enabled(table, True):
+            out[name] = table
+    return out
+
+
+def specs(tools: dict[str, BuiltinTool | dict[str, Any]]) -> list[ToolSpec]:
+    out = []
+    for name, tool in sorted(tools.items()):
+        if isinstance(tool, BuiltinTool):
+            out.append(tool.spec)
+        else:
+            schema = tool.get("parameters") or {"type": "object", "properties": {}}
+            out.append(ToolSpec(name, str(tool.get("description", f"Run {name}")), dict(schema)))
+    return out
+
+
+def run_command(
+    name: str,
+    table: dict[str, Any],
+    call: ToolCall,
+    environ: Mapping[str, str] | None = None,
+    secrets: frozenset[str] = PROVIDER_KEYS,
+) -> ToolOutcome:
+    """Run a command tool with the environment its table allows (of ``environ``,
+    jp's own environment by default), never holding one of ``secrets``."""
+    command = table["command"]
+    argv = shlex.split(command) if isinstance(command, str) else [str(c) for c in command]
+    env = tool_environment(table, os.environ if environ is None else environ, secrets)
+    try:
+        proc = subprocess.run(
+            argv,
+            input=json.dumps(call.arguments),
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=float(table.get("timeout", DEFAULT_TIMEOUT)),
+            check=False,
+        )
+    except FileNotFoundError:
+        return ToolOutcome(f"tool {name}: command not found: {argv[0]}", True)
+    except subprocess.TimeoutExpired:
+        return ToolOutcome(f"tool {name}: timed out", True)
+    except OSError as exc:
+        return ToolOutcome(f"tool {name}: {exc}", True)
+    if proc.returncode != 0:
+        detail = (proc.stderr or proc.stdout).strip()[-2000:]
+        return ToolOutcome(f"tool {name} exited {proc.returncode}: {detail}", True)
+    return ToolOutcome(proc.stdout)
+
+
+def response_event(call: ToolCall, outcome: ToolOutcome, limits: Limits | None = None) -> Event:
+    """The result event; a result over the size limit is cut, with a marker saying
+    how many bytes were dropped (the model sees what the store keeps)."""
+    event: Event = {
+        "timestamp": clock.now_text(),
+        "type": "tool_call_response",
+        "id": call.id,
+        "content": outcome.content,
+        "is_error": outcome.is_error,
+    }
+    if outcome.metadata:
+        event["metadata"] = outcome.metadata
+    return fit_to_limits(event, limits or Limits())
+
+
+def needs_confirmation(tool: BuiltinTool | dict[str, Any]) -> bool:
+    return not isinstance(tool, BuiltinTool) and bool(tool.get("confirm", True))

@@ -1,0 +1,179 @@
+"""One turn of a conversation: the request, the model's answer, its tool calls.
+
+Every event is committed as soon as it is complete (the request before the
+model is called, each answer and tool result as it arrives), so a crash or
+a provider error keeps the user's message and everything finished.  The
+conversation is held for the whole turn, so two writers never interleave.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from gitstore import Event, Store
+from porcelain import clock
+from porcelain.app.query.tools import (
+    BuiltinTool,
+    ToolCall,
+    ToolOutcome,
+    enabled_tools,
+    needs_confirmation,
+    response_event,
+    run_command,
+    specs,
+)
+from porcelain.config import Config
+from porcelain.config.toolenv import provider_keys
+from porcelain.domain.view import model_events
+from porcelain.errors import Interrupted, ProviderError, UserError
+from porcelain.models.base import Model, ModelRequest, StreamInterrupted, get_model
+from porcelain.models.catalog import Catalog
+from porcelain.render.stream import StreamView
+
+MAX_ROUNDS = 24
+DEFAULT_INSTRUCTIONS = (
+    "You are a helpful assistant working with the user in a terminal. "
+    "Be precise and concise; name files, commands and numbers exactly."
+)
+
+
+@dataclass
+class TurnContext:
+    """What tools and the loop need to know about the running turn."""
+
+    store: Store
+    cid: str
+    config: Config
+    model_id: str
+    persist: bool = True
+    confirm: Any = None  # callable(question) -> bool, or None when nobody can answer
+    events: list[Event] = field(default_factory=list)
+    tip: str = ""
+    written: list[Event] = field(default_factory=list)
+
+
+def model_for(model_id: str, config: Config) -> Model:
+    """The model behind ``model_id`` among the providers ``config`` defines."""
+    return get_model(model_id, max_retries=config.max_retries(), catalog=Catalog.of(config.data))
+
+
+def precheck(model_id: str, config: Config) -> None:
+    """Refuse, before anything is written, a query that cannot reach its model:
+    an unknown provider or alias, a malformed id, missing credentials (read from
+    the environment: no SDK is imported for it)."""
+    model_for(model_id, config).check()
+
+
+def commit(ctx: TurnContext, new: list[Event]) -> None:
+    """Append finished events (or only remember them with --no-persist)."""
+    if ctx.persist and new:
+        ctx.tip = ctx.store.append(ctx.cid, new, ctx.tip, f"jp query {ctx.cid}")
+    ctx.events.extend(new)  # only once stored: ``written`` is what the store holds
+    ctx.written.extend(new)
+
+
+def run_turn(ctx: TurnContext, text: str, view: StreamView) -> list[Event]:
+    """Start a turn with ``text`` and run the model until it ends its turn."""
+    request: Event = {"type": "chat_request", "timestamp": clock.now_text(), "content": text}
+    if ctx.config.user_name():
+        request["author"] = ctx.config.user_name()
+    before = len(ctx.written)
+    try:
+        commit(ctx, [{"type": "turn_start", "timestamp": request["timestamp"]}, request])
+        continue_turn(ctx, view)
+    except KeyboardInterrupt:
+        raise Interrupted(interrupted_message(ctx, len(ctx.written) - before)) from None
+    return ctx.written
+
+
+def interrupted_message(ctx: TurnContext, kept: int) -> str:
+    """What Ctrl-C left: ``kept`` events of this turn were committed (2 are the request)."""
+    if not ctx.persist:
+        return "interrupted: nothing was saved (--no-persist)"
+    if kept < 2:
+        return f"interrupted: nothing of this query was saved in {ctx.cid}"
+    answer = kept - 2
+    events = f"{answer} event{'s' if answer != 1 else ''} of the answer"
+    return f"interrupted: the request and {events} are saved in {ctx.cid}"
+
+
+def continue_turn(ctx: TurnContext, view: StreamView) -> None:
+    tools = enabled_tools(ctx.config)
+    if _is_review(ctx.events):
+        tools = {k: v for k, v in tools.items() if k == "propose_compaction"}
+    model = model_for(ctx.model_id, ctx.config)
+    for _ in range(MAX_ROUNDS):
+        request = ModelRequest(
+            model_id=ctx.model_id,
+            system=ctx.config.instructions() or DEFAULT_INSTRUCTIONS,
+            events=model_events(ctx.events),
+            tools=specs(tools),
+            max_tokens=ctx.config.max_tokens(),
+            thinking_budget=ctx.config.thinking_budget(),
+        )
+        view.waiting()
+        try:
+            response = model.respond(request, view)
+        except KeyboardInterrupt as exc:
+            view.finish()
+            partial = getattr(exc, "partial_events", [])
+            commit(ctx, [e for e in partial if e.get("type") == "chat_response"])
+            raise
+        except StreamInterrupted as exc:
+            view.finish()
+            commit(ctx, [e for e in exc.partial_events if e.get("type") == "chat_response"])
+            raise
+        except ProviderError:
+            view.finish()
+            raise
+        view.finish()
+        commit(ctx, response.events)
+        calls = response.tool_calls
+        if not calls:
+            return
+        for event in calls:
+            view.tool_call(event)
+            call = ToolCall(
+                str(event["id"]), str(event["name"]), dict(event.get("arguments") or {})
+            )
+            invalid = (event.get("metadata") or {}).get("invalid_arguments")
+            if invalid is not None:
+                outcome = ToolOutcome(f"the arguments of {call.name} are not a JSON object", True)
+            else:
+                outcome = _run_tool(ctx, tools, call)
+            view.tool_result(call.name, outcome.content, outcome.is_error)
+            commit(ctx, [response_event(call, outcome, ctx.store.limits)])
+    raise UserError(
+        f"the model kept calling tools for {MAX_ROUNDS} rounds; stopped",
+        "ask it to finish, or check the tools it is calling",
+    )
+
+
+def _run_tool(
+    ctx: TurnContext, tools: dict[str, BuiltinTool | dict[str, Any]], call: ToolCall
+) -> ToolOutcome:
+    tool = tools.get(call.name)
+    if tool is None:
+        return ToolOutcome(f"unknown or disabled tool {call.name!r}", True)
+    if needs_confirmation(tool):
+        if ctx.confirm is None:
+            return ToolOutcome(
+                f"the user was not asked to approve running {call.name} "
+                "(no terminal); set confirm = false for this tool to allow it",
+                True,
+            )
+        if not ctx.confirm(f"Run tool {call.name}?"):
+            return ToolOutcome(f"the user declined to run {call.name}", True)
+    try:
+        if isinstance(tool, BuiltinTool):
+            return tool.run(call, ctx)
+        return run_command(call.name, tool, call, secrets=provider_keys(ctx.config.data))
+    except UserError as exc:
+        return ToolOutcome(exc.message, True)
+
+
+def _is_review(events: list[Event]) -> bool:
+    from porcelain.domain.review.markers import review_record
+
+    return review_record(events) is not None

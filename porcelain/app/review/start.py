@@ -1,0 +1,324 @@
+"""`compact --interactive`: fork the source into a review that opens on a draft.
+
+The review branches from the source (no copy).  Its creation event records
+the source and how many turns it inherited, and whether the source's earlier
+compactions are dropped (the raw source fits the review model's window) or
+kept.  A configuration entry turns inherited tools off and only
+`propose_compaction` on, and sets the review instructions and model.  The
+summarizer runs once; its draft is written as the opening proposal (a
+`propose_compaction` call and its result, marked as written by jp).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from gitstore import (
+    ChainFacts,
+    ChainView,
+    Conversation,
+    ConversationExists,
+    Event,
+    Located,
+    Store,
+    record_activation,
+)
+from porcelain import clock
+from porcelain.app.compaction.summarize import SummaryJob, summarize
+from porcelain.app.lifecycle import JP_WRITTEN, config_delta, fork
+from porcelain.config import Config
+from porcelain.domain.compaction.overlap import grow_summary_range
+from porcelain.domain.compaction.overlays import Overlay, standing_overlays_at
+from porcelain.domain.compaction.projection import project
+from porcelain.domain.compaction.proposal import Proposal, validate_proposal
+from porcelain.domain.compaction.ranges import RangeOverrides, resolve_rule_range
+from porcelain.domain.compaction.rules import DEFAULT_RULE, Rule, rules_from_config
+from porcelain.domain.review.instructions import REVIEW_INSTRUCTIONS
+from porcelain.domain.review.state import open_reviews, proposal_from_args
+from porcelain.domain.view import PROVIDER_VISIBLE
+from porcelain.errors import UserError
+from porcelain.models.base import context_window, event_text
+from porcelain.models.catalog import Catalog
+
+
+@dataclass(frozen=True)
+class Started:
+    review_id: str
+    source_id: str
+    proposal_text: str
+    prior: str  # "drop", "keep" or "none"
+    proposal: Proposal | None = None  # the opening proposal, as recorded
+
+
+def refuse_if_open(store: Store, source_id: str, *, starting: bool) -> None:
+    """The RFD's messages when a review of ``source_id`` is open."""
+    found = open_reviews(store, source_id)
+    if not found:
+        return
+    rid = found[0]
+    if starting:
+        raise UserError(
+            f"a review of this conversation is already open: {rid}",
+            f"switch to it with `jp conversation use {rid}`, then discuss, `--continue`, or `--abort`",
+        )
+    raise UserError(
+        f"a compaction review of this conversation is open: {rid}",
+        f"finish it first: `jp conversation use {rid}`, then discuss, `--continue`, or `--abort`",
+    )
+
+
+def refuse_if_review(store: Store, cid: str) -> None:
+    """A review is scratch space: compaction writes go to its source, after it ends."""
+    source = store.source_of(cid)
+    if source is not None:
+        raise UserError(
+            f"{cid} is a compaction review of {source}; it is not compacted itself",
+            f"to compact the source, end the review (`jp conversation compact --continue` "
+            f"or `--abort`), then `jp conversation compact {source}`",
+        )
+
+
+def opening_rule(config: Config) -> Rule:
+    """The first configured rule with a summary, else the built-in default.
+
+    Range flags, when given, override its bounds (in ``resolve_rule_range``).
+    """
+    rules = [r for r in rules_from_config(config.rules()) if r.summary is not None]
+    return rules[0] if rules else DEFAULT_RULE
+
+
+def start_review(
+    store: Store,
+    source: Located,
+    config: Config,
+    overrides: RangeOverrides,
+    model_override: str | None,
+    default_model: str,
+    on_delta: Any = None,
+    *,
+    loaded: Conversation | None = None,
+    view: ChainView | None = None,
+) -> Started:
+    """Open a review of ``source`` on the summarizer's draft.
+
+    ``loaded`` (the source read whole) or ``view`` (``store.view_chain`` of
+    its tip): the source as the caller already read it, under the same hold;
+    neither is changed.  Without either, the start reads a view itself: the
+    source's turns and compactions come from the cache's facts, and its
+    events are read only where the range and the window check look.
+    """
+    refuse_if_open(store, source.cid, starting=True)
+    if loaded is not None and (loaded.cid != source.cid or view is not None):
+        raise ValueError(f"loaded {loaded.cid} is not the source {source.cid}, or not alone")
+    events: Sequence[Event]
+    if loaded is not None:
+        events = loaded.events
+    else:
+        events = store.view_chain(source.tip) if view is None else view
+    facts = events.facts if isinstance(events, ChainView) else ChainFacts.of(events)
+    indices = facts.indices()
+    overlays = standing_overlays_at(facts.internal_events("compaction", "compaction_reset"))
+    rule = opening_rule(config)
+    span = resolve_rule_range(
+        events,
+        rule.keep_first,
+        rule.keep_last,
+        overrides,
+        clock.now(),
+        indices=indices,
+        count=facts.turn_count(),
+        overlays=overlays,
+    )
+    if span is None:
+        raise UserError(
+            "nothing to compact: the range is empty",
+            "choose one with --from/--to, or --keep-first/--keep-last",
+        )
+    from0, to0 = grow_summary_range(overlays, span[0], span[1])
+
+    assistant_model = config.model_id() or default_model
+    review_model = model_override or config.review_model_id() or assistant_model
+    window = context_window(
+        review_model, None if model_override else config.review_context_window()
+    )
+    prior = "none"
+    if overlays:
+        fitting = source_fits(events, window * 3 // 4, review_model, Catalog.of(config.data))
+        prior = "drop" if fitting else "keep"
+
+    summary_model = (
+        model_override or (rule.summary.model_id if rule.summary else None) or assistant_model
+    )
+    job = SummaryJob(
+        model_id=summary_model,
+        instructions=rule.summary.instructions if rule.summary else None,
+        context=rule.summary.context if rule.summary else None,
+        window=config.context_window() if summary_model == assistant_model else None,
+        max_retries=config.max_retries(),
+        catalog=Catalog.of(config.data),
+    )
+    kept: Sequence[Event]
+    kept_indices: Sequence[int]
+    if prior == "drop":
+        kept, kept_indices = _without_compactions(events, indices)
+        kept_overlays: list[Overlay] = []
+    else:
+        kept, kept_indices, kept_overlays = events, indices, overlays
+    draft = summarize(
+        job,
+        kept,
+        lambda: project(kept, indices=kept_indices, overlays=kept_overlays),
+        from0,
+        to0,
+        on_delta or _quiet,
+        indices=kept_indices,
+    )
+
+    inherited = facts.turn_count()
+    args = {"from_turn": from0 + 1, "to_turn": to0 + 1, "summary": draft}
+    proposal = validate_proposal(args, events, count=inherited, overlays=overlays)
+    review = {
+        "source_id": source.cid,
+        "source_commit": source.tip,
+        "inherited_turns": inherited,
+        "prior_compactions": prior,
+        "model": review_model,
+    }
+    extra = [
+        config_delta(_review_config(config, review_model, window)),
+        *_opening_proposal(proposal.to_args(), proposal.render(inherited)),
+    ]
+    started = _publish(store, source, review, extra, proposal.render(inherited), prior)
+    # as `latest_proposal` reads it back from the review's opening result
+    return replace(started, proposal=proposal_from_args(proposal.to_args()))
+
+
+def _publish(
+    store: Store, source: Located, review: dict[str, Any], extra: list[Event], text: str, prior: str
+) -> Started:
+    # the note goes first: a note on an anchor no ref names is harmless
+    from porcelain.app.lifecycle import ID_ATTEMPTS, fresh_id
+
+    for _ in range(ID_ATTEMPTS):
+        rid = fresh_id(store)
+        store.set_note(
+            store.notes_refs.source, rid, source.cid + "\n", f"jp: review {rid} of {source.cid}"
+        )
+        try:
+            made = fork(store, source, extra=extra, review=review, cid=rid)
+            break
+        except ConversationExists:  # another process took the id in the same decisecond
+            _restore_source_note(store, rid)
+    else:
+        raise ConversationExists(rid)
+    store.set_active(made)
+    record_activation(store, made)
+    return Started(made, source.cid, text, prior)
+
+
+def _restore_source_note(store: Store, cid: str) -> None:
+    """Give a conversation whose id we raced for the source note its own chain implies."""
+    for _ in range(50):  # its creator may be renaming the ref's lock file right now
+        if store.exists(cid):
+            break
+        time.sleep(0.01)
+    else:
+        return
+    events = store.load(cid).events
+    own = next((e for e in reversed(events) if e.get("type") == "conversation_start"), {})
+    record = own.get("review")
+    source = record.get("source_id") if isinstance(record, dict) else None
+    text = f"{source}\n" if isinstance(source, str) else None
+    store.set_note(store.notes_refs.source, cid, text, f"jp: restore the source note of {cid}")
+
+
+def _review_config(config: Config, model_id: str, window: int) -> dict[str, Any]:
+    tools: dict[str, Any] = {name: {"enable": False} for name in config.tools()}
+    tools["*"] = {"enable": False}
+    tools["propose_compaction"] = {"enable": True}
+    instructions = config.review_instructions() or REVIEW_INSTRUCTIONS
+    return {
+        "assistant": {
+            "model": {"id": model_id, "context_window": window},
+            "instructions": instructions,
+        },
+        "conversation": {"tools": tools},
+    }
+
+
+def _opening_proposal(args: dict[str, Any], rendered: str) -> list[Event]:
+    stamp = clock.now_text()
+    call_id = "jp_opening_" + stamp.replace(":", "").replace("-", "").replace(".", "")[:21]
+    return [
+        {
+            "type": "tool_call_request",
+            "timestamp": stamp,
+            "id": call_id,
+            "name": "propose_compaction",
+            "arguments": args,
+            "metadata": dict(JP_WRITTEN),
+        },
+        {
+            "type": "tool_call_response",
+            "timestamp": stamp,
+            "id": call_id,
+            "content": rendered,
+            "is_error": False,
+            "metadata": {**JP_WRITTEN, "proposal": args},
+        },
+    ]
+
+
+def _without_compactions(
+    events: Sequence[Event], indices: Sequence[int]
+) -> tuple[list[Event], list[int]]:
+    """The events that are not compactions, and their turn indices.
+
+    Compactions open no turn, so the others keep the indices they had.
+    """
+    kept: list[Event] = []
+    kept_indices: list[int] = []
+    for event, turn in zip(events, indices, strict=True):
+        if event.get("type") not in ("compaction", "compaction_reset"):
+            kept.append(event)
+            kept_indices.append(turn)
+    return kept, kept_indices
+
+
+def source_fits(events: Sequence[Event], budget: int, model_id: str, catalog: Catalog) -> bool:
+    """The review's size rule: the raw source fits ``budget`` tokens of the review
+    model.  The estimate decides when it is far from the budget (reading no
+    further than it must); in between, the provider counts where it can."""
+    from porcelain.models.tokens import CLEAR_ABOVE, CLEAR_BELOW, count
+
+    if fits_tokens(events, int(budget * CLEAR_BELOW)):
+        return True
+    if not fits_tokens(events, int(budget * CLEAR_ABOVE)):
+        return False
+    visible = [e for e in events if e.get("type") in PROVIDER_VISIBLE]
+    return count(model_id, visible, catalog=catalog).tokens <= budget
+
+
+def fits_tokens(events: Iterable[Event], budget: int) -> bool:
+    """``estimate_tokens`` of the provider-visible events is at most ``budget``.
+
+    Stops reading as soon as the answer is known: a long source that does
+    not fit is not measured to its end.
+    """
+    limit = budget * 4 + 3  # estimate_tokens is the characters // 4
+    if limit < 0:
+        return False
+    total = 0
+    for event in events:
+        if event.get("type") in PROVIDER_VISIBLE:
+            total += len(event_text(event))
+            if total > limit:
+                return False
+    return True
+
+
+def _quiet(kind: str, text: str) -> None:
+    return None

@@ -1,0 +1,55 @@
+"""The built-in `propose_compaction` tool: the model records one proposal.
+
+Disabled by default; a review's fork-time configuration enables it.  Every
+call is validated at once against the source as it stands (read without its
+lock: an open review admits no compaction writes, and `--continue`
+validates again under the lock).  A valid call's result is the proposal as
+the user will be asked to apply it; an invalid one is an error result naming
+the numbers, for the model to correct.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gitstore import turn_count
+from porcelain.app.query.tools import BuiltinTool, ToolCall, ToolOutcome, builtin
+from porcelain.domain.compaction.proposal import (
+    PROPOSE_TOOL_DESCRIPTION,
+    PROPOSE_TOOL_SCHEMA,
+    ProposalError,
+    validate_proposal,
+)
+from porcelain.models.base import ToolSpec
+
+
+@builtin("propose_compaction")
+def propose_compaction() -> BuiltinTool:
+    return BuiltinTool(
+        ToolSpec("propose_compaction", PROPOSE_TOOL_DESCRIPTION, PROPOSE_TOOL_SCHEMA), run
+    )
+
+
+def run(call: ToolCall, ctx: Any) -> ToolOutcome:
+    store = ctx.store
+    source_id = store.source_of(ctx.cid)
+    if source_id is None:
+        return ToolOutcome(
+            "this conversation is not a compaction review: it names no source "
+            "conversation, so there is nothing to propose a compaction for",
+            True,
+        )
+    if store.locate(source_id) is None:
+        return ToolOutcome(
+            f"the source conversation {source_id} no longer exists; the user can "
+            "close this review with `jp conversation compact --abort`",
+            True,
+        )
+    events = store.load(source_id).events
+    count = turn_count(events)  # once, for the validation and the rendering
+    try:
+        proposal = validate_proposal(call.arguments, events, count=count)
+    except ProposalError as exc:
+        return ToolOutcome(str(exc), True)
+    # the recorded proposal is the validated one (a grown range included)
+    return ToolOutcome(proposal.render(count), metadata={"proposal": proposal.to_args()})

@@ -1,0 +1,61 @@
+"""Moving conversations between JP's folder layout and the store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from gitstore import Event, Located, Store, event_count, is_valid_id
+from porcelain.app.lifecycle import publish, start_event
+from porcelain.jpformat import JpConversation, write_conversation
+
+META_KEYS = ("title", "pinned_at", "labels")
+
+
+def store_imported(store: Store, conv: JpConversation) -> str:
+    """Write one read JP conversation as a new chain; returns its id."""
+    wanted = conv.jp_id if conv.jp_id and is_valid_id(conv.jp_id) else None
+    imported: dict[str, Any] = {"format": "jp"}
+    if conv.jp_id:
+        imported["jp_id"] = conv.jp_id
+    if conv.base_config is not None:
+        imported["base_config"] = conv.base_config
+
+    def chain(cid: str) -> list[Event]:
+        start = start_event(cid, imported=imported)
+        if conv.events:
+            start["timestamp"] = conv.events[0]["timestamp"]
+        return [start, *conv.events]
+
+    cid = publish(store, chain, None, "jp conversation import", cid=wanted)
+    meta = {k: conv.metadata[k] for k in META_KEYS if conv.metadata.get(k)}
+    if meta:
+        store.set_meta(cid, meta, f"jp: metadata of imported {cid}")
+    return cid
+
+
+def export_conversation(store: Store, loc: Located, dest: Path) -> int:
+    conv = store.load(loc.cid)
+    base_config = None
+    for event in conv.events:
+        if event.get("type") == "conversation_start":
+            imported = event.get("imported") or {}
+            if "base_config" in imported:
+                base_config = imported["base_config"]
+            break
+    events: list[Event] = [e for e in conv.events if e.get("type") != "conversation_start"]
+    meta = store.meta(loc.cid)
+    metadata: dict[str, Any] = {k: meta[k] for k in META_KEYS if meta.get(k)}
+    last = next((e["timestamp"] for e in reversed(events)), None)
+    metadata["last_activated_at"] = last or conv.events[0]["timestamp"]
+    if loc.archived:
+        metadata["archived_at"] = meta.get("archived_at") or metadata["last_activated_at"]
+    parts = JpConversation(
+        jp_id=loc.cid,
+        title=metadata.get("title"),
+        metadata=metadata,
+        base_config=base_config,
+        events=events,
+    )
+    write_conversation(dest, parts)
+    return event_count(events)

@@ -1,0 +1,155 @@
+"""What every command gets: the chosen store, configuration and output."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from porcelain.errors import UserError
+from porcelain.render.output import Output
+
+if TYPE_CHECKING:
+    from gitstore import Identity, Limits, Store
+    from porcelain.config import Config, Recorded
+
+
+def default_store_path(environ: Mapping[str, str]) -> Path:
+    data = environ.get("XDG_DATA_HOME") or str(
+        Path(environ.get("HOME", "~")).expanduser() / ".local" / "share"
+    )
+    return Path(data) / "jp" / "store.git"
+
+
+def find_project_store(start: Path) -> Path | None:
+    """The nearest enclosing git repository in which `jp init --here` was run."""
+    from gitstore import is_store
+
+    for folder in [start, *start.parents]:
+        dot = folder / ".git"
+        if dot.exists():
+            return dot if dot.is_dir() else folder
+        if (folder / "HEAD").is_file() and (folder / "refs").is_dir() and is_store(folder):
+            return folder
+    return None
+
+
+@dataclass
+class App:
+    output: Output
+    environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    store_option: str | None = None
+    config_files: Sequence[str] = ()
+    overrides: Sequence[str] = ()
+    yes: bool = False
+    cwd: Path = field(default_factory=Path.cwd)
+    argv: Sequence[str] = ()  # the command line, recorded in the operation log
+    _store: Store | None = None
+    _config: Config | None = None
+    _warned: bool = False  # the trust rule's warning was printed
+
+    # -- the store -------------------------------------------------------------
+
+    def store_path(self) -> Path:
+        return self.chosen_store()[0]
+
+    def chosen_store(self) -> tuple[Path, str | None]:
+        """The store's path, and who named it (``--store``, ``JP_STORE``; None: jp's default)."""
+        if self.store_option:
+            return Path(self.store_option).expanduser(), "--store"
+        if self.environ.get("JP_STORE"):
+            return Path(self.environ["JP_STORE"]).expanduser(), "JP_STORE"
+        project = find_project_store(self.cwd)
+        if project is not None:
+            from gitstore import is_store
+
+            if is_store(project):
+                return project, "the project repository"
+        return default_store_path(self.environ), None
+
+    def store(self) -> Store:
+        if self._store is None:
+            from gitstore import Store, init_store
+
+            path, named_by = self.chosen_store()
+            if path.exists() and not path.is_dir():
+                from porcelain.errors import FaultError
+
+                raise FaultError(
+                    f"the store {path} is a file, not a git directory",
+                    "point --store or JP_STORE at a store, or create one: `jp init PATH`",
+                )
+            if not path.exists() and not path.is_symlink():
+                if named_by is not None:  # a typo must not look like an empty store
+                    raise UserError(
+                        f"no store at {path} (named by {named_by})",
+                        f"check the path, or create a store there: `jp init {path}`",
+                    )
+                init_store(path)
+                self.output.note(f"note: created the store {path}")
+            self._store = Store(path, self.identity(), self.limits)
+            from porcelain.app.oprecord import begin
+
+            begin(self, self._store)
+        return self._store
+
+    def opened_store(self) -> Store | None:
+        """The store, if this command opened it."""
+        return self._store
+
+    def limits(self) -> Limits:
+        """Size limits of what the store accepts: ``store.max_event_bytes`` of the
+        user's own configuration (never of a conversation's)."""
+        from gitstore import MAX_EVENT_BYTES_KEY, Limits
+
+        value = self.config().get(MAX_EVENT_BYTES_KEY)
+        return Limits(max_event_bytes=value) if isinstance(value, int) and value > 0 else Limits()
+
+    def identity(self) -> Identity:
+        from gitstore import Identity
+
+        name = self.environ.get("GIT_COMMITTER_NAME") or self.environ.get("USER") or "jp"
+        email = self.environ.get("GIT_COMMITTER_EMAIL") or "jp@localhost"
+        return Identity(name, email)
+
+    # -- configuration ----------------------------------------------------------------
+
+    def config(self, deltas: Sequence[dict[str, Any] | Recorded] = (), warn: bool = True) -> Config:
+        """The configuration, with a conversation's recorded ``deltas`` when given.
+
+        What the trust rule left out of them is said once per command on stderr.
+        """
+        from porcelain.config import load_config
+        from porcelain.config.explain import warning
+
+        store_config = self.store().config_file if self._store_exists() else None
+        config = load_config(
+            environ=self.environ,
+            store_config=store_config,
+            files=[Path(f) for f in self.config_files],
+            overrides=list(self.overrides),
+            deltas=list(deltas),
+        )
+        if config.ignored and warn and not self._warned:
+            self._warned = True
+            self.output.note(warning(config.ignored))
+        return config
+
+    def _store_exists(self) -> bool:
+        return self._store is not None or self.store_path().exists()
+
+    def cli_layers(self) -> dict[str, Any]:
+        from porcelain.config import cli_layers
+
+        return cli_layers([Path(f) for f in self.config_files], list(self.overrides))
+
+    def has_api_key(self) -> bool:
+        return bool(self.environ.get("ANTHROPIC_API_KEY"))
+
+    def require_yes(self, question: str, yes: bool) -> None:
+        if yes or self.yes:
+            return
+        if not self.output.confirm(question):
+            raise UserError("nothing changed")

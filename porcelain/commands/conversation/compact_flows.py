@@ -1,0 +1,160 @@
+"""The non-interactive `compact` command's work: rules, resets, output."""
+
+from __future__ import annotations
+
+from contextlib import nullcontext
+from typing import Any
+
+from porcelain import clock
+from porcelain.app.compaction.run import compact, default_model
+from porcelain.commands.context import App
+from porcelain.domain.compaction.overlays import (
+    overlay_label,
+    parse_tool_mode,
+    reset_event,
+    standing_overlays,
+)
+from porcelain.domain.compaction.ranges import RangeOverrides, parse_range_overrides
+from porcelain.domain.compaction.rules import adhoc_rule, effective_rules, rules_from_config
+from porcelain.errors import UserError
+
+
+def overrides_from(opts: dict[str, Any]) -> RangeOverrides:
+    return parse_range_overrides(
+        keep_first=opts.get("keep_first"),
+        keep_last=opts.get("keep_last"),
+        from_=opts.get("from_"),
+        to=opts.get("to"),
+        first=opts.get("first"),
+        last=opts.get("last"),
+        turn=opts.get("turn"),
+    )
+
+
+def run(app: App, target: str | None, opts: dict[str, Any]) -> None:
+    from porcelain.app.lifecycle import jp_deltas
+    from porcelain.app.review.start import refuse_if_open, refuse_if_review
+    from porcelain.app.targets import resolve
+    from porcelain.domain.compaction.dsl import parse_spec
+
+    overrides = overrides_from(opts)
+    store = app.store()
+    loc = resolve(store, target, archived_ok=False)
+    dry = bool(opts["dry_run"])
+    refuse_if_review(store, loc.cid)
+    if not dry:
+        refuse_if_open(store, loc.cid, starting=False)
+    with nullcontext() if dry else store.hold(loc.cid, wait=10.0):  # a dry run only reads
+        config = app.config(deltas=jp_deltas(store.load(loc.cid).events))
+        if opts["summarize"] is not None or opts["reasoning"] or opts["tools"]:
+            tools = parse_tool_mode(opts["tools"]) if opts["tools"] else None
+            rules = [
+                adhoc_rule(
+                    bool(opts["reasoning"]),
+                    tools,
+                    opts["summarize"] is not None,
+                    opts["summarize"] or None,
+                )
+            ]
+        elif opts["specs"]:
+            inline = [parse_spec(s) for s in opts["specs"] if s]
+            rules = effective_rules(rules_from_config(config.rules()), inline, "" in opts["specs"])
+        else:
+            rules = rules_from_config(config.rules())
+        outcome = compact(
+            store,
+            loc.cid,
+            config,
+            rules,
+            overrides,
+            dry_run=dry,
+            model_override=config.resolve_model(opts["model"]) if opts.get("model") else None,
+            fallback_model=default_model(app),
+            progress=app.output.note,
+        )
+    if app.output.json:
+        app.output.data(
+            {
+                "id": loc.cid,
+                "dry_run": dry,
+                "timeline": outcome.lines,
+                "compactions": [
+                    {
+                        "from_turn": p.from_turn + 1,
+                        "to_turn": p.to_turn + 1,
+                        "label": p.label,
+                        "summary": t,
+                    }
+                    for p, t in zip(
+                        outcome.planned,
+                        outcome.summaries or [None] * len(outcome.planned),
+                        strict=True,
+                    )
+                ],
+            }
+        )
+        return
+    if not outcome.planned:
+        app.output.line("Nothing to compact.")
+        return
+    for line in outcome.lines:
+        app.output.line(line)
+
+
+def reset(app: App, target: str | None, which: str, dry_run: bool) -> None:
+    """Withdraw compactions by appending an event: history is never rewritten."""
+    from porcelain.app.review.start import refuse_if_open, refuse_if_review
+    from porcelain.app.targets import resolve
+
+    store = app.store()
+    loc = resolve(store, target, archived_ok=False)
+    refuse_if_review(store, loc.cid)
+    if not dry_run:
+        refuse_if_open(store, loc.cid, starting=False)
+    with nullcontext() if dry_run else store.hold(loc.cid, wait=10.0):
+        conv = store.load(loc.cid)
+        standing = standing_overlays(conv.events)
+        if which == "all":
+            chosen = standing
+        else:
+            n = int(which)
+            if n > len(standing):
+                raise UserError(
+                    f"compaction {n} out of range (conversation has "
+                    f"{len(standing)} compaction event(s))",
+                    f"list them with `jp conversation show {loc.cid}`",
+                )
+            chosen = [standing[n - 1]]
+        verb = "Would remove" if dry_run else "Removed"
+        if not chosen:
+            message = "No compaction events to remove."
+        elif which == "all":
+            message = f"{verb} {len(chosen)} compaction event(s)."
+        else:
+            o = chosen[0]
+            message = f"{verb} compaction {which} (turns {o.from_turn + 1}..{o.to_turn + 1})."
+        if chosen and not dry_run:
+            withdraw = None if which == "all" else [chosen[0].ordinal]
+            store.append(
+                loc.cid,
+                [reset_event(clock.now_text(), withdraw)],
+                conv.tip,
+                f"jp conversation compact --reset {loc.cid}",
+            )
+    if app.output.json:
+        app.output.data(
+            {
+                "id": loc.cid,
+                "dry_run": dry_run,
+                "removed": [
+                    {
+                        "from_turn": o.from_turn + 1,
+                        "to_turn": o.to_turn + 1,
+                        "label": overlay_label(o),
+                    }
+                    for o in chosen
+                ],
+            }
+        )
+    else:
+        app.output.line(message)

@@ -1,0 +1,1 @@
+"""Pure domain logic: plain functions over event lists; no git, model, CLI or printing."""

@@ -1,0 +1,186 @@
+"""Projection: the view of a stream a model is sent, with the overlays applied.
+
+Pure and deterministic; the raw stream is never changed.  For every turn three
+winners are chosen independently among the standing overlays that cover it and
+set that policy: summary, reasoning and tool calls.  The winner is the overlay
+*latest in stream order* (JP uses timestamps; we use the order of commits on
+the branch, which clocks cannot disagree about).  A turn with a winning
+summary is replaced whole, whatever newer mechanical overlays say.
+
+Unchanged events are shared with the input list, not copied: treat them as
+read-only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from gitstore import CONVERSATION_TYPES, Event, turn_count, turn_indices
+from porcelain.domain.compaction.overlays import Overlay, ToolCalls, standing_overlays
+
+SUMMARY_REQUEST = "[Summary of previous conversation]"
+OVERLAY_TYPES = frozenset({"compaction", "compaction_reset"})
+
+
+@dataclass(frozen=True)
+class Kept:
+    """A projected turn that is raw turn ``index`` (possibly with parts stripped)."""
+
+    index: int
+
+    @property
+    def from_turn(self) -> int:
+        return self.index
+
+    @property
+    def to_turn(self) -> int:
+        return self.index
+
+
+@dataclass(frozen=True)
+class Summarized:
+    """A synthetic turn standing for raw turns ``from_turn..to_turn`` (0-based)."""
+
+    from_turn: int
+    to_turn: int
+
+
+Origin = Kept | Summarized
+
+
+@dataclass(frozen=True)
+class Projection:
+    events: list[Event]
+    origins: list[Origin] = field(default_factory=list)
+
+
+@dataclass
+class _Winners:
+    summary: list[Overlay | None]
+    reasoning: list[bool]
+    tools: list[ToolCalls | None]
+
+
+def _winners(overlays: Sequence[Overlay], count: int) -> _Winners:
+    won = _Winners([None] * count, [False] * count, [None] * count)
+    for overlay in overlays:  # stream order: a later overlay overwrites
+        for turn in range(overlay.from_turn, min(overlay.to_turn, count - 1) + 1):
+            if overlay.summary is not None:
+                won.summary[turn] = overlay
+            if overlay.reasoning:
+                won.reasoning[turn] = True
+            if overlay.tool_calls is not None:
+                won.tools[turn] = overlay.tool_calls
+    return won
+
+
+def _runs(summary: list[Overlay | None]) -> dict[int, tuple[int, int]]:
+    """Start turn of every run of turns sharing one winning summary -> (start, end)."""
+    runs: dict[int, tuple[int, int]] = {}
+    start = 0
+    for turn, winner in enumerate(summary):
+        if winner is None:
+            continue
+        if turn == 0 or summary[turn - 1] is not winner:
+            start = turn
+        runs[start] = (start, turn)
+    return runs
+
+
+def _synthetic(timestamp: str, text: str) -> list[Event]:
+    return [
+        {"type": "turn_start", "timestamp": timestamp},
+        {"type": "chat_request", "timestamp": timestamp, "content": SUMMARY_REQUEST},
+        {"type": "chat_response", "timestamp": timestamp, "message": text},
+    ]
+
+
+def _origins(events: Sequence[Event], sources: Sequence[Origin | None]) -> list[Origin]:
+    """One origin per projected turn: that of the turn's first conversation event."""
+    origins: list[Origin] = []
+    seen_in_turn = 0
+    for event, source in zip(events, sources, strict=True):
+        kind = event.get("type")
+        if kind not in CONVERSATION_TYPES:
+            continue
+        if not origins or (kind == "turn_start" and seen_in_turn > 0):
+            assert source is not None
+            origins.append(source)
+            seen_in_turn = 0
+        seen_in_turn += 1
+    return origins
+
+
+def _tool_names(events: Sequence[Event]) -> dict[str, str]:
+    names: dict[str, str] = {}
+    for event in events:
+        if event.get("type") == "tool_call_request":
+            names.setdefault(str(event.get("id")), str(event.get("name")))
+    return names
+
+
+def project(
+    events: Sequence[Event],
+    *,
+    indices: Sequence[int] | None = None,
+    overlays: Sequence[Overlay] | None = None,
+) -> Projection:
+    """Apply the standing overlays; no compaction or reset entry is left in the result.
+
+    ``indices`` (``turn_indices(events)``) and ``overlays``
+    (``standing_overlays(events)``) spare the walks over ``events`` when the
+    caller has them already; they must be those of ``events`` itself.
+    """
+    if overlays is None:
+        overlays = standing_overlays(events)
+    if indices is None:
+        indices = turn_indices(events)
+    count = turn_count(events, indices=indices)
+    if not overlays:
+        kept = [e for e in events if e.get("type") not in OVERLAY_TYPES]
+        return Projection(kept, [Kept(i) for i in range(count)])
+
+    won = _winners(overlays, count)
+    runs = _runs(won.summary)
+    any_name = _tool_names(events)
+    recent_name: dict[str, str] = {}
+    out: list[Event] = []
+    sources: list[Origin | None] = []
+    injected: set[int] = set()
+
+    for event, turn in zip(events, indices, strict=True):
+        kind = event.get("type")
+        if kind in OVERLAY_TYPES:
+            continue
+        if kind not in CONVERSATION_TYPES:
+            out.append(event)
+            sources.append(None)
+            continue
+        if kind == "tool_call_request":
+            recent_name[str(event.get("id"))] = str(event.get("name"))
+        summary = won.summary[turn]
+        if summary is not None:
+            if turn in runs and turn not in injected:
+                injected.add(turn)
+                start, end = runs[turn]
+                out.extend(_synthetic(str(event.get("timestamp")), summary.summary or ""))
+                sources.extend([Summarized(start, end)] * 3)
+            continue
+        if kind == "chat_response" and won.reasoning[turn] and "reasoning" in event:
+            continue
+        mode = won.tools[turn]
+        if mode is not None and kind in ("tool_call_request", "tool_call_response"):
+            if mode is ToolCalls.OMIT:
+                continue
+            if kind == "tool_call_request" and mode.strips_requests:
+                event = {**event, "arguments": {}}
+            elif kind == "tool_call_response" and mode.strips_responses:
+                key = str(event.get("id"))
+                name = recent_name.get(key) or any_name.get(key) or "unknown"
+                outcome = "error" if event.get("is_error") else "success"
+                event = {**event, "content": f"[compacted] {name}: {outcome}"}
+        out.append(event)
+        sources.append(Kept(turn))
+
+    return Projection(out, _origins(out, sources))

@@ -1,0 +1,1 @@
+"""The review's pure parts: markers, state of a review chain, instructions."""

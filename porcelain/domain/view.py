@@ -1,0 +1,55 @@
+"""What a model is sent from a conversation: the one place the stored events
+become a request's history (projection, review markers, visibility)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gitstore import Event
+from porcelain.domain.compaction.projection import Kept, project
+from porcelain.domain.review.markers import add_markers, inherited_turns, review_view
+
+PROVIDER_VISIBLE = frozenset(
+    {"chat_request", "chat_response", "tool_call_request", "tool_call_response"}
+)
+
+
+def projected(events: Sequence[Event]) -> list[Event]:
+    """The projected view with review markers (all kinds)."""
+    return projected_with_headers(events)[0]
+
+
+def projected_with_headers(events: Sequence[Event]) -> tuple[list[Event], list[str]]:
+    """The projected view, and for each projected turn the raw turns it shows."""
+    inherited = inherited_turns(events)
+    result = project(review_view(events))
+    headers = [
+        f"turn {o.index + 1}"
+        if isinstance(o, Kept)
+        else f"turns {o.from_turn + 1}\u2013{o.to_turn + 1}"
+        for o in result.origins
+    ]
+    if not inherited:
+        return result.events, headers
+    labels: list[str | None] = []
+    for origin in result.origins:
+        if isinstance(origin, Kept):
+            labels.append(f"turn {origin.index + 1}" if origin.index < inherited else None)
+        elif origin.from_turn < inherited:
+            labels.append(f"turns {origin.from_turn + 1}-{origin.to_turn + 1}")
+        else:
+            labels.append(None)
+    return add_markers(result.events, labels), headers
+
+
+def model_events(events: Sequence[Event]) -> list[Event]:
+    """Provider-visible events, in order, as the model is to read them."""
+    return [e for e in projected(events) if e.get("type") in PROVIDER_VISIBLE]
+
+
+def raw_with_markers(events: Sequence[Event]) -> list[Event]:
+    """The raw stream, with review markers on inherited turns (for print)."""
+    inherited = inherited_turns(events)
+    if not inherited:
+        return list(events)
+    return add_markers(events, [f"turn {n + 1}" for n in range(inherited)])

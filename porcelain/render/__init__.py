@@ -1,0 +1,1 @@
+"""Every text shape jp prints: output and escaping, transcripts, the op log, errors."""

@@ -1,0 +1,111 @@
+"""Turning events into text for people (pure: events in, lines out).
+
+Every event's text is untrusted.  Multi-line text becomes lines of its own
+here; names and times that share a line with jp's own words go through
+``untrusted_field``, and ``Output`` escapes what is left on a terminal.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from gitstore import Event, turn_indices
+from porcelain.render.output import untrusted_field
+
+STYLES = ("user", "chat", "brief", "full")
+
+
+def _clip(text: str, width: int) -> str:
+    one = " ".join(text.split())
+    return one if len(one) <= width else one[: width - 3] + "..."
+
+
+def _block(prefix: str, text: str) -> list[str]:
+    lines = text.rstrip().splitlines() or [""]
+    return [prefix + lines[0], *("  " + ln for ln in lines[1:])]
+
+
+def _proposal(args: dict[str, object]) -> list[str]:
+    what = f"proposal: turns {args.get('from_turn')}-{args.get('to_turn')}"
+    parts = []
+    if args.get("summary"):
+        parts.append("summarize")
+    if args.get("reasoning"):
+        parts.append(f"reasoning {args['reasoning']}")
+    if args.get("tool_calls"):
+        parts.append(f"tools {args['tool_calls']}")
+    lines = [f"{what} ({', '.join(parts) or 'no policy'})"]
+    if args.get("summary"):
+        lines += ["  " + ln for ln in str(args["summary"]).splitlines()]
+    return lines
+
+
+def event_lines(event: Event, style: str, names: dict[str, str]) -> list[str]:
+    kind = event.get("type")
+    if kind == "chat_request":
+        return _block("> ", str(event.get("content", "")))
+    if style == "user":
+        return []
+    if kind == "chat_response":
+        if "message" in event:
+            return _block("", str(event["message"]))
+        if "reasoning" in event and style != "chat":
+            text = str(event["reasoning"])
+            return _block("[reasoning] ", text if style == "full" else _clip(text, 100))
+        if "data" in event:
+            return _block("", json.dumps(event["data"], indent=2))
+        return []
+    if style == "chat":
+        return []
+    if kind == "tool_call_request":
+        args = event.get("arguments") or {}
+        if event.get("name") == "propose_compaction":
+            return _proposal(args)
+        shown = json.dumps(args, ensure_ascii=False)
+        shown = shown if style == "full" else _clip(shown, 100)
+        return [f"[tool] {untrusted_field(event.get('name'))} {untrusted_field(shown)}"]
+    if kind == "tool_call_response":
+        name = untrusted_field(names.get(str(event.get("id")), "tool"))
+        label = "error" if event.get("is_error") else "result"
+        text = str(event.get("content", ""))
+        if style == "full" or name == "propose_compaction":
+            return _block(f"[{label}] {name}: ", text)
+        return [f"[{label}] {name}: {_clip(text, 100)}"]
+    if kind == "inquiry_request" and style == "full":
+        return _block("[inquiry] ", str((event.get("question") or {}).get("text", "")))
+    return []
+
+
+def transcript(
+    events: Sequence[Event],
+    style: str = "brief",
+    headers: Sequence[str] | None = None,
+    keep: set[int] | None = None,
+) -> list[str]:
+    """Lines of a conversation, a header before each turn.
+
+    ``headers`` gives each turn's header (default `turn N`); ``keep`` limits
+    the output to those 0-based turns.
+    """
+    names = {
+        str(e.get("id")): str(e.get("name")) for e in events if e.get("type") == "tool_call_request"
+    }
+    out: list[str] = []
+    current = -1
+    for event, turn in zip(events, turn_indices(events), strict=True):
+        if keep is not None and turn not in keep:
+            continue
+        body = event_lines(event, style, names)
+        if not body:
+            continue
+        if turn != current:
+            current = turn
+            header = headers[turn] if headers and turn < len(headers) else f"turn {turn + 1}"
+            when = untrusted_field(str(event.get("timestamp", ""))[:16].replace("T", " "))
+            if out:
+                out.append("")
+            out.append(f"--- {header} ({when}) ---")
+        out += body
+    out.append("")
+    return out
