@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench.common import ROOT, Profile, Results, Row
+from bench.common import ROOT, Profile, Results, Row, verdict
 
 SIZES = {"full": 1_000_000, "quick": 100_000, "smoke": 2_000}
 CID = "jp-c17800000900"
@@ -129,6 +129,8 @@ def bulk_section(root: Path, profile: Profile, results: Results) -> None:
             jp_time,
             "git fast-import of the same commits",
             git_time,
+            "<= 2x fast-import",
+            verdict(jp_time <= 2 * git_time and jp_tip == git_tip),
             note=f"peak memory: jp {jp_peak / 1024:.0f} MiB, git fast-import "
             f"{git_peak / 1024:.0f} MiB; {same}",
         )

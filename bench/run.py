@@ -25,7 +25,18 @@ if __package__ in (None, ""):
 from bench import common
 from bench.common import PROFILES, ROOT, Profile, Results, machine, table
 
-SECTIONS = ("startup", "store", "append", "load", "fork", "review", "many", "import", "bulk")
+SECTIONS = (
+    "startup",
+    "model",
+    "store",
+    "append",
+    "load",
+    "fork",
+    "review",
+    "many",
+    "import",
+    "bulk",
+)
 FIXTURES = ROOT.parent / "shared" / "fixtures" / "jp-conversations"
 
 
@@ -58,6 +69,11 @@ def run(args: argparse.Namespace, profile: Profile, root: Path, results: Results
     if "startup" in wanted:
         results.log("process start")
         process_cases.startup_section(root, profile, results)
+    if "model" in wanted:
+        from bench import model_cases
+
+        results.log("jp q to the provider")
+        model_cases.model_section(root, profile, results)
     if wanted & {"store", "append", "load", "fork", "review"}:
         results.log("the big store")
         big = store_cases.build_big(root, profile, results, wanted)

@@ -28,6 +28,7 @@ COMMANDS = {
     "op": "porcelain.commands.op:op",
     "doctor": "porcelain.commands.doctor:doctor",
     "completion": "porcelain.commands.completion:completion",
+    "model": "porcelain.commands.model:model",
 }
 SUMMARIES = {
     "init": "Create a store (a bare git repository).",
@@ -42,6 +43,7 @@ SUMMARIES = {
     "op": "The operation log: list operations, restore the store to one.",
     "doctor": "Check a store (fsck, journals, locks, cache, format) and mend it.",
     "completion": "Shell completion for bash, zsh and fish (ids, keys, remotes).",
+    "model": "The warm model process: its status, stopping it.",
 }
 ALIASES = {"q": "query", "c": "conversation", "conversations": "conversation", "cfg": "config"}
 

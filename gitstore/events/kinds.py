@@ -119,9 +119,48 @@ def validate(event: Any, where: str = "event") -> Event:
     known tag with a body that does not fit is refused.  The pydantic models
     live in ``gitstore.schema``, imported on first use to keep start-up cheap.
     """
+    quick = _plain(event)
+    if quick is not None:
+        return quick
     from gitstore.events.schema import validate_event
 
     return validate_event(event, where)
+
+
+# The kinds a query writes before its request leaves (``turn_start``, ``chat_request``):
+# checked here without loading pydantic, as ``schema`` checks them.  Anything unusual
+# about one goes to ``schema``, which accepts it or says what is wrong.
+_PLAIN_FIELDS = {
+    "turn_start": {"type", "timestamp", "metadata"},
+    "chat_request": {"type", "timestamp", "metadata", "content", "schema", "author"},
+}
+
+
+def _plain(event: Any) -> Event | None:
+    kind = event.get("type") if isinstance(event, dict) else None
+    fields = _PLAIN_FIELDS.get(kind) if isinstance(kind, str) else None
+    if fields is None or not fields.issuperset(event) or not isinstance(event.get("timestamp"), str):
+        return None
+    if event.get("metadata") is not None and not isinstance(event["metadata"], dict):
+        return None
+    if event["type"] == "chat_request" and not (
+        isinstance(event.get("content"), str)
+        and isinstance(event.get("author"), str | None)
+        and isinstance(event.get("schema"), dict | None)
+    ):
+        return None
+    from gitstore.boundary import check_value
+
+    try:
+        check_value(event)
+        moment = parse_time(event["timestamp"])
+    except ValueError:
+        return None
+    out = dict(event)
+    out["timestamp"] = format_time(moment)
+    if not out.get("metadata"):
+        out.pop("metadata", None)
+    return out
 
 
 def canonical_json(event: Event) -> bytes:

@@ -7,7 +7,7 @@ Counts come from a per-tip summary kept in the store's cache, so listing
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gitstore import (
     Conversation,
@@ -23,7 +23,11 @@ from gitstore import (
     turn_count,
 )
 
-SUMMARY_VERSION = 3
+if TYPE_CHECKING:
+    from porcelain.models.catalog import Catalog
+    from porcelain.models.tokens import TokenCount
+
+SUMMARY_VERSION = 4  # origins and token counts: summaries of 3 or less lack one
 
 
 def summarize(events: Sequence[Event]) -> dict[str, Any]:
@@ -245,6 +249,7 @@ def details(store: Store, conv: Conversation, active: str | None) -> dict[str, A
         "tip": conv.tip,
         "compactions": _compactions(conv),
         **origins(conv.cid, s, meta),
+        "tokens": token_count(store, conv, source).to_json(),
     }
     if source is not None:
         # lazy: `show` of a plain conversation loads no review module
@@ -255,6 +260,41 @@ def details(store: Store, conv: Conversation, active: str | None) -> dict[str, A
             conv.events, store.load(source).events if origin is not None else None
         )
     return info
+
+
+TOKENS_CACHE = "tokens/1/"  # + id: the provider's count at a tip (``count_for_show``)
+
+
+def model_view(conv: Conversation, source: str | None) -> list[Event]:
+    """What the model reads of the conversation.  A plain one is its own events
+    (the estimate reads only provider-visible text), so the view modules load
+    only for one with compactions or a review."""
+    if source is None and not any(e.get("type") == "compaction" for e in conv.events):
+        return conv.events
+    from porcelain.domain.view import model_events
+
+    return model_events(conv.events)
+
+
+def token_count(store: Store, conv: Conversation, source: str | None) -> TokenCount:
+    """The count a provider made at this tip (kept in the cache), else the estimate."""
+    from porcelain.models.tokens import TokenCount, estimate
+
+    cached = store.cache.derived(TOKENS_CACHE + conv.cid, conv.tip)
+    found = TokenCount.from_json(cached)
+    return found if found is not None else estimate(model_view(conv, source))
+
+
+def count_for_show(
+    store: Store, conv: Conversation, source: str | None, model_id: str, catalog: Catalog
+) -> TokenCount:
+    """Ask the provider to count the conversation now; kept for this tip when it did."""
+    from porcelain.models.tokens import count
+
+    found = count(model_id, model_view(conv, source), catalog=catalog)
+    if not found.estimated:
+        store.cache.put_derived(TOKENS_CACHE + conv.cid, conv.tip, found.to_json())
+    return found
 
 
 def _compactions(conv: Conversation) -> list[dict[str, Any]]:

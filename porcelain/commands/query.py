@@ -262,6 +262,9 @@ def _cli_delta(app: App, model: str | None) -> dict[str, Any]:
     if model:
         validate({"assistant": {"model": {"id": model}}}, "--model")
         layers.setdefault("assistant", {}).setdefault("model", {})["id"] = model
+    chosen = layers.get("assistant", {}).get("model", {}).get("id")
+    if isinstance(chosen, str):  # the id an alias stands for is what is recorded
+        layers["assistant"]["model"]["id"] = app.config().resolve_model(chosen)
     wanted, _ = filter_delta(Recorded(layers, "--cfg"), app.config().tools())
     return wanted
 

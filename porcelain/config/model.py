@@ -7,8 +7,9 @@ from collections.abc import Mapping
 from typing import Any, Final, TypeVar
 
 from porcelain.config.merge import APPEND_PATHS, RULES_PATH, lookup, merge, split_key
-from porcelain.config.schema import leaves, validate
+from porcelain.config.schema import dotted, is_model_id, leaves, validate
 from porcelain.config.trust import Ignored
+from porcelain.errors import ConfigError
 
 T = TypeVar("T")
 
@@ -24,6 +25,11 @@ DEFAULT_RULE: Final[Mapping[str, Any]] = {
     "reasoning": "strip",
     "tool_calls": "strip",
 }
+
+MODEL_ID_PATH: Final = ("assistant", "model", "id")
+REVIEW_MODEL_ID_PATH: Final = ("conversation", "compaction", "review", "model", "id")
+ALIASES_PATH: Final = ("assistant", "model", "aliases")
+ALIAS_DEPTH: Final = 8
 
 DEFAULTS_SOURCE: Final = "default"
 DEFAULT_RULE_SOURCE: Final = "default (the built-in rule: no layer defines one)"
@@ -113,10 +119,43 @@ class Config:
             return None
         return value if isinstance(value, kind) else None
 
+    # -- models ------------------------------------------------------------
+
+    def aliases(self) -> dict[str, str]:
+        """``[assistant.model.aliases]``: name -> ``provider/name``."""
+        table = lookup(self._data, ALIASES_PATH)
+        return {str(k): str(v) for k, v in table.items()} if isinstance(table, dict) else {}
+
+    def resolve_model(self, ref: str, where: str = "--model") -> str:
+        """``ref`` as ``provider/name``: an alias is replaced by what it stands for.
+
+        ``where`` names the key (and its file) or the flag in the error."""
+        aliases = self.aliases()
+        current, seen = ref.strip(), list[str]()
+        while not is_model_id(current):
+            if current not in aliases or current in seen or len(seen) >= ALIAS_DEPTH:
+                known = ", ".join(sorted(aliases)) or "none defined"
+                raise ConfigError(
+                    f"{where}: {ref!r} is not a model id of the form provider/name, "
+                    f"nor an alias of assistant.model.aliases (known: {known})",
+                    'for example: id = "anthropic/claude-sonnet-4-5", or '
+                    '[assistant.model.aliases] fast = "ollama/qwen3"',
+                )
+            seen.append(current)
+            current = aliases[current]
+        return current
+
+    def _model_at(self, path: tuple[str, ...]) -> str | None:
+        value = lookup(self._data, path)
+        if not isinstance(value, str):
+            return None
+        return self.resolve_model(value, f"{self.origin(path)}: {dotted(path)}")
+
     # -- assistant ---------------------------------------------------------
 
     def model_id(self) -> str | None:
-        return self._typed("assistant.model.id", str)
+        """The assistant's model, aliases resolved."""
+        return self._model_at(MODEL_ID_PATH)
 
     def context_window(self) -> int | None:
         return self._typed("assistant.model.context_window", int)
@@ -144,15 +183,15 @@ class Config:
     # -- compaction --------------------------------------------------------
 
     def review_model_id(self) -> str | None:
-        """The review's model, else the assistant's."""
-        return self._typed("conversation.compaction.review.model.id", str) or self.model_id()
+        """The review's model, else the assistant's (aliases resolved)."""
+        return self._model_at(REVIEW_MODEL_ID_PATH) or self.model_id()
 
     def review_context_window(self) -> int | None:
         """The review model's window; the assistant's only when it is the same model."""
         window = self._typed("conversation.compaction.review.model.context_window", int)
         if window is not None:
             return window
-        own_id = self._typed("conversation.compaction.review.model.id", str)
+        own_id = self._model_at(REVIEW_MODEL_ID_PATH)
         if own_id is None or own_id == self.model_id():
             return self.context_window()
         return None
@@ -168,7 +207,13 @@ class Config:
         rules = lookup(self._data, RULES_PATH)
         if not isinstance(rules, list):
             return [dict(DEFAULT_RULE)]
-        return [copy.deepcopy(r) for r in rules if isinstance(r, dict)]
+        out = [copy.deepcopy(r) for r in rules if isinstance(r, dict)]
+        for i, rule in enumerate(out):  # a summary's model may be an alias
+            model = (rule.get("summary") or {}).get("model")
+            if isinstance(model, dict) and isinstance(model.get("id"), str):
+                where = f"{self.origin(RULES_PATH)}: {dotted(RULES_PATH)}[{i}].summary.model.id"
+                model["id"] = self.resolve_model(model["id"], where)
+        return out
 
     # -- tools -------------------------------------------------------------
 

@@ -59,6 +59,9 @@ def _is_number(v: Any) -> bool:
 
 
 _MODEL_ID_RE = re.compile(r"[^/\s]+/\S.*")
+ALIAS_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+PROVIDER_NAME_RE = re.compile(r"[a-z0-9][a-z0-9_-]*")
+PROVIDER_KINDS = ("openai", "anthropic")
 
 STRING = Leaf("a string", lambda v: isinstance(v, str))
 BOOL = Leaf("a boolean (true or false)", lambda v: isinstance(v, bool))
@@ -71,6 +74,18 @@ ANY_TABLE = Leaf("a table", lambda v: isinstance(v, dict))
 MODEL_ID = Leaf(
     'a model id "provider/name"',
     lambda v: isinstance(v, str) and _MODEL_ID_RE.fullmatch(v) is not None,
+)
+
+
+def is_model_id(value: Any) -> bool:
+    """``provider/name``: the form a model id has once its alias is resolved."""
+    return MODEL_ID.check(value)
+
+
+# A model id or the name of an alias (``assistant.model.aliases``), resolved when read.
+MODEL_REF = Leaf(
+    'a model id "provider/name" or an alias name',
+    lambda v: is_model_id(v) or (isinstance(v, str) and ALIAS_RE.fullmatch(v) is not None),
 )
 COMMAND = Leaf(
     "a string or a non-empty array of strings",
@@ -99,13 +114,19 @@ ENV_TABLE = Leaf(
     ),
 )
 
-MODEL = Table(
-    {
-        "id": MODEL_ID,
-        "context_window": POSITIVE_INT,
-        "max_tokens": POSITIVE_INT,
-        "thinking_budget": NON_NEGATIVE_INT,
-    }
+_MODEL_FIELDS: dict[str, Node] = {
+    "id": MODEL_REF,
+    "context_window": POSITIVE_INT,
+    "max_tokens": POSITIVE_INT,
+    "thinking_budget": NON_NEGATIVE_INT,
+}
+MODEL = Table(_MODEL_FIELDS)
+# ``assistant.model`` also holds the aliases: ``fast = "ollama/qwen3"``.
+ASSISTANT_MODEL = Table({**_MODEL_FIELDS, "aliases": MapOf(MODEL_ID)})
+
+BASE_URL = Leaf(
+    'an http:// or https:// URL',
+    lambda v: isinstance(v, str) and re.fullmatch(r"https?://[^\s/]+(/\S*)?", v) is not None,
 )
 
 RULE = Table(
@@ -131,14 +152,35 @@ TOOL = Table(
     }
 )
 
+# ``[providers.NAME]``: an endpoint and where its key is read from (user files only).
+PROVIDER = Table(
+    {
+        "kind": Leaf(
+            " or ".join(f'"{k}"' for k in PROVIDER_KINDS), lambda v: v in PROVIDER_KINDS
+        ),
+        "base_url": BASE_URL,
+        "api_key_env": Leaf("an environment variable name", lambda v: _env_name(v)),
+    }
+)
+
+# ``assistant.warm``: the warm model process (docs/models.md).
+WARM = Table({"enable": BOOL, "idle_minutes": POSITIVE_NUMBER})
+
 # ``conversation.tools."*"``: defaults for every tool.
 TOOL_DEFAULTS = Table({"enable": BOOL, "confirm": BOOL, "timeout": POSITIVE_NUMBER})
 
 ROOT = Table(
     {
         "assistant": Table(
-            {"model": MODEL, "instructions": STRING, "max_retries": NON_NEGATIVE_INT}
+            {
+                "model": ASSISTANT_MODEL,
+                "instructions": STRING,
+                "max_retries": NON_NEGATIVE_INT,
+                "warm": WARM,
+            }
         ),
+        # model providers (read from the user's and the store's files only)
+        "providers": MapOf(PROVIDER),
         "conversation": Table(
             {
                 "compaction": Table(

@@ -13,14 +13,11 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from porcelain.config.explain import dotted_key
+from porcelain.domain.secrets import PROVIDER_KEYS as PROVIDER_KEYS
 from porcelain.errors import ConfigError
 
 # Variables every tool gets (when jp has them), besides LC_*.
 BASE_ENV: Final = frozenset({"PATH", "HOME", "LANG", "TMPDIR", "TERM"})
-
-# The variables model providers read their credentials from; a
-# ``[providers.NAME]`` table's ``api_key_env`` adds its own.
-PROVIDER_KEYS: Final = frozenset({"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY"})
 
 TOOLS: Final = ("conversation", "tools")
 

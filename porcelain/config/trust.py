@@ -20,7 +20,16 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from porcelain.config.merge import nest
-from porcelain.config.schema import Leaf, MapOf, Table, TableArray, node_at, validate
+from porcelain.config.schema import (
+    MODEL_REF,
+    Leaf,
+    MapOf,
+    Table,
+    TableArray,
+    is_model_id,
+    node_at,
+    validate,
+)
 from porcelain.errors import ConfigError
 
 # Stands for any tool name in ``CONVERSATION_KEYS``.
@@ -112,8 +121,23 @@ def _mentions_forbidden(value: Any) -> bool:
     return False
 
 
+def _resolved_ids(value: Any) -> bool:
+    """Every ``model.id`` inside ``value`` is ``provider/name``, never an alias name:
+    aliases are the user's, and jp records the id an alias stood for."""
+    if isinstance(value, Mapping):
+        model = value.get("model")
+        if isinstance(model, Mapping) and "id" in model and not is_model_id(model["id"]):
+            return False
+        return all(_resolved_ids(v) for v in value.values())
+    if isinstance(value, list):
+        return all(_resolved_ids(v) for v in value)
+    return True
+
+
 def _valid(path: tuple[str, ...], value: Any) -> bool:
     node = node_at(path)
+    if node is MODEL_REF:
+        return is_model_id(value)
     if isinstance(node, Leaf):
         return node.check(value)
     if isinstance(node, TableArray):
@@ -121,7 +145,7 @@ def _valid(path: tuple[str, ...], value: Any) -> bool:
             validate(nest(path, value), "conversation")
         except ConfigError:
             return False
-        return not _mentions_forbidden(value)
+        return not _mentions_forbidden(value) and _resolved_ids(value)
     return False
 
 

@@ -1,18 +1,19 @@
 """``anthropic/*``: Claude through the official SDK, streaming.
 
-The only module that imports ``anthropic``, and only inside the functions that
-talk to the API, so that loading jp never loads the SDK.  The SDK reads
-``ANTHROPIC_API_KEY`` and ``ANTHROPIC_BASE_URL`` itself and does the retries;
-the key is never logged, stored or put into a message.
+This module builds the request and reads the streamed events; the SDK itself
+is imported only by ``anthropic_sdk``, which runs the call in this process or
+in the warm model process (``calls.Runner``).  The key is read from
+``ANTHROPIC_API_KEY`` (or ``ANTHROPIC_AUTH_TOKEN``) when the call is made and
+never logged, stored or put into a message; the SDK does the retries.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
-import warnings
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any
 
 from gitstore import Event
 from porcelain.errors import ConfigError, ProviderError
@@ -26,12 +27,12 @@ from porcelain.models.base import (
     reasoning_event,
     tool_call_event,
 )
+from porcelain.models.calls import Call, Failure, Runner, in_process
+from porcelain.models.catalog import BUILTIN, Endpoint, Provider, endpoint
 from porcelain.models.messages import system_blocks, to_messages
 
-if TYPE_CHECKING:
-    import anthropic  # lazy: the SDK loads when a request is made (start-up)
-
 MIN_THINKING_BUDGET = 1024
+DEFAULT_URL = "https://api.anthropic.com"
 _USERINFO = re.compile(r"//[^/@]*@")
 
 
@@ -61,43 +62,45 @@ def build_params(request: ModelRequest) -> dict[str, Any]:
 
 class _Blocks:
     """What has streamed so far, block by block, for the display and for a
-    partial answer when the stream breaks."""
+    partial answer when the stream breaks.  Events are the API's, as dicts."""
 
     def __init__(self, on_delta: OnDelta) -> None:
         self.on_delta = on_delta
         self.blocks: dict[int, dict[str, Any]] = {}
         self.finished = False
 
-    def feed(self, event: Any) -> None:
-        kind = getattr(event, "type", None)
+    def feed(self, event: Mapping[str, Any]) -> None:
+        kind = event.get("type")
         if kind == "content_block_start":
-            block = event.content_block
-            entry: dict[str, Any] = {"type": block.type, "text": "", "done": False}
-            if block.type == "tool_use":
-                entry.update(id=block.id, name=block.name, json="")
-                self.on_delta("tool", block.name)
-            self.blocks[event.index] = entry
+            block = event.get("content_block") or {}
+            entry: dict[str, Any] = {"type": block.get("type"), "text": "", "done": False}
+            if block.get("type") == "tool_use":
+                entry.update(id=block.get("id"), name=block.get("name"), json="")
+                self.on_delta("tool", str(block.get("name")))
+            self.blocks[int(event.get("index", 0))] = entry
         elif kind == "content_block_delta":
-            self._delta(self.blocks.get(event.index), event.delta)
+            self._delta(self.blocks.get(int(event.get("index", 0))), event.get("delta") or {})
         elif kind == "content_block_stop":
-            if event.index in self.blocks:
-                self.blocks[event.index]["done"] = True
+            index = int(event.get("index", 0))
+            if index in self.blocks:
+                self.blocks[index]["done"] = True
         elif kind == "message_stop":
             self.finished = True
 
-    def _delta(self, entry: dict[str, Any] | None, delta: Any) -> None:
+    def _delta(self, entry: dict[str, Any] | None, delta: Mapping[str, Any]) -> None:
         if entry is None:
             return
-        if delta.type == "text_delta":
-            entry["text"] += delta.text
-            self.on_delta("text", delta.text)
-        elif delta.type == "thinking_delta":
-            entry["text"] += delta.thinking
-            self.on_delta("reasoning", delta.thinking)
-        elif delta.type == "signature_delta":
-            entry["signature"] = delta.signature
-        elif delta.type == "input_json_delta":
-            entry["json"] += delta.partial_json
+        kind = delta.get("type")
+        if kind == "text_delta":
+            entry["text"] += str(delta.get("text", ""))
+            self.on_delta("text", str(delta.get("text", "")))
+        elif kind == "thinking_delta":
+            entry["text"] += str(delta.get("thinking", ""))
+            self.on_delta("reasoning", str(delta.get("thinking", "")))
+        elif kind == "signature_delta":
+            entry["signature"] = delta.get("signature")
+        elif kind == "input_json_delta":
+            entry["json"] += str(delta.get("partial_json", ""))
 
     def partial_events(self) -> list[Event]:
         """Completed blocks, plus answer text already shown of the one cut off."""
@@ -119,174 +122,164 @@ class _Blocks:
         return out
 
 
-def response_events(content: list[Any]) -> list[Event]:
+def response_events(content: list[Mapping[str, Any]]) -> list[Event]:
     """The final message's content blocks as jp events, in order."""
     out: list[Event] = []
     for block in content:
-        if block.type == "thinking":
-            out.append(reasoning_event(block.thinking, block.signature or None))
-        elif block.type == "redacted_thinking":
+        kind = block.get("type")
+        if kind == "thinking":
+            out.append(
+                reasoning_event(str(block.get("thinking", "")), block.get("signature") or None)
+            )
+        elif kind == "redacted_thinking":
             event = reasoning_event("")
-            event["metadata"] = {"anthropic_redacted_thinking": block.data}
+            event["metadata"] = {"anthropic_redacted_thinking": block.get("data")}
             out.append(event)
-        elif block.type == "text" and block.text:
-            out.append(message_event(block.text))
-        elif block.type == "tool_use":
-            args = block.input if isinstance(block.input, dict) else {}
-            out.append(tool_call_event(block.id, block.name, dict(args)))
+        elif kind == "text" and block.get("text"):
+            out.append(message_event(str(block["text"])))
+        elif kind == "tool_use":
+            args = block.get("input")
+            out.append(
+                tool_call_event(
+                    str(block.get("id")),
+                    str(block.get("name")),
+                    dict(args) if isinstance(args, dict) else {},
+                )
+            )
     return out
 
 
-def _usage(message: Any) -> dict[str, int]:
-    usage = getattr(message, "usage", None)
-    out: dict[str, int] = {}
-    for key in (
+def _usage(message: Mapping[str, Any]) -> dict[str, int]:
+    usage = message.get("usage") or {}
+    keys = (
         "input_tokens",
         "output_tokens",
         "cache_creation_input_tokens",
         "cache_read_input_tokens",
-    ):
-        value = getattr(usage, key, None)
-        if isinstance(value, int):
-            out[key] = value
-    return out
+    )
+    return {k: v for k in keys if isinstance(v := usage.get(k), int) and not isinstance(v, bool)}
 
 
 class AnthropicModel:
-    """``anthropic/<name>``: sends ``<name>`` to the Messages API."""
+    """``anthropic/<name>`` (or an entry of kind anthropic): the Messages API."""
 
-    def __init__(self, name: str, *, max_retries: int = 2) -> None:
+    def __init__(
+        self,
+        name: str,
+        *,
+        max_retries: int = 2,
+        provider: Provider = BUILTIN["anthropic"],
+        runner: Runner = in_process,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
         self.name = name
         self.max_retries = max_retries
-        self._client: anthropic.Anthropic | None = None
+        self.provider = provider
+        self.runner = runner
+        self.environ = os.environ if environ is None else environ
 
-    def _client_for_request(self) -> anthropic.Anthropic:
-        if self._client is None:
-            import anthropic  # lazy: the SDK loads when a request is made (start-up)
+    @property
+    def model_id(self) -> str:
+        return f"{self.provider.name}/{self.name}"
 
-            try:
-                client = anthropic.Anthropic(max_retries=self.max_retries)
-            except anthropic.AnthropicError as exc:  # a broken credentials profile
-                line = " ".join(str(exc).split())
-                raise ConfigError(f"anthropic credentials: {line}") from exc
-            if not (client.api_key or client.auth_token or getattr(client, "credentials", None)):
-                raise ConfigError(
-                    f"no Anthropic API key for anthropic/{self.name}",
-                    hint="set ANTHROPIC_API_KEY, or use the offline model (--model offline/jp)",
-                )
-            self._client = client
-        return self._client
+    def _endpoint(self) -> Endpoint:
+        return endpoint(self.provider, self.environ)
 
     def check(self) -> None:
-        self._client_for_request()
+        """A key or token in the environment is enough (no SDK import); without
+        one, the SDK is asked whether it finds credentials of its own."""
+        point = self._endpoint()
+        if point.api_key or point.auth_token:
+            return
+        from porcelain.models.anthropic_sdk import client, has_credentials
+
+        if self.provider.builtin and has_credentials(client(self._call({}))):
+            return
+        variable = self.provider.api_key_env or "ANTHROPIC_API_KEY"
+        raise ConfigError(
+            f"no Anthropic API key for {self.model_id}",
+            hint=f"set {variable}, or use the offline model (--model offline/jp)",
+        )
+
+    def _call(self, params: dict[str, Any], op: Any = "stream") -> Call:
+        return Call("anthropic", self._endpoint(), self.max_retries, params, op)
+
+    def _runner(self) -> Runner:
+        point = self._endpoint()
+        # credentials the SDK finds itself (a profile) stay in this process
+        return self.runner if (point.api_key or point.auth_token) else in_process
 
     def respond(self, request: ModelRequest, on_delta: OnDelta) -> ModelResponse:
-        import anthropic  # lazy: the SDK loads when a request is made (start-up)
-
-        client = self._client_for_request()
-        errors = _Errors(client)
-        params = build_params(request)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # deprecation notices about model names
-            manager = client.messages.stream(**params)
+        self.check()
+        call = self._call(build_params(request))
+        errors = _Errors(call.endpoint)
         seen = _Blocks(on_delta)
         try:
-            stream = manager.__enter__()
-        except anthropic.AnthropicError as exc:
-            raise errors.failed(exc) from exc
-        try:
-            try:
-                for event in _guarded(iter(stream), errors, seen):
-                    seen.feed(event)
-            except KeyboardInterrupt:
-                raise AnswerInterrupted(seen.partial_events()) from None
-            if not seen.finished:
-                raise StreamInterrupted(
-                    "the anthropic stream ended before the answer was complete",
-                    seen.partial_events(),
-                )
-            final = stream.get_final_message()
-        finally:
-            manager.__exit__(None, None, None)
+            final = self._runner()(call, seen.feed)
+        except KeyboardInterrupt:
+            raise AnswerInterrupted(seen.partial_events()) from None
+        except Failure as exc:
+            if exc.phase == "open":
+                raise errors.failed(exc) from None
+            raise errors.interrupted(exc, seen.partial_events()) from None
+        if final is None or not seen.finished:
+            raise StreamInterrupted(
+                "the anthropic stream ended before the answer was complete",
+                seen.partial_events(),
+            )
         return ModelResponse(
-            events=response_events(list(final.content)),
-            stop_reason=str(final.stop_reason or "end_turn"),
+            events=response_events(list(final.get("content") or [])),
+            stop_reason=str(final.get("stop_reason") or "end_turn"),
             usage=_usage(final),
         )
 
-
-def _guarded(events: Iterator[Any], errors: _Errors, seen: _Blocks) -> Iterator[Any]:
-    """The stream's events; a failure while reading becomes ``StreamInterrupted``."""
-    while True:
+    def count_tokens(self, request: ModelRequest) -> int | None:
+        """The Messages API's count of ``request`` (its count-tokens endpoint)."""
+        self.check()
+        call = self._call(build_params(request), "count")
         try:
-            event = next(events)
-        except StopIteration:
-            return
-        except Exception as exc:
-            raise errors.interrupted(exc, seen.partial_events()) from exc
-        yield event
+            found = self._runner()(call, lambda event: None)
+        except Failure as exc:
+            raise _Errors(call.endpoint).failed(exc) from None
+        return int(found) if isinstance(found, int) else None
 
 
 class _Errors:
-    """SDK failures as one line each: status, API error type and message."""
+    """Failures as one line each: status, API error type and message."""
 
-    def __init__(self, client: anthropic.Anthropic) -> None:
-        self.key = client.api_key or client.auth_token or ""
-        self.base_url = _USERINFO.sub("//", str(client.base_url)).rstrip("/")
+    def __init__(self, point: Endpoint) -> None:
+        self.secrets = point.secrets()
+        self.base_url = _USERINFO.sub("//", point.base_url or DEFAULT_URL).rstrip("/")
 
     def _clean(self, text: str) -> str:
         line = " ".join(text.split())
-        if self.key and len(self.key) >= 4:
-            line = line.replace(self.key, "[redacted]")
+        for secret in self.secrets:
+            line = line.replace(secret, "[redacted]")
         return line
 
-    def failed(self, exc: Exception) -> ProviderError:
-        import anthropic  # lazy: the SDK loads when a request is made (start-up)
-
-        if isinstance(exc, anthropic.APIStatusError):
-            kind, text = _api_error(exc)
-            label = f"{exc.status_code} {kind}" if kind else str(exc.status_code)
+    def failed(self, exc: Failure) -> ProviderError:
+        if exc.kind == "status":
+            label = f"{exc.status} {exc.error_type}" if exc.error_type else str(exc.status)
             return ProviderError(
-                self._clean(f"anthropic returned {label}: {text}"), _hint(exc.status_code)
+                self._clean(f"anthropic returned {label}: {exc.message}"), _hint(exc.status)
             )
-        if isinstance(exc, anthropic.APIConnectionError):
-            cause = exc.__cause__ or exc.__context__
-            detail = str(cause) if cause is not None and str(cause) else exc.message
-            if isinstance(exc, anthropic.APITimeoutError):
-                detail = "the request timed out"
+        if exc.kind in ("connection", "timeout"):
             return ProviderError(
-                self._clean(f"could not reach the anthropic API at {self.base_url}: {detail}"),
+                self._clean(f"could not reach the anthropic API at {self.base_url}: {exc.detail}"),
                 "check the network, or ANTHROPIC_BASE_URL if it is set",
             )
-        return ProviderError(self._clean(f"anthropic request failed: {_describe(exc)}"))
+        return ProviderError(self._clean(f"anthropic request failed: {exc.detail}"))
 
-    def interrupted(self, exc: Exception, partial: list[Event]) -> StreamInterrupted:
-        import anthropic  # lazy: the SDK loads when a request is made (start-up)
-
-        if isinstance(exc, anthropic.APIStatusError):
-            kind, text = _api_error(exc)
-            detail = f"{kind}: {text}" if kind else text
+    def interrupted(self, exc: Failure, partial: list[Event]) -> StreamInterrupted:
+        if exc.kind == "status":
+            detail = f"{exc.error_type}: {exc.message}" if exc.error_type else exc.message
         else:
-            detail = _describe(exc)
+            detail = exc.detail
         return StreamInterrupted(
             self._clean(f"the anthropic stream broke off: {detail}"),
             partial,
             "what arrived before the break is kept; ask again to continue",
         )
-
-
-def _api_error(exc: anthropic.APIStatusError) -> tuple[str, str]:
-    """(error type, message) from the API's error body, or what the SDK knows."""
-    body = exc.body
-    error = body.get("error") if isinstance(body, dict) else None
-    if isinstance(error, dict):
-        return str(error.get("type") or ""), str(error.get("message") or "")
-    return "", exc.message
-
-
-def _describe(exc: BaseException) -> str:
-    text = str(exc)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def _hint(status: int) -> str | None:

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from gitstore import Event
 from porcelain import clock
 from porcelain.errors import ProviderError, UserError
+
+if TYPE_CHECKING:
+    from porcelain.models.catalog import Catalog
 
 DeltaKind = Literal["text", "reasoning", "tool"]
 OnDelta = Callable[[DeltaKind, str], None]
@@ -24,10 +27,18 @@ starts (its arguments arrive whole in the response)."""
 
 Task = Literal["chat", "summary"]
 
-PROVIDERS = ("anthropic", "offline")
 DEFAULT_WINDOW = 200_000
 OFFLINE_WINDOW = 1_000_000
-_KNOWN_WINDOWS = {"claude": 200_000}  # family prefix of the model name → tokens
+# family prefix of the model name → tokens (longest prefix first)
+_KNOWN_WINDOWS = {
+    "claude": 200_000,
+    "gpt-4.1": 1_047_576,
+    "gpt-4o": 128_000,
+    "gpt-5": 400_000,
+    "o1": 200_000,
+    "o3": 200_000,
+    "o4": 200_000,
+}
 
 
 @dataclass(frozen=True)
@@ -112,7 +123,13 @@ class Model(Protocol):
     def respond(self, request: ModelRequest, on_delta: OnDelta) -> ModelResponse: ...
 
     def check(self) -> None:
-        """Raise the error ``respond`` would raise before sending anything (credentials)."""
+        """Raise the error ``respond`` would raise before sending anything (credentials).
+
+        Never imports an SDK when the credentials are in the environment."""
+
+    def count_tokens(self, request: ModelRequest) -> int | None:
+        """The provider's own count of the request's input tokens, or None when
+        it offers none (then callers use ``estimate_tokens``)."""
 
 
 def ignore_delta(kind: DeltaKind, text: str) -> None:
@@ -157,21 +174,27 @@ def split_model_id(model_id: str) -> tuple[str, str]:
     return provider, name
 
 
-def get_model(model_id: str, *, max_retries: int = 2) -> Model:
-    """The model for ``provider/name``; unknown providers are a ``UserError``."""
-    provider, name = split_model_id(model_id)
-    if provider == "anthropic":
-        # lazy: only an anthropic/* model loads the SDK (start-up)
-        from porcelain.models.anthropic_model import AnthropicModel
+def get_model(model_id: str, *, max_retries: int = 2, catalog: Catalog | None = None) -> Model:
+    """The model for ``provider/name`` (or an alias) among ``catalog``'s providers
+    (the built-in ones without it); unknown providers are a ``UserError``."""
+    from porcelain.models.catalog import Catalog
 
-        return AnthropicModel(name, max_retries=max_retries)
-    if provider == "offline":
-        # lazy: a model's adapter loads when it is chosen (and imports this module)
+    catalog = catalog or Catalog()
+    provider, name = catalog.provider(model_id)
+    if provider.kind == "offline":
         from porcelain.models.offline import OfflineModel
 
         return OfflineModel(name)
-    known = ", ".join(f"{p}/" for p in PROVIDERS)
-    raise UserError(f"unknown model provider {provider!r} in {model_id!r} (known: {known})")
+    from porcelain.models.warm_client import runner
+
+    run = runner(catalog.warm)
+    if provider.kind == "anthropic":
+        from porcelain.models.anthropic_model import AnthropicModel
+
+        return AnthropicModel(name, max_retries=max_retries, provider=provider, runner=run)
+    from porcelain.models.openai_model import OpenAIModel
+
+    return OpenAIModel(name, max_retries=max_retries, provider=provider, runner=run)
 
 
 def context_window(model_id: str, configured: int | None) -> int:
@@ -181,7 +204,8 @@ def context_window(model_id: str, configured: int | None) -> int:
     provider, _, name = model_id.partition("/")
     if provider == "offline":
         return OFFLINE_WINDOW
-    for family, window in _KNOWN_WINDOWS.items():
-        if name.lower().startswith(family):
+    name = name.lower().rpartition("/")[2]  # openrouter/openai/gpt-4o: the last part
+    for family, window in sorted(_KNOWN_WINDOWS.items(), key=lambda kv: -len(kv[0])):
+        if name.startswith(family):
             return window
     return DEFAULT_WINDOW

@@ -98,6 +98,10 @@ class OfflineModel:
     def check(self) -> None:
         """The offline model needs nothing."""
 
+    def count_tokens(self, request: ModelRequest) -> int | None:
+        """No tokenizer: callers estimate."""
+        return None
+
     def respond(self, request: ModelRequest, on_delta: OnDelta) -> ModelResponse:
         if request.task == "summary":
             return self._say(summarize(request.events), on_delta)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.harness import JP, User
+from tests.e2e.harness import JP, User, warm_runtime
 from tests.support.fake_messages import FakeMessages
 from tests.support.sync_machine import Machine
 
@@ -31,6 +31,17 @@ def user(tmp_path: Path) -> User:
     person = User(tmp_path)
     person.ok("init")
     return person
+
+
+@pytest.fixture(params=["in-process", "warm"])
+def model_process(request: pytest.FixtureRequest, user: User) -> Iterator[str]:
+    """Run the test twice: the provider called by `jp q` itself, then through the
+    warm model process (started by the first query, reused by the next)."""
+    if request.param == "warm":
+        with warm_runtime(user):
+            yield "warm"
+    else:
+        yield "in-process"
 
 
 @pytest.fixture

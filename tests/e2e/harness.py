@@ -9,10 +9,13 @@ variables are set only when a test points the real SDK at the loopback fake
 
 from __future__ import annotations
 
+import contextlib
 import json
+import shutil
 import subprocess
+import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -386,3 +389,16 @@ def entries_of(folder: Path) -> list[dict[str, Any]]:
     if legacy and entries and entries[0]["type"] == "config_delta":
         entries = entries[1:]
     return entries
+
+
+@contextlib.contextmanager
+def warm_runtime(user: User) -> Iterator[Path]:
+    """The user's queries go through a warm model process of their own: a short
+    private runtime folder (a socket path must stay short), stopped afterwards."""
+    run = Path(tempfile.mkdtemp(prefix="jpw-", dir="/tmp"))
+    user.env.update({"JP_WARM": "1", "XDG_RUNTIME_DIR": str(run)})
+    try:
+        yield run
+    finally:
+        user.run("model", "stop")
+        shutil.rmtree(run, ignore_errors=True)

@@ -5,8 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.e2e.harness import NO_MARKERS, User, blocks, tool_use, user_texts, write_conversation
 from tests.support.fake_messages import FakeMessages
+
+# every test both ways: in process, and through the warm model process
+pytestmark = pytest.mark.usefixtures("model_process")
 
 NO_RETRIES = '[assistant]\nmax_retries = 0\n[assistant.model]\nid = "anthropic/claude-test"\n'
 
@@ -244,3 +249,23 @@ def test_config_delta_only_when_the_configuration_differs(user: User) -> None:
     subjects = user.git("log", "--format=%s", user.tip(cid))
     assert "config: assistant.instructions" in subjects
     assert "config: assistant.model.id" in subjects
+
+
+def test_show_says_whether_tokens_are_estimated_or_counted(
+    online: User, fake: FakeMessages
+) -> None:
+    fake.reply_text("An answer of some length. " * 20)
+    online.ok("q", "--new", "count me")
+    estimated = online.show()["tokens"]
+    assert estimated["estimated"] is True and estimated["counted_by"] is None
+    assert estimated["tokens"] > 0 and fake.count_requests == [], "show alone counts nothing"
+    assert f"~{estimated['tokens']:,} (estimated)" in online.ok("conversation", "show")
+    out = online.ok("conversation", "show", "--count-tokens")
+    assert len(fake.count_requests) == 1
+    counted = online.show()["tokens"]
+    assert counted["counted_by"] == "anthropic" and counted["estimated"] is False
+    assert f"Tokens:       {counted['tokens']:,} (counted by anthropic)" in out
+    assert len(fake.count_requests) == 1, "the count is kept for this tip"
+    fake.reply_text("More.")
+    online.ok("q", "and more")
+    assert online.show()["tokens"]["estimated"] is True, "a new tip has no count yet"

@@ -179,4 +179,4 @@ def test_token_usage_is_recorded_per_turn(online: User, fake: FakeMessages) -> N
     shown = online.show()
     turn = shown["usage"][0]
     assert (turn["turn"], turn["input_tokens"], turn["output_tokens"]) == (1, 120, 7)
-    assert "Tokens:       in 120, out 7 over 1 turn" in online.ok("conversation", "show")
+    assert "Usage:        in 120, out 7 over 1 turn" in online.ok("conversation", "show")

@@ -206,6 +206,7 @@ def test_show_counts_turns_and_events_like_jp(pinned: User) -> None:
         "Pinned:       no\n"
         "Model:        offline/jp (from default (no model configured))\n"
         "Recorded:     nothing\n"
+        "Tokens:       ~896 (estimated)\n"
         "Compactions:\n"
         "  1. turns 2-8 (summary)\n"
     )

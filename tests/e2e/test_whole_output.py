@@ -100,6 +100,7 @@ def test_query_ls_show_and_print(pinned: User) -> None:
         "Pinned:       no\n"
         "Model:        offline/jp (from default (no model configured))\n"
         "Recorded:     nothing\n"
+        "Tokens:       ~167 (estimated)\n"
     )
     assert pinned.show() == {
         "id": "jp-c17676037800",
@@ -122,6 +123,7 @@ def test_query_ls_show_and_print(pinned: User) -> None:
         "fork_commit": None,
         "diverged_from": None,
         "divergence": None,
+        "tokens": {"tokens": 81, "counted_by": None, "estimated": True},
     }
     assert pinned.ok("conversation", "print", "jp-c17676036600") == (
         "--- turn 1 (2026-01-05 09:01) ---\n"
@@ -248,6 +250,8 @@ def test_a_review_offline_from_start_to_continue(pinned: User, tmp_path: Path) -
         "Pinned:       no\n"
         "Model:        offline/jp (from default (no model configured))\n"
         "Recorded:     nothing\n"
+        "State:        active\n"
+        "Tokens:       ~54 (estimated)\n"
         "Compactions:\n"
         "  1. turns 2-4 (summary)\n"
     )

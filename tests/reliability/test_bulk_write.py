@@ -15,7 +15,7 @@ import pytest
 
 from gitstore import Identity, Store, faults, refs
 from gitstore.events import format_time, parse_time
-from gitstore.store import core as store_module
+from gitstore.store import base as store_module
 from gitstore.store import packwrite
 from gitstore.store.repo import init_bare
 from porcelain.jpformat import JpConversation, write_conversation

@@ -56,6 +56,9 @@ def sealed_env(
             "EDITOR": "false",
             "VISUAL": "false",
             "PYTHONDONTWRITEBYTECODE": "1",
+            # no warm model process outlives a test, unless the test asks for one
+            # (tests/e2e/warm.py)
+            "JP_WARM": "0",
         }
     )
     env.update(extra or {})

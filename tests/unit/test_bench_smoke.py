@@ -41,6 +41,9 @@ def test_bench_smoke_prints_one_table(tmp_path: Path) -> None:
     names = "\n".join(lines)
     for section in (
         "process: jp --help",
+        "model: build the request",
+        "model: jp q to the request leaving, warm",
+        "model: jp q to the request leaving, cold",
         "append 1 event",
         "load + project",
         "fork,",

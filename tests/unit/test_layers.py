@@ -44,13 +44,16 @@ def test_gitstore_never_prints_nor_reads_the_environment() -> None:
         assert "os.environ" not in calls and "os.getenv" not in calls, f"{path.name} reads env"
 
 
-def test_only_the_anthropic_adapter_imports_the_sdk() -> None:
-    users = [
-        p.relative_to(ROOT).as_posix()
-        for p in sorted((ROOT / "porcelain").rglob("*.py"))
-        if "anthropic" in _imports(p)
-    ]
-    assert users == ["porcelain/models/anthropic_model.py"]
+def test_only_the_sdk_adapters_import_an_sdk() -> None:
+    """Each SDK is imported by its one adapter, and by the warm model process that
+    imports it ahead of the calls; no other module of porcelain imports one."""
+    for sdk in ("anthropic", "openai"):
+        users = [
+            p.relative_to(ROOT).as_posix()
+            for p in sorted((ROOT / "porcelain").rglob("*.py"))
+            if sdk in _imports(p)
+        ]
+        assert users == [f"porcelain/models/{sdk}_sdk.py", "porcelain/models/warm_server.py"]
 
 
 def test_only_the_config_package_imports_tomlkit() -> None:

@@ -29,6 +29,7 @@ from porcelain.domain.compaction.rules import (
     rules_from_config,
 )
 from porcelain.domain.compaction.timeline import timeline
+from porcelain.models.catalog import Catalog
 
 if TYPE_CHECKING:
     from porcelain.app.session import Session
@@ -102,6 +103,7 @@ def compact(
             context=p.summary_spec.context,
             max_retries=config.max_retries(),
             window=config.context_window() if model_id == assistant else None,
+            catalog=Catalog.of(config.data),
         )
         texts.append(summarize(job, events, projection, p.from_turn, p.to_turn, indices=indices))
     stamp = clock.now_text()

@@ -14,6 +14,7 @@ import json
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from gitstore import Event, turn_indices
 from porcelain.domain.compaction.projection import Projection
@@ -21,6 +22,9 @@ from porcelain.domain.tokens import estimate_tokens
 from porcelain.domain.view import PROVIDER_VISIBLE
 from porcelain.errors import UserError
 from porcelain.models.base import ModelRequest, OnDelta, context_window, get_model, ignore_delta
+
+if TYPE_CHECKING:
+    from porcelain.models.catalog import Catalog
 
 DEFAULT_PROMPT = """\
 You write the summary that replaces part of a conversation between a user and \
@@ -50,6 +54,7 @@ class SummaryJob:
     context: str | None = None
     window: int | None = None
     max_retries: int = 2
+    catalog: Catalog | None = None  # the configured providers (built-in ones without)
 
 
 def range_events(
@@ -91,13 +96,18 @@ def choose_reading(
     window: int,
     *,
     indices: Sequence[int] | None = None,
+    fit: Callable[[Sequence[Event], int], bool] | None = None,
 ) -> list[Event]:
     """Raw events of the range when they fit ``window`` tokens, else the projected ones.
 
     ``indices``: ``turn_indices(raw)``, when the caller already has it.
+    ``fit(events, budget)``: how the fit is judged (the estimate by default;
+    ``summarize`` lets the summary model's provider count where it can).
     """
     picked = range_events(raw, from0, to0, indices=indices)
-    if estimate_tokens(picked) <= window * 3 // 4:
+    budget = window * 3 // 4
+    fitting = fit(picked, budget) if fit is not None else estimate_tokens(picked) <= budget
+    if fitting:
         return picked
     if not isinstance(projection, Projection):
         projection = projection()
@@ -160,11 +170,17 @@ def summarize(
     the raw range does not fit.  ``indices``: ``turn_indices(raw)``, when the
     caller already has it.
     """
+    from porcelain.models.tokens import fits
+
     window = context_window(job.model_id, job.window)
-    events = choose_reading(raw, projection, from0, to0, window, indices=indices)
+
+    def fit(events: Sequence[Event], budget: int) -> bool:
+        return fits(events, budget, job.model_id, catalog=job.catalog, max_retries=job.max_retries)
+
+    events = choose_reading(raw, projection, from0, to0, window, indices=indices, fit=fit)
     if not events:
         raise UserError(f"turns {from0 + 1}..{to0 + 1} hold nothing to summarize")
-    model = get_model(job.model_id, max_retries=job.max_retries)
+    model = get_model(job.model_id, max_retries=job.max_retries, catalog=job.catalog)
     response = model.respond(build_request(job, events), on_delta)
     text = response.text.strip()
     if response.stop_reason not in ("end_turn", "stop_sequence"):

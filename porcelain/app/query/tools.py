@@ -23,7 +23,7 @@ from gitstore import Event, Limits, fit_to_limits
 from porcelain import clock
 from porcelain.app.query.registry import BUILTINS, BuiltinTool, ToolCall, ToolOutcome
 from porcelain.config import Config
-from porcelain.config.toolenv import tool_environment
+from porcelain.config.toolenv import PROVIDER_KEYS, tool_environment
 from porcelain.models.base import ToolSpec
 
 DEFAULT_TIMEOUT = 60.0
@@ -61,13 +61,17 @@ def specs(tools: dict[str, BuiltinTool | dict[str, Any]]) -> list[ToolSpec]:
 
 
 def run_command(
-    name: str, table: dict[str, Any], call: ToolCall, environ: Mapping[str, str] | None = None
+    name: str,
+    table: dict[str, Any],
+    call: ToolCall,
+    environ: Mapping[str, str] | None = None,
+    secrets: frozenset[str] = PROVIDER_KEYS,
 ) -> ToolOutcome:
     """Run a command tool with the environment its table allows (of ``environ``,
-    jp's own environment by default)."""
+    jp's own environment by default), never holding one of ``secrets``."""
     command = table["command"]
     argv = shlex.split(command) if isinstance(command, str) else [str(c) for c in command]
-    env = tool_environment(table, os.environ if environ is None else environ)
+    env = tool_environment(table, os.environ if environ is None else environ, secrets)
     try:
         proc = subprocess.run(
             argv,

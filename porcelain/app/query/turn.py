@@ -24,11 +24,13 @@ from porcelain.app.query.tools import (
     specs,
 )
 from porcelain.config import Config
+from porcelain.config.toolenv import provider_keys
 from porcelain.domain.review.markers import review_record
 from porcelain.domain.token_usage import with_usage
 from porcelain.domain.view import model_events
 from porcelain.errors import Interrupted, ProviderError, UserError
-from porcelain.models.base import DeltaKind, ModelRequest, StreamInterrupted, get_model
+from porcelain.models.base import DeltaKind, Model, ModelRequest, StreamInterrupted, get_model
+from porcelain.models.catalog import Catalog
 
 MAX_ROUNDS = 24
 DEFAULT_INSTRUCTIONS = (
@@ -67,10 +69,16 @@ class TurnContext:
     written: list[Event] = field(default_factory=list)
 
 
+def model_for(model_id: str, config: Config) -> Model:
+    """The model behind ``model_id`` among the providers ``config`` defines."""
+    return get_model(model_id, max_retries=config.max_retries(), catalog=Catalog.of(config.data))
+
+
 def precheck(model_id: str, config: Config) -> None:
     """Refuse, before anything is written, a query that cannot reach its model:
-    an unknown provider, a malformed id, missing credentials."""
-    get_model(model_id, max_retries=config.max_retries()).check()
+    an unknown provider or alias, a malformed id, missing credentials (read from
+    the environment: no SDK is imported for it)."""
+    model_for(model_id, config).check()
 
 
 def commit(ctx: TurnContext, new: list[Event]) -> None:
@@ -121,7 +129,7 @@ def continue_turn(ctx: TurnContext, view: StreamView) -> None:
     tools = enabled_tools(ctx.config)
     if _is_review(ctx.events):
         tools = {k: v for k, v in tools.items() if k == "propose_compaction"}
-    model = get_model(ctx.model_id, max_retries=ctx.config.max_retries())
+    model = model_for(ctx.model_id, ctx.config)
     for _ in range(MAX_ROUNDS):
         request = ModelRequest(
             model_id=ctx.model_id,
@@ -156,7 +164,11 @@ def continue_turn(ctx: TurnContext, view: StreamView) -> None:
             call = ToolCall(
                 str(event["id"]), str(event["name"]), dict(event.get("arguments") or {})
             )
-            outcome = _run_tool(ctx, tools, call)
+            invalid = (event.get("metadata") or {}).get("invalid_arguments")
+            if invalid is not None:
+                outcome = ToolOutcome(f"the arguments of {call.name} are not a JSON object", True)
+            else:
+                outcome = _run_tool(ctx, tools, call)
             view.tool_result(call.name, outcome.content, outcome.is_error)
             commit(ctx, [response_event(call, outcome, ctx.store.limits)])
     raise UserError(
@@ -183,7 +195,7 @@ def _run_tool(
     try:
         if isinstance(tool, BuiltinTool):
             return tool.run(call, ctx)
-        return run_command(call.name, tool, call)
+        return run_command(call.name, tool, call, secrets=provider_keys(ctx.config.data))
     except UserError as exc:
         return ToolOutcome(exc.message, True)
 

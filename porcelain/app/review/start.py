@@ -44,6 +44,7 @@ from porcelain.domain.tokens import event_text
 from porcelain.domain.view import PROVIDER_VISIBLE
 from porcelain.errors import UserError
 from porcelain.models.base import context_window
+from porcelain.models.catalog import Catalog
 
 
 @dataclass(frozen=True)
@@ -149,7 +150,8 @@ def start_review(
     )
     prior = "none"
     if overlays:
-        prior = "drop" if fits_tokens(events, window * 3 // 4) else "keep"
+        fitting = source_fits(events, window * 3 // 4, review_model, Catalog.of(config.data))
+        prior = "drop" if fitting else "keep"
 
     summary_model = (
         model_override or (rule.summary.model_id if rule.summary else None) or assistant_model
@@ -160,6 +162,7 @@ def start_review(
         context=rule.summary.context if rule.summary else None,
         window=config.context_window() if summary_model == assistant_model else None,
         max_retries=config.max_retries(),
+        catalog=Catalog.of(config.data),
     )
     kept: Sequence[Event]
     kept_indices: Sequence[int]
@@ -291,6 +294,20 @@ def _without_compactions(
             kept.append(event)
             kept_indices.append(turn)
     return kept, kept_indices
+
+
+def source_fits(events: Sequence[Event], budget: int, model_id: str, catalog: Catalog) -> bool:
+    """The review's size rule: the raw source fits ``budget`` tokens of the review
+    model.  The estimate decides when it is far from the budget (reading no
+    further than it must); in between, the provider counts where it can."""
+    from porcelain.models.tokens import CLEAR_ABOVE, CLEAR_BELOW, count
+
+    if fits_tokens(events, int(budget * CLEAR_BELOW)):
+        return True
+    if not fits_tokens(events, int(budget * CLEAR_ABOVE)):
+        return False
+    visible = [e for e in events if e.get("type") in PROVIDER_VISIBLE]
+    return count(model_id, visible, catalog=catalog).tokens <= budget
 
 
 def fits_tokens(events: Iterable[Event], budget: int) -> bool:

@@ -72,7 +72,7 @@ def run(app: App, target: str | None, opts: dict[str, Any]) -> None:
             rules,
             overrides,
             dry_run=dry,
-            model_override=opts.get("model"),
+            model_override=config.resolve_model(opts["model"]) if opts.get("model") else None,
             fallback_model=default_model(app),
             progress=app.output.note,
         )

@@ -33,7 +33,7 @@ def interactive(app: App, target: str | None, opts: dict[str, Any]) -> None:
             source,
             config,
             overrides,
-            opts.get("model"),
+            config.resolve_model(opts["model"]) if opts.get("model") else None,
             default_model(app),
             view=view,
             progress=app.output.note,

@@ -17,15 +17,29 @@ from porcelain.render.output import untrusted_field
 @click.command()
 @click.argument("targets", nargs=-1)
 @click.option("--no-pager", is_flag=True, help="Never page (long output on a terminal is paged).")
+@click.option(
+    "--count-tokens",
+    is_flag=True,
+    help="Ask the conversation's model to count its tokens (where the provider can; "
+    "the count is kept until the conversation changes).",
+)
 @click.pass_obj
-def show(app: App, targets: tuple[str, ...], no_pager: bool) -> None:
-    """Details of conversations (default: the active one); archived ids work too."""
+def show(app: App, targets: tuple[str, ...], no_pager: bool, count_tokens: bool) -> None:
+    """Details of conversations (default: the active one); archived ids work too.
+
+    Tokens are what the model reads of the conversation: counted by the
+    provider when it was asked (`--count-tokens`, or a compaction that had
+    to decide), else estimated from the text.  Usage is what the provider
+    reported it read and wrote, turn by turn.
+    """
     store = app.store()
     active = active_id(store)
     infos = []
     for target in targets or (None,):
         loc = resolve(store, target)
         conv = store.load(loc.cid)
+        if count_tokens:
+            _count(app, conv)
         infos.append({**details(store, conv, active), **effective(app, conv)})
     if app.output.json:
         app.output.data(infos[0] if len(infos) == 1 else infos)
@@ -36,6 +50,19 @@ def show(app: App, targets: tuple[str, ...], no_pager: bool) -> None:
     for i, info in enumerate(infos):
         shown += ([""] if i else []) + render(info)
     show_lines(app.output, shown, not no_pager)
+
+
+def _count(app: App, conv: Any) -> None:
+    """Count with the conversation's own model (its recorded configuration)."""
+    from porcelain.app.describe import count_for_show
+    from porcelain.app.lifecycle import jp_deltas
+    from porcelain.commands.query import OFFLINE_MODEL
+    from porcelain.models.catalog import Catalog
+
+    store = app.store()
+    config = app.config(deltas=jp_deltas(conv.events))
+    model_id = config.model_id() or OFFLINE_MODEL
+    count_for_show(store, conv, store.source_of(conv.cid), model_id, Catalog.of(config.data))
 
 
 def render(info: dict[str, Any]) -> list[str]:
@@ -56,6 +83,8 @@ def render(info: dict[str, Any]) -> list[str]:
         )
     if info["source_id"]:
         rows.append(("Reviews", info["source_id"]))
+    if info.get("tokens"):
+        rows.append(("Tokens", _tokens_label(info["tokens"])))
     rows += origin_rows(info)
     lines = [f"{k + ':':<14}{untrusted_field(v)}" for k, v in rows]
     if info["compactions"]:
@@ -76,6 +105,13 @@ def render(info: dict[str, Any]) -> list[str]:
                 report = Coverage.from_json(proposal["coverage"]).lines()
                 lines += ["", *("  " + untrusted_field(ln) for ln in report)]
     return lines
+
+
+def _tokens_label(tokens: dict[str, Any]) -> str:
+    from porcelain.models.tokens import TokenCount
+
+    found = TokenCount.from_json(tokens)
+    return found.label() if found is not None else "unknown"
 
 
 def describe_json_overlay(item: dict[str, Any]) -> str:

@@ -53,5 +53,5 @@ def lines(info: dict[str, Any]) -> list[tuple[str, str]]:
     if info.get("usage"):
         from porcelain.domain.token_usage import summary_line
 
-        rows.append(("Tokens", summary_line(info["usage"])))
+        rows.append(("Usage", summary_line(info["usage"])))
     return rows

@@ -99,8 +99,9 @@ def test_wrong_type_message() -> None:
             "assistant.max_retries must be an integer >= 0, got -1",
         ),
         (
-            {"assistant": {"model": {"id": "claude"}}},
-            'assistant.model.id must be a model id "provider/name", got "claude"',
+            {"assistant": {"model": {"id": "not an id"}}},
+            'assistant.model.id must be a model id "provider/name" or an alias name, '
+            'got "not an id"',
         ),
         ({"assistant": {"instructions": 3}}, "assistant.instructions must be a string, got 3"),
         ({"assistant": "x"}, 'assistant must be a table, got "x"'),

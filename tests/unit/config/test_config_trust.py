@@ -226,6 +226,9 @@ def test_every_allowed_key_is_a_schema_key_and_none_defines_execution() -> None:
     never = [k for k in schema if not any(_matches(k, allowed) for allowed in CONVERSATION_KEYS)]
     assert sorted(".".join(k) for k in never) == [
         "assistant.max_retries",
+        f"assistant.model.aliases.{TOOL}",
+        "assistant.warm.enable",
+        "assistant.warm.idle_minutes",
         "conversation.tools.*.timeout",
         f"conversation.tools.{TOOL}.command",
         f"conversation.tools.{TOOL}.description",
@@ -233,6 +236,9 @@ def test_every_allowed_key_is_a_schema_key_and_none_defines_execution() -> None:
         f"conversation.tools.{TOOL}.parameters",
         f"conversation.tools.{TOOL}.pass_env",
         f"conversation.tools.{TOOL}.timeout",
+        f"providers.{TOOL}.api_key_env",
+        f"providers.{TOOL}.base_url",
+        f"providers.{TOOL}.kind",
         "store.max_event_bytes",
         "store.op_log_retention_days",
         "user.name",

@@ -11,6 +11,12 @@ from tests.support.fake_messages import FakeMessages
 from .support import KEY
 
 
+@pytest.fixture(autouse=True)
+def _no_warm_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Models run their calls in this process here (tests/e2e/test_warm.py has the other)."""
+    monkeypatch.setenv("JP_WARM", "0")
+
+
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeMessages]:
     """The loopback fake of the Messages API, which the SDK in this process talks to."""

@@ -1,0 +1,73 @@
+"""`jp model`: the warm model process (docs/models.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from porcelain import clock
+from porcelain.commands.context import App
+
+
+@click.group()
+def model() -> None:
+    """The warm model process that keeps a provider's SDK loaded.
+
+    The first `jp q` that calls a provider starts it; later queries hand it
+    their request over an owner-only socket, so the SDK is imported once per
+    session.  It stops by itself after `assistant.warm.idle_minutes` (15)
+    without a request.  Turn it off with `assistant.warm.enable = false`, or
+    JP_WARM=0 in the environment.
+    """
+
+
+@model.command()
+@click.pass_obj
+def status(app: App) -> None:
+    """List the running warm model processes."""
+    from porcelain.models.warm_client import ask, servers
+
+    found: list[dict[str, Any]] = []
+    for path in servers(app.environ):
+        answer = ask(path, "ping")
+        if answer is not None and answer.get("t") == "pong":
+            found.append({"socket": str(path), **{k: v for k, v in answer.items() if k != "t"}})
+    if app.output.json:
+        app.output.data(found)
+        return
+    if not found:
+        app.output.line("No warm model process is running.")
+        return
+    now = clock.current().time()
+    for row in found:
+        minutes = (now - float(row.get("started") or now)) / 60
+        sdks = ", ".join(row.get("sdks") or []) or "none yet"
+        app.output.line(
+            f"pid {row.get('pid')}: up {minutes:.0f} min, {row.get('served', 0)} calls, "
+            f"idle {float(row.get('idle_seconds') or 0):.0f} s of "
+            f"{float(row.get('idle_limit') or 0):.0f} s, SDKs: {sdks}"
+        )
+        app.output.line(f"  socket {row['socket']}")
+
+
+@model.command()
+@click.pass_obj
+def stop(app: App) -> None:
+    """Stop every warm model process of this user (the next `jp q` starts one again)."""
+    from porcelain.models.warm_client import ask, servers
+
+    stopped = []
+    for path in servers(app.environ):
+        answer = ask(path, "stop")
+        if answer is not None and answer.get("t") == "stopping":
+            stopped.append(int(answer.get("pid") or 0))
+    if app.output.json:
+        app.output.data({"stopped": stopped})
+        return
+    if not stopped:
+        app.output.line("No warm model process was running.")
+        return
+    noun = "process" if len(stopped) == 1 else "processes"
+    pids = ", ".join(str(p) for p in stopped)
+    app.output.line(f"Stopped {len(stopped)} warm model {noun} (pid {pids}).")

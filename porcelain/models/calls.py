@@ -1,0 +1,130 @@
+"""A provider call as plain data, so it runs the same in this process or in the
+warm model process (``warm_client``/``warm_server``).
+
+A ``Call`` names the SDK (``kind``), the endpoint with the key read at call time,
+the SDK's retries and the SDK keyword arguments.  Running it streams the raw
+provider events (as JSON dicts) to a sink and returns the final message (a
+dict, or None when the stream ended before the answer was complete).  What
+goes wrong is a ``Failure``: data too, so both paths report it in the same
+words.  No SDK import here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from porcelain.models.catalog import Endpoint
+
+Sink = Callable[[dict[str, Any]], None]
+Op = Literal["stream", "count"]
+Phase = Literal["open", "stream"]
+FailureKind = Literal["status", "connection", "timeout", "other"]
+
+
+@dataclass(frozen=True)
+class Call:
+    kind: str  # "anthropic" | "openai"
+    endpoint: Endpoint
+    max_retries: int
+    params: dict[str, Any]
+    op: Op = "stream"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "endpoint": asdict(self.endpoint),
+            "max_retries": self.max_retries,
+            "params": self.params,
+            "op": self.op,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Call:
+        point = data["endpoint"]
+        return cls(
+            kind=str(data["kind"]),
+            endpoint=Endpoint(point.get("base_url"), point.get("api_key"), point.get("auth_token")),
+            max_retries=int(data["max_retries"]),
+            params=dict(data["params"]),
+            op="count" if data.get("op") == "count" else "stream",
+        )
+
+
+@dataclass(eq=False)
+class Failure(Exception):
+    """A provider call that failed: before the stream opened (``open``, after the
+    SDK's retries) or while it streamed (``stream``)."""
+
+    phase: Phase
+    kind: FailureKind
+    message: str
+    status: int = 0
+    error_type: str = ""
+    detail: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        return self.message
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "phase": self.phase,
+            "kind": self.kind,
+            "message": self.message,
+            "status": self.status,
+            "error_type": self.error_type,
+            "detail": self.detail,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Failure:
+        phase: Phase = "stream" if data.get("phase") == "stream" else "open"
+        kind = data.get("kind")
+        return cls(
+            phase=phase,
+            kind=kind if kind in ("status", "connection", "timeout") else "other",
+            message=str(data.get("message") or ""),
+            status=int(data.get("status") or 0),
+            error_type=str(data.get("error_type") or ""),
+            detail=str(data.get("detail") or ""),
+        )
+
+
+def describe(exc: BaseException) -> str:
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def one_line(text: str, secrets: list[str]) -> str:
+    """``text`` on one line, with every secret replaced."""
+    line = " ".join(text.split())
+    for secret in secrets:
+        line = line.replace(secret, "[redacted]")
+    return line
+
+
+def execute(
+    call: Call, sink: Sink, on_open: Callable[[Callable[[], None]], None] | None = None
+) -> Any:
+    """Run ``call`` here with its SDK: the final message dict (``count``: the count).
+
+    ``on_open`` receives a function that closes the open stream (the warm
+    process calls it when its client hangs up).
+    """
+    if call.kind == "anthropic":
+        from porcelain.models.anthropic_sdk import execute as run
+    elif call.kind == "openai":
+        from porcelain.models.openai_sdk import execute as run
+    else:
+        raise ValueError(f"no SDK for {call.kind!r}")
+    return run(call, sink, on_open)
+
+
+Runner = Callable[[Call, Sink], Any]
+"""How a model runs a call: ``execute`` in process, or ``warm_client.run``."""
+
+
+def in_process(call: Call, sink: Sink) -> Any:
+    return execute(call, sink)

@@ -1,0 +1,278 @@
+"""``openai/*`` and OpenAI-compatible servers: Chat Completions, streamed.
+
+This module builds the request and reads the streamed chunks; the SDK itself
+is imported only by ``openai_sdk``, which runs the call in this process or in
+the warm model process.  ``openai/NAME`` goes to ``OPENAI_BASE_URL`` with
+``OPENAI_API_KEY``, as the SDK reads them; a provider entry (``ollama/``,
+``openrouter/``, the user's ``[providers.NAME]``) names its own URL and key
+variable.  The key is read when the call is made and never stored.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from gitstore import Event
+from porcelain.errors import ProviderError
+from porcelain.models.base import (
+    AnswerInterrupted,
+    ModelRequest,
+    ModelResponse,
+    OnDelta,
+    StreamInterrupted,
+    message_event,
+    reasoning_event,
+    tool_call_event,
+)
+from porcelain.models.calls import Call, Failure, Runner, in_process
+from porcelain.models.catalog import BUILTIN, Endpoint, Provider, endpoint, missing_key
+from porcelain.models.openai_messages import REASONING_META, to_chat_messages, tool_name
+
+STOP_REASONS = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens"}
+REASONING_FIELDS = ("reasoning_content", "reasoning")
+MAX_DESCRIPTION = 1024
+_USERINFO = re.compile(r"//[^/@]*@")
+
+
+def build_params(request: ModelRequest, provider: Provider = BUILTIN["openai"]) -> dict[str, Any]:
+    """The keyword arguments of ``client.chat.completions.create`` for one request."""
+    params: dict[str, Any] = {
+        "model": request.model_name,
+        "messages": to_chat_messages(
+            request.events,
+            system=request.system,
+            tools=bool(request.tools),
+            provider=provider.name,
+        ),
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
+    # api.openai.com's newer models take only max_completion_tokens; servers
+    # that speak the API know max_tokens
+    limit = "max_completion_tokens" if provider.name == "openai" else "max_tokens"
+    params[limit] = request.max_tokens
+    if request.tools:
+        params["tools"] = [
+            {
+                "type": "function",
+                "function": {
+                    "name": tool_name(t.name),
+                    "description": t.description[:MAX_DESCRIPTION],
+                    "parameters": t.input_schema,
+                },
+            }
+            for t in request.tools
+        ]
+    return params
+
+
+class _Chunks:
+    """What has streamed so far: reasoning, text, and tool calls by index."""
+
+    def __init__(self, on_delta: OnDelta, provider: str) -> None:
+        self.on_delta = on_delta
+        self.provider = provider
+        self.reasoning = ""
+        self.reasoning_field = ""
+        self.text = ""
+        self.calls: dict[int, dict[str, str]] = {}
+        self.finish_reason: str | None = None
+        self.usage: dict[str, int] = {}
+
+    def feed(self, chunk: Mapping[str, Any]) -> None:
+        usage = chunk.get("usage")
+        if isinstance(usage, dict):
+            self.usage = _usage(usage)
+        for choice in chunk.get("choices") or []:
+            if not isinstance(choice, dict) or choice.get("index", 0) != 0:
+                continue
+            self._delta(choice.get("delta") or {})
+            if choice.get("finish_reason"):
+                self.finish_reason = str(choice["finish_reason"])
+
+    def _delta(self, delta: Mapping[str, Any]) -> None:
+        for field in REASONING_FIELDS:
+            piece = delta.get(field)
+            if isinstance(piece, str) and piece:
+                self.reasoning += piece
+                self.reasoning_field = self.reasoning_field or field
+                self.on_delta("reasoning", piece)
+        piece = delta.get("content")
+        if isinstance(piece, str) and piece:
+            self.text += piece
+            self.on_delta("text", piece)
+        for part in delta.get("tool_calls") or []:
+            if not isinstance(part, dict):
+                continue
+            entry = self.calls.setdefault(
+                int(part.get("index") or 0), {"id": "", "name": "", "arguments": ""}
+            )
+            if part.get("id"):
+                entry["id"] = str(part["id"])
+            function = part.get("function") or {}
+            if function.get("name"):
+                if not entry["name"]:
+                    self.on_delta("tool", str(function["name"]))
+                entry["name"] += str(function["name"])
+            if function.get("arguments"):
+                entry["arguments"] += str(function["arguments"])
+
+    def events(self, complete: bool) -> list[Event]:
+        """The answer as jp events; ``complete`` False: only what a break leaves whole."""
+        out: list[Event] = []
+        if self.reasoning and complete:
+            event = reasoning_event(self.reasoning)
+            event["metadata"] = {
+                REASONING_META: {"provider": self.provider, "field": self.reasoning_field}
+            }
+            out.append(event)
+        if self.text:
+            out.append(message_event(self.text))
+        if not complete:
+            return out
+        for index, entry in sorted(self.calls.items()):
+            out.append(_call_event(entry, index))
+        return out
+
+
+def _call_event(entry: Mapping[str, str], index: int) -> Event:
+    """One streamed tool call; arguments that are not a JSON object are kept aside."""
+    try:
+        args = json.loads(entry["arguments"] or "{}")
+    except ValueError:
+        args = None
+    call_id = entry["id"] or f"call_{index}"
+    event = tool_call_event(call_id, entry["name"], args if isinstance(args, dict) else {})
+    if not isinstance(args, dict):
+        event["metadata"] = {"invalid_arguments": entry["arguments"][:2000]}
+    return event
+
+
+def _usage(usage: Mapping[str, Any]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for ours, theirs in (("input_tokens", "prompt_tokens"), ("output_tokens", "completion_tokens")):
+        value = usage.get(theirs)
+        if isinstance(value, int) and not isinstance(value, bool):
+            out[ours] = value
+    cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens")
+    if isinstance(cached, int) and cached:
+        out["cache_read_input_tokens"] = cached
+    return out
+
+
+class OpenAIModel:
+    """``PROVIDER/<name>`` for a provider of kind openai: sends ``<name>`` as the model."""
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        max_retries: int = 2,
+        provider: Provider = BUILTIN["openai"],
+        runner: Runner = in_process,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        self.name = name
+        self.max_retries = max_retries
+        self.provider = provider
+        self.runner = runner
+        self.environ = os.environ if environ is None else environ
+
+    @property
+    def model_id(self) -> str:
+        return f"{self.provider.name}/{self.name}"
+
+    def _endpoint(self) -> Endpoint:
+        return endpoint(self.provider, self.environ)
+
+    def check(self) -> None:
+        """The key is in its variable (a provider without one needs none)."""
+        if self.provider.api_key_env and not self._endpoint().api_key:
+            raise missing_key(self.provider, self.model_id)
+
+    def respond(self, request: ModelRequest, on_delta: OnDelta) -> ModelResponse:
+        self.check()
+        point = self._endpoint()
+        call = Call("openai", point, self.max_retries, build_params(request, self.provider))
+        errors = _Errors(self.provider, point)
+        seen = _Chunks(on_delta, self.provider.name)
+        try:
+            final = self.runner(call, seen.feed)
+        except KeyboardInterrupt:
+            raise AnswerInterrupted(seen.events(complete=False)) from None
+        except Failure as exc:
+            if exc.phase == "open":
+                raise errors.failed(exc) from None
+            raise errors.interrupted(exc, seen.events(complete=False)) from None
+        if not (isinstance(final, dict) and final.get("finished")) or seen.finish_reason is None:
+            raise StreamInterrupted(
+                f"the {self.provider.name} stream ended before the answer was complete",
+                seen.events(complete=False),
+                "what arrived before the break is kept; ask again to continue",
+            )
+        reason = seen.finish_reason
+        return ModelResponse(
+            events=seen.events(complete=True),
+            stop_reason=STOP_REASONS.get(reason, reason),
+            usage=seen.usage,
+        )
+
+    def count_tokens(self, request: ModelRequest) -> int | None:
+        """Chat Completions has no count endpoint: callers estimate."""
+        return None
+
+
+class _Errors:
+    """Failures as one line each, naming the provider and what it said."""
+
+    def __init__(self, provider: Provider, point: Endpoint) -> None:
+        self.provider = provider
+        self.secrets = point.secrets()
+        self.base_url = _USERINFO.sub("//", point.base_url or "").rstrip("/")
+
+    def _clean(self, text: str) -> str:
+        line = " ".join(text.split())
+        for secret in self.secrets:
+            line = line.replace(secret, "[redacted]")
+        return line
+
+    def failed(self, exc: Failure) -> ProviderError:
+        name = self.provider.name
+        if exc.kind == "status":
+            label = f"{exc.status} {exc.error_type}" if exc.error_type else str(exc.status)
+            return ProviderError(
+                self._clean(f"{name} returned {label}: {exc.message}"), self._hint(exc.status)
+            )
+        if exc.kind in ("connection", "timeout"):
+            where = (
+                "OPENAI_BASE_URL if it is set"
+                if self.provider.base_url_env
+                else f"providers.{name}.base_url"
+            )
+            return ProviderError(
+                self._clean(f"could not reach {name} at {self.base_url}: {exc.detail}"),
+                f"check the network, or {where}",
+            )
+        return ProviderError(self._clean(f"{name} request failed: {exc.detail}"))
+
+    def interrupted(self, exc: Failure, partial: list[Event]) -> StreamInterrupted:
+        detail = f"{exc.error_type}: {exc.message}" if exc.error_type else exc.detail or exc.message
+        return StreamInterrupted(
+            self._clean(f"the {self.provider.name} stream broke off: {detail}"),
+            partial,
+            "what arrived before the break is kept; ask again to continue",
+        )
+
+    def _hint(self, status: int) -> str | None:
+        if status in (401, 403):
+            variable = self.provider.api_key_env
+            return f"check {variable}" if variable else f"check providers.{self.provider.name}"
+        if status == 404:
+            return "check the model id (assistant.model.id)"
+        if status == 429 or status >= 500:
+            return "the API is busy or failing; try again in a moment"
+        return None

@@ -1,0 +1,100 @@
+"""The only module that imports ``openai``: one ``Call`` run through the SDK
+(Chat Completions, streamed).
+
+Run in this process or in the warm model process alike.  Each streamed chunk
+goes to the sink as a dict; SDK failures become ``Failure`` values.  The SDK
+does the retries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from porcelain.models.calls import Call, Failure, Phase, Sink, describe, one_line
+
+NO_KEY = "no-key"  # what a server that needs no key is sent (the SDK wants one)
+_transport: list[Any] = []  # the one HTTP client of this process, made on first use
+
+
+def transport() -> Any:
+    """The HTTP client every call of this process shares (no key in it: each
+    call's SDK client brings its own), as in ``anthropic_sdk``."""
+    import openai
+
+    if not _transport:
+        _transport.append(openai.DefaultHttpxClient())
+    return _transport[0]
+
+
+def execute(
+    call: Call, sink: Sink, on_open: Callable[[Callable[[], None]], None] | None = None
+) -> Any:
+    """Stream the completion: ``{"finished": bool}`` once the stream ends."""
+    import openai
+
+    secrets = call.endpoint.secrets()
+    client = openai.OpenAI(
+        api_key=call.endpoint.api_key or NO_KEY,
+        base_url=call.endpoint.base_url,
+        max_retries=call.max_retries,
+        http_client=transport(),
+    )
+    try:
+        stream = client.chat.completions.create(**call.params)
+    except openai.OpenAIError as exc:
+        raise failure("open", exc, secrets) from exc
+    if on_open is not None:
+        on_open(stream.close)
+    finished = False
+    try:
+        for chunk in _guarded(iter(stream), secrets):
+            data = chunk.to_dict()
+            sink(data)
+            finished = finished or any(
+                c.get("finish_reason") for c in data.get("choices") or [] if isinstance(c, dict)
+            )
+    finally:
+        stream.close()
+    return {"finished": finished}
+
+
+def _guarded(chunks: Iterator[Any], secrets: list[str]) -> Iterator[Any]:
+    while True:
+        try:
+            chunk = next(chunks)
+        except StopIteration:
+            return
+        except Exception as exc:
+            raise failure("stream", exc, secrets) from exc
+        yield chunk
+
+
+def failure(phase: Phase, exc: Exception, secrets: list[str]) -> Failure:
+    import openai
+
+    if isinstance(exc, openai.APIStatusError):
+        kind, text = _api_error(exc.body, str(exc.message))
+        text = one_line(text, secrets)
+        return Failure(phase, "status", text, exc.status_code, kind, text)
+    if isinstance(exc, openai.APITimeoutError):
+        return Failure(phase, "timeout", "the request timed out", detail="the request timed out")
+    if isinstance(exc, openai.APIConnectionError):
+        cause = exc.__cause__ or exc.__context__
+        detail = one_line(str(cause) if cause is not None and str(cause) else exc.message, secrets)
+        return Failure(phase, "connection", detail, detail=detail)
+    if isinstance(exc, openai.APIError):  # an error event inside the stream
+        kind, text = _api_error(exc.body, str(exc.message))
+        text = one_line(text, secrets)
+        return Failure(phase, "other", text, error_type=kind, detail=text)
+    text = one_line(describe(exc), secrets)
+    return Failure(phase, "other", text, detail=text)
+
+
+def _api_error(body: Any, fallback: str) -> tuple[str, str]:
+    """(error type or code, message) from the API's error body."""
+    error = body.get("error", body) if isinstance(body, dict) else None
+    if isinstance(error, dict) and error.get("message"):
+        kind = error.get("type") or error.get("code") or ""
+        return str(kind), str(error["message"])
+    return "", fallback
