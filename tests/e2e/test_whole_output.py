@@ -250,7 +250,6 @@ def test_a_review_offline_from_start_to_continue(pinned: User, tmp_path: Path) -
         "Pinned:       no\n"
         "Model:        offline/jp (from default (no model configured))\n"
         "Recorded:     nothing\n"
-        "State:        active\n"
         "Tokens:       ~54 (estimated)\n"
         "Compactions:\n"
         "  1. turns 2-4 (summary)\n"
