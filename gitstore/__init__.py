@@ -54,7 +54,7 @@ if TYPE_CHECKING:
         parse_time,
     )
     from gitstore.events import validate as validate_event
-    from gitstore.events.kinds import Kind
+    from gitstore.events.kinds import PROPOSE_COMPACTION, Kind
     from gitstore.events.make import chat_message as chat_message_event
     from gitstore.events.make import chat_reasoning as chat_reasoning_event
     from gitstore.events.make import chat_request as chat_request_event
@@ -138,6 +138,7 @@ _WHERE: dict[str, str] = {
     "now_text": "gitstore.events",
     "validate_event": "gitstore.events:validate",
     "Kind": "gitstore.events.kinds",
+    "PROPOSE_COMPACTION": "gitstore.events.kinds",
     "turn_start_event": "gitstore.events.make:turn_start",
     "chat_request_event": "gitstore.events.make:chat_request",
     "chat_message_event": "gitstore.events.make:chat_message",
@@ -204,6 +205,7 @@ _WHERE: dict[str, str] = {
 }
 
 __all__ = [
+    "PROPOSE_COMPACTION",
     "CONVERSATION_TYPES",
     "ChainFacts",
     "ChainView",

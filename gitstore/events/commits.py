@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from gitstore.events import Event, canonical_json, parse_time
-from gitstore.events.kinds import Kind
+from gitstore.events.kinds import PROPOSE_COMPACTION, Kind
 
 SUBJECT_WIDTH = 72
 
@@ -85,7 +85,7 @@ def subject(event: Event, tool_names: Mapping[str, str] | None = None) -> str:
         if "reasoning" in event:
             return "reasoning: " + _first_line(str(event["reasoning"]))
         return "assistant: (structured data)"
-    if kind == Kind.TOOL_CALL_REQUEST and event.get("name") == "propose_compaction":
+    if kind == Kind.TOOL_CALL_REQUEST and event.get("name") == PROPOSE_COMPACTION:
         return _proposal_subject(event.get("arguments"))
     if kind == Kind.TOOL_CALL_REQUEST:
         args = json.dumps(event.get("arguments", {}), ensure_ascii=False, sort_keys=True)

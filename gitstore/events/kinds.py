@@ -44,6 +44,9 @@ class Kind(StrEnum):
     CONVERSATION_START = "conversation_start"
 
 
+# the built-in tool whose calls record a review's proposals (their commits are named for it)
+PROPOSE_COMPACTION = "propose_compaction"
+
 # plain strings: membership tests on loaded events stay as cheap as they were
 CONVERSATION_TYPES = frozenset(
     k.value

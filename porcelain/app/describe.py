@@ -13,6 +13,7 @@ from gitstore import (
     Conversation,
     CorruptEvent,
     Event,
+    Kind,
     Located,
     Store,
     created_at,
@@ -36,9 +37,9 @@ def summarize(events: Sequence[Event]) -> dict[str, Any]:
     last_time = None
     start: dict[str, Any] = {}
     for event in events:
-        if event.get("type") == "chat_request" and not first_request:
+        if event.get("type") == Kind.CHAT_REQUEST and not first_request:
             first_request = " ".join(str(event.get("content", "")).split())[:80]
-        if event.get("type") == "conversation_start":
+        if event.get("type") == Kind.CONVERSATION_START:
             start = event
         last_time = event.get("timestamp", last_time)
     return {
@@ -269,7 +270,7 @@ def model_view(conv: Conversation, source: str | None) -> list[Event]:
     """What the model reads of the conversation.  A plain one is its own events
     (the estimate reads only provider-visible text), so the view modules load
     only for one with compactions or a review."""
-    if source is None and not any(e.get("type") == "compaction" for e in conv.events):
+    if source is None and not any(e.get("type") == Kind.COMPACTION for e in conv.events):
         return conv.events
     from porcelain.domain.view import model_events
 
@@ -303,7 +304,7 @@ def _compactions(conv: Conversation) -> list[dict[str, Any]]:
     The compaction and review modules are loaded only for a conversation that has
     compactions: most have none, and `show` is a command that must start fast.
     """
-    if not any(e.get("type") == "compaction" for e in conv.events):
+    if not any(e.get("type") == Kind.COMPACTION for e in conv.events):
         return []
     # lazy: `show` of a plain conversation loads no compaction module
     from porcelain.domain.compaction.overlays import overlay_json, standing_overlays

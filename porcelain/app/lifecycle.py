@@ -8,7 +8,17 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from gitstore import ConversationExists, Event, Located, Store, new_id, record_activation
+from gitstore import (
+    ConversationExists,
+    Event,
+    Kind,
+    Located,
+    Store,
+    config_delta_event,
+    conversation_start_event,
+    new_id,
+    record_activation,
+)
 from porcelain import clock
 from porcelain.config import Recorded
 
@@ -46,11 +56,7 @@ def publish(
 
 
 def start_event(cid: str, **fields: Any) -> Event:
-    event: Event = {
-        "type": "conversation_start",
-        "timestamp": clock.now_text(),
-        "conversation_id": cid,
-    }
+    event = conversation_start_event(clock.now_text(), cid)
     event.update({k: v for k, v in fields.items() if v is not None})
     return event
 
@@ -105,12 +111,7 @@ def fork(
 
 def config_delta(delta: dict[str, Any]) -> Event:
     """A configuration entry in jp's own keys (``written_by`` is a label, not a credential)."""
-    return {
-        "type": "config_delta",
-        "timestamp": clock.now_text(),
-        "delta": delta,
-        "metadata": dict(JP_WRITTEN),
-    }
+    return {**config_delta_event(clock.now_text(), delta), "metadata": dict(JP_WRITTEN)}
 
 
 def _in_jp_keys(event: Event) -> bool:
@@ -120,9 +121,10 @@ def _in_jp_keys(event: Event) -> bool:
     write it, so whatever a delta holds goes through the trust rule
     (``porcelain/config/trust.py``) before any of it is applied.
     """
-    return event.get("type") == "config_delta" and (event.get("metadata") or {}).get(
-        "written_by"
-    ) == "jp"
+    return (
+        event.get("type") == Kind.CONFIG_DELTA
+        and (event.get("metadata") or {}).get("written_by") == "jp"
+    )
 
 
 def jp_deltas(events: Sequence[Event]) -> list[dict[str, Any]]:

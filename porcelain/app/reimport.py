@@ -12,7 +12,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from gitstore import Event, Store, is_valid_id
+from gitstore import Event, Kind, Store, is_valid_id
 
 
 def _canonical(events: Sequence[Event]) -> list[str]:
@@ -21,7 +21,7 @@ def _canonical(events: Sequence[Event]) -> list[str]:
 
 def same_import(existing: Sequence[Event], jp_id: str, events: Sequence[Event]) -> bool:
     """Whether ``existing`` (a stored chain) began as an import of ``events`` from ``jp_id``."""
-    if not existing or existing[0].get("type") != "conversation_start":
+    if not existing or existing[0].get("type") != Kind.CONVERSATION_START:
         return False
     imported = existing[0].get("imported")
     if not isinstance(imported, dict) or imported.get("jp_id") != jp_id:

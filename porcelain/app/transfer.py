@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from gitstore import Event, Located, Store, event_count, is_valid_id
+from gitstore import Event, Kind, Located, Store, event_count, is_valid_id
 from porcelain.app.lifecycle import publish, start_event
 from porcelain.jpformat import JpConversation, write_conversation
 
@@ -38,12 +38,12 @@ def export_conversation(store: Store, loc: Located, dest: Path) -> int:
     conv = store.load(loc.cid)
     base_config = None
     for event in conv.events:
-        if event.get("type") == "conversation_start":
+        if event.get("type") == Kind.CONVERSATION_START:
             imported = event.get("imported") or {}
             if "base_config" in imported:
                 base_config = imported["base_config"]
             break
-    events: list[Event] = [e for e in conv.events if e.get("type") != "conversation_start"]
+    events: list[Event] = [e for e in conv.events if e.get("type") != Kind.CONVERSATION_START]
     meta = store.meta(loc.cid)
     metadata: dict[str, Any] = {k: meta[k] for k in META_KEYS if meta.get(k)}
     last = next((e["timestamp"] for e in reversed(events)), None)

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from gitstore import PROPOSE_COMPACTION
 from porcelain.config.merge import nest
 from porcelain.config.schema import (
     MODEL_REF,
@@ -69,7 +70,7 @@ MAX_DEPTH: Final = 8
 
 # jp's own tools (``porcelain/app/query/tools.py`` registers them; a test keeps
 # the two lists equal).  A conversation may switch these on or off.
-BUILTIN_TOOLS: Final = frozenset({"propose_compaction"})
+BUILTIN_TOOLS: Final = frozenset({PROPOSE_COMPACTION})
 
 
 @dataclass(frozen=True)

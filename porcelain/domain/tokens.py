@@ -8,7 +8,13 @@ from collections.abc import Iterable
 from gitstore import Event, Kind
 from porcelain.domain.attachments import request_text
 
-__all__ = ["estimate_tokens", "event_text"]
+__all__ = ["PROVIDER_VISIBLE", "estimate_tokens", "event_text"]
+
+# the kinds a provider is sent (turn starts, inquiries and internal events are jp's own)
+PROVIDER_VISIBLE = frozenset(
+    k.value
+    for k in (Kind.CHAT_REQUEST, Kind.CHAT_RESPONSE, Kind.TOOL_CALL_REQUEST, Kind.TOOL_CALL_RESPONSE)
+)
 
 
 def event_text(event: Event) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gitstore import CONVERSATION_TYPES, Event, turn_count, turn_indices
+from gitstore import CONVERSATION_TYPES, Event, Kind, turn_count, turn_indices
 
 
 def keep_turns(events: Sequence[Event], first: int | None, last: int | None) -> list[Event]:
@@ -26,12 +26,12 @@ def keep_turns(events: Sequence[Event], first: int | None, last: int | None) -> 
     out: list[Event] = []
     for event, turn in zip(events, turn_indices(events), strict=True):
         kind = event.get("type")
-        if kind == "conversation_start":
+        if kind == Kind.CONVERSATION_START:
             continue
         if kind in CONVERSATION_TYPES:
             if turn in keep:
                 out.append(event)
-        elif kind == "compaction":
+        elif kind == Kind.COMPACTION:
             if cut is None or int(event.get("to_turn", 0)) < cut:
                 out.append(event)
         else:

@@ -8,10 +8,7 @@ from collections.abc import Sequence
 from gitstore import Event
 from porcelain.domain.compaction.projection import Kept, project
 from porcelain.domain.review.markers import add_markers, inherited_turns, review_view
-
-PROVIDER_VISIBLE = frozenset(
-    {"chat_request", "chat_response", "tool_call_request", "tool_call_response"}
-)
+from porcelain.domain.tokens import PROVIDER_VISIBLE as PROVIDER_VISIBLE
 
 
 def projected(events: Sequence[Event]) -> list[Event]:

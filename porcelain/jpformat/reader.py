@@ -21,6 +21,7 @@ from gitstore import (
     CONVERSATION_TYPES,
     Event,
     InvalidEvent,
+    Kind,
     Limits,
     Refused,
     fit_to_limits,
@@ -101,9 +102,9 @@ def decode_entry(entry: Mapping[str, Any]) -> dict[str, Any]:
         return out
     if isinstance(out.get("metadata"), dict):
         out["metadata"] = decode_strings(out["metadata"])
-    if kind == "tool_call_request" and "arguments" in out:
+    if kind == Kind.TOOL_CALL_REQUEST and "arguments" in out:
         out["arguments"] = decode_strings(out["arguments"])
-    if kind == "tool_call_response" and isinstance(out.get("content"), str):
+    if kind == Kind.TOOL_CALL_RESPONSE and isinstance(out.get("content"), str):
         out["content"] = decode_text(out["content"])
     return out
 
@@ -182,7 +183,7 @@ def _read_base_config(path: Path, limits: Limits) -> dict[str, Any] | None:
 
 def _unflatten_delta(entry: dict[str, Any]) -> dict[str, Any]:
     """Very old files put the config keys beside ``type``/``timestamp``; nest them."""
-    if entry.get("type") != "config_delta" or "delta" in entry:
+    if entry.get("type") != Kind.CONFIG_DELTA or "delta" in entry:
         return entry
     delta = {k: v for k, v in entry.items() if k not in ("type", "timestamp")}
     return {"type": "config_delta", "timestamp": entry.get("timestamp"), "delta": delta}
@@ -204,7 +205,7 @@ def read_events(path: Path, limits: Limits | None = None) -> list[Event]:
             event = validate_event(entry, where)
         except InvalidEvent as exc:
             raise UserError(str(exc), "fix or remove that entry of events.json and try again")
-        if event["type"] == "tool_call_response":
+        if event["type"] == Kind.TOOL_CALL_RESPONSE:
             event.setdefault("is_error", False)
         try:
             event = fit_to_limits(event, limits)
@@ -224,7 +225,7 @@ def read_conversation(folder: Path, limits: Limits | None = None) -> JpConversat
     events = read_events(folder / EVENTS_FILE, limits)
     metadata = _read_metadata(folder / METADATA_FILE, limits)
     base_config = _read_base_config(folder / BASE_CONFIG_FILE, limits)
-    if base_config is None and events and events[0].get("type") == "config_delta":
+    if base_config is None and events and events[0].get("type") == Kind.CONFIG_DELTA:
         # Legacy layout: the first entry carries the whole base config.
         base_config = dict(events.pop(0)["delta"])
     title = metadata.get("title")

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from gitstore import CONVERSATION_TYPES, Event, InvalidEvent, parse_time, validate_event
+from gitstore import CONVERSATION_TYPES, Event, InvalidEvent, Kind, parse_time, validate_event
 from porcelain import clock
 from porcelain.errors import UserError
 from porcelain.jpformat.reader import BASE_CONFIG_FILE, EVENTS_FILE, METADATA_FILE, TIME_KEYS
@@ -126,16 +126,16 @@ def to_jp_entry(event: Mapping[str, Any]) -> dict[str, Any]:
     body["timestamp"] = jp_time(str(event["timestamp"]))
     metadata = body.pop("metadata", None)
     if kind in CONVERSATION_TYPES:
-        if kind == "tool_call_request":
+        if kind == Kind.TOOL_CALL_REQUEST:
             body["arguments"] = encode_strings(body.get("arguments", {}))
-        elif kind == "tool_call_response":
+        elif kind == Kind.TOOL_CALL_RESPONSE:
             body["content"] = encode_text(body["content"])
             body.setdefault("is_error", False)
-        elif kind == "inquiry_request":
+        elif kind == Kind.INQUIRY_REQUEST:
             _jp_inquiry(body)
         if metadata:
             metadata = encode_strings(metadata)
-    elif kind == "compaction":
+    elif kind == Kind.COMPACTION:
         if isinstance(body.get("tool_calls"), dict):
             body["tool_calls"] = _ordered(body["tool_calls"], ("policy", "request", "response"))
         for key in ("summary", "reasoning", "tool_calls"):
@@ -159,9 +159,9 @@ def standing_events(events: Sequence[Event]) -> list[Event]:
     compactions: list[int] = []  # positions of compaction entries seen so far
     for pos, event in enumerate(events):
         kind = event.get("type")
-        if kind == "compaction":
+        if kind == Kind.COMPACTION:
             compactions.append(pos)
-        elif kind == "compaction_reset":
+        elif kind == Kind.COMPACTION_RESET:
             which = event.get("withdraw")
             if which is None:
                 withdrawn.update(compactions)
@@ -223,7 +223,7 @@ def render_conversation(conv: ConversationParts) -> dict[str, bytes]:
         METADATA_FILE: dump_json(jp_metadata(conv.metadata, conv.events)),
     }
     base = conv.base_config
-    if base is None and entries and entries[0].get("type") == "config_delta":
+    if base is None and entries and entries[0].get("type") == Kind.CONFIG_DELTA:
         base = {}  # otherwise a reader takes that first delta for the legacy base config
     if base is not None:
         files[BASE_CONFIG_FILE] = dump_json(dict(base))

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from gitstore import Event
+from gitstore import Event, Kind, chat_message_event, chat_reasoning_event, tool_call_request_event
 from porcelain import clock
 from porcelain.errors import ProviderError, UserError
 
@@ -94,7 +94,7 @@ class ModelResponse:
 
     @property
     def tool_calls(self) -> list[Event]:
-        return [e for e in self.events if e.get("type") == "tool_call_request"]
+        return [e for e in self.events if e.get("type") == Kind.TOOL_CALL_REQUEST]
 
 
 class StreamInterrupted(ProviderError):
@@ -140,24 +140,18 @@ def ignore_delta(kind: DeltaKind, text: str) -> None:
 
 
 def reasoning_event(text: str, signature: str | None = None) -> Event:
-    event: Event = {"timestamp": clock.now_text(), "type": "chat_response", "reasoning": text}
+    event = chat_reasoning_event(clock.now_text(), text)
     if signature:
         event["metadata"] = {"anthropic_thinking_signature": signature}
     return event
 
 
 def message_event(text: str) -> Event:
-    return {"timestamp": clock.now_text(), "type": "chat_response", "message": text}
+    return chat_message_event(clock.now_text(), text)
 
 
 def tool_call_event(call_id: str, name: str, arguments: dict[str, Any]) -> Event:
-    return {
-        "timestamp": clock.now_text(),
-        "type": "tool_call_request",
-        "id": call_id,
-        "name": name,
-        "arguments": arguments,
-    }
+    return tool_call_request_event(clock.now_text(), call_id, name, arguments)
 
 
 # -- ids, windows, sizes --------------------------------------------------------

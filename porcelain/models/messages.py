@@ -30,7 +30,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from gitstore import Event
+from gitstore import Event, Kind
 from porcelain.domain.attachments import request_text
 
 Block = dict[str, Any]
@@ -154,20 +154,20 @@ def to_messages(
     call_names: dict[str, str] = {}
     for event in events:
         kind = event.get("type")
-        if kind == "chat_request":
+        if kind == Kind.CHAT_REQUEST:
             asked = request_text(event)
             if asked.strip():
                 builder.user(text_block(asked))
-        elif kind == "chat_response":
+        elif kind == Kind.CHAT_RESPONSE:
             _add_response(builder, event, thinking)
-        elif kind == "tool_call_request":
+        elif kind == Kind.TOOL_CALL_REQUEST:
             raw_id, name = str(event.get("id", "")), str(event.get("name", ""))
             if tools:
                 builder.call(raw_id, name, _arguments(event))
             else:
                 call_names[raw_id] = name
                 builder.assistant(text_block(_call_as_text(event)))
-        elif kind == "tool_call_response":
+        elif kind == Kind.TOOL_CALL_RESPONSE:
             raw_id = str(event.get("id", ""))
             if tools:
                 content = event.get("content")

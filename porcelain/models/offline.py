@@ -19,7 +19,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from gitstore import Event
+from gitstore import Event, Kind
 from porcelain.models.base import (
     ModelRequest,
     ModelResponse,
@@ -63,7 +63,7 @@ def _stream(text: str, on_delta: OnDelta) -> None:
 
 def _last_request(events: Sequence[Event]) -> str:
     for event in reversed(events):
-        if event.get("type") == "chat_request":
+        if event.get("type") == Kind.CHAT_REQUEST:
             return str(event.get("content") or "")
     return ""
 
@@ -123,7 +123,7 @@ class OfflineModel:
     def _review(self, request: ModelRequest, on_delta: OnDelta) -> ModelResponse:
         events = request.events
         last = events[-1] if events else {}
-        if last.get("type") == "tool_call_response" and str(last.get("id")) in proposal_calls(
+        if last.get("type") == Kind.TOOL_CALL_RESPONSE and str(last.get("id")) in proposal_calls(
             events
         ):
             return self._say(self._after_result(last), on_delta)

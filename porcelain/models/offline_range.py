@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from gitstore import Event
+from gitstore import Event, Kind
 from porcelain.models.offline_review import PROPOSE, Directives, parse_directives
 from porcelain.models.offline_summary import HEADER, summarize
 
@@ -26,9 +26,9 @@ def inherited_range(events: Sequence[Event], lo: int, hi: int) -> list[Event]:
     out: list[Event] = []
     inside = False
     for event in events:
-        if event.get("type") == "tool_call_request" and event.get("name") == PROPOSE:
+        if event.get("type") == Kind.TOOL_CALL_REQUEST and event.get("name") == PROPOSE:
             break  # the opening proposal: what follows is the review's own talk
-        if event.get("type") == "chat_request":
+        if event.get("type") == Kind.CHAT_REQUEST:
             marker = _MARKER.match(str(event.get("content") or ""))
             if marker:
                 a = int(marker.group(1))
@@ -44,9 +44,9 @@ def review_talk(events: Sequence[Event]) -> list[str]:
     started = False
     out: list[str] = []
     for event in events:
-        if event.get("type") == "tool_call_request" and event.get("name") == PROPOSE:
+        if event.get("type") == Kind.TOOL_CALL_REQUEST and event.get("name") == PROPOSE:
             started = True
-        elif started and event.get("type") == "chat_request":
+        elif started and event.get("type") == Kind.CHAT_REQUEST:
             out.append(str(event.get("content") or ""))
     return out
 

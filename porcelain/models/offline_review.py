@@ -19,9 +19,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gitstore import Event
+from gitstore import PROPOSE_COMPACTION, Event, Kind
 
-PROPOSE = "propose_compaction"
+PROPOSE = PROPOSE_COMPACTION
 TOOL_MODES = ("strip", "strip-requests", "strip-responses", "omit")
 
 _WORDS = "one two three four five six seven eight nine ten eleven twelve".split()  # noqa: SIM905
@@ -145,7 +145,7 @@ def highest_marker(events: Sequence[Event]) -> int | None:
     numbers = [
         int(n)
         for e in events
-        if e.get("type") == "chat_request"
+        if e.get("type") == Kind.CHAT_REQUEST
         for n in _MARKER.findall(str(e.get("content") or ""))
     ]
     return max(numbers) if numbers else None
@@ -156,7 +156,7 @@ def proposal_calls(events: Sequence[Event]) -> dict[str, Event]:
     return {
         str(e.get("id")): e
         for e in events
-        if e.get("type") == "tool_call_request" and e.get("name") == PROPOSE
+        if e.get("type") == Kind.TOOL_CALL_REQUEST and e.get("name") == PROPOSE
     }
 
 
@@ -166,7 +166,7 @@ def latest_proposal(events: Sequence[Event]) -> dict[str, Any]:
     refused = {
         str(e.get("id"))
         for e in events
-        if e.get("type") == "tool_call_response" and e.get("is_error")
+        if e.get("type") == Kind.TOOL_CALL_RESPONSE and e.get("is_error")
     }
     ordered = list(calls.values())
     for call in reversed(ordered):

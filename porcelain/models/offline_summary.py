@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from gitstore import Event
+from gitstore import Event, Kind
 from porcelain.domain.compaction.facts import Fact, facts_of, strip_marker
 from porcelain.models.offline_transcript import parse_transcript
 
@@ -48,7 +48,7 @@ def _pick(facts: Sequence[Fact], kinds: tuple[str, ...], limit: int) -> list[str
 def _tools(events: Sequence[Event]) -> list[str]:
     counts: dict[str, int] = {}
     for e in events:
-        if e.get("type") == "tool_call_request":
+        if e.get("type") == Kind.TOOL_CALL_REQUEST:
             name = str(e.get("name") or "tool")
             counts[name] = counts.get(name, 0) + 1
     return [f"{name} ×{n}" for name, n in counts.items()][:6]
@@ -65,7 +65,7 @@ def _split_instruction(events: list[Event]) -> tuple[list[Event], str]:
     The instruction is a trailing "Summarize ..." request, or the text after a
     transcript sent in the last request (``offline_transcript``).
     """
-    if not events or events[-1].get("type") != "chat_request":
+    if not events or events[-1].get("type") != Kind.CHAT_REQUEST:
         return events, ""
     last = str(events[-1].get("content") or "")
     transcript = parse_transcript(last)
@@ -80,14 +80,14 @@ def summarize(events: Sequence[Event]) -> str:
     """An extractive summary of the events (a trailing "Summarize ..." request is
     read as the instruction, its ``Additional context:`` as the focus; a
     transcript in the last request is read as the conversation)."""
-    events, focus = _split_instruction([e for e in events if e.get("type") != "turn_start"])
+    events, focus = _split_instruction([e for e in events if e.get("type") != Kind.TURN_START])
     requests = [
-        r for r in (_content(e) for e in events if e.get("type") == "chat_request") if r.strip()
+        r for r in (_content(e) for e in events if e.get("type") == Kind.CHAT_REQUEST) if r.strip()
     ]
     answers = [
         e["message"]
         for e in events
-        if e.get("type") == "chat_response"
+        if e.get("type") == Kind.CHAT_RESPONSE
         and isinstance(e.get("message"), str)
         and e["message"].strip()
     ]

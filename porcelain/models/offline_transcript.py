@@ -15,7 +15,7 @@ import json
 import re
 from typing import Any
 
-from gitstore import Event
+from gitstore import Event, Kind
 
 _BODY = re.compile(r"<conversation>\n?(.*?)\n?</conversation>", re.DOTALL)
 _LABEL = r"USER|ASSISTANT(?: \((?:thinking|data)\))?|TOOL (?:CALL|RESULT|ERROR) [^\s:]+"
@@ -74,9 +74,9 @@ def parse_transcript(message: str) -> tuple[list[Event], str] | None:
         if event is None:
             continue
         name = head.group(1).partition(" ")[2].partition(" ")[2]
-        if event["type"] == "tool_call_request":
+        if event["type"] == Kind.TOOL_CALL_REQUEST:
             waiting.setdefault(name, []).append(event["id"])
-        elif event["type"] == "tool_call_response" and waiting.get(name):
+        elif event["type"] == Kind.TOOL_CALL_RESPONSE and waiting.get(name):
             event["id"] = waiting[name].pop(0)  # a result answers its call
         events.append(event)
     return events, message[found.end() :]

@@ -29,7 +29,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from gitstore import Event
+from gitstore import Event, Kind
 from porcelain.models.messages import CONTINUE, INTERRUPTED, OPENING
 
 Message = dict[str, Any]
@@ -165,13 +165,13 @@ def to_chat_messages(
     names: dict[str, str] = {}
     for event in events:
         kind = event.get("type")
-        if kind == "chat_request":
+        if kind == Kind.CHAT_REQUEST:
             content = event.get("content")
             if isinstance(content, str) and content.strip():
                 builder.user(content)
-        elif kind == "chat_response":
+        elif kind == Kind.CHAT_RESPONSE:
             _response(builder, event, provider)
-        elif kind == "tool_call_request":
+        elif kind == Kind.TOOL_CALL_REQUEST:
             raw, name = str(event.get("id", "")), str(event.get("name", ""))
             if tools:
                 builder.call(raw, name, _arguments(event))
@@ -179,7 +179,7 @@ def to_chat_messages(
                 names[raw] = name
                 args = json.dumps(_arguments(event), ensure_ascii=False, sort_keys=True)
                 builder.text(f"[tool call {name}({args})]")
-        elif kind == "tool_call_response":
+        elif kind == Kind.TOOL_CALL_RESPONSE:
             raw = str(event.get("id", ""))
             if tools:
                 builder.result(raw, _text_of_result(event), bool(event.get("is_error")))

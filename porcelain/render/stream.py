@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import threading
 
-from gitstore import Event, fault_point
+from gitstore import PROPOSE_COMPACTION, Event, fault_point
 from porcelain.models.base import DeltaKind
 from porcelain.render.output import Output, Spinner, untrusted_field
 
@@ -88,7 +88,7 @@ class StreamView:
     def tool_result(self, name: str, content: str, is_error: bool) -> None:
         if self.quiet:
             return
-        if name == "propose_compaction":
+        if name == PROPOSE_COMPACTION:
             self.output.note(f"[{'error' if is_error else 'recorded'}] {content.strip()}")
             return
         first = content.strip().splitlines()[0] if content.strip() else "(no output)"

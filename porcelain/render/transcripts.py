@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from gitstore import Event, turn_indices
+from gitstore import PROPOSE_COMPACTION, Event, Kind, turn_indices
 from porcelain.render.output import untrusted_field
 
 STYLES = ("user", "chat", "brief", "full")
@@ -43,11 +43,11 @@ def _proposal(args: dict[str, object]) -> list[str]:
 
 def event_lines(event: Event, style: str, names: dict[str, str]) -> list[str]:
     kind = event.get("type")
-    if kind == "chat_request":
+    if kind == Kind.CHAT_REQUEST:
         return _block("> ", str(event.get("content", "")))
     if style == "user":
         return []
-    if kind == "chat_response":
+    if kind == Kind.CHAT_RESPONSE:
         if "message" in event:
             return _block("", str(event["message"]))
         if "reasoning" in event and style != "chat":
@@ -58,21 +58,21 @@ def event_lines(event: Event, style: str, names: dict[str, str]) -> list[str]:
         return []
     if style == "chat":
         return []
-    if kind == "tool_call_request":
+    if kind == Kind.TOOL_CALL_REQUEST:
         args = event.get("arguments") or {}
-        if event.get("name") == "propose_compaction":
+        if event.get("name") == PROPOSE_COMPACTION:
             return _proposal(args)
         shown = json.dumps(args, ensure_ascii=False)
         shown = shown if style == "full" else _clip(shown, 100)
         return [f"[tool] {untrusted_field(event.get('name'))} {untrusted_field(shown)}"]
-    if kind == "tool_call_response":
+    if kind == Kind.TOOL_CALL_RESPONSE:
         name = untrusted_field(names.get(str(event.get("id")), "tool"))
         label = "error" if event.get("is_error") else "result"
         text = str(event.get("content", ""))
-        if style == "full" or name == "propose_compaction":
+        if style == "full" or name == PROPOSE_COMPACTION:
             return _block(f"[{label}] {name}: ", text)
         return [f"[{label}] {name}: {_clip(text, 100)}"]
-    if kind == "inquiry_request" and style == "full":
+    if kind == Kind.INQUIRY_REQUEST and style == "full":
         return _block("[inquiry] ", str((event.get("question") or {}).get("text", "")))
     return []
 
@@ -89,7 +89,7 @@ def transcript(
     the output to those 0-based turns.
     """
     names = {
-        str(e.get("id")): str(e.get("name")) for e in events if e.get("type") == "tool_call_request"
+        str(e.get("id")): str(e.get("name")) for e in events if e.get("type") == Kind.TOOL_CALL_REQUEST
     }
     out: list[str] = []
     current = -1

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gitstore import Event, turn_indices
+from gitstore import Event, Kind, chat_request_event, turn_indices
 from porcelain.domain.compaction.projection import Projection
 from porcelain.domain.tokens import estimate_tokens
 from porcelain.domain.view import PROVIDER_VISIBLE
@@ -116,23 +116,25 @@ def choose_reading(
 
 def as_transcript(events: Sequence[Event]) -> str:
     names = {
-        str(e.get("id")): str(e.get("name")) for e in events if e.get("type") == "tool_call_request"
+        str(e.get("id")): str(e.get("name"))
+        for e in events
+        if e.get("type") == Kind.TOOL_CALL_REQUEST
     }
     lines: list[str] = []
     for event in events:
         kind = event.get("type")
-        if kind == "chat_request":
+        if kind == Kind.CHAT_REQUEST:
             lines.append(f"USER: {event.get('content', '')}")
-        elif kind == "chat_response" and "message" in event:
+        elif kind == Kind.CHAT_RESPONSE and "message" in event:
             lines.append(f"ASSISTANT: {event['message']}")
-        elif kind == "chat_response" and "reasoning" in event:
+        elif kind == Kind.CHAT_RESPONSE and "reasoning" in event:
             lines.append(f"ASSISTANT (thinking): {event['reasoning']}")
-        elif kind == "chat_response" and "data" in event:
+        elif kind == Kind.CHAT_RESPONSE and "data" in event:
             lines.append(f"ASSISTANT (data): {json.dumps(event['data'], ensure_ascii=False)}")
-        elif kind == "tool_call_request":
+        elif kind == Kind.TOOL_CALL_REQUEST:
             args = json.dumps(event.get("arguments") or {}, ensure_ascii=False)
             lines.append(f"TOOL CALL {event.get('name')}: {args}")
-        elif kind == "tool_call_response":
+        elif kind == Kind.TOOL_CALL_RESPONSE:
             status = "error" if event.get("is_error") else "result"
             name = names.get(str(event.get("id")), "tool")
             lines.append(f"TOOL {status.upper()} {name}: {event.get('content', '')}")
@@ -143,7 +145,7 @@ def build_request(job: SummaryJob, events: Sequence[Event]) -> ModelRequest:
     text = "<conversation>\n" + as_transcript(events) + "\n</conversation>\n\n" + REQUEST
     if job.context:
         text += f"\n\nAdditional context: {job.context}"
-    request: Event = {"type": "chat_request", "timestamp": events[0]["timestamp"], "content": text}
+    request = chat_request_event(events[0]["timestamp"], text)
     return ModelRequest(
         model_id=job.model_id,
         system=job.instructions or DEFAULT_PROMPT,

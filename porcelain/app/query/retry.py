@@ -14,18 +14,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from gitstore import Event, Located, Store
+from gitstore import Event, Kind, Located, Store
 from porcelain.app.query.turn import StreamView, TurnContext, continue_turn, interrupted_message
+from porcelain.domain.tokens import PROVIDER_VISIBLE
 from porcelain.errors import Interrupted, UserError
 
 State = Literal["unfinished", "answered"]
-_VISIBLE = ("chat_request", "chat_response", "tool_call_request", "tool_call_response")
 
 
 def last_request(events: Sequence[Event]) -> int | None:
     """Position of the last ``chat_request``, or None."""
     for i in range(len(events) - 1, -1, -1):
-        if events[i].get("type") == "chat_request":
+        if events[i].get("type") == Kind.CHAT_REQUEST:
             return i
     return None
 
@@ -39,9 +39,9 @@ def state(events: Sequence[Event]) -> State:
         raise UserError("there is no request to retry", 'ask one: `jp q "your question"`')
     for event in reversed(events):
         kind = event.get("type")
-        if kind not in _VISIBLE:
+        if kind not in PROVIDER_VISIBLE:
             continue
-        answered = kind == "chat_response" and ("message" in event or "data" in event)
+        answered = kind == Kind.CHAT_RESPONSE and ("message" in event or "data" in event)
         return "answered" if answered else "unfinished"
     return "unfinished"  # unreachable: a request is a visible event
 

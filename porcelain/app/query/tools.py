@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import porcelain.app.review.tool  # noqa: F401  (registers propose_compaction)
-from gitstore import Event, Limits, fit_to_limits
+from gitstore import Event, Limits, fit_to_limits, tool_call_response_event
 from porcelain import clock
 from porcelain.app.query.registry import BUILTINS, BuiltinTool, ToolCall, ToolOutcome
 from porcelain.config import Config
@@ -97,13 +97,7 @@ def run_command(
 def response_event(call: ToolCall, outcome: ToolOutcome, limits: Limits | None = None) -> Event:
     """The result event; a result over the size limit is cut, with a marker saying
     how many bytes were dropped (the model sees what the store keeps)."""
-    event: Event = {
-        "timestamp": clock.now_text(),
-        "type": "tool_call_response",
-        "id": call.id,
-        "content": outcome.content,
-        "is_error": outcome.is_error,
-    }
+    event = tool_call_response_event(clock.now_text(), call.id, outcome.content, outcome.is_error)
     if outcome.metadata:
         event["metadata"] = outcome.metadata
     return fit_to_limits(event, limits or Limits())

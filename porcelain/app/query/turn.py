@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from gitstore import Event, Store
+from gitstore import PROPOSE_COMPACTION, Event, Kind, Store, chat_request_event, turn_start_event
 from porcelain import clock
 from porcelain.app.query.registry import BuiltinTool, ToolCall, ToolOutcome
 from porcelain.app.query.tools import (
@@ -98,14 +98,14 @@ def run_turn(
 ) -> list[Event]:
     """Start a turn with ``text`` (and ``attachments``) and run the model until it
     ends its turn; ``committed`` is called once the request is stored."""
-    request: Event = {"type": "chat_request", "timestamp": clock.now_text(), "content": text}
+    request = chat_request_event(clock.now_text(), text)
     if ctx.config.user_name():
         request["author"] = ctx.config.user_name()
     if attachments:
         request["attachments"] = attachments
     before = len(ctx.written)
     try:
-        commit(ctx, [{"type": "turn_start", "timestamp": request["timestamp"]}, request])
+        commit(ctx, [turn_start_event(request["timestamp"]), request])
         if committed is not None and ctx.persist:
             committed()
         continue_turn(ctx, view)
@@ -128,7 +128,7 @@ def interrupted_message(ctx: TurnContext, kept: int) -> str:
 def continue_turn(ctx: TurnContext, view: StreamView) -> None:
     tools = enabled_tools(ctx.config)
     if _is_review(ctx.events):
-        tools = {k: v for k, v in tools.items() if k == "propose_compaction"}
+        tools = {k: v for k, v in tools.items() if k == PROPOSE_COMPACTION}
     model = model_for(ctx.model_id, ctx.config)
     for _ in range(MAX_ROUNDS):
         request = ModelRequest(
@@ -145,11 +145,11 @@ def continue_turn(ctx: TurnContext, view: StreamView) -> None:
         except KeyboardInterrupt as exc:
             view.finish()
             partial = getattr(exc, "partial_events", [])
-            commit(ctx, [e for e in partial if e.get("type") == "chat_response"])
+            commit(ctx, [e for e in partial if e.get("type") == Kind.CHAT_RESPONSE])
             raise
         except StreamInterrupted as exc:
             view.finish()
-            commit(ctx, [e for e in exc.partial_events if e.get("type") == "chat_response"])
+            commit(ctx, [e for e in exc.partial_events if e.get("type") == Kind.CHAT_RESPONSE])
             raise
         except ProviderError:
             view.finish()

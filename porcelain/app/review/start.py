@@ -17,11 +17,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from gitstore import (
+    PROPOSE_COMPACTION,
     ChainFacts,
     ChainView,
     Conversation,
     ConversationExists,
     Event,
+    Kind,
     Located,
     Store,
     record_activation,
@@ -236,7 +238,7 @@ def _restore_source_note(store: Store, cid: str) -> None:
     else:
         return
     events = store.load(cid).events
-    own = next((e for e in reversed(events) if e.get("type") == "conversation_start"), {})
+    own = next((e for e in reversed(events) if e.get("type") == Kind.CONVERSATION_START), {})
     record = own.get("review")
     source = record.get("source_id") if isinstance(record, dict) else None
     text = f"{source}\n" if isinstance(source, str) else None
@@ -246,7 +248,7 @@ def _restore_source_note(store: Store, cid: str) -> None:
 def _review_config(config: Config, model_id: str, window: int) -> dict[str, Any]:
     tools: dict[str, Any] = {name: {"enable": False} for name in config.tools()}
     tools["*"] = {"enable": False}
-    tools["propose_compaction"] = {"enable": True}
+    tools[PROPOSE_COMPACTION] = {"enable": True}
     instructions = config.review_instructions() or REVIEW_INSTRUCTIONS
     return {
         "assistant": {
@@ -265,7 +267,7 @@ def _opening_proposal(args: dict[str, Any], rendered: str) -> list[Event]:
             "type": "tool_call_request",
             "timestamp": stamp,
             "id": call_id,
-            "name": "propose_compaction",
+            "name": PROPOSE_COMPACTION,
             "arguments": args,
             "metadata": dict(JP_WRITTEN),
         },
@@ -290,7 +292,7 @@ def _without_compactions(
     kept: list[Event] = []
     kept_indices: list[int] = []
     for event, turn in zip(events, indices, strict=True):
-        if event.get("type") not in ("compaction", "compaction_reset"):
+        if event.get("type") not in (Kind.COMPACTION, Kind.COMPACTION_RESET):
             kept.append(event)
             kept_indices.append(turn)
     return kept, kept_indices

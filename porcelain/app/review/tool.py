@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gitstore import turn_count
+from gitstore import PROPOSE_COMPACTION, turn_count
 from porcelain.app.query.registry import BuiltinTool, ToolCall, ToolOutcome, builtin
 from porcelain.domain.compaction.proposal import (
     PROPOSE_TOOL_DESCRIPTION,
@@ -23,10 +23,10 @@ from porcelain.domain.compaction.proposal import (
 from porcelain.models.base import ToolSpec
 
 
-@builtin("propose_compaction")
+@builtin(PROPOSE_COMPACTION)
 def propose_compaction() -> BuiltinTool:
     return BuiltinTool(
-        ToolSpec("propose_compaction", PROPOSE_TOOL_DESCRIPTION, PROPOSE_TOOL_SCHEMA), run
+        ToolSpec(PROPOSE_COMPACTION, PROPOSE_TOOL_DESCRIPTION, PROPOSE_TOOL_SCHEMA), run
     )
 
 

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from gitstore import turn_count
+from gitstore import Kind, turn_count
 from porcelain.app.targets import resolve
 from porcelain.commands.context import App
 from porcelain.render.transcripts import transcript
@@ -81,4 +81,4 @@ def _maybe_review(events: Sequence[Event]) -> bool:
     A cheap test that spares a plain conversation's `print` loading the view, compaction
     and review modules; `porcelain.domain.review.markers.review_record` decides.
     """
-    return any(e.get("type") == "conversation_start" and "review" in e for e in events)
+    return any(e.get("type") == Kind.CONVERSATION_START and "review" in e for e in events)

@@ -14,7 +14,8 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from gitstore import Event, turn_indices
+from gitstore import Event, Kind, turn_indices
+from porcelain.domain.tokens import PROVIDER_VISIBLE
 
 KINDS = (
     "request",
@@ -183,22 +184,23 @@ def range_turns(
     """(1-based turn, event) of the model-visible events of turns ``from0..to0`` (0-based)."""
     idx = turn_indices(events) if indices is None else indices
     lo, hi = bisect_left(idx, from0), bisect_right(idx, to0)
-    visible = ("chat_request", "chat_response", "tool_call_request", "tool_call_response")
-    return [(idx[i] + 1, events[i]) for i in range(lo, hi) if events[i].get("type") in visible]
+    return [
+        (idx[i] + 1, events[i]) for i in range(lo, hi) if events[i].get("type") in PROVIDER_VISIBLE
+    ]
 
 
 def _prose(event: Event) -> str:
-    if event.get("type") == "chat_request":
+    if event.get("type") == Kind.CHAT_REQUEST:
         return strip_marker(str(event.get("content") or ""))
-    message = event.get("message") if event.get("type") == "chat_response" else None
+    message = event.get("message") if event.get("type") == Kind.CHAT_RESPONSE else None
     return message if isinstance(message, str) else ""
 
 
 def _tool_text(event: Event) -> list[str]:
-    if event.get("type") == "tool_call_request":
+    if event.get("type") == Kind.TOOL_CALL_REQUEST:
         args = event.get("arguments") or {}
         return [v for v in args.values() if isinstance(v, str)] if isinstance(args, dict) else []
-    if event.get("type") == "tool_call_response":
+    if event.get("type") == Kind.TOOL_CALL_RESPONSE:
         return [str(event.get("content") or "")]
     return []
 
@@ -263,9 +265,9 @@ def _questions(pairs: Sequence[tuple[int, Event]]) -> list[Fact]:
     out: list[Fact] = []
     for n, (turn, event) in enumerate(pairs):
         text = _prose(event)
-        if event.get("type") != "chat_response" or not text:
+        if event.get("type") != Kind.CHAT_RESPONSE or not text:
             continue
-        answered = any(e.get("type") == "chat_request" for _, e in pairs[n + 1 :])
+        answered = any(e.get("type") == Kind.CHAT_REQUEST for _, e in pairs[n + 1 :])
         if not answered:
             out += [Fact("question", clip(s), turn) for s in sentences(text) if s.endswith("?")]
     return out
@@ -273,23 +275,23 @@ def _questions(pairs: Sequence[tuple[int, Event]]) -> list[Fact]:
 
 def _approvals(pairs: Sequence[tuple[int, Event]]) -> list[Fact]:
     """Tool calls the range leaves without a result (awaiting confirmation)."""
-    answered = {str(e.get("id")) for _, e in pairs if e.get("type") == "tool_call_response"}
+    answered = {str(e.get("id")) for _, e in pairs if e.get("type") == Kind.TOOL_CALL_RESPONSE}
     return [
         Fact("approval", str(e.get("name") or "tool"), turn)
         for turn, e in pairs
-        if e.get("type") == "tool_call_request" and str(e.get("id")) not in answered
+        if e.get("type") == Kind.TOOL_CALL_REQUEST and str(e.get("id")) not in answered
     ]
 
 
 def _event_facts(turn: int, event: Event) -> Iterable[Fact]:
     prose = _prose(event)
     texts = [prose, *_tool_text(event)]
-    if event.get("type") == "chat_request" and prose.strip() and not is_acknowledgement(prose):
+    if event.get("type") == Kind.CHAT_REQUEST and prose.strip() and not is_acknowledgement(prose):
         yield Fact("request", clip(sentences(prose)[0]), turn)
     for s in sentences(prose):
         if _DECISION.search(s):
             yield Fact("decision", clip(s), turn)
-    args = event.get("arguments") if event.get("type") == "tool_call_request" else None
+    args = event.get("arguments") if event.get("type") == Kind.TOOL_CALL_REQUEST else None
     for key in ("command", "cmd"):
         if isinstance(args, dict) and isinstance(args.get(key), str) and args[key].strip():
             yield Fact("command", clip(args[key]), turn)
@@ -298,8 +300,8 @@ def _event_facts(turn: int, event: Event) -> Iterable[Fact]:
         yield from (Fact("path", p, turn) for p in paths_in(text))
         yield from (Fact("command", c, turn) for c in commands_in(text))
         yield from (Fact("identifier", i, turn) for i in identifiers_in(text))
-    tool_output = event.get("type") == "tool_call_response"
-    for text in texts if tool_output or event.get("type") == "chat_request" else []:
+    tool_output = event.get("type") == Kind.TOOL_CALL_RESPONSE
+    for text in texts if tool_output or event.get("type") == Kind.CHAT_REQUEST else []:
         yield from (Fact("error", e, turn) for e in errors_in(text))
     yield from (Fact("number", n, turn) for n in numbers_in(prose))
 

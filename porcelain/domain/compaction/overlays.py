@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from gitstore import Event
+from gitstore import Event, Kind
 from porcelain.errors import UsageError
 
 
@@ -199,9 +199,9 @@ def all_overlays_at(placed: Iterable[tuple[int, Event]]) -> list[tuple[Overlay, 
     withdrawn: set[int] = set()
     for position, event in placed:
         kind = event.get("type")
-        if kind == "compaction":
+        if kind == Kind.COMPACTION:
             found.append(overlay_from_event(event, position, len(found)))
-        elif kind == "compaction_reset":
+        elif kind == Kind.COMPACTION_RESET:
             which = event.get("withdraw")
             if which is None:
                 withdrawn.update(range(len(found)))

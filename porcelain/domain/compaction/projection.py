@@ -16,7 +16,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from gitstore import CONVERSATION_TYPES, Event, turn_count, turn_indices
+from gitstore import (
+    CONVERSATION_TYPES,
+    Event,
+    Kind,
+    chat_message_event,
+    chat_request_event,
+    turn_count,
+    turn_indices,
+    turn_start_event,
+)
 from porcelain.domain.compaction.overlays import Overlay, ToolCalls, standing_overlays
 
 SUMMARY_REQUEST = "[Summary of previous conversation]"
@@ -90,9 +99,9 @@ def _runs(summary: list[Overlay | None]) -> dict[int, tuple[int, int]]:
 
 def _synthetic(timestamp: str, text: str) -> list[Event]:
     return [
-        {"type": "turn_start", "timestamp": timestamp},
-        {"type": "chat_request", "timestamp": timestamp, "content": SUMMARY_REQUEST},
-        {"type": "chat_response", "timestamp": timestamp, "message": text},
+        turn_start_event(timestamp),
+        chat_request_event(timestamp, SUMMARY_REQUEST),
+        chat_message_event(timestamp, text),
     ]
 
 
@@ -104,7 +113,7 @@ def _origins(events: Sequence[Event], sources: Sequence[Origin | None]) -> list[
         kind = event.get("type")
         if kind not in CONVERSATION_TYPES:
             continue
-        if not origins or (kind == "turn_start" and seen_in_turn > 0):
+        if not origins or (kind == Kind.TURN_START and seen_in_turn > 0):
             assert source is not None
             origins.append(source)
             seen_in_turn = 0
@@ -115,7 +124,7 @@ def _origins(events: Sequence[Event], sources: Sequence[Origin | None]) -> list[
 def _tool_names(events: Sequence[Event]) -> dict[str, str]:
     names: dict[str, str] = {}
     for event in events:
-        if event.get("type") == "tool_call_request":
+        if event.get("type") == Kind.TOOL_CALL_REQUEST:
             names.setdefault(str(event.get("id")), str(event.get("name")))
     return names
 
@@ -157,7 +166,7 @@ def project(
             out.append(event)
             sources.append(None)
             continue
-        if kind == "tool_call_request":
+        if kind == Kind.TOOL_CALL_REQUEST:
             recent_name[str(event.get("id"))] = str(event.get("name"))
         summary = won.summary[turn]
         if summary is not None:
@@ -167,15 +176,15 @@ def project(
                 out.extend(_synthetic(str(event.get("timestamp")), summary.summary or ""))
                 sources.extend([Summarized(start, end)] * 3)
             continue
-        if kind == "chat_response" and won.reasoning[turn] and "reasoning" in event:
+        if kind == Kind.CHAT_RESPONSE and won.reasoning[turn] and "reasoning" in event:
             continue
         mode = won.tools[turn]
-        if mode is not None and kind in ("tool_call_request", "tool_call_response"):
+        if mode is not None and kind in (Kind.TOOL_CALL_REQUEST, Kind.TOOL_CALL_RESPONSE):
             if mode is ToolCalls.OMIT:
                 continue
-            if kind == "tool_call_request" and mode.strips_requests:
+            if kind == Kind.TOOL_CALL_REQUEST and mode.strips_requests:
                 event = {**event, "arguments": {}}
-            elif kind == "tool_call_response" and mode.strips_responses:
+            elif kind == Kind.TOOL_CALL_RESPONSE and mode.strips_responses:
                 key = str(event.get("id"))
                 name = recent_name.get(key) or any_name.get(key) or "unknown"
                 outcome = "error" if event.get("is_error") else "success"

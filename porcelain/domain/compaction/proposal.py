@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gitstore import Event, turn_count
+from gitstore import PROPOSE_COMPACTION, Event, turn_count
 from porcelain.domain.compaction.overlap import grow_summary_range
 from porcelain.domain.compaction.overlays import (
     TOOL_MODE_HELP,
@@ -26,7 +26,6 @@ from porcelain.domain.compaction.overlays import (
 )
 from porcelain.errors import UserError
 
-PROPOSE_TOOL_NAME = "propose_compaction"
 ARGUMENTS = ("from_turn", "to_turn", "summary", "reasoning", "tool_calls")
 
 PROPOSE_TOOL_DESCRIPTION = (

@@ -12,14 +12,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from gitstore import Event, turn_indices
+from gitstore import Event, Kind, turn_indices
 
 
 def review_record(events: Sequence[Event]) -> tuple[int, dict[str, Any]] | None:
     """Position and `review` table of the review's creation event, if this is a review."""
     for pos in range(len(events) - 1, -1, -1):
         event = events[pos]
-        if event.get("type") == "conversation_start" and isinstance(event.get("review"), dict):
+        if event.get("type") == Kind.CONVERSATION_START and isinstance(event.get("review"), dict):
             return pos, event["review"]
     return None
 
@@ -33,7 +33,7 @@ def review_view(events: Sequence[Event]) -> list[Event]:
     return [
         e
         for i, e in enumerate(events)
-        if i >= pos or e.get("type") not in ("compaction", "compaction_reset")
+        if i >= pos or e.get("type") not in (Kind.COMPACTION, Kind.COMPACTION_RESET)
     ]
 
 
@@ -58,7 +58,7 @@ def add_markers(events: Sequence[Event], turn_of: Sequence[str | None]) -> list[
     done: set[int] = set()
     for event, turn in zip(events, turn_indices(events), strict=True):
         label = turn_of[turn] if turn < len(turn_of) else None
-        if event.get("type") == "chat_request" and label and turn not in done:
+        if event.get("type") == Kind.CHAT_REQUEST and label and turn not in done:
             done.add(turn)
             out.append(marked(event, label))
         else:

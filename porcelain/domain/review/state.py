@@ -5,20 +5,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from gitstore import Event, Store
+from gitstore import PROPOSE_COMPACTION, Event, Kind, Store
 from porcelain.domain.compaction.overlays import Overlay, lookup_tool_mode
 from porcelain.domain.compaction.proposal import Proposal, validate_proposal
 
-TOOL = "propose_compaction"
+TOOL = PROPOSE_COMPACTION
 
 
 def proposal_calls(events: Sequence[Event]) -> list[tuple[int, Event, Event | None]]:
     """Every propose_compaction call (position, request, its response or None)."""
-    responses = {str(e.get("id")): e for e in events if e.get("type") == "tool_call_response"}
+    responses = {str(e.get("id")): e for e in events if e.get("type") == Kind.TOOL_CALL_RESPONSE}
     return [
         (pos, e, responses.get(str(e.get("id"))))
         for pos, e in enumerate(events)
-        if e.get("type") == "tool_call_request" and e.get("name") == TOOL
+        if e.get("type") == Kind.TOOL_CALL_REQUEST and e.get("name") == TOOL
     ]
 
 

@@ -12,7 +12,7 @@ from porcelain.domain.compaction.coverage import coverage, kept
 from porcelain.domain.compaction.facts import Fact, facts_of, paths_in, range_turns
 from porcelain.domain.compaction.proposal import Proposal
 from porcelain.models.offline_summary import summarize
-from tests.unit.compaction.builders import comp, stamp
+from tests.unit.domain.compaction.builders import comp, stamp
 
 
 def turn(n: int, request: str, answer: str, *extra: Event) -> list[Event]:

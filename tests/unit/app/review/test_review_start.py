@@ -22,7 +22,7 @@ from porcelain.config import Config, load_config
 from porcelain.domain.compaction.overlays import ToolCalls
 from porcelain.domain.compaction.ranges import RangeOverrides
 from porcelain.domain.review.state import latest_proposal
-from tests.unit.compaction.builders import comp, turns
+from tests.unit.domain.compaction.builders import comp, turns
 
 SOURCE = ids.from_deciseconds(17_000_000_000)
 
