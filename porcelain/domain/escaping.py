@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+# on a terminal: C0 but newline and tab, DEL, C1; a CR only when no newline follows
 _CONTROL = re.compile("\r\n|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # in a one-line field: every control character, and what splits or spaces a line
 _ONE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
