@@ -10,7 +10,6 @@ never logged, stored or put into a message; the SDK does the retries.
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -28,8 +27,9 @@ from porcelain.models.base import (
     tool_call_event,
 )
 from porcelain.models.calls import Call, Failure, Runner, in_process
-from porcelain.models.catalog import BUILTIN, Endpoint, Provider, endpoint
+from porcelain.models.catalog import Endpoint
 from porcelain.models.messages import system_blocks, to_messages
+from porcelain.models.provider_model import ProviderModel
 
 MIN_THINKING_BUDGET = 1024
 DEFAULT_URL = "https://api.anthropic.com"
@@ -160,30 +160,10 @@ def _usage(message: Mapping[str, Any]) -> dict[str, int]:
     return {k: v for k in keys if isinstance(v := usage.get(k), int) and not isinstance(v, bool)}
 
 
-class AnthropicModel:
+class AnthropicModel(ProviderModel):
     """``anthropic/<name>`` (or an entry of kind anthropic): the Messages API."""
 
-    def __init__(
-        self,
-        name: str,
-        *,
-        max_retries: int = 2,
-        provider: Provider = BUILTIN["anthropic"],
-        runner: Runner = in_process,
-        environ: Mapping[str, str] | None = None,
-    ) -> None:
-        self.name = name
-        self.max_retries = max_retries
-        self.provider = provider
-        self.runner = runner
-        self.environ = os.environ if environ is None else environ
-
-    @property
-    def model_id(self) -> str:
-        return f"{self.provider.name}/{self.name}"
-
-    def _endpoint(self) -> Endpoint:
-        return endpoint(self.provider, self.environ)
+    DEFAULT_PROVIDER = "anthropic"
 
     def check(self) -> None:
         """A key or token in the environment is enough (no SDK import); without

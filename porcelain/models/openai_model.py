@@ -11,7 +11,6 @@ variable.  The key is read when the call is made and never stored.
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -28,9 +27,10 @@ from porcelain.models.base import (
     reasoning_event,
     tool_call_event,
 )
-from porcelain.models.calls import Call, Failure, Runner, in_process
-from porcelain.models.catalog import BUILTIN, Endpoint, Provider, endpoint, missing_key
+from porcelain.models.calls import Call, Failure
+from porcelain.models.catalog import BUILTIN, Endpoint, Provider, missing_key
 from porcelain.models.openai_messages import REASONING_META, to_chat_messages, tool_name
+from porcelain.models.provider_model import ProviderModel
 
 STOP_REASONS = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens"}
 REASONING_FIELDS = ("reasoning_content", "reasoning")
@@ -164,30 +164,10 @@ def _usage(usage: Mapping[str, Any]) -> dict[str, int]:
     return out
 
 
-class OpenAIModel:
+class OpenAIModel(ProviderModel):
     """``PROVIDER/<name>`` for a provider of kind openai: sends ``<name>`` as the model."""
 
-    def __init__(
-        self,
-        name: str,
-        *,
-        max_retries: int = 2,
-        provider: Provider = BUILTIN["openai"],
-        runner: Runner = in_process,
-        environ: Mapping[str, str] | None = None,
-    ) -> None:
-        self.name = name
-        self.max_retries = max_retries
-        self.provider = provider
-        self.runner = runner
-        self.environ = os.environ if environ is None else environ
-
-    @property
-    def model_id(self) -> str:
-        return f"{self.provider.name}/{self.name}"
-
-    def _endpoint(self) -> Endpoint:
-        return endpoint(self.provider, self.environ)
+    DEFAULT_PROVIDER = "openai"
 
     def check(self) -> None:
         """The key is in its variable (a provider without one needs none)."""

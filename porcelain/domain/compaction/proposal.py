@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gitstore import PROPOSE_COMPACTION, Event, turn_count
+from gitstore import Event, turn_count
 from porcelain.domain.compaction.overlap import grow_summary_range
 from porcelain.domain.compaction.overlays import (
     TOOL_MODE_HELP,
