@@ -24,6 +24,7 @@ from typing import Any
 import click
 
 from porcelain.domain import idprefix
+from porcelain.domain.defaults import DEFAULT_MODEL, OFFLINE_MODEL
 from porcelain.render.output import escape_untrusted
 
 FILES = "__jp_files__"  # the reply that asks the shell for file names
@@ -37,8 +38,8 @@ KEYWORDS = {
     "archived": "the one archived last",
 }
 MODELS = (
-    "offline/jp",
-    "anthropic/claude-sonnet-4-5",
+    OFFLINE_MODEL,
+    DEFAULT_MODEL,
     "anthropic/claude-opus-4-1",
     "anthropic/claude-haiku-4-5",
 )

@@ -16,13 +16,13 @@ from porcelain.commands.context import App
 from porcelain.commands.options import compact_specs
 from porcelain.commands.optvalue import Command
 from porcelain.config import Recorded, diff_delta, filter_delta, merge, validate
+from porcelain.domain.defaults import DEFAULT_MODEL, OFFLINE_MODEL, default_model
 from porcelain.errors import UsageError
 from porcelain.render.stream import StreamView
 
 if TYPE_CHECKING:
     from porcelain.app.query.prompt import Ask
 
-OFFLINE_MODEL = "offline/jp"
 
 
 @click.command(cls=Command)
@@ -280,13 +280,13 @@ def _delta_to_record(recorded: list[dict[str, Any]], wanted: dict[str, Any]) -> 
 
 def _default_model(app: App, quiet: bool = False) -> str:
     if quiet:
-        return "anthropic/claude-sonnet-4-5" if app.has_api_key() else OFFLINE_MODEL
+        return default_model(app.has_api_key())
     if app.has_api_key():
         app.output.note(
-            "note: no model configured; using anthropic/claude-sonnet-4-5 "
+            f"note: no model configured; using {DEFAULT_MODEL} "
             "(set assistant.model.id to choose)"
         )
-        return "anthropic/claude-sonnet-4-5"
+        return DEFAULT_MODEL
     app.output.note(
         f"note: no model configured and no ANTHROPIC_API_KEY; using {OFFLINE_MODEL}, "
         "jp's built-in offline model"

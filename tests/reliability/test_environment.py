@@ -26,7 +26,7 @@ READ_COMMANDS = [
     ["conversation", "print", RUST_ID],
     ["conversation", "grep", "cargo"],
     ["conversation", "compact", RUST_ID, "--dry-run"],
-    ["conversation", "compact", RUST_ID, "--reset", "all", "--dry-run"],
+    ["conversation", "compact", RUST_ID, "--reset=all", "--dry-run"],
     ["--format", "json", "conversation", "show", RUST_ID],
 ]
 WRITE_COMMANDS = [

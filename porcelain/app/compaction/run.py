@@ -17,6 +17,7 @@ from porcelain.app.compaction.summarize import SummaryJob, summarize
 from porcelain.app.lifecycle import jp_deltas
 from porcelain.app.review.start import refuse_if_open, refuse_if_review
 from porcelain.config import Config
+from porcelain.domain import defaults
 from porcelain.domain.compaction.dsl import parse_spec
 from porcelain.domain.compaction.overlays import standing_overlays
 from porcelain.domain.compaction.plan import PlannedOverlay, plan_compaction, planned_to_event
@@ -44,7 +45,7 @@ class Outcome:
 
 
 def default_model(app: Session) -> str:
-    return "anthropic/claude-sonnet-4-5" if app.has_api_key() else "offline/jp"
+    return defaults.default_model(app.has_api_key())
 
 
 def compact(

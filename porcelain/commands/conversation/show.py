@@ -56,7 +56,7 @@ def _count(app: App, conv: Any) -> None:
     """Count with the conversation's own model (its recorded configuration)."""
     from porcelain.app.describe import count_for_show
     from porcelain.app.lifecycle import jp_deltas
-    from porcelain.commands.query import OFFLINE_MODEL
+    from porcelain.domain.defaults import OFFLINE_MODEL
     from porcelain.models.catalog import Catalog
 
     store = app.store()

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from porcelain.config.explain import dotted_key, toml_value
+from porcelain.domain.defaults import default_model
 
 if TYPE_CHECKING:
     from gitstore import Conversation
@@ -27,9 +28,7 @@ def effective(app: App, conv: Conversation) -> dict[str, Any]:
     if model:
         source = merged.origin(MODEL_KEY)
     else:
-        from porcelain.commands.query import _default_model
-
-        model, source = _default_model(app, quiet=True), "default (no model configured)"
+        model, source = default_model(app.has_api_key()), "default (no model configured)"
     from porcelain.domain.token_usage import per_turn
 
     return {
