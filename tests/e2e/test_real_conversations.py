@@ -133,3 +133,28 @@ def test_review_of_the_largest_offline(tmp_path: Path) -> None:
     assert user.git("rev-parse", f"{user.tip(source)}^").strip() == tip
     assert (event["from_turn"], event["to_turn"]) == (1, turns - 4)
     user.fsck()
+
+
+@pytest.mark.parametrize("folder", FOLDERS, ids=lambda p: p.name.split("-", 1)[0])
+def test_the_opening_coverage_of_each_real_conversation_is_honest(
+    users: tuple[User, User], folder: Path
+) -> None:
+    """The offline review's opening proposal, on every real conversation: its coverage
+    report lists no fact its summary holds, and every fact it lists is of its range."""
+    first, _ = users
+    cid = jp_id(folder)
+    turns = first.show(cid)["turns"]
+    first.ok("conversation", "compact", cid, "--interactive", "--from", "1", "--to", str(turns))
+    review = first.active()
+    assert review != cid
+    try:
+        proposal = first.show(review)["proposal"]
+        summary, coverage = proposal["summary"] or "", proposal["coverage"]
+        kept = [m for m in coverage["missing"] if m["text"] in summary]
+        assert not kept, f"listed as missing though the summary holds them: {kept[:3]}"
+        lo, hi = proposal["from_turn"], proposal["to_turn"]
+        outside = [m for m in coverage["missing"] if not lo <= m["turn"] <= hi]
+        assert not outside, f"facts from outside turns {lo}-{hi}: {outside[:3]}"
+        assert coverage["tokens"]["after"] <= coverage["tokens"]["before"]
+    finally:
+        first.ok("conversation", "compact", "--abort")
