@@ -19,7 +19,7 @@ from porcelain.app.review.start import refuse_if_open, refuse_if_review
 from porcelain.config import Config
 from porcelain.domain import defaults
 from porcelain.domain.compaction.dsl import parse_spec
-from porcelain.domain.compaction.overlays import standing_overlays
+from porcelain.domain.compaction.overlays import Overlay, standing_overlays
 from porcelain.domain.compaction.plan import PlannedOverlay, plan_compaction, planned_to_event
 from porcelain.domain.compaction.projection import Projection, project
 from porcelain.domain.compaction.ranges import RangeOverrides
@@ -83,6 +83,24 @@ def compact(
         labels = [(p.from_turn, p.to_turn, p.label) for p in planned]
         return Outcome(planned, timeline(existing, labels, count, dry_run) if planned else [])
     assistant = model_override or config.model_id() or fallback_model
+    texts = _summaries(planned, events, indices, existing, config, assistant, progress)
+    stamp = clock.now_text()
+    new = [planned_to_event(p, t, stamp) for p, t in zip(planned, texts, strict=True)]
+    store.append(cid, new, conv.tip, f"jp conversation compact {cid}")
+    labels = [(p.from_turn, p.to_turn, p.label) for p in planned]
+    return Outcome(planned, timeline(existing, labels, count, False), new, texts)
+
+
+def _summaries(
+    planned: Sequence[PlannedOverlay],
+    events: Sequence[Event],
+    indices: Sequence[int],
+    existing: list[Overlay],
+    config: Config,
+    assistant: str,
+    progress: Callable[[str], None],
+) -> list[str | None]:
+    """Each planned overlay's summary text (None for a mechanical one), in order."""
     texts: list[str | None] = []
     made: list[Projection] = []
 
@@ -96,7 +114,7 @@ def compact(
         if p.summary_spec is None:
             texts.append(None)
             continue
-        progress(f"Generating summary of turns {p.from_turn + 1}..{p.to_turn + 1}...")
+        progress(f"Generating summary of turns {p.from_turn + 1}-{p.to_turn + 1}...")
         model_id = p.summary_spec.model_id or assistant
         job = SummaryJob(
             model_id=model_id,
@@ -107,11 +125,7 @@ def compact(
             catalog=Catalog.of(config.data),
         )
         texts.append(summarize(job, events, projection, p.from_turn, p.to_turn, indices=indices))
-    stamp = clock.now_text()
-    new = [planned_to_event(p, t, stamp) for p, t in zip(planned, texts, strict=True)]
-    store.append(cid, new, conv.tip, f"jp conversation compact {cid}")
-    labels = [(p.from_turn, p.to_turn, p.label) for p in planned]
-    return Outcome(planned, timeline(existing, labels, count, False), new, texts)
+    return texts
 
 
 def compact_silently(app: Session, cid: str, specs: Sequence[str]) -> None:

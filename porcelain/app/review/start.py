@@ -119,84 +119,31 @@ def start_review(
     refuse_if_open(store, source.cid, starting=True)
     if loaded is not None and (loaded.cid != source.cid or view is not None):
         raise ValueError(f"loaded {loaded.cid} is not the source {source.cid}, or not alone")
-    events: Sequence[Event]
-    if loaded is not None:
-        events = loaded.events
-    else:
-        events = store.view_chain(source.tip) if view is None else view
+    events = _source_events(store, source, loaded, view)
     facts = events.facts if isinstance(events, ChainView) else ChainFacts.of(events)
     indices = facts.indices()
     overlays = standing_overlays_at(facts.internal_events("compaction", "compaction_reset"))
     rule = opening_rule(config)
-    span = resolve_rule_range(
-        events,
-        rule.keep_first,
-        rule.keep_last,
-        overrides,
-        clock.now(),
-        indices=indices,
-        count=facts.turn_count(),
-        overlays=overlays,
-    )
-    if span is None:
-        raise UserError(
-            "nothing to compact: the range is empty",
-            "choose one with --from/--to, or --keep-first/--keep-last",
-        )
-    from0, to0 = grow_summary_range(overlays, span[0], span[1])
+    from0, to0 = _opening_range(events, facts, overlays, rule, overrides)
 
     assistant_model = config.model_id() or default_model
-    review_model = model_override or config.review_model_id() or assistant_model
-    window = context_window(
-        review_model, None if model_override else config.review_context_window()
+    review_model, window, prior = _review_side(
+        config, model_override, assistant_model, events, overlays
     )
-    prior = "none"
-    if overlays:
-        fitting = source_fits(events, window * 3 // 4, review_model, Catalog.of(config.data))
-        prior = "drop" if fitting else "keep"
-
-    summary_model = (
-        model_override or (rule.summary.model_id if rule.summary else None) or assistant_model
-    )
-    job = SummaryJob(
-        model_id=summary_model,
-        instructions=rule.summary.instructions if rule.summary else None,
-        context=rule.summary.context if rule.summary else None,
-        window=config.context_window() if summary_model == assistant_model else None,
-        max_retries=config.max_retries(),
-        catalog=Catalog.of(config.data),
-    )
-    kept: Sequence[Event]
-    kept_indices: Sequence[int]
-    if prior == "drop":
-        kept, kept_indices = _without_compactions(events, indices)
-        kept_overlays: list[Overlay] = []
-    else:
-        kept, kept_indices, kept_overlays = events, indices, overlays
+    job = _summary_job(config, rule, model_override, assistant_model)
     if progress is not None:  # said only once the range is known to be good
         progress(
             f"Drafting the opening summary of {source.cid}, {turn_span(from0 + 1, to0 + 1)}..."
         )
-    draft = summarize(
-        job,
-        kept,
-        lambda: project(kept, indices=kept_indices, overlays=kept_overlays),
-        from0,
-        to0,
-        on_delta or _quiet,
-        indices=kept_indices,
+    draft = _draft(
+        job, events, indices, overlays if prior != "drop" else None, from0, to0, on_delta
     )
 
     inherited = facts.turn_count()
     args = {"from_turn": from0 + 1, "to_turn": to0 + 1, "summary": draft}
     proposal = validate_proposal(args, events, count=inherited, overlays=overlays)
-    review = {
-        "source_id": source.cid,
-        "source_commit": source.tip,
-        "inherited_turns": inherited,
-        "prior_compactions": prior,
-        "model": review_model,
-    }
+    review = {"source_id": source.cid, "source_commit": source.tip, "inherited_turns": inherited}
+    review.update({"prior_compactions": prior, "model": review_model})
     rendered = "\n".join([proposal.render(inherited), "", *coverage(events, proposal).lines()])
     extra = [
         config_delta(_review_config(config, review_model, window)),
@@ -205,6 +152,107 @@ def start_review(
     started = _publish(store, source, review, extra, rendered, prior)
     # as `latest_proposal` reads it back from the review's opening result
     return replace(started, proposal=proposal_from_args(proposal.to_args()))
+
+
+def _review_side(
+    config: Config,
+    model_override: str | None,
+    assistant_model: str,
+    events: Sequence[Event],
+    overlays: list[Overlay],
+) -> tuple[str, int, str]:
+    """The review's model, its window, and what it sees of the source's compactions:
+    none, or all raw turns (``drop``) when they fit, else the compactions (``keep``)."""
+    review_model = model_override or config.review_model_id() or assistant_model
+    window = context_window(
+        review_model, None if model_override else config.review_context_window()
+    )
+    prior = "none"
+    if overlays:
+        fitting = source_fits(events, window * 3 // 4, review_model, Catalog.of(config.data))
+        prior = "drop" if fitting else "keep"
+    return review_model, window, prior
+
+
+def _source_events(
+    store: Store, source: Located, loaded: Conversation | None, view: ChainView | None
+) -> Sequence[Event]:
+    """The source as the caller read it (whole, or as a view), else a view read now."""
+    if loaded is not None:
+        return loaded.events
+    return store.view_chain(source.tip) if view is None else view
+
+
+def _opening_range(
+    events: Sequence[Event],
+    facts: ChainFacts,
+    overlays: list[Overlay],
+    rule: Any,
+    overrides: RangeOverrides,
+) -> tuple[int, int]:
+    """The opening proposal's turns (0-based), grown over standing summaries it overlaps."""
+    span = resolve_rule_range(
+        events,
+        rule.keep_first,
+        rule.keep_last,
+        overrides,
+        clock.now(),
+        indices=facts.indices(),
+        count=facts.turn_count(),
+        overlays=overlays,
+    )
+    if span is None:
+        raise UserError(
+            "nothing to compact: the range is empty",
+            "choose one with --from/--to, or --keep-first/--keep-last",
+        )
+    return grow_summary_range(overlays, span[0], span[1])
+
+
+def _summary_job(
+    config: Config, rule: Any, model_override: str | None, assistant_model: str
+) -> SummaryJob:
+    """How the opening summary is drafted: the rule's model and instructions, or the review's."""
+    summary_model = (
+        model_override or (rule.summary.model_id if rule.summary else None) or assistant_model
+    )
+    return SummaryJob(
+        model_id=summary_model,
+        instructions=rule.summary.instructions if rule.summary else None,
+        context=rule.summary.context if rule.summary else None,
+        window=config.context_window() if summary_model == assistant_model else None,
+        max_retries=config.max_retries(),
+        catalog=Catalog.of(config.data),
+    )
+
+
+def _draft(
+    job: SummaryJob,
+    events: Sequence[Event],
+    indices: Sequence[int],
+    overlays: list[Overlay] | None,
+    from0: int,
+    to0: int,
+    on_delta: Any,
+) -> str:
+    """The opening summary of ``from0..to0``: over the source as the model sees it with
+    its ``overlays``, or (None: they are dropped) over its raw turns."""
+    kept: Sequence[Event]
+    kept_indices: Sequence[int]
+    if overlays is None:
+        kept, kept_indices = _without_compactions(events, indices)
+        kept_overlays: list[Overlay] = []
+    else:
+        kept, kept_indices, kept_overlays = events, indices, overlays
+    return summarize(
+        job,
+        kept,
+        lambda: project(kept, indices=kept_indices, overlays=kept_overlays),
+        from0,
+        to0,
+        on_delta or _quiet,
+        indices=kept_indices,
+    )
 
 
 def _publish(

@@ -15,6 +15,7 @@ from porcelain.commands.context import App
 from porcelain.domain.compaction import withdraw
 from porcelain.domain.compaction.dsl import parse_spec
 from porcelain.domain.compaction.overlays import (
+    Overlay,
     overlay_label,
     parse_tool_mode,
     reset_event,
@@ -50,21 +51,7 @@ def run(app: App, target: str | None, opts: dict[str, Any]) -> None:
         events = store.load(loc.cid).events
         check_range_flags(overrides, turn_count(events), typed_range(opts))
         config = app.config(deltas=jp_deltas(events))
-        if opts["summarize"] is not None or opts["reasoning"] or opts["tools"]:
-            tools = parse_tool_mode(opts["tools"]) if opts["tools"] else None
-            rules = [
-                adhoc_rule(
-                    bool(opts["reasoning"]),
-                    tools,
-                    opts["summarize"] is not None,
-                    opts["summarize"] or None,
-                )
-            ]
-        elif opts["specs"]:
-            inline = [parse_spec(s) for s in opts["specs"] if s]
-            rules = effective_rules(rules_from_config(config.rules()), inline, "" in opts["specs"])
-        else:
-            rules = rules_from_config(config.rules())
+        rules = _rules(opts, config)
         outcome = compact(
             store,
             loc.cid,
@@ -77,26 +64,7 @@ def run(app: App, target: str | None, opts: dict[str, Any]) -> None:
             progress=app.output.note,
         )
     if app.output.json:
-        app.output.data(
-            {
-                "id": loc.cid,
-                "dry_run": dry,
-                "timeline": outcome.lines,
-                "compactions": [
-                    {
-                        "from_turn": p.from_turn + 1,
-                        "to_turn": p.to_turn + 1,
-                        "label": p.label,
-                        "summary": t,
-                    }
-                    for p, t in zip(
-                        outcome.planned,
-                        outcome.summaries or [None] * len(outcome.planned),
-                        strict=True,
-                    )
-                ],
-            }
-        )
+        app.output.data(_outcome_json(loc.cid, dry, outcome))
         return
     if not outcome.planned:
         app.output.line("Nothing to compact.")
@@ -105,12 +73,38 @@ def run(app: App, target: str | None, opts: dict[str, Any]) -> None:
         app.output.line(line)
 
 
+def _rules(opts: dict[str, Any], config: Any) -> list[Any]:
+    """The rules of this run: the flags' ad-hoc one, `-k` specs over the configured
+    rules, or the configured rules alone."""
+    if opts["summarize"] is not None or opts["reasoning"] or opts["tools"]:
+        tools = parse_tool_mode(opts["tools"]) if opts["tools"] else None
+        summarize = opts["summarize"] is not None
+        return [adhoc_rule(bool(opts["reasoning"]), tools, summarize, opts["summarize"] or None)]
+    configured = rules_from_config(config.rules())
+    if opts["specs"]:
+        inline = [parse_spec(s) for s in opts["specs"] if s]
+        return effective_rules(configured, inline, "" in opts["specs"])
+    return configured
+
+
+def _outcome_json(cid: str, dry: bool, outcome: Any) -> dict[str, Any]:
+    summaries = outcome.summaries or [None] * len(outcome.planned)
+    return {
+        "id": cid,
+        "dry_run": dry,
+        "timeline": outcome.lines,
+        "compactions": [
+            {"from_turn": p.from_turn + 1, "to_turn": p.to_turn + 1, "label": p.label, "summary": t}
+            for p, t in zip(outcome.planned, summaries, strict=True)
+        ],
+    }
+
+
 def reset(app: App, target: str | None, which: str, dry_run: bool, yes: bool = True) -> None:
     """Withdraw compactions by appending an event: history is never rewritten.
 
     Unless ``yes``, it names what it withdraws and asks; a no changes nothing.
     """
-
     store = app.store()
     loc = resolve(store, target, archived_ok=False)
     refuse_if_review(store, loc.cid)
@@ -119,18 +113,7 @@ def reset(app: App, target: str | None, which: str, dry_run: bool, yes: bool = T
     done = False
     with nullcontext() if dry_run else store.hold(loc.cid, wait=10.0):
         conv = store.load(loc.cid)
-        standing = standing_overlays(conv.events)
-        if which == "all":
-            chosen = standing
-        else:
-            n = int(which)
-            if n > len(standing):
-                raise UserError(
-                    f"compaction {n} out of range (the conversation has "
-                    f"{withdraw.count(len(standing))})",
-                    f"list them with `jp conversation show {loc.cid}`",
-                )
-            chosen = [standing[n - 1]]
+        chosen = _chosen(standing_overlays(conv.events), which, loc.cid)
         if not chosen:
             message = "No compactions to withdraw."
         elif dry_run:
@@ -153,20 +136,23 @@ def reset(app: App, target: str | None, which: str, dry_run: bool, yes: bool = T
             else:
                 message = "Nothing withdrawn; the compactions stand."
     if app.output.json:
-        app.output.data(
-            {
-                "id": loc.cid,
-                "dry_run": dry_run,
-                "withdrawn": done,
-                "removed": [
-                    {
-                        "from_turn": o.from_turn + 1,
-                        "to_turn": o.to_turn + 1,
-                        "label": overlay_label(o),
-                    }
-                    for o in chosen
-                ],
-            }
-        )
+        removed = [
+            {"from_turn": o.from_turn + 1, "to_turn": o.to_turn + 1, "label": overlay_label(o)}
+            for o in chosen
+        ]
+        app.output.data({"id": loc.cid, "dry_run": dry_run, "withdrawn": done, "removed": removed})
     else:
         app.output.line(message)
+
+
+def _chosen(standing: list[Overlay], which: str, cid: str) -> list[Overlay]:
+    """The standing compactions ``which`` names: ``all``, or one by its number."""
+    if which == "all":
+        return standing
+    n = int(which)
+    if n > len(standing):
+        raise UserError(
+            f"compaction {n} out of range (the conversation has {withdraw.count(len(standing))})",
+            f"list them with `jp conversation show {cid}`",
+        )
+    return [standing[n - 1]]

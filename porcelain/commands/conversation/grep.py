@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 
 import click
 
-from gitstore import CorruptEvent, turn_indices
+from gitstore import CorruptEvent, Event, turn_indices
 from porcelain.app.targets import resolve
 from porcelain.commands.context import App
 from porcelain.errors import UsageError
@@ -63,6 +64,7 @@ def grep(
     """
     from gitstore import created_at
     from porcelain.domain.grephits import hit_line, merge_hits
+
     text = " ".join(pattern)
     smart = case is None and not any(c.isupper() for c in text)
     flags = re.IGNORECASE if case == "ignore" or smart else 0
@@ -90,17 +92,8 @@ def grep(
         except CorruptEvent as exc:  # one broken chain never stops the search of the others
             app.output.note(f"warning: {loc.cid} cannot be read: {exc.reason}")
             continue
-        for event, turn, commit in zip(events, turn_indices(events), commits, strict=True):
-            for scope in wanted:
-                kind, key = SCOPES[scope]
-                if event.get("type") != kind or key not in event:
-                    continue
-                value = event[key]
-                body = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-                for line in body.splitlines():
-                    if matcher.search(line):
-                        hit = {"turn": turn + 1, "scope": scope, "text": line}
-                        found.append((loc.cid, commit, hit))
+        for commit, hit in _chain_hits(events, commits, wanted, matcher):
+            found.append((loc.cid, commit, hit))
     hits = merge_hits(found, created_at)
     if app.output.json:
         app.output.data(hits)
@@ -108,3 +101,19 @@ def grep(
         app.output.lines([hit_line(hit) for hit in hits])
     if not hits:
         raise click.exceptions.Exit(1)
+
+
+def _chain_hits(
+    events: list[Event], commits: list[str], scopes: tuple[str, ...], matcher: re.Pattern[str]
+) -> Iterator[tuple[str, dict[str, object]]]:
+    """(commit, hit) for each line of an event's scoped field that ``matcher`` finds."""
+    for event, turn, commit in zip(events, turn_indices(events), commits, strict=True):
+        for scope in scopes:
+            kind, key = SCOPES[scope]
+            if event.get("type") != kind or key not in event:
+                continue
+            value = event[key]
+            body = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+            for line in body.splitlines():
+                if matcher.search(line):
+                    yield commit, {"turn": turn + 1, "scope": scope, "text": line}

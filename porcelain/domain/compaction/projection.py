@@ -180,16 +180,28 @@ def project(
             continue
         mode = won.tools[turn]
         if mode is not None and kind in (Kind.TOOL_CALL_REQUEST, Kind.TOOL_CALL_RESPONSE):
-            if mode is ToolCalls.OMIT:
+            shown = _under_tool_policy(event, mode, recent_name, any_name)
+            if shown is None:
                 continue
-            if kind == Kind.TOOL_CALL_REQUEST and mode.strips_requests:
-                event = {**event, "arguments": {}}
-            elif kind == Kind.TOOL_CALL_RESPONSE and mode.strips_responses:
-                key = str(event.get("id"))
-                name = recent_name.get(key) or any_name.get(key) or "unknown"
-                outcome = "error" if event.get("is_error") else "success"
-                event = {**event, "content": f"[compacted] {name}: {outcome}"}
+            event = shown
         out.append(event)
         sources.append(Kept(turn))
 
     return Projection(out, _origins(out, sources))
+
+
+def _under_tool_policy(
+    event: Event, mode: ToolCalls, recent: dict[str, str], any_name: dict[str, str]
+) -> Event | None:
+    """A tool call or result as its turn's tool policy leaves it (None: omitted)."""
+    if mode is ToolCalls.OMIT:
+        return None
+    kind = event.get("type")
+    if kind == Kind.TOOL_CALL_REQUEST and mode.strips_requests:
+        return {**event, "arguments": {}}
+    if kind == Kind.TOOL_CALL_RESPONSE and mode.strips_responses:
+        key = str(event.get("id"))
+        name = recent.get(key) or any_name.get(key) or "unknown"
+        outcome = "error" if event.get("is_error") else "success"
+        return {**event, "content": f"[compacted] {name}: {outcome}"}
+    return event
