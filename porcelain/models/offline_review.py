@@ -22,7 +22,6 @@ from typing import Any
 from gitstore import PROPOSE_COMPACTION, Event, Kind
 
 PROPOSE = PROPOSE_COMPACTION
-TOOL_MODES = ("strip", "strip-requests", "strip-responses", "omit")
 
 _WORDS = "one two three four five six seven eight nine ten eleven twelve".split()  # noqa: SIM905
 _NUMBER_WORDS = {w: i for i, w in enumerate(_WORDS, start=1)}

@@ -10,6 +10,7 @@ from porcelain.commands.context import App
 from porcelain.commands.conversation import compact_flows as flows
 from porcelain.commands.options import compact_specs
 from porcelain.commands.optvalue import Command, OptionalValue
+from porcelain.domain.compaction.overlays import TOOL_MODE_WORDS
 from porcelain.errors import UsageError, UserError
 
 RANGE_FLAGS = ("from_", "to", "keep_first", "keep_last", "first", "last", "turn")
@@ -45,7 +46,7 @@ RANGE_FLAGS = ("from_", "to", "keep_first", "keep_last", "first", "last", "turn"
     "-t",
     "--tools",
     cls=OptionalValue,
-    words=("strip", "s", "strip-requests", "sreq", "strip-responses", "sres", "omit", "o"),
+    words=TOOL_MODE_WORDS,
     flag_value="strip",
     default=None,
     metavar="[MODE]",

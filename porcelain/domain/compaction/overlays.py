@@ -81,7 +81,9 @@ _TOOL_MODES = {
     "o": ToolCalls.OMIT,
 }
 
-TOOL_MODE_HELP = "use strip, strip-requests, strip-responses or omit"
+TOOL_MODES: tuple[str, ...] = tuple(m.value for m in ToolCalls)  # the names, in this order
+TOOL_MODE_WORDS: tuple[str, ...] = tuple(_TOOL_MODES)  # the names and their short forms
+TOOL_MODE_HELP = "use " + ", ".join(TOOL_MODES[:-1]) + " or " + TOOL_MODES[-1]
 
 
 def lookup_tool_mode(text: str) -> ToolCalls | None:

@@ -18,6 +18,7 @@ from gitstore import Event, turn_count
 from porcelain.domain.compaction.overlap import grow_summary_range
 from porcelain.domain.compaction.overlays import (
     TOOL_MODE_HELP,
+    TOOL_MODES,
     Overlay,
     ToolCalls,
     compaction_event,
@@ -61,7 +62,7 @@ PROPOSE_TOOL_SCHEMA: dict[str, Any] = {
         },
         "tool_calls": {
             "type": "string",
-            "enum": ["strip", "strip-requests", "strip-responses", "omit"],
+            "enum": list(TOOL_MODES),
             "description": "strip: empty tool arguments and shorten results; strip-requests or "
             "strip-responses: only one side; omit: drop the tool calls entirely.",
         },
