@@ -54,6 +54,18 @@ if TYPE_CHECKING:
 )
 @click.option("-e", "--edit", is_flag=True, help="Write the query in $EDITOR (TEXT as the start).")
 @click.option(
+    "-s",
+    "--system",
+    metavar="TEXT",
+    help="A one-off instruction added to the system prompt for this query only "
+    "(recorded in its request, so --retry asks the same way).",
+)
+@click.option(
+    "--no-render",
+    is_flag=True,
+    help="Show the answer as the model wrote it (on a terminal it is rendered as Markdown).",
+)
+@click.option(
     "--retry",
     is_flag=True,
     help="Answer the last request again: an unanswered one in place, an answered one "
@@ -72,6 +84,8 @@ def query(
     attach: tuple[str, ...],
     attach_cmd: tuple[str, ...],
     edit: bool,
+    system: str | None,
+    no_render: bool,
     retry: bool,
     specs: tuple[str, ...],
     no_persist: bool,
@@ -88,10 +102,12 @@ def query(
     if new and target:
         raise UsageError("--new and --id do not go together")
     if retry:
-        _refuse_with_retry(words, new, attach, attach_cmd, edit, title)
+        _refuse_with_retry(words, new, attach, attach_cmd, edit, title, system)
         ask = Ask(retry=True)
     else:
         ask = gather(words, edit, attach, attach_cmd, lambda: app.store().gitdir)
+        ask.system = system.strip() if system and system.strip() else None
+    ask.render = not no_render
     app.config()  # refuse a broken configuration before anything is written
     if specs:  # and a bad compaction spec
         # lazy: only `q -k` loads the compaction modules
@@ -117,6 +133,7 @@ def _refuse_with_retry(
     attach_cmd: tuple[str, ...],
     edit: bool,
     title: str | None,
+    system: str | None,
 ) -> None:
     """--retry asks the stored request again: nothing of a new one goes with it."""
     for given, name in (
@@ -125,6 +142,7 @@ def _refuse_with_retry(
         (attach or attach_cmd, "--attach"),
         (edit, "--edit"),
         (title, "--title"),
+        (system, "--system"),
     ):
         if given:
             raise UsageError(
@@ -230,7 +248,7 @@ def _run(
     delta = _delta_to_record(recorded, wanted)
     if delta:
         commit(ctx, [config_delta(delta)])
-    view = StreamView(app.output)
+    view = StreamView(app.output, markdown=ask.render and app.output.colours())
     if not no_persist:
         record_activation(store, cid)
     if ask.retry:
@@ -238,7 +256,7 @@ def _run(
 
         written = retry_turn(ctx, view)
     else:
-        written = run_turn(ctx, ask.text, view, ask.attachments, _draft_sent(ask))
+        written = run_turn(ctx, ask.text, view, ask.attachments, _draft_sent(ask), ask.system)
     if app.output.json:
         from porcelain.domain.token_usage import total
 

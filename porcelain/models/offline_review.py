@@ -4,7 +4,8 @@ Pure text work.  The directives, case-insensitive, anywhere in the message:
 
 - ``turns 4-17``, ``turns 4 to 17``, ``from 4 to 17``, ``start at 4``,
   ``stop at 17``: the range (1-based source turns, as in the markers);
-- ``keep the last N``: ``to_turn`` = highest ``[turn N]`` marker minus N;
+- ``keep the last N``: ``to_turn`` = highest ``[turn N]`` marker minus N
+  (and ``from_turn`` = 1 when the range would otherwise start after it);
   ``keep the first N``: ``from_turn`` = N + 1 (N may be a number word);
 - ``summary: TEXT`` replaces the summary, ``add: TEXT`` appends a sentence;
   everything after the colon is TEXT, so these come last;
@@ -212,6 +213,11 @@ def merge(
             notes.append("no [turn N] markers to count from, so `keep the last` changed nothing")
         else:
             args["to_turn"] = highest - found.keep_last
+            start = args.get("from_turn")
+            unset = found.from_turn is None and found.keep_first is None
+            if unset and isinstance(start, int) and start > args["to_turn"] >= 1:
+                args["from_turn"] = 1  # "keep the last N" compacts what comes before them
+                notes.append("the range now starts at turn 1, so that it ends before the kept turns")
     if found.summary is not None:
         args["summary"] = found.summary
     if found.add is not None:

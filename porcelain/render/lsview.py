@@ -190,3 +190,14 @@ def table(
         text = " ".join(t for t in (markers(row, show_archived=show_archived), title) if t)
         out.append(f"{shown}{mark} {when:<{age_width}}  {row.get('turns', 0):>5}  {text}".rstrip())
     return out
+
+
+def picker(rows: Sequence[dict[str, Any]], now: datetime) -> list[str]:
+    """The choices of `use` on a terminal: numbered, most recent first, the active
+    one marked *."""
+    out = []
+    for number, row in enumerate(rows, start=1):
+        mark = "*" if row.get("active") else " "
+        title = safe(row.get("title") or row.get("preview") or "")
+        out.append(f"{number:>3}{mark} {safe(row['id'])}  {age(row, now):<9} {title}".rstrip())
+    return out

@@ -117,6 +117,13 @@ class Output:
         self.out.write(self.shown(text))
         self.out.flush()
 
+    def write_styled(self, text: str) -> None:
+        """Streamed text already escaped by its producer (``UntrustedStream``,
+        ``MarkdownStream``), which may hold jp's own styles: written as it is."""
+        if text:
+            self.out.write(text)
+            self.out.flush()
+
     def write_err(self, text: str) -> None:
         """Streamed text on stderr (reasoning as it arrives), no newline added."""
         self.err.write(self.shown(text, err=True))
@@ -161,6 +168,21 @@ class Output:
         if not word:
             return default
         return word in ("y", "yes")
+
+    def ask(self, question: str, stdin: TextIO | None = None) -> str:
+        """Ask on stderr, read one line from stdin: the answer without its line end
+        (empty when nothing was typed or nothing could be read)."""
+        source = stdin or sys.stdin
+        self.err.write(self.shown(f"{question} ", err=True))
+        self.err.flush()
+        try:
+            answer = source.readline()
+        except (OSError, ValueError):
+            answer = ""
+        if not answer.endswith("\n"):
+            self.err.write("\n")
+            self.err.flush()
+        return answer.strip()
 
     @contextmanager
     def spinner(self, label: str) -> Iterator[Spinner]:

@@ -36,21 +36,28 @@ def pager_command(environ: Mapping[str, str]) -> list[str] | None:
     return argv if argv and argv != ["cat"] else None
 
 
-def show_lines(output: Output, lines: list[str], enabled: bool = True) -> None:
-    """``lines`` on stdout, through the pager when they would not fit the screen."""
+def show_lines(
+    output: Output, lines: list[str], enabled: bool = True, styled: bool = False
+) -> None:
+    """``lines`` on stdout, through the pager when they would not fit the screen.
+
+    ``styled`` lines were escaped by their producer and hold jp's own styles
+    (rendered Markdown): they are written as they are."""
+    write = output.styled_lines if styled else output.lines
     if not enabled or output.json or not output._on_terminal(err=False):
-        output.lines(lines)
+        write(lines)
         return
     rows = shutil.get_terminal_size((80, 24)).lines
     argv = pager_command(os.environ)
     if argv is None or len(lines) < rows:
-        output.lines(lines)
+        write(lines)
         return
-    text = output.shown("\n".join(lines) + "\n")
+    joined = "\n".join(lines) + "\n"
+    text = joined if styled else output.shown(joined)
     try:
         proc = subprocess.Popen(argv, stdin=subprocess.PIPE, text=True)
     except OSError:
-        output.lines(lines)
+        write(lines)
         return
     assert proc.stdin is not None
     try:

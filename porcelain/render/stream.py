@@ -2,7 +2,8 @@
 
 Everything here is untrusted (the model's text and reasoning, tool names,
 arguments and results): on a terminal it is escaped chunk by chunk
-(``UntrustedStream``), and names on a line of their own are one-line fields.
+(``UntrustedStream``), or escaped then rendered block by block as Markdown
+(``MarkdownStream``); names on a line of their own are one-line fields.
 """
 
 from __future__ import annotations
@@ -12,20 +13,23 @@ import threading
 
 from gitstore import PROPOSE_COMPACTION, Event, fault_point
 from porcelain.models.base import DeltaKind
-from porcelain.render.output import Output, Spinner, untrusted_field
+from porcelain.render.markdown import MarkdownStream
+from porcelain.render.output import Output, Spinner, UntrustedStream, untrusted_field
 
 
 class StreamView:
     """Receives deltas; keeps a spinner up until the first one arrives."""
 
-    def __init__(self, output: Output, quiet: bool = False) -> None:
+    def __init__(self, output: Output, quiet: bool = False, markdown: bool = False) -> None:
         self.output = output
         self.quiet = quiet or output.json
         self.spinner: Spinner | None = None
         self.mode: DeltaKind | None = None
         self.open_line = False  # answer text on stdout not yet ended by a newline
         self._lock = threading.Lock()
-        self._text = output.untrusted_stream()
+        self._text: UntrustedStream | MarkdownStream = (
+            MarkdownStream() if markdown else output.untrusted_stream()
+        )
         self._reasoning = output.untrusted_stream(err=True)
 
     def waiting(self, label: str = "waiting for the model") -> None:
@@ -54,7 +58,7 @@ class StreamView:
                 if self.mode == "reasoning":
                     self.output.write_err(self._reasoning.flush() + "\n")
                 shown = self._text.feed(text)
-                self.output.write(shown)
+                self.output.write_styled(shown)
                 if shown:
                     self.open_line = not shown.endswith("\n")
             self.mode = kind
@@ -62,8 +66,8 @@ class StreamView:
     def _end_text(self) -> None:
         held = self._text.flush()
         if held:
-            self.output.write(held)
-            self.open_line = True
+            self.output.write_styled(held)
+            self.open_line = not held.endswith("\n")
 
     def finish(self) -> None:
         with self._lock:

@@ -8,10 +8,10 @@ here; names and times that share a line with jp's own words go through
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from gitstore import PROPOSE_COMPACTION, Event, Kind, turn_indices
-from porcelain.render.output import untrusted_field
+from porcelain.render.output import escape_untrusted, untrusted_field
 
 STYLES = ("user", "chat", "brief", "full")
 
@@ -44,7 +44,11 @@ def _proposal(args: dict[str, object]) -> list[str]:
 def event_lines(event: Event, style: str, names: dict[str, str]) -> list[str]:
     kind = event.get("type")
     if kind == Kind.CHAT_REQUEST:
-        return _block("> ", str(event.get("content", "")))
+        lines = _block("> ", str(event.get("content", "")))
+        system = (event.get("metadata") or {}).get("system")
+        if style == "full" and isinstance(system, str):
+            lines += _block("[system, this query] ", system)
+        return lines
     if style == "user":
         return []
     if kind == Kind.CHAT_RESPONSE:
@@ -82,11 +86,14 @@ def transcript(
     style: str = "brief",
     headers: Sequence[str] | None = None,
     keep: set[int] | None = None,
+    markdown: Callable[[str], str] | None = None,
 ) -> list[str]:
     """Lines of a conversation, a header before each turn.
 
     ``headers`` gives each turn's header (default `turn N`); ``keep`` limits
-    the output to those 0-based turns.
+    the output to those 0-based turns.  With ``markdown`` (a renderer that
+    escapes what it renders), answers are rendered and every other line is
+    escaped here: the lines are then ready for a terminal as they are.
     """
     names = {
         str(e.get("id")): str(e.get("name")) for e in events if e.get("type") == Kind.TOOL_CALL_REQUEST
@@ -96,7 +103,7 @@ def transcript(
     for event, turn in zip(events, turn_indices(events), strict=True):
         if keep is not None and turn not in keep:
             continue
-        body = event_lines(event, style, names)
+        body = _body(event, style, names, markdown)
         if not body:
             continue
         if turn != current:
@@ -105,7 +112,18 @@ def transcript(
             when = untrusted_field(str(event.get("timestamp", ""))[:16].replace("T", " "))
             if out:
                 out.append("")
-            out.append(f"--- {header} ({when}) ---")
+            line = f"--- {header} ({when}) ---"
+            out.append(escape_untrusted(line) if markdown else line)
         out += body
     out.append("")
     return out
+
+
+def _body(
+    event: Event, style: str, names: dict[str, str], markdown: Callable[[str], str] | None
+) -> list[str]:
+    if markdown is None:
+        return event_lines(event, style, names)
+    if event.get("type") == Kind.CHAT_RESPONSE and "message" in event and style != "user":
+        return markdown(str(event["message"])).splitlines() or [""]
+    return [escape_untrusted(line) for line in event_lines(event, style, names)]

@@ -180,3 +180,26 @@ def test_token_usage_is_recorded_per_turn(online: User, fake: FakeMessages) -> N
     turn = shown["usage"][0]
     assert (turn["turn"], turn["input_tokens"], turn["output_tokens"]) == (1, 120, 7)
     assert "Usage:        in 120, out 7 over 1 turn" in online.ok("conversation", "show")
+
+
+def test_a_one_off_system_instruction_applies_to_its_query_only(
+    online: User, fake: FakeMessages
+) -> None:
+    online.config(NO_RETRIES)
+    fake.reply_text("Plain.", when={"last_user_contains": "first"})
+    online.ok("q", "--new", "first")
+    fake.reply_error(529, "overloaded_error", "Overloaded")
+    online.fail("q", "-s", "ONE-LINE-ONLY", "second")
+    assert "ONE-LINE-ONLY" in json.dumps(fake.requests[-1]["system"])
+    fake.reply_text("Short.", when={"last_user_contains": "second"})
+    online.ok("q", "--retry")
+    assert "ONE-LINE-ONLY" in json.dumps(fake.requests[-1]["system"]), "a retry asks the same way"
+    fake.reply_text("Third.", when={"last_user_contains": "third"})
+    online.ok("q", "third")
+    assert "ONE-LINE-ONLY" not in json.dumps(fake.requests[-1]["system"]), "one query only"
+    requests = _requests(online, online.active())
+    assert [r.get("metadata") for r in requests] == [None, {"system": "ONE-LINE-ONLY"}, None]
+    full = online.ok("conversation", "print", "--style", "full")
+    assert "[system, this query] ONE-LINE-ONLY" in full
+    refused = online.fail("q", "--retry", "-s", "again", code=2)
+    assert "--retry and --system" in refused.stderr

@@ -63,3 +63,85 @@ def without_styles(data: bytes) -> bytes:
     for style in _JP_STYLES:
         data = data.replace(style, b"")
     return data
+
+
+class Terminal:
+    """An interactive pseudo-terminal session, as a person at a terminal has one:
+    the program is the leader of its own session with the pty as its controlling
+    terminal (so `/dev/tty` works), ``send`` types, ``expect`` waits for text."""
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        env: Mapping[str, str],
+        cwd: Path,
+        columns: int = 100,
+        rows: int = 40,
+    ) -> None:
+        import fcntl
+        import struct
+        import termios
+
+        shown = dict(env, TERM="xterm", PAGER="cat", COLUMNS=str(columns), LINES=str(rows))
+        shown.pop("NO_COLOR", None)
+        self.master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+
+        def own_terminal() -> None:  # runs in the child, after setsid
+            fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+        self.proc = subprocess.Popen(
+            list(argv),
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            env=shown,
+            cwd=cwd,
+            start_new_session=True,
+            preexec_fn=own_terminal,  # noqa: PLW1509 (the test process forks nothing else meanwhile)
+        )
+        os.close(slave)
+        self.seen = bytearray()
+
+    def send(self, text: str) -> None:
+        os.write(self.master, text.encode())
+
+    def _read(self, wait: float) -> bool:
+        ready, _, _ = select.select([self.master], [], [], wait)
+        if not ready:
+            return True
+        try:
+            data = os.read(self.master, 65536)
+        except OSError:  # EIO: every writer of the terminal has gone
+            return False
+        self.seen += data
+        return bool(data)
+
+    def expect(self, needle: bytes, timeout: float = TIMEOUT) -> bytes:
+        """Wait until ``needle`` has been shown; everything shown so far."""
+        deadline = time.monotonic() + timeout
+        while needle not in self.seen:
+            if time.monotonic() > deadline or not self._read(0.1):
+                raise AssertionError(f"never shown: {needle!r}; shown: {bytes(self.seen)!r}")
+        return bytes(self.seen)
+
+    def finish(self, timeout: float = TIMEOUT) -> tuple[int, bytes]:
+        """Read until the program ends; (exit code, everything shown)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            ready, _, _ = select.select([self.master], [], [], 0.1)
+            if ready:
+                try:
+                    data = os.read(self.master, 65536)
+                except OSError:  # EIO: every writer of the terminal has gone
+                    break
+                if not data:
+                    break
+                self.seen += data
+            elif self.proc.poll() is not None:
+                break
+            elif time.monotonic() > deadline:
+                self.proc.kill()
+                raise AssertionError(f"did not finish: {bytes(self.seen)!r}")
+        os.close(self.master)
+        return self.proc.wait(timeout=timeout), bytes(self.seen)

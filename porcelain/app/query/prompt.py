@@ -18,6 +18,8 @@ class Ask:
     attachments: list[dict[str, Any]] = field(default_factory=list)
     retry: bool = False
     draft: Path | None = None  # the store's git directory, when the text came from the editor
+    system: str | None = None  # a one-off instruction for this query (`-s`)
+    render: bool = True  # show the answer as Markdown on a terminal
 
 
 def _interactive() -> bool:

@@ -33,10 +33,28 @@ from porcelain.models.base import DeltaKind, Model, ModelRequest, StreamInterrup
 from porcelain.models.catalog import Catalog
 
 MAX_ROUNDS = 24
+ONE_OFF_SYSTEM = "system"  # the request's metadata key for `jp q -s TEXT`
 DEFAULT_INSTRUCTIONS = (
     "You are a helpful assistant working with the user in a terminal. "
     "Be precise and concise; name files, commands and numbers exactly."
 )
+
+
+def instructions(config: Config, events: list[Event]) -> str:
+    """The system prompt of this turn: the configured instructions, then the one-off
+    instruction its request recorded (``jp q -s``), which applies to this turn only."""
+    base = config.instructions() or DEFAULT_INSTRUCTIONS
+    extra = one_off_system(events)
+    return f"{base}\n\n{extra}" if extra else base
+
+
+def one_off_system(events: list[Event]) -> str | None:
+    """The `-s/--system` text of the last request, if it has one."""
+    for event in reversed(events):
+        if event.get("type") == Kind.CHAT_REQUEST:
+            value = (event.get("metadata") or {}).get(ONE_OFF_SYSTEM)
+            return value if isinstance(value, str) and value.strip() else None
+    return None
 
 
 class StreamView(Protocol):
@@ -95,6 +113,7 @@ def run_turn(
     view: StreamView,
     attachments: list[dict[str, Any]] | None = None,
     committed: Callable[[], None] | None = None,
+    system: str | None = None,
 ) -> list[Event]:
     """Start a turn with ``text`` (and ``attachments``) and run the model until it
     ends its turn; ``committed`` is called once the request is stored."""
@@ -103,6 +122,8 @@ def run_turn(
         request["author"] = ctx.config.user_name()
     if attachments:
         request["attachments"] = attachments
+    if system:  # recorded, so a retry of this request is asked the same way
+        request["metadata"] = {ONE_OFF_SYSTEM: system}
     before = len(ctx.written)
     try:
         commit(ctx, [turn_start_event(request["timestamp"]), request])
@@ -133,7 +154,7 @@ def continue_turn(ctx: TurnContext, view: StreamView) -> None:
     for _ in range(MAX_ROUNDS):
         request = ModelRequest(
             model_id=ctx.model_id,
-            system=ctx.config.instructions() or DEFAULT_INSTRUCTIONS,
+            system=instructions(ctx.config, ctx.events),
             events=model_events(ctx.events),
             tools=specs(tools),
             max_tokens=ctx.config.max_tokens(),

@@ -33,6 +33,11 @@ if TYPE_CHECKING:
 @click.option("--first", type=click.IntRange(min=0), help="Only the first N turns.")
 @click.option("--last", type=click.IntRange(min=0), help="Only the last N turns.")
 @click.option("--no-pager", is_flag=True, help="Never page (long output on a terminal is paged).")
+@click.option(
+    "--no-render",
+    is_flag=True,
+    help="Show answers as the model wrote them (on a terminal they are rendered as Markdown).",
+)
 @click.pass_obj
 def print_(
     app: App,
@@ -42,6 +47,7 @@ def print_(
     first: int | None,
     last: int | None,
     no_pager: bool,
+    no_render: bool,
 ) -> None:
     """Print a conversation's history (archived ids work too).
 
@@ -72,7 +78,14 @@ def print_(
         return
     from porcelain.render.pager import show_lines
 
-    show_lines(app.output, list(transcript(events, style, headers=headers, keep=keep)), not no_pager)
+    markdown = None
+    if not no_render and app.output.colours():
+        # lazy: only answers shown on a terminal load the Markdown renderer
+        from porcelain.render.markdown import render_markdown
+
+        markdown = render_markdown
+    lines = transcript(events, style, headers=headers, keep=keep, markdown=markdown)
+    show_lines(app.output, lines, not no_pager, styled=markdown is not None)
 
 
 def _maybe_review(events: Sequence[Event]) -> bool:

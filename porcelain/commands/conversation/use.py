@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
-from gitstore import record_activation
+from gitstore import Store, record_activation
 from porcelain.app.targets import active_id, resolve
 from porcelain.commands.context import App
 from porcelain.render.output import untrusted_field
+
+PICKER_ROWS = 20
 
 
 @click.command()
@@ -17,19 +21,26 @@ def use(app: App, target: str | None) -> None:
     """Make a conversation the active one (an archived one is restored first).
 
     TARGET is an id (any unique prefix, `jp-c` optional), a keyword, or `-`
-    for the conversation that was active before this one (as `cd -`).
+    for the conversation that was active before this one (as `cd -`).  With
+    no TARGET on a terminal, pick one from the most recent conversations.
     """
+    # lazy: only `use` needs the previous-activation lookup
     from porcelain.app.previous import previous_id
     from porcelain.errors import UsageError
 
     store = app.store()
-    if target is None:
-        raise UsageError(
-            "which conversation? `use` needs a target",
-            "name one: `jp conversation use ID` (ids and prefixes in `jp conversation ls`), "
-            "`use recent`, or `use -` for the previous one",
-        )
     before = active_id(store)
+    if target is None:
+        if not (sys.stdin.isatty() and sys.stdout.isatty()) or app.output.json:
+            raise UsageError(
+                "which conversation? `use` needs a target",
+                "name one: `jp conversation use ID` (ids and prefixes in `jp conversation ls`), "
+                "`use recent`, or `use -` for the previous one",
+            )
+        target = _pick(app, store, before)
+        if target is None:
+            app.output.note(f"Nothing chosen; the active conversation stays {before or '(none)'}.")
+            return
     loc = resolve(store, previous_id(store, before) if target == "-" else target)
     if loc.archived:
         store.unarchive(loc.cid, f"jp conversation use: unarchive {loc.cid}")
@@ -46,3 +57,26 @@ def use(app: App, target: str | None) -> None:
         app.output.line(
             f"Switched active conversation from {before or '(none)'} to {loc.cid}{suffix}"
         )
+
+
+def _pick(app: App, store: Store, active: str | None) -> str | None:
+    """The conversation the person picks (its id, or what they typed in place of a
+    number: an id, a prefix or a keyword); None when they pick nothing."""
+    # lazy: only the picker lists conversations
+    from porcelain import clock
+    from porcelain.app.describe import listing
+    from porcelain.errors import UsageError
+    from porcelain.render import lsview
+
+    live = list(store.refs(archived=False))
+    if not live:
+        raise UsageError("no conversation to use", "start one: `jp q --new TEXT`")
+    rows = list(reversed(listing(store, live, active)))[:PICKER_ROWS]
+    app.output.note("Recent conversations (* is the active one):")
+    app.output.note("\n".join(lsview.picker(rows, clock.now())))
+    answer = app.output.ask(f"Use which? [1-{len(rows)}, an id, or Enter for none]")
+    if not answer:
+        return None
+    if answer.isdigit() and 1 <= int(answer) <= len(rows):
+        return str(rows[int(answer) - 1]["id"])
+    return answer  # an id or its prefix (a bare number beyond the list is one too)

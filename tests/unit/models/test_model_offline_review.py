@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from porcelain.models import ModelRequest, ModelResponse, ToolSpec, get_model
-from porcelain.models.offline_review import parse_directives
+from porcelain.models.offline_review import merge, parse_directives
 
 T = "2026-01-05T09:00:00.000000Z"
 PROPOSE = ToolSpec("propose_compaction", "Record a compaction proposal.", {"type": "object"})
@@ -261,3 +261,13 @@ def test_text_streams_in_chunks_and_the_tool_is_announced() -> None:
 def test_parse_directives_ignores_plain_chat() -> None:
     assert not parse_directives("Looks good to me, thanks!").any
     assert not parse_directives("What does turn 5 say?").any
+
+
+def test_keep_the_last_moves_a_start_that_would_come_after_the_end() -> None:
+    args, notes = merge(
+        {"from_turn": 2, "to_turn": 2, "summary": "S"}, parse_directives("keep the last 2"), highest=3
+    )
+    assert (args["from_turn"], args["to_turn"]) == (1, 1)
+    assert any("starts at turn 1" in n for n in notes)
+    args, _ = merge({"from_turn": 2, "to_turn": 2}, parse_directives("start at 2, keep the last 2"), highest=3)
+    assert (args["from_turn"], args["to_turn"]) == (2, 1), "an explicit start is the user's"
