@@ -9,8 +9,9 @@ import click
 
 from gitstore import Event, record_activation
 from porcelain.app.lifecycle import config_delta, fresh_id, jp_deltas, new_conversation, start_event
+from porcelain.app.query.meter import fill_to_report
 from porcelain.app.query.prompt import Ask, gather
-from porcelain.app.query.turn import TurnContext, commit, precheck, run_turn
+from porcelain.app.query.turn import TurnContext, commit, is_review, precheck, run_turn
 from porcelain.app.targets import resolve
 from porcelain.commands.context import App
 from porcelain.commands.options import compact_specs
@@ -18,11 +19,11 @@ from porcelain.commands.optvalue import Command
 from porcelain.config import Recorded, diff_delta, filter_delta, merge, validate
 from porcelain.domain.defaults import DEFAULT_MODEL, OFFLINE_MODEL, default_model
 from porcelain.errors import UsageError
+from porcelain.render.meter import meter_json, meter_line
 from porcelain.render.stream import StreamView
 
 if TYPE_CHECKING:
     from porcelain.app.query.prompt import Ask
-
 
 
 @click.command(cls=Command)
@@ -257,10 +258,21 @@ def _run(
         written = retry_turn(ctx, view)
     else:
         written = run_turn(ctx, ask.text, view, ask.attachments, _draft_sent(ask), ask.system)
+    fill = fill_to_report(ctx.events, model_id, config)
     if app.output.json:
         from porcelain.domain.token_usage import total
 
-        app.output.data({"id": cid, "model": model_id, "events": written, "usage": total(written)})
+        app.output.data(
+            {
+                "id": cid,
+                "model": model_id,
+                "events": written,
+                "usage": total(written),
+                "context": None if fill is None else meter_json(fill),
+            }
+        )
+    elif fill is not None and not is_review(ctx.events):
+        app.output.note(meter_line(cid, model_id, fill))
 
 
 def _draft_sent(ask: Ask) -> Any:
@@ -301,8 +313,7 @@ def _default_model(app: App, quiet: bool = False) -> str:
         return default_model(app.has_api_key())
     if app.has_api_key():
         app.output.note(
-            f"note: no model configured; using {DEFAULT_MODEL} "
-            "(set assistant.model.id to choose)"
+            f"note: no model configured; using {DEFAULT_MODEL} (set assistant.model.id to choose)"
         )
         return DEFAULT_MODEL
     app.output.note(

@@ -186,6 +186,14 @@ class Config:
         """The review's model, else the assistant's (aliases resolved)."""
         return self._model_at(REVIEW_MODEL_ID_PATH) or self.model_id()
 
+    def warn_at(self) -> float | None:
+        """``conversation.compaction.warn_at``: the share of the window past which
+        `jp q` says the conversation is nearly full (0 turns it off)."""
+        value = lookup(self._data, split_key("conversation.compaction.warn_at"))
+        return (
+            float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+        )
+
     def review_context_window(self) -> int | None:
         """The review model's window; the assistant's only when it is the same model."""
         window = self._typed("conversation.compaction.review.model.context_window", int)

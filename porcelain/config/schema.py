@@ -70,6 +70,7 @@ POSITIVE_INT = Leaf("an integer greater than 0", lambda v: _is_int(v) and v > 0)
 NON_NEGATIVE_INT = Leaf("an integer >= 0", lambda v: _is_int(v) and v >= 0)
 POSITIVE_NUMBER = Leaf("a number greater than 0", lambda v: _is_number(v) and v > 0)
 INT_OR_STRING = Leaf("an integer or a string", lambda v: _is_int(v) or isinstance(v, str))
+SHARE = Leaf("a number from 0 to 1", lambda v: _is_number(v) and 0 <= v <= 1)
 ANY_TABLE = Leaf("a table", lambda v: isinstance(v, dict))
 MODEL_ID = Leaf(
     'a model id "provider/name"',
@@ -187,6 +188,7 @@ ROOT = Table(
                     {
                         "rules": TableArray(RULE),
                         "review": Table({"model": MODEL, "instructions": STRING}),
+                        "warn_at": SHARE,
                     }
                 ),
                 "tools": MapOf(TOOL, special={"*": TOOL_DEFAULTS}),

@@ -81,3 +81,14 @@ def summary_line(usage: Sequence[dict[str, Any]]) -> str:
         f"(turn {last['turn']}: in {last.get('input_tokens', 0)}, "
         f"out {last.get('output_tokens', 0)})"
     )
+
+
+def last_context(events: Sequence[Event]) -> int | None:
+    """What the provider counted of the latest call and its answer (input, cache
+    reads and writes, output): about what the next call is sent, or None when no
+    response reported usage."""
+    for event in reversed(events):
+        counts = _counts(event)
+        if counts:
+            return sum(counts.values())
+    return None

@@ -203,3 +203,47 @@ def test_a_one_off_system_instruction_applies_to_its_query_only(
     assert "[system, this query] ONE-LINE-ONLY" in full
     refused = online.fail("q", "--retry", "-s", "again", code=2)
     assert "--retry and --system" in refused.stderr
+
+
+def test_the_context_meter_speaks_once_the_window_is_nearly_full(
+    online: User, fake: FakeMessages
+) -> None:
+    online.config(NO_RETRIES + "context_window = 1000\n")
+    fake.reply_blocks(
+        [{"type": "text", "text": "small"}], usage={"input_tokens": 100, "output_tokens": 5}
+    )
+    proc = online.run("q", "--new", "short")
+    assert proc.returncode == 0 and "window" not in proc.stderr
+    fake.reply_blocks(
+        [{"type": "text", "text": "big"}], usage={"input_tokens": 850, "output_tokens": 20}
+    )
+    proc = online.run("q", "long")
+    cid = online.active()
+    assert (
+        f"note: {cid} now fills 87% of anthropic/claude-test's window (870 of 1,000 tokens)"
+        in proc.stderr
+    )
+    assert "jp conversation compact --interactive" in proc.stderr
+    assert "compaction" not in online.kinds(cid), "nothing is compacted without the user"
+    fake.reply_blocks(
+        [{"type": "text", "text": "again"}], usage={"input_tokens": 900, "output_tokens": 1}
+    )
+    data = json.loads(online.ok("-F", "json", "q", "more"))
+    assert data["context"] == {
+        "tokens": 901,
+        "window": 1000,
+        "share": 0.901,
+        "counted_by_provider": True,
+    }
+    online.config(NO_RETRIES + "context_window = 1000\n[conversation.compaction]\nwarn_at = 0\n")
+    fake.reply_blocks(
+        [{"type": "text", "text": "quiet"}], usage={"input_tokens": 950, "output_tokens": 1}
+    )
+    assert "window" not in online.run("q", "quiet now").stderr, "warn_at = 0 turns it off"
+
+
+def test_the_meter_estimates_when_the_provider_counts_nothing(user: User) -> None:
+    user.config('[assistant.model]\nid = "offline/jp"\ncontext_window = 60\n')
+    proc = user.run("q", "--new", "a question long enough to fill a very small window " * 3)
+    assert proc.returncode == 0
+    assert "now fills about" in proc.stderr and "of offline/jp's window" in proc.stderr

@@ -148,7 +148,7 @@ def interrupted_message(ctx: TurnContext, kept: int) -> str:
 
 def continue_turn(ctx: TurnContext, view: StreamView) -> None:
     tools = enabled_tools(ctx.config)
-    if _is_review(ctx.events):
+    if is_review(ctx.events):
         tools = {k: v for k, v in tools.items() if k == PROPOSE_COMPACTION}
     model = model_for(ctx.model_id, ctx.config)
     for _ in range(MAX_ROUNDS):
@@ -221,5 +221,5 @@ def _run_tool(
         return ToolOutcome(exc.message, True)
 
 
-def _is_review(events: list[Event]) -> bool:
+def is_review(events: list[Event]) -> bool:
     return review_record(events) is not None
