@@ -229,6 +229,7 @@ def test_every_allowed_key_is_a_schema_key_and_none_defines_execution() -> None:
         f"assistant.model.aliases.{TOOL}",
         "assistant.warm.enable",
         "assistant.warm.idle_minutes",
+        "conversation.compaction.warn_at",
         "conversation.tools.*.timeout",
         f"conversation.tools.{TOOL}.command",
         f"conversation.tools.{TOOL}.description",
