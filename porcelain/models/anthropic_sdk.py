@@ -8,11 +8,11 @@ SDK does the retries.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from porcelain.errors import ConfigError
-from porcelain.models.calls import Call, Failure, Phase, Sink, describe, one_line
+from porcelain.models.calls import Call, Failure, Phase, SdkErrors, Sink, guarded, sdk_failure
 
 RAW_EVENTS = frozenset(
     {
@@ -88,7 +88,7 @@ def execute(
         on_open(stream.close)
     finished = False
     try:
-        for event in _guarded(iter(stream), secrets):
+        for event in guarded(iter(stream), secrets, failure):
             kind = getattr(event, "type", None)
             if kind in RAW_EVENTS:
                 sink(event.to_dict())
@@ -98,37 +98,17 @@ def execute(
         manager.__exit__(None, None, None)
 
 
-def _guarded(events: Iterator[Any], secrets: list[str]) -> Iterator[Any]:
-    """The stream's events; a failure while reading becomes a ``stream`` Failure."""
-    while True:
-        try:
-            event = next(events)
-        except StopIteration:
-            return
-        except Exception as exc:
-            raise failure("stream", exc, secrets) from exc
-        yield event
-
-
 def failure(phase: Phase, exc: Exception, secrets: list[str]) -> Failure:
     """An SDK exception as data: status, the API's error type and message."""
     import anthropic
 
-    if isinstance(exc, anthropic.APIStatusError):
-        kind, text = _api_error(exc)
-        return Failure(
-            phase, "status", one_line(text, secrets), exc.status_code, kind, one_line(text, secrets)
-        )
-    if isinstance(exc, anthropic.APITimeoutError):
-        return Failure(phase, "timeout", "the request timed out", detail="the request timed out")
-    if isinstance(exc, anthropic.APIConnectionError):
-        cause = exc.__cause__ or exc.__context__
-        detail = str(cause) if cause is not None and str(cause) else exc.message
-        return Failure(
-            phase, "connection", one_line(detail, secrets), detail=one_line(detail, secrets)
-        )
-    text = one_line(describe(exc), secrets)
-    return Failure(phase, "other", text, detail=text)
+    errors = SdkErrors(
+        anthropic.APIStatusError,
+        anthropic.APITimeoutError,
+        anthropic.APIConnectionError,
+        _api_error,
+    )
+    return sdk_failure(phase, exc, secrets, errors)
 
 
 def _api_error(exc: Any) -> tuple[str, str]:

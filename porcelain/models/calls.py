@@ -11,7 +11,7 @@ words.  No SDK import here.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -103,6 +103,55 @@ def one_line(text: str, secrets: list[str]) -> str:
     for secret in secrets:
         line = line.replace(secret, "[redacted]")
     return line
+
+
+@dataclass(frozen=True)
+class SdkErrors:
+    """An SDK's exception classes, for ``sdk_failure``; ``api_error`` gives the
+    (error type, message) of an API error from its body."""
+
+    status: type[Exception]
+    timeout: type[Exception]
+    connection: type[Exception]
+    api_error: Callable[[Any], tuple[str, str]]
+    in_stream: type[Exception] | None = None  # an error event inside a stream
+
+
+def sdk_failure(phase: Phase, exc: Exception, secrets: list[str], sdk: SdkErrors) -> Failure:
+    """An SDK exception as data: status, the API's error type and message."""
+    if isinstance(exc, sdk.status):
+        kind, text = sdk.api_error(exc)
+        text = one_line(text, secrets)
+        return Failure(phase, "status", text, int(getattr(exc, "status_code", 0) or 0), kind, text)
+    if isinstance(exc, sdk.timeout):
+        return Failure(phase, "timeout", "the request timed out", detail="the request timed out")
+    if isinstance(exc, sdk.connection):
+        cause = exc.__cause__ or exc.__context__
+        fallback = str(getattr(exc, "message", "") or describe(exc))
+        detail = one_line(str(cause) if cause is not None and str(cause) else fallback, secrets)
+        return Failure(phase, "connection", detail, detail=detail)
+    if sdk.in_stream is not None and isinstance(exc, sdk.in_stream):
+        kind, text = sdk.api_error(exc)
+        text = one_line(text, secrets)
+        return Failure(phase, "other", text, error_type=kind, detail=text)
+    text = one_line(describe(exc), secrets)
+    return Failure(phase, "other", text, detail=text)
+
+
+def guarded(
+    items: Iterator[Any],
+    secrets: list[str],
+    failure: Callable[[Phase, Exception, list[str]], Failure],
+) -> Iterator[Any]:
+    """A stream's items; a failure while reading becomes a ``stream`` Failure."""
+    while True:
+        try:
+            item = next(items)
+        except StopIteration:
+            return
+        except Exception as exc:
+            raise failure("stream", exc, secrets) from exc
+        yield item
 
 
 def execute(

@@ -8,10 +8,10 @@ does the retries.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
-from porcelain.models.calls import Call, Failure, Phase, Sink, describe, one_line
+from porcelain.models.calls import Call, Failure, Phase, SdkErrors, Sink, guarded, sdk_failure
 
 NO_KEY = "no-key"  # what a server that needs no key is sent (the SDK wants one)
 _transport: list[Any] = []  # the one HTTP client of this process, made on first use
@@ -48,7 +48,7 @@ def execute(
         on_open(stream.close)
     finished = False
     try:
-        for chunk in _guarded(iter(stream), secrets):
+        for chunk in guarded(iter(stream), secrets, failure):
             data = chunk.to_dict()
             sink(data)
             finished = finished or any(
@@ -59,36 +59,18 @@ def execute(
     return {"finished": finished}
 
 
-def _guarded(chunks: Iterator[Any], secrets: list[str]) -> Iterator[Any]:
-    while True:
-        try:
-            chunk = next(chunks)
-        except StopIteration:
-            return
-        except Exception as exc:
-            raise failure("stream", exc, secrets) from exc
-        yield chunk
-
-
 def failure(phase: Phase, exc: Exception, secrets: list[str]) -> Failure:
+    """An SDK exception as data: status, the API's error type or code and message."""
     import openai
 
-    if isinstance(exc, openai.APIStatusError):
-        kind, text = _api_error(exc.body, str(exc.message))
-        text = one_line(text, secrets)
-        return Failure(phase, "status", text, exc.status_code, kind, text)
-    if isinstance(exc, openai.APITimeoutError):
-        return Failure(phase, "timeout", "the request timed out", detail="the request timed out")
-    if isinstance(exc, openai.APIConnectionError):
-        cause = exc.__cause__ or exc.__context__
-        detail = one_line(str(cause) if cause is not None and str(cause) else exc.message, secrets)
-        return Failure(phase, "connection", detail, detail=detail)
-    if isinstance(exc, openai.APIError):  # an error event inside the stream
-        kind, text = _api_error(exc.body, str(exc.message))
-        text = one_line(text, secrets)
-        return Failure(phase, "other", text, error_type=kind, detail=text)
-    text = one_line(describe(exc), secrets)
-    return Failure(phase, "other", text, detail=text)
+    errors = SdkErrors(
+        openai.APIStatusError,
+        openai.APITimeoutError,
+        openai.APIConnectionError,
+        lambda e: _api_error(e.body, str(e.message)),
+        in_stream=openai.APIError,
+    )
+    return sdk_failure(phase, exc, secrets, errors)
 
 
 def _api_error(body: Any, fallback: str) -> tuple[str, str]:
