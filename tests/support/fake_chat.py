@@ -25,9 +25,10 @@ import socket
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.support.loopback import Check, Loopback, predicate
 
 Body = dict[str, Any]
 When = Callable[[Body], bool] | Mapping[str, Any] | None
@@ -40,7 +41,6 @@ ROLES = ("system", "developer", "user", "assistant", "tool")
 NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 MAX_ID = 40
 PIECE = 5
-_WHEN = frozenset({"last_user_contains", "last_role", "tools_include", "no_tools", "model"})
 
 
 class Refused(Exception):
@@ -64,28 +64,21 @@ def tool_names(body: Body) -> list[str]:
     return [str((t.get("function") or {}).get("name")) for t in body.get("tools") or []]
 
 
+def _last_role(body: Body, role: Any) -> bool:
+    return bool((body.get("messages") or [{}])[-1].get("role") == role)
+
+
+_CHECKS: dict[str, Check] = {
+    "last_user_contains": lambda body, v: v in last_user_text(body),
+    "last_role": _last_role,
+    "tools_include": lambda body, v: v in tool_names(body),
+    "no_tools": lambda body, v: not v or not tool_names(body),
+    "model": lambda body, v: body.get("model") == v,
+}
+
+
 def _predicate(when: When) -> Callable[[Body], bool]:
-    if when is None:
-        return lambda body: True
-    if callable(when):
-        return when
-    unknown = set(when) - _WHEN
-    if unknown:
-        raise ValueError(f"unknown `when` keys: {sorted(unknown)}")
-    keys = dict(when)
-
-    def match(body: Body) -> bool:
-        messages = body.get("messages") or [{}]
-        checks = {
-            "last_user_contains": lambda v: v in last_user_text(body),
-            "last_role": lambda v: messages[-1].get("role") == v,
-            "tools_include": lambda v: v in tool_names(body),
-            "no_tools": lambda v: not v or not tool_names(body),
-            "model": lambda v: body.get("model") == v,
-        }
-        return all(checks[k](v) for k, v in keys.items())
-
-    return match
+    return predicate(when, _CHECKS)
 
 
 # -- validation, as the real API does it -------------------------------------------
@@ -196,43 +189,25 @@ def _pieces(text: str, size: int) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)]
 
 
-class FakeChat:
-    """``ThreadingHTTPServer`` on 127.0.0.1 in a daemon thread; use as a context manager."""
+class FakeChat(Loopback):
+    """The server on 127.0.0.1 in a daemon thread; use as a context manager."""
 
     def __init__(self, require_key: bool = True) -> None:
         self.requests: list[Body] = []
         self.headers: list[dict[str, str]] = []
         self.require_key = require_key
-        self._scripts: list[_Script] = []
-        self._lock = threading.Lock()
-        self._ids = 0
         self.release = threading.Event()  # a "hold" reply waits for it
         self.release.set()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
+        super().__init__(_handler)
 
-    def __enter__(self) -> FakeChat:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: type[BaseException] | BaseException | TracebackType | None) -> None:
+    def close(self) -> None:
         self.release.set()
-        if self._thread.is_alive():
-            self._server.shutdown()
-        self._server.server_close()
+        super().close()
 
     def env(self, key: str = "test-openai-key") -> dict[str, str]:
         return {"OPENAI_BASE_URL": self.url + "/v1", "OPENAI_API_KEY": key}
 
     # -- scripting ----------------------------------------------------------------
-
-    def _add(self, script: _Script) -> None:
-        with self._lock:
-            self._scripts.append(script)
 
     def reply_text(
         self, text: str, when: When = None, *, reasoning: str = "", finish: str | None = None,
@@ -263,30 +238,9 @@ class FakeChat:
         """Stream the first pieces of ``text``, then an ``error`` event, as the API does."""
         self._add(_Script(_predicate(when), "stream_error", text, error=("server_error", message)))
 
-    def pending(self) -> int:
-        with self._lock:
-            return len(self._scripts)
-
-    def _take(self, body: Body) -> _Script | None:
-        with self._lock:
-            for i, script in enumerate(self._scripts):
-                if script.match(body):
-                    if script.times is not None:
-                        script.times -= 1
-                        if script.times <= 0:
-                            del self._scripts[i]
-                    return script
-        return None
-
-    def _next_id(self, prefix: str) -> str:
-        with self._lock:
-            self._ids += 1
-            return f"{prefix}{self._ids:06d}"
-
-
 def chunks(fake: FakeChat, body: Body, script: _Script) -> Iterator[Body]:
     """The ``chat.completion.chunk`` objects that stream ``script``'s answer."""
-    base = {"id": fake._next_id("chatcmpl-"), "object": "chat.completion.chunk",
+    base = {"id": fake._next_id("chatcmpl-", 6), "object": "chat.completion.chunk",
             "created": 1780000000, "model": body.get("model")}
 
     def chunk(delta: Body, finish: str | None = None) -> Body:
@@ -300,7 +254,7 @@ def chunks(fake: FakeChat, body: Body, script: _Script) -> Iterator[Body]:
     for index, call in enumerate(script.calls):
         args = call.get("arguments", {})
         raw = args if isinstance(args, str) else json.dumps(args)
-        call_id = call.get("id") or fake._next_id("call_")
+        call_id = call.get("id") or fake._next_id("call_", 6)
         head = {"index": index, "id": call_id, "type": "function",
                 "function": {"name": call["name"], "arguments": ""}}
         yield chunk({"tool_calls": [head]})

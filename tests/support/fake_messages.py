@@ -30,13 +30,12 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
+from tests.support.loopback import Loopback
 from tests.support.messages_api import (
     Body,
     Event,
@@ -75,45 +74,21 @@ class _Script:
     content_type: str = "text/event-stream"
 
 
-class FakeMessages:
-    """``ThreadingHTTPServer`` on 127.0.0.1 in a daemon thread; use as a context manager."""
+class FakeMessages(Loopback):
+    """The server on 127.0.0.1 in a daemon thread; use as a context manager."""
 
     def __init__(self, api_key: str = KEY) -> None:
         self.api_key = api_key
         self.requests: list[Body] = []
         self.count_requests: list[Body] = []
         self.headers: list[dict[str, str]] = []
-        self._scripts: list[_Script] = []
-        self._lock = threading.Lock()
-        self._ids = 0
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
-
-    def __enter__(self) -> FakeMessages:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: type[BaseException] | BaseException | TracebackType | None) -> None:
-        self.close()
-
-    def close(self) -> None:
-        if self._thread.is_alive():
-            self._server.shutdown()
-        self._server.server_close()
+        super().__init__(_make_handler)
 
     def env(self) -> dict[str, str]:
         """What points the SDK (in ``jp`` or in process) at this fake."""
         return {"ANTHROPIC_BASE_URL": self.url, "ANTHROPIC_API_KEY": self.api_key}
 
     # -- scripting ----------------------------------------------------------------
-
-    def _add(self, script: _Script) -> None:
-        with self._lock:
-            self._scripts.append(script)
 
     def reply_text(
         self, text: str, when: When = None, *, stop_reason: str | None = None, times: int | None = 1
@@ -193,28 +168,7 @@ class FakeMessages:
             )
         )
 
-    def pending(self) -> int:
-        """Scripted replies not used yet (``times=None`` ones count once)."""
-        with self._lock:
-            return len(self._scripts)
-
     # -- answering ----------------------------------------------------------------
-
-    def _next_id(self, prefix: str) -> str:
-        with self._lock:
-            self._ids += 1
-            return f"{prefix}{self._ids:024d}"
-
-    def _take(self, body: Body) -> _Script | None:
-        with self._lock:
-            for i, script in enumerate(self._scripts):
-                if script.match(body):
-                    if script.times is not None:
-                        script.times -= 1
-                        if script.times <= 0:
-                            del self._scripts[i]
-                    return script
-        return None
 
     def _message(self, body: Body, script: _Script) -> Body:
         blocks = [dict(b) for b in script.blocks]

@@ -14,12 +14,14 @@ import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
+from tests.support.loopback import Check
+from tests.support.loopback import predicate as loopback_predicate
+
 Body = dict[str, Any]
 Predicate = Callable[[Body], bool]
 When = Predicate | Mapping[str, Any] | None
 Event = tuple[str, Body]
 
-_WHEN_KEYS = frozenset({"last_user_contains", "tools_include", "no_tools"})
 
 
 class Refused(Exception):
@@ -54,25 +56,16 @@ def tool_names(body: Body) -> list[str]:
     return [str(t.get("name")) for t in body.get("tools") or [] if isinstance(t, dict)]
 
 
+_CHECKS: dict[str, Check] = {
+    "last_user_contains": lambda body, v: v in last_user_text(body),
+    "tools_include": lambda body, v: v in tool_names(body),
+    "no_tools": lambda body, v: not v or not tool_names(body),
+}
+
+
 def predicate(when: When) -> Predicate:
     """A script's `when`: a function of the request body, or keys (see FakeMessages)."""
-    if when is None:
-        return lambda body: True
-    if callable(when):
-        return when
-    unknown = set(when) - _WHEN_KEYS
-    if unknown:
-        raise ValueError(f"unknown `when` keys: {sorted(unknown)} (known: {sorted(_WHEN_KEYS)})")
-    keys = dict(when)
-
-    def match(body: Body) -> bool:
-        if "last_user_contains" in keys and keys["last_user_contains"] not in last_user_text(body):
-            return False
-        if "tools_include" in keys and keys["tools_include"] not in tool_names(body):
-            return False
-        return not (keys.get("no_tools") and tool_names(body))
-
-    return match
+    return loopback_predicate(when, _CHECKS)
 
 
 # -- validation, as the real API does it ------------------------------------------
