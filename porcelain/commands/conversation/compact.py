@@ -8,12 +8,11 @@ import click
 
 from porcelain.commands.context import App
 from porcelain.commands.conversation import compact_flows as flows
+from porcelain.commands.conversation.compact_options import RANGE_FLAGS, CompactOptions
 from porcelain.commands.options import compact_specs
 from porcelain.commands.optvalue import Command, OptionalValue
 from porcelain.domain.compaction.overlays import TOOL_MODE_WORDS
 from porcelain.errors import UsageError, UserError
-
-RANGE_FLAGS = ("from_", "to", "keep_first", "keep_last", "first", "last", "turn")
 
 
 @click.command(cls=Command)
@@ -82,7 +81,7 @@ RANGE_FLAGS = ("from_", "to", "keep_first", "keep_last", "first", "last", "turn"
 @click.option("-y", "--yes", "--no-confirm", "yes", is_flag=True, help="Do not ask.")
 @click.option("--confirm", is_flag=True, help="Ask even when --yes is configured.")
 @click.pass_obj
-def compact(app: App, /, target: tuple[str, ...], **opts: Any) -> None:
+def compact(app: App, /, target: tuple[str, ...], **flags: Any) -> None:
     """Compact a conversation's context without rewriting its history.
 
     Compactions are `compaction` events appended to the conversation: the
@@ -101,51 +100,42 @@ def compact(app: App, /, target: tuple[str, ...], **opts: Any) -> None:
     # lazy: only a review loads the review modules
     from porcelain.commands.conversation import review_flows as review
 
-    if opts["log"] or opts["diff"]:
+    opts = CompactOptions.of(flags)
+    if opts.log or opts.diff:
+        # lazy: only --log/--diff read a review's proposals
         from porcelain.commands.conversation.compact_history import show_history
 
-        if opts["log"] and opts["diff"]:
+        if opts.log and opts.diff:
             raise UsageError("--log and --diff do not go together")
-        show_history(app, diff=opts["diff"], numbers=target)
+        show_history(app, diff=opts.diff, numbers=target)
         return
     if len(target) > 1:
         raise UsageError(f"compact takes one conversation id, got {len(target)}")
     one = target[0] if target else None
-    if opts["continue_"] or opts["abort"]:
+    if opts.continue_ or opts.abort:
         _refuse_for_finish(one, opts)
-        yes = (opts["yes"] or app.yes) and not opts["confirm"]
-        review.finish(app, abort=opts["abort"], yes=yes)
-    elif opts["interactive"]:
+        review.finish(app, abort=opts.abort, yes=opts.confirmed(app.yes))
+    elif opts.interactive:
         _refuse_for_interactive(opts)
         review.interactive(app, one, opts)
-    elif opts["reset"] is not None:
-        _refuse_for_reset(opts)
-        yes = (opts["yes"] or app.yes) and not opts["confirm"]
-        flows.reset(app, one, opts["reset"], opts["dry_run"], yes)
+    elif opts.reset is not None:
+        _refuse_for_reset(opts, opts.reset)
+        flows.reset(app, one, opts.reset, opts.dry_run, opts.confirmed(app.yes))
     else:
         check_policies(opts)
         flows.run(app, one, opts)
 
 
-def _given(opts: dict[str, Any], names: tuple[str, ...]) -> list[str]:
-    return [
-        "--" + n.rstrip("_").replace("_", "-")
-        for n in names
-        if opts.get(n) not in (None, False, ())
-    ]
-
-
-def _refuse_for_finish(target: str | None, opts: dict[str, Any]) -> None:
-    flag = "--continue" if opts["continue_"] else "--abort"
-    if opts["continue_"] and opts["abort"]:
+def _refuse_for_finish(target: str | None, opts: CompactOptions) -> None:
+    flag = "--continue" if opts.continue_ else "--abort"
+    if opts.continue_ and opts.abort:
         raise UsageError("--continue and --abort do not go together")
     if target is not None:
         raise UsageError(
             f"{flag} takes no conversation id: it acts on the active review",
             "switch to the review first: `jp conversation use ID`",
         )
-    other = _given(
-        opts,
+    other = opts.given(
         (
             *RANGE_FLAGS,
             "summarize",
@@ -165,8 +155,8 @@ def _refuse_for_finish(target: str | None, opts: dict[str, Any]) -> None:
         )
 
 
-def _refuse_for_interactive(opts: dict[str, Any]) -> None:
-    bad = _given(opts, ("reasoning", "tools", "dry_run", "reset", "specs", "summarize"))
+def _refuse_for_interactive(opts: CompactOptions) -> None:
+    bad = opts.given(("reasoning", "tools", "dry_run", "reset", "specs", "summarize"))
     if bad == ["--dry-run"]:
         raise UsageError(
             "--interactive does not go with --dry-run: a review writes a review conversation",
@@ -180,11 +170,10 @@ def _refuse_for_interactive(opts: dict[str, Any]) -> None:
         )
 
 
-def _refuse_for_reset(opts: dict[str, Any]) -> None:
-    bad = _given(opts, (*RANGE_FLAGS, "summarize", "reasoning", "tools", "specs", "model"))
+def _refuse_for_reset(opts: CompactOptions, value: str) -> None:
+    bad = opts.given((*RANGE_FLAGS, "summarize", "reasoning", "tools", "specs", "model"))
     if bad:
         raise UsageError(f"--reset does not go with {', '.join(bad)}")
-    value = opts["reset"]
     if value != "all" and (not value.isdigit() or int(value) < 1):
         raise UsageError(
             f"--reset takes a compaction number from 1 (as `show` lists them), got {value!r}",
@@ -192,9 +181,9 @@ def _refuse_for_reset(opts: dict[str, Any]) -> None:
         )
 
 
-def check_policies(opts: dict[str, Any]) -> None:
-    policy = _given(opts, ("summarize", "reasoning", "tools"))
-    if policy and opts["specs"]:
+def check_policies(opts: CompactOptions) -> None:
+    policy = opts.given(("summarize", "reasoning", "tools"))
+    if policy and opts.specs:
         raise UsageError(f"{', '.join(policy)} and -k do not go together")
-    if opts.get("first") is not None and opts.get("last") is not None:
+    if opts.first is not None and opts.last is not None:
         raise UserError("--first and --last do not go together")

@@ -12,6 +12,7 @@ from porcelain.app.lifecycle import jp_deltas
 from porcelain.app.review.start import refuse_if_open, refuse_if_review
 from porcelain.app.targets import resolve
 from porcelain.commands.context import App
+from porcelain.commands.conversation.compact_options import CompactOptions
 from porcelain.domain.compaction import withdraw
 from porcelain.domain.compaction.dsl import parse_spec
 from porcelain.domain.compaction.overlays import (
@@ -21,35 +22,22 @@ from porcelain.domain.compaction.overlays import (
     reset_event,
     standing_overlays,
 )
-from porcelain.domain.compaction.rangecheck import check_range_flags, typed_range
-from porcelain.domain.compaction.ranges import RangeOverrides, parse_range_overrides
+from porcelain.domain.compaction.rangecheck import check_range_flags
 from porcelain.domain.compaction.rules import adhoc_rule, effective_rules, rules_from_config
 from porcelain.errors import UserError
 
 
-def overrides_from(opts: dict[str, Any]) -> RangeOverrides:
-    return parse_range_overrides(
-        keep_first=opts.get("keep_first"),
-        keep_last=opts.get("keep_last"),
-        from_=opts.get("from_"),
-        to=opts.get("to"),
-        first=opts.get("first"),
-        last=opts.get("last"),
-        turn=opts.get("turn"),
-    )
-
-
-def run(app: App, target: str | None, opts: dict[str, Any]) -> None:
-    overrides = overrides_from(opts)
+def run(app: App, target: str | None, opts: CompactOptions) -> None:
+    overrides = opts.overrides()
     store = app.store()
     loc = resolve(store, target, archived_ok=False)
-    dry = bool(opts["dry_run"])
+    dry = opts.dry_run
     refuse_if_review(store, loc.cid)
     if not dry:
         refuse_if_open(store, loc.cid, starting=False)
     with nullcontext() if dry else store.hold(loc.cid, wait=10.0):  # a dry run only reads
         events = store.load(loc.cid).events
-        check_range_flags(overrides, turn_count(events), typed_range(opts))
+        check_range_flags(overrides, turn_count(events), opts.typed_range())
         config = app.config(deltas=jp_deltas(events))
         rules = _rules(opts, config)
         outcome = compact(
@@ -59,7 +47,7 @@ def run(app: App, target: str | None, opts: dict[str, Any]) -> None:
             rules,
             overrides,
             dry_run=dry,
-            model_override=config.resolve_model(opts["model"]) if opts.get("model") else None,
+            model_override=config.resolve_model(opts.model) if opts.model else None,
             fallback_model=default_model(app),
             progress=app.output.note,
         )
@@ -73,17 +61,17 @@ def run(app: App, target: str | None, opts: dict[str, Any]) -> None:
         app.output.line(line)
 
 
-def _rules(opts: dict[str, Any], config: Any) -> list[Any]:
+def _rules(opts: CompactOptions, config: Any) -> list[Any]:
     """The rules of this run: the flags' ad-hoc one, `-k` specs over the configured
     rules, or the configured rules alone."""
-    if opts["summarize"] is not None or opts["reasoning"] or opts["tools"]:
-        tools = parse_tool_mode(opts["tools"]) if opts["tools"] else None
-        summarize = opts["summarize"] is not None
-        return [adhoc_rule(bool(opts["reasoning"]), tools, summarize, opts["summarize"] or None)]
+    if opts.summarize is not None or opts.reasoning or opts.tools:
+        tools = parse_tool_mode(opts.tools) if opts.tools else None
+        summarize = opts.summarize is not None
+        return [adhoc_rule(opts.reasoning, tools, summarize, opts.summarize or None)]
     configured = rules_from_config(config.rules())
-    if opts["specs"]:
-        inline = [parse_spec(s) for s in opts["specs"] if s]
-        return effective_rules(configured, inline, "" in opts["specs"])
+    if opts.specs:
+        inline = [parse_spec(s) for s in opts.specs if s]
+        return effective_rules(configured, inline, "" in opts.specs)
     return configured
 
 

@@ -12,13 +12,13 @@ from porcelain.app.review import finish as steps
 from porcelain.app.review.start import refuse_if_review, start_review
 from porcelain.app.targets import resolve
 from porcelain.commands.context import App
-from porcelain.commands.conversation.compact_flows import overrides_from
+from porcelain.commands.conversation.compact_options import CompactOptions
 from porcelain.domain.compaction.proposal import Proposal, span
-from porcelain.domain.compaction.rangecheck import check_range_flags, typed_range
+from porcelain.domain.compaction.rangecheck import check_range_flags
 
 
-def interactive(app: App, target: str | None, opts: dict[str, Any]) -> None:
-    overrides = overrides_from(opts)
+def interactive(app: App, target: str | None, opts: CompactOptions) -> None:
+    overrides = opts.overrides()
     store = app.store()
     source = resolve(store, target, archived_ok=False)
     refuse_if_review(store, source.cid)
@@ -26,14 +26,14 @@ def interactive(app: App, target: str | None, opts: dict[str, Any]) -> None:
         source = store.require(source.cid)  # where it is now that no one else writes it
         # read once, for the configuration and the review; only what they look at
         view = store.view_chain(source.tip)
-        check_range_flags(overrides, view.facts.turn_count(), typed_range(opts))
+        check_range_flags(overrides, view.facts.turn_count(), opts.typed_range())
         config = app.config(deltas=jp_deltas([e for _, e in view.facts.internal_events()]))
         started = start_review(
             store,
             source,
             config,
             overrides,
-            config.resolve_model(opts["model"]) if opts.get("model") else None,
+            config.resolve_model(opts.model) if opts.model else None,
             default_model(app),
             view=view,
             progress=app.output.note,
