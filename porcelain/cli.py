@@ -174,7 +174,9 @@ def hoist_globals(argv: list[str]) -> list[str]:
         return argv
     head = 0
     while head < len(rest) and rest[head].startswith("-"):
-        head += 1 if rest[head].split("=", 1)[0] not in GLOBAL_WITH_VALUE or "=" in rest[head] else 2
+        head += (
+            1 if rest[head].split("=", 1)[0] not in GLOBAL_WITH_VALUE or "=" in rest[head] else 2
+        )
     return rest[:head] + front + rest[head:]
 
 
@@ -209,6 +211,7 @@ def main() -> None:
         output.note("interrupted")  # click has ended the ^C line
         code = Exit.INTERRUPTED
     except click.ClickException as exc:
+        # lazy: only a usage error needs the did-you-mean helper
         from porcelain.commands.usage import message_of
 
         output.error(*message_of(exc))

@@ -80,7 +80,8 @@ class SeededClock:
         self._ticks = 0
         self._random: random.Random | None = None
         if seed is not None:
-            import random  # only a test's clock needs it
+            # lazy: only a test's clock needs it
+            import random
 
             self._random = random.Random(seed)
         self._lock = threading.Lock()  # readings from a spinner or tool thread stay in order

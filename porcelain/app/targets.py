@@ -10,6 +10,7 @@ checked before it is used in a ref name.
 from __future__ import annotations
 
 from gitstore import Located, Store, activations, check_id, created_at, is_valid_id
+from porcelain.domain import idprefix
 from porcelain.errors import UserError
 
 KEYWORDS = {
@@ -49,8 +50,6 @@ def resolve(store: Store, target: str | None, *, archived_ok: bool = True) -> Lo
 
 def _by_id(store: Store, text: str) -> str:
     """The id ``text`` names: the id itself, or a unique prefix of one (``jp-c`` optional)."""
-    from porcelain.domain import idprefix
-
     if is_valid_id(text) and store.exists(text):
         return text
     wanted = idprefix.normalize(text)

@@ -82,6 +82,7 @@ def id_items(ids_and_titles: Iterable[tuple[str, str]], current: str) -> Iterato
 
 def config_keys() -> list[Item]:
     """Every key the configuration schema knows, dotted."""
+    # lazy: the schema is read only when completing config keys
     from porcelain.config import schema
 
     out: list[Item] = []
@@ -136,8 +137,8 @@ def complete(
     ``sources(kind)`` gives the store's data: ``ids`` (id, title) pairs,
     ``remotes`` and ``models`` (value, description) pairs.
     """
+    # lazy: click's completion internals load only when the shell asks
     from click.shell_completion import _resolve_context, _resolve_incomplete
-
 
     try:
         ctx = _resolve_context(root, {}, "jp", list(words))

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
 
+from gitstore import GitStoreError
 from porcelain.commands.context import App
+from porcelain.errors import JpError, UserError
 
 
 @click.command()
@@ -28,6 +31,7 @@ def completion(app: App, shell: str, install: bool, answer: bool, words: tuple[s
     jp completion fish --install   # ~/.config/fish/completions/jp.fish
     eval "$(jp completion bash)"   # or only for this shell
     """
+    # lazy: the scripts' text loads only to print one
     from porcelain.commands import completion_scripts
 
     if answer:  # the script asks: WORDS are the command line after `jp`, the last one current
@@ -49,16 +53,12 @@ def completion(app: App, shell: str, install: bool, answer: bool, words: tuple[s
         tmp.write_text(text)
         tmp.replace(path)
     except OSError as exc:
-        from porcelain.errors import UserError
-
         raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
     app.output.line(f"Wrote {path}")
     app.output.note(completion_scripts.AFTER_INSTALL[shell])
 
 
 def _home(name: str, under: str) -> Path:
-    import os
-
     value = os.environ.get(name)
     if value:
         return Path(value)
@@ -67,6 +67,7 @@ def _home(name: str, under: str) -> Path:
 
 def _answer(app: App, shell: str, words: list[str]) -> None:
     """The reply to the shell script: candidates for the last word."""
+    # lazy: the completion machinery loads only when the shell asks
     from porcelain.commands.completer import complete, reply
 
     current = words[-1] if words else ""
@@ -77,16 +78,17 @@ def _answer(app: App, shell: str, words: list[str]) -> None:
 
 def _source(app: App, kind: str) -> list[tuple[str, str]]:
     """The store's side of a completion; nothing when there is no store to read."""
-    from gitstore import GitStoreError
+    # lazy: the completion machinery loads only when the shell asks
     from porcelain.commands.completer import MODELS
-    from porcelain.errors import JpError
 
     try:
         if kind == "ids":
+            # lazy: the listing code loads only to complete ids
             from porcelain.app.describe import titles
 
             return titles(app.store())
         if kind == "remotes":
+            # lazy: the remote code loads only to complete remotes
             from gitstore import list_remotes
 
             return [(r.name, r.url) for r in list_remotes(app.store())]

@@ -26,6 +26,7 @@ def model() -> None:
 @click.pass_obj
 def status(app: App) -> None:
     """List the running warm model processes."""
+    # lazy: the warm client loads only for `jp model` subcommands
     from porcelain.models.warm_client import ask, servers
 
     found: list[dict[str, Any]] = []
@@ -55,6 +56,7 @@ def status(app: App) -> None:
 @click.pass_obj
 def stop(app: App) -> None:
     """Stop every warm model process of this user (the next `jp q` starts one again)."""
+    # lazy: the warm client loads only for `jp model` subcommands
     from porcelain.models.warm_client import ask, servers
 
     stopped = []

@@ -18,6 +18,7 @@ from porcelain.commands.options import compact_specs
 from porcelain.commands.optvalue import Command
 from porcelain.config import Recorded, diff_delta, filter_delta, merge, validate
 from porcelain.domain.defaults import DEFAULT_MODEL, OFFLINE_MODEL, default_model
+from porcelain.domain.token_usage import total
 from porcelain.errors import UsageError
 from porcelain.render.meter import meter_json, meter_line
 from porcelain.render.stream import StreamView
@@ -190,6 +191,7 @@ def _query_existing(
     store = app.store()
     conv = store.load(cid)
     if ask.retry:
+        # lazy: only --retry loads the retry module
         from porcelain.app.query.retry import fork_at_request, state
 
         if state(conv.events) == "answered" and not no_persist:
@@ -253,6 +255,7 @@ def _run(
     if not no_persist:
         record_activation(store, cid)
     if ask.retry:
+        # lazy: only --retry loads the retry module
         from porcelain.app.query.retry import retry_turn
 
         written = retry_turn(ctx, view)
@@ -260,8 +263,6 @@ def _run(
         written = run_turn(ctx, ask.text, view, ask.attachments, _draft_sent(ask), ask.system)
     fill = fill_to_report(ctx.events, model_id, config)
     if app.output.json:
-        from porcelain.domain.token_usage import total
-
         app.output.data(
             {
                 "id": cid,
@@ -279,6 +280,7 @@ def _draft_sent(ask: Ask) -> Any:
     """What to do once the request is committed: the editor's draft is no longer needed."""
     if ask.draft is None:
         return None
+    # lazy: the editor module loads only when the editor was used
     from porcelain.app.query.editor import discard_draft
 
     where = ask.draft

@@ -17,6 +17,7 @@ from gitstore import check_remote_name, default_remote, find_remote, list_remote
 from gitstore import push as push_all
 from porcelain import clock
 from porcelain.commands.context import App
+from porcelain.domain.origins import continuations
 from porcelain.errors import UserError
 from porcelain.render.output import untrusted_field
 
@@ -58,8 +59,6 @@ def _phrase(o: Outcome, remote: str, continues: dict[str, str] | None = None) ->
 
 
 def _report(app: App, remote: str, outcomes: Sequence[Outcome], verb: str) -> None:
-    from porcelain.domain.origins import continuations
-
     continues = continuations(app.store(), outcomes)
     if app.output.json:
         rows: list[dict[str, Any]] = []

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from gitstore import is_valid_id
+
 if TYPE_CHECKING:
     from gitstore import Outcome, Store
 
@@ -42,8 +44,6 @@ def divergence_text(cid: str, divergence: dict[str, Any] | None) -> str:
 def continuations(store: Store, outcomes: Sequence[Outcome]) -> dict[str, str]:
     """Conversations a pull brought in that continue another one (a divergence on
     the machine that pushed them): new id -> the id they diverged from."""
-    from gitstore import is_valid_id
-
     out: dict[str, str] = {}
     for o in outcomes:
         if o.direction == "pull" and o.kind == "conversation" and o.action == "created":

@@ -171,6 +171,7 @@ class AnthropicModel(ProviderModel):
         point = self._endpoint()
         if point.api_key or point.auth_token:
             return
+        # lazy: the SDK module loads only when a provider is called
         from porcelain.models.anthropic_sdk import client, has_credentials
 
         if self.provider.builtin and has_credentials(client(self._call({}))):

@@ -33,6 +33,7 @@ def transport() -> Any:
     """The HTTP client every call of this process shares: building one (its TLS
     context) costs more than the call's own work once the SDK is imported, and
     it holds no key (each call's SDK client brings its own)."""
+    # lazy: the SDK costs start-up time; only a provider call needs it
     import anthropic
 
     if not _transport:
@@ -43,6 +44,7 @@ def transport() -> Any:
 def client(call: Call) -> Any:
     """The SDK client for ``call``: its endpoint's key, token and URL when it has
     them, else whatever the SDK finds itself (a credentials profile)."""
+    # lazy: the SDK costs start-up time; only a provider call needs it
     import anthropic
 
     point = call.endpoint
@@ -67,6 +69,7 @@ def has_credentials(made: Any) -> bool:
 def execute(
     call: Call, sink: Sink, on_open: Callable[[Callable[[], None]], None] | None = None
 ) -> Any:
+    # lazy: the SDK costs start-up time; only a provider call needs it
     import anthropic
 
     made = client(call)
@@ -100,6 +103,7 @@ def execute(
 
 def failure(phase: Phase, exc: Exception, secrets: list[str]) -> Failure:
     """An SDK exception as data: status, the API's error type and message."""
+    # lazy: the SDK costs start-up time; only a provider call needs it
     import anthropic
 
     errors = SdkErrors(

@@ -171,21 +171,26 @@ def split_model_id(model_id: str) -> tuple[str, str]:
 def get_model(model_id: str, *, max_retries: int = 2, catalog: Catalog | None = None) -> Model:
     """The model for ``provider/name`` (or an alias) among ``catalog``'s providers
     (the built-in ones without it); unknown providers are a ``UserError``."""
+    # lazy: only the chosen provider's modules load
     from porcelain.models.catalog import Catalog
 
     catalog = catalog or Catalog()
     provider, name = catalog.provider(model_id)
     if provider.kind == "offline":
+        # lazy: only the chosen provider's modules load
         from porcelain.models.offline import OfflineModel
 
         return OfflineModel(name)
+    # lazy: only the chosen provider's modules load
     from porcelain.models.warm_client import runner
 
     run = runner(catalog.warm)
     if provider.kind == "anthropic":
+        # lazy: only the chosen provider's modules load
         from porcelain.models.anthropic_model import AnthropicModel
 
         return AnthropicModel(name, max_retries=max_retries, provider=provider, runner=run)
+    # lazy: only the chosen provider's modules load
     from porcelain.models.openai_model import OpenAIModel
 
     return OpenAIModel(name, max_retries=max_retries, provider=provider, runner=run)

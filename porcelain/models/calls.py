@@ -163,8 +163,10 @@ def execute(
     process calls it when its client hangs up).
     """
     if call.kind == "anthropic":
+        # lazy: only the SDK the call names loads
         from porcelain.models.anthropic_sdk import execute as run
     elif call.kind == "openai":
+        # lazy: only the SDK the call names loads
         from porcelain.models.openai_sdk import execute as run
     else:
         raise ValueError(f"no SDK for {call.kind!r}")

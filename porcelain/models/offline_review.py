@@ -217,7 +217,9 @@ def merge(
             unset = found.from_turn is None and found.keep_first is None
             if unset and isinstance(start, int) and start > args["to_turn"] >= 1:
                 args["from_turn"] = 1  # "keep the last N" compacts what comes before them
-                notes.append("the range now starts at turn 1, so that it ends before the kept turns")
+                notes.append(
+                    "the range now starts at turn 1, so that it ends before the kept turns"
+                )
     if found.summary is not None:
         args["summary"] = found.summary
     if found.add is not None:

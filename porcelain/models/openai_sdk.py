@@ -20,6 +20,7 @@ _transport: list[Any] = []  # the one HTTP client of this process, made on first
 def transport() -> Any:
     """The HTTP client every call of this process shares (no key in it: each
     call's SDK client brings its own), as in ``anthropic_sdk``."""
+    # lazy: the SDK costs start-up time; only a provider call needs it
     import openai
 
     if not _transport:
@@ -31,6 +32,7 @@ def execute(
     call: Call, sink: Sink, on_open: Callable[[Callable[[], None]], None] | None = None
 ) -> Any:
     """Stream the completion: ``{"finished": bool}`` once the stream ends."""
+    # lazy: the SDK costs start-up time; only a provider call needs it
     import openai
 
     secrets = call.endpoint.secrets()
@@ -61,6 +63,7 @@ def execute(
 
 def failure(phase: Phase, exc: Exception, secrets: list[str]) -> Failure:
     """An SDK exception as data: status, the API's error type or code and message."""
+    # lazy: the SDK costs start-up time; only a provider call needs it
     import openai
 
     errors = SdkErrors(

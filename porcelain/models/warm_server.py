@@ -182,6 +182,7 @@ def main(argv: list[str]) -> int:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     for kind in kinds:
         if kind == "anthropic":
+            # lazy: the warm process imports the SDKs once, before its first call
             import anthropic  # noqa: F401  (the point: paid once)
         elif kind == "openai":
             import openai  # noqa: F401

@@ -15,6 +15,7 @@ def translate(exc: BaseException) -> JpError | None:
     """A user-facing error for an expected failure; None for a bug."""
     if isinstance(exc, JpError):
         return exc
+    # lazy: gitstore's errors load only when one happened
     from gitstore import EnvironmentFault, GitStoreError, environment_fault
 
     for kind, message in _messages():
@@ -40,6 +41,7 @@ def _messages() -> list[tuple[type[BaseException], Message]]:
     Built on the first error: gitstore's errors load only when one happened.
     """
     if not _TABLE:
+        # lazy: gitstore's errors load only when one happened
         from gitstore import (
             ConcurrentUpdate,
             ConversationBusy,
@@ -148,7 +150,6 @@ def _corrupt(exc: Any) -> JpError:
 
 
 def _undo_conflict(exc: Any) -> JpError:
-
     return UserError(
         f"{exc.ref} changed since operation {exc.op_id[:12]} ({value(exc.actual)} now); "
         "nothing was undone: `jp undo --force` overwrites that change, `jp op log` shows "

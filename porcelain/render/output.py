@@ -20,6 +20,7 @@ followed by a newline (a Windows line end) is harmless and passes.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import threading
 from collections.abc import Iterator
@@ -100,8 +101,6 @@ class Output:
 
     def colours(self) -> bool:
         """Whether stdout is a terminal that takes colours (no NO_COLOR, TERM not dumb)."""
-        import os
-
         term = os.environ.get("TERM", "")
         return self._on_terminal(False) and not os.environ.get("NO_COLOR") and term != "dumb"
 
@@ -147,9 +146,7 @@ class Output:
     def is_terminal(self) -> bool:
         return self._on_terminal(err=True)
 
-    def confirm(
-        self, question: str, stdin: TextIO | None = None, default: bool = False
-    ) -> bool:
+    def confirm(self, question: str, stdin: TextIO | None = None, default: bool = False) -> bool:
         """Ask on stderr, read one line from stdin: y/yes is yes, n/no is no, and no
         answer (an empty line, or nothing to read) is ``default``; anything else is no."""
         source = stdin or sys.stdin

@@ -18,6 +18,7 @@ import selectors
 import shlex
 import stat
 import subprocess
+import sys
 import threading
 from typing import Any, BinaryIO
 
@@ -120,8 +121,6 @@ def _read_file(path: str) -> str:
 
 
 def _read_stdin(stdin: BinaryIO | None) -> str:
-    import sys
-
     source = stdin if stdin is not None else sys.stdin.buffer
     if getattr(source, "isatty", lambda: False)():
         raise UserError(

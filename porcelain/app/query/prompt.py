@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from porcelain.app.query.attachments import collect
 from porcelain.errors import UsageError
 
 
@@ -37,8 +38,6 @@ def gather(
 
     ``gitdir`` is a callable returning the store's git directory (opened only
     when the editor is used)."""
-    from porcelain.app.query.attachments import collect
-
     if attach.count("-") > 1:
         raise UsageError("-a - (standard input) can be given once")
     attachments = collect(attach, attach_cmd) if attach or attach_cmd else []
@@ -47,6 +46,7 @@ def gather(
     if not edit and not text and stdin_free and not sys.stdin.isatty():
         text = sys.stdin.read().strip()
     elif edit or (not text and _interactive()):
+        # lazy: the editor module loads only when the editor opens
         from porcelain.app.query.editor import edit_query
 
         where = gitdir()

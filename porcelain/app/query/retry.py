@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from gitstore import Event, Kind, Located, Store
+from porcelain.app.lifecycle import fork
 from porcelain.app.query.turn import StreamView, TurnContext, continue_turn, interrupted_message
 from porcelain.domain.tokens import PROVIDER_VISIBLE
 from porcelain.errors import Interrupted, UserError
@@ -48,8 +49,6 @@ def state(events: Sequence[Event]) -> State:
 
 def fork_at_request(store: Store, cid: str, events: Sequence[Event], commits: Sequence[str]) -> str:
     """A fork of ``cid`` whose tip is its last request (the answer left out)."""
-    from porcelain.app.lifecycle import fork
-
     at = last_request(events)
     assert at is not None and at < len(commits)
     return fork(store, Located(cid, commits[at], False))

@@ -24,6 +24,7 @@ from porcelain import clock
 from porcelain.app.query.registry import BUILTINS, BuiltinTool, ToolCall, ToolOutcome
 from porcelain.config import Config
 from porcelain.config.toolenv import PROVIDER_KEYS, tool_environment
+from porcelain.domain.escaping import untrusted_field
 from porcelain.models.base import ToolSpec
 
 DEFAULT_TIMEOUT = 60.0
@@ -110,8 +111,6 @@ def needs_confirmation(tool: BuiltinTool | dict[str, Any]) -> bool:
 def confirmation_question(call: ToolCall, tool: BuiltinTool | dict[str, Any]) -> str:
     """`Run tool NAME: `COMMAND` with {ARGS} on stdin?`: the command line jp will run
     and the model's arguments, both one-line and cut short (escaped by ``Output``)."""
-    from porcelain.domain.escaping import untrusted_field
-
     if isinstance(tool, BuiltinTool):
         return f"Run tool {untrusted_field(call.name)}?"
     command = tool.get("command")

@@ -9,7 +9,10 @@ from porcelain.errors import UsageError
 
 
 def show_history(app: App, *, diff: bool, numbers: Sequence[str]) -> None:
+    # lazy: the review modules load only for --log/--diff
     from porcelain.app.review.finish import active_review
+
+    # lazy: the review modules load only for --log/--diff
     from porcelain.app.review.revisions import diff_json, diff_lines, log_line, pick, revisions
 
     if not diff and numbers:

@@ -8,9 +8,10 @@ from collections.abc import Iterator
 
 import click
 
-from gitstore import CorruptEvent, Event, turn_indices
+from gitstore import CorruptEvent, Event, created_at, turn_indices
 from porcelain.app.targets import resolve
 from porcelain.commands.context import App
+from porcelain.domain.grephits import hit_line, merge_hits
 from porcelain.errors import UsageError
 
 SCOPES = {
@@ -62,9 +63,6 @@ def grep(
     conversations share (a source, its forks, its review) is one hit whose ID
     field names them all, comma-separated, the oldest first.
     """
-    from gitstore import created_at
-    from porcelain.domain.grephits import hit_line, merge_hits
-
     text = " ".join(pattern)
     smart = case is None and not any(c.isupper() for c in text)
     flags = re.IGNORECASE if case == "ignore" or smart else 0

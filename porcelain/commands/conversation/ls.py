@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import click
 
+from porcelain import clock
 from porcelain.app.describe import listing
 from porcelain.app.targets import active_id
 from porcelain.commands.context import App
+from porcelain.domain.idprefix import unique_lengths
+from porcelain.render import lsview
 
 
 @click.command()
@@ -47,10 +50,6 @@ def ls(
     The highlighted start of each id is its shortest unique prefix: any
     command takes it in place of the whole id.
     """
-    from porcelain import clock
-    from porcelain.domain.idprefix import unique_lengths
-    from porcelain.render import lsview
-
     now = clock.now()
     wanted = [lsview.parse_label(spec) for spec in labels]
     after = lsview.parse_since(since, now) if since else None

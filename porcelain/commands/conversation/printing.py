@@ -76,6 +76,7 @@ def print_(
     if app.output.json:
         app.output.data({"id": conv.cid, "compacted": compacted, "events": events})
         return
+    # lazy: the pager (subprocess) loads only for text output
     from porcelain.render.pager import show_lines
 
     markdown = None

@@ -131,6 +131,7 @@ def _declined(app: App, done: Any) -> None:
 
 
 def _confirmation(proposal: Proposal, turns: int, source: Sequence[Event]) -> list[str]:
+    # lazy: coverage is computed only when a proposal is shown
     from porcelain.domain.compaction.coverage import coverage
 
     head, _, rest = proposal.render(turns).partition("\n")

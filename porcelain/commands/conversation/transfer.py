@@ -26,7 +26,9 @@ def import_(app: App, folders: tuple[Path, ...], activate: bool) -> None:
     JP id when it is free (else it gets a new one, and the line says so); a
     folder already imported is not imported again.  Prints the ids.
     """
+    # lazy: only an import reads the re-import records
     from porcelain.app.reimport import already_there, outcome
+
     for folder in folders:
         if not folder.is_dir():
             raise UserError(
