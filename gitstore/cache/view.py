@@ -10,9 +10,9 @@ Iterating it reads every segment once, in order, like a list.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Protocol, overload
+from typing import Any, Protocol, overload
 
 from gitstore.cache.facts import ChainFacts, Facts, Run
 from gitstore.events import Event
@@ -45,6 +45,14 @@ class SegmentSource(Protocol):
         """The events of these commits, in that order (None: not all are at hand)."""
         ...
 
+    def measured(self, segment: Segment, name: str) -> Any:
+        """The value kept for ``segment`` under ``name`` (None: none is)."""
+        ...
+
+    def keep_measure(self, segment: Segment, name: str, value: Any) -> None:
+        """Keep ``value`` (JSON) for ``segment`` under ``name``."""
+        ...
+
 
 class _Nothing:
     def whole(self, segment: Segment) -> tuple[list[Event], list[str]]:
@@ -54,6 +62,12 @@ class _Nothing:
         raise LookupError(segment.last)
 
     def events(self, commits: Sequence[str]) -> list[Event] | None:
+        return None
+
+    def measured(self, segment: Segment, name: str) -> Any:
+        return None
+
+    def keep_measure(self, segment: Segment, name: str, value: Any) -> None:
         return None
 
 
@@ -132,6 +146,24 @@ class ChainView(Sequence[Event]):
         for segment in self._segments:  # keeps no segment: memory stays one segment
             yield from self._source.whole(segment)[0]
         yield from self._tail_events
+
+    def per_segment(self, name: str, measure: Callable[[list[Event]], Any]) -> list[Any]:
+        """``measure`` of each segment's events, then of the tail's.
+
+        ``measure`` must be a pure function of the events, named by ``name``
+        (a new name when what it computes changes): a segment never changes, so
+        its value is kept in the cache and a long chain is read once, not at
+        every call.
+        """
+        out: list[Any] = []
+        for segment in self._segments:
+            value = self._source.measured(segment, name)
+            if value is None:
+                value = measure(self._source.whole(segment)[0])
+                self._source.keep_measure(segment, name, value)
+            out.append(value)
+        out.append(measure(self._tail_events))
+        return out
 
     def pages_read(self) -> int:
         """How many pages random access has parsed so far (for tests and benchmarks)."""

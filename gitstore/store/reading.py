@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gitstore import ids, refs
 from gitstore.boundary import stored_event_problem
@@ -242,3 +242,17 @@ class _Segments:
 
     def events(self, commits: Sequence[str]) -> list[Event] | None:
         return self._store.cache.rows(commits)
+
+    def measured(self, segment: Segment, name: str) -> Any:
+        return self._store.cache.derived(_measure_key(segment, name), _measure_version(segment))
+
+    def keep_measure(self, segment: Segment, name: str, value: Any) -> None:
+        self._store.cache.put_derived(_measure_key(segment, name), _measure_version(segment), value)
+
+
+def _measure_key(segment: Segment, name: str) -> str:
+    return f"segment {name} {segment.last}"
+
+
+def _measure_version(segment: Segment) -> str:
+    return f"{segment.start}+{segment.count}"

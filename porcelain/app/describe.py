@@ -25,8 +25,8 @@ from gitstore import (
 )
 
 if TYPE_CHECKING:
+    from porcelain.domain.token_count import TokenCount
     from porcelain.models.catalog import Catalog
-    from porcelain.models.tokens import TokenCount
 
 SUMMARY_VERSION = 4  # origins and token counts: summaries of 3 or less lack one
 
@@ -279,7 +279,8 @@ def model_view(conv: Conversation, source: str | None) -> list[Event]:
 
 def token_count(store: Store, conv: Conversation, source: str | None) -> TokenCount:
     """The count a provider made at this tip (kept in the cache), else the estimate."""
-    from porcelain.models.tokens import TokenCount, estimate
+    # lazy: only `show` counts tokens, and it loads no model module for it
+    from porcelain.domain.token_count import TokenCount, estimate
 
     cached = store.cache.derived(TOKENS_CACHE + conv.cid, conv.tip)
     found = TokenCount.from_json(cached)

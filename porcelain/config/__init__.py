@@ -1,9 +1,15 @@
 """Layered TOML configuration: defaults, user file, store file, conversation
-deltas, ``-c`` files, ``--cfg`` overrides.  Imports neither anthropic nor pygit2."""
+deltas, ``-c`` files, ``--cfg`` overrides.  Imports neither anthropic nor pygit2.
+
+The editing functions (``edit``, on tomlkit) are imported when first asked
+for (PEP 562): a command that only reads configuration (``jp conversation
+show``) loads no tomlkit.
+"""
 
 from __future__ import annotations
 
-from porcelain.config.edit import atomic_write, get_value, set_value, show
+from typing import TYPE_CHECKING, Any
+
 from porcelain.config.layers import (
     cli_layers,
     load_config,
@@ -15,6 +21,11 @@ from porcelain.config.merge import diff_delta, merge
 from porcelain.config.model import DEFAULT_RULE, DEFAULTS, Config
 from porcelain.config.schema import validate
 from porcelain.config.trust import Ignored, Recorded, filter_delta
+
+if TYPE_CHECKING:
+    from porcelain.config.edit import atomic_write, get_value, set_value, show
+
+_EDIT = frozenset({"atomic_write", "get_value", "set_value", "show"})
 
 __all__ = [
     "DEFAULTS",
@@ -36,3 +47,17 @@ __all__ = [
     "user_config_path",
     "validate",
 ]
+
+if not TYPE_CHECKING:  # mypy reads the imports above
+
+    def __getattr__(name: str) -> Any:
+        if name not in _EDIT:
+            raise AttributeError(f"module 'porcelain.config' has no attribute {name!r}")
+        from porcelain.config import edit
+
+        value = getattr(edit, name)
+        globals()[name] = value  # asked for once
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *__all__})

@@ -11,7 +11,6 @@ from __future__ import annotations
 import copy
 import os
 import pwd
-import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -49,6 +48,8 @@ def _home(environ: Mapping[str, str]) -> Path:
 
 def parse_toml(text: str, source: str) -> dict[str, Any]:
     """Parse TOML; a syntax error names ``source`` and TOML's line and column."""
+    import tomllib  # lazy: a command with no config file to read parses no TOML (start-up)
+
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -86,6 +87,8 @@ def parse_value(raw: str, path: tuple[str, ...]) -> Any:
     not acceptable, the raw text is used; a single table given for the rules
     array becomes a one-rule array.
     """
+    import tomllib  # lazy: as in parse_toml
+
     try:
         value = tomllib.loads(f"v = {raw}")["v"]
     except tomllib.TOMLDecodeError:

@@ -3,17 +3,26 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
-from gitstore import Event, Kind
+from gitstore import ChainView, Event, Kind
 from porcelain.domain.attachments import request_text
 
-__all__ = ["PROVIDER_VISIBLE", "estimate_tokens", "event_text"]
+__all__ = ["PROVIDER_VISIBLE", "estimate_tokens", "event_text", "visible_chars"]
+
+# the name a view's segments keep their visible_chars under: a new one when
+# event_text (or what is visible) changes what is counted
+_SEGMENT_CHARS = "visible-chars/1"
 
 # the kinds a provider is sent (turn starts, inquiries and internal events are jp's own)
 PROVIDER_VISIBLE = frozenset(
     k.value
-    for k in (Kind.CHAT_REQUEST, Kind.CHAT_RESPONSE, Kind.TOOL_CALL_REQUEST, Kind.TOOL_CALL_RESPONSE)
+    for k in (
+        Kind.CHAT_REQUEST,
+        Kind.CHAT_RESPONSE,
+        Kind.TOOL_CALL_REQUEST,
+        Kind.TOOL_CALL_RESPONSE,
+    )
 )
 
 
@@ -40,3 +49,19 @@ def event_text(event: Event) -> str:
 def estimate_tokens(events: Iterable[Event]) -> int:
     """A rough token count: characters / 4 over every text a model would read."""
     return sum(len(event_text(e)) for e in events) // 4
+
+
+def visible_chars(events: Sequence[Event]) -> int:
+    """The characters of every text a model would read (``estimate_tokens`` is them // 4).
+
+    A view's segments are counted once and kept (``ChainView.per_segment``), so
+    a long conversation is not read again at every count.
+    """
+    if isinstance(events, ChainView):
+        return sum(events.per_segment(_SEGMENT_CHARS, _chars))
+    return _chars(events)
+
+
+def _chars(events: Iterable[Event]) -> int:
+    visible = PROVIDER_VISIBLE
+    return sum(len(event_text(e)) for e in events if e.get("type") in visible)

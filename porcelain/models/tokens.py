@@ -9,10 +9,10 @@ estimate is far from the budget, and asks the provider only in between.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from gitstore import Event
+from porcelain.domain.token_count import TokenCount, estimate
 from porcelain.domain.tokens import estimate_tokens
 from porcelain.errors import JpError
 from porcelain.models.base import ModelRequest, get_model
@@ -20,39 +20,11 @@ from porcelain.models.base import ModelRequest, get_model
 if TYPE_CHECKING:
     from porcelain.models.catalog import Catalog
 
+__all__ = ["CLEAR_ABOVE", "CLEAR_BELOW", "TokenCount", "count", "estimate", "fits"]
+
 # the estimate decides alone below CLEAR_BELOW x budget and above CLEAR_ABOVE x budget
 CLEAR_BELOW = 0.25
 CLEAR_ABOVE = 2.0
-
-
-@dataclass(frozen=True)
-class TokenCount:
-    tokens: int
-    counted_by: str | None = None  # the provider that counted; None: estimated
-
-    @property
-    def estimated(self) -> bool:
-        return self.counted_by is None
-
-    def label(self) -> str:
-        """``~12,300 (estimated)`` or ``12,345 (counted by anthropic)``."""
-        if self.counted_by is None:
-            return f"~{self.tokens:,} (estimated)"
-        return f"{self.tokens:,} (counted by {self.counted_by})"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"tokens": self.tokens, "counted_by": self.counted_by, "estimated": self.estimated}
-
-    @classmethod
-    def from_json(cls, data: Any) -> TokenCount | None:
-        if not isinstance(data, dict) or not isinstance(data.get("tokens"), int):
-            return None
-        by = data.get("counted_by")
-        return cls(int(data["tokens"]), str(by) if isinstance(by, str) else None)
-
-
-def estimate(events: Sequence[Event]) -> TokenCount:
-    return TokenCount(estimate_tokens(events))
 
 
 def count(

@@ -108,7 +108,8 @@ def render(info: dict[str, Any]) -> list[str]:
 
 
 def _tokens_label(tokens: dict[str, Any]) -> str:
-    from porcelain.models.tokens import TokenCount
+    # lazy: only a show with a token count reads one
+    from porcelain.domain.token_count import TokenCount
 
     found = TokenCount.from_json(tokens)
     return found.label() if found is not None else "unknown"

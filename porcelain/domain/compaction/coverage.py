@@ -11,16 +11,22 @@ estimated).  Nothing is refused for a gap: the report is there to be read.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gitstore import Event, Kind, turn_indices
+from gitstore import ChainView, Event, Kind, turn_count, turn_indices
 from porcelain.domain.compaction.facts import KINDS, Fact, facts_of, range_turns
-from porcelain.domain.compaction.overlays import Overlay, overlay_from_event, standing_overlays
-from porcelain.domain.compaction.projection import project
+from porcelain.domain.compaction.overlays import (
+    Overlay,
+    overlay_from_event,
+    standing_overlays,
+    standing_overlays_at,
+)
+from porcelain.domain.compaction.projection import project, project_part
 from porcelain.domain.compaction.proposal import Proposal
-from porcelain.domain.tokens import estimate_tokens, event_text
+from porcelain.domain.tokens import event_text, visible_chars
 
 PROSE_KINDS = frozenset({"request", "decision", "question"})
 _WORD = re.compile(r"[\w./:-]{4,}")
@@ -98,17 +104,52 @@ def _visible_text(event: Event) -> str:
     return event_text(event)
 
 
-def _tokens(events: Sequence[Event], indices: Sequence[int], overlays: list[Overlay]) -> int:
-    from porcelain.domain.view import PROVIDER_VISIBLE
+def _covered(overlays: Sequence[Overlay], count: int) -> list[tuple[int, int]]:
+    """The runs of turns some overlay covers (0-based, inclusive), merged, in order."""
+    spans = sorted((o.from_turn, min(o.to_turn, count - 1)) for o in overlays)
+    merged: list[tuple[int, int]] = []
+    for lo, hi in spans:
+        if lo > hi:
+            continue
+        if merged and lo <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(hi, merged[-1][1]))
+        else:
+            merged.append((lo, hi))
+    return merged
 
-    view = project(events, indices=indices, overlays=overlays)
-    return estimate_tokens(e for e in view.events if e.get("type") in PROVIDER_VISIBLE)
+
+def _visible_size(
+    events: Sequence[Event],
+    indices: Sequence[int],
+    overlays: Sequence[Overlay],
+    count: int,
+    raw: int,
+) -> int:
+    """``estimate_tokens`` of the projection's provider-visible events, from the raw
+    stream's ``raw`` characters: only the turns an overlay covers are read and projected
+    (the others are the model's as they are)."""
+    chars = raw
+    for lo, hi in _covered(overlays, count):
+        part = range(bisect_left(indices, lo), bisect_right(indices, hi))
+        chars -= visible_chars([events[i] for i in part])
+        chars += visible_chars(project_part(events, indices, overlays, count, part))
+    return chars // 4
 
 
 def coverage(source_events: Sequence[Event], proposal: Proposal) -> Coverage:
-    """The report for ``proposal`` (1-based turns) over the source's raw events."""
-    indices = turn_indices(source_events)
-    standing = standing_overlays(source_events)
+    """The report for ``proposal`` (1-based turns) over the source's raw events.
+
+    A view (``ChainView``) is read only where the range and the standing
+    compactions are: its turns and compactions come from its facts.
+    """
+    if isinstance(source_events, ChainView):
+        facts = source_events.facts
+        indices: Sequence[int] = facts.indices()
+        standing = standing_overlays_at(facts.internal_events("compaction", "compaction_reset"))
+        count = facts.turn_count()
+    else:
+        indices, standing = turn_indices(source_events), standing_overlays(source_events)
+        count = turn_count(source_events, indices=indices)
     overlay = overlay_from_event(proposal.to_compaction_event(""), len(source_events))
     applied = [*standing, overlay]
     pairs = _still_visible(
@@ -118,10 +159,11 @@ def coverage(source_events: Sequence[Event], proposal: Proposal) -> Coverage:
     text = _norm(_replacement_text(source_events, indices, proposal, applied))
     missing = [f for f in facts_of(pairs) if not kept(f, text)]
     missing.sort(key=lambda f: (KINDS.index(f.kind), f.turn))
+    raw = visible_chars(source_events)
     return Coverage(
         tuple(missing),
-        _tokens(source_events, indices, standing),
-        _tokens(source_events, indices, applied),
+        _visible_size(source_events, indices, standing, count, raw),
+        _visible_size(source_events, indices, applied, count, raw),
     )
 
 

@@ -13,7 +13,7 @@ read-only.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from gitstore import (
@@ -121,11 +121,44 @@ def _origins(events: Sequence[Event], sources: Sequence[Origin | None]) -> list[
     return origins
 
 
-def _tool_names(events: Sequence[Event]) -> dict[str, str]:
+def _tool_names(events: Iterable[Event]) -> dict[str, str]:
     names: dict[str, str] = {}
     for event in events:
         if event.get("type") == Kind.TOOL_CALL_REQUEST:
             names.setdefault(str(event.get("id")), str(event.get("name")))
+    return names
+
+
+class _Names:
+    """A stripped tool result's name: its call's latest request before it, else the
+    first anywhere.  Read from ``events[start:]`` as they go by; the events before
+    ``start`` and the whole stream are walked only when a name is not found so."""
+
+    def __init__(self, events: Sequence[Event], start: int = 0) -> None:
+        self._events, self._start = events, start
+        self.recent: dict[str, str] = {}
+        self._before: dict[str, str] | None = None
+        self._any: dict[str, str] | None = None
+
+    def name(self, key: str) -> str:
+        if key in self.recent:
+            found = self.recent[key]
+        else:
+            if self._before is None:
+                self._before = _latest_names(self._events[i] for i in range(self._start))
+            found = self._before.get(key, "")
+        if not found:
+            if self._any is None:
+                self._any = _tool_names(self._events)
+            found = self._any.get(key, "")
+        return found or "unknown"
+
+
+def _latest_names(events: Iterable[Event]) -> dict[str, str]:
+    names: dict[str, str] = {}
+    for event in events:
+        if event.get("type") == Kind.TOOL_CALL_REQUEST:
+            names[str(event.get("id"))] = str(event.get("name"))
     return names
 
 
@@ -149,16 +182,38 @@ def project(
     if not overlays:
         kept = [e for e in events if e.get("type") not in OVERLAY_TYPES]
         return Projection(kept, [Kept(i) for i in range(count)])
-
     won = _winners(overlays, count)
-    runs = _runs(won.summary)
-    any_name = _tool_names(events)
-    recent_name: dict[str, str] = {}
+    out, sources = _apply(
+        zip(events, indices, strict=True), won, _runs(won.summary), _Names(events)
+    )
+    return Projection(out, _origins(out, sources))
+
+
+def project_part(
+    events: Sequence[Event],
+    indices: Sequence[int],
+    overlays: Sequence[Overlay],
+    count: int,
+    part: range,
+) -> list[Event]:
+    """``project(...).events`` of the events at positions ``part``, whole turns of a
+    stream of ``count`` turns: what they become, read without the rest of the stream."""
+    won = _winners(overlays, count)
+    pairs = ((events[i], indices[i]) for i in part)
+    return _apply(pairs, won, _runs(won.summary), _Names(events, part.start))[0]
+
+
+def _apply(
+    pairs: Iterable[tuple[Event, int]],
+    won: _Winners,
+    runs: dict[int, tuple[int, int]],
+    names: _Names,
+) -> tuple[list[Event], list[Origin | None]]:
+    """The projected events of (event, turn) pairs under the winners, and their origins."""
     out: list[Event] = []
     sources: list[Origin | None] = []
     injected: set[int] = set()
-
-    for event, turn in zip(events, indices, strict=True):
+    for event, turn in pairs:
         kind = event.get("type")
         if kind in OVERLAY_TYPES:
             continue
@@ -167,7 +222,7 @@ def project(
             sources.append(None)
             continue
         if kind == Kind.TOOL_CALL_REQUEST:
-            recent_name[str(event.get("id"))] = str(event.get("name"))
+            names.recent[str(event.get("id"))] = str(event.get("name"))
         summary = won.summary[turn]
         if summary is not None:
             if turn in runs and turn not in injected:
@@ -180,19 +235,16 @@ def project(
             continue
         mode = won.tools[turn]
         if mode is not None and kind in (Kind.TOOL_CALL_REQUEST, Kind.TOOL_CALL_RESPONSE):
-            shown = _under_tool_policy(event, mode, recent_name, any_name)
+            shown = _under_tool_policy(event, mode, names)
             if shown is None:
                 continue
             event = shown
         out.append(event)
         sources.append(Kept(turn))
+    return out, sources
 
-    return Projection(out, _origins(out, sources))
 
-
-def _under_tool_policy(
-    event: Event, mode: ToolCalls, recent: dict[str, str], any_name: dict[str, str]
-) -> Event | None:
+def _under_tool_policy(event: Event, mode: ToolCalls, names: _Names) -> Event | None:
     """A tool call or result as its turn's tool policy leaves it (None: omitted)."""
     if mode is ToolCalls.OMIT:
         return None
@@ -200,8 +252,7 @@ def _under_tool_policy(
     if kind == Kind.TOOL_CALL_REQUEST and mode.strips_requests:
         return {**event, "arguments": {}}
     if kind == Kind.TOOL_CALL_RESPONSE and mode.strips_responses:
-        key = str(event.get("id"))
-        name = recent.get(key) or any_name.get(key) or "unknown"
+        name = names.name(str(event.get("id")))
         outcome = "error" if event.get("is_error") else "success"
         return {**event, "content": f"[compacted] {name}: {outcome}"}
     return event
