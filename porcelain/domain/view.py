@@ -7,7 +7,12 @@ from collections.abc import Sequence
 
 from gitstore import Event
 from porcelain.domain.compaction.projection import Kept, project
-from porcelain.domain.review.markers import add_markers, inherited_turns, review_view
+from porcelain.domain.review.markers import (
+    add_markers,
+    inherited_turns,
+    review_record,
+    review_view,
+)
 from porcelain.domain.tokens import PROVIDER_VISIBLE as PROVIDER_VISIBLE
 
 
@@ -18,8 +23,9 @@ def projected(events: Sequence[Event]) -> list[Event]:
 
 def projected_with_headers(events: Sequence[Event]) -> tuple[list[Event], list[str]]:
     """The projected view, and for each projected turn the raw turns it shows."""
-    inherited = inherited_turns(events)
-    result = project(review_view(events))
+    found = review_record(events)  # one scan for both questions
+    inherited = inherited_turns(events, found)
+    result = project(review_view(events, found))
     headers = [
         f"turn {o.index + 1}"
         if isinstance(o, Kept)

@@ -102,9 +102,10 @@ def keep(
             continue
         if needle is not None and needle not in str(row.get("title") or "").casefold():
             continue
-        when = activity(row)
-        if since is not None and (when is None or when < since):
-            continue
+        if since is not None:
+            when = activity(row)
+            if when is None or when < since:
+                continue
         out.append(row)
     return out
 
@@ -112,6 +113,9 @@ def keep(
 def order(rows: Sequence[dict[str, Any]], key: str, reverse: bool) -> list[dict[str, Any]]:
     """Sorted by ``key``; the default order (activity) keeps pinned and then the
     active conversation last, where the eye lands, as JP lists them."""
+
+    if key == "activity":  # each row's time read once, not once a comparison
+        whens = {id(r): activity(r) for r in rows}
 
     def by(row: dict[str, Any]) -> Any:
         if key == "created":
@@ -122,7 +126,7 @@ def order(rows: Sequence[dict[str, Any]], key: str, reverse: bool) -> list[dict[
             return int(row.get("turns") or 0)
         if key == "title":
             return str(row.get("title") or "").casefold()
-        when = activity(row)
+        when = whens[id(row)]
         return when.timestamp() if when else float("-inf")
 
     out = sorted(rows, key=lambda r: (by(r), str(r["id"])), reverse=reverse)
@@ -140,7 +144,7 @@ def age(row: dict[str, Any], now: datetime) -> str:
     for unit, size in (("w", 604800), ("d", 86400), ("h", 3600), ("m", 60)):
         if seconds >= size:
             if unit == "w" and seconds >= 52 * size:
-                return when.strftime("%Y-%m-%d")
+                return f"{when.year:04d}-{when.month:02d}-{when.day:02d}"
             return f"{seconds // size}{unit} ago"
     return "just now"
 
@@ -177,12 +181,12 @@ def table(
     show_archived: bool = False,
 ) -> list[str]:
     """The text of `ls`: a header and one line per row."""
-    width = max(len(safe(r["id"])) for r in rows)
+    ids = [safe(r["id"]) for r in rows]
+    width = max(len(cid) for cid in ids)
     ages = [age(r, now) for r in rows]
     age_width = max(3, *(len(a) for a in ages))
     out = [f"{'ID':<{width}}  {'AGE':<{age_width}}  {'TURNS':>5}  TITLE"]
-    for row, when in zip(rows, ages, strict=True):
-        cid = safe(row["id"])
+    for row, cid, when in zip(rows, ids, ages, strict=True):
         cut = unique.get(row["id"], len(cid))
         shown = style(cid[:cut], cid[cut:]) + " " * (width - len(cid))
         mark = "*" if row.get("active") else " "

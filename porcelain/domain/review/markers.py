@@ -24,9 +24,15 @@ def review_record(events: Sequence[Event]) -> tuple[int, dict[str, Any]] | None:
     return None
 
 
-def review_view(events: Sequence[Event]) -> list[Event]:
-    """The events whose compactions apply here: a review may drop the source's."""
-    found = review_record(events)
+Record = tuple[int, dict[str, Any]] | None
+_UNREAD: Any = object()
+
+
+def review_view(events: Sequence[Event], found: Record = _UNREAD) -> list[Event]:
+    """The events whose compactions apply here: a review may drop the source's
+    (``found``: the ``review_record`` of ``events``, when the caller has it)."""
+    if found is _UNREAD:
+        found = review_record(events)
     if found is None or found[1].get("prior_compactions") != "drop":
         return list(events)
     pos = found[0]
@@ -37,8 +43,9 @@ def review_view(events: Sequence[Event]) -> list[Event]:
     ]
 
 
-def inherited_turns(events: Sequence[Event]) -> int:
-    found = review_record(events)
+def inherited_turns(events: Sequence[Event], found: Record = _UNREAD) -> int:
+    if found is _UNREAD:
+        found = review_record(events)
     return int(found[1].get("inherited_turns", 0)) if found else 0
 
 
