@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.harness import JP, NO_MARKERS, RUST, User
+from tests.e2e.test_terminal import hostile_folder
 from tests.support.fake_messages import FakeMessages
 from tests.support.terminal import Terminal, raw_controls
 
@@ -84,6 +85,17 @@ def test_use_without_a_target_is_a_picker(user: User) -> None:
     assert code == 0 and b"Nothing chosen" in shown and user.active() == first
     piped = user.fail("conversation", "use", code=2)
     assert "needs a target" in piped.stderr, "off a terminal it is an error, not a guess"
+
+
+def test_the_picker_shows_a_hostile_title_escaped(user: User, tmp_path: Path) -> None:
+    cid = user.import_(hostile_folder(tmp_path, "17800000301-pick", "\x1b]0;PWNED\x07ok\nrow"))
+    term = jp(user, "conversation", "use")
+    term.expect(b"Use which?")
+    term.send("1\r")
+    code, shown = term.finish()
+    assert code == 0 and user.active() == cid, shown
+    assert raw_controls(plain(shown)) == [], f"raw controls reached the terminal: {shown!r}"
+    assert b"\\x1b]0;PWNED\\x07ok\\nrow" in shown
 
 
 def _typing_editor(tmp_path: Path) -> str:
