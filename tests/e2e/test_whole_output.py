@@ -49,6 +49,7 @@ def test_query_ls_show_and_print(pinned: User) -> None:
             },
         ],
         "usage": {},
+        "context": None,  # the context meter: the window is far from full
     }
     assert pinned.ok("conversation", "ls") == (
         "ID               AGE       TURNS  TITLE\n"
