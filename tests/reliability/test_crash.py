@@ -125,6 +125,19 @@ def check_create(before: Store, now: Store) -> str:
     return "new" if made else "old"
 
 
+def check_retry(before: Store, now: Store) -> str:
+    """`q --retry` of an answered request: the source stays as it was; a fork at the
+    request is absent, or whole (its creation, then perhaps the new answer)."""
+    unchanged_or_extended(before, now)
+    assert now[RUST_ID].tip == before[RUST_ID].tip, "the answered conversation moved"
+    made = new_ones(before, now)
+    assert len(made) <= 1, [c.cid for c in made]
+    if made:
+        tail = made[0].kinds[made[0].kinds.index("conversation_start", 1) :]
+        assert tail in (["conversation_start"], ["conversation_start", "chat_response"]), tail
+    return "new" if made else "old"
+
+
 def check_archive(before: Store, now: Store) -> str:
     unchanged_or_extended(before, now)
     assert now[RUST_ID].tip == before[RUST_ID].tip
@@ -174,7 +187,8 @@ class Case:
     expect: str  # what the state reads as after the repair: "old" or "new"
 
     def __str__(self) -> str:
-        return f"{' '.join(self.command[:3])}@{self.fault}"
+        words = [w if "/" not in w else "FILE" for w in self.command[:3]]  # no checkout path
+        return f"{' '.join(words)}@{self.fault}"
 
 
 Q = ("q", "after the crash")
@@ -183,6 +197,8 @@ IMPORT = ("conversation", "import", str(WITH_COMPACTION))
 COMPACT = ("conversation", "compact", "--turn", "2..4", "--summarize", "-y")
 QK = ("q", "--compact=s:2..4", "--", "compact then ask")
 ARCHIVE = ("conversation", "archive", RUST_ID, "-y")
+QA = ("q", "-a", str(RUST / "metadata.json"), "-s", "be brief", "--", "with an attachment")
+RETRY = ("q", "--retry")
 START = ("conversation", "compact", "--interactive")
 CONTINUE = ("conversation", "compact", "--continue", "-y")
 ABORT = ("conversation", "compact", "--abort")
@@ -191,6 +207,10 @@ CASES = [
     Case("plain", Q, "append:objects-written@1", check_append, "old"),
     Case("plain", Q, "model:streaming@2", check_append, "new"),
     Case("plain", Q, "append:objects-written@2", check_append, "new"),
+    Case("plain", QA, "append:objects-written@1", check_append, "old"),
+    Case("plain", QA, "append:objects-written@2", check_append, "new"),
+    Case("plain", RETRY, "create:objects-written", check_retry, "old"),
+    Case("plain", RETRY, "model:streaming@2", check_retry, "new"),
     Case("plain", FORK, "create:objects-written", check_create, "old"),
     Case("plain", FORK, "notes:objects-written", check_create, "new"),
     Case("plain", IMPORT, "create:objects-written", check_create, "old"),
