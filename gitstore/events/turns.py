@@ -19,8 +19,8 @@ def turn_indices(events: Sequence[Event]) -> list[int]:
     """The 0-based turn index of every entry, in order (never decreasing).
 
     Callers that need several turn facts about one list compute this once
-    and pass it on as ``indices=`` (to ``turn_count``, ``turn_bounds`` and the
-    compaction functions); it must be the indices of that same list.
+    and pass it on as ``indices=`` (to ``turn_count`` and ``turn_bounds``); it
+    must be the indices of that same list.
     """
     out: list[int] = []
     append = out.append

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gitstore import Conversation, Event, Store, turn_count, turn_indices
+from gitstore import Conversation, Event, Store
 from porcelain import clock
 from porcelain.app.compaction.summarize import SummaryJob, summarize
 from porcelain.app.lifecycle import jp_deltas
@@ -19,7 +19,6 @@ from porcelain.app.review.start import refuse_if_open, refuse_if_review
 from porcelain.config import Config
 from porcelain.domain import defaults
 from porcelain.domain.compaction.dsl import parse_spec
-from porcelain.domain.compaction.overlays import Overlay, standing_overlays
 from porcelain.domain.compaction.plan import PlannedOverlay, plan_compaction, planned_to_event
 from porcelain.domain.compaction.projection import Projection, project
 from porcelain.domain.compaction.ranges import RangeOverrides
@@ -30,6 +29,7 @@ from porcelain.domain.compaction.rules import (
     rules_from_config,
 )
 from porcelain.domain.compaction.timeline import timeline
+from porcelain.domain.stream import Stream
 from porcelain.models.catalog import Catalog
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ def default_model(app: Session) -> str:
 
 def compact(
     store: Store,
-    cid: str,
+    source: str | Conversation,
     config: Config,
     rules: Sequence[Rule],
     overrides: RangeOverrides,
@@ -59,43 +59,34 @@ def compact(
     model_override: str | None,
     fallback_model: str,
     progress: Callable[[str], None] = lambda _: None,
-    loaded: Conversation | None = None,
 ) -> Outcome:
     """Plan and (unless ``dry_run``) append the overlays ``rules`` make.
 
-    ``loaded``: the conversation as the caller already read it (spares reading
-    it again); the append is a compare-and-swap on its tip all the same.
+    ``source``: the conversation's id, or the conversation as the caller
+    already read it (spares reading it again); the append is a
+    compare-and-swap on its tip all the same.
     """
-    if loaded is not None and loaded.cid != cid:
-        raise ValueError(f"loaded {loaded.cid} is not {cid}")
-    conv = store.load(cid) if loaded is None else loaded
-    events = conv.events
+    conv = store.load(source) if isinstance(source, str) else source
+    stream = Stream(conv.events)  # each walk over the whole stream made once
     if model_override:
         rules = redirect_summary_model(rules, model_override)
-    # each walk over the whole stream made once, and passed down
-    indices = turn_indices(events)
-    existing = standing_overlays(events)
-    planned = plan_compaction(
-        events, rules, overrides, clock.now(), indices=indices, overlays=existing
-    )
-    count = turn_count(events, indices=indices)
+    planned = plan_compaction(stream, rules, overrides, clock.now())
+    existing, count = stream.overlays, stream.count
     if dry_run or not planned:
         labels = [(p.from_turn, p.to_turn, p.label) for p in planned]
         return Outcome(planned, timeline(existing, labels, count, dry_run) if planned else [])
     assistant = model_override or config.model_id() or fallback_model
-    texts = _summaries(planned, events, indices, existing, config, assistant, progress)
+    texts = _summaries(planned, stream, config, assistant, progress)
     stamp = clock.now_text()
     new = [planned_to_event(p, t, stamp) for p, t in zip(planned, texts, strict=True)]
-    store.append(cid, new, conv.tip, f"jp conversation compact {cid}")
+    store.append(conv.cid, new, conv.tip, f"jp conversation compact {conv.cid}")
     labels = [(p.from_turn, p.to_turn, p.label) for p in planned]
     return Outcome(planned, timeline(existing, labels, count, False), new, texts)
 
 
 def _summaries(
     planned: Sequence[PlannedOverlay],
-    events: Sequence[Event],
-    indices: Sequence[int],
-    existing: list[Overlay],
+    stream: Stream,
     config: Config,
     assistant: str,
     progress: Callable[[str], None],
@@ -107,7 +98,7 @@ def _summaries(
     def projection() -> Projection:
         """Made once, and only if a summary's raw range does not fit its model."""
         if not made:
-            made.append(project(events, indices=indices, overlays=existing))
+            made.append(project(stream))
         return made[0]
 
     for p in planned:
@@ -124,7 +115,7 @@ def _summaries(
             window=config.context_window() if model_id == assistant else None,
             catalog=Catalog.of(config.data),
         )
-        texts.append(summarize(job, events, projection, p.from_turn, p.to_turn, indices=indices))
+        texts.append(summarize(job, stream, projection, p.from_turn, p.to_turn))
     return texts
 
 
@@ -139,12 +130,11 @@ def compact_silently(app: Session, cid: str, specs: Sequence[str]) -> None:
     rules = effective_rules(rules_from_config(config.rules()), inline, bare_k="" in specs)
     compact(
         store,
-        cid,
+        conv,
         config,
         rules,
         RangeOverrides(),
         dry_run=False,
         model_override=None,
         fallback_model=default_model(app),
-        loaded=conv,
     )

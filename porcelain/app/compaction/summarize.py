@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from gitstore import Event, Kind, chat_request_event, turn_indices
 from porcelain.domain.compaction.projection import Projection
+from porcelain.domain.stream import Stream
 from porcelain.domain.tokens import estimate_tokens
 from porcelain.domain.view import PROVIDER_VISIBLE
 from porcelain.errors import UserError
@@ -57,16 +58,10 @@ class SummaryJob:
     catalog: Catalog | None = None  # the configured providers (built-in ones without)
 
 
-def range_events(
-    events: Sequence[Event], from0: int, to0: int, *, indices: Sequence[int] | None = None
-) -> list[Event]:
-    """The conversation events of turns ``from0..to0`` (0-based, inclusive).
-
-    ``indices``: ``turn_indices(events)``, when the caller already has it.
-    """
-    idx = turn_indices(events) if indices is None else indices
-    if len(idx) != len(events):
-        raise ValueError("indices are not those of events")
+def range_events(source: Sequence[Event] | Stream, from0: int, to0: int) -> list[Event]:
+    """The conversation events of turns ``from0..to0`` (0-based, inclusive)."""
+    stream = Stream.of(source)
+    events, idx = stream.events, stream.indices
     # turn indices never decrease: the range is one slice, found by bisection
     lo, hi = bisect_left(idx, from0), bisect_right(idx, to0)
     return [e for e in (events[i] for i in range(lo, hi)) if e.get("type") in PROVIDER_VISIBLE]
@@ -89,22 +84,20 @@ Projecting = Projection | Callable[[], Projection]
 
 
 def choose_reading(
-    raw: Sequence[Event],
+    raw: Sequence[Event] | Stream,
     projection: Projecting,
     from0: int,
     to0: int,
     window: int,
     *,
-    indices: Sequence[int] | None = None,
     fit: Callable[[Sequence[Event], int], bool] | None = None,
 ) -> list[Event]:
     """Raw events of the range when they fit ``window`` tokens, else the projected ones.
 
-    ``indices``: ``turn_indices(raw)``, when the caller already has it.
     ``fit(events, budget)``: how the fit is judged (the estimate by default;
     ``summarize`` lets the summary model's provider count where it can).
     """
-    picked = range_events(raw, from0, to0, indices=indices)
+    picked = range_events(raw, from0, to0)
     budget = window * 3 // 4
     fitting = fit(picked, budget) if fit is not None else estimate_tokens(picked) <= budget
     if fitting:
@@ -158,19 +151,16 @@ def build_request(job: SummaryJob, events: Sequence[Event]) -> ModelRequest:
 
 def summarize(
     job: SummaryJob,
-    raw: Sequence[Event],
+    raw: Sequence[Event] | Stream,
     projection: Projecting,
     from0: int,
     to0: int,
     on_delta: OnDelta = ignore_delta,
-    *,
-    indices: Sequence[int] | None = None,
 ) -> str:
     """Run the summarizer over turns ``from0..to0``; the summary text.
 
     ``projection`` may be a function that makes it: it is called only when
-    the raw range does not fit.  ``indices``: ``turn_indices(raw)``, when the
-    caller already has it.
+    the raw range does not fit.
     """
     from porcelain.models.tokens import fits
 
@@ -179,7 +169,7 @@ def summarize(
     def fit(events: Sequence[Event], budget: int) -> bool:
         return fits(events, budget, job.model_id, catalog=job.catalog, max_retries=job.max_retries)
 
-    events = choose_reading(raw, projection, from0, to0, window, indices=indices, fit=fit)
+    events = choose_reading(raw, projection, from0, to0, window, fit=fit)
     if not events:
         raise UserError(f"turns {from0 + 1}..{to0 + 1} hold nothing to summarize")
     model = get_model(job.model_id, max_retries=job.max_retries, catalog=job.catalog)

@@ -11,23 +11,17 @@ archive and the switch back.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Any
 
-from gitstore import (
-    ConcurrentUpdate,
-    Event,
-    Located,
-    Store,
-    record_activation,
-    turn_count,
-)
+from gitstore import ConcurrentUpdate, Located, Store, record_activation
 from porcelain import clock
-from porcelain.domain.compaction.overlays import Overlay, overlay_from_event, standing_overlays
+from porcelain.domain.compaction.overlays import overlay_from_event
 from porcelain.domain.compaction.proposal import Proposal, ProposalError
 from porcelain.domain.review.state import latest_call, proposal_from_args, revalidate
+from porcelain.domain.stream import Stream
 from porcelain.errors import UserError
 
 ATTEMPTS = 5
@@ -88,21 +82,19 @@ def apply(store: Store, ask: Callable[[Proposal, int], bool]) -> Finished:
                 "discuss it with `jp q ...`; the model records each proposal "
                 "with propose_compaction",
             )
-        src = store.load(source_id)
         # each walk over the source made once, for the three uses below
-        standing = standing_overlays(src.events)
-        count = turn_count(src.events)
-        if _already_applied(src.events, proposal, standing=standing):
+        src = Stream(store.load(source_id).events)
+        if _already_applied(src, proposal):
             _archive_and_switch(store, rid, source_id, None)
             return Finished(rid, source_id, applied=True, already=True, proposal=proposal)
         try:
-            proposal = revalidate(proposal, src.events, count=count, overlays=standing)
+            proposal = revalidate(proposal, src)
         except ProposalError as exc:
             raise UserError(
                 f"the proposal no longer fits the source: {exc}",
                 "ask the model for a new proposal with `jp q ...`",
             ) from None
-        if not ask(proposal, count):  # a deliberate no is no failure
+        if not ask(proposal, src.count):  # a deliberate no is no failure
             return Finished(rid, source_id, applied=False, proposal=proposal)
         origin = {"review": rid, "commit": review.commits[found[0]]}
         for _ in range(ATTEMPTS):
@@ -110,8 +102,7 @@ def apply(store: Store, ask: Callable[[Proposal, int], bool]) -> Finished:
                 _apply_once(store, rid, store.require(source_id), proposal, origin)
                 return Finished(rid, source_id, applied=True, proposal=proposal)
             except ConcurrentUpdate:
-                src = store.load(source_id)
-                proposal = revalidate(proposal, src.events)
+                proposal = revalidate(proposal, store.load(source_id).events)
         raise UserError(
             f"the source {source_id} kept changing; nothing was applied",
             "run `jp conversation compact --continue` again",
@@ -119,15 +110,9 @@ def apply(store: Store, ask: Callable[[Proposal, int], bool]) -> Finished:
     raise AssertionError("unreachable")
 
 
-def _already_applied(
-    source_events: Sequence[Event],
-    proposal: Proposal,
-    *,
-    standing: Sequence[Overlay] | None = None,
-) -> bool:
-    """The proposal is the source's latest standing compaction (``standing``: its overlays)."""
-    if standing is None:
-        standing = standing_overlays(source_events)
+def _already_applied(source: Stream, proposal: Proposal) -> bool:
+    """The proposal is the source's latest standing compaction."""
+    standing = source.overlays
     if not standing:
         return False
     latest = standing[-1]

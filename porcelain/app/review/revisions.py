@@ -17,6 +17,7 @@ from gitstore import Event
 from porcelain.domain.compaction.coverage import Coverage, coverage
 from porcelain.domain.compaction.proposal import Proposal, span
 from porcelain.domain.review.state import proposal_calls, proposal_from_args
+from porcelain.domain.stream import Stream
 from porcelain.errors import UserError
 
 
@@ -36,9 +37,12 @@ class Revision:
         return out
 
 
-def revisions(events: Sequence[Event], source: Sequence[Event] | None) -> list[Revision]:
+def revisions(
+    events: Sequence[Event], source: Sequence[Event] | Stream | None
+) -> list[Revision]:
     """The valid proposals of a review, oldest first (with coverage when ``source`` is given)."""
     out: list[Revision] = []
+    stream = None if source is None else Stream.of(source)  # its facts found once for all
     for pos, request, response in proposal_calls(events):
         if response is None or response.get("is_error"):
             continue
@@ -48,12 +52,14 @@ def revisions(events: Sequence[Event], source: Sequence[Event] | None) -> list[R
         if proposal is None:
             continue
         jp = (request.get("metadata") or {}).get("written_by") == "jp"
-        report = None if source is None else coverage(source, proposal)
+        report = None if stream is None else coverage(stream, proposal)
         out.append(Revision(len(out) + 1, pos, proposal, "jp" if jp else "model", report))
     return out
 
 
-def latest_json(events: Sequence[Event], source: Sequence[Event] | None) -> dict[str, Any] | None:
+def latest_json(
+    events: Sequence[Event], source: Sequence[Event] | Stream | None
+) -> dict[str, Any] | None:
     """`show`'s ``proposal``: the latest revision, with its ``coverage``."""
     found = revisions(events, None)
     if not found:

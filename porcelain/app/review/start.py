@@ -18,7 +18,6 @@ from typing import Any
 
 from gitstore import (
     PROPOSE_COMPACTION,
-    ChainFacts,
     ChainView,
     Conversation,
     ConversationExists,
@@ -34,7 +33,6 @@ from porcelain.app.lifecycle import ID_ATTEMPTS, JP_WRITTEN, config_delta, fork,
 from porcelain.config import Config
 from porcelain.domain.compaction.coverage import coverage
 from porcelain.domain.compaction.overlap import grow_summary_range
-from porcelain.domain.compaction.overlays import Overlay, standing_overlays_at
 from porcelain.domain.compaction.projection import project
 from porcelain.domain.compaction.proposal import Proposal, validate_proposal
 from porcelain.domain.compaction.proposal import span as turn_span
@@ -42,6 +40,7 @@ from porcelain.domain.compaction.ranges import RangeOverrides, resolve_rule_rang
 from porcelain.domain.compaction.rules import DEFAULT_RULE, Rule, rules_from_config
 from porcelain.domain.review.instructions import REVIEW_INSTRUCTIONS
 from porcelain.domain.review.state import open_reviews, proposal_from_args
+from porcelain.domain.stream import Stream
 from porcelain.domain.tokens import event_text
 from porcelain.domain.view import PROVIDER_VISIBLE
 from porcelain.errors import UserError
@@ -104,47 +103,39 @@ def start_review(
     default_model: str,
     on_delta: Any = None,
     *,
-    loaded: Conversation | None = None,
-    view: ChainView | None = None,
+    read: Conversation | ChainView | None = None,
     progress: Any = None,
 ) -> Started:
     """Open a review of ``source`` on the summarizer's draft.
 
-    ``loaded`` (the source read whole) or ``view`` (``store.view_chain`` of
-    its tip): the source as the caller already read it, under the same hold;
-    neither is changed.  Without either, the start reads a view itself: the
+    ``read``: the source as the caller already read it, under the same hold:
+    whole (a ``Conversation``) or as a view (``store.view_chain`` of its tip);
+    it is not changed.  Without it, the start reads a view itself: the
     source's turns and compactions come from the cache's facts, and its
     events are read only where the range and the window check look.
     """
     refuse_if_open(store, source.cid, starting=True)
-    if loaded is not None and (loaded.cid != source.cid or view is not None):
-        raise ValueError(f"loaded {loaded.cid} is not the source {source.cid}, or not alone")
-    events = _source_events(store, source, loaded, view)
-    facts = events.facts if isinstance(events, ChainView) else ChainFacts.of(events)
-    indices = facts.indices()
-    overlays = standing_overlays_at(facts.internal_events("compaction", "compaction_reset"))
+    stream = _source_stream(store, source, read)
     rule = opening_rule(config)
-    from0, to0 = _opening_range(events, facts, overlays, rule, overrides)
+    from0, to0 = _opening_range(stream, rule, overrides)
 
     assistant_model = config.model_id() or default_model
-    review_model, window, prior = _review_side(
-        config, model_override, assistant_model, events, overlays
-    )
+    review_model, window, prior = _review_side(config, model_override, assistant_model, stream)
     job = _summary_job(config, rule, model_override, assistant_model)
     if progress is not None:  # said only once the range is known to be good
         progress(
             f"Drafting the opening summary of {source.cid}, {turn_span(from0 + 1, to0 + 1)}..."
         )
-    draft = _draft(
-        job, events, indices, overlays if prior != "drop" else None, from0, to0, on_delta
-    )
+    # dropped compactions: the draft reads the raw turns, as the review's model will
+    drafted = stream.without_compactions() if prior == "drop" else stream
+    draft = summarize(job, drafted, lambda: project(drafted), from0, to0, on_delta or _quiet)
 
-    inherited = facts.turn_count()
+    inherited = stream.count
     args = {"from_turn": from0 + 1, "to_turn": to0 + 1, "summary": draft}
-    proposal = validate_proposal(args, events, count=inherited, overlays=overlays)
+    proposal = validate_proposal(args, stream)
     review = {"source_id": source.cid, "source_commit": source.tip, "inherited_turns": inherited}
     review.update({"prior_compactions": prior, "model": review_model})
-    rendered = "\n".join([proposal.render(inherited), "", *coverage(events, proposal).lines()])
+    rendered = "\n".join([proposal.render(inherited), "", *coverage(stream, proposal).lines()])
     extra = [
         config_delta(_review_config(config, review_model, window)),
         *_opening_proposal(proposal.to_args(), rendered),
@@ -155,11 +146,7 @@ def start_review(
 
 
 def _review_side(
-    config: Config,
-    model_override: str | None,
-    assistant_model: str,
-    events: Sequence[Event],
-    overlays: list[Overlay],
+    config: Config, model_override: str | None, assistant_model: str, source: Stream
 ) -> tuple[str, int, str]:
     """The review's model, its window, and what it sees of the source's compactions:
     none, or all raw turns (``drop``) when they fit, else the compactions (``keep``)."""
@@ -168,45 +155,31 @@ def _review_side(
         review_model, None if model_override else config.review_context_window()
     )
     prior = "none"
-    if overlays:
-        fitting = source_fits(events, window * 3 // 4, review_model, Catalog.of(config.data))
+    if source.overlays:
+        catalog = Catalog.of(config.data)
+        fitting = source_fits(source.events, window * 3 // 4, review_model, catalog)
         prior = "drop" if fitting else "keep"
     return review_model, window, prior
 
 
-def _source_events(
-    store: Store, source: Located, loaded: Conversation | None, view: ChainView | None
-) -> Sequence[Event]:
+def _source_stream(store: Store, source: Located, read: Conversation | ChainView | None) -> Stream:
     """The source as the caller read it (whole, or as a view), else a view read now."""
-    if loaded is not None:
-        return loaded.events
-    return store.view_chain(source.tip) if view is None else view
+    if isinstance(read, Conversation):
+        if read.cid != source.cid:
+            raise ValueError(f"the conversation read is {read.cid}, not the source {source.cid}")
+        return Stream(read.events)
+    return Stream.of_view(store.view_chain(source.tip) if read is None else read)
 
 
-def _opening_range(
-    events: Sequence[Event],
-    facts: ChainFacts,
-    overlays: list[Overlay],
-    rule: Any,
-    overrides: RangeOverrides,
-) -> tuple[int, int]:
+def _opening_range(stream: Stream, rule: Any, overrides: RangeOverrides) -> tuple[int, int]:
     """The opening proposal's turns (0-based), grown over standing summaries it overlaps."""
-    span = resolve_rule_range(
-        events,
-        rule.keep_first,
-        rule.keep_last,
-        overrides,
-        clock.now(),
-        indices=facts.indices(),
-        count=facts.turn_count(),
-        overlays=overlays,
-    )
+    span = resolve_rule_range(stream, rule.keep_first, rule.keep_last, overrides, clock.now())
     if span is None:
         raise UserError(
             "nothing to compact: the range is empty",
             "choose one with --from/--to, or --keep-first/--keep-last",
         )
-    return grow_summary_range(overlays, span[0], span[1])
+    return grow_summary_range(stream.overlays, span[0], span[1])
 
 
 def _summary_job(
@@ -223,35 +196,6 @@ def _summary_job(
         window=config.context_window() if summary_model == assistant_model else None,
         max_retries=config.max_retries(),
         catalog=Catalog.of(config.data),
-    )
-
-
-def _draft(
-    job: SummaryJob,
-    events: Sequence[Event],
-    indices: Sequence[int],
-    overlays: list[Overlay] | None,
-    from0: int,
-    to0: int,
-    on_delta: Any,
-) -> str:
-    """The opening summary of ``from0..to0``: over the source as the model sees it with
-    its ``overlays``, or (None: they are dropped) over its raw turns."""
-    kept: Sequence[Event]
-    kept_indices: Sequence[int]
-    if overlays is None:
-        kept, kept_indices = _without_compactions(events, indices)
-        kept_overlays: list[Overlay] = []
-    else:
-        kept, kept_indices, kept_overlays = events, indices, overlays
-    return summarize(
-        job,
-        kept,
-        lambda: project(kept, indices=kept_indices, overlays=kept_overlays),
-        from0,
-        to0,
-        on_delta or _quiet,
-        indices=kept_indices,
     )
 
 
@@ -328,22 +272,6 @@ def _opening_proposal(args: dict[str, Any], rendered: str) -> list[Event]:
             "metadata": {**JP_WRITTEN, "proposal": args},
         },
     ]
-
-
-def _without_compactions(
-    events: Sequence[Event], indices: Sequence[int]
-) -> tuple[list[Event], list[int]]:
-    """The events that are not compactions, and their turn indices.
-
-    Compactions open no turn, so the others keep the indices they had.
-    """
-    kept: list[Event] = []
-    kept_indices: list[int] = []
-    for event, turn in zip(events, indices, strict=True):
-        if event.get("type") not in (Kind.COMPACTION, Kind.COMPACTION_RESET):
-            kept.append(event)
-            kept_indices.append(turn)
-    return kept, kept_indices
 
 
 def source_fits(events: Sequence[Event], budget: int, model_id: str, catalog: Catalog) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gitstore import PROPOSE_COMPACTION, turn_count
+from gitstore import PROPOSE_COMPACTION
 from porcelain.app.query.registry import BuiltinTool, ToolCall, ToolOutcome, builtin
 from porcelain.domain.compaction.proposal import (
     PROPOSE_TOOL_DESCRIPTION,
@@ -20,6 +20,7 @@ from porcelain.domain.compaction.proposal import (
     ProposalError,
     validate_proposal,
 )
+from porcelain.domain.stream import Stream
 from porcelain.models.base import ToolSpec
 
 
@@ -45,18 +46,18 @@ def run(call: ToolCall, ctx: Any) -> ToolOutcome:
             "close this review with `jp conversation compact --abort`",
             True,
         )
-    events = store.load(source_id).events
-    count = turn_count(events)  # once, for the validation and the rendering
+    # its facts found once, for the validation, the report and the rendering
+    source = Stream(store.load(source_id).events)
     try:
-        proposal = validate_proposal(call.arguments, events, count=count)
+        proposal = validate_proposal(call.arguments, source)
     except ProposalError as exc:
         return ToolOutcome(str(exc), True)
     # the recorded proposal is the validated one (a grown range included); its
     # coverage report goes back to the model, which can mend the text at once
     from porcelain.domain.compaction.coverage import coverage
 
-    report = coverage(events, proposal)
-    text = "\n".join([proposal.render(count), "", *report.lines()])
+    report = coverage(source, proposal)
+    text = "\n".join([proposal.render(source.count), "", *report.lines()])
     return ToolOutcome(
         text, metadata={"proposal": proposal.to_args(), "coverage": report.to_json()}
     )

@@ -36,13 +36,14 @@ def run(app: App, target: str | None, opts: CompactOptions) -> None:
     if not dry:
         refuse_if_open(store, loc.cid, starting=False)
     with nullcontext() if dry else store.hold(loc.cid, wait=10.0):  # a dry run only reads
-        events = store.load(loc.cid).events
+        conv = store.load(loc.cid)  # read once, for the checks, the configuration and the run
+        events = conv.events
         check_range_flags(overrides, turn_count(events), opts.typed_range())
         config = app.config(deltas=jp_deltas(events))
         rules = _rules(opts, config)
         outcome = compact(
             store,
-            loc.cid,
+            conv,
             config,
             rules,
             overrides,

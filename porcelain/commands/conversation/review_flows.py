@@ -35,7 +35,7 @@ def interactive(app: App, target: str | None, opts: CompactOptions) -> None:
             overrides,
             config.resolve_model(opts.model) if opts.model else None,
             default_model(app),
-            view=view,
+            read=view,
             progress=app.output.note,
         )
     if app.output.json:

@@ -16,16 +16,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gitstore import ChainView, Event, Kind, turn_count, turn_indices
+from gitstore import Event, Kind
 from porcelain.domain.compaction.facts import KINDS, Fact, facts_of, range_turns
-from porcelain.domain.compaction.overlays import (
-    Overlay,
-    overlay_from_event,
-    standing_overlays,
-    standing_overlays_at,
-)
+from porcelain.domain.compaction.overlays import Overlay, overlay_from_event
 from porcelain.domain.compaction.projection import project, project_part
 from porcelain.domain.compaction.proposal import Proposal
+from porcelain.domain.stream import Stream
 from porcelain.domain.tokens import event_text, visible_chars
 
 PROSE_KINDS = frozenset({"request", "decision", "question"})
@@ -90,12 +86,11 @@ def kept(fact: Fact, text: str) -> bool:
     return present >= 0.8 * len(words)
 
 
-def _replacement_text(
-    events: Sequence[Event], indices: Sequence[int], proposal: Proposal, overlays: list[Overlay]
-) -> str:
+def _replacement_text(applied: Stream, proposal: Proposal) -> str:
+    """What the model reads in the range's place, ``applied``: the source with the proposal."""
     if proposal.summary is not None:
         return proposal.summary
-    view = project(events, indices=indices, overlays=overlays)
+    view = project(applied)
     picked = range_turns(view.events, proposal.from_turn - 1, proposal.to_turn - 1)
     return "\n".join(_visible_text(e) for _, e in picked)
 
@@ -118,53 +113,37 @@ def _covered(overlays: Sequence[Overlay], count: int) -> list[tuple[int, int]]:
     return merged
 
 
-def _visible_size(
-    events: Sequence[Event],
-    indices: Sequence[int],
-    overlays: Sequence[Overlay],
-    count: int,
-    raw: int,
-) -> int:
+def _visible_size(stream: Stream, raw: int) -> int:
     """``estimate_tokens`` of the projection's provider-visible events, from the raw
     stream's ``raw`` characters: only the turns an overlay covers are read and projected
     (the others are the model's as they are)."""
     chars = raw
-    for lo, hi in _covered(overlays, count):
+    events, indices = stream.events, stream.indices
+    for lo, hi in _covered(stream.overlays, stream.count):
         part = range(bisect_left(indices, lo), bisect_right(indices, hi))
         chars -= visible_chars([events[i] for i in part])
-        chars += visible_chars(project_part(events, indices, overlays, count, part))
+        chars += visible_chars(project_part(stream, part))
     return chars // 4
 
 
-def coverage(source_events: Sequence[Event], proposal: Proposal) -> Coverage:
+def coverage(source: Sequence[Event] | Stream, proposal: Proposal) -> Coverage:
     """The report for ``proposal`` (1-based turns) over the source's raw events.
 
-    A view (``ChainView``) is read only where the range and the standing
-    compactions are: its turns and compactions come from its facts.
+    A stream of a view (``ChainView``) is read only where the range and the
+    standing compactions are: its turns and compactions come from its facts.
     """
-    if isinstance(source_events, ChainView):
-        facts = source_events.facts
-        indices: Sequence[int] = facts.indices()
-        standing = standing_overlays_at(facts.internal_events("compaction", "compaction_reset"))
-        count = facts.turn_count()
-    else:
-        indices, standing = turn_indices(source_events), standing_overlays(source_events)
-        count = turn_count(source_events, indices=indices)
-    overlay = overlay_from_event(proposal.to_compaction_event(""), len(source_events))
-    applied = [*standing, overlay]
+    stream = Stream.of(source)
+    events, standing = stream.events, stream.overlays
+    overlay = overlay_from_event(proposal.to_compaction_event(""), len(events))
+    applied = stream.with_overlays([*standing, overlay])
     pairs = _still_visible(
-        range_turns(source_events, proposal.from_turn - 1, proposal.to_turn - 1, indices=indices),
-        standing,
+        range_turns(stream, proposal.from_turn - 1, proposal.to_turn - 1), standing
     )
-    text = _norm(_replacement_text(source_events, indices, proposal, applied))
+    text = _norm(_replacement_text(applied, proposal))
     missing = [f for f in facts_of(pairs) if not kept(f, text)]
     missing.sort(key=lambda f: (KINDS.index(f.kind), f.turn))
-    raw = visible_chars(source_events)
-    return Coverage(
-        tuple(missing),
-        _visible_size(source_events, indices, standing, count, raw),
-        _visible_size(source_events, indices, applied, count, raw),
-    )
+    raw = visible_chars(events)
+    return Coverage(tuple(missing), _visible_size(stream, raw), _visible_size(applied, raw))
 
 
 def _still_visible(
@@ -186,5 +165,5 @@ def _still_visible(
     ]
 
 
-def coverage_json(source_events: Sequence[Event], proposal: Proposal) -> dict[str, Any]:
-    return coverage(source_events, proposal).to_json()
+def coverage_json(source: Sequence[Event] | Stream, proposal: Proposal) -> dict[str, Any]:
+    return coverage(source, proposal).to_json()

@@ -14,7 +14,8 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from gitstore import Event, Kind, turn_indices
+from gitstore import Event, Kind
+from porcelain.domain.stream import Stream
 from porcelain.domain.tokens import PROVIDER_VISIBLE
 
 KINDS = (
@@ -179,10 +180,11 @@ def clip(text: str, limit: int = _CLIP) -> str:
 
 
 def range_turns(
-    events: Sequence[Event], from0: int, to0: int, *, indices: Sequence[int] | None = None
+    source: Sequence[Event] | Stream, from0: int, to0: int
 ) -> list[tuple[int, Event]]:
     """(1-based turn, event) of the model-visible events of turns ``from0..to0`` (0-based)."""
-    idx = turn_indices(events) if indices is None else indices
+    stream = Stream.of(source)
+    events, idx = stream.events, stream.indices
     lo, hi = bisect_left(idx, from0), bisect_right(idx, to0)
     return [
         (idx[i] + 1, events[i]) for i in range(lo, hi) if events[i].get("type") in PROVIDER_VISIBLE

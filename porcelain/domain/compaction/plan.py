@@ -15,20 +15,14 @@ from datetime import datetime
 
 from gitstore import Event
 from porcelain.domain.compaction.overlap import SummaryRange, grow_summary_range
-from porcelain.domain.compaction.overlays import (
-    Overlay,
-    ToolCalls,
-    compaction_event,
-    mechanical_label,
-    standing_overlays,
-)
+from porcelain.domain.compaction.overlays import ToolCalls, compaction_event, mechanical_label
 from porcelain.domain.compaction.ranges import (
     RangeOverrides,
-    StreamFacts,
     check_overrides,
     resolve_bounds,
 )
 from porcelain.domain.compaction.rules import Rule, SummarySpec
+from porcelain.domain.stream import Stream
 
 
 @dataclass(frozen=True)
@@ -53,30 +47,20 @@ class PlannedOverlay:
 
 
 def plan_compaction(
-    events: Sequence[Event],
+    source: Sequence[Event] | Stream,
     rules: Sequence[Rule],
     overrides: RangeOverrides,
     now: datetime,
-    *,
-    indices: Sequence[int] | None = None,
-    overlays: Sequence[Overlay] | None = None,
 ) -> list[PlannedOverlay]:
-    """The overlays ``rules`` make of ``events``, in rule order; empty: nothing to compact.
-
-    ``indices`` (``turn_indices(events)``) and ``overlays``
-    (``standing_overlays(events)``) spare the walks over ``events`` when the
-    caller has them already.
-    """
-    if overlays is None:
-        overlays = standing_overlays(events)
-    facts = StreamFacts(events, indices=indices, overlays=overlays)
-    check_overrides(overrides, facts.count)
-    summaries: list[SummaryRange] = list(overlays)
+    """The overlays ``rules`` make of ``source``, in rule order; empty: nothing to compact."""
+    stream = Stream.of(source)
+    check_overrides(overrides, stream.count)
+    summaries: list[SummaryRange] = list(stream.overlays)
     planned: list[PlannedOverlay] = []
     for index, rule in enumerate(rules):
         if not rule.has_policy:
             continue
-        found = resolve_bounds(facts, rule.keep_first, rule.keep_last, overrides, now)
+        found = resolve_bounds(stream, rule.keep_first, rule.keep_last, overrides, now)
         if found is None:
             continue
         lo, hi = found

@@ -22,11 +22,10 @@ from gitstore import (
     Kind,
     chat_message_event,
     chat_request_event,
-    turn_count,
-    turn_indices,
     turn_start_event,
 )
-from porcelain.domain.compaction.overlays import Overlay, ToolCalls, standing_overlays
+from porcelain.domain.compaction.overlays import Overlay, ToolCalls
+from porcelain.domain.stream import Stream
 
 SUMMARY_REQUEST = "[Summary of previous conversation]"
 OVERLAY_TYPES = frozenset({"compaction", "compaction_reset"})
@@ -162,26 +161,14 @@ def _latest_names(events: Iterable[Event]) -> dict[str, str]:
     return names
 
 
-def project(
-    events: Sequence[Event],
-    *,
-    indices: Sequence[int] | None = None,
-    overlays: Sequence[Overlay] | None = None,
-) -> Projection:
-    """Apply the standing overlays; no compaction or reset entry is left in the result.
-
-    ``indices`` (``turn_indices(events)``) and ``overlays``
-    (``standing_overlays(events)``) spare the walks over ``events`` when the
-    caller has them already; they must be those of ``events`` itself.
-    """
-    if overlays is None:
-        overlays = standing_overlays(events)
-    if indices is None:
-        indices = turn_indices(events)
-    count = turn_count(events, indices=indices)
+def project(source: Sequence[Event] | Stream) -> Projection:
+    """Apply the standing overlays; no compaction or reset entry is left in the result."""
+    stream = Stream.of(source)
+    events, overlays, count = stream.events, stream.overlays, stream.count
     if not overlays:
         kept = [e for e in events if e.get("type") not in OVERLAY_TYPES]
         return Projection(kept, [Kept(i) for i in range(count)])
+    indices = stream.indices
     won = _winners(overlays, count)
     out, sources = _apply(
         zip(events, indices, strict=True), won, _runs(won.summary), _Names(events)
@@ -189,16 +176,11 @@ def project(
     return Projection(out, _origins(out, sources))
 
 
-def project_part(
-    events: Sequence[Event],
-    indices: Sequence[int],
-    overlays: Sequence[Overlay],
-    count: int,
-    part: range,
-) -> list[Event]:
-    """``project(...).events`` of the events at positions ``part``, whole turns of a
-    stream of ``count`` turns: what they become, read without the rest of the stream."""
-    won = _winners(overlays, count)
+def project_part(stream: Stream, part: range) -> list[Event]:
+    """``project(stream).events`` of the events at positions ``part``, whole turns of
+    the stream: what they become, read without the rest of the stream."""
+    events, indices = stream.events, stream.indices
+    won = _winners(stream.overlays, stream.count)
     pairs = ((events[i], indices[i]) for i in part)
     return _apply(pairs, won, _runs(won.summary), _Names(events, part.start))[0]
 

@@ -14,17 +14,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gitstore import Event, turn_count
+from gitstore import Event
 from porcelain.domain.compaction.overlap import grow_summary_range
 from porcelain.domain.compaction.overlays import (
     TOOL_MODE_HELP,
     TOOL_MODES,
-    Overlay,
     ToolCalls,
     compaction_event,
     lookup_tool_mode,
-    standing_overlays,
 )
+from porcelain.domain.stream import Stream
 from porcelain.errors import UserError
 
 ARGUMENTS = ("from_turn", "to_turn", "summary", "reasoning", "tool_calls")
@@ -195,19 +194,8 @@ def _policies(args: Mapping[str, Any], problems: list[str]) -> tuple[str | None,
     return summary, reasoning is not None, tools_raw is not None
 
 
-def validate_proposal(
-    args: Any,
-    source_events: Sequence[Event],
-    *,
-    count: int | None = None,
-    overlays: Sequence[Overlay] | None = None,
-) -> Proposal:
-    """Check a call's arguments against the source; ``ProposalError`` lists every problem.
-
-    ``count`` (``turn_count(source_events)``) and ``overlays``
-    (``standing_overlays(source_events)``) spare the walks over the source
-    when the caller has them already.
-    """
+def validate_proposal(args: Any, source: Sequence[Event] | Stream) -> Proposal:
+    """Check a call's arguments against the source; ``ProposalError`` lists every problem."""
     if not isinstance(args, Mapping):
         raise ProposalError("the arguments must be an object with from_turn and to_turn")
     problems: list[str] = []
@@ -216,8 +204,8 @@ def validate_proposal(
             problems.append(f"unknown argument '{name}' (the arguments are {', '.join(ARGUMENTS)})")
     lo = _turn(args, "from_turn", problems)
     hi = _turn(args, "to_turn", problems)
-    if count is None:
-        count = turn_count(source_events)
+    stream = Stream.of(source)
+    count = stream.count
     if count == 0:
         problems.append("the conversation has no turns to compact")
     for name, value in (("from_turn", lo), ("to_turn", hi)):
@@ -239,8 +227,6 @@ def validate_proposal(
     tools = lookup_tool_mode(str(args["tool_calls"])) if tools_set else None
     if summary is None:
         return Proposal(lo, hi, None, reasoning_set, tools)
-    if overlays is None:
-        overlays = standing_overlays(source_events)
-    a, b = grow_summary_range(overlays, lo - 1, hi - 1)
+    a, b = grow_summary_range(stream.overlays, lo - 1, hi - 1)
     grown = (lo, hi) if (a + 1, b + 1) != (lo, hi) else None
     return Proposal(a + 1, b + 1, summary, False, None, grown_from=grown)

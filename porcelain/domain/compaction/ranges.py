@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from gitstore import Event, parse_time, turn_bounds, turn_count, turn_indices
+from gitstore import Event
 from porcelain.domain.compaction.bounds import (
     Ago,
     CliBound,
@@ -26,7 +26,7 @@ from porcelain.domain.compaction.bounds import (
     parse_rule_bound,
     parse_turn_spec,
 )
-from porcelain.domain.compaction.overlays import Overlay, standing_overlays
+from porcelain.domain.stream import Stream
 from porcelain.errors import UsageError, UserError
 
 
@@ -129,55 +129,12 @@ class _Empty:
 _Bound = _Abs | _End | _AfterLast | _Empty | None
 
 
-class StreamFacts:
-    """What resolution needs to know about a stream, computed once per invocation.
-
-    ``indices`` (``turn_indices(events)``), ``count`` (``turn_count(events)``)
-    and ``overlays`` (``standing_overlays(events)``) spare the walks over
-    ``events`` when the caller has them already.  The turns' start times are read only when a
-    duration bound asks for them, so ``events`` must not change while the
-    facts are in use.
-    """
-
-    def __init__(
-        self,
-        events: Sequence[Event],
-        *,
-        indices: Sequence[int] | None = None,
-        count: int | None = None,
-        overlays: Sequence[Overlay] | None = None,
-    ) -> None:
-        self._events = events
-        self._indices = turn_indices(events) if indices is None else indices
-        self.count = turn_count(events, indices=self._indices) if count is None else count
-        self.last = self.count - 1
-        self._times: list[datetime] | None = None
-        if overlays is None:
-            overlays = standing_overlays(events)
-        self.after_last = max((o.to_turn + 1 for o in overlays), default=0)
-
-    def _turn_times(self) -> list[datetime]:
-        if self._times is None:
-            bounds = turn_bounds(self._events, indices=self._indices)
-            self._times = [
-                parse_time(str(self._events[start].get("timestamp", ""))) for start, _ in bounds
-            ]
-        return self._times
-
-    def turn_at(self, moment: datetime) -> int | None:
-        """The last turn whose first event is at or before ``moment``; None before turn 0."""
-        times = self._turn_times()
-        for index in range(self.count - 1, -1, -1):
-            if times[index] <= moment:
-                return index
-        return None
-
-    def first_time(self) -> datetime | None:
-        """When the conversation's first event happened; None without events."""
-        return self._turn_times()[0] if self.count else None
+def _after_last(stream: Stream) -> int:
+    """The first turn after the last standing compaction (0 without one)."""
+    return max((o.to_turn + 1 for o in stream.overlays), default=0)
 
 
-def _from_rule(bound: RuleBound, facts: StreamFacts) -> _Bound:
+def _from_rule(bound: RuleBound, facts: Stream) -> _Bound:
     match bound:
         case Count(n):
             return _Abs(n)
@@ -195,7 +152,7 @@ def _from_rule(bound: RuleBound, facts: StreamFacts) -> _Bound:
             return _Abs(0 if turn is None else turn + 1)
 
 
-def _to_rule(bound: RuleBound, facts: StreamFacts, now: datetime) -> _Bound:
+def _to_rule(bound: RuleBound, facts: Stream, now: datetime) -> _Bound:
     match bound:
         case Count(n) | FromEnd(n):
             return _End(n)
@@ -208,7 +165,7 @@ def _to_rule(bound: RuleBound, facts: StreamFacts, now: datetime) -> _Bound:
             return _Empty() if turn is None else _Abs(turn)
 
 
-def _from_cli(bound: CliBound, facts: StreamFacts, now: datetime) -> _Bound:
+def _from_cli(bound: CliBound, facts: Stream, now: datetime) -> _Bound:
     match bound:
         case Position(n):
             return _Abs(n - 1)
@@ -221,7 +178,7 @@ def _from_cli(bound: CliBound, facts: StreamFacts, now: datetime) -> _Bound:
             return _Abs(0 if turn is None else turn + 1)
 
 
-def _to_cli(bound: CliBound, facts: StreamFacts, now: datetime) -> _Bound:
+def _to_cli(bound: CliBound, facts: Stream, now: datetime) -> _Bound:
     match bound:
         case Position(n):
             return _Abs(n - 1)
@@ -247,7 +204,7 @@ def check_overrides(overrides: RangeOverrides, turn_count: int) -> None:
             raise UserError(f"turn {end} out of range (conversation has {_turns(turn_count)})")
 
 
-def _selector(o: RangeOverrides, facts: StreamFacts, now: datetime) -> tuple[_Bound, _Bound]:
+def _selector(o: RangeOverrides, facts: Stream, now: datetime) -> tuple[_Bound, _Bound]:
     """Bounds set by --from/--to/--first/--last/--turn (None where a flag says nothing)."""
     if o.first is not None:
         return _Abs(0), (_Abs(o.first - 1) if o.first else _Empty())
@@ -263,7 +220,7 @@ def _selector(o: RangeOverrides, facts: StreamFacts, now: datetime) -> tuple[_Bo
 
 
 def resolve_bounds(
-    facts: StreamFacts,
+    facts: Stream,
     rule_keep_first: RuleBound | None,
     rule_keep_last: RuleBound | None,
     overrides: RangeOverrides,
@@ -289,7 +246,7 @@ def resolve_bounds(
     else:
         hi = _to_rule(rule_keep_last or Count(1), facts, now)
 
-    last = facts.last
+    last = facts.count - 1
     match lo:
         case None:
             start = 0
@@ -298,7 +255,7 @@ def resolve_bounds(
         case _End(n):
             start = max(last - n, 0)
         case _AfterLast():
-            start = facts.after_last
+            start = _after_last(facts)
         case _Empty():
             return None
     match hi:
@@ -311,7 +268,7 @@ def resolve_bounds(
                 return None
             end = last - n
         case _AfterLast():
-            end = min(facts.after_last, last)
+            end = min(_after_last(facts), last)
         case _Empty():
             return None
     if start > last or start > end:
@@ -320,19 +277,11 @@ def resolve_bounds(
 
 
 def resolve_rule_range(
-    events: Sequence[Event],
+    source: Sequence[Event] | Stream,
     rule_keep_first: RuleBound | None,
     rule_keep_last: RuleBound | None,
     overrides: RangeOverrides,
     now: datetime,
-    *,
-    indices: Sequence[int] | None = None,
-    count: int | None = None,
-    overlays: Sequence[Overlay] | None = None,
 ) -> tuple[int, int] | None:
-    """Resolve one rule's range against ``events``; None when nothing is to be compacted.
-
-    ``indices``, ``count`` and ``overlays``: as for ``StreamFacts``.
-    """
-    facts = StreamFacts(events, indices=indices, count=count, overlays=overlays)
-    return resolve_bounds(facts, rule_keep_first, rule_keep_last, overrides, now)
+    """Resolve one rule's range against ``source``; None when nothing is to be compacted."""
+    return resolve_bounds(Stream.of(source), rule_keep_first, rule_keep_last, overrides, now)

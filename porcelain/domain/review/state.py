@@ -6,8 +6,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from gitstore import PROPOSE_COMPACTION, Event, Kind, Store
-from porcelain.domain.compaction.overlays import Overlay, lookup_tool_mode
+from porcelain.domain.compaction.overlays import lookup_tool_mode
 from porcelain.domain.compaction.proposal import Proposal, validate_proposal
+from porcelain.domain.stream import Stream
 
 TOOL = PROPOSE_COMPACTION
 
@@ -56,18 +57,9 @@ def proposal_from_args(args: dict[str, Any]) -> Proposal | None:
     return Proposal(lo, hi, None, args.get("reasoning") == "strip", tools)
 
 
-def revalidate(
-    proposal: Proposal,
-    source_events: Sequence[Event],
-    *,
-    count: int | None = None,
-    overlays: Sequence[Overlay] | None = None,
-) -> Proposal:
-    """The proposal checked again against the source as it stands now.
-
-    ``count`` and ``overlays``: as for ``validate_proposal``.
-    """
-    return validate_proposal(proposal.to_args(), source_events, count=count, overlays=overlays)
+def revalidate(proposal: Proposal, source: Sequence[Event] | Stream) -> Proposal:
+    """The proposal checked again against the source as it stands now."""
+    return validate_proposal(proposal.to_args(), source)
 
 
 def open_reviews(store: Store, source_id: str) -> list[str]:

@@ -64,7 +64,7 @@ def test_turn_bounds_cover_conversation_events_only() -> None:
 
 
 def test_case_11_turn_at_time() -> None:
-    from porcelain.domain.compaction.ranges import StreamFacts
+    from porcelain.domain.stream import Stream
 
     def when(hour: int) -> str:
         return f"2026-01-05T{hour:02d}:00:00.000000Z"
@@ -75,7 +75,7 @@ def test_case_11_turn_at_time() -> None:
         {"type": "turn_start", "timestamp": when(12)},
         {"type": "chat_request", "timestamp": when(12), "content": "b"},
     ]
-    facts = StreamFacts(stream)
+    facts = Stream(stream)
 
     def at_hour(hour: int) -> int | None:
         return facts.turn_at(datetime(2026, 1, 5, hour, tzinfo=UTC))

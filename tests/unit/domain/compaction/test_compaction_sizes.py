@@ -21,6 +21,7 @@ from porcelain.domain.compaction.overlays import (
 )
 from porcelain.domain.compaction.projection import project, project_part
 from porcelain.domain.compaction.proposal import Proposal
+from porcelain.domain.stream import Stream
 from porcelain.domain.tokens import PROVIDER_VISIBLE, estimate_tokens, visible_chars
 
 from .builders import stamp
@@ -46,7 +47,7 @@ def tangled(draw: Any) -> list[Event]:
 
 
 def _size(events: list[Event], overlays: Any) -> int:
-    view = project(events, overlays=overlays).events
+    view = project(Stream(events).with_overlays(overlays)).events
     return estimate_tokens(e for e in view if e.get("type") in PROVIDER_VISIBLE)
 
 
@@ -123,10 +124,11 @@ def test_a_part_of_whole_turns_projects_as_in_the_whole(events: list[Event], dat
     hi = data.draw(st.integers(lo, count - 1))
     first = next(i for i, t in enumerate(indices) if t >= lo)
     stop = max(i for i, t in enumerate(indices) if t <= hi) + 1
-    whole = project(events, indices=indices, overlays=standing).events
-    part = project_part(events, indices, standing, count, range(first, stop))
-    before = project_part(events, indices, standing, count, range(first))
-    after = project_part(events, indices, standing, count, range(stop, len(events)))
+    stream = Stream(events)
+    whole = project(stream).events
+    part = project_part(stream, range(first, stop))
+    before = project_part(stream, range(first))
+    after = project_part(stream, range(stop, len(events)))
     assert before + part + after == whole
 
 
@@ -153,7 +155,6 @@ def test_a_stripped_result_in_a_part_is_named_by_the_latest_call_before_it() -> 
     late: Event = {"type": "tool_call_response", "timestamp": stamp(3), "id": "x", "content": "?"}
     strip = compaction_event(stamp(4), 2, 2, tool_calls=ToolCalls.STRIP)
     events = [*turn(0), *call("first"), *turn(1), *call("second"), *turn(2), late, strip]
-    indices, standing = turn_indices(events), standing_overlays(events)
-    part = project_part(events, indices, standing, 3, range(8, len(events)))
+    part = project_part(Stream(events), range(8, len(events)))
     assert part[-1]["content"] == "[compacted] second: success"
     assert part == project(events).events[8:]

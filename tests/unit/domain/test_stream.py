@@ -1,8 +1,9 @@
-"""Passing precomputed turn indices and standing overlays changes no result.
+"""A ``Stream``'s facts are those of its events, however they were found.
 
-Review start walks a long source once for its turn indices and once for its
-standing overlays, then hands them to every pure function that needs them;
-each must answer exactly as if it had computed them itself.
+Review start, ``compact`` and ``--continue`` build one stream of a long
+source and hand it to every pure function that needs its turns or its
+compactions; each must answer exactly as it does given the bare events, and
+a view's stream (facts from the cache) exactly as its events' stream.
 """
 
 from __future__ import annotations
@@ -10,26 +11,27 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gitstore.events import CONVERSATION_TYPES, Event
 from gitstore.events.turns import turn_bounds, turn_count, turn_indices
 from porcelain.app.compaction.summarize import choose_reading, range_events
-from porcelain.app.review.start import _without_compactions, fits_tokens
+from porcelain.app.review.start import fits_tokens
 from porcelain.domain.compaction.bounds import Ago, Count, FromEnd, LastCompaction, Position
 from porcelain.domain.compaction.overlays import ToolCalls, standing_overlays
 from porcelain.domain.compaction.plan import plan_compaction
 from porcelain.domain.compaction.projection import Projection, project
 from porcelain.domain.compaction.proposal import ProposalError, validate_proposal
-from porcelain.domain.compaction.ranges import RangeOverrides, StreamFacts, resolve_rule_range
+from porcelain.domain.compaction.ranges import RangeOverrides, resolve_rule_range
 from porcelain.domain.compaction.rules import Rule, SummarySpec
+from porcelain.domain.stream import Stream
 from porcelain.domain.tokens import estimate_tokens
 from porcelain.domain.view import PROVIDER_VISIBLE
 
-from .builders import comp, turns
-from .test_compaction_projection_props import with_overlays
+from .compaction.builders import comp, turns
+from .compaction.test_compaction_projection_props import with_overlays
+from .compaction.test_compaction_sizes import _view
 
 
 def _reference_bounds(events: list[Event]) -> list[tuple[int, int]]:
@@ -59,11 +61,31 @@ def test_turn_facts_with_indices_are_the_same(events: list[Event], prefix: int) 
     assert turn_count(events) == len(turn_bounds(events))
 
 
+def _facts(stream: Stream) -> tuple[list[int], int, list[Any]]:
+    return list(stream.indices), stream.count, stream.overlays
+
+
 @settings(max_examples=200, deadline=None)
-@given(with_overlays())
-def test_projection_with_precomputed_facts_is_the_same(events: list[Event]) -> None:
-    given_facts = project(events, indices=turn_indices(events), overlays=standing_overlays(events))
-    assert given_facts == project(events)
+@given(with_overlays(), st.integers(0, 2), st.integers(1, 9))
+def test_a_stream_has_the_facts_of_its_events(events: list[Event], prefix: int, size: int) -> None:
+    events = _with_prefix(events, prefix)
+    expected = (turn_indices(events), turn_count(events), standing_overlays(events))
+    assert _facts(Stream(events)) == expected
+    view, _ = _view(events, size)
+    assert _facts(Stream.of_view(view)) == expected
+    assert _facts(Stream.of(view)) == expected  # a view's stream reads its facts either way
+
+
+def test_a_stream_is_its_own_stream() -> None:
+    stream = Stream(turns(2))
+    assert Stream.of(stream) is stream
+
+
+@settings(max_examples=100, deadline=None)
+@given(with_overlays(), st.integers(1, 9))
+def test_projection_of_a_view_stream_is_the_same(events: list[Event], size: int) -> None:
+    view, _ = _view(events, size)
+    assert project(Stream.of_view(view)) == project(events) == project(Stream(events))
 
 
 _NOW = datetime(2026, 1, 2, tzinfo=UTC)
@@ -80,29 +102,27 @@ _OVERRIDES = [
 
 
 @settings(max_examples=100, deadline=None)
-@given(with_overlays(), st.sampled_from(_OVERRIDES))
-def test_range_resolution_with_precomputed_facts_is_the_same(
-    events: list[Event], overrides: RangeOverrides
+@given(with_overlays(), st.sampled_from(_OVERRIDES), st.integers(1, 9))
+def test_range_resolution_over_a_view_stream_is_the_same(
+    events: list[Event], overrides: RangeOverrides, size: int
 ) -> None:
-    def resolve(**facts: Any) -> tuple[int, int] | None | str:
+    def resolve(source: Any) -> tuple[int, int] | None | str:
         try:
-            return resolve_rule_range(events, Count(1), Count(1), overrides, _NOW, **facts)
+            return resolve_rule_range(source, Count(1), Count(1), overrides, _NOW)
         except Exception as exc:  # the same refusal either way
             return f"{type(exc).__name__}: {exc}"
 
-    plain = resolve()
-    assert resolve(indices=turn_indices(events)) == plain
-    assert resolve(overlays=standing_overlays(events)) == plain
-    assert resolve(indices=turn_indices(events), overlays=standing_overlays(events)) == plain
+    plain = resolve(events)
+    assert resolve(Stream(events)) == plain
+    assert resolve(Stream.of_view(_view(events, size)[0])) == plain
 
 
-def test_stream_facts_read_turn_times_only_for_durations() -> None:
-    events = turns(3)
-    facts = StreamFacts(events, indices=turn_indices(events), overlays=[])
-    assert facts.count == 3 and facts.after_last == 0
-    assert facts._times is None  # nothing asked for a time yet
-    assert facts.first_time() == datetime(2026, 1, 1, tzinfo=UTC)
-    assert facts.turn_at(datetime(2026, 1, 1, 0, 0, 4, tzinfo=UTC)) == 1
+def test_stream_reads_turn_times_only_for_durations() -> None:
+    stream = Stream(turns(3))
+    assert stream.count == 3 and stream.overlays == []
+    assert stream._times is None  # nothing asked for a time yet
+    assert stream.first_time() == datetime(2026, 1, 1, tzinfo=UTC)
+    assert stream.turn_at(datetime(2026, 1, 1, 0, 0, 4, tzinfo=UTC)) == 1
 
 
 _ARGS: list[dict[str, Any]] = [
@@ -116,26 +136,24 @@ _ARGS: list[dict[str, Any]] = [
 
 
 @settings(max_examples=100, deadline=None)
-@given(with_overlays(), st.sampled_from(_ARGS))
-def test_validation_with_precomputed_facts_is_the_same(
-    events: list[Event], args: dict[str, Any]
+@given(with_overlays(), st.sampled_from(_ARGS), st.integers(1, 9))
+def test_validation_over_a_view_stream_is_the_same(
+    events: list[Event], args: dict[str, Any], size: int
 ) -> None:
-    def check(**facts: Any) -> object:
+    def check(source: Any) -> object:
         try:
-            return validate_proposal(args, events, **facts)
+            return validate_proposal(args, source)
         except ProposalError as exc:
             return str(exc)
 
-    plain = check()
-    count, overlays = turn_count(events), standing_overlays(events)
-    assert check(count=count) == plain
-    assert check(overlays=overlays) == plain
-    assert check(count=count, overlays=overlays) == plain
+    plain = check(events)
+    assert check(Stream(events)) == plain
+    assert check(Stream.of_view(_view(events, size)[0])) == plain
 
 
 @settings(max_examples=200, deadline=None)
 @given(with_overlays(), st.integers(0, 7), st.integers(0, 7))
-def test_range_events_with_indices_are_the_same(events: list[Event], a: int, b: int) -> None:
+def test_range_events_are_those_of_the_turns(events: list[Event], a: int, b: int) -> None:
     from0, to0 = min(a, b), max(a, b)
     reference = [
         e
@@ -143,12 +161,7 @@ def test_range_events_with_indices_are_the_same(events: list[Event], a: int, b: 
         if from0 <= t <= to0 and e.get("type") in PROVIDER_VISIBLE
     ]
     assert range_events(events, from0, to0) == reference
-    assert range_events(events, from0, to0, indices=turn_indices(events)) == reference
-
-
-def test_range_events_refuse_indices_of_another_list() -> None:
-    with pytest.raises(ValueError):
-        range_events(turns(3), 0, 1, indices=[0, 0, 0])
+    assert range_events(Stream(events), from0, to0) == reference
 
 
 def test_the_projection_is_made_only_when_the_raw_range_does_not_fit() -> None:
@@ -162,7 +175,7 @@ def test_the_projection_is_made_only_when_the_raw_range_does_not_fit() -> None:
     raw = range_events(events, 0, 2)
     assert choose_reading(events, making, 0, 2, window=10_000) == raw
     assert made == []
-    small = choose_reading(events, making, 0, 2, window=2, indices=turn_indices(events))
+    small = choose_reading(Stream(events), making, 0, 2, window=2)
     assert len(made) == 1
     assert small == choose_reading(events, project(events), 0, 2, window=2)
     assert small != raw
@@ -181,47 +194,58 @@ def test_fits_tokens_agrees_with_estimate_tokens(parts: list[tuple[str, int]], b
 
 
 @settings(max_examples=200, deadline=None)
+@given(with_overlays(), st.integers(1, 9))
+def test_dropping_compactions_keeps_each_event_its_turn(events: list[Event], size: int) -> None:
+    for stream in (Stream(events), Stream.of_view(_view(events, size)[0])):
+        dropped = stream.without_compactions()
+        kept = [e for e in events if e["type"] not in ("compaction", "compaction_reset")]
+        assert dropped.events == kept
+        assert _facts(dropped) == (turn_indices(kept), turn_count(kept), [])
+        assert project(dropped) == project(kept)
+
+
+@settings(max_examples=100, deadline=None)
 @given(with_overlays())
-def test_dropping_compactions_keeps_each_event_its_turn(events: list[Event]) -> None:
-    kept, kept_indices = _without_compactions(events, turn_indices(events))
-    assert kept == [e for e in events if e["type"] not in ("compaction", "compaction_reset")]
-    assert kept_indices == turn_indices(kept)
+def test_other_overlays_leave_the_turns_and_the_stream_alone(events: list[Event]) -> None:
+    stream = Stream(events)
+    standing = list(stream.overlays)
+    tried = stream.with_overlays([])
+    bare = [e for e in events if e["type"] not in ("compaction", "compaction_reset")]
+    assert project(tried) == project(bare)
+    assert (list(tried.indices), tried.count) == (turn_indices(events), turn_count(events))
+    assert stream.overlays == standing
 
 
 @settings(max_examples=100, deadline=None)
 @given(with_overlays(), st.sampled_from(_ARGS[:4]))
-def test_continue_checks_with_precomputed_facts_are_the_same(
-    events: list[Event], args: dict[str, Any]
-) -> None:
+def test_continue_checks_share_one_stream(events: list[Event], args: dict[str, Any]) -> None:
     from porcelain.app.review.finish import _already_applied
     from porcelain.domain.review.state import proposal_from_args, revalidate
 
     proposal = proposal_from_args(args)
     assert proposal is not None
-    standing = standing_overlays(events)
-    assert _already_applied(events, proposal, standing=standing) == _already_applied(
-        events, proposal
-    )
+    stream = Stream(events)
+    applied = _already_applied(stream, proposal)
 
-    def check(**facts: Any) -> object:
+    def check(source: Any) -> object:
         try:
-            return revalidate(proposal, events, **facts)
+            return revalidate(proposal, source)
         except ProposalError as exc:
             return str(exc)
 
-    assert check(count=turn_count(events), overlays=standing) == check()
+    assert check(stream) == check(events)  # the facts the first check found, reused
+    assert applied == _already_applied(Stream(events), proposal)
 
 
-def test_an_applied_proposal_is_found_with_precomputed_overlays() -> None:
+def test_an_applied_proposal_is_found() -> None:
     from porcelain.app.review.finish import _already_applied
     from porcelain.domain.review.state import proposal_from_args
 
     proposal = proposal_from_args({"from_turn": 1, "to_turn": 2, "summary": "S"})
     assert proposal is not None
     events = [*turns(3), proposal.to_compaction_event("2026-01-02T00:00:00.000000Z")]
-    standing = standing_overlays(events)
-    assert _already_applied(events, proposal, standing=standing) is True
-    assert _already_applied(turns(3), proposal, standing=[]) is False
+    assert _already_applied(Stream(events), proposal) is True
+    assert _already_applied(Stream(turns(3)), proposal) is False
 
 
 _RULES = [
@@ -233,16 +257,14 @@ _RULES = [
 
 @settings(max_examples=100, deadline=None)
 @given(with_overlays(), st.sampled_from(_OVERRIDES[:5]))
-def test_planning_with_precomputed_facts_is_the_same(
-    events: list[Event], overrides: RangeOverrides
-) -> None:
-    def plan(**facts: Any) -> object:
+def test_planning_over_a_stream_is_the_same(events: list[Event], overrides: RangeOverrides) -> None:
+    def plan(source: Any) -> object:
         try:
-            return plan_compaction(events, _RULES, overrides, _NOW, **facts)
+            return plan_compaction(source, _RULES, overrides, _NOW)
         except Exception as exc:  # the same refusal either way
             return f"{type(exc).__name__}: {exc}"
 
-    overlays = standing_overlays(events)
-    before = list(overlays)
-    assert plan(indices=turn_indices(events), overlays=overlays) == plan()
-    assert overlays == before  # the caller's list is not grown with planned overlays
+    stream = Stream(events)
+    before = list(stream.overlays)
+    assert plan(stream) == plan(events)
+    assert stream.overlays == before  # the stream's list is not grown with planned overlays
