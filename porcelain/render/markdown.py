@@ -41,7 +41,11 @@ def render_markdown(text: str, width: int | None = None) -> str:
         emoji=False,
         markup=False,
     )
-    console.print(Markdown(escape_untrusted(text), hyperlinks=False, code_theme="ansi_dark"))
+    safe = escape_untrusted(text)
+    try:
+        console.print(Markdown(safe, hyperlinks=False, code_theme="ansi_dark"))
+    except Exception:  # noqa: BLE001 (a renderer's bug must never hide an answer)
+        return safe if safe.endswith("\n") else safe + "\n"
     lines = [ln.rstrip() for ln in buffer.getvalue().splitlines()]
     while lines and not lines[-1]:
         lines.pop()

@@ -65,3 +65,13 @@ def test_chunks_render_as_the_whole_text_does() -> None:
     stream = MarkdownStream(width=50)
     pieces = "".join(stream.feed(text[i : i + 3]) for i in range(0, len(text), 3)) + stream.flush()
     assert visible(pieces).split() == visible(render_markdown(text, width=50)).split()
+
+
+def test_a_renderer_failure_shows_the_escaped_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    import rich.markdown
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("renderer bug")
+
+    monkeypatch.setattr(rich.markdown.Markdown, "__init__", broken)
+    assert render_markdown("plain **text** \x1b[2J") == "plain **text** \\x1b[2J\n"
