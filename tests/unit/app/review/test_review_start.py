@@ -101,13 +101,13 @@ def test_a_loaded_source_gives_the_same_review(
     second = _start(store, config, read=store.load(SOURCE))
     assert (second.prior, second.proposal_text) == (first.prior, first.proposal_text)
     assert _review_tail(store, second.review_id) == tail
+    # the proposal start returns is the one a reader finds in the review
+    assert second.proposal == latest_proposal(store.load(second.review_id).events)
+    assert second.proposal is not None and second.proposal.from_turn == 2
     store.delete(second.review_id, "test: clean up")
     third = _start(store, config, read=store.view_chain(store.require(SOURCE).tip))
     assert (third.prior, third.proposal_text) == (first.prior, first.proposal_text)
     assert _review_tail(store, third.review_id) == tail
-    # the proposal start returns is the one a reader finds in the review
-    assert second.proposal == latest_proposal(store.load(second.review_id).events)
-    assert second.proposal is not None and second.proposal.from_turn == 2
 
 
 def test_a_loaded_conversation_must_be_the_source(store: Store, config: Config) -> None:
