@@ -1,0 +1,116 @@
+"""The warm model process killed in the middle of an answer, and git's own
+maintenance running during a warm query: nothing the user wrote is lost, the
+store stays sound, and the next `jp q` works."""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from tests.e2e.harness import User, warm_runtime
+from tests.e2e.test_warm import servers, wait_gone
+from tests.support.fake_messages import FakeMessages
+from tests.support.sandbox import JP, TRACEBACK
+
+
+@pytest.fixture
+def warm(online: User) -> Iterator[User]:
+    with warm_runtime(online):
+        yield online
+
+
+def _slow(seconds: float, needle: str) -> object:
+    """A `when` that matches ``needle`` and holds the request ``seconds`` first."""
+
+    def match(body: dict[str, object]) -> bool:
+        if needle not in str(body.get("messages")):
+            return False
+        time.sleep(seconds)
+        return True
+
+    return match
+
+
+def _fsck(user: User) -> None:
+    proc = subprocess.run(
+        ["git", "--git-dir", str(user.store), "fsck", "--strict", "--no-progress"],
+        capture_output=True,
+        text=True,
+        env=user.env,
+    )
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_the_warm_process_killed_mid_answer_loses_nothing(warm: User, fake: FakeMessages) -> None:
+    user = warm
+    fake.reply_text("Warm.")
+    user.ok("q", "--new", "hello")
+    cid = user.active()
+    (row,) = servers(user)
+    pid = int(str(row["pid"]))
+    before = len(user.kinds(cid))
+    fake.reply_text("Never seen.", when=_slow(3.0, "KILL-ME"))  # type: ignore[arg-type]
+    fake.reply_text("Answered after all.", times=None)
+    query = subprocess.Popen(
+        [str(JP), "q", "KILL-ME"],
+        env=user.env,
+        cwd=user.root,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 60
+    while not any("KILL-ME" in str(b.get("messages")) for b in fake.requests):
+        assert time.monotonic() < deadline and query.poll() is None, query.communicate()
+        time.sleep(0.05)
+    subprocess.run(["kill", "-9", str(pid)], check=True)
+    wait_gone(pid)
+    out, err = query.communicate(timeout=120)
+    assert TRACEBACK not in err, err
+    extra = user.kinds(cid)[before:]
+    assert extra in (
+        ["turn_start", "chat_request"],
+        ["turn_start", "chat_request", "chat_response"],
+    )
+    requests = [e.get("content") for e in user.events(cid) if e["type"] == "chat_request"]
+    assert requests[-1] == "KILL-ME", "the request is kept whatever happened to the answer"
+    if query.returncode == 0:  # the call went on here, in process
+        assert "Answered after all." in out and extra[-1] == "chat_response"
+    else:  # one clear line, and the request waits for --retry
+        assert [ln for ln in err.splitlines() if ln.startswith("error:")], err
+        assert extra[-1] == "chat_request"
+        assert "Answered after all." in user.ok("q", "--retry")
+    _fsck(user)
+    assert "Answered after all." in user.ok("q", "and after?")
+
+
+def test_git_gc_during_a_warm_query_breaks_nothing(warm: User, fake: FakeMessages) -> None:
+    user = warm
+    fake.reply_text("Warm.")
+    user.ok("q", "--new", "hello")
+    cid = user.active()
+    fake.reply_text("Slow but sure.", when=_slow(2.0, "DURING-GC"))  # type: ignore[arg-type]
+    stop = threading.Event()
+
+    def maintain() -> None:
+        while not stop.is_set():
+            subprocess.run(
+                ["git", "--git-dir", str(user.store), "gc", "--quiet", "--prune=now"],
+                env=user.env,
+                capture_output=True,
+            )
+
+    gc = threading.Thread(target=maintain, daemon=True)
+    gc.start()
+    try:
+        out = user.ok("q", "DURING-GC")
+    finally:
+        stop.set()
+        gc.join(timeout=60)
+    assert "Slow but sure." in out
+    assert user.kinds(cid)[-3:] == ["turn_start", "chat_request", "chat_response"]
+    _fsck(user)
