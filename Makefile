@@ -3,6 +3,9 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN = $(VENV)/bin
+# The suite runs in parallel: its e2e tests mostly wait on jp processes, so twice
+# as many workers as cores keeps both cores busy.  `make unit JOBS=1` runs serially.
+JOBS ?= 4
 
 .PHONY: install dev demo test lint unit bench clean
 
@@ -23,7 +26,7 @@ lint: $(BIN)/jp
 	$(BIN)/lint-imports --no-cache
 
 unit: $(BIN)/jp
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest -n $(JOBS) --dist loadscope
 
 test: lint unit
 
