@@ -171,3 +171,79 @@ def test_no_spinner_without_colours(online: User, fake: FakeMessages, setting: s
     assert code == 0, shown
     assert not any(s.encode() in shown for s in SPINNERS), shown
     assert b"Plain text." in shown and not SGR.search(shown)
+
+
+HOSTILE_ANSWER = [
+    "Title <http://x/%1B]0;PWNED%07> and <%1B]0;x%07>\n\n",
+    "csi <http://a/%C2%9B2J> clip \x1b]52;c;ZXZpbA==\x07 ent &#x1b;[2J\n\n",
+    "".join(">" * (i + 1) + f" quote{i}\n" for i in range(25)),
+    "\n",
+    "".join("  " * i + f"- item{i}\n" for i in range(12)),
+    "\n```\n\x1b[2J\x9b31mcode\n```\n",
+]
+
+
+def test_a_hostile_answer_reaches_the_terminal_escaped_and_whole(
+    online: User, fake: FakeMessages
+) -> None:
+    fake.reply_events(text_events(HOSTILE_ANSWER), when={"last_user_contains": "hostile"})
+    code, shown = query(online, "--new", "hostile").finish()
+    assert code == 0, shown
+    code, printed = Terminal(
+        [str(JP), "conversation", "print", "--style", "chat"], online.env, online.root
+    ).finish()
+    assert code == 0, printed
+    for bytes_shown in (shown, printed):
+        assert_clean(bytes_shown)
+        text = SGR.sub(b"", bytes_shown).decode()
+        assert "%1B]0;PWNED%07" in text and "%C2%9B2J" in text and "\\x1b]52;c;" in text
+        assert "\\x1b[2J\\x9b31mcode" in text
+        assert "\x1b]8;" not in text, "no terminal hyperlink"
+        found = re.findall(r"(?:quote|item)\d+", text)
+        assert [w for w in found if w.startswith("quote")] == [f"quote{i}" for i in range(25)]
+        assert [w for w in found if w.startswith("item")] == [f"item{i}" for i in range(12)]
+
+
+def test_ctrl_c_in_a_code_block_leaves_the_lines_shown_and_no_spinner(
+    online: User, fake: FakeMessages
+) -> None:
+    gate = held(fake, CODE + CODE_END, "third = 3\n", "interrupt me")
+    term = query(online, "--new", "interrupt me")
+    term.expect(b"second")
+    term.send("\x03")  # Ctrl-C, as typed
+    code, shown = term.finish()
+    gate.set()
+    assert code == 130, shown
+    lines = assert_clean(shown)
+    assert " second = 2" in lines and not any("third" in ln for ln in lines)
+    assert b"interrupted: the request and 1 event of the answer are saved" in shown
+
+
+CONFIRMED_TOOL = """
+[assistant]
+max_retries = 0
+[assistant.model]
+id = "anthropic/claude-test"
+[conversation.tools.asks]
+command = ["python3", "-c", "print('ASKED-RAN')"]
+"""
+
+
+def test_a_tool_that_asks_first_stops_the_spinner_for_its_question(
+    online: User, fake: FakeMessages
+) -> None:
+    online.config(CONFIRMED_TOOL)
+    fake.reply_blocks(
+        [{"type": "tool_use", "name": "asks", "input": {}}],
+        when={"last_user_contains": "ask me first"},
+    )
+    fake.reply_text("It ran.\n", when={"last_user_contains": "ASKED-RAN"})
+    term = query(online, "--new", "ask me first")
+    term.expect(b"[y/n] ")
+    term.send("y\r")
+    code, shown = term.finish()
+    assert code == 0, shown
+    lines = assert_clean(shown)
+    question = next(ln for ln in lines if "[y/n]" in ln)
+    assert question.startswith("Run tool asks"), f"the question is on a clean line: {question!r}"
+    assert "It ran." in lines
