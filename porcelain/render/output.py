@@ -65,13 +65,15 @@ def _tty(stream: TextIO) -> bool:
         return False
 
 
+_RUNNING: list[Spinner] = []  # the spinner on the terminal, at most one
+
+
 class Output:
     def __init__(self, fmt: str = "text", out: TextIO | None = None, err: TextIO | None = None):
         self.format = fmt
         self.out = out or sys.stdout
         self.err = err or sys.stderr
         self._terminals: tuple[bool, bool] | None = None
-        self._spinner: Spinner | None = None
 
     @property
     def json(self) -> bool:
@@ -112,18 +114,19 @@ class Output:
         return self.colours() and self._on_terminal(True)
 
     def start_spinner(self, label: str) -> Spinner:
-        """A spinner on stderr (where ``animates``), the one running: a prompt
-        (``confirm``, ``ask``) stops it first."""
+        """A spinner on stderr (where ``animates``), the one running in the process:
+        a prompt (``confirm``, ``ask``), a note or an error stops it first, whichever
+        ``Output`` writes it (``cli.main`` reports errors through its own)."""
         self.stop_spinner()
-        self._spinner = Spinner(self.err, label, enabled=self.animates())
-        self._spinner.start()
-        return self._spinner
+        spinner = Spinner(self.err, label, enabled=self.animates())
+        _RUNNING.append(spinner)
+        spinner.start()
+        return spinner
 
     def stop_spinner(self) -> None:
         """Erase the running spinner, if one runs."""
-        if self._spinner is not None:
-            self._spinner.stop()
-            self._spinner = None
+        while _RUNNING:
+            _RUNNING.pop().stop()
 
     def styled_lines(self, texts: list[str]) -> None:
         """Lines holding jp's own styling, whose untrusted parts the caller escaped
@@ -151,6 +154,7 @@ class Output:
 
     def note(self, text: str) -> None:
         """Something for the person, not for a script (stderr)."""
+        self.stop_spinner()
         print(self.shown(text, err=True), file=self.err, flush=True)
 
     def data(self, value: Any) -> None:
@@ -160,6 +164,7 @@ class Output:
         print(text, file=self.out, flush=True)
 
     def error(self, message: str, hint: str | None = None) -> None:
+        self.stop_spinner()
         print(self.shown(f"error: {message}", err=True), file=self.err, flush=True)
         if hint:
             print(self.shown(hint, err=True), file=self.err, flush=True)

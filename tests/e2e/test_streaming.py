@@ -65,6 +65,7 @@ CODE = ["Here is the plan.\n\n", "```python\n", "first = 1\n", "second = ", "2\n
 CODE_END = ["third = 3\n", "```\n", "Done.\n"]
 
 
+@pytest.mark.usefixtures("model_process")  # in process, then through the warm process
 def test_code_lines_show_before_the_block_closes(online: User, fake: FakeMessages) -> None:
     gate = held(fake, CODE + CODE_END, "third = 3\n", "slow code")
     term = query(online, "--new", "slow code")
