@@ -19,9 +19,11 @@ happens three times:
 So the only control sequences that reach the terminal are styles; links are
 text, never terminal hyperlinks.
 
-Nothing of the answer is hidden: raw HTML is shown as text, and a block nested
-deeper than the terminal can indent (``MAX_DEPTH``, or fewer columns than the
-indentation needs) is shown as its escaped source instead of being dropped.
+Nothing of the answer is hidden: raw HTML and link reference definitions are
+shown as text, and a block nested deeper than the terminal can indent
+(``MAX_DEPTH``, or fewer columns than the indentation needs) or a table too
+wide for it (rich would cut its cells short) is shown as its escaped source
+instead of being dropped.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ _PARSER_NESTING = 4 * MAX_DEPTH + 8
 _COLUMNS_PER_LEVEL = 4
 _NARROWEST = 20
 _SGR = re.compile(r"\x1b\[[0-9;]*m")
+_CUT = "\u2026"  # the ellipsis rich ends a cut cell with
 _CONTAINERS = frozenset({"blockquote_open", "bullet_list_open", "ordered_list_open"})
 
 
@@ -99,7 +102,10 @@ def _render(safe: str, columns: int) -> str | None:
         markup=False,
     )
     console.print(_markdown(tokens))
-    return buffer.getvalue()
+    shown = buffer.getvalue()
+    if shown.count(_CUT) > safe.count(_CUT):  # a table too wide: cells cut short
+        return None
+    return shown
 
 
 def parse(safe: str) -> list[Token]:
@@ -109,6 +115,7 @@ def parse(safe: str) -> list[Token]:
 
     parser = MarkdownIt("commonmark", {"maxNesting": _PARSER_NESTING})
     parser.enable("strikethrough").enable("table")
+    parser.disable("reference")  # a definition no link uses would vanish: shown as text
     parser.normalizeLinkText = _as_written  # type: ignore[method-assign,assignment]
     tokens = parser.parse(safe)
     _escape_tokens(tokens)

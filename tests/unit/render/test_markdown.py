@@ -120,3 +120,19 @@ def test_a_renderer_failure_shows_the_escaped_text(monkeypatch: pytest.MonkeyPat
 
     monkeypatch.setattr(rich.markdown.Markdown, "__init__", broken)
     assert render_markdown("plain **text** \x1b[2J") == "plain **text** \\x1b[2J\n"
+
+
+def test_a_table_too_wide_for_the_terminal_is_shown_as_its_source() -> None:
+    head = "| " + " | ".join(f"column{i} longword{i}" for i in range(8)) + " |\n"
+    table = head + "|" + "---|" * 8 + "\n| " + " | ".join(f"v{i}" for i in range(8)) + " |\n"
+    narrow = visible(render_markdown(table, width=40))
+    assert narrow == table, "every cell whole, not cut short with an ellipsis"
+    for columns in (20, 60, 100, 200):  # rendered where it fits, never cut short
+        assert "\u2026" not in render_markdown(table, width=columns)
+    wide = visible(render_markdown("| a | b |\n|---|---|\n| 1 | 2 |\n", width=40))
+    assert "|" not in wide and "1" in wide, "a table that fits is rendered"
+
+
+def test_a_link_definition_is_shown_not_swallowed() -> None:
+    shown = visible(render_markdown("[a]: http://hidden.example\n\nsee [x][a]\n", width=80))
+    assert "http://hidden.example" in shown and "[x][a]" in shown
