@@ -36,6 +36,7 @@ SECTIONS = (
     "many",
     "import",
     "bulk",
+    "render",
 )
 FIXTURES = ROOT.parent / "shared" / "fixtures" / "jp-conversations"
 
@@ -101,6 +102,11 @@ def run(args: argparse.Namespace, profile: Profile, root: Path, results: Results
 
         results.log("bulk write into packs")
         bulk_cases.bulk_section(root, profile, results)
+    if "render" in wanted:
+        from bench import render_cases
+
+        results.log("an answer rendered as it streams")
+        render_cases.render_section(profile, results)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,16 +1,29 @@
-"""Answers shown as Markdown on a terminal (headings, emphasis, lists, code).
+"""One block of an answer shown as Markdown on a terminal (headings, emphasis,
+lists, code), escaped at every step.
 
 Only on a terminal that takes colours (stdout a tty, no NO_COLOR, TERM not
 dumb) and without ``--no-render``; piped output stays the model's exact text.
+``render/mdstream.py`` cuts an answer into blocks and streams them.
 
-The text is untrusted, so it is escaped (``escape_untrusted``) *before* it is
-rendered: whatever the model wrote, the only control sequences that reach
-the terminal are the SGR styles the renderer adds itself (links are shown as
-text, never as terminal hyperlinks).
+The text is untrusted, and the parser is an interpreter of it, so escaping
+happens three times:
 
-A streamed answer is rendered block by block: a block is shown once a blank
-line outside a fenced code block ends it, so paragraphs appear as they are
-completed and a code fence is never cut in two.
+1. the source is escaped (``escape_untrusted``) before it is parsed;
+2. the parser's tokens are escaped again before they are rendered: Markdown
+   decodes entities (``&#x1b;``) and autolinks' percent-escapes (``%1B``,
+   ``%C2%9B``) into characters the source did not hold; autolink text is
+   kept as written, never decoded;
+3. what the renderer wrote is checked: any control character that is not part
+   of an SGR style (``ESC [ digits ; m``) is escaped.
+
+So the only control sequences that reach the terminal are styles; links are
+text, never terminal hyperlinks.
+
+Nothing of the answer is hidden: raw HTML and link reference definitions are
+shown as text, and a block nested deeper than the terminal can indent
+(``MAX_DEPTH``, or fewer columns than the indentation needs) or a table too
+wide for it (rich would cut its cells short) is shown as its escaped source
+instead of being dropped.
 """
 
 from __future__ import annotations
@@ -18,92 +31,130 @@ from __future__ import annotations
 import io
 import re
 import shutil
+from typing import TYPE_CHECKING, Any
 
 from porcelain.domain.escaping import escape_untrusted
 
-_FENCE = re.compile(r"^ {0,3}(```|~~~)")
+if TYPE_CHECKING:
+    from markdown_it.token import Token
+
+# containers (quotes, lists) one block may nest before it is shown as source
+MAX_DEPTH = 12
+# what the parser may nest (its own limit, 20, drops the rest of the text silently)
+_PARSER_NESTING = 4 * MAX_DEPTH + 8
+_COLUMNS_PER_LEVEL = 4
+_NARROWEST = 20
+_SGR = re.compile(r"\x1b\[[0-9;]*m")
+_CUT = "\u2026"  # the ellipsis rich ends a cut cell with
+_CONTAINERS = frozenset({"blockquote_open", "bullet_list_open", "ordered_list_open"})
+
+
+def terminal_columns(width: int | None = None) -> int:
+    return max(_NARROWEST, width or shutil.get_terminal_size((80, 24)).columns)
+
+
+def only_styles(rendered: str) -> str:
+    """``rendered`` with every control character escaped except SGR styles."""
+    parts = []
+    last = 0
+    for match in _SGR.finditer(rendered):
+        parts.append(escape_untrusted(rendered[last : match.start()]))
+        parts.append(match.group())
+        last = match.end()
+    parts.append(escape_untrusted(rendered[last:]))
+    return "".join(parts)
 
 
 def render_markdown(text: str, width: int | None = None) -> str:
-    """``text`` (untrusted Markdown) as styled terminal text, ending in a newline."""
+    """``text`` (one or more untrusted Markdown blocks) as styled terminal text,
+    ending in a newline (empty when the text shows nothing)."""
+    columns = terminal_columns(width)
+    safe = escape_untrusted(text)
+    try:
+        shown = _render(safe, columns)
+    except Exception:  # noqa: BLE001 (a renderer's bug must never hide an answer)
+        shown = None
+    if shown is None:  # too deep to render, or the renderer failed: the source, escaped
+        return safe if safe.endswith("\n") else safe + "\n"
+    lines = [ln.rstrip() for ln in shown.splitlines()]
+    while lines and not lines[-1]:
+        lines.pop()
+    while lines and not lines[0]:
+        lines.pop(0)
+    return only_styles("\n".join(lines) + "\n") if lines else ""
+
+
+def _render(safe: str, columns: int) -> str | None:
     # lazy: rich costs about 90 ms to import; only an answer on a terminal needs it
     from rich.console import Console
-    from rich.markdown import Markdown
 
-    columns = width or shutil.get_terminal_size((80, 24)).columns
+    tokens = parse(safe)
+    if depth(tokens) > min(MAX_DEPTH, (columns - _NARROWEST) // _COLUMNS_PER_LEVEL):
+        return None
     buffer = io.StringIO()
     console = Console(
         file=buffer,
         force_terminal=True,
         color_system="standard",
-        width=max(20, columns),
+        width=columns,
         highlight=False,
         emoji=False,
         markup=False,
     )
-    safe = escape_untrusted(text)
-    try:
-        console.print(Markdown(safe, hyperlinks=False, code_theme="ansi_dark"))
-    except Exception:  # noqa: BLE001 (a renderer's bug must never hide an answer)
-        return safe if safe.endswith("\n") else safe + "\n"
-    lines = [ln.rstrip() for ln in buffer.getvalue().splitlines()]
-    while lines and not lines[-1]:
-        lines.pop()
-    while lines and not lines[0]:
-        lines.pop(0)
-    return "\n".join(lines) + "\n" if lines else ""
+    console.print(_markdown(tokens))
+    shown = buffer.getvalue()
+    if shown.count(_CUT) > safe.count(_CUT):  # a table too wide: cells cut short
+        return None
+    return shown
 
 
-def complete_blocks(text: str) -> int:
-    """How much of ``text`` is whole Markdown blocks: the offset just past the last
-    blank line that is outside a fenced code block (0 when there is none)."""
-    cut = 0
-    fenced = False
-    offset = 0
-    previous_blank = False
-    for line in text.splitlines(keepends=True):
-        offset += len(line)
-        if not line.endswith("\n"):
-            break  # a line still arriving
-        if _FENCE.match(line):
-            fenced = not fenced
-            if not fenced:  # a closed fence ends a block too
-                cut = offset
-            previous_blank = False
-            continue
-        blank = not line.strip()
-        if blank and not fenced and not previous_blank:
-            cut = offset
-        previous_blank = blank
-    return cut
+def parse(safe: str) -> list[Token]:
+    """The tokens of ``safe`` (escaped Markdown), each text escaped again."""
+    # lazy: markdown-it loads with rich, for answers on a terminal only
+    from markdown_it import MarkdownIt
+
+    parser = MarkdownIt("commonmark", {"maxNesting": _PARSER_NESTING})
+    parser.enable("strikethrough").enable("table")
+    parser.disable("reference")  # a definition no link uses would vanish: shown as text
+    parser.normalizeLinkText = _as_written  # type: ignore[method-assign,assignment]
+    tokens = parser.parse(safe)
+    _escape_tokens(tokens)
+    return tokens
 
 
-class MarkdownStream:
-    """Chunks of an answer in, rendered whole blocks out."""
+def _as_written(text: str) -> str:
+    return text
 
-    def __init__(self, width: int | None = None) -> None:
-        self.width = width
-        self._pending = ""
-        self._shown_any = False
 
-    def feed(self, chunk: str) -> str:
-        self._pending += chunk
-        cut = complete_blocks(self._pending)
-        if not cut:
-            return ""
-        ready, self._pending = self._pending[:cut], self._pending[cut:]
-        return self._render(ready)
+def _escape_tokens(tokens: list[Token]) -> None:
+    for token in tokens:
+        token.content = escape_untrusted(token.content)
+        for key, value in list(token.attrs.items()):
+            token.attrs[key] = escape_untrusted(str(value))
+        if token.type == "html_block":  # shown as it was written, not hidden
+            token.type, token.tag, token.info = "code_block", "code", ""
+        elif token.type == "html_inline" and token.content not in ("<kbd>", "</kbd>"):
+            token.type = "text"
+        if token.children:
+            _escape_tokens(token.children)
 
-    def flush(self) -> str:
-        ready, self._pending = self._pending, ""
-        return self._render(ready)
 
-    def _render(self, text: str) -> str:
-        if not text.strip():
-            return ""
-        shown = render_markdown(text, self.width)
-        if not shown:
-            return ""
-        gap = "\n" if self._shown_any else ""
-        self._shown_any = True
-        return gap + shown
+def depth(tokens: list[Token]) -> int:
+    """How many quotes and lists the deepest part of ``tokens`` is nested in."""
+    deepest = level = 0
+    for token in tokens:
+        if token.type in _CONTAINERS:
+            level += 1
+            deepest = max(deepest, level)
+        elif token.type.replace("_close", "_open") in _CONTAINERS:
+            level -= 1
+    return deepest
+
+
+def _markdown(tokens: list[Token]) -> Any:
+    # lazy: as above
+    from rich.markdown import Markdown
+
+    shown = Markdown("", hyperlinks=False, code_theme="ansi_dark")
+    shown.parsed = tokens
+    return shown

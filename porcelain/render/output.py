@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 import threading
 from collections.abc import Iterator
@@ -64,6 +65,9 @@ def _tty(stream: TextIO) -> bool:
         return False
 
 
+_RUNNING: list[Spinner] = []  # the spinner on the terminal, at most one
+
+
 class Output:
     def __init__(self, fmt: str = "text", out: TextIO | None = None, err: TextIO | None = None):
         self.format = fmt
@@ -104,6 +108,26 @@ class Output:
         term = os.environ.get("TERM", "")
         return self._on_terminal(False) and not os.environ.get("NO_COLOR") and term != "dumb"
 
+    def animates(self) -> bool:
+        """Whether a spinner may show: stdout and stderr on a terminal that takes
+        colours (never when stdout is piped, with NO_COLOR or TERM=dumb)."""
+        return self.colours() and self._on_terminal(True)
+
+    def start_spinner(self, label: str) -> Spinner:
+        """A spinner on stderr (where ``animates``), the one running in the process:
+        a prompt (``confirm``, ``ask``), a note or an error stops it first, whichever
+        ``Output`` writes it (``cli.main`` reports errors through its own)."""
+        self.stop_spinner()
+        spinner = Spinner(self.err, label, enabled=self.animates())
+        _RUNNING.append(spinner)
+        spinner.start()
+        return spinner
+
+    def stop_spinner(self) -> None:
+        """Erase the running spinner, if one runs."""
+        while _RUNNING:
+            _RUNNING.pop().stop()
+
     def styled_lines(self, texts: list[str]) -> None:
         """Lines holding jp's own styling, whose untrusted parts the caller escaped
         (`escape_untrusted`): written as they are."""
@@ -130,6 +154,7 @@ class Output:
 
     def note(self, text: str) -> None:
         """Something for the person, not for a script (stderr)."""
+        self.stop_spinner()
         print(self.shown(text, err=True), file=self.err, flush=True)
 
     def data(self, value: Any) -> None:
@@ -139,6 +164,7 @@ class Output:
         print(text, file=self.out, flush=True)
 
     def error(self, message: str, hint: str | None = None) -> None:
+        self.stop_spinner()
         print(self.shown(f"error: {message}", err=True), file=self.err, flush=True)
         if hint:
             print(self.shown(hint, err=True), file=self.err, flush=True)
@@ -149,6 +175,7 @@ class Output:
     def confirm(self, question: str, stdin: TextIO | None = None, default: bool = False) -> bool:
         """Ask on stderr, read one line from stdin: y/yes is yes, n/no is no, and no
         answer (an empty line, or nothing to read) is ``default``; anything else is no."""
+        self.stop_spinner()
         source = stdin or sys.stdin
         choices = "[Y/n]" if default else "[y/n]"
         self.err.write(self.shown(f"{question} {choices} ", err=True))
@@ -169,6 +196,7 @@ class Output:
     def ask(self, question: str, stdin: TextIO | None = None) -> str:
         """Ask on stderr, read one line from stdin: the answer without its line end
         (empty when nothing was typed or nothing could be read)."""
+        self.stop_spinner()
         source = stdin or sys.stdin
         self.err.write(self.shown(f"{question} ", err=True))
         self.err.flush()
@@ -183,9 +211,8 @@ class Output:
 
     @contextmanager
     def spinner(self, label: str) -> Iterator[Spinner]:
-        """A spinner on stderr while nothing has arrived yet (terminals only)."""
-        spin = Spinner(self.err, label, enabled=self.is_terminal())
-        spin.start()
+        """A spinner on stderr while nothing has arrived yet (``animates`` only)."""
+        spin = self.start_spinner(label)
         try:
             yield spin
         finally:
@@ -193,14 +220,20 @@ class Output:
 
 
 class Spinner:
+    """``|/-\\`` and a label on one line of stderr, redrawn every tenth of a second
+    until ``stop``, which erases it (a spinner that never drew writes nothing).
+    The label is jp's own text (a tool's name in it is escaped by the caller)."""
+
     FRAMES = "|/-\\"
 
     def __init__(self, stream: TextIO, label: str, enabled: bool) -> None:
         self.stream = stream
-        self.label = label
+        columns = shutil.get_terminal_size((80, 24)).columns
+        self.label = label if len(label) + 3 <= columns else label[: max(0, columns - 6)] + "..."
         self.enabled = enabled
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._drawn = False
 
     def start(self) -> None:
         if not self.enabled:
@@ -213,6 +246,7 @@ class Spinner:
         while not self._stop.wait(0.1):
             self.stream.write(f"\r{self.FRAMES[i % 4]} {self.label}")
             self.stream.flush()
+            self._drawn = True
             i += 1
 
     def stop(self) -> None:
@@ -221,5 +255,6 @@ class Spinner:
             return
         self._stop.set()
         self._thread.join()
-        self.stream.write("\r" + " " * (len(self.label) + 2) + "\r")
-        self.stream.flush()
+        if self._drawn:
+            self.stream.write("\r" + " " * (len(self.label) + 2) + "\r")
+            self.stream.flush()

@@ -2,8 +2,14 @@
 
 Everything here is untrusted (the model's text and reasoning, tool names,
 arguments and results): on a terminal it is escaped chunk by chunk
-(``UntrustedStream``), or escaped then rendered block by block as Markdown
-(``MarkdownStream``); names on a line of their own are one-line fields.
+(``UntrustedStream``), or escaped then rendered as Markdown as it arrives
+(``MarkdownStream``: blocks as they complete, code lines one by one); names on
+a line of their own are one-line fields.
+
+Where ``Output.animates`` (stdout and stderr on a terminal with colours), a
+spinner on stderr shows that something is going on: until the first delta,
+while Markdown that is not shown yet is arriving, and while a tool runs.  It
+is erased before anything else is written.
 """
 
 from __future__ import annotations
@@ -13,12 +19,20 @@ import threading
 
 from gitstore import PROPOSE_COMPACTION, Event, fault_point
 from porcelain.models.base import DeltaKind
-from porcelain.render.markdown import MarkdownStream
-from porcelain.render.output import Output, Spinner, UntrustedStream, untrusted_field
+from porcelain.render.mdstream import MarkdownStream
+from porcelain.render.output import (
+    Output,
+    Spinner,
+    UntrustedStream,
+    escape_untrusted,
+    untrusted_field,
+)
+
+RECEIVING = "receiving the answer"
 
 
 class StreamView:
-    """Receives deltas; keeps a spinner up until the first one arrives."""
+    """Receives deltas; keeps a spinner up while nothing new can be shown."""
 
     def __init__(self, output: Output, quiet: bool = False, markdown: bool = False) -> None:
         self.output = output
@@ -35,8 +49,11 @@ class StreamView:
     def waiting(self, label: str = "waiting for the model") -> None:
         if self.quiet:
             return
-        self.spinner = Spinner(self.output.err, label, enabled=self.output.is_terminal())
-        self.spinner.start()
+        self._spin(label)
+
+    def _spin(self, label: str) -> None:
+        self._settle()
+        self.spinner = self.output.start_spinner(label)
 
     def _settle(self) -> None:
         if self.spinner is not None:
@@ -46,22 +63,33 @@ class StreamView:
     def __call__(self, kind: DeltaKind, text: str) -> None:
         fault_point("model:streaming")
         with self._lock:
-            self._settle()
             if self.quiet:
+                self._settle()
                 return
             if kind == "reasoning":
+                self._settle()
                 if self.mode != "reasoning":
                     self._end_text()
                     self.output.write_err("\n[reasoning] " if self.mode else "[reasoning] ")
                 self.output.write_err(self._reasoning.feed(text))
             elif kind == "text":
-                if self.mode == "reasoning":
-                    self.output.write_err(self._reasoning.flush() + "\n")
-                shown = self._text.feed(text)
-                self.output.write_styled(shown)
-                if shown:
-                    self.open_line = not shown.endswith("\n")
+                self._text_delta(text)
             self.mode = kind
+
+    def _text_delta(self, text: str) -> None:
+        if self.mode == "reasoning":
+            self._settle()
+            self.output.write_err(self._reasoning.flush() + "\n")
+        shown = self._text.feed(text)
+        if shown:
+            self._settle()
+            self.output.write_styled(shown)
+            self.open_line = not shown.endswith("\n")
+        elif isinstance(self._text, MarkdownStream) and self._text.holding:
+            if self.spinner is None or self.spinner.label != RECEIVING:
+                self._spin(RECEIVING)
+        else:
+            self._settle()
 
     def _end_text(self) -> None:
         held = self._text.flush()
@@ -87,11 +115,15 @@ class StreamView:
         args = json.dumps(event.get("arguments", {}), ensure_ascii=False)
         if len(args) > 300:
             args = args[:297] + "..."
-        self.output.note(f"[tool] {untrusted_field(event.get('name'))} {untrusted_field(args)}")
+        name = untrusted_field(event.get("name"))
+        self.output.note(f"[tool] {name} {untrusted_field(args)}")
+        shown = escape_untrusted(name, one_line=True)
+        self._spin(f"running {shown if len(shown) <= 40 else shown[:37] + '...'}")
 
     def tool_result(self, name: str, content: str, is_error: bool) -> None:
         if self.quiet:
             return
+        self._settle()
         if name == PROPOSE_COMPACTION:
             self.output.note(f"[{'error' if is_error else 'recorded'}] {content.strip()}")
             return

@@ -21,6 +21,8 @@ What it answers:
 - ``reply_drop_mid_stream``: part of an answer, then the connection is cut;
 - ``reply_events``: exactly the events given (an ``error`` event mid-stream, a
   stream that ends before ``message_stop``, ids and usage of the test's choice);
+  ``hold`` keeps the stream waiting before an event until the test sets a
+  ``threading.Event`` (a slow model, without a timer);
 - ``reply_raw``: bytes the API never sends (bad JSON, an HTML page).
 
 ``requests``, ``headers`` and ``count_requests`` record what the SDK sent.
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import json
 import socket
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
@@ -72,6 +75,7 @@ class _Script:
     events: list[Event] = field(default_factory=list)
     raw: list[bytes] = field(default_factory=list)
     content_type: str = "text/event-stream"
+    hold: Mapping[int, threading.Event] = field(default_factory=dict)
 
 
 class FakeMessages(Loopback):
@@ -143,15 +147,21 @@ class FakeMessages(Loopback):
         self._add(_Script(predicate(when), "drop", [{"type": "text", "text": text}]))
 
     def reply_events(
-        self, events: Sequence[Event], when: When = None, *, times: int | None = 1
+        self,
+        events: Sequence[Event],
+        when: When = None,
+        *,
+        times: int | None = 1,
+        hold: Mapping[int, threading.Event] | None = None,
     ) -> None:
         """Stream exactly ``events`` (name, data), then end the stream as a server that
-        finished sending: built with ``sse_events(message(...))``, cut or extended."""
-        self._add(
-            _Script(
-                predicate(when), "events", events=[(n, dict(d)) for n, d in events], times=times
-            )
+        finished sending: built with ``sse_events(message(...))``, cut or extended.
+        ``hold``: before the event at each index, wait until its ``Event`` is set."""
+        script = _Script(
+            predicate(when), "events", events=[(n, dict(d)) for n, d in events], times=times
         )
+        script.hold = dict(hold or {})
+        self._add(script)
 
     def reply_raw(
         self,
@@ -230,11 +240,18 @@ def _make_handler(fake: FakeMessages) -> type[BaseHTTPRequestHandler]:
             self.send_header("request-id", fake._next_id("req_01"))
             self.end_headers()
 
-        def _stream(self, events: Sequence[Event], drop_at: int | None = None) -> None:
+        def _stream(
+            self,
+            events: Sequence[Event],
+            drop_at: int | None = None,
+            hold: Mapping[int, threading.Event] | None = None,
+        ) -> None:
             self._open_stream()
             for n, (event, data) in enumerate(events):
                 if n == drop_at:
                     return self._hang_up()
+                if hold and n in hold:
+                    hold[n].wait(60)  # a test that never releases fails on its own timeout
                 self._chunk(sse(event, data))
             self._chunk(b"")
 
@@ -296,7 +313,7 @@ def _make_handler(fake: FakeMessages) -> type[BaseHTTPRequestHandler]:
                 )
                 return self._error(script.status, *script.error, **extra)
             if script.kind == "events":
-                return self._stream(script.events)
+                return self._stream(script.events, hold=script.hold)
             if script.kind == "raw":
                 return self._raw(script)
             reply = fake._message(body, script)

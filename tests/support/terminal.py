@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import pty
+import re
 import select
 import subprocess
 import time
@@ -145,3 +146,28 @@ class Terminal:
                 raise AssertionError(f"did not finish: {bytes(self.seen)!r}")
         os.close(self.master)
         return self.proc.wait(timeout=timeout), bytes(self.seen)
+
+
+_SEQUENCE = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]|\x1b[^\[]")
+
+
+def screen(data: bytes) -> list[str]:
+    """The lines a terminal would show after ``data``, as far as jp drives one: text,
+    CR (back to the first column), LF, styles dropped; a later write overwrites what
+    an earlier one left in its columns, so an erased spinner leaves only spaces."""
+    rows: list[list[str]] = [[]]
+    column = 0
+    for char in _SEQUENCE.sub(b"", data).decode("utf-8", errors="replace"):
+        row = rows[-1]
+        if char == "\n":
+            rows.append([])
+            column = 0
+        elif char == "\r":
+            column = 0
+        elif char == "\b":
+            column = max(0, column - 1)
+        else:
+            row.extend(" " * (column + 1 - len(row)))
+            row[column] = char
+            column += 1
+    return ["".join(row).rstrip() for row in rows]

@@ -82,9 +82,9 @@ def print_(
     markdown = None
     if not no_render and app.output.colours():
         # lazy: only answers shown on a terminal load the Markdown renderer
-        from porcelain.render.markdown import render_markdown
+        from porcelain.render.mdstream import render_answer
 
-        markdown = render_markdown
+        markdown = render_answer
     lines = transcript(events, style, headers=headers, keep=keep, markdown=markdown)
     show_lines(app.output, lines, not no_pager, styled=markdown is not None)
 
