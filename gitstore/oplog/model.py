@@ -192,6 +192,18 @@ def remotes_after(ops: Sequence[Op], target: str) -> dict[str, Mapping[str, Any]
     raise KeyError(target)
 
 
+def remotes_left(ops: Sequence[Op], target: str) -> dict[str, Mapping[str, Any] | None]:
+    """Each remote some operation after ``target`` changed -> what the newest such
+    change left it at (what undoing those changes takes back)."""
+    left: dict[str, Mapping[str, Any] | None] = {}
+    for op in ops:
+        if op.id == target:
+            return left
+        for change in reversed(op.remotes):
+            left.setdefault(change.name, change.new)
+    raise KeyError(target)
+
+
 def find(ops: Iterable[Op], prefix: str) -> list[Op]:
     """The operations whose id starts with ``prefix``."""
     text = prefix.strip().lower()

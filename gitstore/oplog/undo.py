@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from gitstore.errors import NothingToUndo, UndoConflict, UnknownOperation
 from gitstore.oplog import log as oplog
 from gitstore.oplog import model as opmodel
+from gitstore.oplog import remotediff
 from gitstore.oplog.model import Move, Op
 from gitstore.refs import transaction
 from gitstore.refs.transaction import RefUpdate
@@ -48,13 +49,36 @@ def _apply(store: Store, wanted: Mapping[str, str | None], reason: str) -> list[
     return [Move(u.name, u.old, u.new) for u in updates]
 
 
-def _set_remotes(store: Store, wanted: Mapping[str, Mapping[str, Any] | None]) -> None:
-    for name, value in wanted.items():
-        before = remotestate.snapshot(store.repo, name)
-        if before == (dict(value) if value is not None else None):
+def _check_remotes(store: Store, op: Op) -> None:
+    """Refuse before anything moves when a remote key ``op`` changed was changed since."""
+    seen: set[str] = set()
+    for change in reversed(op.remotes):
+        if change.name in seen:
             continue
-        remotestate.set_to(store.repo, name, value)
-        store.ops.remote(opmodel.RemoteChange(name, before, value))
+        seen.add(change.name)
+        current = remotestate.snapshot(store.repo, change.name)
+        bad = remotediff.conflicts(change.old, change.new, current)
+        if bad:
+            key = bad[0]
+            raise UndoConflict(
+                op.id,
+                f"remote.{change.name}.{key}",
+                remotediff.shown(change.new, key),
+                remotediff.shown(current, key),
+            )
+
+
+def _revert_remote(
+    store: Store,
+    name: str,
+    before: Mapping[str, Any] | None,
+    after: Mapping[str, Any] | None,
+    op_id: str | None,
+    force: bool = False,
+) -> None:
+    now, wanted = remotestate.revert(store.repo, name, before, after, op_id, force)
+    if now != wanted:
+        store.ops.remote(opmodel.RemoteChange(name, now, wanted))
 
 
 def undo(store: Store, force: bool = False) -> Result:
@@ -66,9 +90,12 @@ def undo(store: Store, force: bool = False) -> Result:
     bad = opmodel.conflicts(moves, _current(store, [m.ref for m in moves]))
     if bad and not force:
         raise UndoConflict(target.id, bad[0].ref, bad[0].expected, bad[0].actual)
+    if not force:
+        _check_remotes(store, target)
     store.ops.mark(undoes=target.id)
     moved = _apply(store, {m.ref: m.new for m in moves}, f"jp undo {target.id}")
-    _set_remotes(store, {r.name: r.old for r in reversed(target.remotes)})
+    for change in reversed(target.remotes):
+        _revert_remote(store, change.name, change.old, change.new, target.id, force)
     return Result(target, moved)
 
 
@@ -86,5 +113,7 @@ def restore(store: Store, prefix: str) -> Result:
     target, log = find(store, prefix)
     store.ops.mark(restores=target.id)
     moved = _apply(store, opmodel.state_after(log, target.id), f"jp op restore {target.id}")
-    _set_remotes(store, opmodel.remotes_after(log, target.id))
+    left = opmodel.remotes_left(log, target.id)
+    for name, value in opmodel.remotes_after(log, target.id).items():
+        _revert_remote(store, name, value, left[name], None)
     return Result(target, moved)
