@@ -149,6 +149,18 @@ class UndoConflict(GitStoreError):
         self.actual = actual
 
 
+class OplogBehind(GitStoreError):
+    """Operations of earlier commands are not in the log yet (it could not be written:
+    a stale ``refs/jp/oplog.lock``), so the log's newest operation is not the latest."""
+
+    def __init__(self, count: int, lock: str | None, age: float | None, doing: str) -> None:
+        super().__init__(f"the operation log is behind by {count} operations")
+        self.count = count
+        self.lock = lock
+        self.age = age
+        self.doing = doing  # "undone", "restored"
+
+
 class LockedRef(GitStoreError):
     """A ref's lock file exists and outlived every writer that could hold it."""
 

@@ -29,7 +29,7 @@ import json
 import os
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -245,7 +245,7 @@ def pending(gitdir: Path) -> bool:
 def abandoned(gitdir: Path) -> list[Path]:
     """Pending records whose writer is gone (what ``recover`` would complete)."""
     out: list[Path] = []
-    for path in sorted(folder(gitdir).glob(f"*{SUFFIX}")):
+    for path in in_order(folder(gitdir).glob(f"*{SUFFIX}")):
         fd = claim(path, still_there=True)
         if fd is not None:
             os.close(fd)
@@ -259,9 +259,11 @@ def recover(
     signature: Callable[[], pygit2.Signature],
     now: Callable[[], float] = time.time,
 ) -> int:
-    """Record the operations of killed commands; returns how many were written."""
+    """Record the operations of killed commands, in the order they ran; returns how
+    many were written.  The first that cannot be written stops the rest (so the log
+    keeps their order): the next command, or `jp doctor --fix`, goes on."""
     written = 0
-    for path in sorted(folder(gitdir).glob(f"*{SUFFIX}")):
+    for path in in_order(folder(gitdir).glob(f"*{SUFFIX}")):
         fd = claim(path, still_there=True)
         if fd is None:
             continue  # its command is still running
@@ -271,11 +273,27 @@ def recover(
                 oplog.write(repo(), op, signature())
                 written += 1
             path.unlink(missing_ok=True)
-        except (OSError, GitStoreError):
-            continue  # the log cannot be written now (a stale lock: `jp doctor`): later
+        except (OSError, GitStoreError, ValueError):
+            break  # the log cannot be written now (a stale lock: `jp doctor`): later
         finally:
             os.close(fd)
     return written
+
+
+def in_order(paths: Iterable[Path]) -> list[Path]:
+    """Pending records in the order their commands ran: by when each started, then
+    by its last write (a record's id is random and says nothing of its order)."""
+
+    def key(path: Path) -> tuple[float, float, str]:
+        try:
+            with path.open("rb") as fh:
+                header = json.loads(fh.readline() or b"{}")
+            started = float(header.get("started") or 0.0) if isinstance(header, dict) else 0.0
+            return started, path.stat().st_mtime, path.name
+        except (OSError, ValueError, TypeError):
+            return 0.0, 0.0, path.name
+
+    return sorted(paths, key=key)
 
 
 def rebuild(repo: pygit2.Repository, text: str, now: float | None = None) -> Op | None:

@@ -16,13 +16,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from gitstore.errors import NothingToUndo, UndoConflict, UnknownOperation
+from gitstore.errors import NothingToUndo, OplogBehind, UndoConflict, UnknownOperation
 from gitstore.oplog import log as oplog
 from gitstore.oplog import model as opmodel
-from gitstore.oplog import remotediff
+from gitstore.oplog import recorder, remotediff
 from gitstore.oplog.model import Move, Op
 from gitstore.refs import transaction
 from gitstore.refs.transaction import RefUpdate
+from gitstore.store import flock
 from gitstore.sync import remotestate
 
 if TYPE_CHECKING:
@@ -47,6 +48,16 @@ def _apply(store: Store, wanted: Mapping[str, str | None], reason: str) -> list[
     if updates:
         store.move(updates, reason)
     return [Move(u.name, u.old, u.new) for u in updates]
+
+
+def _check_log(store: Store, doing: str) -> None:
+    """Refuse while operations of earlier commands are not in the log (the repair every
+    command runs could not write them): the log's newest is not what ran last."""
+    behind = recorder.abandoned(store.gitdir)
+    if behind:
+        lock = store.gitdir / f"{oplog.REF}.lock"
+        age = flock.ref_lock_age(lock)
+        raise OplogBehind(len(behind), str(lock) if age is not None else None, age, doing)
 
 
 def _check_remotes(store: Store, op: Op) -> None:
@@ -83,6 +94,7 @@ def _revert_remote(
 
 def undo(store: Store, force: bool = False) -> Result:
     """Reverse the latest operation not undone yet."""
+    _check_log(store, "undone")
     target = opmodel.undo_target(oplog.ops(store.repo))
     if target is None:
         raise NothingToUndo
@@ -110,6 +122,7 @@ def find(store: Store, prefix: str) -> tuple[Op, list[Op]]:
 
 def restore(store: Store, prefix: str) -> Result:
     """Set the refs back to how they were right after the operation ``prefix`` names."""
+    _check_log(store, "restored")
     target, log = find(store, prefix)
     store.ops.mark(restores=target.id)
     moved = _apply(store, opmodel.state_after(log, target.id), f"jp op restore {target.id}")
