@@ -67,10 +67,11 @@ class RefLocked(StaleTip):
 class ConversationBusy(GitStoreError):
     """Another process holds the conversation (a query in progress)."""
 
-    def __init__(self, cid: str) -> None:
+    def __init__(self, cid: str, refused: str | None = None) -> None:
         super().__init__(f"conversation {cid} is in use by another jp process")
         self.cid = cid
         self.owner: str | None = None  # "pid 123 on host", when the lock says
+        self.refused = refused  # "undo", "op restore": a command that waited, then refused
 
 
 class StoreError(GitStoreError):

@@ -253,6 +253,30 @@ def abandoned(gitdir: Path) -> list[Path]:
     return out
 
 
+def running(gitdir: Path) -> dict[str, set[str]]:
+    """The pending records whose command still runs -> the refs each moved so far."""
+    out: dict[str, set[str]] = {}
+    for path in folder(gitdir).glob(f"*{SUFFIX}"):
+        fd = claim(path, still_there=True)
+        if fd is not None:  # its writer is gone: `abandoned`
+            os.close(fd)
+            continue
+        try:
+            text = path.read_text(errors="replace")
+        except OSError:
+            continue  # completed meanwhile
+        moved: set[str] = set()
+        for line in text.splitlines():
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(entry, dict) and isinstance(entry.get("u"), list):
+                moved.update(str(u[0]) for u in entry["u"] if isinstance(u, list) and u)
+        out[path.name] = moved
+    return out
+
+
 def recover(
     repo: Callable[[], pygit2.Repository],
     gitdir: Path,

@@ -12,11 +12,21 @@ they can be undone too.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from gitstore.errors import NothingToUndo, OplogBehind, UndoConflict, UnknownOperation
+from gitstore import refs
+from gitstore.errors import (
+    ConcurrentUpdate,
+    ConversationBusy,
+    NothingToUndo,
+    OplogBehind,
+    UndoConflict,
+    UnknownOperation,
+)
 from gitstore.oplog import log as oplog
 from gitstore.oplog import model as opmodel
 from gitstore.oplog import recorder, remotediff
@@ -48,6 +58,43 @@ def _apply(store: Store, wanted: Mapping[str, str | None], reason: str) -> list[
     if updates:
         store.move(updates, reason)
     return [Move(u.name, u.old, u.new) for u in updates]
+
+
+RETRIES = 5
+HOLD_WAIT = 3.0  # seconds undo waits for a command holding a conversation it moves
+
+
+@contextmanager
+def _holding(store: Store, names: Iterable[str], refused: str) -> Iterator[None]:
+    """Hold every conversation whose ref is in ``names`` (a running ``jp q`` holds its
+    own for the whole turn): wait a moment for each, then refuse, moving nothing."""
+    found = (refs.conversation_id(name) for name in names)
+    cids = sorted({c[0] for c in found if c is not None})
+    with ExitStack() as stack:
+        for cid in cids:
+            try:
+                stack.enter_context(store.hold(cid, wait=HOLD_WAIT))
+            except ConversationBusy as exc:
+                exc.refused = refused
+                raise
+        yield
+
+
+def _settle(store: Store, names: Iterable[str], refused: str) -> None:
+    """Wait while a running command that moved one of the conversations in ``names``
+    has not written its operation (it let go of the conversation a moment before):
+    then the log holds it.  Refuse if it does not finish in ``HOLD_WAIT``."""
+    wanted = {n for n in names if refs.conversation_id(n) is not None}
+    deadline = time.monotonic() + HOLD_WAIT
+    while wanted:
+        busy = sorted(r for moved in recorder.running(store.gitdir).values() for r in moved)
+        touched = [r for r in busy if r in wanted]
+        if not touched:
+            return
+        if time.monotonic() >= deadline:
+            found = refs.conversation_id(touched[0])
+            raise ConversationBusy(found[0] if found else touched[0], refused)
+        time.sleep(0.05)
 
 
 def _check_log(store: Store, doing: str) -> None:
@@ -93,12 +140,28 @@ def _revert_remote(
 
 
 def undo(store: Store, force: bool = False) -> Result:
-    """Reverse the latest operation not undone yet."""
+    """Reverse the latest operation not undone yet.
+
+    The conversations it moves are held first, and a command that moved one of
+    them and has not yet written its operation is waited for; if the log then
+    names another latest operation, undo starts over with that one.
+    """
     _check_log(store, "undone")
-    target = opmodel.undo_target(oplog.ops(store.repo))
-    if target is None:
-        raise NothingToUndo
-    moves = opmodel.reverse(target)
+    for _ in range(RETRIES):
+        target = opmodel.undo_target(oplog.ops(store.repo))
+        if target is None:
+            raise NothingToUndo
+        moves = opmodel.reverse(target)
+        with _holding(store, [m.ref for m in moves], "undo"):
+            _settle(store, [m.ref for m in moves], "undo")
+            latest = opmodel.undo_target(oplog.ops(store.repo))
+            if latest is None or latest.id != target.id:
+                continue  # a command finished meanwhile: undo that one
+            return _undo(store, target, moves, force)
+    raise ConcurrentUpdate(oplog.REF)
+
+
+def _undo(store: Store, target: Op, moves: list[Move], force: bool) -> Result:
     bad = opmodel.conflicts(moves, _current(store, [m.ref for m in moves]))
     if bad and not force:
         raise UndoConflict(target.id, bad[0].ref, bad[0].expected, bad[0].actual)
@@ -124,9 +187,14 @@ def restore(store: Store, prefix: str) -> Result:
     """Set the refs back to how they were right after the operation ``prefix`` names."""
     _check_log(store, "restored")
     target, log = find(store, prefix)
-    store.ops.mark(restores=target.id)
-    moved = _apply(store, opmodel.state_after(log, target.id), f"jp op restore {target.id}")
-    left = opmodel.remotes_left(log, target.id)
-    for name, value in opmodel.remotes_after(log, target.id).items():
-        _revert_remote(store, name, value, left[name], None)
+    wanted = opmodel.state_after(log, target.id)
+    with _holding(store, wanted, "op restore"):
+        _settle(store, wanted, "op restore")
+        target, log = find(store, prefix)
+        wanted = opmodel.state_after(log, target.id)
+        store.ops.mark(restores=target.id)
+        moved = _apply(store, wanted, f"jp op restore {target.id}")
+        left = opmodel.remotes_left(log, target.id)
+        for name, value in opmodel.remotes_after(log, target.id).items():
+            _revert_remote(store, name, value, left[name], None)
     return Result(target, moved)

@@ -100,6 +100,11 @@ def _invalid_id(exc: Any) -> JpError:
 
 def _busy(exc: Any) -> JpError:
     by = f" ({exc.owner})" if exc.owner else ""
+    if getattr(exc, "refused", None):
+        return UserError(
+            f"conversation {exc.cid} is in use by another jp process{by}; nothing was changed",
+            f"wait for it to finish, then run `jp {exc.refused}` again",
+        )
     return UserError(
         f"conversation {exc.cid} is in use by another jp process{by}",
         f"wait for it to finish, or continue in a fork: `jp conversation fork {exc.cid}`",

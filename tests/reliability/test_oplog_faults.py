@@ -8,7 +8,10 @@ is gone.
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -60,3 +63,93 @@ def test_a_stale_oplog_lock_makes_undo_refuse_and_keeps_the_order(
     assert "title 3" in box.ok("undo")
     assert state(box)["JP_HEAD"] == before["JP_HEAD"]
     box.fsck()
+
+
+def test_undo_waits_for_then_refuses_a_conversation_a_query_holds(
+    base: Sandbox, tmp_path: Path
+) -> None:
+    """A turn runs a slow tool; `jp undo` (even `--force`, which its own conflict
+    error suggests) must not move the conversation under it: the answer is kept."""
+    from tests.support.fake_messages import FakeMessages
+
+    box = base.copy(tmp_path / "box")
+    go = tmp_path / "go"  # the tool runs until the test has tried every undo
+    with FakeMessages() as fake:
+        box.env.update(fake.env())
+        box.config_file.write_text(
+            '[assistant.model]\nid = "anthropic/claude-test"\n'
+            "[conversation.tools.slow]\n"
+            f'command = ["sh", "-c", "while [ ! -e {go} ]; do sleep 0.05; done"]\n'
+            'description = "Wait a moment"\nconfirm = false\n'
+        )
+        fake.reply_text("First answer.")
+        box.ok("q", "-i", RUST_ID, "first")
+        fake.reply_blocks([{"type": "tool_use", "name": "slow", "input": {}}])
+        fake.reply_text("The paid-for answer.")
+        turn = box.popen("q", "-i", RUST_ID, "wait for it")
+        deadline = time.monotonic() + 30
+        while "tool_call_request" not in box.conversations()[RUST_ID].kinds[-1:]:
+            assert time.monotonic() < deadline, "the tool call never arrived"
+            time.sleep(0.05)
+        during = state(box)
+        for args in (
+            ("undo",),
+            ("undo", "--force"),
+            ("op", "restore", box.json("op", "log")[1]["id"]),
+        ):
+            proc = box.fail(*args)
+            assert f"conversation {RUST_ID} is in use" in proc.stderr, proc.stderr
+            assert "nothing was changed" in proc.stderr and "wait for it to finish" in proc.stderr
+            assert state(box) == during, f"jp {args} moved a held conversation"
+        go.write_text("")
+        _, err = turn.communicate(timeout=60)
+    assert turn.returncode == 0, err
+    events = box.conversations()[RUST_ID].events
+    assert "The paid-for answer." in str(events[-1]), events[-1]
+    newest = box.json("op", "log")[0]
+    assert "wait for it" in newest["command"]
+    assert "wait for it" in box.ok("undo"), "undo reverses the query once it is done"
+    box.fsck()
+
+
+def test_undo_waits_for_a_command_that_has_not_written_its_operation(
+    base: Sandbox, tmp_path: Path
+) -> None:
+    """A query lets go of its conversation a moment before its operation is in the
+    log: its record (held by a live process) names the conversation, so undo waits,
+    then refuses, rather than reversing the operation before it."""
+    box = base.copy(tmp_path / "box")
+    box.ok("q", "-i", RUST_ID, "a first question")  # the operation an undo would reverse
+    record = box.store / "jp" / "oplog" / "0123456789abcdef.pending"
+    record.parent.mkdir(parents=True, exist_ok=True)
+    ref = f"refs/conversations/{RUST_ID}"
+    tip = box.refs("refs/conversations")[ref]
+    record.write_text(
+        json.dumps({"id": "0123456789abcdef", "command": "jp q", "started": time.time()})
+        + "\n"
+        + json.dumps({"g": 1, "u": [[ref, tip, tip]]})
+        + "\n"
+    )
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(record)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        before = state(box)
+        proc = box.fail("undo", "--force")
+        assert f"conversation {RUST_ID} is in use" in proc.stderr, proc.stderr
+        assert state(box) == before
+    finally:
+        holder.kill()
+        holder.wait()
+    record.unlink()
+    box.ok("undo")
+
+
+HOLD = """
+import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR)
+fcntl.flock(fd, fcntl.LOCK_EX)
+print("held", flush=True)
+time.sleep(120)
+"""
