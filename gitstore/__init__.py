@@ -74,6 +74,7 @@ if TYPE_CHECKING:
     from gitstore.ids import created_at, new_id
     from gitstore.ids import is_valid as is_valid_id
     from gitstore.oplog.model import Move, Op
+    from gitstore.oplog.model import printable as printable_command
     from gitstore.oplog.model import shown as ref_value
     from gitstore.oplog.undo import Result as UndoResult
     from gitstore.oplog.undo import restore, undo
@@ -170,6 +171,7 @@ _WHERE: dict[str, str] = {
     "Op": "gitstore.oplog.model",
     "Move": "gitstore.oplog.model",
     "ref_value": "gitstore.oplog.model:shown",
+    "printable_command": "gitstore.oplog.model:printable",
     "undo": "gitstore.oplog.undo",
     "restore": "gitstore.oplog.undo",
     "UndoResult": "gitstore.oplog.undo:Result",
@@ -292,6 +294,7 @@ __all__ = [
     "push",
     "read_file",
     "record_activation",
+    "printable_command",
     "ref_value",
     "remove_remote",
     "restore",

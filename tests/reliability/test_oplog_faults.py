@@ -17,6 +17,7 @@ from pathlib import Path
 
 from tests.reliability.harness import RUST_ID, Sandbox
 from tests.reliability.test_oplog import COMPACTED, base, state
+from tests.support.sandbox import JP
 
 __all__ = ["base"]  # the prepared store of test_oplog, shared
 
@@ -153,3 +154,91 @@ fcntl.flock(fd, fcntl.LOCK_EX)
 print("held", flush=True)
 time.sleep(120)
 """
+
+
+def _raw(box: Sandbox, *args: bytes) -> subprocess.CompletedProcess[bytes]:
+    """`jp` run with a command line of bytes (what a shell passes for a Latin-1 word)."""
+    return subprocess.run(
+        [os.fsencode(str(JP)), *args],
+        env=box.env,
+        cwd=box.root / "work",
+        capture_output=True,
+        timeout=120,
+    )
+
+
+def test_a_command_line_that_is_not_utf8_is_refused_at_the_boundary(
+    base: Sandbox, tmp_path: Path
+) -> None:
+    box = base.copy(tmp_path / "box")
+    before = state(box)
+    for args in (
+        (b"conversation", b"edit", RUST_ID.encode(), b"--title", b"caf\xe9"),
+        (b"conversation", b"edit", RUST_ID.encode(), b"--label", b"k=\xff"),
+        (b"q", b"--new", b"r\xe9sum\xe9"),
+    ):
+        proc = _raw(box, *args)
+        err = proc.stderr.decode()
+        assert proc.returncode != 0 and err.startswith("error: "), err
+        assert "not UTF-8" in err and "Traceback" not in err and "internal" not in err, err
+        assert "\\xe9" in err or "\\xff" in err, "the byte is named, escaped"
+        assert state(box) == before
+    assert list((box.store / "jp" / "oplog").glob("*.pending")) == []
+    for read in (("conversation", "ls"), ("conversation", "show", RUST_ID), ("op", "log")):
+        box.ok(*read)
+
+
+def test_a_pending_record_with_bytes_that_are_not_utf8_is_recovered(
+    base: Sandbox, tmp_path: Path
+) -> None:
+    """A record an older jp wrote for such a command line (its JSON holds the bytes as
+    surrogate escapes): every command used to fail on it with an internal error."""
+    box = base.copy(tmp_path / "box")
+    before = state(box)
+    box.kill("move:committed", "conversation", "archive", COMPACTED, "--yes")
+    (record,) = (box.store / "jp" / "oplog").glob("*.pending")
+    lines = record.read_text().splitlines()
+    header = json.loads(lines[0])
+    header["command"] = f"jp conversation archive {COMPACTED} --yes --title 'caf\udce9'"
+    record.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    box.ok("conversation", "ls")
+    newest = box.json("op", "log")[0]
+    assert newest["recovered"] and newest["command"].endswith("'caf\\xe9'"), newest
+    assert "caf\\xe9" in box.ok("op", "log", "-n", "1")
+    stored = box.git("cat-file", "-p", f"{box.git('rev-parse', 'refs/jp/oplog').strip()}:op.json")
+    assert json.loads(stored)["command"] == header["command"], "the bytes survive in the log"
+    box.ok("undo")
+    assert state(box) == before
+    box.fsck()
+
+
+def test_reads_survive_a_title_stored_with_bytes_that_are_not_utf8(
+    base: Sandbox, tmp_path: Path
+) -> None:
+    """A metadata note written by plain git (or an older jp) whose title holds a
+    Latin-1 byte and an escape sequence: every read works, and so does the next edit."""
+    box = base.copy(tmp_path / "box")
+    anchor = box.git("hash-object", "--stdin", input=f"jp-conversation {RUST_ID}\n").strip()
+    git = ["git", "--git-dir", str(box.store)]
+    shown = [*git, "notes", "--ref=refs/notes/meta", "show", anchor]
+    old = subprocess.run(shown, capture_output=True, check=True).stdout
+    bad = b'{"k": "title", "m": "52e208e3c382", "t": 9796162359619, "v": "caf\xe9 \x1b[2J"}\n'
+    blob = subprocess.run(
+        [*git, "hash-object", "-w", "--stdin"], input=old + bad, capture_output=True, check=True
+    ).stdout.decode()
+    subprocess.run(
+        [*git, "notes", "--ref=refs/notes/meta", "add", "-f", "-C", blob.strip(), anchor],
+        capture_output=True,
+        check=True,
+    )
+    for read in (
+        ("conversation", "ls"),
+        ("--format", "json", "conversation", "ls"),
+        ("conversation", "show", RUST_ID),
+        ("conversation", "print", RUST_ID),
+        ("op", "log"),
+    ):
+        out = box.ok(*read)
+        assert "\x1b" not in out, f"jp {read} printed a raw escape"
+    box.ok("conversation", "edit", RUST_ID, "--title", "fine")
+    assert "fine" in box.ok("conversation", "ls")
