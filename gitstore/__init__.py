@@ -88,6 +88,7 @@ if TYPE_CHECKING:
     from gitstore.store.types import Conversation, Identity, Located
     from gitstore.sync.pull import Outcome, Syncer, open_sync
     from gitstore.sync.push import push
+    from gitstore.sync.quarantine import acknowledge as acknowledge_refusals
     from gitstore.sync.remotes import RemoteInfo
     from gitstore.sync.remotes import check_name as check_remote_name
     from gitstore.sync.remotestate import add as add_remote
@@ -178,6 +179,7 @@ _WHERE: dict[str, str] = {
     # doctor
     "Finding": "gitstore.store.doctor",
     "examine": "gitstore.store.doctor",
+    "acknowledge_refusals": "gitstore.sync.quarantine:acknowledge",
     "mend": "gitstore.store.doctor",
     # the fault points (a testing hook)
     "FAULT_POINTS": "gitstore.faults:POINTS",
@@ -274,6 +276,7 @@ __all__ = [
     "environment_fault",
     "event_count",
     "examine",
+    "acknowledge_refusals",
     "fault_point",
     "find_remote",
     "fit_to_limits",

@@ -252,7 +252,7 @@ def screen(
         dropped.append(row.name)
         record[ref] = quarantine.Entry(row.oid, why, keep, limits.max_event_bytes)
         out.refused.append(
-            Refusal(ref, why, quarantine.quarantine_ref(remote, ref) if keep else None)
+            Refusal(ref, why, quarantine.quarantine_ref(remote, ref) if keep else None, row.oid)
         )
     transport.delete_refs(dropped)
     for r in refused:  # the fetch's refusals are remembered too: not downloaded again
