@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gitstore.claim import claim
-from gitstore.errors import GitStoreError
+from gitstore.errors import GitStoreError, environment_fault
 from gitstore.oplog import log as oplog
 from gitstore.oplog.model import Move, Op, RemoteChange, coalesce
 from gitstore.refs import transaction
@@ -43,6 +43,10 @@ from gitstore.refs.transaction import ANY, RefUpdate
 
 if TYPE_CHECKING:
     import pygit2
+else:
+    from gitstore.lazy import lazy_module
+
+    pygit2 = lazy_module("pygit2")
 
 FOLDER = ("jp", "oplog")
 SUFFIX = ".pending"
@@ -282,10 +286,12 @@ def recover(
     gitdir: Path,
     signature: Callable[[], pygit2.Signature],
     now: Callable[[], float] = time.time,
+    strict: bool = False,
 ) -> int:
     """Record the operations of killed commands, in the order they ran; returns how
     many were written.  The first that cannot be written stops the rest (so the log
-    keeps their order): the next command, or `jp doctor --fix`, goes on."""
+    keeps their order): the next command, or `jp doctor --fix`, goes on.  ``strict``
+    (doctor): that failure is raised, as the environment fault it is when it is one."""
     written = 0
     for path in in_order(folder(gitdir).glob(f"*{SUFFIX}")):
         fd = claim(path, still_there=True)
@@ -297,7 +303,9 @@ def recover(
                 oplog.write(repo(), op, signature())
                 written += 1
             path.unlink(missing_ok=True)
-        except (OSError, GitStoreError, ValueError):
+        except (OSError, GitStoreError, ValueError, pygit2.GitError) as exc:
+            if strict:
+                raise environment_fault(exc, str(path)) or exc from None
             break  # the log cannot be written now (a stale lock: `jp doctor`): later
         finally:
             os.close(fd)

@@ -276,8 +276,12 @@ def mend(store: Store, findings: list[Finding]) -> list[Finding]:
         transaction.repair(store.repo, store.gitdir)
         done += [f for f in findings if f.check == "journal"]
     if "oplog" in kinds:
-        store.repair()
-        done += [f for f in findings if f.check == "oplog" and f.fixable]
+        store.repair(strict=True)
+        done += [
+            f
+            for f in findings
+            if f.check == "oplog" and f.fixable and not (f.path and Path(f.path).exists())
+        ]
     if "format" in kinds:
         storeformat.write(store.repo)
         store.format = storeformat.FORMAT

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.reliability.harness import RUST, TRACEBACK, Sandbox
+from tests.reliability.harness import RUST, RUST_ID, TRACEBACK, Sandbox
 from tests.reliability.test_environment import _on_tmpfs, needs_mounts
 from tests.support.sandbox import JP
 
@@ -26,9 +26,9 @@ BIG = "17800000177-a-big-one"
 BIG_ID = "jp-c17800000177"
 
 
-def big_conversation(where: Path) -> Path:
+def big_conversation(where: Path, name: str = BIG) -> Path:
     """The Rust conversation with a request of 600 KB that does not compress."""
-    folder = where / BIG
+    folder = where / name
     shutil.copytree(RUST, folder)
     events = json.loads((folder / "events.json").read_text())
     noise = base64.b64encode(os.urandom(450_000)).decode()
@@ -112,3 +112,72 @@ def test_a_fetch_refusal_remembered_for_a_full_disk_is_retried(
     (reasons / "origin.json").write_text(json.dumps({f"refs/conversations/{BIG_ID}": entry}))
     here.ok("pull", "origin")
     assert f"refs/conversations/{BIG_ID}" in here.refs("refs/conversations")
+
+
+# -- a full disk under the commands that mend and move back ------------------------------
+
+
+def full_disk_then_freed(box: Sandbox, args: str, free_kb: int = 0) -> tuple[str, str, str]:
+    """``jp args`` on a full disk, then git fsck, then the same once space is freed:
+    the three outputs (each step's exit code checked here)."""
+    fsck = 'git --git-dir="$JP_STORE" fsck --no-dangling --no-progress 2>&1'
+    (code, full), (checked, fsck_out), (again, freed) = on_a_full_disk(
+        box, free_kb, f'"$JP" {args} 2>&1', fsck, f'rm "$FILL" && "$JP" {args} 2>&1'
+    )
+    assert code != 0, full
+    errors = [line for line in full.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "no space left" in errors[0], full
+    assert "internal error" not in full and "another writer" not in full, full
+    assert checked == 0, fsck_out
+    assert again == 0, freed
+    return full, fsck_out, freed
+
+
+@pytest.fixture
+def edited(tmp_path: Path) -> Sandbox:
+    box = Sandbox(tmp_path / "box")
+    box.ok("init")
+    box.ok("conversation", "import", "--activate", str(RUST))
+    box.ok("conversation", "edit", RUST_ID, "--title", "one")
+    box.ok("conversation", "archive", RUST_ID, "--yes")
+    return box
+
+
+@needs_mounts
+def test_undo_on_a_full_disk(edited: Sandbox) -> None:
+    _, _, freed = full_disk_then_freed(edited, "undo")
+    assert "Undid operation" in freed and "archive" in freed
+
+
+@needs_mounts
+def test_op_restore_on_a_full_disk(edited: Sandbox) -> None:
+    first = edited.json("op", "log")[-1]["id"]
+    _, _, freed = full_disk_then_freed(edited, f"op restore {first}")
+    assert "Restored the store" in freed
+
+
+@needs_mounts
+def test_doctor_fix_on_a_full_disk(edited: Sandbox) -> None:
+    edited.kill("move:committed", "conversation", "unarchive", RUST_ID)
+    _, _, freed = full_disk_then_freed(edited, "doctor --fix --no-fsck")
+    assert "is healthy" in freed
+
+
+@needs_mounts
+def test_a_pull_with_a_quarantined_ref_on_a_full_disk(
+    pair: tuple[Sandbox, Sandbox], tmp_path: Path
+) -> None:
+    from tests.unit.sync.hostile import Hostile
+
+    sender, here = pair
+    bad = Hostile(tmp_path / "remote.git")
+    bad.ref("refs/conversations/jp-c2", bad.event(b'{"type": "turn_start", "timestamp": \n'))
+    here.fail("pull", "origin")
+    here.ok("doctor", "--ack", "--no-fsck")
+    assert here.refs("refs/jp/quarantine")
+    sender.ok("conversation", "import", str(big_conversation(tmp_path, "17800000178-another")))
+    sender.run("push", "origin")  # refuses the bad ref too, and sends the rest
+    assert "refs/conversations/jp-c17800000178" in bad.git("for-each-ref")
+    _, _, freed = full_disk_then_freed(here, "pull origin")
+    assert "jp-c17800000178: new from origin" in freed
+    assert "(acknowledged)" in freed
