@@ -47,3 +47,17 @@ def test_an_acknowledged_refusal_lets_every_sync_succeed(user: User, tmp_path: P
     # the remote moves the bad ref: a new refusal, not acknowledged
     bad.ref("refs/conversations/jp-c2", bad.event(b'{"type": "turn_start"}\n'))
     assert "refused refs/conversations/jp-c2" in user.fail("pull", "origin", code=1).stderr
+
+
+def test_a_damaged_acknowledgement_file_acknowledges_nothing(user: User, tmp_path: Path) -> None:
+    _, bad = pushed(user, tmp_path)
+    bad.ref("refs/conversations/jp-c2", bad.event(b'{"type": "turn_start", "timestamp": \n'))
+    user.fail("pull", "origin", code=1)
+    user.ok("doctor", "--ack", "--no-fsck")
+    acks = user.store / "jp" / "acknowledged.json"
+    for damage in ('{"origin": {"refs/conversations/jp-c2": 7}}', "[1, 2", "\x00\xff"):
+        acks.write_text(damage)
+        proc = user.fail("pull", "origin", code=1)
+        assert "refused refs/conversations/jp-c2 from origin:" in proc.stderr
+    user.ok("doctor", "--ack", "--no-fsck")  # writes it anew
+    user.ok("pull", "origin")
