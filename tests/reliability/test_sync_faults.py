@@ -181,3 +181,33 @@ def test_a_pull_with_a_quarantined_ref_on_a_full_disk(
     _, _, freed = full_disk_then_freed(here, "pull origin")
     assert "jp-c17800000178: new from origin" in freed
     assert "(acknowledged)" in freed
+
+
+@needs_mounts
+def test_a_query_with_an_attachment_on_a_full_disk(edited: Sandbox) -> None:
+    edited.ok("conversation", "unarchive", RUST_ID)
+    (edited.root / "work" / "notes.md").write_text("# notes\n" + "a line of notes\n" * 2000)
+    before = edited.conversations()[RUST_ID].events
+    _, _, freed = full_disk_then_freed(edited, f"q -i {RUST_ID} -a notes.md 'read this'")
+    assert freed.strip(), "the freed query printed no answer"
+    assert edited.conversations()[RUST_ID].events == before, "the copy on the tmpfs changed"
+
+
+@needs_mounts
+def test_a_warm_query_on_a_full_disk(edited: Sandbox) -> None:
+    import tempfile
+
+    from tests.support.fake_messages import FakeMessages
+
+    edited.ok("conversation", "unarchive", RUST_ID)
+    run = Path(tempfile.mkdtemp(prefix="jpw-", dir="/tmp"))  # a socket path stays short
+    with FakeMessages() as fake:
+        edited.env.update({**fake.env(), "JP_WARM": "1", "XDG_RUNTIME_DIR": str(run)})
+        edited.config_file.write_text('[assistant.model]\nid = "anthropic/claude-test"\n')
+        fake.reply_text("A warm answer.", times=None)
+        try:
+            _, _, freed = full_disk_then_freed(edited, f"q -i {RUST_ID} 'hello warm'")
+            assert "A warm answer." in freed
+        finally:
+            edited.run("model", "stop")
+            shutil.rmtree(run, ignore_errors=True)
