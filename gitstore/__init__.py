@@ -33,6 +33,7 @@ if TYPE_CHECKING:
         InvalidId,
         LockedRef,
         NothingToUndo,
+        OplogBehind,
         RefBusy,
         RefLocked,
         Refused,
@@ -73,6 +74,7 @@ if TYPE_CHECKING:
     from gitstore.ids import created_at, new_id
     from gitstore.ids import is_valid as is_valid_id
     from gitstore.oplog.model import Move, Op
+    from gitstore.oplog.model import printable as printable_command
     from gitstore.oplog.model import shown as ref_value
     from gitstore.oplog.undo import Result as UndoResult
     from gitstore.oplog.undo import restore, undo
@@ -86,6 +88,7 @@ if TYPE_CHECKING:
     from gitstore.store.types import Conversation, Identity, Located
     from gitstore.sync.pull import Outcome, Syncer, open_sync
     from gitstore.sync.push import push
+    from gitstore.sync.quarantine import acknowledge as acknowledge_refusals
     from gitstore.sync.remotes import RemoteInfo
     from gitstore.sync.remotes import check_name as check_remote_name
     from gitstore.sync.remotestate import add as add_remote
@@ -169,12 +172,14 @@ _WHERE: dict[str, str] = {
     "Op": "gitstore.oplog.model",
     "Move": "gitstore.oplog.model",
     "ref_value": "gitstore.oplog.model:shown",
+    "printable_command": "gitstore.oplog.model:printable",
     "undo": "gitstore.oplog.undo",
     "restore": "gitstore.oplog.undo",
     "UndoResult": "gitstore.oplog.undo:Result",
     # doctor
     "Finding": "gitstore.store.doctor",
     "examine": "gitstore.store.doctor",
+    "acknowledge_refusals": "gitstore.sync.quarantine:acknowledge",
     "mend": "gitstore.store.doctor",
     # the fault points (a testing hook)
     "FAULT_POINTS": "gitstore.faults:POINTS",
@@ -198,6 +203,7 @@ _WHERE: dict[str, str] = {
     "CorruptEvent": "gitstore.errors",
     "Refused": "gitstore.errors",
     "NothingToUndo": "gitstore.errors",
+    "OplogBehind": "gitstore.errors",
     "UnknownOperation": "gitstore.errors",
     "UndoConflict": "gitstore.errors",
     "EnvironmentFault": "gitstore.errors",
@@ -234,6 +240,7 @@ __all__ = [
     "MAX_EVENT_BYTES_KEY",
     "Move",
     "NothingToUndo",
+    "OplogBehind",
     "Op",
     "Outcome",
     "ProjectStore",
@@ -269,6 +276,7 @@ __all__ = [
     "environment_fault",
     "event_count",
     "examine",
+    "acknowledge_refusals",
     "fault_point",
     "find_remote",
     "fit_to_limits",
@@ -289,6 +297,7 @@ __all__ = [
     "push",
     "read_file",
     "record_activation",
+    "printable_command",
     "ref_value",
     "remove_remote",
     "restore",

@@ -67,10 +67,11 @@ class RefLocked(StaleTip):
 class ConversationBusy(GitStoreError):
     """Another process holds the conversation (a query in progress)."""
 
-    def __init__(self, cid: str) -> None:
+    def __init__(self, cid: str, refused: str | None = None) -> None:
         super().__init__(f"conversation {cid} is in use by another jp process")
         self.cid = cid
         self.owner: str | None = None  # "pid 123 on host", when the lock says
+        self.refused = refused  # "undo", "op restore": a command that waited, then refused
 
 
 class StoreError(GitStoreError):
@@ -147,6 +148,18 @@ class UndoConflict(GitStoreError):
         self.ref = ref
         self.expected = expected
         self.actual = actual
+
+
+class OplogBehind(GitStoreError):
+    """Operations of earlier commands are not in the log yet (it could not be written:
+    a stale ``refs/jp/oplog.lock``), so the log's newest operation is not the latest."""
+
+    def __init__(self, count: int, lock: str | None, age: float | None, doing: str) -> None:
+        super().__init__(f"the operation log is behind by {count} operations")
+        self.count = count
+        self.lock = lock
+        self.age = age
+        self.doing = doing  # "undone", "restored"
 
 
 class LockedRef(GitStoreError):

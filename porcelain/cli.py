@@ -190,6 +190,24 @@ def _seeded_clock() -> None:
     clock.install(seeded)
 
 
+def _refuse_undecodable(argv: list[str]) -> None:
+    """Refuse a command line that is not UTF-8 before anything runs: such bytes
+    (Python's surrogate escapes) cannot be stored in a title, a label, a request
+    or the operation log."""
+    for n, arg in enumerate(argv, start=1):
+        if arg.isascii():
+            continue
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = arg.encode("utf-8", "surrogateescape").decode("ascii", "backslashreplace")
+            raise UsageError(
+                f"argument {n} is not UTF-8 text: {shown!r}; nothing was read or written",
+                "jp takes its arguments as UTF-8: give the text in UTF-8 (a file whose name "
+                "is not UTF-8: rename it, or link to it under a UTF-8 name)",
+            ) from None
+
+
 def main() -> None:
     """Run `jp`; translate every expected failure into one line on stderr."""
     output = Output()
@@ -201,6 +219,7 @@ def main() -> None:
         if os.environ.get("JP_TEST_CLOCK") or os.environ.get("JP_TEST_SEED"):
             _seeded_clock()  # a testing hook: see porcelain/clock.py
         argv = sys.argv[1:]
+        _refuse_undecodable(argv)
         result = cli.main(
             args=hoist_globals(argv), prog_name="jp", standalone_mode=False, obj=list(argv)
         )

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitstore.errors import ConcurrentUpdate, LockedRef, environment_fault
-from gitstore.oplog.model import SYMBOLIC, Op
+from gitstore.oplog.model import SYMBOLIC, Op, printable
 from gitstore.store import diskfault, flock
 
 if TYPE_CHECKING:
@@ -162,7 +162,7 @@ def _commit(
     builder.insert(FILE, blob, pygit2.GIT_FILEMODE_BLOB)
     tree = builder.write()
     parents = ([prev] if prev is not None else []) + kept
-    subject = op.command.splitlines()[0][:200] if op.command else "jp"
+    subject = printable(op.command).splitlines()[0][:200] if op.command.strip() else "jp"
     message = f"jp op {op.id}: {subject}\n"
     oid: pygit2.Oid = repo.create_commit(None, signature, signature, message, tree, parents)
     return oid

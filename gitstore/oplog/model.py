@@ -11,6 +11,7 @@ A ref's value is a commit id, ``symbolic:<refname>`` for a symbolic ref
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -192,10 +193,34 @@ def remotes_after(ops: Sequence[Op], target: str) -> dict[str, Mapping[str, Any]
     raise KeyError(target)
 
 
+def remotes_left(ops: Sequence[Op], target: str) -> dict[str, Mapping[str, Any] | None]:
+    """Each remote some operation after ``target`` changed -> what the newest such
+    change left it at (what undoing those changes takes back)."""
+    left: dict[str, Mapping[str, Any] | None] = {}
+    for op in ops:
+        if op.id == target:
+            return left
+        for change in reversed(op.remotes):
+            left.setdefault(change.name, change.new)
+    raise KeyError(target)
+
+
 def find(ops: Iterable[Op], prefix: str) -> list[Op]:
     """The operations whose id starts with ``prefix``."""
     text = prefix.strip().lower()
     return [op for op in ops if text and op.id.startswith(text)]
+
+
+def printable(text: str) -> str:
+    """``text`` that encodes as UTF-8: a byte that is not UTF-8 (a surrogate escape of
+    a command line) as ``\\xNN``.  The log keeps the command line exact (its JSON
+    escapes such bytes); this is for a commit message and the terminal."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        escaped = text.encode("utf-8", "backslashreplace").decode("utf-8")
+        return re.sub(r"\\udc([89a-f][0-9a-f])", r"\\x\1", escaped)
 
 
 def shown(value: str | None) -> str | None:

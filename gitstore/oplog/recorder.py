@@ -29,13 +29,13 @@ import json
 import os
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gitstore.claim import claim
-from gitstore.errors import GitStoreError
+from gitstore.errors import GitStoreError, environment_fault
 from gitstore.oplog import log as oplog
 from gitstore.oplog.model import Move, Op, RemoteChange, coalesce
 from gitstore.refs import transaction
@@ -43,6 +43,10 @@ from gitstore.refs.transaction import ANY, RefUpdate
 
 if TYPE_CHECKING:
     import pygit2
+else:
+    from gitstore.lazy import lazy_module
+
+    pygit2 = lazy_module("pygit2")
 
 FOLDER = ("jp", "oplog")
 SUFFIX = ".pending"
@@ -245,11 +249,35 @@ def pending(gitdir: Path) -> bool:
 def abandoned(gitdir: Path) -> list[Path]:
     """Pending records whose writer is gone (what ``recover`` would complete)."""
     out: list[Path] = []
-    for path in sorted(folder(gitdir).glob(f"*{SUFFIX}")):
+    for path in in_order(folder(gitdir).glob(f"*{SUFFIX}")):
         fd = claim(path, still_there=True)
         if fd is not None:
             os.close(fd)
             out.append(path)
+    return out
+
+
+def running(gitdir: Path) -> dict[str, set[str]]:
+    """The pending records whose command still runs -> the refs each moved so far."""
+    out: dict[str, set[str]] = {}
+    for path in folder(gitdir).glob(f"*{SUFFIX}"):
+        fd = claim(path, still_there=True)
+        if fd is not None:  # its writer is gone: `abandoned`
+            os.close(fd)
+            continue
+        try:
+            text = path.read_text(errors="replace")
+        except OSError:
+            continue  # completed meanwhile
+        moved: set[str] = set()
+        for line in text.splitlines():
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(entry, dict) and isinstance(entry.get("u"), list):
+                moved.update(str(u[0]) for u in entry["u"] if isinstance(u, list) and u)
+        out[path.name] = moved
     return out
 
 
@@ -258,10 +286,14 @@ def recover(
     gitdir: Path,
     signature: Callable[[], pygit2.Signature],
     now: Callable[[], float] = time.time,
+    strict: bool = False,
 ) -> int:
-    """Record the operations of killed commands; returns how many were written."""
+    """Record the operations of killed commands, in the order they ran; returns how
+    many were written.  The first that cannot be written stops the rest (so the log
+    keeps their order): the next command, or `jp doctor --fix`, goes on.  ``strict``
+    (doctor): that failure is raised, as the environment fault it is when it is one."""
     written = 0
-    for path in sorted(folder(gitdir).glob(f"*{SUFFIX}")):
+    for path in in_order(folder(gitdir).glob(f"*{SUFFIX}")):
         fd = claim(path, still_there=True)
         if fd is None:
             continue  # its command is still running
@@ -271,11 +303,29 @@ def recover(
                 oplog.write(repo(), op, signature())
                 written += 1
             path.unlink(missing_ok=True)
-        except (OSError, GitStoreError):
-            continue  # the log cannot be written now (a stale lock: `jp doctor`): later
+        except (OSError, GitStoreError, ValueError, pygit2.GitError) as exc:
+            if strict:
+                raise environment_fault(exc, str(path)) or exc from None
+            break  # the log cannot be written now (a stale lock: `jp doctor`): later
         finally:
             os.close(fd)
     return written
+
+
+def in_order(paths: Iterable[Path]) -> list[Path]:
+    """Pending records in the order their commands ran: by when each started, then
+    by its last write (a record's id is random and says nothing of its order)."""
+
+    def key(path: Path) -> tuple[float, float, str]:
+        try:
+            with path.open("rb") as fh:
+                header = json.loads(fh.readline() or b"{}")
+            started = float(header.get("started") or 0.0) if isinstance(header, dict) else 0.0
+            return started, path.stat().st_mtime, path.name
+        except (OSError, ValueError, TypeError):
+            return 0.0, 0.0, path.name
+
+    return sorted(paths, key=key)
 
 
 def rebuild(repo: pygit2.Repository, text: str, now: float | None = None) -> Op | None:

@@ -12,16 +12,28 @@ they can be undone too.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from gitstore.errors import NothingToUndo, UndoConflict, UnknownOperation
+from gitstore import refs
+from gitstore.errors import (
+    ConcurrentUpdate,
+    ConversationBusy,
+    NothingToUndo,
+    OplogBehind,
+    UndoConflict,
+    UnknownOperation,
+)
 from gitstore.oplog import log as oplog
 from gitstore.oplog import model as opmodel
+from gitstore.oplog import recorder, remotediff
 from gitstore.oplog.model import Move, Op
 from gitstore.refs import transaction
 from gitstore.refs.transaction import RefUpdate
+from gitstore.store import flock
 from gitstore.sync import remotestate
 
 if TYPE_CHECKING:
@@ -48,27 +60,117 @@ def _apply(store: Store, wanted: Mapping[str, str | None], reason: str) -> list[
     return [Move(u.name, u.old, u.new) for u in updates]
 
 
-def _set_remotes(store: Store, wanted: Mapping[str, Mapping[str, Any] | None]) -> None:
-    for name, value in wanted.items():
-        before = remotestate.snapshot(store.repo, name)
-        if before == (dict(value) if value is not None else None):
+RETRIES = 5
+HOLD_WAIT = 3.0  # seconds undo waits for a command holding a conversation it moves
+
+
+@contextmanager
+def _holding(store: Store, names: Iterable[str], refused: str) -> Iterator[None]:
+    """Hold every conversation whose ref is in ``names`` (a running ``jp q`` holds its
+    own for the whole turn): wait a moment for each, then refuse, moving nothing."""
+    found = (refs.conversation_id(name) for name in names)
+    cids = sorted({c[0] for c in found if c is not None})
+    with ExitStack() as stack:
+        for cid in cids:
+            try:
+                stack.enter_context(store.hold(cid, wait=HOLD_WAIT))
+            except ConversationBusy as exc:
+                exc.refused = refused
+                raise
+        yield
+
+
+def _settle(store: Store, names: Iterable[str], refused: str) -> None:
+    """Wait while a running command that moved one of the conversations in ``names``
+    has not written its operation (it let go of the conversation a moment before):
+    then the log holds it.  Refuse if it does not finish in ``HOLD_WAIT``."""
+    wanted = {n for n in names if refs.conversation_id(n) is not None}
+    deadline = time.monotonic() + HOLD_WAIT
+    while wanted:
+        busy = sorted(r for moved in recorder.running(store.gitdir).values() for r in moved)
+        touched = [r for r in busy if r in wanted]
+        if not touched:
+            return
+        if time.monotonic() >= deadline:
+            found = refs.conversation_id(touched[0])
+            raise ConversationBusy(found[0] if found else touched[0], refused)
+        time.sleep(0.05)
+
+
+def _check_log(store: Store, doing: str) -> None:
+    """Refuse while operations of earlier commands are not in the log (the repair every
+    command runs could not write them): the log's newest is not what ran last."""
+    behind = recorder.abandoned(store.gitdir)
+    if behind:
+        lock = store.gitdir / f"{oplog.REF}.lock"
+        age = flock.ref_lock_age(lock)
+        raise OplogBehind(len(behind), str(lock) if age is not None else None, age, doing)
+
+
+def _check_remotes(store: Store, op: Op) -> None:
+    """Refuse before anything moves when a remote key ``op`` changed was changed since."""
+    seen: set[str] = set()
+    for change in reversed(op.remotes):
+        if change.name in seen:
             continue
-        remotestate.set_to(store.repo, name, value)
-        store.ops.remote(opmodel.RemoteChange(name, before, value))
+        seen.add(change.name)
+        current = remotestate.snapshot(store.repo, change.name)
+        bad = remotediff.conflicts(change.old, change.new, current)
+        if bad:
+            key = bad[0]
+            raise UndoConflict(
+                op.id,
+                f"remote.{change.name}.{key}",
+                remotediff.shown(change.new, key),
+                remotediff.shown(current, key),
+            )
+
+
+def _revert_remote(
+    store: Store,
+    name: str,
+    before: Mapping[str, Any] | None,
+    after: Mapping[str, Any] | None,
+    op_id: str | None,
+    force: bool = False,
+) -> None:
+    now, wanted = remotestate.revert(store.repo, name, before, after, op_id, force)
+    if now != wanted:
+        store.ops.remote(opmodel.RemoteChange(name, now, wanted))
 
 
 def undo(store: Store, force: bool = False) -> Result:
-    """Reverse the latest operation not undone yet."""
-    target = opmodel.undo_target(oplog.ops(store.repo))
-    if target is None:
-        raise NothingToUndo
-    moves = opmodel.reverse(target)
+    """Reverse the latest operation not undone yet.
+
+    The conversations it moves are held first, and a command that moved one of
+    them and has not yet written its operation is waited for; if the log then
+    names another latest operation, undo starts over with that one.
+    """
+    _check_log(store, "undone")
+    for _ in range(RETRIES):
+        target = opmodel.undo_target(oplog.ops(store.repo))
+        if target is None:
+            raise NothingToUndo
+        moves = opmodel.reverse(target)
+        with _holding(store, [m.ref for m in moves], "undo"):
+            _settle(store, [m.ref for m in moves], "undo")
+            latest = opmodel.undo_target(oplog.ops(store.repo))
+            if latest is None or latest.id != target.id:
+                continue  # a command finished meanwhile: undo that one
+            return _undo(store, target, moves, force)
+    raise ConcurrentUpdate(oplog.REF)
+
+
+def _undo(store: Store, target: Op, moves: list[Move], force: bool) -> Result:
     bad = opmodel.conflicts(moves, _current(store, [m.ref for m in moves]))
     if bad and not force:
         raise UndoConflict(target.id, bad[0].ref, bad[0].expected, bad[0].actual)
+    if not force:
+        _check_remotes(store, target)
     store.ops.mark(undoes=target.id)
     moved = _apply(store, {m.ref: m.new for m in moves}, f"jp undo {target.id}")
-    _set_remotes(store, {r.name: r.old for r in reversed(target.remotes)})
+    for change in reversed(target.remotes):
+        _revert_remote(store, change.name, change.old, change.new, target.id, force)
     return Result(target, moved)
 
 
@@ -83,8 +185,16 @@ def find(store: Store, prefix: str) -> tuple[Op, list[Op]]:
 
 def restore(store: Store, prefix: str) -> Result:
     """Set the refs back to how they were right after the operation ``prefix`` names."""
+    _check_log(store, "restored")
     target, log = find(store, prefix)
-    store.ops.mark(restores=target.id)
-    moved = _apply(store, opmodel.state_after(log, target.id), f"jp op restore {target.id}")
-    _set_remotes(store, opmodel.remotes_after(log, target.id))
+    wanted = opmodel.state_after(log, target.id)
+    with _holding(store, wanted, "op restore"):
+        _settle(store, wanted, "op restore")
+        target, log = find(store, prefix)
+        wanted = opmodel.state_after(log, target.id)
+        store.ops.mark(restores=target.id)
+        moved = _apply(store, wanted, f"jp op restore {target.id}")
+        left = opmodel.remotes_left(log, target.id)
+        for name, value in opmodel.remotes_after(log, target.id).items():
+            _revert_remote(store, name, value, left[name], None)
     return Result(target, moved)

@@ -83,8 +83,9 @@ class StoreBase:
         if repair:
             self.repair()
 
-    def repair(self) -> None:
-        """Finish what killed commands left: journaled ref updates, then their operations."""
+    def repair(self, strict: bool = False) -> None:
+        """Finish what killed commands left: journaled ref updates, then their operations
+        (``strict``: an operation that cannot be recorded raises, for ``jp doctor --fix``)."""
         if transaction.pending(self.gitdir):
             transaction.repair(self.repo, self.gitdir)
         if os.path.isdir(packwrite.folder(self.gitdir)):  # a bulk writer was killed
@@ -94,7 +95,7 @@ class StoreBase:
 
             if oprecord.pending(self.gitdir) and not transaction.pending(self.gitdir):
                 oprecord.recover(
-                    lambda: self.repo, self.gitdir, self._notes_signature, self._seconds
+                    lambda: self.repo, self.gitdir, self._notes_signature, self._seconds, strict
                 )
 
     @property

@@ -23,6 +23,7 @@ from gitstore.oplog import recorder as oprecord
 from gitstore.refs import transaction
 from gitstore.store import flock
 from gitstore.store import format as storeformat
+from gitstore.sync import quarantine
 
 if TYPE_CHECKING:
     from gitstore.store.core import Store
@@ -169,16 +170,23 @@ def check_quarantine(store: Store) -> list[Finding]:
     if not store.gitdir.is_dir():
         return []
     git = f"git --git-dir={store.gitdir}"
-    return [
-        Finding(
-            "quarantine",
-            f"quarantined ref {q.ref} ({q.remote}'s {q.remote_ref}): {q.reason}",
-            f"inspect it with `{git} log {q.ref}`, drop it with `{git} update-ref -d {q.ref}`"
-            " (the next pull keeps it aside again while the remote still holds it)",
-            path=q.ref,
+    acks = quarantine.acknowledged(store.gitdir)
+    out: list[Finding] = []
+    for q in sorted(store.quarantined(), key=lambda q: q.ref):
+        acked = quarantine.is_acknowledged(acks, q.remote, q.remote_ref, q.tip)
+        out.append(
+            Finding(
+                "quarantine",
+                f"quarantined ref {q.ref} ({q.remote}'s {q.remote_ref}): {q.reason}"
+                + (" (acknowledged)" if acked else ""),
+                f"inspect it with `{git} log {q.ref}`, drop it with `{git} update-ref -d {q.ref}`"
+                " (the next pull keeps it aside again while the remote still holds it)"
+                + ("" if acked else "; `jp doctor --ack` accepts it as it is"),
+                severity="note" if acked else "problem",
+                path=q.ref,
+            )
         )
-        for q in sorted(store.quarantined(), key=lambda q: q.ref)
-    ]
+    return out
 
 
 def check_cache(store: Store) -> list[Finding]:
@@ -268,8 +276,12 @@ def mend(store: Store, findings: list[Finding]) -> list[Finding]:
         transaction.repair(store.repo, store.gitdir)
         done += [f for f in findings if f.check == "journal"]
     if "oplog" in kinds:
-        store.repair()
-        done += [f for f in findings if f.check == "oplog" and f.fixable]
+        store.repair(strict=True)
+        done += [
+            f
+            for f in findings
+            if f.check == "oplog" and f.fixable and not (f.path and Path(f.path).exists())
+        ]
     if "format" in kinds:
         storeformat.write(store.repo)
         store.format = storeformat.FORMAT

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gitstore import boundary, refs
-from gitstore.errors import SyncError
+from gitstore.errors import EnvironmentFault, SyncError, environment_fault
 from gitstore.store.core import Store
 from gitstore.sync import lock as synclock
 from gitstore.sync import quarantine, remotes
@@ -75,7 +75,11 @@ def fetch(transport: Transport, remote: str, gitdir: Path) -> list[Refusal]:
     fetched one by one from the start, leaving out those still at the refused
     tip (so a bad pack is not downloaded again at every pull).
     """
-    bad = {r: e for r, e in quarantine.recorded(gitdir, remote).items() if e.stage == "fetch"}
+    bad = {
+        r: e
+        for r, e in quarantine.recorded(gitdir, remote).items()
+        if e.stage == "fetch" and local_fault(e.reason, gitdir) is None  # retry what failed here
+    }
     if bad:
         return _ref_by_ref(transport, remote, gitdir, None, bad)
     specs = remotes.fetch_refspecs(remote)
@@ -85,6 +89,7 @@ def fetch(transport: Transport, remote: str, gitdir: Path) -> list[Refusal]:
         return []
     except SyncError as exc:
         _clear_tmp_packs(gitdir, before)
+        _raise_local(exc, gitdir)
         namespace = remotes.tracking_prefix(remote).rstrip("/")
         if ".lock" in exc.reason and synclock.clear_stale(gitdir, namespace):
             try:  # a git killed with an earlier jp left lock files on the copies
@@ -155,12 +160,31 @@ def _halves(
             arrived.update(part)
         except SyncError as exc:
             _clear_tmp_packs(gitdir, before)
+            _raise_local(exc, gitdir)
             if len(part) == 1:
                 why = fetch_reason(exc.reason)
                 refused.append(Refusal(part[0], why, tip=heads[part[0]], stage="fetch"))
             else:
                 queue += [part[: len(part) // 2], part[len(part) // 2 :]]
     return arrived
+
+
+LOCAL_FAULTS = ("no-space", "read-only", "io")  # what this machine refused, not the remote
+
+
+def local_fault(text: str, gitdir: Path) -> EnvironmentFault | None:
+    """The fault of this machine a fetch's error names (a full disk while the pack
+    arrived, a read-only store), or None: only what the remote sent is refused."""
+    fault = environment_fault(RuntimeError(text), str(gitdir))
+    return fault if fault is not None and fault.kind in LOCAL_FAULTS else None
+
+
+def _raise_local(exc: SyncError, gitdir: Path) -> None:
+    """A fetch that failed because of this machine fails the pull (the next one
+    fetches again), instead of being remembered as the remote's fault."""
+    fault = local_fault(exc.reason, gitdir)
+    if fault is not None:
+        raise fault from None
 
 
 def fetch_reason(text: str) -> str:
@@ -228,7 +252,7 @@ def screen(
         dropped.append(row.name)
         record[ref] = quarantine.Entry(row.oid, why, keep, limits.max_event_bytes)
         out.refused.append(
-            Refusal(ref, why, quarantine.quarantine_ref(remote, ref) if keep else None)
+            Refusal(ref, why, quarantine.quarantine_ref(remote, ref) if keep else None, row.oid)
         )
     transport.delete_refs(dropped)
     for r in refused:  # the fetch's refusals are remembered too: not downloaded again

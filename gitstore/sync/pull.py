@@ -24,7 +24,7 @@ from gitstore.errors import ConcurrentUpdate, ConversationBusy
 from gitstore.refs import transaction
 from gitstore.refs.transaction import SYMBOLIC, RefUpdate
 from gitstore.store.core import Store
-from gitstore.sync import fetching, remotes
+from gitstore.sync import fetching, quarantine, remotes
 from gitstore.sync import lock as synclock
 from gitstore.sync import meta as syncmeta
 from gitstore.sync.ancestry import Comparison, repo_parent
@@ -50,6 +50,7 @@ class Outcome:
     direction: str = "pull"
     detail: str = ""
     kept: str | None = None  # refused: the quarantine ref that holds its tip
+    acknowledged: bool = False  # refused, and the user acknowledged it (`jp doctor --ack`)
 
 
 @dataclass
@@ -135,8 +136,16 @@ class Syncer:
         )
 
     def refusals(self) -> list[Outcome]:
+        acks = quarantine.acknowledged(self.store.gitdir)
         return [
-            Outcome(r.ref, "refused", kind="refused", detail=r.reason, kept=r.kept)
+            Outcome(
+                r.ref,
+                "refused",
+                kind="refused",
+                detail=r.reason,
+                kept=r.kept,
+                acknowledged=quarantine.is_acknowledged(acks, self.remote, r.ref, r.tip),
+            )
             for r in self.inbound.refused
         ]
 

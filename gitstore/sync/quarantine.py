@@ -145,3 +145,51 @@ def replace(
     tmp = path.with_name(f".{remote}.{os.getpid()}.tmp")
     tmp.write_text(json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
     os.replace(tmp, path)
+
+
+# -- refusals the user acknowledged ------------------------------------------------------
+
+
+def _acks_path(gitdir: Path) -> Path:
+    return gitdir / "jp" / "acknowledged.json"
+
+
+def acknowledged(gitdir: Path) -> dict[str, dict[str, str]]:
+    """The refusals the user acknowledged (``jp doctor --ack``): remote -> ref -> tip."""
+    try:
+        data = json.loads(_acks_path(gitdir).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    out: dict[str, dict[str, str]] = {}
+    for remote, refs in data.items() if isinstance(data, dict) else ():
+        if isinstance(refs, dict):
+            out[str(remote)] = {str(r): t for r, t in refs.items() if isinstance(t, str)}
+    return out
+
+
+def is_acknowledged(acks: Mapping[str, Mapping[str, str]], remote: str, ref: str, tip: str) -> bool:
+    """Whether the refusal of ``ref`` at ``tip`` was acknowledged (a new tip is not)."""
+    return bool(tip) and acks.get(remote, {}).get(ref) == tip
+
+
+def acknowledge(gitdir: Path) -> list[tuple[str, str, Entry]]:
+    """Acknowledge every refusal the last pull from each remote recorded: while the
+    remote keeps such a ref at that tip, a sync no longer fails because of it.
+    Replaces the earlier acknowledgements; returns the refusals acknowledged."""
+    folder = gitdir / "jp" / "quarantine"
+    acks: dict[str, dict[str, str]] = {}
+    out: list[tuple[str, str, Entry]] = []
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        remote = path.name[: -len(".json")]
+        for ref, entry in sorted(recorded(gitdir, remote).items()):
+            acks.setdefault(remote, {})[ref] = entry.tip
+            out.append((remote, ref, entry))
+    target = _acks_path(gitdir)
+    if not acks:
+        target.unlink(missing_ok=True)
+        return out
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".acknowledged.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(acks, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+    os.replace(tmp, target)
+    return out

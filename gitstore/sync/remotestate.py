@@ -7,12 +7,16 @@ removal, the fetched copies it deletes), and ``jp undo`` can put them back.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gitstore.errors import UndoConflict
+from gitstore.oplog import remotediff
 from gitstore.oplog.model import RemoteChange
 from gitstore.refs.transaction import RefUpdate
-from gitstore.sync import quarantine, remotes
+from gitstore.sync import configfile, quarantine, remotes
 
 if TYPE_CHECKING:
     import pygit2
@@ -32,25 +36,84 @@ def snapshot(repo: pygit2.Repository, name: str) -> dict[str, Any] | None:
     return {"url": info.url, "fetch": list(info.fetch), "push": list(info.push)}
 
 
-def set_to(repo: pygit2.Repository, name: str, value: Mapping[str, Any] | None) -> None:
-    """Give remote ``name`` exactly the settings ``value`` (None: remove its settings)."""
+def _read(cfg: pygit2.Config, name: str) -> dict[str, Any] | None:
+    """The remote's URL and refspecs as one config file holds them (None: none)."""
+    prefix = f"remote.{name}."
+    try:
+        url = str(cfg[prefix + "url"])
+    except (KeyError, pygit2.GitError):
+        url = ""
+    specs: dict[str, list[str]] = {}
+    for key in ("fetch", "push"):
+        try:
+            specs[key] = [str(v) for v in cfg.get_multivar(prefix + key)]
+        except (KeyError, pygit2.GitError):
+            specs[key] = []
+    if not url and not specs["fetch"] and not specs["push"]:
+        return None
+    return {"url": url, **specs}
+
+
+def revert(
+    repo: pygit2.Repository,
+    name: str,
+    before: Mapping[str, Any] | None,
+    after: Mapping[str, Any] | None,
+    op_id: str | None,
+    force: bool = False,
+) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """Take back the change of remote ``name`` from ``before`` to ``after`` (an
+    operation's), in one atomic write of the config, compared in that same write:
+    with ``op_id`` (an undo), each key the change altered must still hold what it
+    left, else ``UndoConflict`` (unless ``force``); only the change itself is taken
+    back (``remotediff.reverted``).  Returns the remote's settings before and after."""
     remotes.check_name(name)
-    cfg = repo.config
+    seen: list[tuple[dict[str, Any] | None, dict[str, Any] | None]] = []
+
+    def change(cfg: pygit2.Config) -> None:
+        current = _read(cfg, name)
+        bad = [] if force or op_id is None else remotediff.conflicts(before, after, current)
+        if bad:
+            key = bad[0]
+            raise UndoConflict(
+                str(op_id),
+                f"remote.{name}.{key}",
+                remotediff.shown(after, key),
+                remotediff.shown(current, key),
+            )
+        wanted = remotediff.reverted(before, after, current, force)
+        _write(cfg, name, current, wanted)
+        seen.append((current, wanted))
+
+    configfile.edit(Path(repo.path), change)
+    return seen[-1] if seen else (None, None)
+
+
+def _write(
+    cfg: pygit2.Config,
+    name: str,
+    current: Mapping[str, Any] | None,
+    wanted: Mapping[str, Any] | None,
+) -> None:
+    """Change only the values that differ between ``current`` and ``wanted``."""
+    prefix = f"remote.{name}."
+    url = str((wanted or {}).get("url") or "")
+    if url != str((current or {}).get("url") or ""):
+        if url:
+            cfg[prefix + "url"] = url
+        else:
+            with contextlib.suppress(KeyError, pygit2.GitError):
+                del cfg[prefix + "url"]
     for key in ("fetch", "push"):
-        try:
-            cfg.delete_multivar(f"remote.{name}.{key}", ".*")
-        except (KeyError, pygit2.GitError):
-            pass
-    if value is None:
-        try:
-            del cfg[f"remote.{name}.url"]
-        except (KeyError, pygit2.GitError):
-            pass
-        return
-    cfg[f"remote.{name}.url"] = str(value.get("url") or "")
-    for key in ("fetch", "push"):
-        for spec in value.get(key) or []:
-            cfg.set_multivar(f"remote.{name}.{key}", "^$", str(spec))
+        now = [str(s) for s in (current or {}).get(key) or []]
+        then = [str(s) for s in (wanted or {}).get(key) or []]
+        gone = [s for s in now if s not in then]
+        if gone:
+            with contextlib.suppress(KeyError, pygit2.GitError):
+                cfg.delete_multivar(prefix + key, configfile.exact(gone))
+        for spec in then:
+            if spec not in now:
+                cfg.set_multivar(prefix + key, "^$", spec)
 
 
 def add(store: Store, name: str, url: str) -> str:

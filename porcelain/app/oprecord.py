@@ -50,6 +50,14 @@ def finish(store: Store | None, failed: bool) -> list[str]:
     try:
         op = store.end_operation()
     except Exception as exc:  # the command's own outcome stands; the next command records it
+        # lazy: gitstore's errors load only when something failed
+        from gitstore import LockedRef
+
+        if isinstance(exc, LockedRef):  # it stays until removed: every later write fails too
+            return [
+                f"warning: the operation log was not written ({exc}, {exc.age:.0f} s old); "
+                "`jp doctor --fix` removes the stale lock and records the operation"
+            ]
         return [
             f"warning: the operation log was not written ({exc}); the next jp "
             "command records the operation"

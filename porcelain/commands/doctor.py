@@ -4,16 +4,23 @@ from __future__ import annotations
 
 import click
 
-from gitstore import Finding, Store, examine, mend
+from gitstore import Finding, Store, acknowledge_refusals, examine, mend
 from porcelain.commands.context import App
 from porcelain.errors import Exit, UserError
+from porcelain.render.output import untrusted_field
 
 
 @click.command()
 @click.option("--fix", is_flag=True, help="Apply the safe fixes, then check again.")
 @click.option("--no-fsck", is_flag=True, help="Skip `git fsck` (slow on a large store).")
+@click.option(
+    "--ack",
+    is_flag=True,
+    help="Accept the refs the last pulls refused, as they are: syncs succeed while the "
+    "remote keeps them unchanged, and they stay listed.",
+)
 @click.pass_obj
-def doctor(app: App, fix: bool, no_fsck: bool) -> int:
+def doctor(app: App, fix: bool, no_fsck: bool, ack: bool) -> int:
     """Check the store: git fsck, unfinished ref updates, stale lock files,
     quarantined refs, the cache, the operation log and the format version.
 
@@ -21,12 +28,16 @@ def doctor(app: App, fix: bool, no_fsck: bool) -> int:
     only when the store is healthy.  `--fix` removes lock files no live
     writer holds, finishes interrupted updates and operations, rebuilds a
     damaged cache and records the format version; what it cannot mend
-    safely (fsck problems, quarantined refs) it names.
+    safely (fsck problems, quarantined refs) it names.  `--ack` accepts
+    the refs a remote keeps that the last pulls refused: pull, push and sync
+    then succeed while those refs stay as they are (a new tip is refused
+    again), and doctor lists them as notes.
     """
     path = app.store_path()
     if not path.exists():
         raise UserError(f"no store at {path}", "create one with `jp init`")
     store = Store(path, app.identity(), repair=False)  # see what a command would mend silently
+    acked = acknowledge_refusals(store.gitdir) if ack else []
     findings = examine(store, fsck=not no_fsck)
     fixed: list[Finding] = []
     if fix and any(f.fixable for f in findings):
@@ -39,11 +50,19 @@ def doctor(app: App, fix: bool, no_fsck: bool) -> int:
                 "store": str(store.gitdir),
                 "healthy": not problems,
                 "fixed": [f.to_json() for f in fixed],
+                "acknowledged": [
+                    {"remote": remote, "ref": ref, "tip": e.tip, "reason": e.reason}
+                    for remote, ref, e in acked
+                ],
                 "findings": [f.to_json() for f in findings],
             }
         )
     else:
-        lines = [f"fixed: {f.problem}" for f in fixed]
+        lines = [
+            f"acknowledged: {remote}'s {untrusted_field(ref)}: {untrusted_field(e.reason)}"
+            for remote, ref, e in acked
+        ]
+        lines += [f"fixed: {f.problem}" for f in fixed]
         for f in findings:
             lines.append(f"{f.severity}: {f.problem}; mend: {f.fix}")
         if not problems:

@@ -62,5 +62,5 @@ def restore(app: App, operation: str) -> None:
     if not result.moved:
         app.output.line(f"The store is already as operation {short} left it.")
         return
-    app.output.line(f"Restored the store to after operation {short}: {result.op.command}")
+    app.output.line(f"Restored the store to after operation {short}: {opshow.command(result.op)}")
     app.output.lines(opshow.moves_text(result.moved))

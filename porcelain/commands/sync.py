@@ -77,6 +77,8 @@ def _report(app: App, remote: str, outcomes: Sequence[Outcome], verb: str) -> No
                 row["detail"] = o.detail
             if o.kept:
                 row["quarantine"] = o.kept
+            if o.acknowledged:
+                row["acknowledged"] = True
             rows.append(row)
         app.output.data(rows)
     else:
@@ -85,7 +87,8 @@ def _report(app: App, remote: str, outcomes: Sequence[Outcome], verb: str) -> No
             if o.kind == "refused":
                 kept = f"; kept as {untrusted_field(o.kept)}" if o.kept else ""
                 ref, why = untrusted_field(_short(o.id)), untrusted_field(o.detail)
-                app.output.note(f"refused {ref} from {remote}: {why}{kept}")
+                acked = " (acknowledged)" if o.acknowledged else ""
+                app.output.note(f"refused {ref} from {remote}{acked}: {why}{kept}")
             elif o.kind == "warning":
                 ref, why = untrusted_field(o.id), untrusted_field(o.detail)
                 where = f"{remote}'s {ref}" if o.action == "cleaned" else ref
@@ -102,14 +105,15 @@ def _report(app: App, remote: str, outcomes: Sequence[Outcome], verb: str) -> No
                 else f"{remote} is up to date."
             )
     stuck = [o for o in outcomes if o.action in UNFINISHED]
-    refused = [o for o in outcomes if o.kind == "refused"]
+    refused = [o for o in outcomes if o.kind == "refused" and not o.acknowledged]
     if refused and not stuck:
         n = len(refused)
         raise UserError(
             f"{n} ref{'s' if n != 1 else ''} from {remote} {'were' if n != 1 else 'was'} "
             "refused (named above); the rest was synced",
             "they stay refused until they are fixed on the remote; "
-            "`git for-each-ref refs/jp/quarantine/` lists the ones kept aside",
+            "`git for-each-ref refs/jp/quarantine/` lists the ones kept aside; "
+            "`jp doctor --ack` accepts them as they are, so syncs succeed",
         )
     if stuck:
         raise UserError(

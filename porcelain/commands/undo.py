@@ -34,5 +34,5 @@ def undo(app: App, force: bool) -> None:
             }
         )
         return
-    app.output.line(f"Undid operation {result.op.id[: opshow.SHORT]}: {result.op.command}")
+    app.output.line(f"Undid operation {result.op.id[: opshow.SHORT]}: {opshow.command(result.op)}")
     app.output.lines(opshow.moves_text(result.moved) + opshow.remote_lines(result.op, undone=True))

@@ -52,6 +52,7 @@ def _messages() -> list[tuple[type[BaseException], Message]]:
             InvalidId,
             LockedRef,
             NothingToUndo,
+            OplogBehind,
             RefBusy,
             RefLocked,
             StaleTip,
@@ -77,6 +78,7 @@ def _messages() -> list[tuple[type[BaseException], Message]]:
                 (NothingToUndo, lambda e: UserError("nothing to undo", OP_LOG_HINT)),
                 (UnknownOperation, lambda e: UserError(str(e), OP_LOG_HINT + " and their ids")),
                 (UndoConflict, _undo_conflict),
+                (OplogBehind, _oplog_behind),
                 (InvalidEvent, lambda e: UserError(str(e))),
                 (StoreError, lambda e: UserError(f"store {e.path}: {e.reason}")),
                 (SyncError, lambda e: UserError(f"sync with {e.remote} failed: {e.reason}")),
@@ -98,6 +100,11 @@ def _invalid_id(exc: Any) -> JpError:
 
 def _busy(exc: Any) -> JpError:
     by = f" ({exc.owner})" if exc.owner else ""
+    if getattr(exc, "refused", None):
+        return UserError(
+            f"conversation {exc.cid} is in use by another jp process{by}; nothing was changed",
+            f"wait for it to finish, then run `jp {exc.refused}` again",
+        )
     return UserError(
         f"conversation {exc.cid} is in use by another jp process{by}",
         f"wait for it to finish, or continue in a fork: `jp conversation fork {exc.cid}`",
@@ -154,6 +161,15 @@ def _undo_conflict(exc: Any) -> JpError:
         f"{exc.ref} changed since operation {exc.op_id[:12]} ({value(exc.actual)} now); "
         "nothing was undone: `jp undo --force` overwrites that change, `jp op log` shows "
         "what changed it"
+    )
+
+
+def _oplog_behind(exc: Any) -> JpError:
+    why = f" ({exc.lock} exists, {_age(exc.age)} old)" if exc.lock else ""
+    return UserError(
+        f"the operation log is behind: {exc.count} earlier operation(s) are not recorded "
+        f"yet{why}; nothing was {exc.doing}",
+        "`jp doctor --fix` records them; then run the command again",
     )
 
 

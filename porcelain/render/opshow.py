@@ -6,7 +6,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from gitstore import Move, Op, ref_value
+from gitstore import Move, Op, printable_command, ref_value
 
 SHORT = 12  # characters of an operation id or a commit id in text
 
@@ -35,6 +35,11 @@ def utc(seconds: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
 
 
+def command(op: Op) -> str:
+    """The command line as text that prints (a byte that is not UTF-8 as ``\\xNN``)."""
+    return printable_command(op.command)
+
+
 def headline(op: Op) -> str:
     extra = ""
     if op.undoes:
@@ -43,13 +48,13 @@ def headline(op: Op) -> str:
         extra = f"  (restores {op.restores[:SHORT]})"
     if op.recovered:
         extra += "  (interrupted; recorded by the next command)"
-    return f"{op.id[:SHORT]}  {when(op.time)}  {op.command}{extra}"
+    return f"{op.id[:SHORT]}  {when(op.time)}  {command(op)}{extra}"
 
 
 def as_json(op: Op) -> dict[str, Any]:
     out: dict[str, Any] = {
         "id": op.id,
-        "command": op.command,
+        "command": command(op),
         "time": utc(op.time),
         "started": utc(op.started) if op.started else None,
         "pid": op.pid,
