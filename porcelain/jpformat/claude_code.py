@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from gitstore import Event
-from porcelain.jpformat.sessionlines import first_time
 from porcelain.jpformat.sessionmap import Builder, arguments_of, text_of
 
 TOOL = "claude-code"
@@ -55,7 +54,7 @@ def identity(records: list[dict[str, Any]]) -> tuple[str | None, str | None]:
 
 
 def map_records(records: list[dict[str, Any]]) -> Mapped:
-    builder = Builder(first_time(records))
+    builder = Builder()
     groups = []
     for record in records:
         builder.begin(record)

@@ -28,7 +28,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gitstore import Event
-from porcelain.jpformat.sessionlines import first_time
 from porcelain.jpformat.sessionmap import MAX_NAME, Builder, arguments_of, text_of
 
 TOOL = "codex"
@@ -66,7 +65,7 @@ def session_of(records: list[dict[str, Any]]) -> str | None:
 
 
 def map_records(records: list[dict[str, Any]]) -> Mapped:
-    builder = Builder(first_time(records))
+    builder = Builder()
     state = _State()
     groups = []
     for record in records:

@@ -83,13 +83,3 @@ def valid_time(value: Any) -> str | None:
     except ValueError:
         return None
     return value
-
-
-def first_time(records: list[dict[str, Any]], *keys: str) -> str:
-    """The first valid time stamp among the records (the epoch when none has one)."""
-    for record in records:
-        for key in keys or ("timestamp",):
-            found = valid_time(record.get(key))
-            if found:
-                return found
-    return "1970-01-01T00:00:00Z"

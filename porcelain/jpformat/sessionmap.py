@@ -25,7 +25,8 @@ from porcelain.jpformat.sessionlines import valid_time
 SOURCE_KEY = "source_record"  # metadata key of a mapped event holding its record
 RECORD_TYPE = "source_record"  # the event of a record jp maps onto nothing
 TOOLS = ("claude-code", "codex")
-MAX_NAME = 200  # a tool name or model name from a record, as jp keeps it
+MAX_NAME = 200
+EPOCH = "1970-01-01T00:00:00Z"  # the time of records before the first that has one  # a tool name or model name from a record, as jp keeps it
 
 
 class Builder:
@@ -36,8 +37,8 @@ class Builder:
     record is kept either way.
     """
 
-    def __init__(self, start_time: str) -> None:
-        self.time = _normal(start_time)
+    def __init__(self) -> None:
+        self.time = _normal(EPOCH)
         self.group: list[Event] = []
         self.turn = 0  # the current turn's 0-based index
         self.seen_in_turn = False  # the current turn holds a conversation event
@@ -47,12 +48,15 @@ class Builder:
 
     # -- one record ------------------------------------------------------------
 
-    def begin(self, record: dict[str, Any], *time_keys: str) -> None:
-        for key in time_keys or ("timestamp",):
-            found = valid_time(record.get(key))
-            if found:
-                self.time = _normal(found)
-                break
+    def begin(self, record: dict[str, Any]) -> None:
+        """Start the events of ``record``, dated by its ``timestamp`` (or one of an object
+        it holds, as a snapshot's); a record without one takes the time of the one before."""
+        found = valid_time(record.get("timestamp"))
+        if found is None:
+            nested = (v.get("timestamp") for v in record.values() if isinstance(v, dict))
+            found = next((t for t in map(valid_time, nested) if t), None)
+        if found:
+            self.time = _normal(found)
         self.group = []
 
     def finish(self, record: dict[str, Any]) -> list[Event]:
