@@ -16,12 +16,18 @@ tool and the file's path relative to the tool's root:
 Each conversation is written whole or not at all (objects first, then its
 ref), so an import killed at any point leaves no half-imported session, and
 the next one completes it.
+
+The position an import reached in each file (the bytes read, their SHA-1,
+the records they held) is kept in the store's cache for the conversation's
+tip: a file whose bytes up to there are unchanged is not parsed again when
+nothing was added, and its stored events are not read back when something
+was (the cost is reading and hashing the file).  Without it (a new cache, a
+conversation that moved since) the stored records are compared instead.
 """
 
 from __future__ import annotations
 
-import json
-import os
+import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,13 +36,13 @@ from typing import Any
 from gitstore import Event, Kind, Limits, Store
 from porcelain.app.describe import summaries
 from porcelain.app.lifecycle import publish, start_event
-from porcelain.errors import UserError
 from porcelain.jpformat import claude_code, codex
-from porcelain.jpformat.sessionfiles import Found, rel_path_problem
-from porcelain.jpformat.sessionlines import SessionLines, Skipped, read_lines
+from porcelain.jpformat.sessionfiles import Found
+from porcelain.jpformat.sessionlines import SessionLines, Skipped, line_limit, parse_lines
 from porcelain.jpformat.sessionmap import RECORD_TYPE, SOURCE_KEY, records_of
 
 REASON = "jp conversation import"
+POSITION = "session-position/1/"  # + tool/path: the cache entry of a file's position
 
 
 @dataclass
@@ -112,11 +118,25 @@ def _import_one(
     store: Store, tool: str, found: Found, limits: Limits, known: _Known
 ) -> FileOutcome:
     try:
-        lines = read_lines(found.path, limits.max_event_bytes)
+        data = found.path.read_bytes()
     except OSError as exc:
         return FileOutcome(found, "unreadable", error=exc.strerror or str(exc))
+    max_line = line_limit(limits.max_event_bytes)
+    cid = known.by_path.get((tool, found.rel))
+    where = store.locate(cid) if cid else None
+    position = _position(store, tool, found.rel, where.tip, data, max_line) if where else None
+    end = data.rfind(b"\n") + 1
+    if cid and position and position["size"] == end:
+        pending = bool(data[end:].strip())
+        return FileOutcome(found, "unchanged", cid, position["records"], pending=pending)
+    lines = parse_lines(data, max_line)
+    seen = position["lines"] if position else 0
     outcome = FileOutcome(
-        found, "empty", records=len(lines.records), skipped=lines.skipped, pending=lines.pending
+        found,
+        "empty",
+        records=len(lines.records),
+        skipped=[s for s in lines.skipped if s.line > seen],
+        pending=lines.pending,
     )
     if not lines.records:
         return outcome
@@ -124,17 +144,49 @@ def _import_one(
     if agent is None and found.agent:
         agent = Path(found.rel).stem.removeprefix("agent-")
     session = session or _session_from_path(found)
-    cid = known.by_path.get((tool, found.rel))
+    imported = _imported(tool, session, agent, found.rel)
     if cid is None:
-        imported = _imported(tool, session, agent, found.rel)
         parent = known.by_session.get((tool, session)) if agent else None
         outcome.cid = _create(store, groups, imported, parent)
         outcome.action, outcome.new_records = "imported", len(groups)
     else:
-        _update(store, cid, lines, groups, _imported(tool, session, agent, found.rel), outcome)
+        known_records = position["records"] if position else None
+        _update(store, cid, lines, groups, imported, outcome, known_records)
     assert outcome.cid is not None
     known.add(tool, found.rel, session, agent, outcome.cid)
+    _keep_position(store, tool, found.rel, outcome.cid, data, lines, max_line)
     return outcome
+
+
+def _position(
+    store: Store, tool: str, rel: str, tip: str, data: bytes, max_line: int
+) -> dict[str, Any] | None:
+    """The position recorded for this file at ``tip``, if the file still starts with it."""
+    found = store.cached_value(POSITION + f"{tool}/{rel}", tip)
+    if not isinstance(found, dict) or found.get("max_line") != max_line:
+        return None
+    size = found.get("size")
+    if not isinstance(size, int) or size > len(data) or not isinstance(found.get("records"), int):
+        return None
+    if hashlib.sha1(data[:size]).hexdigest() != found.get("sha1"):
+        return None
+    return found if isinstance(found.get("lines"), int) else None
+
+
+def _keep_position(
+    store: Store, tool: str, rel: str, cid: str, data: bytes, lines: SessionLines, max_line: int
+) -> None:
+    where = store.locate(cid)
+    if where is None:
+        return
+    value = {
+        "size": lines.size,
+        "sha1": hashlib.sha1(data[: lines.size]).hexdigest(),
+        "records": len(lines.records),
+        "lines": data.count(b"\n", 0, lines.size),
+        "max_line": max_line,
+    }
+    store.keep_value(POSITION + f"{tool}/{rel}", where.tip, value)
 
 
 def _session_from_path(found: Found) -> str:
@@ -174,17 +226,20 @@ def _update(
     groups: list[list[Event]],
     imported: dict[str, Any],
     outcome: FileOutcome,
+    known_records: int | None,
 ) -> None:
+    """Append what a grown file added; import a changed one as a fork.  With
+    ``known_records`` (the recorded position vouches for the file's start) the
+    stored events are not read back."""
     where = store.require(cid)
+    outcome.cid = cid
+    if known_records is not None and known_records <= len(groups):
+        _append(store, cid, where.tip, groups[known_records:], outcome)
+        return
     events, commits = store.read_chain(where.tip)
     stored = records_of(events)
-    outcome.cid = cid
     if stored == lines.records[: len(stored)]:
-        new = groups[len(stored) :]
-        outcome.action = "updated" if new else "unchanged"
-        outcome.new_records = len(new)
-        if new:
-            store.append(cid, _flat(new), where.tip, f"{REASON} {cid}")
+        _append(store, cid, where.tip, groups[len(stored) :], outcome)
         return
     same = 0
     while same < min(len(stored), len(lines.records)) and stored[same] == lines.records[same]:
@@ -203,6 +258,13 @@ def _update(
     outcome.action, outcome.new_records = "forked", len(groups) - same
 
 
+def _append(store: Store, cid: str, tip: str, new: list[list[Event]], outcome: FileOutcome) -> None:
+    outcome.action = "updated" if new else "unchanged"
+    outcome.new_records = len(new)
+    if new:
+        store.append(cid, _flat(new), tip, f"{REASON} {cid}")
+
+
 def _carries(event: Event) -> bool:
     if event.get("type") == RECORD_TYPE:
         return True
@@ -212,95 +274,3 @@ def _carries(event: Event) -> bool:
         and SOURCE_KEY in meta
         and event.get("type") != Kind.CONVERSATION_START
     )
-
-
-# -- export -------------------------------------------------------------------------
-
-
-class SessionExportError(UserError):
-    """A conversation that cannot be written back as the tool's session files."""
-
-
-@dataclass(frozen=True)
-class Written:
-    cid: str
-    path: Path
-    records: int
-
-
-def _origin_of(events: Sequence[Event]) -> dict[str, Any] | None:
-    start = next((e for e in reversed(events) if e.get("type") == Kind.CONVERSATION_START), None)
-    imported = start.get("imported") if start else None
-    return imported if isinstance(imported, dict) else None
-
-
-def export_session(store: Store, cid: str, tool: str, dest: Path) -> list[Written]:
-    """Write the session of ``cid`` (and its subagent streams) under ``dest`` at their
-    paths relative to the tool's root, every kept record as a JSON line, in order."""
-    events = store.load(cid).events
-    origin = _origin_of(events)
-    if origin is None or origin.get("format") != tool:
-        raise SessionExportError(f"{cid} was not imported from {tool}")
-    plan = [(cid, origin, events)]
-    for sub in _subagents(store, cid, tool):
-        sub_events = store.load(sub).events
-        sub_origin = _origin_of(sub_events)
-        if sub_origin is not None:
-            plan.append((sub, sub_origin, sub_events))
-    targets = []
-    for owner, found, chain in plan:
-        problem = rel_path_problem(found.get("path"))
-        if problem:
-            raise SessionExportError(f"{owner}: its recorded path cannot be written: {problem}")
-        targets.append((owner, dest / str(found["path"]), records_of(chain)))
-    for owner, path, recs in targets:
-        if _would_lose(path, recs):
-            raise SessionExportError(
-                f"{path} exists and holds records {owner} does not",
-                "move it away, or export to another folder with -o",
-            )
-    out = []
-    for owner, path, recs in targets:
-        write_records(path, recs)
-        out.append(Written(owner, path, len(recs)))
-    return out
-
-
-def _subagents(store: Store, cid: str, tool: str) -> list[str]:
-    located = store.refs(archived=None)
-    facts = summaries(store, located)
-    out = []
-    for loc in located:
-        s = facts[loc.tip]
-        origin = s.get("imported_from") or {}
-        if (
-            s.get("start_id") == loc.cid
-            and s.get("forked_from") == cid
-            and origin.get("tool") == tool
-            and origin.get("agent")
-        ):
-            out.append(loc.cid)
-    return sorted(out)
-
-
-def _would_lose(path: Path, records: Sequence[dict[str, Any]]) -> bool:
-    """Whether writing ``records`` at ``path`` would drop a record the file holds."""
-    try:
-        there = read_lines(path, 1 << 62)
-    except FileNotFoundError:
-        return False
-    except OSError:
-        return True
-    return bool(there.skipped) or there.records != list(records[: len(there.records)])
-
-
-def write_records(path: Path, records: Sequence[dict[str, Any]]) -> None:
-    """One JSON line per record, written beside the target and moved into place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_name(f".{path.name}.jp-tmp")
-    with open(temp, "w", encoding="utf-8") as handle:
-        for record in records:
-            handle.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temp, path)

@@ -69,9 +69,14 @@ def parse_lines(data: bytes, max_line: int) -> SessionLines:
     return out
 
 
+def line_limit(max_event_bytes: int) -> int:
+    """The longest line read, for a store whose events may be ``max_event_bytes`` long."""
+    return max(1024, max_event_bytes // MAX_LINE_SHARE)
+
+
 def read_lines(path: Path, max_event_bytes: int) -> SessionLines:
     """``parse_lines`` of a file; an unreadable file raises ``OSError``."""
-    return parse_lines(path.read_bytes(), max(1024, max_event_bytes // MAX_LINE_SHARE))
+    return parse_lines(path.read_bytes(), line_limit(max_event_bytes))
 
 
 def valid_time(value: Any) -> str | None:

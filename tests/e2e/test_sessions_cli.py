@@ -224,3 +224,31 @@ def test_undo_takes_an_import_back(user: User, tmp_path: Path) -> None:
     assert user.tip(cid) != tip
     user.ok("undo")
     assert user.tip(cid) == tip, "undo of an update moves the conversation back"
+
+
+def test_the_recorded_position_names_each_skipped_line_once(user: User, tmp_path: Path) -> None:
+    root = tmp_path / "projects"
+    (root / PROJECT).mkdir(parents=True)
+    lines = (FIXTURES / "claude-code" / MAIN).read_text(encoding="utf-8").splitlines(keepends=True)
+    live = root / MAIN
+    live.write_text("".join(lines[:5]) + "{broken\n", encoding="utf-8")
+    first = user.run("conversation", "import", "--from", "claude-code", str(root))
+    assert f"{live}:6:" in first.stderr
+    again = user.run("conversation", "import", "--from", "claude-code", str(root))
+    assert again.returncode == 0 and ":6:" not in again.stderr, (
+        "an unchanged file is not read again"
+    )
+    live.write_text(
+        "".join(lines[:5]) + "{broken\n" + "".join(lines[5:]) + "{also broken\n", encoding="utf-8"
+    )
+    grown = user.run("conversation", "import", "--from", "claude-code", str(root))
+    assert ":6:" not in grown.stderr and f"{live}:{len(lines) + 2}:" in grown.stderr
+    (row,) = imported(user).values()
+    tip = user.tip(row["id"])
+    cache = Path(user.git("rev-parse", "--absolute-git-dir").strip()) / "jp" / "cache.sqlite"
+    cache.unlink()  # no recorded position: the stored records are compared instead
+    assert "1 unchanged" in user.ok("conversation", "import", "--from", "claude-code", str(root))
+    assert user.tip(row["id"]) == tip
+    out = tmp_path / "out"
+    user.ok("conversation", "export", "--to", "claude-code", row["id"], "-o", str(out))
+    assert records(out / MAIN) == records(FIXTURES / "claude-code" / MAIN)

@@ -7,7 +7,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from porcelain.app.sessions import FileOutcome, export_session, import_files
+from porcelain.app.session_export import export_session
+from porcelain.app.sessions import FileOutcome, import_files
 from porcelain.app.targets import resolve
 from porcelain.commands.context import App
 from porcelain.errors import UserError
