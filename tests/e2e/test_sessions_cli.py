@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -252,3 +253,17 @@ def test_the_recorded_position_names_each_skipped_line_once(user: User, tmp_path
     out = tmp_path / "out"
     user.ok("conversation", "export", "--to", "claude-code", row["id"], "-o", str(out))
     assert records(out / MAIN) == records(FIXTURES / "claude-code" / MAIN)
+
+
+def test_since_reads_only_the_files_changed_since(user: User, tmp_path: Path) -> None:
+    root = claude_root(tmp_path)
+    old = 1_600_000_000
+    for path in root.rglob("*.jsonl"):
+        os.utime(path, (old, old))
+    out = user.ok("conversation", "import", "--from", "claude-code", "--since", "2h", str(root))
+    assert out.startswith("0 Claude Code files") and imported(user, "--all") == {}
+    os.utime(root / MAIN)  # now
+    user.ok("conversation", "import", "--from", "claude-code", "--since", "2h", str(root))
+    assert set(imported(user, "--all")) == {MAIN}
+    bad = user.fail("conversation", "import", "--from", "codex", "--since", "soon", str(root), code=2)
+    assert "--since 'soon'" in bad.stderr

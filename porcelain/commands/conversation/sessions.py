@@ -7,12 +7,14 @@ import os
 from pathlib import Path
 from typing import Any
 
+from porcelain import clock
 from porcelain.app.session_export import export_session
 from porcelain.app.sessions import FileOutcome, import_files
 from porcelain.app.targets import resolve
 from porcelain.commands.context import App
 from porcelain.errors import UserError
 from porcelain.jpformat.sessionfiles import Found, claude_files, codex_files
+from porcelain.render.lsview import parse_since
 
 NAMES = {"claude-code": "Claude Code", "codex": "Codex"}
 
@@ -50,8 +52,25 @@ def find_files(tool: str, paths: tuple[Path, ...]) -> list[Found]:
     return [f for f in unique if not f.agent] + [f for f in unique if f.agent]
 
 
-def import_sessions(app: App, tool: str, paths: tuple[Path, ...], quiet: bool) -> None:
+def changed_since(files: list[Found], moment: float) -> list[Found]:
+    """The files modified at or after ``moment`` (seconds since the epoch)."""
+    out = []
+    for found in files:
+        try:
+            if found.path.stat().st_mtime >= moment:
+                out.append(found)
+        except OSError:
+            out.append(found)  # named as unreadable by the import
+    return out
+
+
+def import_sessions(
+    app: App, tool: str, paths: tuple[Path, ...], quiet: bool, since: str | None = None
+) -> None:
+    moment = parse_since(since, clock.now()).timestamp() if since else None
     files = find_files(tool, paths)
+    if moment is not None:
+        files = changed_since(files, moment)
     store = app.store()
     bar = _Progress(app, len(files)) if not quiet and not app.output.json else None
     try:

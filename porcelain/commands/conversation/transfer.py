@@ -26,9 +26,17 @@ SESSION_TOOLS = ("claude-code", "codex")
 )
 @click.option("--activate", is_flag=True, help="Make the (last) imported conversation active.")
 @click.option("-q", "--quiet", is_flag=True, help="Sessions: no progress and no summary line.")
+@click.option(
+    "--since", metavar="WHEN", help="Sessions: only files changed since WHEN (30m, 2h, 2026-01-05)."
+)
 @click.pass_obj
 def import_(
-    app: App, folders: tuple[Path, ...], source: str | None, activate: bool, quiet: bool
+    app: App,
+    folders: tuple[Path, ...],
+    source: str | None,
+    activate: bool,
+    quiet: bool,
+    since: str | None,
 ) -> None:
     """Import JP conversation folders, or Claude Code and Codex sessions.
 
@@ -43,15 +51,18 @@ def import_(
     PATH, the tool's own location.  Each session file is one conversation
     (each Claude Code subagent stream one more, listed by `ls --all`), every
     record kept.  Importing again appends what the tool added since; a line
-    that cannot be read is named as FILE:LINE and skipped.  See docs/sessions.md.
+    that cannot be read is named as FILE:LINE and skipped; `--since` reads only
+    the files changed since then.  See docs/sessions.md.
     """
     tool = source or _detected(folders)
     if tool in SESSION_TOOLS:
         # lazy: only a session import loads the session mappers
         from porcelain.commands.conversation.sessions import import_sessions
 
-        import_sessions(app, tool, folders, quiet)
+        import_sessions(app, tool, folders, quiet, since)
         return
+    if since:
+        raise UsageError("--since is for sessions", "add --from claude-code or --from codex")
     if not folders:
         raise UsageError(
             "give the folders to import",
