@@ -36,6 +36,7 @@ SECTIONS = (
     "many",
     "import",
     "bulk",
+    "sessions",
 )
 FIXTURES = ROOT.parent / "shared" / "fixtures" / "jp-conversations"
 
@@ -101,6 +102,11 @@ def run(args: argparse.Namespace, profile: Profile, root: Path, results: Results
 
         results.log("bulk write into packs")
         bulk_cases.bulk_section(root, profile, results)
+    if "sessions" in wanted:
+        from bench import session_cases
+
+        results.log("other tools' sessions")
+        session_cases.sessions_section(root, profile, results)
 
 
 def main(argv: list[str] | None = None) -> int:
