@@ -24,13 +24,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from gitstore import Event
-from porcelain.jpformat.sessionmap import Builder, arguments_of, text_of
+from porcelain.jpformat.sessionmap import Builder, arguments_of, message_text, text_of
 
 TOOL = "claude-code"
 # what Claude Code writes as a "user" text that nobody typed (slash commands, shell echoes, hooks)
 _ECHO = re.compile(
     r"^\s*<(command-|local-command-|bash-|system-reminder|user-prompt-submit-hook|task-notification)"
 )
+
+_INTERRUPTED = "[Request interrupted by user"  # Claude Code's note of an Esc, as a text block
 
 
 @dataclass(frozen=True)
@@ -72,17 +74,11 @@ def _map(builder: Builder, record: dict[str, Any]) -> None:
     content = message.get("content")
     if kind == "user":
         if record.get("isCompactSummary"):
-            builder.compaction(_summary_text(content))
+            builder.compaction(message_text(content))
         elif not record.get("isMeta"):
             _user(builder, content)
     elif kind == "assistant":
         _assistant(builder, content)
-
-
-def _summary_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    return text_of(content) if isinstance(content, list) else ""
 
 
 def _user(builder: Builder, content: Any) -> None:
@@ -103,7 +99,7 @@ def _user(builder: Builder, content: Any) -> None:
         elif block.get("type") == "text" and isinstance(block.get("text"), str):
             texts.append(block["text"])
     typed = "\n\n".join(t for t in texts if t.strip())
-    if typed and not _ECHO.match(typed):
+    if typed and not _ECHO.match(typed) and not typed.startswith(_INTERRUPTED):
         builder.request(typed)
 
 

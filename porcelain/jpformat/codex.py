@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gitstore import Event
-from porcelain.jpformat.sessionmap import MAX_NAME, Builder, arguments_of, text_of
+from porcelain.jpformat.sessionmap import MAX_NAME, Builder, arguments_of, message_text, text_of
 
 TOOL = "codex"
 _CONTEXT = re.compile(
@@ -110,7 +110,7 @@ def _item(builder: Builder, state: _State, payload: dict[str, Any]) -> None:
     kind = payload.get("type")
     if kind == "message":
         role = payload.get("role")
-        text = text_of(payload.get("content"))
+        text = message_text(payload.get("content"))
         if (
             role in ("user", "assistant")
             and text.strip()
@@ -118,7 +118,7 @@ def _item(builder: Builder, state: _State, payload: dict[str, Any]) -> None:
         ):
             _once(builder, state, "item", str(role), text)
     elif kind == "reasoning":
-        text = text_of(payload.get("summary"))
+        text = message_text(payload.get("summary"))
         if text.strip():
             _once(builder, state, "item", "reasoning", text)
     elif kind in ("function_call", "custom_tool_call", "local_shell_call"):

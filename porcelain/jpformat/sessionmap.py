@@ -175,6 +175,17 @@ def text_of(content: Any) -> str:
     return json.dumps(content, ensure_ascii=False, sort_keys=True)
 
 
+def message_text(content: Any) -> str:
+    """The text of a message's content: a string, or its text blocks joined (images and
+    other blocks stay in the kept record)."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    texts = [b.get("text") for b in content if isinstance(b, dict)]
+    return "\n".join(t for t in texts if isinstance(t, str))
+
+
 def records_of(events: Iterable[Event]) -> list[dict[str, Any]]:
     """The source records kept in a chain's events, in order (``export``)."""
     out: list[dict[str, Any]] = []

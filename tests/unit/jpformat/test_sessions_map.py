@@ -277,3 +277,22 @@ def test_formats_are_detected(tmp_path: Path) -> None:
     (tmp_path / "events.json").write_text("[]")
     assert detect(tmp_path) == "jp"
     assert detect(tmp_path / "missing") is None
+
+
+def test_an_interruption_note_and_images_are_no_prompt_text() -> None:
+    at = {"sessionId": "s", "timestamp": "2026-01-01T00:00:00Z", "type": "user"}
+    note = [{"type": "text", "text": "[Request interrupted by user for tool use]"}]
+    recs = [{**at, "message": {"role": "user", "content": note}}]
+    assert kinds(claude_code.map_records(recs).groups) == [RECORD_TYPE]
+    image = {"type": "input_image", "image_url": "data:image/png;base64,AAAA"}
+    item = {
+        "timestamp": at["timestamp"],
+        "type": "response_item",
+        "payload": {
+            "type": "message",
+            "role": "user",
+            "content": [{"type": "input_text", "text": "what is this?"}, image],
+        },
+    }
+    (event,) = [e for e in flat(codex.map_records([item]).groups) if e["type"] == Kind.CHAT_REQUEST]
+    assert event["content"] == "what is this?"
