@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from gitstore import Event
-from porcelain.jpformat.sessionmap import Builder, arguments_of, message_text, text_of
+from porcelain.jpformat.rewind import NOTE, Tree
+from porcelain.jpformat.sessionmap import RECORD_TYPE, Builder, arguments_of, message_text, text_of
 
 TOOL = "claude-code"
 # what Claude Code writes as a "user" text that nobody typed (slash commands, shell echoes, hooks)
@@ -57,16 +58,20 @@ def identity(records: list[dict[str, Any]]) -> tuple[str | None, str | None]:
 
 def map_records(records: list[dict[str, Any]]) -> Mapped:
     builder = Builder()
+    tree = Tree()
     groups = []
     for record in records:
         builder.begin(record)
-        _map(builder, record)
+        tree.note(record)
+        _map(builder, tree, record)
+        if any(e.get("type") != RECORD_TYPE for e in builder.group):
+            tree.produced(record)
         groups.append(builder.finish(record))
     session, agent = identity(records)
     return Mapped(groups, session, agent)
 
 
-def _map(builder: Builder, record: dict[str, Any]) -> None:
+def _map(builder: Builder, tree: Tree, record: dict[str, Any]) -> None:
     kind = record.get("type")
     message = record.get("message")
     if not isinstance(message, dict):
@@ -76,18 +81,28 @@ def _map(builder: Builder, record: dict[str, Any]) -> None:
         if record.get("isCompactSummary"):
             builder.compaction(message_text(content))
         elif not record.get("isMeta"):
-            _user(builder, content)
+            typed = _user(builder, content)
+            if typed:
+                _prompt(builder, tree, record, typed)
     elif kind == "assistant":
         _assistant(builder, content)
 
 
-def _user(builder: Builder, content: Any) -> None:
+def _prompt(builder: Builder, tree: Tree, record: dict[str, Any], text: str) -> None:
+    """A typed prompt opens a turn; one that rewinds first covers the abandoned turns."""
+    start = tree.abandoned_from(record)
+    if start is not None and start <= builder.turn:
+        builder.abandon(start, NOTE)
+    builder.request(text)
+    tree.prompted(record, builder.turn)
+
+
+def _user(builder: Builder, content: Any) -> str | None:
+    """Tool results of a user record; returns its typed prompt's text, if it has one."""
     if isinstance(content, str):
-        if content.strip() and not _ECHO.match(content):
-            builder.request(content)
-        return
+        return content if content.strip() and not _ECHO.match(content) else None
     if not isinstance(content, list):
-        return
+        return None
     texts: list[str] = []
     for block in content:
         if not isinstance(block, dict):
@@ -100,7 +115,8 @@ def _user(builder: Builder, content: Any) -> None:
             texts.append(block["text"])
     typed = "\n\n".join(t for t in texts if t.strip())
     if typed and not _ECHO.match(typed) and not typed.startswith(_INTERRUPTED):
-        builder.request(typed)
+        return typed
+    return None
 
 
 def _assistant(builder: Builder, content: Any) -> None:

@@ -132,6 +132,19 @@ class Builder:
         )
         return True
 
+    def abandon(self, from_turn: int, note: str) -> None:
+        """Turns ``from_turn`` to the current one were abandoned (a rewind): a compaction
+        of them with ``note`` as its summary, before the next turn opens."""
+        self.emit(
+            {
+                "type": Kind.COMPACTION.value,
+                "timestamp": self.time,
+                "from_turn": from_turn,
+                "to_turn": self.turn,
+                "summary": {"summary": note},
+            }
+        )
+
     def compaction(self, summary: str) -> None:
         """The tool compacted everything so far: a jp compaction over every turn
         before this point, which opens a turn of its own (a boundary may fall mid-turn)."""

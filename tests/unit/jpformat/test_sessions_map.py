@@ -296,3 +296,52 @@ def test_an_interruption_note_and_images_are_no_prompt_text() -> None:
     }
     (event,) = [e for e in flat(codex.map_records([item]).groups) if e["type"] == Kind.CHAT_REQUEST]
     assert event["content"] == "what is this?"
+
+
+def _rewound() -> list[dict[str, Any]]:
+    at = {"sessionId": "s", "timestamp": "2026-01-01T00:00:00Z"}
+
+    def said(uuid: str, parent: str | None, role: str, text: str) -> dict[str, Any]:
+        content: Any = text if role == "user" else [{"type": "text", "text": text}]
+        return {
+            **at,
+            "type": role,
+            "uuid": uuid,
+            "parentUuid": parent,
+            "message": {"role": role, "content": content},
+        }
+
+    return [
+        said("u1", None, "user", "first prompt"),
+        said("a1", "u1", "assistant", "first answer"),
+        {**at, "type": "progress", "uuid": "p1", "parentUuid": "a1", "data": {}},
+        said("u2", "p1", "user", "second prompt"),
+        said("a2", "u2", "assistant", "second answer"),
+        said("u3", "p1", "user", "second prompt, rewritten after /rewind"),
+        said("a3", "u3", "assistant", "another answer"),
+    ]
+
+
+def test_a_rewind_covers_the_abandoned_turns_and_keeps_them_raw() -> None:
+    from porcelain.domain.view import model_events
+
+    recs = _rewound()
+    groups = claude_code.map_records(recs).groups
+    events = flat(groups)
+    (compaction,) = [e for e in events if e["type"] == Kind.COMPACTION]
+    assert (compaction["from_turn"], compaction["to_turn"]) == (1, 1)
+    assert "rewind" in compaction["summary"]["summary"]
+    sent = [e.get("content") or e.get("message") for e in model_events(events)]
+    assert "second answer" not in sent and "second prompt" not in sent
+    assert sent[:2] == ["first prompt", "first answer"] and sent[-2:] == [
+        "second prompt, rewritten after /rewind",
+        "another answer",
+    ]
+    assert records_of(events) == recs
+    for cut in range(len(recs)):
+        assert claude_code.map_records(recs[:cut]).groups == groups[:cut]
+
+
+def test_a_prompt_that_continues_from_the_leaf_is_no_rewind() -> None:
+    recs = _rewound()[:5]
+    assert Kind.COMPACTION not in kinds(claude_code.map_records(recs).groups)
