@@ -36,12 +36,24 @@ from typing import Any
 from gitstore import Event, Kind, Limits, Store
 from porcelain.app.describe import summaries
 from porcelain.app.lifecycle import publish, start_event
+from porcelain.errors import UserError
 from porcelain.jpformat import claude_code, codex
 from porcelain.jpformat.sessionfiles import Found
 from porcelain.jpformat.sessionlines import SessionLines, Skipped, line_limit, parse_lines
 from porcelain.jpformat.sessionmap import RECORD_TYPE, SOURCE_KEY, records_of
 
 REASON = "jp conversation import"
+LOCK = "session-import"  # <gitdir>/jp/locks/session-import.lock
+WAIT_SECONDS = 300.0
+
+
+class ImportBusy(UserError):
+    def __init__(self) -> None:
+        super().__init__(
+            "another jp is importing sessions into this store and did not finish in 5 minutes",
+            "see it with `jp doctor`, then run the import again",
+        )
+
 POSITION = "session-position/1/"  # + tool/path: the cache entry of a file's position
 
 
@@ -103,14 +115,17 @@ def import_files(
     limits: Limits,
     progress: Callable[[FileOutcome], None] | None = None,
 ) -> list[FileOutcome]:
-    """Import each file in turn (sessions before their subagents)."""
-    known = known_imports(store)
+    """Import each file in turn (sessions before their subagents).  One import of
+    sessions at a time per store (two hooks firing together would both create the
+    same new session): a second one waits for the first."""
     out = []
-    for found in files:
-        outcome = _import_one(store, tool, found, limits, known)
-        out.append(outcome)
-        if progress:
-            progress(outcome)
+    with store.hold_named(LOCK, WAIT_SECONDS, ImportBusy()):
+        known = known_imports(store)
+        for found in files:
+            outcome = _import_one(store, tool, found, limits, known)
+            out.append(outcome)
+            if progress:
+                progress(outcome)
     return out
 
 

@@ -278,3 +278,19 @@ def test_an_export_never_writes_outside_its_folder(box: Sandbox, tmp_path: Path)
         not (tmp_path / "escaped.jsonl").exists()
         and not (tmp_path / "deep" / "escaped.jsonl").exists()
     )
+
+
+def test_two_imports_at_once_make_each_session_once(box: Sandbox, tmp_path: Path) -> None:
+    """Claude Code's Stop and SessionEnd hooks may both fire: the second import waits."""
+    root = tmp_path / "projects"
+    shutil.copytree(FIXTURES / "claude-code", root)
+    big_session(root, 1200)
+    procs = [
+        box.popen("conversation", "import", "--from", "claude-code", str(root)) for _ in range(2)
+    ]
+    for proc in procs:
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+    done = by_path(box)  # asserts that no file was imported twice
+    assert set(done) == {MAIN, AGENT, f"{PROJECT}/big.jsonl"}
+    box.fsck()
