@@ -37,6 +37,7 @@ SECTIONS = (
     "import",
     "bulk",
     "render",
+    "sessions",
 )
 FIXTURES = ROOT.parent / "shared" / "fixtures" / "jp-conversations"
 
@@ -107,6 +108,11 @@ def run(args: argparse.Namespace, profile: Profile, root: Path, results: Results
 
         results.log("an answer rendered as it streams")
         render_cases.render_section(profile, results)
+    if "sessions" in wanted:
+        from bench import session_cases
+
+        results.log("other tools' sessions")
+        session_cases.sessions_section(root, profile, results)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -112,6 +112,10 @@ def subject(event: Event, tool_names: Mapping[str, str] | None = None) -> str:
         return "inquiry: " + _first_line(str(question.get("text", "")))
     if kind == Kind.INQUIRY_RESPONSE:
         return "inquiry answer: " + _first_line(json.dumps(event.get("answer")))
+    if kind == "source_record":  # a record of another tool's session, kept whole
+        record = event.get("record")
+        what = record.get("type") if isinstance(record, Mapping) else None
+        return _first_line(f"record: {what if isinstance(what, str) else '(untyped)'}")
     return f"{kind}: (kept from a newer writer)"
 
 

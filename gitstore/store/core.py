@@ -162,6 +162,13 @@ class Store(Writing):
         with flock.held(self.gitdir, ids.check(cid), wait, ConversationBusy(cid)):
             yield
 
+    @contextmanager
+    def hold_named(self, name: str, wait: float, busy: Exception) -> Iterator[None]:
+        """``hold`` for a lock of jp's own that names no conversation (``name``: a
+        fixed word of the caller's, such as ``session-import``)."""
+        with flock.held(self.gitdir, name, wait, busy):
+            yield
+
 
 def _sha1_hex(data: bytes) -> str:
     try:  # CPython's own SHA-1: spares loading OpenSSL (3 ms of a read command's start)

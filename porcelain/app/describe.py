@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from porcelain.domain.token_count import TokenCount
     from porcelain.models.catalog import Catalog
 
-SUMMARY_VERSION = 4  # origins and token counts: summaries of 3 or less lack one
+SUMMARY_VERSION = 5  # imported_from: summaries of 4 or less lack it
 
 
 def summarize(events: Sequence[Event]) -> dict[str, Any]:
@@ -62,6 +62,26 @@ def start_facts(start: dict[str, Any]) -> dict[str, Any]:
         "start_id": start.get("conversation_id") if start else None,
         "forked_from": parent if isinstance(parent, str) and is_valid_id(parent) else None,
         "fork_commit": point if isinstance(point, str) else None,
+        **imported_facts(start.get("imported")),
+    }
+
+
+SESSION_TOOLS = ("claude-code", "codex")
+
+
+def imported_facts(imported: Any) -> dict[str, Any]:
+    """``imported_from`` {tool, session, agent, path} of another tool's session (else None),
+    and the conversation an import of a changed file replaced."""
+    if not isinstance(imported, dict) or imported.get("format") not in SESSION_TOOLS:
+        return {"imported_from": None, "replaces": None}
+    shown = {
+        key: value if isinstance(value := imported.get(key), str) else None
+        for key in ("session", "agent", "path")
+    }
+    replaces = imported.get("replaces")
+    return {
+        "imported_from": {"tool": imported["format"], **shown},
+        "replaces": replaces if isinstance(replaces, str) else None,
     }
 
 
@@ -154,6 +174,7 @@ def listing(store: Store, located: Sequence[Located], active: str | None) -> lis
                 "preview": s["first_request"],
                 "unreadable": s.get("unreadable"),
                 **lineage(loc.cid, s, meta),
+                "imported_from": s.get("imported_from") if s.get("start_id") == loc.cid else None,
             }
         )
     rows.sort(key=lambda r: (r["active"], r["pinned"], when[r["id"]]))
@@ -250,6 +271,7 @@ def details(store: Store, conv: Conversation, active: str | None) -> dict[str, A
         "tip": conv.tip,
         "compactions": _compactions(conv),
         **origins(conv.cid, s, meta),
+        "imported_from": s.get("imported_from") if s.get("start_id") == conv.cid else None,
         "tokens": token_count(store, conv, source).to_json(),
     }
     if source is not None:

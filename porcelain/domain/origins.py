@@ -22,6 +22,11 @@ def origin_rows(info: dict[str, Any]) -> list[tuple[str, str]]:
         rows.append(
             ("Diverged", "from " + divergence_text(info["diverged_from"], info.get("divergence")))
         )
+    origin = info.get("imported_from")
+    if isinstance(origin, dict) and origin.get("tool"):
+        agent = f", subagent {origin['agent']}" if origin.get("agent") else ""
+        rows.append(("Imported", f"{origin['tool']} session {origin.get('session')}{agent}"))
+        rows.append(("From file", str(origin.get("path"))))
     return rows
 
 

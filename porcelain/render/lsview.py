@@ -154,6 +154,21 @@ def safe(text: Any) -> str:
     return escape_untrusted(str(text), one_line=True)
 
 
+def keep_imported(
+    rows: list[dict[str, Any]], tool: str | None, *, agents: bool
+) -> list[dict[str, Any]]:
+    """Rows of sessions imported from ``tool`` (all rows when None); a subagent
+    stream's only with ``agents`` (`ls --all`)."""
+    out = []
+    for row in rows:
+        origin = row.get("imported_from") or {}
+        if origin.get("agent") and not agents:
+            continue
+        if tool is None or origin.get("tool") == tool:
+            out.append(row)
+    return out
+
+
 def markers(row: dict[str, Any], *, show_archived: bool) -> str:
     """``[pinned] [fork of X] ...`` before the title."""
     tags = []
@@ -169,6 +184,10 @@ def markers(row: dict[str, Any], *, show_archived: bool) -> str:
         tags.append(f"[fork of {safe(row['forked_from'])}]")
     if row.get("diverged_from"):
         tags.append(f"[diverged from {safe(row['diverged_from'])}]")
+    origin = row.get("imported_from")
+    if isinstance(origin, dict) and origin.get("tool"):
+        agent = " subagent" if origin.get("agent") else ""
+        tags.append(f"[{safe(str(origin['tool']))}{agent}]")
     return " ".join(tags)
 
 

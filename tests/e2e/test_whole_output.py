@@ -65,6 +65,7 @@ def test_query_ls_show_and_print(pinned: User) -> None:
         "forked_from": None,
         "diverged_from": None,
         "labels": {},
+        "imported_from": None,
     }
     assert pinned.ls() == [
         row
@@ -124,6 +125,7 @@ def test_query_ls_show_and_print(pinned: User) -> None:
         "fork_commit": None,
         "diverged_from": None,
         "divergence": None,
+        "imported_from": None,
         "tokens": {"tokens": 81, "counted_by": None, "estimated": True},
     }
     assert pinned.ok("conversation", "print", "jp-c17676036600") == (

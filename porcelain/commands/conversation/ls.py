@@ -16,6 +16,11 @@ from porcelain.render import lsview
 @click.option("--archived", is_flag=True, help="List archived conversations instead.")
 @click.option("--all", "everything", is_flag=True, help="List live and archived conversations.")
 @click.option("--reviews/--no-reviews", default=True, help="Include compaction reviews.")
+@click.option(
+    "--imported",
+    type=click.Choice(["claude-code", "codex"]),
+    help="Only sessions imported from this tool (with --all, their subagents too).",
+)
 @click.option("--pinned", is_flag=True, help="Only pinned conversations.")
 @click.option(
     "--label", "labels", multiple=True, metavar="KEY[=VALUE]", help="Only with this label (AND)."
@@ -37,6 +42,7 @@ def ls(
     archived: bool,
     everything: bool,
     reviews: bool,
+    imported: str | None,
     pinned: bool,
     labels: tuple[str, ...],
     title: str | None,
@@ -46,6 +52,9 @@ def ls(
     limit: int | None,
 ) -> None:
     """List conversations (oldest activity first, the active one last, marked *).
+
+    `--all` also lists archived conversations and the subagent streams of
+    imported Claude Code sessions.
 
     The highlighted start of each id is its shortest unique prefix: any
     command takes it in place of the whole id.
@@ -59,6 +68,7 @@ def ls(
     rows = listing(store, located, active_id(store))
     if not reviews:
         rows = [r for r in rows if r["source_id"] is None]
+    rows = lsview.keep_imported(rows, imported, agents=everything)
     rows = lsview.keep(rows, pinned=pinned, labels=wanted, title=title, since=after)
     rows = lsview.order(rows, sort, reverse)
     unique = unique_lengths(loc.cid for loc in every)

@@ -10,22 +10,80 @@ import click
 from porcelain.app.targets import resolve
 from porcelain.app.transfer import export_conversation, store_imported
 from porcelain.commands.context import App
-from porcelain.errors import UserError
+from porcelain.errors import UsageError, UserError
 from porcelain.jpformat import read_conversation
+
+SESSION_TOOLS = ("claude-code", "codex")
 
 
 @click.command("import")
-@click.argument("folders", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("folders", metavar="[PATH]...", nargs=-1, type=click.Path(path_type=Path))
+@click.option(
+    "--from",
+    "source",
+    type=click.Choice(["jp", *SESSION_TOOLS]),
+    help="What PATH holds: JP folders, or Claude Code or Codex sessions (default: detected).",
+)
 @click.option("--activate", is_flag=True, help="Make the (last) imported conversation active.")
+@click.option("-q", "--quiet", is_flag=True, help="Sessions: no progress and no summary line.")
+@click.option(
+    "--since", metavar="WHEN", help="Sessions: only files changed since WHEN (30m, 2h, 2026-01-05)."
+)
 @click.pass_obj
-def import_(app: App, folders: tuple[Path, ...], activate: bool) -> None:
-    """Import JP conversation folders (events.json, metadata.json).
+def import_(
+    app: App,
+    folders: tuple[Path, ...],
+    source: str | None,
+    activate: bool,
+    quiet: bool,
+    since: str | None,
+) -> None:
+    """Import JP conversation folders, or Claude Code and Codex sessions.
 
-    Every folder is read and checked before anything is written; a malformed
-    file is refused with its path and the reason.  A conversation keeps its
-    JP id when it is free (else it gets a new one, and the line says so); a
-    folder already imported is not imported again.  Prints the ids.
+    JP folders (events.json, metadata.json): every folder is read and checked
+    before anything is written; a malformed file is refused with its path and
+    the reason.  A conversation keeps its JP id when it is free (else it gets a
+    new one, and the line says so); a folder already imported is not imported
+    again.  Prints the ids.
+
+    Sessions (`--from claude-code|codex`): PATH is the tool's root
+    (~/.claude/projects, $CODEX_HOME), a folder in it or one file; without
+    PATH, the tool's own location.  Each session file is one conversation
+    (each Claude Code subagent stream one more, listed by `ls --all`), every
+    record kept.  Importing again appends what the tool added since; a line
+    that cannot be read is named as FILE:LINE and skipped; `--since` reads only
+    the files changed since then.  See docs/sessions.md.
     """
+    tool = source or _detected(folders)
+    if tool in SESSION_TOOLS:
+        # lazy: only a session import loads the session mappers
+        from porcelain.commands.conversation.sessions import import_sessions
+
+        import_sessions(app, tool, folders, quiet, since)
+        return
+    if since:
+        raise UsageError("--since is for sessions", "add --from claude-code or --from codex")
+    if not folders:
+        raise UsageError(
+            "give the folders to import",
+            "jp conversation import FOLDER..., or --from claude-code|codex for those sessions",
+        )
+    _import_jp(app, folders, activate)
+
+
+def _detected(paths: tuple[Path, ...]) -> str:
+    """The format of the first PATH that names one (a JP folder stays what it is)."""
+    # lazy: only an import without --from looks at the files
+    from porcelain.jpformat.sessionfiles import detect
+
+    for path in paths:
+        found = detect(path)
+        if found:
+            return found
+    return "jp"
+
+
+def _import_jp(app: App, folders: tuple[Path, ...], activate: bool) -> None:
     # lazy: only an import reads the re-import records
     from porcelain.app.reimport import already_there, outcome
 
@@ -65,11 +123,31 @@ def import_(app: App, folders: tuple[Path, ...], activate: bool) -> None:
     "dest",
     required=True,
     type=click.Path(path_type=Path),
-    help="The folder to write (JP's layout: events.json, metadata.json).",
+    help="The folder to write (JP's layout, or the tool's root for --to).",
+)
+@click.option(
+    "--to",
+    "fmt",
+    type=click.Choice(["jp", *SESSION_TOOLS]),
+    default="jp",
+    show_default=True,
+    help="JP's folder layout, or an imported session's own files.",
 )
 @click.pass_obj
-def export(app: App, target: str | None, dest: Path) -> None:
-    """Write a conversation in JP's folder layout, which JP and `import` read."""
+def export(app: App, target: str | None, dest: Path, fmt: str) -> None:
+    """Write a conversation in JP's folder layout, which JP and `import` read.
+
+    With `--to claude-code|codex`, a conversation imported from that tool is
+    written back as its session files (Claude Code's subagent streams too) at
+    their paths under DIR, every record as it was: export into
+    ~/.claude/projects or $CODEX_HOME to resume it there.
+    """
+    if fmt in SESSION_TOOLS:
+        # lazy: only a session export loads the session modules
+        from porcelain.commands.conversation.sessions import export_sessions
+
+        export_sessions(app, fmt, target, dest)
+        return
     store = app.store()
     loc = resolve(store, target)
     count = export_conversation(store, loc, dest)

@@ -57,6 +57,8 @@ def ev(kind: str, **fields: Any) -> dict[str, Any]:
         (ev("inquiry_request", id="q", source={}, question={"text": "Apply?"}), "inquiry: Apply?"),
         (ev("inquiry_response", id="q", answer=True), "inquiry answer: true"),
         (ev("turn_rating", stars=5), "turn_rating: (kept from a newer writer)"),
+        (ev("source_record", record={"type": "progress", "data": {}}), "record: progress"),
+        (ev("source_record", record={"data": "\n\x1b"}), "record: (untyped)"),
     ],
 )
 def test_subjects_read_as_a_transcript(event: dict[str, Any], expected: str) -> None:

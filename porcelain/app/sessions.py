@@ -1,0 +1,291 @@
+"""Importing other tools' sessions (Claude Code, Codex) into conversations, and back.
+
+One conversation per session file, found again on the next import by the
+tool and the file's path relative to the tool's root:
+
+- a file seen for the first time is a new conversation (a subagent stream's
+  is forked from its session's conversation);
+- the same records again write nothing;
+- a file that grew appends the events of its new records (the mapping of a
+  record never depends on later ones, so these are the events a one-shot
+  import of the longer file gives);
+- a file whose earlier records changed is imported as a fork of the old
+  conversation at the last record both share: both versions are kept, and the
+  next import follows the new one.
+
+Each conversation is written whole or not at all (objects first, then its
+ref), so an import killed at any point leaves no half-imported session, and
+the next one completes it.
+
+The position an import reached in each file (the bytes read, their SHA-1,
+the records they held) is kept in the store's cache for the conversation's
+tip: a file whose bytes up to there are unchanged is not parsed again when
+nothing was added, and its stored events are not read back when something
+was (the cost is reading and hashing the file).  Without it (a new cache, a
+conversation that moved since) the stored records are compared instead.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gitstore import Event, Kind, Limits, Store
+from porcelain.app.describe import summaries
+from porcelain.app.lifecycle import publish, start_event
+from porcelain.errors import UserError
+from porcelain.jpformat import claude_code, codex
+from porcelain.jpformat.sessionfiles import Found
+from porcelain.jpformat.sessionlines import SessionLines, Skipped, line_limit, parse_lines
+from porcelain.jpformat.sessionmap import RECORD_TYPE, SOURCE_KEY, records_of
+
+REASON = "jp conversation import"
+LOCK = "session-import"  # <gitdir>/jp/locks/session-import.lock
+WAIT_SECONDS = 300.0
+
+
+class ImportBusy(UserError):
+    def __init__(self) -> None:
+        super().__init__(
+            "another jp is importing sessions into this store and did not finish in 5 minutes",
+            "see it with `jp doctor`, then run the import again",
+        )
+
+POSITION = "session-position/1/"  # + tool/path: the cache entry of a file's position
+
+
+@dataclass
+class FileOutcome:
+    found: Found
+    action: str  # imported | updated | forked | unchanged | empty | unreadable
+    cid: str | None = None
+    records: int = 0
+    new_records: int = 0
+    skipped: list[Skipped] = field(default_factory=list)
+    pending: bool = False
+    error: str | None = None
+
+
+@dataclass
+class _Known:
+    """The conversations earlier imports made, by (tool, path) and by main session."""
+
+    by_path: dict[tuple[str, str], str] = field(default_factory=dict)
+    by_session: dict[tuple[str, str], str] = field(default_factory=dict)
+
+    def add(self, tool: str, path: str, session: str | None, agent: str | None, cid: str) -> None:
+        self.by_path[(tool, path)] = cid
+        if session and not agent:
+            self.by_session[(tool, session)] = cid
+
+
+def known_imports(store: Store) -> _Known:
+    located = store.refs(archived=None)
+    facts = summaries(store, located)
+    rows = [
+        (loc.cid, facts[loc.tip]) for loc in located if facts[loc.tip].get("start_id") == loc.cid
+    ]
+    replaced = {s.get("replaces") for _, s in rows if s.get("replaces")}
+    known = _Known()
+    for cid, s in sorted(rows):
+        origin = s.get("imported_from")
+        if not origin or cid in replaced or not origin.get("path"):
+            continue
+        known.add(origin["tool"], origin["path"], origin.get("session"), origin.get("agent"), cid)
+    return known
+
+
+def _mapped(
+    tool: str, records: list[dict[str, Any]]
+) -> tuple[list[list[Event]], str | None, str | None]:
+    if tool == codex.TOOL:
+        found = codex.map_records(records)
+        return found.groups, found.session, None
+    mapped = claude_code.map_records(records)
+    return mapped.groups, mapped.session, mapped.agent
+
+
+def import_files(
+    store: Store,
+    tool: str,
+    files: Sequence[Found],
+    limits: Limits,
+    progress: Callable[[FileOutcome], None] | None = None,
+) -> list[FileOutcome]:
+    """Import each file in turn (sessions before their subagents).  One import of
+    sessions at a time per store (two hooks firing together would both create the
+    same new session): a second one waits for the first."""
+    out = []
+    with store.hold_named(LOCK, WAIT_SECONDS, ImportBusy()):
+        known = known_imports(store)
+        for found in files:
+            outcome = _import_one(store, tool, found, limits, known)
+            out.append(outcome)
+            if progress:
+                progress(outcome)
+    return out
+
+
+def _import_one(
+    store: Store, tool: str, found: Found, limits: Limits, known: _Known
+) -> FileOutcome:
+    try:
+        data = found.path.read_bytes()
+    except OSError as exc:
+        return FileOutcome(found, "unreadable", error=exc.strerror or str(exc))
+    max_line = line_limit(limits.max_event_bytes)
+    cid = known.by_path.get((tool, found.rel))
+    where = store.locate(cid) if cid else None
+    position = _position(store, tool, found.rel, where.tip, data, max_line) if where else None
+    end = data.rfind(b"\n") + 1
+    if cid and position and position["size"] == end:
+        pending = bool(data[end:].strip())
+        return FileOutcome(found, "unchanged", cid, position["records"], pending=pending)
+    lines = parse_lines(data, max_line)
+    seen = position["lines"] if position else 0
+    outcome = FileOutcome(
+        found,
+        "empty",
+        records=len(lines.records),
+        skipped=[s for s in lines.skipped if s.line > seen],
+        pending=lines.pending,
+    )
+    if not lines.records:
+        return outcome
+    groups, session, agent = _mapped(tool, lines.records)
+    if agent is None and found.agent:
+        agent = Path(found.rel).stem.removeprefix("agent-")
+    session = session or _session_from_path(found)
+    imported = _imported(tool, session, agent, found.rel)
+    if cid is None:
+        parent = known.by_session.get((tool, session)) if agent else None
+        outcome.cid = _create(store, groups, imported, parent)
+        outcome.action, outcome.new_records = "imported", len(groups)
+    else:
+        known_records = position["records"] if position else None
+        _update(store, cid, lines, groups, imported, outcome, known_records)
+    assert outcome.cid is not None
+    known.add(tool, found.rel, session, agent, outcome.cid)
+    _keep_position(store, tool, found.rel, outcome.cid, data, lines, max_line)
+    return outcome
+
+
+def _position(
+    store: Store, tool: str, rel: str, tip: str, data: bytes, max_line: int
+) -> dict[str, Any] | None:
+    """The position recorded for this file at ``tip``, if the file still starts with it."""
+    found = store.cached_value(POSITION + f"{tool}/{rel}", tip)
+    if not isinstance(found, dict) or found.get("max_line") != max_line:
+        return None
+    size = found.get("size")
+    if not isinstance(size, int) or size > len(data) or not isinstance(found.get("records"), int):
+        return None
+    if hashlib.sha1(data[:size]).hexdigest() != found.get("sha1"):
+        return None
+    return found if isinstance(found.get("lines"), int) else None
+
+
+def _keep_position(
+    store: Store, tool: str, rel: str, cid: str, data: bytes, lines: SessionLines, max_line: int
+) -> None:
+    where = store.locate(cid)
+    if where is None:
+        return
+    value = {
+        "size": lines.size,
+        "sha1": hashlib.sha1(data[: lines.size]).hexdigest(),
+        "records": len(lines.records),
+        "lines": data.count(b"\n", 0, lines.size),
+        "max_line": max_line,
+    }
+    store.keep_value(POSITION + f"{tool}/{rel}", where.tip, value)
+
+
+def _session_from_path(found: Found) -> str:
+    rel = Path(found.rel)
+    return rel.parent.parent.name if found.agent and rel.parent.name == "subagents" else rel.stem
+
+
+def _imported(tool: str, session: str, agent: str | None, rel: str) -> dict[str, Any]:
+    return {"format": tool, "session": session, "agent": agent, "path": rel}
+
+
+def _flat(groups: Sequence[list[Event]]) -> list[Event]:
+    return [e for g in groups for e in g]
+
+
+def _create(
+    store: Store, groups: list[list[Event]], imported: dict[str, Any], parent: str | None
+) -> str:
+    fork = None
+    if parent is not None:
+        where = store.locate(parent)
+        fork = {"conversation_id": parent, "commit": where.tip} if where else None
+    events = _flat(groups)
+
+    def chain(cid: str) -> list[Event]:
+        start = start_event(cid, imported=imported, forked_from=fork)
+        start["timestamp"] = events[0]["timestamp"]
+        return [start, *events]
+
+    return publish(store, chain, None, REASON)
+
+
+def _update(
+    store: Store,
+    cid: str,
+    lines: SessionLines,
+    groups: list[list[Event]],
+    imported: dict[str, Any],
+    outcome: FileOutcome,
+    known_records: int | None,
+) -> None:
+    """Append what a grown file added; import a changed one as a fork.  With
+    ``known_records`` (the recorded position vouches for the file's start) the
+    stored events are not read back."""
+    where = store.require(cid)
+    outcome.cid = cid
+    if known_records is not None and known_records <= len(groups):
+        _append(store, cid, where.tip, groups[known_records:], outcome)
+        return
+    events, commits = store.read_chain(where.tip)
+    stored = records_of(events)
+    if stored == lines.records[: len(stored)]:
+        _append(store, cid, where.tip, groups[len(stored) :], outcome)
+        return
+    same = 0
+    while same < min(len(stored), len(lines.records)) and stored[same] == lines.records[same]:
+        same += 1
+    carriers = [i for i, e in enumerate(events) if _carries(e)]
+    base = commits[carriers[same] - 1] if same < len(carriers) else commits[-1]
+    origin = {"conversation_id": cid, "commit": base}
+    rest = _flat(groups[same:])
+
+    def chain(new: str) -> list[Event]:
+        start = start_event(new, imported={**imported, "replaces": cid}, forked_from=origin)
+        start["timestamp"] = rest[0]["timestamp"] if rest else events[-1]["timestamp"]
+        return [start, *rest]
+
+    outcome.cid = publish(store, chain, base, f"{REASON} (changed file) {cid} ->")
+    outcome.action, outcome.new_records = "forked", len(groups) - same
+
+
+def _append(store: Store, cid: str, tip: str, new: list[list[Event]], outcome: FileOutcome) -> None:
+    outcome.action = "updated" if new else "unchanged"
+    outcome.new_records = len(new)
+    if new:
+        store.append(cid, _flat(new), tip, f"{REASON} {cid}")
+
+
+def _carries(event: Event) -> bool:
+    if event.get("type") == RECORD_TYPE:
+        return True
+    meta = event.get("metadata")
+    return (
+        isinstance(meta, dict)
+        and SOURCE_KEY in meta
+        and event.get("type") != Kind.CONVERSATION_START
+    )

@@ -1,0 +1,118 @@
+"""Where other tools keep their sessions, and each file's path relative to the tool's root.
+
+- Claude Code: the root is ``~/.claude/projects`` (``$CLAUDE_CONFIG_DIR/projects``);
+  a session is ``<project>/<session>.jsonl``, a subagent stream
+  ``<project>/<session>/subagents/agent-*.jsonl`` (older versions:
+  ``<project>/agent-*.jsonl``).
+- Codex: the root is ``$CODEX_HOME`` (``~/.codex``); rollouts are
+  ``sessions/YYYY/MM/DD/rollout-*.jsonl`` and ``archived_sessions/rollout-*.jsonl``.
+
+A PATH may be the root, a folder inside it or one file: the relative path is
+the same whichever was given.  ``rel_path_problem`` checks a relative path read
+back from a stored conversation (it may come from a remote) before export
+writes anything at it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+_DAY = re.compile(r"^rollout-(\d{4})-(\d{2})-(\d{2})T")
+_CODEX_TOP = ("sessions", "archived_sessions")
+
+
+@dataclass(frozen=True)
+class Found:
+    path: Path  # where the file is
+    rel: str  # relative to the tool's root, with ``/``
+    agent: bool  # a Claude Code subagent stream
+
+
+def _claude_rel(path: Path) -> str:
+    if path.parent.name == "subagents" and len(path.parents) >= 3:
+        return f"{path.parents[2].name}/{path.parents[1].name}/subagents/{path.name}"
+    return f"{path.parent.name or 'project'}/{path.name}"
+
+
+def _claude_found(path: Path) -> Found:
+    rel = _claude_rel(path)
+    return Found(path, rel, path.parent.name == "subagents" or path.name.startswith("agent-"))
+
+
+def _project_files(folder: Path) -> list[Path]:
+    return sorted(folder.glob("*.jsonl")) + sorted(folder.glob("*/subagents/*.jsonl"))
+
+
+def claude_files(target: Path) -> list[Found]:
+    """The session files of a root, a project folder or one file; sessions before subagents."""
+    if not target.is_dir():
+        return [_claude_found(target)]
+    if target.name == "subagents":
+        files = sorted(target.glob("*.jsonl"))
+    elif _project_files(target):
+        files = _project_files(target)
+    else:
+        files = [
+            f
+            for sub in sorted(p for p in target.iterdir() if p.is_dir())
+            for f in _project_files(sub)
+        ]
+    found = [_claude_found(f) for f in files if f.is_file()]
+    return [f for f in found if not f.agent] + [f for f in found if f.agent]
+
+
+def _codex_rel(path: Path) -> str:
+    for up in path.parents:
+        if up.name in _CODEX_TOP:
+            return path.relative_to(up.parent).as_posix()
+    day = _DAY.match(path.name)
+    return f"sessions/{'/'.join(day.groups())}/{path.name}" if day else f"sessions/{path.name}"
+
+
+def codex_files(target: Path) -> list[Found]:
+    """The rollouts of ``$CODEX_HOME``, a folder inside it or one file."""
+    if not target.is_dir():
+        return [Found(target, _codex_rel(target), False)]
+    tops = [target / name for name in _CODEX_TOP if (target / name).is_dir()]
+    files = [f for top in tops or [target] for f in sorted(top.rglob("*.jsonl"))]
+    return [Found(f, _codex_rel(f), False) for f in files if f.is_file()]
+
+
+def rel_path_problem(rel: object) -> str | None:
+    """Why ``rel`` may not be written under an export folder (None when it may)."""
+    if not isinstance(rel, str) or not rel or len(rel) > 1024:
+        return "no relative path"
+    if "\\" in rel or "\0" in rel or any(ord(c) < 32 for c in rel):
+        return "a path with a control character or backslash"
+    pure = PurePosixPath(rel)
+    if pure.is_absolute() or any(part in ("", ".", "..") for part in rel.split("/")):
+        return "not a plain relative path"
+    if pure.suffix != ".jsonl":
+        return "not a .jsonl file"
+    return None
+
+
+def detect(path: Path) -> str | None:
+    """``claude-code``, ``codex`` or ``jp`` for what ``path`` holds (None: none of them)."""
+    if path.is_dir():
+        if (path / "events.json").is_file():
+            return "jp"
+        if any((path / name).is_dir() for name in _CODEX_TOP) or path.name in _CODEX_TOP:
+            return "codex"
+        first = next(iter(claude_files(path)), None)
+        return None if first is None else _sniff(first.path)
+    return _sniff(path) if path.is_file() else None
+
+
+def _sniff(path: Path) -> str | None:
+    """A file's tool, from its first line (Codex records are ``{timestamp, type, payload}``)."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.readline(1 << 20)
+    except OSError:
+        return None
+    if b'"payload"' in head and b'"type"' in head:
+        return "codex"
+    return "claude-code" if head.lstrip().startswith(b"{") else None

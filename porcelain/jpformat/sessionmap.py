@@ -1,0 +1,213 @@
+"""What the session mappers share: jp events built record by record, each
+source record kept whole in the first event made from it.
+
+Every record of a session file becomes a group of jp events: the first one
+carries the record itself in ``metadata.source_record``, and a record that
+maps onto nothing jp sends to a model becomes one ``source_record`` event
+(an event type older versions keep verbatim and ignore).  So the file comes
+back from the events, every record in order (``records_of``), and nothing a
+tool wrote is lost, whatever jp makes of it.
+
+The mapping of a record depends only on the records before it, never on the
+ones after: a session that grew maps to the events of the shorter one
+followed by new ones, so a re-import appends and never rewrites.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from gitstore import CONVERSATION_TYPES, Event, Kind, format_time, parse_time
+from porcelain.jpformat.sessionlines import valid_time
+
+SOURCE_KEY = "source_record"  # metadata key of a mapped event holding its record
+RECORD_TYPE = "source_record"  # the event of a record jp maps onto nothing
+TOOLS = ("claude-code", "codex")
+MAX_NAME = 200
+EPOCH = "1970-01-01T00:00:00Z"  # the time of records before the first that has one  # a tool name or model name from a record, as jp keeps it
+
+
+class Builder:
+    """Events for one record at a time, with the turn and tool-call state JP's rules need.
+
+    A tool result becomes a ``tool_call_response`` only when its call is an
+    unanswered request of the current turn (the store refuses any other); the
+    record is kept either way.
+    """
+
+    def __init__(self) -> None:
+        self.time = _normal(EPOCH)
+        self.group: list[Event] = []
+        self.turn = 0  # the current turn's 0-based index
+        self.seen_in_turn = False  # the current turn holds a conversation event
+        self.fresh_turn = False  # the last conversation event is a turn_start
+        self.open_calls: dict[str, str] = {}  # id -> name, requested in this turn, unanswered
+        self.seen_any = False
+
+    # -- one record ------------------------------------------------------------
+
+    def begin(self, record: dict[str, Any]) -> None:
+        """Start the events of ``record``, dated by its ``timestamp`` (or one of an object
+        it holds, as a snapshot's); a record without one takes the time of the one before."""
+        found = valid_time(record.get("timestamp"))
+        if found is None:
+            nested = (v.get("timestamp") for v in record.values() if isinstance(v, dict))
+            found = next((t for t in map(valid_time, nested) if t), None)
+        if found:
+            self.time = _normal(found)
+        self.group = []
+
+    def finish(self, record: dict[str, Any]) -> list[Event]:
+        """The record's events; the first carries the record whole."""
+        group, self.group = self.group, []
+        if not group:
+            return [{"type": RECORD_TYPE, "timestamp": self.time, "record": record}]
+        first = group[0]
+        first["metadata"] = {**(first.get("metadata") or {}), SOURCE_KEY: record}
+        return group
+
+    # -- events ----------------------------------------------------------------
+
+    def emit(self, event: Event) -> None:
+        kind = event.get("type")
+        if kind in CONVERSATION_TYPES:
+            if kind == Kind.TURN_START:
+                if self.seen_in_turn:
+                    self.turn += 1
+                self.open_calls = {}
+            self.seen_in_turn = True
+            self.seen_any = True
+            self.fresh_turn = kind == Kind.TURN_START
+        self.group.append(event)
+
+    def start_turn(self) -> None:
+        if not self.fresh_turn:
+            self.emit({"type": Kind.TURN_START.value, "timestamp": self.time})
+
+    def request(self, text: str) -> None:
+        self.start_turn()
+        self.emit({"type": Kind.CHAT_REQUEST.value, "timestamp": self.time, "content": text})
+
+    def answer(self, text: str, metadata: dict[str, Any] | None = None) -> None:
+        event: Event = {"type": Kind.CHAT_RESPONSE.value, "timestamp": self.time, "message": text}
+        if metadata:
+            event["metadata"] = metadata
+        self.emit(event)
+
+    def reasoning(self, text: str) -> None:
+        self.emit({"type": Kind.CHAT_RESPONSE.value, "timestamp": self.time, "reasoning": text})
+
+    def call(self, call_id: str, name: str, arguments: dict[str, Any]) -> bool:
+        """A tool call request; False (nothing made) when its id is already open."""
+        if not call_id or call_id in self.open_calls:
+            return False
+        name = name[:MAX_NAME] or "tool"
+        self.emit(
+            {
+                "type": Kind.TOOL_CALL_REQUEST.value,
+                "timestamp": self.time,
+                "id": call_id,
+                "name": name,
+                "arguments": arguments,
+            }
+        )
+        self.open_calls[call_id] = name
+        return True
+
+    def result(self, call_id: str, content: str, is_error: bool) -> bool:
+        """A tool result; False (nothing made) when no open call of this turn has its id."""
+        if call_id not in self.open_calls:
+            return False
+        del self.open_calls[call_id]
+        self.emit(
+            {
+                "type": Kind.TOOL_CALL_RESPONSE.value,
+                "timestamp": self.time,
+                "id": call_id,
+                "content": content,
+                "is_error": is_error,
+            }
+        )
+        return True
+
+    def abandon(self, from_turn: int, note: str) -> None:
+        """Turns ``from_turn`` to the current one were abandoned (a rewind): a compaction
+        of them with ``note`` as its summary, before the next turn opens."""
+        self.emit(
+            {
+                "type": Kind.COMPACTION.value,
+                "timestamp": self.time,
+                "from_turn": from_turn,
+                "to_turn": self.turn,
+                "summary": {"summary": note},
+            }
+        )
+
+    def compaction(self, summary: str) -> None:
+        """The tool compacted everything so far: a jp compaction over every turn
+        before this point, which opens a turn of its own (a boundary may fall mid-turn)."""
+        if not self.seen_any:
+            return
+        self.fresh_turn = False
+        self.start_turn()
+        event: Event = {
+            "type": Kind.COMPACTION.value,
+            "timestamp": self.time,
+            "from_turn": 0,
+            "to_turn": self.turn - 1,
+        }
+        if summary:
+            event["summary"] = {"summary": summary}
+        if self.turn > 0:
+            self.emit(event)
+
+
+def _normal(stamp: str) -> str:
+    return format_time(parse_time(stamp))
+
+
+def arguments_of(value: Any) -> dict[str, Any]:
+    """A tool call's arguments as jp keeps them: an object, else ``{"input": value}``."""
+    if isinstance(value, dict):
+        return value
+    return {} if value is None else {"input": value}
+
+
+def text_of(content: Any) -> str:
+    """A tool result's content as text: a string as it is, text blocks joined, else JSON."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = [b.get("text") for b in content if isinstance(b, dict)]
+        if texts and all(isinstance(t, str) for t in texts):
+            return "\n".join(t for t in texts if isinstance(t, str))
+    if content is None:
+        return ""
+    return json.dumps(content, ensure_ascii=False, sort_keys=True)
+
+
+def message_text(content: Any) -> str:
+    """The text of a message's content: a string, or its text blocks joined (images and
+    other blocks stay in the kept record)."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    texts = [b.get("text") for b in content if isinstance(b, dict)]
+    return "\n".join(t for t in texts if isinstance(t, str))
+
+
+def records_of(events: Iterable[Event]) -> list[dict[str, Any]]:
+    """The source records kept in a chain's events, in order (``export``)."""
+    out: list[dict[str, Any]] = []
+    for event in events:
+        if event.get("type") == RECORD_TYPE:
+            record = event.get("record")
+        else:
+            meta = event.get("metadata")
+            record = meta.get(SOURCE_KEY) if isinstance(meta, dict) else None
+        if isinstance(record, dict):
+            out.append(record)
+    return out
