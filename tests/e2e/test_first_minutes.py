@@ -1,5 +1,5 @@
 """The first minutes of a new user: a bare command group shows its help, a cut-off
-answer is kept marked and retried in place."""
+answer is kept marked and retried in place, a confirmation nobody answers is a no."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.harness import JP, User
+from tests.e2e.harness import JP, RUST, WITH_COMPACTION, User
 from tests.support.fake_messages import FakeMessages
 from tests.support.terminal import Terminal
 
@@ -97,3 +97,57 @@ def test_ctrl_c_on_a_terminal_keeps_the_answer_marked(online: User, fake: FakeMe
     assert [c["id"] for c in online.ls("--all")] == [cid]
     assert "TYPED-SO-FAR" not in _sent(fake.requests[-1])
     assert "DONE-AFTER-CTRL-C" in _printed(online)
+
+
+# -- confirmations: one rule ---------------------------------------------------------
+
+
+def _compacted(user: User) -> str:
+    cid = user.import_(WITH_COMPACTION)
+    user.ok("conversation", "use", cid)
+    assert user.show(cid)["compactions"], "setup: the fixture has a compaction"
+    return cid
+
+
+def _refused_for_want_of_an_answer(proc: Any) -> None:
+    assert proc.returncode != 0, "a confirmation nobody answered went ahead"
+    assert "--yes" in proc.stderr and "no answer" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_a_closed_stdin_is_a_no_for_every_confirmation(user: User) -> None:
+    cid = _compacted(user)
+    other = user.import_(RUST)
+    chain, refs = user.commits(cid), user.refs()
+    for args in (
+        ("conversation", "compact", "--reset"),
+        ("conversation", "rm", cid),
+        ("conversation", "archive"),  # the active one
+        ("conversation", "archive", cid, other),
+    ):
+        _refused_for_want_of_an_answer(user.run(*args, input=""))
+        # a pipe with something else than y or n on it is no answer either
+        _refused_for_want_of_an_answer(user.run(*args, input="\n"))
+        assert user.commits(cid) == chain and user.refs() == refs, f"`jp {' '.join(args)}`"
+    user.ok("conversation", "compact", "--reset", input="y\n")  # a piped y still confirms
+    assert not user.show(cid)["compactions"]
+    user.fail("conversation", "rm", other, input="n\n")  # a piped no refuses
+    user.ok("--yes", "conversation", "archive", other)
+    assert user.ref(f"refs/archive/conversations/{other}")
+
+
+def test_enter_on_a_terminal_is_a_no_and_y_is_a_yes(user: User) -> None:
+    cid = _compacted(user)
+    chain = user.commits(cid)
+    term = Terminal([str(JP), "conversation", "compact", "--reset"], user.env, user.root)
+    term.expect(b"Withdraw? [y/N] ")
+    term.send("\r")  # Enter: the default, which is no
+    code, shown = term.finish()
+    assert code == 0 and b"Nothing withdrawn" in shown, shown
+    assert user.commits(cid) == chain
+    term = Terminal([str(JP), "conversation", "rm", cid], user.env, user.root)
+    term.expect(b"[y/N] ")
+    term.send("y\r")
+    code, shown = term.finish()
+    assert code == 0 and b"Removed " in shown, shown
+    assert user.ref(f"refs/conversations/{cid}") is None

@@ -23,10 +23,9 @@ def rm(app: App, targets: tuple[str, ...], yes: bool) -> None:
     store = app.store()
     # two prefixes of one id name it once
     locs = list({loc.cid: loc for loc in (resolve(store, t) for t in targets or (None,))}.values())
-    if not (yes or app.yes):
-        names = ", ".join(loc.cid for loc in locs)
-        if not app.output.confirm(f"Delete {names}? This cannot be undone from jp."):
-            raise Declined("nothing was deleted")
+    names = ", ".join(loc.cid for loc in locs)
+    if not app.confirm(f"Delete {names}? (`jp undo` brings it back)", yes):
+        raise Declined("nothing was deleted")
     active = active_id(store)
     titles = {loc.cid: store.meta(loc.cid).get("title") for loc in locs}
     for loc in locs:
