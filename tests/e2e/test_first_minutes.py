@@ -151,3 +151,26 @@ def test_enter_on_a_terminal_is_a_no_and_y_is_a_yes(user: User) -> None:
     code, shown = term.finish()
     assert code == 0 and b"Removed " in shown, shown
     assert user.ref(f"refs/conversations/{cid}") is None
+
+
+# -- aliases -------------------------------------------------------------------------
+
+
+def test_alias_chains_resolve_and_a_bad_alias_fails_only_its_own_use(
+    online: User, fake: FakeMessages
+) -> None:
+    online.config(
+        '[assistant.model]\nid = "anthropic/claude-test"\n[assistant.model.aliases]\n'
+        'quick = "fast"\nfast = "anthropic/claude-chained"\n'
+        'broken = "nowhere"\nloopy = "loopier"\nloopier = "loopy"\n'
+    )
+    fake.reply_text("chained", times=None)
+    online.ok("q", "--new", "-m", "quick", "one")
+    online.ok("q", "--new", "two")  # the bad aliases do not stop the default model
+    assert [r["model"] for r in fake.requests] == ["claude-chained", "claude-test"]
+    proc = online.run("q", "--new", "-m", "broken", "three")
+    assert proc.returncode == 3 and "'broken'" in proc.stderr and "'nowhere'" in proc.stderr
+    proc = online.run("q", "-m", "loopy", "four")
+    assert proc.returncode == 3 and "'loopy' -> 'loopier' -> 'loopy'" in proc.stderr
+    assert len(fake.requests) == 2, "a bad alias reached the provider"
+    online.ok("conversation", "ls")
