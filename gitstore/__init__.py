@@ -84,6 +84,7 @@ if TYPE_CHECKING:
     from gitstore.store.repo import is_marked as is_store
     from gitstore.store.transaction import Transaction
     from gitstore.store.types import Conversation, Identity, Located
+    from gitstore.sync.delete import Deleted, delete_on_remote, remote_has, remotes_holding
     from gitstore.sync.pull import Outcome, Syncer, open_sync
     from gitstore.sync.push import push
     from gitstore.sync.remotes import RemoteInfo
@@ -158,6 +159,10 @@ _WHERE: dict[str, str] = {
     "Outcome": "gitstore.sync.pull",
     "open_sync": "gitstore.sync.pull",
     "push": "gitstore.sync.push",
+    "Deleted": "gitstore.sync.delete",
+    "delete_on_remote": "gitstore.sync.delete",
+    "remote_has": "gitstore.sync.delete",
+    "remotes_holding": "gitstore.sync.delete",
     "RemoteInfo": "gitstore.sync.remotes",
     "check_remote_name": "gitstore.sync.remotes:check_name",
     "list_remotes": "gitstore.sync.remotestate:listing",
@@ -287,6 +292,10 @@ __all__ = [
     "open_sync",
     "parse_time",
     "push",
+    "Deleted",
+    "delete_on_remote",
+    "remote_has",
+    "remotes_holding",
     "read_file",
     "record_activation",
     "ref_value",
