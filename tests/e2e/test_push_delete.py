@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import threading
 from pathlib import Path
 
 from tests.support.sandbox import JP
@@ -107,3 +108,35 @@ def test_rm_says_what_is_true(pair: tuple[Machine, Machine, Path]) -> None:
     assert "origin" in out.stderr and f"jp push --delete {cid}" in out.stderr, out.stderr
     data = json.loads(laptop.ok("-F", "json", "conversation", "ls", "--all"))
     assert cid not in [row["id"] for row in data]
+
+
+def test_git_gc_on_both_sides_during_push_delete_breaks_nothing(
+    pair: tuple[Machine, Machine, Path],
+) -> None:
+    laptop, _, remote, cid = _shared(pair)
+    keep = laptop.new("stays everywhere")
+    laptop.ok("push")
+    stop = threading.Event()
+
+    def maintain() -> None:
+        while not stop.is_set():
+            for gitdir in (laptop.store, remote):  # git's own gc, as its auto gc runs it
+                subprocess.run(
+                    ["git", "--git-dir", str(gitdir), "gc", "--quiet"],
+                    env=laptop.env,
+                    capture_output=True,
+                )
+
+    gc = threading.Thread(target=maintain, daemon=True)
+    gc.start()
+    try:
+        laptop.ok("push", "--delete", cid, "--yes")
+    finally:
+        stop.set()
+        gc.join(timeout=60)
+    assert f"refs/conversations/{cid}" not in remote_refs(remote)
+    assert f"refs/conversations/{keep}" in remote_refs(remote) and keep in laptop.ids()
+    laptop.git("fsck", "--no-dangling")
+    laptop.ok("undo")
+    assert cid in laptop.ids()
+    laptop.git("fsck", "--no-dangling")
