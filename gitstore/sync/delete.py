@@ -9,6 +9,7 @@ from this store to a remote, by the user's own command.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 
 from gitstore import refs
@@ -16,7 +17,6 @@ from gitstore.store.core import Store
 from gitstore.sync import remotes
 from gitstore.sync.plan import RemoteUpdate
 from gitstore.sync.pull import Syncer
-from gitstore.sync.push import _track
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,10 @@ def delete_on_remote(syncer: Syncer, cid: str) -> Deleted:
     if not updates:
         return Deleted((), ())
     results = syncer.transport.push(syncer.remote, updates)
-    _track(syncer, results, {u.ref: u for u in updates})
+    for result in results:  # the fetched copy of what the remote deleted goes too
+        if result.ok:
+            with contextlib.suppress(KeyError):
+                syncer.repo.references.delete(syncer.tracking + result.ref[len("refs/") :])
     return Deleted(
         tuple(r.ref for r in results if r.ok),
         tuple((r.ref, r.summary) for r in results if not r.ok),
