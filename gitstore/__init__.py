@@ -86,6 +86,7 @@ if TYPE_CHECKING:
     from gitstore.store.repo import is_marked as is_store
     from gitstore.store.transaction import Transaction
     from gitstore.store.types import Conversation, Identity, Located
+    from gitstore.sync.delete import Deleted, delete_on_remote, remote_has, remotes_holding
     from gitstore.sync.pull import Outcome, Syncer, open_sync
     from gitstore.sync.push import push
     from gitstore.sync.quarantine import acknowledge as acknowledge_refusals
@@ -161,6 +162,10 @@ _WHERE: dict[str, str] = {
     "Outcome": "gitstore.sync.pull",
     "open_sync": "gitstore.sync.pull",
     "push": "gitstore.sync.push",
+    "Deleted": "gitstore.sync.delete",
+    "delete_on_remote": "gitstore.sync.delete",
+    "remote_has": "gitstore.sync.delete",
+    "remotes_holding": "gitstore.sync.delete",
     "RemoteInfo": "gitstore.sync.remotes",
     "check_remote_name": "gitstore.sync.remotes:check_name",
     "list_remotes": "gitstore.sync.remotestate:listing",
@@ -295,6 +300,10 @@ __all__ = [
     "open_sync",
     "parse_time",
     "push",
+    "Deleted",
+    "delete_on_remote",
+    "remote_has",
+    "remotes_holding",
     "read_file",
     "record_activation",
     "printable_command",

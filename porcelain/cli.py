@@ -226,6 +226,9 @@ def main() -> None:
         code = result if isinstance(result, int) else 0
     except click.exceptions.Exit as exc:
         code = exc.exit_code
+    except click.exceptions.NoArgsIsHelpError as exc:  # a bare group: its help, as git and gh
+        click.echo(exc.ctx.get_help())
+        code = Exit.OK
     except click.exceptions.Abort:
         output.note("interrupted")  # click has ended the ^C line
         code = Exit.INTERRUPTED

@@ -61,3 +61,7 @@ class Interrupted(JpError):
 
 class Declined(JpError):
     """The user answered no at a prompt: nothing was changed."""
+
+
+class NoAnswer(Declined):
+    """A confirmation nobody could answer (stdin closed or not a terminal): a no."""

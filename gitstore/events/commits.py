@@ -27,6 +27,12 @@ def _first_line(text: str, width: int = SUBJECT_WIDTH) -> str:
     return line if len(line) <= width else line[: width - 3].rstrip() + "..."
 
 
+def _interrupted(event: Event) -> bool:
+    """An answer a broken stream or Ctrl-C cut off (``metadata.interrupted``)."""
+    meta = event.get("metadata")
+    return isinstance(meta, Mapping) and bool(meta.get("interrupted"))
+
+
 def _turns(event: Event) -> str:
     a, b = event.get("from_turn", 0) + 1, event.get("to_turn", 0) + 1
     return f"turn {a}" if a == b else f"turns {a}-{b}"
@@ -81,7 +87,8 @@ def subject(event: Event, tool_names: Mapping[str, str] | None = None) -> str:
         return "user: " + _first_line(str(event.get("content", "")))
     if kind == Kind.CHAT_RESPONSE:
         if "message" in event:
-            return "assistant: " + _first_line(str(event["message"]))
+            cut = " [interrupted]" if _interrupted(event) else ""
+            return f"assistant{cut}: " + _first_line(str(event["message"]))
         if "reasoning" in event:
             return "reasoning: " + _first_line(str(event["reasoning"]))
         return "assistant: (structured data)"

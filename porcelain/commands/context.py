@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from porcelain.errors import FaultError, UserError
+from porcelain.errors import FaultError, NoAnswer, UserError
 from porcelain.render.output import Output
 
 if TYPE_CHECKING:
@@ -156,8 +156,18 @@ class App:
     def has_api_key(self) -> bool:
         return bool(self.environ.get("ANTHROPIC_API_KEY"))
 
-    def require_yes(self, question: str, yes: bool) -> None:
+    def confirm(self, question: str, yes: bool = False) -> bool:
+        """The one rule of every confirmation (docs/everyday.md): ``yes`` (the command's
+        -y) or the global --yes goes ahead without asking; otherwise only a typed y/yes
+        does.  Enter on a terminal is a no; a question nobody can answer (stdin closed,
+        or not a terminal and no y/n on it) refuses the command, naming --yes."""
         if yes or self.yes:
-            return
-        if not self.output.confirm(question):
-            raise UserError("nothing changed")
+            return True
+        answer = self.output.confirm(question)
+        if answer is None:
+            raise NoAnswer(
+                "nothing changed: the confirmation got no answer "
+                "(stdin is closed or not a terminal)",
+                "pass --yes (-y) to go ahead without asking",
+            )
+        return answer

@@ -18,7 +18,7 @@ from gitstore import push as push_all
 from porcelain import clock
 from porcelain.commands.context import App
 from porcelain.domain.origins import continuations
-from porcelain.errors import UserError
+from porcelain.errors import UsageError, UserError
 from porcelain.render.output import untrusted_field
 
 if TYPE_CHECKING:
@@ -200,10 +200,29 @@ def pull(app: App, remote: str | None) -> None:
 
 @click.command()
 @click.argument("remote", required=False)
+@click.option(
+    "--delete",
+    "delete",
+    metavar="ID",
+    help="Delete conversation ID on REMOTE (after a confirmation) and in this store; "
+    "`jp undo` brings it back here (docs/sync.md).",
+)
+@click.option("-y", "--yes", is_flag=True, help="With --delete: do not ask.")
 @click.pass_obj
-def push(app: App, remote: str | None) -> None:
+def push(app: App, remote: str | None, delete: str | None, yes: bool) -> None:
     """Pull from REMOTE, then send what it lacks (never forced)."""
-    _run(app, remote, "push")
+    if delete is None:
+        if yes:
+            raise UsageError("-y goes with --delete only", "push itself never asks")
+        _run(app, remote, "push")
+        return
+    from porcelain.commands.push_delete import delete as delete_there  # lazy: --delete only
+
+    progress = _Progress(app)
+    try:
+        delete_there(app, _syncer(app, remote, progress), delete, yes)
+    finally:
+        progress.clear()
 
 
 @click.command()

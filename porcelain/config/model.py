@@ -36,6 +36,26 @@ DEFAULT_RULE_SOURCE: Final = "default (the built-in rule: no layer defines one)"
 OP_LOG_RETENTION_DAYS: Final = 90
 
 
+_ALIAS_HINT = (
+    'for example: id = "anthropic/claude-sonnet-4-5", or '
+    '[assistant.model.aliases] fast = "ollama/qwen3"'
+)
+
+
+def _unresolved(where: str, ref: str, seen: list[str], current: str, aliases: dict[str, str]) -> str:
+    """Why ``ref`` names no model: itself, or the alias on its way that names nothing."""
+    known = ", ".join(sorted(aliases)) or "none defined"
+    if not seen:
+        return (
+            f"{where}: {ref!r} is not a model id of the form provider/name, "
+            f"nor an alias of assistant.model.aliases (known: {known})"
+        )
+    return (
+        f"{where}: the model alias {seen[-1]!r} (assistant.model.aliases.{seen[-1]}) stands for "
+        f"{current!r}, which is neither a model id provider/name nor an alias (known: {known})"
+    )
+
+
 class Config:
     """The merged configuration.  Never mutated: ``with_layer`` returns a new one.
 
@@ -133,16 +153,16 @@ class Config:
         aliases = self.aliases()
         current, seen = ref.strip(), list[str]()
         while not is_model_id(current):
-            if current not in aliases or current in seen or len(seen) >= ALIAS_DEPTH:
-                known = ", ".join(sorted(aliases)) or "none defined"
+            if current in seen or len(seen) >= ALIAS_DEPTH:
+                chain = " -> ".join(repr(a) for a in [*seen, current])
                 raise ConfigError(
-                    f"{where}: {ref!r} is not a model id of the form provider/name, "
-                    f"nor an alias of assistant.model.aliases (known: {known})",
-                    'for example: id = "anthropic/claude-sonnet-4-5", or '
-                    '[assistant.model.aliases] fast = "ollama/qwen3"',
+                    f"{where}: the model alias {seen[0]!r} loops: {chain}",
+                    "make one of them a model id provider/name in [assistant.model.aliases]",
                 )
+            if current not in aliases:
+                raise ConfigError(_unresolved(where, ref, seen, current, aliases), _ALIAS_HINT)
             seen.append(current)
-            current = aliases[current]
+            current = aliases[current].strip()
         return current
 
     def _model_at(self, path: tuple[str, ...]) -> str | None:

@@ -122,8 +122,10 @@ _MODEL_FIELDS: dict[str, Node] = {
     "thinking_budget": NON_NEGATIVE_INT,
 }
 MODEL = Table(_MODEL_FIELDS)
-# ``assistant.model`` also holds the aliases: ``fast = "ollama/qwen3"``.
-ASSISTANT_MODEL = Table({**_MODEL_FIELDS, "aliases": MapOf(MODEL_ID)})
+# ``assistant.model`` also holds the aliases: ``fast = "ollama/qwen3"``, or the name of
+# another alias.  What an alias stands for is checked when it is used (resolve_model),
+# so one bad alias fails only the commands that use it.
+ASSISTANT_MODEL = Table({**_MODEL_FIELDS, "aliases": MapOf(STRING)})
 
 BASE_URL = Leaf(
     'an http:// or https:// URL',

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from gitstore import Event
 from porcelain.domain.compaction.projection import Kept, project
+from porcelain.domain.interrupted import for_the_model
 from porcelain.domain.review.markers import (
     add_markers,
     inherited_turns,
@@ -46,8 +47,9 @@ def projected_with_headers(events: Sequence[Event]) -> tuple[list[Event], list[s
 
 
 def model_events(events: Sequence[Event]) -> list[Event]:
-    """Provider-visible events, in order, as the model is to read them."""
-    return [e for e in projected(events) if e.get("type") in PROVIDER_VISIBLE]
+    """Provider-visible events, in order, as the model is to read them (a cut-off
+    answer left out or marked as such: porcelain/domain/interrupted.py)."""
+    return for_the_model([e for e in projected(events) if e.get("type") in PROVIDER_VISIBLE])
 
 
 def raw_with_markers(events: Sequence[Event]) -> list[Event]:

@@ -172,13 +172,14 @@ class Output:
     def is_terminal(self) -> bool:
         return self._on_terminal(err=True)
 
-    def confirm(self, question: str, stdin: TextIO | None = None, default: bool = False) -> bool:
-        """Ask on stderr, read one line from stdin: y/yes is yes, n/no is no, and no
-        answer (an empty line, or nothing to read) is ``default``; anything else is no."""
+    def confirm(self, question: str, stdin: TextIO | None = None) -> bool | None:
+        """Ask on stderr, read one line from stdin: True for y/yes; False for n/no, and on
+        a terminal for Enter or any other answer; None when nobody answered (nothing to
+        read, or off a terminal a line that is neither yes nor no).  `App.confirm` holds
+        the rule every command's confirmation follows."""
         self.stop_spinner()
         source = stdin or sys.stdin
-        choices = "[Y/n]" if default else "[y/n]"
-        self.err.write(self.shown(f"{question} {choices} ", err=True))
+        self.err.write(self.shown(f"{question} [y/N] ", err=True))
         self.err.flush()
         try:
             answer = source.readline()
@@ -189,9 +190,11 @@ class Output:
             self.err.write("\n")
             self.err.flush()
         word = answer.strip().lower()
-        if not word:
-            return default
-        return word in ("y", "yes")
+        if word in ("y", "yes"):
+            return True
+        if word in ("n", "no") or (interactive and answer.endswith("\n")):
+            return False
+        return None
 
     def ask(self, question: str, stdin: TextIO | None = None) -> str:
         """Ask on stderr, read one line from stdin: the answer without its line end

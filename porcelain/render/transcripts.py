@@ -11,9 +11,11 @@ import json
 from collections.abc import Callable, Sequence
 
 from gitstore import PROPOSE_COMPACTION, Event, Kind, turn_indices
+from porcelain.domain.interrupted import is_interrupted
 from porcelain.render.output import escape_untrusted, untrusted_field
 
 STYLES = ("user", "chat", "brief", "full")
+INTERRUPTED_LINE = "[interrupted: the answer was cut off here]"
 
 
 def _clip(text: str, width: int) -> str:
@@ -24,6 +26,11 @@ def _clip(text: str, width: int) -> str:
 def _block(prefix: str, text: str) -> list[str]:
     lines = text.rstrip().splitlines() or [""]
     return [prefix + lines[0], *("  " + ln for ln in lines[1:])]
+
+
+def _cut_off(event: Event) -> list[str]:
+    """The line after an answer that a broken stream or Ctrl-C cut off."""
+    return [INTERRUPTED_LINE] if is_interrupted(event) else []
 
 
 def _proposal(args: dict[str, object]) -> list[str]:
@@ -53,7 +60,7 @@ def event_lines(event: Event, style: str, names: dict[str, str]) -> list[str]:
         return []
     if kind == Kind.CHAT_RESPONSE:
         if "message" in event:
-            return _block("", str(event["message"]))
+            return _block("", str(event["message"])) + _cut_off(event)
         if "reasoning" in event and style != "chat":
             text = str(event["reasoning"])
             return _block("[reasoning] ", text if style == "full" else _clip(text, 100))
@@ -125,5 +132,5 @@ def _body(
     if markdown is None:
         return event_lines(event, style, names)
     if event.get("type") == Kind.CHAT_RESPONSE and "message" in event and style != "user":
-        return markdown(str(event["message"])).splitlines() or [""]
+        return (markdown(str(event["message"])).splitlines() or [""]) + _cut_off(event)
     return [escape_untrusted(line) for line in event_lines(event, style, names)]

@@ -85,7 +85,7 @@ def test_without_a_key_the_offline_model_answers(tmp_path: Path) -> None:
     block = "\n".join(ln for ln in using_it().splitlines() if not ln.startswith(KEY_LINE))
     proc = run_block(tmp_path, block, {})
     assert "offline model" in proc.stdout
-    assert "Apply? [y/n]" in proc.stderr and "Applied to" in proc.stdout
+    assert "Apply? [y/N]" in proc.stderr and "Applied to" in proc.stdout
     assert "Undid operation" in proc.stdout and "compact --continue" in proc.stdout
     assert "is healthy" in proc.stdout
     assert (tmp_path / "home" / ".local/share/jp/store.git").is_dir()

@@ -187,7 +187,7 @@ def test_two_reviews_continued_at_once(box: Sandbox) -> None:
 def wait_for_prompt(proc: subprocess.Popen[str]) -> None:
     assert proc.stderr is not None
     seen = ""
-    while not seen.endswith("[y/n] "):
+    while not seen.endswith("[y/N] "):
         char = proc.stderr.read(1)
         assert char, f"jp ended before asking: {seen}"
         seen += char

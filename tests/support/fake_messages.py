@@ -19,6 +19,8 @@ What it answers:
 - ``reply_error``: an HTTP error with the API's body (``retry_after_ms`` for the
   SDK's retries);
 - ``reply_drop_mid_stream``: part of an answer, then the connection is cut;
+- ``reply_stall_mid_stream``: part of an answer, then nothing until the client hangs
+  up (a slow stream a person presses Ctrl-C in) or the fake is closed;
 - ``reply_events``: exactly the events given (an ``error`` event mid-stream, a
   stream that ends before ``message_stop``, ids and usage of the test's choice);
   ``hold`` keeps the stream waiting before an event until the test sets a
@@ -30,6 +32,7 @@ What it answers:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import threading
@@ -64,7 +67,7 @@ KEY = "test-key"
 @dataclass
 class _Script:
     match: Predicate
-    kind: str  # "blocks" | "error" | "drop" | "events" | "raw"
+    kind: str  # "blocks" | "error" | "drop" | "stall" | "events" | "raw"
     blocks: list[dict[str, Any]] = field(default_factory=list)
     stop_reason: str | None = None
     status: int = 200
@@ -145,6 +148,10 @@ class FakeMessages(Loopback):
         """Stream part of ``text``, then close the connection without finishing (a
         request without ``stream``: half the JSON body, then the same)."""
         self._add(_Script(predicate(when), "drop", [{"type": "text", "text": text}]))
+
+    def reply_stall_mid_stream(self, text: str, when: When = None) -> None:
+        """Stream part of ``text``, then send nothing more until the client hangs up."""
+        self._add(_Script(predicate(when), "stall", [{"type": "text", "text": text}]))
 
     def reply_events(
         self,
@@ -245,10 +252,18 @@ def _make_handler(fake: FakeMessages) -> type[BaseHTTPRequestHandler]:
             events: Sequence[Event],
             drop_at: int | None = None,
             hold: Mapping[int, threading.Event] | None = None,
+            stall: bool = False,
         ) -> None:
             self._open_stream()
             for n, (event, data) in enumerate(events):
                 if n == drop_at:
+                    if stall:  # a stream that stopped coming: wait for the client to go
+                        self.close_connection = True
+                        self.connection.settimeout(60)
+                        with contextlib.suppress(OSError):
+                            self.connection.recv(1)
+                            self._hang_up()
+                        return None
                     return self._hang_up()
                 if hold and n in hold:
                     hold[n].wait(60)  # a test that never releases fails on its own timeout
@@ -317,9 +332,11 @@ def _make_handler(fake: FakeMessages) -> type[BaseHTTPRequestHandler]:
             if script.kind == "raw":
                 return self._raw(script)
             reply = fake._message(body, script)
-            drop = script.kind == "drop"
+            drop = script.kind in ("drop", "stall")
             if body.get("stream"):  # after message_start, ping, block start, one delta
-                return self._stream(sse_events(reply), drop_at=4 if drop else None)
+                return self._stream(
+                    sse_events(reply), drop_at=4 if drop else None, stall=script.kind == "stall"
+                )
             return self._json(200, reply, cut=drop)
 
     return Handler

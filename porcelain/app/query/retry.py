@@ -1,8 +1,9 @@
 """`jp q --retry`: answer the last request again, without asking it again.
 
-- The last request has no answer (the provider failed, the stream broke, a
-  tool round was cut off): the turn goes on in place from what is stored;
-  no new request event is written.
+- The last request has no complete answer (the provider failed, the stream
+  broke or Ctrl-C cut the answer off, a tool round was cut off): the turn goes
+  on in place from what is stored; no new request event is written.  A cut-off
+  answer stays, marked, and is not sent to the model (domain/interrupted.py).
 - The last request was answered: the answer stays where it is, and the
   request is answered again in a fork made at the request's commit (which
   becomes the active conversation), so nothing is lost and both answers can
@@ -17,6 +18,7 @@ from typing import Literal
 from gitstore import Event, Kind, Located, Store
 from porcelain.app.lifecycle import fork
 from porcelain.app.query.turn import StreamView, TurnContext, continue_turn, interrupted_message
+from porcelain.domain.interrupted import is_interrupted
 from porcelain.domain.tokens import PROVIDER_VISIBLE
 from porcelain.errors import Interrupted, UserError
 
@@ -34,15 +36,19 @@ def last_request(events: Sequence[Event]) -> int | None:
 def state(events: Sequence[Event]) -> State:
     """Whether the last request was answered: its turn ends with a message (or data).
 
-    A turn that ends with a request, with reasoning alone, or inside a tool
-    round is unfinished."""
+    A turn that ends with a request, with reasoning alone, with an answer cut off
+    (a broken stream, Ctrl-C), or inside a tool round is unfinished."""
     if last_request(events) is None:
         raise UserError("there is no request to retry", 'ask one: `jp q "your question"`')
     for event in reversed(events):
         kind = event.get("type")
         if kind not in PROVIDER_VISIBLE:
             continue
-        answered = kind == Kind.CHAT_RESPONSE and ("message" in event or "data" in event)
+        answered = (
+            kind == Kind.CHAT_RESPONSE
+            and ("message" in event or "data" in event)
+            and not is_interrupted(event)
+        )
         return "answered" if answered else "unfinished"
     return "unfinished"  # unreachable: a request is a visible event
 

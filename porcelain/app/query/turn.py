@@ -25,6 +25,7 @@ from porcelain.app.query.tools import (
 )
 from porcelain.config import Config
 from porcelain.config.toolenv import provider_keys
+from porcelain.domain.interrupted import mark
 from porcelain.domain.review.markers import review_record
 from porcelain.domain.token_usage import with_usage
 from porcelain.domain.view import model_events
@@ -165,12 +166,12 @@ def continue_turn(ctx: TurnContext, view: StreamView) -> None:
             response = model.respond(request, view)
         except KeyboardInterrupt as exc:
             view.finish()
-            partial = getattr(exc, "partial_events", [])
-            commit(ctx, [e for e in partial if e.get("type") == Kind.CHAT_RESPONSE])
+            commit(ctx, mark(getattr(exc, "partial_events", []), "user"))
             raise
         except StreamInterrupted as exc:
             view.finish()
-            commit(ctx, [e for e in exc.partial_events if e.get("type") == Kind.CHAT_RESPONSE])
+            commit(ctx, mark(exc.partial_events, "stream"))
+            exc.hint = _after_the_break(ctx)
             raise
         except ProviderError:
             view.finish()
@@ -195,6 +196,15 @@ def continue_turn(ctx: TurnContext, view: StreamView) -> None:
     raise UserError(
         f"the model kept calling tools for {MAX_ROUNDS} rounds; stopped",
         "ask it to finish, or check the tools it is calling",
+    )
+
+
+def _after_the_break(ctx: TurnContext) -> str:
+    if not ctx.persist:
+        return "nothing was saved (--no-persist); ask again"
+    return (
+        "what arrived is kept, marked interrupted; "
+        "`jp q --retry` answers again in the same conversation"
     )
 
 

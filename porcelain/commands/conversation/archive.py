@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import click
 
+from gitstore import Located
 from porcelain import clock
 from porcelain.app.targets import active_id, resolve
 from porcelain.commands.context import App
+from porcelain.errors import Declined
 
 
 @click.command()
@@ -22,16 +24,16 @@ def archive(app: App, targets: tuple[str, ...], yes: bool) -> None:
     store = app.store()
     active = active_id(store)
     done = []
-    for target in targets or (None,):
-        loc = resolve(store, target)
+    locs: list[Located] = []
+    for loc in (resolve(store, target) for target in targets or (None,)):
         if loc.archived:
             app.output.note(f"Conversation {loc.cid} is already archived.")
-            continue
-        if loc.cid == active or len(targets) > 1:
-            what = "the active conversation" if loc.cid == active else "conversation"
-            if not (yes or app.yes or app.output.confirm(f"Archive {what} {loc.cid}?")):
-                app.output.note(f"Skipped {loc.cid}.")
-                continue
+        elif loc.cid not in (seen.cid for seen in locs):
+            locs.append(loc)
+    asks = any(loc.cid == active for loc in locs) or len(locs) > 1
+    if asks and not app.confirm(_question(locs, active), yes):
+        raise Declined("nothing was archived")
+    for loc in locs:
         store.archive(loc.cid, f"jp conversation archive {loc.cid}")
         store.set_meta(loc.cid, {"archived_at": clock.now_text()}, f"jp: archive {loc.cid}")
         done.append(loc.cid)
@@ -39,6 +41,13 @@ def archive(app: App, targets: tuple[str, ...], yes: bool) -> None:
             app.output.line(f"Conversation {loc.cid} archived.")
     if app.output.json:
         app.output.data({"archived": done})
+
+
+def _question(locs: list[Located], active: str | None) -> str:
+    names = [
+        f"the active conversation {loc.cid}" if loc.cid == active else loc.cid for loc in locs
+    ]
+    return f"Archive {', '.join(names)}?"
 
 
 @click.command()

@@ -112,7 +112,7 @@ def reset(app: App, target: str | None, which: str, dry_run: bool, yes: bool = T
             if not yes:
                 for line in withdraw.plan_lines(loc.cid, chosen, conv.events):
                     show(line)
-            if yes or app.output.confirm("Withdraw?", default=True):
+            if app.confirm("Withdraw?", yes):
                 withdrawn = None if which == "all" else [chosen[0].ordinal]
                 store.append(
                     loc.cid,

@@ -89,7 +89,7 @@ def finish(app: App, *, abort: bool, yes: bool) -> None:
         _, source_id = steps.active_review(store)
         for line in _confirmation(proposal, turns, store.load(source_id).events):
             show(line)
-        return yes or app.output.confirm("Apply?")
+        return app.confirm("Apply?", yes)
 
     done = steps.apply(store, ask)
     if not done.applied:

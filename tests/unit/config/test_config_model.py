@@ -167,3 +167,30 @@ def test_diff_delta_has_the_same_effect_as_wanted(
     delta = diff_delta(current, wanted)
     assert _pruned(merge(current, delta)) == _pruned(merge(current, wanted))
     assert diff_delta(merge(current, wanted), wanted) == {}
+
+
+def _aliased(**aliases: str) -> Config:
+    return Config.defaults().with_layer({"assistant": {"model": {"aliases": aliases}}}, "file")
+
+
+def test_an_alias_may_name_another_alias() -> None:
+    config = _aliased(fast="local", local="anthropic/claude-x")
+    assert config.resolve_model("fast") == "anthropic/claude-x"
+    assert config.resolve_model("local") == "anthropic/claude-x"
+    assert config.resolve_model("openai/gpt") == "openai/gpt"
+
+
+def test_an_alias_loop_is_an_error_naming_the_loop() -> None:
+    config = _aliased(a="b", b="c", c="a")
+    with pytest.raises(ConfigError, match="the model alias 'a' loops: 'a' -> 'b' -> 'c' -> 'a'"):
+        config.resolve_model("a")
+
+
+def test_a_bad_alias_fails_only_where_it_is_used() -> None:
+    config = _aliased(good="anthropic/claude-x", broken="no-such", odd="not an id!")
+    assert config.resolve_model("good") == "anthropic/claude-x"  # the others do not matter
+    for name, value in (("broken", "no-such"), ("odd", "not an id!")):
+        with pytest.raises(ConfigError, match=f"the model alias '{name}'.*'{value}'"):
+            config.resolve_model(name)
+    with pytest.raises(ConfigError, match="'nope' is not a model id"):
+        config.resolve_model("nope")

@@ -1,0 +1,66 @@
+"""Deleting a conversation on a remote (`jp push --delete`).
+
+Each of the conversation's refs there (live, archived) is deleted only if it is
+still the copy just fetched (a lease): a machine that pushed to it since wins,
+and nothing of it is deleted.  Nothing here deletes anything in this store, and
+nothing a remote sends ever deletes a local conversation: deletion travels only
+from this store to a remote, by the user's own command.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+
+from gitstore import refs
+from gitstore.store.core import Store
+from gitstore.sync import remotes
+from gitstore.sync.plan import RemoteUpdate
+from gitstore.sync.pull import Syncer
+
+
+@dataclass(frozen=True)
+class Deleted:
+    """What the remote did: the refs it deleted, and those it refused (with git's reason)."""
+
+    deleted: tuple[str, ...]
+    refused: tuple[tuple[str, str], ...]
+
+
+def remote_has(syncer: Syncer, cid: str) -> bool:
+    """Whether the remote, fetched now, holds ``cid`` (live or archived)."""
+    syncer.fetch()
+    there = syncer.remote_tips().get(cid)
+    return there is not None and (there.live is not None or there.archived is not None)
+
+
+def delete_on_remote(syncer: Syncer, cid: str) -> Deleted:
+    """Delete ``cid``'s refs on the remote as they were at the last fetch."""
+    there = syncer.remote_tips().get(cid)
+    updates = []
+    if there is not None and there.live is not None:
+        updates.append(RemoteUpdate(refs.live(cid), None, there.live))
+    if there is not None and there.archived is not None:
+        updates.append(RemoteUpdate(refs.archived(cid), None, there.archived))
+    if not updates:
+        return Deleted((), ())
+    results = syncer.transport.push(syncer.remote, updates)
+    for result in results:  # the fetched copy of what the remote deleted goes too
+        if result.ok:
+            with contextlib.suppress(KeyError):
+                syncer.repo.references.delete(syncer.tracking + result.ref[len("refs/") :])
+    return Deleted(
+        tuple(r.ref for r in results if r.ok),
+        tuple((r.ref, r.summary) for r in results if not r.ok),
+    )
+
+
+def remotes_holding(store: Store, cid: str) -> list[str]:
+    """The remotes whose last fetched copy holds ``cid`` (live or archived)."""
+    held = []
+    for info in remotes.all_remotes(store.repo):
+        prefix = remotes.tracking_prefix(info.name)
+        names = (prefix + refs.live(cid)[5:], prefix + refs.archived(cid)[5:])
+        if any(name in store.repo.references for name in names):
+            held.append(info.name)
+    return held
