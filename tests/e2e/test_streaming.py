@@ -240,11 +240,11 @@ def test_a_tool_that_asks_first_stops_the_spinner_for_its_question(
     )
     fake.reply_text("It ran.\n", when={"last_user_contains": "ASKED-RAN"})
     term = query(online, "--new", "ask me first")
-    term.expect(b"[y/n] ")
+    term.expect(b"[y/N] ")
     term.send("y\r")
     code, shown = term.finish()
     assert code == 0, shown
     lines = assert_clean(shown)
-    question = next(ln for ln in lines if "[y/n]" in ln)
+    question = next(ln for ln in lines if "[y/N]" in ln)
     assert question.startswith("Run tool asks"), f"the question is on a clean line: {question!r}"
     assert "It ran." in lines

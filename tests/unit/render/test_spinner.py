@@ -50,7 +50,7 @@ def test_a_question_stops_the_spinner() -> None:
     output.start_spinner("running deploy")
     drawn(err, "running deploy")
     assert output.confirm("Run tool deploy?", stdin=io.StringIO("y\n")) is True
-    assert err.getvalue().rsplit("\r", 1)[1] == "Run tool deploy? [y/n] \n"
+    assert err.getvalue().rsplit("\r", 1)[1] == "Run tool deploy? [y/N] \n"
 
 
 @pytest.mark.parametrize(
