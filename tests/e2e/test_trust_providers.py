@@ -110,3 +110,12 @@ def test_the_users_own_choice_of_a_provider_not_configured_stays_with_the_conver
     shown = online.json("config", "show", "--conversation", cid)
     assert shown["assistant.model.id"]["value"] == "ollama/llama3"
     assert shown["ignored"] == []
+
+
+def test_a_review_started_here_is_the_users_own(user: User, tmp_path: Path) -> None:
+    source = user.import_(write_conversation(tmp_path / "17800000612-five", 5))
+    user.ok("conversation", "use", source)
+    user.ok("conversation", "compact", "--interactive")
+    proc = user.run("q", "turns 2-3")
+    assert proc.returncode == 0, proc.stderr
+    assert NAMED not in proc.stderr and "ignored" not in proc.stderr, proc.stderr
