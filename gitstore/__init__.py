@@ -78,7 +78,12 @@ if TYPE_CHECKING:
     from gitstore.oplog.model import shown as ref_value
     from gitstore.oplog.undo import Result as UndoResult
     from gitstore.oplog.undo import restore, undo
-    from gitstore.store.activity import activations, record_activation
+    from gitstore.store.activity import (
+        accept_commits,
+        accepted_commits,
+        activations,
+        record_activation,
+    )
     from gitstore.store.core import Store
     from gitstore.store.doctor import Finding, examine, mend
     from gitstore.store.notes import meta_values
@@ -107,6 +112,8 @@ _WHERE: dict[str, str] = {
     "Identity": "gitstore.store.types",
     "Transaction": "gitstore.store.transaction",
     "activations": "gitstore.store.activity",
+    "accepted_commits": "gitstore.store.activity",
+    "accept_commits": "gitstore.store.activity",
     "record_activation": "gitstore.store.activity",
     "meta_values": "gitstore.store.notes",
     "ChainView": "gitstore.cache.view",
@@ -265,6 +272,8 @@ __all__ = [
     "UndoConflict",
     "UndoResult",
     "UnknownOperation",
+    "accept_commits",
+    "accepted_commits",
     "activations",
     "add_remote",
     "chat_message_event",

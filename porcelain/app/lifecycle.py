@@ -133,13 +133,20 @@ def jp_deltas(events: Sequence[Event]) -> list[dict[str, Any]]:
 
 
 def recorded_deltas(
-    cid: str, events: Sequence[Event], commits: Sequence[str] = ()
+    cid: str,
+    events: Sequence[Event],
+    commits: Sequence[str] = (),
+    accepted: frozenset[str] = frozenset(),
 ) -> list[Recorded]:
-    """``jp_deltas``, each named for ``config show``: conversation, number, commit."""
+    """``jp_deltas``, each named for ``config show``: conversation, number, commit.
+
+    A delta whose commit is in ``accepted`` (``accepted_commits``: written by
+    the user's own command here, or named to the user once) is ``own``."""
     out: list[Recorded] = []
     for i, event in enumerate(events):
         if _in_jp_keys(event):
-            commit = f", commit {commits[i][:12]}" if i < len(commits) else ""
-            source = f"conversation {cid} (config_delta #{len(out) + 1}{commit})"
-            out.append(Recorded(event.get("delta"), source))
+            commit = commits[i] if i < len(commits) else ""
+            named = f", commit {commit[:12]}" if commit else ""
+            source = f"conversation {cid} (config_delta #{len(out) + 1}{named})"
+            out.append(Recorded(event.get("delta"), source, own=commit in accepted, commit=commit))
     return out

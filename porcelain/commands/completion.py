@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import stat
 from pathlib import Path
 
 import click
@@ -11,14 +13,23 @@ from gitstore import GitStoreError
 from porcelain.commands.context import App
 from porcelain.errors import JpError, UserError
 
+MAX_SCRIPT_BYTES = 1 << 20  # far past jp's scripts: what is read of a file found there
+
 
 @click.command()
 @click.argument("shell", type=click.Choice(["bash", "zsh", "fish"]))
 @click.option("--install", is_flag=True, help="Write the script where SHELL looks for it.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="With --install: replace a file there that jp did not write (kept as FILE.bak).",
+)
 @click.option("--complete", "answer", is_flag=True, hidden=True)
 @click.argument("words", nargs=-1, metavar="")
 @click.pass_obj
-def completion(app: App, shell: str, install: bool, answer: bool, words: tuple[str, ...]) -> None:
+def completion(
+    app: App, shell: str, install: bool, force: bool, answer: bool, words: tuple[str, ...]
+) -> None:
     """Print the completion script for SHELL (bash, zsh or fish), or --install it.
 
     It completes commands, options, conversation ids (with their titles, in
@@ -30,6 +41,9 @@ def completion(app: App, shell: str, install: bool, answer: bool, words: tuple[s
     jp completion zsh --install    # ~/.zfunc/_jp (add ~/.zfunc to fpath)
     jp completion fish --install   # ~/.config/fish/completions/jp.fish
     eval "$(jp completion bash)"   # or only for this shell
+
+    --install replaces only a script jp wrote there (an older one); a file of
+    yours or another tool's, or a link, stays unless you give --force.
     """
     # lazy: the scripts' text loads only to print one
     from porcelain.commands import completion_scripts
@@ -47,15 +61,71 @@ def completion(app: App, shell: str, install: bool, answer: bool, words: tuple[s
         _home("XDG_DATA_HOME", ".local/share"),
         _home("XDG_CONFIG_HOME", ".config"),
     )
+    found = _existing(path, shell)
+    if found == "same":
+        app.output.line(f"{path} is already this script; nothing changed")
+        return
+    if found == "foreign" and not force:
+        raise UserError(
+            f"{path} exists and jp did not write it (a file of yours or another tool's, "
+            "or a link); nothing changed",
+            f"look at it, then `jp completion {shell} --install --force` to replace it "
+            f"(it is kept as {path.name}.bak), or print the script: `jp completion {shell}`",
+        )
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(text)
-        tmp.replace(path)
+        if found == "foreign":
+            os.replace(path, path.with_name(path.name + ".bak"))
+            app.output.note(f"kept the previous file as {path}.bak")
+        _write_new(path, text)
     except OSError as exc:
         raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
-    app.output.line(f"Wrote {path}")
+    app.output.line(f"{'Replaced' if found == 'jp' else 'Wrote'} {path}")
     app.output.note(completion_scripts.AFTER_INSTALL[shell])
+
+
+def _existing(path: Path, shell: str) -> str:
+    """What is at ``path``: "none", "same" (this script), "jp" (an older script of
+    jp's), "foreign" (anything else, a link included).  Never follows a link."""
+    # lazy: the scripts' text loads only to print one
+    from porcelain.commands import completion_scripts
+
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return "none"
+    except OSError as exc:
+        raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise UserError(f"{path} is a folder; nothing changed", "move it away and run this again")
+    if not stat.S_ISREG(info.st_mode):
+        return "foreign"
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        with os.fdopen(fd, "rb") as file:
+            head = file.read(MAX_SCRIPT_BYTES + 1)
+    except OSError:
+        return "foreign"
+    if head == completion_scripts.script(shell).encode():
+        return "same"
+    return "jp" if f"# jp completion for {shell}.".encode() in head[:200] else "foreign"
+
+
+def _write_new(path: Path, text: str) -> None:
+    """``text`` into ``path`` through a fresh temporary file beside it (created,
+    never opened through a link), renamed over it whole."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            file.write(text)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def _home(name: str, under: str) -> Path:

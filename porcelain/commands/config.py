@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from porcelain.app.lifecycle import recorded_deltas
+from porcelain.app.recorded import conversation_deltas
 from porcelain.app.targets import resolve
 from porcelain.commands.context import App
 from porcelain.config import set_value, user_config_path
@@ -64,7 +64,7 @@ def _show_conversation(app: App, target: str) -> None:
     store = app.store()
     found = resolve(store, target)
     conv = store.load(found.cid)
-    merged = app.config(deltas=recorded_deltas(found.cid, conv.events, conv.commits), warn=False)
+    merged = app.config(deltas=conversation_deltas(store, conv), warn=False)
     entries = merged.entries()
     if app.output.json:
         app.output.data(as_json(entries, merged.ignored))
@@ -90,7 +90,9 @@ def get(app: App, key: str) -> None:
 @config.command("set", context_settings={"ignore_unknown_options": True})
 @click.argument("key")
 @click.argument("value")
-@click.option("--in-store", "in_store", is_flag=True, help="Write the store's file, not the user's.")
+@click.option(
+    "--in-store", "in_store", is_flag=True, help="Write the store's file, not the user's."
+)
 @click.option(
     "--file",
     "file",

@@ -37,6 +37,32 @@ def find_project_store(start: Path) -> Path | None:
     return None
 
 
+def check_owner(store: Path, environ: Mapping[str, str], uid: int | None = None) -> None:
+    """Refuse a store found by walking up that another user owns, as git's
+    ``safe.directory`` does: its git directory, and the folder holding ``.git``,
+    must be the caller's (root run through sudo: the sudo user's too).
+
+    A store planted in a shared parent (``/tmp``, a team folder) is otherwise
+    read as the caller's own.  A store named with ``--store`` or ``JP_STORE``
+    is the caller's choice and is not checked."""
+    me = os.geteuid() if uid is None else uid
+    allowed = {me}
+    sudo = environ.get("SUDO_UID", "")
+    if me == 0 and sudo.isdigit():
+        allowed.add(int(sudo))
+    for path in (store, store.parent) if store.name == ".git" else (store,):
+        try:
+            owner = path.stat().st_uid
+        except OSError:
+            continue  # gone or unreadable: opening it names the fault
+        if owner not in allowed:
+            raise UserError(
+                f"the store {path} is owned by another user (uid {owner}, you are uid {me}); "
+                "jp does not read a store it found in a folder someone else owns",
+                f"name it if you trust it: `jp --store {store} ...` (or JP_STORE)",
+            )
+
+
 @dataclass
 class App:
     output: Output
@@ -68,6 +94,7 @@ class App:
             from gitstore import is_store
 
             if is_store(project):
+                check_owner(project, self.environ)
                 return project, "the project repository"
         return default_store_path(self.environ), None
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 from typing import Any
 
 import click
@@ -32,8 +34,9 @@ def status(app: App) -> None:
     found: list[dict[str, Any]] = []
     for path in servers(app.environ):
         answer = ask(path, "ping")
-        if answer is not None and answer.get("t") == "pong":
-            found.append({"socket": str(path), **{k: v for k, v in answer.items() if k != "t"}})
+        if answer is not None and answer.get("t") in ("pong", "silent"):
+            row = {k: v for k, v in answer.items() if k != "t"}
+            found.append({"socket": str(path), "answering": answer["t"] == "pong", **row})
     if app.output.json:
         app.output.data(found)
         return
@@ -42,6 +45,13 @@ def status(app: App) -> None:
         return
     now = clock.current().time()
     for row in found:
+        if not row["answering"]:
+            app.output.line(
+                f"pid {row.get('pid') or '?'}: not answering (stopped or frozen); "
+                "`jp q` runs its calls in process meanwhile; `jp model stop` ends it"
+            )
+            app.output.line(f"  socket {row['socket']}")
+            continue
         minutes = (now - float(row.get("started") or now)) / 60
         sdks = ", ".join(row.get("sdks") or []) or "none yet"
         app.output.line(
@@ -64,6 +74,8 @@ def stop(app: App) -> None:
         answer = ask(path, "stop")
         if answer is not None and answer.get("t") == "stopping":
             stopped.append(int(answer.get("pid") or 0))
+        elif answer is not None and answer.get("t") == "silent" and _end(answer.get("pid")):
+            stopped.append(int(answer["pid"]))  # the peer's uid is ours (SO_PEERCRED)
     if app.output.json:
         app.output.data({"stopped": stopped})
         return
@@ -73,3 +85,16 @@ def stop(app: App) -> None:
     noun = "process" if len(stopped) == 1 else "processes"
     pids = ", ".join(str(p) for p in stopped)
     app.output.line(f"Stopped {len(stopped)} warm model {noun} (pid {pids}).")
+
+
+def _end(pid: Any) -> bool:
+    """End a warm process that does not answer: SIGTERM, then SIGCONT so a stopped
+    one wakes up to take it."""
+    if not isinstance(pid, int) or pid <= 1:
+        return False
+    try:
+        os.kill(pid, signal.SIGTERM)
+        os.kill(pid, signal.SIGCONT)
+    except OSError:
+        return False
+    return True

@@ -7,11 +7,12 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from gitstore import Event, record_activation
-from porcelain.app.lifecycle import config_delta, fresh_id, jp_deltas, new_conversation, start_event
+from gitstore import Conversation, record_activation
+from porcelain.app.lifecycle import config_delta, fresh_id, new_conversation, start_event
 from porcelain.app.query.meter import fill_to_report
 from porcelain.app.query.prompt import Ask, gather
 from porcelain.app.query.turn import TurnContext, commit, is_review, precheck, run_turn
+from porcelain.app.recorded import accept, conversation_deltas, foreign_model, naming, own
 from porcelain.app.targets import resolve
 from porcelain.commands.context import App
 from porcelain.commands.options import compact_specs
@@ -165,19 +166,18 @@ def _query_fresh(
     """A query that starts a conversation: every check runs before it is created."""
     store = app.store()
     wanted = _cli_delta(app, model)
-    config = app.config(deltas=[wanted])
+    config = app.config(deltas=[own(wanted, CLI_SOURCE)])
     model_id = config.model_id() or _default_model(app, quiet=True)
     _precheck(app, model_id, config, activates=not no_persist)
     if no_persist:  # nothing is written, not even the new conversation
         cid = fresh_id(store)
-        _run(app, cid, [start_event(cid)], "", ask, model, specs, no_persist)
+        _run(app, Conversation(cid, "", False, [start_event(cid)]), ask, model, specs, no_persist)
         return
     cid = new_conversation(store, title)
     if announce:
         app.output.note(f"Started conversation {cid} (there was no active one).")
     with store.hold(cid, wait=10.0):
-        conv = store.load(cid)
-        _run(app, cid, conv.events, conv.tip, ask, model, specs, no_persist)
+        _run(app, store.load(cid), ask, model, specs, no_persist)
 
 
 def _query_existing(
@@ -201,7 +201,8 @@ def _query_existing(
             with store.hold(fork, wait=10.0):
                 _query_existing(app, fork, ask, model, specs, no_persist)
             return
-    config = app.config(deltas=[*jp_deltas(conv.events), _cli_delta(app, model)])
+    wanted = own(_cli_delta(app, model), CLI_SOURCE)
+    config = app.config(deltas=[*conversation_deltas(store, conv), wanted])
     _precheck(app, config.model_id() or _default_model(app, quiet=True), config, False)
     if specs and not no_persist:
         # lazy: only `q -k` loads the compaction modules
@@ -209,7 +210,7 @@ def _query_existing(
 
         compact_silently(app, cid, specs)
         conv = store.load(cid)
-    _run(app, cid, conv.events, conv.tip, ask, model, specs, no_persist)
+    _run(app, conv, ask, model, specs, no_persist)
 
 
 def _precheck(app: App, model_id: str, config: Any, activates: bool) -> None:
@@ -222,22 +223,25 @@ def _precheck(app: App, model_id: str, config: Any, activates: bool) -> None:
 
 def _run(
     app: App,
-    cid: str,
-    events: list[Event],
-    tip: str,
+    conv: Conversation,
     ask: Ask,
     model: str | None,
     specs: tuple[str, ...],
     no_persist: bool,
 ) -> None:
     """The turn itself, on a conversation held (or, with --no-persist, only read)."""
-    store = app.store()
+    store, cid = app.store(), conv.cid
     if specs and no_persist:
         app.output.note("note: --no-persist writes nothing, so -k compacts nothing")
-    recorded = jp_deltas(events)
+    recorded = conversation_deltas(store, conv)
     wanted = _cli_delta(app, model)
-    config = app.config(deltas=[*recorded, wanted])
+    config = app.config(deltas=[*recorded, own(wanted, CLI_SOURCE)])
     model_id = config.model_id() or _default_model(app)
+    chosen = foreign_model(config, recorded)
+    if chosen is not None:  # named once, before it is used
+        app.output.note(naming(cid, model_id, chosen))
+        if not no_persist:
+            accept(store, [chosen.commit])
     ctx = TurnContext(
         store,
         cid,
@@ -245,12 +249,14 @@ def _run(
         model_id,
         persist=not no_persist,
         confirm=_confirmer(app),
-        events=list(events),
-        tip=tip,
+        events=list(conv.events),
+        tip=conv.tip,
     )
-    delta = _delta_to_record(recorded, wanted)
+    delta = _delta_to_record([r.delta for r in recorded], wanted)
     if delta:
         commit(ctx, [config_delta(delta)])
+        if not no_persist:  # the user's own choice: a later query keeps it
+            accept(store, [ctx.tip])
     view = StreamView(app.output, markdown=ask.render and app.output.colours())
     if not no_persist:
         record_activation(store, cid)
@@ -285,6 +291,9 @@ def _draft_sent(ask: Ask) -> Any:
 
     where = ask.draft
     return lambda: discard_draft(where)
+
+
+CLI_SOURCE = "this command's -m, -c and --cfg"
 
 
 def _cli_delta(app: App, model: str | None) -> dict[str, Any]:

@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, Final
 
-from porcelain.config.trust import Ignored
+from porcelain.config.trust import NOT_ENABLED_PREFIX, Ignored
 
 _BARE_KEY: Final = re.compile(r"[A-Za-z0-9_-]+")
 
@@ -111,6 +111,13 @@ def as_text(entries: Sequence[Entry], ignored: Sequence[Ignored], title: str) ->
 
 def warning(ignored: Sequence[Ignored], limit: int = 4) -> str:
     """The one stderr line a command prints when a delta was partly ignored."""
+    for item in ignored:
+        if item.reason.startswith(NOT_ENABLED_PREFIX):
+            return (
+                f"warning: the conversation's recorded configuration chose {dotted_key(item.path)}"
+                f" = {toml_value(item.value)}, ignored: {item.reason}; "
+                "see `jp config show --conversation`"
+            )
     keys: list[str] = []
     for item in ignored:
         key = dotted_key(item.path)

@@ -19,7 +19,14 @@ from porcelain.config.merge import RULES_PATH, ends_with, lookup, merge, nest, s
 from porcelain.config.model import Config
 from porcelain.config.schema import Leaf, TableArray, node_at, validate
 from porcelain.config.toolenv import check_tool_env
-from porcelain.config.trust import TOOLS_PATH, Ignored, Recorded, filter_delta
+from porcelain.config.trust import (
+    TOOLS_PATH,
+    Ignored,
+    Recorded,
+    enabled_providers,
+    filter_delta,
+)
+from porcelain.domain.defaults import default_model
 from porcelain.errors import ConfigError
 
 OVERRIDE_SOURCE = "--cfg"
@@ -141,7 +148,10 @@ def load_config(
     """Every layer, lowest first, validated and merged.
 
     The conversation's deltas go through the trust rule (``trust.py``): only
-    what a conversation may set is merged, the rest is in ``ignored``.  When
+    what a conversation may set is merged, the rest is in ``ignored``.  A
+    plain mapping in ``deltas`` is checked as a delta from elsewhere (its model
+    ids only among the providers the user's layers enable); a ``Recorded``
+    marked ``own`` is the user's own.  When
     a conversation already recorded the command line's compaction rules
     (from the same ``-c`` file), they are not appended twice.
     """
@@ -153,10 +163,12 @@ def load_config(
         config = config.with_layer(layer, str(store_config))
     cli = named_cli_layers(files, overrides)
     tools = set(config.tools()) | {name for layer, _ in cli for name in _tool_names(layer)}
+    own = merge(config.data, cli_merged(cli))
+    enabled = enabled_providers(own, default_model(bool(environ.get("ANTHROPIC_API_KEY"))))
     ignored: list[Ignored] = []
     for i, delta in enumerate(deltas, start=1):
         recorded = delta if isinstance(delta, Recorded) else Recorded(delta, _delta_name(i))
-        kept, left = filter_delta(recorded, tools)
+        kept, left = filter_delta(recorded, tools, enabled)
         ignored += left
         config = config.with_layer(kept, recorded.source)
     for layer, name in _without_recorded_rules(config, cli):

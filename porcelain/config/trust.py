@@ -10,6 +10,15 @@ They may only choose among what the user configured: the keys in
 else a delta holds is left out and reported as an ``Ignored`` entry; it is
 never an error, so a hostile delta cannot block the user's work either.
 
+A recorded model id (the assistant's, the review's, a rule's summary model)
+may only name a provider the user's own configuration enables
+(``enabled_providers``): the offline model's, the provider of a model id the
+user's files, ``-m`` or ``--cfg`` name (an alias's target included), of the
+default model when none is named, and every ``[providers.NAME]`` entry (an
+empty ``[providers.ollama]`` table is the explicit way to allow one).  A delta
+the user's own command wrote on this machine, or one jp already named to the
+user, is ``own`` and skips this check (docs/security.md).
+
 Pure functions: no I/O, no printing.
 """
 
@@ -79,6 +88,8 @@ class Recorded:
 
     delta: Any
     source: str
+    own: bool = False  # written by the user's own command here, or already named to them
+    commit: str = ""  # the commit that recorded it, when known
 
 
 @dataclass(frozen=True)
@@ -95,6 +106,68 @@ DEFINES = "only the user's configuration files define a tool or how it runs"
 LOOSER = "a conversation may make a tool stricter (confirm = true), never looser"
 NOT_CHOOSABLE = "not a key a conversation may set"
 INVALID = "not a valid value for this key"
+OFFLINE_PROVIDER: Final = "offline"
+MODEL_ID_PATHS: Final = frozenset(
+    {("assistant", "model", "id"), ("conversation", "compaction", "review", "model", "id")}
+)
+
+
+NOT_ENABLED_PREFIX: Final = "the provider "
+
+
+def not_enabled(provider: str) -> str:
+    """The reason given for a recorded model whose provider the user did not enable."""
+    return (
+        f"{NOT_ENABLED_PREFIX}{provider!r} is not one your configuration enables "
+        f"(add [providers.{provider}] to your config to allow it)"
+    )
+
+
+def _model_ids(path: tuple[str, ...], value: Any) -> Iterator[str]:
+    """The model ids ``value`` (at ``path``) names, aliases left out."""
+    if path in MODEL_ID_PATHS or path == ("model", "id"):
+        if isinstance(value, str) and is_model_id(value):
+            yield value
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            yield from _model_ids((*path[-1:], str(key)), item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _model_ids(path, item)
+
+
+def enabled_providers(user: Mapping[str, Any], default_model: str | None) -> frozenset[str]:
+    """The providers the user's own configuration ``user`` (every layer but the
+    conversation's, merged) enables; ``default_model`` is the one a query naming
+    no model uses."""
+    out = {OFFLINE_PROVIDER}
+    providers = user.get("providers")
+    if isinstance(providers, Mapping):
+        out.update(str(name) for name in providers)
+    ids = [default_model] if default_model else []
+    for path in MODEL_ID_PATHS:
+        ids += _model_ids(path, _at(user, path))
+    aliases = _at(user, ("assistant", "model", "aliases"))
+    if isinstance(aliases, Mapping):
+        ids += [v for v in aliases.values() if isinstance(v, str) and is_model_id(v)]
+    ids += _model_ids(("rules",), _at(user, ("conversation", "compaction", "rules")))
+    out.update(model_id.partition("/")[0] for model_id in ids)
+    return frozenset(out)
+
+
+def _at(data: Mapping[str, Any], path: tuple[str, ...]) -> Any:
+    node: Any = data
+    for part in path:
+        node = node.get(part) if isinstance(node, Mapping) else None
+    return node
+
+
+def _provider_refusal(path: tuple[str, ...], value: Any, enabled: frozenset[str]) -> str | None:
+    for model_id in _model_ids(path, value):
+        provider = model_id.partition("/")[0]
+        if provider not in enabled:
+            return not_enabled(provider)
+    return None
 
 
 def _matches(path: tuple[str, ...], pattern: tuple[str, ...]) -> bool:
@@ -150,13 +223,17 @@ def _valid(path: tuple[str, ...], value: Any) -> bool:
     return False
 
 
-def filter_delta(recorded: Recorded, tools: Iterable[str]) -> tuple[dict[str, Any], list[Ignored]]:
+def filter_delta(
+    recorded: Recorded, tools: Iterable[str], enabled: frozenset[str] | None = None
+) -> tuple[dict[str, Any], list[Ignored]]:
     """The part of ``recorded`` a conversation may set, and what was left out.
 
     ``tools`` are the names of the tools the user's files define; with
     ``BUILTIN_TOOLS`` and ``*`` they are the tools a delta may switch on,
     or make ask first.  Switching off, or making ask first, a tool that does
-    not exist has no effect: it is dropped without a report.
+    not exist has no effect: it is dropped without a report.  ``enabled``
+    (``enabled_providers``) are the providers a model id of a delta that is not
+    ``own`` may name; None checks none.
     """
     existing = {*tools, *BUILTIN_TOOLS, "*"}
     kept: dict[str, Any] = {}
@@ -166,6 +243,8 @@ def filter_delta(recorded: Recorded, tools: Iterable[str]) -> tuple[dict[str, An
         return kept, ignored
     for path, value in _walk(recorded.delta, ()):
         reason = _refusal(path, value, existing)
+        if reason is None and enabled is not None and not recorded.own:
+            reason = _provider_refusal(path, value, enabled)
         if reason is None:
             _put(kept, path, value)
         elif reason:

@@ -31,6 +31,10 @@ from porcelain.models.catalog import Warm
 ENV_SWITCH = "JP_WARM"
 READY_TIMEOUT = 30.0
 CONNECT_TIMEOUT = 2.0
+# a process that does not take a call this fast is frozen or gone: the call runs here
+ACCEPT_TIMEOUT = 5.0
+# the server says ``alive`` every HEARTBEAT (5 s) during a call; silence this long is a stop
+FRAME_TIMEOUT = 30.0
 # what the SDKs read the key and the URL from: sent per call, never inherited
 _NOT_INHERITED = (
     "ANTHROPIC_API_KEY",
@@ -121,10 +125,14 @@ def _exchange(conn: socket.socket, call: Call, sink: Sink) -> Any:
     streamed = False
     with conn:
         try:
+            conn.settimeout(ACCEPT_TIMEOUT)  # every wait is bounded: a frozen process
             wire.send(conn, {"v": wire.VERSION, "op": "call", "call": call.to_json()})
             while True:
                 frame = wire.receive(conn)
+                conn.settimeout(FRAME_TIMEOUT)
                 kind = frame.get("t")
+                if kind in ("accepted", "alive"):
+                    continue
                 if kind == "event":
                     streamed = True
                     sink(frame.get("e") or {})
@@ -152,7 +160,7 @@ def _spawn_lock(path: Path) -> Iterator[bool]:
     """True when this process may start the server (no other jp is starting it)."""
     lock = path.with_suffix(".lock")
     try:
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     except OSError:
         yield False
         return
@@ -236,14 +244,19 @@ def servers(environ: Mapping[str, str]) -> list[Path]:
 
 
 def ask(path: Path, op: str) -> dict[str, Any] | None:
-    """``ping`` or ``stop`` one server; None when nothing answers there."""
+    """``ping`` or ``stop`` one server; None when nothing listens there, and
+    ``{"t": "silent", "pid": ...}`` when a process took the connection but did not
+    answer in time (stopped, or frozen with its container)."""
     conn = _connect(path)
     if conn is None:
         return None
     with conn:
+        pid = wire.peer_pid(conn)
         try:
             conn.settimeout(CONNECT_TIMEOUT)
             wire.send(conn, {"v": wire.VERSION, "op": op})
             return wire.receive(conn)
+        except TimeoutError:
+            return {"t": "silent", "pid": pid}
         except (wire.WireError, OSError):
             return None

@@ -10,7 +10,9 @@ idle for IDLE_SECONDS or is told to stop.  Each connection carries one
 request: ``call`` (a ``calls.Call``: the key comes with it and is dropped
 with the call; nothing is written anywhere), ``ping`` or ``stop``.  A call's
 raw provider events stream back as they arrive, then ``done`` with the final
-message, or ``failure`` (a ``calls.Failure``).  When the client hangs up (its
+message, or ``failure`` (a ``calls.Failure``); ``accepted`` comes first and
+``alive`` every ``HEARTBEAT`` seconds while the call runs, so a client can
+bound every wait and tell a frozen process from a slow provider.  When the client hangs up (its
 user pressed Ctrl-C) the provider stream is closed.
 """
 
@@ -30,6 +32,7 @@ from porcelain.models import warm_wire as wire
 from porcelain.models.calls import Call, Failure, execute
 
 MAX_CLIENTS = 8
+HEARTBEAT = 5.0  # seconds between ``alive`` frames during a call (the client waits 6x)
 
 
 class Server:
@@ -141,25 +144,43 @@ class Server:
             self.served += 1
         closers: list[Callable[[], None]] = []
         watcher = threading.Thread(target=_watch, args=(conn, closers), daemon=True)
+        sending = threading.Lock()
+        finished = threading.Event()
+
+        def send(frame: dict[str, Any]) -> None:
+            with sending:
+                wire.send(conn, frame)
 
         def sink(event: dict[str, Any]) -> None:
-            wire.send(conn, {"t": "event", "e": event})
+            send({"t": "event", "e": event})
 
         def opened(close: Callable[[], None]) -> None:
             closers.append(close)
 
+        send({"t": "accepted"})
         watcher.start()
+        threading.Thread(target=_beat, args=(send, finished), daemon=True).start()
         try:
             final = execute(call, sink, opened)
         except Failure as exc:
-            wire.send(conn, {"t": "failure", "f": exc.to_json()})
+            send({"t": "failure", "f": exc.to_json()})
             return
         except Exception as exc:  # a fault of its own: the client runs the call itself
-            wire.send(conn, {"t": "error", "message": f"{type(exc).__name__}: {exc}"})
+            send({"t": "error", "message": f"{type(exc).__name__}: {exc}"})
             return
         finally:
+            finished.set()
             del call  # the key goes with the call
-        wire.send(conn, {"t": "done", "final": final})
+        send({"t": "done", "final": final})
+
+
+def _beat(send: Callable[[dict[str, Any]], None], finished: threading.Event) -> None:
+    """``alive`` every HEARTBEAT seconds until the call is finished."""
+    while not finished.wait(HEARTBEAT):
+        try:
+            send({"t": "alive"})
+        except OSError:
+            return
 
 
 def _watch(conn: socket.socket, closers: list[Callable[[], None]]) -> None:

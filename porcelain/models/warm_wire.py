@@ -2,9 +2,11 @@
 who may connect, and the frames they exchange.
 
 The socket is ``model-<fingerprint>.sock`` in an owner-only folder: ``jp/`` in
-``$XDG_RUNTIME_DIR`` when that is set, else ``jp-<uid>`` in the temporary
-folder.  The folder must be a real directory owned by this user with mode
-0700 (it is made so); the socket is 0600; each side checks the other's uid
+``$XDG_RUNTIME_DIR`` when that is set and is a real directory this user owns
+that no one else may write (another user's, as ``su`` or ``sudo -E`` leave it,
+is not used), else ``jp-<uid>`` in the temporary folder.  The folder is opened
+once, without following a link, and must be a directory owned by this user
+with mode 0700 (it is made so through its descriptor); the socket is 0600; each side checks the other's uid
 with ``SO_PEERCRED`` where the system has it.  The fingerprint covers this
 installation (interpreter, jp's source) and the environment the SDKs read
 besides the key, so a process started by another version of jp, or under
@@ -52,15 +54,34 @@ class WireError(Exception):
     """The other side broke the protocol or hung up."""
 
 
+def own_runtime_folder(runtime: str) -> bool:
+    """``runtime`` is an absolute path to a real directory (not a link) this user
+    owns and no one else may write: the XDG runtime folder is the user's own."""
+    if not runtime or not Path(runtime).is_absolute():
+        return False
+    try:
+        info = os.lstat(runtime)
+    except OSError:
+        return False
+    return (
+        stat.S_ISDIR(info.st_mode)
+        and info.st_uid == os.getuid()
+        and not stat.S_IMODE(info.st_mode) & 0o022
+    )
+
+
 def folder(environ: Mapping[str, str]) -> Path:
     runtime = environ.get("XDG_RUNTIME_DIR", "")
-    if runtime and Path(runtime).is_absolute() and Path(runtime).is_dir():
+    if own_runtime_folder(runtime):
         return Path(runtime) / "jp"
     return Path(tempfile.gettempdir()) / f"jp-{os.getuid()}"
 
 
 def private_folder(environ: Mapping[str, str], create: bool = True) -> Path | None:
-    """The socket folder, made owner-only; None when it is not safe to use."""
+    """The socket folder, made owner-only; None when it is not safe to use.
+
+    It is opened once without following a link, and checked and made 0700
+    through that descriptor, so no path is reused by name in between."""
     path = folder(environ)
     if create:
         try:
@@ -68,16 +89,19 @@ def private_folder(environ: Mapping[str, str], create: bool = True) -> Path | No
         except OSError:
             return None
     try:
-        info = os.lstat(path)
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     except OSError:
         return None
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
-        return None
-    if stat.S_IMODE(info.st_mode) & 0o077:
-        try:
-            os.chmod(path, 0o700)
-        except OSError:
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
             return None
+        if stat.S_IMODE(info.st_mode) & 0o077:
+            os.fchmod(fd, 0o700)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     return path
 
 
@@ -102,8 +126,7 @@ def socket_path(base: Path, print_: str) -> Path | None:
     return path if len(os.fsencode(path)) <= MAX_SOCKET_PATH else None
 
 
-def peer_uid(sock: socket.socket) -> int | None:
-    """The uid of the process at the other end, where the system tells it."""
+def _peer(sock: socket.socket) -> tuple[int, int] | None:
     option = getattr(socket, "SO_PEERCRED", None)
     if option is None:
         return None
@@ -111,8 +134,20 @@ def peer_uid(sock: socket.socket) -> int | None:
         raw = sock.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i"))
     except OSError:
         return None
-    _, uid, _ = struct.unpack("3i", raw)
-    return int(uid)
+    pid, uid, _ = struct.unpack("3i", raw)
+    return int(pid), int(uid)
+
+
+def peer_uid(sock: socket.socket) -> int | None:
+    """The uid of the process at the other end, where the system tells it."""
+    peer = _peer(sock)
+    return None if peer is None else peer[1]
+
+
+def peer_pid(sock: socket.socket) -> int | None:
+    """The pid of the process at the other end, where the system tells it."""
+    peer = _peer(sock)
+    return None if peer is None or peer[0] <= 0 else peer[0]
 
 
 def trusted_peer(sock: socket.socket) -> bool:

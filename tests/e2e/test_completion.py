@@ -117,3 +117,42 @@ def test_install_writes_where_each_shell_looks(user: User) -> None:
         out = user.ok("completion", shell, "--install", env=env)
         assert str(where) in out, out
         assert where.read_text() == user.ok("completion", shell)
+
+
+def install_env(user: User) -> tuple[dict[str, str], Path]:
+    env = {"HOME": str(user.root / "home"), "XDG_DATA_HOME": str(user.root / "data")}
+    return env, user.root / "data" / "bash-completion" / "completions" / "jp"
+
+
+def test_install_never_writes_through_a_link(user: User, tmp_path: Path) -> None:
+    env, where = install_env(user)
+    where.parent.mkdir(parents=True)
+    victim = tmp_path / "victim"
+    victim.write_text("PRECIOUS\n")
+    (where.parent / "jp.tmp").symlink_to(victim)  # the old fixed temporary name
+    where.symlink_to(victim)
+    proc = user.run("completion", "bash", "--install", env=env)
+    assert proc.returncode == 1 and proc.stderr.startswith("error: "), proc.stderr
+    assert "jp did not write it" in proc.stderr and "--force" in proc.stderr
+    assert victim.read_text() == "PRECIOUS\n" and where.is_symlink()
+    out = user.ok("completion", "bash", "--install", "--force", env=env)
+    assert "Wrote" in out
+    assert victim.read_text() == "PRECIOUS\n", "the link's target is never written"
+    assert not where.is_symlink() and where.read_text() == user.ok("completion", "bash")
+    assert (where.parent / "jp.bak").is_symlink(), "the replaced link is kept"
+    assert sorted(p.name for p in where.parent.iterdir()) == ["jp", "jp.bak", "jp.tmp"]
+
+
+def test_install_keeps_a_file_it_did_not_write_and_updates_its_own(user: User) -> None:
+    env, where = install_env(user)
+    where.parent.mkdir(parents=True)
+    where.write_text("complete -F _my_own_jp jp  # the user's own\n")
+    proc = user.run("completion", "bash", "--install", env=env)
+    assert proc.returncode == 1 and "nothing changed" in proc.stderr, proc.stderr
+    assert "_my_own_jp" in where.read_text()
+    script = user.ok("completion", "bash")
+    where.write_text(script.replace("_jp_complete", "_jp_complete_old"))  # an older jp's
+    assert "Replaced" in user.ok("completion", "bash", "--install", env=env)
+    assert where.read_text() == script
+    assert "nothing changed" in user.ok("completion", "bash", "--install", env=env)
+    assert sorted(p.name for p in where.parent.iterdir()) == ["jp"]

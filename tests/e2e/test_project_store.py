@@ -5,11 +5,14 @@ project's notes, branches, tags, index and remotes left exactly as they were.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from porcelain.commands.context import check_owner
+from porcelain.errors import UserError
 from tests.e2e.harness import User
 from tests.support.sandbox import ID
 
@@ -195,3 +198,57 @@ def test_init_here_again_keeps_an_earlier_stores_notes(project: Project) -> None
     project.jp("conversation", "edit", cid, "--title", "OLD-STORE")
     assert project.git("rev-parse", "--verify", "-q", "refs/notes/meta")
     assert "OLD-STORE" in project.jp("conversation", "ls")
+
+
+OTHER_UID = 4321  # no user of the sandbox: the planted store is someone else's
+
+
+def chown_tree(root: Path, uid: int) -> None:
+    for path in [root, *root.rglob("*")]:
+        os.lchown(path, uid, -1)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="planting another user's store needs chown (root)")
+def test_a_store_another_user_owns_is_refused_when_found_by_walking_up(
+    project: Project, tmp_path: Path
+) -> None:
+    """A store planted in a shared parent (``/tmp``, a team folder) is not read as
+    the caller's own: every command refuses it in one line, naming how to opt in."""
+    project.jp("init", "--here")
+    project.jp("q", "--new", "PLANTED-QUESTION")
+    project.jp("conversation", "edit", "--title", "PLANTED-TITLE")
+    inside = project.root / "sub"
+    inside.mkdir()
+    chown_tree(project.root, OTHER_UID)
+    for args in (("conversation", "ls"), ("conversation", "print"), ("conversation", "show")):
+        proc = project.user.run(*args, cwd=inside, drop=("JP_STORE",))
+        assert proc.returncode == 1, proc
+        lines = proc.stderr.splitlines()
+        assert lines[0].startswith("error: the store ") and "owned by another user" in lines[0]
+        assert f"uid {OTHER_UID}" in lines[0] and len(lines) == 2 and "--store" in lines[1]
+        assert "PLANTED" not in proc.stdout + proc.stderr
+    completed = project.user.run(
+        "completion", "bash", "--complete", "--", "c", "show", "", cwd=inside, drop=("JP_STORE",)
+    )
+    assert "PLANTED" not in completed.stdout + completed.stderr
+    assert "Traceback" not in completed.stderr
+    named = project.user.run(
+        "--store", str(project.root / ".git"), "conversation", "print", cwd=inside, drop=("JP_STORE",)
+    )  # named by the user: their choice, read as asked
+    assert named.returncode == 0 and "PLANTED-QUESTION" in named.stdout, named.stderr
+
+
+def test_the_owner_check_admits_the_caller_and_the_sudo_user(tmp_path: Path) -> None:
+    store = tmp_path / "work" / ".git"
+    store.mkdir(parents=True)
+    mine = os.geteuid()
+    check_owner(store, {}, uid=mine)
+    other = mine + 1
+    with pytest.raises(UserError, match="owned by another user"):
+        check_owner(store, {}, uid=other)
+    if mine != 0:
+        return
+    chown_tree(tmp_path / "work", OTHER_UID)
+    check_owner(store, {"SUDO_UID": str(OTHER_UID)}, uid=0)  # `sudo jp` in one's own project
+    with pytest.raises(UserError):
+        check_owner(store, {"SUDO_UID": "77"}, uid=0)

@@ -4,10 +4,17 @@ store stays sound, and the next `jp q` works."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import shutil
+import signal
+import stat
 import subprocess
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -117,3 +124,53 @@ def test_git_gc_during_a_warm_query_breaks_nothing(warm: User, fake: FakeMessage
     assert "Slow but sure." in out
     assert user.kinds(cid)[-3:] == ["turn_start", "chat_request", "chat_response"]
     _fsck(user)
+
+
+def test_a_stopped_warm_process_never_hangs_a_query(warm: User, fake: FakeMessages) -> None:
+    """SIGSTOP (or a frozen container): the socket still takes connections, nothing
+    answers.  `jp q` bounds its wait and answers in process; `jp model status`
+    names the process as not answering; `jp model stop` ends it."""
+    user = warm
+    fake.reply_text("Warm.")
+    user.ok("q", "--new", "hello")
+    (row,) = servers(user)
+    pid = int(str(row["pid"]))
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        fake.reply_text("Answered here.")
+        proc = user.run("q", "are you frozen?")  # the harness's timeout would catch a hang
+        assert proc.returncode == 0 and "Answered here." in proc.stdout, proc.stderr
+        (silent,) = servers(user)
+        assert silent["answering"] is False and silent["pid"] == pid, silent
+        assert "not answering" in user.ok("model", "status")
+        assert str(pid) in user.ok("model", "stop")
+        wait_gone(pid)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGCONT)
+    assert user.kinds(user.active())[-1] == "chat_response"
+    _fsck(user)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="another user's runtime folder needs chown (root)")
+def test_another_users_runtime_folder_is_not_used(online: User, fake: FakeMessages) -> None:
+    """`su`/`sudo -E` keep another user's XDG_RUNTIME_DIR: jp puts nothing there (its
+    socket folder goes to a private one in the temporary folder instead)."""
+    theirs = Path(tempfile.mkdtemp(prefix="jpo-", dir="/tmp"))
+    private_tmp = Path(tempfile.mkdtemp(prefix="jpt-", dir="/tmp"))
+    planted = Path(tempfile.mkdtemp(prefix="jpx-", dir="/tmp"))
+    os.chown(theirs, 4321, -1)
+    (theirs / "jp").symlink_to(planted)  # what she prepared for root's socket folder
+    env = {"JP_WARM": "1", "XDG_RUNTIME_DIR": str(theirs), "TMPDIR": str(private_tmp)}
+    online.env.update(env)
+    try:
+        fake.reply_text("Answered.", times=None)
+        assert "Answered." in online.ok("q", "--new", "hello")
+        assert list(planted.iterdir()) == [], "nothing is created where she chose"
+        assert sorted(p.name for p in theirs.iterdir()) == ["jp"]
+        mine = private_tmp / f"jp-{os.getuid()}"
+        assert mine.is_dir() and stat.S_IMODE(mine.stat().st_mode) == 0o700
+    finally:
+        online.run("model", "stop")
+        for folder in (theirs, private_tmp, planted):
+            shutil.rmtree(folder, ignore_errors=True)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from gitstore import Conversation, Event, Store
 from porcelain import clock
 from porcelain.app.compaction.summarize import SummaryJob, summarize
-from porcelain.app.lifecycle import jp_deltas
+from porcelain.app.recorded import conversation_deltas
 from porcelain.app.review.start import refuse_if_open, refuse_if_review
 from porcelain.config import Config
 from porcelain.domain import defaults
@@ -125,7 +125,7 @@ def compact_silently(app: Session, cid: str, specs: Sequence[str]) -> None:
     refuse_if_review(store, cid)
     refuse_if_open(store, cid, starting=False)
     conv = store.load(cid)  # read once, for the configuration and the compaction
-    config = app.config(deltas=jp_deltas(conv.events))
+    config = app.config(deltas=conversation_deltas(store, conv))
     inline = [parse_spec(s) for s in specs if s]
     rules = effective_rules(rules_from_config(config.rules()), inline, bare_k="" in specs)
     compact(

@@ -14,13 +14,13 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import subprocess
 from collections.abc import Mapping
 from typing import Any
 
 import porcelain.app.review.tool  # noqa: F401  (registers propose_compaction)
 from gitstore import Event, Limits, fit_to_limits, tool_call_response_event
 from porcelain import clock
+from porcelain.app.query.command_run import capture, decoded
 from porcelain.app.query.registry import BUILTINS, BuiltinTool, ToolCall, ToolOutcome
 from porcelain.config import Config
 from porcelain.config.toolenv import PROVIDER_KEYS, tool_environment
@@ -28,6 +28,13 @@ from porcelain.domain.escaping import untrusted_field
 from porcelain.models.base import ToolSpec
 
 DEFAULT_TIMEOUT = 60.0
+# of the event limit, what the rest of the result event and its notes may take
+EVENT_ROOM = 64 * 1024
+
+
+def kept_bytes(event_limit: int) -> int:
+    """How much of a tool's output is kept under an event limit of ``event_limit``."""
+    return max(event_limit - EVENT_ROOM, event_limit // 2)
 
 
 def _enabled(table: dict[str, Any], default: bool) -> bool:
@@ -67,32 +74,45 @@ def run_command(
     call: ToolCall,
     environ: Mapping[str, str] | None = None,
     secrets: frozenset[str] = PROVIDER_KEYS,
+    cap: int | None = None,
 ) -> ToolOutcome:
     """Run a command tool with the environment its table allows (of ``environ``,
-    jp's own environment by default), never holding one of ``secrets``."""
+    jp's own environment by default), never holding one of ``secrets``; at most
+    ``kept_bytes(cap)`` bytes of its output are kept (``command_run``; ``cap`` is the
+    event limit, the default one when None)."""
     command = table["command"]
     argv = shlex.split(command) if isinstance(command, str) else [str(c) for c in command]
     env = tool_environment(table, os.environ if environ is None else environ, secrets)
+    timeout = float(table.get("timeout", DEFAULT_TIMEOUT))
     try:
-        proc = subprocess.run(
-            argv,
-            input=json.dumps(call.arguments),
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=float(table.get("timeout", DEFAULT_TIMEOUT)),
-            check=False,
-        )
+        limit = kept_bytes(Limits().max_event_bytes if cap is None else cap)
+        run = capture(argv, json.dumps(call.arguments).encode(), env, timeout, limit)
     except FileNotFoundError:
         return ToolOutcome(f"tool {name}: command not found: {argv[0]}", True)
-    except subprocess.TimeoutExpired:
-        return ToolOutcome(f"tool {name}: timed out", True)
     except OSError as exc:
         return ToolOutcome(f"tool {name}: {exc}", True)
-    if proc.returncode != 0:
-        detail = (proc.stderr or proc.stdout).strip()[-2000:]
-        return ToolOutcome(f"tool {name} exited {proc.returncode}: {detail}", True)
-    return ToolOutcome(proc.stdout)
+    if run.timed_out:
+        return ToolOutcome(f"tool {name}: timed out after {timeout:g} s", True)
+    cut = run.stdout_total > len(run.stdout)
+    text, invalid = decoded(bytes(run.stdout), cut)
+    if run.returncode != 0:
+        errors, bad = decoded(bytes(run.stderr), False)
+        detail = (errors.strip() or text.strip())[-2000:]
+        note = _notes(invalid + bad, 0, 0)
+        return ToolOutcome(f"tool {name} exited {run.returncode}: {detail}{note}", True)
+    return ToolOutcome(text + _notes(invalid, run.stdout_total, len(run.stdout) if cut else 0))
+
+
+def _notes(invalid: int, total: int, kept: int) -> str:
+    """What the result says of itself: bytes that were not UTF-8, output not kept."""
+    notes = []
+    if invalid:
+        notes.append(
+            f"[jp: the output is not UTF-8 text: {invalid} byte(s) shown as U+FFFD]"
+        )
+    if kept:
+        notes.append(f"[jp: the output was {total} bytes; only the first {kept} were kept]")
+    return "".join(f"\n{n}" for n in notes)
 
 
 def response_event(call: ToolCall, outcome: ToolOutcome, limits: Limits | None = None) -> Event:

@@ -226,7 +226,13 @@ def _run_tool(
     try:
         if isinstance(tool, BuiltinTool):
             return tool.run(call, ctx)
-        return run_command(call.name, tool, call, secrets=provider_keys(ctx.config.data))
+        return run_command(
+            call.name,
+            tool,
+            call,
+            secrets=provider_keys(ctx.config.data),
+            cap=ctx.store.limits.max_event_bytes,
+        )
     except UserError as exc:
         return ToolOutcome(exc.message, True)
 

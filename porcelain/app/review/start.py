@@ -25,6 +25,7 @@ from gitstore import (
     Kind,
     Located,
     Store,
+    accept_commits,
     record_activation,
 )
 from porcelain import clock
@@ -218,7 +219,20 @@ def _publish(
         raise ConversationExists(rid)
     store.set_active(made)
     record_activation(store, made)
+    _accept_own_delta(store, made, len(extra))
     return Started(made, source.cid, text, prior)
+
+
+def _accept_own_delta(store: Store, cid: str, written: int) -> None:
+    """The review's delta is this user's own: listed, it is neither named nor
+    checked as one from elsewhere (``app/recorded.py``)."""
+    located = store.locate(cid)
+    if located is None:
+        return
+    events, commits = store.read_run(located.tip, written)
+    accept_commits(
+        store, [c for e, c in zip(events, commits, strict=True) if e.get("type") == Kind.CONFIG_DELTA]
+    )
 
 
 def _restore_source_note(store: Store, cid: str) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 from gitstore import turn_count
 from porcelain import clock
 from porcelain.app.compaction.run import compact, default_model
-from porcelain.app.lifecycle import jp_deltas
+from porcelain.app.recorded import conversation_deltas
 from porcelain.app.review.start import refuse_if_open, refuse_if_review
 from porcelain.app.targets import resolve
 from porcelain.commands.context import App
@@ -39,7 +39,7 @@ def run(app: App, target: str | None, opts: CompactOptions) -> None:
         conv = store.load(loc.cid)  # read once, for the checks, the configuration and the run
         events = conv.events
         check_range_flags(overrides, turn_count(events), opts.typed_range())
-        config = app.config(deltas=jp_deltas(events))
+        config = app.config(deltas=conversation_deltas(store, conv))
         rules = _rules(opts, config)
         outcome = compact(
             store,

@@ -55,12 +55,12 @@ def show(app: App, targets: tuple[str, ...], no_pager: bool, count_tokens: bool)
 def _count(app: App, conv: Any) -> None:
     """Count with the conversation's own model (its recorded configuration)."""
     from porcelain.app.describe import count_for_show
-    from porcelain.app.lifecycle import jp_deltas
+    from porcelain.app.recorded import conversation_deltas
     from porcelain.domain.defaults import OFFLINE_MODEL
     from porcelain.models.catalog import Catalog
 
     store = app.store()
-    config = app.config(deltas=jp_deltas(conv.events))
+    config = app.config(deltas=conversation_deltas(store, conv))
     model_id = config.model_id() or OFFLINE_MODEL
     count_for_show(store, conv, store.source_of(conv.cid), model_id, Catalog.of(config.data))
 

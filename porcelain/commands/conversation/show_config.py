@@ -18,9 +18,9 @@ MODEL_KEY = ("assistant", "model", "id")
 
 def effective(app: App, conv: Conversation) -> dict[str, Any]:
     """``{"model": {"id", "source"}, "conversation_sets": {dotted key: value}}``."""
-    from porcelain.app.lifecycle import recorded_deltas
+    from porcelain.app.recorded import conversation_deltas
 
-    deltas = recorded_deltas(conv.cid, conv.events, conv.commits)
+    deltas = conversation_deltas(app.store(), conv)
     merged = app.config(deltas=deltas, warn=False)
     own = f"conversation {conv.cid} "
     sets = {dotted_key(p): v for p, v, source in merged.entries() if source.startswith(own)}
