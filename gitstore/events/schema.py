@@ -34,12 +34,27 @@ class TurnStart(_Base):
 
 
 class Attachment(BaseModel):
-    """A file, standard input or a command's output, as it was when attached."""
+    """A file, standard input or a command's output, as it was when attached.
+
+    An image or PDF also holds its bytes (``data``, base64), ``media_type`` and
+    ``size``; its ``content`` is the text a text-only reader sees instead."""
 
     model_config = ConfigDict(extra="forbid")
     kind: Literal["file", "stdin", "command"]
     source: str
     content: str
+    media_type: (
+        Literal["image/png", "image/jpeg", "image/gif", "image/webp", "application/pdf"] | None
+    ) = None
+    data: str | None = None
+    size: int | None = None
+
+    @model_validator(mode="after")
+    def _media_whole(self) -> Attachment:
+        given = [self.media_type is not None, self.data is not None, self.size is not None]
+        if any(given) and not all(given):
+            raise ValueError("an attachment's media_type, data and size go together")
+        return self
 
 
 class ChatRequest(_Base):

@@ -17,6 +17,7 @@ from porcelain.commands.context import App
 from porcelain.commands.options import compact_specs
 from porcelain.commands.optvalue import Command
 from porcelain.config import Recorded, diff_delta, filter_delta, merge, validate
+from porcelain.config.toolenv import provider_keys
 from porcelain.domain.defaults import DEFAULT_MODEL, OFFLINE_MODEL, default_model
 from porcelain.domain.token_usage import total
 from porcelain.errors import UsageError
@@ -107,7 +108,14 @@ def query(
         _refuse_with_retry(words, new, attach, attach_cmd, edit, title, system)
         ask = Ask(retry=True)
     else:
-        ask = gather(words, edit, attach, attach_cmd, lambda: app.store().gitdir)
+        ask = gather(
+            words,
+            edit,
+            attach,
+            attach_cmd,
+            lambda: app.store().gitdir,
+            lambda: provider_keys(app.config().data),
+        )
         ask.system = system.strip() if system and system.strip() else None
     ask.render = not no_render
     app.config()  # refuse a broken configuration before anything is written
@@ -167,7 +175,7 @@ def _query_fresh(
     wanted = _cli_delta(app, model)
     config = app.config(deltas=[wanted])
     model_id = config.model_id() or _default_model(app, quiet=True)
-    _precheck(app, model_id, config, activates=not no_persist)
+    _precheck(app, model_id, config, activates=not no_persist, ask=ask)
     if no_persist:  # nothing is written, not even the new conversation
         cid = fresh_id(store)
         _run(app, cid, [start_event(cid)], "", ask, model, specs, no_persist)
@@ -202,7 +210,7 @@ def _query_existing(
                 _query_existing(app, fork, ask, model, specs, no_persist)
             return
     config = app.config(deltas=[*jp_deltas(conv.events), _cli_delta(app, model)])
-    _precheck(app, config.model_id() or _default_model(app, quiet=True), config, False)
+    _precheck(app, config.model_id() or _default_model(app, quiet=True), config, False, ask)
     if specs and not no_persist:
         # lazy: only `q -k` loads the compaction modules
         from porcelain.app.compaction.run import compact_silently
@@ -212,10 +220,11 @@ def _query_existing(
     _run(app, cid, conv.events, conv.tip, ask, model, specs, no_persist)
 
 
-def _precheck(app: App, model_id: str, config: Any, activates: bool) -> None:
+def _precheck(app: App, model_id: str, config: Any, activates: bool, ask: Ask) -> None:
     """What can fail before the model is called fails before anything is written:
-    the provider, its credentials, the model id; JP_HEAD when it will move."""
-    precheck(model_id, config)
+    the provider, its credentials, the model id, whether it takes the attached
+    images and documents; JP_HEAD when it will move."""
+    precheck(model_id, config, ask.attachments)
     if activates:
         app.store().check_unlocked("JP_HEAD")
 
@@ -260,6 +269,8 @@ def _run(
 
         written = retry_turn(ctx, view)
     else:
+        for note in ask.notes:
+            app.output.note(note)
         written = run_turn(ctx, ask.text, view, ask.attachments, _draft_sent(ask), ask.system)
     fill = fill_to_report(ctx.events, model_id, config)
     if app.output.json:
