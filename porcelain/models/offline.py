@@ -74,11 +74,17 @@ def _unseen(events: Sequence[Event]) -> str:
     """A sentence naming the images and documents of the last request, which it cannot see."""
     last = next((e for e in reversed(events) if e.get("type") == Kind.CHAT_REQUEST), {})
     named = [
-        f"{_quote(str(a['source']), 60)} ({a['media_type']}, {a.get('size', 0):,} bytes)"
+        f"{_tail(str(a['source']))} ({a['media_type']}, {a.get('size', 0):,} bytes)"
         for a in attachments_of(last)
         if media_of(a) is not None
     ]
     return f" It cannot see images or documents: {', '.join(named)}." if named else ""
+
+
+def _tail(name: str, limit: int = 60) -> str:
+    """A file name cut from the left, so its last part (the file's own name) stays."""
+    line = " ".join(name.split())
+    return line if len(line) <= limit else "…" + line[-(limit - 1) :]
 
 
 def _quote(text: str, limit: int = 80) -> str:

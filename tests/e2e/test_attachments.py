@@ -105,9 +105,7 @@ def test_a_glob_says_what_it_skipped_that_is_no_regular_file(
     assert "A-TEXT" in request_text(fake.requests[-1])
 
 
-def test_an_attached_command_gets_the_minimal_environment(
-    online: User, fake: FakeMessages
-) -> None:
+def test_an_attached_command_gets_the_minimal_environment(online: User, fake: FakeMessages) -> None:
     online.config(
         '[assistant.model]\nid = "anthropic/claude-test"\n'
         '[providers.llama]\nkind = "openai"\nbase_url = "http://127.0.0.1:9/v1"\n'
