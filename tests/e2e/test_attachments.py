@@ -4,16 +4,20 @@ behind or looks for a key; and what the user sees of attachments afterwards."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import signal
+import subprocess
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
-from tests.e2e.harness import User, request_text
+from tests.e2e.harness import User, request_text, warm_runtime
 from tests.support.fake_messages import FakeMessages
 
+PIXEL = Path(__file__).parents[1] / "support" / "media" / "pixel.png"
 SECRET = "-----BEGIN OPENSSH PRIVATE KEY----- SECRET-KEY-MATERIAL-4471"
 
 
@@ -159,3 +163,64 @@ def test_attachments_are_shown_by_print_and_named_in_the_commit(
     assert "notes.txt" in full and "NOTE-BODY-55" in full
     log = online.git("log", "--format=%B", f"refs/conversations/{cid}")
     assert "Attached: file" in log and "notes.txt (13 bytes)" in log
+
+
+def test_the_warm_process_never_inherits_a_configured_providers_key(
+    online: User, fake: FakeMessages
+) -> None:
+    online.config(
+        '[assistant.model]\nid = "anthropic/claude-test"\n'
+        '[providers.llama]\nkind = "openai"\nbase_url = "http://127.0.0.1:9/v1"\n'
+        'api_key_env = "LLAMA_TOKEN"\n'
+    )
+    online.env["LLAMA_TOKEN"] = "llama-secret-9931"
+    with warm_runtime(online):
+        fake.reply_text("Warm.")
+        online.ok("q", "--new", "hello")
+        (row,) = online.json("model", "status")
+        environ = Path(f"/proc/{row['pid']}/environ")
+        if environ.exists():
+            held = environ.read_bytes()
+            assert b"LLAMA_TOKEN" not in held and b"llama-secret-9931" not in held
+
+
+def test_git_gc_beside_queries_with_attachments_loses_nothing(
+    online: User, fake: FakeMessages, tmp_path: Path
+) -> None:
+    (tmp_path / "pixel.png").write_bytes(PIXEL.read_bytes())
+    (tmp_path / "notes.txt").write_text("GC-NOTES\n")
+    fake.reply_text("Seen.", times=None)
+    online.ok("q", "--new", "start")
+    cid = online.active()
+    stop = threading.Event()
+
+    def maintain() -> None:
+        while not stop.is_set():
+            subprocess.run(
+                ["git", "--git-dir", str(online.store), "gc", "--quiet"],
+                env=online.env,
+                capture_output=True,
+            )
+
+    gc = threading.Thread(target=maintain, daemon=True)
+    gc.start()
+    try:
+        for n in range(3):
+            online.ok(
+                "q",
+                "-a",
+                str(tmp_path / "pixel.png"),
+                "-a",
+                str(tmp_path / "notes.txt"),
+                f"look {n}",
+            )
+    finally:
+        stop.set()
+        gc.join(timeout=60)
+    requests = _requests(online, cid)[1:]
+    assert [r["content"] for r in requests] == ["look 0", "look 1", "look 2"]
+    for request in requests:
+        image, notes = request["attachments"]
+        assert base64.b64decode(image["data"]) == PIXEL.read_bytes()
+        assert notes["content"] == "GC-NOTES\n"
+    online.fsck()
