@@ -45,8 +45,8 @@ if TYPE_CHECKING:
     "attach",
     multiple=True,
     metavar="PATH|GLOB|-",
-    help="Attach a text file, the files a glob matches, or standard input (-); "
-    "the content is recorded in the request (repeatable).",
+    help="Attach a text file, image or PDF, the files a glob matches (never through a "
+    "link out of its folder), or standard input (-); recorded in the request (repeatable).",
 )
 @click.option(
     "--attach-cmd",
@@ -97,8 +97,9 @@ def query(
     """Ask the model; the answer streams as it arrives.
 
     TEXT is the rest of the command line (use `--` before text that starts
-    with a dash); with no TEXT, standard input is read, or on a terminal
-    $EDITOR opens.  The request is committed before the model is called, so
+    with a dash); piped standard input goes with it as an attachment
+    (`git diff | jp q "review this"`).  With no TEXT, standard input is the
+    text, or on a terminal $EDITOR opens.  The request is committed before the model is called, so
     nothing you wrote is lost when the provider fails: `jp q --retry` then
     asks the model again.
     """
