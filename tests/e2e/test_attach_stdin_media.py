@@ -187,3 +187,15 @@ def test_the_offline_model_names_what_it_cannot_see(user: User, tmp_path: Path) 
     (tmp_path / "cat.gif").write_bytes(b"GIF89a" + bytes(30))
     out = user.ok("q", "--new", "-a", str(tmp_path / "cat.gif"), "what is it?")
     assert "cannot see images" in out and "cat.gif" in out and "image/gif" in out
+
+
+def test_stdin_as_the_question_is_bounded_utf8(online: User, fake: FakeMessages) -> None:
+    before = online.snapshot()
+    proc = _shell(online, "printf '\\377\\376 not text' | jp q --new")
+    assert proc.returncode == 1 and proc.stderr.startswith("error: standard input is not UTF-8")
+    proc = _shell(online, "head -c 3000000 /dev/zero | tr '\\0' x | jp q --new")
+    assert proc.returncode == 1 and "larger than" in proc.stderr, proc.stderr
+    assert online.snapshot() == before and not fake.requests
+    fake.reply_text("ok")
+    assert _shell(online, "printf 'QUESTION-FROM-PIPE' | jp q --new").returncode == 0
+    assert "QUESTION-FROM-PIPE" in request_text(fake.requests[-1])

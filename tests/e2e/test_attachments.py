@@ -224,3 +224,12 @@ def test_git_gc_beside_queries_with_attachments_loses_nothing(
         assert base64.b64decode(image["data"]) == PIXEL.read_bytes()
         assert notes["content"] == "GC-NOTES\n"
     online.fsck()
+
+
+def test_a_glob_that_only_meets_links_out_says_what_it_skipped(
+    online: User, fake: FakeMessages, tmp_path: Path
+) -> None:
+    repo, _ = _clone_with_a_planted_link(tmp_path)
+    proc = online.fail("q", "--new", "-a", str(repo / "NOTES*"), "notes?", code=1)
+    assert proc.stderr.startswith("error: no file to attach matches")
+    assert "NOTES.md: a link to outside" in proc.stderr and not fake.requests

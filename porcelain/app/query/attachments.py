@@ -115,11 +115,15 @@ def _bound_media(raw: bytes, what: str, media: str) -> None:
         )
 
 
-def _decode(raw: bytes, what: str) -> str:
-    if len(raw) > MAX_BYTES:
+def _decode(raw: bytes, what: str, limit: int = MAX_BYTES) -> str:
+    if len(raw) > limit:
+        hint = (
+            "pipe a part of it: `cmd | head -c 100000 | jp q ...`"
+            if what == "standard input"
+            else "attach a part of it (for example with --attach-cmd 'head -c 100000 FILE')"
+        )
         raise UserError(
-            f"{what} is larger than {MAX_BYTES // KiB} KiB, the most one attachment holds",
-            "attach a part of it (for example with --attach-cmd 'head -c 100000 FILE')",
+            f"{what} is larger than {limit // KiB} KiB, the most one attachment holds", hint
         )
     if b"\0" in raw:
         raise UserError(
@@ -162,18 +166,18 @@ def _expand(path: str, notes: list[str]) -> list[str]:
         return [path]
     root = _glob_root(path)
     names: list[str] = []
+    skipped: list[str] = []
     for name in sorted(glob.iglob(path, recursive=True)):
         if os.path.isdir(name):
             continue
         if not _inside(name, root):
-            notes.append(
+            skipped.append(
                 f"skipped {untrusted_field(name)}: a link to outside {untrusted_field(root)}"
             )
-            continue
-        if not os.path.isfile(name):
-            notes.append(f"skipped {untrusted_field(name)}: not a regular file")
-            continue
-        names.append(name)
+        elif not os.path.isfile(name):
+            skipped.append(f"skipped {untrusted_field(name)}: not a regular file")
+        else:
+            names.append(name)
         if len(names) > MAX_FILES:
             raise UserError(
                 f"{untrusted_field(path)} matches more than {MAX_FILES} files; at most "
@@ -181,7 +185,11 @@ def _expand(path: str, notes: list[str]) -> list[str]:
                 "narrow the pattern",
             )
     if not names:
-        raise UserError(f"no file matches {untrusted_field(path)}", "check the pattern (-a)")
+        why = f" ({'; '.join(skipped[:3])})" if skipped else ""
+        raise UserError(
+            f"no file to attach matches {untrusted_field(path)}{why}", "check the pattern (-a)"
+        )
+    notes.extend(skipped)
     return names
 
 
@@ -227,6 +235,12 @@ def _read_file(path: str) -> bytes:
         raise UserError(f"cannot read {shown}: {exc.strerror}") from None
     finally:
         os.close(fd)
+
+
+def stdin_text() -> str:
+    """Standard input as the question's text (``git log | jp q``): UTF-8, bounded."""
+    raw = sys.stdin.buffer.read(MAX_TOTAL + 1)
+    return _decode(raw, "standard input", MAX_TOTAL)
 
 
 def read_stdin(stdin: BinaryIO | None = None) -> bytes:

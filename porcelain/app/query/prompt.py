@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from porcelain.app.query.attachments import Collected, collect, read_stdin
+from porcelain.app.query.attachments import Collected, collect, read_stdin, stdin_text
 from porcelain.errors import UsageError
 
 
@@ -80,7 +80,7 @@ def gather(
         found.notes.extend([note] if note else [])
     attachments = found.attachments
     if not edit and not text and stdin_free and not sys.stdin.isatty():
-        text = sys.stdin.read().strip()
+        text = stdin_text().strip()
     elif edit or (not text and _interactive()):
         # lazy: the editor module loads only when the editor opens
         from porcelain.app.query.editor import edit_query
