@@ -6,6 +6,8 @@ costs start-up time that commands which only read never need to pay.
 
 from __future__ import annotations
 
+import base64
+import binascii
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
@@ -54,6 +56,13 @@ class Attachment(BaseModel):
         given = [self.media_type is not None, self.data is not None, self.size is not None]
         if any(given) and not all(given):
             raise ValueError("an attachment's media_type, data and size go together")
+        if self.data is not None:
+            try:
+                raw = base64.b64decode(self.data, validate=True)
+            except (binascii.Error, ValueError):
+                raise ValueError("an attachment's data is not base64") from None
+            if len(raw) != self.size:
+                raise ValueError(f"an attachment's data holds {len(raw)} bytes, not {self.size}")
         return self
 
 

@@ -81,3 +81,19 @@ def test_the_commit_message_names_the_attachments() -> None:
     text = message(event)
     assert "Attached: file a?[2J.png (image/png, 24 bytes); command git diff (5 bytes)" in text
     assert "\x1b" not in text
+
+
+def test_the_boundary_refuses_a_media_attachment_that_does_not_add_up() -> None:
+    from gitstore import InvalidEvent
+    from gitstore.events import validate
+
+    whole = media_attachment("file", "a.png", "image/png", PNG)
+    assert validate(_request(whole))["attachments"][0]["data"] == whole["data"]
+    for bad in (
+        {**whole, "data": "!!"},
+        {**whole, "size": 3},
+        {**whole, "media_type": "image/svg+xml"},
+        {k: v for k, v in whole.items() if k != "size"},
+    ):
+        with pytest.raises(InvalidEvent):
+            validate(_request(bad))
