@@ -148,12 +148,33 @@ def _dotted(table: Mapping[str, Any], prefix: str = "") -> list[str]:
     return out
 
 
+def _attached(event: Event) -> str:
+    """``Attached: file notes.md (1,234 bytes), ...``: what a request carries, by name."""
+    found = event.get("attachments")
+    named = []
+    for item in found if isinstance(found, list) else ():
+        if not isinstance(item, dict):
+            continue
+        source = "".join(c if c.isprintable() else "?" for c in str(item.get("source", "")))
+        size = item.get("size")
+        if not isinstance(size, int):
+            size = len(str(item.get("content", "")).encode("utf-8", "replace"))
+        media = item.get("media_type")
+        what = f"{media}, {size:,} bytes" if isinstance(media, str) else f"{size:,} bytes"
+        named.append(f"{item.get('kind', 'file')} {_first_line(source, 200)} ({what})")
+    return "Attached: " + "; ".join(named) if named else ""
+
+
 def body(event: Event) -> str:
-    """The full text of message events (empty for others)."""
+    """The full text of message events (empty for others); a request's attachments
+    are named at its end."""
     kind = event.get("type")
     text = ""
     if kind == Kind.CHAT_REQUEST:
         text = str(event.get("content", ""))
+        attached = _attached(event)
+        if attached:
+            return f"{text.strip()}\n\n{attached}" if text.strip() else attached
     elif kind == Kind.CHAT_RESPONSE:
         text = str(event.get("message", event.get("reasoning", "")))
     elif kind == Kind.COMPACTION and event.get("summary"):

@@ -6,6 +6,8 @@ costs start-up time that commands which only read never need to pay.
 
 from __future__ import annotations
 
+import base64
+import binascii
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
@@ -34,12 +36,34 @@ class TurnStart(_Base):
 
 
 class Attachment(BaseModel):
-    """A file, standard input or a command's output, as it was when attached."""
+    """A file, standard input or a command's output, as it was when attached.
+
+    An image or PDF also holds its bytes (``data``, base64), ``media_type`` and
+    ``size``; its ``content`` is the text a text-only reader sees instead."""
 
     model_config = ConfigDict(extra="forbid")
     kind: Literal["file", "stdin", "command"]
     source: str
     content: str
+    media_type: (
+        Literal["image/png", "image/jpeg", "image/gif", "image/webp", "application/pdf"] | None
+    ) = None
+    data: str | None = None
+    size: int | None = None
+
+    @model_validator(mode="after")
+    def _media_whole(self) -> Attachment:
+        given = [self.media_type is not None, self.data is not None, self.size is not None]
+        if any(given) and not all(given):
+            raise ValueError("an attachment's media_type, data and size go together")
+        if self.data is not None:
+            try:
+                raw = base64.b64decode(self.data, validate=True)
+            except (binascii.Error, ValueError):
+                raise ValueError("an attachment's data is not base64") from None
+            if len(raw) != self.size:
+                raise ValueError(f"an attachment's data holds {len(raw)} bytes, not {self.size}")
+        return self
 
 
 class ChatRequest(_Base):

@@ -18,6 +18,7 @@ from porcelain.commands.context import App
 from porcelain.commands.options import compact_specs
 from porcelain.commands.optvalue import Command
 from porcelain.config import Recorded, diff_delta, filter_delta, merge, validate
+from porcelain.config.toolenv import provider_keys
 from porcelain.domain.defaults import DEFAULT_MODEL, OFFLINE_MODEL, default_model
 from porcelain.domain.token_usage import total
 from porcelain.errors import UsageError
@@ -45,8 +46,8 @@ if TYPE_CHECKING:
     "attach",
     multiple=True,
     metavar="PATH|GLOB|-",
-    help="Attach a text file, the files a glob matches, or standard input (-); "
-    "the content is recorded in the request (repeatable).",
+    help="Attach a text file, image or PDF, the files a glob matches (never through a "
+    "link out of its folder), or standard input (-); recorded in the request (repeatable).",
 )
 @click.option(
     "--attach-cmd",
@@ -97,8 +98,9 @@ def query(
     """Ask the model; the answer streams as it arrives.
 
     TEXT is the rest of the command line (use `--` before text that starts
-    with a dash); with no TEXT, standard input is read, or on a terminal
-    $EDITOR opens.  The request is committed before the model is called, so
+    with a dash); piped standard input goes with it as an attachment
+    (`git diff | jp q "review this"`).  With no TEXT, standard input is the
+    text, or on a terminal $EDITOR opens.  The request is committed before the model is called, so
     nothing you wrote is lost when the provider fails: `jp q --retry` then
     asks the model again.
     """
@@ -108,7 +110,14 @@ def query(
         _refuse_with_retry(words, new, attach, attach_cmd, edit, title, system)
         ask = Ask(retry=True)
     else:
-        ask = gather(words, edit, attach, attach_cmd, lambda: app.store().gitdir)
+        ask = gather(
+            words,
+            edit,
+            attach,
+            attach_cmd,
+            lambda: app.store().gitdir,
+            lambda: provider_keys(app.config().data),
+        )
         ask.system = system.strip() if system and system.strip() else None
     ask.render = not no_render
     app.config()  # refuse a broken configuration before anything is written
@@ -168,7 +177,7 @@ def _query_fresh(
     wanted = _cli_delta(app, model)
     config = app.config(deltas=[own(wanted, CLI_SOURCE)])
     model_id = config.model_id() or _default_model(app, quiet=True)
-    _precheck(app, model_id, config, activates=not no_persist)
+    _precheck(app, model_id, config, activates=not no_persist, ask=ask)
     if no_persist:  # nothing is written, not even the new conversation
         cid = fresh_id(store)
         _run(app, Conversation(cid, "", False, [start_event(cid)]), ask, model, specs, no_persist)
@@ -203,7 +212,7 @@ def _query_existing(
             return
     wanted = own(_cli_delta(app, model), CLI_SOURCE)
     config = app.config(deltas=[*conversation_deltas(store, conv), wanted])
-    _precheck(app, config.model_id() or _default_model(app, quiet=True), config, False)
+    _precheck(app, config.model_id() or _default_model(app, quiet=True), config, False, ask)
     if specs and not no_persist:
         # lazy: only `q -k` loads the compaction modules
         from porcelain.app.compaction.run import compact_silently
@@ -213,10 +222,11 @@ def _query_existing(
     _run(app, conv, ask, model, specs, no_persist)
 
 
-def _precheck(app: App, model_id: str, config: Any, activates: bool) -> None:
+def _precheck(app: App, model_id: str, config: Any, activates: bool, ask: Ask) -> None:
     """What can fail before the model is called fails before anything is written:
-    the provider, its credentials, the model id; JP_HEAD when it will move."""
-    precheck(model_id, config)
+    the provider, its credentials, the model id, whether it takes the attached
+    images and documents; JP_HEAD when it will move."""
+    precheck(model_id, config, ask.attachments)
     if activates:
         app.store().check_unlocked("JP_HEAD")
 
@@ -266,6 +276,8 @@ def _run(
 
         written = retry_turn(ctx, view)
     else:
+        for note in ask.notes:
+            app.output.note(note)
         written = run_turn(ctx, ask.text, view, ask.attachments, _draft_sent(ask), ask.system)
     fill = fill_to_report(ctx.events, model_id, config)
     if app.output.json:

@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from gitstore import Event
+from porcelain.domain.media import media_of
 
 _CLOSE = "</attachment"
 _CLOSE_ESCAPED = "<\\/attachment"
@@ -30,6 +31,13 @@ def attachments_of(event: Event) -> list[dict[str, Any]]:
         and isinstance(a.get("content"), str)
         and isinstance(a.get("source"), str)
     ]
+
+
+def media_in(event: Event) -> list[tuple[str, str]]:
+    """``(media_type, base64 data)`` of each image or document a request carries,
+    in order (each is also named by its text frame in ``request_text``)."""
+    found = (media_of(a) for a in attachments_of(event))
+    return [m for m in found if m is not None]
 
 
 def frame(attachment: dict[str, Any]) -> str:

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from gitstore import Event
+from porcelain.domain.media import MEDIA_TYPES
 from porcelain.errors import ConfigError, ProviderError
 from porcelain.models.base import (
     AnswerInterrupted,
@@ -164,6 +165,7 @@ class AnthropicModel(ProviderModel):
     """``anthropic/<name>`` (or an entry of kind anthropic): the Messages API."""
 
     DEFAULT_PROVIDER = "anthropic"
+    media_types = MEDIA_TYPES  # image and document content blocks
 
     def check(self) -> None:
         """A key or token in the environment is enough (no SDK import); without

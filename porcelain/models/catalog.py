@@ -78,6 +78,9 @@ class Warm:
 
     enable: bool = True
     idle_seconds: float = 15 * 60
+    # every provider's key variable, the user's own api_key_env included: the
+    # process is sent the key with each call and never inherits one
+    keys: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -107,6 +110,7 @@ class Catalog:
             Warm(
                 enable=bool(warm.get("enable", True)),
                 idle_seconds=float(warm.get("idle_minutes", 15)) * 60,
+                keys=frozenset(p.api_key_env for p in providers.values() if p.api_key_env),
             ),
         )
 

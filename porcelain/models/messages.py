@@ -31,7 +31,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from gitstore import Event, Kind
-from porcelain.domain.attachments import request_text
+from porcelain.domain.attachments import media_in, request_text
+from porcelain.domain.media import PDF
 
 Block = dict[str, Any]
 Message = dict[str, Any]
@@ -51,6 +52,12 @@ def tool_use_id(raw: str) -> str:
 
 def text_block(text: str) -> Block:
     return {"type": "text", "text": text}
+
+
+def media_block(media_type: str, data: str) -> Block:
+    """An attached image or PDF as the Messages API takes it (base64 source)."""
+    kind = "document" if media_type == PDF else "image"
+    return {"type": kind, "source": {"type": "base64", "media_type": media_type, "data": data}}
 
 
 class _Builder:
@@ -155,6 +162,8 @@ def to_messages(
     for event in events:
         kind = event.get("type")
         if kind == Kind.CHAT_REQUEST:
+            for media_type, data in media_in(event):
+                builder.user(media_block(media_type, data))
             asked = request_text(event)
             if asked.strip():
                 builder.user(text_block(asked))

@@ -20,6 +20,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from gitstore import Event, Kind
+from porcelain.domain.attachments import attachments_of
+from porcelain.domain.media import MEDIA_TYPES, media_of
 from porcelain.models.base import (
     ModelRequest,
     ModelResponse,
@@ -68,6 +70,23 @@ def _last_request(events: Sequence[Event]) -> str:
     return ""
 
 
+def _unseen(events: Sequence[Event]) -> str:
+    """A sentence naming the images and documents of the last request, which it cannot see."""
+    last = next((e for e in reversed(events) if e.get("type") == Kind.CHAT_REQUEST), {})
+    named = [
+        f"{_tail(str(a['source']))} ({a['media_type']}, {a.get('size', 0):,} bytes)"
+        for a in attachments_of(last)
+        if media_of(a) is not None
+    ]
+    return f" It cannot see images or documents: {', '.join(named)}." if named else ""
+
+
+def _tail(name: str, limit: int = 60) -> str:
+    """A file name cut from the left, so its last part (the file's own name) stays."""
+    line = " ".join(name.split())
+    return line if len(line) <= limit else "…" + line[-(limit - 1) :]
+
+
 def _quote(text: str, limit: int = 80) -> str:
     line = " ".join(text.split())
     return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
@@ -91,6 +110,9 @@ def _reasoning_value(request: ModelRequest) -> Any:
 
 class OfflineModel:
     """``offline/<name>``: every name behaves the same."""
+
+    # it takes images and PDFs, and says it cannot see them (naming each)
+    media_types = MEDIA_TYPES
 
     def __init__(self, name: str = "default") -> None:
         self.name = name
@@ -118,7 +140,7 @@ class OfflineModel:
     def _chat_text(events: Sequence[Event]) -> str:
         asked = _quote(_last_request(events))
         heard = f" You wrote: “{asked}”." if asked else ""
-        return f"{IDENTITY}, so it cannot answer.{heard}\n{CONFIGURE}"
+        return f"{IDENTITY}, so it cannot answer.{heard}{_unseen(events)}\n{CONFIGURE}"
 
     def _review(self, request: ModelRequest, on_delta: OnDelta) -> ModelResponse:
         events = request.events

@@ -17,6 +17,9 @@ OpenAI-compatible servers) enforce, and what is done about each:
   ``^[a-zA-Z0-9_-]{1,64}$``: others are mapped to stable ones;
 - a request that declares no tools holds no ``tool_calls`` and no ``tool``
   messages (``tools=False``): calls and results are rendered as text;
+- a request's attachments are framed before its text as every provider
+  reads them (``porcelain/domain/attachments.py``); its images also go as
+  ``image_url`` parts with a data URL (the content becomes a list of parts);
 - reasoning goes back only to the provider that wrote it, in the field it used
   (``reasoning_content``, ``reasoning``); other reasoning is left out.
 """
@@ -30,6 +33,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from gitstore import Event, Kind
+from porcelain.domain.attachments import media_in, request_text
+from porcelain.domain.media import IMAGE_TYPES
 from porcelain.models.messages import CONTINUE, INTERRUPTED, OPENING
 
 Message = dict[str, Any]
@@ -75,13 +80,19 @@ class _Builder:
             )
         self.pending.clear()
 
-    def user(self, text: str) -> None:
+    def user(self, text: str, images: list[dict[str, Any]] | None = None) -> None:
+        """Add user text (and image parts, which make the content a list of parts)."""
         self._settle()
         last = self._last()
-        if last is not None and last["role"] == "user":
-            last["content"] += "\n\n" + text
+        if last is None or last["role"] != "user":
+            last = {"role": "user", "content": ""}
+            self.messages.append(last)
+        content = last["content"]
+        if images or isinstance(content, list):
+            parts = content if isinstance(content, list) else _parts(content)
+            last["content"] = [*parts, *(images or []), {"type": "text", "text": text}]
         else:
-            self.messages.append({"role": "user", "content": text})
+            last["content"] = f"{content}\n\n{text}" if content else text
 
     def _assistant(self, calling: bool = False) -> Message:
         """The assistant message to add to; ``calling``: a call joins the calls pending."""
@@ -148,6 +159,20 @@ def _empty_assistant(message: Message) -> bool:
     )
 
 
+def _parts(text: str) -> list[dict[str, Any]]:
+    return [{"type": "text", "text": text}] if text else []
+
+
+def _image_parts(event: Event) -> list[dict[str, Any]]:
+    """The attached images of a request as ``image_url`` parts (data URLs); a PDF,
+    which Chat Completions does not take here, is read as its text frame only."""
+    return [
+        {"type": "image_url", "image_url": {"url": f"data:{media_type};base64,{data}"}}
+        for media_type, data in media_in(event)
+        if media_type in IMAGE_TYPES
+    ]
+
+
 def _text_of_result(event: Event) -> str:
     content = event.get("content")
     return content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
@@ -166,9 +191,9 @@ def to_chat_messages(
     for event in events:
         kind = event.get("type")
         if kind == Kind.CHAT_REQUEST:
-            content = event.get("content")
-            if isinstance(content, str) and content.strip():
-                builder.user(content)
+            asked = request_text(event)
+            if asked.strip():
+                builder.user(asked, _image_parts(event))
         elif kind == Kind.CHAT_RESPONSE:
             _response(builder, event, provider)
         elif kind == Kind.TOOL_CALL_REQUEST:

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from gitstore import Event
+from porcelain.domain.media import IMAGE_TYPES
 from porcelain.errors import ProviderError
 from porcelain.models.base import (
     AnswerInterrupted,
@@ -168,6 +169,7 @@ class OpenAIModel(ProviderModel):
     """``PROVIDER/<name>`` for a provider of kind openai: sends ``<name>`` as the model."""
 
     DEFAULT_PROVIDER = "openai"
+    media_types = IMAGE_TYPES  # image_url parts (data URLs); no PDFs
 
     def check(self) -> None:
         """The key is in its variable (a provider without one needs none)."""

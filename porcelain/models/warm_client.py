@@ -99,7 +99,7 @@ class Client:
             conn = _connect(path)  # started while this one waited for the lock
             if conn is not None:
                 return conn
-            if not spawn(path, self.warm.idle_seconds, [kind], self.environ):
+            if not spawn(path, self.warm.idle_seconds, [kind], self.environ, self.warm.keys):
                 return None
         return _connect(path)
 
@@ -175,14 +175,23 @@ def _spawn_lock(path: Path) -> Iterator[bool]:
         os.close(fd)
 
 
-def server_environment(environ: Mapping[str, str]) -> dict[str, str]:
-    """What the process inherits: this environment without any key or URL (those
-    come with each call) and without jp's testing hooks."""
-    drop = set(_NOT_INHERITED) | set(PROVIDER_KEYS)
+def server_environment(
+    environ: Mapping[str, str], keys: frozenset[str] = frozenset()
+) -> dict[str, str]:
+    """What the process inherits: this environment without any key (``keys``: the
+    user's own providers' variables) or URL (those come with each call) and
+    without jp's testing hooks."""
+    drop = set(_NOT_INHERITED) | set(PROVIDER_KEYS) | keys
     return {k: v for k, v in environ.items() if k not in drop and not k.endswith("_API_KEY")}
 
 
-def spawn(path: Path, idle: float, kinds: list[str], environ: Mapping[str, str]) -> bool:
+def spawn(
+    path: Path,
+    idle: float,
+    kinds: list[str],
+    environ: Mapping[str, str],
+    keys: frozenset[str] = frozenset(),
+) -> bool:
     """Start the server detached; True once it says it is ready."""
     read_end, write_end = os.pipe()
     argv = [
@@ -203,7 +212,7 @@ def spawn(path: Path, idle: float, kinds: list[str], environ: Mapping[str, str])
             stderr=subprocess.DEVNULL,
             pass_fds=(write_end,),
             start_new_session=True,
-            env=server_environment(environ),
+            env=server_environment(environ, keys),
             cwd="/",
         )
     except OSError:

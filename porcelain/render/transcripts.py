@@ -11,7 +11,9 @@ import json
 from collections.abc import Callable, Sequence
 
 from gitstore import PROPOSE_COMPACTION, Event, Kind, turn_indices
+from porcelain.domain.attachments import attachments_of
 from porcelain.domain.interrupted import is_interrupted
+from porcelain.domain.media import media_of
 from porcelain.render.output import escape_untrusted, untrusted_field
 
 STYLES = ("user", "chat", "brief", "full")
@@ -48,10 +50,27 @@ def _proposal(args: dict[str, object]) -> list[str]:
     return lines
 
 
+def _attachment_lines(event: Event, style: str) -> list[str]:
+    """``[attached] file notes.md (1,234 bytes)`` per attachment (its text too in full)."""
+    lines: list[str] = []
+    for item in attachments_of(event):
+        media = media_of(item)
+        content = str(item["content"])
+        size = item.get("size") if media else len(content.encode("utf-8", "replace"))
+        what = f"{media[0]}, {size:,} bytes" if media else f"{size:,} bytes"
+        kind = untrusted_field(str(item.get("kind", "file")))
+        lines.append(f"[attached] {kind} {untrusted_field(item['source'])} ({what})")
+        if style == "full" and not media:
+            lines += ["  " + ln for ln in content.rstrip("\n").splitlines()]
+    return lines
+
+
 def event_lines(event: Event, style: str, names: dict[str, str]) -> list[str]:
     kind = event.get("type")
     if kind == Kind.CHAT_REQUEST:
         lines = _block("> ", str(event.get("content", "")))
+        if style != "user":
+            lines += _attachment_lines(event, style)
         system = (event.get("metadata") or {}).get("system")
         if style == "full" and isinstance(system, str):
             lines += _block("[system, this query] ", system)

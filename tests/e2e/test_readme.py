@@ -4,8 +4,9 @@ line that exports the key is the one the block calls optional).
 
 It runs in bash, from a folder whose `.venv` is the interpreter's own, with
 a fresh HOME and none of jp's variables: `jp init` makes the default store,
-which the block's `git` line reads.  Standard input answers the one question
-the block asks (`compact --continue`'s "Apply?").
+which the block's `git` line reads.  A file on its standard input answers the
+one question the block asks (`compact --continue`'s "Apply?"); every other
+line reads /dev/null, as a terminal's `jp q` reads nothing.
 """
 
 from __future__ import annotations
@@ -42,7 +43,14 @@ def run_block(
     work = tmp_path / "checkout"
     work.mkdir()
     (work / ".venv").symlink_to(VENV)
-    (work / "block.sh").write_text(block)
+    # as on a terminal, where `jp q` reads no standard input (a piped one is
+    # attached): only the one question the block asks reads the answer
+    (work / "answers").write_text("y\n")
+    lines = [
+        ln.split("#", 1)[0].rstrip() + " < answers" if "--continue" in ln else ln
+        for ln in block.splitlines()
+    ]
+    (work / "block.sh").write_text("\n".join(lines) + "\n")
     env = sealed_env(
         tmp_path, tmp_path / "unused", tmp_path / "unused", "Reader", "r@example.invalid"
     )
@@ -63,7 +71,7 @@ def run_block(
         ["bash", "-e", "-o", "pipefail", "block.sh"],
         cwd=work,
         env=env,
-        input="y\n",
+        stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
         timeout=300,

@@ -198,6 +198,8 @@ COMPACT = ("conversation", "compact", "--turn", "2..4", "--summarize", "-y")
 QK = ("q", "--compact=s:2..4", "--", "compact then ask")
 ARCHIVE = ("conversation", "archive", RUST_ID, "-y")
 QA = ("q", "-a", str(RUST / "metadata.json"), "-s", "be brief", "--", "with an attachment")
+PIXEL = Path(__file__).parents[1] / "support" / "media" / "pixel.png"
+QI = ("q", "-s", "look", "-a", str(PIXEL), "--", "with an image")
 RETRY = ("q", "--retry")
 START = ("conversation", "compact", "--interactive")
 CONTINUE = ("conversation", "compact", "--continue", "-y")
@@ -209,6 +211,8 @@ CASES = [
     Case("plain", Q, "append:objects-written@2", check_append, "new"),
     Case("plain", QA, "append:objects-written@1", check_append, "old"),
     Case("plain", QA, "append:objects-written@2", check_append, "new"),
+    Case("plain", QI, "append:objects-written@1", check_append, "old"),
+    Case("plain", QI, "append:objects-written@2", check_append, "new"),
     Case("plain", RETRY, "create:objects-written", check_retry, "old"),
     Case("plain", RETRY, "model:streaming@2", check_retry, "new"),
     Case("plain", FORK, "create:objects-written", check_create, "old"),

@@ -26,6 +26,7 @@ from porcelain.app.query.tools import (
 from porcelain.config import Config
 from porcelain.config.toolenv import provider_keys
 from porcelain.domain.interrupted import mark
+from porcelain.domain.media import refuse_media
 from porcelain.domain.review.markers import review_record
 from porcelain.domain.token_usage import with_usage
 from porcelain.domain.view import model_events
@@ -93,11 +94,17 @@ def model_for(model_id: str, config: Config) -> Model:
     return get_model(model_id, max_retries=config.max_retries(), catalog=Catalog.of(config.data))
 
 
-def precheck(model_id: str, config: Config) -> None:
+def precheck(
+    model_id: str, config: Config, attachments: list[dict[str, Any]] | None = None
+) -> None:
     """Refuse, before anything is written, a query that cannot reach its model:
     an unknown provider or alias, a malformed id, missing credentials (read from
-    the environment: no SDK is imported for it)."""
-    model_for(model_id, config).check()
+    the environment: no SDK is imported for it), an attached image or document
+    the model cannot take."""
+    model = model_for(model_id, config)
+    model.check()
+    # a model class that says nothing of media takes none
+    refuse_media(model_id, getattr(model, "media_types", frozenset()), attachments or [])
 
 
 def commit(ctx: TurnContext, new: list[Event]) -> None:
