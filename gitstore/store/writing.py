@@ -22,6 +22,7 @@ from gitstore.errors import (
 from gitstore.events import Event, commits, parse_time, validate
 from gitstore.events.kinds import Kind
 from gitstore.events.turns import check_tool_responses
+from gitstore.refs import create as refcreate
 from gitstore.refs import transaction
 from gitstore.refs.transaction import RefUpdate
 from gitstore.store import diskfault, maintenance, packwrite
@@ -120,14 +121,15 @@ class Writing(Reading):
             raise ValueError("a conversation needs at least one event")
         self.repo.create_blob(ids.anchor_bytes(cid))
         faults.point("create:objects-written")
+        name = refs.live(cid)
         try:
-            with self.ops.moving([RefUpdate(refs.live(cid), None, tip)]):
-                self.repo.create_reference_direct(refs.live(cid), tip, False, message=reason)
-        except pygit2.AlreadyExistsError:
-            raise ConversationExists(cid) from None
-        except (pygit2.GitError, OSError):
-            if (self.gitdir / f"{refs.live(cid)}.lock").exists() or self.exists(cid):
-                raise ConversationExists(cid) from None  # another writer is creating it
+            with self.ops.moving([RefUpdate(name, None, tip)]):
+                if not refcreate.create(self.repo, self.gitdir, name, tip, reason):
+                    raise ConversationExists(cid)  # another writer took the id first
+        except RefBusy:
+            locked = self._locked(name)  # a lock that outlived its writer
+            if locked is not None:
+                raise locked from None
             raise
         return tip
 
