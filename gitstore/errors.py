@@ -182,8 +182,8 @@ class EnvironmentFault(GitStoreError):
     """The machine refused a write or a read: not jp's data, not a bug.
 
     ``kind`` is ``read-only``, ``no-permission``, ``no-space`` (a full disk, a
-    quota, a file-size limit), ``not-a-directory`` or ``io`` (a write the disk
-    lost); ``path`` is where it happened when known.
+    quota, a file-size limit), ``not-a-directory``, ``io`` (a write the disk
+    lost) or ``pruned`` (git's prune removed what jp had just written); ``path`` is where it happened when known.
     """
 
     def __init__(self, kind: str, path: str, detail: str = "") -> None:

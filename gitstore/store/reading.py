@@ -13,6 +13,7 @@ from gitstore.cache.view import ChainView, Segment
 from gitstore.errors import (
     ConversationNotFound,
     CorruptEvent,
+    EnvironmentFault,
 )
 from gitstore.events import Event
 from gitstore.events.kinds import Kind
@@ -176,6 +177,8 @@ class Reading(StoreBase):
         try:
             found = self.repo[oid]
         except (KeyError, ValueError):
+            if (self.gitdir / "gc.pid").exists():  # git gc --prune=now took it meanwhile
+                raise EnvironmentFault("pruned", str(self.gitdir), f"{oid} is gone") from None
             raise CorruptEvent(str(oid), "the object is missing from the store") from None
         if found.type_str != "commit":
             raise CorruptEvent(str(oid), f"it is a {found.type_str}, not a commit")
