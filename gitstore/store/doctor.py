@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gitstore import refs
 from gitstore.oplog import log as oplog
 from gitstore.oplog import recorder as oprecord
 from gitstore.refs import transaction
@@ -138,6 +139,9 @@ def check_locks(store: Store) -> list[Finding]:
                 Finding("lock", f"{name} is in use ({_age(age)} old)", "wait", severity="note")
             )
             continue
+        if not flock.jp_owned(name, store.notes_refs == refs.PROJECT):
+            out.append(_git_lock(name, age))
+            continue
         out.append(
             Finding(
                 "lock",
@@ -162,6 +166,17 @@ def check_locks(store: Store) -> list[Finding]:
             )
         )
     return out
+
+
+def _git_lock(name: str, age: float) -> Finding:
+    """A lock of git's own in a project's repository: named, never removed by jp."""
+    return Finding(
+        "lock",
+        f"{name} ({_age(age)} old) is git's own lock, not jp's; jp leaves it alone",
+        "a git command may hold it (`git commit` holds index.lock while its editor is "
+        "open); if no git is running, remove it by hand",
+        severity="note",
+    )
 
 
 def check_quarantine(store: Store) -> list[Finding]:
