@@ -198,12 +198,14 @@ _FAULT_ERRNOS = {
     "no-permission": {13, 1},  # EACCES, EPERM
     "no-space": {28, 122, 27},  # ENOSPC, EDQUOT, EFBIG
     "not-a-directory": {20},  # ENOTDIR
+    "damaged-refs": set(),  # a packed-refs git cannot read (named by libgit2's text)
 }
 _FAULT_WORDS = {
     "read-only": ("read-only file system",),
     "no-permission": ("permission denied", "operation not permitted"),
     "no-space": ("no space left", "disk quota exceeded", "file too large"),
     "not-a-directory": ("not a directory",),
+    "damaged-refs": ("corrupted packed references file", "packed-refs: unexpected"),
 }
 
 

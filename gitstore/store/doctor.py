@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from gitstore import refs
 from gitstore.oplog import log as oplog
 from gitstore.oplog import recorder as oprecord
-from gitstore.refs import transaction
+from gitstore.refs import packed, transaction
 from gitstore.store import flock
 from gitstore.store import format as storeformat
 
@@ -65,6 +65,7 @@ def examine(store: Store, fsck: bool = True) -> list[Finding]:
     """Every finding, one check after another."""
     out = check_format(store)
     out += check_journals(store) + check_pending(store) + check_locks(store)
+    out += check_packed_refs(store)
     out += check_quarantine(store) + check_cache(store) + check_oplog(store)
     if fsck:
         out += check_fsck(store)
@@ -166,6 +167,22 @@ def check_locks(store: Store) -> list[Finding]:
             )
         )
     return out
+
+
+def check_packed_refs(store: Store) -> list[Finding]:
+    """A ``packed-refs`` git cannot read: the refs it held are lost to every command."""
+    problem = packed.damage(store.gitdir)
+    if problem is None:
+        return []
+    return [
+        Finding(
+            "packed-refs",
+            f"packed-refs is damaged ({problem}): the refs it holds cannot be read or moved",
+            f"{FIX} rebuilds it from its good lines, the loose refs and the reflogs",
+            fixable=True,
+            path=str(store.gitdir / "packed-refs"),
+        )
+    ]
 
 
 def _git_lock(name: str, age: float) -> Finding:
@@ -279,6 +296,16 @@ def mend(store: Store, findings: list[Finding]) -> list[Finding]:
             if age is not None and age >= flock.REF_LOCK_STALE:
                 Path(f.path).unlink(missing_ok=True)
                 done.append(f)
+    if "packed-refs" in kinds:  # first: every other repair reads refs
+        rebuilt = packed.rebuild(store.repo, store.gitdir)
+        done += [
+            Finding(
+                "packed-refs",
+                f"packed-refs rebuilt: {rebuilt.dropped} bad line(s) dropped, "
+                f"{len(rebuilt.restored)} ref(s) restored from their reflogs",
+                ", ".join(rebuilt.restored) or "nothing else was lost",
+            )
+        ]
     if "journal" in kinds:
         transaction.repair(store.repo, store.gitdir)
         done += [f for f in findings if f.check == "journal"]

@@ -17,6 +17,7 @@ from gitstore.errors import (
 )
 from gitstore.events import Event
 from gitstore.events.kinds import Kind
+from gitstore.refs import packed
 from gitstore.store.base import StoreBase
 from gitstore.store.types import Conversation, Located
 from gitstore.sync import quarantine
@@ -70,6 +71,9 @@ class Reading(StoreBase):
     def require(self, cid: str) -> Located:
         found = self.locate(cid)
         if found is None:
+            problem = packed.damage(self.gitdir)  # the ref may be in the part lost
+            if problem is not None:
+                raise EnvironmentFault("damaged-refs", str(self.gitdir / "packed-refs"), problem)
             raise ConversationNotFound(cid)
         return found
 

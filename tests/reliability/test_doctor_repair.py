@@ -57,3 +57,29 @@ def test_doctor_fix_leaves_gits_own_locks_in_a_project(tmp_path: Path) -> None:
     assert not ours.exists(), "a stale lock of jp's own ref stayed"
     for path in gits:
         assert path.exists(), f"--fix removed git's own {path.name}"
+
+
+def test_a_damaged_packed_refs_is_named_and_rebuilt_from_what_survives(tmp_path: Path) -> None:
+    box = Sandbox(tmp_path / "box")
+    box.ok("init")
+    made = [box.new(f"conversation {n}") for n in range(3)]
+    box.ok("conversation", "archive", "--yes", made[0])
+    box.git("pack-refs", "--all")
+    before = box.refs("refs/conversations", "refs/archive/conversations")
+    packed = box.store / "packed-refs"
+    data = packed.read_bytes()
+    packed.write_bytes(data[: data.index(made[1].encode()) - 20])  # cut in a line
+    assert "packed-refs" in box.fail("conversation", "archive", "--yes", made[1]).stderr
+    for args in (("q", "--new", "during"), ("conversation", "use", made[2])):
+        proc = box.run(*args)
+        assert "internal error" not in proc.stderr, proc.stderr
+    found = json.loads(box.run("-F", "json", "doctor").stdout)["findings"]
+    (finding,) = [f for f in found if f["check"] == "packed-refs"]
+    assert finding["fixable"] and "cut short" in finding["problem"], finding
+    box.ok("doctor", "--fix")
+    after = box.refs("refs/conversations", "refs/archive/conversations")
+    assert {k: v for k, v in after.items() if k in before} == before  # the lost ones back
+    assert "refs/jp/oplog" in box.refs("refs/jp")
+    box.ok("doctor")
+    box.fsck()
+    box.ok("conversation", "archive", "--yes", made[1])
