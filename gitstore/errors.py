@@ -195,8 +195,8 @@ class EnvironmentFault(GitStoreError):
     """The machine refused a write or a read: not jp's data, not a bug.
 
     ``kind`` is ``read-only``, ``no-permission``, ``no-space`` (a full disk, a
-    quota, a file-size limit), ``not-a-directory`` or ``io`` (a write the disk
-    lost); ``path`` is where it happened when known.
+    quota, a file-size limit), ``not-a-directory``, ``io`` (a write the disk
+    lost) or ``pruned`` (git's prune removed what jp had just written); ``path`` is where it happened when known.
     """
 
     def __init__(self, kind: str, path: str, detail: str = "") -> None:
@@ -211,12 +211,14 @@ _FAULT_ERRNOS = {
     "no-permission": {13, 1},  # EACCES, EPERM
     "no-space": {28, 122, 27},  # ENOSPC, EDQUOT, EFBIG
     "not-a-directory": {20},  # ENOTDIR
+    "damaged-refs": set(),  # a packed-refs git cannot read (named by libgit2's text)
 }
 _FAULT_WORDS = {
     "read-only": ("read-only file system",),
     "no-permission": ("permission denied", "operation not permitted"),
     "no-space": ("no space left", "disk quota exceeded", "file too large"),
     "not-a-directory": ("not a directory",),
+    "damaged-refs": ("corrupted packed references file", "packed-refs: unexpected"),
 }
 
 

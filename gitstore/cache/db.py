@@ -25,6 +25,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from gitstore.cache import sql
 from gitstore.cache.facts import SEGMENT, Facts, Run, segment_facts
 from gitstore.cache.sql import CHAIN, FORMAT, OLD_TABLES, SCHEMA, SEGMENTS, TO_SEGMENT, rollback
 from gitstore.cache.view import CachedChain, Segment
@@ -80,6 +81,8 @@ class Cache:
             rows = db.execute(CHAIN, (tip,)).fetchall()
         except sqlite3.Error:
             return [], False
+        if sql.repeats(rows) and sql.reset(db):  # a parent loop: a damaged cache, dropped
+            return [], False
         complete = bool(rows) and rows[-1][1] is None
         return rows, complete
 
@@ -108,7 +111,7 @@ class Cache:
             return None
         try:
             rows = db.execute(TO_SEGMENT, (tip,)).fetchall()
-            if not rows:
+            if not rows or (sql.repeats(rows) and sql.reset(db)):  # a loop: dropped
                 return None
             segments: list[Segment] = []
             runs: list[Run] = []
@@ -124,6 +127,8 @@ class Cache:
         except sqlite3.Error:
             return None
         except ValueError:  # a damaged row: read git instead
+            return None
+        if not sql.events_ok(tail) and sql.reset(db):  # rows of another shape: read git
             return None
         ids = [r[0] for r in rows]
         made: dict[str, tuple[list[Event], list[str]]] = {}
@@ -229,8 +234,8 @@ class Cache:
             events: list[Event] = json.loads(row[1])
         except ValueError:
             events = []
-        ids = row[0].split()
-        if len(events) != segment.count or len(ids) != segment.count:
+        ids = row[0].split() if isinstance(row[0], str) else []
+        if len(events) != segment.count or len(ids) != segment.count or not sql.events_ok(events):
             self._damaged(segment)
             return None
         return events, ids
@@ -255,7 +260,9 @@ class Cache:
                 return None
             found.sort()
             events: list[Event] = json.loads("[" + ",".join(r[1] for r in found) + "]")
-        except (sqlite3.Error, ValueError):
+        except (sqlite3.Error, ValueError, TypeError):
+            return None
+        if not sql.events_ok(events) and sql.reset(db):
             return None
         return events
 
@@ -342,9 +349,9 @@ class Cache:
                     rows += found.fetchall()
             # tips are hex ids: one parse of one object instead of one per row
             found = json.loads("{" + ",".join(f'"{t}":{raw}' for t, raw in rows) + "}")
-        except (sqlite3.Error, ValueError):
+        except (sqlite3.Error, ValueError, TypeError):
             return {}
-        return found if isinstance(found, dict) else {}
+        return {t: v for t, v in found.items() if isinstance(v, dict)}  # rows of a shape
 
     def put_summaries(self, items: dict[str, dict[str, Any]]) -> None:
         db = self._conn()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from typing import Any
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (commit_id TEXT PRIMARY KEY, parent TEXT, json TEXT NOT NULL);
@@ -16,23 +17,28 @@ FORMAT = "4"
 # every table any layout had: a cache of another FORMAT is dropped whole
 OLD_TABLES = ("events", "summaries", "snapshots", "segments", "derived")
 
+# Every walk is bounded by the rows its table has (a chain is no longer than
+# that), so a parent loop in a damaged cache ends; the caller sees the repeat.
 CHAIN = """
-WITH RECURSIVE chain(c, p, j) AS (
-  SELECT commit_id, parent, json FROM events WHERE commit_id = ?
+WITH RECURSIVE chain(c, p, j, d) AS (
+  SELECT commit_id, parent, json, 0 FROM events WHERE commit_id = ?
   UNION ALL
-  SELECT e.commit_id, e.parent, e.json FROM events e JOIN chain ON e.commit_id = chain.p
+  SELECT e.commit_id, e.parent, e.json, chain.d + 1 FROM events e JOIN chain ON e.commit_id = chain.p
+  WHERE chain.d < (SELECT max(rowid) FROM events)
 )
 SELECT c, p, j FROM chain
 """
 
 # The same walk, stopping at the first commit that ends a segment (flag s).
 TO_SEGMENT = """
-WITH RECURSIVE chain(c, p, j, s) AS (
-  SELECT commit_id, parent, json, EXISTS (SELECT 1 FROM segments WHERE last = commit_id)
+WITH RECURSIVE chain(c, p, j, s, d) AS (
+  SELECT commit_id, parent, json, EXISTS (SELECT 1 FROM segments WHERE last = commit_id), 0
   FROM events WHERE commit_id = ?
   UNION ALL
-  SELECT e.commit_id, e.parent, e.json, EXISTS (SELECT 1 FROM segments WHERE last = e.commit_id)
-  FROM events e JOIN chain ON e.commit_id = chain.p WHERE chain.s = 0
+  SELECT e.commit_id, e.parent, e.json, EXISTS (SELECT 1 FROM segments WHERE last = e.commit_id),
+    chain.d + 1
+  FROM events e JOIN chain ON e.commit_id = chain.p
+  WHERE chain.s = 0 AND chain.d < (SELECT max(rowid) FROM events)
 )
 SELECT c, p, j, s FROM chain
 """
@@ -40,14 +46,42 @@ SELECT c, p, j, s FROM chain
 # The segments below one, down to the root: their links and counts only (the
 # columns before the long ones, so that no event text is read).
 SEGMENTS = """
-WITH RECURSIVE seg(last, start, n, prev, first, starts, lead, internal) AS (
-  SELECT last, start, n, prev, first, starts, lead, internal FROM segments WHERE last = ?
+WITH RECURSIVE seg(last, start, n, prev, first, starts, lead, internal, d) AS (
+  SELECT last, start, n, prev, first, starts, lead, internal, 0 FROM segments WHERE last = ?
   UNION ALL
-  SELECT s.last, s.start, s.n, s.prev, s.first, s.starts, s.lead, s.internal
+  SELECT s.last, s.start, s.n, s.prev, s.first, s.starts, s.lead, s.internal, seg.d + 1
   FROM segments s JOIN seg ON s.last = seg.prev
+  WHERE seg.d < (SELECT max(rowid) FROM segments)
 )
 SELECT last, start, n, prev, first, starts, lead, internal FROM seg
 """
+
+
+def repeats(rows: list[Any]) -> bool:
+    """Whether a walk met a commit twice: a parent loop, which no git chain has."""
+    return len({r[0] for r in rows}) != len(rows)
+
+
+def events_ok(events: Any) -> bool:
+    """Whether cached rows parsed into events (objects with a kind): the cache is
+    derived data anyone with the git directory can write, so every shape is checked."""
+    return isinstance(events, list) and all(
+        isinstance(e, dict) and isinstance(e.get("type"), str) for e in events
+    )
+
+
+def reset(db: sqlite3.Connection) -> bool:
+    """Drop a damaged cache's contents and start again (nothing is lost: git has it
+    all).  True, so that a caller can say ``if ... and sql.reset(db): return None``."""
+    try:
+        db.executescript(
+            "".join(f"DROP TABLE IF EXISTS {t};" for t in OLD_TABLES)
+            + SCHEMA
+            + f"PRAGMA user_version = {int(FORMAT)};"
+        )
+    except sqlite3.Error:
+        pass
+    return True
 
 
 def rollback(db: sqlite3.Connection) -> None:

@@ -276,6 +276,9 @@ def _blocker(gitdir: Path, updates: list[RefUpdate], partial: bool = False) -> R
     return None
 
 
+blocker = _blocker  # also for a creation (refs/create.py)
+
+
 def _drop_own_locks(repo: pygit2.Repository, gitdir: Path, updates: list[RefUpdate]) -> None:
     """After a failed commit: the lock files of refs not renamed are still ours."""
     for u in updates:

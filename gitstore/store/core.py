@@ -7,6 +7,7 @@ reads the environment or knows about models and commands.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -40,28 +41,47 @@ class Store(Writing):
     the values kept in the cache and the hold on a conversation.
     """
 
-    def check_unlocked(self, name: str) -> None:
-        """Raise ``RefBusy`` when ``name``'s lock file exists (so moving it would fail)."""
+    def check_unlocked(self, name: str, wait: float | None = None) -> None:
+        """Raise ``RefBusy`` when ``name``'s lock file stays (so moving it would fail).
+
+        A lock a sibling holds for a moment (another jp moving ``JP_HEAD``) is
+        waited for, up to ``wait`` seconds; one that outlived its writer is not.
+        """
         lock = self.gitdir / f"{name}.lock"
-        if lock.exists():
-            raise RefBusy(name, str(lock))
+        deadline = time.monotonic() + (transaction.WAIT_SECONDS if wait is None else wait)
+        while lock.exists():
+            locked = self._locked(name)
+            if locked is not None:
+                raise locked
+            if time.monotonic() >= deadline:
+                raise RefBusy(name, str(lock))
+            time.sleep(transaction.POLL_SECONDS)
 
     def set_active(self, cid: str | None) -> None:
+        """Point ``JP_HEAD`` at ``cid`` (None: no active one), waiting for a sibling's lock."""
         new = None if cid is None else transaction.SYMBOLIC + refs.live(cid)
         if cid is None and transaction.current(self.repo, refs.ACTIVE) is None:
             return
-        try:
-            with self.ops.moving([RefUpdate(refs.ACTIVE, ANY, new)]):
-                if cid is None:
-                    self.repo.references.delete(refs.ACTIVE)
-                else:
-                    self.repo.create_reference_symbolic(refs.ACTIVE, refs.live(cid), True)
-        except (pygit2.GitError, OSError) as exc:
-            locked = self._locked(refs.ACTIVE)
-            if locked is not None:
-                raise locked from None
-            self.check_unlocked(refs.ACTIVE)
-            raise environment_fault(exc, str(self.gitdir)) or exc from None
+        deadline = time.monotonic() + transaction.WAIT_SECONDS
+        while True:
+            try:
+                with self.ops.moving([RefUpdate(refs.ACTIVE, ANY, new)]):
+                    if cid is None:
+                        self.repo.references.delete(refs.ACTIVE)
+                    else:
+                        self.repo.create_reference_symbolic(refs.ACTIVE, refs.live(cid), True)
+                return
+            except (pygit2.GitError, OSError) as exc:
+                fault = environment_fault(exc, str(self.gitdir))
+                if fault is not None:
+                    raise fault from None
+                locked = self._locked(refs.ACTIVE)
+                if locked is not None:
+                    raise locked from None
+                if time.monotonic() >= deadline:
+                    self.check_unlocked(refs.ACTIVE, wait=0)
+                    raise
+                time.sleep(transaction.POLL_SECONDS)
 
     def anchor(self, cid: str) -> str:
         """The id of the blob ``jp-conversation <id>``, as ``git hash-object`` computes it."""

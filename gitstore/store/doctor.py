@@ -18,9 +18,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gitstore import refs
 from gitstore.oplog import log as oplog
 from gitstore.oplog import recorder as oprecord
-from gitstore.refs import transaction
+from gitstore.refs import packed, transaction
 from gitstore.store import flock
 from gitstore.store import format as storeformat
 from gitstore.sync import quarantine
@@ -65,6 +66,7 @@ def examine(store: Store, fsck: bool = True) -> list[Finding]:
     """Every finding, one check after another."""
     out = check_format(store)
     out += check_journals(store) + check_pending(store) + check_locks(store)
+    out += check_packed_refs(store)
     out += check_quarantine(store) + check_cache(store) + check_oplog(store)
     if fsck:
         out += check_fsck(store)
@@ -139,6 +141,9 @@ def check_locks(store: Store) -> list[Finding]:
                 Finding("lock", f"{name} is in use ({_age(age)} old)", "wait", severity="note")
             )
             continue
+        if not flock.jp_owned(name, store.notes_refs == refs.PROJECT):
+            out.append(_git_lock(name, age))
+            continue
         out.append(
             Finding(
                 "lock",
@@ -163,6 +168,33 @@ def check_locks(store: Store) -> list[Finding]:
             )
         )
     return out
+
+
+def check_packed_refs(store: Store) -> list[Finding]:
+    """A ``packed-refs`` git cannot read: the refs it held are lost to every command."""
+    problem = packed.damage(store.gitdir)
+    if problem is None:
+        return []
+    return [
+        Finding(
+            "packed-refs",
+            f"packed-refs is damaged ({problem}): the refs it holds cannot be read or moved",
+            f"{FIX} rebuilds it from its good lines, the loose refs and the reflogs",
+            fixable=True,
+            path=str(store.gitdir / "packed-refs"),
+        )
+    ]
+
+
+def _git_lock(name: str, age: float) -> Finding:
+    """A lock of git's own in a project's repository: named, never removed by jp."""
+    return Finding(
+        "lock",
+        f"{name} ({_age(age)} old) is git's own lock, not jp's; jp leaves it alone",
+        "a git command may hold it (`git commit` holds index.lock while its editor is "
+        "open); if no git is running, remove it by hand",
+        severity="note",
+    )
 
 
 def check_quarantine(store: Store) -> list[Finding]:
@@ -272,6 +304,16 @@ def mend(store: Store, findings: list[Finding]) -> list[Finding]:
             if age is not None and age >= flock.REF_LOCK_STALE:
                 Path(f.path).unlink(missing_ok=True)
                 done.append(f)
+    if "packed-refs" in kinds:  # first: every other repair reads refs
+        rebuilt = packed.rebuild(store.repo, store.gitdir)
+        done += [
+            Finding(
+                "packed-refs",
+                f"packed-refs rebuilt: {rebuilt.dropped} bad line(s) dropped, "
+                f"{len(rebuilt.restored)} ref(s) restored from their reflogs",
+                ", ".join(rebuilt.restored) or "nothing else was lost",
+            )
+        ]
     if "journal" in kinds:
         transaction.repair(store.repo, store.gitdir)
         done += [f for f in findings if f.check == "journal"]

@@ -23,6 +23,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REF_LOCK_STALE = 10.0  # seconds: no live writer holds a git ref lock this long
+# What jp writes in a project's repository (`jp init --here`): only these locks are its own
+JP_LOCKS = (
+    "JP_HEAD.lock",
+    "refs/conversations/",
+    "refs/archive/conversations/",
+    "refs/jp/",
+    "refs/jp-remotes/",
+    "refs/notes/jp/",
+)
 
 
 def folder(gitdir: Path) -> Path:
@@ -99,3 +108,18 @@ def ref_lock_age(path: Path) -> float | None:
         return time.time() - path.stat().st_mtime
     except OSError:
         return None
+
+
+def jp_owned(name: str, project: bool) -> bool:
+    """Whether the git lock file ``name`` (relative to the git directory) guards
+    something only jp writes, so that one old enough has no live writer.
+
+    In a store of its own every ref is jp's (git's maintenance, which jp starts,
+    packs them); in a project's repository only jp's refs are, and git's own
+    locks (``index.lock``, which ``git commit`` holds while its editor is open,
+    ``HEAD.lock``, a branch's, ``packed-refs.lock``, ``config.lock``) carry no
+    owner, so nothing proves their writer gone: jp never removes them.
+    """
+    if name == "index.lock":
+        return False
+    return not project or name.startswith(JP_LOCKS)

@@ -13,9 +13,11 @@ from gitstore.cache.view import ChainView, Segment
 from gitstore.errors import (
     ConversationNotFound,
     CorruptEvent,
+    EnvironmentFault,
 )
 from gitstore.events import Event
 from gitstore.events.kinds import Kind
+from gitstore.refs import packed
 from gitstore.store.base import StoreBase
 from gitstore.store.types import Conversation, Located
 from gitstore.sync import quarantine
@@ -69,6 +71,9 @@ class Reading(StoreBase):
     def require(self, cid: str) -> Located:
         found = self.locate(cid)
         if found is None:
+            problem = packed.damage(self.gitdir)  # the ref may be in the part lost
+            if problem is not None:
+                raise EnvironmentFault("damaged-refs", str(self.gitdir / "packed-refs"), problem)
             raise ConversationNotFound(cid)
         return found
 
@@ -176,6 +181,8 @@ class Reading(StoreBase):
         try:
             found = self.repo[oid]
         except (KeyError, ValueError):
+            if (self.gitdir / "gc.pid").exists():  # git gc --prune=now took it meanwhile
+                raise EnvironmentFault("pruned", str(self.gitdir), f"{oid} is gone") from None
             raise CorruptEvent(str(oid), "the object is missing from the store") from None
         if found.type_str != "commit":
             raise CorruptEvent(str(oid), f"it is a {found.type_str}, not a commit")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Iterable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 from gitstore import faults, ids, refs
@@ -22,6 +23,7 @@ from gitstore.errors import (
 from gitstore.events import Event, commits, parse_time, validate
 from gitstore.events.kinds import Kind
 from gitstore.events.turns import check_tool_responses
+from gitstore.refs import create as refcreate
 from gitstore.refs import transaction
 from gitstore.refs.transaction import RefUpdate
 from gitstore.store import diskfault, maintenance, packwrite
@@ -63,22 +65,46 @@ class Writing(Reading):
         for event, data in fitted:
             if event.get("type") == Kind.TOOL_CALL_REQUEST:
                 names[str(event.get("id"))] = str(event.get("name"))
-            blob = self.repo.create_blob(data)
-            builder = self.repo.TreeBuilder()
-            builder.insert("event.json", blob, pygit2.GIT_FILEMODE_BLOB)
-            tree = builder.write()
-            author = self._signature(commits.author_name(event), event)
-            committer = self._signature(self.identity.name, event)
-            parents = [pygit2.Oid(hex=parent)] if parent else []
-            oid = self.repo.create_commit(
-                None, author, committer, commits.message(event, names), tree, parents
-            )
+            oid = diskfault.retried(partial(self._event_commit, event, data, parent, names))
             rows.append((str(oid), parent, event))
             parent = str(oid)
             out.append(parent)
         self.cache.add(rows)
         self.maintenance.wrote(len(out))  # libgit2 never packs: git gc --auto when due
         return out
+
+    def _event_commit(
+        self, event: Event, data: bytes, parent: str | None, names: dict[str, str]
+    ) -> pygit2.Oid:
+        """One event's blob, tree and commit (the same ids whenever it is written)."""
+        blob = self.repo.create_blob(data)
+        builder = self.repo.TreeBuilder()
+        builder.insert("event.json", blob, pygit2.GIT_FILEMODE_BLOB)
+        tree = builder.write()
+        author = self._signature(commits.author_name(event), event)
+        committer = self._signature(self.identity.name, event)
+        parents = [pygit2.Oid(hex=parent)] if parent else []
+        message = commits.message(event, names)
+        return self.repo.create_commit(None, author, committer, message, tree, parents)
+
+    def _keep_written(
+        self,
+        chain: list[str],
+        events: Sequence[Event],
+        parent: str | None,
+        tool_names: dict[str, str] | None,
+    ) -> None:
+        """Write ``chain`` again if git's prune removed some of it (``git gc
+        --prune=now`` beside this write): the same events give the same commits."""
+        for _ in range(diskfault.PRUNE_RETRIES):
+            odb = self.repo.odb
+            if all(pygit2.Oid(hex=oid) in odb for oid in chain):
+                return
+            if self.write_commits(events, parent, tool_names) != chain:
+                break
+        self._check_written(chain[-1])
+        for oid in chain:
+            self._check_written(oid)
 
     def _fit(self, event: Event) -> tuple[Event, bytes]:
         """``event`` and its bytes, within the size limit (``boundary.fit_event``)."""
@@ -118,17 +144,20 @@ class Writing(Reading):
         tip = chain[-1] if chain else parent
         if tip is None:
             raise ValueError("a conversation needs at least one event")
-        self.repo.create_blob(ids.anchor_bytes(cid))
+        diskfault.retried(partial(self.repo.create_blob, ids.anchor_bytes(cid)))
         faults.point("create:objects-written")
+        self._keep_written(chain, events, parent, tool_names)
+        name = refs.live(cid)
         try:
-            with self.ops.moving([RefUpdate(refs.live(cid), None, tip)]):
-                self.repo.create_reference_direct(refs.live(cid), tip, False, message=reason)
-        except pygit2.AlreadyExistsError:
-            raise ConversationExists(cid) from None
-        except (pygit2.GitError, OSError):
-            if (self.gitdir / f"{refs.live(cid)}.lock").exists() or self.exists(cid):
-                raise ConversationExists(cid) from None  # another writer is creating it
+            with self.ops.moving([RefUpdate(name, None, tip)]):
+                if not refcreate.create(self.repo, self.gitdir, name, tip, reason):
+                    raise ConversationExists(cid)  # another writer took the id first
+        except RefBusy:
+            locked = self._locked(name)  # a lock that outlived its writer
+            if locked is not None:
+                raise locked from None
             raise
+        self._keep_written(chain, events, parent, tool_names)  # pruned as the ref moved
         return tip
 
     def append(
@@ -163,7 +192,9 @@ class Writing(Reading):
         if not chain:
             return expected
         faults.point("append:objects-written")
+        self._keep_written(chain, events, expected, tool_names)
         self._move_tip(cid, expected, chain[-1], reason)
+        self._keep_written(chain, events, expected, tool_names)  # pruned as the ref moved
 
         if self.locate(cid) is None:
             raise ConversationNotFound(cid)

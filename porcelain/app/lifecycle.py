@@ -13,6 +13,8 @@ from gitstore import (
     Event,
     Kind,
     Located,
+    LockedRef,
+    RefBusy,
     Store,
     config_delta_event,
     conversation_start_event,
@@ -21,6 +23,7 @@ from gitstore import (
 )
 from porcelain import clock
 from porcelain.config import Recorded
+from porcelain.errors import UserError
 
 if TYPE_CHECKING:
     from porcelain.config import Recorded
@@ -40,16 +43,27 @@ def publish(
     reason: str,
     cid: str | None = None,
 ) -> str:
-    """Create a conversation under a fresh id (``cid`` first when given and free).
+    """Create a conversation under a fresh id (``cid`` first when given and free)."""
+    return publish_at(store, events, parent, reason, cid)[0]
+
+
+def publish_at(
+    store: Store,
+    events: Callable[[str], Sequence[Event]],
+    parent: str | None,
+    reason: str,
+    cid: str | None = None,
+) -> tuple[str, str]:
+    """``publish``, with the tip this process created the conversation at.
 
     Processes that start conversations in the same decisecond pick the same
-    id; the loser of the ref creation takes the next one instead of failing.
+    id; the creation is a compare-and-swap against absence, so the loser takes
+    the next free id instead of failing (or of writing over the winner).
     """
     for attempt in range(ID_ATTEMPTS):
         chosen = cid if attempt == 0 and cid and not store.exists(cid) else fresh_id(store)
         try:
-            store.create(chosen, events(chosen), parent, f"{reason} {chosen}")
-            return chosen
+            return chosen, store.create(chosen, events(chosen), parent, f"{reason} {chosen}")
         except ConversationExists:
             time.sleep(random.uniform(0, 0.01))
     raise ConversationExists(chosen)
@@ -62,15 +76,29 @@ def start_event(cid: str, **fields: Any) -> Event:
 
 
 def new_conversation(store: Store, title: str | None = None, activate: bool = True) -> str:
+    return create_conversation(store, title, activate)[0]
+
+
+def create_conversation(
+    store: Store, title: str | None = None, activate: bool = True
+) -> tuple[str, str]:
+    """A new conversation: its id and the tip this process created it at."""
     if activate:  # a JP_HEAD that cannot move: refuse before the conversation exists
         store.check_unlocked("JP_HEAD")
-    cid = publish(store, lambda c: [start_event(c)], None, "jp conversation new")
+    cid, tip = publish_at(store, lambda c: [start_event(c)], None, "jp conversation new")
     if title:
         store.set_meta(cid, {"title": title}, f"jp: title of {cid}")
     if activate:
-        store.set_active(cid)
+        try:
+            store.set_active(cid)
+        except (RefBusy, LockedRef) as exc:  # the conversation exists: say so, not "nothing"
+            raise UserError(
+                f"created conversation {cid}, but JP_HEAD stayed locked ({exc}), so it "
+                "is not the active one",
+                f"make it active once the other command is done: `jp conversation use {cid}`",
+            ) from None
         record_activation(store, cid)
-    return cid
+    return cid, tip
 
 
 def fork(

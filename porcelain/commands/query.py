@@ -8,7 +8,12 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from gitstore import Conversation, record_activation
-from porcelain.app.lifecycle import config_delta, fresh_id, new_conversation, start_event
+from porcelain.app.lifecycle import (
+    config_delta,
+    create_conversation,
+    fresh_id,
+    start_event,
+)
 from porcelain.app.query.meter import fill_to_report
 from porcelain.app.query.prompt import Ask, gather
 from porcelain.app.query.turn import TurnContext, commit, is_review, precheck, run_turn
@@ -21,7 +26,7 @@ from porcelain.config import Recorded, diff_delta, filter_delta, merge, validate
 from porcelain.config.toolenv import provider_keys
 from porcelain.domain.defaults import DEFAULT_MODEL, OFFLINE_MODEL, default_model
 from porcelain.domain.token_usage import total
-from porcelain.errors import UsageError
+from porcelain.errors import UsageError, UserError
 from porcelain.render.meter import meter_json, meter_line
 from porcelain.render.stream import StreamView
 
@@ -182,11 +187,18 @@ def _query_fresh(
         cid = fresh_id(store)
         _run(app, Conversation(cid, "", False, [start_event(cid)]), ask, model, specs, no_persist)
         return
-    cid = new_conversation(store, title)
+    cid, created = create_conversation(store, title)
     if announce:
         app.output.note(f"Started conversation {cid} (there was no active one).")
     with store.hold(cid, wait=10.0):
-        _run(app, store.load(cid), ask, model, specs, no_persist)
+        conv = store.load(cid)
+        if created not in conv.commits:  # never a turn on a chain this process did not start
+            raise UserError(
+                f"conversation {cid} was replaced by another writer before this query's "
+                "turn; nothing of the query was written",
+                "run the command again",
+            )
+        _run(app, conv, ask, model, specs, no_persist)
 
 
 def _query_existing(

@@ -217,6 +217,18 @@ def _environment(fault: Any) -> JpError:
             f"no space left on the device (or a file size limit) writing {where}",
             "free some space, then run the command again; what was written before is kept",
         )
+    if fault.kind == "damaged-refs":
+        return FaultError(
+            "the store's packed-refs file is damaged, so refs it holds cannot be read or moved",
+            "`jp doctor` names the damage; `jp doctor --fix` rebuilds it from what survives "
+            "(its good lines, the loose refs and the reflogs)",
+        )
+    if fault.kind == "pruned":
+        return FaultError(
+            f"git's prune (git gc --prune=now, git prune) removed objects jp had just "
+            f"written in {where}, before its ref pointed at them",
+            "run the command again once git's maintenance is done; what was written before is kept",
+        )
     if fault.kind == "io":
         return FaultError(
             f"the disk did not keep what jp wrote in {where} ({fault.detail})",

@@ -217,3 +217,28 @@ def test_what_the_store_records_is_dated_by_its_clock(tmp_path: Path) -> None:
     assert activations(store) == {"jp-c19000000001": at.timestamp()}
     note = store.note(store.notes_refs.meta, "jp-c19000000001") or ""
     assert f'"t":{int(at.timestamp() * 1000)}' in note.replace(" ", "")
+
+
+def test_an_object_write_spoiled_by_a_prune_is_written_again() -> None:
+    """git's prune removed `objects/XX/` between libgit2's mkdir and rename."""
+    from gitstore.store import diskfault
+
+    calls: list[int] = []
+
+    def write() -> str:
+        calls.append(1)
+        if len(calls) == 1:
+            raise pygit2.GitError("failed to rename lockfile to '/x/objects/ab/cd': No such file")
+        return "written"
+
+    assert diskfault.retried(write) == "written" and len(calls) == 2
+
+
+def test_a_written_object_gone_with_its_folder_is_named_as_a_prune(store: Store) -> None:
+    from gitstore.errors import EnvironmentFault
+    from gitstore.store import diskfault
+
+    missing = "ab" + "0" * 38  # its folder objects/ab/ is not there: pruned away
+    with pytest.raises(EnvironmentFault) as caught:
+        diskfault.check_written(store.repo, store.gitdir, missing)
+    assert caught.value.kind == "pruned"
