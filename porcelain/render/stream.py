@@ -61,6 +61,9 @@ class StreamView:
                 self.output.write_styled(shown)
                 if shown:
                     self.open_line = not shown.endswith("\n")
+            elif kind == "note":  # a remark to the person, no part of the answer
+                self._end_text()
+                self.output.write_err(text)
             self.mode = kind
 
     def _end_text(self) -> None:
