@@ -43,7 +43,7 @@ SUMMARIES = {
     "op": "The operation log: list operations, restore the store to one.",
     "doctor": "Check a store (fsck, journals, locks, cache, format) and mend it.",
     "completion": "Shell completion for bash, zsh and fish (ids, keys, remotes).",
-    "model": "The warm model process: its status, stopping it.",
+    "model": "The models jp can call (model ls), the warm model process.",
 }
 ALIASES = {"q": "query", "c": "conversation", "conversations": "conversation", "cfg": "config"}
 

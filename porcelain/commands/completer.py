@@ -24,7 +24,6 @@ from typing import Any
 import click
 
 from porcelain.domain import idprefix
-from porcelain.domain.defaults import DEFAULT_MODEL, OFFLINE_MODEL
 from porcelain.render.output import escape_untrusted
 
 FILES = "__jp_files__"  # the reply that asks the shell for file names
@@ -37,12 +36,6 @@ KEYWORDS = {
     "pinned": "the one pinned last",
     "archived": "the one archived last",
 }
-MODELS = (
-    OFFLINE_MODEL,
-    DEFAULT_MODEL,
-    "anthropic/claude-opus-4-1",
-    "anthropic/claude-haiku-4-5",
-)
 # (command name, parameter name) -> what the parameter takes
 _KEYS = {("get", "key"), ("set", "key"), ("unset", "key")}
 _REMOTES = {("push", "remote"), ("pull", "remote"), ("sync", "remote"), ("remove", "name")}
