@@ -29,6 +29,7 @@ COMMANDS = {
     "doctor": "porcelain.commands.doctor:doctor",
     "completion": "porcelain.commands.completion:completion",
     "model": "porcelain.commands.model:model",
+    "status": "porcelain.commands.status:status",
 }
 SUMMARIES = {
     "init": "Create a store (a bare git repository).",
@@ -44,6 +45,7 @@ SUMMARIES = {
     "doctor": "Check a store (fsck, journals, locks, cache, format) and mend it.",
     "completion": "Shell completion for bash, zsh and fish (ids, keys, remotes).",
     "model": "The models jp can call (model ls), the warm model process.",
+    "status": "The store, its remotes, the active conversation, anything pending.",
 }
 ALIASES = {"q": "query", "c": "conversation", "conversations": "conversation", "cfg": "config"}
 
