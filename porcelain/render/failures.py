@@ -54,6 +54,7 @@ def _messages() -> list[tuple[type[BaseException], Message]]:
             NothingToUndo,
             RefBusy,
             RefLocked,
+            RemoteSetupError,
             StaleTip,
             StoreError,
             StoreFormatTooNew,
@@ -79,6 +80,7 @@ def _messages() -> list[tuple[type[BaseException], Message]]:
                 (UndoConflict, _undo_conflict),
                 (InvalidEvent, lambda e: UserError(str(e))),
                 (StoreError, lambda e: UserError(f"store {e.path}: {e.reason}")),
+                (RemoteSetupError, _remote_setup),
                 (SyncError, lambda e: UserError(f"sync with {e.remote} failed: {e.reason}")),
                 (RefBusy, _ref_busy),
             ]
@@ -87,6 +89,14 @@ def _messages() -> list[tuple[type[BaseException], Message]]:
 
 
 OP_LOG_HINT = "`jp op log` lists the operations"
+
+
+def _remote_setup(exc: Any) -> JpError:
+    name = exc.remote
+    hint = None
+    if "already exists" in exc.reason:
+        hint = f"pick another name, or change its URL with `git remote set-url {name} URL`"
+    return UserError(f"remote {name} {exc.reason}; nothing was changed", hint)
 
 
 def _invalid_id(exc: Any) -> JpError:
