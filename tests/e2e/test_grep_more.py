@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from tests.e2e.harness import OWN, RUST, User
-from tests.support.terminal import run_on_terminal, without_styles
+from tests.support.terminal import raw_controls, run_on_terminal, without_styles
 
 COMPACTED = OWN / "17800000103-with-compaction"
 
@@ -53,3 +53,13 @@ def test_hits_are_grouped_by_conversation_and_turn_on_a_terminal(user: User) -> 
     assert piped.startswith(f"{billing}:8:user:"), "a pipe keeps one hit per line"
     headed = user.ok("conversation", "grep", "--heading", "xdist")
     assert headed.startswith(f"{billing}: Billing\n  turn 8\n")
+
+
+def test_a_hostile_title_in_a_heading_or_a_title_search_is_shown_harmless(user: User) -> None:
+    billing = user.import_(COMPACTED)
+    user.ok("conversation", "edit", billing, "--title", "evil \x1b]0;owned\x07\x1b[2J title")
+    code, shown = run_on_terminal(["conversation", "grep", "xdist"], user.env, user.root)
+    assert code == 0 and raw_controls(without_styles(shown)) == [], shown
+    code, shown = run_on_terminal(["conversation", "use", "evil"], user.env, user.root)
+    assert code == 0 and raw_controls(without_styles(shown)) == [], shown
+    assert user.active() == billing
