@@ -77,29 +77,30 @@ def _routine(o: Outcome, continues: dict[str, str]) -> bool:
     return o.action in _COUNTED and o.id not in continues
 
 
+def _rows(outcomes: Sequence[Outcome], continues: dict[str, str]) -> list[dict[str, Any]]:
+    """The outcomes as `-F json` gives them (always every one)."""
+    rows: list[dict[str, Any]] = []
+    for o in outcomes:
+        row: dict[str, Any] = {"id": o.id, "action": o.action, "direction": o.direction}
+        row["kind"] = o.kind
+        if o.new_id:
+            row["new_id"] = o.new_id
+        if o.id in continues:
+            row["continues"] = continues[o.id]
+        if o.detail:
+            row["detail"] = o.detail
+        if o.kept:
+            row["quarantine"] = o.kept
+        rows.append(row)
+    return rows
+
+
 def _report(
     app: App, remote: str, outcomes: Sequence[Outcome], verb: str, verbose: bool = False
 ) -> None:
     continues = continuations(app.store(), outcomes)
     if app.output.json:
-        rows: list[dict[str, Any]] = []
-        for o in outcomes:
-            row: dict[str, Any] = {
-                "id": o.id,
-                "action": o.action,
-                "direction": o.direction,
-                "kind": o.kind,
-            }
-            if o.new_id:
-                row["new_id"] = o.new_id
-            if o.id in continues:
-                row["continues"] = continues[o.id]
-            if o.detail:
-                row["detail"] = o.detail
-            if o.kept:
-                row["quarantine"] = o.kept
-            rows.append(row)
-        app.output.data(rows)
+        app.output.data(_rows(outcomes, continues))
     else:
         shown = 0
         routine = sum(1 for o in outcomes if _routine(o, continues))

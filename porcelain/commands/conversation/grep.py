@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from gitstore import CorruptEvent, Event, Store, created_at, turn_indices
+from gitstore import CorruptEvent, Event, Located, Store, created_at, turn_indices
 from porcelain.app.targets import resolve
 from porcelain.commands.context import App
 from porcelain.domain.grephits import grouped_lines, merge_hits, plain_lines
@@ -101,15 +101,7 @@ def grep(
     except re.error as exc:
         raise UsageError(f"invalid pattern {text!r}: {exc}") from None
     store = app.store()
-    if targets:
-        located = [resolve(store, t) for t in targets]
-    else:
-        located = store.refs(archived=None if archived else False)
-        if not reviews:
-            sources = store.sources()
-            located = [
-                loc for loc in located if not (loc.archived and store.anchor(loc.cid) in sources)
-            ]
+    located = _searched(store, targets, archived, reviews)
     wanted = scopes or tuple(SCOPES)
     found: list[tuple[str, str, dict[str, object]]] = []
     if len(located) > 1:
@@ -134,6 +126,20 @@ def grep(
         app.output.lines([line for hit in hits for line in plain_lines(hit, context > 0)])
     if not hits:
         raise click.exceptions.Exit(1)
+
+
+def _searched(
+    store: Store, targets: tuple[str, ...], archived: bool, reviews: bool
+) -> list[Located]:
+    """The conversations to search: the ones named, else every live one (and archived
+    ones with ``archived``; archived reviews only with ``reviews``)."""
+    if targets:
+        return [resolve(store, t) for t in targets]
+    located = store.refs(archived=None if archived else False)
+    if reviews:
+        return located
+    sources = store.sources()
+    return [loc for loc in located if not (loc.archived and store.anchor(loc.cid) in sources)]
 
 
 def _titles(store: Store, hits: list[dict[str, Any]]) -> dict[str, str]:
