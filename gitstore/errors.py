@@ -92,6 +92,11 @@ class SyncError(GitStoreError):
         self.reason = reason
 
 
+class RemoteSetupError(SyncError):
+    """A remote that cannot be set up as asked (a name taken by another URL, no URL):
+    nothing was sent or fetched."""
+
+
 class CorruptEvent(GitStoreError):
     """A commit in a conversation's chain that does not hold a readable event."""
 

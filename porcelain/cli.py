@@ -29,6 +29,7 @@ COMMANDS = {
     "doctor": "porcelain.commands.doctor:doctor",
     "completion": "porcelain.commands.completion:completion",
     "model": "porcelain.commands.model:model",
+    "status": "porcelain.commands.status:status",
 }
 SUMMARIES = {
     "init": "Create a store (a bare git repository).",
@@ -43,7 +44,8 @@ SUMMARIES = {
     "op": "The operation log: list operations, restore the store to one.",
     "doctor": "Check a store (fsck, journals, locks, cache, format) and mend it.",
     "completion": "Shell completion for bash, zsh and fish (ids, keys, remotes).",
-    "model": "The warm model process: its status, stopping it.",
+    "model": "The models jp can call (model ls), the warm model process.",
+    "status": "The store, its remotes, the active conversation, anything pending.",
 }
 ALIASES = {"q": "query", "c": "conversation", "conversations": "conversation", "cfg": "config"}
 

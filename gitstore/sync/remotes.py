@@ -35,7 +35,7 @@ from pathlib import Path
 import pygit2
 
 from gitstore import faults, refs
-from gitstore.errors import SyncError
+from gitstore.errors import RemoteSetupError, SyncError
 from gitstore.sync import configfile, quarantine
 
 TRACKING_ROOT = "refs/jp-remotes/"
@@ -157,12 +157,12 @@ def add(
     "created", "configured", "updated" (replaced) or "unchanged"."""
     check_name(name)
     if not url.strip():
-        raise SyncError(name, "the URL is empty")
+        raise RemoteSetupError(name, "needs a URL")
     existing = find(repo, name)
     fetch, legacy = fetch_refspecs(name), _legacy(name)
     if existing is not None:
         if existing.url != url:
-            raise SyncError(name, f"already exists with URL {existing.url}")
+            raise RemoteSetupError(name, f"already exists with URL {existing.url}")
         missing = [s for s in fetch if s not in existing.fetch]
         stale = [s for s in existing.fetch + existing.push if s in legacy]
         if not missing and not stale:

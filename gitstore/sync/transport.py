@@ -208,9 +208,27 @@ class GitCli:
         found = parse_porcelain(proc.stdout)
         if proc.returncode != 0 and not found:
             raise SyncError(remote, _last_lines(proc.stderr))
+        said = remote_said(proc.stderr)
+        if said:  # the remote's own reason (a hook's message), beside git's summary
+            found = [
+                r if r.ok else RefResult(r.ref, False, f"{r.summary}; the remote said: {said}")
+                for r in found
+            ]
         by_ref = {r.ref: r for r in found}
         # a ref git did not report was not pushed
         return [by_ref.get(u.ref, RefResult(u.ref, False, "not reported by git")) for u in updates]
+
+
+def remote_said(stderr: str, limit: int = 300) -> str:
+    """The ``remote:`` lines git relays from the server (a hook's reason), joined and
+    bounded: untrusted text, which the porcelain shows as a one-line field."""
+    lines = [
+        line[len("remote:") :].strip()
+        for line in stderr.splitlines()
+        if line.startswith("remote:") and line[len("remote:") :].strip()
+    ]
+    text = "; ".join(lines[-3:])
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def parse_porcelain(stdout: str) -> list[RefResult]:

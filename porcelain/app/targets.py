@@ -2,14 +2,27 @@
 
 `active`/`.` (the default), `recent`/`r` (last activated here), `newest`/`n`
 (newest id), `pinned`/`p` (most recently pinned), `archived`/`a` (most
-recently archived).  Anything else must be a conversation id or a unique
+recently archived), `@N` (the N-th most recently active live conversation:
+`@1` has the latest event; ids hold no `@`, so a handle never clashes with a
+prefix).  Anything else must be a conversation id or a unique
 prefix of one, with or without ``jp-c`` (`porcelain/domain/idprefix.py`); it is
 checked before it is used in a ref name.
 """
 
 from __future__ import annotations
 
-from gitstore import Located, Store, activations, check_id, created_at, is_valid_id
+import re
+
+from gitstore import (
+    ConversationNotFound,
+    InvalidId,
+    Located,
+    Store,
+    activations,
+    check_id,
+    created_at,
+    is_valid_id,
+)
 from porcelain.domain import idprefix
 from porcelain.errors import UserError
 
@@ -26,6 +39,8 @@ KEYWORDS = {
     "archived": "archived",
 }
 
+HANDLE = re.compile(r"@[0-9]{1,6}")
+
 NO_ACTIVE_HINT = (
     "start one with `jp q --new TEXT`, or pick one: `jp conversation use ID` "
     "(list them with `jp conversation ls`)"
@@ -37,6 +52,8 @@ def resolve(store: Store, target: str | None, *, archived_ok: bool = True) -> Lo
     keyword = KEYWORDS.get(target or "active") if target is None or target in KEYWORDS else None
     if keyword is not None:
         cid = _keyword(store, keyword)
+    elif target is not None and HANDLE.fullmatch(target):
+        cid = by_handle(store, int(target[1:]))
     else:
         cid = _by_id(store, target or "")
     found = store.require(cid)
@@ -101,3 +118,70 @@ def _latest(store: Store, *, archived: bool, key: str) -> str:
         what = "archived" if archived else "pinned"
         raise UserError(f"there are no {what} conversations")
     return max(candidates)[1]
+
+
+def recent_ids(store: Store) -> list[str]:
+    """Live conversations, the most recently active (latest event) first: ``@1``, ``@2``..."""
+    # lazy: the summaries (cached) load only when a handle is used
+    from porcelain.app.describe import summaries
+
+    live = list(store.refs(archived=False))
+    sums = summaries(store, live)
+    return [
+        loc.cid
+        for loc in sorted(live, key=lambda loc: (sums[loc.tip]["last_ts"], loc.cid), reverse=True)
+    ]
+
+
+def by_handle(store: Store, n: int) -> str:
+    ids = recent_ids(store)
+    if not ids:
+        raise UserError("there are no conversations", NO_ACTIVE_HINT)
+    if not 1 <= n <= len(ids):
+        raise UserError(
+            f"@{n}: there {'is' if len(ids) == 1 else 'are'} {len(ids)} live "
+            f"conversation{'' if len(ids) == 1 else 's'} (@1 to @{len(ids)})",
+            "`jp conversation ls` lists them, the most recently active last",
+        )
+    return ids[n - 1]
+
+
+def search_titles(store: Store, text: str) -> list[tuple[str, str]]:
+    """(id, title) of the conversations whose title (or, untitled, first request)
+    holds ``text``, case and spacing aside; live ones first, most recent first."""
+    # lazy: the listing loads only for a title search
+    from porcelain.app.describe import listing
+
+    wanted = " ".join(text.split()).casefold()
+    if not wanted:
+        return []
+    rows = listing(store, list(store.refs(archived=None)), None)
+    found = []
+    for row in sorted(
+        rows, key=lambda r: (not r["archived"], r["last_event_at"] or ""), reverse=True
+    ):
+        title = str(row["title"] or row["preview"] or "")
+        if wanted in " ".join(title.split()).casefold():
+            found.append((str(row["id"]), title))
+    return found
+
+
+def resolve_or_search(store: Store, target: str) -> Located:
+    """``resolve``, and when ``target`` names no conversation that way, the one
+    conversation whose title holds it (several: an error naming them)."""
+    try:
+        return resolve(store, target)
+    except (UserError, InvalidId, ConversationNotFound) as first:
+        if target in KEYWORDS or HANDLE.fullmatch(target):
+            raise
+        found = search_titles(store, target)
+        if not found:
+            raise first from None
+        if len(found) > 1:
+            shown = "; ".join(f"{cid} ({title[:40]})" for cid, title in found[:5])
+            more = f" and {len(found) - 5} more" if len(found) > 5 else ""
+            raise UserError(
+                f"{len(found)} conversations have {target!r} in their title: {shown}{more}",
+                "type more of the title, or use an id",
+            ) from None
+        return store.require(found[0][0])

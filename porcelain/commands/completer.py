@@ -24,7 +24,6 @@ from typing import Any
 import click
 
 from porcelain.domain import idprefix
-from porcelain.domain.defaults import DEFAULT_MODEL, OFFLINE_MODEL
 from porcelain.render.output import escape_untrusted
 
 FILES = "__jp_files__"  # the reply that asks the shell for file names
@@ -37,12 +36,6 @@ KEYWORDS = {
     "pinned": "the one pinned last",
     "archived": "the one archived last",
 }
-MODELS = (
-    OFFLINE_MODEL,
-    DEFAULT_MODEL,
-    "anthropic/claude-opus-4-1",
-    "anthropic/claude-haiku-4-5",
-)
 # (command name, parameter name) -> what the parameter takes
 _KEYS = {("get", "key"), ("set", "key"), ("unset", "key")}
 _REMOTES = {("push", "remote"), ("pull", "remote"), ("sync", "remote"), ("remove", "name")}
@@ -140,6 +133,11 @@ def complete(
     # lazy: click's completion internals load only when the shell asks
     from click.shell_completion import _resolve_context, _resolve_incomplete
 
+    if words and words[-1] == "=" and len(words) >= 2:
+        # bash splits `--cfg KEY=VALUE` at the `=`: complete VALUE alone (bash
+        # replaces only the word after the `=`), never a command name
+        return safe_items(_cfg_values(words[-2], sources), current)
+    words = _joined(words)
     try:
         ctx = _resolve_context(root, {}, "jp", list(words))
         target, current = _resolve_incomplete(ctx, list(words), current)
@@ -171,6 +169,9 @@ def _values(
     if where in _KEYS:
         return safe_items(config_keys(), current)
     if name == "overrides":  # --cfg KEY=VALUE
+        key, sep, _ = current.partition("=")
+        if sep:
+            return safe_items([(f"{key}={v}", a) for v, a in _cfg_values(key, sources)], current)
         return safe_items([(k + "=", about) for k, about in config_keys()], current)
     if where in _REMOTES:
         return safe_items(sources("remotes"), current)
@@ -180,6 +181,30 @@ def _values(
         return safe_items([(str(c), "") for c in param.type.choices], current)
     if isinstance(param.type, click.Path | click.File):
         return [(FILES, "")]
+    return []
+
+
+def _joined(words: list[str]) -> list[str]:
+    """The words with bash's split ``KEY`` ``=`` ``VALUE`` put back together."""
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        if words[i] == "=" and out:
+            out[-1] += "=" + (words[i + 1] if i + 1 < len(words) else "")
+            i += 2
+            continue
+        out.append(words[i])
+        i += 1
+    return out
+
+
+def _cfg_values(key: str, sources: Callable[[str], list[tuple[str, str]]]) -> list[Item]:
+    """What the value of configuration ``key`` may be: model ids for a model key,
+    true or false for a switch; nothing else is guessed."""
+    if key.endswith(".model.id"):
+        return sources("models")
+    if key.endswith((".enable", ".confirm")):
+        return [("true", ""), ("false", "")]
     return []
 
 

@@ -148,9 +148,6 @@ def _answer(app: App, shell: str, words: list[str]) -> None:
 
 def _source(app: App, kind: str) -> list[tuple[str, str]]:
     """The store's side of a completion; nothing when there is no store to read."""
-    # lazy: the completion machinery loads only when the shell asks
-    from porcelain.commands.completer import MODELS
-
     try:
         if kind == "ids":
             # lazy: the listing code loads only to complete ids
@@ -163,7 +160,11 @@ def _source(app: App, kind: str) -> list[tuple[str, str]]:
 
             return [(r.name, r.url) for r in list_remotes(app.store())]
         if kind == "models":
-            return [(m, "") for m in MODELS]
+            # lazy: the model list loads only to complete -m
+            from porcelain.app.modellist import completions, model_list
+
+            config = app.config(warn=False)
+            return completions(model_list(config, app.environ, config.model_id() or ""))
     except (GitStoreError, JpError, OSError):
         return []
     return []

@@ -10,18 +10,38 @@ import click
 
 from porcelain import clock
 from porcelain.commands.context import App
+from porcelain.domain.defaults import default_model
 
 
 @click.group()
 def model() -> None:
-    """The warm model process that keeps a provider's SDK loaded.
+    """The models jp can call (`jp model ls`) and the warm model process.
 
-    The first `jp q` that calls a provider starts it; later queries hand it
+    `jp model ls` lists providers, aliases and model ids, with the key each
+    needs and whether it is set.  The first `jp q` that calls a provider starts it; later queries hand it
     their request over an owner-only socket, so the SDK is imported once per
     session.  It stops by itself after `assistant.warm.idle_minutes` (15)
     without a request.  Turn it off with `assistant.warm.enable = false`, or
     JP_WARM=0 in the environment.
     """
+
+
+@model.command("ls")
+@click.pass_obj
+def ls(app: App) -> None:
+    """List providers (built in and configured), aliases and known model ids, with
+    each model's context window and the key it needs (set or not; never its value)."""
+    # lazy: the model list loads only for `jp model ls`
+    from porcelain.app.modellist import model_list
+    from porcelain.render.modelview import model_lines
+
+    config = app.config()
+    default = config.model_id() or default_model(app.has_api_key())
+    listing = model_list(config, app.environ, default)
+    if app.output.json:
+        app.output.data(listing.to_json())
+        return
+    app.output.lines(model_lines(listing))
 
 
 @model.command()

@@ -8,6 +8,7 @@ history and pull prints the new id of the local continuation.
 from __future__ import annotations
 
 import shutil
+from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -58,31 +59,54 @@ def _phrase(o: Outcome, remote: str, continues: dict[str, str] | None = None) ->
     return f"{untrusted_field(o.id)}: {text}"
 
 
-def _report(app: App, remote: str, outcomes: Sequence[Outcome], verb: str) -> None:
+SUMMARY_AFTER = 10  # more routine lines than this become one summary line (-v: each)
+_COUNTED = {
+    "created": "new",
+    "fast-forwarded": "updated",
+    "archived": "archived",
+    "unarchived": "live again",
+    "merged": "notes merged",
+}
+
+
+def _routine(o: Outcome, continues: dict[str, str]) -> bool:
+    """A plain new, updated or archived conversation (or notes): counted in a long list;
+    a divergence, a collision or a continuation is always named."""
+    if o.kind in ("refused", "warning") or o.action in UNFINISHED | {"refused"}:
+        return False
+    return o.action in _COUNTED and o.id not in continues
+
+
+def _rows(outcomes: Sequence[Outcome], continues: dict[str, str]) -> list[dict[str, Any]]:
+    """The outcomes as `-F json` gives them (always every one)."""
+    rows: list[dict[str, Any]] = []
+    for o in outcomes:
+        row: dict[str, Any] = {"id": o.id, "action": o.action, "direction": o.direction}
+        row["kind"] = o.kind
+        if o.new_id:
+            row["new_id"] = o.new_id
+        if o.id in continues:
+            row["continues"] = continues[o.id]
+        if o.detail:
+            row["detail"] = o.detail
+        if o.kept:
+            row["quarantine"] = o.kept
+        if o.acknowledged:
+            row["acknowledged"] = True
+        rows.append(row)
+    return rows
+
+
+def _report(
+    app: App, remote: str, outcomes: Sequence[Outcome], verb: str, verbose: bool = False
+) -> None:
     continues = continuations(app.store(), outcomes)
     if app.output.json:
-        rows: list[dict[str, Any]] = []
-        for o in outcomes:
-            row: dict[str, Any] = {
-                "id": o.id,
-                "action": o.action,
-                "direction": o.direction,
-                "kind": o.kind,
-            }
-            if o.new_id:
-                row["new_id"] = o.new_id
-            if o.id in continues:
-                row["continues"] = continues[o.id]
-            if o.detail:
-                row["detail"] = o.detail
-            if o.kept:
-                row["quarantine"] = o.kept
-            if o.acknowledged:
-                row["acknowledged"] = True
-            rows.append(row)
-        app.output.data(rows)
+        app.output.data(_rows(outcomes, continues))
     else:
         shown = 0
+        routine = sum(1 for o in outcomes if _routine(o, continues))
+        counted: Counter[str] = Counter()
         for o in outcomes:
             if o.kind == "refused":
                 kept = f"; kept as {untrusted_field(o.kept)}" if o.kept else ""
@@ -95,9 +119,18 @@ def _report(app: App, remote: str, outcomes: Sequence[Outcome], verb: str) -> No
                 app.output.note(f"warning: {where}: {why}")
             elif o.action in UNFINISHED or o.action == "refused":
                 app.output.note(f"{remote}: {_phrase(o, remote)}")
-            else:
+            elif verbose or not _routine(o, continues) or routine <= SUMMARY_AFTER:
                 app.output.line(_phrase(o, remote, continues))
                 shown += 1
+            else:
+                label = _COUNTED[o.action]
+                if o.direction == "push":
+                    label = f"{label} on {remote}" if o.action.endswith("archived") else "sent"
+                counted[label] += 1
+                shown += 1
+        if counted:
+            done = ", ".join(f"{n} {what}" for what, n in counted.items())
+            app.output.line(f"{remote}: {done} (`-v` names each)")
         if shown == 0 and not any(o.action in UNFINISHED | {"refused"} for o in outcomes):
             app.output.line(
                 f"Already up to date with {remote}."
@@ -169,20 +202,23 @@ def _syncer(app: App, name: str | None, progress: _Progress) -> Syncer:
     return open_sync(store, name, git, progress)
 
 
-def _run(app: App, name: str | None, verb: str) -> None:
+def _run(app: App, name: str | None, verb: str, verbose: bool = False) -> None:
     progress = _Progress(app)
     syncer = _syncer(app, name, progress)
     try:
         outcomes = syncer.pull() if verb == "pull" else push_all(syncer)
     finally:
         progress.clear()
-    _report(app, syncer.remote, outcomes, verb)
+    _report(app, syncer.remote, outcomes, verb, verbose)
 
 
 @click.command()
 @click.argument("remote", required=False)
+@click.option(
+    "-v", "--verbose", is_flag=True, help="Name every conversation moved, even in a long list."
+)
 @click.pass_obj
-def pull(app: App, remote: str | None) -> None:
+def pull(app: App, remote: str | None, verbose: bool) -> None:
     """Fetch conversations from REMOTE and bring them in.
 
     Conversations changed only there move forward here.  One continued on
@@ -195,7 +231,7 @@ def pull(app: App, remote: str | None) -> None:
     origin; a remote with settings of its own (a project's code remote) is
     used only when named.
     """
-    _run(app, remote, "pull")
+    _run(app, remote, "pull", verbose)
 
 
 @click.command()
@@ -208,13 +244,16 @@ def pull(app: App, remote: str | None) -> None:
     "`jp undo` brings it back here (docs/sync.md).",
 )
 @click.option("-y", "--yes", is_flag=True, help="With --delete: do not ask.")
+@click.option(
+    "-v", "--verbose", is_flag=True, help="Name every conversation moved, even in a long list."
+)
 @click.pass_obj
-def push(app: App, remote: str | None, delete: str | None, yes: bool) -> None:
+def push(app: App, remote: str | None, delete: str | None, yes: bool, verbose: bool) -> None:
     """Pull from REMOTE, then send what it lacks (never forced)."""
     if delete is None:
         if yes:
             raise UsageError("-y goes with --delete only", "push itself never asks")
-        _run(app, remote, "push")
+        _run(app, remote, "push", verbose)
         return
     from porcelain.commands.push_delete import delete as delete_there  # lazy: --delete only
 
@@ -227,7 +266,10 @@ def push(app: App, remote: str | None, delete: str | None, yes: bool) -> None:
 
 @click.command()
 @click.argument("remote", required=False)
+@click.option(
+    "-v", "--verbose", is_flag=True, help="Name every conversation moved, even in a long list."
+)
 @click.pass_obj
-def sync(app: App, remote: str | None) -> None:
+def sync(app: App, remote: str | None, verbose: bool) -> None:
     """Pull, then push: both sides end with every conversation."""
-    _run(app, remote, "sync")
+    _run(app, remote, "sync", verbose)

@@ -19,11 +19,13 @@ from porcelain.errors import ProviderError, UserError
 if TYPE_CHECKING:
     from porcelain.models.catalog import Catalog
 
-DeltaKind = Literal["text", "reasoning", "tool"]
+DeltaKind = Literal["text", "reasoning", "tool", "note"]
 OnDelta = Callable[[DeltaKind, str], None]
 """Called while a response streams: ``("text", chunk)`` for answer text,
 ``("reasoning", chunk)`` for thinking, ``("tool", name)`` once when a tool call
-starts (its arguments arrive whole in the response)."""
+starts (its arguments arrive whole in the response), ``("note", text)`` for a
+remark to the person that is no part of the answer and is never stored (jp's
+offline model explaining itself; shown on stderr)."""
 
 Task = Literal["chat", "summary"]
 

@@ -143,7 +143,7 @@ class Catalog:
         found = self.providers.get(provider)
         if found is None:
             known = ", ".join(f"{p}/" for p in sorted(self.providers))
-            raise UserError(
+            raise ConfigError(
                 f"unknown model provider {provider!r} in {model_id!r} (known: {known})",
                 f"define it in your configuration: [providers.{provider}] "
                 'kind = "openai", base_url = "..."',

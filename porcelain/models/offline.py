@@ -21,6 +21,7 @@ from typing import Any
 
 from gitstore import Event, Kind
 from porcelain.domain.attachments import attachments_of
+from porcelain.domain.compaction.coverage import WARNING
 from porcelain.domain.media import MEDIA_TYPES, media_of
 from porcelain.models.base import (
     ModelRequest,
@@ -43,6 +44,7 @@ from porcelain.models.offline_summary import summarize
 
 CHUNK = 24
 IDENTITY = "This is jp's offline model, built into jp. It is not a language model"
+ANSWER = f"{IDENTITY}, so it cannot answer."
 CONFIGURE = (
     'To talk to a real model, set assistant.model.id = "anthropic/claude-sonnet-4-5" '
     "(or another anthropic/claude-... id) in $XDG_CONFIG_HOME/jp/config.toml or with "
@@ -129,7 +131,7 @@ class OfflineModel:
             return self._say(summarize(request.events), on_delta)
         if any(tool.name == PROPOSE for tool in request.tools):
             return self._review(request, on_delta)
-        return self._say(self._chat_text(request.events), on_delta)
+        return self._chat(request.events, on_delta)
 
     @staticmethod
     def _say(text: str, on_delta: OnDelta, stop_reason: str = "end_turn") -> ModelResponse:
@@ -137,10 +139,13 @@ class OfflineModel:
         return ModelResponse(events=[message_event(text)], stop_reason=stop_reason)
 
     @staticmethod
-    def _chat_text(events: Sequence[Event]) -> str:
+    def _chat(events: Sequence[Event], on_delta: OnDelta) -> ModelResponse:
+        """A short stored answer; the explanation goes to the person only (stderr), so
+        that it never becomes history that later summaries quote."""
         asked = _quote(_last_request(events))
-        heard = f" You wrote: “{asked}”." if asked else ""
-        return f"{IDENTITY}, so it cannot answer.{heard}{_unseen(events)}\n{CONFIGURE}"
+        heard = f"You wrote: “{asked}”.\n" if asked else ""
+        on_delta("note", f"{heard}{CONFIGURE}\n")
+        return OfflineModel._say(ANSWER + _unseen(events), on_delta)
 
     def _review(self, request: ModelRequest, on_delta: OnDelta) -> ModelResponse:
         events = request.events
@@ -152,24 +157,21 @@ class OfflineModel:
         found = parse_directives(_last_request(events))
         current = latest_proposal(events)
         if not found.any:
-            standing = f"\nThe current proposal: {describe(current)}." if current else ""
-            text = f"{IDENTITY}, so I did not find a directive in that message.\n{HELP}{standing}"
-            return self._say(text, on_delta)
+            on_delta("note", f"{IDENTITY}.\n{HELP}\n")
+            standing = f" The current proposal: {describe(current)}." if current else ""
+            return self._say(f"No directive found in that message.{standing}", on_delta)
         args, notes = merge(
             current,
             found,
             highest=highest_marker(events),
             reasoning_value=_reasoning_value(request),
         )
-        args = follow_range(events, current, args, found)
-        if (
-            args.get("summary") != current.get("summary")
-            and found.summary is None
-            and found.add is None
-        ):
+        merged = args
+        args = follow_range(events, current, merged, found)
+        if args.get("summary") is not None and args.get("summary") != merged.get("summary"):
             notes.append("wrote the summary again for the new range")
-        heard = "; ".join(found.understood)
-        extra = "".join(f"\nNote: {note}." for note in notes)
+        heard = "; ".join(dict.fromkeys(found.understood))
+        extra = "".join(f"\nNote: {note}." for note in dict.fromkeys(notes))
         if "from_turn" not in args or "to_turn" not in args:
             text = f"Understood: {heard}.{extra}\nI still need a range: say `turns A-B`."
             return self._say(text, on_delta)
@@ -187,5 +189,9 @@ class OfflineModel:
                 f"The proposal was refused: {content}\n"
                 "Send a corrected directive, for example `turns 2-15` or `keep the last 3`."
             )
-        head = content.splitlines()[0] if content else "the proposal"
+        lines = content.splitlines()
+        head = lines[0] if lines else "the proposal"
+        warned = [line for line in lines if line.startswith(WARNING)]
+        if warned:
+            return f"Recorded. {head}. {' '.join(warned)}"
         return f"Recorded. {head}. Apply it with `jp conversation compact --continue`."

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gitstore import PROPOSE_COMPACTION, Event, Kind
+from porcelain.domain.compaction.proposal import span
 
 PROPOSE = PROPOSE_COMPACTION
 
@@ -106,7 +107,7 @@ def _parse_head(low: str, found: Directives) -> None:
     for pattern in _RANGES:
         if m := pattern.search(low):
             found.from_turn, found.to_turn = int(m.group(1)), int(m.group(2))
-            found.understood.append(f"turns {found.from_turn}-{found.to_turn}")
+            found.understood.append(span(found.from_turn, found.to_turn))
             break
     if m := _START.search(low):
         found.from_turn = int(m.group(1))
@@ -247,7 +248,12 @@ def merge(
 
 def describe(args: dict[str, Any]) -> str:
     """``turns 2-17, summary (42 words)`` — a proposal in one line."""
-    parts = [f"turns {args.get('from_turn', '?')}-{args.get('to_turn', '?')}"]
+    lo, hi = args.get("from_turn"), args.get("to_turn")
+    parts = [
+        span(lo, hi)
+        if isinstance(lo, int) and isinstance(hi, int)
+        else f"turns {lo or '?'}-{hi or '?'}"
+    ]
     summary = args.get("summary")
     if isinstance(summary, str) and summary:
         words = len(summary.split())

@@ -96,11 +96,13 @@ class Server:
                 busy = self.active >= MAX_CLIENTS
                 if not busy:
                     self.active += 1
+            called = False  # only a call counts as use: `jp model status` pings
             try:
                 request = wire.receive(conn)
                 if busy:
                     wire.send(conn, {"t": "busy"})
                     return
+                called = request.get("op") == "call"
                 self._answer(conn, request)
             except (wire.WireError, OSError):
                 pass
@@ -108,7 +110,8 @@ class Server:
                 if not busy:
                     with self.lock:
                         self.active -= 1
-                        self.last = clock.monotonic()
+                        if called:
+                            self.last = clock.monotonic()
 
     def _answer(self, conn: socket.socket, request: dict[str, Any]) -> None:
         op = request.get("op")

@@ -55,6 +55,7 @@ def _messages() -> list[tuple[type[BaseException], Message]]:
             OplogBehind,
             RefBusy,
             RefLocked,
+            RemoteSetupError,
             StaleTip,
             StoreError,
             StoreFormatTooNew,
@@ -81,6 +82,7 @@ def _messages() -> list[tuple[type[BaseException], Message]]:
                 (OplogBehind, _oplog_behind),
                 (InvalidEvent, lambda e: UserError(str(e))),
                 (StoreError, lambda e: UserError(f"store {e.path}: {e.reason}")),
+                (RemoteSetupError, _remote_setup),
                 (SyncError, lambda e: UserError(f"sync with {e.remote} failed: {e.reason}")),
                 (RefBusy, _ref_busy),
             ]
@@ -89,6 +91,14 @@ def _messages() -> list[tuple[type[BaseException], Message]]:
 
 
 OP_LOG_HINT = "`jp op log` lists the operations"
+
+
+def _remote_setup(exc: Any) -> JpError:
+    name = exc.remote
+    hint = None
+    if "already exists" in exc.reason:
+        hint = f"pick another name, or change its URL with `git remote set-url {name} URL`"
+    return UserError(f"remote {name} {exc.reason}; nothing was changed", hint)
 
 
 def _invalid_id(exc: Any) -> JpError:

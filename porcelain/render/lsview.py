@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from typing import Any
+from unicodedata import east_asian_width
 
 from gitstore import parse_time
 from porcelain.errors import UsageError
@@ -191,6 +192,24 @@ def markers(row: dict[str, Any], *, show_archived: bool) -> str:
     return " ".join(tags)
 
 
+def fit(text: str, room: int) -> str:
+    """``text`` cut to ``room`` terminal cells (a wide character takes two), with an
+    ellipsis when cut; left whole when there is hardly room for anything."""
+    if room < 8:
+        return text
+    cells = [2 if east_asian_width(c) in "WF" else 1 for c in text]
+    if sum(cells) <= room:
+        return text
+    kept: list[str] = []
+    used = 0
+    for char, size in zip(text, cells, strict=True):
+        if used + size > room - 1:
+            break
+        kept.append(char)
+        used += size
+    return "".join(kept).rstrip() + "…"
+
+
 def table(
     rows: Sequence[dict[str, Any]],
     unique: dict[str, int],
@@ -198,8 +217,11 @@ def table(
     *,
     style: Style = plain,
     show_archived: bool = False,
+    columns: int | None = None,
 ) -> list[str]:
-    """The text of `ls`: a header and one line per row."""
+    """The text of `ls`: a header and one line per row; with ``columns`` (a terminal's
+    width) a title too long for the line is cut with an ellipsis, so that no row wraps
+    into the next one's columns."""
     ids = [safe(r["id"]) for r in rows]
     width = max(len(cid) for cid in ids)
     ages = [age(r, now) for r in rows]
@@ -211,6 +233,8 @@ def table(
         mark = "*" if row.get("active") else " "
         title = safe(row.get("title") or row.get("preview") or "")
         text = " ".join(t for t in (markers(row, show_archived=show_archived), title) if t)
+        if columns is not None:
+            text = fit(text, columns - (width + age_width + 13))
         out.append(f"{shown}{mark} {when:<{age_width}}  {row.get('turns', 0):>5}  {text}".rstrip())
     return out
 

@@ -74,6 +74,9 @@ class StreamView:
                 self.output.write_err(self._reasoning.feed(text))
             elif kind == "text":
                 self._text_delta(text)
+            elif kind == "note":  # a remark to the person, no part of the answer
+                self._end_text()
+                self.output.write_err(text)
             self.mode = kind
 
     def _text_delta(self, text: str) -> None:

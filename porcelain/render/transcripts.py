@@ -36,7 +36,8 @@ def _cut_off(event: Event) -> list[str]:
 
 
 def _proposal(args: dict[str, object]) -> list[str]:
-    what = f"proposal: turns {args.get('from_turn')}-{args.get('to_turn')}"
+    lo, hi = args.get("from_turn"), args.get("to_turn")
+    what = f"proposal: turn {lo}" if lo == hi else f"proposal: turns {lo}-{hi}"
     parts = []
     if args.get("summary"):
         parts.append("summarize")

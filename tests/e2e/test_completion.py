@@ -96,8 +96,15 @@ def test_remotes_and_a_missing_store_complete_quietly(user: User, tmp_path: Path
     assert ask(user, "bash", "pull", "") == ["origin"]
     assert ask(user, "bash", "remote", "remove", "or") == ["origin"]
     proc = user.run(
-        "--store", str(tmp_path / "nowhere.git"), "completion", "bash", "--complete", "--", "c",
-        "show", "",
+        "--store",
+        str(tmp_path / "nowhere.git"),
+        "completion",
+        "bash",
+        "--complete",
+        "--",
+        "c",
+        "show",
+        "",
     )
     assert proc.returncode == 0 and "active" in proc.stdout and "error" not in proc.stderr
 
@@ -156,3 +163,19 @@ def test_install_keeps_a_file_it_did_not_write_and_updates_its_own(user: User) -
     assert where.read_text() == script
     assert "nothing changed" in user.ok("completion", "bash", "--install", env=env)
     assert sorted(p.name for p in where.parent.iterdir()) == ["jp"]
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
+def test_a_cfg_value_completes_as_a_value_not_a_command(user: User, tmp_path: Path) -> None:
+    script = tmp_path / "jp.bash"
+    script.write_text(user.ok("completion", "bash"))
+    # bash splits `--cfg assistant.model.id=` at the `=`, as it does when a person types it
+    after = bash_completions(user, script, ["jp", "--cfg", "assistant.model.id", "=", ""])
+    assert "offline/jp" in after and "conversation" not in after, after
+    switch = ["jp", "--cfg", 'conversation.tools."*".enable', "=", ""]
+    assert bash_completions(user, script, switch) == ["true", "false"]
+    later = ["jp", "--cfg", "assistant.model.id", "=", "offline/jp", "conversation", "sh"]
+    assert bash_completions(user, script, later) == ["show"], "the words after it still parse"
+    assert ask(user, "zsh", "--cfg", "assistant.model.id=offline/")[0].startswith(
+        "assistant.model.id=offline/jp"
+    )

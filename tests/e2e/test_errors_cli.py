@@ -56,8 +56,10 @@ def test_bad_stores_are_refused_clearly(user: User, tmp_path: Path) -> None:
 
 
 def test_model_errors(user: User) -> None:
-    proc = user.fail("q", "--new", "--model", "foo/bar", "hi")
+    proc = user.fail("q", "--new", "--model", "foo/bar", "hi", code=3)
     assert "unknown model provider" in proc.stderr and "foo" in proc.stderr
+    proc = user.fail("--cfg", "assistant.model.id=foo/bar", "q", "--new", "hi", code=3)
+    assert "unknown model provider" in proc.stderr, "a configuration error exits 3, as the others"
     proc = user.fail("q", "--model", "no-slash", "hi")
     assert "provider/name" in proc.stderr
     proc = user.fail("q", "--model", "anthropic/claude-x", "hi there")
@@ -109,3 +111,15 @@ def test_ls_survives_one_malformed_conversation(user: User) -> None:
     plant(user, "jp-c5", {"event.json": "{not json\n"})
     proc = user.run("conversation", "ls")
     assert proc.returncode == 0 and good in proc.stdout, proc.stderr
+
+
+def test_remote_add_of_a_taken_name_says_what_is_wrong(user: User, tmp_path: Path) -> None:
+    first, second = tmp_path / "a.git", tmp_path / "b.git"
+    for bare in (first, second):
+        subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True, env=user.env)
+    user.ok("remote", "add", "origin", str(first))
+    proc = user.fail("remote", "add", "origin", str(second), code=1)
+    assert "sync" not in proc.stderr and "failed" not in proc.stderr, "nothing was synced"
+    assert proc.stderr.startswith(f"error: remote origin already exists with URL {first}")
+    assert "git remote set-url origin" in proc.stderr
+    assert user.git("config", "remote.origin.url").strip() == str(first)

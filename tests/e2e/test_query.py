@@ -192,7 +192,8 @@ def test_offline_model_without_a_key(user: User) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "offline" in proc.stderr and "ANTHROPIC_API_KEY" in proc.stderr, "a one-line notice"
     assert "not a language model" in proc.stdout
-    assert "hello offline" in proc.stdout
+    assert "hello offline" in proc.stderr, "the explanation quotes the request, on stderr"
+    assert "ANTHROPIC_API_KEY" not in proc.stdout, "the how-to is no part of the stored answer"
     cid = user.active()
     events = user.events(cid)
     assert [e["type"] for e in events] == [
@@ -202,9 +203,10 @@ def test_offline_model_without_a_key(user: User) -> None:
         "chat_response",
     ]
     assert "not a language model" in events[-1]["message"]
+    assert "hello offline" not in events[-1]["message"], "boilerplate is not stored history"
     # stdin is read when no words are given
     proc = user.run("q", input="from standard input\n")
-    assert proc.returncode == 0 and "from standard input" in proc.stdout
+    assert proc.returncode == 0 and "from standard input" in proc.stderr
     assert user.show(cid)["turns"] == 2
     assert user.fail("q", "  ").returncode == 2
 

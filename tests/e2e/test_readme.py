@@ -1,6 +1,7 @@
 """The README's "Using it" block runs as written: with a key (the real SDK
-pointed at the loopback stand-in of the Messages API) and without one (the
-line that exports the key is the one the block calls optional).
+pointed at the loopback stand-in of the Messages API) and without one.  The
+line that exports the key is a comment the reader fills in, so a block pasted
+as it is never sets the key to a placeholder.
 
 It runs in bash, from a folder whose `.venv` is the interpreter's own, with
 a fresh HOME and none of jp's variables: `jp init` makes the default store,
@@ -23,7 +24,7 @@ from tests.e2e.harness import tool_use
 from tests.support.fake_messages import FakeMessages
 from tests.support.sandbox import ROOT, TRACEBACK, sealed_env
 
-KEY_LINE = "export ANTHROPIC_API_KEY="
+KEY_LINE = "# export ANTHROPIC_API_KEY="
 VENV = Path(sys.prefix)
 
 
@@ -90,8 +91,7 @@ def test_the_block_holds_what_it_promises() -> None:
 
 
 def test_without_a_key_the_offline_model_answers(tmp_path: Path) -> None:
-    block = "\n".join(ln for ln in using_it().splitlines() if not ln.startswith(KEY_LINE))
-    proc = run_block(tmp_path, block, {})
+    proc = run_block(tmp_path, using_it(), {})
     assert "offline model" in proc.stdout
     assert "Apply? [y/N]" in proc.stderr and "Applied to" in proc.stdout
     assert "Undid operation" in proc.stdout and "compact --continue" in proc.stdout
@@ -101,7 +101,7 @@ def test_without_a_key_the_offline_model_answers(tmp_path: Path) -> None:
 
 
 def test_with_a_key_the_model_answers(tmp_path: Path) -> None:
-    with FakeMessages(api_key="...") as fake:
+    with FakeMessages(api_key="sk-ant-reader-key") as fake:
         fake.reply_blocks(
             [
                 {"type": "text", "text": "Proposing."},
@@ -110,7 +110,8 @@ def test_with_a_key_the_model_answers(tmp_path: Path) -> None:
             when={"last_user_contains": "keep the last 2"},
         )
         fake.reply_text("An answer from the stand-in.", times=None)
-        proc = run_block(tmp_path, using_it(), {"ANTHROPIC_BASE_URL": fake.url})
+        key = {"ANTHROPIC_API_KEY": "sk-ant-reader-key"}  # the reader's own export
+        proc = run_block(tmp_path, using_it(), {"ANTHROPIC_BASE_URL": fake.url, **key})
         bodies = list(fake.requests)
     assert "An answer from the stand-in." in proc.stdout
     assert "offline model" not in proc.stdout + proc.stderr

@@ -205,3 +205,16 @@ def test_ctrl_c_and_errors_behave_as_in_process(warm: tuple[User, Path], fake: F
     assert "After a retry." in user.ok("q", "once more")
     (same,) = servers(user)
     assert same["pid"] == row["pid"], "the process outlived the interrupt and the errors"
+
+
+def test_model_status_does_not_keep_it_alive(warm: tuple[User, Path], fake: FakeMessages) -> None:
+    user, _ = warm
+    fake.reply_text("One.")
+    user.ok("q", "--new", "first")
+    time.sleep(1.0)  # idle a while, so that a reset by the first look shows in the second
+    (before,) = servers(user)
+    (after,) = servers(user)
+    assert float(after["idle_seconds"]) >= float(before["idle_seconds"]), (
+        "`jp model status` reset the idle timer: looking at it kept it running"
+    )
+    assert int(after["served"]) == int(before["served"]) == 1

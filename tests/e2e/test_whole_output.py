@@ -17,11 +17,13 @@ NOTE = "note: no model configured and no ANTHROPIC_API_KEY; using offline/jp, jp
 
 
 def offline(text: str) -> str:
-    """The offline model's answer to ``text``."""
-    return (
-        "This is jp's offline model, built into jp. It is not a language model, so it "
-        f"cannot answer. You wrote: “{text}”.\n{HINT}"
-    )
+    """The offline model's answer to ``text``: short, as it is stored."""
+    return "This is jp's offline model, built into jp. It is not a language model, so it cannot answer."
+
+
+def explained(text: str) -> str:
+    """What the offline model tells the person on stderr, never stored."""
+    return f"You wrote: “{text}”.\n{HINT}\n"
 
 
 def test_query_ls_show_and_print(pinned: User) -> None:
@@ -29,7 +31,7 @@ def test_query_ls_show_and_print(pinned: User) -> None:
     assert (proc.returncode, proc.stdout, proc.stderr) == (
         0,
         offline("tabs or spaces?") + "\n",
-        NOTE,
+        NOTE + explained("tabs or spaces?"),
     )
     assert pinned.ok("q", "and two plus two?") == offline("and two plus two?") + "\n"
     assert pinned.json("q", "--new", "a second one") == {
@@ -102,7 +104,7 @@ def test_query_ls_show_and_print(pinned: User) -> None:
         "Pinned:       no\n"
         "Model:        offline/jp (from default (no model configured))\n"
         "Recorded:     nothing\n"
-        "Tokens:       ~167 (estimated)\n"
+        "Tokens:       ~53 (estimated)\n"
     )
     assert pinned.show() == {
         "id": "jp-c17676037800",
@@ -116,7 +118,7 @@ def test_query_ls_show_and_print(pinned: User) -> None:
         "source_id": None,
         "created_at": "2026-01-05T09:03:00Z",
         "last_event_at": "2026-01-05T09:03:03.000000Z",
-        "tip": "b872f43f68dcdaa9ae55b1bc668e4b5b43f3413d",
+        "tip": "ed98664794bcc9ab3baaa3f9b4acfb845c358c03",
         "compactions": [],
         "model": {"id": "offline/jp", "source": "default (no model configured)"},
         "conversation_sets": {},
@@ -126,7 +128,7 @@ def test_query_ls_show_and_print(pinned: User) -> None:
         "diverged_from": None,
         "divergence": None,
         "imported_from": None,
-        "tokens": {"tokens": 81, "counted_by": None, "estimated": True},
+        "tokens": {"tokens": 25, "counted_by": None, "estimated": True},
     }
     assert pinned.ok("conversation", "print", "jp-c17676036600") == (
         "--- turn 1 (2026-01-05 09:01) ---\n"
@@ -194,7 +196,8 @@ def test_a_review_offline_from_start_to_continue(pinned: User, tmp_path: Path) -
     assert proc.stdout == (
         f"Started review {review} of {source} (now active).\n\n"
         f"Proposed: compact turns 2-5 of 6 (summarize)\n\n{opening}\n\n{kept_all}"
-        "Model-visible size: about 95 tokens before, 109 after.\n\n"
+        "Model-visible size: about 95 tokens before, 109 after.\n"
+        "Warning: this proposal makes the model's context larger (95 -> 109 tokens).\n\n"
         "Next:\n"
         '  jp q "..."                          discuss it; the model records each revision\n'
         "  jp conversation show                the current proposal\n"
@@ -205,15 +208,16 @@ def test_a_review_offline_from_start_to_continue(pinned: User, tmp_path: Path) -
         "Recorded. Proposed: compact turns 2-4 of 6 (summarize). "
         "Apply it with `jp conversation compact --continue`.\n"
     )
+    grown = "Warning: this proposal makes the model's context larger (95 -> 115 tokens)."
     proc = pinned.run("q", "turns 2-4")
-    assert (
-        proc.stdout
-        == "Understood: turns 2-4.\nNote: wrote the summary again for the new range.\n"
-        "Proposing turns 2-4, summary (42 words).\n" + recorded
+    assert proc.stdout == (
+        "Understood: turns 2-4.\nNote: wrote the summary again for the new range.\n"
+        "Proposing turns 2-4, summary (42 words).\n"
+        f"Recorded. Proposed: compact turns 2-4 of 6 (summarize). {grown}\n"
     )
     assert proc.stderr.endswith(
         f"[recorded] Proposed: compact turns 2-4 of 6 (summarize)\n\n{rewritten}\n\n{kept_all}"
-        "Model-visible size: about 95 tokens before, 115 after.\n"
+        f"Model-visible size: about 95 tokens before, 115 after.\n{grown}\n"
     )
     out = pinned.ok("q", "summary: the SETUP, in short")
     assert (

@@ -21,6 +21,7 @@ from porcelain.domain import defaults
 from porcelain.domain.compaction.dsl import parse_spec
 from porcelain.domain.compaction.plan import PlannedOverlay, plan_compaction, planned_to_event
 from porcelain.domain.compaction.projection import Projection, project
+from porcelain.domain.compaction.proposal import span
 from porcelain.domain.compaction.ranges import RangeOverrides
 from porcelain.domain.compaction.rules import (
     Rule,
@@ -105,7 +106,7 @@ def _summaries(
         if p.summary_spec is None:
             texts.append(None)
             continue
-        progress(f"Generating summary of turns {p.from_turn + 1}-{p.to_turn + 1}...")
+        progress(f"Generating summary of {span(p.from_turn + 1, p.to_turn + 1)}...")
         model_id = p.summary_spec.model_id or assistant
         job = SummaryJob(
             model_id=model_id,

@@ -5,14 +5,16 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from typing import Any
 
 import click
 
-from gitstore import CorruptEvent, Event, created_at, turn_indices
+from gitstore import CorruptEvent, Event, Located, Store, created_at, turn_indices
 from porcelain.app.targets import resolve
 from porcelain.commands.context import App
-from porcelain.domain.grephits import hit_line, merge_hits
+from porcelain.domain.grephits import grouped_lines, merge_hits, plain_lines
 from porcelain.errors import UsageError
+from porcelain.render.output import untrusted_field
 
 SCOPES = {
     "user": ("chat_request", "content"),
@@ -45,6 +47,28 @@ SCOPES = {
     type=click.Choice(sorted(SCOPES)),
     help="Where to look (repeatable; default everywhere).",
 )
+@click.option(
+    "-l",
+    "--files-with-matches",
+    "names_only",
+    is_flag=True,
+    help="Print only the ids of the conversations that match, one per line.",
+)
+@click.option(
+    "-C",
+    "--context",
+    "context",
+    type=click.IntRange(0, 100),
+    default=0,
+    metavar="N",
+    help="Show N lines of the same message before and after each matching line.",
+)
+@click.option(
+    "--heading/--no-heading",
+    "heading",
+    default=None,
+    help="Group hits under each conversation and turn (default: on a terminal).",
+)
 @click.pass_obj
 def grep(
     app: App,
@@ -55,13 +79,19 @@ def grep(
     reviews: bool,
     scopes: tuple[str, ...],
     case: str | None,
+    names_only: bool,
+    context: int,
+    heading: bool | None,
 ) -> None:
     """Search events; prints ID:TURN:SCOPE:TEXT lines (exit 1 when nothing matches).
 
     Smart case: case-insensitive unless PATTERN has an upper-case letter
     (-i ignores case always, --case-sensitive never).  An event that several
     conversations share (a source, its forks, its review) is one hit whose ID
-    field names them all, comma-separated, the oldest first.
+    field names them all, comma-separated, the oldest first.  On a terminal
+    (or with --heading) hits are grouped under their conversation and turn;
+    -C N adds the lines around each hit (`ID-TURN-SCOPE-TEXT` off a terminal,
+    as grep marks context), -l prints only the conversations' ids.
     """
     text = " ".join(pattern)
     smart = case is None and not any(c.isupper() for c in text)
@@ -71,15 +101,7 @@ def grep(
     except re.error as exc:
         raise UsageError(f"invalid pattern {text!r}: {exc}") from None
     store = app.store()
-    if targets:
-        located = [resolve(store, t) for t in targets]
-    else:
-        located = store.refs(archived=None if archived else False)
-        if not reviews:
-            sources = store.sources()
-            located = [
-                loc for loc in located if not (loc.archived and store.anchor(loc.cid) in sources)
-            ]
+    located = _searched(store, targets, archived, reviews)
     wanted = scopes or tuple(SCOPES)
     found: list[tuple[str, str, dict[str, object]]] = []
     if len(located) > 1:
@@ -90,21 +112,50 @@ def grep(
         except CorruptEvent as exc:  # one broken chain never stops the search of the others
             app.output.note(f"warning: {loc.cid} cannot be read: {exc.reason}")
             continue
-        for commit, hit in _chain_hits(events, commits, wanted, matcher):
+        for commit, hit in _chain_hits(events, commits, wanted, matcher, context):
             found.append((loc.cid, commit, hit))
     hits = merge_hits(found, created_at)
-    if app.output.json:
+    if names_only:
+        ids = list(dict.fromkeys(cid for hit in hits for cid in hit["ids"]))
+        app.output.data(ids) if app.output.json else app.output.lines(ids)
+    elif app.output.json:
         app.output.data(hits)
+    elif heading or (heading is None and app.output.is_terminal()):
+        app.output.lines(grouped_lines(hits, _titles(store, hits)))
     else:
-        app.output.lines([hit_line(hit) for hit in hits])
+        app.output.lines([line for hit in hits for line in plain_lines(hit, context > 0)])
     if not hits:
         raise click.exceptions.Exit(1)
 
 
+def _searched(
+    store: Store, targets: tuple[str, ...], archived: bool, reviews: bool
+) -> list[Located]:
+    """The conversations to search: the ones named, else every live one (and archived
+    ones with ``archived``; archived reviews only with ``reviews``)."""
+    if targets:
+        return [resolve(store, t) for t in targets]
+    located = store.refs(archived=None if archived else False)
+    if reviews:
+        return located
+    sources = store.sources()
+    return [loc for loc in located if not (loc.archived and store.anchor(loc.cid) in sources)]
+
+
+def _titles(store: Store, hits: list[dict[str, Any]]) -> dict[str, str]:
+    titles = {cid: store.meta(cid).get("title") for cid in {h["id"] for h in hits}}
+    return {cid: untrusted_field(title) if title else "" for cid, title in titles.items()}
+
+
 def _chain_hits(
-    events: list[Event], commits: list[str], scopes: tuple[str, ...], matcher: re.Pattern[str]
+    events: list[Event],
+    commits: list[str],
+    scopes: tuple[str, ...],
+    matcher: re.Pattern[str],
+    context: int = 0,
 ) -> Iterator[tuple[str, dict[str, object]]]:
-    """(commit, hit) for each line of an event's scoped field that ``matcher`` finds."""
+    """(commit, hit) for each line of an event's scoped field that ``matcher`` finds,
+    with ``context`` lines of that field before and after it."""
     for event, turn, commit in zip(events, turn_indices(events), commits, strict=True):
         for scope in scopes:
             kind, key = SCOPES[scope]
@@ -112,6 +163,11 @@ def _chain_hits(
                 continue
             value = event[key]
             body = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-            for line in body.splitlines():
+            lines = body.splitlines()
+            for n, line in enumerate(lines):
                 if matcher.search(line):
-                    yield commit, {"turn": turn + 1, "scope": scope, "text": line}
+                    hit: dict[str, object] = {"turn": turn + 1, "scope": scope, "text": line}
+                    if context:
+                        hit["before"] = lines[max(0, n - context) : n]
+                        hit["after"] = lines[n + 1 : n + 1 + context]
+                    yield commit, hit

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+
 import click
 
 from porcelain import clock
@@ -93,5 +95,6 @@ def ls(
     if hidden:
         app.output.line(f"({hidden} hidden)")
     style = lsview.highlighted if app.output.colours() else lsview.plain
-    text = lsview.table(rows, unique, now, style=style, show_archived=everything)
+    columns = shutil.get_terminal_size().columns if app.output.is_terminal() else None
+    text = lsview.table(rows, unique, now, style=style, show_archived=everything, columns=columns)
     app.output.styled_lines(text)

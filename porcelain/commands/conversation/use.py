@@ -7,7 +7,7 @@ import sys
 import click
 
 from gitstore import Store, record_activation
-from porcelain.app.targets import active_id, resolve
+from porcelain.app.targets import active_id, resolve, resolve_or_search
 from porcelain.commands.context import App
 from porcelain.render.output import untrusted_field
 
@@ -20,9 +20,11 @@ PICKER_ROWS = 20
 def use(app: App, target: str | None) -> None:
     """Make a conversation the active one (an archived one is restored first).
 
-    TARGET is an id (any unique prefix, `jp-c` optional), a keyword, or `-`
-    for the conversation that was active before this one (as `cd -`).  With
-    no TARGET on a terminal, pick one from the most recent conversations.
+    TARGET is an id (any unique prefix, `jp-c` optional), a keyword, `@N`
+    (the N-th most recently active: `@1`, `@2`...), `-` for the conversation
+    that was active before this one (as `cd -`), or words of a title (one
+    conversation must match).  With no TARGET on a terminal, pick one from the
+    most recent conversations (by number, id, handle or title words).
     """
     # lazy: only `use` needs the previous-activation lookup
     from porcelain.app.previous import previous_id
@@ -41,7 +43,11 @@ def use(app: App, target: str | None) -> None:
         if target is None:
             app.output.note(f"Nothing chosen; the active conversation stays {before or '(none)'}.")
             return
-    loc = resolve(store, previous_id(store, before) if target == "-" else target)
+    loc = (
+        resolve(store, previous_id(store, before))
+        if target == "-"
+        else resolve_or_search(store, target)
+    )
     if loc.archived:
         store.unarchive(loc.cid, f"jp conversation use: unarchive {loc.cid}")
         app.output.note(f"Unarchived conversation {loc.cid}")
@@ -74,7 +80,7 @@ def _pick(app: App, store: Store, active: str | None) -> str | None:
     rows = list(reversed(listing(store, live, active)))[:PICKER_ROWS]
     app.output.note("Recent conversations (* is the active one):")
     app.output.note("\n".join(lsview.picker(rows, clock.now())))
-    answer = app.output.ask(f"Use which? [1-{len(rows)}, an id, or Enter for none]")
+    answer = app.output.ask(f"Use which? [1-{len(rows)}, an id, title words, or Enter for none]")
     if not answer:
         return None
     if answer.isdigit() and 1 <= int(answer) <= len(rows):

@@ -20,13 +20,14 @@ from gitstore import Event, Kind
 from porcelain.domain.compaction.facts import KINDS, Fact, facts_of, range_turns
 from porcelain.domain.compaction.overlays import Overlay, overlay_from_event
 from porcelain.domain.compaction.projection import project, project_part
-from porcelain.domain.compaction.proposal import Proposal
+from porcelain.domain.compaction.proposal import Proposal, span
 from porcelain.domain.stream import Stream
 from porcelain.domain.tokens import event_text, visible_chars
 
 PROSE_KINDS = frozenset({"request", "decision", "question"})
 _WORD = re.compile(r"[\w./:-]{4,}")
 _SHOWN = 12
+WARNING = "Warning: this proposal "
 
 
 @dataclass(frozen=True)
@@ -34,12 +35,18 @@ class Coverage:
     missing: tuple[Fact, ...]
     before: int  # model-visible tokens of the conversation now (estimated)
     after: int  # ... with the proposal applied
+    # runs of turns (1-based, inclusive) an earlier summary stands for, which this
+    # proposal replaces: their facts are checked against that summary's text
+    earlier: tuple[tuple[int, int], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "missing": [{"kind": f.kind, "text": f.text, "turn": f.turn} for f in self.missing],
             "tokens": {"before": self.before, "after": self.after},
         }
+        if self.earlier:
+            out["earlier_summaries"] = [{"from_turn": a, "to_turn": b} for a, b in self.earlier]
+        return out
 
     @staticmethod
     def from_json(value: dict[str, Any]) -> Coverage:
@@ -47,21 +54,48 @@ class Coverage:
             Fact(str(m["kind"]), str(m["text"]), int(m["turn"])) for m in value.get("missing", [])
         )
         tokens = value.get("tokens") or {}
-        return Coverage(missing, int(tokens.get("before", 0)), int(tokens.get("after", 0)))
+        earlier = tuple(
+            (int(r["from_turn"]), int(r["to_turn"])) for r in value.get("earlier_summaries", [])
+        )
+        return Coverage(missing, int(tokens.get("before", 0)), int(tokens.get("after", 0)), earlier)
 
     def lines(self, limit: int = _SHOWN) -> list[str]:
         """The report as the user and the model read it."""
-        size = f"Model-visible size: about {self.before} tokens before, {self.after} after."
+        size = f"Model-visible size: about {self.before:,} tokens before, {self.after:,} after."
+        out = [*self._earlier_lines()]
         if not self.missing:
-            return ["Coverage: the text keeps every path, command, number and request found.", size]
-        gaps = len(self.missing)
-        out = [f"Coverage: {gaps} fact{'' if gaps == 1 else 's'} of the range not in the text:"]
-        for fact in self.missing[:limit]:
-            out.append(f"- turn {fact.turn}, {fact.kind}: {fact.text}")
-        if gaps > limit:
-            out.append(f"- ... and {gaps - limit} more (`jp conversation show -F json`)")
-        out.append(size)
-        return out
+            out.append("Coverage: the text keeps every path, command, number and request found.")
+        else:
+            gaps = len(self.missing)
+            out.append(
+                f"Coverage: {gaps} fact{'' if gaps == 1 else 's'} of the range not in the text:"
+            )
+            for fact in self.missing[:limit]:
+                out.append(f"- turn {fact.turn}, {fact.kind}: {fact.text}")
+            if gaps > limit:
+                out.append(f"- ... and {gaps - limit} more (`jp conversation show -F json`)")
+        return [*out, size, *self.saving_lines()]
+
+    def _earlier_lines(self) -> list[str]:
+        if not self.earlier:
+            return []
+        runs = ", ".join(span(a, b) for a, b in self.earlier)
+        return [
+            f"{runs[0].upper()}{runs[1:]}: summarized earlier; this proposal replaces that "
+            "summary, so their facts are checked against it (what it had already left out "
+            "is not listed)."
+        ]
+
+    def saving_lines(self) -> list[str]:
+        """A warning when the proposal saves nothing or makes the model's context larger."""
+        if self.after > self.before:
+            return [
+                f"{WARNING}makes the model's context larger "
+                f"({self.before:,} -> {self.after:,} tokens)."
+            ]
+        if self.after == self.before:
+            return [f"{WARNING}saves nothing ({self.before:,} tokens either way)."]
+        return []
 
 
 def _norm(text: str) -> str:
@@ -136,14 +170,42 @@ def coverage(source: Sequence[Event] | Stream, proposal: Proposal) -> Coverage:
     events, standing = stream.events, stream.overlays
     overlay = overlay_from_event(proposal.to_compaction_event(""), len(events))
     applied = stream.with_overlays([*standing, overlay])
-    pairs = _still_visible(
-        range_turns(stream, proposal.from_turn - 1, proposal.to_turn - 1), standing
-    )
+    pairs = range_turns(stream, proposal.from_turn - 1, proposal.to_turn - 1)
     text = _norm(_replacement_text(applied, proposal))
-    missing = [f for f in facts_of(pairs) if not kept(f, text)]
-    missing.sort(key=lambda f: (KINDS.index(f.kind), f.turn))
+    missing = [f for f in facts_of(_still_visible(pairs, standing)) if not kept(f, text)]
+    replaced = _replaced_summaries(standing, proposal) if proposal.summary is not None else {}
+    for earlier in {id(o): o for o in replaced.values()}.values():
+        turns = {t for t, o in replaced.items() if o is earlier}
+        held = _norm(earlier.summary or "")
+        facts = facts_of([(t, e) for t, e in pairs if t in turns])
+        missing += [f for f in facts if kept(f, held) and not kept(f, text)]
+    first = {(f.kind, f.text): f for f in sorted(missing, key=lambda f: -f.turn)}
+    missing = sorted(first.values(), key=lambda f: (KINDS.index(f.kind), f.turn))
     raw = visible_chars(events)
-    return Coverage(tuple(missing), _visible_size(stream, raw), _visible_size(applied, raw))
+    before, after = _visible_size(stream, raw), _visible_size(applied, raw)
+    return Coverage(tuple(missing), before, after, _runs_of(sorted(replaced)))
+
+
+def _replaced_summaries(standing: Sequence[Overlay], proposal: Proposal) -> dict[int, Overlay]:
+    """1-based turn -> the standing summary the model reads for it now, for the turns of
+    the proposal's range: a summary proposal takes their place, so what that earlier
+    summary still told the model is this proposal's to keep or drop."""
+    winner: dict[int, Overlay] = {}
+    for o in standing:  # stream order: a later overlay wins
+        for turn in range(o.from_turn + 1, o.to_turn + 2):
+            if o.has_summary and proposal.from_turn <= turn <= proposal.to_turn:
+                winner[turn] = o
+    return winner
+
+
+def _runs_of(turns: Sequence[int]) -> tuple[tuple[int, int], ...]:
+    runs: list[tuple[int, int]] = []
+    for turn in turns:
+        if runs and turn == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], turn)
+        else:
+            runs.append((turn, turn))
+    return tuple(runs)
 
 
 def _still_visible(

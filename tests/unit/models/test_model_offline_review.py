@@ -215,8 +215,8 @@ def test_recorded_result_is_quoted() -> None:
     request = ModelRequest("offline/x", "", history, [PROPOSE])
     response = get_model("offline/x").respond(request, lambda k, t: None)
     assert response.stop_reason == "end_turn"
-    assert (
-        response.events[0]["message"].startswith("Recorded. Proposed: compact turns 4-17 of 20 (summarize).")
+    assert response.events[0]["message"].startswith(
+        "Recorded. Proposed: compact turns 4-17 of 20 (summarize)."
     )
 
 
@@ -234,13 +234,27 @@ def test_refused_result_gives_the_error_and_a_hint() -> None:
 
 
 def test_no_directive_explains_what_it_understands() -> None:
-    response = ask("What do you think about the draft?")
+    seen: list[tuple[str, str]] = []
+    events = review_history() + [req("What do you think about the draft?")]
+    request = ModelRequest("offline/default", "", events, [PROPOSE])
+    response = get_model("offline/default").respond(request, lambda k, t: seen.append((k, t)))
     assert response.stop_reason == "end_turn" and len(response.events) == 1
     text = response.events[0]["message"]
-    assert "not a language model" in text
-    for word in ("turns 4-17", "keep the last", "summary:", "add:", "strip reasoning", "omit"):
-        assert word in text
     assert "turns 2-17" in text, "it shows the standing proposal"
+    note = "".join(t for k, t in seen if k == "note")
+    assert "not a language model" in note
+    for word in ("turns 4-17", "keep the last", "summary:", "add:", "strip reasoning", "omit"):
+        assert word in note, "the directives are explained to the person"
+        assert word not in text, "the explanation is not stored as the answer"
+    assert len(text) < 120, text
+
+
+def test_each_note_says_what_happened_once_and_one_turn_reads_turn_n() -> None:
+    text = ask("strip reasoning").events[0]["message"]
+    assert "dropped the summary" in text
+    assert "wrote the summary again" not in text, "the summary was dropped, not written"
+    one = ask("turns 3-3").events[0]["message"]
+    assert "turns 3-3" not in one and "Understood: turn 3." in one and "Proposing turn 3" in one
 
 
 def test_keep_last_without_markers_is_explained() -> None:
@@ -265,9 +279,13 @@ def test_parse_directives_ignores_plain_chat() -> None:
 
 def test_keep_the_last_moves_a_start_that_would_come_after_the_end() -> None:
     args, notes = merge(
-        {"from_turn": 2, "to_turn": 2, "summary": "S"}, parse_directives("keep the last 2"), highest=3
+        {"from_turn": 2, "to_turn": 2, "summary": "S"},
+        parse_directives("keep the last 2"),
+        highest=3,
     )
     assert (args["from_turn"], args["to_turn"]) == (1, 1)
     assert any("starts at turn 1" in n for n in notes)
-    args, _ = merge({"from_turn": 2, "to_turn": 2}, parse_directives("start at 2, keep the last 2"), highest=3)
+    args, _ = merge(
+        {"from_turn": 2, "to_turn": 2}, parse_directives("start at 2, keep the last 2"), highest=3
+    )
     assert (args["from_turn"], args["to_turn"]) == (2, 1), "an explicit start is the user's"

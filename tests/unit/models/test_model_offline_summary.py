@@ -125,25 +125,28 @@ def test_summary_of_nothing_says_so() -> None:
 
 def test_plain_chat_is_honest_and_says_how_to_configure() -> None:
     request = ModelRequest("offline/default", "", [req("What is the capital of France?")])
-    seen: list[str] = []
-    response = get_model("offline/default").respond(request, lambda k, t: seen.append(t))
+    seen: list[tuple[str, str]] = []
+    response = get_model("offline/default").respond(request, lambda k, t: seen.append((k, t)))
     text = response.text
     assert "not a language model" in text and "offline" in text
-    assert "What is the capital of France?" in text
-    assert 'assistant.model.id = "anthropic/claude-' in text and "ANTHROPIC_API_KEY" in text
-    assert len(seen) > 1 and "".join(seen) == text
+    note = "".join(t for k, t in seen if k == "note")
+    assert "What is the capital of France?" in note
+    assert 'assistant.model.id = "anthropic/claude-' in note and "ANTHROPIC_API_KEY" in note
+    assert "ANTHROPIC_API_KEY" not in text, "the how-to is not stored as the answer"
+    texts = [t for k, t in seen if k == "text"]
+    assert len(texts) > 1 and "".join(texts) == text
     assert response.stop_reason == "end_turn"
     assert [e["type"] for e in response.events] == ["chat_response"]
 
 
 def test_plain_chat_quotes_long_requests_briefly() -> None:
     long = "please " * 100
-    text = (
-        get_model("offline/x")
-        .respond(ModelRequest("offline/x", "", [req(long)]), lambda k, t: None)
-        .text
+    seen: list[tuple[str, str]] = []
+    get_model("offline/x").respond(
+        ModelRequest("offline/x", "", [req(long)]), lambda k, t: seen.append((k, t))
     )
-    assert "please please" in text and len(text) < 600
+    note = "".join(t for k, t in seen if k == "note")
+    assert "please please" in note and len(note) < 600
 
 
 def test_get_model_refuses_unknown_providers_and_bad_ids() -> None:

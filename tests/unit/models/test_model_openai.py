@@ -63,14 +63,23 @@ def test_streamed_tool_calls_are_put_back_together_from_fragments(fake: FakeChat
     assert [c["arguments"] for c in calls] == [arguments, {}]
     assert calls[0]["id"] == "call_a" and calls[1]["id"].startswith("call_")
     assert response.stop_reason == "tool_use"
-    assert [e["type"] for e in response.events] == ["chat_response", "tool_call_request", "tool_call_request"]
+    assert [e["type"] for e in response.events] == [
+        "chat_response",
+        "tool_call_request",
+        "tool_call_request",
+    ]
 
 
 def test_a_tool_result_goes_back_as_a_tool_message(fake: FakeChat) -> None:
     fake.reply_calls([{"name": "now", "arguments": {"tz": "UTC"}, "id": "call_now"}])
     first, _ = ask([req("time?")], [TOOL])
-    result = {"timestamp": first.events[0]["timestamp"], "type": "tool_call_response",
-              "id": "call_now", "content": "12:00 UTC", "is_error": False}
+    result = {
+        "timestamp": first.events[0]["timestamp"],
+        "type": "tool_call_response",
+        "id": "call_now",
+        "content": "12:00 UTC",
+        "is_error": False,
+    }
     fake.reply_text("It is noon.", when={"last_role": "tool"})
     second, _ = ask([req("time?"), *first.events, result], [TOOL])
     assert second.text == "It is noon."
@@ -84,7 +93,10 @@ def test_reasoning_is_kept_with_the_field_the_provider_used(fake: FakeChat) -> N
     response, deltas = ask([req("sure?")])
     reasoning = response.events[0]
     assert reasoning["reasoning"] == "Let me think about it carefully."
-    assert reasoning["metadata"][REASONING_META] == {"provider": "openai", "field": "reasoning_content"}
+    assert reasoning["metadata"][REASONING_META] == {
+        "provider": "openai",
+        "field": "reasoning_content",
+    }
     assert deltas[0][0] == "reasoning"
 
 
@@ -147,7 +159,13 @@ def test_a_provider_entry_sends_its_key_to_its_url(
     monkeypatch.setenv("LOCAL_KEY", "local-secret")
     catalog = Catalog.of(
         {
-            "providers": {"local": {"kind": "openai", "base_url": fake.url + "/v1", "api_key_env": "LOCAL_KEY"}},
+            "providers": {
+                "local": {
+                    "kind": "openai",
+                    "base_url": fake.url + "/v1",
+                    "api_key_env": "LOCAL_KEY",
+                }
+            },
             "assistant": {"model": {"aliases": {"fast": "local/qwen"}}, "warm": {"enable": False}},
         }
     )
@@ -161,8 +179,12 @@ def test_a_provider_entry_sends_its_key_to_its_url(
 
 def test_a_server_without_keys_is_sent_a_placeholder(monkeypatch: pytest.MonkeyPatch) -> None:
     with FakeChat(require_key=False) as server:
-        catalog = Catalog.of({"providers": {"ollama": {"base_url": server.url + "/v1"}},
-                              "assistant": {"warm": {"enable": False}}})
+        catalog = Catalog.of(
+            {
+                "providers": {"ollama": {"base_url": server.url + "/v1"}},
+                "assistant": {"warm": {"enable": False}},
+            }
+        )
         server.reply_text("from ollama")
         model = get_model("ollama/qwen3", catalog=catalog)
         model.check()  # no key needed

@@ -21,7 +21,9 @@ T = "2026-01-05T09:00:00.000000Z"
 TOOL = ToolSpec("fs_read_file", "Read a file", {"type": "object", "properties": {}})
 
 
-def body(events: list[dict[str, Any]], tools: bool = True, system: str = "be brief") -> dict[str, Any]:
+def body(
+    events: list[dict[str, Any]], tools: bool = True, system: str = "be brief"
+) -> dict[str, Any]:
     request = ModelRequest("openai/gpt-test", system, events, [TOOL] if tools else [])
     params = build_params(request)
     validate(params)  # the fake refuses what the API refuses
@@ -54,8 +56,16 @@ def test_an_assistant_opening_and_an_assistant_tail_get_a_user_text() -> None:
 
 
 def test_each_call_is_answered_by_one_tool_message_right_after() -> None:
-    events = [req("read"), say("Reading."), call("toolu_1", path="a"), call("toolu_2"),
-              result("toolu_2", "second"), result("toolu_1", "first"), say("Done."), req("next")]
+    events = [
+        req("read"),
+        say("Reading."),
+        call("toolu_1", path="a"),
+        call("toolu_2"),
+        result("toolu_2", "second"),
+        result("toolu_1", "first"),
+        say("Done."),
+        req("next"),
+    ]
     sent = body(events)["messages"]
     assert roles(sent) == ["system", "user", "assistant", "tool", "tool", "assistant", "user"]
     calls = sent[2]["tool_calls"]
@@ -63,7 +73,8 @@ def test_each_call_is_answered_by_one_tool_message_right_after() -> None:
     assert [c["id"] for c in calls] == ["toolu_1", "toolu_2"]
     assert json.loads(calls[0]["function"]["arguments"]) == {"path": "a"}
     assert [(m["tool_call_id"], m["content"]) for m in sent[3:5]] == [
-        ("toolu_2", "second"), ("toolu_1", "first")
+        ("toolu_2", "second"),
+        ("toolu_1", "first"),
     ]
 
 
@@ -98,8 +109,12 @@ def test_without_tools_calls_and_results_are_text() -> None:
 
 
 def test_reasoning_goes_back_only_to_the_provider_that_wrote_it() -> None:
-    mine = {"timestamp": T, "type": "chat_response", "reasoning": "my thoughts",
-            "metadata": {REASONING_META: {"provider": "local", "field": "reasoning_content"}}}
+    mine = {
+        "timestamp": T,
+        "type": "chat_response",
+        "reasoning": "my thoughts",
+        "metadata": {REASONING_META: {"provider": "local", "field": "reasoning_content"}},
+    }
     events = [req("q"), think("claude's thoughts"), mine, say("answer"), req("more")]
     to_local = to_chat_messages(events, provider="local")
     assert to_local[1]["role"] == "assistant"
@@ -110,8 +125,16 @@ def test_reasoning_goes_back_only_to_the_provider_that_wrote_it() -> None:
 
 def test_the_tools_are_functions_and_the_limit_key_fits_the_provider() -> None:
     sent = body([req("q")])
-    assert sent["tools"] == [{"type": "function", "function": {
-        "name": "fs_read_file", "description": "Read a file", "parameters": TOOL.input_schema}}]
+    assert sent["tools"] == [
+        {
+            "type": "function",
+            "function": {
+                "name": "fs_read_file",
+                "description": "Read a file",
+                "parameters": TOOL.input_schema,
+            },
+        }
+    ]
     assert sent["stream"] is True and sent["stream_options"] == {"include_usage": True}
     assert "max_completion_tokens" in sent
     local = build_params(ModelRequest("ollama/qwen", "", [req("q")]), BUILTIN["ollama"])
@@ -121,9 +144,17 @@ def test_the_tools_are_functions_and_the_limit_key_fits_the_provider() -> None:
 @pytest.mark.parametrize(
     "broken",
     [
-        [{"role": "user", "content": "a"}, {"role": "assistant", "content": None,
-          "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
-         {"role": "user", "content": "b"}],
+        [
+            {"role": "user", "content": "a"},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+                ],
+            },
+            {"role": "user", "content": "b"},
+        ],
         [{"role": "user", "content": "a"}, {"role": "tool", "tool_call_id": "c1", "content": "x"}],
         [{"role": "robot", "content": "a"}],
     ],

@@ -110,6 +110,38 @@ def test_coverage_leaves_out_what_a_standing_compaction_already_took_away() -> N
     assert "hidden.py" not in texts and "SECRET" not in texts, "hidden text came back"
 
 
+def test_coverage_counts_what_a_replaced_earlier_summary_still_told_the_model() -> None:
+    events = [
+        *turn(0, "Open src/first.py please.", "Opened src/first.py."),
+        *turn(1, "Now fix src/kept.py and src/lost.py.", "Fixed both."),
+        *turn(2, "Then src/last.py.", "Done with src/last.py."),
+    ]
+    events.append(comp(1, 1, summary="Fixed src/kept.py.", at=40))
+    report = coverage(events, Proposal(1, 3, "Nothing to keep."))
+    texts = {f.text: f.turn for f in report.missing}
+    assert texts.get("src/kept.py") == 2, "the earlier summary held it; the new one drops it"
+    assert "src/lost.py" not in texts, "the earlier summary had already dropped it"
+    assert report.earlier == ((2, 2),)
+    assert report.to_json()["earlier_summaries"] == [{"from_turn": 2, "to_turn": 2}]
+    assert any("Turn 2: summarized earlier" in line for line in report.lines())
+    mechanical = coverage(events, Proposal(1, 3, None, reasoning=True))
+    assert mechanical.earlier == (), "a mechanical proposal leaves the summary standing"
+
+
+def test_a_proposal_that_saves_nothing_or_grows_the_context_says_so() -> None:
+    events = [*turn(0, "Hi.", "Hello."), *turn(1, "Bye.", "Bye.")]
+    grown = coverage(events, Proposal(1, 1, "A long summary " * 40))
+    assert grown.after > grown.before
+    assert f"makes the model's context larger ({grown.before} -> {grown.after} tokens)" in (
+        "\n".join(grown.lines())
+    )
+    report = coverage(events, Proposal(1, 1, "A summary."))
+    same = type(report)(report.missing, report.before, report.before)
+    assert "saves nothing" in same.lines()[-1]
+    smaller = type(report)(report.missing, report.before, report.before - 1)
+    assert smaller.saving_lines() == [] and "Warning" not in "\n".join(smaller.lines())
+
+
 def test_kept_is_case_and_space_blind_and_loose_for_prose() -> None:
     assert kept(Fact("path", "src/A.py", 1), "see src/a.py here")
     assert not kept(Fact("path", "src/b.py", 1), "see src/a.py here")

@@ -1,0 +1,77 @@
+"""`jp status`: which store, which remotes, the active conversation, what is pending."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from porcelain.commands.context import App
+from porcelain.render.output import untrusted_field
+
+PENDING = ("journal", "oplog", "lock", "quarantine")
+
+
+@click.command()
+@click.pass_obj
+def status(app: App) -> None:
+    """Where jp is working: the store (and what chose it), its remotes, the active
+    conversation and the model a query would use, and anything pending (an
+    unfinished ref update or operation record, a stale lock, a quarantined ref),
+    with the command that deals with it.  Reads only; changes nothing."""
+    # lazy: the store's modules load only for commands that read it
+    from gitstore import examine, list_remotes
+    from porcelain.app.targets import active_id
+    from porcelain.domain.defaults import default_model
+
+    path, chosen = app.chosen_store()
+    report: dict[str, Any] = {"store": str(path), "store_from": chosen or "the default"}
+    if not path.exists():
+        report.update(exists=False)
+        _show(app, report)
+        return
+    store = app.store()
+    active = active_id(store)
+    config = app.config(warn=False)
+    findings = [f for f in examine(store, fsck=False) if f.check in PENDING]
+    report.update(
+        exists=True,
+        remotes=[{"name": r.name, "url": r.url} for r in list_remotes(store)],
+        active=active,
+        active_title=(store.meta(active).get("title") if active else None),
+        model=config.model_id() or default_model(app.has_api_key()),
+        pending=[f.to_json() for f in findings],
+    )
+    _show(app, report)
+
+
+def _show(app: App, report: dict[str, Any]) -> None:
+    if app.output.json:
+        app.output.data(report)
+        return
+    lines = [f"Store:   {report['store']} (from {report['store_from']})"]
+    if not report["exists"]:
+        app.output.lines([*lines, "         not created yet: `jp init` makes it"])
+        return
+    remotes = report["remotes"]
+    lines.append(
+        "Remotes: " + ", ".join(f"{r['name']} {untrusted_field(r['url'])}" for r in remotes)
+        if remotes
+        else "Remotes: none (add one: `jp remote add NAME URL`)"
+    )
+    active, title = report["active"], report["active_title"]
+    if active:
+        suffix = f": {untrusted_field(title)}" if title else ""
+        lines.append(f"Active:  {active}{suffix}")
+    else:
+        lines.append("Active:  none (`jp q --new TEXT` starts one)")
+    lines.append(f"Model:   {report['model']}")
+    pending = report["pending"]
+    if not pending:
+        lines.append("Pending: nothing")
+    else:
+        lines.append(f"Pending: {len(pending)}")
+        for item in pending:
+            lines.append(f"  - {item['problem']}")
+            lines.append(f"    {item['fix']}")
+    app.output.lines(lines)
