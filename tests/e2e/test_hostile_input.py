@@ -121,16 +121,14 @@ def test_a_tool_result_over_the_limit_is_kept_cut(
         "confirm = false\n"
     )
     fake.reply_blocks([tool_use("flood")], when={"last_user_contains": "flood me"})
-    fake.reply_text("Read it.", when={"last_user_contains": "bytes of this tool result"})
+    fake.reply_text("Read it.", when={"last_user_contains": "were kept]"})
     online.ok("q", "--new", "flood me")
     result = next(e for e in online.events(online.active()) if e["type"] == "tool_call_response")
-    kept, marker = result["content"].split("\n\n[jp: ")
-    assert set(kept) == {"F"} and 10_000 < len(kept) < 20_000
-    assert (
-        marker
-        == f"{100_001 - len(kept)} bytes of this tool result were dropped: over 19.5 KiB per event]"
-    )
+    kept, marker = result["content"].split("\n[jp: ")
+    # the output is read bounded: kept up to half the event limit here, the rest counted
+    assert set(kept) == {"F"} and 5_000 <= len(kept) < 20_000
+    assert marker == f"the output was 100001 bytes; only the first {len(kept)} were kept]"
     sent = blocks(fake.requests[-1], "tool_result")[0]["content"]
-    assert "bytes of this tool result were dropped" in json.dumps(sent), (
+    assert "only the first" in json.dumps(sent), (
         "the model saw another text"
     )

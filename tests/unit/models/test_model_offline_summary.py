@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from porcelain.errors import UserError
+from porcelain.errors import ConfigError, UserError
 from porcelain.models import ModelRequest, context_window, estimate_tokens, get_model
 from porcelain.models.offline_summary import summarize
 
@@ -150,7 +150,7 @@ def test_plain_chat_quotes_long_requests_briefly() -> None:
 
 
 def test_get_model_refuses_unknown_providers_and_bad_ids() -> None:
-    with pytest.raises(UserError, match="nope"):
+    with pytest.raises(ConfigError, match="nope"):  # a configuration error: exit 3
         get_model("nope/gpt-4o")
     with pytest.raises(UserError, match="provider/name"):
         get_model("claude-sonnet")
