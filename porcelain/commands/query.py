@@ -23,7 +23,9 @@ from porcelain.commands.context import App
 from porcelain.commands.options import compact_specs
 from porcelain.commands.optvalue import Command
 from porcelain.config import Recorded, diff_delta, filter_delta, merge, validate
+from porcelain.config.merge import drop_key, lookup
 from porcelain.config.toolenv import provider_keys
+from porcelain.config.trust import removals
 from porcelain.domain.defaults import DEFAULT_MODEL, OFFLINE_MODEL, default_model
 from porcelain.domain.token_usage import total
 from porcelain.errors import UsageError, UserError
@@ -43,7 +45,8 @@ if TYPE_CHECKING:
     "--model",
     "model",
     metavar="PROVIDER/NAME",
-    help="The model to use: recorded in the conversation, so its next queries use it too.",
+    help="The model to use: recorded in the conversation, so its next queries use it too "
+    "(`default`: drop the recorded one, back to your files' model).",
 )
 @click.option(
     "-a",
@@ -318,12 +321,16 @@ def _draft_sent(ask: Ask) -> Any:
 
 
 CLI_SOURCE = "this command's -m, -c and --cfg"
+DEFAULT_WORD = "default"  # `-m default`: not a model id (those are provider/name)
 
 
 def _cli_delta(app: App, model: str | None) -> dict[str, Any]:
     """What this command's -m, -c and --cfg record in the conversation: only what a
     conversation may set (the trust rule); the rest applies to this command alone."""
     layers = app.cli_layers()
+    if model == DEFAULT_WORD:  # the removal marker: back to the user's files
+        layers.setdefault("assistant", {}).setdefault("model", {})["id"] = None
+        model = None
     if model:
         validate({"assistant": {"model": {"id": model}}}, "--model")
         layers.setdefault("assistant", {}).setdefault("model", {})["id"] = model
@@ -340,7 +347,11 @@ def _delta_to_record(recorded: list[dict[str, Any]], wanted: dict[str, Any]) -> 
     current: dict[str, Any] = {}
     for delta in recorded:
         current = merge(current, delta)
-    return diff_delta(current, wanted)
+    delta = diff_delta(current, wanted)
+    for path in removals(delta):  # a removal of what is not recorded records nothing
+        if lookup(current, path) is None:
+            delta = drop_key(delta, path)
+    return delta
 
 
 def _default_model(app: App, quiet: bool = False) -> str:
