@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
-from porcelain.app.recorded import conversation_deltas
+from porcelain.app.lifecycle import config_delta, jp_deltas
+from porcelain.app.recorded import accept, conversation_deltas
 from porcelain.app.targets import resolve
 from porcelain.commands.context import App
 from porcelain.config import set_value, user_config_path
 from porcelain.config import show as render
-from porcelain.config.explain import as_json, as_text, toml_value
+from porcelain.config.explain import as_json, as_text, printable, toml_value
+from porcelain.config.merge import lookup, merge, nest, split_key
+from porcelain.config.trust import conversation_may_set
+from porcelain.errors import UsageError, UserError
 
 
 @click.group()
@@ -109,3 +114,60 @@ def set_(app: App, key: str, value: str, in_store: bool, file: Path | None) -> N
         app.output.data({"file": str(path), "key": key, "value": stored})
     else:
         app.output.line(f"{key} = {toml_value(stored)} in {path}")
+
+
+@config.command()
+@click.argument("key")
+@click.option(
+    "--conversation",
+    "conversation",
+    is_flag=True,
+    help="Drop what the conversation recorded for KEY (the only layer unset edits).",
+)
+@click.option("-i", "--id", "target", metavar="ID", help="This conversation, not the active one.")
+@click.pass_obj
+def unset(app: App, key: str, conversation: bool, target: str | None) -> None:
+    """Drop a conversation's recorded KEY: it goes back to your files (undoable).
+
+    \b
+    Appends a config_delta whose null value for KEY means "back to the layers
+    below", so the next query uses your files' value again (`jp undo` takes it
+    back).  Only a key a conversation may record can be unset this way, for
+    example: jp config unset --conversation assistant.model.id
+    """
+    if not conversation:
+        raise UsageError(
+            "jp config unset edits only a conversation's recorded configuration",
+            f"pass --conversation: `jp config unset --conversation {printable(key)}` "
+            "(your files: `jp config set`)",
+        )
+    path = split_key(key, "config unset")
+    if not conversation_may_set(path):
+        raise UsageError(
+            f"{printable(key)} is not a key a conversation records",
+            "see `jp config show --conversation` for what it records",
+        )
+    store = app.store()
+    cid = resolve(store, target).cid
+    with store.hold(cid, wait=10.0):
+        conv = store.load(cid)
+        current: dict[str, Any] = {}
+        for delta in jp_deltas(conv.events):
+            current = merge(current, delta) if isinstance(delta, dict) else current
+        if lookup(current, path) is None:
+            raise UserError(f"conversation {cid} records no {printable(key)}; nothing to unset")
+        tip = store.append(
+            cid, [config_delta(nest(path, None))], conv.tip, f"jp config unset {cid}"
+        )
+        accept(store, [tip])
+        merged = app.config(deltas=conversation_deltas(store, store.load(cid)), warn=False)
+    value, source = merged.get(key), merged.origin(path)
+    if app.output.json:
+        app.output.data({"id": cid, "key": key, "value": value, "source": source})
+    elif value is None:
+        app.output.line(f"{printable(key)}: conversation {cid} no longer sets it; now unset")
+    else:
+        app.output.line(
+            f"{printable(key)}: conversation {cid} no longer sets it; "
+            f"now {toml_value(value)} from {printable(source)}"
+        )

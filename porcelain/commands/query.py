@@ -23,7 +23,9 @@ from porcelain.commands.context import App
 from porcelain.commands.options import compact_specs
 from porcelain.commands.optvalue import Command
 from porcelain.config import Recorded, diff_delta, filter_delta, merge, validate
+from porcelain.config.merge import drop_key, lookup
 from porcelain.config.toolenv import provider_keys
+from porcelain.config.trust import removals
 from porcelain.domain.defaults import DEFAULT_MODEL, OFFLINE_MODEL, default_model
 from porcelain.domain.token_usage import total
 from porcelain.errors import UsageError, UserError
@@ -43,7 +45,8 @@ if TYPE_CHECKING:
     "--model",
     "model",
     metavar="PROVIDER/NAME",
-    help="The model to use: recorded in the conversation, so its next queries use it too.",
+    help="The model to use: recorded in the conversation, so its next queries use it too "
+    "(`default`: drop the recorded one, back to your files' model).",
 )
 @click.option(
     "-a",
@@ -135,12 +138,30 @@ def query(
                 parse_spec(spec)
     store = app.store()
     fresh = not retry and (new or (target is None and store.active() is None))
-    if fresh:
-        _query_fresh(app, ask, model, specs, no_persist, title, announce=not new)
-    else:
-        cid = resolve(store, target, archived_ok=False).cid
-        with store.hold(cid, wait=10.0):
-            _query_existing(app, cid, ask, model, specs, no_persist)
+    try:
+        if fresh:
+            _query_fresh(app, ask, model, specs, no_persist, title, announce=not new)
+        else:
+            cid = resolve(store, target, archived_ok=False).cid
+            with store.hold(cid, wait=10.0):
+                _query_existing(app, cid, ask, model, specs, no_persist)
+    except BaseException:
+        _name_the_draft(app, ask)
+        raise
+
+
+def _name_the_draft(app: App, ask: Ask) -> None:
+    """A failure after the editor closed, before the request was stored: say where
+    the text is (the editor's own failures say so themselves)."""
+    if ask.draft is None or ask.editing:
+        return
+    # lazy: the editor module loads only when the editor was used
+    from porcelain.app.query.editor import draft_path
+
+    kept = draft_path(ask.draft, ask.draft_cid)
+    again = f"jp q -i {ask.draft_cid} -e" if ask.draft_cid else "jp q --new -e"
+    if kept.exists():
+        app.output.note(f"note: your text is kept in {kept}; `{again}` opens it again")
 
 
 def _refuse_with_retry(
@@ -183,6 +204,7 @@ def _query_fresh(
     config = app.config(deltas=[own(wanted, CLI_SOURCE)])
     model_id = config.model_id() or _default_model(app, quiet=True)
     _precheck(app, model_id, config, activates=not no_persist, ask=ask)
+    ask.edit(None)  # a new conversation's draft
     if no_persist:  # nothing is written, not even the new conversation
         cid = fresh_id(store)
         _run(app, Conversation(cid, "", False, [start_event(cid)]), ask, model, specs, no_persist)
@@ -225,6 +247,7 @@ def _query_existing(
     wanted = own(_cli_delta(app, model), CLI_SOURCE)
     config = app.config(deltas=[*conversation_deltas(store, conv), wanted])
     _precheck(app, config.model_id() or _default_model(app, quiet=True), config, False, ask)
+    ask.edit(cid)
     if specs and not no_persist:
         # lazy: only `q -k` loads the compaction modules
         from porcelain.app.compaction.run import compact_silently
@@ -237,7 +260,8 @@ def _query_existing(
 def _precheck(app: App, model_id: str, config: Any, activates: bool, ask: Ask) -> None:
     """What can fail before the model is called fails before anything is written:
     the provider, its credentials, the model id, whether it takes the attached
-    images and documents; JP_HEAD when it will move."""
+    images and documents; JP_HEAD when it will move.  The editor opens after
+    it (``Ask.edit``): what does not depend on the text is checked first."""
     precheck(model_id, config, ask.attachments)
     if activates:
         app.store().check_unlocked("JP_HEAD")
@@ -313,17 +337,21 @@ def _draft_sent(ask: Ask) -> Any:
     # lazy: the editor module loads only when the editor was used
     from porcelain.app.query.editor import discard_draft
 
-    where = ask.draft
-    return lambda: discard_draft(where)
+    where, cid = ask.draft, ask.draft_cid
+    return lambda: discard_draft(where, cid)
 
 
 CLI_SOURCE = "this command's -m, -c and --cfg"
+DEFAULT_WORD = "default"  # `-m default`: not a model id (those are provider/name)
 
 
 def _cli_delta(app: App, model: str | None) -> dict[str, Any]:
     """What this command's -m, -c and --cfg record in the conversation: only what a
     conversation may set (the trust rule); the rest applies to this command alone."""
     layers = app.cli_layers()
+    if model == DEFAULT_WORD:  # the removal marker: back to the user's files
+        layers.setdefault("assistant", {}).setdefault("model", {})["id"] = None
+        model = None
     if model:
         validate({"assistant": {"model": {"id": model}}}, "--model")
         layers.setdefault("assistant", {}).setdefault("model", {})["id"] = model
@@ -340,7 +368,11 @@ def _delta_to_record(recorded: list[dict[str, Any]], wanted: dict[str, Any]) -> 
     current: dict[str, Any] = {}
     for delta in recorded:
         current = merge(current, delta)
-    return diff_delta(current, wanted)
+    delta = diff_delta(current, wanted)
+    for path in removals(delta):  # a removal of what is not recorded records nothing
+        if lookup(current, path) is None:
+            delta = drop_key(delta, path)
+    return delta
 
 
 def _default_model(app: App, quiet: bool = False) -> str:

@@ -25,6 +25,8 @@ from porcelain.config.trust import (
     Recorded,
     enabled_providers,
     filter_delta,
+    removals,
+    without_removals,
 )
 from porcelain.domain.defaults import default_model
 from porcelain.errors import ConfigError
@@ -166,11 +168,14 @@ def load_config(
     own = merge(config.data, cli_merged(cli))
     enabled = enabled_providers(own, default_model(bool(environ.get("ANTHROPIC_API_KEY"))))
     ignored: list[Ignored] = []
+    below = config  # what a removal marker (a null) goes back to
     for i, delta in enumerate(deltas, start=1):
         recorded = delta if isinstance(delta, Recorded) else Recorded(delta, _delta_name(i))
         kept, left = filter_delta(recorded, tools, enabled)
         ignored += left
-        config = config.with_layer(kept, recorded.source)
+        for path in removals(kept):
+            config = config.restored(path, below)
+        config = config.with_layer(without_removals(kept), recorded.source)
     for layer, name in _without_recorded_rules(config, cli):
         config = config.with_layer(layer, name)
     check_tool_env(config.data, config.origin)

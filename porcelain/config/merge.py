@@ -133,3 +133,18 @@ def _diff(
 def ends_with(items: list[Any], tail: list[Any]) -> bool:
     """``items``'s last entries are ``tail``."""
     return len(tail) <= len(items) and same(items[len(items) - len(tail) :], tail)
+
+
+def drop_key(data: Mapping[str, Any], path: tuple[str, ...]) -> dict[str, Any]:
+    """A copy of ``data`` without ``path``, and without the tables that leaves empty."""
+    out = copy.deepcopy(dict(data))
+    head, rest = path[0], path[1:]
+    if not rest:
+        out.pop(head, None)
+    elif isinstance(out.get(head), Mapping):
+        inner = drop_key(out[head], rest)
+        if inner:
+            out[head] = inner
+        else:
+            out.pop(head)
+    return out

@@ -112,6 +112,23 @@ class Config:
         data = merge(self._data, layer)
         return Config(data, (*self._sources, name), origins, self._ignored)
 
+    def restored(self, path: tuple[str, ...], base: Config) -> Config:
+        """A new Config whose ``path`` is what ``base`` (the layers below) has there."""
+        data, origins = copy.deepcopy(self._data), dict(self._origins)
+        value, node = lookup(base._data, path), data
+        for part in path[:-1]:
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict):  # the layers hold a value where a table goes
+                return self
+        origins.pop(path, None)
+        if value is None:
+            node.pop(path[-1], None)
+        else:
+            node[path[-1]] = copy.deepcopy(value)
+            if path in base._origins:
+                origins[path] = base._origins[path]
+        return Config(data, self._sources, origins, self._ignored)
+
     def with_ignored(self, ignored: tuple[Ignored, ...]) -> Config:
         return Config(self._data, self._sources, self._origins, (*self._ignored, *ignored))
 

@@ -19,6 +19,11 @@ empty ``[providers.ollama]`` table is the explicit way to allow one).  A delta
 the user's own command wrote on this machine, or one jp already named to the
 user, is ``own`` and skips this check (docs/security.md).
 
+A null value is the removal marker (``jp config unset --conversation KEY``,
+``jp q -m default``): the key goes back to the layers below the conversation's
+deltas.  It is kept only for a key of ``CONVERSATION_KEYS``, so it removes
+what a conversation recorded and never adds or loosens anything.
+
 Pure functions: no I/O, no printing.
 """
 
@@ -242,14 +247,52 @@ def filter_delta(
         ignored.append(Ignored((), _bounded(recorded.delta), recorded.source, "not a table"))
         return kept, ignored
     for path, value in _walk(recorded.delta, ()):
-        reason = _refusal(path, value, existing)
-        if reason is None and enabled is not None and not recorded.own:
+        if value is None:  # the removal marker: back to the layers below, nothing added
+            reason = _removal_refusal(path)
+        else:
+            reason = _refusal(path, value, existing)
+        if reason is None and value is not None and enabled is not None and not recorded.own:
             reason = _provider_refusal(path, value, enabled)
         if reason is None:
             _put(kept, path, value)
         elif reason:
             ignored.append(Ignored(path, _bounded(value), recorded.source, reason))
     return kept, ignored
+
+
+def conversation_may_set(path: tuple[str, ...]) -> bool:
+    """``path`` is one of ``CONVERSATION_KEYS`` (a tool's name in place of ``<tool>``)."""
+    return _allowed(path) and not any(part in NEVER_FROM_CONVERSATION for part in path)
+
+
+def _removal_refusal(path: tuple[str, ...]) -> str | None:
+    """A null removes what the conversation recorded for one key it may set, no more."""
+    return None if conversation_may_set(path) else NOT_CHOOSABLE
+
+
+def removals(kept: Mapping[str, Any], path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """The keys ``kept`` (a filtered delta) removes: those whose value is the null marker."""
+    out: list[tuple[str, ...]] = []
+    for key, value in kept.items():
+        here = (*path, key)
+        if value is None:
+            out.append(here)
+        elif isinstance(value, Mapping):
+            out += removals(value, here)
+    return out
+
+
+def without_removals(kept: Mapping[str, Any]) -> dict[str, Any]:
+    """``kept`` minus its removal markers (and the tables they leave empty)."""
+    out: dict[str, Any] = {}
+    for key, value in kept.items():
+        if isinstance(value, Mapping):
+            sub = without_removals(value)
+            if sub:
+                out[key] = sub
+        elif value is not None:
+            out[key] = value
+    return out
 
 
 def _walk(table: Mapping[str, Any], path: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], Any]]:

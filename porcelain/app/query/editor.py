@@ -2,10 +2,12 @@
 
 The editor is `$JP_EDITOR`, else `$VISUAL`, else `$EDITOR`, else `vi` (a
 command line, split as a shell would, never run through one).  It edits a
-draft kept in the store's git directory (`jp/draft.md`): the draft stays
-until the request is committed, so a query refused before that (a missing
-key, a wrong model) loses nothing, and the next `jp q` opens it again.  An
-empty message aborts: nothing is sent, nothing is written.
+draft kept in the store's git directory, one per conversation
+(`jp/drafts/ID.md`; `jp/draft.md` for a new conversation): the draft stays
+until the request is committed, so a query refused after the editor closed
+loses nothing, and the next `jp q -e` of that conversation opens it again.
+`jp q -e TEXT` with a draft kept puts TEXT under the kept text, never in its
+place.  An empty message aborts: nothing is sent, nothing is written.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from porcelain.domain.escaping import untrusted_field
 from porcelain.errors import UserError
 
 DRAFT = Path("jp") / "draft.md"
+DRAFTS = Path("jp") / "drafts"
 MAX_DRAFT_BYTES = 1024 * 1024
 
 
@@ -36,20 +39,28 @@ def editor_command(environ: Mapping[str, str]) -> list[str]:
     return ["vi"]
 
 
-def draft_path(gitdir: Path) -> Path:
-    return gitdir / DRAFT
+def draft_path(gitdir: Path, cid: str | None = None) -> Path:
+    """The draft of conversation ``cid`` (None: of a new conversation)."""
+    return gitdir / DRAFTS / f"{cid}.md" if cid else gitdir / DRAFT
 
 
-def edit_query(gitdir: Path, initial: str, environ: Mapping[str, str] | None = None) -> str:
-    """Open the editor on the draft (the kept one, else ``initial``); its text, stripped.
+def edit_query(
+    gitdir: Path,
+    initial: str,
+    environ: Mapping[str, str] | None = None,
+    cid: str | None = None,
+) -> str:
+    """Open the editor on the draft (the kept one, ``initial`` under it); its text, stripped.
 
     An editor that fails or is missing, and an empty message, are errors that
     say where the draft is."""
     env = os.environ if environ is None else environ
-    path = draft_path(gitdir)
+    path = draft_path(gitdir, cid)
     path.parent.mkdir(parents=True, exist_ok=True)
+    kept = _read_draft(path) if path.exists() else ""
     if initial or not path.exists():
-        path.write_text(initial + ("\n" if initial and not initial.endswith("\n") else ""))
+        text = f"{kept}\n\n{initial}" if kept and initial else initial or kept
+        path.write_text(text + ("\n" if text and not text.endswith("\n") else ""))
     argv = editor_command(env)
     shown = untrusted_field(shlex.join(argv))
     try:
@@ -66,7 +77,7 @@ def edit_query(gitdir: Path, initial: str, environ: Mapping[str, str] | None = N
         )
     text = _read_draft(path)
     if not text:
-        discard_draft(gitdir)
+        discard_draft(gitdir, cid)
         raise UserError("the message is empty; nothing was sent")
     return text
 
@@ -84,10 +95,10 @@ def _read_draft(path: Path) -> str:
     return raw.decode("utf-8", "replace").strip()
 
 
-def discard_draft(gitdir: Path) -> None:
+def discard_draft(gitdir: Path, cid: str | None = None) -> None:
     """The request is committed (or the message was empty): the draft has done its job."""
     try:
-        draft_path(gitdir).unlink()
+        draft_path(gitdir, cid).unlink()
     except FileNotFoundError:
         pass
     except OSError:

@@ -25,6 +25,18 @@ class Ask:
     system: str | None = None  # a one-off instruction for this query (`-s`)
     render: bool = True  # show the answer as Markdown on a terminal
     notes: list[str] = field(default_factory=list)  # what to say on stderr before the turn
+    editing: bool = False  # the editor is still to open (``edit``), after the checks
+    draft_cid: str | None = None  # whose draft the editor opened (None: a new conversation's)
+
+    def edit(self, cid: str | None) -> None:
+        """Open the editor on ``cid``'s draft, now that every check needing no text passed."""
+        if not self.editing or self.draft is None:
+            return
+        # lazy: the editor module loads only when the editor opens
+        from porcelain.app.query.editor import edit_query
+
+        self.draft_cid = cid
+        self.text, self.editing = edit_query(self.draft, self.text, cid=cid), False
 
 
 def _interactive() -> bool:
@@ -81,12 +93,8 @@ def gather(
     attachments = found.attachments
     if not edit and not text and stdin_free and not sys.stdin.isatty():
         text = stdin_text().strip()
-    elif edit or (not text and _interactive()):
-        # lazy: the editor module loads only when the editor opens
-        from porcelain.app.query.editor import edit_query
-
-        where = gitdir()
-        return Ask(edit_query(where, text), attachments, draft=where, notes=found.notes)
+    elif edit or (not text and _interactive()):  # opened by ``Ask.edit``, after the checks
+        return Ask(text, attachments, draft=gitdir(), notes=found.notes, editing=True)
     if not text:
         raise UsageError(
             "the query is empty",
