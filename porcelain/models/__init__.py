@@ -1,4 +1,4 @@
-"""Language models behind one small interface (see ``base``).
+"""Language models behind one small interface (``base``), chosen by ``factory``.
 
 Importing this package never imports a provider SDK.
 """
@@ -13,9 +13,9 @@ from porcelain.models.base import (
     StreamInterrupted,
     ToolSpec,
     context_window,
-    get_model,
     ignore_delta,
 )
+from porcelain.models.factory import get_model
 
 __all__ = [
     "DeltaKind",

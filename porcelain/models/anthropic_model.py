@@ -10,31 +10,27 @@ never logged, stored or put into a message; the SDK does the retries.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from gitstore import Event
 from porcelain.domain.media import MEDIA_TYPES
-from porcelain.errors import ConfigError, ProviderError
+from porcelain.errors import ConfigError
 from porcelain.models.base import (
-    AnswerInterrupted,
     ModelRequest,
     ModelResponse,
     OnDelta,
-    StreamInterrupted,
     message_event,
     reasoning_event,
     tool_call_event,
 )
-from porcelain.models.calls import Call, Failure, Runner, in_process
-from porcelain.models.catalog import Endpoint
+from porcelain.models.calls import Failure, Runner
 from porcelain.models.messages import system_blocks, to_messages
 from porcelain.models.provider_model import ProviderModel
+from porcelain.models.sdks import in_process
 
 MIN_THINKING_BUDGET = 1024
 DEFAULT_URL = "https://api.anthropic.com"
-_USERINFO = re.compile(r"//[^/@]*@")
 
 
 def build_params(request: ModelRequest) -> dict[str, Any]:
@@ -122,6 +118,16 @@ class _Blocks:
                     out.append(tool_call_event(entry["id"], entry["name"], args))
         return out
 
+    def response(self, final: Any) -> ModelResponse | None:
+        """The final message as a response; None if the stream stopped short."""
+        if not isinstance(final, Mapping) or not self.finished:
+            return None
+        return ModelResponse(
+            events=response_events(list(final.get("content") or [])),
+            stop_reason=str(final.get("stop_reason") or "end_turn"),
+            usage=_usage(final),
+        )
+
 
 def response_events(content: list[Mapping[str, Any]]) -> list[Event]:
     """The final message's content blocks as jp events, in order."""
@@ -164,7 +170,10 @@ def _usage(message: Mapping[str, Any]) -> dict[str, int]:
 class AnthropicModel(ProviderModel):
     """``anthropic/<name>`` (or an entry of kind anthropic): the Messages API."""
 
+    KIND = "anthropic"
     DEFAULT_PROVIDER = "anthropic"
+    DEFAULT_URL = DEFAULT_URL
+    PLACE = "the {name} API"
     media_types = MEDIA_TYPES  # image and document content blocks
 
     def check(self) -> None:
@@ -184,37 +193,16 @@ class AnthropicModel(ProviderModel):
             hint=f"set {variable}, or use the offline model (--model offline/jp)",
         )
 
-    def _call(self, params: dict[str, Any], op: Any = "stream") -> Call:
-        return Call("anthropic", self._endpoint(), self.max_retries, params, op)
+    def params(self, request: ModelRequest) -> dict[str, Any]:
+        return build_params(request)
+
+    def reader(self, on_delta: OnDelta) -> _Blocks:
+        return _Blocks(on_delta)
 
     def _runner(self) -> Runner:
         point = self._endpoint()
         # credentials the SDK finds itself (a profile) stay in this process
         return self.runner if (point.api_key or point.auth_token) else in_process
-
-    def respond(self, request: ModelRequest, on_delta: OnDelta) -> ModelResponse:
-        self.check()
-        call = self._call(build_params(request))
-        errors = _Errors(call.endpoint)
-        seen = _Blocks(on_delta)
-        try:
-            final = self._runner()(call, seen.feed)
-        except KeyboardInterrupt:
-            raise AnswerInterrupted(seen.partial_events()) from None
-        except Failure as exc:
-            if exc.phase == "open":
-                raise errors.failed(exc) from None
-            raise errors.interrupted(exc, seen.partial_events()) from None
-        if final is None or not seen.finished:
-            raise StreamInterrupted(
-                "the anthropic stream ended before the answer was complete",
-                seen.partial_events(),
-            )
-        return ModelResponse(
-            events=response_events(list(final.get("content") or [])),
-            stop_reason=str(final.get("stop_reason") or "end_turn"),
-            usage=_usage(final),
-        )
 
     def count_tokens(self, request: ModelRequest) -> int | None:
         """The Messages API's count of ``request`` (its count-tokens endpoint)."""
@@ -223,53 +211,5 @@ class AnthropicModel(ProviderModel):
         try:
             found = self._runner()(call, lambda event: None)
         except Failure as exc:
-            raise _Errors(call.endpoint).failed(exc) from None
+            raise self._errors(call.endpoint).failed(exc) from None
         return int(found) if isinstance(found, int) else None
-
-
-class _Errors:
-    """Failures as one line each: status, API error type and message."""
-
-    def __init__(self, point: Endpoint) -> None:
-        self.secrets = point.secrets()
-        self.base_url = _USERINFO.sub("//", point.base_url or DEFAULT_URL).rstrip("/")
-
-    def _clean(self, text: str) -> str:
-        line = " ".join(text.split())
-        for secret in self.secrets:
-            line = line.replace(secret, "[redacted]")
-        return line
-
-    def failed(self, exc: Failure) -> ProviderError:
-        if exc.kind == "status":
-            label = f"{exc.status} {exc.error_type}" if exc.error_type else str(exc.status)
-            return ProviderError(
-                self._clean(f"anthropic returned {label}: {exc.message}"), _hint(exc.status)
-            )
-        if exc.kind in ("connection", "timeout"):
-            return ProviderError(
-                self._clean(f"could not reach the anthropic API at {self.base_url}: {exc.detail}"),
-                "check the network, or ANTHROPIC_BASE_URL if it is set",
-            )
-        return ProviderError(self._clean(f"anthropic request failed: {exc.detail}"))
-
-    def interrupted(self, exc: Failure, partial: list[Event]) -> StreamInterrupted:
-        if exc.kind == "status":
-            detail = f"{exc.error_type}: {exc.message}" if exc.error_type else exc.message
-        else:
-            detail = exc.detail
-        return StreamInterrupted(
-            self._clean(f"the anthropic stream broke off: {detail}"),
-            partial,
-            "what arrived before the break is kept; ask again to continue",
-        )
-
-
-def _hint(status: int) -> str | None:
-    if status in (401, 403):
-        return "check ANTHROPIC_API_KEY"
-    if status == 404:
-        return "check the model id (assistant.model.id)"
-    if status in (429, 529) or status >= 500:
-        return "the API is busy or failing; try again in a moment"
-    return None

@@ -1,23 +1,20 @@
 """What every model provider shares: the request, the streamed deltas, the
-response, and the dispatch from a ``provider/name`` id to an implementation.
+response, the events a model makes, and the sizes of model ids.
 
-Nothing here imports a provider SDK; ``get_model`` imports the chosen
-provider's module only when it is asked for, so commands that never call a
-model never pay for (or depend on) an SDK import.
+This is the floor of ``porcelain.models``: it imports no other module of the
+package (``factory`` picks an implementation for an id, ``provider_model`` is
+the skeleton every SDK-backed provider fills in).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from gitstore import Event, Kind, chat_message_event, chat_reasoning_event, tool_call_request_event
 from porcelain import clock
 from porcelain.errors import ProviderError, UserError
-
-if TYPE_CHECKING:
-    from porcelain.models.catalog import Catalog
 
 DeltaKind = Literal["text", "reasoning", "tool", "note"]
 OnDelta = Callable[[DeltaKind, str], None]
@@ -168,34 +165,6 @@ def split_model_id(model_id: str) -> tuple[str, str]:
             hint='for example assistant.model.id = "anthropic/claude-sonnet-4-5"',
         )
     return provider, name
-
-
-def get_model(model_id: str, *, max_retries: int = 2, catalog: Catalog | None = None) -> Model:
-    """The model for ``provider/name`` (or an alias) among ``catalog``'s providers
-    (the built-in ones without it); unknown providers are a ``UserError``."""
-    # lazy: only the chosen provider's modules load
-    from porcelain.models.catalog import Catalog
-
-    catalog = catalog or Catalog()
-    provider, name = catalog.provider(model_id)
-    if provider.kind == "offline":
-        # lazy: only the chosen provider's modules load
-        from porcelain.models.offline import OfflineModel
-
-        return OfflineModel(name)
-    # lazy: only the chosen provider's modules load
-    from porcelain.models.warm_client import runner
-
-    run = runner(catalog.warm)
-    if provider.kind == "anthropic":
-        # lazy: only the chosen provider's modules load
-        from porcelain.models.anthropic_model import AnthropicModel
-
-        return AnthropicModel(name, max_retries=max_retries, provider=provider, runner=run)
-    # lazy: only the chosen provider's modules load
-    from porcelain.models.openai_model import OpenAIModel
-
-    return OpenAIModel(name, max_retries=max_retries, provider=provider, runner=run)
 
 
 def context_window(model_id: str, configured: int | None) -> int:

@@ -6,7 +6,7 @@ the SDK's retries and the SDK keyword arguments.  Running it streams the raw
 provider events (as JSON dicts) to a sink and returns the final message (a
 dict, or None when the stream ended before the answer was complete).  What
 goes wrong is a ``Failure``: data too, so both paths report it in the same
-words.  No SDK import here.
+words.  No SDK import here; ``sdks`` runs a call with its SDK.
 """
 
 from __future__ import annotations
@@ -154,28 +154,5 @@ def guarded(
         yield item
 
 
-def execute(
-    call: Call, sink: Sink, on_open: Callable[[Callable[[], None]], None] | None = None
-) -> Any:
-    """Run ``call`` here with its SDK: the final message dict (``count``: the count).
-
-    ``on_open`` receives a function that closes the open stream (the warm
-    process calls it when its client hangs up).
-    """
-    if call.kind == "anthropic":
-        # lazy: only the SDK the call names loads
-        from porcelain.models.anthropic_sdk import execute as run
-    elif call.kind == "openai":
-        # lazy: only the SDK the call names loads
-        from porcelain.models.openai_sdk import execute as run
-    else:
-        raise ValueError(f"no SDK for {call.kind!r}")
-    return run(call, sink, on_open)
-
-
 Runner = Callable[[Call, Sink], Any]
-"""How a model runs a call: ``execute`` in process, or ``warm_client.run``."""
-
-
-def in_process(call: Call, sink: Sink) -> Any:
-    return execute(call, sink)
+"""How a model runs a call: ``sdks.in_process``, or ``warm_client.run``."""

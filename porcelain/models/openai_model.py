@@ -11,32 +11,26 @@ variable.  The key is read when the call is made and never stored.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from gitstore import Event
 from porcelain.domain.media import IMAGE_TYPES
-from porcelain.errors import ProviderError
 from porcelain.models.base import (
-    AnswerInterrupted,
     ModelRequest,
     ModelResponse,
     OnDelta,
-    StreamInterrupted,
     message_event,
     reasoning_event,
     tool_call_event,
 )
-from porcelain.models.calls import Call, Failure
-from porcelain.models.catalog import BUILTIN, Endpoint, Provider, missing_key
+from porcelain.models.catalog import BUILTIN, Provider, missing_key
 from porcelain.models.openai_messages import REASONING_META, to_chat_messages, tool_name
 from porcelain.models.provider_model import ProviderModel
 
 STOP_REASONS = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens"}
 REASONING_FIELDS = ("reasoning_content", "reasoning")
 MAX_DESCRIPTION = 1024
-_USERINFO = re.compile(r"//[^/@]*@")
 
 
 def build_params(request: ModelRequest, provider: Provider = BUILTIN["openai"]) -> dict[str, Any]:
@@ -139,6 +133,21 @@ class _Chunks:
             out.append(_call_event(entry, index))
         return out
 
+    def partial_events(self) -> list[Event]:
+        return self.events(complete=False)
+
+    def response(self, final: Any) -> ModelResponse | None:
+        """The answer once the stream said it finished, and why; else None."""
+        finished = isinstance(final, dict) and final.get("finished")
+        if not finished or self.finish_reason is None:
+            return None
+        reason = self.finish_reason
+        return ModelResponse(
+            events=self.events(complete=True),
+            stop_reason=STOP_REASONS.get(reason, reason),
+            usage=self.usage,
+        )
+
 
 def _call_event(entry: Mapping[str, str], index: int) -> Event:
     """One streamed tool call; arguments that are not a JSON object are kept aside."""
@@ -168,6 +177,7 @@ def _usage(usage: Mapping[str, Any]) -> dict[str, int]:
 class OpenAIModel(ProviderModel):
     """``PROVIDER/<name>`` for a provider of kind openai: sends ``<name>`` as the model."""
 
+    KIND = "openai"
     DEFAULT_PROVIDER = "openai"
     media_types = IMAGE_TYPES  # image_url parts (data URLs); no PDFs
 
@@ -176,85 +186,8 @@ class OpenAIModel(ProviderModel):
         if self.provider.api_key_env and not self._endpoint().api_key:
             raise missing_key(self.provider, self.model_id)
 
-    def respond(self, request: ModelRequest, on_delta: OnDelta) -> ModelResponse:
-        self.check()
-        point = self._endpoint()
-        call = Call("openai", point, self.max_retries, build_params(request, self.provider))
-        errors = _Errors(self.provider, point)
-        seen = _Chunks(on_delta, self.provider.name)
-        try:
-            final = self.runner(call, seen.feed)
-        except KeyboardInterrupt:
-            raise AnswerInterrupted(seen.events(complete=False)) from None
-        except Failure as exc:
-            if exc.phase == "open":
-                raise errors.failed(exc) from None
-            raise errors.interrupted(exc, seen.events(complete=False)) from None
-        if not (isinstance(final, dict) and final.get("finished")) or seen.finish_reason is None:
-            raise StreamInterrupted(
-                f"the {self.provider.name} stream ended before the answer was complete",
-                seen.events(complete=False),
-                "what arrived before the break is kept; ask again to continue",
-            )
-        reason = seen.finish_reason
-        return ModelResponse(
-            events=seen.events(complete=True),
-            stop_reason=STOP_REASONS.get(reason, reason),
-            usage=seen.usage,
-        )
+    def params(self, request: ModelRequest) -> dict[str, Any]:
+        return build_params(request, self.provider)
 
-    def count_tokens(self, request: ModelRequest) -> int | None:
-        """Chat Completions has no count endpoint: callers estimate."""
-        return None
-
-
-class _Errors:
-    """Failures as one line each, naming the provider and what it said."""
-
-    def __init__(self, provider: Provider, point: Endpoint) -> None:
-        self.provider = provider
-        self.secrets = point.secrets()
-        self.base_url = _USERINFO.sub("//", point.base_url or "").rstrip("/")
-
-    def _clean(self, text: str) -> str:
-        line = " ".join(text.split())
-        for secret in self.secrets:
-            line = line.replace(secret, "[redacted]")
-        return line
-
-    def failed(self, exc: Failure) -> ProviderError:
-        name = self.provider.name
-        if exc.kind == "status":
-            label = f"{exc.status} {exc.error_type}" if exc.error_type else str(exc.status)
-            return ProviderError(
-                self._clean(f"{name} returned {label}: {exc.message}"), self._hint(exc.status)
-            )
-        if exc.kind in ("connection", "timeout"):
-            where = (
-                "OPENAI_BASE_URL if it is set"
-                if self.provider.base_url_env
-                else f"providers.{name}.base_url"
-            )
-            return ProviderError(
-                self._clean(f"could not reach {name} at {self.base_url}: {exc.detail}"),
-                f"check the network, or {where}",
-            )
-        return ProviderError(self._clean(f"{name} request failed: {exc.detail}"))
-
-    def interrupted(self, exc: Failure, partial: list[Event]) -> StreamInterrupted:
-        detail = f"{exc.error_type}: {exc.message}" if exc.error_type else exc.detail or exc.message
-        return StreamInterrupted(
-            self._clean(f"the {self.provider.name} stream broke off: {detail}"),
-            partial,
-            "what arrived before the break is kept; ask again to continue",
-        )
-
-    def _hint(self, status: int) -> str | None:
-        if status in (401, 403):
-            variable = self.provider.api_key_env
-            return f"check {variable}" if variable else f"check providers.{self.provider.name}"
-        if status == 404:
-            return "check the model id (assistant.model.id)"
-        if status == 429 or status >= 500:
-            return "the API is busy or failing; try again in a moment"
-        return None
+    def reader(self, on_delta: OnDelta) -> _Chunks:
+        return _Chunks(on_delta, self.provider.name)

@@ -15,7 +15,8 @@ from gitstore import Event
 from porcelain.domain.token_count import TokenCount, estimate
 from porcelain.domain.tokens import estimate_tokens
 from porcelain.errors import JpError
-from porcelain.models.base import ModelRequest, get_model
+from porcelain.models.base import ModelRequest
+from porcelain.models.factory import get_model
 
 if TYPE_CHECKING:
     from porcelain.models.catalog import Catalog

@@ -25,8 +25,9 @@ from typing import Any
 from porcelain import clock
 from porcelain.domain.secrets import PROVIDER_KEYS
 from porcelain.models import warm_wire as wire
-from porcelain.models.calls import Call, Failure, Runner, Sink, in_process
+from porcelain.models.calls import Call, Failure, Runner, Sink
 from porcelain.models.catalog import Warm
+from porcelain.models.sdks import in_process
 
 ENV_SWITCH = "JP_WARM"
 READY_TIMEOUT = 30.0

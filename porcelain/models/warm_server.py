@@ -29,7 +29,8 @@ from typing import Any
 
 from porcelain import clock
 from porcelain.models import warm_wire as wire
-from porcelain.models.calls import Call, Failure, execute
+from porcelain.models.calls import Call, Failure
+from porcelain.models.sdks import execute
 
 MAX_CLIENTS = 8
 HEARTBEAT = 5.0  # seconds between ``alive`` frames during a call (the client waits 6x)

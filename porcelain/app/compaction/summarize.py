@@ -22,7 +22,8 @@ from porcelain.domain.stream import Stream
 from porcelain.domain.tokens import estimate_tokens
 from porcelain.domain.view import PROVIDER_VISIBLE
 from porcelain.errors import UserError
-from porcelain.models.base import ModelRequest, OnDelta, context_window, get_model, ignore_delta
+from porcelain.models.base import ModelRequest, OnDelta, context_window, ignore_delta
+from porcelain.models.factory import get_model
 
 if TYPE_CHECKING:
     from porcelain.models.catalog import Catalog

@@ -31,8 +31,9 @@ from porcelain.domain.review.markers import review_record
 from porcelain.domain.token_usage import with_usage
 from porcelain.domain.view import model_events
 from porcelain.errors import Interrupted, ProviderError, UserError
-from porcelain.models.base import DeltaKind, Model, ModelRequest, StreamInterrupted, get_model
+from porcelain.models.base import DeltaKind, Model, ModelRequest, StreamInterrupted
 from porcelain.models.catalog import Catalog
+from porcelain.models.factory import get_model
 
 MAX_ROUNDS = 24
 ONE_OFF_SYSTEM = "system"  # the request's metadata key for `jp q -s TEXT`
