@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from gitstore import Conversation, record_activation
+from gitstore import Conversation, Event, record_activation
 from porcelain.app.lifecycle import (
     config_delta,
     create_conversation,
@@ -15,25 +15,23 @@ from porcelain.app.lifecycle import (
     start_event,
 )
 from porcelain.app.query.meter import fill_to_report
+from porcelain.app.query.plan import QueryPlan, command_delta
 from porcelain.app.query.prompt import Ask, gather
-from porcelain.app.query.turn import TurnContext, commit, is_review, precheck, run_turn
-from porcelain.app.recorded import accept, conversation_deltas, foreign_model, naming, own
+from porcelain.app.query.turn import TurnContext, commit, is_review, run_turn
+from porcelain.app.recorded import accept, conversation_deltas, naming
 from porcelain.app.targets import resolve
 from porcelain.commands.context import App
 from porcelain.commands.options import compact_specs
 from porcelain.commands.optvalue import Command
-from porcelain.config import Recorded, diff_delta, filter_delta, merge, validate
-from porcelain.config.merge import drop_key, lookup
 from porcelain.config.toolenv import provider_keys
-from porcelain.config.trust import removals
-from porcelain.domain.defaults import DEFAULT_MODEL, OFFLINE_MODEL, default_model
+from porcelain.domain.defaults import DEFAULT_MODEL, OFFLINE_MODEL
 from porcelain.domain.token_usage import total
 from porcelain.errors import UsageError, UserError
 from porcelain.render.meter import meter_json, meter_line
-from porcelain.render.stream import StreamView
+from porcelain.render.turnview import TerminalView
 
 if TYPE_CHECKING:
-    from porcelain.app.query.prompt import Ask
+    from porcelain.config import Config
 
 
 @click.command(cls=Command)
@@ -128,7 +126,7 @@ def query(
         )
         ask.system = system.strip() if system and system.strip() else None
     ask.render = not no_render
-    app.config()  # refuse a broken configuration before anything is written
+    base = app.config()  # refuse a broken configuration before anything is written
     if specs:  # and a bad compaction spec
         # lazy: only `q -k` loads the compaction modules
         from porcelain.domain.compaction.dsl import parse_spec
@@ -138,16 +136,30 @@ def query(
                 parse_spec(spec)
     store = app.store()
     fresh = not retry and (new or (target is None and store.active() is None))
+    wanted = _Wanted(app, model, base)
     try:
         if fresh:
-            _query_fresh(app, ask, model, specs, no_persist, title, announce=not new)
+            _query_fresh(app, ask, wanted, specs, no_persist, title, announce=not new)
         else:
             cid = resolve(store, target, archived_ok=False).cid
             with store.hold(cid, wait=10.0):
-                _query_existing(app, cid, ask, model, specs, no_persist)
+                _query_existing(app, cid, ask, wanted, specs, no_persist)
     except BaseException:
         _name_the_draft(app, ask)
         raise
+
+
+class _Wanted:
+    """What this command's -m, -c and --cfg record, worked out once, when first needed."""
+
+    def __init__(self, app: App, model: str | None, base: Config) -> None:
+        self.app, self.model, self.base = app, model, base
+        self._delta: dict[str, Any] | None = None
+
+    def __call__(self) -> dict[str, Any]:
+        if self._delta is None:
+            self._delta = command_delta(self.app.cli_layers(), self.model, self.base)
+        return self._delta
 
 
 def _name_the_draft(app: App, ask: Ask) -> None:
@@ -192,7 +204,7 @@ def _refuse_with_retry(
 def _query_fresh(
     app: App,
     ask: Ask,
-    model: str | None,
+    wanted: _Wanted,
     specs: tuple[str, ...],
     no_persist: bool,
     title: str | None,
@@ -200,14 +212,12 @@ def _query_fresh(
 ) -> None:
     """A query that starts a conversation: every check runs before it is created."""
     store = app.store()
-    wanted = _cli_delta(app, model)
-    config = app.config(deltas=[own(wanted, CLI_SOURCE)])
-    model_id = config.model_id() or _default_model(app, quiet=True)
-    _precheck(app, model_id, config, activates=not no_persist, ask=ask)
+    plan = QueryPlan.of(app, wanted(), specs=specs)
+    _precheck(app, plan, activates=not no_persist, ask=ask)
     ask.edit(None)  # a new conversation's draft
     if no_persist:  # nothing is written, not even the new conversation
         cid = fresh_id(store)
-        _run(app, Conversation(cid, "", False, [start_event(cid)]), ask, model, specs, no_persist)
+        _run(app, Conversation(cid, "", False, [start_event(cid)]), ask, plan, no_persist)
         return
     cid, created = create_conversation(store, title)
     if announce:
@@ -220,14 +230,14 @@ def _query_fresh(
                 "turn; nothing of the query was written",
                 "run the command again",
             )
-        _run(app, conv, ask, model, specs, no_persist)
+        _run(app, conv, ask, plan, no_persist)
 
 
 def _query_existing(
     app: App,
     cid: str,
     ask: Ask,
-    model: str | None,
+    wanted: _Wanted,
     specs: tuple[str, ...],
     no_persist: bool,
 ) -> None:
@@ -242,68 +252,74 @@ def _query_existing(
             app.output.note(f"The answer in {cid} stays; answering again in its fork {fork}.")
             store.set_active(fork)
             with store.hold(fork, wait=10.0):
-                _query_existing(app, fork, ask, model, specs, no_persist)
+                _query_existing(app, fork, ask, wanted, specs, no_persist)
             return
-    wanted = own(_cli_delta(app, model), CLI_SOURCE)
-    config = app.config(deltas=[*conversation_deltas(store, conv), wanted])
-    _precheck(app, config.model_id() or _default_model(app, quiet=True), config, False, ask)
+    plan = QueryPlan.of(app, wanted(), conversation_deltas(store, conv), specs)
+    _precheck(app, plan, False, ask)
     ask.edit(cid)
     if specs and not no_persist:
+        _name_foreign(app, cid, plan, no_persist)  # before the compaction asks it
         # lazy: only `q -k` loads the compaction modules
         from porcelain.app.compaction.run import compact_silently
 
-        compact_silently(app, cid, specs)
+        compact_silently(app, cid, specs, plan.config, plan.rules, plan.model_id)
         conv = store.load(cid)
-    _run(app, conv, ask, model, specs, no_persist)
+        _run(app, conv, ask, plan, no_persist, named=True)
+        return
+    _run(app, conv, ask, plan, no_persist)
 
 
-def _precheck(app: App, model_id: str, config: Any, activates: bool, ask: Ask) -> None:
+def _precheck(app: App, plan: QueryPlan, activates: bool, ask: Ask) -> None:
     """What can fail before the model is called fails before anything is written:
     the provider, its credentials, the model id, whether it takes the attached
     images and documents; JP_HEAD when it will move.  The editor opens after
     it (``Ask.edit``): what does not depend on the text is checked first."""
-    precheck(model_id, config, ask.attachments)
+    plan.check(ask.attachments)
     if activates:
         app.store().check_unlocked("JP_HEAD")
 
 
+def _name_foreign(app: App, cid: str, plan: QueryPlan, no_persist: bool) -> None:
+    """A model chosen by a delta not yet accepted is named once, before it is used."""
+    if plan.foreign is None:
+        return
+    app.output.note(naming(cid, plan.model_id, plan.foreign))
+    if not no_persist:
+        accept(app.store(), [plan.foreign.commit])
+
+
 def _run(
-    app: App,
-    conv: Conversation,
-    ask: Ask,
-    model: str | None,
-    specs: tuple[str, ...],
-    no_persist: bool,
+    app: App, conv: Conversation, ask: Ask, plan: QueryPlan, no_persist: bool, named: bool = False
 ) -> None:
     """The turn itself, on a conversation held (or, with --no-persist, only read)."""
     store, cid = app.store(), conv.cid
-    if specs and no_persist:
+    if plan.specs and no_persist:
         app.output.note("note: --no-persist writes nothing, so -k compacts nothing")
     recorded = conversation_deltas(store, conv)
-    wanted = _cli_delta(app, model)
-    config = app.config(deltas=[*recorded, own(wanted, CLI_SOURCE)])
-    model_id = config.model_id() or _default_model(app)
-    chosen = foreign_model(config, recorded)
-    if chosen is not None:  # named once, before it is used
-        app.output.note(naming(cid, model_id, chosen))
-        if not no_persist:
-            accept(store, [chosen.commit])
+    if plan.recorded != recorded:  # another writer recorded a delta since the plan
+        plan = QueryPlan.of(app, plan.wanted, recorded, plan.specs)
+        named = False
+    if plan.defaulted:
+        _default_note(app)
+    if not named:
+        _name_foreign(app, cid, plan, no_persist)
     ctx = TurnContext(
         store,
         cid,
-        config,
-        model_id,
+        plan.config,
+        plan.model_id,
         persist=not no_persist,
         confirm=_confirmer(app),
         events=list(conv.events),
         tip=conv.tip,
+        model=plan.model,
     )
-    delta = _delta_to_record([r.delta for r in recorded], wanted)
+    delta = plan.delta
     if delta:
         commit(ctx, [config_delta(delta)])
         if not no_persist:  # the user's own choice: a later query keeps it
             accept(store, [ctx.tip])
-    view = StreamView(app.output, markdown=ask.render and app.output.colours())
+    view = TerminalView(app.output, markdown=ask.render and app.output.colours())
     if not no_persist:
         record_activation(store, cid)
     if ask.retry:
@@ -315,19 +331,21 @@ def _run(
         for note in ask.notes:
             app.output.note(note)
         written = run_turn(ctx, ask.text, view, ask.attachments, _draft_sent(ask), ask.system)
-    fill = fill_to_report(ctx.events, model_id, config)
-    if app.output.json:
-        app.output.data(
-            {
-                "id": cid,
-                "model": model_id,
-                "events": written,
-                "usage": total(written),
-                "context": None if fill is None else meter_json(fill),
-            }
-        )
-    elif fill is not None and not is_review(ctx.events):
-        app.output.note(meter_line(cid, model_id, fill))
+    _report(app, cid, plan, ctx, written)
+
+
+def _report(app: App, cid: str, plan: QueryPlan, ctx: TurnContext, written: list[Event]) -> None:
+    fill = fill_to_report(ctx.events, plan.model_id, plan.config)
+    value = {
+        "id": cid,
+        "model": plan.model_id,
+        "events": written,
+        "usage": total(written),
+        "context": None if fill is None else meter_json(fill),
+    }
+    if app.output.emit_json(value) or fill is None or is_review(ctx.events):
+        return
+    app.output.note(meter_line(cid, plan.model_id, fill))  # the text answer streamed
 
 
 def _draft_sent(ask: Ask) -> Any:
@@ -341,53 +359,17 @@ def _draft_sent(ask: Ask) -> Any:
     return lambda: discard_draft(where, cid)
 
 
-CLI_SOURCE = "this command's -m, -c and --cfg"
-DEFAULT_WORD = "default"  # `-m default`: not a model id (those are provider/name)
-
-
-def _cli_delta(app: App, model: str | None) -> dict[str, Any]:
-    """What this command's -m, -c and --cfg record in the conversation: only what a
-    conversation may set (the trust rule); the rest applies to this command alone."""
-    layers = app.cli_layers()
-    if model == DEFAULT_WORD:  # the removal marker: back to the user's files
-        layers.setdefault("assistant", {}).setdefault("model", {})["id"] = None
-        model = None
-    if model:
-        validate({"assistant": {"model": {"id": model}}}, "--model")
-        layers.setdefault("assistant", {}).setdefault("model", {})["id"] = model
-    chosen = layers.get("assistant", {}).get("model", {}).get("id")
-    if isinstance(chosen, str):  # the id an alias stands for is what is recorded
-        layers["assistant"]["model"]["id"] = app.config().resolve_model(chosen)
-    wanted, _ = filter_delta(Recorded(layers, "--cfg"), app.config().tools())
-    return wanted
-
-
-def _delta_to_record(recorded: list[dict[str, Any]], wanted: dict[str, Any]) -> dict[str, Any]:
-    if not wanted:
-        return {}
-    current: dict[str, Any] = {}
-    for delta in recorded:
-        current = merge(current, delta)
-    delta = diff_delta(current, wanted)
-    for path in removals(delta):  # a removal of what is not recorded records nothing
-        if lookup(current, path) is None:
-            delta = drop_key(delta, path)
-    return delta
-
-
-def _default_model(app: App, quiet: bool = False) -> str:
-    if quiet:
-        return default_model(app.has_api_key())
+def _default_note(app: App) -> None:
+    """No model is configured: say which one jp chose."""
     if app.has_api_key():
         app.output.note(
             f"note: no model configured; using {DEFAULT_MODEL} (set assistant.model.id to choose)"
         )
-        return DEFAULT_MODEL
+        return
     app.output.note(
         f"note: no model configured and no ANTHROPIC_API_KEY; using {OFFLINE_MODEL}, "
         "jp's built-in offline model"
     )
-    return OFFLINE_MODEL
 
 
 def _confirmer(app: App) -> Any:

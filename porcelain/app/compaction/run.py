@@ -95,6 +95,7 @@ def _summaries(
     """Each planned overlay's summary text (None for a mechanical one), in order."""
     texts: list[str | None] = []
     made: list[Projection] = []
+    catalog = Catalog.of(config.data)  # the configured providers, read once
 
     def projection() -> Projection:
         """Made once, and only if a summary's raw range does not fit its model."""
@@ -114,21 +115,33 @@ def _summaries(
             context=p.summary_spec.context,
             max_retries=config.max_retries(),
             window=config.context_window() if model_id == assistant else None,
-            catalog=Catalog.of(config.data),
+            catalog=catalog,
         )
         texts.append(summarize(job, stream, projection, p.from_turn, p.to_turn))
     return texts
 
 
-def compact_silently(app: Session, cid: str, specs: Sequence[str]) -> None:
-    """`q -k` and `fork -k`: compact before the turn, printing nothing."""
+def compact_silently(
+    app: Session,
+    cid: str,
+    specs: Sequence[str],
+    config: Config | None = None,
+    rules: Sequence[Rule] | None = None,
+    model_id: str | None = None,
+) -> None:
+    """`q -k` and `fork -k`: compact before the turn, printing nothing.
+
+    A query passes its plan's configuration, rules and model (``QueryPlan``);
+    without them they come from the conversation as recorded."""
     store = app.store()
     refuse_if_review(store, cid)
     refuse_if_open(store, cid, starting=False)
     conv = store.load(cid)  # read once, for the configuration and the compaction
-    config = app.config(deltas=conversation_deltas(store, conv))
-    inline = [parse_spec(s) for s in specs if s]
-    rules = effective_rules(rules_from_config(config.rules()), inline, bare_k="" in specs)
+    if config is None:
+        config = app.config(deltas=conversation_deltas(store, conv))
+    if rules is None:
+        inline = [parse_spec(s) for s in specs if s]
+        rules = effective_rules(rules_from_config(config.rules()), inline, bare_k="" in specs)
     compact(
         store,
         conv,
@@ -137,5 +150,5 @@ def compact_silently(app: Session, cid: str, specs: Sequence[str]) -> None:
         RangeOverrides(),
         dry_run=False,
         model_override=None,
-        fallback_model=default_model(app),
+        fallback_model=model_id or default_model(app),
     )

@@ -17,7 +17,7 @@ from typing import Literal
 
 from gitstore import Event, Kind, Located, Store
 from porcelain.app.lifecycle import fork
-from porcelain.app.query.turn import StreamView, TurnContext, continue_turn, interrupted_message
+from porcelain.app.query.turn import TurnContext, TurnView, continue_turn, interrupted_message
 from porcelain.domain.interrupted import is_interrupted
 from porcelain.domain.tokens import PROVIDER_VISIBLE
 from porcelain.errors import Interrupted, UserError
@@ -60,7 +60,7 @@ def fork_at_request(store: Store, cid: str, events: Sequence[Event], commits: Se
     return fork(store, Located(cid, commits[at], False))
 
 
-def retry_turn(ctx: TurnContext, view: StreamView) -> list[Event]:
+def retry_turn(ctx: TurnContext, view: TurnView) -> list[Event]:
     """Go on with the stored turn: the model is asked again from its history."""
     before = len(ctx.written)
     try:

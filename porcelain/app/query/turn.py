@@ -26,7 +26,6 @@ from porcelain.app.query.tools import (
 from porcelain.config import Config
 from porcelain.config.toolenv import provider_keys
 from porcelain.domain.interrupted import mark
-from porcelain.domain.media import refuse_media
 from porcelain.domain.review.markers import review_record
 from porcelain.domain.token_usage import with_usage
 from porcelain.domain.view import model_events
@@ -60,8 +59,8 @@ def one_off_system(events: list[Event]) -> str | None:
     return None
 
 
-class StreamView(Protocol):
-    """What a turn shows as it runs (the terminal's is `porcelain.render.stream.StreamView`):
+class TurnView(Protocol):
+    """What a turn shows as it runs (the terminal's is `porcelain.render.turnview.TerminalView`):
     a model's deltas as they arrive, a wait, and each tool call and result."""
 
     def __call__(self, kind: DeltaKind, text: str) -> None: ...
@@ -88,24 +87,12 @@ class TurnContext:
     events: list[Event] = field(default_factory=list)
     tip: str = ""
     written: list[Event] = field(default_factory=list)
+    model: Model | None = None  # the plan's (``plan.QueryPlan``); else made from config
 
 
 def model_for(model_id: str, config: Config) -> Model:
     """The model behind ``model_id`` among the providers ``config`` defines."""
     return get_model(model_id, max_retries=config.max_retries(), catalog=Catalog.of(config.data))
-
-
-def precheck(
-    model_id: str, config: Config, attachments: list[dict[str, Any]] | None = None
-) -> None:
-    """Refuse, before anything is written, a query that cannot reach its model:
-    an unknown provider or alias, a malformed id, missing credentials (read from
-    the environment: no SDK is imported for it), an attached image or document
-    the model cannot take."""
-    model = model_for(model_id, config)
-    model.check()
-    # a model class that says nothing of media takes none
-    refuse_media(model_id, getattr(model, "media_types", frozenset()), attachments or [])
 
 
 def commit(ctx: TurnContext, new: list[Event]) -> None:
@@ -119,7 +106,7 @@ def commit(ctx: TurnContext, new: list[Event]) -> None:
 def run_turn(
     ctx: TurnContext,
     text: str,
-    view: StreamView,
+    view: TurnView,
     attachments: list[dict[str, Any]] | None = None,
     committed: Callable[[], None] | None = None,
     system: str | None = None,
@@ -155,11 +142,11 @@ def interrupted_message(ctx: TurnContext, kept: int) -> str:
     return f"interrupted: the request and {events} are saved in {ctx.cid}"
 
 
-def continue_turn(ctx: TurnContext, view: StreamView) -> None:
+def continue_turn(ctx: TurnContext, view: TurnView) -> None:
     tools = enabled_tools(ctx.config)
     if is_review(ctx.events):
         tools = {k: v for k, v in tools.items() if k == PROPOSE_COMPACTION}
-    model = model_for(ctx.model_id, ctx.config)
+    model = ctx.model or model_for(ctx.model_id, ctx.config)
     for _ in range(MAX_ROUNDS):
         request = ModelRequest(
             model_id=ctx.model_id,
