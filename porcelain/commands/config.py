@@ -59,10 +59,7 @@ def show(app: App, conversation: str | None) -> None:
         return
 
     merged = app.config()
-    if app.output.json:
-        app.output.data(merged.data)
-    else:
-        app.output.write(render(merged))
+    app.output.emit(merged.data, lambda: app.output.write(render(merged)))
 
 
 def _show_conversation(app: App, target: str) -> None:
@@ -71,11 +68,11 @@ def _show_conversation(app: App, target: str) -> None:
     conv = store.load(found.cid)
     merged = app.config(deltas=conversation_deltas(store, conv), warn=False)
     entries = merged.entries()
-    if app.output.json:
-        app.output.data(as_json(entries, merged.ignored))
-    else:
-        title = f"effective configuration of conversation {found.cid}"
-        app.output.lines(as_text(entries, merged.ignored, title))
+    title = f"effective configuration of conversation {found.cid}"
+    app.output.emit(
+        as_json(entries, merged.ignored),
+        lambda: app.output.lines(as_text(entries, merged.ignored, title)),
+    )
 
 
 @config.command()
@@ -86,10 +83,10 @@ def get(app: App, key: str) -> None:
     value = app.config().get(key)
     if value is None:
         raise click.exceptions.Exit(1)
-    if app.output.json or isinstance(value, dict | list):
+    if isinstance(value, dict | list):  # a table's text is its JSON too
         app.output.data(value)
-    else:
-        app.output.line(str(value).lower() if isinstance(value, bool) else str(value))
+        return
+    app.output.emit(value, str(value).lower() if isinstance(value, bool) else str(value))
 
 
 @config.command("set", context_settings={"ignore_unknown_options": True})
@@ -110,10 +107,9 @@ def set_(app: App, key: str, value: str, in_store: bool, file: Path | None) -> N
 
     path = file or (app.store().config_file if in_store else user_config_path(app.environ))
     stored = set_value(path, key, value)
-    if app.output.json:
-        app.output.data({"file": str(path), "key": key, "value": stored})
-    else:
-        app.output.line(f"{key} = {toml_value(stored)} in {path}")
+    app.output.emit(
+        {"file": str(path), "key": key, "value": stored}, f"{key} = {toml_value(stored)} in {path}"
+    )
 
 
 @config.command()
@@ -162,12 +158,8 @@ def unset(app: App, key: str, conversation: bool, target: str | None) -> None:
         accept(store, [tip])
         merged = app.config(deltas=conversation_deltas(store, store.load(cid)), warn=False)
     value, source = merged.get(key), merged.origin(path)
-    if app.output.json:
-        app.output.data({"id": cid, "key": key, "value": value, "source": source})
-    elif value is None:
-        app.output.line(f"{printable(key)}: conversation {cid} no longer sets it; now unset")
-    else:
-        app.output.line(
-            f"{printable(key)}: conversation {cid} no longer sets it; "
-            f"now {toml_value(value)} from {printable(source)}"
-        )
+    now = "unset" if value is None else f"{toml_value(value)} from {printable(source)}"
+    app.output.emit(
+        {"id": cid, "key": key, "value": value, "source": source},
+        f"{printable(key)}: conversation {cid} no longer sets it; now {now}",
+    )

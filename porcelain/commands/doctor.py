@@ -44,28 +44,26 @@ def doctor(app: App, fix: bool, no_fsck: bool, ack: bool) -> int:
         fixed = mend(store, findings)
         findings = examine(store, fsck=not no_fsck)
     problems = [f for f in findings if f.severity == "problem"]
-    if app.output.json:
-        app.output.data(
-            {
-                "store": str(store.gitdir),
-                "healthy": not problems,
-                "fixed": [f.to_json() for f in fixed],
-                "acknowledged": [
-                    {"remote": remote, "ref": ref, "tip": e.tip, "reason": e.reason}
-                    for remote, ref, e in acked
-                ],
-                "findings": [f.to_json() for f in findings],
-            }
-        )
-    else:
-        lines = [
-            f"acknowledged: {remote}'s {untrusted_field(ref)}: {untrusted_field(e.reason)}"
-            for remote, ref, e in acked
-        ]
-        lines += [f"fixed: {f.problem}" for f in fixed]
-        for f in findings:
-            lines.append(f"{f.severity}: {f.problem}; mend: {f.fix}")
-        if not problems:
-            lines.append(f"The store {store.gitdir} is healthy.")
-        app.output.lines(lines)
+    lines = [
+        f"acknowledged: {remote}'s {untrusted_field(ref)}: {untrusted_field(e.reason)}"
+        for remote, ref, e in acked
+    ]
+    lines += [f"fixed: {f.problem}" for f in fixed]
+    for f in findings:
+        lines.append(f"{f.severity}: {f.problem}; mend: {f.fix}")
+    if not problems:
+        lines.append(f"The store {store.gitdir} is healthy.")
+    app.output.emit(
+        {
+            "store": str(store.gitdir),
+            "healthy": not problems,
+            "fixed": [f.to_json() for f in fixed],
+            "acknowledged": [
+                {"remote": remote, "ref": ref, "tip": e.tip, "reason": e.reason}
+                for remote, ref, e in acked
+            ],
+            "findings": [f.to_json() for f in findings],
+        },
+        lines,
+    )
     return Exit.OK if not problems else Exit.USER

@@ -33,15 +33,15 @@ def init(app: App, path: Path | None, here: bool) -> None:
         made = init_project(app.cwd)
         if made is None:
             raise UserError("not inside a git repository", "run `git init` first, or drop --here")
-        if app.output.json:
-            names = {"meta": made.notes.meta, "source": made.notes.source}
-            app.output.data({"store": made.path, "created": made.created, "notes": names})
-        else:
-            app.output.line(f"Conversations will be stored in {made.path}")
+        names = {"meta": made.notes.meta, "source": made.notes.source}
+        app.output.emit(
+            {"store": made.path, "created": made.created, "notes": names},
+            f"Conversations will be stored in {made.path}",
+        )
         return
     target = path or app.store_path()
     created = init_store(target)
-    if app.output.json:
-        app.output.data({"store": str(target), "created": created})
-    else:
-        app.output.line(f"{'Created' if created else 'Using existing'} store {target}")
+    app.output.emit(
+        {"store": str(target), "created": created},
+        f"{'Created' if created else 'Using existing'} store {target}",
+    )

@@ -38,8 +38,7 @@ def ls(app: App) -> None:
     config = app.config()
     default = config.model_id() or default_model(app.has_api_key())
     listing = model_list(config, app.environ, default)
-    if app.output.json:
-        app.output.data(listing.to_json())
+    if app.output.emit_json(listing.to_json()):
         return
     app.output.lines(model_lines(listing))
 
@@ -57,8 +56,7 @@ def status(app: App) -> None:
         if answer is not None and answer.get("t") in ("pong", "silent"):
             row = {k: v for k, v in answer.items() if k != "t"}
             found.append({"socket": str(path), "answering": answer["t"] == "pong", **row})
-    if app.output.json:
-        app.output.data(found)
+    if app.output.emit_json(found):
         return
     if not found:
         app.output.line("No warm model process is running.")
@@ -96,8 +94,7 @@ def stop(app: App) -> None:
             stopped.append(int(answer.get("pid") or 0))
         elif answer is not None and answer.get("t") == "silent" and _end(answer.get("pid")):
             stopped.append(int(answer["pid"]))  # the peer's uid is ours (SO_PEERCRED)
-    if app.output.json:
-        app.output.data({"stopped": stopped})
+    if app.output.emit_json({"stopped": stopped}):
         return
     if not stopped:
         app.output.line("No warm model process was running.")

@@ -26,8 +26,7 @@ def op() -> None:
 def log(app: App, limit: int | None, show_refs: bool) -> None:
     """List operations, newest first (`-F json`: a list of objects)."""
     found = app.store().operations(limit)
-    if app.output.json:
-        app.output.data([opshow.as_json(o) for o in found])
+    if app.output.emit_json([opshow.as_json(o) for o in found]):
         return
     if not found:
         app.output.note("No operations yet.")
@@ -50,13 +49,12 @@ def restore(app: App, operation: str) -> None:
     they hold now; the restore is an operation itself (`jp undo` reverses it).
     """
     result = restore_to(app.store(), operation)
-    if app.output.json:
-        app.output.data(
-            {
-                "restored": opshow.as_json(result.op),
-                "refs": opshow.moves_json(result.moved),
-            }
-        )
+    if app.output.emit_json(
+        {
+            "restored": opshow.as_json(result.op),
+            "refs": opshow.moves_json(result.moved),
+        }
+    ):
         return
     short = result.op.id[: opshow.SHORT]
     if not result.moved:

@@ -70,8 +70,7 @@ def delete(app: App, syncer: Syncer, target: str, yes: bool) -> None:
 
 
 def _report(app: App, cid: str, remote: str, here: bool) -> None:
-    if app.output.json:
-        app.output.data({"deleted": cid, "remote": remote, "here": here})
+    if app.output.emit_json({"deleted": cid, "remote": remote, "here": here}):
         return
     app.output.line(f"Deleted {cid} from {remote}" + (" and from this store." if here else "."))
     if here:

@@ -48,19 +48,20 @@ def add(app: App, name: str, url: str) -> None:
     store = app.store()
     url = _url(url, app.cwd)
     result = add_remote(store, name, url)
-    if app.output.json:
-        app.output.data({"name": name, "url": url, "result": result})
-    elif result == "created":
-        app.output.line(f"Remote {name} added; send conversations with `jp push {name}`.")
-    elif result == "configured":
-        app.output.line(
+    app.output.emit({"name": name, "url": url, "result": result}, _added(name, result))
+
+
+def _added(name: str, result: str) -> str:
+    if result == "created":
+        return f"Remote {name} added; send conversations with `jp push {name}`."
+    if result == "configured":
+        return (
             f"Remote {name} now also fetches conversations; "
             f"send them there only by name: `jp push {name}`."
         )
-    elif result == "updated":
-        app.output.line(f"Remote {name} now syncs jp's own notes only (not refs/notes/*).")
-    else:
-        app.output.line(f"Remote {name} is already set up.")
+    if result == "updated":
+        return f"Remote {name} now syncs jp's own notes only (not refs/notes/*)."
+    return f"Remote {name} is already set up."
 
 
 @remote.command()
@@ -74,14 +75,13 @@ def remove(app: App, name: str) -> None:
     remote) keeps its own settings: only jp's refspecs go.
     """
     result = remove_remote(app.store(), name)
-    if app.output.json:
-        app.output.data({"name": name, "result": result})
-    elif result == "removed":
-        app.output.line(f"Remote {name} removed.")
+    if result == "removed":
+        text = f"Remote {name} removed."
     elif result == "copies-removed":
-        app.output.line(f"Remote {name} was already gone; removed what jp had fetched from it.")
+        text = f"Remote {name} was already gone; removed what jp had fetched from it."
     else:
-        app.output.line(f"Remote {name} no longer syncs conversations (its own settings stay).")
+        text = f"Remote {name} no longer syncs conversations (its own settings stay)."
+    app.output.emit({"name": name, "result": result}, text)
 
 
 @remote.command(name="list")
@@ -89,13 +89,14 @@ def remove(app: App, name: str) -> None:
 def list_(app: App) -> None:
     """List remotes."""
     found = list_remotes(app.store())
-    if app.output.json:
-        app.output.data(
-            [{"name": r.name, "url": r.url, "conversations": r.configured} for r in found]
-        )
-        return
-    if not found:
-        app.output.note("No remotes. Add one with `jp remote add NAME URL`.")
-    for r in found:
-        extra = "" if r.configured else "  (pull and push pass jp's refspecs explicitly)"
-        app.output.line(f"{r.name}\t{r.url}{extra}")
+
+    def text() -> None:
+        if not found:
+            app.output.note("No remotes. Add one with `jp remote add NAME URL`.")
+        for r in found:
+            extra = "" if r.configured else "  (pull and push pass jp's refspecs explicitly)"
+            app.output.line(f"{r.name}\t{r.url}{extra}")
+
+    app.output.emit(
+        [{"name": r.name, "url": r.url, "conversations": r.configured} for r in found], text
+    )

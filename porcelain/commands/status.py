@@ -46,8 +46,7 @@ def status(app: App) -> None:
 
 
 def _show(app: App, report: dict[str, Any]) -> None:
-    if app.output.json:
-        app.output.data(report)
+    if app.output.emit_json(report):
         return
     lines = [f"Store:   {report['store']} (from {report['store_from']})"]
     if not report["exists"]:

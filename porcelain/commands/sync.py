@@ -101,42 +101,10 @@ def _report(
     app: App, remote: str, outcomes: Sequence[Outcome], verb: str, verbose: bool = False
 ) -> None:
     continues = continuations(app.store(), outcomes)
-    if app.output.json:
-        app.output.data(_rows(outcomes, continues))
-    else:
-        shown = 0
-        routine = sum(1 for o in outcomes if _routine(o, continues))
-        counted: Counter[str] = Counter()
-        for o in outcomes:
-            if o.kind == "refused":
-                kept = f"; kept as {untrusted_field(o.kept)}" if o.kept else ""
-                ref, why = untrusted_field(_short(o.id)), untrusted_field(o.detail)
-                acked = " (acknowledged)" if o.acknowledged else ""
-                app.output.note(f"refused {ref} from {remote}{acked}: {why}{kept}")
-            elif o.kind == "warning":
-                ref, why = untrusted_field(o.id), untrusted_field(o.detail)
-                where = f"{remote}'s {ref}" if o.action == "cleaned" else ref
-                app.output.note(f"warning: {where}: {why}")
-            elif o.action in UNFINISHED or o.action == "refused":
-                app.output.note(f"{remote}: {_phrase(o, remote)}")
-            elif verbose or not _routine(o, continues) or routine <= SUMMARY_AFTER:
-                app.output.line(_phrase(o, remote, continues))
-                shown += 1
-            else:
-                label = _COUNTED[o.action]
-                if o.direction == "push":
-                    label = f"{label} on {remote}" if o.action.endswith("archived") else "sent"
-                counted[label] += 1
-                shown += 1
-        if counted:
-            done = ", ".join(f"{n} {what}" for what, n in counted.items())
-            app.output.line(f"{remote}: {done} (`-v` names each)")
-        if shown == 0 and not any(o.action in UNFINISHED | {"refused"} for o in outcomes):
-            app.output.line(
-                f"Already up to date with {remote}."
-                if verb == "pull"
-                else f"{remote} is up to date."
-            )
+    app.output.emit(
+        _rows(outcomes, continues),
+        lambda: _text(app, remote, outcomes, continues, verb, verbose),
+    )
     stuck = [o for o in outcomes if o.action in UNFINISHED]
     refused = [o for o in outcomes if o.kind == "refused" and not o.acknowledged]
     if refused and not stuck:
@@ -152,6 +120,50 @@ def _report(
         raise UserError(
             f"{len(stuck)} of the changes were not synced with {remote}",
             f"run `jp {verb} {remote}` again",
+        )
+
+
+def _text(
+    app: App,
+    remote: str,
+    outcomes: Sequence[Outcome],
+    continues: dict[str, str],
+    verb: str,
+    verbose: bool,
+) -> None:
+    """What a pull or push did, as the person reads it."""
+    shown = 0
+    routine = sum(1 for o in outcomes if _routine(o, continues))
+    counted: Counter[str] = Counter()
+    for o in outcomes:
+        if o.kind == "refused":
+            kept = f"; kept as {untrusted_field(o.kept)}" if o.kept else ""
+            ref, why = untrusted_field(_short(o.id)), untrusted_field(o.detail)
+            acked = " (acknowledged)" if o.acknowledged else ""
+            app.output.note(f"refused {ref} from {remote}{acked}: {why}{kept}")
+        elif o.kind == "warning":
+            ref, why = untrusted_field(o.id), untrusted_field(o.detail)
+            where = f"{remote}'s {ref}" if o.action == "cleaned" else ref
+            app.output.note(f"warning: {where}: {why}")
+        elif o.action in UNFINISHED or o.action == "refused":
+            app.output.note(f"{remote}: {_phrase(o, remote)}")
+        elif verbose or not _routine(o, continues) or routine <= SUMMARY_AFTER:
+            app.output.line(_phrase(o, remote, continues))
+            shown += 1
+        else:
+            label = _COUNTED[o.action]
+            if o.direction == "push":
+                label = f"{label} on {remote}" if o.action.endswith("archived") else "sent"
+            counted[label] += 1
+            shown += 1
+    if counted:
+        done = ", ".join(f"{n} {what}" for what, n in counted.items())
+        app.output.line(f"{remote}: {done} (`-v` names each)")
+    if shown == 0 and not any(o.action in UNFINISHED | {"refused"} for o in outcomes):
+        app.output.line(
+            f"Already up to date with {remote}."
+            if verb == "pull"
+            else f"{remote} is up to date."
         )
 
 

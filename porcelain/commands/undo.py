@@ -26,13 +26,11 @@ def undo(app: App, force: bool) -> None:
     """
     store = app.store()
     result = undo_last(store, force=force)
-    if app.output.json:
-        app.output.data(
-            {
-                "undone": opshow.as_json(result.op),
-                "refs": opshow.moves_json(result.moved),
-            }
-        )
-        return
-    app.output.line(f"Undid operation {result.op.id[: opshow.SHORT]}: {opshow.command(result.op)}")
-    app.output.lines(opshow.moves_text(result.moved) + opshow.remote_lines(result.op, undone=True))
+    app.output.emit(
+        {"undone": opshow.as_json(result.op), "refs": opshow.moves_json(result.moved)},
+        [
+            f"Undid operation {result.op.id[: opshow.SHORT]}: {opshow.command(result.op)}",
+            *opshow.moves_text(result.moved),
+            *opshow.remote_lines(result.op, undone=True),
+        ],
+    )

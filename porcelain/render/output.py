@@ -24,13 +24,16 @@ import os
 import shutil
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TextIO
 
 from porcelain.domain.escaping import JSON_RAW
 from porcelain.domain.escaping import escape_untrusted as escape_untrusted
 from porcelain.domain.escaping import untrusted_field as untrusted_field
+
+Text = str | Sequence[str] | Callable[[], None] | None
+"""The text form of a result (``Output.emit``)."""
 
 
 class UntrustedStream:
@@ -162,6 +165,42 @@ class Output:
         if JSON_RAW.search(text):
             text = JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
         print(text, file=self.out, flush=True)
+
+    # -- a command's result, in the format asked for (-F) ------------------------
+
+    def emit(self, value: Any, text: Text = None) -> None:
+        """A command's result: ``value`` as JSON with ``-F json``, else ``text``
+        (a line, lines, or a function that writes them; None writes nothing)."""
+        if self.json:
+            self.data(value)
+        else:
+            self.text(text)
+
+    def emit_json(self, value: Any) -> bool:
+        """With ``-F json``, write ``value`` as the result and say so (True); else
+        False, and the caller writes the text result."""
+        if self.json:
+            self.data(value)
+        return self.json
+
+    def text(self, text: Text) -> None:
+        """Part of the text result that the JSON result carries in its value
+        (written by ``emit`` at the end): nothing with ``-F json``."""
+        if self.json:
+            return
+        if callable(text):
+            text()
+        elif isinstance(text, str):
+            self.line(text)
+        elif text is not None:
+            self.lines(list(text))
+
+    def say(self, text: str) -> None:
+        """A line of the result in text; beside JSON a note, so stdout stays JSON."""
+        if self.json:
+            self.note(text)
+        else:
+            self.line(text)
 
     def error(self, message: str, hint: str | None = None) -> None:
         self.stop_spinner()

@@ -37,10 +37,8 @@ def archive(app: App, targets: tuple[str, ...], yes: bool) -> None:
         store.archive(loc.cid, f"jp conversation archive {loc.cid}")
         store.set_meta(loc.cid, {"archived_at": clock.now_text()}, f"jp: archive {loc.cid}")
         done.append(loc.cid)
-        if not app.output.json:
-            app.output.line(f"Conversation {loc.cid} archived.")
-    if app.output.json:
-        app.output.data({"archived": done})
+        app.output.text(f"Conversation {loc.cid} archived.")
+    app.output.emit({"archived": done})
 
 
 def _question(locs: list[Located], active: str | None) -> str:
@@ -65,7 +63,5 @@ def unarchive(app: App, targets: tuple[str, ...]) -> None:
         store.unarchive(loc.cid, f"jp conversation unarchive {loc.cid}")
         store.set_meta(loc.cid, {"archived_at": None}, f"jp: unarchive {loc.cid}")
         done.append(loc.cid)
-        if not app.output.json:
-            app.output.line(f"Conversation {loc.cid} unarchived.")
-    if app.output.json:
-        app.output.data({"unarchived": done})
+        app.output.text(f"Conversation {loc.cid} unarchived.")
+    app.output.emit({"unarchived": done})

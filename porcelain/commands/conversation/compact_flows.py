@@ -52,8 +52,7 @@ def run(app: App, target: str | None, opts: CompactOptions) -> None:
             fallback_model=default_model(app),
             progress=app.output.note,
         )
-    if app.output.json:
-        app.output.data(_outcome_json(loc.cid, dry, outcome))
+    if app.output.emit_json(_outcome_json(loc.cid, dry, outcome)):
         return
     if not outcome.planned:
         app.output.line("Nothing to compact.")
@@ -108,10 +107,9 @@ def reset(app: App, target: str | None, which: str, dry_run: bool, yes: bool = T
         elif dry_run:
             message = withdraw.done_line(chosen, dry_run=True)
         else:
-            show = app.output.note if app.output.json else app.output.line
             if not yes:
                 for line in withdraw.plan_lines(loc.cid, chosen, conv.events):
-                    show(line)
+                    app.output.say(line)
             if app.confirm("Withdraw?", yes):
                 withdrawn = None if which == "all" else [chosen[0].ordinal]
                 store.append(
@@ -124,14 +122,13 @@ def reset(app: App, target: str | None, which: str, dry_run: bool, yes: bool = T
                 message = withdraw.done_line(chosen, dry_run=False)
             else:
                 message = "Nothing withdrawn; the compactions stand."
-    if app.output.json:
-        removed = [
-            {"from_turn": o.from_turn + 1, "to_turn": o.to_turn + 1, "label": overlay_label(o)}
-            for o in chosen
-        ]
-        app.output.data({"id": loc.cid, "dry_run": dry_run, "withdrawn": done, "removed": removed})
-    else:
-        app.output.line(message)
+    removed = [
+        {"from_turn": o.from_turn + 1, "to_turn": o.to_turn + 1, "label": overlay_label(o)}
+        for o in chosen
+    ]
+    app.output.emit(
+        {"id": loc.cid, "dry_run": dry_run, "withdrawn": done, "removed": removed}, message
+    )
 
 
 def _chosen(standing: list[Overlay], which: str, cid: str) -> list[Overlay]:

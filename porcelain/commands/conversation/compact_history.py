@@ -29,13 +29,9 @@ def show_history(app: App, *, diff: bool, numbers: Sequence[str]) -> None:
     out = app.output
     if diff:
         a, b = pick(found, numbers)
-        if out.json:
-            out.data(diff_json(a, b))
-        else:
-            out.lines(diff_lines(a, b))
+        out.emit(diff_json(a, b), lambda: out.lines(diff_lines(a, b)))
         return
-    if out.json:
-        out.data([r.to_json() for r in found])
+    if out.emit_json([r.to_json() for r in found]):
         return
     if not found:
         out.line(f"Review {rid} of {source_id} holds no proposal yet.")

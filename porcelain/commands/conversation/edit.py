@@ -56,10 +56,8 @@ def edit(
             current = dict(store.meta(loc.cid).get("labels") or {})
             values["labels"] = _apply_labels(current, labels) or None
         store.set_meta(loc.cid, values, f"jp conversation edit {loc.cid}")
-        if not app.output.json:
-            app.output.line(f"Conversation {loc.cid} updated.")
-    if app.output.json:
-        app.output.data({"updated": list(targets)})
+        app.output.text(f"Conversation {loc.cid} updated.")
+    app.output.emit({"updated": list(targets)})
 
 
 def _apply_labels(current: dict[str, str], labels: tuple[str, ...]) -> dict[str, str]:

@@ -62,7 +62,4 @@ def fork(
     if activate:
         store.set_active(cid)
         record_activation(store, cid)
-    if app.output.json:
-        app.output.data({"id": cid, "source_id": source.cid})
-    else:
-        app.output.line(cid)
+    app.output.emit({"id": cid, "source_id": source.cid}, cid)

@@ -117,13 +117,11 @@ def grep(
     hits = merge_hits(found, created_at)
     if names_only:
         ids = list(dict.fromkeys(cid for hit in hits for cid in hit["ids"]))
-        app.output.data(ids) if app.output.json else app.output.lines(ids)
-    elif app.output.json:
-        app.output.data(hits)
+        app.output.emit(ids, ids)
     elif heading or (heading is None and app.output.is_terminal()):
-        app.output.lines(grouped_lines(hits, _titles(store, hits)))
+        app.output.emit(hits, lambda: app.output.lines(grouped_lines(hits, _titles(store, hits))))
     else:
-        app.output.lines([line for hit in hits for line in plain_lines(hit, context > 0)])
+        app.output.emit(hits, [line for hit in hits for line in plain_lines(hit, context > 0)])
     if not hits:
         raise click.exceptions.Exit(1)
 

@@ -83,8 +83,7 @@ def ls(
     for r in rows:
         if r["unreadable"]:  # one broken chain never hides the others
             app.output.note(f"warning: {r['id']} cannot be read: {r['unreadable']}")
-    if app.output.json:
-        app.output.data(rows)
+    if app.output.emit_json(rows):
         return
     if not rows:
         filtered = pinned or labels or title or since

@@ -15,7 +15,4 @@ from porcelain.commands.context import App
 def new(app: App, title: str | None, no_activate: bool) -> None:
     """Start an empty conversation and make it active; prints its id."""
     cid = new_conversation(app.store(), title, activate=not no_activate)
-    if app.output.json:
-        app.output.data({"id": cid})
-    else:
-        app.output.line(cid)
+    app.output.emit({"id": cid}, cid)

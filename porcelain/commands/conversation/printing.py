@@ -73,8 +73,7 @@ def print_(
     keep = None
     if first is not None or last is not None:
         keep = set(range(min(first or 0, count))) | set(range(count - min(last or 0, count), count))
-    if app.output.json:
-        app.output.data({"id": conv.cid, "compacted": compacted, "events": events})
+    if app.output.emit_json({"id": conv.cid, "compacted": compacted, "events": events}):
         return
     # lazy: the pager (subprocess) loads only for text output
     from porcelain.render.pager import show_lines

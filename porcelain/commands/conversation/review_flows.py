@@ -38,16 +38,15 @@ def interactive(app: App, target: str | None, opts: CompactOptions) -> None:
             read=view,
             progress=app.output.note,
         )
-    if app.output.json:
-        proposal = started.proposal
-        app.output.data(
-            {
-                "id": started.review_id,
-                "source_id": started.source_id,
-                "prior_compactions": started.prior,
-                "proposal": proposal.to_json() if proposal else None,
-            }
-        )
+    proposal = started.proposal
+    if app.output.emit_json(
+        {
+            "id": started.review_id,
+            "source_id": started.source_id,
+            "prior_compactions": started.prior,
+            "proposal": proposal.to_json() if proposal else None,
+        }
+    ):
         return
     out = app.output
     out.line(f"Started review {started.review_id} of {started.source_id} (now active).")
@@ -72,39 +71,34 @@ def finish(app: App, *, abort: bool, yes: bool) -> None:
     store = app.store()
     if abort:
         done = steps.abort(store)
-        if app.output.json:
-            app.output.data(
-                {"review_id": done.review_id, "source_id": done.source_id, "applied": False}
-            )
-        else:
-            app.output.line(
-                f"Review {done.review_id} aborted and archived; {done.source_id} is untouched."
-            )
-            if store.exists(done.source_id):
-                app.output.line(f"Active conversation: {done.source_id}")
+        lines = [f"Review {done.review_id} aborted and archived; {done.source_id} is untouched."]
+        if store.exists(done.source_id):
+            lines.append(f"Active conversation: {done.source_id}")
+        app.output.emit(
+            {"review_id": done.review_id, "source_id": done.source_id, "applied": False},
+            lines,
+        )
         return
 
     def ask(proposal: Proposal, turns: int) -> bool:
-        show = app.output.note if app.output.json else app.output.line
         _, source_id = steps.active_review(store)
         for line in _confirmation(proposal, turns, store.load(source_id).events):
-            show(line)
+            app.output.say(line)
         return app.confirm("Apply?", yes)
 
     done = steps.apply(store, ask)
     if not done.applied:
         _declined(app, done)
         return
-    if app.output.json:
-        app.output.data(
-            {
-                "review_id": done.review_id,
-                "source_id": done.source_id,
-                "applied": True,
-                "already_applied": done.already,
-                "compaction": done.proposal.to_json() if done.proposal else None,
-            }
-        )
+    if app.output.emit_json(
+        {
+            "review_id": done.review_id,
+            "source_id": done.source_id,
+            "applied": True,
+            "already_applied": done.already,
+            "compaction": done.proposal.to_json() if done.proposal else None,
+        }
+    ):
         return
     if done.already:
         app.output.line(
@@ -119,10 +113,9 @@ def finish(app: App, *, abort: bool, yes: bool) -> None:
 
 
 def _declined(app: App, done: Any) -> None:
-    if app.output.json:
-        app.output.data(
-            {"review_id": done.review_id, "source_id": done.source_id, "applied": False}
-        )
+    if app.output.emit_json(
+        {"review_id": done.review_id, "source_id": done.source_id, "applied": False}
+    ):
         return
     app.output.line("Not applied; the review stays open.")
     app.output.line(

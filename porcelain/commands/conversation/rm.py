@@ -35,8 +35,7 @@ def rm(app: App, targets: tuple[str, ...], yes: bool) -> None:
         store.delete(loc.cid, f"jp conversation rm {loc.cid}")
         if loc.cid == active:
             store.set_active(None)
-    if app.output.json:
-        app.output.data({"removed": [loc.cid for loc in locs], "on_remotes": held})
+    if app.output.emit_json({"removed": [loc.cid for loc in locs], "on_remotes": held}):
         return
     for loc in locs:
         title = titles[loc.cid]

@@ -83,10 +83,10 @@ def import_sessions(
             app.output.note(f"{outcome.found.path}:{skip.line}: {skip.reason}")
         if outcome.error:
             app.output.note(f"{outcome.found.path}: cannot be read: {outcome.error}")
-    if app.output.json:
-        app.output.data({"tool": tool, "files": [_row(o) for o in done], "summary": _counts(done)})
-    elif not quiet:
-        app.output.line(_summary(tool, done))
+    app.output.emit(
+        {"tool": tool, "files": [_row(o) for o in done], "summary": _counts(done)},
+        None if quiet else _summary(tool, done),
+    )
 
 
 def _row(o: FileOutcome) -> dict[str, Any]:
@@ -150,16 +150,13 @@ def export_sessions(app: App, tool: str, target: str | None, dest: Path) -> None
     store = app.store()
     loc = resolve(store, target)
     written = export_session(store, loc.cid, tool, dest)
-    if app.output.json:
-        app.output.data(
-            {
-                "id": loc.cid,
-                "output": str(dest),
-                "files": [
-                    {"id": w.cid, "path": str(w.path), "records": w.records} for w in written
-                ],
-            }
-        )
+    if app.output.emit_json(
+        {
+            "id": loc.cid,
+            "output": str(dest),
+            "files": [{"id": w.cid, "path": str(w.path), "records": w.records} for w in written],
+        }
+    ):
         return
     for w in written:
         app.output.line(f"Exported {w.cid} ({w.records} records) to {w.path}")

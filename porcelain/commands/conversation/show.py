@@ -41,9 +41,9 @@ def show(app: App, targets: tuple[str, ...], no_pager: bool, count_tokens: bool)
         if count_tokens:
             _count(app, conv)
         infos.append({**details(store, conv, active), **effective(app, conv)})
-    if app.output.json:
-        app.output.data(infos[0] if len(infos) == 1 else infos)
+    if app.output.emit_json(infos[0] if len(infos) == 1 else infos):
         return
+    # lazy: the pager (subprocess) loads only for text output
     from porcelain.render.pager import show_lines
 
     shown: list[str] = []
@@ -54,6 +54,7 @@ def show(app: App, targets: tuple[str, ...], no_pager: bool, count_tokens: bool)
 
 def _count(app: App, conv: Any) -> None:
     """Count with the conversation's own model (its recorded configuration)."""
+    # lazy: only `show --tokens` loads the counting modules
     from porcelain.app.describe import count_for_show
     from porcelain.app.recorded import conversation_deltas
     from porcelain.domain.defaults import OFFLINE_MODEL
@@ -66,6 +67,7 @@ def _count(app: App, conv: Any) -> None:
 
 
 def render(info: dict[str, Any]) -> list[str]:
+    # lazy: the configuration rows load only when `show` prints text
     from porcelain.commands.conversation.show_config import lines as config_rows
 
     rows = [("ID", info["id"]), ("Title", info["title"] or "(untitled)")]
@@ -100,6 +102,7 @@ def render(info: dict[str, Any]) -> list[str]:
             if proposal.get("summary"):
                 lines += ["", *("  " + ln for ln in str(proposal["summary"]).splitlines())]
             if proposal.get("coverage"):
+                # lazy: the coverage report loads only for a review with a proposal
                 from porcelain.domain.compaction.coverage import Coverage
 
                 report = Coverage.from_json(proposal["coverage"]).lines()

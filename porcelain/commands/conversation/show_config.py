@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from porcelain.config.explain import dotted_key, toml_value
 from porcelain.domain.defaults import default_model
+from porcelain.domain.token_usage import per_turn, summary_line
 
 if TYPE_CHECKING:
     from gitstore import Conversation
@@ -18,6 +19,7 @@ MODEL_KEY = ("assistant", "model", "id")
 
 def effective(app: App, conv: Conversation) -> dict[str, Any]:
     """``{"model": {"id", "source"}, "conversation_sets": {dotted key: value}}``."""
+    # lazy: the recorded configuration loads only when `show` reads it
     from porcelain.app.recorded import conversation_deltas
 
     deltas = conversation_deltas(app.store(), conv)
@@ -29,8 +31,6 @@ def effective(app: App, conv: Conversation) -> dict[str, Any]:
         source = merged.origin(MODEL_KEY)
     else:
         model, source = default_model(app.has_api_key()), "default (no model configured)"
-    from porcelain.domain.token_usage import per_turn
-
     return {
         "model": {"id": model, "source": source},
         "conversation_sets": sets,
@@ -50,7 +50,5 @@ def lines(info: dict[str, Any]) -> list[tuple[str, str]]:
         )
     )
     if info.get("usage"):
-        from porcelain.domain.token_usage import summary_line
-
         rows.append(("Usage", summary_line(info["usage"])))
     return rows

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -102,17 +103,19 @@ def _import_jp(app: App, folders: tuple[Path, ...], activate: bool) -> None:
         cid = kept or store_imported(store, conv)
         done = outcome(conv.jp_id, cid, kept)
         created.append({"id": cid, "folder": str(folder), "events": len(conv.events), **done})
-        if app.output.json:
-            continue
-        app.output.line(cid)  # stdout: the ids, one a line; what happened on stderr
-        if done["action"] == "unchanged":
-            app.output.note(f"{cid}: already in the store (imported before); nothing written")
-        elif done["action"] == "renamed":
-            app.output.note(f"{cid}: a new id, since {done['jp_id']} is another conversation here")
+        app.output.text(partial(_imported, app, cid, done))
     if activate and created:
         store.set_active(str(created[-1]["id"]))
-    if app.output.json:
-        app.output.data(created)
+    app.output.emit(created)
+
+
+def _imported(app: App, cid: str, done: dict[str, Any]) -> None:
+    """stdout: the ids, one a line; what happened on stderr."""
+    app.output.line(cid)
+    if done["action"] == "unchanged":
+        app.output.note(f"{cid}: already in the store (imported before); nothing written")
+    elif done["action"] == "renamed":
+        app.output.note(f"{cid}: a new id, since {done['jp_id']} is another conversation here")
 
 
 @click.command()
@@ -151,7 +154,7 @@ def export(app: App, target: str | None, dest: Path, fmt: str) -> None:
     store = app.store()
     loc = resolve(store, target)
     count = export_conversation(store, loc, dest)
-    if app.output.json:
-        app.output.data({"id": loc.cid, "output": str(dest), "events": count})
-    else:
-        app.output.line(f"Exported {loc.cid} ({count} events) to {dest}")
+    app.output.emit(
+        {"id": loc.cid, "output": str(dest), "events": count},
+        f"Exported {loc.cid} ({count} events) to {dest}",
+    )

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from gitstore import Store, record_activation
+from gitstore import Located, Store, record_activation
 from porcelain.app.targets import active_id, resolve, resolve_or_search
 from porcelain.commands.context import App
 from porcelain.render.output import untrusted_field
@@ -53,16 +53,16 @@ def use(app: App, target: str | None) -> None:
         app.output.note(f"Unarchived conversation {loc.cid}")
     store.set_active(loc.cid)
     record_activation(store, loc.cid)
-    if app.output.json:
-        app.output.data({"id": loc.cid, "previous": before})
-    elif before == loc.cid:
+    app.output.emit({"id": loc.cid, "previous": before}, lambda: _switched(app, store, loc, before))
+
+
+def _switched(app: App, store: Store, loc: Located, before: str | None) -> None:
+    if before == loc.cid:
         app.output.line(f"Already active conversation: {loc.cid}")
-    else:
-        title = store.meta(loc.cid).get("title")
-        suffix = f": {untrusted_field(title)}" if title else ""
-        app.output.line(
-            f"Switched active conversation from {before or '(none)'} to {loc.cid}{suffix}"
-        )
+        return
+    title = store.meta(loc.cid).get("title")
+    suffix = f": {untrusted_field(title)}" if title else ""
+    app.output.line(f"Switched active conversation from {before or '(none)'} to {loc.cid}{suffix}")
 
 
 def _pick(app: App, store: Store, active: str | None) -> str | None:
