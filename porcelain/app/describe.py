@@ -294,6 +294,7 @@ def model_view(conv: Conversation, source: str | None) -> list[Event]:
     only for one with compactions or a review."""
     if source is None and not any(e.get("type") == Kind.COMPACTION for e in conv.events):
         return conv.events
+    # lazy: the view modules load only for a conversation with compactions or a review
     from porcelain.domain.view import model_events
 
     return model_events(conv.events)
@@ -313,6 +314,7 @@ def count_for_show(
     store: Store, conv: Conversation, source: str | None, model_id: str, catalog: Catalog
 ) -> TokenCount:
     """Ask the provider to count the conversation now; kept for this tip when it did."""
+    # lazy: only `show --tokens` loads the provider count
     from porcelain.models.tokens import count
 
     found = count(model_id, model_view(conv, source), catalog=catalog)

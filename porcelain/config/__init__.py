@@ -53,6 +53,7 @@ if not TYPE_CHECKING:  # mypy reads the imports above
     def __getattr__(name: str) -> Any:
         if name not in _EDIT:
             raise AttributeError(f"module 'porcelain.config' has no attribute {name!r}")
+        # lazy: tomlkit (in edit) loads only for `jp config set/unset`
         from porcelain.config import edit
 
         value = getattr(edit, name)

@@ -11,6 +11,7 @@ from porcelain.domain.interrupted import for_the_model
 from porcelain.domain.review.markers import (
     add_markers,
     inherited_turns,
+    label,
     review_record,
     review_view,
 )
@@ -28,9 +29,7 @@ def projected_with_headers(events: Sequence[Event]) -> tuple[list[Event], list[s
     inherited = inherited_turns(events, found)
     result = project(review_view(events, found))
     headers = [
-        f"turn {o.index + 1}"
-        if isinstance(o, Kept)
-        else f"turns {o.from_turn + 1}-{o.to_turn + 1}"
+        label(o.index + 1) if isinstance(o, Kept) else label(o.from_turn + 1, o.to_turn + 1)
         for o in result.origins
     ]
     if not inherited:
@@ -38,9 +37,9 @@ def projected_with_headers(events: Sequence[Event]) -> tuple[list[Event], list[s
     labels: list[str | None] = []
     for origin in result.origins:
         if isinstance(origin, Kept):
-            labels.append(f"turn {origin.index + 1}" if origin.index < inherited else None)
+            labels.append(label(origin.index + 1) if origin.index < inherited else None)
         elif origin.from_turn < inherited:
-            labels.append(f"turns {origin.from_turn + 1}-{origin.to_turn + 1}")
+            labels.append(label(origin.from_turn + 1, origin.to_turn + 1))
         else:
             labels.append(None)
     return add_markers(result.events, labels), headers

@@ -10,15 +10,13 @@ the review's own discussion starts with the opening proposal.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
 from gitstore import Event, Kind
+from porcelain.domain.review.markers import read_marker
 from porcelain.models.offline_review import PROPOSE, Directives, parse_directives
 from porcelain.models.offline_summary import HEADER, summarize
-
-_MARKER = re.compile(r"^\s*\[turns? (\d+)(?:[-\u2013](\d+))?\]")
 
 
 def inherited_range(events: Sequence[Event], lo: int, hi: int) -> list[Event]:
@@ -29,10 +27,9 @@ def inherited_range(events: Sequence[Event], lo: int, hi: int) -> list[Event]:
         if event.get("type") == Kind.TOOL_CALL_REQUEST and event.get("name") == PROPOSE:
             break  # the opening proposal: what follows is the review's own talk
         if event.get("type") == Kind.CHAT_REQUEST:
-            marker = _MARKER.match(str(event.get("content") or ""))
+            marker = read_marker(str(event.get("content") or ""))
             if marker:
-                a = int(marker.group(1))
-                b = int(marker.group(2) or a)
+                a, b = marker
                 inside = a <= hi and b >= lo
         if inside:
             out.append(event)

@@ -22,6 +22,7 @@ from typing import Any
 
 from gitstore import PROPOSE_COMPACTION, Event, Kind
 from porcelain.domain.compaction.proposal import span
+from porcelain.domain.review.markers import turn_numbers
 
 PROPOSE = PROPOSE_COMPACTION
 
@@ -29,7 +30,6 @@ _WORDS = "one two three four five six seven eight nine ten eleven twelve".split(
 _NUMBER_WORDS = {w: i for i, w in enumerate(_WORDS, start=1)}
 _N = r"(\d+|" + "|".join(_WORDS) + r")"
 _TURN = r"(?:turns?\s+)?"
-_MARKER = re.compile(r"\[turn (\d+)\]")
 _TEXT_DIRECTIVE = re.compile(r"(?:^|(?<=[\s,;.(]))(summary|add)\s*:", re.IGNORECASE)
 _RANGES = (
     re.compile(r"\bturns?\s+(\d+)\s*(?:-|–|—|\.\.|to|through|thru)\s*(?:turn\s+)?(\d+)\b"),
@@ -144,10 +144,10 @@ def _parse_head(low: str, found: Directives) -> None:
 def highest_marker(events: Sequence[Event]) -> int | None:
     """The highest ``[turn N]`` marker in the user messages, if any."""
     numbers = [
-        int(n)
+        n
         for e in events
         if e.get("type") == Kind.CHAT_REQUEST
-        for n in _MARKER.findall(str(e.get("content") or ""))
+        for n in turn_numbers(str(e.get("content") or ""))
     ]
     return max(numbers) if numbers else None
 

@@ -13,7 +13,8 @@ import re
 from collections.abc import Sequence
 
 from gitstore import Event, Kind
-from porcelain.domain.compaction.facts import Fact, facts_of, strip_marker
+from porcelain.domain.compaction.facts import Fact, facts_of
+from porcelain.domain.review.markers import strip_marker
 from porcelain.models.offline_transcript import parse_transcript
 
 _INSTRUCTION = re.compile(r"^\s*summari[sz]e\b", re.IGNORECASE)

@@ -210,6 +210,7 @@ def main(argv: list[str]) -> int:
             # lazy: the warm process imports the SDKs once, before its first call
             import anthropic  # noqa: F401  (the point: paid once)
         elif kind == "openai":
+            # lazy: the warm process imports the SDKs once, before its first call
             import openai  # noqa: F401
     server = Server(path, idle)
     server.bind()

@@ -31,7 +31,7 @@ from porcelain.render.output import (
 RECEIVING = "receiving the answer"
 
 
-class StreamView:
+class TerminalView:
     """Receives deltas; keeps a spinner up while nothing new can be shown."""
 
     def __init__(self, output: Output, quiet: bool = False, markdown: bool = False) -> None:

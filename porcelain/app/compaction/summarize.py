@@ -163,6 +163,7 @@ def summarize(
     ``projection`` may be a function that makes it: it is called only when
     the raw range does not fit.
     """
+    # lazy: the token counter loads only when a summary is made
     from porcelain.models.tokens import fits
 
     window = context_window(job.model_id, job.window)

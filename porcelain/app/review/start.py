@@ -292,6 +292,7 @@ def source_fits(events: Sequence[Event], budget: int, model_id: str, catalog: Ca
     """The review's size rule: the raw source fits ``budget`` tokens of the review
     model.  The estimate decides when it is far from the budget (reading no
     further than it must); in between, the provider counts where it can."""
+    # lazy: the provider count loads only when the review model may not take the source
     from porcelain.models.tokens import CLEAR_ABOVE, CLEAR_BELOW, count
 
     if fits_tokens(events, int(budget * CLEAR_BELOW)):

@@ -54,6 +54,7 @@ def run(call: ToolCall, ctx: Any) -> ToolOutcome:
         return ToolOutcome(str(exc), True)
     # the recorded proposal is the validated one (a grown range included); its
     # coverage report goes back to the model, which can mend the text at once
+    # lazy: the coverage module loads only once a proposal is valid
     from porcelain.domain.compaction.coverage import coverage
 
     report = coverage(source, proposal)

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from gitstore import Event, Kind
+from porcelain.domain.review.markers import strip_marker
 from porcelain.domain.stream import Stream
 from porcelain.domain.tokens import PROVIDER_VISIBLE
 
@@ -31,7 +32,6 @@ KINDS = (
     "number",
 )
 
-_MARKER = re.compile(r"^\s*\[turns? \d+(?:[-\u2013]\d+)?\]\s*")
 _URL = re.compile(r"https?://[^\s)\]>`'\"]+")
 _EXTENSIONS = frozenset(
     [
@@ -164,10 +164,6 @@ class Fact:
     kind: str
     text: str
     turn: int  # 1-based source turn
-
-
-def strip_marker(text: str) -> str:
-    return _MARKER.sub("", text)
 
 
 def clip(text: str, limit: int = _CLIP) -> str:

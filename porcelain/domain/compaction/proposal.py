@@ -87,9 +87,6 @@ def span(a: int, b: int) -> str:
     return f"turn {a}" if a == b else f"turns {a}-{b}"
 
 
-_span = span
-
-
 @dataclass(frozen=True)
 class Proposal:
     """A validated proposal; turns are 1-based and inclusive."""
@@ -133,12 +130,12 @@ class Proposal:
     def render(self, turn_count: int) -> str:
         """``Proposed: compact turns 2-15 of 20 (summarize)``, then the summary."""
         head = (
-            f"Proposed: compact {_span(self.from_turn, self.to_turn)} of {turn_count} "
+            f"Proposed: compact {span(self.from_turn, self.to_turn)} of {turn_count} "
             f"({', '.join(self.labels())})"
         )
         lines = [head]
         if self.grown_from is not None:
-            asked = _span(*self.grown_from)
+            asked = span(*self.grown_from)
             lines.append(
                 f"The range grew from {asked}: a summary takes in every summary it overlaps."
             )

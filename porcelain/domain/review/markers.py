@@ -4,11 +4,15 @@ A review shares every commit of its source.  Its creation event records how
 many source turns it inherited and whether the source's earlier compactions
 are dropped (the raw source fits the review model) or kept.  The `[turn N]`
 markers are added when the conversation is read, for the model and for
-`print`, never written into the shared commits.
+`print`, never written into the shared commits.  This module writes them
+(``label``, ``marked``) and is the one that reads them back (``read_marker``,
+``strip_marker``, ``turn_numbers``): the offline model and the summarizer's
+facts ask it, never a pattern of their own.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -47,6 +51,35 @@ def inherited_turns(events: Sequence[Event], found: Record = _UNREAD) -> int:
     if found is _UNREAD:
         found = review_record(events)
     return int(found[1].get("inherited_turns", 0)) if found else 0
+
+
+_MARKER = re.compile(r"^\s*\[turns? (\d+)(?:[-\u2013](\d+))?\]\s*")
+_TURN = re.compile(r"\[turn (\d+)\]")
+
+
+def label(first: int, last: int | None = None) -> str:
+    """A marker's label: ``turn 3`` for a kept turn, ``turns 2-6`` for a summary
+    standing for source turns ``first..last`` (1-based; ``turns 3-3`` too)."""
+    return f"turn {first}" if last is None else f"turns {first}-{last}"
+
+
+def read_marker(text: str) -> tuple[int, int] | None:
+    """The 1-based (first, last) source turns of the marker that opens ``text``."""
+    found = _MARKER.match(text)
+    if found is None:
+        return None
+    first = int(found.group(1))
+    return first, int(found.group(2) or first)
+
+
+def strip_marker(text: str) -> str:
+    """``text`` without the marker that opens it."""
+    return _MARKER.sub("", text)
+
+
+def turn_numbers(text: str) -> list[int]:
+    """Every single-turn marker's number in ``text``, wherever it stands."""
+    return [int(n) for n in _TURN.findall(text)]
 
 
 def marked(event: Event, label: str) -> Event:

@@ -9,7 +9,7 @@ import io
 import pytest
 
 from porcelain.render.output import Output
-from porcelain.render.stream import RECEIVING, StreamView
+from porcelain.render.turnview import RECEIVING, TerminalView
 
 
 class Screen(io.StringIO):
@@ -76,7 +76,7 @@ def test_no_spinner_off_a_colour_terminal(
 
 def test_a_tool_name_in_the_label_is_escaped() -> None:
     out, err = Screen(), Screen()
-    view = StreamView(Output(out=out, err=err), markdown=True)
+    view = TerminalView(Output(out=out, err=err), markdown=True)
     view.tool_call({"name": "x\x1b]0;T\x07\ny", "arguments": {}})
     assert view.spinner is not None
     assert view.spinner.label == "running x\\x1b]0;T\\x07\\ny"
@@ -86,7 +86,7 @@ def test_a_tool_name_in_the_label_is_escaped() -> None:
 
 def test_text_that_cannot_be_shown_yet_keeps_a_spinner_up() -> None:
     out, err = Screen(), Screen()
-    view = StreamView(Output(out=out, err=err), markdown=True)
+    view = TerminalView(Output(out=out, err=err), markdown=True)
     view.waiting()
     assert view.spinner is not None and view.spinner.label == "waiting for the model"
     view("text", "A paragraph still ")
