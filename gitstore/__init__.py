@@ -74,6 +74,7 @@ if TYPE_CHECKING:
     from gitstore.ids import check as check_id
     from gitstore.ids import created_at, new_id
     from gitstore.ids import is_valid as is_valid_id
+    from gitstore.jsonstream import NotStreamable, stream_array
     from gitstore.oplog.model import Move, Op
     from gitstore.oplog.model import printable as printable_command
     from gitstore.oplog.model import shown as ref_value
@@ -135,6 +136,8 @@ _WHERE: dict[str, str] = {
     "fit_to_limits": "gitstore.boundary:fit",
     "load_json": "gitstore.boundary",
     "read_file": "gitstore.boundary",
+    "NotStreamable": "gitstore.jsonstream",
+    "stream_array": "gitstore.jsonstream",
     # ids
     "new_id": "gitstore.ids",
     "check_id": "gitstore.ids:check",
@@ -317,6 +320,8 @@ __all__ = [
     "remote_has",
     "remotes_holding",
     "read_file",
+    "NotStreamable",
+    "stream_array",
     "record_activation",
     "printable_command",
     "ref_value",

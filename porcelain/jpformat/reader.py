@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,12 +23,14 @@ from gitstore import (
     InvalidEvent,
     Kind,
     Limits,
+    NotStreamable,
     Refused,
     fit_to_limits,
     format_time,
     load_json,
     parse_time,
     read_file,
+    stream_array,
     validate_event,
 )
 from porcelain.errors import UserError
@@ -189,13 +191,63 @@ def _unflatten_delta(entry: dict[str, Any]) -> dict[str, Any]:
     return {"type": "config_delta", "timestamp": entry.get("timestamp"), "delta": delta}
 
 
-def read_events(path: Path, limits: Limits | None = None) -> list[Event]:
+#: ``progress(entries, bytes_read, file_bytes)`` while ``events.json`` is read.
+Progress = Callable[[int, int, int], None]
+
+
+def read_events(
+    path: Path, limits: Limits | None = None, progress: Progress | None = None
+) -> list[Event]:
     """The entries of one ``events.json``, decoded and validated; a tool result over
-    the size limit is cut (with a marker), any other event over it refused."""
+    the size limit is cut (with a marker), any other event over it refused.
+
+    The file is parsed one entry at a time (``stream_array``), so the bytes and
+    the raw JSON never sit in memory whole.  Should that find any fault, the
+    file is read again whole, as before streaming, so a refusal names the fault
+    in the same words and with the same precedence (a JSON error anywhere
+    before a bad entry)."""
     limits = limits or Limits()
+    try:
+        return _stream_events(path, limits, progress)
+    except (NotStreamable, UserError):
+        pass
     raw = _load_json(path, limits)
     if not isinstance(raw, list):
         raise UserError(f"{path}: expected a JSON array of events, found {_kind_of(raw)}", _HINT)
+    return _checked(path, raw, limits)
+
+
+def _stream_events(path: Path, limits: Limits, progress: Progress | None) -> list[Event]:
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such file", _HINT)
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read: {exc.strerror or exc}")
+    seen = [0, 0]  # entries, bytes read
+
+    def on_read(total: int) -> None:
+        seen[1] = total
+
+    def entries() -> Iterable[Any]:
+        for entry in stream_array(path, limits.max_file_bytes, on_read):
+            yield entry
+            seen[0] += 1
+            if progress and seen[0] % 1000 == 0:
+                progress(seen[0], seen[1], size)
+
+    try:
+        events = _checked(path, entries(), limits)
+    except Refused as exc:  # a FIFO, a device, a file over the size limit
+        raise UserError(f"{exc.what}: {exc.reason}")
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read: {exc.strerror or exc}")
+    if progress:
+        progress(seen[0], seen[1], size)
+    return events
+
+
+def _checked(path: Path, raw: Iterable[Any], limits: Limits) -> list[Event]:
     events: list[Event] = []
     for i, entry in enumerate(raw):
         where = f"{path}: entry {i}"
@@ -215,14 +267,16 @@ def read_events(path: Path, limits: Limits | None = None) -> list[Event]:
     return events
 
 
-def read_conversation(folder: Path, limits: Limits | None = None) -> JpConversation:
+def read_conversation(
+    folder: Path, limits: Limits | None = None, progress: Progress | None = None
+) -> JpConversation:
     """Read one JP conversation folder; any problem raises ``UserError``."""
     folder = Path(folder)
     limits = limits or Limits()
     if not folder.is_dir():
         what = "no such folder" if not folder.exists() else "not a folder"
         raise UserError(f"{folder}: {what}", _HINT)
-    events = read_events(folder / EVENTS_FILE, limits)
+    events = read_events(folder / EVENTS_FILE, limits, progress)
     metadata = _read_metadata(folder / METADATA_FILE, limits)
     base_config = _read_base_config(folder / BASE_CONFIG_FILE, limits)
     if base_config is None and events and events[0].get("type") == Kind.CONFIG_DELTA:

@@ -11,7 +11,8 @@ from porcelain.app.targets import resolve
 from porcelain.app.transfer import export_conversation, store_imported
 from porcelain.commands.context import App
 from porcelain.errors import UsageError, UserError
-from porcelain.jpformat import read_conversation
+from porcelain.jpformat import JpConversation, read_conversation
+from porcelain.render.progress import ReadProgress
 
 SESSION_TOOLS = ("claude-code", "codex")
 
@@ -84,9 +85,6 @@ def _detected(paths: tuple[Path, ...]) -> str:
 
 
 def _import_jp(app: App, folders: tuple[Path, ...], activate: bool) -> None:
-    # lazy: only an import reads the re-import records
-    from porcelain.app.reimport import already_there, outcome
-
     for folder in folders:
         if not folder.is_dir():
             raise UserError(
@@ -94,13 +92,32 @@ def _import_jp(app: App, folders: tuple[Path, ...], activate: bool) -> None:
                 "give a JP conversation folder (one that holds events.json and metadata.json)",
             )
     limits = app.limits()
-    read = [read_conversation(folder, limits) for folder in folders]
+    progress = ReadProgress(app.output, "import")
+    try:
+        read = [read_conversation(folder, limits, progress) for folder in folders]
+        progress.stage(f"writing {sum(len(c.events) for c in read):,} events...")
+        _write_jp(app, folders, read, activate, progress)
+    finally:
+        progress.clear()
+
+
+def _write_jp(
+    app: App,
+    folders: tuple[Path, ...],
+    read: list[JpConversation],
+    activate: bool,
+    progress: ReadProgress,
+) -> None:
+    # lazy: only an import reads the re-import records
+    from porcelain.app.reimport import already_there, outcome
+
     store = app.store()
     created: list[dict[str, Any]] = []
     for folder, conv in zip(folders, read, strict=True):
         kept = already_there(store, conv.jp_id, conv.events)
         cid = kept or store_imported(store, conv)
         done = outcome(conv.jp_id, cid, kept)
+        progress.clear()
         created.append({"id": cid, "folder": str(folder), "events": len(conv.events), **done})
         if app.output.json:
             continue
