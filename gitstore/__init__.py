@@ -92,7 +92,7 @@ if TYPE_CHECKING:
     from gitstore.store.repo import ProjectStore, init_project, init_store
     from gitstore.store.repo import is_marked as is_store
     from gitstore.store.transaction import Transaction
-    from gitstore.store.types import Conversation, Identity, Located
+    from gitstore.store.types import Conversation, EventSource, Identity, Located
     from gitstore.sync.delete import Deleted, delete_on_remote, remote_has, remotes_holding
     from gitstore.sync.pull import Outcome, Syncer, open_sync
     from gitstore.sync.push import push
@@ -110,6 +110,7 @@ _WHERE: dict[str, str] = {
     # the store
     "Store": "gitstore.store.core",
     "Located": "gitstore.store.types",
+    "EventSource": "gitstore.store.types",
     "Conversation": "gitstore.store.types",
     "Identity": "gitstore.store.types",
     "Transaction": "gitstore.store.transaction",
@@ -247,6 +248,7 @@ __all__ = [
     "GitStoreError",
     "INTERNAL_TYPES",
     "Identity",
+    "EventSource",
     "InvalidEvent",
     "InvalidId",
     "KNOWN_TYPES",

@@ -123,11 +123,11 @@ def iter_array(read: Callable[[int], bytes], chunk: int = CHUNK) -> Iterator[Any
 
 
 def stream_array(
-    path: Path, max_bytes: int, on_read: Callable[[int], None] | None = None
+    path: Path, max_bytes: int, on_read: Callable[[bytes], None] | None = None
 ) -> Iterator[Any]:
     """``iter_array`` over a regular file of at most ``max_bytes`` (``open_regular``'s
-    rules; ``Refused`` if it grows past them while read); ``on_read(total)`` after
-    each read."""
+    rules; ``Refused`` if it grows past them while read); ``on_read(block)`` after
+    each read, with the bytes read."""
     fd = open_regular(path, max_bytes)
     total = 0
 
@@ -138,7 +138,7 @@ def stream_array(
         if total > max_bytes:
             raise Refused(str(path), f"is over {size_text(max_bytes)}")
         if on_read:
-            on_read(total)
+            on_read(data)
         return data
 
     try:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,7 +42,9 @@ BASE_CONFIG_FILE = "base_config.json"
 #: Keys of ``metadata.json`` that hold timestamps (JP form on disk, RFC 3339 in memory).
 TIME_KEYS = ("last_activated_at", "pinned_at", "archived_at", "expires_at")
 
-_HINT = "a JP conversation folder holds events.json and metadata.json (and maybe base_config.json)"
+FOLDER_HINT = (
+    "a JP conversation folder holds events.json and metadata.json (and maybe base_config.json)"
+)
 
 
 @dataclass(frozen=True)
@@ -120,7 +122,7 @@ def _load_json(path: Path, limits: Limits) -> Any:
     try:
         data = read_file(path, limits.max_file_bytes)
     except FileNotFoundError:
-        raise UserError(f"{path}: no such file", _HINT)
+        raise UserError(f"{path}: no such file", FOLDER_HINT)
     except Refused as exc:  # a FIFO, a device, a file over the size limit
         raise UserError(f"{exc.what}: {exc.reason}")
     except OSError as exc:
@@ -145,12 +147,12 @@ def _kind_of(value: Any) -> str:
     return "a number"
 
 
-def _read_metadata(path: Path, limits: Limits) -> dict[str, Any]:
+def read_metadata(path: Path, limits: Limits) -> dict[str, Any]:
     if not path.exists():
         return {}
     raw = _load_json(path, limits)
     if not isinstance(raw, dict):
-        raise UserError(f"{path}: expected a JSON object, found {_kind_of(raw)}", _HINT)
+        raise UserError(f"{path}: expected a JSON object, found {_kind_of(raw)}", FOLDER_HINT)
     out = dict(raw)
     title = out.get("title")
     if title is not None and not isinstance(title, str):
@@ -174,7 +176,7 @@ def _read_metadata(path: Path, limits: Limits) -> dict[str, Any]:
     return out
 
 
-def _read_base_config(path: Path, limits: Limits) -> dict[str, Any] | None:
+def read_base_config(path: Path, limits: Limits) -> dict[str, Any] | None:
     if not path.exists():
         return None
     raw = _load_json(path, limits)
@@ -201,33 +203,50 @@ def read_events(
     """The entries of one ``events.json``, decoded and validated; a tool result over
     the size limit is cut (with a marker), any other event over it refused.
 
-    The file is parsed one entry at a time (``stream_array``), so the bytes and
+    The file is parsed one entry at a time (``stream_events``), so the bytes and
     the raw JSON never sit in memory whole.  Should that find any fault, the
-    file is read again whole, as before streaming, so a refusal names the fault
-    in the same words and with the same precedence (a JSON error anywhere
-    before a bad entry)."""
+    file is read again whole (``read_whole``), as before streaming, so a refusal
+    names the fault in the same words and with the same precedence (a JSON
+    error anywhere before a bad entry)."""
     limits = limits or Limits()
     try:
-        return _stream_events(path, limits, progress)
+        return list(stream_events(path, limits, progress))
     except (NotStreamable, UserError):
         pass
+    return read_whole(path, limits)
+
+
+def read_whole(path: Path, limits: Limits) -> list[Event]:
+    """``read_events`` of the file read whole (the exact fault, or the events of a file
+    that only the whole reader takes)."""
     raw = _load_json(path, limits)
     if not isinstance(raw, list):
-        raise UserError(f"{path}: expected a JSON array of events, found {_kind_of(raw)}", _HINT)
+        raise UserError(
+            f"{path}: expected a JSON array of events, found {_kind_of(raw)}", FOLDER_HINT
+        )
     return _checked(path, raw, limits)
 
 
-def _stream_events(path: Path, limits: Limits, progress: Progress | None) -> list[Event]:
+def stream_events(
+    path: Path,
+    limits: Limits,
+    progress: Progress | None = None,
+    on_data: Callable[[bytes], None] | None = None,
+) -> Iterator[Event]:
+    """The checked events of ``events.json`` as they are parsed (``NotStreamable`` or a
+    ``UserError`` part way for a fault); ``on_data`` is handed every block read."""
     try:
         size = path.stat().st_size
     except FileNotFoundError:
-        raise UserError(f"{path}: no such file", _HINT)
+        raise UserError(f"{path}: no such file", FOLDER_HINT)
     except OSError as exc:
         raise UserError(f"{path}: cannot read: {exc.strerror or exc}")
     seen = [0, 0]  # entries, bytes read
 
-    def on_read(total: int) -> None:
-        seen[1] = total
+    def on_read(data: bytes) -> None:
+        seen[1] += len(data)
+        if on_data:
+            on_data(data)
 
     def entries() -> Iterable[Any]:
         for entry in stream_array(path, limits.max_file_bytes, on_read):
@@ -237,18 +256,21 @@ def _stream_events(path: Path, limits: Limits, progress: Progress | None) -> lis
                 progress(seen[0], seen[1], size)
 
     try:
-        events = _checked(path, entries(), limits)
+        yield from checked(path, entries(), limits)
     except Refused as exc:  # a FIFO, a device, a file over the size limit
         raise UserError(f"{exc.what}: {exc.reason}")
     except OSError as exc:
         raise UserError(f"{path}: cannot read: {exc.strerror or exc}")
     if progress:
         progress(seen[0], seen[1], size)
-    return events
 
 
 def _checked(path: Path, raw: Iterable[Any], limits: Limits) -> list[Event]:
-    events: list[Event] = []
+    return list(checked(path, raw, limits))
+
+
+def checked(path: Path, raw: Iterable[Any], limits: Limits) -> Iterator[Event]:
+    """Each entry of ``raw`` decoded, validated and fitted to the limits, in order."""
     for i, entry in enumerate(raw):
         where = f"{path}: entry {i}"
         if isinstance(entry, dict):
@@ -263,8 +285,7 @@ def _checked(path: Path, raw: Iterable[Any], limits: Limits) -> list[Event]:
             event = fit_to_limits(event, limits)
         except Refused as exc:
             raise UserError(f"{where}: {exc.what} is {exc.reason}")
-        events.append(event)
-    return events
+        yield event
 
 
 def read_conversation(
@@ -275,10 +296,10 @@ def read_conversation(
     limits = limits or Limits()
     if not folder.is_dir():
         what = "no such folder" if not folder.exists() else "not a folder"
-        raise UserError(f"{folder}: {what}", _HINT)
+        raise UserError(f"{folder}: {what}", FOLDER_HINT)
     events = read_events(folder / EVENTS_FILE, limits, progress)
-    metadata = _read_metadata(folder / METADATA_FILE, limits)
-    base_config = _read_base_config(folder / BASE_CONFIG_FILE, limits)
+    metadata = read_metadata(folder / METADATA_FILE, limits)
+    base_config = read_base_config(folder / BASE_CONFIG_FILE, limits)
     if base_config is None and events and events[0].get("type") == Kind.CONFIG_DELTA:
         # Legacy layout: the first entry carries the whole base config.
         base_config = dict(events.pop(0)["delta"])

@@ -1,6 +1,9 @@
-"""A progress line on stderr while a long read runs: terminals only, never when piped."""
+"""A progress line on stderr while a long read or write runs: terminals only, never
+when piped."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from porcelain import clock
 from porcelain.render.output import Output
@@ -15,7 +18,9 @@ def _mib(n: int) -> str:
 
 class ReadProgress:
     """``progress(entries, done, total)`` redraws ``WHAT: read N events (X of Y MiB) P%``;
-    ``what`` is jp's own word (never a path or a title from outside)."""
+    ``counting(VERB)`` gives ``show(done, total)`` for ``WHAT: VERB N of M events P%``
+    (the write that follows the read); ``what`` and ``VERB`` are jp's own words
+    (never a path or a title from outside)."""
 
     def __init__(self, output: Output, what: str) -> None:
         self.err = output.err
@@ -26,13 +31,29 @@ class ReadProgress:
         self.shown = False
 
     def __call__(self, entries: int, done: int, total: int) -> None:
+        if self._due():
+            share = f" {done * 100 // total}%" if total else ""
+            self._draw(f"read {entries:,} events ({_mib(done)} of {_mib(total)}){share}")
+
+    def counting(self, verb: str) -> Callable[[int, int], None]:
+        """A ``show(done, total)`` that redraws ``WHAT: VERB done of total events P%``."""
+
+        def show(done: int, total: int) -> None:
+            if self._due():
+                share = f" {done * 100 // total}%" if total else ""
+                self._draw(f"{verb} {done:,} of {total:,} events{share}")
+
+        return show
+
+    def _due(self) -> bool:
         now = clock.monotonic()
         if not self.enabled or now - self.start < PROGRESS_AFTER or now - self.drawn < _EVERY:
-            return
+            return False
         self.drawn = now
-        share = f" {done * 100 // total}%" if total else ""
-        line = f"\r{self.what}: read {entries:,} events ({_mib(done)} of {_mib(total)}){share}"
-        self.err.write(line + "\033[K")
+        return True
+
+    def _draw(self, text: str) -> None:
+        self.err.write(f"\r{self.what}: {text}\033[K")
         self.err.flush()
         self.shown = True
 

@@ -11,7 +11,7 @@ from porcelain.app.targets import resolve
 from porcelain.app.transfer import export_conversation, store_imported
 from porcelain.commands.context import App
 from porcelain.errors import UsageError, UserError
-from porcelain.jpformat import JpConversation, read_conversation
+from porcelain.jpformat import EventFile, JpFolder, scan_conversation
 from porcelain.render.progress import ReadProgress
 
 SESSION_TOOLS = ("claude-code", "codex")
@@ -94,17 +94,23 @@ def _import_jp(app: App, folders: tuple[Path, ...], activate: bool) -> None:
     limits = app.limits()
     progress = ReadProgress(app.output, "import")
     try:
-        read = [read_conversation(folder, limits, progress) for folder in folders]
-        progress.stage(f"writing {sum(len(c.events) for c in read):,} events...")
+        # every folder read and checked first; its events are then read again as written
+        read = [scan_conversation(folder, limits, progress) for folder in folders]
         _write_jp(app, folders, read, activate, progress)
     finally:
         progress.clear()
 
 
+def _counted(conv: JpFolder, progress: ReadProgress, verb: str) -> None:
+    """The progress line counts the next pass over ``conv``'s events as ``verb``."""
+    if isinstance(conv.events, EventFile):
+        conv.events.on_event = progress.counting(verb)
+
+
 def _write_jp(
     app: App,
     folders: tuple[Path, ...],
-    read: list[JpConversation],
+    read: list[JpFolder],
     activate: bool,
     progress: ReadProgress,
 ) -> None:
@@ -114,7 +120,9 @@ def _write_jp(
     store = app.store()
     created: list[dict[str, Any]] = []
     for folder, conv in zip(folders, read, strict=True):
+        _counted(conv, progress, "compared")
         kept = already_there(store, conv.jp_id, conv.events)
+        _counted(conv, progress, "wrote")
         cid = kept or store_imported(store, conv)
         done = outcome(conv.jp_id, cid, kept)
         progress.clear()
