@@ -142,7 +142,7 @@ def stream_array(
         return data
 
     try:
-        yield from iter_array(read)
+        yield from iter_array(read, CHUNK)
     finally:
         os.close(fd)
 

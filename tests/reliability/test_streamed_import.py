@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from gitstore import Store, faults, refs
+from gitstore import Store, faults, jsonstream, refs
 from gitstore.store import packwrite
 from gitstore.store.repo import init_bare
 from porcelain.app.reimport import already_there
@@ -99,6 +99,7 @@ def test_memory_does_not_grow_with_the_number_of_events(
     """Four times the events, about the same peak: nothing holds the event list (before,
     the peak grew with it: 4x the events, ~3.5x the memory)."""
     monkeypatch.setattr(packwrite, "CHUNK", 1000)  # several packs each, as a big import has
+    monkeypatch.setattr(jsonstream, "CHUNK", 1 << 16)  # reads smaller than either file
     small = _peak(tmp_path / "small", 2000)
     large = _peak(tmp_path / "large", 8000)
     assert large < small * 1.5, f"peak {small / 1e6:.1f} MB for 2,000, {large / 1e6:.1f} MB for 8,000"
