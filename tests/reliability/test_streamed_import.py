@@ -209,3 +209,13 @@ def test_imports_beside_git_gc_prune_now_land_whole_or_name_the_prune(
     for cid in landed:
         assert len(box.events(tips[refs.live(cid)])) == 3001, f"{cid} lost events"
     box.fsck()
+
+
+def test_a_pass_reports_each_thousand_events_and_the_end(folder: Path) -> None:
+    scanned = scan_conversation(folder)
+    assert isinstance(scanned.events, EventFile)
+    seen: list[tuple[int, int]] = []
+    scanned.events.on_event = lambda done, total: seen.append((done, total))
+    store = empty_store(folder.parent / "progress")
+    store_imported(store, scanned)
+    assert seen == [(1000, 3000), (2000, 3000), (3000, 3000), (3000, 3000)]

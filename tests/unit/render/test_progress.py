@@ -68,3 +68,12 @@ def test_a_terminal_sees_the_count_the_bytes_and_the_share_then_a_clean_line() -
 
 def test_nothing_when_stderr_is_piped() -> None:
     assert _run(tty=False) == ""
+
+
+def test_the_write_is_counted_against_the_total_on_a_terminal_only() -> None:
+    for tty in (True, False):
+        err = Screen(tty)
+        show = ReadProgress(Output(out=Screen(tty), err=err), "import").counting("wrote")
+        show(250_000, 1_000_000)
+        expected = "\rimport: wrote 250,000 of 1,000,000 events 25%\033[K" if tty else ""
+        assert err.getvalue() == expected
