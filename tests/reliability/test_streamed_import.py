@@ -102,7 +102,9 @@ def test_memory_does_not_grow_with_the_number_of_events(
     monkeypatch.setattr(jsonstream, "CHUNK", 1 << 16)  # reads smaller than either file
     small = _peak(tmp_path / "small", 2000)
     large = _peak(tmp_path / "large", 8000)
-    assert large < small * 1.5, f"peak {small / 1e6:.1f} MB for 2,000, {large / 1e6:.1f} MB for 8,000"
+    assert large < small * 1.5, (
+        f"peak {small / 1e6:.1f} MB for 2,000, {large / 1e6:.1f} MB for 8,000"
+    )
 
 
 def _repacked_or_pruned(store: Store, how: str) -> None:
