@@ -221,3 +221,16 @@ def test_a_pass_reports_each_thousand_events_and_the_end(folder: Path) -> None:
     store = empty_store(folder.parent / "progress")
     store_imported(store, scanned)
     assert seen == [(1000, 3000), (2000, 3000), (3000, 3000), (3000, 3000)]
+
+
+def test_a_long_folder_imported_again_is_found_event_by_event(folder: Path, tmp_path: Path) -> None:
+    store = empty_store(tmp_path)
+    cid = store_imported(store, scan_conversation(folder))
+    assert already_there(store, cid, scan_conversation(folder).events) == cid
+    copy = tmp_path / folder.name
+    copy.mkdir()
+    (copy / "metadata.json").write_bytes((folder / "metadata.json").read_bytes())
+    entries = json.loads((folder / "events.json").read_text())
+    entries[-1]["message"] = "a different last answer"
+    (copy / "events.json").write_text(json.dumps(entries))
+    assert already_there(store, cid, scan_conversation(copy).events) is None
