@@ -211,7 +211,7 @@ def _fill(store: Store, count: int, results: Results) -> None:
 
 def import_section(root: Path, profile: Profile, results: Results, fixtures: Path) -> None:
     from porcelain.app.transfer import store_imported
-    from porcelain.jpformat import read_conversation
+    from porcelain.jpformat import read_conversation, scan_conversation
 
     if not fixtures.is_dir():
         results.add(Row("import JP conversations", None, note=f"skipped: no {fixtures}"))
@@ -232,9 +232,9 @@ def import_section(root: Path, profile: Profile, results: Results, fixtures: Pat
         start = time.perf_counter()
         total = 0
         for folder in folders:
-            conv = read_conversation(folder)
-            store_imported(store, conv)
-            total += len(conv.events)
+            scanned = scan_conversation(folder)  # as `jp conversation import` reads it
+            store_imported(store, scanned)
+            total += len(scanned.events)
         took = time.perf_counter() - start
         events[0] = total
         store.cache.close()

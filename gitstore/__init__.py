@@ -74,6 +74,7 @@ if TYPE_CHECKING:
     from gitstore.ids import check as check_id
     from gitstore.ids import created_at, new_id
     from gitstore.ids import is_valid as is_valid_id
+    from gitstore.jsonstream import NotStreamable, stream_array
     from gitstore.oplog.model import Move, Op
     from gitstore.oplog.model import printable as printable_command
     from gitstore.oplog.model import shown as ref_value
@@ -91,7 +92,7 @@ if TYPE_CHECKING:
     from gitstore.store.repo import ProjectStore, init_project, init_store
     from gitstore.store.repo import is_marked as is_store
     from gitstore.store.transaction import Transaction
-    from gitstore.store.types import Conversation, Identity, Located
+    from gitstore.store.types import Conversation, EventSource, Identity, Located
     from gitstore.sync.delete import Deleted, delete_on_remote, remote_has, remotes_holding
     from gitstore.sync.pull import Outcome, Syncer, open_sync
     from gitstore.sync.push import push
@@ -109,6 +110,7 @@ _WHERE: dict[str, str] = {
     # the store
     "Store": "gitstore.store.core",
     "Located": "gitstore.store.types",
+    "EventSource": "gitstore.store.types",
     "Conversation": "gitstore.store.types",
     "Identity": "gitstore.store.types",
     "Transaction": "gitstore.store.transaction",
@@ -135,6 +137,8 @@ _WHERE: dict[str, str] = {
     "fit_to_limits": "gitstore.boundary:fit",
     "load_json": "gitstore.boundary",
     "read_file": "gitstore.boundary",
+    "NotStreamable": "gitstore.jsonstream",
+    "stream_array": "gitstore.jsonstream",
     # ids
     "new_id": "gitstore.ids",
     "check_id": "gitstore.ids:check",
@@ -244,6 +248,7 @@ __all__ = [
     "GitStoreError",
     "INTERNAL_TYPES",
     "Identity",
+    "EventSource",
     "InvalidEvent",
     "InvalidId",
     "KNOWN_TYPES",
@@ -317,6 +322,8 @@ __all__ = [
     "remote_has",
     "remotes_holding",
     "read_file",
+    "NotStreamable",
+    "stream_array",
     "record_activation",
     "printable_command",
     "ref_value",

@@ -229,12 +229,10 @@ def fit(event: dict[str, Any], limits: Limits) -> dict[str, Any]:
 # -- files -----------------------------------------------------------------------------------
 
 
-def read_file(path: Path, max_bytes: int) -> bytes:
-    """A regular file's bytes, at most ``max_bytes``; raises ``Refused`` (or ``OSError``).
-
-    FIFOs, devices and sockets are refused before they are read (``/dev/zero``
-    is never read into memory, a FIFO never blocks the reader).
-    """
+def open_regular(path: Path, max_bytes: int) -> int:
+    """A descriptor open on a regular file of at most ``max_bytes``; raises ``Refused``
+    (or ``OSError``) for anything else.  FIFOs, devices and sockets are refused
+    before they are read (``/dev/zero`` is never read, a FIFO never blocks)."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except IsADirectoryError:
@@ -248,6 +246,17 @@ def read_file(path: Path, max_bytes: int) -> bytes:
         if info.st_size > max_bytes:
             size = size_text(info.st_size)
             raise Refused(str(path), f"is {size}, over the limit of {size_text(max_bytes)}")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_file(path: Path, max_bytes: int) -> bytes:
+    """A regular file's bytes, at most ``max_bytes``; raises ``Refused`` (or ``OSError``)
+    as ``open_regular`` does."""
+    fd = open_regular(path, max_bytes)
+    try:
         chunks: list[bytes] = []
         total = 0
         while total <= max_bytes:

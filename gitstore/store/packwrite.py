@@ -31,6 +31,7 @@ import uuid
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from gitstore import faults
@@ -162,6 +163,21 @@ def _workspace(gitdir: Path) -> Iterator[Path]:
         os.close(fd)
 
 
+@dataclass(frozen=True)
+class Packed:
+    """What ``write_stream`` wrote: the last commit and the packs that hold the chain
+    (names under ``objects/pack/``; while they all remain, nothing of it is lost)."""
+
+    tip: str | None
+    packs: tuple[str, ...]
+
+    def present(self, gitdir: Path) -> bool:
+        """Whether every pack is still where it was published (git's repack replaces
+        packs whole; none is ever changed in place)."""
+        pack = gitdir / "objects" / "pack"
+        return all((pack / name).is_file() for name in self.packs)
+
+
 def write(
     gitdir: Path,
     events: Iterable[Event],
@@ -177,13 +193,43 @@ def write(
     parent, event) ``ROWS`` at a time (they may name commits of a pack that an
     interruption then drops: harmless for a cache keyed by commit id)."""
     out: list[str] = []
+    _write(gitdir, events, parent, names, sign, committer, out, on_rows)
+    return out
+
+
+def write_stream(
+    gitdir: Path,
+    events: Iterable[Event],
+    parent: str | None,
+    names: dict[str, str],
+    sign: Signer,
+    committer: str,
+    on_rows: Callable[[list[tuple[str, str | None, Event]]], None] | None = None,
+) -> Packed:
+    """``write`` that keeps no list of what it wrote (an import of any size in bounded
+    memory, ``events`` consumed as they come): the tip and the packs holding it.
+    Should ``events`` raise, nothing is published."""
+    return _write(gitdir, events, parent, names, sign, committer, None, on_rows)
+
+
+def _write(
+    gitdir: Path,
+    events: Iterable[Event],
+    parent: str | None,
+    names: dict[str, str],
+    sign: Signer,
+    committer: str,
+    out: list[str] | None,
+    on_rows: Callable[[list[tuple[str, str | None, Event]]], None] | None,
+) -> Packed:
     try:
         with _terminate_as_interrupt(), _workspace(gitdir) as work:
-            done = _write_chunks(gitdir, work, events, parent, names, sign, committer, out, on_rows)
-            _publish(gitdir, done)
+            done, tip = _write_chunks(
+                gitdir, work, events, parent, names, sign, committer, out, on_rows
+            )
+            return Packed(tip, _publish(gitdir, done))
     except OSError as exc:
         raise environment_fault(exc, str(gitdir)) or exc from None
-    return out
 
 
 @contextmanager
@@ -212,9 +258,10 @@ def _write_chunks(
     names: dict[str, str],
     sign: Signer,
     committer: str,
-    out: list[str],
+    out: list[str] | None,
     on_rows: Callable[[list[tuple[str, str | None, Event]]], None] | None,
-) -> list[tuple[Path, str]]:
+) -> tuple[list[tuple[Path, str]], str | None]:
+    """The complete (indexed) packs and the last commit; ``out`` (if any) takes each id."""
     done: list[tuple[Path, str]] = []
     pack: _Pack | None = None
     rows: list[tuple[str, str | None, Event]] = []
@@ -228,8 +275,10 @@ def _write_chunks(
         pack.add("blob", blob)
         pack.add("tree", tree)
         oid = pack.add("commit", commit).hex()
-        rows.append((oid, parent, event))
-        out.append(oid)
+        if on_rows:
+            rows.append((oid, parent, event))
+        if out is not None:
+            out.append(oid)
         parent = oid
         if len(rows) >= ROWS and on_rows:
             on_rows(rows)
@@ -243,16 +292,27 @@ def _write_chunks(
         faults.point("pack:chunk-written")
     if rows and on_rows:
         on_rows(rows)
-    return done
+    return done, parent
 
 
-def _publish(gitdir: Path, packs: list[tuple[Path, str]]) -> None:
-    """Move complete packs into the object database: each pack, then its index."""
+def _publish(gitdir: Path, packs: list[tuple[Path, str]]) -> tuple[str, ...]:
+    """Move complete packs into the object database: each pack, then its index.
+    Returns the packs' names."""
     target = gitdir / "objects" / "pack"
     target.mkdir(parents=True, exist_ok=True)
     for path, checksum in packs:
         os.replace(path, target / f"pack-{checksum}.pack")
         os.replace(path.with_suffix(".idx"), target / f"pack-{checksum}.idx")
+    return tuple(f"pack-{checksum}.pack" for _, checksum in packs)
 
 
-__all__ = ["CHUNK", "EnvironmentFault", "commit_bytes", "signature_line", "sweep", "write"]
+__all__ = [
+    "CHUNK",
+    "EnvironmentFault",
+    "Packed",
+    "commit_bytes",
+    "signature_line",
+    "sweep",
+    "write",
+    "write_stream",
+]

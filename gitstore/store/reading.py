@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from gitstore import ids, refs
@@ -97,6 +97,20 @@ class Reading(StoreBase):
         if found is None:  # cache unusable: read git directly
             return self.read_run(tip)
         return found
+
+    def iter_chain(self, tip: str) -> Iterator[Event]:
+        """The events from the root to ``tip``, read one at a time as they are asked for:
+        of the chain only its commit ids are held (20 bytes each), never its events."""
+        ids = bytearray()
+        commit = self._commit(tip)
+        while True:
+            ids += commit.id.raw
+            if not commit.parent_ids:
+                break
+            commit = self._commit(commit.parent_ids[0])
+        for end in range(len(ids), 0, -20):
+            commit = self._commit(pygit2.Oid(raw=bytes(ids[end - 20 : end])))
+            yield json.loads(self._event_bytes(commit))
 
     def view(self, cid: str) -> tuple[Located, ChainView]:
         """A conversation whose events are read only where they are asked for.

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from gitstore import refs
 from gitstore.events import Event
@@ -38,3 +40,13 @@ class Identity:
 
     name: str = "jp"
     email: str = "jp@localhost"
+
+
+class EventSource(Protocol):
+    """Events that may be read more than once, the same each time, and counted without
+    being read: a list, or a file read again on each pass (an import that never
+    holds all its events).  A pass may raise, should the source change meanwhile."""
+
+    def __iter__(self) -> Iterator[Event]: ...
+
+    def __len__(self) -> int: ...

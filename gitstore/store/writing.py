@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -29,7 +29,9 @@ from gitstore.refs.transaction import RefUpdate
 from gitstore.store import diskfault, maintenance, packwrite
 from gitstore.store.base import PACK_AT, RETRIES
 from gitstore.store.reading import Reading
+from gitstore.store.streamed import Streamed
 from gitstore.store.transaction import Transaction
+from gitstore.store.types import EventSource
 
 if TYPE_CHECKING:
     import pygit2
@@ -131,22 +133,34 @@ class Writing(Reading):
     def create(
         self,
         cid: str,
-        events: Sequence[Event],
+        events: EventSource,
         parent: str | None,
         reason: str,
         tool_names: dict[str, str] | None = None,
     ) -> str:
-        """Publish a new conversation whose chain ends with ``events``."""
+        """Publish a new conversation whose chain ends with ``events``.
+
+        ``PACK_AT`` events or more (an import) are streamed into packs, read from
+        ``events`` as they are written and never held (``streamed``); the ref is
+        written last, once every pack is complete.
+        """
         ids.check(cid)
         if self.exists(cid):
             raise ConversationExists(cid)
-        chain = self.write_commits(events, parent, tool_names)
-        tip = chain[-1] if chain else parent
+        keep: Callable[[], None]
+        if len(events) >= PACK_AT:
+            written = Streamed(self, events, parent, tool_names)
+            tip, keep = written.tip or parent, written.keep
+        else:
+            listed = list(events)
+            chain = self.write_commits(listed, parent, tool_names)
+            tip = chain[-1] if chain else parent
+            keep = partial(self._keep_written, chain, listed, parent, tool_names)
         if tip is None:
             raise ValueError("a conversation needs at least one event")
         diskfault.retried(partial(self.repo.create_blob, ids.anchor_bytes(cid)))
         faults.point("create:objects-written")
-        self._keep_written(chain, events, parent, tool_names)
+        keep()
         name = refs.live(cid)
         try:
             with self.ops.moving([RefUpdate(name, None, tip)]):
@@ -157,7 +171,7 @@ class Writing(Reading):
             if locked is not None:
                 raise locked from None
             raise
-        self._keep_written(chain, events, parent, tool_names)  # pruned as the ref moved
+        keep()  # pruned as the ref moved
         return tip
 
     def append(

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from gitstore import (
     ConversationExists,
     Event,
+    EventSource,
     Kind,
     Located,
     LockedRef,
@@ -38,7 +39,7 @@ def fresh_id(store: Store, moment: datetime | None = None) -> str:
 
 def publish(
     store: Store,
-    events: Callable[[str], Sequence[Event]],
+    events: Callable[[str], EventSource],
     parent: str | None,
     reason: str,
     cid: str | None = None,
@@ -49,7 +50,7 @@ def publish(
 
 def publish_at(
     store: Store,
-    events: Callable[[str], Sequence[Event]],
+    events: Callable[[str], EventSource],
     parent: str | None,
     reason: str,
     cid: str | None = None,

@@ -9,32 +9,39 @@ import says so.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable
 from typing import Any
 
 from gitstore import Event, Kind, Store, is_valid_id
 
 
-def _canonical(events: Sequence[Event]) -> list[str]:
-    return [json.dumps(e, sort_keys=True, ensure_ascii=False) for e in events]
+def _canonical(event: Event) -> str:
+    return json.dumps(event, sort_keys=True, ensure_ascii=False)
 
 
-def same_import(existing: Sequence[Event], jp_id: str, events: Sequence[Event]) -> bool:
-    """Whether ``existing`` (a stored chain) began as an import of ``events`` from ``jp_id``."""
-    if not existing or existing[0].get("type") != Kind.CONVERSATION_START:
+def same_import(existing: Iterable[Event], jp_id: str, events: Iterable[Event]) -> bool:
+    """Whether ``existing`` (a stored chain) began as an import of ``events`` from ``jp_id``.
+
+    Both are read one event at a time, side by side, up to the first difference."""
+    stored = iter(existing)
+    first = next(stored, None)
+    if first is None or first.get("type") != Kind.CONVERSATION_START:
         return False
-    imported = existing[0].get("imported")
+    imported = first.get("imported")
     if not isinstance(imported, dict) or imported.get("jp_id") != jp_id:
         return False
-    body = existing[1 : 1 + len(events)]
-    return len(body) == len(events) and _canonical(body) == _canonical(events)
+    for event in events:
+        other = next(stored, None)
+        if other is None or _canonical(other) != _canonical(event):
+            return False
+    return True
 
 
-def already_there(store: Store, jp_id: str | None, events: Sequence[Event]) -> str | None:
+def already_there(store: Store, jp_id: str | None, events: Iterable[Event]) -> str | None:
     """The id of the conversation this folder was imported as, if it is here."""
     if not jp_id or not is_valid_id(jp_id) or not store.exists(jp_id):
         return None
-    chain, _ = store.read_chain(store.require(jp_id).tip)
+    chain = store.iter_chain(store.require(jp_id).tip)
     return jp_id if same_import(chain, jp_id, events) else None
 
 

@@ -2,17 +2,34 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from gitstore import Event, Kind, Located, Store, event_count, is_valid_id
+from gitstore import Event, EventSource, Kind, Located, Store, event_count, is_valid_id
 from porcelain.app.lifecycle import publish, start_event
-from porcelain.jpformat import JpConversation, write_conversation
+from porcelain.jpformat import JpConversation, JpFolder, write_conversation
 
 META_KEYS = ("title", "pinned_at", "labels")
 
 
-def store_imported(store: Store, conv: JpConversation) -> str:
+class _Chain:
+    """The creation event, then the imported events (read again from their source on
+    each pass, never copied into a list)."""
+
+    def __init__(self, start: Event, events: EventSource) -> None:
+        self.start = start
+        self.events = events
+
+    def __iter__(self) -> Iterator[Event]:
+        yield self.start
+        yield from self.events
+
+    def __len__(self) -> int:
+        return 1 + len(self.events)
+
+
+def store_imported(store: Store, conv: JpConversation | JpFolder) -> str:
     """Write one read JP conversation as a new chain; returns its id."""
     wanted = conv.jp_id if conv.jp_id and is_valid_id(conv.jp_id) else None
     imported: dict[str, Any] = {"format": "jp"}
@@ -20,12 +37,16 @@ def store_imported(store: Store, conv: JpConversation) -> str:
         imported["jp_id"] = conv.jp_id
     if conv.base_config is not None:
         imported["base_config"] = conv.base_config
+    if isinstance(conv, JpFolder):
+        first = conv.first
+    else:
+        first = conv.events[0] if conv.events else None
 
-    def chain(cid: str) -> list[Event]:
+    def chain(cid: str) -> EventSource:
         start = start_event(cid, imported=imported)
-        if conv.events:
-            start["timestamp"] = conv.events[0]["timestamp"]
-        return [start, *conv.events]
+        if first is not None:
+            start["timestamp"] = first["timestamp"]
+        return _Chain(start, conv.events)
 
     cid = publish(store, chain, None, "jp conversation import", cid=wanted)
     meta = {k: conv.metadata[k] for k in META_KEYS if conv.metadata.get(k)}

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,12 +23,14 @@ from gitstore import (
     InvalidEvent,
     Kind,
     Limits,
+    NotStreamable,
     Refused,
     fit_to_limits,
     format_time,
     load_json,
     parse_time,
     read_file,
+    stream_array,
     validate_event,
 )
 from porcelain.errors import UserError
@@ -40,7 +42,9 @@ BASE_CONFIG_FILE = "base_config.json"
 #: Keys of ``metadata.json`` that hold timestamps (JP form on disk, RFC 3339 in memory).
 TIME_KEYS = ("last_activated_at", "pinned_at", "archived_at", "expires_at")
 
-_HINT = "a JP conversation folder holds events.json and metadata.json (and maybe base_config.json)"
+FOLDER_HINT = (
+    "a JP conversation folder holds events.json and metadata.json (and maybe base_config.json)"
+)
 
 
 @dataclass(frozen=True)
@@ -118,7 +122,7 @@ def _load_json(path: Path, limits: Limits) -> Any:
     try:
         data = read_file(path, limits.max_file_bytes)
     except FileNotFoundError:
-        raise UserError(f"{path}: no such file", _HINT)
+        raise UserError(f"{path}: no such file", FOLDER_HINT)
     except Refused as exc:  # a FIFO, a device, a file over the size limit
         raise UserError(f"{exc.what}: {exc.reason}")
     except OSError as exc:
@@ -143,12 +147,12 @@ def _kind_of(value: Any) -> str:
     return "a number"
 
 
-def _read_metadata(path: Path, limits: Limits) -> dict[str, Any]:
+def read_metadata(path: Path, limits: Limits) -> dict[str, Any]:
     if not path.exists():
         return {}
     raw = _load_json(path, limits)
     if not isinstance(raw, dict):
-        raise UserError(f"{path}: expected a JSON object, found {_kind_of(raw)}", _HINT)
+        raise UserError(f"{path}: expected a JSON object, found {_kind_of(raw)}", FOLDER_HINT)
     out = dict(raw)
     title = out.get("title")
     if title is not None and not isinstance(title, str):
@@ -172,7 +176,7 @@ def _read_metadata(path: Path, limits: Limits) -> dict[str, Any]:
     return out
 
 
-def _read_base_config(path: Path, limits: Limits) -> dict[str, Any] | None:
+def read_base_config(path: Path, limits: Limits) -> dict[str, Any] | None:
     if not path.exists():
         return None
     raw = _load_json(path, limits)
@@ -189,14 +193,84 @@ def _unflatten_delta(entry: dict[str, Any]) -> dict[str, Any]:
     return {"type": "config_delta", "timestamp": entry.get("timestamp"), "delta": delta}
 
 
-def read_events(path: Path, limits: Limits | None = None) -> list[Event]:
+#: ``progress(entries, bytes_read, file_bytes)`` while ``events.json`` is read.
+Progress = Callable[[int, int, int], None]
+
+
+def read_events(
+    path: Path, limits: Limits | None = None, progress: Progress | None = None
+) -> list[Event]:
     """The entries of one ``events.json``, decoded and validated; a tool result over
-    the size limit is cut (with a marker), any other event over it refused."""
+    the size limit is cut (with a marker), any other event over it refused.
+
+    The file is parsed one entry at a time (``stream_events``), so the bytes and
+    the raw JSON never sit in memory whole.  Should that find any fault, the
+    file is read again whole (``read_whole``), as before streaming, so a refusal
+    names the fault in the same words and with the same precedence (a JSON
+    error anywhere before a bad entry)."""
     limits = limits or Limits()
+    try:
+        return list(stream_events(path, limits, progress))
+    except (NotStreamable, UserError):
+        pass
+    return read_whole(path, limits)
+
+
+def read_whole(path: Path, limits: Limits) -> list[Event]:
+    """``read_events`` of the file read whole (the exact fault, or the events of a file
+    that only the whole reader takes)."""
     raw = _load_json(path, limits)
     if not isinstance(raw, list):
-        raise UserError(f"{path}: expected a JSON array of events, found {_kind_of(raw)}", _HINT)
-    events: list[Event] = []
+        raise UserError(
+            f"{path}: expected a JSON array of events, found {_kind_of(raw)}", FOLDER_HINT
+        )
+    return _checked(path, raw, limits)
+
+
+def stream_events(
+    path: Path,
+    limits: Limits,
+    progress: Progress | None = None,
+    on_data: Callable[[bytes], None] | None = None,
+) -> Iterator[Event]:
+    """The checked events of ``events.json`` as they are parsed (``NotStreamable`` or a
+    ``UserError`` part way for a fault); ``on_data`` is handed every block read."""
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such file", FOLDER_HINT)
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read: {exc.strerror or exc}")
+    seen = [0, 0]  # entries, bytes read
+
+    def on_read(data: bytes) -> None:
+        seen[1] += len(data)
+        if on_data:
+            on_data(data)
+
+    def entries() -> Iterable[Any]:
+        for entry in stream_array(path, limits.max_file_bytes, on_read):
+            yield entry
+            seen[0] += 1
+            if progress and seen[0] % 1000 == 0:
+                progress(seen[0], seen[1], size)
+
+    try:
+        yield from checked(path, entries(), limits)
+    except Refused as exc:  # a FIFO, a device, a file over the size limit
+        raise UserError(f"{exc.what}: {exc.reason}")
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read: {exc.strerror or exc}")
+    if progress:
+        progress(seen[0], seen[1], size)
+
+
+def _checked(path: Path, raw: Iterable[Any], limits: Limits) -> list[Event]:
+    return list(checked(path, raw, limits))
+
+
+def checked(path: Path, raw: Iterable[Any], limits: Limits) -> Iterator[Event]:
+    """Each entry of ``raw`` decoded, validated and fitted to the limits, in order."""
     for i, entry in enumerate(raw):
         where = f"{path}: entry {i}"
         if isinstance(entry, dict):
@@ -211,20 +285,21 @@ def read_events(path: Path, limits: Limits | None = None) -> list[Event]:
             event = fit_to_limits(event, limits)
         except Refused as exc:
             raise UserError(f"{where}: {exc.what} is {exc.reason}")
-        events.append(event)
-    return events
+        yield event
 
 
-def read_conversation(folder: Path, limits: Limits | None = None) -> JpConversation:
+def read_conversation(
+    folder: Path, limits: Limits | None = None, progress: Progress | None = None
+) -> JpConversation:
     """Read one JP conversation folder; any problem raises ``UserError``."""
     folder = Path(folder)
     limits = limits or Limits()
     if not folder.is_dir():
         what = "no such folder" if not folder.exists() else "not a folder"
-        raise UserError(f"{folder}: {what}", _HINT)
-    events = read_events(folder / EVENTS_FILE, limits)
-    metadata = _read_metadata(folder / METADATA_FILE, limits)
-    base_config = _read_base_config(folder / BASE_CONFIG_FILE, limits)
+        raise UserError(f"{folder}: {what}", FOLDER_HINT)
+    events = read_events(folder / EVENTS_FILE, limits, progress)
+    metadata = read_metadata(folder / METADATA_FILE, limits)
+    base_config = read_base_config(folder / BASE_CONFIG_FILE, limits)
     if base_config is None and events and events[0].get("type") == Kind.CONFIG_DELTA:
         # Legacy layout: the first entry carries the whole base config.
         base_config = dict(events.pop(0)["delta"])

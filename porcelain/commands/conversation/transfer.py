@@ -12,7 +12,8 @@ from porcelain.app.targets import resolve
 from porcelain.app.transfer import export_conversation, store_imported
 from porcelain.commands.context import App
 from porcelain.errors import UsageError, UserError
-from porcelain.jpformat import read_conversation
+from porcelain.jpformat import EventFile, JpFolder, scan_conversation
+from porcelain.render.progress import ReadProgress
 
 SESSION_TOOLS = ("claude-code", "codex")
 
@@ -85,9 +86,6 @@ def _detected(paths: tuple[Path, ...]) -> str:
 
 
 def _import_jp(app: App, folders: tuple[Path, ...], activate: bool) -> None:
-    # lazy: only an import reads the re-import records
-    from porcelain.app.reimport import already_there, outcome
-
     for folder in folders:
         if not folder.is_dir():
             raise UserError(
@@ -95,13 +93,40 @@ def _import_jp(app: App, folders: tuple[Path, ...], activate: bool) -> None:
                 "give a JP conversation folder (one that holds events.json and metadata.json)",
             )
     limits = app.limits()
-    read = [read_conversation(folder, limits) for folder in folders]
+    progress = ReadProgress(app.output, "import")
+    try:
+        # every folder read and checked first; its events are then read again as written
+        read = [scan_conversation(folder, limits, progress) for folder in folders]
+        _write_jp(app, folders, read, activate, progress)
+    finally:
+        progress.clear()
+
+
+def _counted(conv: JpFolder, progress: ReadProgress, verb: str) -> None:
+    """The progress line counts the next pass over ``conv``'s events as ``verb``."""
+    if isinstance(conv.events, EventFile):
+        conv.events.on_event = progress.counting(verb)
+
+
+def _write_jp(
+    app: App,
+    folders: tuple[Path, ...],
+    read: list[JpFolder],
+    activate: bool,
+    progress: ReadProgress,
+) -> None:
+    # lazy: only an import reads the re-import records
+    from porcelain.app.reimport import already_there, outcome
+
     store = app.store()
     created: list[dict[str, Any]] = []
     for folder, conv in zip(folders, read, strict=True):
+        _counted(conv, progress, "compared")
         kept = already_there(store, conv.jp_id, conv.events)
+        _counted(conv, progress, "wrote")
         cid = kept or store_imported(store, conv)
         done = outcome(conv.jp_id, cid, kept)
+        progress.clear()
         created.append({"id": cid, "folder": str(folder), "events": len(conv.events), **done})
         app.output.text(partial(_imported, app, cid, done))
     if activate and created:

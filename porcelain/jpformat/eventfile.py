@@ -1,0 +1,144 @@
+"""A JP folder to import, whose ``events.json`` is never held in memory whole.
+
+``scan_conversation`` reads the folder as ``read_conversation`` does, with
+every entry of ``events.json`` parsed and checked, but keeps of the events
+only their count, the first two and a digest of the file's bytes.  Its
+``events`` is an ``EventFile``: each pass over it reads the file again, one
+entry at a time, with the same checks, and ends by comparing the bytes with
+the scan's; a file changed since (or changed part way through a pass) raises
+``UserError`` from the pass, so a write fed by it publishes nothing.  A file
+the streaming parser does not take is read whole, as before (its fault named
+exactly; in the rare case that the whole reader takes it, its events are a
+list).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gitstore import Event, Kind, Limits, NotStreamable
+from porcelain.errors import UserError
+from porcelain.jpformat.reader import (
+    BASE_CONFIG_FILE,
+    EVENTS_FILE,
+    FOLDER_HINT,
+    METADATA_FILE,
+    Progress,
+    jp_id_from_folder,
+    read_base_config,
+    read_metadata,
+    read_whole,
+    stream_events,
+)
+
+#: ``on_event(done, total)`` during a pass over an ``EventFile``, every ``EVERY`` events.
+EVERY = 1000
+
+
+class EventFile:
+    """The checked events of one ``events.json``, read again on each pass."""
+
+    def __init__(self, path: Path, limits: Limits, count: int, skip: int, digest: bytes) -> None:
+        self.path = path
+        self.limits = limits
+        self.count = count
+        self.skip = skip  # a legacy first entry taken as the base config
+        self.digest = digest
+        self.on_event: Callable[[int, int], None] | None = None
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __iter__(self) -> Iterator[Event]:
+        digest = hashlib.sha256()
+        total = self.skip + self.count
+        seen = 0
+        try:
+            for event in stream_events(self.path, self.limits, None, digest.update):
+                seen += 1
+                if seen > total:
+                    raise self._changed()
+                if seen > self.skip:
+                    yield event
+                    if self.on_event and (seen - self.skip) % EVERY == 0:
+                        self.on_event(seen - self.skip, self.count)
+        except (NotStreamable, UserError):
+            raise self._changed() from None
+        if seen != total or digest.digest() != self.digest:
+            raise self._changed()
+        if self.on_event:
+            self.on_event(self.count, self.count)
+
+    def _changed(self) -> UserError:
+        return UserError(
+            f"{self.path}: changed while it was imported; nothing of it was written",
+            "import it again once nothing writes to it",
+        )
+
+
+@dataclass(frozen=True)
+class JpFolder:
+    """``JpConversation`` with its events in their file (``EventFile``), or a list."""
+
+    jp_id: str | None
+    title: str | None
+    metadata: dict[str, Any]
+    base_config: dict[str, Any] | None
+    events: EventFile | list[Event]
+    first: Event | None  # the first of ``events``, if any
+
+
+def _scan_events(
+    path: Path, limits: Limits, progress: Progress | None
+) -> tuple[EventFile | list[Event], list[Event]]:
+    """The events of ``path`` and the first two of them."""
+    digest = hashlib.sha256()
+    head: list[Event] = []
+    count = 0
+    try:
+        for event in stream_events(path, limits, progress, digest.update):
+            if count < 2:
+                head.append(event)
+            count += 1
+    except (NotStreamable, UserError):
+        events = read_whole(path, limits)  # the fault, named as it always was
+        return events, events[:2]
+    return EventFile(path, limits, count, 0, digest.digest()), head
+
+
+def scan_conversation(
+    folder: Path, limits: Limits | None = None, progress: Progress | None = None
+) -> JpFolder:
+    """Read and check one JP conversation folder, as ``read_conversation`` does, keeping
+    the events in their file; any problem raises ``UserError``."""
+    folder = Path(folder)
+    limits = limits or Limits()
+    if not folder.is_dir():
+        what = "no such folder" if not folder.exists() else "not a folder"
+        raise UserError(f"{folder}: {what}", FOLDER_HINT)
+    events, head = _scan_events(folder / EVENTS_FILE, limits, progress)
+    metadata = read_metadata(folder / METADATA_FILE, limits)
+    base_config = read_base_config(folder / BASE_CONFIG_FILE, limits)
+    if base_config is None and head and head[0].get("type") == Kind.CONFIG_DELTA:
+        # Legacy layout: the first entry carries the whole base config.
+        base_config = dict(head.pop(0)["delta"])
+        if isinstance(events, list):
+            events.pop(0)
+        else:
+            events = EventFile(events.path, limits, events.count - 1, 1, events.digest)
+    title = metadata.get("title")
+    return JpFolder(
+        jp_id=jp_id_from_folder(folder.resolve().name),
+        title=title if isinstance(title, str) else None,
+        metadata=metadata,
+        base_config=base_config,
+        events=events,
+        first=head[0] if head else None,
+    )
+
+
+__all__ = ["EVERY", "EventFile", "JpFolder", "scan_conversation"]
