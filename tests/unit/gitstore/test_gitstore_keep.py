@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import subprocess
 import time
-from pathlib import Path
 
 import pygit2
 import pytest
