@@ -15,7 +15,11 @@ removes the note it writes from wherever else it is, so a note is stored once.
 Metadata notes (``refs/notes/meta``) hold one JSON object per line,
 ``{"k": key, "v": value, "t": unix-ms, "m": machine}``; the newest line per
 key wins (ties broken by machine), and two notes merge by the union of their
-lines, like ``git notes merge -s cat_sort_uniq``.
+lines, like ``git notes merge -s cat_sort_uniq`` (``metalines.py``, whose
+names this module re-exports).
+
+A write holds the objects it made until the notes ref names them
+(``keep.py``): git's prune beside it cannot take them.
 """
 
 from __future__ import annotations

@@ -109,3 +109,17 @@ def test_a_killed_writers_keep_is_swept(store: Store) -> None:
     assert not (packs / name).exists()
     assert not work.exists()
     assert os.path.isdir(keep.folder(store.gitdir))
+
+
+def test_many_small_packs_make_maintenance_due(store: Store) -> None:
+    """Each sheltered write leaves a small pack: past `gc.autoPackLimit` git's gc is due."""
+    from gitstore.store import maintenance
+
+    packs = store.gitdir / "objects" / "pack"
+    packs.mkdir(exist_ok=True)
+    assert not maintenance.due(store.repo, store.gitdir)
+    for n in range(maintenance.PACK_LIMIT + 1):
+        (packs / f"pack-{n:040x}.idx").write_bytes(b"")
+    assert maintenance.due(store.repo, store.gitdir)
+    store.repo.config["gc.autoPackLimit"] = 0
+    assert not maintenance.due(store.repo, store.gitdir)
