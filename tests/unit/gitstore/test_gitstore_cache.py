@@ -158,23 +158,12 @@ def test_commits_made_with_plain_git_are_seen(store: Store, path: Path) -> None:
     tip = store.create("jp-c1", [start("jp-c1"), *turn(1)], None, "create")
     store.load("jp-c1")
     event = {"type": "chat_request", "timestamp": at(30), "content": "written by plain git"}
-    env = {
-        "GIT_AUTHOR_NAME": "g",
-        "GIT_AUTHOR_EMAIL": "g@x",
-        "GIT_COMMITTER_NAME": "g",
-        "GIT_COMMITTER_EMAIL": "g@x",
-        "PATH": "/usr/bin:/bin",
-    }
+    env = {"GIT_AUTHOR_NAME": "g", "GIT_AUTHOR_EMAIL": "g@x", "GIT_COMMITTER_NAME": "g",
+           "GIT_COMMITTER_EMAIL": "g@x", "PATH": "/usr/bin:/bin"}
 
     def run(*args: str, input: str | None = None) -> str:
-        return subprocess.run(
-            ["git", "--git-dir", str(path), *args],
-            input=input,
-            env=env,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
+        return subprocess.run(["git", "--git-dir", str(path), *args], input=input, env=env,
+                              capture_output=True, text=True, check=True).stdout.strip()
 
     blob = run("hash-object", "-w", "--stdin", input=json.dumps(event))
     tree = run("mktree", input=f"100644 blob {blob}\tevent.json\n")

@@ -40,9 +40,7 @@ def test_case_10_events_before_the_first_turn_start() -> None:
 
 
 def test_leading_and_consecutive_turn_starts() -> None:
-    assert turn_indices([TS, TS, cr("x")]) == [0, 1, 1], (
-        "[TS, TS, CR]: turn 0 [TS], turn 1 [TS, CR]"
-    )
+    assert turn_indices([TS, TS, cr("x")]) == [0, 1, 1], "[TS, TS, CR]: turn 0 [TS], turn 1 [TS, CR]"
     assert turn_count([TS]) == 1
     assert turn_count([cr("no markers"), answer("at all")]) == 1
 
@@ -89,42 +87,23 @@ def test_case_11_turn_at_time() -> None:
 
 
 def tool_request(call_id: str, second: int) -> dict[str, Any]:
-    return {
-        "type": "tool_call_request",
-        "timestamp": at(second),
-        "id": call_id,
-        "name": "fs",
-        "arguments": {},
-    }
+    return {"type": "tool_call_request", "timestamp": at(second), "id": call_id, "name": "fs", "arguments": {}}
 
 
 def tool_response(call_id: str, second: int) -> dict[str, Any]:
-    return {
-        "type": "tool_call_response",
-        "timestamp": at(second),
-        "id": call_id,
-        "content": "ok",
-        "is_error": False,
-    }
+    return {"type": "tool_call_response", "timestamp": at(second), "id": call_id, "content": "ok", "is_error": False}
 
 
 def test_case_12_gemini_style_id_reuse_is_accepted(store: Store) -> None:
     tip = store.create("jp-c1", [start("jp-c1"), *turn(1)], None, "test")
-    reuse = [
-        tool_request("X", 10),
-        tool_request("X", 11),
-        tool_response("X", 12),
-        tool_response("X", 13),
-    ]
+    reuse = [tool_request("X", 10), tool_request("X", 11), tool_response("X", 12), tool_response("X", 13)]
     store.append("jp-c1", reuse, tip, "test")
     assert [e["type"] for e in store.load("jp-c1").events][-4:] == [e["type"] for e in reuse]
 
 
 @pytest.mark.parametrize("case", ["orphan", "earlier-turn", "twice"])
 def test_case_12_unmatched_tool_responses_are_refused(store: Store, case: str) -> None:
-    tip = store.create(
-        "jp-c1", [start("jp-c1"), *turn(1), tool_request("A", 5), tool_response("A", 6)], None, "t"
-    )
+    tip = store.create("jp-c1", [start("jp-c1"), *turn(1), tool_request("A", 5), tool_response("A", 6)], None, "t")
     tip = store.append("jp-c1", turn(2, 10), tip, "t")
     bad = {
         "orphan": [tool_response("nope", 20)],
