@@ -142,11 +142,7 @@ _PLAIN_FIELDS = {
 def _plain(event: Any) -> Event | None:
     kind = event.get("type") if isinstance(event, dict) else None
     fields = _PLAIN_FIELDS.get(kind) if isinstance(kind, str) else None
-    if (
-        fields is None
-        or not fields.issuperset(event)
-        or not isinstance(event.get("timestamp"), str)
-    ):
+    if fields is None or not fields.issuperset(event) or not isinstance(event.get("timestamp"), str):
         return None
     if event.get("metadata") is not None and not isinstance(event["metadata"], dict):
         return None

@@ -54,7 +54,6 @@ class ImportBusy(UserError):
             "see it with `jp doctor`, then run the import again",
         )
 
-
 POSITION = "session-position/1/"  # + tool/path: the cache entry of a file's position
 
 

@@ -42,9 +42,7 @@ _ALIAS_HINT = (
 )
 
 
-def _unresolved(
-    where: str, ref: str, seen: list[str], current: str, aliases: dict[str, str]
-) -> str:
+def _unresolved(where: str, ref: str, seen: list[str], current: str, aliases: dict[str, str]) -> str:
     """Why ``ref`` names no model: itself, or the alias on its way that names nothing."""
     known = ", ".join(sorted(aliases)) or "none defined"
     if not seen:

@@ -128,7 +128,7 @@ MODEL = Table(_MODEL_FIELDS)
 ASSISTANT_MODEL = Table({**_MODEL_FIELDS, "aliases": MapOf(STRING)})
 
 BASE_URL = Leaf(
-    "an http:// or https:// URL",
+    'an http:// or https:// URL',
     lambda v: isinstance(v, str) and re.fullmatch(r"https?://[^\s/]+(/\S*)?", v) is not None,
 )
 
@@ -158,7 +158,9 @@ TOOL = Table(
 # ``[providers.NAME]``: an endpoint and where its key is read from (user files only).
 PROVIDER = Table(
     {
-        "kind": Leaf(" or ".join(f'"{k}"' for k in PROVIDER_KINDS), lambda v: v in PROVIDER_KINDS),
+        "kind": Leaf(
+            " or ".join(f'"{k}"' for k in PROVIDER_KINDS), lambda v: v in PROVIDER_KINDS
+        ),
         "base_url": BASE_URL,
         "api_key_env": Leaf("an environment variable name", lambda v: _env_name(v)),
     }
@@ -235,9 +237,7 @@ def node_at(path: tuple[str, ...]) -> Node | None:
     return node
 
 
-def leaves(
-    data: Mapping[str, Any], path: tuple[str, ...] = ()
-) -> Iterator[tuple[tuple[str, ...], Any]]:
+def leaves(data: Mapping[str, Any], path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Any]]:
     """Each value of ``data`` that the schema treats as one (a table of tables is walked)."""
     for key, value in data.items():
         here = (*path, key)

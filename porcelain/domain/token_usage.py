@@ -39,7 +39,9 @@ def _counts(event: Event) -> dict[str, int]:
     if not isinstance(usage, dict):
         return {}
     return {
-        k: v for k, v in usage.items() if k in FIELDS and type(v) is int and 0 <= v <= MAX_COUNT
+        k: v
+        for k, v in usage.items()
+        if k in FIELDS and type(v) is int and 0 <= v <= MAX_COUNT
     }
 
 

@@ -28,7 +28,9 @@ def projected_with_headers(events: Sequence[Event]) -> tuple[list[Event], list[s
     inherited = inherited_turns(events, found)
     result = project(review_view(events, found))
     headers = [
-        f"turn {o.index + 1}" if isinstance(o, Kept) else f"turns {o.from_turn + 1}-{o.to_turn + 1}"
+        f"turn {o.index + 1}"
+        if isinstance(o, Kept)
+        else f"turns {o.from_turn + 1}-{o.to_turn + 1}"
         for o in result.origins
     ]
     if not inherited:

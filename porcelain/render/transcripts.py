@@ -123,9 +123,7 @@ def transcript(
     escaped here: the lines are then ready for a terminal as they are.
     """
     names = {
-        str(e.get("id")): str(e.get("name"))
-        for e in events
-        if e.get("type") == Kind.TOOL_CALL_REQUEST
+        str(e.get("id")): str(e.get("name")) for e in events if e.get("type") == Kind.TOOL_CALL_REQUEST
     }
     out: list[str] = []
     current = -1

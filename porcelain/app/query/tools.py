@@ -107,7 +107,9 @@ def _notes(invalid: int, total: int, kept: int) -> str:
     """What the result says of itself: bytes that were not UTF-8, output not kept."""
     notes = []
     if invalid:
-        notes.append(f"[jp: the output is not UTF-8 text: {invalid} byte(s) shown as U+FFFD]")
+        notes.append(
+            f"[jp: the output is not UTF-8 text: {invalid} byte(s) shown as U+FFFD]"
+        )
     if kept:
         notes.append(f"[jp: the output was {total} bytes; only the first {kept} were kept]")
     return "".join(f"\n{n}" for n in notes)

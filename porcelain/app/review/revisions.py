@@ -37,7 +37,9 @@ class Revision:
         return out
 
 
-def revisions(events: Sequence[Event], source: Sequence[Event] | Stream | None) -> list[Revision]:
+def revisions(
+    events: Sequence[Event], source: Sequence[Event] | Stream | None
+) -> list[Revision]:
     """The valid proposals of a review, oldest first (with coverage when ``source`` is given)."""
     out: list[Revision] = []
     stream = None if source is None else Stream.of(source)  # its facts found once for all

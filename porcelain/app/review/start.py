@@ -231,8 +231,7 @@ def _accept_own_delta(store: Store, cid: str, written: int) -> None:
         return
     events, commits = store.read_run(located.tip, written)
     accept_commits(
-        store,
-        [c for e, c in zip(events, commits, strict=True) if e.get("type") == Kind.CONFIG_DELTA],
+        store, [c for e, c in zip(events, commits, strict=True) if e.get("type") == Kind.CONFIG_DELTA]
     )
 
 

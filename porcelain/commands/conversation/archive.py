@@ -44,7 +44,9 @@ def archive(app: App, targets: tuple[str, ...], yes: bool) -> None:
 
 
 def _question(locs: list[Located], active: str | None) -> str:
-    names = [f"the active conversation {loc.cid}" if loc.cid == active else loc.cid for loc in locs]
+    names = [
+        f"the active conversation {loc.cid}" if loc.cid == active else loc.cid for loc in locs
+    ]
     return f"Archive {', '.join(names)}?"
 
 

@@ -179,7 +179,9 @@ def clip(text: str, limit: int = _CLIP) -> str:
     return cut[: cut.rfind(" ")] if " " in cut else cut
 
 
-def range_turns(source: Sequence[Event] | Stream, from0: int, to0: int) -> list[tuple[int, Event]]:
+def range_turns(
+    source: Sequence[Event] | Stream, from0: int, to0: int
+) -> list[tuple[int, Event]]:
     """(1-based turn, event) of the model-visible events of turns ``from0..to0`` (0-based)."""
     stream = Stream.of(source)
     events, idx = stream.events, stream.indices
