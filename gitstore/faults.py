@@ -12,7 +12,10 @@ Points (in the order an operation reaches them):
   temporary pack; nothing is in the object database yet
 - ``append:objects-written``: an append's commits exist, its ref has not moved
 - ``create:objects-written``: a new conversation's commits exist, no ref yet
-- ``notes:objects-written``: a notes commit exists, the notes ref has not moved
+- ``notes:objects-written``: a notes commit exists (sheltered in a kept pack,
+  ``store/keep.py``), the notes ref has not moved
+- ``oplog:objects-written``: an operation's commit exists (sheltered), the
+  operation log's ref has not moved
 - ``move:journal-written``: a multi-ref update's journal is on disk, no ref locked
 - ``move:locked``: every ref of the update is locked and checked, none renamed
 - ``move:committed``: every ref moved, the journal not yet removed
@@ -35,6 +38,7 @@ POINTS = (
     "append:objects-written",
     "create:objects-written",
     "notes:objects-written",
+    "oplog:objects-written",
     "move:journal-written",
     "move:locked",
     "move:committed",

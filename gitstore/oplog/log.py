@@ -21,12 +21,14 @@ import json
 import random
 import time
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitstore.errors import ConcurrentUpdate, LockedRef, environment_fault
+from gitstore import faults
+from gitstore.errors import ConcurrentUpdate, EnvironmentFault, LockedRef, environment_fault
 from gitstore.oplog.model import SYMBOLIC, Op, printable
-from gitstore.store import diskfault, flock
+from gitstore.store import diskfault, flock, keep
 
 if TYPE_CHECKING:
     import pygit2
@@ -42,12 +44,18 @@ RETRIES = 60
 
 
 def _op_of(repo: pygit2.Repository, commit: pygit2.Commit) -> Op | None:
-    """The operation a commit records, or None when it is not an operation commit."""
+    """The operation a commit records, or None when it is not an operation commit.
+    An object of it that is missing (git's prune beside its writer) is read again
+    for a moment, then named (``keep.reread``)."""
+    return keep.reread(partial(_read_op, repo, commit), Path(repo.path), REF)
+
+
+def _read_op(repo: pygit2.Repository, commit: pygit2.Commit) -> Op | None:
     try:
-        entry = commit.tree[FILE]
+        entry = keep.tree_of(commit)[FILE]
     except KeyError:
         return None
-    blob = repo[entry.id]
+    blob = keep.get(repo, entry.id)
     if not isinstance(blob, pygit2.Blob):
         return None
     try:
@@ -63,15 +71,28 @@ def _tip(repo: pygit2.Repository) -> pygit2.Reference | None:
         return None
 
 
+def _tip_commit(repo: pygit2.Repository, ref: pygit2.Reference) -> pygit2.Commit | None:
+    """The commit ``ref`` names: None when it names no commit, ``keep.Gone`` when
+    that commit is missing (read again for a moment, then named)."""
+
+    def peel() -> pygit2.Commit | None:
+        try:
+            found: pygit2.Commit = ref.peel(pygit2.Commit)
+        except KeyError:
+            raise keep.Gone(str(ref.target)) from None
+        except (ValueError, pygit2.GitError):
+            return None
+        return found
+
+    return keep.reread(peel, Path(repo.path), REF)
+
+
 def entries(repo: pygit2.Repository) -> Iterator[tuple[pygit2.Commit, Op]]:
     """Every operation commit and its operation, newest first."""
     ref = _tip(repo)
     if ref is None:
         return
-    try:
-        commit: pygit2.Commit | None = ref.peel(pygit2.Commit)
-    except (KeyError, ValueError, pygit2.GitError):
-        return
+    commit = _tip_commit(repo, ref)
     while commit is not None:
         op = _op_of(repo, commit)
         if op is None:
@@ -84,7 +105,14 @@ def _previous(repo: pygit2.Repository, commit: pygit2.Commit) -> pygit2.Commit |
     """The operation before ``commit``: its first parent, if that is an operation."""
     if not commit.parent_ids:
         return None
-    parent = _commit_at(repo, str(commit.parent_ids[0]))
+    first = str(commit.parent_ids[0])
+
+    def parent_commit() -> pygit2.Commit | None:
+        if first in repo.odb:
+            return _commit_at(repo, first)
+        raise keep.Gone(first)  # every parent is kept reachable: a prune beside its writer
+
+    parent = keep.reread(parent_commit, Path(repo.path), REF)
     if parent is not None and _op_of(repo, parent) is not None:
         return parent
     return None
@@ -133,12 +161,17 @@ def _commits_of(repo: pygit2.Repository, op: Op) -> list[pygit2.Oid]:
 
 
 def _keepers(
-    repo: pygit2.Repository, oids: list[pygit2.Oid], signature: pygit2.Signature
+    repo: pygit2.Repository,
+    oids: list[pygit2.Oid],
+    signature: pygit2.Signature,
+    made: list[pygit2.Oid],
 ) -> list[pygit2.Oid]:
-    """At most ``KEEP`` parents that keep every commit of ``oids`` reachable."""
+    """At most ``KEEP`` parents that keep every commit of ``oids`` reachable (the
+    commits and the tree written for that are added to ``made``)."""
     if len(oids) <= KEEP:
         return oids
     empty = repo.TreeBuilder().write()
+    made.append(empty)
     level = oids
     while len(level) > KEEP:
         level = [
@@ -147,6 +180,7 @@ def _keepers(
             )
             for chunk in (level[i : i + KEEP] for i in range(0, len(level), KEEP))
         ]
+        made += level
     return level
 
 
@@ -156,6 +190,7 @@ def _commit(
     prev: pygit2.Oid | None,
     kept: list[pygit2.Oid],
     signature: pygit2.Signature,
+    made: list[pygit2.Oid] | None = None,
 ) -> pygit2.Oid:
     blob = repo.create_blob(json.dumps(op.to_json(), sort_keys=True).encode())
     builder = repo.TreeBuilder()
@@ -165,40 +200,103 @@ def _commit(
     subject = printable(op.command).splitlines()[0][:200] if op.command.strip() else "jp"
     message = f"jp op {op.id}: {subject}\n"
     oid: pygit2.Oid = repo.create_commit(None, signature, signature, message, tree, parents)
+    if made is not None:
+        made += [blob, tree, oid]
     return oid
 
 
 def write(repo: pygit2.Repository, op: Op, signature: pygit2.Signature) -> str:
-    """Add ``op`` as the newest operation; returns its commit id."""
-    kept = _keepers(repo, _commits_of(repo, op), signature)
+    """Add ``op`` as the newest operation; returns its commit id.
+
+    Its objects are held until the ref names them (``keep``): one that git's
+    prune takes before they are sheltered is written again (the whole attempt),
+    and they stay in a kept pack until the ref has moved.
+    """
+    gitdir = Path(repo.path)
+    kept: tuple[list[pygit2.Oid], keep.Kept] | None = None
+    spoiled = 0
     for attempt in range(RETRIES):
-        ref = _tip(repo)
-        prev: pygit2.Commit | None = None
-        if ref is not None:
-            try:
-                prev = ref.peel(pygit2.Commit)
-            except (KeyError, ValueError, pygit2.GitError):
-                prev = None
-        before = _op_of(repo, prev) if prev is not None else None
-        op.since = (before.since or before.time) if before is not None else op.time
-        oid = _commit(repo, op, prev.id if before is not None and prev else None, kept, signature)
         try:
-            if ref is None:
-                repo.create_reference_direct(REF, oid, False, message=f"jp op {op.id}")
-            else:
-                ref.set_target(oid, f"jp op {op.id}")  # compare-and-swap, as an append
+            kept = kept or _kept_parents(repo, op, signature)
+            ref, oid = _prepare(repo, op, kept[0], signature, kept[1])
+        except (keep.Spoiled, pygit2.GitError, OSError) as exc:
+            if not keep.spoiled(exc):
+                raise
+            kept, spoiled = None, spoiled + 1
+            if spoiled == diskfault.PRUNE_RETRIES:
+                if isinstance(exc, keep.Spoiled):  # the disk's fault, if it is
+                    diskfault.check_written(repo, gitdir, str(exc))
+                raise EnvironmentFault("pruned", str(gitdir / "objects"), REF) from None
+            continue
+        if _move(repo, ref, oid, op.id, kept[1]):
             return str(oid)
-        except (pygit2.AlreadyExistsError, pygit2.GitError, OSError) as exc:
-            fault = environment_fault(exc, str(Path(repo.path) / REF))
-            if fault is not None:
-                raise fault from None
-            diskfault.check_written(repo, Path(repo.path), str(oid))
-            lock = Path(repo.path) / f"{REF}.lock"
-            age = flock.ref_lock_age(lock)
-            if age is not None and age >= flock.REF_LOCK_STALE:
-                raise LockedRef(REF, str(lock), age) from None
-            time.sleep(random.uniform(0, 0.002 * (1 + attempt)))
+        time.sleep(random.uniform(0, 0.002 * (1 + attempt)))
     raise ConcurrentUpdate(REF)
+
+
+def _move(
+    repo: pygit2.Repository,
+    ref: pygit2.Reference | None,
+    oid: pygit2.Oid,
+    op_id: str,
+    held: keep.Kept,
+) -> bool:
+    """Compare-and-swap the log's ref to ``oid`` (its objects sheltered from git's
+    prune until then, ``_prepare``); False when another writer moved it first (or the prune took the
+    target: written again for the next attempt)."""
+    gitdir = Path(repo.path)
+    try:
+        if ref is None:
+            repo.create_reference_direct(REF, oid, False, message=f"jp op {op_id}")
+        else:
+            ref.set_target(oid, f"jp op {op_id}")  # compare-and-swap, as an append
+    except (pygit2.AlreadyExistsError, pygit2.GitError, OSError) as exc:
+        fault = environment_fault(exc, str(gitdir / REF))
+        if fault is not None:
+            raise fault from None
+        held.restore()
+        lock = gitdir / f"{REF}.lock"
+        age = flock.ref_lock_age(lock)
+        if age is not None and age >= flock.REF_LOCK_STALE:
+            raise LockedRef(REF, str(lock), age) from None
+        return False
+    else:
+        held.restore()  # pruned as the ref moved (had the pack not held them)
+        return True
+    finally:
+        held.release()
+
+
+def _kept_parents(
+    repo: pygit2.Repository, op: Op, signature: pygit2.Signature
+) -> tuple[list[pygit2.Oid], keep.Kept]:
+    """The parents that keep ``op``'s commits reachable, and the objects held."""
+    made: list[pygit2.Oid] = []
+    parents = _keepers(repo, _commits_of(repo, op), signature, made)
+    held = keep.Kept(repo)
+    held.hold(*made)
+    return parents, held
+
+
+def _prepare(
+    repo: pygit2.Repository,
+    op: Op,
+    parents: list[pygit2.Oid],
+    signature: pygit2.Signature,
+    held: keep.Kept,
+) -> tuple[pygit2.Reference | None, pygit2.Oid]:
+    """One attempt: the ref as read and ``op``'s commit on top of it, held."""
+    ref = _tip(repo)
+    prev = _tip_commit(repo, ref) if ref is not None else None
+    before = _op_of(repo, prev) if prev is not None else None
+    op.since = (before.since or before.time) if before is not None else op.time
+    made: list[pygit2.Oid] = []
+    previous = prev.id if before is not None and prev is not None else None
+    oid = _commit(repo, op, previous, parents, signature, made)
+    held.hold(*made)
+    held.shelter()
+    faults.point("oplog:objects-written")
+    return ref, oid
 
 
 def oldest_time(repo: pygit2.Repository) -> float | None:
@@ -220,25 +318,29 @@ def trim(repo: pygit2.Repository, gitdir: Path, cutoff: float) -> int:
     if ref is None:
         return 0
     chain = list(entries(repo))
-    keep = [(c, op) for c, op in chain if op.time >= cutoff]
-    if len(keep) == len(chain):
+    staying = [(c, op) for c, op in chain if op.time >= cutoff]
+    if len(staying) == len(chain):
         return 0
     signature = pygit2.Signature("jp", "jp@localhost")
-    since = keep[-1][1].time if keep else 0.0
+    since = staying[-1][1].time if staying else 0.0
     prev: pygit2.Oid | None = None
-    for commit, op in reversed(keep):
+    made: list[pygit2.Oid] = []
+    for commit, op in reversed(staying):
         kept = list(commit.parent_ids)
         if kept and _previous(repo, commit) is not None:
             kept = kept[1:]
         op.since = since
-        prev = _commit(repo, op, prev, kept, signature)
+        prev = _commit(repo, op, prev, kept, signature, made)
+    held = keep.Kept(repo)
     try:
+        held.hold(*made)
         if prev is None:
             repo.references.delete(REF)
         else:
             ref.set_target(prev, "jp op: trim the log")
-    except (pygit2.GitError, OSError, KeyError):
-        return 0
+    except (pygit2.GitError, OSError, KeyError, keep.Spoiled):
+        return 0  # another day (git's prune took what was written: the old log stays)
+    held.restore()
     # the ref's own reflog would keep the dropped operations (and their tips) for months
     (gitdir / "logs" / REF).unlink(missing_ok=True)
-    return len(chain) - len(keep)
+    return len(chain) - len(staying)

@@ -10,14 +10,27 @@ its lock, as git would.  Loose refs are never touched: they win over packed ones
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gitstore.refs.transaction import RefUpdate
+
 if TYPE_CHECKING:
     import pygit2
+
+# the operation log's hook around a ref move (``Recorder.moving``)
+Record = Callable[[Sequence[RefUpdate]], AbstractContextManager[None]]
+
+
+def _no_record(_: Sequence[RefUpdate]) -> AbstractContextManager[None]:
+    return contextlib.nullcontext()
+
 
 HEADER = "# pack-refs with: peeled fully-peeled sorted "
 _LINE = re.compile(r"[0-9a-f]{40} refs/[!-~]+")
@@ -95,8 +108,11 @@ def _twin(name: str) -> str | None:
     return None
 
 
-def rebuild(repo: pygit2.Repository, gitdir: Path) -> Rebuilt:
-    """Rewrite ``packed-refs`` from its good lines and the reflogs of refs it lost."""
+def rebuild(repo: pygit2.Repository, gitdir: Path, record: Record = _no_record) -> Rebuilt:
+    """Rewrite ``packed-refs`` from its good lines and the reflogs of refs it lost.
+
+    ``record`` is told of the refs that come back (from absence: the operation log,
+    so that ``jp undo`` takes them away again)."""
     import pygit2  # lazy: only a repair needs libgit2 here
 
     before = (gitdir / "packed-refs").read_bytes().split(b"\n")
@@ -116,7 +132,8 @@ def rebuild(repo: pygit2.Repository, gitdir: Path) -> Rebuilt:
             kept[name] = oid
             restored.append(name)
     text = HEADER + "\n" + "".join(f"{kept[n]} {n}\n" for n in sorted(kept))
-    _replace(gitdir, text.encode("ascii"))
+    with record([RefUpdate(name, None, kept[name]) for name in restored]):
+        _replace(gitdir, text.encode("ascii"))
     return Rebuilt(dropped, restored)
 
 

@@ -24,7 +24,7 @@ from gitstore.errors import (
 from gitstore.refs import files as refread
 from gitstore.refs import transaction
 from gitstore.refs.reader import RefReader, reader_for
-from gitstore.store import flock, maintenance, packwrite
+from gitstore.store import flock, keep, maintenance, packwrite
 from gitstore.store import format as storeformat
 from gitstore.store.repo import machine_id, notes_refs, open_repo
 from gitstore.store.types import Identity
@@ -90,6 +90,8 @@ class StoreBase:
             transaction.repair(self.repo, self.gitdir)
         if os.path.isdir(packwrite.folder(self.gitdir)):  # a bulk writer was killed
             packwrite.sweep(self.gitdir)
+        if _any_file(keep.folder(self.gitdir)):  # a writer killed while it sheltered objects
+            keep.sweep(self.gitdir)
         if _any_file(self.gitdir / "jp" / "oplog"):  # one listing; the module only then
             from gitstore.oplog import recorder as oprecord
 

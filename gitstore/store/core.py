@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from gitstore import ids, refs
@@ -21,7 +22,7 @@ from gitstore.errors import (
 )
 from gitstore.refs import transaction
 from gitstore.refs.transaction import ANY, RefUpdate
-from gitstore.store import flock, notes
+from gitstore.store import diskfault, flock, notes
 from gitstore.store.writing import Writing
 
 if TYPE_CHECKING:
@@ -109,7 +110,7 @@ class Store(Writing):
 
     def set_note(self, ref: str, cid: str, text: str | None, reason: str) -> None:
         target = self.anchor(cid)
-        self.repo.create_blob(ids.anchor_bytes(cid))
+        diskfault.retried(partial(self.repo.create_blob, ids.anchor_bytes(cid)))
         notes.update(
             self.repo,
             ref,
@@ -134,7 +135,7 @@ class Store(Writing):
             )
             return {target: notes.compact_meta(text + lines)}
 
-        self.repo.create_blob(ids.anchor_bytes(cid))
+        diskfault.retried(partial(self.repo.create_blob, ids.anchor_bytes(cid)))
         notes.update(
             self.repo,
             self.notes_refs.meta,

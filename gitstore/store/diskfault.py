@@ -50,7 +50,7 @@ def pruning(gitdir: Path, oid: str) -> bool:
     return (gitdir / "gc.pid").exists() or not (gitdir / "objects" / oid[:2]).is_dir()
 
 
-def _spoiled(exc: BaseException) -> bool:
+def spoiled(exc: BaseException) -> bool:
     """libgit2 lost a new object's file: its folder vanished under it (a prune)."""
     text = str(exc).lower()
     return "failed to rename" in text or "no such file or directory" in text
@@ -62,7 +62,7 @@ def retried(write: Callable[[], T]) -> T:
         try:
             return write()
         except (pygit2.GitError, OSError) as exc:
-            if not _spoiled(exc):
+            if not spoiled(exc):
                 raise
             if attempt == PRUNE_RETRIES - 1:
                 raise EnvironmentFault("pruned", "", str(exc)) from None

@@ -14,6 +14,8 @@ import shutil
 import sqlite3
 import subprocess
 import time
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,6 +24,7 @@ from gitstore import refs
 from gitstore.oplog import log as oplog
 from gitstore.oplog import recorder as oprecord
 from gitstore.refs import packed, transaction
+from gitstore.refs.transaction import RefUpdate
 from gitstore.store import flock
 from gitstore.store import format as storeformat
 from gitstore.sync import quarantine
@@ -305,15 +308,7 @@ def mend(store: Store, findings: list[Finding]) -> list[Finding]:
                 Path(f.path).unlink(missing_ok=True)
                 done.append(f)
     if "packed-refs" in kinds:  # first: every other repair reads refs
-        rebuilt = packed.rebuild(store.repo, store.gitdir)
-        done += [
-            Finding(
-                "packed-refs",
-                f"packed-refs rebuilt: {rebuilt.dropped} bad line(s) dropped, "
-                f"{len(rebuilt.restored)} ref(s) restored from their reflogs",
-                ", ".join(rebuilt.restored) or "nothing else was lost",
-            )
-        ]
+        done.append(_rebuild_packed(store))
     if "journal" in kinds:
         transaction.repair(store.repo, store.gitdir)
         done += [f for f in findings if f.check == "journal"]
@@ -332,6 +327,22 @@ def mend(store: Store, findings: list[Finding]) -> list[Finding]:
         rebuild_cache(store)
         done += [f for f in findings if f.check == "cache"]
     return done
+
+
+def _rebuild_packed(store: Store) -> Finding:
+    """Rebuild ``packed-refs``: the refs it brings back are the command's operation
+    (`jp undo` takes them away again); the log's own ref is no state to undo."""
+
+    def record(updates: Sequence[RefUpdate]) -> AbstractContextManager[None]:
+        return store.ops.moving([u for u in updates if u.name != oplog.REF])
+
+    rebuilt = packed.rebuild(store.repo, store.gitdir, record)
+    return Finding(
+        "packed-refs",
+        f"packed-refs rebuilt: {rebuilt.dropped} bad line(s) dropped, "
+        f"{len(rebuilt.restored)} ref(s) restored from their reflogs",
+        ", ".join(rebuilt.restored) or "nothing else was lost",
+    )
 
 
 def rebuild_cache(store: Store) -> None:

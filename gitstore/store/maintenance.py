@@ -6,9 +6,10 @@ them into a few percent of that and packs refs too, but only git's own
 commands run ``git gc --auto``; libgit2 never does.
 
 So after writes jp estimates the loose objects the way git does (the files
-in one of the 256 fan-out folders, times 256) and, past git's own threshold
-(``gc.auto``, 6,700 by default; 0 turns it off), starts ``git gc --auto
---quiet`` in the background.  git checks again, packs objects and refs,
+in one of the 256 fan-out folders, times 256) and counts the packs (each
+notes or operation write leaves a small one, ``keep.py``); past git's own
+thresholds (``gc.auto``, 6,700 by default, 0 turns it off; ``gc.autoPackLimit``,
+50) it starts ``git gc --auto --quiet`` in the background.  git checks again, packs objects and refs,
 writes the commit-graph, and prunes only unreachable objects older than two
 weeks, so a concurrent writer loses nothing.  Without a git command line, refs
 are packed with libgit2 (``compress_references``) and objects stay loose.
@@ -42,6 +43,7 @@ else:
     pygit2 = lazy_module("pygit2")
 
 GC_AUTO = 6700  # git's default gc.auto
+PACK_LIMIT = 50  # git's default gc.autoPackLimit
 CHECK_EVERY = 256  # writes between two estimates within one process
 _SAMPLE = "17"  # the fan-out folder git samples too
 TRIM_SLACK = 86400.0  # seconds past the retention before a trim after an operation
@@ -79,16 +81,28 @@ def loose_objects(gitdir: Path) -> int:
     return 256 * sum(1 for name in names if len(name) == 38)
 
 
-def threshold(repo: pygit2.Repository) -> int:
+def packs(gitdir: Path) -> int:
+    """The packs in the store (each notes or operation write leaves a small one)."""
     try:
-        return int(repo.config.get_int("gc.auto"))
+        return sum(1 for name in os.listdir(gitdir / "objects" / "pack") if name.endswith(".idx"))
+    except OSError:
+        return 0
+
+
+def threshold(repo: pygit2.Repository, key: str = "gc.auto", default: int = GC_AUTO) -> int:
+    try:
+        return int(repo.config.get_int(key))
     except (KeyError, ValueError, pygit2.GitError):
-        return GC_AUTO
+        return default
 
 
 def due(repo: pygit2.Repository, gitdir: Path) -> bool:
+    """Past git's own thresholds: loose objects (``gc.auto``) or packs (``gc.autoPackLimit``)."""
     limit = threshold(repo)
-    return limit > 0 and loose_objects(gitdir) > limit
+    if limit <= 0:
+        return False
+    pack_limit = threshold(repo, "gc.autoPackLimit", PACK_LIMIT)
+    return loose_objects(gitdir) > limit or 0 < pack_limit < packs(gitdir)
 
 
 class Maintenance:

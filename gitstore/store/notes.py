@@ -15,26 +15,31 @@ removes the note it writes from wherever else it is, so a note is stored once.
 Metadata notes (``refs/notes/meta``) hold one JSON object per line,
 ``{"k": key, "v": value, "t": unix-ms, "m": machine}``; the newest line per
 key wins (ties broken by machine), and two notes merge by the union of their
-lines, like ``git notes merge -s cat_sort_uniq``.
+lines, like ``git notes merge -s cat_sort_uniq`` (``metalines.py``, whose
+names this module re-exports).
+
+A write holds the objects it made until the notes ref names them
+(``keep.py``): git's prune beside it cannot take them.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import random
 import re
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from gitstore import faults
-from gitstore.boundary import NOTES_MAX_DEPTH, meta_item
-from gitstore.errors import ConcurrentUpdate, LockedRef
+from gitstore.boundary import NOTES_MAX_DEPTH
+from gitstore.errors import ConcurrentUpdate, EnvironmentFault, LockedRef
 from gitstore.refs.transaction import RefUpdate
-from gitstore.store import flock
+from gitstore.store import diskfault, flock, keep
+from gitstore.store.metalines import compact_meta, last_stamp, meta_line, meta_values, union
 
 if TYPE_CHECKING:
     import pygit2
@@ -44,6 +49,7 @@ else:
     pygit2 = lazy_module("pygit2")
 
 RETRIES = 60
+__all__ = ["compact_meta", "last_stamp", "meta_line", "meta_values", "union"]  # and the rest
 # the operation log's hook around a ref move (``oprecord.Recorder.moving``)
 Record = Callable[[Sequence[RefUpdate]], AbstractContextManager[None]]
 
@@ -61,7 +67,7 @@ def _stale_lock(repo: pygit2.Repository, ref: str) -> LockedRef | None:
 
 
 def _text(repo: pygit2.Repository, oid: pygit2.Oid) -> str:
-    blob = repo[oid]
+    blob = keep.get(repo, oid)
     assert isinstance(blob, pygit2.Blob)
     return bytes(blob.data).decode("utf-8", "replace")
 
@@ -88,7 +94,7 @@ def _tree_entries(repo: pygit2.Repository, tree: pygit2.Tree) -> dict[str, pygit
             name = prefix + (entry.name or "")
             if entry.type_str == "tree":
                 if depth + 1 < NOTES_MAX_DEPTH and _HEX_PART.fullmatch(entry.name or ""):
-                    sub = repo[entry.id]
+                    sub = keep.get(repo, entry.id)
                     if isinstance(sub, pygit2.Tree):
                         stack.append((sub, name, depth + 1))
             elif entry.type_str == "blob" and _FLAT.match(name):
@@ -105,7 +111,7 @@ def _subtree(repo: pygit2.Repository, tree: pygit2.Tree | None, name: str) -> py
         return None
     if entry.type_str != "tree":
         return None
-    sub = repo[entry.id]
+    sub = keep.get(repo, entry.id)
     assert isinstance(sub, pygit2.Tree)
     return sub
 
@@ -173,17 +179,27 @@ class NoteTexts(Mapping[str, str]):
         return len(self._all())
 
 
-def _tip_tree(repo: pygit2.Repository, ref: str) -> pygit2.Tree | None:
+def _tip(repo: pygit2.Repository, ref: str) -> tuple[pygit2.Reference | None, pygit2.Commit | None]:
+    """``ref`` and its commit (None, None when there is no such ref); ``keep.Gone``
+    when the commit is missing (git's prune beside its writer)."""
     try:
-        commit = repo.lookup_reference(ref).peel(pygit2.Commit)
+        found = repo.lookup_reference(ref)
     except (KeyError, pygit2.InvalidSpecError, ValueError):
-        return None
-    tree: pygit2.Tree = commit.tree
-    return tree
+        return None, None
+    try:
+        return found, found.peel(pygit2.Commit)
+    except KeyError:
+        raise keep.Gone(str(found.target)) from None
+    except (pygit2.InvalidSpecError, ValueError):
+        return None, None
 
 
-def read_all(repo: pygit2.Repository, ref: str) -> dict[str, str]:
-    """Every note under ``ref``: annotated hex id -> text."""
+def _tip_tree(repo: pygit2.Repository, ref: str) -> pygit2.Tree | None:
+    commit = _tip(repo, ref)[1]
+    return keep.tree_of(commit) if commit is not None else None
+
+
+def _read_all(repo: pygit2.Repository, ref: str) -> dict[str, str]:
     tree = _tip_tree(repo, ref)
     if tree is None:
         return {}
@@ -191,22 +207,32 @@ def read_all(repo: pygit2.Repository, ref: str) -> dict[str, str]:
     return {k: _text(repo, v) for k, v in entries.items()}
 
 
-def read(repo: pygit2.Repository, ref: str, target: str) -> str | None:
+def read_all(repo: pygit2.Repository, ref: str) -> dict[str, str]:
+    """Every note under ``ref``: annotated hex id -> text."""
+    return keep.reread(partial(_read_all, repo, ref), Path(repo.path), ref)
+
+
+def _read(repo: pygit2.Repository, ref: str, target: str) -> str | None:
     tree = _tip_tree(repo, ref)
     oid = _lookup(repo, tree, target) if tree is not None and target else None
     return _text(repo, oid) if oid is not None else None
+
+
+def read(repo: pygit2.Repository, ref: str, target: str) -> str | None:
+    return keep.reread(partial(_read, repo, ref, target), Path(repo.path), ref)
 
 
 def _edit(
     repo: pygit2.Repository,
     tree: pygit2.Tree | None,
     edits: Mapping[str, pygit2.Oid | None],
+    made: list[pygit2.Oid],
     depth: int = 0,
 ) -> pygit2.Oid | None:
     """``tree`` with each note in ``edits`` (named relative to it) set to its blob at
     depth ``FANOUT``, or removed when None, and removed wherever else it is (flat at
-    the root, deeper fan-out).  Only the subtrees on those notes' paths are rewritten.
-    None when the tree ends up empty (below the root)."""
+    the root, deeper fan-out).  Only the subtrees on those notes' paths are rewritten
+    (each added to ``made``).  None when the tree ends up empty (below the root)."""
     builder = repo.TreeBuilder(tree) if tree is not None else repo.TreeBuilder()
     edits = dict(edits)
     if depth == 0 and tree is not None:
@@ -229,7 +255,7 @@ def _edit(
         elif _subtree(repo, tree, name[:2]) is not None:  # a copy in a deeper fan-out goes
             inner.setdefault(name[:2], {})[name[2:]] = None
     for prefix, sub_edits in inner.items():
-        sub = _edit(repo, _subtree(repo, tree, prefix), sub_edits, depth + 1)
+        sub = _edit(repo, _subtree(repo, tree, prefix), sub_edits, made, depth + 1)
         if sub is not None:
             builder.insert(prefix, sub, pygit2.GIT_FILEMODE_TREE)
         elif builder.get(prefix) is not None:
@@ -237,20 +263,32 @@ def _edit(
     if depth > 0 and len(builder) == 0:
         return None
     oid: pygit2.Oid = builder.write()
+    made.append(oid)
     return oid
 
 
 def _write(
-    repo: pygit2.Repository, tree: pygit2.Tree | None, edits: Mapping[str, pygit2.Oid | None]
+    repo: pygit2.Repository,
+    tree: pygit2.Tree | None,
+    edits: Mapping[str, pygit2.Oid | None],
+    made: list[pygit2.Oid] | None = None,
 ) -> pygit2.Oid:
-    oid = _edit(repo, tree, edits)
+    oid = _edit(repo, tree, edits, [] if made is None else made)
     assert oid is not None, "the root is written even when empty"
     return oid
 
 
-def write_tree(repo: pygit2.Repository, texts: Mapping[str, str]) -> pygit2.Oid:
-    """A new notes tree, in the fan-out layout, holding ``texts`` (annotated hex id -> text)."""
-    return _write(repo, None, {t: repo.create_blob(text.encode()) for t, text in texts.items()})
+def write_tree(
+    repo: pygit2.Repository, texts: Mapping[str, str], made: list[pygit2.Oid] | None = None
+) -> pygit2.Oid:
+    """A new notes tree, in the fan-out layout, holding ``texts`` (annotated hex id -> text);
+    every object written is added to ``made``."""
+    blobs: dict[str, pygit2.Oid | None] = {
+        t: repo.create_blob(x.encode()) for t, x in texts.items()
+    }
+    if made is not None:
+        made += [b for b in blobs.values() if b is not None]
+    return _write(repo, None, blobs, made)
 
 
 def update(
@@ -265,98 +303,75 @@ def update(
 
     ``current notes`` is a lazy mapping: only the notes ``changes`` looks up are read.
     ``record`` is told of the ref move (the operation log).  A lock file that
-    outlived its writer raises ``LockedRef`` at once instead of retrying.
+    outlived its writer raises ``LockedRef`` at once instead of retrying.  The
+    objects written are held until the ref names them (``keep``): one that git's
+    prune takes before they are sheltered is written again (the whole attempt),
+    and they stay in a kept pack until the ref has moved.
     """
+    gitdir = Path(repo.path)
+    spoiled = 0
     for attempt in range(RETRIES):
         try:
-            current = repo.lookup_reference(ref)
-            parent: pygit2.Commit | None = current.peel(pygit2.Commit)
-        except KeyError:
-            parent = None
-        existing = parent.tree if parent is not None else None
-        wanted = changes(NoteTexts(repo, existing))
-        if not wanted:
-            return
-        for target in wanted:
-            if not _FLAT.match(target):
-                raise ValueError(f"not an object id to annotate: {target!r}")
-        blobs = {
-            target: repo.create_blob(text.encode()) if text is not None else None
-            for target, text in wanted.items()
-        }
-        tree = _write(repo, existing, blobs)
-        faults.point("notes:objects-written")
-        old = str(parent.id) if parent is not None else None
-        try:
-            oid = repo.create_commit(
-                None, signature, signature, message, tree, [parent.id] if parent else []
+            step = keep.reread(
+                partial(_prepare, repo, ref, changes, signature, message), gitdir, ref
             )
+        except (keep.Spoiled, pygit2.GitError, OSError) as exc:
+            if not keep.spoiled(exc):
+                raise
+            spoiled += 1
+            if spoiled == diskfault.PRUNE_RETRIES:
+                raise EnvironmentFault("pruned", str(gitdir / "objects"), ref) from None
+            continue
+        if step is None:
+            return
+        current, old, oid, kept = step
+        try:
             with record([RefUpdate(ref, old, str(oid))]):
-                if parent is None:
+                if current is None:
                     repo.create_reference_direct(ref, oid, False, message=message)
                 else:
                     # set_target moves the ref only if it still holds what ``current``
                     # was read with (compare-and-swap), and logs ``message`` as is
                     current.set_target(oid, message)
+            kept.restore()  # pruned as the ref moved (had the pack not held them)
             return
         except (pygit2.AlreadyExistsError, pygit2.GitError, OSError):
             locked = _stale_lock(repo, ref)
             if locked is not None:
                 raise locked from None
             time.sleep(random.uniform(0, 0.002 * (1 + attempt)))
+        finally:
+            kept.release()
     raise _stale_lock(repo, ref) or ConcurrentUpdate(ref)
 
 
-# -- metadata lines -------------------------------------------------------------
-
-
-def meta_values(text: str | None) -> dict[str, Any]:
-    """The newest value of each key in a metadata note (None values mean unset).
-
-    Lines that are not well-formed (``boundary.meta_item``) are skipped.
-    """
-    best: dict[str, tuple[int, str, Any]] = {}
-    for line in (text or "").splitlines():
-        item = meta_item(line)
-        if item is None:
-            continue
-        key = item.key
-        if key not in best or (item.stamp, item.machine) > best[key][:2]:
-            best[key] = (item.stamp, item.machine, item.value)
-    return {k: v[2] for k, v in best.items() if v[2] is not None}
-
-
-def meta_line(key: str, value: Any, stamp_ms: int, machine: str) -> str:
-    return json.dumps({"k": key, "v": value, "t": stamp_ms, "m": machine}, sort_keys=True)
-
-
-def last_stamp(text: str | None, machine: str) -> int:
-    """The newest stamp ``machine`` wrote into a metadata note (0 if none)."""
-    best = 0
-    for line in (text or "").splitlines():
-        item = meta_item(line)
-        if item is not None and item.machine == machine:
-            best = max(best, item.stamp)
-    return best
-
-
-def union(a: str | None, b: str | None) -> str:
-    """Union of two notes' lines, sorted and de-duplicated (cat_sort_uniq)."""
-    lines = {line for line in (a or "").splitlines() + (b or "").splitlines() if line.strip()}
-    return "".join(line + "\n" for line in sorted(lines))
-
-
-def compact_meta(text: str, limit: int = 20) -> str:
-    """Keep only the newest line per key once a note grows past ``limit`` lines."""
-    lines = [line for line in text.splitlines() if line.strip()]
-    if len(lines) <= limit:
-        return text
-    newest: dict[str, tuple[tuple[int, str], str]] = {}
-    for line in lines:
-        item = meta_item(line)
-        if item is None:
-            continue
-        rank = (item.stamp, item.machine)
-        if item.key not in newest or rank > newest[item.key][0]:
-            newest[item.key] = (rank, line)
-    return "".join(v[1] + "\n" for v in sorted(newest.values()))
+def _prepare(
+    repo: pygit2.Repository,
+    ref: str,
+    changes: Callable[[NoteTexts], Mapping[str, str | None]],
+    signature: pygit2.Signature,
+    message: str,
+) -> tuple[pygit2.Reference | None, str | None, pygit2.Oid, keep.Kept] | None:
+    """One attempt's objects: the ref as read, its commit, the new commit and the
+    objects held (``keep.Spoiled`` when one is gone already); None: nothing to change."""
+    current, parent = _tip(repo, ref)
+    existing = keep.tree_of(parent) if parent is not None else None
+    wanted = changes(NoteTexts(repo, existing))
+    if not wanted:
+        return None
+    for target in wanted:
+        if not _FLAT.match(target):
+            raise ValueError(f"not an object id to annotate: {target!r}")
+    blobs = {
+        target: repo.create_blob(text.encode()) if text is not None else None
+        for target, text in wanted.items()
+    }
+    made = [b for b in blobs.values() if b is not None]
+    tree = _write(repo, existing, blobs, made)
+    parents = [parent.id] if parent is not None else []
+    oid = repo.create_commit(None, signature, signature, message, tree, parents)
+    kept = keep.Kept(repo)
+    kept.hold(*made, oid)
+    kept.shelter()
+    faults.point("notes:objects-written")
+    return current, (str(parent.id) if parent is not None else None), oid, kept

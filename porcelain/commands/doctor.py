@@ -41,7 +41,7 @@ def doctor(app: App, fix: bool, no_fsck: bool, ack: bool) -> int:
     findings = examine(store, fsck=not no_fsck)
     fixed: list[Finding] = []
     if fix and any(f.fixable for f in findings):
-        fixed = mend(store, findings)
+        fixed = _mend_recorded(app, store, findings)
         findings = examine(store, fsck=not no_fsck)
     problems = [f for f in findings if f.severity == "problem"]
     lines = [
@@ -67,3 +67,19 @@ def doctor(app: App, fix: bool, no_fsck: bool, ack: bool) -> int:
         lines,
     )
     return Exit.OK if not problems else Exit.USER
+
+
+def _mend_recorded(app: App, store: Store, findings: list[Finding]) -> list[Finding]:
+    """``mend``, the refs it moves recorded as one operation (``jp undo`` reverses it)."""
+    # lazy: only a repair records an operation here
+    from porcelain.app import oprecord
+
+    oprecord.begin(app, store)
+    failed = True
+    try:
+        fixed = mend(store, findings)
+        failed = False
+    finally:
+        for line in oprecord.finish(store, failed):
+            app.output.note(line)
+    return fixed

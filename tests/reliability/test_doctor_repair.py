@@ -83,3 +83,31 @@ def test_a_damaged_packed_refs_is_named_and_rebuilt_from_what_survives(tmp_path:
     box.ok("doctor")
     box.fsck()
     box.ok("conversation", "archive", "--yes", made[1])
+
+
+def test_doctor_fix_rebuilding_packed_refs_is_an_operation_undo_reverses(tmp_path: Path) -> None:
+    """The refs `--fix` brings back from their reflogs are one operation: `jp op log`
+    lists it with those refs, and `jp undo` takes them away again (as they were)."""
+    box = Sandbox(tmp_path / "box")
+    box.ok("init")
+    made = [box.new(f"conversation {n}") for n in range(3)]
+    box.git("pack-refs", "--all")
+    packed = box.store / "packed-refs"
+    data = packed.read_bytes()
+    packed.write_bytes(data[: data.index(made[1].encode()) - 20])  # cut in a line
+    whole = packed.read_bytes().split(b"\n")[:-1]  # the lines the cut left whole
+    pairs = [line.decode().split(" ", 1) for line in whole if line[:1] not in (b"#", b"^")]
+    damaged = {name: oid for oid, name in pairs if name.startswith("refs/conversations/")}
+    box.ok("doctor", "--fix")
+    rebuilt = box.refs("refs/conversations")
+    assert len(rebuilt) > len(damaged), "nothing was restored"
+    newest = box.json("op", "log", "-n", "1")[0]
+    assert newest["command"] == "jp doctor --fix", newest
+    moved = {m["ref"]: (m["old"], m["new"]) for m in newest["refs"]}
+    back = {ref: tip for ref, tip in rebuilt.items() if ref not in damaged}
+    assert moved == {ref: (None, tip) for ref, tip in back.items()}, (moved, back)
+    assert "doctor --fix" in box.ok("undo")
+    assert box.refs("refs/conversations") == damaged
+    box.ok("op", "restore", newest["id"])  # and back to how the repair left them
+    assert box.refs("refs/conversations") == rebuilt
+    box.fsck()

@@ -77,3 +77,61 @@ def test_queries_beside_git_maintenance_land_whole(tmp_path: Path) -> None:
         requests = [e.get("content") for e in convs[cid].events if e["type"] == "chat_request"]
         assert requests == [text], (cid, requests)
     box.fsck()
+
+
+NOW = [["gc", "--quiet", "--prune=now"], ["prune", "--expire=now"]]
+ROUNDS = 8
+
+
+def _named(proc: subprocess.CompletedProcess[str]) -> bool:
+    """Whether ``proc`` succeeded; a failure must name git's prune, one line."""
+    if proc.returncode == 0:
+        return True
+    assert "internal error" not in proc.stderr, proc.stderr
+    assert "prune" in proc.stderr, proc.stderr
+    assert proc.stderr.count("error:") == 1, proc.stderr
+    return False
+
+
+def _edits_beside_prune(box: Sandbox, cid: str) -> tuple[str | None, list[str], list[str]]:
+    """Titles, labels, a pin and its undo, and the op log read, round after round
+    beside ``git gc --prune=now`` and ``git prune --expire=now``: the last title
+    that was set, the labels that were added, and every command line that
+    reported success (each an operation)."""
+    title: str | None = None
+    labels: list[str] = []
+    done: list[str] = []
+    with pruning(box, NOW):
+        for n in range(ROUNDS):
+            edits = (["--title", f"title-{n}"], ["--label", f"k{n}=v{n}"])
+            for flags in edits:
+                if _named(box.run("conversation", "edit", cid, *flags)):
+                    done.append(" ".join(["jp", "conversation", "edit", cid, *flags]))
+                    title = f"title-{n}" if flags[0] == "--title" else title
+                    labels += [f"k{n}"] if flags[0] == "--label" else []
+            if _named(box.run("conversation", "edit", cid, "--pin")):
+                done.append(f"jp conversation edit {cid} --pin")
+                if _named(box.run("undo")):
+                    done.append("jp undo")
+            _named(box.run("-F", "json", "op", "log", "-n", "5"))
+    return title, labels, done
+
+
+def test_notes_and_op_log_writes_beside_prune_now_are_kept_or_named(tmp_path: Path) -> None:
+    """Every note and operation commit is written before its ref moves, so git's
+    prune (which deletes every unreachable loose object) may take it before the
+    ref points at it: jp writes it again after the move, and a read that meets
+    one gone names the prune.  After the loop the store is whole and holds every
+    write that said it succeeded."""
+    box = Sandbox(tmp_path / "box")
+    box.ok("init")
+    cid = box.new("beside the prune")
+    title, labels, done = _edits_beside_prune(box, cid)
+    box.git("fsck", "--full", "--strict", "--no-progress")
+    box.fsck()
+    shown = box.json("conversation", "show", cid)
+    assert shown["title"] == title
+    assert all(key in shown["labels"] for key in labels), (labels, shown["labels"])
+    logged = [op["command"] for op in box.json("op", "log")]
+    missing = [line for line in done if line not in logged]
+    assert not missing, missing

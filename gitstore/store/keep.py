@@ -1,0 +1,238 @@
+"""Objects a write made, kept until its ref holds them: git's prune beside the write.
+
+``git gc --prune=now`` and ``git prune --expire=now`` delete every loose object
+that was unreachable when their walk began.  A notes commit or an operation
+commit that jp writes after that walk and before its ref points at it is
+deleted all the same, in part (its tree, a subtree, a blob) or whole, and the
+ref then names an object that is gone: every later read of it fails.
+
+(``--expire=now`` expires every object whatever its age, so no date protects
+it.)  ``Kept`` holds the bytes of each object one write made, read back as
+soon as it is written (one already gone is ``Spoiled``: the caller writes it
+all again); after the ref moves, ``restore`` writes again any the prune took
+(the same bytes give the same id, so the ref is whole again), checking until a
+pass finds all of them, a bounded number of times.  It checks through an object
+database of its own: the repository's caches the commits and trees it read
+back, and would answer for them after their files are gone.
+``missing`` names an object a read meets gone: git's prune when it runs or
+took the object's folder, else the damage it is.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+import shutil
+import time
+import uuid
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+from gitstore.errors import EnvironmentFault, GitStoreError, StoreError, environment_fault
+from gitstore.store import diskfault
+
+if TYPE_CHECKING:
+    import pygit2
+else:
+    from gitstore.lazy import lazy_module
+
+    pygit2 = lazy_module("pygit2")
+
+T = TypeVar("T")
+READ_RETRIES = 5  # reads of an object a writer beside may be writing again
+
+
+class Spoiled(Exception):
+    """An object this write made was gone before it could be held (a prune)."""
+
+
+def spoiled(exc: BaseException) -> bool:
+    """Whether a write failed because git's prune spoiled it: an object gone before it
+    was held, or its folder gone between libgit2's mkdir and rename."""
+    return isinstance(exc, Spoiled) or diskfault.spoiled(exc)
+
+
+class Gone(Exception):
+    """An object a read needs is missing (not a ``KeyError``: ``Mapping.get`` would
+    take it for an absent key, and a note's other lines would be lost)."""
+
+    def __init__(self, oid: str) -> None:
+        super().__init__(oid)
+        self.oid = oid
+
+
+def get(repo: pygit2.Repository, oid: pygit2.Oid | str) -> pygit2.Object:
+    """``repo[oid]``, raising ``Gone`` when it is missing."""
+    try:
+        return repo[oid]
+    except KeyError:
+        raise Gone(str(oid)) from None
+
+
+def tree_of(commit: pygit2.Commit) -> pygit2.Tree:
+    """``commit.tree``, raising ``Gone`` when it is missing."""
+    try:
+        tree: pygit2.Tree = commit.tree
+    except pygit2.GitError:
+        raise Gone(str(commit.tree_id)) from None
+    return tree
+
+
+class Kept:
+    """The objects of one write, held in memory until its ref names them safely."""
+
+    def __init__(self, repo: pygit2.Repository) -> None:
+        self._repo = repo
+        self._held: dict[str, tuple[int, bytes]] = {}
+        self._keep: Path | None = None
+        self._work: Path | None = None
+        self._owner: int | None = None
+
+    def hold(self, *oids: pygit2.Oid | str) -> None:
+        """Read back and keep each object; raise ``Spoiled`` if one is gone already."""
+        for oid in oids:
+            name = str(oid)
+            if name in self._held:
+                continue
+            try:
+                kind, data = self._repo.odb.read(name)
+            except (KeyError, ValueError, pygit2.GitError):
+                raise Spoiled(name) from None
+            self._held[name] = (int(kind), bytes(data))
+
+    def shelter(self) -> None:
+        """Put the held objects into a pack that git's prune and repack leave alone
+        (a ``.keep`` beside it, made before the pack shows) until ``release``;
+        ``Spoiled`` when one went before it was packed.
+
+        ``<gitdir>/jp/kept/<id>/owner`` names the ``.keep`` under an ``flock``
+        held until then: one a killed writer left is removed by ``sweep``.
+        """
+        if not self._held or self._keep is not None:
+            return
+        gitdir = Path(self._repo.path)
+        work = folder(gitdir) / uuid.uuid4().hex
+        try:
+            work.mkdir(parents=True)
+            self._work, self._owner = work, os.open(work / "owner", os.O_RDWR | os.O_CREAT, 0o644)
+            fcntl.flock(self._owner, fcntl.LOCK_EX)
+            builder = pygit2.PackBuilder(self._repo)
+            for name in self._held:
+                builder.add(pygit2.Oid(hex=name))
+            builder.write(str(work))
+            pack = next(work.glob("pack-*.pack"))
+            packs = gitdir / "objects" / "pack"
+            self._keep = packs / f"{pack.stem}.keep"
+            os.write(self._owner, self._keep.name.encode())
+            self._keep.write_text(f"jp: until its ref names these objects (pid {os.getpid()})\n")
+            os.replace(pack, packs / pack.name)  # the pack, then its index, as git does
+            os.replace(pack.with_suffix(".idx"), packs / f"{pack.stem}.idx")
+        except KeyError as exc:  # one went before it was packed: the attempt again
+            self.release()
+            raise Spoiled(str(exc)) from None
+        except (OSError, pygit2.GitError, StopIteration) as exc:
+            self.release()
+            if diskfault.spoiled(exc):
+                raise Spoiled(str(exc)) from None
+            raise environment_fault(exc, str(gitdir / "objects")) or exc from None
+
+    def release(self) -> None:
+        """Let git's maintenance repack the sheltered objects (their ref names them now)."""
+        if self._keep is not None:
+            self._keep.unlink(missing_ok=True)
+            self._keep = None
+        if self._work is not None:
+            shutil.rmtree(self._work, ignore_errors=True)
+            self._work = None
+        if self._owner is not None:
+            os.close(self._owner)
+            self._owner = None
+
+    def restore(self) -> bool:
+        """Write again every held object git's prune took; whether any had gone.
+
+        A pass that found some gone is followed by another (the prune may still
+        be walking the folders); one that finds them all ends it.
+        """
+        lost = False
+        objects = str(Path(self._repo.path) / "objects")
+        for attempt in range(diskfault.PRUNE_RETRIES):
+            fresh = pygit2.Odb(objects)  # no cache: each object looked for on disk
+            held = self._held.items()
+            gone = [(k, d) for name, (k, d) in held if pygit2.Oid(hex=name) not in fresh]
+            if not gone:
+                return lost
+            lost = True
+            for kind, data in gone:
+                diskfault.retried(partial(self._repo.odb.write, kind, data))
+            time.sleep(0.01 * (attempt + 1))
+        raise EnvironmentFault("pruned", objects, "objects jp wrote kept going")
+
+
+def folder(gitdir: Path) -> Path:
+    return gitdir / "jp" / "kept"
+
+
+def sweep(gitdir: Path) -> None:
+    """Remove the ``.keep`` files of sheltering writers that died (``flock`` free)."""
+    try:
+        entries = list(os.scandir(folder(gitdir)))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            fd = os.open(Path(entry.path) / "owner", os.O_RDONLY)
+        except OSError:
+            shutil.rmtree(entry.path, ignore_errors=True)  # died before it named a pack
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            name = os.read(fd, 200).decode("ascii", "replace")
+        except OSError:
+            continue  # a writer at work
+        finally:
+            os.close(fd)
+        if re.fullmatch(r"pack-[0-9a-f]{40,64}\.keep", name):
+            (gitdir / "objects" / "pack" / name).unlink(missing_ok=True)
+        shutil.rmtree(entry.path, ignore_errors=True)
+
+
+def missing(gitdir: Path, oid: str, what: str) -> GitStoreError:
+    """The error for ``oid`` (named by ``what``; ``""``: unknown) met missing by a read."""
+    if (gitdir / "gc.pid").exists() or (oid and diskfault.pruning(gitdir, oid)):
+        return EnvironmentFault("pruned", str(gitdir), f"{oid} is gone")
+    return StoreError(
+        str(gitdir),
+        f"{what} names object {oid[:12] or '?'}, which is missing (git's prune beside a write, "
+        "or damage): `git fsck` lists what is gone",
+    )
+
+
+def _gone(exc: BaseException) -> str | None:
+    """The object ``exc`` says is missing (``""`` when it does not say which), or None."""
+    if isinstance(exc, Gone):
+        return exc.oid
+    text = str(exc)
+    if "unable to read" not in text.lower() and "object not found" not in text.lower():
+        return None
+    found = re.search(r"\b[0-9a-f]{40}(?:[0-9a-f]{24})?\b", text)
+    return found.group(0) if found else ""
+
+
+def reread(read: Callable[[], T], gitdir: Path, what: str) -> T:
+    """``read()``, again while an object it needs is missing (a writer beside may be
+    writing it again after a prune); then the missing object named (``missing``)."""
+    for attempt in range(READ_RETRIES):
+        try:
+            return read()
+        except (Gone, pygit2.GitError) as exc:
+            oid = _gone(exc)
+            if oid is None:
+                raise
+            if attempt == READ_RETRIES - 1:
+                raise missing(gitdir, oid, what) from None
+            time.sleep(0.02 * (attempt + 1))
+    raise AssertionError("unreachable")

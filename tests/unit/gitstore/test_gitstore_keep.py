@@ -1,0 +1,125 @@
+"""Notes and operation-log writes beside git's prune (``gitstore/store/keep.py``).
+
+git's prune, run between a write's objects and its ref move (the fault points
+``notes:objects-written`` and ``oplog:objects-written``), deletes every loose
+object not reachable yet.  The objects are sheltered in a kept pack until the
+ref has moved, so the ref never names an object that is gone.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+
+import pygit2
+import pytest
+
+from gitstore import faults
+from gitstore.errors import EnvironmentFault, StoreError
+from gitstore.oplog import log as oplog
+from gitstore.oplog.model import Move, Op
+from gitstore.store import keep, notes
+from gitstore.store.core import Store
+
+
+def _prune_at(store: Store, point: str) -> list[str]:
+    """At ``point``, what `git gc --prune=now` and `git prune --expire=now` do."""
+    reached: list[str] = []
+
+    def hook(name: str) -> None:
+        if name != point:
+            return
+        reached.append(name)
+        for args in (["gc", "--quiet", "--prune=now"], ["prune", "--expire=now"]):
+            subprocess.run(["git", "--git-dir", str(store.gitdir), *args], check=True)
+
+    faults.install(hook)
+    return reached
+
+
+def _fsck(store: Store) -> None:
+    proc = subprocess.run(
+        ["git", "--git-dir", str(store.gitdir), "fsck", "--full", "--no-progress"],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "missing" not in proc.stdout + proc.stderr
+
+
+def _no_keep_left(store: Store) -> None:
+    assert not list((store.gitdir / "objects" / "pack").glob("*.keep"))
+    assert not any(keep.folder(store.gitdir).glob("*"))
+
+
+def test_a_note_written_beside_a_prune_is_whole(store: Store) -> None:
+    cid = "jp-c17800000001"
+    reached = _prune_at(store, "notes:objects-written")
+    store.set_meta(cid, {"title": "kept"}, "jp conversation edit")
+    faults.install(None)
+    assert reached, "the fault point was not reached"
+    assert store.meta(cid)["title"] == "kept"
+    _fsck(store)
+    _no_keep_left(store)
+
+
+def test_an_operation_written_beside_a_prune_is_whole(store: Store) -> None:
+    cid = "jp-c17800000002"
+    store.set_meta(cid, {"title": "t"}, "jp conversation edit")
+    tip = store.ref_target(store.notes_refs.meta)
+    reached = _prune_at(store, "oplog:objects-written")
+    op = Op(
+        "beside", "jp conversation edit", time.time(), moves=[Move("refs/notes/meta", None, tip)]
+    )
+    oplog.write(store.repo, op, pygit2.Signature("jp", "jp@localhost"))
+    faults.install(None)
+    assert reached, "the fault point was not reached"
+    assert [o.id for o in oplog.ops(Store(store.gitdir).repo)] == ["beside"]
+    _fsck(store)
+    _no_keep_left(store)
+
+
+def test_a_missing_notes_tree_is_named_not_an_internal_error(store: Store) -> None:
+    cid = "jp-c17800000003"
+    store.set_meta(cid, {"title": "t"}, "jp conversation edit")
+    commit = store.repo.lookup_reference(store.notes_refs.meta).peel(pygit2.Commit)
+    tree = str(commit.tree_id)
+    subprocess.run(["git", "--git-dir", str(store.gitdir), "repack", "-q"], check=False)
+    for pack in (store.gitdir / "objects" / "pack").glob("*"):
+        pack.unlink()
+    loose = store.gitdir / "objects" / tree[:2] / tree[2:]
+    loose.unlink(missing_ok=True)
+    fresh = Store(store.gitdir)
+    with pytest.raises((EnvironmentFault, StoreError)) as caught:
+        notes.read(fresh.repo, fresh.notes_refs.meta, fresh.anchor(cid))
+    assert tree[:12] in str(caught.value) or isinstance(caught.value, EnvironmentFault)
+
+
+def test_a_killed_writers_keep_is_swept(store: Store) -> None:
+    """A `.keep` whose writer died (its flock free) goes at the next open."""
+    work = keep.folder(store.gitdir) / "dead"
+    work.mkdir(parents=True)
+    name = "pack-" + "1" * 40 + ".keep"
+    (work / "owner").write_text(name)
+    packs = store.gitdir / "objects" / "pack"
+    packs.mkdir(exist_ok=True)
+    (packs / name).write_text("jp: until its ref names these objects\n")
+    Store(store.gitdir)
+    assert not (packs / name).exists()
+    assert not work.exists()
+    assert os.path.isdir(keep.folder(store.gitdir))
+
+
+def test_many_small_packs_make_maintenance_due(store: Store) -> None:
+    """Each sheltered write leaves a small pack: past `gc.autoPackLimit` git's gc is due."""
+    from gitstore.store import maintenance
+
+    packs = store.gitdir / "objects" / "pack"
+    packs.mkdir(exist_ok=True)
+    assert not maintenance.due(store.repo, store.gitdir)
+    for n in range(maintenance.PACK_LIMIT + 1):
+        (packs / f"pack-{n:040x}.idx").write_bytes(b"")
+    assert maintenance.due(store.repo, store.gitdir)
+    store.repo.config["gc.autoPackLimit"] = 0
+    assert not maintenance.due(store.repo, store.gitdir)
