@@ -9,6 +9,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -103,3 +104,35 @@ def server_gitconfig(path: Path) -> Path:
     """The server side's own git configuration: nothing of the machine's, pushes allowed."""
     path.write_text("[http]\n\treceivepack = true\n[receive]\n\tdenyNonFastForwards = false\n")
     return path
+
+
+class Dropper:
+    """A loopback port that accepts each connection and closes it at once, as a
+    server that drops its clients does (a context manager; ``port`` while open)."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.bind((LOOPBACK, 0))
+        self.port = int(self.sock.getsockname()[1])
+        self.thread: threading.Thread | None = None
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:  # closed: the test is over
+                return
+            conn.close()
+
+    def __enter__(self) -> Dropper:
+        self.sock.listen(16)
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_RDWR)
+        self.sock.close()
+        if self.thread is not None:
+            self.thread.join(timeout=5)

@@ -21,6 +21,26 @@ from tests.support.servers.base import (
     server_gitconfig,
 )
 
+CREDENTIALS = ("tess", "not-a-secret")
+# what nginx hands fcgiwrap for each request: `git http-backend` and its variables
+BACKEND = """\
+            fastcgi_pass unix:{run}/fcgi.sock;
+            fastcgi_read_timeout 300s;
+            fastcgi_param SCRIPT_FILENAME {backend};
+            fastcgi_param PATH_INFO $1;
+            fastcgi_param QUERY_STRING $query_string;
+            fastcgi_param REQUEST_METHOD $request_method;
+            fastcgi_param CONTENT_TYPE $content_type;
+            fastcgi_param CONTENT_LENGTH $content_length;
+            fastcgi_param REMOTE_ADDR $remote_addr;
+            fastcgi_param GIT_PROTOCOL $http_git_protocol;
+            fastcgi_param GIT_PROJECT_ROOT {project};
+            fastcgi_param GIT_HTTP_EXPORT_ALL 1;
+            fastcgi_param GIT_CONFIG_NOSYSTEM 1;
+            fastcgi_param GIT_CONFIG_GLOBAL {run}/server.gitconfig;
+            fastcgi_param HOME {run};
+            fastcgi_param PATH /usr/bin:/bin;
+"""
 NGINX = """\
 daemon off;
 master_process on;
@@ -40,23 +60,13 @@ http {{
     server {{
         listen {host}:{port};
         location ~ ^/git(/.*)$ {{
-            fastcgi_pass unix:{run}/fcgi.sock;
-            fastcgi_read_timeout 300s;
-            fastcgi_param SCRIPT_FILENAME {backend};
-            fastcgi_param PATH_INFO $1;
-            fastcgi_param QUERY_STRING $query_string;
-            fastcgi_param REQUEST_METHOD $request_method;
-            fastcgi_param CONTENT_TYPE $content_type;
-            fastcgi_param CONTENT_LENGTH $content_length;
-            fastcgi_param REMOTE_ADDR $remote_addr;
-            fastcgi_param GIT_PROTOCOL $http_git_protocol;
-            fastcgi_param GIT_PROJECT_ROOT {project};
-            fastcgi_param GIT_HTTP_EXPORT_ALL 1;
-            fastcgi_param GIT_CONFIG_NOSYSTEM 1;
-            fastcgi_param GIT_CONFIG_GLOBAL {run}/server.gitconfig;
-            fastcgi_param HOME {run};
-            fastcgi_param PATH /usr/bin:/bin;
-        }}
+{fastcgi}        }}
+        # the same repositories behind a password (CREDENTIALS)
+        location ~ ^/private/git(/.*)$ {{
+            auth_basic "jp tests";
+            auth_basic_user_file {run}/htpasswd;
+            fastcgi_param REMOTE_USER $remote_user;
+{fastcgi}        }}
     }}
 }}
 """
@@ -82,9 +92,11 @@ class HttpServer:
 
     def start(self) -> HttpServer:
         nginx, fcgiwrap = program("nginx"), program("fcgiwrap")
-        backend = _backend()
+        fastcgi = BACKEND.format(run=self.run, backend=_backend(), project=self.project)
         self.run.mkdir(parents=True, exist_ok=True)
         server_gitconfig(self.run / "server.gitconfig")
+        user_name, password = CREDENTIALS
+        (self.run / "htpasswd").write_text(f"{user_name}:{{PLAIN}}{password}\n")
         sock = self.run / "fcgi.sock"
         self.fcgi.spawn([fcgiwrap, "-c", "4", "-s", f"unix:{sock}"])
         self._wait_socket(sock)
@@ -96,12 +108,7 @@ class HttpServer:
             conf = self.run / "nginx.conf"
             conf.write_text(
                 NGINX.format(
-                    user=user,
-                    run=self.run,
-                    host=LOOPBACK,
-                    port=self.port,
-                    backend=backend,
-                    project=self.project,
+                    user=user, run=self.run, host=LOOPBACK, port=self.port, fastcgi=fastcgi
                 )
             )
             argv = [nginx, "-p", str(self.run), "-e", str(self.run / "error.log"), "-c", str(conf)]
@@ -131,6 +138,10 @@ class HttpServer:
     def url(self, path: Path) -> str:
         rest = path.resolve().relative_to(self.project)
         return f"http://{LOOPBACK}:{self.port}/git/{rest.as_posix()}"
+
+    def private_url(self, path: Path) -> str:
+        """The same repository where the server asks for ``CREDENTIALS``."""
+        return self.url(path).replace("/git/", "/private/git/", 1)
 
     def env(self) -> dict[str, str]:
         return {}
