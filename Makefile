@@ -7,7 +7,7 @@ BIN = $(VENV)/bin
 # as many workers as cores keeps both cores busy.  `make unit JOBS=1` runs serially.
 JOBS ?= 4
 
-.PHONY: install dev demo test lint unit bench clean
+.PHONY: install dev demo test lint unit servers bench clean
 
 $(BIN)/jp: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,7 +28,13 @@ lint: $(BIN)/jp
 unit: $(BIN)/jp
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest -n $(JOBS) --dist loadscope
 
-test: lint unit
+# the real git servers the sync tests use (openssh-server, nginx, fcgiwrap): installed
+# with apt-get when missing and we are root; otherwise one line says how, and those
+# tests skip
+servers:
+	@sh tests/support/servers/install.sh
+
+test: servers lint unit
 
 bench: $(BIN)/jp
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python bench/run.py

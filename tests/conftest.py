@@ -26,6 +26,9 @@ from pathlib import Path
 
 import pytest
 
+# the remotes sync is tested against (path, ssh, http): tests/support/servers/
+from tests.support.servers.fixtures import bare_remote, git_servers, remote_kind  # noqa: F401
+
 PREFIXES = ("ANTHROPIC_", "OPENAI_", "GIT_", "JP_", "XDG_")
 NAMES = frozenset(
     {

@@ -162,11 +162,22 @@ def _halves(
             _clear_tmp_packs(gitdir, before)
             _raise_local(exc, gitdir)
             if len(part) == 1:
+                _raise_unreachable(transport, remote, exc)
                 why = fetch_reason(exc.reason)
                 refused.append(Refusal(part[0], why, tip=heads[part[0]], stage="fetch"))
             else:
                 queue += [part[: len(part) // 2], part[len(part) // 2 :]]
     return arrived
+
+
+def _raise_unreachable(transport: Transport, remote: str, exc: SyncError) -> None:
+    """A ref that will not come alone is refused, and remembered, only if the remote
+    still answers: a server that went away or dropped the connection meanwhile fails
+    the pull (the next one fetches again) instead of having its refs refused."""
+    try:
+        transport.ls_remote(remote)
+    except SyncError:
+        raise exc from None
 
 
 LOCAL_FAULTS = ("no-space", "read-only", "io")  # what this machine refused, not the remote

@@ -12,7 +12,7 @@ caches, locks and the store's ``jp/`` folder never travel.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 
@@ -326,8 +326,13 @@ class Syncer:
 
 
 def open_sync(
-    store: Store, remote: str, git: str | None, progress: Progress | None = None
+    store: Store,
+    remote: str,
+    git: str | None,
+    progress: Progress | None = None,
+    unattended: Mapping[str, str] | None = None,
 ) -> Syncer:
     """A pull or push with ``remote`` through the git command line at ``git``
-    (None: libgit2's own transport, ``transport.choose``)."""
-    return Syncer(store, remote, choose(store.repo, git), progress)
+    (None: libgit2's own transport, ``transport.choose``).  ``unattended``: the
+    environment of a git that must never prompt, since nobody can answer."""
+    return Syncer(store, remote, choose(store.repo, git, unattended), progress)

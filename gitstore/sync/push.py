@@ -16,9 +16,9 @@ import pygit2
 
 from gitstore import refs
 from gitstore.sync import remotes
+from gitstore.sync.gitoutput import RefResult
 from gitstore.sync.plan import Action, PushStep, RemoteUpdate, plan_push, reduce
 from gitstore.sync.pull import Outcome, Syncer, Tips
-from gitstore.sync.transport import RefResult
 
 RETRIES = 3
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -21,6 +21,8 @@ import pygit2
 
 from gitstore.errors import SyncError
 from gitstore.refs import files as refread
+from gitstore.sync import gitenv
+from gitstore.sync.gitoutput import RefResult, error_lines, parse_porcelain, remote_said
 from gitstore.sync.plan import RemoteUpdate
 
 CHUNK = 2000  # updates per `git push`, to stay far below the argument limit
@@ -31,16 +33,6 @@ STAGING_ROOT = "refs/jp-push/"
 NO_REFLOG = ("-c", "core.logAllRefUpdates=false")
 # what a remote sends is checked by git as it arrives (a malformed object never lands)
 FSCK = ("-c", "fetch.fsckObjects=true")
-RACE_WORDS = (
-    "fetch first",
-    "non-fast-forward",
-    "stale info",
-    "already exists",
-    "cannot lock",
-    "failed to update",
-    "non-fastforwardable",
-    "not present locally",
-)
 
 
 @dataclass(frozen=True)
@@ -50,18 +42,6 @@ class RefRow:
     name: str
     oid: str
     kind: str  # commit, tree, blob, tag (or missing)
-
-
-@dataclass(frozen=True)
-class RefResult:
-    ref: str
-    ok: bool
-    summary: str = ""
-
-    @property
-    def lost_race(self) -> bool:
-        """Rejected because the remote moved since it was fetched: pull and retry."""
-        return not self.ok and any(word in self.summary for word in RACE_WORDS)
 
 
 class Transport(Protocol):
@@ -84,26 +64,31 @@ class Transport(Protocol):
     def maintain(self) -> None: ...
 
 
-def choose(repo: pygit2.Repository, git: str | None) -> Transport:
-    """The git command line when an executable is given, else pygit2."""
+def choose(
+    repo: pygit2.Repository, git: str | None, environ: Mapping[str, str] | None = None
+) -> Transport:
+    """The git command line when an executable is given, else pygit2.  With
+    ``environ``, git runs in it and never prompts (``gitstore.sync.gitenv``):
+    nobody is there to answer; without, git inherits this process's environment."""
     if git:
-        return GitCli(git, Path(repo.path))
+        return GitCli(git, Path(repo.path), environ)
     return Pygit2Transport(repo)
-
-
-def _last_lines(text: str, count: int = 2) -> str:
-    """git's own error lines (``fatal:``/``error:``), else its last lines."""
-    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
-    errors = [line for line in lines if line.startswith(("fatal:", "error:"))]
-    return "; ".join(errors[:count] or lines[-count:]) or "git failed without a message"
 
 
 class GitCli:
     name = "git"
 
-    def __init__(self, git: str, gitdir: Path) -> None:
+    def __init__(self, git: str, gitdir: Path, environ: Mapping[str, str] | None = None) -> None:
         self.git = git
         self.gitdir = gitdir
+        self.env: dict[str, str] | None = None
+        if environ is not None:
+            self.env = dict(environ)  # for the one `git config` below
+            self.env = gitenv.unattended(environ, self._ssh_command)
+
+    def _ssh_command(self) -> str:
+        """The user's ``core.sshCommand``, as git reads it (empty when unset)."""
+        return self._run(["config", "--get", "core.sshCommand"]).stdout.strip()
 
     def _run(self, args: Sequence[str], stdin: str = "") -> subprocess.CompletedProcess[str]:
         try:
@@ -112,6 +97,7 @@ class GitCli:
                 capture_output=True,
                 text=True,
                 input=stdin,
+                env=self.env,
             )
         except OSError as exc:
             raise SyncError(args[-1] if args else "git", f"cannot run git: {exc}") from None
@@ -130,7 +116,7 @@ class GitCli:
             time.sleep(wait)
             proc = self._run(args)
         if proc.returncode != 0:
-            raise SyncError(remote, _last_lines(proc.stderr))
+            raise SyncError(remote, error_lines(proc.stderr))
 
     def push(self, remote: str, updates: Sequence[RemoteUpdate]) -> list[RefResult]:
         sets = [u for u in updates if u.new is not None]
@@ -161,7 +147,7 @@ class GitCli:
         fmt = "--format=%(objectname) %(objecttype) %(refname)"
         proc = self._run(["for-each-ref", fmt, *prefixes])
         if proc.returncode != 0:
-            raise SyncError("git for-each-ref", _last_lines(proc.stderr))
+            raise SyncError("git for-each-ref", error_lines(proc.stderr))
         rows: list[RefRow] = []
         for line in proc.stdout.splitlines():
             oid, _, rest = line.partition(" ")
@@ -173,7 +159,7 @@ class GitCli:
     def ls_remote(self, remote: str) -> dict[str, str]:
         proc = self._run(["ls-remote", "--refs", remote])
         if proc.returncode != 0:
-            raise SyncError(remote, _last_lines(proc.stderr))
+            raise SyncError(remote, error_lines(proc.stderr))
         out: dict[str, str] = {}
         for line in proc.stdout.splitlines():
             oid, _, name = line.partition("\t")
@@ -194,7 +180,7 @@ class GitCli:
         args = [*NO_REFLOG, "update-ref", "--stdin"]
         proc = self._run(args, "\n".join(commands) + "\n")
         if proc.returncode != 0:
-            raise SyncError("git update-ref", _last_lines(proc.stderr))
+            raise SyncError("git update-ref", error_lines(proc.stderr))
 
     def _push(
         self, remote: str, specs: list[str], updates: Sequence[RemoteUpdate]
@@ -207,7 +193,7 @@ class GitCli:
         proc = self._run([*args, remote, *specs])
         found = parse_porcelain(proc.stdout)
         if proc.returncode != 0 and not found:
-            raise SyncError(remote, _last_lines(proc.stderr))
+            raise SyncError(remote, error_lines(proc.stderr))
         said = remote_said(proc.stderr)
         if said:  # the remote's own reason (a hook's message), beside git's summary
             found = [
@@ -217,31 +203,6 @@ class GitCli:
         by_ref = {r.ref: r for r in found}
         # a ref git did not report was not pushed
         return [by_ref.get(u.ref, RefResult(u.ref, False, "not reported by git")) for u in updates]
-
-
-def remote_said(stderr: str, limit: int = 300) -> str:
-    """The ``remote:`` lines git relays from the server (a hook's reason), joined and
-    bounded: untrusted text, which the porcelain shows as a one-line field."""
-    lines = [
-        line[len("remote:") :].strip()
-        for line in stderr.splitlines()
-        if line.startswith("remote:") and line[len("remote:") :].strip()
-    ]
-    text = "; ".join(lines[-3:])
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def parse_porcelain(stdout: str) -> list[RefResult]:
-    """Per-ref lines of ``git push --porcelain``: ``<flag>\\t<src>:<dst>\\t<summary>``."""
-    out: list[RefResult] = []
-    for line in stdout.splitlines():
-        parts = line.split("\t")
-        if len(parts) < 3 or len(parts[0]) != 1 or ":" not in parts[1]:
-            continue
-        flag, spec, summary = parts[0], parts[1], "\t".join(parts[2:])
-        dst = spec.rsplit(":", 1)[1]
-        out.append(RefResult(dst, flag != "!", summary))
-    return out
 
 
 _KINDS = {1: "commit", 2: "tree", 3: "blob", 4: "tag"}

@@ -8,6 +8,7 @@ history and pull prints the new id of the local continuation.
 from __future__ import annotations
 
 import shutil
+import sys
 from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -211,7 +212,17 @@ def _syncer(app: App, name: str | None, progress: _Progress) -> Syncer:
     if find_remote(store, name) is None:
         raise UserError(f"no remote named {name}", "add one: `jp remote add NAME URL`")
     git = shutil.which("git", path=app.environ.get("PATH"))
-    return open_sync(store, name, git, progress)
+    unattended = None if _someone_can_answer(app) else app.environ
+    return open_sync(store, name, git, progress, unattended)
+
+
+def _someone_can_answer(app: App) -> bool:
+    """Whether git and ssh may ask for a password or passphrase: only with stdin and
+    stderr on a terminal (docs/sync.md); elsewhere the prompt would wait forever."""
+    try:
+        return bool(sys.stdin and sys.stdin.isatty()) and app.output.is_terminal()
+    except ValueError:  # stdin closed
+        return False
 
 
 def _run(app: App, name: str | None, verb: str, verbose: bool = False) -> None:

@@ -83,7 +83,7 @@ def _messages() -> list[tuple[type[BaseException], Message]]:
                 (InvalidEvent, lambda e: UserError(str(e))),
                 (StoreError, lambda e: UserError(f"store {e.path}: {e.reason}")),
                 (RemoteSetupError, _remote_setup),
-                (SyncError, lambda e: UserError(f"sync with {e.remote} failed: {e.reason}")),
+                (SyncError, _sync_failed),
                 (RefBusy, _ref_busy),
             ]
         )
@@ -91,6 +91,18 @@ def _messages() -> list[tuple[type[BaseException], Message]]:
 
 
 OP_LOG_HINT = "`jp op log` lists the operations"
+# what git and ssh say when they needed a password or passphrase nobody could type
+NEEDS_CREDENTIALS = ("terminal prompts disabled", "Permission denied (publickey", "passphrase")
+
+
+def _sync_failed(exc: Any) -> JpError:
+    hint = None
+    if any(words in exc.reason for words in NEEDS_CREDENTIALS):
+        hint = (
+            "off a terminal git and ssh do not ask for passwords: use a credential helper "
+            "or an ssh agent (docs/sync.md), or run jp on a terminal"
+        )
+    return UserError(f"sync with {exc.remote} failed: {exc.reason}", hint)
 
 
 def _remote_setup(exc: Any) -> JpError:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,6 +9,7 @@ import pytest
 
 from tests.e2e.harness import JP, User, warm_runtime
 from tests.support.fake_messages import FakeMessages
+from tests.support.servers.fixtures import Remote
 from tests.support.sync_machine import Machine
 
 
@@ -66,8 +66,10 @@ def online(user: User, fake: FakeMessages) -> User:
 
 
 @pytest.fixture
-def pair(tmp_path: Path) -> tuple[Machine, Machine, Path]:
-    """Two sealed machines (laptop, desktop) sharing one bare remote."""
-    remote = tmp_path / "remote.git"
-    subprocess.run(["git", "init", "--bare", "-q", str(remote)], check=True)
-    return Machine(tmp_path / "laptop", remote), Machine(tmp_path / "desktop", remote), remote
+def pair(tmp_path: Path, bare_remote: Remote) -> tuple[Machine, Machine, Path]:
+    """Two sealed machines (laptop, desktop) sharing one bare remote: a path, or with
+    ``@every_remote`` also the same repository over SSH and HTTP (its path is returned
+    for plain git checks)."""
+    url, env = bare_remote.url, bare_remote.env
+    laptop = Machine(tmp_path / "laptop", url, env)
+    return laptop, Machine(tmp_path / "desktop", url, env), bare_remote.path

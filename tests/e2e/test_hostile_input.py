@@ -7,22 +7,25 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 
 from tests.e2e.harness import User, blocks, tool_use, write_conversation
 from tests.support.fake_messages import FakeMessages
+from tests.support.servers.fixtures import Remote, bare_repo, every_remote
 from tests.unit.sync.hostile import Hostile
 
 
-def pushed(user: User, tmp_path: Path) -> tuple[str, Hostile]:
-    """A local conversation, pushed to a bare remote that an attacker can write."""
+def pushed(user: User, tmp_path: Path, remote: Remote | None = None) -> tuple[str, Hostile]:
+    """A local conversation, pushed to a bare remote that an attacker can write (a path,
+    or ``remote`` as a server serves it)."""
     cid = user.import_(write_conversation(tmp_path / "17800000201-local", 2, title="local one"))
-    remote = tmp_path / "remote.git"
-    subprocess.run(["git", "init", "--bare", "-q", str(remote)], check=True)
-    user.ok("remote", "add", "origin", str(remote))
+    if remote is None:
+        path = bare_repo(tmp_path / "remote.git")
+        remote = Remote("path", path, str(path))
+    user.env.update(remote.env)
+    user.ok("remote", "add", "origin", remote.url)
     user.ok("push", "origin")
-    return cid, Hostile(remote)
+    return cid, Hostile(remote.path)
 
 
 def still_works(user: User, cid: str) -> None:
@@ -34,8 +37,11 @@ def still_works(user: User, cid: str) -> None:
     user.fsck()
 
 
-def test_pull_names_each_refused_ref_and_nothing_else_breaks(user: User, tmp_path: Path) -> None:
-    cid, bad = pushed(user, tmp_path)
+@every_remote
+def test_pull_names_each_refused_ref_and_nothing_else_breaks(
+    user: User, tmp_path: Path, bare_remote: Remote
+) -> None:
+    cid, bad = pushed(user, tmp_path, bare_remote)
     tip = user.tip(cid)
     bad.ref("refs/conversations/jp-c1", bad.blob("not a commit\n"))
     bad.ref("refs/conversations/jp-c2", bad.event(b'{"type": "turn_start", "timestamp": \n'))

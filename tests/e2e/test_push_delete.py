@@ -9,6 +9,7 @@ import threading
 from pathlib import Path
 
 from tests.support.sandbox import JP
+from tests.support.servers.fixtures import every_remote
 from tests.support.sync_machine import Machine, remote_refs
 
 
@@ -34,6 +35,7 @@ def _shared(pair: tuple[Machine, Machine, Path]) -> tuple[Machine, Machine, Path
     return laptop, desktop, remote, cid
 
 
+@every_remote
 def test_push_delete_asks_then_deletes_there_and_here(pair: tuple[Machine, Machine, Path]) -> None:
     laptop, desktop, remote, cid = _shared(pair)
     ref = f"refs/conversations/{cid}"
@@ -110,6 +112,7 @@ def test_rm_says_what_is_true(pair: tuple[Machine, Machine, Path]) -> None:
     assert cid not in [row["id"] for row in data]
 
 
+@every_remote
 def test_git_gc_on_both_sides_during_push_delete_breaks_nothing(
     pair: tuple[Machine, Machine, Path],
 ) -> None:

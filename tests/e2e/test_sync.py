@@ -9,9 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.support.sandbox import ID, RUST
+from tests.support.servers.fixtures import every_remote
 from tests.support.sync_machine import Machine, remote_refs
 
 
+@every_remote
 def test_push_pull_and_plain_git_stays_clean(pair: tuple[Machine, Machine, Path]) -> None:
     laptop, desktop, remote = pair
     cid = laptop.new("hello from the laptop")
@@ -30,6 +32,7 @@ def test_push_pull_and_plain_git_stays_clean(pair: tuple[Machine, Machine, Path]
     assert desktop.run("conversation", "show").returncode != 0, "the active one stays local"
 
 
+@every_remote
 def test_divergence_both_ways(pair: tuple[Machine, Machine, Path]) -> None:
     laptop, desktop, _ = pair
     cid = laptop.new("shared start")
@@ -92,6 +95,7 @@ def test_archive_on_one_side_append_on_the_other(pair: tuple[Machine, Machine, P
     assert quiet in desktop.ids(), "a later unarchive wins over the archive it undoes"
 
 
+@every_remote
 def test_concurrent_metadata_edits(pair: tuple[Machine, Machine, Path]) -> None:
     laptop, desktop, _ = pair
     cid = laptop.new("metadata")

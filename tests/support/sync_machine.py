@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -15,11 +16,15 @@ from tests.support.sandbox import JP, sealed_env
 
 
 class Machine:
-    def __init__(self, root: Path, remote: Path) -> None:
+    def __init__(
+        self, root: Path, remote: Path | str, extra: Mapping[str, str] | None = None
+    ) -> None:
+        """``remote``: a path or URL; ``extra``: what the client needs to reach it
+        (``GIT_SSH_COMMAND`` for the test's sshd)."""
         root.mkdir(parents=True)
         self.root = root
         self.store = root / "store.git"
-        self.env = sealed_env(root, self.store, root / "config", "T", "t@example.invalid")
+        self.env = sealed_env(root, self.store, root / "config", "T", "t@example.invalid", extra)
         self.ok("init")
         self.ok("remote", "add", "origin", str(remote))
 

@@ -20,6 +20,7 @@ from gitstore.sync.inbound import Known, check_chain
 from gitstore.sync.pull import Syncer
 from gitstore.sync.push import push
 from gitstore.sync.transport import choose
+from tests.support.servers.fixtures import Remote, every_remote
 from tests.unit.sync.hostile import Hostile, intact, refused, request, snapshot
 
 GIT = shutil.which("git")
@@ -37,14 +38,16 @@ def start(cid: str) -> dict[str, object]:
 
 
 @pytest.fixture(params=["git", "pygit2"])
-def machine(request: pytest.FixtureRequest, tmp_path: Path) -> Make:
-    remote = tmp_path / "remote.git"
-    init_bare(remote)
+def machine(request: pytest.FixtureRequest, tmp_path: Path, bare_remote: Remote) -> Make:
+    """Stores that sync with ``bare_remote`` (a path; with ``@every_remote`` also over
+    SSH and HTTP, where the git command line is the transport)."""
+    if request.param == "pygit2" and bare_remote.kind != "path":
+        pytest.skip("the libgit2 fallback is tested against a path remote")
 
     def make(name: str, limits: Limits | None = None) -> tuple[Store, Syncer]:
         init_bare(tmp_path / name)
         store = Store(tmp_path / name, limits=limits)
-        remotes.add(store.repo, "origin", str(remote))
+        remotes.add(store.repo, "origin", bare_remote.url)
         transport = choose(store.repo, GIT if request.param == "git" else None)
         return store, Syncer(store, "origin", transport)
 
@@ -61,6 +64,7 @@ def shared(machine: Make, tmp_path: Path) -> tuple[Store, Syncer, Hostile]:
     return store, syncer, Hostile(tmp_path / "remote.git")
 
 
+@every_remote
 def test_refs_at_a_blob_or_a_tree_are_refused(shared: tuple[Store, Syncer, Hostile]) -> None:
     store, syncer, bad = shared
     bad.ref("refs/conversations/jp-c1", bad.blob("not a commit\n"))
@@ -86,6 +90,7 @@ def test_refs_at_a_blob_or_a_tree_are_refused(shared: tuple[Store, Syncer, Hosti
     ],
     ids=["not-json", "utf-16", "wrong-type", "wrong-turn-type", "lone-surrogate"],
 )  # fmt: skip
+@every_remote
 def test_chains_that_are_not_events_are_quarantined(
     shared: tuple[Store, Syncer, Hostile], data: bytes, reason: str
 ) -> None:
@@ -168,6 +173,7 @@ def test_an_oversized_event_is_refused_and_not_kept(machine: Make, tmp_path: Pat
     assert store.load(CID).events[-1]["content"] == "x" * 50_000
 
 
+@every_remote
 def test_a_deep_ref_does_not_blind_the_pull(shared: tuple[Store, Syncer, Hostile]) -> None:
     store, syncer, bad = shared
     tip = bad.tip(refs.live(CID))
@@ -185,6 +191,7 @@ def test_a_deep_ref_does_not_blind_the_pull(shared: tuple[Store, Syncer, Hostile
     assert [r.name for r in syncer.transport.list_refs([quarantine.ROOT])] == []
 
 
+@every_remote
 def test_objects_git_refuses_never_land_and_the_rest_arrives(
     shared: tuple[Store, Syncer, Hostile],
 ) -> None:

@@ -12,7 +12,7 @@ import pytest
 from gitstore.errors import SyncError
 from gitstore.sync import lock as synclock
 from gitstore.sync import remotes
-from gitstore.sync.transport import RefResult, parse_porcelain
+from gitstore.sync.gitoutput import RefResult, parse_porcelain
 
 PORCELAIN = """To /tmp/remote.git
 *\tabc123:refs/conversations/jp-c1\t[new reference]

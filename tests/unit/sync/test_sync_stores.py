@@ -19,6 +19,7 @@ from gitstore.sync import remotes
 from gitstore.sync.pull import Outcome, Syncer
 from gitstore.sync.push import push
 from gitstore.sync.transport import choose
+from tests.support.servers.fixtures import Remote, every_remote
 
 GIT = shutil.which("git")
 Make = Callable[[str], tuple[Store, Syncer]]
@@ -50,22 +51,25 @@ def actions(outcomes: list[Outcome], direction: str = "pull") -> dict[str, str]:
 
 
 @pytest.fixture(params=["git", "pygit2"])
-def machine(request: pytest.FixtureRequest, tmp_path: Path) -> Make:
+def machine(request: pytest.FixtureRequest, tmp_path: Path, bare_remote: Remote) -> Make:
+    """Stores that sync with ``bare_remote`` (a path; with ``@every_remote`` also over
+    SSH and HTTP, where the git command line is the transport)."""
     if request.param == "git" and GIT is None:
         pytest.skip("no git executable")
-    remote = tmp_path / "remote.git"
-    pygit2.init_repository(str(remote), bare=True)
+    if request.param == "pygit2" and bare_remote.kind != "path":
+        pytest.skip("the libgit2 fallback is tested against a path remote")
 
     def make(name: str) -> tuple[Store, Syncer]:
         init_bare(tmp_path / name)
         store = Store(tmp_path / name)
-        remotes.add(store.repo, "origin", str(remote))
+        remotes.add(store.repo, "origin", bare_remote.url)
         transport = choose(store.repo, GIT if request.param == "git" else None)
         return store, Syncer(store, "origin", transport)
 
     return make
 
 
+@every_remote
 def test_push_then_pull_copies_and_fast_forwards(machine: Make) -> None:
     a, sa = machine("a")
     b, sb = machine("b")
@@ -79,6 +83,7 @@ def test_push_then_pull_copies_and_fast_forwards(machine: Make) -> None:
     assert sa.pull() == [] and actions(push(sa), "push") == {}
 
 
+@every_remote
 def test_divergence_forks_the_local_continuation(machine: Make) -> None:
     a, sa = machine("a")
     b, sb = machine("b")
@@ -103,6 +108,7 @@ def test_divergence_forks_the_local_continuation(machine: Make) -> None:
     assert actions(sa.pull()) == {fork.new_id: "created", refs.NOTES_META: "fast-forwarded"}
 
 
+@every_remote
 def test_collision_moves_the_local_conversation_to_a_new_id(machine: Make) -> None:
     a, sa = machine("a")
     b, sb = machine("b")
@@ -115,6 +121,7 @@ def test_collision_moves_the_local_conversation_to_a_new_id(machine: Make) -> No
     assert texts(b, out[0].new_id) == ["made on b"]
 
 
+@every_remote
 def test_archive_travels_and_activity_unarchives(machine: Make) -> None:
     a, sa = machine("a")
     b, sb = machine("b")
