@@ -36,6 +36,7 @@ from typing import Any
 from gitstore import Event, Kind, Limits, Store
 from porcelain.app.describe import summaries
 from porcelain.app.lifecycle import publish, start_event
+from porcelain.app.session_branches import import_branched
 from porcelain.errors import UserError
 from porcelain.jpformat import claude_code, codex
 from porcelain.jpformat.sessionfiles import Found
@@ -53,6 +54,7 @@ class ImportBusy(UserError):
             "another jp is importing sessions into this store and did not finish in 5 minutes",
             "see it with `jp doctor`, then run the import again",
         )
+
 
 POSITION = "session-position/1/"  # + tool/path: the cache entry of a file's position
 
@@ -75,6 +77,7 @@ class _Known:
 
     by_path: dict[tuple[str, str], str] = field(default_factory=dict)
     by_session: dict[tuple[str, str], str] = field(default_factory=dict)
+    forks: dict[str, dict[int, str]] = field(default_factory=dict)  # main -> first record -> id
 
     def add(self, tool: str, path: str, session: str | None, agent: str | None, cid: str) -> None:
         self.by_path[(tool, path)] = cid
@@ -94,18 +97,19 @@ def known_imports(store: Store) -> _Known:
         origin = s.get("imported_from")
         if not origin or cid in replaced or not origin.get("path"):
             continue
+        if origin.get("branch"):  # a rewind branch of the session ``of``
+            branch = origin["branch"]
+            known.forks.setdefault(branch["of"], {})[branch["record"] - 1] = cid
+            continue
         known.add(origin["tool"], origin["path"], origin.get("session"), origin.get("agent"), cid)
     return known
 
 
-def _mapped(
-    tool: str, records: list[dict[str, Any]]
-) -> tuple[list[list[Event]], str | None, str | None]:
+def _mapped(tool: str, records: list[dict[str, Any]]) -> claude_code.Mapped:
     if tool == codex.TOOL:
         found = codex.map_records(records)
-        return found.groups, found.session, None
-    mapped = claude_code.map_records(records)
-    return mapped.groups, mapped.session, mapped.agent
+        return claude_code.Mapped(found.groups, found.session, None)
+    return claude_code.map_records(records)
 
 
 def import_files(
@@ -155,12 +159,21 @@ def _import_one(
     )
     if not lines.records:
         return outcome
-    groups, session, agent = _mapped(tool, lines.records)
+    mapped = _mapped(tool, lines.records)
+    groups, session, agent = mapped.groups, mapped.session, mapped.agent
     if agent is None and found.agent:
         agent = Path(found.rel).stem.removeprefix("agent-")
     session = session or _session_from_path(found)
     imported = _imported(tool, session, agent, found.rel)
-    if cid is None:
+    forks = known.forks.get(cid, {}) if cid else {}
+    if mapped.forks or forks:
+        parent = known.by_session.get((tool, session)) if agent else None
+        known_records = position["records"] if position else None
+        outcome.action, outcome.cid, outcome.new_records, made = import_branched(
+            store, cid, mapped, lines.records, imported, parent, forks, known_records
+        )
+        known.forks[outcome.cid] = made
+    elif cid is None:
         parent = known.by_session.get((tool, session)) if agent else None
         outcome.cid = _create(store, groups, imported, parent)
         outcome.action, outcome.new_records = "imported", len(groups)
@@ -169,7 +182,8 @@ def _import_one(
         _update(store, cid, lines, groups, imported, outcome, known_records)
     assert outcome.cid is not None
     known.add(tool, found.rel, session, agent, outcome.cid)
-    _keep_position(store, tool, found.rel, outcome.cid, data, lines, max_line)
+    made = known.forks.get(outcome.cid, {})
+    _keep_position(store, tool, found.rel, outcome.cid, made, data, lines, max_line)
     return outcome
 
 
@@ -185,22 +199,44 @@ def _position(
         return None
     if hashlib.sha1(data[:size]).hexdigest() != found.get("sha1"):
         return None
+    if not _branches_stayed(store, found.get("forks", {})):
+        return None
     return found if isinstance(found.get("lines"), int) else None
 
 
+def _branches_stayed(store: Store, forks: Any) -> bool:
+    """Whether each rewind branch a position names is still at the tip it names."""
+    if not isinstance(forks, dict):
+        return False
+    for cid, tip in forks.items():
+        where = store.locate(cid) if isinstance(cid, str) else None
+        if where is None or where.tip != tip:
+            return False
+    return True
+
+
 def _keep_position(
-    store: Store, tool: str, rel: str, cid: str, data: bytes, lines: SessionLines, max_line: int
+    store: Store,
+    tool: str,
+    rel: str,
+    cid: str,
+    forks: dict[int, str],
+    data: bytes,
+    lines: SessionLines,
+    max_line: int,
 ) -> None:
     where = store.locate(cid)
     if where is None:
         return
-    value = {
+    value: dict[str, Any] = {
         "size": lines.size,
         "sha1": hashlib.sha1(data[: lines.size]).hexdigest(),
         "records": len(lines.records),
         "lines": data.count(b"\n", 0, lines.size),
         "max_line": max_line,
     }
+    if forks:  # a rewound session: the position holds while none of its branches moved
+        value["forks"] = {c: t.tip for c in forks.values() if (t := store.locate(c))}
     store.keep_value(POSITION + f"{tool}/{rel}", where.tip, value)
 
 
