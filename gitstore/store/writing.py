@@ -61,7 +61,7 @@ class Writing(Reading):
         if parent is not None:
             self._commit(parent)  # a ref plain git pointed at a blob: CorruptEvent, not a crash
         if len(fitted) >= PACK_AT:
-            return self.write_packed([e for e, _ in fitted], parent, names)
+            return self._write_pairs(fitted, parent, names)
         for event, data in fitted:
             if event.get("type") == Kind.TOOL_CALL_REQUEST:
                 names[str(event.get("id"))] = str(event.get("name"))
@@ -118,6 +118,12 @@ class Writing(Reading):
         self, events: Iterable[Event], parent: str | None, names: dict[str, str]
     ) -> list[str]:
         """``write_commits`` for many (validated) events: into packs, nothing loose."""
+        return self._write_pairs(((e, commits.blob_bytes(e)) for e in events), parent, names)
+
+    def _write_pairs(
+        self, pairs: Iterable[tuple[Event, bytes]], parent: str | None, names: dict[str, str]
+    ) -> list[str]:
+        """``write_packed`` of events with their ``event.json`` bytes (computed once)."""
 
         def sign(name: str, event: Event) -> bytes:
             sig = self._signature(name, event)
@@ -125,7 +131,7 @@ class Writing(Reading):
 
         # libgit2 rescans objects/pack when a lookup misses, so the new packs are found
         return packwrite.write(
-            self.gitdir, events, parent, names, sign, self.identity.name, self.cache.add
+            self.gitdir, pairs, parent, names, sign, self.identity.name, self.cache.add
         )
 
     def create(
