@@ -31,7 +31,7 @@ import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from gitstore import Event, Kind, Limits, Store
 from porcelain.app.describe import summaries
@@ -40,7 +40,7 @@ from porcelain.app.session_branches import import_branched
 from porcelain.errors import UserError
 from porcelain.jpformat import claude_code, codex
 from porcelain.jpformat.sessionfiles import Found
-from porcelain.jpformat.sessionlines import SessionLines, Skipped, line_limit, parse_lines
+from porcelain.jpformat.sessionlines import SessionLines, Skipped, line_limit, scan
 from porcelain.jpformat.sessionmap import RECORD_TYPE, SOURCE_KEY, records_of
 
 REASON = "jp conversation import"
@@ -56,6 +56,7 @@ class ImportBusy(UserError):
         )
 
 
+BLOCK = 1 << 20  # bytes read at a time when hashing a file's start
 POSITION = "session-position/1/"  # + tool/path: the cache entry of a file's position
 
 
@@ -136,19 +137,24 @@ def import_files(
 def _import_one(
     store: Store, tool: str, found: Found, limits: Limits, known: _Known
 ) -> FileOutcome:
-    try:
-        data = found.path.read_bytes()
-    except OSError as exc:
-        return FileOutcome(found, "unreadable", error=exc.strerror or str(exc))
     max_line = line_limit(limits.max_event_bytes)
     cid = known.by_path.get((tool, found.rel))
     where = store.locate(cid) if cid else None
-    position = _position(store, tool, found.rel, where.tip, data, max_line) if where else None
-    end = data.rfind(b"\n") + 1
-    if cid and position and position["size"] == end:
-        pending = bool(data[end:].strip())
-        return FileOutcome(found, "unchanged", cid, position["records"], pending=pending)
-    lines = parse_lines(data, max_line)
+    try:  # read a line at a time: what is held is one session's records, never its bytes
+        with open(found.path, "rb") as handle:
+            position = (
+                _position(store, tool, found.rel, where.tip, handle, max_line) if where else None
+            )
+            if cid and position:
+                pending = _nothing_after(handle)
+                if pending is not None:
+                    return FileOutcome(
+                        found, "unchanged", cid, position["records"], pending=pending
+                    )
+            handle.seek(0)
+            lines = scan(handle, max_line)
+    except OSError as exc:
+        return FileOutcome(found, "unreadable", error=exc.strerror or str(exc))
     seen = position["lines"] if position else 0
     outcome = FileOutcome(
         found,
@@ -183,25 +189,50 @@ def _import_one(
     assert outcome.cid is not None
     known.add(tool, found.rel, session, agent, outcome.cid)
     made = known.forks.get(outcome.cid, {})
-    _keep_position(store, tool, found.rel, outcome.cid, made, data, lines, max_line)
+    _keep_position(store, tool, found.rel, outcome.cid, made, lines, max_line)
     return outcome
 
 
 def _position(
-    store: Store, tool: str, rel: str, tip: str, data: bytes, max_line: int
+    store: Store, tool: str, rel: str, tip: str, handle: BinaryIO, max_line: int
 ) -> dict[str, Any] | None:
-    """The position recorded for this file at ``tip``, if the file still starts with it."""
+    """The position recorded for this file at ``tip``, if the file still starts with it
+    (``handle`` is left after those bytes)."""
     found = store.cached_value(POSITION + f"{tool}/{rel}", tip)
     if not isinstance(found, dict) or found.get("max_line") != max_line:
         return None
     size = found.get("size")
-    if not isinstance(size, int) or size > len(data) or not isinstance(found.get("records"), int):
+    if not isinstance(size, int) or not isinstance(found.get("records"), int):
         return None
-    if hashlib.sha1(data[:size]).hexdigest() != found.get("sha1"):
+    if _prefix_sha1(handle, size) != found.get("sha1"):
         return None
     if not _branches_stayed(store, found.get("forks", {})):
         return None
     return found if isinstance(found.get("lines"), int) else None
+
+
+def _prefix_sha1(handle: BinaryIO, size: int) -> str | None:
+    """The SHA-1 of the first ``size`` bytes (None: the file is shorter)."""
+    digest = hashlib.sha1()
+    left = size
+    while left > 0:
+        block = handle.read(min(BLOCK, left))
+        if not block:
+            return None
+        digest.update(block)
+        left -= len(block)
+    return digest.hexdigest()
+
+
+def _nothing_after(handle: BinaryIO) -> bool | None:
+    """After the recorded position: None when a whole line follows (the file grew),
+    else whether a line is being written there."""
+    pending = False
+    while block := handle.read(BLOCK):
+        if b"\n" in block:
+            return None
+        pending = pending or bool(block.strip())
+    return pending
 
 
 def _branches_stayed(store: Store, forks: Any) -> bool:
@@ -221,7 +252,6 @@ def _keep_position(
     rel: str,
     cid: str,
     forks: dict[int, str],
-    data: bytes,
     lines: SessionLines,
     max_line: int,
 ) -> None:
@@ -230,9 +260,9 @@ def _keep_position(
         return
     value: dict[str, Any] = {
         "size": lines.size,
-        "sha1": hashlib.sha1(data[: lines.size]).hexdigest(),
+        "sha1": lines.sha1,
         "records": len(lines.records),
-        "lines": data.count(b"\n", 0, lines.size),
+        "lines": lines.newlines,
         "max_line": max_line,
     }
     if forks:  # a rewound session: the position holds while none of its branches moved

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -54,6 +55,19 @@ def test_bad_lines_are_named_and_the_rest_is_read() -> None:
     assert [s.line for s in out.skipped] == [2, 3, 5, 6]
     assert "not a JSON object" in out.skipped[1].reason
     assert "over 1024" in out.skipped[2].reason
+
+
+def test_lines_are_read_one_at_a_time_and_a_long_one_is_read_through() -> None:
+    long = b'{"x": "' + b"y" * 5000 + b'"}\n'
+    data = b'{"a": 1}\n' + long + b'{"b": 2}\n' + b'{"c": ' + b"3" * 3000
+    out = parse_lines(data, 1024)
+    assert out.records == [{"a": 1}, {"b": 2}] and out.lines == [1, 3]
+    assert [s.line for s in out.skipped] == [2] and "over 1024" in out.skipped[0].reason
+    assert out.pending, "a long last line without its newline is being written"
+    whole = data[: data.rindex(b"\n") + 1]
+    assert (out.size, out.newlines) == (len(whole), 3)
+    assert out.sha1 == hashlib.sha1(whole).hexdigest()
+    assert parse_lines(whole, 1024).sha1 == out.sha1
 
 
 def test_a_last_line_without_its_newline_waits() -> None:
