@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Iterable, Sequence
-from functools import partial
+from functools import lru_cache, partial
 from typing import TYPE_CHECKING
 
 from gitstore import faults, ids, refs
@@ -40,10 +40,16 @@ else:
     pygit2 = lazy_module("pygit2")  # loaded by the first command that touches git objects
 
 
+@lru_cache(maxsize=512)
+def _epoch(stamp: str) -> int:
+    """The seconds of an event's time stamp (author and committer dates; neighbouring
+    events share stamps, and each commit has two)."""
+    return int(parse_time(stamp).timestamp())
+
+
 class Writing(Reading):
     def _signature(self, name: str, event: Event) -> pygit2.Signature:
-        moment = parse_time(str(event["timestamp"]))
-        return pygit2.Signature(name, self.identity.email, int(moment.timestamp()), 0)
+        return pygit2.Signature(name, self.identity.email, _epoch(str(event["timestamp"])), 0)
 
     def write_commits(
         self, events: Sequence[Event], parent: str | None, tool_names: dict[str, str] | None = None
