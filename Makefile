@@ -7,7 +7,7 @@ BIN = $(VENV)/bin
 # as many workers as cores keeps both cores busy.  `make unit JOBS=1` runs serially.
 JOBS ?= 4
 
-.PHONY: install dev demo test lint unit servers bench clean
+.PHONY: install dev demo test lint unit servers bench bench-scale clean
 
 $(BIN)/jp: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,11 @@ test: servers lint unit
 
 bench: $(BIN)/jp
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python bench/run.py
+
+# memory of a session import against its total size (250 MiB and 1 GiB of synthetic
+# Claude Code sessions under /tmp; slow: tens of minutes on a small machine)
+bench-scale: $(BIN)/jp
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m bench.session_scale --sizes 250,1000
 
 clean:
 	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache

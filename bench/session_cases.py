@@ -18,7 +18,16 @@ import sys
 import time
 from pathlib import Path
 
-from bench.common import Profile, Results, Row, clean_env, jp_command, run_process, verdict
+from bench.common import (
+    Profile,
+    Results,
+    Row,
+    clean_env,
+    cpu_now,
+    jp_command,
+    run_process,
+    verdict,
+)
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "fixtures"
 _HASH = """
@@ -106,12 +115,16 @@ def sessions_section(root: Path, profile: Profile, results: Results) -> None:
     (work / "home").mkdir()
     jp = jp_command()
     run_process([*jp, "init"], env, work)
+    before = cpu_now()
     first = run_process(
         [*jp, "conversation", "import", "--from", "claude-code", str(claude)], env, work
     )
     first += run_process([*jp, "conversation", "import", "--from", "codex", str(codex)], env, work)
+    first_cpu = cpu_now() - before
     count = _stream(store, work / "stream")
+    before = cpu_now()
     git_time = _fast_import(work / "stream", work / "git.git")
+    git_cpu = cpu_now() - before
     results.add(
         Row(
             f"import of the real sessions ({count:,} event commits)",
@@ -120,8 +133,11 @@ def sessions_section(root: Path, profile: Profile, results: Results) -> None:
             git_time,
             "<= 3x",
             verdict(first <= 3 * git_time),
+            cpu=first_cpu,
+            base_cpu=git_cpu,
         )
     )
+    before = cpu_now()
     again = [
         run_process(
             [*jp, "conversation", "import", "--from", "claude-code", str(claude)], env, work
@@ -129,11 +145,14 @@ def sessions_section(root: Path, profile: Profile, results: Results) -> None:
         + run_process([*jp, "conversation", "import", "--from", "codex", str(codex)], env, work)
         for _ in range(profile.few(3))
     ]
+    again_cpu = (cpu_now() - before) / len(again)
+    before = cpu_now()
     hashed = [
         run_process([sys.executable, "-c", _HASH, str(claude)], env, work)
         + run_process([sys.executable, "-c", _HASH, str(codex)], env, work)
         for _ in range(profile.few(3))
     ]
+    hashed_cpu = (cpu_now() - before) / len(hashed)
     size = sum(p.stat().st_size for p in work.rglob("*.jsonl"))
     results.add(
         Row(
@@ -143,6 +162,8 @@ def sessions_section(root: Path, profile: Profile, results: Results) -> None:
             sorted(hashed)[len(hashed) // 2],
             "<= 2x",
             verdict(sorted(again)[len(again) // 2] <= 2 * sorted(hashed)[len(hashed) // 2]),
+            cpu=again_cpu,
+            base_cpu=hashed_cpu,
         )
     )
     shutil.rmtree(work)

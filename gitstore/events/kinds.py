@@ -16,10 +16,11 @@ model): ``config_delta``, ``compaction``, ``compaction_reset`` and
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
+
+from gitstore.events import canonical
 
 Event = dict[str, Any]
 
@@ -169,6 +170,8 @@ def _plain(event: Any) -> Event | None:
 def canonical_json(event: Event) -> bytes:
     """The bytes of ``event.json``: sorted keys, UTF-8, one trailing newline.
 
-    Changing this changes every object id written from then on.
+    Changing this changes every object id written from then on.  The text is
+    ``json.dumps(event, sort_keys=True, ensure_ascii=False, indent=1)``, written by
+    ``canonical.dumps`` (the same text, faster).
     """
-    return (json.dumps(event, sort_keys=True, ensure_ascii=False, indent=1) + "\n").encode()
+    return (canonical.dumps(event) + "\n").encode()

@@ -84,9 +84,12 @@ def commit_bytes(
     names: Mapping[str, str],
     author: bytes,
     committer: bytes,
+    blob: bytes | None = None,
 ) -> tuple[bytes, bytes, bytes]:
-    """The blob, tree and commit of one event, as raw object contents."""
-    blob = commits.blob_bytes(event)
+    """The blob, tree and commit of one event, as raw object contents (``blob``: its
+    ``event.json`` bytes, when the caller has them already)."""
+    if blob is None:
+        blob = commits.blob_bytes(event)
     tree = b"100644 event.json\0" + _sha(b"blob", blob)
     head = b"tree %s\n" % _sha(b"tree", tree).hex().encode()
     if parent:
@@ -180,15 +183,15 @@ class Packed:
 
 def write(
     gitdir: Path,
-    events: Iterable[Event],
+    events: Iterable[tuple[Event, bytes]],
     parent: str | None,
     names: dict[str, str],
     sign: Signer,
     committer: str,
     on_rows: Callable[[list[tuple[str, str | None, Event]]], None] | None = None,
 ) -> list[str]:
-    """Write one commit per event on top of ``parent`` into packs; returns the commit
-    ids.  ``sign(name, event)`` gives a signature line (``signature_line``) for
+    """Write one commit per event (each with its ``event.json`` bytes) on top of
+    ``parent`` into packs; returns the commit ids.  ``sign(name, event)`` gives a signature line (``signature_line``) for
     the author or committer ``name``; ``on_rows`` is handed the rows (commit,
     parent, event) ``ROWS`` at a time (they may name commits of a pack that an
     interruption then drops: harmless for a cache keyed by commit id)."""
@@ -199,7 +202,7 @@ def write(
 
 def write_stream(
     gitdir: Path,
-    events: Iterable[Event],
+    events: Iterable[tuple[Event, bytes]],
     parent: str | None,
     names: dict[str, str],
     sign: Signer,
@@ -214,7 +217,7 @@ def write_stream(
 
 def _write(
     gitdir: Path,
-    events: Iterable[Event],
+    events: Iterable[tuple[Event, bytes]],
     parent: str | None,
     names: dict[str, str],
     sign: Signer,
@@ -253,7 +256,7 @@ def _terminate_as_interrupt() -> Iterator[None]:
 def _write_chunks(
     gitdir: Path,
     work: Path,
-    events: Iterable[Event],
+    events: Iterable[tuple[Event, bytes]],
     parent: str | None,
     names: dict[str, str],
     sign: Signer,
@@ -265,13 +268,15 @@ def _write_chunks(
     done: list[tuple[Path, str]] = []
     pack: _Pack | None = None
     rows: list[tuple[str, str | None, Event]] = []
-    for event in events:
+    for event, data in events:
         if pack is None:
             pack = _Pack(work / f"chunk-{len(done)}.pack")
         if event.get("type") == Kind.TOOL_CALL_REQUEST:
             names[str(event.get("id"))] = str(event.get("name"))
         author = sign(commits.author_name(event), event)
-        blob, tree, commit = commit_bytes(event, parent, names, author, sign(committer, event))
+        blob, tree, commit = commit_bytes(
+            event, parent, names, author, sign(committer, event), data
+        )
         pack.add("blob", blob)
         pack.add("tree", tree)
         oid = pack.add("commit", commit).hex()

@@ -54,10 +54,11 @@ class Streamed:
         self.packed = self._write()
         self.tip = self.packed.tip
 
-    def _fitted(self) -> Iterator[Event]:
-        """Each event checked (a tool result over the size limit cut) as it is read."""
+    def _fitted(self) -> Iterator[tuple[Event, bytes]]:
+        """Each event checked (a tool result over the size limit cut) as it is read,
+        with its ``event.json`` bytes (made once, here)."""
         for n, event in enumerate(self.events):
-            yield self.store._fit(validate(event, f"event {n}"))[0]
+            yield self.store._fit(validate(event, f"event {n}"))
 
     def _write(self) -> packwrite.Packed:
         store = self.store

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Iterable, Sequence
-from functools import partial
+from functools import lru_cache, partial
 from typing import TYPE_CHECKING
 
 from gitstore import faults, ids, refs
@@ -42,10 +42,16 @@ else:
     pygit2 = lazy_module("pygit2")  # loaded by the first command that touches git objects
 
 
+@lru_cache(maxsize=512)
+def _epoch(stamp: str) -> int:
+    """The seconds of an event's time stamp (author and committer dates; neighbouring
+    events share stamps, and each commit has two)."""
+    return int(parse_time(stamp).timestamp())
+
+
 class Writing(Reading):
     def _signature(self, name: str, event: Event) -> pygit2.Signature:
-        moment = parse_time(str(event["timestamp"]))
-        return pygit2.Signature(name, self.identity.email, int(moment.timestamp()), 0)
+        return pygit2.Signature(name, self.identity.email, _epoch(str(event["timestamp"])), 0)
 
     def write_commits(
         self, events: Sequence[Event], parent: str | None, tool_names: dict[str, str] | None = None
@@ -63,7 +69,7 @@ class Writing(Reading):
         if parent is not None:
             self._commit(parent)  # a ref plain git pointed at a blob: CorruptEvent, not a crash
         if len(fitted) >= PACK_AT:
-            return self.write_packed([e for e, _ in fitted], parent, names)
+            return self._write_pairs(fitted, parent, names)
         for event, data in fitted:
             if event.get("type") == Kind.TOOL_CALL_REQUEST:
                 names[str(event.get("id"))] = str(event.get("name"))
@@ -120,6 +126,12 @@ class Writing(Reading):
         self, events: Iterable[Event], parent: str | None, names: dict[str, str]
     ) -> list[str]:
         """``write_commits`` for many (validated) events: into packs, nothing loose."""
+        return self._write_pairs(((e, commits.blob_bytes(e)) for e in events), parent, names)
+
+    def _write_pairs(
+        self, pairs: Iterable[tuple[Event, bytes]], parent: str | None, names: dict[str, str]
+    ) -> list[str]:
+        """``write_packed`` of events with their ``event.json`` bytes (computed once)."""
 
         def sign(name: str, event: Event) -> bytes:
             sig = self._signature(name, event)
@@ -127,7 +139,7 @@ class Writing(Reading):
 
         # libgit2 rescans objects/pack when a lookup misses, so the new packs are found
         return packwrite.write(
-            self.gitdir, events, parent, names, sign, self.identity.name, self.cache.add
+            self.gitdir, pairs, parent, names, sign, self.identity.name, self.cache.add
         )
 
     def create(

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from porcelain.domain.token_count import TokenCount
     from porcelain.models.catalog import Catalog
 
-SUMMARY_VERSION = 5  # imported_from: summaries of 4 or less lack it
+SUMMARY_VERSION = 6  # imported_from.branch: summaries of 5 or less lack it
 
 
 def summarize(events: Sequence[Event]) -> dict[str, Any]:
@@ -70,7 +70,8 @@ SESSION_TOOLS = ("claude-code", "codex")
 
 
 def imported_facts(imported: Any) -> dict[str, Any]:
-    """``imported_from`` {tool, session, agent, path} of another tool's session (else None),
+    """``imported_from`` {tool, session, agent, path, branch} of another tool's session
+    (else None),
     and the conversation an import of a changed file replaced."""
     if not isinstance(imported, dict) or imported.get("format") not in SESSION_TOOLS:
         return {"imported_from": None, "replaces": None}
@@ -80,9 +81,23 @@ def imported_facts(imported: Any) -> dict[str, Any]:
     }
     replaces = imported.get("replaces")
     return {
-        "imported_from": {"tool": imported["format"], **shown},
+        "imported_from": {"tool": imported["format"], **shown, "branch": _branch(imported)},
         "replaces": replaces if isinstance(replaces, str) else None,
     }
+
+
+def _branch(imported: dict[str, Any]) -> dict[str, Any] | None:
+    """A rewind branch's ``{of: the session's conversation, record: its first record's
+    1-based place in the file}`` (None for a session's own stream)."""
+    rewind = imported.get("rewind")
+    if not isinstance(rewind, dict):
+        return None
+    of, record = rewind.get("of"), rewind.get("record")
+    if not isinstance(of, str) or not is_valid_id(of):
+        return None
+    if not isinstance(record, int) or isinstance(record, bool) or record < 1:
+        return None
+    return {"of": of, "record": record}
 
 
 def summaries(store: Store, located: Sequence[Located]) -> dict[str, dict[str, Any]]:

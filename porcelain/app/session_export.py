@@ -5,16 +5,16 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from gitstore import Event, Kind, Store
-from porcelain.app.describe import summaries
+from porcelain.app.describe import imported_facts, summaries
+from porcelain.app.session_branches import BrokenBranches, session_records
 from porcelain.errors import UserError
 from porcelain.jpformat.sessionfiles import rel_path_problem
 from porcelain.jpformat.sessionlines import read_lines
-from porcelain.jpformat.sessionmap import records_of
 
 
 class SessionExportError(UserError):
@@ -34,15 +34,22 @@ def _origin_of(events: Sequence[Event]) -> dict[str, Any] | None:
     return imported if isinstance(imported, dict) else None
 
 
-def export_session(store: Store, cid: str, tool: str, dest: Path) -> list[Written]:
+def export_session(
+    store: Store, cid: str, tool: str, dest: Path, follow: bool = True
+) -> list[Written]:
     """Write the session of ``cid`` (and its subagent streams) under ``dest`` at their
-    paths relative to the tool's root, every kept record as a JSON line, in order."""
+    paths relative to the tool's root, every kept record as a JSON line, in order (a
+    rewound session's branches put back in their places; a branch exports its session)."""
     events = store.load(cid).events
     origin = _origin_of(events)
     if origin is None or origin.get("format") != tool:
         raise SessionExportError(f"{cid} was not imported from {tool}")
+    branch = imported_facts(origin)["imported_from"]["branch"]
+    if branch is not None and follow and store.exists(branch["of"]):
+        return export_session(store, branch["of"], tool, dest, follow=False)
+    related = _related(store, tool)
     plan = [(cid, origin, events)]
-    for sub in _subagents(store, cid, tool):
+    for sub in related.subagents.get(cid, []):
         sub_events = store.load(sub).events
         sub_origin = _origin_of(sub_events)
         if sub_origin is not None:
@@ -52,7 +59,12 @@ def export_session(store: Store, cid: str, tool: str, dest: Path) -> list[Writte
         problem = rel_path_problem(found.get("path"))
         if problem:
             raise SessionExportError(f"{owner}: its recorded path cannot be written: {problem}")
-        targets.append((owner, dest / str(found["path"]), records_of(chain)))
+        branches = [store.load(b).events for b in related.branches.get(owner, [])]
+        try:
+            recs = session_records(chain, branches)
+        except BrokenBranches as exc:
+            raise SessionExportError(f"{owner} cannot be exported: {exc}") from None
+        targets.append((owner, dest / str(found["path"]), recs))
     for owner, path, recs in targets:
         if _would_lose(path, recs):
             raise SessionExportError(
@@ -66,21 +78,27 @@ def export_session(store: Store, cid: str, tool: str, dest: Path) -> list[Writte
     return out
 
 
-def _subagents(store: Store, cid: str, tool: str) -> list[str]:
+@dataclass
+class _Related:
+    subagents: dict[str, list[str]] = field(default_factory=dict)  # session -> its streams
+    branches: dict[str, list[str]] = field(default_factory=dict)  # session -> rewind branches
+
+
+def _related(store: Store, tool: str) -> _Related:
+    """The subagent streams and rewind branches of every imported session of ``tool``."""
     located = store.refs(archived=None)
     facts = summaries(store, located)
-    out = []
-    for loc in located:
+    out = _Related()
+    for loc in sorted(located, key=lambda x: x.cid):
         s = facts[loc.tip]
         origin = s.get("imported_from") or {}
-        if (
-            s.get("start_id") == loc.cid
-            and s.get("forked_from") == cid
-            and origin.get("tool") == tool
-            and origin.get("agent")
-        ):
-            out.append(loc.cid)
-    return sorted(out)
+        if s.get("start_id") != loc.cid or origin.get("tool") != tool:
+            continue
+        if origin.get("branch"):
+            out.branches.setdefault(origin["branch"]["of"], []).append(loc.cid)
+        elif origin.get("agent") and s.get("forked_from"):
+            out.subagents.setdefault(s["forked_from"], []).append(loc.cid)
+    return out
 
 
 def _would_lose(path: Path, records: Sequence[dict[str, Any]]) -> bool:

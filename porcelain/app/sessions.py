@@ -31,15 +31,16 @@ import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from gitstore import Event, Kind, Limits, Store
 from porcelain.app.describe import summaries
 from porcelain.app.lifecycle import publish, start_event
+from porcelain.app.session_branches import import_branched
 from porcelain.errors import UserError
 from porcelain.jpformat import claude_code, codex
 from porcelain.jpformat.sessionfiles import Found
-from porcelain.jpformat.sessionlines import SessionLines, Skipped, line_limit, parse_lines
+from porcelain.jpformat.sessionlines import SessionLines, Skipped, line_limit, scan
 from porcelain.jpformat.sessionmap import RECORD_TYPE, SOURCE_KEY, records_of
 
 REASON = "jp conversation import"
@@ -54,6 +55,8 @@ class ImportBusy(UserError):
             "see it with `jp doctor`, then run the import again",
         )
 
+
+BLOCK = 1 << 20  # bytes read at a time when hashing a file's start
 POSITION = "session-position/1/"  # + tool/path: the cache entry of a file's position
 
 
@@ -75,6 +78,7 @@ class _Known:
 
     by_path: dict[tuple[str, str], str] = field(default_factory=dict)
     by_session: dict[tuple[str, str], str] = field(default_factory=dict)
+    forks: dict[str, dict[int, str]] = field(default_factory=dict)  # main -> first record -> id
 
     def add(self, tool: str, path: str, session: str | None, agent: str | None, cid: str) -> None:
         self.by_path[(tool, path)] = cid
@@ -94,18 +98,19 @@ def known_imports(store: Store) -> _Known:
         origin = s.get("imported_from")
         if not origin or cid in replaced or not origin.get("path"):
             continue
+        if origin.get("branch"):  # a rewind branch of the session ``of``
+            branch = origin["branch"]
+            known.forks.setdefault(branch["of"], {})[branch["record"] - 1] = cid
+            continue
         known.add(origin["tool"], origin["path"], origin.get("session"), origin.get("agent"), cid)
     return known
 
 
-def _mapped(
-    tool: str, records: list[dict[str, Any]]
-) -> tuple[list[list[Event]], str | None, str | None]:
+def _mapped(tool: str, records: list[dict[str, Any]]) -> claude_code.Mapped:
     if tool == codex.TOOL:
         found = codex.map_records(records)
-        return found.groups, found.session, None
-    mapped = claude_code.map_records(records)
-    return mapped.groups, mapped.session, mapped.agent
+        return claude_code.Mapped(found.groups, found.session, None)
+    return claude_code.map_records(records)
 
 
 def import_files(
@@ -132,19 +137,24 @@ def import_files(
 def _import_one(
     store: Store, tool: str, found: Found, limits: Limits, known: _Known
 ) -> FileOutcome:
-    try:
-        data = found.path.read_bytes()
-    except OSError as exc:
-        return FileOutcome(found, "unreadable", error=exc.strerror or str(exc))
     max_line = line_limit(limits.max_event_bytes)
     cid = known.by_path.get((tool, found.rel))
     where = store.locate(cid) if cid else None
-    position = _position(store, tool, found.rel, where.tip, data, max_line) if where else None
-    end = data.rfind(b"\n") + 1
-    if cid and position and position["size"] == end:
-        pending = bool(data[end:].strip())
-        return FileOutcome(found, "unchanged", cid, position["records"], pending=pending)
-    lines = parse_lines(data, max_line)
+    try:  # read a line at a time: what is held is one session's records, never its bytes
+        with open(found.path, "rb") as handle:
+            position = (
+                _position(store, tool, found.rel, where.tip, handle, max_line) if where else None
+            )
+            if cid and position:
+                pending = _nothing_after(handle)
+                if pending is not None:
+                    return FileOutcome(
+                        found, "unchanged", cid, position["records"], pending=pending
+                    )
+            handle.seek(0)
+            lines = scan(handle, max_line)
+    except OSError as exc:
+        return FileOutcome(found, "unreadable", error=exc.strerror or str(exc))
     seen = position["lines"] if position else 0
     outcome = FileOutcome(
         found,
@@ -155,12 +165,21 @@ def _import_one(
     )
     if not lines.records:
         return outcome
-    groups, session, agent = _mapped(tool, lines.records)
+    mapped = _mapped(tool, lines.records)
+    groups, session, agent = mapped.groups, mapped.session, mapped.agent
     if agent is None and found.agent:
         agent = Path(found.rel).stem.removeprefix("agent-")
     session = session or _session_from_path(found)
     imported = _imported(tool, session, agent, found.rel)
-    if cid is None:
+    forks = known.forks.get(cid, {}) if cid else {}
+    if mapped.forks or forks:
+        parent = known.by_session.get((tool, session)) if agent else None
+        known_records = position["records"] if position else None
+        outcome.action, outcome.cid, outcome.new_records, made = import_branched(
+            store, cid, mapped, lines.records, imported, parent, forks, known_records
+        )
+        known.forks[outcome.cid] = made
+    elif cid is None:
         parent = known.by_session.get((tool, session)) if agent else None
         outcome.cid = _create(store, groups, imported, parent)
         outcome.action, outcome.new_records = "imported", len(groups)
@@ -169,38 +188,85 @@ def _import_one(
         _update(store, cid, lines, groups, imported, outcome, known_records)
     assert outcome.cid is not None
     known.add(tool, found.rel, session, agent, outcome.cid)
-    _keep_position(store, tool, found.rel, outcome.cid, data, lines, max_line)
+    made = known.forks.get(outcome.cid, {})
+    _keep_position(store, tool, found.rel, outcome.cid, made, lines, max_line)
     return outcome
 
 
 def _position(
-    store: Store, tool: str, rel: str, tip: str, data: bytes, max_line: int
+    store: Store, tool: str, rel: str, tip: str, handle: BinaryIO, max_line: int
 ) -> dict[str, Any] | None:
-    """The position recorded for this file at ``tip``, if the file still starts with it."""
+    """The position recorded for this file at ``tip``, if the file still starts with it
+    (``handle`` is left after those bytes)."""
     found = store.cached_value(POSITION + f"{tool}/{rel}", tip)
     if not isinstance(found, dict) or found.get("max_line") != max_line:
         return None
     size = found.get("size")
-    if not isinstance(size, int) or size > len(data) or not isinstance(found.get("records"), int):
+    if not isinstance(size, int) or not isinstance(found.get("records"), int):
         return None
-    if hashlib.sha1(data[:size]).hexdigest() != found.get("sha1"):
+    if _prefix_sha1(handle, size) != found.get("sha1"):
+        return None
+    if not _branches_stayed(store, found.get("forks", {})):
         return None
     return found if isinstance(found.get("lines"), int) else None
 
 
+def _prefix_sha1(handle: BinaryIO, size: int) -> str | None:
+    """The SHA-1 of the first ``size`` bytes (None: the file is shorter)."""
+    digest = hashlib.sha1()
+    left = size
+    while left > 0:
+        block = handle.read(min(BLOCK, left))
+        if not block:
+            return None
+        digest.update(block)
+        left -= len(block)
+    return digest.hexdigest()
+
+
+def _nothing_after(handle: BinaryIO) -> bool | None:
+    """After the recorded position: None when a whole line follows (the file grew),
+    else whether a line is being written there."""
+    pending = False
+    while block := handle.read(BLOCK):
+        if b"\n" in block:
+            return None
+        pending = pending or bool(block.strip())
+    return pending
+
+
+def _branches_stayed(store: Store, forks: Any) -> bool:
+    """Whether each rewind branch a position names is still at the tip it names."""
+    if not isinstance(forks, dict):
+        return False
+    for cid, tip in forks.items():
+        where = store.locate(cid) if isinstance(cid, str) else None
+        if where is None or where.tip != tip:
+            return False
+    return True
+
+
 def _keep_position(
-    store: Store, tool: str, rel: str, cid: str, data: bytes, lines: SessionLines, max_line: int
+    store: Store,
+    tool: str,
+    rel: str,
+    cid: str,
+    forks: dict[int, str],
+    lines: SessionLines,
+    max_line: int,
 ) -> None:
     where = store.locate(cid)
     if where is None:
         return
-    value = {
+    value: dict[str, Any] = {
         "size": lines.size,
-        "sha1": hashlib.sha1(data[: lines.size]).hexdigest(),
+        "sha1": lines.sha1,
         "records": len(lines.records),
-        "lines": data.count(b"\n", 0, lines.size),
+        "lines": lines.newlines,
         "max_line": max_line,
     }
+    if forks:  # a rewound session: the position holds while none of its branches moved
+        value["forks"] = {c: t.tip for c in forks.values() if (t := store.locate(c))}
     store.keep_value(POSITION + f"{tool}/{rel}", where.tip, value)
 
 

@@ -25,6 +25,9 @@ def origin_rows(info: dict[str, Any]) -> list[tuple[str, str]]:
     origin = info.get("imported_from")
     if isinstance(origin, dict) and origin.get("tool"):
         agent = f", subagent {origin['agent']}" if origin.get("agent") else ""
+        branch = origin.get("branch")
+        if isinstance(branch, dict):
+            agent += f", rewind branch from record {branch.get('record')} of {branch.get('of')}"
         rows.append(("Imported", f"{origin['tool']} session {origin.get('session')}{agent}"))
         rows.append(("From file", str(origin.get("path"))))
     return rows

@@ -13,6 +13,8 @@ Pure: records in, one group of events per record out (``sessionmap``).
   in the turn);
 - a ``compact_boundary`` with the ``isCompactSummary`` record after it is a
   jp compaction over every turn before it, carrying the summary verbatim;
+- a ``/rewind`` (a prompt under the parent of an earlier prompt, not going on
+  from the last record) opens a branch of its own (``rewind``);
 - anything else (``isMeta``, ``progress``, ``system``, ``file-history-snapshot``,
   ``queue-operation``, ``summary``, types jp does not know) is a kept record.
 """
@@ -20,12 +22,20 @@ Pure: records in, one group of events per record out (``sessionmap``).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from gitstore import Event
-from porcelain.jpformat.rewind import NOTE, Tree
-from porcelain.jpformat.sessionmap import RECORD_TYPE, Builder, arguments_of, message_text, text_of
+from porcelain.jpformat.rewind import Fork, Tree
+from porcelain.jpformat.sessionmap import (
+    INDEX_KEY,
+    RECORD_TYPE,
+    Builder,
+    State,
+    arguments_of,
+    message_text,
+    text_of,
+)
 
 TOOL = "claude-code"
 # what Claude Code writes as a "user" text that nobody typed (slash commands, shell echoes, hooks)
@@ -41,6 +51,8 @@ class Mapped:
     groups: list[list[Event]]  # one per record, in order
     session: str | None  # the records' ``sessionId``
     agent: str | None  # the records' ``agentId`` (a subagent stream)
+    branch_of: list[int] = field(default_factory=list)  # each record's branch (0: the first)
+    forks: list[Fork] = field(default_factory=list)  # branch n (a rewind) is forks[n - 1]
 
 
 def _string(value: Any, limit: int = 200) -> str | None:
@@ -57,21 +69,62 @@ def identity(records: list[dict[str, Any]]) -> tuple[str | None, str | None]:
 
 
 def map_records(records: list[dict[str, Any]]) -> Mapped:
-    builder = Builder()
+    """The events of each record, and the branch it is on (a rewind opens one, which
+    goes on from the state of its parent branch at the record it went back to; the
+    first event of a rewind branch's record notes the record's place in the file)."""
+    builders = [Builder()]
+    states: dict[int, State] = {}  # record index -> its branch's state after it
     tree = Tree()
-    groups = []
-    for record in records:
+    groups, branch_of = [], []
+    for index, record in enumerate(records):
+        typed = _typed(record)
+        branch = tree.place(record, index, typed is not None)
+        if branch == len(builders):
+            builders.append(Builder.resumed(states[tree.forks[-1].at]))
+        builder = builders[branch]
         builder.begin(record)
-        tree.note(record)
-        _map(builder, tree, record)
-        if any(e.get("type") != RECORD_TYPE for e in builder.group):
-            tree.produced(record)
-        groups.append(builder.finish(record))
+        _map(builder, record, typed)
+        if typed is not None:
+            tree.prompt(record)
+        produced = any(e.get("type") != RECORD_TYPE for e in builder.group)
+        tree.placed(record, index, branch, produced)
+        group = builder.finish(record)
+        if branch:
+            first = group[0]
+            first["metadata"] = {**(first.get("metadata") or {}), INDEX_KEY: index}
+        if isinstance(record.get("uuid"), str):
+            states[index] = builder.snapshot()
+        groups.append(group)
+        branch_of.append(branch)
     session, agent = identity(records)
-    return Mapped(groups, session, agent)
+    return Mapped(groups, session, agent, branch_of, tree.forks)
 
 
-def _map(builder: Builder, tree: Tree, record: dict[str, Any]) -> None:
+def _typed(record: dict[str, Any]) -> str | None:
+    """The text of a typed prompt (else None): a ``user`` record, not meta, not a
+    compaction summary, whose text is not one of Claude Code's own echoes."""
+    message = record.get("message")
+    if record.get("type") != "user" or not isinstance(message, dict):
+        return None
+    if record.get("isCompactSummary") or record.get("isMeta"):
+        return None
+    content = message.get("content")
+    if isinstance(content, str):
+        return content if content.strip() and not _ECHO.match(content) else None
+    if not isinstance(content, list):
+        return None
+    texts = [
+        b["text"]
+        for b in content
+        if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+    ]
+    typed = "\n\n".join(t for t in texts if t.strip())
+    if typed and not _ECHO.match(typed) and not typed.startswith(_INTERRUPTED):
+        return typed
+    return None
+
+
+def _map(builder: Builder, record: dict[str, Any], typed: str | None) -> None:
     kind = record.get("type")
     message = record.get("message")
     if not isinstance(message, dict):
@@ -81,42 +134,22 @@ def _map(builder: Builder, tree: Tree, record: dict[str, Any]) -> None:
         if record.get("isCompactSummary"):
             builder.compaction(message_text(content))
         elif not record.get("isMeta"):
-            typed = _user(builder, content)
-            if typed:
-                _prompt(builder, tree, record, typed)
+            _results(builder, content)
+            if typed is not None:
+                builder.request(typed)
     elif kind == "assistant":
         _assistant(builder, content)
 
 
-def _prompt(builder: Builder, tree: Tree, record: dict[str, Any], text: str) -> None:
-    """A typed prompt opens a turn; one that rewinds first covers the abandoned turns."""
-    start = tree.abandoned_from(record)
-    if start is not None and start <= builder.turn:
-        builder.abandon(start, NOTE)
-    builder.request(text)
-    tree.prompted(record, builder.turn)
-
-
-def _user(builder: Builder, content: Any) -> str | None:
-    """Tool results of a user record; returns its typed prompt's text, if it has one."""
-    if isinstance(content, str):
-        return content if content.strip() and not _ECHO.match(content) else None
+def _results(builder: Builder, content: Any) -> None:
+    """The tool results of a user record."""
     if not isinstance(content, list):
-        return None
-    texts: list[str] = []
+        return
     for block in content:
-        if not isinstance(block, dict):
-            continue
-        if block.get("type") == "tool_result":
+        if isinstance(block, dict) and block.get("type") == "tool_result":
             call = block.get("tool_use_id")
             if isinstance(call, str):
                 builder.result(call, text_of(block.get("content")), block.get("is_error") is True)
-        elif block.get("type") == "text" and isinstance(block.get("text"), str):
-            texts.append(block["text"])
-    typed = "\n\n".join(t for t in texts if t.strip())
-    if typed and not _ECHO.match(typed) and not typed.startswith(_INTERRUPTED):
-        return typed
-    return None
 
 
 def _assistant(builder: Builder, content: Any) -> None:

@@ -1,60 +1,89 @@
 """Claude Code's `/rewind`: a prompt that continues from an earlier point of the session.
 
 Records form a tree through ``uuid``/``parentUuid``; a rewind writes a second
-prompt under the parent of an earlier one.  The file keeps both branches in
-the order they were written, and so does jp's conversation (every record, in
-order); what changes is what the model is sent: the turns of the abandoned
-branch are covered by a compaction whose summary says they were rewound (the
-raw turns stay: `print` shows them, `compact --reset` brings them back).
+prompt under the parent of an earlier one, and the session goes on from there.
+The file keeps both branches in the order they were written.  jp makes each
+rewind a branch of its own: branch 0 is the session's first line of records,
+and every rewind opens the next branch, forked from the branch that holds the
+record it went back to, at that record (the import writes each branch as a
+conversation forked from its parent's at that point).
 
-Pure, and only looking back: whether a prompt is a rewind depends on the
-records before it alone.
+A record goes to the branch of its parent (``parentUuid``); one without a
+parent jp has seen (``file-history-snapshot``, a ``compact_boundary``...) goes
+to the branch of the record before it.
+
+Pure, and only looking back: where a record goes depends on the records
+before it alone, so a session that grew maps to the branches of the shorter
+one followed by new records.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 MAX_WALK = 20_000  # records walked up from a prompt to find where it continues from
-NOTE = "[Claude Code /rewind: the user went back to an earlier point here; the turns since were abandoned]"
+
+
+@dataclass(frozen=True)
+class Fork:
+    """A rewind's branch: ``parent`` (a branch number) at its record ``at``, opened by
+    the prompt record ``first`` (0-based record indexes of the file)."""
+
+    parent: int
+    at: int
+    first: int
 
 
 class Tree:
-    """The records' parent links, the last record that made conversation events, and
-    the turn each prompt opened (by its parent)."""
+    """The records' parent links, the branch of each record, and per branch the last
+    record that made conversation events."""
 
     def __init__(self) -> None:
         self.parent: dict[str, str | None] = {}
-        self.leaf: str | None = None
-        self.prompts: dict[str, list[int]] = {}  # parentUuid -> turns of the prompts under it
+        self.branch: dict[str, int] = {}  # uuid -> its branch
+        self.index: dict[str, int] = {}  # uuid -> its 0-based record index
+        self.leaf: list[str | None] = [None]  # per branch
+        self.prompted: set[str] = set()  # the parents of typed prompts
+        self.forks: list[Fork] = []  # branch n is forks[n - 1]
+        self.current = 0  # the branch of the last record
 
-    def note(self, record: dict[str, Any]) -> None:
-        uuid = record.get("uuid")
-        if isinstance(uuid, str):
-            parent = record.get("parentUuid")
-            self.parent[uuid] = parent if isinstance(parent, str) else None
-
-    def abandoned_from(self, record: dict[str, Any]) -> int | None:
-        """For a prompt that does not continue from the leaf: the turn of the earlier
-        prompt under the same parent (the branch it abandons), else None."""
+    def place(self, record: dict[str, Any], index: int, prompt: bool) -> int:
+        """The branch of ``record`` (a new one when it is a prompt that rewinds)."""
         parent = record.get("parentUuid")
-        if not isinstance(parent, str) or self.leaf is None or parent not in self.prompts:
-            return None
-        at: str | None = parent
-        for _ in range(MAX_WALK):
-            if at is None or at == self.leaf:
-                break
-            at = self.parent.get(at)
-        if at == self.leaf:
-            return None
-        return self.prompts[parent][0]
+        if not isinstance(parent, str) or parent not in self.branch:
+            return self.current
+        branch = self.branch[parent]
+        if prompt and parent in self.prompted and not self._continues(parent, branch):
+            self.forks.append(Fork(branch, self.index[parent], index))
+            self.leaf.append(None)
+            return len(self.forks)
+        return branch
 
-    def prompted(self, record: dict[str, Any], turn: int) -> None:
+    def placed(self, record: dict[str, Any], index: int, branch: int, produced: bool) -> None:
+        """Note where ``record`` went, and whether it made conversation events."""
+        self.current = branch
+        uuid = record.get("uuid")
+        if not isinstance(uuid, str):
+            return
+        parent = record.get("parentUuid")
+        self.parent[uuid] = parent if isinstance(parent, str) else None
+        self.branch[uuid] = branch
+        self.index[uuid] = index
+        if produced:
+            self.leaf[branch] = uuid
+
+    def prompt(self, record: dict[str, Any]) -> None:
         parent = record.get("parentUuid")
         if isinstance(parent, str):
-            self.prompts.setdefault(parent, []).append(turn)
+            self.prompted.add(parent)
 
-    def produced(self, record: dict[str, Any]) -> None:
-        uuid = record.get("uuid")
-        if isinstance(uuid, str):
-            self.leaf = uuid
+    def _continues(self, parent: str, branch: int) -> bool:
+        """Whether ``parent`` is the leaf of its branch or comes after it."""
+        leaf = self.leaf[branch]
+        at: str | None = parent
+        for _ in range(MAX_WALK):
+            if at is None or at == leaf:
+                break
+            at = self.parent.get(at)
+        return leaf is None or at == leaf

@@ -10,9 +10,11 @@ neither read nor counted as skipped.
 
 from __future__ import annotations
 
+import hashlib
+import io
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from gitstore import load_json, parse_time
 
@@ -34,39 +36,86 @@ class SessionLines:
     skipped: list[Skipped] = field(default_factory=list)
     pending: bool = False  # a last line still being written was left out
     size: int = 0  # the bytes read (up to the last whole line)
+    sha1: str = ""  # of those bytes
+    newlines: int = 0  # the lines they hold
+
+
+def scan(handle: BinaryIO, max_line: int) -> SessionLines:
+    """The records of a session file open for reading, one line at a time: no more
+    than a line over ``max_line`` is held at once (a longer one is read through in
+    blocks and skipped)."""
+    out = SessionLines()
+    digest = hashlib.sha1()
+    while True:
+        line = handle.readline(max_line + 2)  # room for the line's "\r\n"
+        if not line:
+            break
+        if not line.endswith(b"\n"):
+            if len(line) < max_line + 2:  # the last line, without its newline: being written
+                out.pending = bool(line.strip())
+                break
+            through = _read_through(handle, line, digest)
+            if through is None:  # a long last line, still being written
+                out.pending = True
+                break
+            length, digest = through
+            out.size += length
+            out.newlines += 1
+            out.skipped.append(
+                Skipped(out.newlines, f"line of {length - 1} bytes, over {max_line}")
+            )
+            continue
+        digest.update(line)
+        out.size += len(line)
+        out.newlines += 1
+        _take(out, line, max_line)
+    out.sha1 = digest.hexdigest()
+    return out
+
+
+def _read_through(handle: BinaryIO, head: bytes, digest: Any) -> tuple[int, Any] | None:
+    """Read the rest of a line too long to keep: its length, newline included, and
+    ``digest`` with its bytes (None when the file ends first: ``digest`` stays as it was)."""
+    trial = digest.copy()
+    trial.update(head)
+    length = len(head)
+    while True:
+        block = handle.readline(1 << 20)
+        if not block:
+            return None
+        trial.update(block)
+        length += len(block)
+        if block.endswith(b"\n"):
+            break
+    return length, trial
+
+
+def _take(out: SessionLines, line: bytes, max_line: int) -> None:
+    """Parse one whole line (newline included) into ``out``."""
+    number = out.newlines
+    body = line[:-1]
+    if body.endswith(b"\r"):
+        body = body[:-1]
+    if not body.strip():
+        return
+    if len(body) > max_line:
+        out.skipped.append(Skipped(number, f"line of {len(body)} bytes, over {max_line}"))
+        return
+    try:
+        value = load_json(body)
+    except ValueError as exc:
+        out.skipped.append(Skipped(number, str(exc)))
+        return
+    if not isinstance(value, dict):
+        out.skipped.append(Skipped(number, "not a JSON object"))
+        return
+    out.records.append(value)
+    out.lines.append(number)
 
 
 def parse_lines(data: bytes, max_line: int) -> SessionLines:
     """The records of ``data`` (a session file's bytes); pure."""
-    out = SessionLines()
-    end = data.rfind(b"\n") + 1
-    out.pending = end < len(data) and bool(data[end:].strip())
-    out.size = end
-    number = 0
-    start = 0
-    while start < end:
-        stop = data.index(b"\n", start)
-        number += 1
-        line = data[start:stop]
-        start = stop + 1
-        if line.endswith(b"\r"):
-            line = line[:-1]
-        if not line.strip():
-            continue
-        if len(line) > max_line:
-            out.skipped.append(Skipped(number, f"line of {len(line)} bytes, over {max_line}"))
-            continue
-        try:
-            value = load_json(line)
-        except ValueError as exc:
-            out.skipped.append(Skipped(number, str(exc)))
-            continue
-        if not isinstance(value, dict):
-            out.skipped.append(Skipped(number, "not a JSON object"))
-            continue
-        out.records.append(value)
-        out.lines.append(number)
-    return out
+    return scan(io.BytesIO(data), max_line)
 
 
 def line_limit(max_event_bytes: int) -> int:
@@ -75,8 +124,9 @@ def line_limit(max_event_bytes: int) -> int:
 
 
 def read_lines(path: Path, max_event_bytes: int) -> SessionLines:
-    """``parse_lines`` of a file; an unreadable file raises ``OSError``."""
-    return parse_lines(path.read_bytes(), line_limit(max_event_bytes))
+    """``scan`` of a file; an unreadable file raises ``OSError``."""
+    with open(path, "rb") as handle:
+        return scan(handle, line_limit(max_event_bytes))
 
 
 def valid_time(value: Any) -> str | None:

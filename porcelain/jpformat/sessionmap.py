@@ -25,8 +25,12 @@ from porcelain.jpformat.sessionlines import valid_time
 SOURCE_KEY = "source_record"  # metadata key of a mapped event holding its record
 RECORD_TYPE = "source_record"  # the event of a record jp maps onto nothing
 TOOLS = ("claude-code", "codex")
-MAX_NAME = 200
-EPOCH = "1970-01-01T00:00:00Z"  # the time of records before the first that has one  # a tool name or model name from a record, as jp keeps it
+INDEX_KEY = "source_index"  # metadata key: a rewind branch's record, its 0-based place in the file
+MAX_NAME = 200  # a tool name or model name from a record, as jp keeps it
+EPOCH = "1970-01-01T00:00:00Z"  # the time of records before the first that has one
+
+# what a Builder holds between records: time, turn, seen_in_turn, fresh_turn, open calls, seen_any
+State = tuple[str, int, bool, bool, dict[str, str] | None, bool]
 
 
 class Builder:
@@ -45,6 +49,21 @@ class Builder:
         self.fresh_turn = False  # the last conversation event is a turn_start
         self.open_calls: dict[str, str] = {}  # id -> name, requested in this turn, unanswered
         self.seen_any = False
+
+    # -- a branch point ----------------------------------------------------------
+
+    def snapshot(self) -> State:
+        """The state between two records, to go on from later (a rewind's branch)."""
+        calls = dict(self.open_calls) if self.open_calls else None
+        return (self.time, self.turn, self.seen_in_turn, self.fresh_turn, calls, self.seen_any)
+
+    @classmethod
+    def resumed(cls, state: State) -> Builder:
+        """A builder that goes on from ``state`` (``snapshot``)."""
+        out = cls()
+        out.time, out.turn, out.seen_in_turn, out.fresh_turn, calls, out.seen_any = state
+        out.open_calls = dict(calls) if calls else {}
+        return out
 
     # -- one record ------------------------------------------------------------
 
@@ -132,19 +151,6 @@ class Builder:
         )
         return True
 
-    def abandon(self, from_turn: int, note: str) -> None:
-        """Turns ``from_turn`` to the current one were abandoned (a rewind): a compaction
-        of them with ``note`` as its summary, before the next turn opens."""
-        self.emit(
-            {
-                "type": Kind.COMPACTION.value,
-                "timestamp": self.time,
-                "from_turn": from_turn,
-                "to_turn": self.turn,
-                "summary": {"summary": note},
-            }
-        )
-
     def compaction(self, summary: str) -> None:
         """The tool compacted everything so far: a jp compaction over every turn
         before this point, which opens a turn of its own (a boundary may fall mid-turn)."""
@@ -210,4 +216,17 @@ def records_of(events: Iterable[Event]) -> list[dict[str, Any]]:
             record = meta.get(SOURCE_KEY) if isinstance(meta, dict) else None
         if isinstance(record, dict):
             out.append(record)
+    return out
+
+
+def indexed_records(events: Iterable[Event]) -> list[tuple[Any, dict[str, Any]]]:
+    """The source records kept in events with the file index each notes (a rewind
+    branch's records do, ``INDEX_KEY``; None for the others), in order."""
+    out: list[tuple[Any, dict[str, Any]]] = []
+    for event in events:
+        meta = event.get("metadata")
+        meta = meta if isinstance(meta, dict) else {}
+        record = event.get("record") if event.get("type") == RECORD_TYPE else meta.get(SOURCE_KEY)
+        if isinstance(record, dict):
+            out.append((meta.get(INDEX_KEY), record))
     return out

@@ -159,11 +159,11 @@ def keep_imported(
     rows: list[dict[str, Any]], tool: str | None, *, agents: bool
 ) -> list[dict[str, Any]]:
     """Rows of sessions imported from ``tool`` (all rows when None); a subagent
-    stream's only with ``agents`` (`ls --all`)."""
+    stream's or a rewind branch's only with ``agents`` (`ls --all`)."""
     out = []
     for row in rows:
         origin = row.get("imported_from") or {}
-        if origin.get("agent") and not agents:
+        if (origin.get("agent") or origin.get("branch")) and not agents:
             continue
         if tool is None or origin.get("tool") == tool:
             out.append(row)
@@ -188,6 +188,7 @@ def markers(row: dict[str, Any], *, show_archived: bool) -> str:
     origin = row.get("imported_from")
     if isinstance(origin, dict) and origin.get("tool"):
         agent = " subagent" if origin.get("agent") else ""
+        agent += " rewind" if origin.get("branch") else ""
         tags.append(f"[{safe(str(origin['tool']))}{agent}]")
     return " ".join(tags)
 

@@ -58,6 +58,7 @@ def test_a_claude_code_root_is_imported_with_its_subagent(user: User, tmp_path: 
         "session": SESSION,
         "agent": None,
         "path": MAIN,
+        "branch": None,
     }
     assert agent["imported_from"]["agent"] == "a1b2c3" and agent["forked_from"] == main["id"]
     assert set(imported(user)) == {MAIN}, "plain `ls` hides subagent streams"

@@ -55,8 +55,8 @@ def ls(
 ) -> None:
     """List conversations (oldest activity first, the active one last, marked *).
 
-    `--all` also lists archived conversations and the subagent streams of
-    imported Claude Code sessions.
+    `--all` also lists archived conversations and the subagent streams and
+    rewind branches of imported Claude Code sessions.
 
     The highlighted start of each id is its shortest unique prefix: any
     command takes it in place of the whole id.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -10,15 +11,17 @@ import pytest
 
 from gitstore import Kind, turn_indices
 from porcelain.jpformat import claude_code, codex
+from porcelain.jpformat.rewind import Fork
 from porcelain.jpformat.sessionfiles import claude_files, codex_files, detect, rel_path_problem
 from porcelain.jpformat.sessionlines import parse_lines, read_lines
-from porcelain.jpformat.sessionmap import RECORD_TYPE, SOURCE_KEY, records_of
+from porcelain.jpformat.sessionmap import INDEX_KEY, RECORD_TYPE, SOURCE_KEY, records_of
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "sessions"
 CLAUDE_ROOT = FIXTURES / "claude-code"
 PROJECT = "-home-me-demo"
 SESSION = "5b9f0c1e-1111-4a2b-9c3d-000000000001"
 CLAUDE = CLAUDE_ROOT / PROJECT / f"{SESSION}.jsonl"
+REWIND = next((FIXTURES / "claude-code-rewind").rglob("*.jsonl"))
 CODEX_ROOT = FIXTURES / "codex"
 ROLLOUT = "rollout-2026-05-11T10-00-00-019e0000-0000-7000-8000-00000000c0de.jsonl"
 CODEX = CODEX_ROOT / "sessions" / "2026" / "05" / "11" / ROLLOUT
@@ -52,6 +55,19 @@ def test_bad_lines_are_named_and_the_rest_is_read() -> None:
     assert [s.line for s in out.skipped] == [2, 3, 5, 6]
     assert "not a JSON object" in out.skipped[1].reason
     assert "over 1024" in out.skipped[2].reason
+
+
+def test_lines_are_read_one_at_a_time_and_a_long_one_is_read_through() -> None:
+    long = b'{"x": "' + b"y" * 5000 + b'"}\n'
+    data = b'{"a": 1}\n' + long + b'{"b": 2}\n' + b'{"c": ' + b"3" * 3000
+    out = parse_lines(data, 1024)
+    assert out.records == [{"a": 1}, {"b": 2}] and out.lines == [1, 3]
+    assert [s.line for s in out.skipped] == [2] and "over 1024" in out.skipped[0].reason
+    assert out.pending, "a long last line without its newline is being written"
+    whole = data[: data.rindex(b"\n") + 1]
+    assert (out.size, out.newlines) == (len(whole), 3)
+    assert out.sha1 == hashlib.sha1(whole).hexdigest()
+    assert parse_lines(whole, 1024).sha1 == out.sha1
 
 
 def test_a_last_line_without_its_newline_waits() -> None:
@@ -322,24 +338,52 @@ def _rewound() -> list[dict[str, Any]]:
     ]
 
 
-def test_a_rewind_covers_the_abandoned_turns_and_keeps_them_raw() -> None:
-    from porcelain.domain.view import model_events
-
+def test_a_rewind_is_a_branch_of_its_own_from_the_record_it_went_back_to() -> None:
     recs = _rewound()
-    groups = claude_code.map_records(recs).groups
-    events = flat(groups)
-    (compaction,) = [e for e in events if e["type"] == Kind.COMPACTION]
-    assert (compaction["from_turn"], compaction["to_turn"]) == (1, 1)
-    assert "rewind" in compaction["summary"]["summary"]
-    sent = [e.get("content") or e.get("message") for e in model_events(events)]
-    assert "second answer" not in sent and "second prompt" not in sent
-    assert sent[:2] == ["first prompt", "first answer"] and sent[-2:] == [
+    mapped = claude_code.map_records(recs)
+    assert mapped.branch_of == [0, 0, 0, 0, 0, 1, 1]
+    assert mapped.forks == [Fork(parent=0, at=2, first=5)]
+    assert Kind.COMPACTION not in kinds(mapped.groups)
+    fork = [mapped.groups[i] for i in (5, 6)]
+    assert [g[0]["metadata"][INDEX_KEY] for g in fork] == [5, 6]
+    assert all(INDEX_KEY not in (g[0].get("metadata") or {}) for g in mapped.groups[:5])
+    # the branch goes on from the state at its fork point: the rewound prompt is turn 1 again
+    shared = flat(mapped.groups[:3])
+    main = shared + flat(mapped.groups[3:5])
+    branch = shared + flat(fork)
+    assert turn_indices(main)[-1] == turn_indices(branch)[-1] == 1
+    texts = [e.get("content") or e.get("message") for e in branch if e["type"] != RECORD_TYPE]
+    assert "second prompt" not in texts and texts[-2:] == [
         "second prompt, rewritten after /rewind",
         "another answer",
     ]
-    assert records_of(events) == recs
+    assert records_of(flat(mapped.groups)) == recs
     for cut in range(len(recs)):
-        assert claude_code.map_records(recs[:cut]).groups == groups[:cut]
+        shorter = claude_code.map_records(recs[:cut])
+        assert shorter.groups == mapped.groups[:cut]
+        assert shorter.branch_of == mapped.branch_of[:cut]
+
+
+def test_a_second_rewind_and_a_rewind_inside_a_branch_fork_from_where_they_went_back() -> None:
+    at = {"sessionId": "s", "timestamp": "2026-01-01T00:00:00Z"}
+    recs = [
+        *_rewound(),
+        {**at, "type": "user", "uuid": "u4", "parentUuid": "p1", "message": {"content": "third"}},
+        {**at, "type": "user", "uuid": "u5", "parentUuid": "a3", "message": {"content": "more"}},
+        {**at, "type": "user", "uuid": "u6", "parentUuid": "a3", "message": {"content": "redo"}},
+    ]
+    mapped = claude_code.map_records(recs)
+    assert mapped.branch_of[7:] == [2, 1, 3]
+    assert mapped.forks[1:] == [Fork(0, 2, 7), Fork(1, 6, 9)]
+
+
+def test_records_without_a_parent_stay_on_the_branch_of_the_record_before() -> None:
+    recs = records(REWIND)
+    mapped = claude_code.map_records(recs)
+    assert mapped.branch_of == [0] * 8 + [1] * 4
+    assert mapped.forks == [Fork(parent=0, at=2, first=8)]
+    calls = [e for e in flat(mapped.groups) if e["type"] == Kind.TOOL_CALL_REQUEST]
+    assert [c["id"] for c in calls] == ["toolu_R1"], "the abandoned branch keeps its tool call"
 
 
 def test_a_prompt_that_continues_from_the_leaf_is_no_rewind() -> None:
