@@ -150,7 +150,7 @@ def _searched(
     if targets:
         return [resolve(store, t) for t in targets]
     located = store.refs(archived=None if archived else False)
-    if reviews:
+    if reviews or not any(loc.archived for loc in located):  # reviews are archived ones
         return located
     sources = store.sources()
     return [loc for loc in located if not (loc.archived and store.anchor(loc.cid) in sources)]
