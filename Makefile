@@ -7,7 +7,7 @@ BIN = $(VENV)/bin
 # as many workers as cores keeps both cores busy.  `make unit JOBS=1` runs serially.
 JOBS ?= 4
 
-.PHONY: install dev demo test lint unit bench clean
+.PHONY: install dev demo test lint unit bench bench-scale clean
 
 $(BIN)/jp: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,9 @@ test: lint unit
 
 bench: $(BIN)/jp
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python bench/run.py
+
+bench-scale: $(BIN)/jp
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python bench/run.py --only search-scale
 
 clean:
 	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache
