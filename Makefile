@@ -39,10 +39,12 @@ test: servers lint unit
 bench: $(BIN)/jp
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python bench/run.py
 
-# memory of a session import against its total size (250 MiB and 1 GiB of synthetic
-# Claude Code sessions under /tmp; slow: tens of minutes on a small machine)
+# slow rows: memory of a session import against its total size (250 MiB and 1 GiB of
+# synthetic Claude Code sessions under /tmp) and search and listing at 100,000
+# conversations; tens of minutes on a small machine
 bench-scale: $(BIN)/jp
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m bench.session_scale --sizes 250,1000
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python bench/run.py --only search-scale
 
 clean:
 	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache

@@ -38,7 +38,10 @@ SECTIONS = (
     "bulk",
     "render",
     "sessions",
+    "search",
+    "search-scale",
 )
+SCALE_ONLY = {"search-scale"}  # only when named: 100,000 conversations take long
 FIXTURES = ROOT.parent / "shared" / "fixtures" / "jp-conversations"
 
 
@@ -65,7 +68,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
 def run(args: argparse.Namespace, profile: Profile, root: Path, results: Results) -> None:
     from bench import process_cases, store_cases
 
-    wanted = set(args.only or SECTIONS)
+    wanted = set(args.only or set(SECTIONS) - SCALE_ONLY)
     home = root / "home"
     home.mkdir()
     if "startup" in wanted:
@@ -113,6 +116,14 @@ def run(args: argparse.Namespace, profile: Profile, root: Path, results: Results
 
         results.log("other tools' sessions")
         session_cases.sessions_section(root, profile, results)
+    if wanted & {"search", "search-scale"}:
+        from bench import search_cases
+
+        results.log("search and listing at scale")
+        if "search" in wanted:
+            search_cases.search_section(root, profile, results)
+        if "search-scale" in wanted:
+            search_cases.search_section(root, profile, results, scale=True)
 
 
 def main(argv: list[str] | None = None) -> int:

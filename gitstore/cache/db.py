@@ -27,9 +27,12 @@ from typing import Any
 
 from gitstore.cache import sql
 from gitstore.cache.facts import SEGMENT, Facts, Run, segment_facts
+from gitstore.cache.search import Search
 from gitstore.cache.sql import CHAIN, FORMAT, OLD_TABLES, SCHEMA, SEGMENTS, TO_SEGMENT, rollback
 from gitstore.cache.view import CachedChain, Segment
 from gitstore.events import Event
+
+_EACH = "json_each(?) AS c JOIN events AS e ON e.commit_id = c.value"
 
 
 class Cache:
@@ -38,6 +41,7 @@ class Cache:
     def __init__(self, gitdir: Path) -> None:
         self.path = gitdir / "jp" / "cache.sqlite"
         self._db: sqlite3.Connection | None = None
+        self.search = Search(self)
 
     def _conn(self) -> sqlite3.Connection | None:
         if self._db is not None:
@@ -55,6 +59,7 @@ class Cache:
                     + SCHEMA
                     + f"PRAGMA user_version = {int(FORMAT)}; COMMIT;"
                 )
+                sql.search_table(db)
             self._db = db
         except (sqlite3.Error, OSError):
             self._db = self._read_only()
@@ -251,9 +256,7 @@ class Cache:
         db = self._conn()
         if db is None:
             return None
-        query = (
-            "SELECT c.key, e.json FROM json_each(?) AS c JOIN events AS e ON e.commit_id = c.value"
-        )
+        query = f"SELECT c.key, e.json FROM {_EACH}"
         try:
             found = db.execute(query, (json.dumps(list(commits)),)).fetchall()
             if len(found) != len(commits):
@@ -306,9 +309,7 @@ class Cache:
         db = self._conn()
         if db is None or not commits:
             return set()
-        query = (
-            "SELECT e.commit_id FROM json_each(?) AS c JOIN events AS e ON e.commit_id = c.value"
-        )
+        query = f"SELECT e.commit_id FROM {_EACH}"
         try:
             rows = db.execute(query, (json.dumps(list(commits)),)).fetchall()
         except sqlite3.Error:  # an SQLite without json_each: nothing is known, reads still work
@@ -326,6 +327,7 @@ class Cache:
         try:
             db.execute("BEGIN")
             db.executemany("INSERT OR IGNORE INTO events VALUES (?, ?, ?)", rows)
+            self.search.catch_up(db)  # the new rows' text, in the same transaction
             db.execute("COMMIT")
         except sqlite3.Error:
             rollback(db)

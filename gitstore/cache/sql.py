@@ -12,10 +12,15 @@ CREATE TABLE IF NOT EXISTS segments (last TEXT PRIMARY KEY, start INTEGER NOT NU
   n INTEGER NOT NULL, prev TEXT, first INTEGER, starts INTEGER NOT NULL, lead INTEGER NOT NULL,
   internal INTEGER NOT NULL, facts TEXT NOT NULL, ids TEXT NOT NULL, json TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS derived (name TEXT PRIMARY KEY, version TEXT NOT NULL, json TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS events_by_parent ON events (parent);
+CREATE TABLE IF NOT EXISTS grep_state (id INTEGER PRIMARY KEY, upto INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS whole (commit_id TEXT PRIMARY KEY);
 """
-FORMAT = "4"
+FORMAT = "5"
+# the full-text index (``search``): text folded before it is stored, so no case folding here
+FTS = "CREATE VIRTUAL TABLE IF NOT EXISTS grep_text USING fts5(body, content='', tokenize='trigram case_sensitive 1')"
 # every table any layout had: a cache of another FORMAT is dropped whole
-OLD_TABLES = ("events", "summaries", "snapshots", "segments", "derived")
+OLD_TABLES = ("events", "summaries", "snapshots", "segments", "derived", "grep_state", "whole")
 
 # Every walk is bounded by the rows its table has (a chain is no longer than
 # that), so a parent loop in a damaged cache ends; the caller sees the repeat.
@@ -81,7 +86,38 @@ def reset(db: sqlite3.Connection) -> bool:
         )
     except sqlite3.Error:
         pass
+    search_table(db)
     return True
+
+
+def search_table(db: sqlite3.Connection) -> None:
+    """Make the full-text index's table anew (an SQLite without FTS5 has none)."""
+    try:
+        db.execute("DROP TABLE IF EXISTS grep_text")
+    except sqlite3.Error:  # damaged, or made by an SQLite with FTS5 and read by one without
+        _unlist_search(db)
+    try:
+        db.execute(FTS)
+    except sqlite3.Error:
+        pass
+
+
+def _unlist_search(db: sqlite3.Connection) -> None:
+    """Remove an index table that SQLite can no longer open, so cannot drop: its row
+    in the schema (every connection reloads the schema), then its own tables."""
+    try:
+        if not db.in_transaction:
+            db.execute("BEGIN IMMEDIATE")
+        (version,) = db.execute("PRAGMA schema_version").fetchone()
+        db.execute("PRAGMA writable_schema = ON")
+        db.execute("DELETE FROM sqlite_master WHERE type = 'table' AND name = 'grep_text'")
+        db.execute(f"PRAGMA schema_version = {int(version) + 1}")
+        db.execute("PRAGMA writable_schema = OFF")
+        db.execute("COMMIT")
+        for shadow in ("data", "idx", "docsize", "config", "content"):
+            db.execute(f"DROP TABLE IF EXISTS grep_text_{shadow}")
+    except sqlite3.Error:
+        rollback(db)
 
 
 def rollback(db: sqlite3.Connection) -> None:

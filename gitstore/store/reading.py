@@ -191,6 +191,16 @@ class Reading(StoreBase):
                 entries = []
         self.cache.add(entries)
 
+    def text_candidates(self, tips: Sequence[str], needles: Sequence[str]) -> set[str] | None:
+        """Which ``tips`` may hold, in one event's text, every needle (any case): a
+        superset of those that do, from the cache's index.  None: read them all."""
+        found = self.cache.search.candidates(tips, needles)
+        if found is None or not found[1]:
+            return None if found is None else found[0]
+        self.prefetch(found[1])  # chains the cache lacks: new, or moved by plain git
+        found = self.cache.search.candidates(tips, needles)
+        return None if found is None else found[0] | set(found[1])
+
     def _commit(self, oid: str | pygit2.Oid) -> pygit2.Commit:
         try:
             found = self.repo[oid]

@@ -14,7 +14,12 @@ import pytest
 
 from tests.reliability.harness import Sandbox
 
-COMMANDS = (("conversation", "ls"), ("conversation", "show"), ("conversation", "print"))
+COMMANDS = (
+    ("conversation", "ls"),
+    ("conversation", "show"),
+    ("conversation", "print"),
+    ("conversation", "grep", "again"),
+)
 
 
 def _damage(box: Sandbox, how: str) -> None:
@@ -33,6 +38,16 @@ def _damage(box: Sandbox, how: str) -> None:
                 "(SELECT parent FROM events WHERE parent IS NOT NULL)"
             ).fetchone()
             db.execute("UPDATE events SET parent = ? WHERE commit_id = ?", (tip, root))
+        elif how == "search-index-pages-gone":  # FTS5 can no longer open its table
+            db.execute("DELETE FROM grep_text_data")
+        elif how == "search-index-dropped":
+            db.execute("DROP TABLE grep_text")
+        elif how == "search-watermark-ahead":  # rows added later would never be indexed
+            db.execute("UPDATE grep_state SET upto = 1000000")
+        elif how == "search-watermark-behind":  # rows indexed twice
+            db.execute("UPDATE grep_state SET upto = 0")
+        elif how == "search-watermark-not-a-number":
+            db.execute("UPDATE grep_state SET upto = 'many'")
         db.commit()
     finally:
         db.close()
@@ -40,7 +55,17 @@ def _damage(box: Sandbox, how: str) -> None:
 
 @pytest.mark.parametrize(
     "how",
-    ["event-rows-not-objects", "event-rows-without-kind", "summaries-not-objects", "parent-loop"],
+    [
+        "event-rows-not-objects",
+        "event-rows-without-kind",
+        "summaries-not-objects",
+        "parent-loop",
+        "search-index-pages-gone",
+        "search-index-dropped",
+        "search-watermark-ahead",
+        "search-watermark-behind",
+        "search-watermark-not-a-number",
+    ],
 )
 def test_a_damaged_cache_is_rebuilt_not_an_error(tmp_path: Path, how: str) -> None:
     box = Sandbox(tmp_path / "box")
@@ -54,3 +79,4 @@ def test_a_damaged_cache_is_rebuilt_not_an_error(tmp_path: Path, how: str) -> No
     box.ok("q", "after the damage")
     requests = [e.get("content") for e in box.conversations()[box.head() or ""].events]
     assert "after the damage" in requests
+    assert "after the damage" in box.ok("conversation", "grep", "after the damage")

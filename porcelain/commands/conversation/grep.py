@@ -13,6 +13,7 @@ from gitstore import CorruptEvent, Event, Located, Store, created_at, turn_indic
 from porcelain.app.targets import resolve
 from porcelain.commands.context import App
 from porcelain.domain.grephits import grouped_lines, merge_hits, plain_lines
+from porcelain.domain.grepneedles import needles
 from porcelain.errors import UsageError
 from porcelain.render.output import untrusted_field
 
@@ -69,6 +70,11 @@ SCOPES = {
     default=None,
     help="Group hits under each conversation and turn (default: on a terminal).",
 )
+@click.option(
+    "--scan",
+    is_flag=True,
+    help="Read every conversation, without narrowing by the cache's index (same hits, slower).",
+)
 @click.pass_obj
 def grep(
     app: App,
@@ -82,6 +88,7 @@ def grep(
     names_only: bool,
     context: int,
     heading: bool | None,
+    scan: bool,
 ) -> None:
     """Search events; prints ID:TURN:SCOPE:TEXT lines (exit 1 when nothing matches).
 
@@ -92,6 +99,10 @@ def grep(
     (or with --heading) hits are grouped under their conversation and turn;
     -C N adds the lines around each hit (`ID-TURN-SCOPE-TEXT` off a terminal,
     as grep marks context), -l prints only the conversations' ids.
+
+    The cache's full-text index picks the conversations to read (those whose
+    text holds the strings PATTERN requires); the hits are the same as
+    --scan, which reads every conversation.
     """
     text = " ".join(pattern)
     smart = case is None and not any(c.isupper() for c in text)
@@ -102,6 +113,9 @@ def grep(
         raise UsageError(f"invalid pattern {text!r}: {exc}") from None
     store = app.store()
     located = _searched(store, targets, archived, reviews)
+    held = None if scan else store.text_candidates([loc.tip for loc in located], needles(matcher))
+    if held is not None:  # the index narrows; the events below decide
+        located = [loc for loc in located if loc.tip in held]
     wanted = scopes or tuple(SCOPES)
     found: list[tuple[str, str, dict[str, object]]] = []
     if len(located) > 1:
@@ -134,7 +148,7 @@ def _searched(
     if targets:
         return [resolve(store, t) for t in targets]
     located = store.refs(archived=None if archived else False)
-    if reviews:
+    if reviews or not any(loc.archived for loc in located):  # reviews are archived ones
         return located
     sources = store.sources()
     return [loc for loc in located if not (loc.archived and store.anchor(loc.cid) in sources)]

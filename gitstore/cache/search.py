@@ -1,0 +1,235 @@
+"""The cache's full-text index of event text: it narrows a search, never decides it.
+
+Every event row of the cache that holds searchable text (``SEARCHED``: what
+``jp conversation grep`` looks in) has a row in an SQLite FTS5 table with the
+trigram tokenizer, holding that text *folded* (``fold``).  The index is
+derived data like the rest of the cache:
+
+- it follows the event rows by a watermark (the last ``events`` rowid it
+  holds), so whatever added rows (a write, a pull, a read of git) the next
+  catch-up indexes them, in the same transaction as the rows when the cache
+  adds them;
+- an event row is keyed by its commit, so forks share its index row and an
+  edit, an undo or a pull only adds rows;
+- which conversations hold a match is read from git's own shape: a commit's
+  descendants among the cached rows (an index on ``parent``), then the tips
+  asked about.  That is only right for a tip whose whole chain is cached, so
+  ``whole`` lists the commits known to be: a tip not yet known is walked down
+  to a known one once (a tip that plain git moved is such a tip), and the
+  caller reads from git whatever is missing;
+- a caller confirms each candidate on its events; a tip the index cannot
+  answer for is always a candidate.  Without FTS5, with a read-only cache or
+  on any SQLite error the answer is None: search everything.
+
+A match can never be lost by the narrowing: ``fold`` maps every character to
+the same string as any character that Python's ``re`` matches it with under
+IGNORECASE (full Unicode or ASCII), so a line that a pattern finds, with or
+without case, holds the folded form of each string the pattern requires.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sqlite3
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from gitstore.cache import sql
+
+if TYPE_CHECKING:
+    from gitstore.cache.db import Cache
+
+# (event type, field) pairs whose text is searched
+SEARCHED = (
+    ("chat_request", "content"),
+    ("chat_response", "message"),
+    ("chat_response", "reasoning"),
+    ("tool_call_request", "arguments"),
+    ("tool_call_response", "content"),
+)
+SHORTEST = 3  # the trigram tokenizer finds no string shorter than this
+BATCH = 5000
+
+_WHOLE_NOW = """
+WITH RECURSIVE up(tip, c, p) AS (
+  SELECT t.value, e.commit_id, e.parent FROM json_each(?) AS t
+  JOIN events AS e ON e.commit_id = t.value
+  WHERE t.value NOT IN (SELECT commit_id FROM whole)
+  UNION
+  SELECT up.tip, e.commit_id, e.parent FROM up JOIN events AS e ON e.commit_id = up.p
+  WHERE up.p NOT IN (SELECT commit_id FROM whole)
+)
+SELECT DISTINCT tip FROM up WHERE p IS NULL OR p IN (SELECT commit_id FROM whole)
+"""
+
+_HOLDING = """
+WITH RECURSIVE down(c) AS (
+  SELECT commit_id FROM events
+  WHERE rowid IN (SELECT rowid FROM grep_text WHERE grep_text MATCH ?)
+  UNION
+  SELECT e.commit_id FROM events AS e JOIN down ON e.parent = down.c
+)
+SELECT t.value FROM json_each(?) AS t WHERE t.value IN (SELECT c FROM down)
+"""
+
+
+def _folding() -> tuple[dict[int, str], dict[int, str]]:
+    """The tables ``fold`` applies before and after ``str.lower``."""
+    # re's own table of the characters that match others under IGNORECASE
+    extra: dict[int, tuple[int, ...]] = importlib.import_module("re._casefix")._EXTRA_CASES
+    least: dict[int, int] = {}
+    for low in extra:  # each group of equal characters to its least member
+        members, todo = {low}, [low]
+        while todo:
+            for other in extra.get(todo.pop(), ()):
+                if other not in members:
+                    members.add(other)
+                    todo.append(other)
+        for m in members:
+            least[m] = min(members)
+    before: dict[int, str] = {0x130: "i", 0: "\x01"}  # İ: re lowers it to i; NUL ends FTS text
+    before.update(dict.fromkeys(range(0xD800, 0xE000), "\ufffd"))  # SQLite takes no surrogate
+    return before, {c: chr(m) for c, m in least.items() if c != m}
+
+
+_BEFORE, _AFTER = _folding()
+
+
+def fold(text: str) -> str:
+    """``text`` with each character replaced by one standing for every character
+    that ``re`` matches it with when ignoring case (one character for one)."""
+    if text.isascii() and "\x00" not in text:
+        return text.lower()
+    return text.translate(_BEFORE).lower().translate(_AFTER)
+
+
+def searchable(event: Any) -> str | None:
+    """The folded searchable text of an event (None: it has none)."""
+    if not isinstance(event, dict):
+        return None
+    kind = event.get("type")
+    parts: list[str] = []
+    for k, key in SEARCHED:
+        if kind == k and key in event:
+            value = event[key]
+            parts.append(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
+    return fold("\n".join(parts)) if parts else None
+
+
+def phrase(needles: Sequence[str]) -> str | None:
+    """An FTS5 query for rows holding every needle, folded (None: no needle is long enough)."""
+    kept = [fold(n) for n in needles if len(n) >= SHORTEST]
+    return " AND ".join('"' + n.replace('"', '""') + '"' for n in kept) if kept else None
+
+
+class Search:
+    """The index of one cache (``Cache.search``)."""
+
+    def __init__(self, cache: Cache) -> None:
+        self._cache = cache
+        self._usable: bool | None = None
+
+    def usable(self, db: sqlite3.Connection) -> bool:
+        """Whether this SQLite has the index (FTS5 and the table); asked once."""
+        if self._usable is None:
+            try:
+                db.execute("SELECT rowid FROM grep_text LIMIT 0")
+                self._usable = True
+            except sqlite3.Error:
+                self._usable = False
+        return self._usable
+
+    def catch_up(self, db: sqlite3.Connection) -> bool:
+        """Index the event rows past the watermark (inside the caller's transaction);
+        False when it could not (the index stays behind, and a search reads all)."""
+        if not self.usable(db):
+            return False
+        try:
+            db.execute("SAVEPOINT grep_index")
+            self._index(db)
+            db.execute("RELEASE grep_index")
+        except sqlite3.Error:  # a slower search, never a lost write
+            try:
+                db.execute("ROLLBACK TO grep_index")
+                db.execute("RELEASE grep_index")
+            except sqlite3.Error:
+                pass
+            return False
+        return True
+
+    def _index(self, db: sqlite3.Connection) -> None:
+        (upto,) = db.execute("SELECT coalesce(max(upto), 0) FROM grep_state").fetchone()
+        (top,) = db.execute("SELECT coalesce(max(rowid), 0) FROM events").fetchone()
+        if not isinstance(upto, int) or upto > top:  # a watermark above the rows: start again
+            db.execute("INSERT INTO grep_text(grep_text) VALUES ('delete-all')")
+            upto = 0
+        while upto < top:
+            rows = db.execute(
+                "SELECT rowid, json FROM events WHERE rowid > ? ORDER BY rowid LIMIT ?",
+                (upto, BATCH),
+            ).fetchall()
+            if not rows:
+                break
+            bodies = []
+            for rowid, raw in rows:
+                try:
+                    body = searchable(json.loads(raw))
+                except (ValueError, TypeError):
+                    body = None  # a damaged row: whoever reads it drops the cache
+                if body is not None:
+                    bodies.append((rowid, body))
+            db.executemany("INSERT INTO grep_text(rowid, body) VALUES (?, ?)", bodies)
+            upto = rows[-1][0]
+        db.execute("INSERT OR REPLACE INTO grep_state VALUES (0, ?)", (upto,))
+
+    def candidates(
+        self, tips: Sequence[str], needles: Sequence[str]
+    ) -> tuple[set[str], list[str]] | None:
+        """The ``tips`` whose chains may hold every needle, and the tips the index
+        cannot answer for (their chains are not wholly cached).  None: no index."""
+        query = phrase(needles)
+        db = self._cache._conn()
+        if query is None or db is None:
+            return None
+        if not self.usable(db):
+            self.rebuild(db)  # dropped by someone, or this SQLite has no FTS5
+            if not self.usable(db):
+                return None
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            if not self.catch_up(db):
+                raise sqlite3.DatabaseError("the index cannot catch up")
+            unknown = self._mark_whole(db, tips)
+            db.execute("COMMIT")
+            found = db.execute(_HOLDING, (query, json.dumps(list(tips)))).fetchall()
+        except (sqlite3.Error, ValueError) as exc:
+            if db.in_transaction:
+                sql.rollback(db)
+            if not isinstance(exc, sqlite3.OperationalError) or "locked" not in str(exc):
+                self.rebuild(db)  # a damaged index: the next search builds it again
+            return None
+        return {r[0] for r in found}, unknown
+
+    def rebuild(self, db: sqlite3.Connection) -> None:
+        """Start the index again, empty: its next catch-up reads every row."""
+        sql.search_table(db)
+        try:
+            db.execute("DELETE FROM grep_state")
+        except sqlite3.Error:
+            pass
+        self._usable = None
+
+    def _mark_whole(self, db: sqlite3.Connection, tips: Sequence[str]) -> list[str]:
+        """Record the tips found whole; return the ones that are not."""
+        listed = json.dumps(list(tips))
+        known = db.execute(
+            "SELECT value FROM json_each(?) WHERE value IN (SELECT commit_id FROM whole)", (listed,)
+        ).fetchall()
+        done = {r[0] for r in known}
+        rest = [t for t in dict.fromkeys(tips) if t not in done]
+        if not rest:
+            return []
+        now = {r[0] for r in db.execute(_WHOLE_NOW, (json.dumps(rest),)).fetchall()}
+        db.executemany("INSERT OR IGNORE INTO whole VALUES (?)", [(t,) for t in now])
+        return [t for t in rest if t not in now]

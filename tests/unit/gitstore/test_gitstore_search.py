@@ -1,0 +1,95 @@
+"""The cache's full-text index: it narrows a search to a superset of the
+conversations that match, never loses one, and follows every write."""
+
+from __future__ import annotations
+
+import _sre
+import re
+import sqlite3
+from pathlib import Path
+
+from gitstore.cache import search
+from gitstore.store.core import Store
+from porcelain.commands.conversation.grep import SCOPES
+from porcelain.domain.grepneedles import needles
+from tests.unit.gitstore.builders import answer, request, start
+
+_casefix = __import__("re._casefix").__dict__["_casefix"]
+
+
+def test_fold_gives_one_string_for_every_character_re_matches_ignoring_case() -> None:
+    """re matches ``c`` with ``d`` under IGNORECASE when their lowercase forms are
+    equal or in one of its extra groups: ``fold`` must agree on each such pair."""
+    for c in range(0x110000):
+        if 0xD800 <= c < 0xE000:
+            continue
+        folded = search.fold(chr(c))
+        assert len(folded) == 1, hex(c)
+        assert search.fold(chr(_sre.unicode_tolower(c))) == folded, hex(c)
+    for low, others in _casefix._EXTRA_CASES.items():
+        assert len({search.fold(chr(x)) for x in (low, *others)}) == 1, low
+    assert search.fold("ΣΑΣ σ") == search.fold("σας ς"), "a final sigma folds as any sigma"
+    assert search.fold("İstanbul KELVİN") == search.fold("istanbul kelvin")
+    assert "\x00" not in search.fold("a\x00b") and "\ud800" not in search.fold("a\ud800")
+
+
+def test_every_text_grep_searches_is_indexed() -> None:
+    assert sorted(SCOPES.values()) == sorted(search.SEARCHED)
+
+
+def test_needles_are_what_every_match_holds() -> None:
+    def of(pattern: str, flags: int = 0) -> list[str]:
+        return needles(re.compile(pattern, flags))
+
+    assert of(re.escape("a.b*c (x)")) == ["a.b*c (x)"]
+    assert of("colou?r is nice") == ["colo", "r is nice"]
+    assert of("(abc)def[0-9]ghi", re.I) == ["abc", "def", "ghi"]
+    assert of("(?x) h e l l o") == ["hello"]
+    assert of("foo|barbaz") == [] and of("ab") == [] and of("(?:abc|xyz)") == []
+    assert of("(?!abc)xy") == [] and of("a{3}bcd") == ["bcd"]
+
+
+def candidates(store: Store, *words: str) -> set[str]:
+    tips = {loc.tip: loc.cid for loc in store.refs()}
+    found = store.text_candidates(list(tips), list(words))
+    assert found is not None, "this SQLite has FTS5: the index answers"
+    return {tips[t] for t in found}
+
+
+def test_the_index_narrows_to_the_conversations_that_hold_the_words(
+    store: Store, path: Path
+) -> None:
+    store.create("jp-c1", [start("jp-c1"), request("Apples and pears")], None, "create")
+    store.create("jp-c2", [start("jp-c2"), request("bananas")], None, "create")
+    tip = store.require("jp-c1").tip
+    store.create("jp-c3", [answer("more apples, in a fork")], tip, "create")
+    assert candidates(store, "apples") == {"jp-c1", "jp-c3"}
+    assert candidates(store, "APPLES", "pears") == {"jp-c1", "jp-c3"}
+    assert candidates(store, "in a fork") == {"jp-c3"}
+    assert candidates(store, "zebra") == set()
+    store.append("jp-c2", [answer("a zebra crossing")], store.require("jp-c2").tip, "q")
+    assert candidates(store, "zebra") == {"jp-c2"}, "an append is indexed"
+    assert candidates(Store(path), "zebra") == {"jp-c2"}
+    assert store.text_candidates([tip], ["ab"]) is None, "too short to narrow by"
+
+
+def test_a_tip_the_cache_does_not_hold_is_read_from_git_first(store: Store, path: Path) -> None:
+    store.create("jp-c1", [start("jp-c1"), request("apples")], None, "create")
+    store.cache.close()
+    (path / "jp" / "cache.sqlite").unlink()
+    assert candidates(Store(path), "apples") == {"jp-c1"}
+
+
+def test_a_damaged_index_is_made_again(store: Store, path: Path) -> None:
+    store.create("jp-c1", [start("jp-c1"), request("apples")], None, "create")
+    assert candidates(store, "apples") == {"jp-c1"}
+    store.cache.close()
+    db = sqlite3.connect(path / "jp" / "cache.sqlite")
+    db.execute("DELETE FROM grep_text_data")  # the index's own pages
+    db.commit()
+    db.close()
+    fresh = Store(path)
+    tips = [fresh.require("jp-c1").tip]
+    first = fresh.text_candidates(tips, ["apples"])
+    assert first == set(tips), "an index SQLite cannot open is made again, then answers"
+    assert candidates(fresh, "apples") == {"jp-c1"}
