@@ -5,6 +5,7 @@ queries use jp's offline model)."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -15,13 +16,25 @@ from tests.support.sandbox import JP, sealed_env
 
 
 class Machine:
-    def __init__(self, root: Path, remote: Path) -> None:
-        root.mkdir(parents=True)
+    def __init__(self, root: Path, remote: Path, *, made: bool = False) -> None:
+        """A new machine at ``root`` (`jp init`, origin ``remote``); with ``made``, the
+        one already there."""
+        if not made:
+            root.mkdir(parents=True)
         self.root = root
         self.store = root / "store.git"
         self.env = sealed_env(root, self.store, root / "config", "T", "t@example.invalid")
-        self.ok("init")
-        self.ok("remote", "add", "origin", str(remote))
+        if not made:
+            self.ok("init")
+            self.ok("remote", "add", "origin", str(remote))
+
+    def copy(self, root: Path, remote: Path) -> Machine:
+        """This machine's home and store copied to ``root`` (as `cp -a` does), its
+        origin pointed at ``remote``: an expensive setup built once, one copy a test."""
+        shutil.copytree(self.root, root, symlinks=True)
+        other = Machine(root, remote, made=True)
+        other.git("remote", "set-url", "origin", str(remote))
+        return other
 
     def run(self, *args: str) -> subprocess.CompletedProcess[str]:
         proc = subprocess.run(
