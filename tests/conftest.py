@@ -126,6 +126,14 @@ def pytest_configure(config: pytest.Config) -> None:
     _libgit2_reads(home, _SESSION / "system")
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """`--dist loadscope` with the longest modules spread over workers (tests/support/spread.py)."""
+    from tests.support.spread import scheduler  # lazy: imports xdist, run only under it
+
+    return scheduler(config, log)
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     if _SESSION is not None:
         shutil.rmtree(_SESSION, ignore_errors=True)
