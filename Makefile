@@ -6,6 +6,9 @@ BIN = $(VENV)/bin
 # The suite runs in parallel: its e2e tests mostly wait on jp processes, so twice
 # as many workers as cores keeps both cores busy.  `make unit JOBS=1` runs serially.
 JOBS ?= 4
+# The slowest tests are listed at the end of every run, so that a slow one shows up
+# the day it lands (no test asserts a time; docs/architecture.md, Tests).
+DURATIONS ?= 15
 
 .PHONY: install dev demo test lint unit servers bench bench-scale clean
 
@@ -26,7 +29,7 @@ lint: $(BIN)/jp
 	$(BIN)/lint-imports --no-cache
 
 unit: $(BIN)/jp
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest -n $(JOBS) --dist loadscope
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest -n $(JOBS) --dist loadscope --durations=$(DURATIONS)
 
 # the real git servers the sync tests use (openssh-server, nginx, fcgiwrap): installed
 # with apt-get when missing and we are root; otherwise one line says how, and those

@@ -10,6 +10,11 @@ libgit2 alike, reads no system configuration and a throwaway global one
 a fixed author and committer.  Tests that need a variable set it themselves
 (``monkeypatch.setenv``, or the environment a harness gives its subprocess).
 
+The `jp` processes of the suite read bytecode, as an installed `jp` does: the
+packages are compiled once when the run starts, and an inherited
+``PYTHONDONTWRITEBYTECODE`` is dropped (with it, every one of the suite's
+thousands of `jp` processes compiled each module it imports from source).
+
 The seal is applied once when pytest starts (for what is read at import time,
 and for libgit2, which reads ``HOME`` when it is loaded) and again before each
 test, so a test that changed ``os.environ`` leaves nothing to the next.
@@ -17,6 +22,7 @@ test, so a test that changed ``os.environ`` leaves nothing to the next.
 
 from __future__ import annotations
 
+import compileall
 import os
 import shutil
 import tempfile
@@ -101,8 +107,18 @@ def _libgit2_reads(home: Path, system: Path) -> None:
     paths[pygit2.GIT_CONFIG_LEVEL_XDG] = str(home / ".config" / "git")
 
 
+def _compile(root: Path) -> None:
+    """Bytecode for jp's packages, once per run (the controller, before any worker):
+    py_compile writes it whatever ``sys.dont_write_bytecode`` says."""
+    for package in ("gitstore", "porcelain"):
+        compileall.compile_dir(root / package, quiet=2)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     global _SESSION
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    if not hasattr(config, "workerinput"):  # the controller, or a run without workers
+        _compile(Path(__file__).resolve().parents[1])
     _SESSION = Path(tempfile.mkdtemp(prefix="jp-tests-"))
     for name in [n for n in os.environ if leaky(n)]:
         del os.environ[name]
@@ -111,6 +127,14 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ.update(sealed(home))
     time.tzset()  # TZ=UTC for time.localtime as well
     _libgit2_reads(home, _SESSION / "system")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """`--dist loadscope` with the longest modules spread over workers (tests/support/spread.py)."""
+    from tests.support.spread import scheduler  # lazy: imports xdist, run only under it
+
+    return scheduler(config, log)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

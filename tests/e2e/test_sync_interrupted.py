@@ -48,11 +48,16 @@ def fsck(machine: Machine) -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
-@pytest.mark.parametrize(("delay", "group"), [(0.3, True), (0.6, True), (0.9, False), (1.4, True)])
-def test_killed_pull_is_completed_by_the_next(
-    pair: tuple[Machine, Machine, Path], delay: float, group: bool
-) -> None:
-    laptop, desktop, _ = pair
+@pytest.fixture(scope="module")
+def diverged(tmp_path_factory: pytest.TempPathFactory) -> tuple[Machine, Machine, Path, str]:
+    """Built once a module (a copy of the desktop a test): a laptop and a desktop that
+    continued one conversation each their own way, and 400 more conversations pushed
+    by the laptop that the desktop has not pulled.  The tests only read the laptop and
+    the remote (a pull fetches from it)."""
+    base = tmp_path_factory.mktemp("diverged")
+    remote = base / "remote.git"
+    subprocess.run(["git", "init", "--bare", "-q", str(remote)], check=True)
+    laptop, desktop = Machine(base / "laptop", remote), Machine(base / "desktop", remote)
     no_background_gc(laptop, desktop)
     bulk_conversations(laptop.store, 400)
     laptop.ok("push")
@@ -65,25 +70,44 @@ def test_killed_pull_is_completed_by_the_next(
     laptop.ok("q", "LAPTOP")
     bulk_conversations(laptop.store, 400, prefix=17100000000)
     laptop.ok("push")
+    return laptop, desktop, remote, first
+
+
+@pytest.mark.parametrize(("delay", "group"), [(0.3, True), (0.6, True), (0.9, False), (1.4, True)])
+def test_killed_pull_is_completed_by_the_next(
+    diverged: tuple[Machine, Machine, Path, str], tmp_path: Path, delay: float, group: bool
+) -> None:
+    laptop, built, remote, first = diverged
+    desktop = built.copy(tmp_path / "desktop", remote)
     kill_after(desktop, delay, "pull", group=group)
     fsck(desktop)
     desktop.ok("pull")
     desktop.ok("conversation", "ls")
     assert desktop.tip(first) == laptop.tip(first)
-    mine = {k for k in desktop.refs() if k not in laptop.refs() and "/notes/" not in k}
+    theirs, ours = laptop.refs(), desktop.refs()  # one `git for-each-ref` each, not one a ref
+    mine = {k for k in ours if k not in theirs and "/notes/" not in k}
     assert len(mine) == 1, "the desktop's continuation is one conversation of its own"
-    assert all(desktop.refs()[k] == v for k, v in laptop.refs().items() if "/notes/" not in k)
+    assert all(ours[k] == v for k, v in theirs.items() if "/notes/" not in k)
     assert "Already up to date" in desktop.ok("pull")
+
+
+@pytest.fixture(scope="module")
+def unpushed(tmp_path_factory: pytest.TempPathFactory) -> Machine:
+    """Built once a module (a copy a test): a laptop with 800 conversations not pushed."""
+    base = tmp_path_factory.mktemp("unpushed")
+    laptop = Machine(base / "laptop", base / "nowhere.git")
+    no_background_gc(laptop)
+    bulk_conversations(laptop.store, 800)
+    return laptop
 
 
 @pytest.mark.parametrize("delay", [0.3, 0.8])
 def test_killed_push_is_completed_by_the_next(
-    pair: tuple[Machine, Machine, Path],
-    delay: float,
+    unpushed: Machine, tmp_path: Path, delay: float
 ) -> None:
-    laptop, _, remote = pair
-    no_background_gc(laptop)
-    bulk_conversations(laptop.store, 800)
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "--bare", "-q", str(remote)], check=True)
+    laptop = unpushed.copy(tmp_path / "laptop", remote)
     kill_after(laptop, delay, "push")
     fsck(laptop)
     laptop.ok("push")

@@ -26,6 +26,9 @@ ID = re.compile(r"\bjp-c[0-9]+(?:-[0-9a-z]+)?\b")
 TRACEBACK = "Traceback (most recent call last)"
 TIMEOUT = 120
 KEEP = ("PATH", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT")
+# Not kept: PYTHONDONTWRITEBYTECODE.  `jp` reads its bytecode as an installation does
+# (tests/conftest.py compiles it once per run); without it, each of the suite's
+# thousands of `jp` processes compiled every module it imports from source.
 
 
 def sealed_env(
@@ -55,7 +58,6 @@ def sealed_env(
             "TERM": "dumb",
             "EDITOR": "false",
             "VISUAL": "false",
-            "PYTHONDONTWRITEBYTECODE": "1",
             # no warm model process outlives a test, unless the test asks for one
             # (tests/e2e/warm.py)
             "JP_WARM": "0",

@@ -5,6 +5,7 @@ queries use jp's offline model)."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
@@ -17,16 +18,33 @@ from tests.support.sandbox import JP, sealed_env
 
 class Machine:
     def __init__(
-        self, root: Path, remote: Path | str, extra: Mapping[str, str] | None = None
+        self,
+        root: Path,
+        remote: Path | str,
+        extra: Mapping[str, str] | None = None,
+        *,
+        made: bool = False,
     ) -> None:
-        """``remote``: a path or URL; ``extra``: what the client needs to reach it
-        (``GIT_SSH_COMMAND`` for the test's sshd)."""
-        root.mkdir(parents=True)
+        """A new machine at ``root`` (`jp init`, origin ``remote``, a path or URL);
+        ``extra``: what the client needs to reach it (``GIT_SSH_COMMAND`` for the
+        test's sshd); with ``made``, the machine already there."""
+        if not made:
+            root.mkdir(parents=True)
         self.root = root
+        self.extra = extra
         self.store = root / "store.git"
         self.env = sealed_env(root, self.store, root / "config", "T", "t@example.invalid", extra)
-        self.ok("init")
-        self.ok("remote", "add", "origin", str(remote))
+        if not made:
+            self.ok("init")
+            self.ok("remote", "add", "origin", str(remote))
+
+    def copy(self, root: Path, remote: Path | str) -> Machine:
+        """This machine's home and store copied to ``root`` (as `cp -a` does), its
+        origin pointed at ``remote``: an expensive setup built once, one copy a test."""
+        shutil.copytree(self.root, root, symlinks=True)
+        other = Machine(root, remote, self.extra, made=True)
+        other.git("remote", "set-url", "origin", str(remote))
+        return other
 
     def run(self, *args: str) -> subprocess.CompletedProcess[str]:
         proc = subprocess.run(

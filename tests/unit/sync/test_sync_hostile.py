@@ -282,8 +282,7 @@ def test_a_notes_tree_3000_levels_deep(shared: tuple[Store, Syncer, Hostile]) ->
     anchor = store.anchor(CID)
     note = bad.blob('{"k": "title", "m": "deep", "t": 99999999999999, "v": "deep"}\n')
     tree = bad.tree([f"100644 blob {note}\t{anchor[2:]}"])
-    for _ in range(3000):
-        tree = bad.tree([f"040000 tree {tree}\tab"])
+    tree = bad.nest(tree, "ab", 3000)
     root = bad.git("ls-tree", "refs/notes/meta").splitlines()
     deep = bad.tree([*root, f"040000 tree {tree}\tab"])
     bad.ref("refs/notes/meta", bad.commit(deep, bad.tip("refs/notes/meta")))
