@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from gitstore.cache import sql
+from gitstore.cache import search, sql
 from gitstore.cache.facts import SEGMENT, Facts, Run, segment_facts
 from gitstore.cache.search import Search
 from gitstore.cache.sql import CHAIN, FORMAT, OLD_TABLES, SCHEMA, SEGMENTS, TO_SEGMENT, rollback
@@ -327,7 +327,7 @@ class Cache:
         try:
             db.execute("BEGIN")
             db.executemany("INSERT OR IGNORE INTO events VALUES (?, ?, ?)", rows)
-            self.search.catch_up(db)  # the new rows' text, in the same transaction
+            self.search.catch_up(db, search.WRITE_MOST)  # the new rows' text, if few
             db.execute("COMMIT")
         except sqlite3.Error:
             rollback(db)

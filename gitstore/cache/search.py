@@ -7,8 +7,10 @@ derived data like the rest of the cache:
 
 - it follows the event rows by a watermark (the last ``events`` rowid it
   holds), so whatever added rows (a write, a pull, a read of git) the next
-  catch-up indexes them, in the same transaction as the rows when the cache
-  adds them;
+  catch-up indexes them: in the same transaction as the rows when the cache
+  adds a few (``WRITE_MOST``: a turn, a small pull), at the next search when
+  many wait (an import: trigram indexing costs about a millisecond per
+  kilobyte of text, which no write should pay for a whole history);
 - an event row is keyed by its commit, so forks share its index row and an
   edit, an undo or a pull only adds rows;
 - which conversations hold a match is read from git's own shape: a commit's
@@ -50,6 +52,7 @@ SEARCHED = (
 )
 SHORTEST = 3  # the trigram tokenizer finds no string shorter than this
 BATCH = 5000
+WRITE_MOST = 200  # rows a write indexes at once (a turn, a small pull); more wait for a search
 
 _WHOLE_NOW = """
 WITH RECURSIVE up(tip, c, p) AS (
@@ -140,13 +143,17 @@ class Search:
                 self._usable = False
         return self._usable
 
-    def catch_up(self, db: sqlite3.Connection) -> bool:
+    def catch_up(self, db: sqlite3.Connection, most: int | None = None) -> bool:
         """Index the event rows past the watermark (inside the caller's transaction);
-        False when it could not (the index stays behind, and a search reads all)."""
+        False when it could not or, with ``most``, when more rows than that wait (an
+        import: the next search indexes them, so that no write pays for a backlog)."""
         if not self.usable(db):
             return False
         try:
             db.execute("SAVEPOINT grep_index")
+            if most is not None and not self._within(db, most):
+                db.execute("RELEASE grep_index")
+                return False
             self._index(db)
             db.execute("RELEASE grep_index")
         except sqlite3.Error:  # a slower search, never a lost write
@@ -157,6 +164,11 @@ class Search:
                 pass
             return False
         return True
+
+    def _within(self, db: sqlite3.Connection, most: int) -> bool:
+        (upto,) = db.execute("SELECT coalesce(max(upto), 0) FROM grep_state").fetchone()
+        (top,) = db.execute("SELECT coalesce(max(rowid), 0) FROM events").fetchone()
+        return isinstance(upto, int) and 0 <= top - upto <= most
 
     def _index(self, db: sqlite3.Connection) -> None:
         (upto,) = db.execute("SELECT coalesce(max(upto), 0) FROM grep_state").fetchone()

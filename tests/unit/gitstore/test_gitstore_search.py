@@ -93,3 +93,20 @@ def test_a_damaged_index_is_made_again(store: Store, path: Path) -> None:
     first = fresh.text_candidates(tips, ["apples"])
     assert first == set(tips), "an index SQLite cannot open is made again, then answers"
     assert candidates(fresh, "apples") == {"jp-c1"}
+
+
+def test_a_big_write_is_indexed_by_the_next_search_not_by_the_write(
+    store: Store, path: Path
+) -> None:
+    events = [start("jp-c1")] + [request(f"line {n}") for n in range(search.WRITE_MOST + 50)]
+    store.create("jp-c1", [*events, request("the zebra at the end")], None, "create")
+    db = sqlite3.connect(path / "jp" / "cache.sqlite")
+    (upto,) = db.execute("SELECT coalesce(max(upto), 0) FROM grep_state").fetchone()
+    (top,) = db.execute("SELECT max(rowid) FROM events").fetchone()
+    db.close()
+    assert upto < top, "the write left its rows to the next search"
+    assert candidates(store, "zebra") == {"jp-c1"}
+    store.append("jp-c1", [answer("one more zebra")], store.require("jp-c1").tip, "q")
+    db = sqlite3.connect(path / "jp" / "cache.sqlite")
+    assert db.execute("SELECT upto FROM grep_state").fetchone()[0] == top + 1, "a small write"
+    db.close()
