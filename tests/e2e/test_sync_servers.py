@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.sandbox import JP
 from tests.support.servers.base import HINT, Dropper, free_port
 from tests.support.servers.fixtures import Remote, Servers, every_remote
 from tests.support.servers.http import CREDENTIALS, HttpServer
 from tests.support.servers.sshd import SshServer
-from tests.support.sync_machine import JP, Machine, remote_refs
+from tests.support.sync_machine import Machine, remote_refs
 from tests.support.terminal import Terminal
 
 DROPPED = ("Connection closed", "Connection reset", "Empty reply", "Recv failure")
