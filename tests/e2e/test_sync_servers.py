@@ -4,17 +4,19 @@ password: one clear line, never a prompt nobody can answer."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import threading
 from pathlib import Path
 
 import pytest
 
-from tests.support.servers.base import Dropper, free_port
+from tests.support.sandbox import JP
+from tests.support.servers.base import HINT, Dropper, free_port
 from tests.support.servers.fixtures import Remote, Servers, every_remote
 from tests.support.servers.http import CREDENTIALS, HttpServer
 from tests.support.servers.sshd import SshServer
-from tests.support.sync_machine import JP, Machine, remote_refs
+from tests.support.sync_machine import Machine, remote_refs
 from tests.support.terminal import Terminal
 
 DROPPED = ("Connection closed", "Connection reset", "Empty reply", "Recv failure")
@@ -109,6 +111,8 @@ def test_a_refused_ssh_key_is_one_line(tmp_path: Path, git_servers: Servers) -> 
 
 @pytest.mark.parametrize("scheme", ["ssh", "http"])
 def test_a_server_that_drops_or_is_not_there_is_one_line(tmp_path: Path, scheme: str) -> None:
+    if scheme == "ssh" and shutil.which("ssh") is None:
+        pytest.skip(f"no ssh client; to run these tests: {HINT}")
     with Dropper() as dropper:
         machine = Machine(tmp_path / "m", f"{scheme}://127.0.0.1:{dropper.port}/remote.git")
         for verb in ("pull", "push"):

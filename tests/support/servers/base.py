@@ -4,6 +4,7 @@ own that ends with the session, and the one line that says how to install them."
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import shutil
 import signal
@@ -46,6 +47,17 @@ def listening(port: int) -> bool:
         return sock.connect_ex((LOOPBACK, port)) == 0
 
 
+def _die_with_parent() -> None:
+    """In the child, before exec: a TERM when the test process that started it dies
+    (a killed pytest would otherwise leave its servers running; Linux only)."""
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+PR_SET_PDEATHSIG = 1
+
+
 class Group:
     """Processes started in a session of their own, stopped together by their id."""
 
@@ -63,6 +75,7 @@ class Group:
                     stderr=out,
                     env=env,
                     start_new_session=True,
+                    preexec_fn=_die_with_parent,  # noqa: PLW1509 (runs before exec only)
                 )
             )
 
