@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitstore.errors import ConcurrentUpdate, LockedRef, environment_fault
+from gitstore.fs import diskfault, flock
 from gitstore.oplog.model import SYMBOLIC, Op, printable
-from gitstore.store import diskfault, flock
 
 if TYPE_CHECKING:
     import pygit2

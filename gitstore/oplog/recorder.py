@@ -34,8 +34,8 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitstore.claim import claim
 from gitstore.errors import GitStoreError, environment_fault
+from gitstore.fs.claim import claim
 from gitstore.oplog import log as oplog
 from gitstore.oplog.model import Move, Op, RemoteChange, coalesce
 from gitstore.refs import transaction

@@ -21,11 +21,12 @@ from gitstore.clock import SYSTEM, Clock, seconds
 from gitstore.errors import (
     LockedRef,
 )
+from gitstore.fs import flock
 from gitstore.refs import files as refread
 from gitstore.refs import transaction
 from gitstore.refs.reader import RefReader, reader_for
-from gitstore.store import flock, maintenance, packwrite
 from gitstore.store import format as storeformat
+from gitstore.store import maintenance, packwrite
 from gitstore.store.repo import machine_id, notes_refs, open_repo
 from gitstore.store.types import Identity
 

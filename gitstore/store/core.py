@@ -19,9 +19,10 @@ from gitstore.errors import (
     RefBusy,
     environment_fault,
 )
+from gitstore.fs import flock
 from gitstore.refs import transaction
 from gitstore.refs.transaction import ANY, RefUpdate
-from gitstore.store import flock, notes
+from gitstore.store import notes
 from gitstore.store.writing import Writing
 
 if TYPE_CHECKING:

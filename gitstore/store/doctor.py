@@ -19,12 +19,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gitstore import refs
+from gitstore.fs import flock
 from gitstore.oplog import log as oplog
 from gitstore.oplog import recorder as oprecord
-from gitstore.refs import packed, transaction
-from gitstore.store import flock
+from gitstore.refs import packed, quarantine, transaction
 from gitstore.store import format as storeformat
-from gitstore.sync import quarantine
 
 if TYPE_CHECKING:
     from gitstore.store.core import Store

@@ -33,8 +33,8 @@ from typing import TYPE_CHECKING, Any
 from gitstore import faults
 from gitstore.boundary import NOTES_MAX_DEPTH, meta_item
 from gitstore.errors import ConcurrentUpdate, LockedRef
+from gitstore.fs import flock
 from gitstore.refs.transaction import RefUpdate
-from gitstore.store import flock
 
 if TYPE_CHECKING:
     import pygit2

@@ -17,11 +17,10 @@ from gitstore.errors import (
 )
 from gitstore.events import Event
 from gitstore.events.kinds import Kind
-from gitstore.refs import packed
+from gitstore.refs import packed, quarantine
+from gitstore.refs.quarantine import Quarantined
 from gitstore.store.base import StoreBase
 from gitstore.store.types import Conversation, Located
-from gitstore.sync import quarantine
-from gitstore.sync.quarantine import Quarantined
 
 if TYPE_CHECKING:
     import pygit2

@@ -21,10 +21,10 @@ import pygit2
 from gitstore import ids, refs
 from gitstore.boundary import Limits, conversation_name
 from gitstore.errors import ConcurrentUpdate, ConversationBusy
-from gitstore.refs import transaction
+from gitstore.refs import quarantine, transaction
 from gitstore.refs.transaction import SYMBOLIC, RefUpdate
 from gitstore.store.core import Store
-from gitstore.sync import fetching, quarantine, remotes
+from gitstore.sync import fetching, remotes
 from gitstore.sync import lock as synclock
 from gitstore.sync import meta as syncmeta
 from gitstore.sync.ancestry import Comparison, repo_parent

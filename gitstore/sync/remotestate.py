@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any
 from gitstore.errors import UndoConflict
 from gitstore.oplog import remotediff
 from gitstore.oplog.model import RemoteChange
+from gitstore.refs import quarantine
 from gitstore.refs.transaction import RefUpdate
-from gitstore.sync import configfile, quarantine, remotes
+from gitstore.sync import configfile, remotes
 
 if TYPE_CHECKING:
     import pygit2

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from gitstore import refs
+from gitstore import undoing as opundo
 from gitstore.errors import StoreFormatTooNew
 from gitstore.oplog import log as oplog
 from gitstore.oplog import model as opmodel
 from gitstore.oplog import recorder as oprecord
-from gitstore.oplog import undo as opundo
 from gitstore.oplog.model import Move, Op
 from gitstore.store import format as storeformat
 from gitstore.store import maintenance

@@ -221,7 +221,7 @@ def test_what_the_store_records_is_dated_by_its_clock(tmp_path: Path) -> None:
 
 def test_an_object_write_spoiled_by_a_prune_is_written_again() -> None:
     """git's prune removed `objects/XX/` between libgit2's mkdir and rename."""
-    from gitstore.store import diskfault
+    from gitstore.fs import diskfault
 
     calls: list[int] = []
 
@@ -236,7 +236,7 @@ def test_an_object_write_spoiled_by_a_prune_is_written_again() -> None:
 
 def test_a_written_object_gone_with_its_folder_is_named_as_a_prune(store: Store) -> None:
     from gitstore.errors import EnvironmentFault
-    from gitstore.store import diskfault
+    from gitstore.fs import diskfault
 
     missing = "ab" + "0" * 38  # its folder objects/ab/ is not there: pruned away
     with pytest.raises(EnvironmentFault) as caught:

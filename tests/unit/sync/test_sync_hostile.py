@@ -13,9 +13,10 @@ import pytest
 from gitstore import refs
 from gitstore.boundary import Limits
 from gitstore.errors import SyncError
+from gitstore.refs import quarantine
 from gitstore.store.core import Store
 from gitstore.store.repo import init_bare
-from gitstore.sync import quarantine, remotes
+from gitstore.sync import remotes
 from gitstore.sync.inbound import Known, check_chain
 from gitstore.sync.pull import Syncer
 from gitstore.sync.push import push

@@ -27,13 +27,13 @@ from gitstore.errors import (
     UndoConflict,
     UnknownOperation,
 )
+from gitstore.fs import flock
 from gitstore.oplog import log as oplog
 from gitstore.oplog import model as opmodel
 from gitstore.oplog import recorder, remotediff
 from gitstore.oplog.model import Move, Op
 from gitstore.refs import transaction
 from gitstore.refs.transaction import RefUpdate
-from gitstore.store import flock
 from gitstore.sync import remotestate
 
 if TYPE_CHECKING:
