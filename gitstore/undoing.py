@@ -7,7 +7,9 @@ at; otherwise ``UndoConflict`` names the ref and nothing moves (``force``
 overwrites it).  Restore sets every ref that a later operation moved back
 to its value right after the chosen operation, whatever it holds now.
 Both are operations themselves (recorded by the store's ``Recorder``), so
-they can be undone too.
+they can be undone too.  This module is gitstore's top floor: it takes back
+ref moves (``store``), the operation log's records (``oplog``) and a remote's
+configuration (``sync.remotestate``) alike.
 """
 
 from __future__ import annotations
