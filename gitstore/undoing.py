@@ -58,7 +58,7 @@ def _apply(store: Store, wanted: Mapping[str, str | None], reason: str) -> list[
     now = _current(store, list(wanted))
     updates = [RefUpdate(ref, now[ref], new) for ref, new in wanted.items() if now[ref] != new]
     if updates:
-        store.move(updates, reason)
+        store.refs.move(updates, reason)
     return [Move(u.name, u.old, u.new) for u in updates]
 
 
@@ -75,7 +75,7 @@ def _holding(store: Store, names: Iterable[str], refused: str) -> Iterator[None]
     with ExitStack() as stack:
         for cid in cids:
             try:
-                stack.enter_context(store.hold(cid, wait=HOLD_WAIT))
+                stack.enter_context(store.refs.hold(cid, wait=HOLD_WAIT))
             except ConversationBusy as exc:
                 exc.refused = refused
                 raise

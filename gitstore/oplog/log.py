@@ -223,7 +223,6 @@ def trim(repo: pygit2.Repository, gitdir: Path, cutoff: float) -> int:
     keep = [(c, op) for c, op in chain if op.time >= cutoff]
     if len(keep) == len(chain):
         return 0
-    signature = pygit2.Signature("jp", "jp@localhost")
     since = keep[-1][1].time if keep else 0.0
     prev: pygit2.Oid | None = None
     for commit, op in reversed(keep):
@@ -231,6 +230,8 @@ def trim(repo: pygit2.Repository, gitdir: Path, cutoff: float) -> int:
         if kept and _previous(repo, commit) is not None:
             kept = kept[1:]
         op.since = since
+        # stamped with the operation's own time (the store's clock), not the machine's now
+        signature = pygit2.Signature("jp", "jp@localhost", int(op.time), 0)
         prev = _commit(repo, op, prev, kept, signature)
     try:
         if prev is None:

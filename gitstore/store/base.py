@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
     from gitstore.oplog.model import Op
     from gitstore.oplog.recorder import Recorder
+    from gitstore.store.parts import Ops
 else:
     from gitstore.lazy import lazy_module
 
@@ -52,6 +53,8 @@ class StoreBase:
     Refs of a plain git directory are read as files (``refs.reader``), so a
     command that finds what it reads in the cache never loads libgit2.
     """
+
+    ops: Ops  # the operation log's part (``parts.py``), given by ``Store``
 
     def __init__(
         self,
@@ -100,12 +103,14 @@ class StoreBase:
                 )
 
     @property
-    def ops(self) -> Recorder:
+    def _recorder(self) -> Recorder:
         """The recorder of this process's operation (``begin_operation`` starts it)."""
         if self._ops is None:
             from gitstore.oplog.recorder import Recorder
 
-            self._ops = Recorder(self.gitdir, lambda: self.repo, self._first_write, self._seconds)
+            self._ops = Recorder(
+                self.gitdir, lambda: self.repo, self._first_write, self._seconds, self.clock.token
+            )
             if self._begun is not None:
                 self._ops.begin(*self._begun)
         return self._ops
@@ -144,7 +149,7 @@ class StoreBase:
         return op
 
     @contextmanager
-    def operation(self, command: str) -> Iterator[Recorder]:
+    def operation(self, command: str) -> Iterator[Ops]:
         """``begin_operation`` .. ``end_operation`` around a block."""
         self.begin_operation(command)
         try:
@@ -185,7 +190,7 @@ class StoreBase:
     def maintenance(self) -> maintenance.Maintenance:
         if self._maintenance is None:
             self._maintenance = maintenance.Maintenance(
-                self.repo, self.gitdir, lambda: self.oplog_retention()
+                self.repo, self.gitdir, lambda: self.oplog_retention(), self._seconds
             )
         return self._maintenance
 
@@ -193,7 +198,7 @@ class StoreBase:
     def machine(self) -> str:
         """This machine's id in metadata lines (``jp.machine`` in the store's config)."""
         if self._machine is None:
-            self._machine = machine_id(self.repo)
+            self._machine = machine_id(self.repo, self.clock)
         return self._machine
 
     @property
@@ -214,8 +219,11 @@ class StoreBase:
         found = refs.conversation_id(named) if named else None
         return found[0] if found else None
 
-    def _notes_signature(self) -> pygit2.Signature:
-        return pygit2.Signature(self.identity.name, self.identity.email)
+    def _notes_signature(self, at: float | None = None) -> pygit2.Signature:
+        """The signature of a notes or operation-log commit: this store's identity, at
+        ``at`` (seconds), else the time of its clock."""
+        moment = seconds(self.clock) if at is None else at
+        return pygit2.Signature(self.identity.name, self.identity.email, int(moment), 0)
 
 
 def _any_file(folder: Path) -> bool:

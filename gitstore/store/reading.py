@@ -36,7 +36,7 @@ class Reading(StoreBase):
         """Refs a pull refused and kept aside under ``refs/jp/quarantine/``, with why."""
         return quarantine.listing(self._reader.listing((quarantine.ROOT,)), self.gitdir)
 
-    def refs(self, archived: bool | None = False) -> list[Located]:
+    def _listed(self, archived: bool | None = False) -> list[Located]:
         """Conversations (live, archived, or both with None), in ref-name order."""
         wanted = {refs.LIVE_PREFIX: False, refs.ARCHIVE_PREFIX: True}
         if archived is not None:

@@ -120,7 +120,7 @@ def _write(
 def add(store: Store, name: str, url: str) -> str:
     """``remotes.add``, recorded in the operation log."""
     before = snapshot(store.repo, name)
-    result = remotes.add(store.repo, name, url, store.notes_refs)
+    result = remotes.add(store.repo, name, url, store.notes.refs)
     store.ops.remote(RemoteChange(name, before, snapshot(store.repo, name)))
     return result
 

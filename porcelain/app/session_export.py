@@ -37,13 +37,13 @@ def _origin_of(events: Sequence[Event]) -> dict[str, Any] | None:
 def export_session(store: Store, cid: str, tool: str, dest: Path) -> list[Written]:
     """Write the session of ``cid`` (and its subagent streams) under ``dest`` at their
     paths relative to the tool's root, every kept record as a JSON line, in order."""
-    events = store.load(cid).events
+    events = store.log.load(cid).events
     origin = _origin_of(events)
     if origin is None or origin.get("format") != tool:
         raise SessionExportError(f"{cid} was not imported from {tool}")
     plan = [(cid, origin, events)]
     for sub in _subagents(store, cid, tool):
-        sub_events = store.load(sub).events
+        sub_events = store.log.load(sub).events
         sub_origin = _origin_of(sub_events)
         if sub_origin is not None:
             plan.append((sub, sub_origin, sub_events))
@@ -67,7 +67,7 @@ def export_session(store: Store, cid: str, tool: str, dest: Path) -> list[Writte
 
 
 def _subagents(store: Store, cid: str, tool: str) -> list[str]:
-    located = store.refs(archived=None)
+    located = store.refs.list(archived=None)
     facts = summaries(store, located)
     out = []
     for loc in located:

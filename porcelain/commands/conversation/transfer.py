@@ -110,7 +110,7 @@ def _import_jp(app: App, folders: tuple[Path, ...], activate: bool) -> None:
         elif done["action"] == "renamed":
             app.output.note(f"{cid}: a new id, since {done['jp_id']} is another conversation here")
     if activate and created:
-        store.set_active(str(created[-1]["id"]))
+        store.refs.set_active(str(created[-1]["id"]))
     if app.output.json:
         app.output.data(created)
 
