@@ -177,3 +177,52 @@ def test_a_back_arrow_inside_gitstore_breaks_the_contract(tmp_path: Path) -> Non
     broken = _lint(tmp_path)
     assert broken.returncode != 0
     assert "gitstore.events.turns -> gitstore.sync.pull" in broken.stdout
+
+
+# -- the Store's face -----------------------------------------------------------------------
+
+STORE_PARTS = {"log", "refs", "notes", "local", "ops"}
+STORE_OPENING = {"path", "gitdir", "limits", "identity", "clock", "repair", "format"}
+PATH_ONLY = {"name", "parent"}  # a store's path named `store` (commands/context.py)
+
+
+def _store_uses(path: Path) -> set[tuple[int, str]]:
+    """``store.X``, ``x.store.X`` and ``x.store().X`` in ``path``: (line, X)."""
+    found: set[tuple[int, str]] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not isinstance(node, ast.Attribute):
+            continue
+        held = node.value
+        if isinstance(held, ast.Call):
+            held = held.func
+        if (isinstance(held, ast.Name) and held.id == "store") or (
+            isinstance(held, ast.Attribute) and held.attr == "store"
+        ):
+            found.add((node.lineno, node.attr))
+    return found
+
+
+def test_the_store_shows_its_parts(tmp_path: Path) -> None:
+    from gitstore import init_store
+    from gitstore.store import parts
+    from gitstore.store.core import Store
+
+    init_store(tmp_path / "s.git")
+    store = Store(tmp_path / "s.git")
+    kinds = {"log": parts.Log, "refs": parts.Refs, "notes": parts.Notes}
+    kinds |= {"local": parts.Local, "ops": parts.Ops}
+    assert set(kinds) == STORE_PARTS
+    for name, kind in kinds.items():
+        assert isinstance(getattr(store, name), kind), name
+
+
+def test_porcelain_holds_a_store_by_its_parts_and_its_opening() -> None:
+    """Porcelain reads and writes through ``store.log``, ``.refs``, ``.notes``,
+    ``.local`` and ``.ops``; of the store itself only what it was opened with."""
+    bad = [
+        f"{p.relative_to(ROOT).as_posix()}:{line} store.{name}"
+        for p in sorted((ROOT / "porcelain").rglob("*.py"))
+        for line, name in sorted(_store_uses(p))
+        if name not in STORE_PARTS | STORE_OPENING | PATH_ONLY
+    ]
+    assert not bad, "\n".join(bad)
