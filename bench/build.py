@@ -48,7 +48,7 @@ def write_events(
     def flush() -> None:
         nonlocal parent
         if pending:
-            parent = store.write_commits(pending, parent, names)[-1]
+            parent = store.log.write_commits(pending, parent, names)[-1]
             for event in pending:
                 if event.get("type") == "tool_call_request":
                     names[str(event["id"])] = str(event["name"])
@@ -76,7 +76,7 @@ def conversation(store: Store, cid: str, count: int, seed: int) -> str:
     """A live conversation of ``count`` synthetic events; returns its tip."""
     tip = write_events(store, Writer(seed).events(cid, count), None)
     assert tip is not None
-    store.create(cid, [], tip, f"bench: {count} events")
+    store.log.create(cid, [], tip, f"bench: {count} events")
     fake_reflog(store, cid, tip, count)
     return tip
 
@@ -99,7 +99,7 @@ def many_conversations(store: Store, count: int, log: Callable[[str], None]) -> 
             "conversation_id": cid,
             "forked_from": {"conversation_id": cids[0], "commit": base},
         }
-        tips.append(store.write_commits([start], base)[0])
+        tips.append(store.log.write_commits([start], base)[0])
     log(f"    {count} tips written")
     repo = store.repo
     for cid, tip in zip(cids, tips, strict=True):
@@ -108,7 +108,7 @@ def many_conversations(store: Store, count: int, log: Callable[[str], None]) -> 
     pack_refs(store)
     log("    refs created and packed")
     _titles(store, cids)
-    store.set_active(cids[-1])
+    store.refs.set_active(cids[-1])
     return cids
 
 
@@ -119,7 +119,7 @@ def _titles(store: Store, cids: list[str]) -> None:
     builder = repo.TreeBuilder()
     for n, cid in enumerate(cids):
         line = notes.meta_line("title", f"Synthetic conversation {n}", stamp, store.machine)
-        builder.insert(store.anchor(cid), repo.create_blob(line + "\n"), pygit2.GIT_FILEMODE_BLOB)
+        builder.insert(store.notes.anchor(cid), repo.create_blob(line + "\n"), pygit2.GIT_FILEMODE_BLOB)
     signature = pygit2.Signature("jp", "jp@localhost")
     repo.create_commit(refs.NOTES_META, signature, signature, "bench: titles", builder.write(), [])
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from bench import build, synth
 store = build.new_store(Path(sys.argv[1]))
 events = synth.Writer(7).events(sys.argv[2], int(sys.argv[3]))
-tip = store.write_packed(events, None, {})[-1]
+tip = store.log.write_packed(events, None, {})[-1]
 print(tip)
 """
 

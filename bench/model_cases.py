@@ -44,7 +44,7 @@ def query_section(root: Path, profile: Profile, results: Results) -> None:
     store = build.new_store(root / "model.git")
     cid = build.cid_for(7)
     build.conversation(store, cid, 1 + 8 * 4, seed=7)
-    store.set_active(cid)
+    store.refs.set_active(cid)
     runtime = Path(tempfile.mkdtemp(prefix="jpb-", dir="/tmp"))
     arrivals: list[float] = []
 

@@ -57,7 +57,7 @@ def startup_section(root: Path, profile: Profile, results: Results) -> None:
     store = build.new_store(root / "small.git")
     cid = build.cid_for(5)
     build.conversation(store, cid, 1 + 3 * 8, seed=5)
-    store.set_active(cid)
+    store.refs.set_active(cid)
     env = clean_env(home, store.path)
     jp = jp_command()
     commands = {
@@ -183,7 +183,7 @@ def fork_titled(root: Path, store: Store, target: str, profile: Profile, results
 
         return run
 
-    count = len(store.refs())
+    count = len(store.refs.list())
     medians = interleaved({"many": one(store, target), "lone": one(lone, cid)}, profile.few(9))
     results.add(
         Row(

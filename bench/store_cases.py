@@ -81,7 +81,7 @@ def build_big(root: Path, profile: Profile, results: Results, sections: set[str]
 def _write(store: Store, cid: str, events: list[Event]) -> None:
     tip = build.write_events(store, events, None)
     assert tip is not None
-    store.create(cid, [], tip, f"bench: {len(events)} events")
+    store.log.create(cid, [], tip, f"bench: {len(events)} events")
     build.fake_reflog(store, cid, tip, len(events))
 
 
@@ -161,7 +161,7 @@ def append_section(big: BigStore, profile: Profile, results: Results) -> None:
     closing: list[SqliteLog] = []
     for size in profile.sizes:
         events = big.events[size]
-        tip = big.store.require(big.convs[size]).tip
+        tip = big.store.refs.require(big.convs[size]).tip
         variants[f"jp {size}"] = _jp_appender(big, size)
         sqlite = SqliteLog(work / f"{size}.sqlite", events, durable=False)
         closing.append(sqlite)
@@ -171,7 +171,7 @@ def append_section(big: BigStore, profile: Profile, results: Results) -> None:
         ref = f"refs/bench/plumbing-{size}"
         variants[f"git {size}"] = GitPlumbing(big.store.gitdir, ref, tip, False).append
     variants["ref"] = RefFile(work / "ref").append
-    small_tip = big.store.require(big.convs[min(profile.sizes)]).tip
+    small_tip = big.store.refs.require(big.convs[min(profile.sizes)]).tip
     variants["floor"] = LooseFloor(big.store.gitdir, "refs/bench/floor", small_tip).append
     results.log(f"  {len(variants)} variants, {profile.rounds} rounds")
     medians = _rounds(writer, variants, profile.rounds, budget)
@@ -271,7 +271,7 @@ def append_section(big: BigStore, profile: Profile, results: Results) -> None:
 def _jp_appender(big: BigStore, size: int, fsync: bool = False) -> Callable[[Event], float]:
     """``Store.append`` of one event to the conversation of ``size`` events, timed."""
     store, cid = big.store, big.convs[size]
-    tip = store.require(cid).tip
+    tip = store.refs.require(cid).tip
 
     def append(event: Event) -> float:
         nonlocal tip
@@ -279,7 +279,7 @@ def _jp_appender(big: BigStore, size: int, fsync: bool = False) -> Callable[[Eve
             pygit2.settings.enable_fsync_gitdir(True)
         try:
             start = time.perf_counter()
-            tip = store.append(cid, [event], tip, f"jp query {cid}")
+            tip = store.log.append(cid, [event], tip, f"jp query {cid}")
             return time.perf_counter() - start
         finally:
             if fsync:
@@ -306,7 +306,7 @@ def durable_rows(big: BigStore, size: int, results: Results, rounds: int) -> Non
     work = big.root / "durable"
     work.mkdir(exist_ok=True)
     writer = Writer(seed=size + 2, start=Writer(0).moment.replace(year=2027))
-    tip = big.store.require(big.convs[size]).tip
+    tip = big.store.refs.require(big.convs[size]).tip
     sqlite = SqliteLog(work / "events.sqlite", big.events[size][:1000], durable=True)
     git = GitPlumbing(big.store.gitdir, "refs/bench/plumbing-durable", tip, True)
     variants: dict[str, Callable[[Event], float]] = {
@@ -380,7 +380,7 @@ def load_section(big: BigStore, profile: Profile, results: Results) -> None:
         start = time.perf_counter()
         store = Store(path)
         store.cache = Cache(scratch)
-        model_events(store.load(cid).events)
+        model_events(store.log.load(cid).events)
         took = time.perf_counter() - start
         store.cache.close()
         return took
@@ -389,7 +389,7 @@ def load_section(big: BigStore, profile: Profile, results: Results) -> None:
         """A new process's view with the cache built: a fresh Store each time."""
         start = time.perf_counter()
         store = Store(path)
-        model_events(store.load(cid).events)
+        model_events(store.log.load(cid).events)
         took = time.perf_counter() - start
         store.cache.close()
         return took
@@ -478,7 +478,7 @@ def fork_section(big: BigStore, profile: Profile, results: Results) -> None:
     def one(size: int) -> Callable[[], float]:
         def run() -> float:
             start = time.perf_counter()
-            made.append(fork(store, store.require(big.convs[size])))
+            made.append(fork(store, store.refs.require(big.convs[size])))
             return time.perf_counter() - start
 
         return run
@@ -486,7 +486,7 @@ def fork_section(big: BigStore, profile: Profile, results: Results) -> None:
     medians = interleaved({str(s): one(s) for s in profile.sizes}, profile.rounds)
     _flat_rows("fork", profile.sizes, medians, results)
     for cid in made:
-        store.delete(cid, "bench: clean up")
+        store.refs.delete(cid, "bench: clean up")
 
 
 def review_section(big: BigStore, profile: Profile, results: Results, home: Path) -> None:
@@ -516,7 +516,7 @@ def review_section(big: BigStore, profile: Profile, results: Results, home: Path
     def one(size: int) -> Callable[[], float]:
         def run() -> float:
             model_time[:] = [0.0, 0.0]
-            source = store.require(big.convs[size])
+            source = store.refs.require(big.convs[size])
             start, cpu = time.perf_counter(), time.process_time()
             started = review_start.start_review(
                 store,
@@ -529,7 +529,7 @@ def review_section(big: BigStore, profile: Profile, results: Results, home: Path
             took = time.perf_counter() - start - model_time[0]
             own_cpu[size].append(time.process_time() - cpu - model_time[1])
             summarizer[size].append(model_time[0])
-            store.delete(started.review_id, "bench: clean up")
+            store.refs.delete(started.review_id, "bench: clean up")
             return took
 
         return run
@@ -540,7 +540,7 @@ def review_section(big: BigStore, profile: Profile, results: Results, home: Path
     try:
         one(min(profile.review_sizes))()  # first use imports the review modules
         for size in profile.review_sizes:  # the cache as any command after the first finds it
-            store.view_chain(store.require(big.convs[size]).tip)
+            store.log.view_chain(store.refs.require(big.convs[size]).tip)
         medians = interleaved(
             {str(s): one(s) for s in profile.review_sizes},
             profile.few(profile.rounds),

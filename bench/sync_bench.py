@@ -131,7 +131,7 @@ def main() -> None:
         started = time.perf_counter()
         ids = [f"jp-c{17000000000 + n}" for n in range(opts.conversations)]
         for cid in ids:
-            store.create(cid, synthetic(cid, opts.turns, rng), None, "bench")
+            store.log.create(cid, synthetic(cid, opts.turns, rng), None, "bench")
         events = opts.conversations * (1 + opts.turns * 7)
         print(
             f"{opts.conversations} conversations, {events} events "
@@ -170,7 +170,7 @@ def main() -> None:
         run("jp pull (first)", env_d, "pull", base_pull)
         run("jp push (nothing new)", env_l, "push", None)
         run("jp pull (nothing new)", env_d, "pull", None)
-        store.append(ids[0], synthetic(ids[0], 1, rng)[1:], store.require(ids[0]).tip, "bench")
+        store.log.append(ids[0], synthetic(ids[0], 1, rng)[1:], store.refs.require(ids[0]).tip, "bench")
         run("jp push (1 changed)", env_l, "push", None)
         run("jp pull (1 changed)", env_d, "pull", None)
         print(f"baseline: git push --mirror {base_push:.2f}s, git fetch {base_pull:.2f}s")

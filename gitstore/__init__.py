@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from gitstore.boundary import CONFIG_KEY as MAX_EVENT_BYTES_KEY
-    from gitstore.boundary import Limits, load_json, read_file
+    from gitstore.boundary import Limits, read_file
     from gitstore.boundary import fit as fit_to_limits
     from gitstore.cache.facts import ChainFacts
     from gitstore.cache.view import ChainView
@@ -78,8 +78,7 @@ if TYPE_CHECKING:
     from gitstore.oplog.model import Move, Op
     from gitstore.oplog.model import printable as printable_command
     from gitstore.oplog.model import shown as ref_value
-    from gitstore.oplog.undo import Result as UndoResult
-    from gitstore.oplog.undo import restore, undo
+    from gitstore.refs.quarantine import acknowledge as acknowledge_refusals
     from gitstore.store.activity import (
         accept_commits,
         accepted_commits,
@@ -96,7 +95,6 @@ if TYPE_CHECKING:
     from gitstore.sync.delete import Deleted, delete_on_remote, remote_has, remotes_holding
     from gitstore.sync.pull import Outcome, Syncer, open_sync
     from gitstore.sync.push import push
-    from gitstore.sync.quarantine import acknowledge as acknowledge_refusals
     from gitstore.sync.remotes import RemoteInfo
     from gitstore.sync.remotes import check_name as check_remote_name
     from gitstore.sync.remotestate import add as add_remote
@@ -104,6 +102,9 @@ if TYPE_CHECKING:
     from gitstore.sync.remotestate import find as find_remote
     from gitstore.sync.remotestate import listing as list_remotes
     from gitstore.sync.remotestate import remove as remove_remote
+    from gitstore.undoing import Result as UndoResult
+    from gitstore.undoing import restore, undo
+    from gitstore.values import load_json
 
 # name -> "module" (the same name there) or "module:name there"
 _WHERE: dict[str, str] = {
@@ -135,7 +136,7 @@ _WHERE: dict[str, str] = {
     "Limits": "gitstore.boundary",
     "MAX_EVENT_BYTES_KEY": "gitstore.boundary:CONFIG_KEY",
     "fit_to_limits": "gitstore.boundary:fit",
-    "load_json": "gitstore.boundary",
+    "load_json": "gitstore.values",
     "read_file": "gitstore.boundary",
     "NotStreamable": "gitstore.jsonstream",
     "stream_array": "gitstore.jsonstream",
@@ -190,13 +191,13 @@ _WHERE: dict[str, str] = {
     "Move": "gitstore.oplog.model",
     "ref_value": "gitstore.oplog.model:shown",
     "printable_command": "gitstore.oplog.model:printable",
-    "undo": "gitstore.oplog.undo",
-    "restore": "gitstore.oplog.undo",
-    "UndoResult": "gitstore.oplog.undo:Result",
+    "undo": "gitstore.undoing",
+    "restore": "gitstore.undoing",
+    "UndoResult": "gitstore.undoing:Result",
     # doctor
     "Finding": "gitstore.store.doctor",
     "examine": "gitstore.store.doctor",
-    "acknowledge_refusals": "gitstore.sync.quarantine:acknowledge",
+    "acknowledge_refusals": "gitstore.refs.quarantine:acknowledge",
     "mend": "gitstore.store.doctor",
     # the fault points (a testing hook)
     "FAULT_POINTS": "gitstore.faults:POINTS",

@@ -2,13 +2,12 @@
 
 Anyone who can push to a shared remote, or who hands over a JP folder,
 controls those bytes, so they are checked here before they land (the
-checks on git objects, which use these rules, are in ``gitstore.inbound``):
+checks on git objects, which use these rules, are in ``gitstore.sync.inbound``):
 
-- JSON is strict UTF-8 (no byte-order mark, no lone surrogate escapes),
-  without ``NaN``/``Infinity`` or numbers that overflow a float, nested at
-  most ``MAX_DEPTH`` deep;
+- JSON is strict (``gitstore.values``: UTF-8, no ``NaN``, nested at most
+  ``MAX_DEPTH`` deep);
 - an event is a JSON object of a known shape with its field types checked
-  (``gitstore.schema``), or of an unknown ``type`` kept as it is, and at most
+  (``gitstore.events.schema``), or of an unknown ``type`` kept as it is, and at most
   ``Limits.max_event_bytes`` long;
 - a file is read only if it is a regular file no longer than
   ``Limits.max_file_bytes``, and never more than that is read;
@@ -37,11 +36,11 @@ from gitstore import ids
 from gitstore.errors import InvalidEvent, Refused
 from gitstore.events import canonical_json
 from gitstore.events.kinds import Kind
+from gitstore.values import LEAN, SURROGATE_ESCAPE, check_value, load_json
 
 MiB = 1024 * 1024
 DEFAULT_MAX_EVENT_BYTES = 10 * MiB  # far below the 100 MB a forge such as GitHub refuses
 DEFAULT_MAX_FILE_BYTES = 256 * MiB
-MAX_DEPTH = 200  # JSON nesting; jp's own JSON writer recurses per level
 NOTES_MAX_DEPTH = 32  # a 64-hex name split in 2-hex folders: 31 folders and a leaf
 CONFIG_KEY = "store.max_event_bytes"
 
@@ -60,75 +59,6 @@ def size_text(n: int) -> str:
     if n >= 1024:
         return f"{n / 1024:.1f} KiB"
     return f"{n} bytes"
-
-
-# -- JSON -------------------------------------------------------------------------------
-
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON value")
-
-
-def _finite(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"the number {text[:20]} is too large")
-    return value
-
-
-_STRICT = json.JSONDecoder(parse_constant=_no_constant, parse_float=_finite)
-_LEAN = json.JSONDecoder(parse_constant=_no_constant)
-
-
-def load_json(data: bytes | str) -> Any:
-    """Strict JSON: raises ``ValueError`` with a short reason for anything else."""
-    if isinstance(data, bytes):
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise ValueError(f"not UTF-8 text (byte {exc.start})") from None
-    else:
-        text = data
-    if text.startswith("\ufeff"):
-        raise ValueError("starts with a byte-order mark")
-    try:
-        value = _STRICT.decode(text)
-    except RecursionError:
-        raise ValueError("invalid JSON: nested too deeply") from None
-    except json.JSONDecodeError as exc:
-        where = f"line {exc.lineno} column {exc.colno}"
-        raise ValueError(f"invalid JSON at {where}: {exc.msg}") from None
-    except ValueError as exc:  # a constant, a number too large for a float or an int
-        raise ValueError(f"invalid JSON: {exc}") from None
-    check_value(value, deep=_SURROGATE_ESCAPE.search(text) is not None)
-    return value
-
-
-def check_value(value: Any, deep: bool = True) -> None:
-    """Nesting at most ``MAX_DEPTH``; with ``deep``, no string holds a lone surrogate."""
-    stack: list[tuple[Any, int]] = [(value, 0)]
-    while stack:
-        item, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            raise ValueError(f"nested more than {MAX_DEPTH} levels deep")
-        if isinstance(item, dict):
-            if deep:
-                for key in item:
-                    _encodable(key)
-            stack.extend((v, depth + 1) for v in item.values())
-        elif isinstance(item, list):
-            stack.extend((v, depth + 1) for v in item)
-        elif deep and isinstance(item, str):
-            _encodable(item)
-
-
-def _encodable(text: str) -> None:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ValueError("a string holds a lone surrogate (not Unicode text)") from None
 
 
 # -- events -------------------------------------------------------------------------------
@@ -165,7 +95,7 @@ def stored_event_problem(data: bytes) -> str | None:
         return "event.json is not an event object"
     if not isinstance(event.get("timestamp", ""), str):
         return "event.json has a timestamp that is not a string"
-    if _SURROGATE_ESCAPE.search(text) is not None:
+    if SURROGATE_ESCAPE.search(text) is not None:
         try:
             check_value(event)
         except ValueError as exc:
@@ -339,12 +269,12 @@ def meta_item(line: str) -> MetaLine | None:
     if not line.strip():
         return None
     try:  # the lean form of load_json: ls reads every line of every note
-        item = _LEAN.decode(line)
+        item = LEAN.decode(line)
     except (ValueError, RecursionError):
         return None
     if not isinstance(item, dict):
         return None
-    if "\\u" in line and _SURROGATE_ESCAPE.search(line) is not None:
+    if "\\u" in line and SURROGATE_ESCAPE.search(line) is not None:
         try:
             check_value(item)
         except ValueError:

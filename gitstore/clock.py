@@ -1,8 +1,8 @@
 """The time, read in one place.
 
-What the store records (when an operation ran, when a conversation was last
-activated, the stamp of a metadata line, the id a pull gives a diverged
-continuation) comes from a ``Clock`` the store is given
+What the store records (when an operation ran and its id, when a conversation
+was last activated, the stamp of a metadata line, the id a pull gives a
+diverged continuation) comes from a ``Clock`` the store is given
 (``Store(..., clock=...)``; the system's clock by default), so a test can
 pin or step it and compare whole outputs.  A fixed clock must never make
 the store wait: waiting (for a lock, between retries) and the age of a file
@@ -12,17 +12,26 @@ the machine's clocks below, never the given one.
 
 from __future__ import annotations
 
+import os
 import time
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
 
 class Clock(Protocol):
-    """Where the store reads the time it records."""
+    """Where the store reads the time it records, and the random part of its ids."""
 
     def now(self) -> datetime:
         """The current time, timezone-aware (UTC)."""
         ...
+
+    def token(self, nbytes: int) -> str:
+        """``nbytes`` random bytes as hex (an operation's id)."""
+        ...
+
+
+def _random_token(nbytes: int) -> str:
+    return os.urandom(nbytes).hex()
 
 
 class SystemClock:
@@ -30,6 +39,9 @@ class SystemClock:
 
     def now(self) -> datetime:
         return datetime.now(UTC)
+
+    def token(self, nbytes: int) -> str:
+        return _random_token(nbytes)
 
 
 SYSTEM = SystemClock()
@@ -51,6 +63,9 @@ class FixedClock:
     def set(self, at: datetime) -> None:
         self.at = _aware(at)
 
+    def token(self, nbytes: int) -> str:
+        return _random_token(nbytes)
+
 
 class SteppingClock:
     """``start``, then ``start + step``, ``start + 2 * step``...: one step per reading,
@@ -64,6 +79,9 @@ class SteppingClock:
         value = self._next
         self._next = value + self.step
         return value
+
+    def token(self, nbytes: int) -> str:
+        return _random_token(nbytes)
 
 
 def seconds(clock: Clock) -> float:

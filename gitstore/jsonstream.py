@@ -23,8 +23,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from gitstore.boundary import _STRICT, _SURROGATE_ESCAPE, check_value, open_regular, size_text
+from gitstore.boundary import open_regular, size_text
 from gitstore.errors import Refused
+from gitstore.values import _STRICT, SURROGATE_ESCAPE, check_value
 
 CHUNK = 1 << 20  # bytes read at a time
 _WS = " \t\n\r"
@@ -92,7 +93,7 @@ class _Buffer:
                 after += 1
             if after == len(self.text) and self.more():
                 continue  # a number may go on in the next read: parse it again
-            deep = _SURROGATE_ESCAPE.search(self.text, self.pos, end) is not None
+            deep = SURROGATE_ESCAPE.search(self.text, self.pos, end) is not None
             try:
                 check_value([value], deep=deep)  # as an element: one level down
             except ValueError:

@@ -15,6 +15,11 @@ seeded one (``cli.main`` reads it, as it reads ``JP_FAULT``; not for users):
 
 So a command run twice with the same hook, store and input writes the same
 events, ids and commits, and prints the same text: tests compare whole outputs.
+The store is handed the same clock (``for_store``): what gitstore records (the
+operation log's ids and times, metadata stamps, activations, a pull's fork ids)
+comes from it too.  Its readings of a seeded clock do not move it on, and its
+ids come from a random source of their own seeded alike, so handing the clock
+to the store changes nothing the porcelain reads.
 The jitter of retry sleeps is no data and stays the system's.
 """
 
@@ -31,7 +36,10 @@ from gitstore import format_time, parse_time
 if TYPE_CHECKING:
     import random
 
+    from gitstore import Clock as StoreClock
+
 DEFAULT_STEP = 1.0  # seconds a seeded clock moves on per reading
+STORE_SEED = 7919  # the store's random source: the seed plus this, apart from the porcelain's
 
 
 class Clock(Protocol):
@@ -79,6 +87,8 @@ class SeededClock:
         self._step = timedelta(seconds=step)
         self._ticks = 0
         self._random: random.Random | None = None
+        self._seed = seed
+        self._store_view: _StoreView | None = None
         if seed is not None:
             # lazy: only a test's clock needs it
             import random
@@ -108,6 +118,33 @@ class SeededClock:
             return os.urandom(nbytes).hex()
         with self._lock:
             return self._random.randbytes(nbytes).hex()
+
+    def peek(self) -> datetime:
+        """The time the next reading will give, without moving the clock on."""
+        if self._next is None:
+            return datetime.now(UTC)
+        with self._lock:
+            return self._next
+
+    def for_store(self) -> _StoreView:
+        """This clock as the store reads it (one view, so its ids never repeat)."""
+        if self._store_view is None:
+            self._store_view = _StoreView(self, self._seed)
+        return self._store_view
+
+
+class _StoreView:
+    """A seeded clock as the store reads it: ``peek``s, and tokens of its own stream."""
+
+    def __init__(self, clock: SeededClock, seed: int | None) -> None:
+        self._clock = clock
+        self._tokens = SeededClock(None, seed=None if seed is None else seed + STORE_SEED)
+
+    def now(self) -> datetime:
+        return self._clock.peek()
+
+    def token(self, nbytes: int) -> str:
+        return self._tokens.token(nbytes)
 
 
 def from_hook(clock_spec: str | None, seed_spec: str | None) -> SeededClock:
@@ -147,6 +184,12 @@ def install(clock: Clock | None) -> None:
     """Use ``clock`` from now on (None: the system's again)."""
     global _current
     _current = clock if clock is not None else SystemClock()
+
+
+def for_store() -> StoreClock:
+    """The clock a ``Store`` is given: this one (a seeded one as the store reads it)."""
+    clock = _current
+    return clock.for_store() if isinstance(clock, SeededClock) else clock
 
 
 def now() -> datetime:

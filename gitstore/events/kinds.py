@@ -21,6 +21,7 @@ from enum import StrEnum
 from typing import Any
 
 from gitstore.events import canonical
+from gitstore.values import check_value
 
 Event = dict[str, Any]
 
@@ -153,8 +154,6 @@ def _plain(event: Any) -> Event | None:
         and isinstance(event.get("schema"), dict | None)
     ):
         return None
-    from gitstore.boundary import check_value
-
     try:
         check_value(event)
         moment = parse_time(event["timestamp"])

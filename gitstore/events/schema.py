@@ -12,9 +12,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
-from gitstore.boundary import check_value
 from gitstore.errors import InvalidEvent
 from gitstore.events import KNOWN_TYPES, Event, format_time, parse_time
+from gitstore.values import check_value
 
 
 class _Base(BaseModel):
@@ -190,7 +190,7 @@ def check_event(event: Any, where: str = "event", walked: bool = False) -> bool:
     """Raise ``InvalidEvent`` unless ``event`` fits its type; True for an unknown type.
 
     ``walked``: the caller already checked its nesting and strings
-    (``boundary.load_json``), so they are not walked again.
+    (``values.load_json``), so they are not walked again.
     """
     if not isinstance(event, dict):
         raise InvalidEvent(where, "an event must be a JSON object")

@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING
 
 from gitstore import faults
 from gitstore.errors import ConcurrentUpdate, EnvironmentFault, LockedRef, environment_fault
+from gitstore.fs import diskfault, flock, keep
 from gitstore.oplog.model import SYMBOLIC, Op, printable
-from gitstore.store import diskfault, flock, keep
 
 if TYPE_CHECKING:
     import pygit2
@@ -321,7 +321,6 @@ def trim(repo: pygit2.Repository, gitdir: Path, cutoff: float) -> int:
     staying = [(c, op) for c, op in chain if op.time >= cutoff]
     if len(staying) == len(chain):
         return 0
-    signature = pygit2.Signature("jp", "jp@localhost")
     since = staying[-1][1].time if staying else 0.0
     prev: pygit2.Oid | None = None
     made: list[pygit2.Oid] = []
@@ -330,6 +329,8 @@ def trim(repo: pygit2.Repository, gitdir: Path, cutoff: float) -> int:
         if kept and _previous(repo, commit) is not None:
             kept = kept[1:]
         op.since = since
+        # stamped with the operation's own time (the store's clock), not the machine's now
+        signature = pygit2.Signature("jp", "jp@localhost", int(op.time), 0)
         prev = _commit(repo, op, prev, kept, signature, made)
     held = keep.Kept(repo)
     try:

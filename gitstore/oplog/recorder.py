@@ -28,14 +28,14 @@ import fcntl
 import json
 import os
 import time
-import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitstore.claim import claim
+from gitstore.clock import SYSTEM
 from gitstore.errors import GitStoreError, environment_fault
+from gitstore.fs.claim import claim
 from gitstore.oplog import log as oplog
 from gitstore.oplog.model import Move, Op, RemoteChange, coalesce
 from gitstore.refs import transaction
@@ -66,9 +66,11 @@ class Recorder:
         repo: Callable[[], pygit2.Repository],
         first_write: Callable[[], None] | None = None,
         now: Callable[[], float] = time.time,
+        token: Callable[[int], str] = SYSTEM.token,
     ) -> None:
         self.gitdir = gitdir
         self._now = now  # the store's clock, in seconds: when an operation ran
+        self._token = token  # the store's clock too: the random part of an operation's id
         self._repo = repo
         self._first_write = first_write
         self._wrote = False
@@ -76,7 +78,7 @@ class Recorder:
         self._reset()
 
     def _reset(self) -> None:
-        self.op_id = uuid.uuid4().hex[:16]
+        self.op_id = self._token(8)
         self.started = 0.0  # set by ``begin``
         self._fd: int | None = None
         self._path: Path | None = None

@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitstore import faults
-from gitstore.claim import claim
 from gitstore.errors import ConcurrentUpdate, RefBusy, StoreError, environment_fault
+from gitstore.fs.claim import claim
 from gitstore.refs import files as refread
 
 if TYPE_CHECKING:

@@ -21,11 +21,12 @@ from gitstore.clock import SYSTEM, Clock, seconds
 from gitstore.errors import (
     LockedRef,
 )
+from gitstore.fs import flock, keep
 from gitstore.refs import files as refread
 from gitstore.refs import transaction
 from gitstore.refs.reader import RefReader, reader_for
-from gitstore.store import flock, keep, maintenance, packwrite
 from gitstore.store import format as storeformat
+from gitstore.store import maintenance, packwrite
 from gitstore.store.repo import machine_id, notes_refs, open_repo
 from gitstore.store.types import Identity
 
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
 
     from gitstore.oplog.model import Op
     from gitstore.oplog.recorder import Recorder
+    from gitstore.store.parts import Ops
 else:
     from gitstore.lazy import lazy_module
 
@@ -51,6 +53,8 @@ class StoreBase:
     Refs of a plain git directory are read as files (``refs.reader``), so a
     command that finds what it reads in the cache never loads libgit2.
     """
+
+    ops: Ops  # the operation log's part (``parts.py``), given by ``Store``
 
     def __init__(
         self,
@@ -101,12 +105,14 @@ class StoreBase:
                 )
 
     @property
-    def ops(self) -> Recorder:
+    def _recorder(self) -> Recorder:
         """The recorder of this process's operation (``begin_operation`` starts it)."""
         if self._ops is None:
             from gitstore.oplog.recorder import Recorder
 
-            self._ops = Recorder(self.gitdir, lambda: self.repo, self._first_write, self._seconds)
+            self._ops = Recorder(
+                self.gitdir, lambda: self.repo, self._first_write, self._seconds, self.clock.token
+            )
             if self._begun is not None:
                 self._ops.begin(*self._begun)
         return self._ops
@@ -145,7 +151,7 @@ class StoreBase:
         return op
 
     @contextmanager
-    def operation(self, command: str) -> Iterator[Recorder]:
+    def operation(self, command: str) -> Iterator[Ops]:
         """``begin_operation`` .. ``end_operation`` around a block."""
         self.begin_operation(command)
         try:
@@ -186,7 +192,7 @@ class StoreBase:
     def maintenance(self) -> maintenance.Maintenance:
         if self._maintenance is None:
             self._maintenance = maintenance.Maintenance(
-                self.repo, self.gitdir, lambda: self.oplog_retention()
+                self.repo, self.gitdir, lambda: self.oplog_retention(), self._seconds
             )
         return self._maintenance
 
@@ -194,7 +200,7 @@ class StoreBase:
     def machine(self) -> str:
         """This machine's id in metadata lines (``jp.machine`` in the store's config)."""
         if self._machine is None:
-            self._machine = machine_id(self.repo)
+            self._machine = machine_id(self.repo, self.clock)
         return self._machine
 
     @property
@@ -215,8 +221,11 @@ class StoreBase:
         found = refs.conversation_id(named) if named else None
         return found[0] if found else None
 
-    def _notes_signature(self) -> pygit2.Signature:
-        return pygit2.Signature(self.identity.name, self.identity.email)
+    def _notes_signature(self, at: float | None = None) -> pygit2.Signature:
+        """The signature of a notes or operation-log commit: this store's identity, at
+        ``at`` (seconds), else the time of its clock."""
+        moment = seconds(self.clock) if at is None else at
+        return pygit2.Signature(self.identity.name, self.identity.email, int(moment), 0)
 
 
 def _any_file(folder: Path) -> bool:

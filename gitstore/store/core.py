@@ -8,21 +8,25 @@ reads the environment or knows about models and commands.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gitstore import ids, refs
-from gitstore.clock import seconds
+from gitstore.boundary import Limits
+from gitstore.clock import Clock, seconds
 from gitstore.errors import (
     ConversationBusy,
     RefBusy,
     environment_fault,
 )
+from gitstore.fs import diskfault, flock
 from gitstore.refs import transaction
 from gitstore.refs.transaction import ANY, RefUpdate
-from gitstore.store import diskfault, flock, notes
+from gitstore.store import notes, parts
+from gitstore.store.types import Identity
 from gitstore.store.writing import Writing
 
 if TYPE_CHECKING:
@@ -39,8 +43,25 @@ class Store(Writing):
 
     Reading and writing live in the layers below (``reading.py``,
     ``writing.py``); here are the active conversation, notes and metadata,
-    the values kept in the cache and the hold on a conversation.
+    the values kept in the cache and the hold on a conversation.  What callers
+    use are its parts (``parts.py``): ``log``, ``refs``, ``notes``, ``local``
+    and ``ops``.
     """
+
+    def __init__(
+        self,
+        path: Path,
+        identity: Identity | None = None,
+        limits: Limits | Callable[[], Limits] | None = None,
+        repair: bool = True,
+        clock: Clock | None = None,
+    ) -> None:
+        self.log = parts.Log(self)
+        self.refs = parts.Refs(self)
+        self.notes = parts.Notes(self)
+        self.local = parts.Local(self)
+        self.ops = parts.Ops(self)
+        super().__init__(path, identity, limits, repair, clock)
 
     def check_unlocked(self, name: str, wait: float | None = None) -> None:
         """Raise ``RefBusy`` when ``name``'s lock file stays (so moving it would fail).
@@ -125,11 +146,12 @@ class Store(Writing):
 
     def set_meta(self, cid: str, values: dict[str, Any], reason: str) -> None:
         target = self.anchor(cid)
+        moment = seconds(self.clock)  # one reading: the lines' stamp and the commit's time
 
         def change(current: notes.NoteTexts) -> dict[str, str | None]:
             text = current.get(target, "")
             # later writes from this machine must win even within one millisecond
-            stamp = max(int(seconds(self.clock) * 1000), notes.last_stamp(text, self.machine) + 1)
+            stamp = max(int(moment * 1000), notes.last_stamp(text, self.machine) + 1)
             lines = "".join(
                 notes.meta_line(k, v, stamp, self.machine) + "\n" for k, v in values.items()
             )
@@ -140,7 +162,7 @@ class Store(Writing):
             self.repo,
             self.notes_refs.meta,
             change,
-            self._notes_signature(),
+            self._notes_signature(moment),
             reason,
             self.ops.moving,
         )

@@ -21,13 +21,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gitstore import refs
+from gitstore.fs import flock
 from gitstore.oplog import log as oplog
 from gitstore.oplog import recorder as oprecord
-from gitstore.refs import packed, transaction
+from gitstore.refs import packed, quarantine, transaction
 from gitstore.refs.transaction import RefUpdate
-from gitstore.store import flock
 from gitstore.store import format as storeformat
-from gitstore.sync import quarantine
 
 if TYPE_CHECKING:
     from gitstore.store.core import Store
@@ -144,7 +143,7 @@ def check_locks(store: Store) -> list[Finding]:
                 Finding("lock", f"{name} is in use ({_age(age)} old)", "wait", severity="note")
             )
             continue
-        if not flock.jp_owned(name, store.notes_refs == refs.PROJECT):
+        if not flock.jp_owned(name, store.notes.refs == refs.PROJECT):
             out.append(_git_lock(name, age))
             continue
         out.append(
@@ -207,7 +206,7 @@ def check_quarantine(store: Store) -> list[Finding]:
     git = f"git --git-dir={store.gitdir}"
     acks = quarantine.acknowledged(store.gitdir)
     out: list[Finding] = []
-    for q in sorted(store.quarantined(), key=lambda q: q.ref):
+    for q in sorted(store.refs.quarantined(), key=lambda q: q.ref):
         acked = quarantine.is_acknowledged(acks, q.remote, q.remote_ref, q.tip)
         out.append(
             Finding(
@@ -253,7 +252,7 @@ def check_cache(store: Store) -> list[Finding]:
 
 
 def check_oplog(store: Store) -> list[Finding]:
-    tip = store.ref_target(oplog.REF)
+    tip = store.refs.target(oplog.REF)
     if tip is None or any(True for _ in oplog.entries(store.repo)):
         return []
     return [
@@ -353,4 +352,4 @@ def rebuild_cache(store: Store) -> None:
     for extra in ("", "-wal", "-shm", "-journal"):
         Path(f"{path}{extra}").unlink(missing_ok=True)
     store.cache = Cache(store.gitdir)
-    store.prefetch([loc.tip for loc in store.refs(None)])
+    store.log.prefetch([loc.tip for loc in store.refs.list(None)])

@@ -69,7 +69,7 @@ def trim_oplog_when_due(
     keep = retention()
     if newest.since >= newest.time - keep - TRIM_SLACK:
         return 0
-    return trim_oplog(repo, gitdir, keep, time.time())
+    return trim_oplog(repo, gitdir, keep, newest.time)  # on the clock that stamped it
 
 
 def loose_objects(gitdir: Path) -> int:
@@ -109,11 +109,16 @@ class Maintenance:
     """Runs git's maintenance for one store; at most one background run at a time."""
 
     def __init__(
-        self, repo: pygit2.Repository, gitdir: Path, retention: Retention | None = None
+        self,
+        repo: pygit2.Repository,
+        gitdir: Path,
+        retention: Retention | None = None,
+        now: Callable[[], float] = time.time,
     ) -> None:
         self.repo = repo
         self.gitdir = gitdir
         self.retention = retention
+        self.now = now  # the store's clock: an operation's age is told on the clock it was stamped by
         self.writes = 0
         self._running: subprocess.Popen[bytes] | None = None
 
@@ -133,7 +138,7 @@ class Maintenance:
         import subprocess
 
         if self.retention is not None:
-            trim_oplog(self.repo, self.gitdir, self.retention(), time.time())
+            trim_oplog(self.repo, self.gitdir, self.retention(), self.now())
         git = shutil.which("git")
         if git is None:
             self.repo.compress_references()

@@ -37,8 +37,8 @@ from typing import TYPE_CHECKING
 from gitstore import faults
 from gitstore.boundary import NOTES_MAX_DEPTH
 from gitstore.errors import ConcurrentUpdate, EnvironmentFault, LockedRef
+from gitstore.fs import diskfault, flock, keep
 from gitstore.refs.transaction import RefUpdate
-from gitstore.store import diskfault, flock, keep
 from gitstore.store.metalines import compact_meta, last_stamp, meta_line, meta_values, union
 
 if TYPE_CHECKING:

@@ -17,11 +17,10 @@ from gitstore.errors import (
 )
 from gitstore.events import Event
 from gitstore.events.kinds import Kind
-from gitstore.refs import packed
+from gitstore.refs import packed, quarantine
+from gitstore.refs.quarantine import Quarantined
 from gitstore.store.base import StoreBase
 from gitstore.store.types import Conversation, Located
-from gitstore.sync import quarantine
-from gitstore.sync.quarantine import Quarantined
 
 if TYPE_CHECKING:
     import pygit2
@@ -37,7 +36,7 @@ class Reading(StoreBase):
         """Refs a pull refused and kept aside under ``refs/jp/quarantine/``, with why."""
         return quarantine.listing(self._reader.listing((quarantine.ROOT,)), self.gitdir)
 
-    def refs(self, archived: bool | None = False) -> list[Located]:
+    def _listed(self, archived: bool | None = False) -> list[Located]:
         """Conversations (live, archived, or both with None), in ref-name order."""
         wanted = {refs.LIVE_PREFIX: False, refs.ARCHIVE_PREFIX: True}
         if archived is not None:

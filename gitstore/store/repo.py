@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitstore import refs
+from gitstore.clock import SYSTEM, Clock
 from gitstore.errors import StoreError
 
 if TYPE_CHECKING:
@@ -19,9 +19,12 @@ else:
 
 STORE_MARK = "jp.store"
 PROJECT_MARK = "jp.project"  # `jp init --here`: jp's notes live under refs/notes/jp/
+MACHINE_BYTES = 6  # a machine id: 12 hex digits
 
 
-def _configure(repo: pygit2.Repository, notes: refs.NotesRefs = refs.STANDALONE) -> None:
+def _configure(
+    repo: pygit2.Repository, notes: refs.NotesRefs = refs.STANDALONE, clock: Clock = SYSTEM
+) -> None:
     cfg = repo.config
     # git logs custom ref namespaces only with "always"
     cfg["core.logAllRefUpdates"] = "always"
@@ -34,14 +37,17 @@ def _configure(repo: pygit2.Repository, notes: refs.NotesRefs = refs.STANDALONE)
     try:
         cfg["jp.machine"]
     except KeyError:
-        cfg["jp.machine"] = uuid.uuid4().hex[:12]
+        cfg["jp.machine"] = clock.token(MACHINE_BYTES)
 
 
-def init_bare(path: Path) -> tuple[pygit2.Repository, bool]:
-    """Create a bare store at ``path`` (harmless when one exists).  Returns (repo, created)."""
+def init_bare(path: Path, clock: Clock = SYSTEM) -> tuple[pygit2.Repository, bool]:
+    """Create a bare store at ``path`` (harmless when one exists).  Returns (repo, created).
+
+    ``clock`` gives the store's machine id (``jp.machine``), as it gives every id the
+    store makes."""
     if (path / "HEAD").exists() or (path / ".git").exists():
         repo = open_repo(path)
-        _configure(repo)
+        _configure(repo, clock=clock)
         return repo, False
     if path.exists() and any(path.iterdir()):
         raise StoreError(str(path), "exists and is not an empty folder or a git repository")
@@ -49,13 +55,13 @@ def init_bare(path: Path) -> tuple[pygit2.Repository, bool]:
         repo = pygit2.init_repository(str(path), bare=True)
     except pygit2.GitError as exc:
         raise StoreError(str(path), f"cannot create a repository: {exc}") from None
-    _configure(repo)
+    _configure(repo, clock=clock)
     return repo, True
 
 
-def init_store(path: Path) -> bool:
+def init_store(path: Path, clock: Clock = SYSTEM) -> bool:
     """``jp init``: a bare store at ``path`` (harmless when one exists); True if made now."""
-    return init_bare(path)[1]
+    return init_bare(path, clock)[1]
 
 
 @dataclass(frozen=True)
@@ -67,7 +73,7 @@ class ProjectStore:
     notes: refs.NotesRefs
 
 
-def init_project(start: Path) -> ProjectStore | None:
+def init_project(start: Path, clock: Clock = SYSTEM) -> ProjectStore | None:
     """``jp init --here``: the git repository enclosing ``start`` becomes a store
     (refs only, see ``mark_project``); None when there is no repository there."""
     found = pygit2.discover_repository(str(start))
@@ -75,10 +81,10 @@ def init_project(start: Path) -> ProjectStore | None:
         return None
     where = found.rstrip("/")
     created = not is_marked(Path(where))
-    return ProjectStore(where, created, mark_project(open_repo(Path(found))))
+    return ProjectStore(where, created, mark_project(open_repo(Path(found)), clock))
 
 
-def mark_project(repo: pygit2.Repository) -> refs.NotesRefs:
+def mark_project(repo: pygit2.Repository, clock: Clock = SYSTEM) -> refs.NotesRefs:
     """Use an existing (non-bare) repository as a store: refs only, no work tree.
 
     Its notes go under ``refs/notes/jp/`` (the project's own notes are never
@@ -87,10 +93,10 @@ def mark_project(repo: pygit2.Repository) -> refs.NotesRefs:
     """
     cfg = repo.config
     if _flag(cfg, STORE_MARK) and not _flag(cfg, PROJECT_MARK):
-        _configure(repo)
+        _configure(repo, clock=clock)
         return refs.STANDALONE
     cfg[PROJECT_MARK] = "true"
-    _configure(repo, refs.PROJECT)
+    _configure(repo, refs.PROJECT, clock)
     return refs.PROJECT
 
 
@@ -149,11 +155,11 @@ def open_repo(path: Path) -> pygit2.Repository:
     return repo
 
 
-def machine_id(repo: pygit2.Repository) -> str:
+def machine_id(repo: pygit2.Repository, clock: Clock = SYSTEM) -> str:
     try:
         return str(repo.config["jp.machine"])
     except KeyError:
-        value = uuid.uuid4().hex[:12]
+        value = clock.token(MACHINE_BYTES)
         try:
             repo.config["jp.machine"] = value
         except pygit2.GitError:

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING
 
 from gitstore.errors import EnvironmentFault
 from gitstore.events import Event, validate
-from gitstore.store import diskfault, packwrite
+from gitstore.fs import diskfault
+from gitstore.store import packwrite
 from gitstore.store.repo import open_repo
 from gitstore.store.types import EventSource
 

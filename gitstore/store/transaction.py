@@ -9,7 +9,7 @@ does.  Nothing moves until ``commit`` (or the end of a ``with`` block that
 raised nothing); a ref that moved since it was read fails the whole
 transaction with ``ConcurrentUpdate``, and none of it happens.
 
-    with store.transaction("jp conversation compact --continue") as tx:
+    with store.refs.transaction("jp conversation compact --continue") as tx:
         tx.advance(source, commit).archive(review).activate(source.cid)
 """
 

@@ -23,10 +23,11 @@ from gitstore.errors import (
 from gitstore.events import Event, commits, parse_time, validate
 from gitstore.events.kinds import Kind
 from gitstore.events.turns import check_tool_responses
+from gitstore.fs import diskfault
 from gitstore.refs import create as refcreate
 from gitstore.refs import transaction
 from gitstore.refs.transaction import RefUpdate
-from gitstore.store import diskfault, maintenance, packwrite
+from gitstore.store import maintenance, packwrite
 from gitstore.store.base import PACK_AT, RETRIES
 from gitstore.store.reading import Reading
 from gitstore.store.streamed import Streamed

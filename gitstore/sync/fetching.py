@@ -26,9 +26,10 @@ from pathlib import Path
 
 from gitstore import boundary, refs
 from gitstore.errors import EnvironmentFault, SyncError, environment_fault
+from gitstore.refs import quarantine
 from gitstore.store.core import Store
 from gitstore.sync import lock as synclock
-from gitstore.sync import quarantine, remotes
+from gitstore.sync import remotes
 from gitstore.sync.inbound import Known, check_chain
 from gitstore.sync.transport import Transport
 

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from gitstore.errors import SyncError
-from gitstore.store import flock
+from gitstore.fs import flock
 
 STALE_AFTER = 60.0  # seconds: no ref transaction holds its lock files this long
 

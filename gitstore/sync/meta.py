@@ -30,7 +30,7 @@ def copy_meta(
     ``diverged_from``, ``diverge_reason``, ``diverged_at_commit``, ``diverged_remote``
     and ``diverged_at``; a review's
     source note is copied too."""
-    anchor = store.anchor(new_id)
+    anchor = store.notes.anchor(new_id)
     store.repo.create_blob(ids.anchor_bytes(new_id))
     stamp = int(seconds(store.clock) * 1000)
     extra = {
@@ -41,16 +41,16 @@ def copy_meta(
         "diverged_at": datetime.fromtimestamp(stamp / 1000, UTC).isoformat().replace("+00:00", "Z"),
     }
     lines = "".join(notes.meta_line(k, v, stamp, store.machine) + "\n" for k, v in extra.items())
-    meta = store.note(store.notes_refs.meta, cid) or ""
+    meta = store.notes.note(store.notes.refs.meta, cid) or ""
     if meta and not meta.endswith("\n"):
         meta += "\n"
-    source = store.note(store.notes_refs.source, cid)
+    source = store.notes.note(store.notes.refs.source, cid)
 
     def change_meta(_: notes.NoteTexts) -> dict[str, str | None]:
         return {anchor: notes.compact_meta(meta + lines)}
 
     message = f"jp pull {remote}: metadata of {new_id}"
-    own = store.notes_refs
+    own = store.notes.refs
     record = store.ops.moving
     notes.update(store.repo, own.meta, change_meta, signature, message, record)
     if source:

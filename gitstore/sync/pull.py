@@ -16,15 +16,13 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 
-import pygit2
-
 from gitstore import ids, refs
 from gitstore.boundary import Limits, conversation_name
 from gitstore.errors import ConcurrentUpdate, ConversationBusy
-from gitstore.refs import transaction
+from gitstore.refs import quarantine, transaction
 from gitstore.refs.transaction import SYMBOLIC, RefUpdate
 from gitstore.store.core import Store
-from gitstore.sync import fetching, quarantine, remotes
+from gitstore.sync import fetching, remotes
 from gitstore.sync import lock as synclock
 from gitstore.sync import meta as syncmeta
 from gitstore.sync.ancestry import Comparison, repo_parent
@@ -84,7 +82,7 @@ class Syncer:
         self.transport = transport
         self.progress = progress or (lambda _stage, _done, _total: None)
         self._parent = repo_parent(self.repo)
-        self.signature = pygit2.Signature(store.identity.name, store.identity.email)
+        self.signature = store.notes.signature()  # notes merges: on the store's clock
         self._held = False
 
     def compare(self, a: str, b: str) -> Comparison:
@@ -207,7 +205,7 @@ class Syncer:
         remote = reduce(theirs.live, theirs.archived, self.compare)
         hint = None
         if local and remote and local.tip == remote.tip and local.archived != remote.archived:
-            hint = archived_by_meta(self.store.note(self.store.notes_refs.meta, cid))
+            hint = archived_by_meta(self.store.notes.note(self.store.notes.refs.meta, cid))
         return plan_pull(cid, local, remote, self.compare, hint)
 
     def _broken(self, cid: str, tips: Tips) -> Outcome:
@@ -221,14 +219,14 @@ class Syncer:
         tips = {r.name: r.oid for r in rows}
         wanted = [
             (local_ref, there.removeprefix("refs/notes/"))
-            for local_ref, there in self.store.notes_refs.synced()  # jp's notes refs, by name
+            for local_ref, there in self.store.notes.refs.synced()  # jp's notes refs, by name
             if there.removeprefix("refs/notes/") in self.inbound.notes
         ]
         names: dict[str, str] = {}
         if any(tips.get(ref) != self.inbound.notes[rest] for ref, rest in wanted):
             # anchors named by their conversation in what is reported
             cids = set(self.local_tips()) | set(self.remote_tips())
-            names = {self.store.anchor(cid): cid for cid in cids}
+            names = {self.store.notes.anchor(cid): cid for cid in cids}
         for local_ref, rest in wanted:
             if local.get(local_ref, "commit") != "commit":
                 detail = f"here it points at a {local[local_ref]}, not a commit; not synced"
@@ -273,7 +271,7 @@ class Syncer:
         with ExitStack() as stack:
             for cid in cids:
                 try:
-                    stack.enter_context(self.store.hold(cid))
+                    stack.enter_context(self.store.refs.hold(cid))
                 except ConversationBusy:
                     busy.add(cid)
             yield busy
@@ -291,13 +289,13 @@ class Syncer:
             updates = [u for s, now in ready for u in self._step_moves(s, now)]
             out = [Outcome(cid, "busy", detail="in use by another jp process") for cid in busy]
             try:
-                self.store.move(updates, f"jp pull {self.remote}")
+                self.store.refs.move(updates, f"jp pull {self.remote}")
                 return out + [Outcome(s.cid, s.action.value) for s, _ in ready]
             except ConcurrentUpdate:
                 pass
             for step, now in ready:  # one at a time, so one change does not block the rest
                 try:
-                    self.store.move(self._step_moves(step, now), self._message(step))
+                    self.store.refs.move(self._step_moves(step, now), self._message(step))
                     out.append(Outcome(step.cid, step.action.value))
                 except ConcurrentUpdate:
                     out.append(Outcome(step.cid, "changed", detail="changed during the pull"))
@@ -307,7 +305,7 @@ class Syncer:
         """The remote keeps the id; the local copy continues under a new id."""
         assert step.fork is not None and step.target is not None
         cid = step.cid
-        new_id = ids.new_id(self.store.clock.now(), lambda c: c in taken or self.store.exists(c))
+        new_id = ids.new_id(self.store.clock.now(), lambda c: c in taken or self.store.refs.exists(c))
         taken.add(new_id)
         syncmeta.copy_meta(self.store, self.signature, cid, new_id, step, self.remote)
         fork_ref = refs.archived(new_id) if step.fork.archived else refs.live(new_id)
@@ -319,7 +317,7 @@ class Syncer:
             if busy:
                 return Outcome(cid, "busy", detail="in use by another jp process")
             try:
-                self.store.move(updates, self._message(step) + f" -> {new_id}")
+                self.store.refs.move(updates, self._message(step) + f" -> {new_id}")
             except ConcurrentUpdate:
                 return Outcome(cid, "changed", detail="changed during the pull")
         return Outcome(cid, step.action.value, new_id=new_id)

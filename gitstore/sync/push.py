@@ -76,7 +76,7 @@ def _plan_notes(syncer: Syncer) -> list[PushStep | Outcome]:
     fetched = syncer.inbound.notes
     local = {row.name: row for row in syncer.transport.list_refs(["refs/notes/"])}
     out: list[PushStep | Outcome] = []
-    for ref, there in syncer.store.notes_refs.synced():  # jp's notes refs, by name
+    for ref, there in syncer.store.notes.refs.synced():  # jp's notes refs, by name
         row = local.get(ref)
         if row is None or row.kind != "commit":
             continue  # none here, or not a commit (the pull named it)

@@ -36,7 +36,8 @@ import pygit2
 
 from gitstore import faults, refs
 from gitstore.errors import RemoteSetupError, SyncError
-from gitstore.sync import configfile, quarantine
+from gitstore.refs import quarantine
+from gitstore.sync import configfile
 
 TRACKING_ROOT = "refs/jp-remotes/"
 SPACES = ("conversations", "archive")  # whole namespaces under refs/ that are jp's

@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any
 from gitstore.errors import UndoConflict
 from gitstore.oplog import remotediff
 from gitstore.oplog.model import RemoteChange
+from gitstore.refs import quarantine
 from gitstore.refs.transaction import RefUpdate
-from gitstore.sync import configfile, quarantine, remotes
+from gitstore.sync import configfile, remotes
 
 if TYPE_CHECKING:
     import pygit2
@@ -119,7 +120,7 @@ def _write(
 def add(store: Store, name: str, url: str) -> str:
     """``remotes.add``, recorded in the operation log."""
     before = snapshot(store.repo, name)
-    result = remotes.add(store.repo, name, url, store.notes_refs)
+    result = remotes.add(store.repo, name, url, store.notes.refs)
     store.ops.remote(RemoteChange(name, before, snapshot(store.repo, name)))
     return result
 

@@ -102,22 +102,22 @@ def _branch(imported: dict[str, Any]) -> dict[str, Any] | None:
 
 def summaries(store: Store, located: Sequence[Located]) -> dict[str, dict[str, Any]]:
     tips = sorted({loc.tip for loc in located})
-    found = store.cached_summaries(tips)
+    found = store.local.summaries(tips)
     missing = [t for t in tips if t not in found or found[t].get("v") != SUMMARY_VERSION]
     if len(missing) > 1:
-        store.prefetch(missing)  # e.g. after a pull: every chain cached in one pass
+        store.log.prefetch(missing)  # e.g. after a pull: every chain cached in one pass
     fresh: dict[str, dict[str, Any]] = {}
     broken: dict[str, dict[str, Any]] = {}
     for tip in missing:
         try:
-            events, _ = store.read_chain(tip)
+            events, _ = store.log.read_chain(tip)
         except CorruptEvent as exc:  # one damaged chain must not hide the others
             broken[tip] = {**summarize([]), "first_request": "", "unreadable": exc.reason}
             continue
         fresh[tip] = summarize(events)
     # an unreadable tip stays unreadable (objects never change), unless one is missing
     lasting = {t: s for t, s in broken.items() if "missing" not in s["unreadable"]}
-    store.keep_summaries({**fresh, **lasting})
+    store.local.keep_summaries({**fresh, **lasting})
     found.update(fresh)
     found.update(broken)
     return found
@@ -125,37 +125,37 @@ def summaries(store: Store, located: Sequence[Located]) -> dict[str, dict[str, A
 
 def _from_notes(store: Store, ref: str, name: str, read: Callable[[], dict[str, Any]]) -> Any:
     """``read()``, cached under the notes ref's commit (notes are read whole otherwise)."""
-    tip = store.ref_target(ref)
+    tip = store.refs.target(ref)
     if tip is None:
         return {}
-    found = store.cached_value(name, tip)
+    found = store.local.value(name, tip)
     if isinstance(found, dict):
         return found
     value = read()
-    store.keep_value(name, tip, value)
+    store.local.keep_value(name, tip, value)
     return value
 
 
 def all_meta(store: Store) -> dict[str, dict[str, Any]]:
     """Every conversation's metadata, by anchor (cached under the notes commit)."""
-    own = store.notes_refs
+    own = store.notes.refs
     return _from_notes(  # type: ignore[no-any-return]
         store,
         own.meta,
         "ls-meta-notes/1",
-        lambda: {a: meta_values(t) for a, t in store.all_notes(own.meta).items()},
+        lambda: {a: meta_values(t) for a, t in store.notes.all(own.meta).items()},
     )
 
 
 def titles(store: Store) -> list[tuple[str, str]]:
     """(id, title) of every conversation, live ones first, newest first."""
     metas = all_meta(store)
-    located = sorted(store.refs(archived=None), key=lambda loc: (loc.archived, loc.cid))
+    located = sorted(store.refs.list(archived=None), key=lambda loc: (loc.archived, loc.cid))
     live = [loc for loc in located if not loc.archived][::-1]
     archived = [loc for loc in located if loc.archived][::-1]
     out = []
     for loc in live + archived:
-        title = str(metas.get(store.anchor(loc.cid), {}).get("title") or "")
+        title = str(metas.get(store.notes.anchor(loc.cid), {}).get("title") or "")
         out.append((loc.cid, ("[archived] " if loc.archived else "") + title))
     return out
 
@@ -163,9 +163,9 @@ def titles(store: Store) -> list[tuple[str, str]]:
 def listing(store: Store, located: Sequence[Located], active: str | None) -> list[dict[str, Any]]:
     """One row per conversation for `ls`, oldest activity first, active last."""
     sums = summaries(store, located)
-    own = store.notes_refs
+    own = store.notes.refs
     metas = all_meta(store)
-    sources = _from_notes(store, own.source, "ls-source-notes/1", store.sources)
+    sources = _from_notes(store, own.source, "ls-source-notes/1", store.notes.sources)
     names = _identities(store, located)
     rows = []
     when: dict[str, float] = {}
@@ -245,13 +245,13 @@ def _is_commit(value: Any) -> bool:
 
 def _identities(store: Store, located: Sequence[Located]) -> dict[str, list[str]]:
     """Each id's anchor and creation time (pure functions of the id, kept in the cache)."""
-    found = store.cached_value("ls-ids/1", "1")
+    found = store.local.value("ls-ids/1", "1")
     known: dict[str, list[str]] = found if isinstance(found, dict) else {}
     missing = [loc.cid for loc in located if loc.cid not in known]
     for cid in missing:
-        known[cid] = [store.anchor(cid), _created(cid)]
+        known[cid] = [store.notes.anchor(cid), _created(cid)]
     if missing:
-        store.keep_value("ls-ids/1", "1", known)
+        store.local.keep_value("ls-ids/1", "1", known)
     return known
 
 
@@ -268,8 +268,8 @@ def _seconds(stamp: Any) -> float:
 
 def details(store: Store, conv: Conversation, active: str | None) -> dict[str, Any]:
     """Everything `show` prints about one conversation."""
-    meta = store.meta(conv.cid)
-    source = store.source_of(conv.cid)
+    meta = store.notes.meta(conv.cid)
+    source = store.notes.source_of(conv.cid)
     s = summarize(conv.events)
     info: dict[str, Any] = {
         "id": conv.cid,
@@ -293,9 +293,9 @@ def details(store: Store, conv: Conversation, active: str | None) -> dict[str, A
         # lazy: `show` of a plain conversation loads no review module
         from porcelain.app.review.revisions import latest_json
 
-        origin = store.locate(source)
+        origin = store.refs.locate(source)
         info["proposal"] = latest_json(
-            conv.events, store.load(source).events if origin is not None else None
+            conv.events, store.log.load(source).events if origin is not None else None
         )
     return info
 
@@ -320,7 +320,7 @@ def token_count(store: Store, conv: Conversation, source: str | None) -> TokenCo
     # lazy: only `show` counts tokens, and it loads no model module for it
     from porcelain.domain.token_count import TokenCount, estimate
 
-    cached = store.cache.derived(TOKENS_CACHE + conv.cid, conv.tip)
+    cached = store.local.value(TOKENS_CACHE + conv.cid, conv.tip)
     found = TokenCount.from_json(cached)
     return found if found is not None else estimate(model_view(conv, source))
 
@@ -334,7 +334,7 @@ def count_for_show(
 
     found = count(model_id, model_view(conv, source), catalog=catalog)
     if not found.estimated:
-        store.cache.put_derived(TOKENS_CACHE + conv.cid, conv.tip, found.to_json())
+        store.local.keep_value(TOKENS_CACHE + conv.cid, conv.tip, found.to_json())
     return found
 
 

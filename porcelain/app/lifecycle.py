@@ -34,7 +34,7 @@ ID_ATTEMPTS = 20
 
 
 def fresh_id(store: Store, moment: datetime | None = None) -> str:
-    return new_id(moment or clock.now(), store.exists)
+    return new_id(moment or clock.now(), store.refs.exists)
 
 
 def publish(
@@ -62,9 +62,9 @@ def publish_at(
     the next free id instead of failing (or of writing over the winner).
     """
     for attempt in range(ID_ATTEMPTS):
-        chosen = cid if attempt == 0 and cid and not store.exists(cid) else fresh_id(store)
+        chosen = cid if attempt == 0 and cid and not store.refs.exists(cid) else fresh_id(store)
         try:
-            return chosen, store.create(chosen, events(chosen), parent, f"{reason} {chosen}")
+            return chosen, store.log.create(chosen, events(chosen), parent, f"{reason} {chosen}")
         except ConversationExists:
             time.sleep(random.uniform(0, 0.01))
     raise ConversationExists(chosen)
@@ -85,13 +85,13 @@ def create_conversation(
 ) -> tuple[str, str]:
     """A new conversation: its id and the tip this process created it at."""
     if activate:  # a JP_HEAD that cannot move: refuse before the conversation exists
-        store.check_unlocked("JP_HEAD")
+        store.refs.check_unlocked("JP_HEAD")
     cid, tip = publish_at(store, lambda c: [start_event(c)], None, "jp conversation new")
     if title:
-        store.set_meta(cid, {"title": title}, f"jp: title of {cid}")
+        store.notes.set_meta(cid, {"title": title}, f"jp: title of {cid}")
     if activate:
         try:
-            store.set_active(cid)
+            store.refs.set_active(cid)
         except (RefBusy, LockedRef) as exc:  # the conversation exists: say so, not "nothing"
             raise UserError(
                 f"created conversation {cid}, but JP_HEAD stayed locked ({exc}), so it "
@@ -126,15 +126,15 @@ def fork(
     reason = f"jp conversation fork {source.cid} ->"
     parent = source.tip if events is None else None
     if cid is not None:  # the caller chose the id (a review): it handles a taken one
-        store.create(cid, chain(cid), parent, f"{reason} {cid}")
+        store.log.create(cid, chain(cid), parent, f"{reason} {cid}")
     else:
         cid = publish(store, chain, parent, reason)
-    meta = store.meta(source.cid)
+    meta = store.notes.meta(source.cid)
     carry: dict[str, Any] = {k: meta[k] for k in ("title", "labels") if k in meta}
     if title:
         carry["title"] = title
     if carry:
-        store.set_meta(cid, carry, f"jp: metadata of fork {cid}")
+        store.notes.set_meta(cid, carry, f"jp: metadata of fork {cid}")
     return cid
 
 

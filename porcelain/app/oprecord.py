@@ -28,8 +28,8 @@ def command_line(argv: Sequence[str]) -> str:
 
 
 def begin(app: Session, store: Store) -> None:
-    store.begin_operation(command_line(app.argv))
-    store.oplog_retention = lambda: retention_days(app) * DAY
+    store.ops.begin(command_line(app.argv))
+    store.ops.retention = lambda: retention_days(app) * DAY
 
 
 def retention_days(app: Session) -> int:
@@ -48,7 +48,7 @@ def finish(store: Store | None, failed: bool) -> list[str]:
     if store is None:
         return []
     try:
-        op = store.end_operation()
+        op = store.ops.end()
     except Exception as exc:  # the command's own outcome stands; the next command records it
         # lazy: gitstore's errors load only when something failed
         from gitstore import LockedRef

@@ -16,7 +16,7 @@ def latest_other(seen: Mapping[str, float], exists: set[str], current: str | Non
 
 def previous_id(store: Store, current: str | None) -> str:
     """The id `use -` switches to; an error when there is none."""
-    exists = {loc.cid for loc in store.refs(archived=None)}
+    exists = {loc.cid for loc in store.refs.list(archived=None)}
     found = latest_other(activations(store), exists, current)
     if found is None:
         raise UserError(

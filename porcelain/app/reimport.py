@@ -39,9 +39,9 @@ def same_import(existing: Iterable[Event], jp_id: str, events: Iterable[Event]) 
 
 def already_there(store: Store, jp_id: str | None, events: Iterable[Event]) -> str | None:
     """The id of the conversation this folder was imported as, if it is here."""
-    if not jp_id or not is_valid_id(jp_id) or not store.exists(jp_id):
+    if not jp_id or not is_valid_id(jp_id) or not store.refs.exists(jp_id):
         return None
-    chain = store.iter_chain(store.require(jp_id).tip)
+    chain = store.iter_chain(store.refs.require(jp_id).tip)
     return jp_id if same_import(chain, jp_id, events) else None
 
 

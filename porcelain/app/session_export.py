@@ -40,17 +40,17 @@ def export_session(
     """Write the session of ``cid`` (and its subagent streams) under ``dest`` at their
     paths relative to the tool's root, every kept record as a JSON line, in order (a
     rewound session's branches put back in their places; a branch exports its session)."""
-    events = store.load(cid).events
+    events = store.log.load(cid).events
     origin = _origin_of(events)
     if origin is None or origin.get("format") != tool:
         raise SessionExportError(f"{cid} was not imported from {tool}")
     branch = imported_facts(origin)["imported_from"]["branch"]
-    if branch is not None and follow and store.exists(branch["of"]):
+    if branch is not None and follow and store.refs.exists(branch["of"]):
         return export_session(store, branch["of"], tool, dest, follow=False)
     related = _related(store, tool)
     plan = [(cid, origin, events)]
     for sub in related.subagents.get(cid, []):
-        sub_events = store.load(sub).events
+        sub_events = store.log.load(sub).events
         sub_origin = _origin_of(sub_events)
         if sub_origin is not None:
             plan.append((sub, sub_origin, sub_events))
@@ -59,7 +59,7 @@ def export_session(
         problem = rel_path_problem(found.get("path"))
         if problem:
             raise SessionExportError(f"{owner}: its recorded path cannot be written: {problem}")
-        branches = [store.load(b).events for b in related.branches.get(owner, [])]
+        branches = [store.log.load(b).events for b in related.branches.get(owner, [])]
         try:
             recs = session_records(chain, branches)
         except BrokenBranches as exc:
@@ -86,7 +86,7 @@ class _Related:
 
 def _related(store: Store, tool: str) -> _Related:
     """The subagent streams and rewind branches of every imported session of ``tool``."""
-    located = store.refs(archived=None)
+    located = store.refs.list(archived=None)
     facts = summaries(store, located)
     out = _Related()
     for loc in sorted(located, key=lambda x: x.cid):

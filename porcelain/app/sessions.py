@@ -87,7 +87,7 @@ class _Known:
 
 
 def known_imports(store: Store) -> _Known:
-    located = store.refs(archived=None)
+    located = store.refs.list(archived=None)
     facts = summaries(store, located)
     rows = [
         (loc.cid, facts[loc.tip]) for loc in located if facts[loc.tip].get("start_id") == loc.cid
@@ -124,7 +124,7 @@ def import_files(
     sessions at a time per store (two hooks firing together would both create the
     same new session): a second one waits for the first."""
     out = []
-    with store.hold_named(LOCK, WAIT_SECONDS, ImportBusy()):
+    with store.refs.hold_named(LOCK, WAIT_SECONDS, ImportBusy()):
         known = known_imports(store)
         for found in files:
             outcome = _import_one(store, tool, found, limits, known)
@@ -139,7 +139,7 @@ def _import_one(
 ) -> FileOutcome:
     max_line = line_limit(limits.max_event_bytes)
     cid = known.by_path.get((tool, found.rel))
-    where = store.locate(cid) if cid else None
+    where = store.refs.locate(cid) if cid else None
     try:  # read a line at a time: what is held is one session's records, never its bytes
         with open(found.path, "rb") as handle:
             position = (
@@ -198,7 +198,7 @@ def _position(
 ) -> dict[str, Any] | None:
     """The position recorded for this file at ``tip``, if the file still starts with it
     (``handle`` is left after those bytes)."""
-    found = store.cached_value(POSITION + f"{tool}/{rel}", tip)
+    found = store.local.value(POSITION + f"{tool}/{rel}", tip)
     if not isinstance(found, dict) or found.get("max_line") != max_line:
         return None
     size = found.get("size")
@@ -240,7 +240,7 @@ def _branches_stayed(store: Store, forks: Any) -> bool:
     if not isinstance(forks, dict):
         return False
     for cid, tip in forks.items():
-        where = store.locate(cid) if isinstance(cid, str) else None
+        where = store.refs.locate(cid) if isinstance(cid, str) else None
         if where is None or where.tip != tip:
             return False
     return True
@@ -255,7 +255,7 @@ def _keep_position(
     lines: SessionLines,
     max_line: int,
 ) -> None:
-    where = store.locate(cid)
+    where = store.refs.locate(cid)
     if where is None:
         return
     value: dict[str, Any] = {
@@ -266,8 +266,8 @@ def _keep_position(
         "max_line": max_line,
     }
     if forks:  # a rewound session: the position holds while none of its branches moved
-        value["forks"] = {c: t.tip for c in forks.values() if (t := store.locate(c))}
-    store.keep_value(POSITION + f"{tool}/{rel}", where.tip, value)
+        value["forks"] = {c: t.tip for c in forks.values() if (t := store.refs.locate(c))}
+    store.local.keep_value(POSITION + f"{tool}/{rel}", where.tip, value)
 
 
 def _session_from_path(found: Found) -> str:
@@ -288,7 +288,7 @@ def _create(
 ) -> str:
     fork = None
     if parent is not None:
-        where = store.locate(parent)
+        where = store.refs.locate(parent)
         fork = {"conversation_id": parent, "commit": where.tip} if where else None
     events = _flat(groups)
 
@@ -312,12 +312,12 @@ def _update(
     """Append what a grown file added; import a changed one as a fork.  With
     ``known_records`` (the recorded position vouches for the file's start) the
     stored events are not read back."""
-    where = store.require(cid)
+    where = store.refs.require(cid)
     outcome.cid = cid
     if known_records is not None and known_records <= len(groups):
         _append(store, cid, where.tip, groups[known_records:], outcome)
         return
-    events, commits = store.read_chain(where.tip)
+    events, commits = store.log.read_chain(where.tip)
     stored = records_of(events)
     if stored == lines.records[: len(stored)]:
         _append(store, cid, where.tip, groups[len(stored) :], outcome)
@@ -343,7 +343,7 @@ def _append(store: Store, cid: str, tip: str, new: list[list[Event]], outcome: F
     outcome.action = "updated" if new else "unchanged"
     outcome.new_records = len(new)
     if new:
-        store.append(cid, _flat(new), tip, f"{REASON} {cid}")
+        store.log.append(cid, _flat(new), tip, f"{REASON} {cid}")
 
 
 def _carries(event: Event) -> bool:

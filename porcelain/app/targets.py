@@ -56,7 +56,7 @@ def resolve(store: Store, target: str | None, *, archived_ok: bool = True) -> Lo
         cid = by_handle(store, int(target[1:]))
     else:
         cid = _by_id(store, target or "")
-    found = store.require(cid)
+    found = store.refs.require(cid)
     if found.archived and not archived_ok:
         raise UserError(
             f"conversation {cid} is archived",
@@ -67,13 +67,13 @@ def resolve(store: Store, target: str | None, *, archived_ok: bool = True) -> Lo
 
 def _by_id(store: Store, text: str) -> str:
     """The id ``text`` names: the id itself, or a unique prefix of one (``jp-c`` optional)."""
-    if is_valid_id(text) and store.exists(text):
+    if is_valid_id(text) and store.refs.exists(text):
         return text
     wanted = idprefix.normalize(text)
     if wanted is None:
         return check_id(text)  # not an id and no prefix of one: says so
     try:
-        found = idprefix.pick(wanted, [loc.cid for loc in store.refs(archived=None)])
+        found = idprefix.pick(wanted, [loc.cid for loc in store.refs.list(archived=None)])
     except idprefix.Ambiguous as exc:
         raise UserError(
             f"{wanted} is ambiguous: it could be {idprefix.describe_candidates(exc.candidates)}",
@@ -83,23 +83,23 @@ def _by_id(store: Store, text: str) -> str:
 
 
 def active_id(store: Store) -> str | None:
-    cid = store.active()
-    return cid if cid and store.exists(cid) else None
+    cid = store.refs.active()
+    return cid if cid and store.refs.exists(cid) else None
 
 
 def _keyword(store: Store, keyword: str) -> str:
     if keyword == "active":
-        cid = store.active()
+        cid = store.refs.active()
         if cid is None:
             raise UserError("no active conversation", NO_ACTIVE_HINT)
-        if not store.exists(cid):
+        if not store.refs.exists(cid):
             raise UserError(f"the active conversation {cid} no longer exists", NO_ACTIVE_HINT)
         return cid
     if keyword == "archived":
         return _latest(store, archived=True, key="archived_at")
     if keyword == "pinned":
         return _latest(store, archived=False, key="pinned_at")
-    live = [loc.cid for loc in store.refs(archived=False)]
+    live = [loc.cid for loc in store.refs.list(archived=False)]
     if not live:
         raise UserError("there are no conversations", NO_ACTIVE_HINT)
     if keyword == "newest":
@@ -110,8 +110,8 @@ def _keyword(store: Store, keyword: str) -> str:
 
 def _latest(store: Store, *, archived: bool, key: str) -> str:
     candidates = []
-    for loc in store.refs(archived=archived):
-        meta = store.meta(loc.cid)
+    for loc in store.refs.list(archived=archived):
+        meta = store.notes.meta(loc.cid)
         if key in meta or archived:
             candidates.append((str(meta.get(key, "")), loc.cid))
     if not candidates:
@@ -125,7 +125,7 @@ def recent_ids(store: Store) -> list[str]:
     # lazy: the summaries (cached) load only when a handle is used
     from porcelain.app.describe import summaries
 
-    live = list(store.refs(archived=False))
+    live = list(store.refs.list(archived=False))
     sums = summaries(store, live)
     return [
         loc.cid
@@ -155,7 +155,7 @@ def search_titles(store: Store, text: str) -> list[tuple[str, str]]:
     wanted = " ".join(text.split()).casefold()
     if not wanted:
         return []
-    rows = listing(store, list(store.refs(archived=None)), None)
+    rows = listing(store, list(store.refs.list(archived=None)), None)
     found = []
     for row in sorted(
         rows, key=lambda r: (not r["archived"], r["last_event_at"] or ""), reverse=True
@@ -184,4 +184,4 @@ def resolve_or_search(store: Store, target: str) -> Located:
                 f"{len(found)} conversations have {target!r} in their title: {shown}{more}",
                 "type more of the title, or use an id",
             ) from None
-        return store.require(found[0][0])
+        return store.refs.require(found[0][0])

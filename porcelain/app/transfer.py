@@ -51,12 +51,12 @@ def store_imported(store: Store, conv: JpConversation | JpFolder) -> str:
     cid = publish(store, chain, None, "jp conversation import", cid=wanted)
     meta = {k: conv.metadata[k] for k in META_KEYS if conv.metadata.get(k)}
     if meta:
-        store.set_meta(cid, meta, f"jp: metadata of imported {cid}")
+        store.notes.set_meta(cid, meta, f"jp: metadata of imported {cid}")
     return cid
 
 
 def export_conversation(store: Store, loc: Located, dest: Path) -> int:
-    conv = store.load(loc.cid)
+    conv = store.log.load(loc.cid)
     base_config = None
     for event in conv.events:
         if event.get("type") == Kind.CONVERSATION_START:
@@ -65,7 +65,7 @@ def export_conversation(store: Store, loc: Located, dest: Path) -> int:
                 base_config = imported["base_config"]
             break
     events: list[Event] = [e for e in conv.events if e.get("type") != Kind.CONVERSATION_START]
-    meta = store.meta(loc.cid)
+    meta = store.notes.meta(loc.cid)
     metadata: dict[str, Any] = {k: meta[k] for k in META_KEYS if meta.get(k)}
     last = next((e["timestamp"] for e in reversed(events)), None)
     metadata["last_activated_at"] = last or conv.events[0]["timestamp"]

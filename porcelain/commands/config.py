@@ -65,7 +65,7 @@ def show(app: App, conversation: str | None) -> None:
 def _show_conversation(app: App, target: str) -> None:
     store = app.store()
     found = resolve(store, target)
-    conv = store.load(found.cid)
+    conv = store.log.load(found.cid)
     merged = app.config(deltas=conversation_deltas(store, conv), warn=False)
     entries = merged.entries()
     title = f"effective configuration of conversation {found.cid}"
@@ -105,7 +105,7 @@ def get(app: App, key: str) -> None:
 def set_(app: App, key: str, value: str, in_store: bool, file: Path | None) -> None:
     """Set KEY to VALUE (parsed as TOML when it parses, else a string; `-5` is a value)."""
 
-    path = file or (app.store().config_file if in_store else user_config_path(app.environ))
+    path = file or (app.store().local.config_file if in_store else user_config_path(app.environ))
     stored = set_value(path, key, value)
     app.output.emit(
         {"file": str(path), "key": key, "value": stored}, f"{key} = {toml_value(stored)} in {path}"
@@ -145,18 +145,18 @@ def unset(app: App, key: str, conversation: bool, target: str | None) -> None:
         )
     store = app.store()
     cid = resolve(store, target).cid
-    with store.hold(cid, wait=10.0):
-        conv = store.load(cid)
+    with store.refs.hold(cid, wait=10.0):
+        conv = store.log.load(cid)
         current: dict[str, Any] = {}
         for delta in jp_deltas(conv.events):
             current = merge(current, delta) if isinstance(delta, dict) else current
         if lookup(current, path) is None:
             raise UserError(f"conversation {cid} records no {printable(key)}; nothing to unset")
-        tip = store.append(
+        tip = store.log.append(
             cid, [config_delta(nest(path, None))], conv.tip, f"jp config unset {cid}"
         )
         accept(store, [tip])
-        merged = app.config(deltas=conversation_deltas(store, store.load(cid)), warn=False)
+        merged = app.config(deltas=conversation_deltas(store, store.log.load(cid)), warn=False)
     value, source = merged.get(key), merged.origin(path)
     now = "unset" if value is None else f"{toml_value(value)} from {printable(source)}"
     app.output.emit(

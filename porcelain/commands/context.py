@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from porcelain import clock
 from porcelain.errors import FaultError, NoAnswer, UserError
 from porcelain.render.output import Output
 
@@ -115,9 +116,9 @@ class App:
                         f"no store at {path} (named by {named_by})",
                         f"check the path, or create a store there: `jp init {path}`",
                     )
-                init_store(path)
+                init_store(path, clock.for_store())
                 self.output.note(f"note: created the store {path}")
-            self._store = Store(path, self.identity(), self.limits)
+            self._store = Store(path, self.identity(), self.limits, clock=clock.for_store())
             # lazy: `jp --help` loads no configuration module (start-up)
             from porcelain.app.oprecord import begin
 
@@ -158,7 +159,7 @@ class App:
         # lazy: `jp --help` loads no configuration module (start-up)
         from porcelain.config.explain import warning
 
-        store_config = self.store().config_file if self._store_exists() else None
+        store_config = self.store().local.config_file if self._store_exists() else None
         config = load_config(
             environ=self.environ,
             store_config=store_config,

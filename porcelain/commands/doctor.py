@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from gitstore import Finding, Store, acknowledge_refusals, examine, mend
+from porcelain import clock
 from porcelain.commands.context import App
 from porcelain.errors import Exit, UserError
 from porcelain.render.output import untrusted_field
@@ -36,7 +37,8 @@ def doctor(app: App, fix: bool, no_fsck: bool, ack: bool) -> int:
     path = app.store_path()
     if not path.exists():
         raise UserError(f"no store at {path}", "create one with `jp init`")
-    store = Store(path, app.identity(), repair=False)  # see what a command would mend silently
+    # repair=False: see what a command would mend silently
+    store = Store(path, app.identity(), repair=False, clock=clock.for_store())
     acked = acknowledge_refusals(store.gitdir) if ack else []
     findings = examine(store, fsck=not no_fsck)
     fixed: list[Finding] = []

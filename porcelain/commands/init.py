@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from gitstore import init_project, init_store
+from porcelain import clock
 from porcelain.commands.context import App
 from porcelain.errors import UserError
 
@@ -30,7 +31,7 @@ def init(app: App, path: Path | None, here: bool) -> None:
     remote gets conversations only when you name it (`jp push origin`).
     """
     if here:
-        made = init_project(app.cwd)
+        made = init_project(app.cwd, clock.for_store())
         if made is None:
             raise UserError("not inside a git repository", "run `git init` first, or drop --here")
         names = {"meta": made.notes.meta, "source": made.notes.source}
@@ -40,7 +41,7 @@ def init(app: App, path: Path | None, here: bool) -> None:
         )
         return
     target = path or app.store_path()
-    created = init_store(target)
+    created = init_store(target, clock.for_store())
     app.output.emit(
         {"store": str(target), "created": created},
         f"{'Created' if created else 'Using existing'} store {target}",

@@ -25,7 +25,7 @@ def op() -> None:
 @click.pass_obj
 def log(app: App, limit: int | None, show_refs: bool) -> None:
     """List operations, newest first (`-F json`: a list of objects)."""
-    found = app.store().operations(limit)
+    found = app.store().ops.list(limit)
     if app.output.emit_json([opshow.as_json(o) for o in found]):
         return
     if not found:

@@ -49,7 +49,7 @@ def delete(app: App, syncer: Syncer, target: str, yes: bool) -> None:
                 f"the remote {remote} has no conversation {cid}",
                 "`jp conversation rm ID` deletes a conversation of this store only",
             )
-        here = store.locate(cid)
+        here = store.refs.locate(cid)
         what = f"{cid} from the remote {remote}" + (" and from this store" if here else "")
         question = f"Delete {what}? (other machines keep their copies)"
         if not app.confirm(question, yes):
@@ -63,9 +63,9 @@ def delete(app: App, syncer: Syncer, target: str, yes: bool) -> None:
             )
         if here is not None:
             active = active_id(store)
-            store.delete(cid, f"jp push --delete {cid}")
+            store.refs.delete(cid, f"jp push --delete {cid}")
             if cid == active:
-                store.set_active(None)
+                store.refs.set_active(None)
     _report(app, cid, remote, here is not None)
 
 

@@ -135,14 +135,14 @@ def query(
             if spec:
                 parse_spec(spec)
     store = app.store()
-    fresh = not retry and (new or (target is None and store.active() is None))
+    fresh = not retry and (new or (target is None and store.refs.active() is None))
     wanted = _Wanted(app, model, base)
     try:
         if fresh:
             _query_fresh(app, ask, wanted, specs, no_persist, title, announce=not new)
         else:
             cid = resolve(store, target, archived_ok=False).cid
-            with store.hold(cid, wait=10.0):
+            with store.refs.hold(cid, wait=10.0):
                 _query_existing(app, cid, ask, wanted, specs, no_persist)
     except BaseException:
         _name_the_draft(app, ask)
@@ -222,8 +222,8 @@ def _query_fresh(
     cid, created = create_conversation(store, title)
     if announce:
         app.output.note(f"Started conversation {cid} (there was no active one).")
-    with store.hold(cid, wait=10.0):
-        conv = store.load(cid)
+    with store.refs.hold(cid, wait=10.0):
+        conv = store.log.load(cid)
         if created not in conv.commits:  # never a turn on a chain this process did not start
             raise UserError(
                 f"conversation {cid} was replaced by another writer before this query's "
@@ -242,7 +242,7 @@ def _query_existing(
     no_persist: bool,
 ) -> None:
     store = app.store()
-    conv = store.load(cid)
+    conv = store.log.load(cid)
     if ask.retry:
         # lazy: only --retry loads the retry module
         from porcelain.app.query.retry import fork_at_request, state
@@ -250,8 +250,8 @@ def _query_existing(
         if state(conv.events) == "answered" and not no_persist:
             fork = fork_at_request(store, cid, conv.events, conv.commits)
             app.output.note(f"The answer in {cid} stays; answering again in its fork {fork}.")
-            store.set_active(fork)
-            with store.hold(fork, wait=10.0):
+            store.refs.set_active(fork)
+            with store.refs.hold(fork, wait=10.0):
                 _query_existing(app, fork, ask, wanted, specs, no_persist)
             return
     plan = QueryPlan.of(app, wanted(), conversation_deltas(store, conv), specs)
@@ -263,7 +263,7 @@ def _query_existing(
         from porcelain.app.compaction.run import compact_silently
 
         compact_silently(app, cid, specs, plan.config, plan.rules, plan.model_id)
-        conv = store.load(cid)
+        conv = store.log.load(cid)
         _run(app, conv, ask, plan, no_persist, named=True)
         return
     _run(app, conv, ask, plan, no_persist)
@@ -276,7 +276,7 @@ def _precheck(app: App, plan: QueryPlan, activates: bool, ask: Ask) -> None:
     it (``Ask.edit``): what does not depend on the text is checked first."""
     plan.check(ask.attachments)
     if activates:
-        app.store().check_unlocked("JP_HEAD")
+        app.store().refs.check_unlocked("JP_HEAD")
 
 
 def _name_foreign(app: App, cid: str, plan: QueryPlan, no_persist: bool) -> None:

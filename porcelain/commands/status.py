@@ -38,7 +38,7 @@ def status(app: App) -> None:
         exists=True,
         remotes=[{"name": r.name, "url": r.url} for r in list_remotes(store)],
         active=active,
-        active_title=(store.meta(active).get("title") if active else None),
+        active_title=(store.notes.meta(active).get("title") if active else None),
         model=config.model_id() or default_model(app.has_api_key()),
         pending=[f.to_json() for f in findings],
     )

@@ -57,7 +57,7 @@ def continuations(store: Store, outcomes: Sequence[Outcome]) -> dict[str, str]:
         if o.direction == "pull" and o.kind == "conversation" and o.action == "created":
             if not is_valid_id(o.id):
                 continue
-            parent = store.meta(o.id).get("diverged_from")
+            parent = store.notes.meta(o.id).get("diverged_from")
             if isinstance(parent, str) and is_valid_id(parent):
                 out[o.id] = parent
     return out

@@ -4,6 +4,7 @@ commit ids are those the clock gives, so each output is compared whole."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 from tests.e2e.harness import User, write_conversation
@@ -276,4 +277,72 @@ def test_a_review_offline_from_start_to_continue(pinned: User, tmp_path: Path) -
     assert pinned.ok("conversation", "ls", "--archived") == (
         "ID               AGE     TURNS  TITLE\n"
         f"{review}  4m ago      8  [review of {source}] synthetic\n"
+    )
+
+
+def test_a_pull_that_diverges_and_its_operation(tmp_path: Path) -> None:
+    """A pull's fork id, the metadata it copies and the operation it records come from
+    the seeded clock the porcelain hands the store: the whole output is pinned."""
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    laptop, desktop = User(tmp_path, "laptop", pinned=True), User(tmp_path, "desktop", pinned=True)
+    desktop.runs = 30  # the desktop's clock half an hour on
+    for person in (laptop, desktop):
+        person.ok("init", str(person.store))
+        person.ok("remote", "add", "origin", str(remote))
+    laptop.ok("q", "--new", "shared start")
+    laptop.ok("push")
+    assert desktop.ok("pull") == "jp-c17676037200: new from origin\n"
+    desktop.ok("conversation", "use", "jp-c17676037200")
+    laptop.ok("q", "from the laptop")
+    desktop.ok("q", "from the desktop")
+    laptop.ok("push")
+    assert desktop.ok("pull") == (
+        "jp-c17676037200: diverged; your local continuation is now jp-c17676057000\n"
+    )
+    assert desktop.ok("op", "log", "-n", "4") == (
+        "065315c95936  2026-01-05 09:35:00  jp pull\n"
+        "    refs/notes/meta: absent -> 53043d545433\n"
+        "    refs/conversations/jp-c17676057000: absent -> d2a41725d55f\n"
+        "    refs/conversations/jp-c17676037200: d2a41725d55f -> 6fbb99c80a81\n"
+        "    JP_HEAD: refs/conversations/jp-c17676037200 -> refs/conversations/jp-c17676057000\n"
+        "5ea2cbd70c07  2026-01-05 09:34:02  jp q 'from the desktop'\n"
+        "    refs/conversations/jp-c17676037200: 1b4bf2c214d9 -> d2a41725d55f\n"
+        "6c71d784c337  2026-01-05 09:33:00  jp conversation use jp-c17676037200\n"
+        "    JP_HEAD: absent -> refs/conversations/jp-c17676037200\n"
+        "8bd990969d67  2026-01-05 09:32:00  jp pull\n"
+        "    refs/conversations/jp-c17676037200: absent -> 1b4bf2c214d9\n"
+    )
+    assert desktop.ok("conversation", "ls") == (
+        "ID               AGE      TURNS  TITLE\n"
+        "jp-c17676037200  32m ago      2  shared start\n"
+        "jp-c17676057000* 2m ago       2  [diverged from jp-c17676037200] shared start\n"
+    )
+
+
+def test_an_undo_and_the_operation_log(pinned: User) -> None:
+    """Operation ids and times, and the metadata commit an archive writes, come from the
+    seeded clock: an undo and the log it leaves are pinned whole."""
+    pinned.ok("q", "--new", "keep this")
+    pinned.ok("conversation", "archive", "--yes")
+    moves = (
+        "    refs/notes/meta: 3d0522a8164c -> absent\n"
+        "    refs/archive/conversations/jp-c17676036600: 49b0fb82982e -> absent\n"
+        "    refs/conversations/jp-c17676036600: absent -> 49b0fb82982e\n"
+    )
+    assert pinned.ok("undo") == (
+        f"Undid operation 7eb3a8de9a7d: jp conversation archive --yes\n{moves}"
+    )
+    assert pinned.ok("op", "log") == (
+        f"9ffea3eeb044  2026-01-05 09:03:00  jp undo  (undoes 7eb3a8de9a7d)\n{moves}"
+        "7eb3a8de9a7d  2026-01-05 09:02:01  jp conversation archive --yes\n"
+        "    refs/conversations/jp-c17676036600: 49b0fb82982e -> absent\n"
+        "    refs/archive/conversations/jp-c17676036600: absent -> 49b0fb82982e\n"
+        "    refs/notes/meta: absent -> 3d0522a8164c\n"
+        "9219233c6a97  2026-01-05 09:01:04  jp q --new 'keep this'\n"
+        "    refs/conversations/jp-c17676036600: absent -> 49b0fb82982e\n"
+        "    JP_HEAD: absent -> refs/conversations/jp-c17676036600\n"
+    )
+    assert pinned.ok("conversation", "ls") == (
+        "ID               AGE     TURNS  TITLE\njp-c17676036600* 3m ago      1  keep this\n"
     )

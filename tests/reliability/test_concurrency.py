@@ -241,14 +241,14 @@ def test_a_review_that_loses_its_id_takes_the_next(
     init_bare(tmp_path / "s.git")
     store = Store(tmp_path / "s.git")
     source = "jp-c100"
-    store.create(
+    store.log.create(
         source,
         [{"type": "conversation_start", "timestamp": now_text(), "conversation_id": source}],
         None,
         "test",
     )
     taken = "jp-c200"
-    store.create(
+    store.log.create(
         taken,
         [{"type": "conversation_start", "timestamp": now_text(), "conversation_id": taken}],
         None,
@@ -256,11 +256,11 @@ def test_a_review_that_loses_its_id_takes_the_next(
     )
     picks = iter([taken, "jp-c201"])
     monkeypatch.setattr(start, "fresh_id", lambda _store, moment=None: next(picks))
-    review = {"source_id": source, "source_commit": store.require(source).tip}
-    made = start._publish(store, store.require(source), review, [], "text", "none")
+    review = {"source_id": source, "source_commit": store.refs.require(source).tip}
+    made = start._publish(store, store.refs.require(source), review, [], "text", "none")
     assert made.review_id == "jp-c201"
-    assert store.source_of("jp-c201") == source
-    assert store.note(refs.NOTES_SOURCE, taken) is None
+    assert store.notes.source_of("jp-c201") == source
+    assert store.notes.note(refs.NOTES_SOURCE, taken) is None
 
 
 def test_an_append_never_overwrites_a_writer_in_between(tmp_path: Path) -> None:

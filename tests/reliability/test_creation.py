@@ -179,7 +179,7 @@ def test_a_creation_whose_jp_head_stays_locked_says_it_created(
     finally:
         faults.install(None)
     cid = ID.findall(caught.value.message)[0]
-    assert store.exists(cid)
+    assert store.refs.exists(cid)
     assert "created conversation" in caught.value.message
     assert "nothing was changed" not in caught.value.message
     assert f"jp conversation use {cid}" in (caught.value.hint or "")

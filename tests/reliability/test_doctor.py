@@ -158,7 +158,7 @@ def test_an_older_store_gets_its_format_on_the_first_write(box: Sandbox) -> None
 
 
 def test_a_lock_held_by_a_running_jp_names_its_owner(box: Sandbox) -> None:
-    from gitstore.store import flock
+    from gitstore.fs import flock
 
     class Busy(Exception):
         pass

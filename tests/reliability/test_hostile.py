@@ -144,7 +144,7 @@ def import_checked(store: Store, folder: Path) -> None:
     except CLEAR:
         assert snapshot(store) == before, "a refused import changed refs"
         return
-    stored = store.load(cid).events
+    stored = store.log.load(cid).events
     assert stored[0]["type"] == "conversation_start"
     assert stored[1:] == conv.events
     # what an imported conversation shows a model is well-formed
@@ -183,11 +183,11 @@ def test_events_that_validate_store_and_read_back(store: Store, entry: Any) -> N
     except GitStoreError:
         return
     cid = ids.from_deciseconds(17000000000 + abs(hash(json.dumps(entry, sort_keys=True))) % 10**9)
-    assume(not store.exists(cid))
+    assume(not store.refs.exists(cid))
     start: Event = {"type": "conversation_start", "timestamp": "2026-01-01T00:00:00.000000Z",
                     "conversation_id": cid}  # fmt: skip
-    store.create(cid, [start, event], None, "test")
-    assert store.load(cid).events[-1] == event
+    store.log.create(cid, [start, event], None, "test")
+    assert store.log.load(cid).events[-1] == event
 
 
 # -- the compaction DSL and the range flags -----------------------------------------------

@@ -28,8 +28,8 @@ ROUNDS = 12
 
 def _two_commits(path: Path) -> tuple[str, str]:
     store = Store(path)
-    a = store.write_commits([start("jp-c1")], None)[-1]
-    b = store.write_commits([start("jp-c2")], None)[-1]
+    a = store.log.write_commits([start("jp-c1")], None)[-1]
+    b = store.log.write_commits([start("jp-c2")], None)[-1]
     return a, b
 
 
@@ -82,14 +82,14 @@ def packed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Store:
     path = tmp_path / "store.git"
     init_bare(path)
     store = Store(path)
-    store.create(A, [start(A)], None, "test")
+    store.log.create(A, [start(A)], None, "test")
     git(path, "pack-refs", "--all")
     assert not (path / refs.live(A)).exists()
     return store
 
 
 def state(store: Store) -> tuple[str | None, str | None]:
-    return store.ref_target(refs.live(A)), store.ref_target(refs.archived(A))
+    return store.refs.target(refs.live(A)), store.refs.target(refs.archived(A))
 
 
 def journals(store: Store) -> list[Path]:

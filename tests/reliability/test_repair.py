@@ -136,11 +136,11 @@ def test_a_ref_moved_by_another_writer_is_left_alone(store: Store) -> None:
     """The writer died before its commit; the live ref moved on since: no archive appears."""
     updates = archive_updates(store, A)
     write_journal(store, updates)
-    tip = store.append_anyway(A, [{"type": "turn_start", "timestamp": now_text()}], "other")
+    tip = store.log.append_anyway(A, [{"type": "turn_start", "timestamp": now_text()}], "other")
 
     Store(store.path)
 
-    assert store.require(A).tip == tip and not store.require(A).archived
+    assert store.refs.require(A).tip == tip and not store.refs.require(A).archived
     assert transaction.current(store.repo, refs.archived(A)) is None
     assert journals(store) == []
 
@@ -190,7 +190,7 @@ def test_a_failed_commit_phase_is_finished_at_once(store: Store) -> None:
     updates = archive_updates(store, A)
 
     sabotage(store, times=1)
-    store.move(updates, "jp test")  # finished at once: every ref was locked and checked
+    store.refs.move(updates, "jp test")  # finished at once: every ref was locked and checked
     assert state(store, updates) == [u.new for u in updates]
     assert journals(store) == [] and locks(store) == []
 
@@ -200,7 +200,7 @@ def test_a_commit_phase_that_keeps_failing_is_left_to_the_next_command(store: St
     sabotage(store, times=transaction.BLIND_RETRIES + 2)  # the first try and every retry
     before = state(store, updates)
     with pytest.raises(StoreError, match="the next jp command repairs the store"):
-        store.move(updates, "jp test")
+        store.refs.move(updates, "jp test")
     assert len(journals(store)) == 1 and locks(store) == []
     Store(store.path)
     now = state(store, updates)

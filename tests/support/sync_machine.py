@@ -141,6 +141,6 @@ def bulk_conversations(
                     "content": f"message {i} of {cid}",
                 }
             )
-        store.create(cid, stream, None, "bulk")
+        store.log.create(cid, stream, None, "bulk")
         made.append(cid)
     return made

@@ -39,6 +39,31 @@ def test_a_seed_gives_the_same_tokens_and_another_seed_others() -> None:
     assert len(set(tokens)) == 3 and all(len(t) == 16 for t in tokens)
 
 
+
+def test_the_store_reads_a_seeded_clock_without_moving_it_or_its_tokens() -> None:
+    """The clock handed to a Store: the porcelain's readings and tokens are those it had
+    without a store, and the store's own are seeded too."""
+    alone, shared = SeededClock(T0, seed=7), SeededClock(T0, seed=7)
+    view = shared.for_store()
+    assert shared.for_store() is view, "one view: the store's ids never repeat"
+    assert view.now() == T0 and view.now() == T0, "the store's readings do not step"
+    store_tokens = [view.token(8) for _ in range(3)]
+    assert [shared.now(), shared.now()] == [alone.now(), alone.now()]
+    assert view.now() == T0 + timedelta(seconds=2)
+    assert [shared.token(8) for _ in range(3)] == [alone.token(8) for _ in range(3)]
+    again = SeededClock(T0, seed=7).for_store()
+    assert store_tokens == [again.token(8) for _ in range(3)]
+    assert len(set(store_tokens)) == 3
+    assert SeededClock(T0, seed=8).for_store().token(8) != store_tokens[0]
+
+
+def test_the_store_gets_the_system_clock_as_it_is() -> None:
+    clock.install(None)
+    handed = clock.for_store()
+    assert isinstance(handed, SystemClock)
+    clock.install(SeededClock(T0, seed=1))
+    assert clock.for_store().now() == T0
+
 def test_the_system_clock_is_the_machines() -> None:
     system = SystemClock()
     before = datetime.now(UTC)

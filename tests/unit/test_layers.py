@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 import ast
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 FORBIDDEN_IN_GITSTORE = {"click", "anthropic", "tomlkit", "porcelain"}
@@ -109,3 +117,112 @@ def test_the_face_names_only_what_it_can_give() -> None:
         assert getattr(gitstore, name) is not None, name
     # no submodule is a name of the face: porcelain never holds a module of gitstore
     assert not any(isinstance(getattr(gitstore, n), type(gitstore)) for n in gitstore.__all__)
+
+
+# -- gitstore's floors --------------------------------------------------------------------
+
+
+def _gitstore_floors() -> dict[str, Any]:
+    """The contract of ``pyproject.toml`` that layers gitstore's own parts."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    contracts = config["tool"]["importlinter"]["contracts"]
+    found = [c for c in contracts if c.get("containers") == ["gitstore"]]
+    assert len(found) == 1, "one layers contract has gitstore as its container"
+    return dict(found[0])
+
+
+def test_every_part_of_gitstore_stands_on_a_floor() -> None:
+    """A module or package added to gitstore without a floor would escape the contract."""
+    contract = _gitstore_floors()
+    named = [n.strip() for floor in contract["layers"] for n in re.split(r"[|:]", floor)]
+    parts = {
+        p.stem if p.is_file() else p.name
+        for p in (ROOT / "gitstore").iterdir()
+        if (p.suffix == ".py" and p.name != "__init__.py") or (p / "__init__.py").is_file()
+    }
+    assert len(named) == len(set(named))
+    assert set(named) == parts
+
+
+LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
+
+
+def _lint(tree: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(LINT_IMPORTS), "--no-cache", "--config", "floors.toml"],
+        cwd=tree,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_a_back_arrow_inside_gitstore_breaks_the_contract(tmp_path: Path) -> None:
+    """The contract bites: the same copy of gitstore is kept, then broken by one import
+    from a low floor (events) of a high one (sync)."""
+    if not LINT_IMPORTS.is_file():
+        pytest.skip("lint-imports is not installed beside this Python")
+    shutil.copytree(ROOT / "gitstore", tmp_path / "gitstore", ignore=shutil.ignore_patterns("__pycache__"))
+    contract = _gitstore_floors()
+    layers = ", ".join(f'"{floor}"' for floor in contract["layers"])
+    (tmp_path / "floors.toml").write_text(
+        '[tool.importlinter]\nroot_package = "gitstore"\n\n'
+        "[[tool.importlinter.contracts]]\n"
+        f'name = "floors"\ntype = "layers"\ncontainers = ["gitstore"]\nlayers = [{layers}]\n'
+    )
+    kept = _lint(tmp_path)
+    assert kept.returncode == 0, kept.stdout + kept.stderr
+    low = tmp_path / "gitstore" / "events" / "turns.py"
+    low.write_text(low.read_text() + "\nfrom gitstore.sync import pull  # noqa: E402\n")
+    broken = _lint(tmp_path)
+    assert broken.returncode != 0
+    assert "gitstore.events.turns -> gitstore.sync.pull" in broken.stdout
+
+
+# -- the Store's face -----------------------------------------------------------------------
+
+STORE_PARTS = {"log", "refs", "notes", "local", "ops"}
+STORE_OPENING = {"path", "gitdir", "limits", "identity", "clock", "repair", "format"}
+PATH_ONLY = {"name", "parent"}  # a store's path named `store` (commands/context.py)
+
+
+def _store_uses(path: Path) -> set[tuple[int, str]]:
+    """``store.X``, ``x.store.X`` and ``x.store().X`` in ``path``: (line, X)."""
+    found: set[tuple[int, str]] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not isinstance(node, ast.Attribute):
+            continue
+        held = node.value
+        if isinstance(held, ast.Call):
+            held = held.func
+        if (isinstance(held, ast.Name) and held.id == "store") or (
+            isinstance(held, ast.Attribute) and held.attr == "store"
+        ):
+            found.add((node.lineno, node.attr))
+    return found
+
+
+def test_the_store_shows_its_parts(tmp_path: Path) -> None:
+    from gitstore import init_store
+    from gitstore.store import parts
+    from gitstore.store.core import Store
+
+    init_store(tmp_path / "s.git")
+    store = Store(tmp_path / "s.git")
+    kinds = {"log": parts.Log, "refs": parts.Refs, "notes": parts.Notes}
+    kinds |= {"local": parts.Local, "ops": parts.Ops}
+    assert set(kinds) == STORE_PARTS
+    for name, kind in kinds.items():
+        assert isinstance(getattr(store, name), kind), name
+
+
+def test_porcelain_holds_a_store_by_its_parts_and_its_opening() -> None:
+    """Porcelain reads and writes through ``store.log``, ``.refs``, ``.notes``,
+    ``.local`` and ``.ops``; of the store itself only what it was opened with."""
+    bad = [
+        f"{p.relative_to(ROOT).as_posix()}:{line} store.{name}"
+        for p in sorted((ROOT / "porcelain").rglob("*.py"))
+        for line, name in sorted(_store_uses(p))
+        if name not in STORE_PARTS | STORE_OPENING | PATH_ONLY
+    ]
+    assert not bad, "\n".join(bad)

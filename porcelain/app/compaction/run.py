@@ -67,7 +67,7 @@ def compact(
     already read it (spares reading it again); the append is a
     compare-and-swap on its tip all the same.
     """
-    conv = store.load(source) if isinstance(source, str) else source
+    conv = store.log.load(source) if isinstance(source, str) else source
     stream = Stream(conv.events)  # each walk over the whole stream made once
     if model_override:
         rules = redirect_summary_model(rules, model_override)
@@ -80,7 +80,7 @@ def compact(
     texts = _summaries(planned, stream, config, assistant, progress)
     stamp = clock.now_text()
     new = [planned_to_event(p, t, stamp) for p, t in zip(planned, texts, strict=True)]
-    store.append(conv.cid, new, conv.tip, f"jp conversation compact {conv.cid}")
+    store.log.append(conv.cid, new, conv.tip, f"jp conversation compact {conv.cid}")
     labels = [(p.from_turn, p.to_turn, p.label) for p in planned]
     return Outcome(planned, timeline(existing, labels, count, False), new, texts)
 
@@ -136,7 +136,7 @@ def compact_silently(
     store = app.store()
     refuse_if_review(store, cid)
     refuse_if_open(store, cid, starting=False)
-    conv = store.load(cid)  # read once, for the configuration and the compaction
+    conv = store.log.load(cid)  # read once, for the configuration and the compaction
     if config is None:
         config = app.config(deltas=conversation_deltas(store, conv))
     if rules is None:

@@ -98,7 +98,7 @@ def model_for(model_id: str, config: Config) -> Model:
 def commit(ctx: TurnContext, new: list[Event]) -> None:
     """Append finished events (or only remember them with --no-persist)."""
     if ctx.persist and new:
-        ctx.tip = ctx.store.append(ctx.cid, new, ctx.tip, f"jp query {ctx.cid}")
+        ctx.tip = ctx.store.log.append(ctx.cid, new, ctx.tip, f"jp query {ctx.cid}")
     ctx.events.extend(new)  # only once stored: ``written`` is what the store holds
     ctx.written.extend(new)
 

@@ -38,13 +38,13 @@ class Finished:
 
 def active_review(store: Store) -> tuple[str, str]:
     """(review id, source id) of the active conversation, which must be a review."""
-    cid = store.active()
-    if cid is None or not store.exists(cid):
+    cid = store.refs.active()
+    if cid is None or not store.refs.exists(cid):
         raise UserError(
             "no active conversation, so no review to finish",
             "switch to the review with `jp conversation use ID`",
         )
-    source = store.source_of(cid)
+    source = store.notes.source_of(cid)
     if source is None:
         raise UserError(
             f"the active conversation {cid} is not a compaction review",
@@ -56,7 +56,7 @@ def active_review(store: Store) -> tuple[str, str]:
 
 def abort(store: Store) -> Finished:
     rid, source = active_review(store)
-    with store.hold(rid, wait=10.0):
+    with store.refs.hold(rid, wait=10.0):
         _archive_and_switch(store, rid, source, None)
     return Finished(rid, source, applied=False)
 
@@ -64,16 +64,16 @@ def abort(store: Store) -> Finished:
 def apply(store: Store, ask: Callable[[Proposal, int], bool]) -> Finished:
     """Apply the latest proposal; ``ask(proposal, turns)`` confirms (False: change nothing)."""
     rid, source_id = active_review(store)
-    source = store.locate(source_id)
+    source = store.refs.locate(source_id)
     if source is None:
         raise UserError(
             f"the source conversation {source_id} no longer exists",
             "close the review with `jp conversation compact --abort`",
         )
     with ExitStack() as stack:
-        stack.enter_context(store.hold(source_id, wait=10.0))
-        stack.enter_context(store.hold(rid, wait=10.0))
-        review = store.load(rid)
+        stack.enter_context(store.refs.hold(source_id, wait=10.0))
+        stack.enter_context(store.refs.hold(rid, wait=10.0))
+        review = store.log.load(rid)
         found = latest_call(review.events)
         proposal = None if found is None else proposal_from_args(found[1])
         if proposal is None or found is None:
@@ -83,7 +83,7 @@ def apply(store: Store, ask: Callable[[Proposal, int], bool]) -> Finished:
                 "with propose_compaction",
             )
         # each walk over the source made once, for the three uses below
-        src = Stream(store.load(source_id).events)
+        src = Stream(store.log.load(source_id).events)
         if _already_applied(src, proposal):
             _archive_and_switch(store, rid, source_id, None)
             return Finished(rid, source_id, applied=True, already=True, proposal=proposal)
@@ -99,10 +99,10 @@ def apply(store: Store, ask: Callable[[Proposal, int], bool]) -> Finished:
         origin = {"review": rid, "commit": review.commits[found[0]]}
         for _ in range(ATTEMPTS):
             try:
-                _apply_once(store, rid, store.require(source_id), proposal, origin)
+                _apply_once(store, rid, store.refs.require(source_id), proposal, origin)
                 return Finished(rid, source_id, applied=True, proposal=proposal)
             except ConcurrentUpdate:
-                proposal = revalidate(proposal, store.load(source_id).events)
+                proposal = revalidate(proposal, store.log.load(source_id).events)
         raise UserError(
             f"the source {source_id} kept changing; nothing was applied",
             "run `jp conversation compact --continue` again",
@@ -131,22 +131,22 @@ def _apply_once(
 ) -> None:
     event = proposal.to_compaction_event(clock.now_text())
     event["metadata"] = {"proposal": origin}
-    commit = store.write_commits([event], source.tip)[-1]
-    review = store.require(rid)
+    commit = store.log.write_commits([event], source.tip)[-1]
+    review = store.refs.require(rid)
     reason = f"jp conversation compact --continue: apply {rid} to {source.cid}"
-    with store.transaction(reason) as tx:
+    with store.refs.transaction(reason) as tx:
         tx.advance(source, commit).archive(review).activate(source.cid)
     _after_archive(store, rid, source.cid)
 
 
 def _archive_and_switch(store: Store, rid: str, source_id: str, _: Any) -> None:
-    review = store.require(rid)
-    with store.transaction(f"jp conversation compact: close review {rid}") as tx:
-        tx.archive(review).activate(source_id if store.exists(source_id) else None)
+    review = store.refs.require(rid)
+    with store.refs.transaction(f"jp conversation compact: close review {rid}") as tx:
+        tx.archive(review).activate(source_id if store.refs.exists(source_id) else None)
     _after_archive(store, rid, source_id)
 
 
 def _after_archive(store: Store, rid: str, source_id: str) -> None:
-    store.set_meta(rid, {"archived_at": clock.now_text()}, f"jp: archive review {rid}")
-    if store.exists(source_id):
+    store.notes.set_meta(rid, {"archived_at": clock.now_text()}, f"jp: archive review {rid}")
+    if store.refs.exists(source_id):
         record_activation(store, source_id)

@@ -77,7 +77,7 @@ def refuse_if_open(store: Store, source_id: str, *, starting: bool) -> None:
 
 def refuse_if_review(store: Store, cid: str) -> None:
     """A review is scratch space: compaction writes go to its source, after it ends."""
-    source = store.source_of(cid)
+    source = store.notes.source_of(cid)
     if source is not None:
         raise UserError(
             f"{cid} is a compaction review of {source}; it is not compacted itself",
@@ -110,7 +110,7 @@ def start_review(
     """Open a review of ``source`` on the summarizer's draft.
 
     ``read``: the source as the caller already read it, under the same hold:
-    whole (a ``Conversation``) or as a view (``store.view_chain`` of its tip);
+    whole (a ``Conversation``) or as a view (``store.log.view_chain`` of its tip);
     it is not changed.  Without it, the start reads a view itself: the
     source's turns and compactions come from the cache's facts, and its
     events are read only where the range and the window check look.
@@ -169,7 +169,7 @@ def _source_stream(store: Store, source: Located, read: Conversation | ChainView
         if read.cid != source.cid:
             raise ValueError(f"the conversation read is {read.cid}, not the source {source.cid}")
         return Stream(read.events)
-    return Stream.of_view(store.view_chain(source.tip) if read is None else read)
+    return Stream.of_view(store.log.view_chain(source.tip) if read is None else read)
 
 
 def _opening_range(stream: Stream, rule: Any, overrides: RangeOverrides) -> tuple[int, int]:
@@ -207,8 +207,8 @@ def _publish(
 
     for _ in range(ID_ATTEMPTS):
         rid = fresh_id(store)
-        store.set_note(
-            store.notes_refs.source, rid, source.cid + "\n", f"jp: review {rid} of {source.cid}"
+        store.notes.set_note(
+            store.notes.refs.source, rid, source.cid + "\n", f"jp: review {rid} of {source.cid}"
         )
         try:
             made = fork(store, source, extra=extra, review=review, cid=rid)
@@ -217,7 +217,7 @@ def _publish(
             _restore_source_note(store, rid)
     else:
         raise ConversationExists(rid)
-    store.set_active(made)
+    store.refs.set_active(made)
     record_activation(store, made)
     _accept_own_delta(store, made, len(extra))
     return Started(made, source.cid, text, prior)
@@ -226,10 +226,10 @@ def _publish(
 def _accept_own_delta(store: Store, cid: str, written: int) -> None:
     """The review's delta is this user's own: listed, it is neither named nor
     checked as one from elsewhere (``app/recorded.py``)."""
-    located = store.locate(cid)
+    located = store.refs.locate(cid)
     if located is None:
         return
-    events, commits = store.read_run(located.tip, written)
+    events, commits = store.log.read_run(located.tip, written)
     accept_commits(
         store, [c for e, c in zip(events, commits, strict=True) if e.get("type") == Kind.CONFIG_DELTA]
     )
@@ -238,17 +238,17 @@ def _accept_own_delta(store: Store, cid: str, written: int) -> None:
 def _restore_source_note(store: Store, cid: str) -> None:
     """Give a conversation whose id we raced for the source note its own chain implies."""
     for _ in range(50):  # its creator may be renaming the ref's lock file right now
-        if store.exists(cid):
+        if store.refs.exists(cid):
             break
         time.sleep(0.01)
     else:
         return
-    events = store.load(cid).events
+    events = store.log.load(cid).events
     own = next((e for e in reversed(events) if e.get("type") == Kind.CONVERSATION_START), {})
     record = own.get("review")
     source = record.get("source_id") if isinstance(record, dict) else None
     text = f"{source}\n" if isinstance(source, str) else None
-    store.set_note(store.notes_refs.source, cid, text, f"jp: restore the source note of {cid}")
+    store.notes.set_note(store.notes.refs.source, cid, text, f"jp: restore the source note of {cid}")
 
 
 def _review_config(config: Config, model_id: str, window: int) -> dict[str, Any]:

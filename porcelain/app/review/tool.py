@@ -33,21 +33,21 @@ def propose_compaction() -> BuiltinTool:
 
 def run(call: ToolCall, ctx: Any) -> ToolOutcome:
     store = ctx.store
-    source_id = store.source_of(ctx.cid)
+    source_id = store.notes.source_of(ctx.cid)
     if source_id is None:
         return ToolOutcome(
             "this conversation is not a compaction review: it names no source "
             "conversation, so there is nothing to propose a compaction for",
             True,
         )
-    if store.locate(source_id) is None:
+    if store.refs.locate(source_id) is None:
         return ToolOutcome(
             f"the source conversation {source_id} no longer exists; the user can "
             "close this review with `jp conversation compact --abort`",
             True,
         )
     # its facts found once, for the validation, the report and the rendering
-    source = Stream(store.load(source_id).events)
+    source = Stream(store.log.load(source_id).events)
     try:
         proposal = validate_proposal(call.arguments, source)
     except ProposalError as exc:

@@ -34,8 +34,8 @@ def archive(app: App, targets: tuple[str, ...], yes: bool) -> None:
     if asks and not app.confirm(_question(locs, active), yes):
         raise Declined("nothing was archived")
     for loc in locs:
-        store.archive(loc.cid, f"jp conversation archive {loc.cid}")
-        store.set_meta(loc.cid, {"archived_at": clock.now_text()}, f"jp: archive {loc.cid}")
+        store.refs.archive(loc.cid, f"jp conversation archive {loc.cid}")
+        store.notes.set_meta(loc.cid, {"archived_at": clock.now_text()}, f"jp: archive {loc.cid}")
         done.append(loc.cid)
         app.output.text(f"Conversation {loc.cid} archived.")
     app.output.emit({"archived": done})
@@ -60,8 +60,8 @@ def unarchive(app: App, targets: tuple[str, ...]) -> None:
         if not loc.archived:
             app.output.note(f"Conversation {loc.cid} is not archived, skipping.")
             continue
-        store.unarchive(loc.cid, f"jp conversation unarchive {loc.cid}")
-        store.set_meta(loc.cid, {"archived_at": None}, f"jp: unarchive {loc.cid}")
+        store.refs.unarchive(loc.cid, f"jp conversation unarchive {loc.cid}")
+        store.notes.set_meta(loc.cid, {"archived_at": None}, f"jp: unarchive {loc.cid}")
         done.append(loc.cid)
         app.output.text(f"Conversation {loc.cid} unarchived.")
     app.output.emit({"unarchived": done})

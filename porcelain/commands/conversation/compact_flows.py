@@ -35,8 +35,8 @@ def run(app: App, target: str | None, opts: CompactOptions) -> None:
     refuse_if_review(store, loc.cid)
     if not dry:
         refuse_if_open(store, loc.cid, starting=False)
-    with nullcontext() if dry else store.hold(loc.cid, wait=10.0):  # a dry run only reads
-        conv = store.load(loc.cid)  # read once, for the checks, the configuration and the run
+    with nullcontext() if dry else store.refs.hold(loc.cid, wait=10.0):  # a dry run only reads
+        conv = store.log.load(loc.cid)  # read once, for the checks, the configuration and the run
         events = conv.events
         check_range_flags(overrides, turn_count(events), opts.typed_range())
         config = app.config(deltas=conversation_deltas(store, conv))
@@ -99,8 +99,8 @@ def reset(app: App, target: str | None, which: str, dry_run: bool, yes: bool = T
     if not dry_run:
         refuse_if_open(store, loc.cid, starting=False)
     done = False
-    with nullcontext() if dry_run else store.hold(loc.cid, wait=10.0):
-        conv = store.load(loc.cid)
+    with nullcontext() if dry_run else store.refs.hold(loc.cid, wait=10.0):
+        conv = store.log.load(loc.cid)
         chosen = _chosen(standing_overlays(conv.events), which, loc.cid)
         if not chosen:
             message = "No compactions to withdraw."
@@ -112,7 +112,7 @@ def reset(app: App, target: str | None, which: str, dry_run: bool, yes: bool = T
                     app.output.say(line)
             if app.confirm("Withdraw?", yes):
                 withdrawn = None if which == "all" else [chosen[0].ordinal]
-                store.append(
+                store.log.append(
                     loc.cid,
                     [reset_event(clock.now_text(), withdrawn)],
                     conv.tip,

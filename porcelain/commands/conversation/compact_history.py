@@ -24,8 +24,8 @@ def show_history(app: App, *, diff: bool, numbers: Sequence[str]) -> None:
         )
     store = app.store()
     rid, source_id = active_review(store)
-    source = store.load(source_id).events if store.locate(source_id) is not None else None
-    found = revisions(store.load(rid).events, source)
+    source = store.log.load(source_id).events if store.refs.locate(source_id) is not None else None
+    found = revisions(store.log.load(rid).events, source)
     out = app.output
     if diff:
         a, b = pick(found, numbers)

@@ -53,9 +53,9 @@ def edit(
         if pin is not None:
             values["pinned_at"] = clock.now_text() if pin else None
         if labels:
-            current = dict(store.meta(loc.cid).get("labels") or {})
+            current = dict(store.notes.meta(loc.cid).get("labels") or {})
             values["labels"] = _apply_labels(current, labels) or None
-        store.set_meta(loc.cid, values, f"jp conversation edit {loc.cid}")
+        store.notes.set_meta(loc.cid, values, f"jp conversation edit {loc.cid}")
         app.output.text(f"Conversation {loc.cid} updated.")
     app.output.emit({"updated": list(targets)})
 

@@ -48,7 +48,7 @@ def fork(
                 parse_spec(spec)
     events = None
     if first is not None or last is not None:
-        events = keep_turns(store.load(source.cid).events, first, last)
+        events = keep_turns(store.log.load(source.cid).events, first, last)
     cid = do_fork(store, source, events=events, title=title)
     if specs:
         # lazy: only `fork -k` loads the compaction modules
@@ -57,9 +57,9 @@ def fork(
         try:
             compact_silently(app, cid, specs)
         except BaseException:  # all or nothing: a fork whose compaction failed goes
-            store.delete(cid, f"jp conversation fork -k: compaction failed, {cid} removed")
+            store.refs.delete(cid, f"jp conversation fork -k: compaction failed, {cid} removed")
             raise
     if activate:
-        store.set_active(cid)
+        store.refs.set_active(cid)
         record_activation(store, cid)
     app.output.emit({"id": cid, "source_id": source.cid}, cid)

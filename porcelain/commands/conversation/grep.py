@@ -119,10 +119,10 @@ def grep(
     wanted = scopes or tuple(SCOPES)
     found: list[tuple[str, str, dict[str, object]]] = []
     if len(located) > 1:
-        store.prefetch([loc.tip for loc in located])  # chains not yet cached, in one pass
+        store.log.prefetch([loc.tip for loc in located])  # chains not yet cached, in one pass
     for loc in located:
         try:
-            events, commits = store.read_chain(loc.tip)
+            events, commits = store.log.read_chain(loc.tip)
         except CorruptEvent as exc:  # one broken chain never stops the search of the others
             app.output.note(f"warning: {loc.cid} cannot be read: {exc.reason}")
             continue
@@ -147,15 +147,15 @@ def _searched(
     ones with ``archived``; archived reviews only with ``reviews``)."""
     if targets:
         return [resolve(store, t) for t in targets]
-    located = store.refs(archived=None if archived else False)
+    located = store.refs.list(archived=None if archived else False)
     if reviews or not any(loc.archived for loc in located):  # reviews are archived ones
         return located
-    sources = store.sources()
-    return [loc for loc in located if not (loc.archived and store.anchor(loc.cid) in sources)]
+    sources = store.notes.sources()
+    return [loc for loc in located if not (loc.archived and store.notes.anchor(loc.cid) in sources)]
 
 
 def _titles(store: Store, hits: list[dict[str, Any]]) -> dict[str, str]:
-    titles = {cid: store.meta(cid).get("title") for cid in {h["id"] for h in hits}}
+    titles = {cid: store.notes.meta(cid).get("title") for cid in {h["id"] for h in hits}}
     return {cid: untrusted_field(title) if title else "" for cid, title in titles.items()}
 
 

@@ -65,7 +65,7 @@ def ls(
     wanted = [lsview.parse_label(spec) for spec in labels]
     after = lsview.parse_since(since, now) if since else None
     store = app.store()
-    every = store.refs(archived=None)
+    every = store.refs.list(archived=None)
     located = [loc for loc in every if everything or loc.archived == archived]
     rows = listing(store, located, active_id(store))
     if not reviews:

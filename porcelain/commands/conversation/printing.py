@@ -55,7 +55,7 @@ def print_(
     the turns it inherited from its source.
     """
     store = app.store()
-    conv = store.load(resolve(store, target).cid)
+    conv = store.log.load(resolve(store, target).cid)
     headers = None
     if compacted:
         # lazy: `print` of a plain conversation loads no view module

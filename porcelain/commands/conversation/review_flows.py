@@ -22,10 +22,10 @@ def interactive(app: App, target: str | None, opts: CompactOptions) -> None:
     store = app.store()
     source = resolve(store, target, archived_ok=False)
     refuse_if_review(store, source.cid)
-    with store.hold(source.cid, wait=10.0):
-        source = store.require(source.cid)  # where it is now that no one else writes it
+    with store.refs.hold(source.cid, wait=10.0):
+        source = store.refs.require(source.cid)  # where it is now that no one else writes it
         # read once, for the configuration and the review; only what they look at
-        view = store.view_chain(source.tip)
+        view = store.log.view_chain(source.tip)
         check_range_flags(overrides, view.facts.turn_count(), opts.typed_range())
         config = app.config(deltas=jp_deltas([e for _, e in view.facts.internal_events()]))
         started = start_review(
@@ -72,7 +72,7 @@ def finish(app: App, *, abort: bool, yes: bool) -> None:
     if abort:
         done = steps.abort(store)
         lines = [f"Review {done.review_id} aborted and archived; {done.source_id} is untouched."]
-        if store.exists(done.source_id):
+        if store.refs.exists(done.source_id):
             lines.append(f"Active conversation: {done.source_id}")
         app.output.emit(
             {"review_id": done.review_id, "source_id": done.source_id, "applied": False},
@@ -82,7 +82,7 @@ def finish(app: App, *, abort: bool, yes: bool) -> None:
 
     def ask(proposal: Proposal, turns: int) -> bool:
         _, source_id = steps.active_review(store)
-        for line in _confirmation(proposal, turns, store.load(source_id).events):
+        for line in _confirmation(proposal, turns, store.log.load(source_id).events):
             app.output.say(line)
         return app.confirm("Apply?", yes)
 

@@ -29,12 +29,12 @@ def rm(app: App, targets: tuple[str, ...], yes: bool) -> None:
     if not app.confirm(f"Delete {names}? (`jp undo` brings it back)", yes):
         raise Declined("nothing was deleted")
     active = active_id(store)
-    titles = {loc.cid: store.meta(loc.cid).get("title") for loc in locs}
+    titles = {loc.cid: store.notes.meta(loc.cid).get("title") for loc in locs}
     held = {loc.cid: remotes_holding(store, loc.cid) for loc in locs}
     for loc in locs:
-        store.delete(loc.cid, f"jp conversation rm {loc.cid}")
+        store.refs.delete(loc.cid, f"jp conversation rm {loc.cid}")
         if loc.cid == active:
-            store.set_active(None)
+            store.refs.set_active(None)
     if app.output.emit_json({"removed": [loc.cid for loc in locs], "on_remotes": held}):
         return
     for loc in locs:

@@ -37,7 +37,7 @@ def show(app: App, targets: tuple[str, ...], no_pager: bool, count_tokens: bool)
     infos = []
     for target in targets or (None,):
         loc = resolve(store, target)
-        conv = store.load(loc.cid)
+        conv = store.log.load(loc.cid)
         if count_tokens:
             _count(app, conv)
         infos.append({**details(store, conv, active), **effective(app, conv)})
@@ -63,7 +63,7 @@ def _count(app: App, conv: Any) -> None:
     store = app.store()
     config = app.config(deltas=conversation_deltas(store, conv))
     model_id = config.model_id() or OFFLINE_MODEL
-    count_for_show(store, conv, store.source_of(conv.cid), model_id, Catalog.of(config.data))
+    count_for_show(store, conv, store.notes.source_of(conv.cid), model_id, Catalog.of(config.data))
 
 
 def render(info: dict[str, Any]) -> list[str]:

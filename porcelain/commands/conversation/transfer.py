@@ -130,7 +130,7 @@ def _write_jp(
         created.append({"id": cid, "folder": str(folder), "events": len(conv.events), **done})
         app.output.text(partial(_imported, app, cid, done))
     if activate and created:
-        store.set_active(str(created[-1]["id"]))
+        store.refs.set_active(str(created[-1]["id"]))
     app.output.emit(created)
 
 

@@ -49,9 +49,9 @@ def use(app: App, target: str | None) -> None:
         else resolve_or_search(store, target)
     )
     if loc.archived:
-        store.unarchive(loc.cid, f"jp conversation use: unarchive {loc.cid}")
+        store.refs.unarchive(loc.cid, f"jp conversation use: unarchive {loc.cid}")
         app.output.note(f"Unarchived conversation {loc.cid}")
-    store.set_active(loc.cid)
+    store.refs.set_active(loc.cid)
     record_activation(store, loc.cid)
     app.output.emit({"id": loc.cid, "previous": before}, lambda: _switched(app, store, loc, before))
 
@@ -60,7 +60,7 @@ def _switched(app: App, store: Store, loc: Located, before: str | None) -> None:
     if before == loc.cid:
         app.output.line(f"Already active conversation: {loc.cid}")
         return
-    title = store.meta(loc.cid).get("title")
+    title = store.notes.meta(loc.cid).get("title")
     suffix = f": {untrusted_field(title)}" if title else ""
     app.output.line(f"Switched active conversation from {before or '(none)'} to {loc.cid}{suffix}")
 
@@ -74,7 +74,7 @@ def _pick(app: App, store: Store, active: str | None) -> str | None:
     from porcelain.errors import UsageError
     from porcelain.render import lsview
 
-    live = list(store.refs(archived=False))
+    live = list(store.refs.list(archived=False))
     if not live:
         raise UsageError("no conversation to use", "start one: `jp q --new TEXT`")
     rows = list(reversed(listing(store, live, active)))[:PICKER_ROWS]

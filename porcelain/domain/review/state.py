@@ -64,11 +64,11 @@ def revalidate(proposal: Proposal, source: Sequence[Event] | Stream) -> Proposal
 
 def open_reviews(store: Store, source_id: str) -> list[str]:
     """Live compaction conversations that name ``source_id`` (archived ones never block)."""
-    sources = store.sources()
+    sources = store.notes.sources()
     if source_id not in sources.values():
         return []
     return [
         loc.cid
-        for loc in store.refs(archived=False)
-        if sources.get(store.anchor(loc.cid)) == source_id
+        for loc in store.refs.list(archived=False)
+        if sources.get(store.notes.anchor(loc.cid)) == source_id
     ]

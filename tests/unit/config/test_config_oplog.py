@@ -36,8 +36,8 @@ def test_the_store_gets_the_retention_and_the_command_line(tmp_path: Path) -> No
         cwd=tmp_path,
     )
     store = app.store()
-    assert store.oplog_retention() == 3 * 86400
-    store.set_active(None)  # nothing to move: no operation
+    assert store.ops.retention() == 3 * 86400
+    store.refs.set_active(None)  # nothing to move: no operation
     with store.ops.moving([]):
         pass
     assert store.ops.command == "jp conversation edit 'a b'"

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from gitstore import boundary
+from gitstore import boundary, values
 from gitstore.boundary import Limits, MetaLine
 from gitstore.errors import Refused
 from gitstore.events import canonical_json
@@ -44,12 +44,12 @@ def event_bytes(event: Any) -> bytes:
 )
 def test_json_that_is_refused(data: bytes, reason: str) -> None:
     with pytest.raises(ValueError, match=reason):
-        boundary.load_json(data)
+        values.load_json(data)
 
 
 def test_json_that_is_taken() -> None:
     text = '{"emoji": "\\ud83d\\ude00", "n": 1.5, "deep": [[[[1]]]], "big": 12345678901234567890}'
-    value = boundary.load_json(text.encode())
+    value = values.load_json(text.encode())
     assert value["emoji"] == "\U0001f600" and value["big"] == 12345678901234567890
 
 

@@ -36,7 +36,7 @@ def long_conversation(store: Store, cid: str, turns: int) -> None:
     events = [start(cid)]
     for n in range(turns):
         events += turn(n, n * 3)
-    store.create(cid, events, None, "create")
+    store.log.create(cid, events, None, "create")
 
 
 def cache_files(path: Path) -> list[Path]:
@@ -45,7 +45,7 @@ def cache_files(path: Path) -> list[Path]:
 
 def test_load_from_the_cache_equals_load_from_git(store: Store, path: Path) -> None:
     long_conversation(store, "jp-c1", 40)
-    first = store.load("jp-c1")
+    first = store.log.load("jp-c1")
     again = Store(path).load("jp-c1")
     assert (first.events, first.commits) == from_git(path, "jp-c1")
     assert (again.events, again.commits) == from_git(path, "jp-c1")
@@ -56,7 +56,7 @@ def test_segments_of_long_chains_read_back_the_same(
 ) -> None:
     monkeypatch.setattr(cache_module, "SEGMENT", 7)
     long_conversation(store, "jp-c1", 10)
-    tip = store.require("jp-c1").tip
+    tip = store.refs.require("jp-c1").tip
     for _ in range(3):  # cuts segments, then reads from them
         conv = Store(path).load("jp-c1")
         assert (conv.events, conv.commits) == from_git(path, "jp-c1")
@@ -64,11 +64,11 @@ def test_segments_of_long_chains_read_back_the_same(
     counts = [r[0] for r in db.execute("SELECT n FROM segments ORDER BY start")]
     db.close()
     assert counts and set(counts) == {7}, "whole segments of 7 events from the root"
-    store.append("jp-c1", [request("after the segments", 200), answer("ok", 201)], tip, "more")
+    store.log.append("jp-c1", [request("after the segments", 200), answer("ok", 201)], tip, "more")
     conv = Store(path).load("jp-c1")
     assert (conv.events, conv.commits) == from_git(path, "jp-c1")
     # a fork shares the cached segments and reads its own tail
-    store.create("jp-c2", [start("jp-c2")], tip, "fork")
+    store.log.create("jp-c2", [start("jp-c2")], tip, "fork")
     fork = Store(path).load("jp-c2")
     assert (fork.events, fork.commits) == from_git(path, "jp-c2")
 
@@ -79,7 +79,7 @@ def test_a_view_reads_only_the_segments_asked_for(
     monkeypatch.setattr(cache_module, "SEGMENT", 5)
     long_conversation(store, "jp-c1", 12)
     events, ids = from_git(path, "jp-c1")
-    store.load("jp-c1")  # fills the cache and cuts the segments
+    store.log.load("jp-c1")  # fills the cache and cuts the segments
     _, view = Store(path).view("jp-c1")
     assert len(view) == len(events)
     assert view.facts.turn_count() == turn_count(events)
@@ -98,7 +98,7 @@ def test_a_damaged_or_missing_segment_is_rebuilt_from_the_rows(
     monkeypatch.setattr(cache_module, "SEGMENT", 5)
     long_conversation(store, "jp-c1", 12)
     truth = from_git(path, "jp-c1")
-    store.load("jp-c1")
+    store.log.load("jp-c1")
     db = sqlite3.connect(path / "jp" / "cache.sqlite")
     db.execute("UPDATE segments SET json = '[broken' WHERE start = 10")
     db.commit()
@@ -116,7 +116,7 @@ def test_a_damaged_or_missing_segment_is_rebuilt_from_the_rows(
 
 def test_deleting_the_cache_loses_nothing(store: Store, path: Path) -> None:
     long_conversation(store, "jp-c1", 12)
-    before = store.load("jp-c1")
+    before = store.log.load("jp-c1")
     store.cache.close()
     files = cache_files(path)
     assert files, "the cache lives inside the git directory"
@@ -130,7 +130,7 @@ def test_deleting_the_cache_loses_nothing(store: Store, path: Path) -> None:
 
 def test_only_the_main_cache_file_deleted(store: Store, path: Path) -> None:
     long_conversation(store, "jp-c1", 12)
-    before = store.load("jp-c1")
+    before = store.log.load("jp-c1")
     (path / "jp" / "cache.sqlite").unlink()  # the WAL and index files stay behind
     after = Store(path).load("jp-c1")
     assert (after.events, after.commits) == (before.events, before.commits)
@@ -139,7 +139,7 @@ def test_only_the_main_cache_file_deleted(store: Store, path: Path) -> None:
 def test_a_damaged_cache_degrades_to_reading_git(store: Store, path: Path) -> None:
     long_conversation(store, "jp-c1", 5)
     truth = from_git(path, "jp-c1")
-    store.load("jp-c1")
+    store.log.load("jp-c1")
     db = sqlite3.connect(path / "jp" / "cache.sqlite")
     db.execute("UPDATE events SET json = '{broken' WHERE json LIKE '%Q3%'")
     db.commit()
@@ -155,8 +155,8 @@ def test_a_damaged_cache_degrades_to_reading_git(store: Store, path: Path) -> No
 
 
 def test_commits_made_with_plain_git_are_seen(store: Store, path: Path) -> None:
-    tip = store.create("jp-c1", [start("jp-c1"), *turn(1)], None, "create")
-    store.load("jp-c1")
+    tip = store.log.create("jp-c1", [start("jp-c1"), *turn(1)], None, "create")
+    store.log.load("jp-c1")
     event = {"type": "chat_request", "timestamp": at(30), "content": "written by plain git"}
     env = {"GIT_AUTHOR_NAME": "g", "GIT_AUTHOR_EMAIL": "g@x", "GIT_COMMITTER_NAME": "g",
            "GIT_COMMITTER_EMAIL": "g@x", "PATH": "/usr/bin:/bin"}
@@ -169,7 +169,7 @@ def test_commits_made_with_plain_git_are_seen(store: Store, path: Path) -> None:
     tree = run("mktree", input=f"100644 blob {blob}\tevent.json\n")
     commit = run("commit-tree", tree, "-p", tip, "-m", "user: written by plain git")
     run("update-ref", "refs/conversations/jp-c1", commit, tip)
-    conv = store.load("jp-c1")
+    conv = store.log.load("jp-c1")
     assert conv.tip == commit and conv.events[-1] == event
     assert (conv.events, conv.commits) == from_git(path, "jp-c1")
 
@@ -190,9 +190,9 @@ def cached_commits(path: Path) -> set[str]:
 
 def test_prefetch_caches_many_chains_in_one_pass(store: Store, path: Path) -> None:
     long_conversation(store, "jp-c1", 6)
-    base = store.require("jp-c1").tip
+    base = store.refs.require("jp-c1").tip
     for n in range(2, 6):  # forks share jp-c1's history
-        store.create(f"jp-c{n}", [start(f"jp-c{n}"), *turn(n, 100 + n)], base, "fork")
+        store.log.create(f"jp-c{n}", [start(f"jp-c{n}"), *turn(n, 100 + n)], base, "fork")
     store.cache.close()
     for file in cache_files(path):
         file.unlink()
@@ -208,7 +208,7 @@ def test_prefetch_caches_many_chains_in_one_pass(store: Store, path: Path) -> No
 
 def test_prefetch_leaves_a_damaged_chain_to_read_chain(store: Store, path: Path) -> None:
     long_conversation(store, "jp-c1", 3)
-    good = store.require("jp-c1").tip
+    good = store.refs.require("jp-c1").tip
     repo = pygit2.Repository(str(path))
     sig = pygit2.Signature("x", "x@example.invalid")
     empty = repo.TreeBuilder().write()  # a commit whose tree has no event.json

@@ -118,7 +118,7 @@ def test_authors_are_the_speakers(kind: str, who: str) -> None:
 
 def test_commits_carry_the_event_time_and_speaker(store: Store) -> None:
     events = [start("jp-c1", 0), *turn(1, 60)]
-    tip = store.create("jp-c1", events, None, "test")
+    tip = store.log.create("jp-c1", events, None, "test")
     commit = store.repo[tip].peel(pygit2.Commit)
     assert commit.author.name == "assistant" and commit.author.time == 1767603600 + 62
     assert commit.committer.time == commit.author.time
@@ -129,12 +129,12 @@ def test_commits_carry_the_event_time_and_speaker(store: Store) -> None:
 def test_a_response_in_the_same_batch_names_its_tool(store: Store) -> None:
     call = ev("tool_call_request", id="t9", name="cargo_test", arguments={})
     result = ev("tool_call_response", id="t9", content="ok", is_error=False)
-    tip = store.create("jp-c1", [start("jp-c1"), call, result], None, "test")
+    tip = store.log.create("jp-c1", [start("jp-c1"), call, result], None, "test")
     assert store.repo[tip].peel(pygit2.Commit).message.startswith("tool cargo_test: ok")
 
 
 def test_a_response_appended_later_names_its_tool(store: Store) -> None:
-    tip = store.create("jp-c1", [start("jp-c1")], None, "test")
-    tip = store.append("jp-c1", [ev("tool_call_request", id="t9", name="cargo_test", arguments={})], tip, "t")
-    tip = store.append("jp-c1", [ev("tool_call_response", id="t9", content="ok", is_error=False)], tip, "t")
+    tip = store.log.create("jp-c1", [start("jp-c1")], None, "test")
+    tip = store.log.append("jp-c1", [ev("tool_call_request", id="t9", name="cargo_test", arguments={})], tip, "t")
+    tip = store.log.append("jp-c1", [ev("tool_call_response", id="t9", content="ok", is_error=False)], tip, "t")
     assert store.repo[tip].peel(pygit2.Commit).message.startswith("tool cargo_test: ok")

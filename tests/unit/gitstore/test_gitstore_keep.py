@@ -17,9 +17,10 @@ import pytest
 
 from gitstore import faults
 from gitstore.errors import EnvironmentFault, StoreError
+from gitstore.fs import keep
 from gitstore.oplog import log as oplog
 from gitstore.oplog.model import Move, Op
-from gitstore.store import keep, notes
+from gitstore.store import notes
 from gitstore.store.core import Store
 
 

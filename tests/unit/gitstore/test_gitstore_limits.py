@@ -24,27 +24,27 @@ def call() -> dict[str, object]:
 
 def test_a_tool_result_over_the_limit_is_written_cut(path: Path) -> None:
     store = Store(path, limits=lambda: Limits(max_event_bytes=5000))
-    tip = store.create("jp-c1", [start("jp-c1"), request("q"), call()], None, "test")
-    tip = store.append("jp-c1", [result("R" * 20_000)], tip, "test")
+    tip = store.log.create("jp-c1", [start("jp-c1"), request("q"), call()], None, "test")
+    tip = store.log.append("jp-c1", [result("R" * 20_000)], tip, "test")
     stored = json.loads(git(path, "show", f"{tip}:event.json"))
     kept, marker = stored["content"].split("\n\n[jp: ")
     assert set(kept) == {"R"} and marker.startswith(f"{20_000 - len(kept)} bytes")
     assert int(git(path, "cat-file", "-s", f"{tip}:event.json")) <= 5000
-    assert store.load("jp-c1").events[-1] == stored, "the cache holds what git holds"
+    assert store.log.load("jp-c1").events[-1] == stored, "the cache holds what git holds"
 
 
 def test_another_event_over_the_limit_is_refused_and_nothing_moves(path: Path) -> None:
     store = Store(path, limits=Limits(max_event_bytes=5000))
-    tip = store.create("jp-c1", [start("jp-c1")], None, "test")
+    tip = store.log.create("jp-c1", [start("jp-c1")], None, "test")
     with pytest.raises(Refused, match="chat_request"):
-        store.append("jp-c1", [request("ok"), request("Q" * 20_000)], tip, "test")
-    assert store.require("jp-c1").tip == tip
+        store.log.append("jp-c1", [request("ok"), request("Q" * 20_000)], tip, "test")
+    assert store.refs.require("jp-c1").tip == tip
 
 
 def test_writing_on_a_ref_that_is_not_a_commit_is_refused(store: Store, path: Path) -> None:
     blob = git(path, "hash-object", "-w", "--stdin", input="not a commit\n").strip()
     git(path, "update-ref", refs.live("jp-c2"), blob)
     with pytest.raises(CorruptEvent, match="blob, not a commit"):
-        store.write_commits([request("x")], blob)
+        store.log.write_commits([request("x")], blob)
     with pytest.raises(CorruptEvent, match="blob, not a commit"):
-        store.load("jp-c2")
+        store.log.load("jp-c2")

@@ -19,30 +19,30 @@ from tests.unit.gitstore.builders import git, signature, start
 
 
 def test_a_note_is_readable_with_plain_git(store: Store, path: Path) -> None:
-    store.create("jp-c2", [start("jp-c2")], None, "create")
-    store.set_note(refs.NOTES_SOURCE, "jp-c2", "jp-c1\n", "jp: review jp-c2 of jp-c1")
-    shown = git(path, "notes", "--ref=source", "show", store.anchor("jp-c2"))
+    store.log.create("jp-c2", [start("jp-c2")], None, "create")
+    store.notes.set_note(refs.NOTES_SOURCE, "jp-c2", "jp-c1\n", "jp: review jp-c2 of jp-c1")
+    shown = git(path, "notes", "--ref=source", "show", store.notes.anchor("jp-c2"))
     assert shown == "jp-c1\n"
-    assert store.note(refs.NOTES_SOURCE, "jp-c2") == "jp-c1\n"
-    assert store.source_of("jp-c2") == "jp-c1"
-    assert store.sources() == {store.anchor("jp-c2"): "jp-c1"}
-    assert store.source_of("jp-c1") is None
-    store.set_note(refs.NOTES_SOURCE, "jp-c2", None, "remove")
-    assert store.note(refs.NOTES_SOURCE, "jp-c2") is None
-    assert store.sources() == {}
+    assert store.notes.note(refs.NOTES_SOURCE, "jp-c2") == "jp-c1\n"
+    assert store.notes.source_of("jp-c2") == "jp-c1"
+    assert store.notes.sources() == {store.notes.anchor("jp-c2"): "jp-c1"}
+    assert store.notes.source_of("jp-c1") is None
+    store.notes.set_note(refs.NOTES_SOURCE, "jp-c2", None, "remove")
+    assert store.notes.note(refs.NOTES_SOURCE, "jp-c2") is None
+    assert store.notes.sources() == {}
 
 
 def test_sources_ignore_notes_that_are_not_ids(store: Store) -> None:
-    store.set_note(refs.NOTES_SOURCE, "jp-c3", "../../HEAD\n", "bad")
-    store.set_note(refs.NOTES_SOURCE, "jp-c4", "\n", "empty")
-    assert store.source_of("jp-c3") is None and store.source_of("jp-c4") is None
-    assert store.sources() == {}
+    store.notes.set_note(refs.NOTES_SOURCE, "jp-c3", "../../HEAD\n", "bad")
+    store.notes.set_note(refs.NOTES_SOURCE, "jp-c4", "\n", "empty")
+    assert store.notes.source_of("jp-c3") is None and store.notes.source_of("jp-c4") is None
+    assert store.notes.sources() == {}
 
 
 def test_update_retries_when_another_writer_moves_the_notes_ref(store: Store, path: Path) -> None:
     other = Store(path)
     calls: list[int] = []
-    target = store.anchor("jp-c1")
+    target = store.notes.anchor("jp-c1")
 
     def change(current: dict[str, str]) -> dict[str, str | None]:
         calls.append(len(current))
@@ -52,34 +52,34 @@ def test_update_retries_when_another_writer_moves_the_notes_ref(store: Store, pa
 
     notes.update(store.repo, refs.NOTES_SOURCE, change, signature(), "mine")
     assert calls == [0, 1], "the change was computed again on the moved ref"
-    assert store.source_of("jp-c1") == "jp-c7"
-    assert store.source_of("jp-c9") == "jp-c8", "the other writer's note survived"
+    assert store.notes.source_of("jp-c1") == "jp-c7"
+    assert store.notes.source_of("jp-c9") == "jp-c8", "the other writer's note survived"
     log = git(path, "log", "--format=%s", refs.NOTES_SOURCE).split("\n")
     assert log[:2] == ["mine", "other"]
 
 
 def test_fan_out_trees_written_by_git_are_read_and_kept(store: Store) -> None:
     repo = store.repo
-    anchor = store.anchor("jp-c5")
+    anchor = store.notes.anchor("jp-c5")
     blob = repo.create_blob(b"jp-c4\n")
     inner = repo.TreeBuilder()
     inner.insert(anchor[2:], blob, pygit2.GIT_FILEMODE_BLOB)
     outer = repo.TreeBuilder()
     outer.insert(anchor[:2], inner.write(), pygit2.GIT_FILEMODE_TREE)
     repo.create_commit(refs.NOTES_SOURCE, signature(), signature(), "fan-out", outer.write(), [])
-    assert store.source_of("jp-c5") == "jp-c4"
-    assert store.sources() == {anchor: "jp-c4"}
-    store.set_note(refs.NOTES_SOURCE, "jp-c6", "jp-c4\n", "flat one")
-    assert store.source_of("jp-c5") == "jp-c4" and store.source_of("jp-c6") == "jp-c4"
+    assert store.notes.source_of("jp-c5") == "jp-c4"
+    assert store.notes.sources() == {anchor: "jp-c4"}
+    store.notes.set_note(refs.NOTES_SOURCE, "jp-c6", "jp-c4\n", "flat one")
+    assert store.notes.source_of("jp-c5") == "jp-c4" and store.notes.source_of("jp-c6") == "jp-c4"
 
 
 def test_metadata_newest_value_wins_and_none_unsets(store: Store) -> None:
     store.clock = Ticks([1000.0, 1001.0, 1002.0])
-    store.set_meta("jp-c1", {"title": "First", "pinned_at": "2026-01-01T00:00:00.000000Z"}, "a")
-    store.set_meta("jp-c1", {"title": "Second"}, "b")
-    store.set_meta("jp-c1", {"pinned_at": None}, "c")
-    assert store.meta("jp-c1") == {"title": "Second"}
-    lines = [json.loads(line) for line in (store.note(refs.NOTES_META, "jp-c1") or "").splitlines()]
+    store.notes.set_meta("jp-c1", {"title": "First", "pinned_at": "2026-01-01T00:00:00.000000Z"}, "a")
+    store.notes.set_meta("jp-c1", {"title": "Second"}, "b")
+    store.notes.set_meta("jp-c1", {"pinned_at": None}, "c")
+    assert store.notes.meta("jp-c1") == {"title": "Second"}
+    lines = [json.loads(line) for line in (store.notes.note(refs.NOTES_META, "jp-c1") or "").splitlines()]
     assert [(x["k"], x["t"]) for x in lines] == [
         ("title", 1000000),
         ("pinned_at", 1000000),
@@ -87,16 +87,16 @@ def test_metadata_newest_value_wins_and_none_unsets(store: Store) -> None:
         ("pinned_at", 1002000),
     ]
     assert {x["m"] for x in lines} == {store.machine}
-    assert store.meta("jp-c2") == {}
+    assert store.notes.meta("jp-c2") == {}
 
 
 def test_the_later_of_two_writes_in_one_millisecond_wins(
     store: Store,
 ) -> None:
     store.clock = FixedClock(datetime.fromtimestamp(1000.0, UTC))
-    store.set_meta("jp-c1", {"title": "Older"}, "a")
-    store.set_meta("jp-c1", {"title": "Newer"}, "b")
-    assert store.meta("jp-c1")["title"] == "Newer"
+    store.notes.set_meta("jp-c1", {"title": "Older"}, "a")
+    store.notes.set_meta("jp-c1", {"title": "Newer"}, "b")
+    assert store.notes.meta("jp-c1")["title"] == "Newer"
 
 
 def test_metadata_from_two_machines_merges_by_union(tmp_path: Path) -> None:
@@ -140,26 +140,26 @@ def test_long_metadata_notes_are_compacted_to_the_newest_line_per_key(
 ) -> None:
     store.clock = Ticks(float(1000 + i) for i in range(100))
     for n in range(30):
-        store.set_meta("jp-c1", {"title": f"title {n}"}, "edit")
-    store.set_meta("jp-c1", {"pinned_at": "2026-01-01T00:00:00.000000Z"}, "pin")
-    lines = (store.note(refs.NOTES_META, "jp-c1") or "").splitlines()
+        store.notes.set_meta("jp-c1", {"title": f"title {n}"}, "edit")
+    store.notes.set_meta("jp-c1", {"pinned_at": "2026-01-01T00:00:00.000000Z"}, "pin")
+    lines = (store.notes.note(refs.NOTES_META, "jp-c1") or "").splitlines()
     assert len(lines) <= 21
-    assert store.meta("jp-c1") == {"title": "title 29", "pinned_at": "2026-01-01T00:00:00.000000Z"}
+    assert store.notes.meta("jp-c1") == {"title": "title 29", "pinned_at": "2026-01-01T00:00:00.000000Z"}
     text = "".join(notes.meta_line("k", n, n, "m") + "\n" for n in range(25))
     assert notes.compact_meta(text) == notes.meta_line("k", 24, 24, "m") + "\n"
     assert notes.compact_meta("short\n") == "short\n"
 
 
 def test_the_first_note_logs_its_reason(store: Store, path: Path) -> None:
-    store.set_meta("jp-c1", {"title": "T"}, "jp conversation edit jp-c1")
+    store.notes.set_meta("jp-c1", {"title": "T"}, "jp conversation edit jp-c1")
     assert git(path, "reflog", "show", "--format=%gs", refs.NOTES_META).splitlines() == [
         "jp conversation edit jp-c1"
     ]
 
 
 def test_every_notes_reflog_entry_starts_with_the_command(store: Store, path: Path) -> None:
-    store.set_meta("jp-c1", {"title": "T"}, "jp conversation edit jp-c1")
-    store.set_meta("jp-c1", {"title": "U"}, "jp conversation edit jp-c1 again")
+    store.notes.set_meta("jp-c1", {"title": "T"}, "jp conversation edit jp-c1")
+    store.notes.set_meta("jp-c1", {"title": "U"}, "jp conversation edit jp-c1 again")
     log = git(path, "reflog", "show", "--format=%gs", refs.NOTES_META).splitlines()
     assert log == ["jp conversation edit jp-c1 again", "jp conversation edit jp-c1"]
 
@@ -184,59 +184,59 @@ def flat_notes(store: Store, ref: str, texts: dict[str, str]) -> None:
 def test_notes_are_written_fanned_out_and_plain_git_reads_them(store: Store, path: Path) -> None:
     cids = [f"jp-c{n}" for n in range(1, 8)]
     for n, cid in enumerate(cids):
-        store.set_meta(cid, {"title": f"T{n}"}, "title")
-    anchors = {store.anchor(cid): cid for cid in cids}
+        store.notes.set_meta(cid, {"title": f"T{n}"}, "title")
+    anchors = {store.notes.anchor(cid): cid for cid in cids}
     assert sorted(tree_paths(path, refs.NOTES_META)) == sorted(f"{a[:2]}/{a[2:]}" for a in anchors)
     listed = git(path, "notes", "--ref=meta", "list").split("\n")
     assert sorted(line.split()[1] for line in listed if line) == sorted(anchors)
     for anchor, cid in anchors.items():
         shown = git(path, "notes", "--ref=meta", "show", anchor)
-        assert shown == store.note(refs.NOTES_META, cid)
+        assert shown == store.notes.note(refs.NOTES_META, cid)
         assert notes.meta_values(shown)["title"] == f"T{cids.index(cid)}"
-    assert set(store.all_notes(refs.NOTES_META)) == set(anchors)
-    store.set_meta("jp-c3", {"title": "again"}, "retitle")
+    assert set(store.notes.all(refs.NOTES_META)) == set(anchors)
+    store.notes.set_meta("jp-c3", {"title": "again"}, "retitle")
     assert len(tree_paths(path, refs.NOTES_META)) == len(cids)
-    assert store.meta("jp-c3")["title"] == "again"
+    assert store.notes.meta("jp-c3")["title"] == "again"
     for cid in cids:
-        store.set_note(refs.NOTES_META, cid, None, "remove")
+        store.notes.set_note(refs.NOTES_META, cid, None, "remove")
     assert tree_paths(path, refs.NOTES_META) == [], "emptied subtrees are dropped"
-    assert store.all_notes(refs.NOTES_META) == {}
+    assert store.notes.all(refs.NOTES_META) == {}
 
 
 def test_a_note_git_adds_to_a_fanned_out_tree_is_read(store: Store, path: Path) -> None:
-    store.set_note(refs.NOTES_SOURCE, "jp-c2", "jp-c1\n", "review")
+    store.notes.set_note(refs.NOTES_SOURCE, "jp-c2", "jp-c1\n", "review")
     blob = store.repo.create_blob(ids.anchor_bytes("jp-c4"))
     git(path, "notes", "--ref=source", "add", "-m", "jp-c3", str(blob))
-    assert store.source_of("jp-c4") == "jp-c3" and store.source_of("jp-c2") == "jp-c1"
-    store.set_note(refs.NOTES_SOURCE, "jp-c4", "jp-c5\n", "replace git's note")
-    assert store.sources() == {store.anchor("jp-c2"): "jp-c1", store.anchor("jp-c4"): "jp-c5"}
+    assert store.notes.source_of("jp-c4") == "jp-c3" and store.notes.source_of("jp-c2") == "jp-c1"
+    store.notes.set_note(refs.NOTES_SOURCE, "jp-c4", "jp-c5\n", "replace git's note")
+    assert store.notes.sources() == {store.notes.anchor("jp-c2"): "jp-c1", store.notes.anchor("jp-c4"): "jp-c5"}
     assert git(path, "notes", "--ref=source", "show", str(blob)) == "jp-c5\n"
     assert len(tree_paths(path, refs.NOTES_SOURCE)) == 2
 
 
 def test_a_flat_store_is_moved_to_the_fan_out_on_its_first_write(store: Store, path: Path) -> None:
     cids = [f"jp-c{n}" for n in range(1, 40)]
-    old = {store.anchor(cid): notes.meta_line("title", cid, 1000, "m") + "\n" for cid in cids}
+    old = {store.notes.anchor(cid): notes.meta_line("title", cid, 1000, "m") + "\n" for cid in cids}
     flat_notes(store, refs.NOTES_META, old)
     assert all("/" not in p for p in tree_paths(path, refs.NOTES_META))
-    assert store.meta("jp-c7") == {"title": "jp-c7"}, "flat notes are read"
-    store.set_meta("jp-c7", {"pinned_at": "2026-01-01T00:00:00.000000Z"}, "pin")
-    store.set_meta("jp-c99", {"title": "new"}, "title")
+    assert store.notes.meta("jp-c7") == {"title": "jp-c7"}, "flat notes are read"
+    store.notes.set_meta("jp-c7", {"pinned_at": "2026-01-01T00:00:00.000000Z"}, "pin")
+    store.notes.set_meta("jp-c99", {"title": "new"}, "title")
     paths = tree_paths(path, refs.NOTES_META)
     anchors = [p.replace("/", "") for p in paths]
     assert all(len(p.split("/")[0]) == 2 for p in paths), "no flat note is left"
-    assert sorted(anchors) == sorted([*old, store.anchor("jp-c99")]), "each note once"
+    assert sorted(anchors) == sorted([*old, store.notes.anchor("jp-c99")]), "each note once"
     for cid in cids:
-        assert store.meta(cid)["title"] == cid
-    assert store.meta("jp-c7")["pinned_at"] == "2026-01-01T00:00:00.000000Z"
-    assert store.meta("jp-c99") == {"title": "new"}
-    shown = git(path, "notes", "--ref=meta", "show", store.anchor("jp-c12"))
-    assert shown == old[store.anchor("jp-c12")]
+        assert store.notes.meta(cid)["title"] == cid
+    assert store.notes.meta("jp-c7")["pinned_at"] == "2026-01-01T00:00:00.000000Z"
+    assert store.notes.meta("jp-c99") == {"title": "new"}
+    shown = git(path, "notes", "--ref=meta", "show", store.notes.anchor("jp-c12"))
+    assert shown == old[store.notes.anchor("jp-c12")]
 
 
 def test_a_note_stored_in_several_layouts_is_written_once(store: Store, path: Path) -> None:
     repo = store.repo
-    anchor, other = store.anchor("jp-c1"), store.anchor("jp-c2")
+    anchor, other = store.notes.anchor("jp-c1"), store.notes.anchor("jp-c2")
 
     def blob(text: str) -> pygit2.Oid:
         return repo.create_blob(text.encode())
@@ -252,23 +252,23 @@ def test_a_note_stored_in_several_layouts_is_written_once(store: Store, path: Pa
     root.insert(anchor[:2], inner.write(), pygit2.GIT_FILEMODE_TREE)
     root.insert(other, blob("jp-c0\n"), pygit2.GIT_FILEMODE_BLOB)
     repo.create_commit(refs.NOTES_SOURCE, signature(), signature(), "mixed", root.write(), [])
-    assert store.note(refs.NOTES_SOURCE, "jp-c1") in {"flat\n", "fanned\n", "deep\n"}
+    assert store.notes.note(refs.NOTES_SOURCE, "jp-c1") in {"flat\n", "fanned\n", "deep\n"}
     assert len(tree_paths(path, refs.NOTES_SOURCE)) == 4
 
-    store.set_note(refs.NOTES_SOURCE, "jp-c1", "jp-c9\n", "rewrite")
+    store.notes.set_note(refs.NOTES_SOURCE, "jp-c1", "jp-c9\n", "rewrite")
     assert sorted(tree_paths(path, refs.NOTES_SOURCE)) == sorted(
         [f"{anchor[:2]}/{anchor[2:]}", f"{other[:2]}/{other[2:]}"]
     )
-    assert store.sources() == {anchor: "jp-c9", other: "jp-c0"}
+    assert store.notes.sources() == {anchor: "jp-c9", other: "jp-c0"}
     assert git(path, "notes", "--ref=source", "show", anchor) == "jp-c9\n"
 
-    store.set_note(refs.NOTES_SOURCE, "jp-c1", None, "remove")
+    store.notes.set_note(refs.NOTES_SOURCE, "jp-c1", None, "remove")
     assert tree_paths(path, refs.NOTES_SOURCE) == [f"{other[:2]}/{other[2:]}"]
-    assert store.note(refs.NOTES_SOURCE, "jp-c1") is None
+    assert store.notes.note(refs.NOTES_SOURCE, "jp-c1") is None
 
 
 def test_removing_a_note_removes_every_copy(store: Store, path: Path) -> None:
-    anchor = store.anchor("jp-c1")
+    anchor = store.notes.anchor("jp-c1")
     flat_notes(store, refs.NOTES_SOURCE, {anchor: "flat\n"})
     repo = store.repo
     inner = repo.TreeBuilder()
@@ -277,16 +277,16 @@ def test_removing_a_note_removes_every_copy(store: Store, path: Path) -> None:
     root.insert(anchor[:2], inner.write(), pygit2.GIT_FILEMODE_TREE)
     parent = repo.revparse_single(refs.NOTES_SOURCE).id
     repo.create_commit(refs.NOTES_SOURCE, signature(), signature(), "two", root.write(), [parent])
-    store.set_note(refs.NOTES_SOURCE, "jp-c1", None, "remove")
+    store.notes.set_note(refs.NOTES_SOURCE, "jp-c1", None, "remove")
     assert tree_paths(path, refs.NOTES_SOURCE) == []
-    assert store.note(refs.NOTES_SOURCE, "jp-c1") is None
+    assert store.notes.note(refs.NOTES_SOURCE, "jp-c1") is None
 
 
 def test_update_reads_only_the_notes_its_change_asks_for(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     for n in range(1, 30):
-        store.set_meta(f"jp-c{n}", {"title": f"T{n}"}, "title")
+        store.notes.set_meta(f"jp-c{n}", {"title": f"T{n}"}, "title")
     read: list[pygit2.Oid] = []
     real = notes._text
 
@@ -295,21 +295,21 @@ def test_update_reads_only_the_notes_its_change_asks_for(
         return real(repo, oid)
 
     monkeypatch.setattr(notes, "_text", counting)
-    store.set_meta("jp-c5", {"title": "again"}, "retitle")
+    store.notes.set_meta("jp-c5", {"title": "again"}, "retitle")
     assert len(read) == 1, "set_meta read its own note and no other"
     read.clear()
-    store.set_note(refs.NOTES_META, "jp-c6", None, "remove")
+    store.notes.set_note(refs.NOTES_META, "jp-c6", None, "remove")
     assert read == []
     monkeypatch.setattr(notes, "_text", real)
-    assert store.meta("jp-c5") == {"title": "again"} and store.meta("jp-c6") == {}
-    assert store.meta("jp-c7") == {"title": "T7"}
+    assert store.notes.meta("jp-c5") == {"title": "again"} and store.notes.meta("jp-c6") == {}
+    assert store.notes.meta("jp-c7") == {"title": "T7"}
 
 
 def test_the_lazy_notes_mapping_behaves_as_a_mapping(store: Store) -> None:
-    store.set_note(refs.NOTES_SOURCE, "jp-c1", "jp-c0\n", "a")
-    store.set_note(refs.NOTES_SOURCE, "jp-c2", "jp-c0\n", "b")
+    store.notes.set_note(refs.NOTES_SOURCE, "jp-c1", "jp-c0\n", "a")
+    store.notes.set_note(refs.NOTES_SOURCE, "jp-c2", "jp-c0\n", "b")
     seen: list[dict[str, str]] = []
-    a1, a2, a3 = (store.anchor(c) for c in ("jp-c1", "jp-c2", "jp-c3"))
+    a1, a2, a3 = (store.notes.anchor(c) for c in ("jp-c1", "jp-c2", "jp-c3"))
 
     def change(current: notes.NoteTexts) -> dict[str, str | None]:
         assert a1 in current and a3 not in current and 5 not in current
@@ -322,7 +322,7 @@ def test_the_lazy_notes_mapping_behaves_as_a_mapping(store: Store) -> None:
 
     notes.update(store.repo, refs.NOTES_SOURCE, change, signature(), "copy")
     assert seen == [{a1: "jp-c0\n", a2: "jp-c0\n"}]
-    assert store.sources() == {a1: "jp-c0", a2: "jp-c0", a3: "jp-c0"}
+    assert store.notes.sources() == {a1: "jp-c0", a2: "jp-c0", a3: "jp-c0"}
     empty = notes.NoteTexts(store.repo, None)
     assert len(empty) == 0 and a1 not in empty and dict(empty) == {}
 
@@ -340,3 +340,6 @@ class Ticks:
 
     def now(self) -> datetime:
         return datetime.fromtimestamp(next(self._seconds), UTC)
+
+    def token(self, nbytes: int) -> str:
+        return "ab" * nbytes

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from gitstore import refs
+from gitstore import undoing as opundo
 from gitstore.errors import StoreFormatTooNew
 from gitstore.oplog import log as oplog
 from gitstore.oplog import model as opmodel
 from gitstore.oplog import recorder as oprecord
-from gitstore.oplog import undo as opundo
 from gitstore.oplog.model import Move, Op
 from gitstore.store import format as storeformat
 from gitstore.store import maintenance
@@ -84,64 +84,64 @@ def test_an_operation_reads_back_as_written() -> None:
 
 
 def test_a_command_is_one_operation_with_each_ref_once(store: Store, path: Path) -> None:
-    with store.operation("jp q hello"):
-        tip = store.create("jp-c1", [start("jp-c1")], None, "create")
-        mid = store.append("jp-c1", turn(1), tip, "turn 1")
-        end = store.append("jp-c1", turn(2), mid, "turn 2")
-        store.set_meta("jp-c1", {"title": "t"}, "title")
-        store.set_active("jp-c1")
+    with store.ops.operation("jp q hello"):
+        tip = store.log.create("jp-c1", [start("jp-c1")], None, "create")
+        mid = store.log.append("jp-c1", turn(1), tip, "turn 1")
+        end = store.log.append("jp-c1", turn(2), mid, "turn 2")
+        store.notes.set_meta("jp-c1", {"title": "t"}, "title")
+        store.refs.set_active("jp-c1")
     (only,) = oplog.ops(store.repo)
     assert only.command == "jp q hello"
     assert only.active == "jp-c1"
     assert {m.ref: (m.old, m.new) for m in only.moves} == {
         refs.live("jp-c1"): (None, end),
-        refs.NOTES_META: (None, store.ref_target(refs.NOTES_META)),
+        refs.NOTES_META: (None, store.refs.target(refs.NOTES_META)),
         refs.ACTIVE: (None, "symbolic:" + refs.live("jp-c1")),
     }
     assert not oprecord.pending(store.gitdir), "the pending record outlived the command"
-    with store.operation("jp c ls"):
-        store.refs()
+    with store.ops.operation("jp c ls"):
+        store.refs.list()
     assert len(oplog.ops(store.repo)) == 1, "a command that moved nothing recorded an operation"
 
 
 def test_undo_refuses_a_ref_moved_since_and_force_overwrites(store: Store) -> None:
-    with store.operation("jp new"):
-        tip = store.create("jp-c1", [start("jp-c1")], None, "create")
-    with store.operation("jp archive"):
-        store.archive("jp-c1", "archive")
-    with store.operation("jp q"):  # outside the log's knowledge: moved by hand below
+    with store.ops.operation("jp new"):
+        tip = store.log.create("jp-c1", [start("jp-c1")], None, "create")
+    with store.ops.operation("jp archive"):
+        store.refs.archive("jp-c1", "archive")
+    with store.ops.operation("jp q"):  # outside the log's knowledge: moved by hand below
         pass
-    other = store.write_commits(turn(1), tip)[-1]
+    other = store.log.write_commits(turn(1), tip)[-1]
     store.repo.references[refs.archived("jp-c1")].set_target(other)
-    with store.operation("jp undo"), pytest.raises(opundo.UndoConflict) as caught:
+    with store.ops.operation("jp undo"), pytest.raises(opundo.UndoConflict) as caught:
         opundo.undo(store)
     found = caught.value
     assert (found.ref, found.expected, found.actual) == (refs.archived("jp-c1"), tip, other)
-    assert store.require("jp-c1").archived, "a refused undo moved something"
-    with store.operation("jp undo --force"):
+    assert store.refs.require("jp-c1").archived, "a refused undo moved something"
+    with store.ops.operation("jp undo --force"):
         opundo.undo(store, force=True)
-    assert store.require("jp-c1") == store.locate("jp-c1")
-    assert not store.require("jp-c1").archived and store.require("jp-c1").tip == tip
+    assert store.refs.require("jp-c1") == store.refs.locate("jp-c1")
+    assert not store.refs.require("jp-c1").archived and store.refs.require("jp-c1").tip == tip
 
 
 def test_restore_returns_to_the_state_after_an_operation(store: Store) -> None:
-    with store.operation("jp new"):
-        store.create("jp-c1", [start("jp-c1")], None, "create")
-    with store.operation("jp edit one"):
-        store.set_meta("jp-c1", {"title": "one"}, "t")
+    with store.ops.operation("jp new"):
+        store.log.create("jp-c1", [start("jp-c1")], None, "create")
+    with store.ops.operation("jp edit one"):
+        store.notes.set_meta("jp-c1", {"title": "one"}, "t")
     first = oplog.ops(store.repo)[0].id
-    with store.operation("jp edit two"):
-        store.set_meta("jp-c1", {"title": "two"}, "t")
-    with store.operation("jp rm"):
-        store.delete("jp-c1", "rm")
-    with store.operation("jp op restore"):
+    with store.ops.operation("jp edit two"):
+        store.notes.set_meta("jp-c1", {"title": "two"}, "t")
+    with store.ops.operation("jp rm"):
+        store.refs.delete("jp-c1", "rm")
+    with store.ops.operation("jp op restore"):
         opundo.restore(store, first[:6])
-    assert store.meta("jp-c1")["title"] == "one"
+    assert store.notes.meta("jp-c1")["title"] == "one"
     newest = oplog.ops(store.repo)[0]
     assert newest.restores == first
-    with store.operation("jp undo"):
+    with store.ops.operation("jp undo"):
         opundo.undo(store)
-    assert not store.exists("jp-c1"), "undoing the restore brings back the state before it"
+    assert not store.refs.exists("jp-c1"), "undoing the restore brings back the state before it"
     with pytest.raises(opundo.UnknownOperation):
         opundo.restore(store, "nothing-like-this")
 
@@ -200,21 +200,21 @@ def test_a_killed_commands_record_is_completed_by_the_next_store(path: Path) -> 
 
 
 def test_deleted_tips_stay_reachable_from_the_log(store: Store, path: Path) -> None:
-    with store.operation("jp new"):
-        tip = store.create("jp-c1", [start("jp-c1"), *turn(1)], None, "create")
-    with store.operation("jp rm"):
-        store.delete("jp-c1", "rm")
+    with store.ops.operation("jp new"):
+        tip = store.log.create("jp-c1", [start("jp-c1"), *turn(1)], None, "create")
+    with store.ops.operation("jp rm"):
+        store.refs.delete("jp-c1", "rm")
     git(path, "reflog", "expire", "--expire=now", "--all")
     git(path, "gc", "--prune=now", "--quiet")
     assert git(path, "cat-file", "-t", tip).strip() == "commit"
-    with store.operation("jp undo"):
+    with store.ops.operation("jp undo"):
         opundo.undo(store)
-    assert store.load("jp-c1").tip == tip
+    assert store.log.load("jp-c1").tip == tip
     git(path, "fsck", "--strict")
 
 
 def test_many_tips_hang_from_keeper_commits(store: Store, path: Path) -> None:
-    tips = store.write_commits([start(f"jp-c{n}", n) for n in range(oplog.KEEP * 2 + 5)], None)
+    tips = store.log.write_commits([start(f"jp-c{n}", n) for n in range(oplog.KEEP * 2 + 5)], None)
     moves = [Move(f"refs/conversations/jp-c{n}", None, t) for n, t in enumerate(tips)]
     commit = oplog.write(store.repo, Op("big", "jp pull", time.time(), moves=moves), signature())
     parents = git(path, "rev-list", "--parents", "-n", "1", commit).split()[1:]
@@ -227,8 +227,8 @@ def test_many_tips_hang_from_keeper_commits(store: Store, path: Path) -> None:
 def test_retention_drops_old_operations_and_keeps_the_rest(store: Store, path: Path) -> None:
     day = 86400.0
     now = time.time()
-    old_tip = store.write_commits([start("jp-c1")], None)[-1]
-    new_tip = store.write_commits([start("jp-c2")], None)[-1]
+    old_tip = store.log.write_commits([start("jp-c1")], None)[-1]
+    new_tip = store.log.write_commits([start("jp-c2")], None)[-1]
     sig = signature()
     oplog.write(
         store.repo,
@@ -251,9 +251,9 @@ def test_retention_drops_old_operations_and_keeps_the_rest(store: Store, path: P
     # after an operation, a log a day past its retention is trimmed (the store's retention)
     git(path, "update-ref", "-d", oplog.REF)
     oplog.write(store.repo, Op("older", "jp x", now - 400 * day), sig)
-    store.oplog_retention = lambda: 30 * day
-    with store.operation("jp c edit"):
-        store.set_meta("jp-c2", {"title": "t"}, "t")
+    store.ops.retention = lambda: 30 * day
+    with store.ops.operation("jp c edit"):
+        store.notes.set_meta("jp-c2", {"title": "t"}, "t")
     assert [o.command for o in oplog.ops(store.repo)] == ["jp c edit"]
 
 
@@ -275,6 +275,6 @@ def test_a_held_conversation_names_its_owner(store: Store) -> None:
     from gitstore.errors import ConversationBusy
 
     other = Store(store.path)
-    with store.hold("jp-c1"), pytest.raises(ConversationBusy) as caught, other.hold("jp-c1"):
+    with store.refs.hold("jp-c1"), pytest.raises(ConversationBusy) as caught, other.hold("jp-c1"):
         pass
     assert caught.value.owner == f"pid {os.getpid()} on {os.uname().nodename}"

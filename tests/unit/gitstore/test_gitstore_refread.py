@@ -36,27 +36,27 @@ def make(store: Store, n: int, first: int = 0) -> list[str]:
     made = []
     for k in range(first, first + n):
         cid = f"jp-c1700000000{k}"
-        store.create(cid, [start(cid), *turn(k)], None, "test")
+        store.log.create(cid, [start(cid), *turn(k)], None, "test")
         made.append(cid)
     return made
 
 
 def test_loose_and_packed_refs_read_as_libgit2_reads_them(store: Store, path: Path) -> None:
     cids = make(store, 4)
-    store.archive(cids[1], "test")
+    store.refs.archive(cids[1], "test")
     git(path, "pack-refs", "--all")
     assert packed_refs(path), "git packed them"
     # moved after packing: the loose file wins over the packed line
-    tip = store.require(cids[0]).tip
-    store.append(cids[0], turn(9, 30), tip, "test")
-    store.delete(cids[2], "test")  # gone from packed-refs too
+    tip = store.refs.require(cids[0]).tip
+    store.log.append(cids[0], turn(9, 30), tip, "test")
+    store.refs.delete(cids[2], "test")  # gone from packed-refs too
     cid = make(store, 1, first=5)[0]  # one more, loose only
     (path / refs.live(cids[3])).with_suffix(".lock").write_text("0" * 40 + "\n")
     assert list_refs(path, PREFIXES) == libgit2_refs(path)
     for name, oid in libgit2_refs(path).items():
         assert read_ref(path, name) == oid
     assert read_ref(path, refs.live(cids[2])) is None
-    assert read_ref(path, refs.live(cid)) == store.require(cid).tip
+    assert read_ref(path, refs.live(cid)) == store.refs.require(cid).tip
     for name, oid in packed_refs(path).items():  # found by bisection as in the parse
         assert packed_ref(path, name) == oid
     for missing in ("refs/conversations", refs.live(cids[0])[:-1], "refs/zzz", "HEAD", "a"):
@@ -86,11 +86,11 @@ def test_packed_refs_are_found_sorted_or_not(path: Path) -> None:
 
 def test_the_active_conversation_is_a_symbolic_ref(store: Store, path: Path) -> None:
     cid = make(store, 1)[0]
-    store.set_active(cid)
+    store.refs.set_active(cid)
     assert symbolic_target(path, refs.ACTIVE) == refs.live(cid)
-    assert read_ref(path, refs.ACTIVE) == store.require(cid).tip
+    assert read_ref(path, refs.ACTIVE) == store.refs.require(cid).tip
     assert symbolic_target(path, refs.live(cid)) is None
-    store.set_active(None)
+    store.refs.set_active(None)
     assert symbolic_target(path, refs.ACTIVE) is None
 
 

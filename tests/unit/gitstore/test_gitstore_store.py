@@ -25,42 +25,42 @@ def reflog(path: Path, ref: str) -> list[str]:
 
 def test_create_publishes_a_chain_and_an_anchor(store: Store, path: Path) -> None:
     events = [start("jp-c1"), *turn(1)]
-    tip = store.create("jp-c1", events, None, "test create")
-    assert store.refs() == [store.locate("jp-c1")]
-    conv = store.load("jp-c1")
+    tip = store.log.create("jp-c1", events, None, "test create")
+    assert store.refs.list() == [store.refs.locate("jp-c1")]
+    conv = store.log.load("jp-c1")
     assert conv.events == events and conv.tip == tip and not conv.archived
     assert len(conv.commits) == 4 and conv.commits[-1] == tip
     assert git(path, "rev-list", "--count", tip).strip() == "4"
     anchor = git(path, "hash-object", "--stdin", input="jp-conversation jp-c1\n").strip()
-    assert store.anchor("jp-c1") == anchor
+    assert store.notes.anchor("jp-c1") == anchor
     assert git(path, "cat-file", "-p", anchor) == "jp-conversation jp-c1\n", "the anchor is stored"
     assert reflog(path, refs.live("jp-c1")) == ["test create"]
     with pytest.raises(ConversationExists):
-        store.create("jp-c1", [start("jp-c1")], None, "again")
+        store.log.create("jp-c1", [start("jp-c1")], None, "again")
     with pytest.raises(InvalidId):
-        store.create("../../HEAD", [start("x")], None, "bad")
+        store.log.create("../../HEAD", [start("x")], None, "bad")
     with pytest.raises(ValueError):
-        store.create("jp-c2", [], None, "empty")
-    assert store.load("jp-c1").tip == tip
+        store.log.create("jp-c2", [], None, "empty")
+    assert store.log.load("jp-c1").tip == tip
 
 
 def test_append_moves_the_ref_only_from_the_expected_tip(store: Store, path: Path) -> None:
-    tip = store.create("jp-c1", [start("jp-c1")], None, "create")
-    new = store.append("jp-c1", turn(1), tip, "first turn")
-    assert store.require("jp-c1").tip == new
+    tip = store.log.create("jp-c1", [start("jp-c1")], None, "create")
+    new = store.log.append("jp-c1", turn(1), tip, "first turn")
+    assert store.refs.require("jp-c1").tip == new
     assert git(path, "rev-parse", f"{new}~3").strip() == tip
     with pytest.raises(StaleTip) as caught:
-        store.append("jp-c1", turn(2), tip, "stale")
+        store.log.append("jp-c1", turn(2), tip, "stale")
     assert (caught.value.expected, caught.value.actual) == (tip, new)
-    assert store.require("jp-c1").tip == new, "a stale append moved nothing"
-    assert store.append("jp-c1", [], new, "nothing") == new
+    assert store.refs.require("jp-c1").tip == new, "a stale append moved nothing"
+    assert store.log.append("jp-c1", [], new, "nothing") == new
     with pytest.raises(ConversationNotFound):
-        store.append("jp-c9", turn(1), tip, "missing")
+        store.log.append("jp-c9", turn(1), tip, "missing")
     assert reflog(path, refs.live("jp-c1"))[0] == "first turn"
 
 
 def test_append_loses_nothing_to_a_writer_in_between(store: Store, path: Path) -> None:
-    tip = store.create("jp-c1", [start("jp-c1")], None, "create")
+    tip = store.log.create("jp-c1", [start("jp-c1")], None, "create")
     other = Store(path)
     raced: list[bool] = []
 
@@ -71,7 +71,7 @@ def test_append_loses_nothing_to_a_writer_in_between(store: Store, path: Path) -
 
     faults.install(race)
     with pytest.raises(StaleTip):  # refusing is right; overwriting would lose OTHER WRITER
-        store.append("jp-c1", [request("MINE")], tip, "mine")
+        store.log.append("jp-c1", [request("MINE")], tip, "mine")
     faults.install(None)
     assert raced
     contents = [e.get("content") for e in Store(path).load("jp-c1").events]
@@ -79,15 +79,15 @@ def test_append_loses_nothing_to_a_writer_in_between(store: Store, path: Path) -
 
 
 def test_append_anyway_retries_on_a_moved_tip(store: Store) -> None:
-    store.create("jp-c1", [start("jp-c1")], None, "create")
-    store.append_anyway("jp-c1", [request("one")], "reason")
-    store.append_anyway("jp-c1", [request("two")], "reason")
-    assert [e.get("content") for e in store.load("jp-c1").events] == [None, "one", "two"]
+    store.log.create("jp-c1", [start("jp-c1")], None, "create")
+    store.log.append_anyway("jp-c1", [request("one")], "reason")
+    store.log.append_anyway("jp-c1", [request("two")], "reason")
+    assert [e.get("content") for e in store.log.load("jp-c1").events] == [None, "one", "two"]
 
 
 def test_fork_is_one_commit_on_the_source(store: Store, path: Path) -> None:
-    tip = store.create("jp-c1", [start("jp-c1"), *turn(1)], None, "create")
-    fork_tip = store.create(
+    tip = store.log.create("jp-c1", [start("jp-c1"), *turn(1)], None, "create")
+    fork_tip = store.log.create(
         "jp-c2",
         [start("jp-c2", forked_from={"conversation_id": "jp-c1", "commit": tip})],
         tip,
@@ -95,63 +95,63 @@ def test_fork_is_one_commit_on_the_source(store: Store, path: Path) -> None:
     )
     assert git(path, "rev-parse", f"{fork_tip}^").strip() == tip
     assert git(path, "merge-base", tip, fork_tip).strip() == tip
-    fork = store.load("jp-c2")
-    assert fork.events[:4] == store.load("jp-c1").events
+    fork = store.log.load("jp-c2")
+    assert fork.events[:4] == store.log.load("jp-c1").events
     assert fork.events[-1]["forked_from"]["conversation_id"] == "jp-c1"
-    store.append("jp-c2", turn(2), fork_tip, "more")
-    assert store.require("jp-c1").tip == tip, "appending to the fork leaves the source"
+    store.log.append("jp-c2", turn(2), fork_tip, "more")
+    assert store.refs.require("jp-c1").tip == tip, "appending to the fork leaves the source"
 
 
 def test_archive_unarchive_and_delete_move_refs(store: Store, path: Path) -> None:
-    tip = store.create("jp-c1", [start("jp-c1")], None, "create")
-    store.create("jp-c2", [start("jp-c2")], None, "create")
-    store.archive("jp-c1", "jp conversation archive jp-c1")
+    tip = store.log.create("jp-c1", [start("jp-c1")], None, "create")
+    store.log.create("jp-c2", [start("jp-c2")], None, "create")
+    store.refs.archive("jp-c1", "jp conversation archive jp-c1")
     assert git(path, "for-each-ref", "--format=%(refname)").split() == [
         "refs/archive/conversations/jp-c1",
         "refs/conversations/jp-c2",
     ]
-    located = store.locate("jp-c1")
+    located = store.refs.locate("jp-c1")
     assert located is not None and located.archived and located.tip == tip
-    assert [loc.cid for loc in store.refs(archived=True)] == ["jp-c1"]
-    assert [loc.cid for loc in store.refs(archived=None)] == ["jp-c1", "jp-c2"]
-    assert store.load("jp-c1").archived
+    assert [loc.cid for loc in store.refs.list(archived=True)] == ["jp-c1"]
+    assert [loc.cid for loc in store.refs.list(archived=None)] == ["jp-c1", "jp-c2"]
+    assert store.log.load("jp-c1").archived
     assert reflog(path, refs.archived("jp-c1")) == ["jp conversation archive jp-c1"]
-    store.archive("jp-c1", "again")  # archiving twice is harmless
-    store.unarchive("jp-c1", "back")
-    assert not store.require("jp-c1").archived
+    store.refs.archive("jp-c1", "again")  # archiving twice is harmless
+    store.refs.unarchive("jp-c1", "back")
+    assert not store.refs.require("jp-c1").archived
     assert not (path / "jp" / "ops").exists() or not list((path / "jp" / "ops").iterdir())
-    store.delete("jp-c1", "rm")
-    assert store.locate("jp-c1") is None
+    store.refs.delete("jp-c1", "rm")
+    assert store.refs.locate("jp-c1") is None
     assert git(path, "cat-file", "-t", tip).strip() == "commit", "objects stay until gc"
     with pytest.raises(ConversationNotFound):
-        store.load("jp-c1")
+        store.log.load("jp-c1")
     with pytest.raises(ConversationNotFound):
-        store.archive("jp-c1", "gone")
+        store.refs.archive("jp-c1", "gone")
 
 
 def test_refs_skip_names_that_are_not_ids(store: Store, path: Path) -> None:
-    tip = store.create("jp-c1", [start("jp-c1")], None, "create")
+    tip = store.log.create("jp-c1", [start("jp-c1")], None, "create")
     git(path, "update-ref", "refs/conversations/not-an-id", tip)
     git(path, "update-ref", "refs/heads/main", tip)
-    assert [loc.cid for loc in store.refs(archived=None)] == ["jp-c1"]
+    assert [loc.cid for loc in store.refs.list(archived=None)] == ["jp-c1"]
 
 
 def test_the_active_conversation_is_a_symbolic_ref(store: Store, path: Path) -> None:
-    assert store.active() is None
-    store.create("jp-c1", [start("jp-c1")], None, "create")
-    store.set_active("jp-c1")
+    assert store.refs.active() is None
+    store.log.create("jp-c1", [start("jp-c1")], None, "create")
+    store.refs.set_active("jp-c1")
     assert git(path, "symbolic-ref", "JP_HEAD").strip() == "refs/conversations/jp-c1"
-    assert store.active() == "jp-c1"
+    assert store.refs.active() == "jp-c1"
     head = (path / "HEAD").read_text()
-    store.set_active(None)
-    assert store.active() is None
-    store.set_active(None)
+    store.refs.set_active(None)
+    assert store.refs.active() is None
+    store.refs.set_active(None)
     assert (path / "HEAD").read_text() == head, "HEAD is never touched"
 
 
 def test_hold_is_exclusive_across_stores(store: Store, path: Path) -> None:
     other = Store(path)
-    with store.hold("jp-c1"), pytest.raises(ConversationBusy), other.hold("jp-c1", wait=0.1):
+    with store.refs.hold("jp-c1"), pytest.raises(ConversationBusy), other.hold("jp-c1", wait=0.1):
         pass
     with other.hold("jp-c1"):
         pass  # released when the first holder left
@@ -167,7 +167,7 @@ def test_a_store_opens_only_git_repositories(tmp_path: Path) -> None:
     with pytest.raises(StoreError):
         Store(plain)
     pygit2.init_repository(str(tmp_path / "bare.git"), bare=True)
-    assert Store(tmp_path / "bare.git").refs() == []
+    assert Store(tmp_path / "bare.git").refs.list() == []
 
 
 @pytest.mark.parametrize(
@@ -187,10 +187,10 @@ def test_a_store_opens_only_git_repositories(tmp_path: Path) -> None:
 def test_append_refuses_invalid_events(store: Store, bad: dict[str, object]) -> None:
     from gitstore.errors import InvalidEvent
 
-    tip = store.create("jp-c1", [start("jp-c1")], None, "create")
+    tip = store.log.create("jp-c1", [start("jp-c1")], None, "create")
     with pytest.raises(InvalidEvent):
-        store.append("jp-c1", [bad], tip, "bad")
-    assert store.require("jp-c1").tip == tip
+        store.log.append("jp-c1", [bad], tip, "bad")
+    assert store.refs.require("jp-c1").tip == tip
 
 
 def test_what_the_store_records_is_dated_by_its_clock(tmp_path: Path) -> None:
@@ -203,25 +203,25 @@ def test_what_the_store_records_is_dated_by_its_clock(tmp_path: Path) -> None:
     path = tmp_path / "clocked.git"
     init_store(path)
     store = Store(path, clock=FixedClock(at))
-    with store.operation("jp test"):
-        store.create(
+    with store.ops.operation("jp test"):
+        store.log.create(
             "jp-c19000000001",
             [{"type": "turn_start", "timestamp": "2026-01-01T00:00:00Z"}],
             None,
             "new",
         )
     record_activation(store, "jp-c19000000001")
-    store.set_meta("jp-c19000000001", {"title": "T"}, "title")
-    op = store.operations(1)[0]
+    store.notes.set_meta("jp-c19000000001", {"title": "T"}, "title")
+    op = store.ops.list(1)[0]
     assert op.time == op.started == at.timestamp()
     assert activations(store) == {"jp-c19000000001": at.timestamp()}
-    note = store.note(store.notes_refs.meta, "jp-c19000000001") or ""
+    note = store.notes.note(store.notes.refs.meta, "jp-c19000000001") or ""
     assert f'"t":{int(at.timestamp() * 1000)}' in note.replace(" ", "")
 
 
 def test_an_object_write_spoiled_by_a_prune_is_written_again() -> None:
     """git's prune removed `objects/XX/` between libgit2's mkdir and rename."""
-    from gitstore.store import diskfault
+    from gitstore.fs import diskfault
 
     calls: list[int] = []
 
@@ -236,7 +236,7 @@ def test_an_object_write_spoiled_by_a_prune_is_written_again() -> None:
 
 def test_a_written_object_gone_with_its_folder_is_named_as_a_prune(store: Store) -> None:
     from gitstore.errors import EnvironmentFault
-    from gitstore.store import diskfault
+    from gitstore.fs import diskfault
 
     missing = "ab" + "0" * 38  # its folder objects/ab/ is not there: pruned away
     with pytest.raises(EnvironmentFault) as caught:

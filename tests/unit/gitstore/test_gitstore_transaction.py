@@ -45,8 +45,8 @@ def archive_updates(cid: str, tip: str) -> list[RefUpdate]:
 
 @pytest.fixture
 def tip(store: Store) -> str:
-    store.create("jp-c2", [start("jp-c2")], None, "create")
-    return store.create("jp-c1", [start("jp-c1"), *turn(1)], None, "create")
+    store.log.create("jp-c2", [start("jp-c2")], None, "create")
+    return store.log.create("jp-c1", [start("jp-c1"), *turn(1)], None, "create")
 
 
 def test_archive_half_done_live_ref_gone(path: Path, tip: str) -> None:
@@ -56,7 +56,7 @@ def test_archive_half_done_live_ref_gone(path: Path, tip: str) -> None:
     assert ref(path, "refs/archive/conversations/jp-c1") == tip
     assert ref(path, "refs/conversations/jp-c1") is None
     assert not file.exists()
-    assert store.require("jp-c1").archived
+    assert store.refs.require("jp-c1").archived
     log = git(path, "reflog", "show", "--format=%gs", "refs/archive/conversations/jp-c1")
     assert log.startswith("jp conversation archive jp-c1"), log
 
@@ -72,9 +72,9 @@ def test_archive_half_done_archive_ref_made(path: Path, tip: str) -> None:
 
 def test_review_apply_half_done_is_finished(store: Store, path: Path, tip: str) -> None:
     """D66's --continue: source moves, review archived, JP_HEAD back at the source."""
-    review_tip = store.create("jp-c3", [start("jp-c3")], tip, "review")
-    store.set_active("jp-c3")
-    applied = store.write_commits(
+    review_tip = store.log.create("jp-c3", [start("jp-c3")], tip, "review")
+    store.refs.set_active("jp-c3")
+    applied = store.log.write_commits(
         [{"type": "compaction", "timestamp": "2026-01-05T10:00:00.000000Z", "from_turn": 0, "to_turn": 0}],
         tip,
     )[-1]
@@ -103,9 +103,9 @@ def test_nothing_moved_means_nothing_happens(store: Store, path: Path, tip: str)
 
 
 def test_a_ref_another_writer_moved_since_is_left_alone(store: Store, path: Path, tip: str) -> None:
-    other_tip = store.require("jp-c2").tip
-    moved = store.append("jp-c2", [request("later")], other_tip, "someone else")
-    done = store.write_commits([request("op", 50)], tip)[-1]
+    other_tip = store.refs.require("jp-c2").tip
+    moved = store.log.append("jp-c2", [request("later")], other_tip, "someone else")
+    done = store.log.write_commits([request("op", 50)], tip)[-1]
     updates = [RefUpdate(refs.live("jp-c1"), tip, done), RefUpdate(refs.live("jp-c2"), other_tip, None)]
     file = journal(path, updates)
     git(path, "update-ref", "refs/conversations/jp-c1", done, tip)
@@ -160,7 +160,7 @@ def test_apply_is_all_or_nothing_against_a_moved_ref(store: Store, path: Path, t
     before = git(path, "for-each-ref")
     stale = [RefUpdate(refs.live("jp-c1"), "0" * 40, None), RefUpdate(refs.archived("jp-c1"), None, tip)]
     with pytest.raises(ConcurrentUpdate):
-        store.move(stale, "stale")
+        store.refs.move(stale, "stale")
     assert git(path, "for-each-ref") == before
     assert not list((path / "jp" / "ops").glob("*.json"))
 
@@ -175,7 +175,7 @@ def test_a_crash_after_the_journal_is_finished_by_the_next_store(store: Store, p
 
     faults.install(crash)
     with pytest.raises(Crash):
-        store.archive("jp-c1", "jp conversation archive jp-c1")
+        store.refs.archive("jp-c1", "jp conversation archive jp-c1")
     faults.install(None)
     assert list((path / "jp" / "ops").glob("*.json")), "the journal outlived the crash"
     Store(path)

@@ -95,21 +95,21 @@ def tool_response(call_id: str, second: int) -> dict[str, Any]:
 
 
 def test_case_12_gemini_style_id_reuse_is_accepted(store: Store) -> None:
-    tip = store.create("jp-c1", [start("jp-c1"), *turn(1)], None, "test")
+    tip = store.log.create("jp-c1", [start("jp-c1"), *turn(1)], None, "test")
     reuse = [tool_request("X", 10), tool_request("X", 11), tool_response("X", 12), tool_response("X", 13)]
-    store.append("jp-c1", reuse, tip, "test")
-    assert [e["type"] for e in store.load("jp-c1").events][-4:] == [e["type"] for e in reuse]
+    store.log.append("jp-c1", reuse, tip, "test")
+    assert [e["type"] for e in store.log.load("jp-c1").events][-4:] == [e["type"] for e in reuse]
 
 
 @pytest.mark.parametrize("case", ["orphan", "earlier-turn", "twice"])
 def test_case_12_unmatched_tool_responses_are_refused(store: Store, case: str) -> None:
-    tip = store.create("jp-c1", [start("jp-c1"), *turn(1), tool_request("A", 5), tool_response("A", 6)], None, "t")
-    tip = store.append("jp-c1", turn(2, 10), tip, "t")
+    tip = store.log.create("jp-c1", [start("jp-c1"), *turn(1), tool_request("A", 5), tool_response("A", 6)], None, "t")
+    tip = store.log.append("jp-c1", turn(2, 10), tip, "t")
     bad = {
         "orphan": [tool_response("nope", 20)],
         "earlier-turn": [tool_response("A", 20)],
         "twice": [tool_request("B", 20), tool_response("B", 21), tool_response("B", 22)],
     }[case]
     with pytest.raises(Exception):  # noqa: B017 (any refusal will do; none happens today)
-        store.append("jp-c1", bad, tip, "t")
-    assert store.load("jp-c1").tip == tip, "nothing appended"
+        store.log.append("jp-c1", bad, tip, "t")
+    assert store.log.load("jp-c1").tip == tip, "nothing appended"

@@ -97,8 +97,8 @@ def request(text: str) -> dict[str, Any]:
 def snapshot(store: Store) -> dict[str, tuple[str, list[Any]]]:
     """Every local conversation: its tip and its events read back."""
     out: dict[str, tuple[str, list[Any]]] = {}
-    for loc in store.refs(None):
-        events, _ = store.read_chain(loc.tip)
+    for loc in store.refs.list(None):
+        events, _ = store.log.read_chain(loc.tip)
         out[loc.ref] = (loc.tip, events)
     return out
 

@@ -13,9 +13,10 @@ import pytest
 from gitstore import refs
 from gitstore.boundary import Limits
 from gitstore.errors import SyncError
+from gitstore.refs import quarantine
 from gitstore.store.core import Store
 from gitstore.store.repo import init_bare
-from gitstore.sync import quarantine, remotes
+from gitstore.sync import remotes
 from gitstore.sync.inbound import Known, check_chain
 from gitstore.sync.pull import Syncer
 from gitstore.sync.push import push
@@ -58,8 +59,8 @@ def machine(request: pytest.FixtureRequest, tmp_path: Path, bare_remote: Remote)
 def shared(machine: Make, tmp_path: Path) -> tuple[Store, Syncer, Hostile]:
     """A store with one conversation (titled), pushed to the remote the attacker can write."""
     store, syncer = machine("mine")
-    store.create(CID, [start(CID), request("mine")], None, "test")
-    store.set_meta(CID, {"title": "mine"}, "test")
+    store.log.create(CID, [start(CID), request("mine")], None, "test")
+    store.notes.set_meta(CID, {"title": "mine"}, "test")
     push(syncer)
     return store, syncer, Hostile(tmp_path / "remote.git")
 
@@ -74,9 +75,9 @@ def test_refs_at_a_blob_or_a_tree_are_refused(shared: tuple[Store, Syncer, Hosti
     assert out["refs/conversations/jp-c1"].detail == "points at a blob, not a commit"
     assert out["refs/archive/conversations/jp-c2"].detail == "points at a tree, not a commit"
     assert not any(o.kept for o in out.values()), "non-commits are not kept aside"
-    assert [loc.cid for loc in store.refs(None)] == [CID]
+    assert [loc.cid for loc in store.refs.list(None)] == [CID]
     intact(store, before)
-    assert push(syncer) and store.quarantined() == []
+    assert push(syncer) and store.refs.quarantined() == []
 
 
 @pytest.mark.parametrize(
@@ -103,15 +104,15 @@ def test_chains_that_are_not_events_are_quarantined(
     why = refused(out)["refs/conversations/jp-c3"]
     assert reason in why.detail and why.kept == "refs/jp/quarantine/origin/conversations/jp-c3"
     assert {o.id: o.action for o in out if o.kind == "conversation"} == {CID: "fast-forwarded"}
-    held = store.quarantined()
+    held = store.refs.quarantined()
     assert [(q.remote, q.remote_ref) for q in held] == [("origin", "refs/conversations/jp-c3")]
     assert reason in held[0].reason
     del before[refs.live(CID)]  # it moved forward, as it should
     intact(store, before)
-    assert [e.get("content") for e in store.load(CID).events][-1] == "good news"
+    assert [e.get("content") for e in store.log.load(CID).events][-1] == "good news"
     # the remote fixes it: the next pull lets it go from quarantine
     bad.git("update-ref", "-d", "refs/conversations/jp-c3")
-    assert refused(syncer.pull()) == {} and store.quarantined() == []
+    assert refused(syncer.pull()) == {} and store.refs.quarantined() == []
 
 
 def test_removing_the_remote_drops_what_it_kept_aside(
@@ -120,7 +121,7 @@ def test_removing_the_remote_drops_what_it_kept_aside(
     store, syncer, bad = shared
     bad.ref("refs/conversations/jp-c3", bad.event(b"not json", bad.tip(refs.live(CID))))
     syncer.pull()
-    assert [q.remote_ref for q in store.quarantined()] == ["refs/conversations/jp-c3"]
+    assert [q.remote_ref for q in store.refs.quarantined()] == ["refs/conversations/jp-c3"]
     from gitstore.store.doctor import check_quarantine
 
     (finding,) = check_quarantine(store)
@@ -128,7 +129,7 @@ def test_removing_the_remote_drops_what_it_kept_aside(
     assert "JSON" in finding.problem  # the reason the pull gave
     before = snapshot(store)
     remotes.remove(store.repo, "origin")
-    assert store.quarantined() == []
+    assert store.refs.quarantined() == []
     assert not (store.gitdir / "jp" / "quarantine" / "origin.json").exists()
     intact(store, before)
 
@@ -154,7 +155,7 @@ def test_merges_and_extra_files_are_not_event_chains(shared: tuple[Store, Syncer
 
 def test_an_oversized_event_is_refused_and_not_kept(machine: Make, tmp_path: Path) -> None:
     store, syncer = machine("mine", Limits(max_event_bytes=20_000))
-    store.create(CID, [start(CID), request("mine")], None, "test")
+    store.log.create(CID, [start(CID), request("mine")], None, "test")
     push(syncer)
     bad = Hostile(tmp_path / "remote.git")
     big = {"type": "tool_call_response", "timestamp": "2026-01-05T09:00:00Z", "id": "t",
@@ -170,7 +171,7 @@ def test_an_oversized_event_is_refused_and_not_kept(machine: Make, tmp_path: Pat
     # with the limit raised, the same remote comes in (the refusal is not remembered blindly)
     bigger = Syncer(store, "origin", syncer.transport, limits=Limits(max_event_bytes=100_000))
     assert refused(bigger.pull()) == {}
-    assert store.load(CID).events[-1]["content"] == "x" * 50_000
+    assert store.log.load(CID).events[-1]["content"] == "x" * 50_000
 
 
 @every_remote
@@ -187,7 +188,7 @@ def test_a_deep_ref_does_not_blind_the_pull(shared: tuple[Store, Syncer, Hostile
     out = syncer.pull()
     assert refused(out)[deep].detail == "not a conversation id"
     assert {o.id: o.action for o in out if o.kind == "conversation"} == {CID: "fast-forwarded"}
-    assert store.load(CID).events[-1]["content"] == "arrives anyway"
+    assert store.log.load(CID).events[-1]["content"] == "arrives anyway"
     assert [r.name for r in syncer.transport.list_refs([quarantine.ROOT])] == []
 
 
@@ -199,7 +200,7 @@ def test_objects_git_refuses_never_land_and_the_rest_arrives(
     if syncer.transport.name != "git":
         pytest.skip("git's object checks run in git's own fetch")
     note = bad.blob('{"k": "title", "m": "x", "t": 5, "v": "dup"}\n')
-    anchor = store.anchor(CID)
+    anchor = store.notes.anchor(CID)
     sub = bad.tree([f"100644 blob {note}\t{anchor[2:]}"])
     dup = bad.tree([f"100644 blob {note}\t{anchor[:2]}", f"040000 tree {sub}\t{anchor[:2]}"])
     bad.ref("refs/notes/meta", bad.commit(dup, bad.tip("refs/notes/meta")))
@@ -208,13 +209,13 @@ def test_objects_git_refuses_never_land_and_the_rest_arrives(
     before = snapshot(store)
     out = syncer.pull()
     assert "duplicateEntries" in refused(out)["refs/notes/meta"].detail
-    assert store.load(CID).events[-1]["content"] == "arrives anyway"
+    assert store.log.load(CID).events[-1]["content"] == "arrives anyway"
     del before[refs.live(CID)]
     intact(store, before)
     assert not list((store.gitdir / "objects" / "pack").glob("tmp_pack_*")), "a refused pack stays"
     # the next pull remembers it: the bad pack is not fetched again, the answer is the same
     assert "duplicateEntries" in refused(syncer.pull())["refs/notes/meta"].detail
-    assert store.meta(CID) == {"title": "mine"}
+    assert store.notes.meta(CID) == {"title": "mine"}
     pushed = {o.id: o.action for o in push(syncer) if o.direction == "push"}
     assert pushed == {"refs/notes/meta": "refused"}, "nothing is sent over a refused copy"
 
@@ -227,7 +228,7 @@ def test_bad_metadata_lines_are_dropped_with_a_report(
 ) -> None:
     store, syncer, bad = shared
     bad.add_note_lines(
-        store.anchor(CID),
+        store.notes.anchor(CID),
         b'{"k": ["x"], "m": "attacker", "t": 1, "v": 1}\n'
         b'{"k": "title", "m": "attacker", "t": 1e400, "v": "evil"}\n'
         b'{"k": "title", "m": "attacker", "t": Infinity, "v": "evil"}\n'
@@ -238,23 +239,23 @@ def test_bad_metadata_lines_are_dropped_with_a_report(
     out = syncer.pull()
     warned = [o for o in out if o.kind == "warning" and o.id == "refs/notes/meta"]
     assert warned and f"the note on {CID}: dropped 4 line(s)" in warned[0].detail
-    assert store.meta(CID) == {"title": "mine", "labels": {"area": "cli"}}
+    assert store.notes.meta(CID) == {"title": "mine", "labels": {"area": "cli"}}
     intact(store, before)
     push(syncer)  # the cleaned notes go back: the remote loses the bad lines too
-    text = bad.git("notes", "--ref=refs/notes/meta", "show", store.anchor(CID))
+    text = bad.git("notes", "--ref=refs/notes/meta", "show", store.notes.anchor(CID))
     assert "attacker" in text and "1e400" not in text and "evil" not in text
 
 
 def test_a_notes_ref_at_a_blob_does_not_break_push(shared: tuple[Store, Syncer, Hostile]) -> None:
     store, syncer, bad = shared
     bad.ref("refs/notes/meta", bad.blob("junk\n"))
-    store.set_meta(CID, {"title": "renamed here"}, "test")
+    store.notes.set_meta(CID, {"title": "renamed here"}, "test")
     before = snapshot(store)
     out = push(syncer)
     assert refused(out)["refs/notes/meta"].detail == "points at a blob, not a commit"
     sent = {o.id: (o.action, o.detail) for o in out if o.direction == "push"}
     assert sent["refs/notes/meta"][0] == "refused"
-    assert store.meta(CID)["title"] == "renamed here"
+    assert store.notes.meta(CID)["title"] == "renamed here"
     intact(store, before)
 
 
@@ -266,7 +267,7 @@ def test_a_notes_folder_clash_is_refused_not_a_race(shared: tuple[Store, Syncer,
     before = snapshot(store)
     out = push(syncer)
     assert "one level" in refused(out)["refs/notes/meta/x"].detail
-    store.set_meta(CID, {"title": "still writable"}, "test")  # no "kept changing" here
+    store.notes.set_meta(CID, {"title": "still writable"}, "test")  # no "kept changing" here
     out = push(syncer)
     sent = {o.id: (o.action, o.detail) for o in out if o.direction == "push"}
     assert sent["refs/notes/meta"] == (
@@ -279,7 +280,7 @@ def test_a_notes_folder_clash_is_refused_not_a_race(shared: tuple[Store, Syncer,
 
 def test_a_notes_tree_3000_levels_deep(shared: tuple[Store, Syncer, Hostile]) -> None:
     store, syncer, bad = shared
-    anchor = store.anchor(CID)
+    anchor = store.notes.anchor(CID)
     note = bad.blob('{"k": "title", "m": "deep", "t": 99999999999999, "v": "deep"}\n')
     tree = bad.tree([f"100644 blob {note}\t{anchor[2:]}"])
     tree = bad.nest(tree, "ab", 3000)
@@ -290,16 +291,16 @@ def test_a_notes_tree_3000_levels_deep(shared: tuple[Store, Syncer, Hostile]) ->
     out = syncer.pull()
     warned = [o.detail for o in out if o.kind == "warning"]
     assert warned and "nested deeper than any notes layout" in warned[0]
-    assert store.meta(CID) == {"title": "mine"}
-    assert len(store.all_notes(refs.NOTES_META)) == 1
+    assert store.notes.meta(CID) == {"title": "mine"}
+    assert len(store.notes.all(refs.NOTES_META)) == 1
     intact(store, before)
 
 
 def test_a_chain_is_checked_only_down_to_what_the_store_has(tmp_path: Path) -> None:
     init_bare(tmp_path / "s.git")
     store = Store(tmp_path / "s.git")
-    store.create(CID, [start(CID), *(request(f"m{n}") for n in range(300))], None, "test")
-    chain = store.load(CID).commits
+    store.log.create(CID, [start(CID), *(request(f"m{n}") for n in range(300))], None, "test")
+    chain = store.log.load(CID).commits
     cached = check_chain(store.repo, chain[150], Known(store.cache, []), Limits())
     assert cached.reason is None and len(cached.rows) <= 1, "the cache knows these events"
     walked = check_chain(store.repo, chain[150], Known(None, [chain[100]]), Limits())

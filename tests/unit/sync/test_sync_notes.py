@@ -31,38 +31,38 @@ def test_a_flat_remote_and_a_fanned_out_local_merge_by_union(store: Store) -> No
     repo, gitdir = store.repo, store.gitdir
     cids = [f"jp-c{n}" for n in range(1, 6)]
     for cid in cids:
-        store.set_meta(cid, {"title": f"local {cid}"}, "title")
+        store.notes.set_meta(cid, {"title": f"local {cid}"}, "title")
     base = repo.lookup_reference(refs.NOTES_META).peel(pygit2.Commit)
     # the remote: older jp, a flat tree on the same base with other lines and a new note
     remote = {
-        store.anchor(cid): (store.note(refs.NOTES_META, cid) or "")
+        store.notes.anchor(cid): (store.notes.note(refs.NOTES_META, cid) or "")
         + line("labels", {"from": "remote"}, 10**13, "zzzz")
         for cid in cids[:3]
     }
-    remote[store.anchor("jp-c9")] = line("title", "remote only", 1, "zzzz")
+    remote[store.notes.anchor("jp-c9")] = line("title", "remote only", 1, "zzzz")
     builder = repo.TreeBuilder()
     for target, text in remote.items():
         builder.insert(target, repo.create_blob(text.encode()), pygit2.GIT_FILEMODE_BLOB)
     repo.create_commit(REMOTE, signature(), signature(), "remote", builder.write(), [base.id])
-    store.set_meta("jp-c4", {"pinned_at": "2026-01-01T00:00:00.000000Z"}, "pin")
+    store.notes.set_meta("jp-c4", {"pinned_at": "2026-01-01T00:00:00.000000Z"}, "pin")
 
     action, dropped = notesync.integrate(
         repo, gitdir, refs.NOTES_META, REMOTE, signature(), "merge"
     )
     assert action == notesync.NotesAction.MERGED and dropped == []
     for cid in cids[:3]:
-        assert store.meta(cid) == {"title": f"local {cid}", "labels": {"from": "remote"}}
-    assert store.meta("jp-c4")["pinned_at"] == "2026-01-01T00:00:00.000000Z"
-    assert store.meta("jp-c9") == {"title": "remote only"}
+        assert store.notes.meta(cid) == {"title": f"local {cid}", "labels": {"from": "remote"}}
+    assert store.notes.meta("jp-c4")["pinned_at"] == "2026-01-01T00:00:00.000000Z"
+    assert store.notes.meta("jp-c9") == {"title": "remote only"}
     paths = git(gitdir, "ls-tree", "-r", "--name-only", refs.NOTES_META).split()
     assert sorted(p.replace("/", "") for p in paths) == sorted(
-        store.anchor(c) for c in [*cids, "jp-c9"]
+        store.notes.anchor(c) for c in [*cids, "jp-c9"]
     ), "every note once"
     assert all(len(p.split("/")[0]) == 2 for p in paths), "the merge is written fanned out"
-    shown = git(gitdir, "notes", "--ref=meta", "show", store.anchor("jp-c9"))
-    assert shown == remote[store.anchor("jp-c9")]
+    shown = git(gitdir, "notes", "--ref=meta", "show", store.notes.anchor("jp-c9"))
+    assert shown == remote[store.notes.anchor("jp-c9")]
     assert len(git(gitdir, "notes", "--ref=meta", "list").splitlines()) == len(cids) + 1
     # the next local write stays small: one subtree and the root
-    store.set_meta("jp-c9", {"title": "retitled"}, "title")
-    assert store.meta("jp-c9")["title"] == "retitled"
+    store.notes.set_meta("jp-c9", {"title": "retitled"}, "title")
+    assert store.notes.meta("jp-c9")["title"] == "retitled"
     assert len(git(gitdir, "ls-tree", "-r", "--name-only", refs.NOTES_META).split()) == 6

@@ -34,15 +34,15 @@ def say(text: str) -> dict[str, object]:
 
 
 def new(store: Store, cid: str, *texts: str) -> str:
-    return store.create(cid, [start(cid), *(say(t) for t in texts)], None, "test")
+    return store.log.create(cid, [start(cid), *(say(t) for t in texts)], None, "test")
 
 
 def add(store: Store, cid: str, *texts: str) -> str:
-    return store.append(cid, [say(t) for t in texts], store.require(cid).tip, "test")
+    return store.log.append(cid, [say(t) for t in texts], store.refs.require(cid).tip, "test")
 
 
 def texts(store: Store, cid: str) -> list[str]:
-    events, _ = store.read_chain(store.require(cid).tip)
+    events, _ = store.log.read_chain(store.refs.require(cid).tip)
     return [str(e["content"]) for e in events if e["type"] == "chat_request"]
 
 
@@ -153,7 +153,7 @@ def test_concurrent_metadata_edits_merge(machine: Make) -> None:
     assert actions(push(sb))[refs.NOTES_META] == "merged"
     sa.pull()
     for store in (a, b):
-        meta = store.meta("jp-c100")
+        meta = store.notes.meta("jp-c100")
         assert meta["title"] == "title from a" and meta["labels"] == {"k": "v"}
     assert sa.pull() == [] and sb.pull() == []
 
@@ -170,7 +170,7 @@ def test_invalid_remote_ids_are_refused_by_name(machine: Make, tmp_path: Path) -
     refused = {o.id: o.detail for o in out if o.kind == "refused"}
     assert refused.keys() == {"refs/conversations/not-an-id", "refs/archive/other/x"}
     assert "not a conversation id" in refused["refs/conversations/not-an-id"]
-    assert [loc.cid for loc in b.refs(None)] == ["jp-c100"]
+    assert [loc.cid for loc in b.refs.list(None)] == ["jp-c100"]
     copies = [r.name for r in sb.transport.list_refs(["refs/jp-remotes/"])]
     assert copies == ["refs/jp-remotes/origin/conversations/jp-c100"], "refused copies stay"
 

@@ -55,13 +55,13 @@ def _source(store: Store, extra: list[Event]) -> None:
         "timestamp": "2025-12-31T00:00:00.000000Z",
         "conversation_id": SOURCE,
     }
-    store.create(SOURCE, [begin, *turns(12), *extra], None, "test: source")
+    store.log.create(SOURCE, [begin, *turns(12), *extra], None, "test: source")
 
 
 def _start(store: Store, config: Config, **kw: Any) -> Any:
     return review_start.start_review(
         store,
-        store.require(SOURCE),
+        store.refs.require(SOURCE),
         config,
         RangeOverrides(turn=(2, 5)),
         None,
@@ -72,7 +72,7 @@ def _start(store: Store, config: Config, **kw: Any) -> Any:
 
 def _review_tail(store: Store, rid: str) -> list[Event]:
     """The review's own events, without what changes from one start to the next."""
-    events = store.load(rid).events
+    events = store.log.load(rid).events
     own = events[-4:]
     out = []
     for event in own:
@@ -97,15 +97,15 @@ def test_a_loaded_source_gives_the_same_review(
     first = _start(store, config)
     assert first.prior == prior
     tail = _review_tail(store, first.review_id)
-    store.delete(first.review_id, "test: clean up")
-    second = _start(store, config, read=store.load(SOURCE))
+    store.refs.delete(first.review_id, "test: clean up")
+    second = _start(store, config, read=store.log.load(SOURCE))
     assert (second.prior, second.proposal_text) == (first.prior, first.proposal_text)
     assert _review_tail(store, second.review_id) == tail
     # the proposal start returns is the one a reader finds in the review
-    assert second.proposal == latest_proposal(store.load(second.review_id).events)
+    assert second.proposal == latest_proposal(store.log.load(second.review_id).events)
     assert second.proposal is not None and second.proposal.from_turn == 2
-    store.delete(second.review_id, "test: clean up")
-    third = _start(store, config, read=store.view_chain(store.require(SOURCE).tip))
+    store.refs.delete(second.review_id, "test: clean up")
+    third = _start(store, config, read=store.log.view_chain(store.refs.require(SOURCE).tip))
     assert (third.prior, third.proposal_text) == (first.prior, first.proposal_text)
     assert _review_tail(store, third.review_id) == tail
 
@@ -113,9 +113,9 @@ def test_a_loaded_source_gives_the_same_review(
 def test_a_loaded_conversation_must_be_the_source(store: Store, config: Config) -> None:
     _source(store, [])
     other = ids.from_deciseconds(17_000_000_010)
-    store.create(other, turns(1), None, "test: other")
+    store.log.create(other, turns(1), None, "test: other")
     with pytest.raises(ValueError):
-        _start(store, config, read=store.load(other))
+        _start(store, config, read=store.log.load(other))
 
 
 def test_the_summary_range_grows_and_the_review_records_it(store: Store, config: Config) -> None:
@@ -183,9 +183,9 @@ def test_compact_with_the_loaded_conversation_appends_the_same(
         )
         return [{k: v for k, v in e.items() if k != "timestamp"} for e in outcome.events]
 
-    tip = store.require(SOURCE).tip
+    tip = store.refs.require(SOURCE).tip
     plain = once(SOURCE)
     assert made == []  # every raw range fit: no projection
     # back to the tip before the compaction, and again from the loaded source
-    store.move([RefUpdate(refs.live(SOURCE), store.require(SOURCE).tip, tip)], "test: rewind")
-    assert once(store.load(SOURCE)) == plain
+    store.refs.move([RefUpdate(refs.live(SOURCE), store.refs.require(SOURCE).tip, tip)], "test: rewind")
+    assert once(store.log.load(SOURCE)) == plain

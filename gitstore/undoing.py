@@ -7,7 +7,9 @@ at; otherwise ``UndoConflict`` names the ref and nothing moves (``force``
 overwrites it).  Restore sets every ref that a later operation moved back
 to its value right after the chosen operation, whatever it holds now.
 Both are operations themselves (recorded by the store's ``Recorder``), so
-they can be undone too.
+they can be undone too.  This module is gitstore's top floor: it takes back
+ref moves (``store``), the operation log's records (``oplog``) and a remote's
+configuration (``sync.remotestate``) alike.
 """
 
 from __future__ import annotations
@@ -27,13 +29,13 @@ from gitstore.errors import (
     UndoConflict,
     UnknownOperation,
 )
+from gitstore.fs import flock
 from gitstore.oplog import log as oplog
 from gitstore.oplog import model as opmodel
 from gitstore.oplog import recorder, remotediff
 from gitstore.oplog.model import Move, Op
 from gitstore.refs import transaction
 from gitstore.refs.transaction import RefUpdate
-from gitstore.store import flock
 from gitstore.sync import remotestate
 
 if TYPE_CHECKING:
@@ -56,7 +58,7 @@ def _apply(store: Store, wanted: Mapping[str, str | None], reason: str) -> list[
     now = _current(store, list(wanted))
     updates = [RefUpdate(ref, now[ref], new) for ref, new in wanted.items() if now[ref] != new]
     if updates:
-        store.move(updates, reason)
+        store.refs.move(updates, reason)
     return [Move(u.name, u.old, u.new) for u in updates]
 
 
@@ -73,7 +75,7 @@ def _holding(store: Store, names: Iterable[str], refused: str) -> Iterator[None]
     with ExitStack() as stack:
         for cid in cids:
             try:
-                stack.enter_context(store.hold(cid, wait=HOLD_WAIT))
+                stack.enter_context(store.refs.hold(cid, wait=HOLD_WAIT))
             except ConversationBusy as exc:
                 exc.refused = refused
                 raise

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from gitstore.errors import EnvironmentFault, GitStoreError, StoreError, environment_fault
-from gitstore.store import diskfault
+from gitstore.fs import diskfault
 
 if TYPE_CHECKING:
     import pygit2
