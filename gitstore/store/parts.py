@@ -51,6 +51,15 @@ class Log:
         """The events of the chain ending at ``tip``, oldest first, and their commits."""
         return self._store.read_chain(tip)
 
+    def iter_chain(self, tip: str) -> Iterator[Event]:
+        """The events from the root to ``tip``, read one at a time (only commit ids held)."""
+        return self._store.iter_chain(tip)
+
+    def text_candidates(self, tips: Sequence[str], needles: Sequence[str]) -> set[str] | None:
+        """Which ``tips`` may hold every needle in one event's text (the cache's
+        full-text index); None: read them all."""
+        return self._store.text_candidates(tips, needles)
+
     def read_run(self, last: str, count: int | None = None) -> tuple[list[Event], list[str]]:
         """The last ``count`` events up to ``last`` (all with None)."""
         return self._store.read_run(last, count)

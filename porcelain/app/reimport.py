@@ -41,7 +41,7 @@ def already_there(store: Store, jp_id: str | None, events: Iterable[Event]) -> s
     """The id of the conversation this folder was imported as, if it is here."""
     if not jp_id or not is_valid_id(jp_id) or not store.refs.exists(jp_id):
         return None
-    chain = store.iter_chain(store.refs.require(jp_id).tip)
+    chain = store.log.iter_chain(store.refs.require(jp_id).tip)
     return jp_id if same_import(chain, jp_id, events) else None
 
 

@@ -44,7 +44,7 @@ def own_events(events: Sequence[Event]) -> Sequence[Event]:
 
 
 def _stored(store: Store, cid: str, main: bool) -> list[dict[str, Any]]:
-    events, _ = store.read_chain(store.require(cid).tip)
+    events, _ = store.log.read_chain(store.refs.require(cid).tip)
     return records_of(events if main else own_events(events))
 
 
@@ -100,7 +100,7 @@ def write_branches(
                 store, parent, fork, mapped, records, {**imported, "rewind": rewind}, events
             )
         else:
-            store.append(cid, events, store.require(cid).tip, f"{REASON} {cid}")
+            store.log.append(cid, events, store.refs.require(cid).tip, f"{REASON} {cid}")
         written += len(new)
     return written
 
@@ -116,7 +116,7 @@ def _fork(
 ) -> str:
     """A branch's conversation, forked from ``parent``'s at the commit of the last
     event of the record the rewind went back to."""
-    chain, commits = store.read_chain(store.require(parent).tip)
+    chain, commits = store.log.read_chain(store.refs.require(parent).tip)
     target, size = records[fork.at], len(mapped.groups[fork.at])
     point = commits[-1]
     for pos in range(len(chain) - 1, -1, -1):
@@ -190,7 +190,7 @@ def _main(
         imported = {**imported, "replaces": old}
         parent = old
     if parent is not None:
-        where = store.locate(parent)
+        where = store.refs.locate(parent)
         fork = {"conversation_id": parent, "commit": where.tip} if where else None
 
     def chain(new: str) -> list[Event]:

@@ -75,7 +75,7 @@ def test_a_file_changed_after_its_scan_is_refused_and_nothing_is_written(
     with pytest.raises(UserError) as caught:
         store_imported(store, scanned)
     assert "changed while it was imported" in caught.value.message
-    assert store.refs() == [] and store.ref_target(refs.live(f"jp-c{FOLDER_ID}")) is None
+    assert store.refs.list() == [] and store.refs.target(refs.live(f"jp-c{FOLDER_ID}")) is None
     assert packs(store.gitdir) == before and leftovers(store.gitdir) == []
 
 

@@ -113,7 +113,7 @@ def grep(
         raise UsageError(f"invalid pattern {text!r}: {exc}") from None
     store = app.store()
     located = _searched(store, targets, archived, reviews)
-    held = None if scan else store.text_candidates([loc.tip for loc in located], needles(matcher))
+    held = None if scan else store.log.text_candidates([loc.tip for loc in located], needles(matcher))
     if held is not None:  # the index narrows; the events below decide
         located = [loc for loc in located if loc.tip in held]
     wanted = scopes or tuple(SCOPES)

@@ -57,18 +57,18 @@ def _no_keep_left(store: Store) -> None:
 def test_a_note_written_beside_a_prune_is_whole(store: Store) -> None:
     cid = "jp-c17800000001"
     reached = _prune_at(store, "notes:objects-written")
-    store.set_meta(cid, {"title": "kept"}, "jp conversation edit")
+    store.notes.set_meta(cid, {"title": "kept"}, "jp conversation edit")
     faults.install(None)
     assert reached, "the fault point was not reached"
-    assert store.meta(cid)["title"] == "kept"
+    assert store.notes.meta(cid)["title"] == "kept"
     _fsck(store)
     _no_keep_left(store)
 
 
 def test_an_operation_written_beside_a_prune_is_whole(store: Store) -> None:
     cid = "jp-c17800000002"
-    store.set_meta(cid, {"title": "t"}, "jp conversation edit")
-    tip = store.ref_target(store.notes_refs.meta)
+    store.notes.set_meta(cid, {"title": "t"}, "jp conversation edit")
+    tip = store.refs.target(store.notes.refs.meta)
     reached = _prune_at(store, "oplog:objects-written")
     op = Op(
         "beside", "jp conversation edit", time.time(), moves=[Move("refs/notes/meta", None, tip)]
@@ -83,8 +83,8 @@ def test_an_operation_written_beside_a_prune_is_whole(store: Store) -> None:
 
 def test_a_missing_notes_tree_is_named_not_an_internal_error(store: Store) -> None:
     cid = "jp-c17800000003"
-    store.set_meta(cid, {"title": "t"}, "jp conversation edit")
-    commit = store.repo.lookup_reference(store.notes_refs.meta).peel(pygit2.Commit)
+    store.notes.set_meta(cid, {"title": "t"}, "jp conversation edit")
+    commit = store.repo.lookup_reference(store.notes.refs.meta).peel(pygit2.Commit)
     tree = str(commit.tree_id)
     subprocess.run(["git", "--git-dir", str(store.gitdir), "repack", "-q"], check=False)
     for pack in (store.gitdir / "objects" / "pack").glob("*"):

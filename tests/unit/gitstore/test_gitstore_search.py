@@ -50,7 +50,7 @@ def test_needles_are_what_every_match_holds() -> None:
 
 
 def candidates(store: Store, *words: str) -> set[str]:
-    tips = {loc.tip: loc.cid for loc in store.refs()}
+    tips = {loc.tip: loc.cid for loc in store.refs.list()}
     found = store.text_candidates(list(tips), list(words))
     assert found is not None, "this SQLite has FTS5: the index answers"
     return {tips[t] for t in found}
@@ -59,29 +59,29 @@ def candidates(store: Store, *words: str) -> set[str]:
 def test_the_index_narrows_to_the_conversations_that_hold_the_words(
     store: Store, path: Path
 ) -> None:
-    store.create("jp-c1", [start("jp-c1"), request("Apples and pears")], None, "create")
-    store.create("jp-c2", [start("jp-c2"), request("bananas")], None, "create")
-    tip = store.require("jp-c1").tip
-    store.create("jp-c3", [answer("more apples, in a fork")], tip, "create")
+    store.log.create("jp-c1", [start("jp-c1"), request("Apples and pears")], None, "create")
+    store.log.create("jp-c2", [start("jp-c2"), request("bananas")], None, "create")
+    tip = store.refs.require("jp-c1").tip
+    store.log.create("jp-c3", [answer("more apples, in a fork")], tip, "create")
     assert candidates(store, "apples") == {"jp-c1", "jp-c3"}
     assert candidates(store, "APPLES", "pears") == {"jp-c1", "jp-c3"}
     assert candidates(store, "in a fork") == {"jp-c3"}
     assert candidates(store, "zebra") == set()
-    store.append("jp-c2", [answer("a zebra crossing")], store.require("jp-c2").tip, "q")
+    store.log.append("jp-c2", [answer("a zebra crossing")], store.refs.require("jp-c2").tip, "q")
     assert candidates(store, "zebra") == {"jp-c2"}, "an append is indexed"
     assert candidates(Store(path), "zebra") == {"jp-c2"}
     assert store.text_candidates([tip], ["ab"]) is None, "too short to narrow by"
 
 
 def test_a_tip_the_cache_does_not_hold_is_read_from_git_first(store: Store, path: Path) -> None:
-    store.create("jp-c1", [start("jp-c1"), request("apples")], None, "create")
+    store.log.create("jp-c1", [start("jp-c1"), request("apples")], None, "create")
     store.cache.close()
     (path / "jp" / "cache.sqlite").unlink()
     assert candidates(Store(path), "apples") == {"jp-c1"}
 
 
 def test_a_damaged_index_is_made_again(store: Store, path: Path) -> None:
-    store.create("jp-c1", [start("jp-c1"), request("apples")], None, "create")
+    store.log.create("jp-c1", [start("jp-c1"), request("apples")], None, "create")
     assert candidates(store, "apples") == {"jp-c1"}
     store.cache.close()
     db = sqlite3.connect(path / "jp" / "cache.sqlite")
@@ -99,14 +99,14 @@ def test_a_big_write_is_indexed_by_the_next_search_not_by_the_write(
     store: Store, path: Path
 ) -> None:
     events = [start("jp-c1")] + [request(f"line {n}") for n in range(search.WRITE_MOST + 50)]
-    store.create("jp-c1", [*events, request("the zebra at the end")], None, "create")
+    store.log.create("jp-c1", [*events, request("the zebra at the end")], None, "create")
     db = sqlite3.connect(path / "jp" / "cache.sqlite")
     (upto,) = db.execute("SELECT coalesce(max(upto), 0) FROM grep_state").fetchone()
     (top,) = db.execute("SELECT max(rowid) FROM events").fetchone()
     db.close()
     assert upto < top, "the write left its rows to the next search"
     assert candidates(store, "zebra") == {"jp-c1"}
-    store.append("jp-c1", [answer("one more zebra")], store.require("jp-c1").tip, "q")
+    store.log.append("jp-c1", [answer("one more zebra")], store.refs.require("jp-c1").tip, "q")
     db = sqlite3.connect(path / "jp" / "cache.sqlite")
     assert db.execute("SELECT upto FROM grep_state").fetchone()[0] == top + 1, "a small write"
     db.close()

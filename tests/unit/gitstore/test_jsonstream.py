@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from gitstore.boundary import MAX_DEPTH, load_json
 from gitstore.jsonstream import NotStreamable, iter_array
+from gitstore.values import MAX_DEPTH, load_json
 
 
 class Reader:

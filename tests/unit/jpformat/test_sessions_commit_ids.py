@@ -49,10 +49,10 @@ def store(tmp_path: Path) -> Store:
 def test_one_at_a_time_the_commit_ids_are_as_before(store: Store) -> None:
     events = mapped_events()
     assert len(events) < 1000
-    assert digest(store.write_commits(events, None)) == LOOSE
+    assert digest(store.log.write_commits(events, None)) == LOOSE
 
 
 def test_in_packs_the_commit_ids_are_as_before(store: Store) -> None:
     events = mapped_events() * 15  # past PACK_AT: one write into packs
     assert len(events) >= 1000
-    assert digest(store.write_commits(events, None)) == PACKED
+    assert digest(store.log.write_commits(events, None)) == PACKED

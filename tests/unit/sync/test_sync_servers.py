@@ -12,9 +12,10 @@ import pytest
 
 from gitstore import refs
 from gitstore.errors import SyncError
+from gitstore.refs import quarantine
 from gitstore.store.core import Store
 from gitstore.store.repo import init_bare
-from gitstore.sync import gitenv, quarantine, remotes
+from gitstore.sync import gitenv, remotes
 from gitstore.sync.pull import Syncer
 from gitstore.sync.push import push
 from gitstore.sync.transport import choose
@@ -47,15 +48,15 @@ def test_a_server_gone_during_a_pull_refuses_nothing(
     remotes.add(store.repo, "origin", bare_remote.url)
     syncer = Syncer(store, "origin", choose(store.repo, GIT))
     start = {"type": "conversation_start", "timestamp": "2026-01-05T09:00:00Z"}
-    store.create(CID, [{**start, "conversation_id": CID}, request("mine")], None, "test")
-    store.set_meta(CID, {"title": "mine"}, "test")
+    store.log.create(CID, [{**start, "conversation_id": CID}, request("mine")], None, "test")
+    store.notes.set_meta(CID, {"title": "mine"}, "test")
     push(syncer)
     # the remote: one new event (good) and a notes ref git's checks refuse (bad), so
     # the pull's first fetch fails and the refs are fetched one part at a time
     bad = Hostile(bare_remote.path)
     bad.ref(refs.live(CID), bad.event(request("arrives"), bad.tip(refs.live(CID))))
     note = bad.blob('{"k": "title", "m": "x", "t": 5, "v": "dup"}\n')
-    anchor = store.anchor(CID)
+    anchor = store.notes.anchor(CID)
     sub = bad.tree([f"100644 blob {note}\t{anchor[2:]}"])
     dup = bad.tree([f"100644 blob {note}\t{anchor[:2]}", f"040000 tree {sub}\t{anchor[:2]}"])
     bad.ref("refs/notes/meta", bad.commit(dup, bad.tip("refs/notes/meta")))
@@ -71,12 +72,12 @@ def test_a_server_gone_during_a_pull_refuses_nothing(
     with pytest.raises(SyncError, match="Connection closed"):
         syncer.pull()
     assert not quarantine.recorded(store.gitdir, "origin"), "nothing refused for a lost server"
-    assert store.load(CID).events[-1]["content"] == "mine", "no local ref moved"
+    assert store.log.load(CID).events[-1]["content"] == "mine", "no local ref moved"
     limit.write_text("1000\n")  # back
     out = syncer.pull()
     assert {o.id: o.action for o in out if o.kind == "conversation"} == {CID: "fast-forwarded"}
     assert "duplicateEntries" in refused(out)["refs/notes/meta"].detail
-    assert store.load(CID).events[-1]["content"] == "arrives"
+    assert store.log.load(CID).events[-1]["content"] == "arrives"
 
 
 def test_a_git_that_must_not_prompt() -> None:
