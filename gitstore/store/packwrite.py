@@ -38,6 +38,7 @@ from gitstore import faults
 from gitstore.errors import EnvironmentFault, StoreError, environment_fault
 from gitstore.events import Event, commits
 from gitstore.events.kinds import Kind
+from gitstore.fs import keep
 
 CHUNK = 50_000  # events per pack: bounds index-pack's memory and time
 ROWS = 2_000  # events handed to ``on_rows`` at a time (the cache)
@@ -301,14 +302,44 @@ def _write_chunks(
 
 
 def _publish(gitdir: Path, packs: list[tuple[Path, str]]) -> tuple[str, ...]:
-    """Move complete packs into the object database: each pack, then its index.
-    Returns the packs' names."""
+    """Move complete packs into the object database: each pack, then its index,
+    each behind a ``.keep`` made first (``_shelter``). Returns the packs' names."""
     target = gitdir / "objects" / "pack"
     target.mkdir(parents=True, exist_ok=True)
     for path, checksum in packs:
+        _shelter(gitdir, f"pack-{checksum}.keep")
         os.replace(path, target / f"pack-{checksum}.pack")
         os.replace(path.with_suffix(".idx"), target / f"pack-{checksum}.idx")
     return tuple(f"pack-{checksum}.pack" for _, checksum in packs)
+
+
+# The .keep files of packs this process published whose ref may not name them yet:
+# git's repack drops a pack no ref reached when it began (``git gc --prune=now``
+# beside the write), but leaves a kept one alone.  ``release`` ends the shelter
+# once the ref is written; one a killed process left is removed by ``keep.sweep``
+# (the flock on its owner file ends with the process).
+_SHELTERED: list[tuple[Path, Path, int]] = []
+
+
+def _shelter(gitdir: Path, name: str) -> None:
+    work = keep.folder(gitdir) / uuid.uuid4().hex
+    work.mkdir(parents=True)
+    owner = os.open(work / "owner", os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(owner, fcntl.LOCK_EX)
+    os.write(owner, name.encode())
+    path = gitdir / "objects" / "pack" / name
+    _SHELTERED.append((path, work, owner))
+    path.write_text(f"jp: until its ref names this pack (pid {os.getpid()})\n")
+
+
+def release() -> None:
+    """Let git's maintenance repack the packs this process published (their refs
+    name them now)."""
+    while _SHELTERED:
+        path, work, owner = _SHELTERED.pop()
+        path.unlink(missing_ok=True)
+        shutil.rmtree(work, ignore_errors=True)
+        os.close(owner)
 
 
 __all__ = [
@@ -318,6 +349,7 @@ __all__ = [
     "commit_bytes",
     "signature_line",
     "sweep",
+    "release",
     "write",
     "write_stream",
 ]

@@ -160,32 +160,35 @@ class Writing(Reading):
         ids.check(cid)
         if self.exists(cid):
             raise ConversationExists(cid)
-        keep: Callable[[], None]
-        if len(events) >= PACK_AT:
-            written = Streamed(self, events, parent, tool_names)
-            tip, keep = written.tip or parent, written.keep
-        else:
-            listed = list(events)
-            chain = self.write_commits(listed, parent, tool_names)
-            tip = chain[-1] if chain else parent
-            keep = partial(self._keep_written, chain, listed, parent, tool_names)
-        if tip is None:
-            raise ValueError("a conversation needs at least one event")
-        diskfault.retried(partial(self.repo.create_blob, ids.anchor_bytes(cid)))
-        faults.point("create:objects-written")
-        keep()
-        name = refs.live(cid)
         try:
-            with self.ops.moving([RefUpdate(name, None, tip)]):
-                if not refcreate.create(self.repo, self.gitdir, name, tip, reason):
-                    raise ConversationExists(cid)  # another writer took the id first
-        except RefBusy:
-            locked = self._locked(name)  # a lock that outlived its writer
-            if locked is not None:
-                raise locked from None
-            raise
-        keep()  # pruned as the ref moved
-        return tip
+            keep: Callable[[], None]
+            if len(events) >= PACK_AT:
+                written = Streamed(self, events, parent, tool_names)
+                tip, keep = written.tip or parent, written.keep
+            else:
+                listed = list(events)
+                chain = self.write_commits(listed, parent, tool_names)
+                tip = chain[-1] if chain else parent
+                keep = partial(self._keep_written, chain, listed, parent, tool_names)
+            if tip is None:
+                raise ValueError("a conversation needs at least one event")
+            diskfault.retried(partial(self.repo.create_blob, ids.anchor_bytes(cid)))
+            faults.point("create:objects-written")
+            keep()
+            name = refs.live(cid)
+            try:
+                with self.ops.moving([RefUpdate(name, None, tip)]):
+                    if not refcreate.create(self.repo, self.gitdir, name, tip, reason):
+                        raise ConversationExists(cid)  # another writer took the id first
+            except RefBusy:
+                locked = self._locked(name)  # a lock that outlived its writer
+                if locked is not None:
+                    raise locked from None
+                raise
+            keep()  # pruned as the ref moved
+            return tip
+        finally:
+            packwrite.release()  # the ref names the packs now (or never will)
 
     def append(
         self,
@@ -215,13 +218,16 @@ class Writing(Reading):
                 },
                 **(tool_names or {}),
             }
-        chain = self.write_commits(events, expected, tool_names)
-        if not chain:
-            return expected
-        faults.point("append:objects-written")
-        self._keep_written(chain, events, expected, tool_names)
-        self._move_tip(cid, expected, chain[-1], reason)
-        self._keep_written(chain, events, expected, tool_names)  # pruned as the ref moved
+        try:
+            chain = self.write_commits(events, expected, tool_names)
+            if not chain:
+                return expected
+            faults.point("append:objects-written")
+            self._keep_written(chain, events, expected, tool_names)
+            self._move_tip(cid, expected, chain[-1], reason)
+            self._keep_written(chain, events, expected, tool_names)  # pruned as the ref moved
+        finally:
+            packwrite.release()  # the ref names the packs now (or never will)
 
         if self.locate(cid) is None:
             raise ConversationNotFound(cid)

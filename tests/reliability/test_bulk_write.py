@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pygit2
 import pytest
 
 from gitstore import Identity, Store, faults, refs
@@ -240,3 +241,34 @@ def test_jp_q_after_an_import_appends_loose(template: tuple[Sandbox, Path], tmp_
     assert json.loads(box.ok("--format", "json", "conversation", "show", cid))["id"] == cid
     assert os.path.isdir(box.store / "objects" / "pack")
     assert store_module.PACK_AT > 3
+
+
+def test_a_repack_begun_before_the_ref_cannot_drop_the_packs_after_it(tmp_path: Path) -> None:
+    """git's repack (`git gc --prune=now`) decides at its start which packs it will
+    delete: every pack no ref reaches then and no ``.keep`` protects.  One begun
+    after the import published its packs and before its ref was written deletes
+    them later, when every check of the import has passed; a kept pack it leaves
+    alone.  The repack's two moments are played here: its choice at the point
+    between the packs and the ref, its deletions once the import has returned."""
+    init_bare(tmp_path / "s.git")
+    store = Store(tmp_path / "s.git")
+    chosen: list[Path] = []
+
+    def repack_begins(name: str) -> None:
+        if name == "create:objects-written":
+            pack = store.gitdir / "objects" / "pack"
+            chosen.extend(
+                p for p in pack.glob("pack-*.pack") if not p.with_suffix(".keep").exists()
+            )
+
+    faults.install(repack_begins)
+    try:
+        tip = store.log.create("jp-c1", events(EVENTS), None, "import")
+    finally:
+        faults.install(None)
+    for pack in chosen:  # the repack's deletions, after the import said it was done
+        pack.unlink()
+        pack.with_suffix(".idx").unlink()
+    assert not list((store.gitdir / "objects" / "pack").glob("*.keep")), "a shelter stayed"
+    fresh = pygit2.Repository(str(store.gitdir))
+    assert len(list(fresh.walk(tip))) == EVENTS, "the import lost commits to the repack"
