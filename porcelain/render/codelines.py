@@ -33,7 +33,8 @@ class CodeLines:
 
     def line(self, text: str) -> str:
         """``text`` (one line of untrusted code, no line end) styled, with its line end."""
-        safe = escape_untrusted(text)
+        # tabs as the whole-answer renderer shows them (a tab is a control character)
+        safe = escape_untrusted(text.expandtabs(4))
         if self._lexer is None or not safe.strip():
             return (_PAD + safe).rstrip() + "\n"
         parts = [_PAD]

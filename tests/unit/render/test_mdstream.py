@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from porcelain.render.codelines import CodeLines, language
@@ -101,6 +101,7 @@ PIECES = st.sampled_from(
 
 
 @settings(max_examples=300, deadline=None)
+@example(["```\n", "\tword"], 1)  # a tab in a streamed code line
 @given(st.lists(PIECES, max_size=60), st.integers(min_value=1, max_value=9))
 def test_no_control_but_styles_ever_reaches_the_terminal(pieces: list[str], size: int) -> None:
     text = "".join(pieces)
