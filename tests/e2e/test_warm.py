@@ -86,7 +86,8 @@ def test_it_never_holds_the_key_in_its_environment_or_files(
 def test_it_exits_when_idle_and_when_stopped(warm: tuple[User, Path], fake: FakeMessages) -> None:
     user, _ = warm
     fake.reply_text("Quick.")
-    user.ok("--cfg", "assistant.warm.idle_minutes=0.01", "q", "--new", "hello")
+    # 6 s: long enough for the next command to see it on a loaded machine
+    user.ok("--cfg", "assistant.warm.idle_minutes=0.1", "q", "--new", "hello")
     (row,) = servers(user)
     wait_gone(int(str(row["pid"])))
     assert servers(user) == []
