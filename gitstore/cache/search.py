@@ -52,6 +52,10 @@ SEARCHED = (
 )
 SHORTEST = 3  # the trigram tokenizer finds no string shorter than this
 BATCH = 5000
+# an event's text longer than this is not indexed (a trigram index of a pasted blob
+# or a long tool output costs several times its size): such an event is always a
+# candidate, so grep reads its conversation as a scan would
+INDEX_MOST = 64 * 1024
 WRITE_MOST = 200  # rows a write indexes at once (a turn, a small pull); more wait for a search
 
 _WHOLE_NOW = """
@@ -70,6 +74,7 @@ _HOLDING = """
 WITH RECURSIVE down(c) AS (
   SELECT commit_id FROM events
   WHERE rowid IN (SELECT rowid FROM grep_text WHERE grep_text MATCH ?)
+     OR rowid IN (SELECT id FROM grep_long)
   UNION
   SELECT e.commit_id FROM events AS e JOIN down ON e.parent = down.c
 )
@@ -175,6 +180,7 @@ class Search:
         (top,) = db.execute("SELECT coalesce(max(rowid), 0) FROM events").fetchone()
         if not isinstance(upto, int) or upto > top:  # a watermark above the rows: start again
             db.execute("INSERT INTO grep_text(grep_text) VALUES ('delete-all')")
+            db.execute("DELETE FROM grep_long")
             upto = 0
         while upto < top:
             rows = db.execute(
@@ -183,15 +189,18 @@ class Search:
             ).fetchall()
             if not rows:
                 break
-            bodies = []
+            bodies, longs = [], []
             for rowid, raw in rows:
                 try:
                     body = searchable(json.loads(raw))
                 except (ValueError, TypeError):
                     body = None  # a damaged row: whoever reads it drops the cache
-                if body is not None:
+                if body is not None and len(body) > INDEX_MOST:
+                    longs.append((rowid,))
+                elif body is not None:
                     bodies.append((rowid, body))
             db.executemany("INSERT INTO grep_text(rowid, body) VALUES (?, ?)", bodies)
+            db.executemany("INSERT OR IGNORE INTO grep_long VALUES (?)", longs)
             upto = rows[-1][0]
         db.execute("INSERT OR REPLACE INTO grep_state VALUES (0, ?)", (upto,))
 
@@ -228,6 +237,7 @@ class Search:
         sql.search_table(db)
         try:
             db.execute("DELETE FROM grep_state")
+            db.execute("DELETE FROM grep_long")
         except sqlite3.Error:
             pass
         self._usable = None

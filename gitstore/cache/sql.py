@@ -15,12 +15,22 @@ CREATE TABLE IF NOT EXISTS derived (name TEXT PRIMARY KEY, version TEXT NOT NULL
 CREATE INDEX IF NOT EXISTS events_by_parent ON events (parent);
 CREATE TABLE IF NOT EXISTS grep_state (id INTEGER PRIMARY KEY, upto INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS whole (commit_id TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS grep_long (id INTEGER PRIMARY KEY);
 """
 FORMAT = "5"
 # the full-text index (``search``): text folded before it is stored, so no case folding here
 FTS = "CREATE VIRTUAL TABLE IF NOT EXISTS grep_text USING fts5(body, content='', tokenize='trigram case_sensitive 1')"
 # every table any layout had: a cache of another FORMAT is dropped whole
-OLD_TABLES = ("events", "summaries", "snapshots", "segments", "derived", "grep_state", "whole")
+OLD_TABLES = (
+    "events",
+    "summaries",
+    "snapshots",
+    "segments",
+    "derived",
+    "grep_state",
+    "whole",
+    "grep_long",
+)
 
 # Every walk is bounded by the rows its table has (a chain is no longer than
 # that), so a parent loop in a damaged cache ends; the caller sees the repeat.

@@ -110,3 +110,13 @@ def test_a_big_write_is_indexed_by_the_next_search_not_by_the_write(
     db = sqlite3.connect(path / "jp" / "cache.sqlite")
     assert db.execute("SELECT upto FROM grep_state").fetchone()[0] == top + 1, "a small write"
     db.close()
+
+
+def test_a_text_too_long_to_index_is_always_a_candidate(store: Store) -> None:
+    """A pasted blob is not indexed (its trigrams would cost several times its size,
+    and fill a small disk): its conversation is read as a scan would read it."""
+    blob = "".join(f"{n:x}" for n in range(search.INDEX_MOST)) + " needle-in-blob"
+    store.log.create("jp-c1", [start("jp-c1"), request(blob)], None, "create")
+    store.log.create("jp-c2", [start("jp-c2"), request("short and plain")], None, "create")
+    assert candidates(store, "needle-in-blob") == {"jp-c1"}
+    assert candidates(store, "plain") == {"jp-c1", "jp-c2"}, "the long one may hold anything"
