@@ -26,7 +26,7 @@ import re
 import shutil
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -176,17 +176,19 @@ def folder(gitdir: Path) -> Path:
     return gitdir / "jp" / "kept"
 
 
-def sweep(gitdir: Path) -> None:
-    """Remove the ``.keep`` files of sheltering writers that died (``flock`` free)."""
+def dead_writers(top: Path) -> Iterator[tuple[Path, str]]:
+    """The folders under ``top`` whose writer died (the ``flock`` on their ``owner``
+    is free, or it never made one), each with what its owner file names; the caller
+    removes them."""
     try:
-        entries = list(os.scandir(folder(gitdir)))
+        entries = list(os.scandir(top))
     except OSError:
         return
     for entry in entries:
         try:
             fd = os.open(Path(entry.path) / "owner", os.O_RDONLY)
         except OSError:
-            shutil.rmtree(entry.path, ignore_errors=True)  # died before it named a pack
+            yield Path(entry.path), ""  # died before it took the lock
             continue
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -195,9 +197,15 @@ def sweep(gitdir: Path) -> None:
             continue  # a writer at work
         finally:
             os.close(fd)
+        yield Path(entry.path), name
+
+
+def sweep(gitdir: Path) -> None:
+    """Remove the ``.keep`` files of sheltering writers that died (``flock`` free)."""
+    for work, name in dead_writers(folder(gitdir)):
         if re.fullmatch(r"pack-[0-9a-f]{40,64}\.keep", name):
             (gitdir / "objects" / "pack" / name).unlink(missing_ok=True)
-        shutil.rmtree(entry.path, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def missing(gitdir: Path, oid: str, what: str) -> GitStoreError:

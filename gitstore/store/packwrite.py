@@ -52,24 +52,8 @@ def folder(gitdir: Path) -> Path:
 
 def sweep(gitdir: Path) -> None:
     """Remove the temporary packs of writers that died (their ``flock`` is free)."""
-    top = folder(gitdir)
-    try:
-        entries = list(os.scandir(top))
-    except OSError:
-        return
-    for entry in entries:
-        try:
-            fd = os.open(Path(entry.path) / "owner", os.O_RDONLY)
-        except OSError:
-            shutil.rmtree(entry.path, ignore_errors=True)  # died before it took the lock
-            continue
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            continue  # a writer at work
-        finally:
-            os.close(fd)
-        shutil.rmtree(entry.path, ignore_errors=True)
+    for work, _ in keep.dead_writers(folder(gitdir)):
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def signature_line(raw_name: bytes, raw_email: bytes, time: int, offset: int) -> bytes:
