@@ -191,6 +191,8 @@ ROOT = Table(
                         "rules": TableArray(RULE),
                         "review": Table({"model": MODEL, "instructions": STRING}),
                         "warn_at": SHARE,
+                        # the recall tool (docs/tools.md); a conversation may only turn it off
+                        "recall": Table({"enable": BOOL, "max_bytes": POSITIVE_INT}),
                     }
                 ),
                 "tools": MapOf(TOOL, special={"*": TOOL_DEFAULTS}),

@@ -51,6 +51,9 @@ from porcelain.errors import ConfigError
 TOOL: Final = "<tool>"
 TOOLS_PATH: Final = ("conversation", "tools")
 
+# Keys a conversation may set only to false (an off switch, never an on one).
+RECALL_ENABLE: Final = ("conversation", "compaction", "recall", "enable")
+
 # Every key a conversation may set; nothing else it records is applied.
 CONVERSATION_KEYS: Final[frozenset[tuple[str, ...]]] = frozenset(
     {
@@ -69,6 +72,8 @@ CONVERSATION_KEYS: Final[frozenset[tuple[str, ...]]] = frozenset(
         (*TOOLS_PATH, TOOL, "enable"),
         # only to true: stricter, never looser
         (*TOOLS_PATH, TOOL, "confirm"),
+        # only to false: a conversation may turn recall off, never on
+        RECALL_ENABLE,
     }
 )
 
@@ -84,7 +89,7 @@ MAX_DEPTH: Final = 8
 
 # jp's own tools (``porcelain/app/query/tools.py`` registers them; a test keeps
 # the two lists equal).  A conversation may switch these on or off.
-BUILTIN_TOOLS: Final = frozenset({PROPOSE_COMPACTION})
+BUILTIN_TOOLS: Final = frozenset({PROPOSE_COMPACTION, "recall"})
 
 
 @dataclass(frozen=True)
@@ -109,6 +114,7 @@ class Ignored:
 
 DEFINES = "only the user's configuration files define a tool or how it runs"
 LOOSER = "a conversation may make a tool stricter (confirm = true), never looser"
+ONLY_OFF = "a conversation may turn this off (false), never on"
 NOT_CHOOSABLE = "not a key a conversation may set"
 INVALID = "not a valid value for this key"
 OFFLINE_PROVIDER: Final = "offline"
@@ -334,11 +340,15 @@ def _refusal(path: tuple[str, ...], value: Any, existing: set[str]) -> str | Non
         return DEFINES if tool else NOT_CHOOSABLE
     if not _valid(path, value):
         return INVALID
+    if path == RECALL_ENABLE and value is not False:
+        return ONLY_OFF
     if not tool:
         return None
     name, field = path[len(TOOLS_PATH)], path[-1]
     if field == "confirm" and value is not True:
         return LOOSER
+    if name == "recall" and field == "enable" and value is not False:
+        return ONLY_OFF
     if name in existing:
         return None
     if field == "enable" and value is True:

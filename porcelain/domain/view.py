@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gitstore import Event
-from porcelain.domain.compaction.projection import Kept, project
+from porcelain.domain.compaction.projection import Heading, Kept, project
 from porcelain.domain.interrupted import for_the_model
 from porcelain.domain.review.markers import (
     add_markers,
@@ -18,16 +18,19 @@ from porcelain.domain.review.markers import (
 from porcelain.domain.tokens import PROVIDER_VISIBLE as PROVIDER_VISIBLE
 
 
-def projected(events: Sequence[Event]) -> list[Event]:
+def projected(events: Sequence[Event], heading: Heading | None = None) -> list[Event]:
     """The projected view with review markers (all kinds)."""
-    return projected_with_headers(events)[0]
+    return projected_with_headers(events, heading)[0]
 
 
-def projected_with_headers(events: Sequence[Event]) -> tuple[list[Event], list[str]]:
-    """The projected view, and for each projected turn the raw turns it shows."""
+def projected_with_headers(
+    events: Sequence[Event], heading: Heading | None = None
+) -> tuple[list[Event], list[str]]:
+    """The projected view, and for each projected turn the raw turns it shows
+    (``heading``: a summary block's request line, see ``project``)."""
     found = review_record(events)  # one scan for both questions
     inherited = inherited_turns(events, found)
-    result = project(review_view(events, found))
+    result = project(review_view(events, found), heading)
     headers = [
         label(o.index + 1) if isinstance(o, Kept) else label(o.from_turn + 1, o.to_turn + 1)
         for o in result.origins
@@ -45,10 +48,12 @@ def projected_with_headers(events: Sequence[Event]) -> tuple[list[Event], list[s
     return add_markers(result.events, labels), headers
 
 
-def model_events(events: Sequence[Event]) -> list[Event]:
+def model_events(events: Sequence[Event], heading: Heading | None = None) -> list[Event]:
     """Provider-visible events, in order, as the model is to read them (a cut-off
-    answer left out or marked as such: porcelain/domain/interrupted.py)."""
-    return for_the_model([e for e in projected(events) if e.get("type") in PROVIDER_VISIBLE])
+    answer left out or marked as such: porcelain/domain/interrupted.py); ``heading``
+    writes each summary block's request line (the recall tool's note)."""
+    shown = projected(events, heading)
+    return for_the_model([e for e in shown if e.get("type") in PROVIDER_VISIBLE])
 
 
 def raw_with_markers(events: Sequence[Event]) -> list[Event]:

@@ -6,6 +6,8 @@ in tests of the product itself:
 - ``task="summary"``: an extractive summary (``offline_summary``);
 - a review (the ``propose_compaction`` tool is offered): plain directives in
   the last user message become a proposal (``offline_review``);
+- a compacted view (the ``recall`` tool is offered): ``recall turns 3-5`` or
+  ``recall "text"`` becomes a call, and its result the answer (``offline_recall``);
 - any other chat: an honest note that it is not a language model, quoting the
   request and saying how to configure a real one.
 
@@ -31,6 +33,7 @@ from porcelain.models.base import (
     tool_call_event,
 )
 from porcelain.models.offline_range import follow_range
+from porcelain.models.offline_recall import RECALL, after_recall, answer_to, directive
 from porcelain.models.offline_review import (
     PROPOSE,
     describe,
@@ -131,7 +134,26 @@ class OfflineModel:
             return self._say(summarize(request.events), on_delta)
         if any(tool.name == PROPOSE for tool in request.tools):
             return self._review(request, on_delta)
+        if any(tool.name == RECALL for tool in request.tools):
+            recalled = self._recall(request.events, on_delta)
+            if recalled is not None:
+                return recalled
         return self._chat(request.events, on_delta)
+
+    def _recall(self, events: Sequence[Event], on_delta: OnDelta) -> ModelResponse | None:
+        """A `recall ...` directive becomes a call; its result becomes the answer."""
+        result = after_recall(events)
+        if result is not None:
+            return self._say(answer_to(result), on_delta)
+        last = events[-1] if events else {}
+        args = directive(str(last.get("content") or "")) if last.get("type") == Kind.CHAT_REQUEST else None
+        if args is None:
+            return None
+        text = "Reading the compacted turns back from the store."
+        _stream(text, on_delta)
+        on_delta("tool", RECALL)
+        call = tool_call_event(_call_id(args, len(events)), RECALL, args)
+        return ModelResponse(events=[message_event(text), call], stop_reason="tool_use")
 
     @staticmethod
     def _say(text: str, on_delta: OnDelta, stop_reason: str = "end_turn") -> ModelResponse:

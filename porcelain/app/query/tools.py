@@ -17,6 +17,7 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
+import porcelain.app.query.recall  # noqa: F401  (registers recall)
 import porcelain.app.review.tool  # noqa: F401  (registers propose_compaction)
 from gitstore import Event, Limits, fit_to_limits, tool_call_response_event
 from porcelain import clock

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from gitstore import PROPOSE_COMPACTION, Event, Kind, Store, chat_request_event, turn_start_event
 from porcelain import clock
+from porcelain.app.query.recall import with_recall
 from porcelain.app.query.registry import BuiltinTool, ToolCall, ToolOutcome
 from porcelain.app.query.tools import (
     confirmation_question,
@@ -26,6 +27,7 @@ from porcelain.app.query.tools import (
 from porcelain.config import Config
 from porcelain.config.toolenv import provider_keys
 from porcelain.domain.interrupted import mark
+from porcelain.domain.recall import RECALL, summary_note
 from porcelain.domain.review.markers import review_record
 from porcelain.domain.token_usage import with_usage
 from porcelain.domain.view import model_events
@@ -143,7 +145,8 @@ def interrupted_message(ctx: TurnContext, kept: int) -> str:
 
 
 def continue_turn(ctx: TurnContext, view: TurnView) -> None:
-    tools = enabled_tools(ctx.config)
+    tools = with_recall(enabled_tools(ctx.config), ctx.config, ctx.events)
+    heading = summary_note if RECALL in tools else None
     if is_review(ctx.events):
         tools = {k: v for k, v in tools.items() if k == PROPOSE_COMPACTION}
     model = ctx.model or model_for(ctx.model_id, ctx.config)
@@ -151,7 +154,7 @@ def continue_turn(ctx: TurnContext, view: TurnView) -> None:
         request = ModelRequest(
             model_id=ctx.model_id,
             system=instructions(ctx.config, ctx.events),
-            events=model_events(ctx.events),
+            events=model_events(ctx.events, heading),
             tools=specs(tools),
             max_tokens=ctx.config.max_tokens(),
             thinking_budget=ctx.config.thinking_budget(),

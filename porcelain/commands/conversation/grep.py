@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -13,17 +12,10 @@ from gitstore import CorruptEvent, Event, Located, Store, created_at, turn_indic
 from porcelain.app.targets import resolve
 from porcelain.commands.context import App
 from porcelain.domain.grephits import grouped_lines, merge_hits, plain_lines
+from porcelain.domain.grepmatch import SCOPES, compile_pattern, scoped_lines
 from porcelain.domain.grepneedles import needles
 from porcelain.errors import UsageError
 from porcelain.render.output import untrusted_field
-
-SCOPES = {
-    "user": ("chat_request", "content"),
-    "assistant": ("chat_response", "message"),
-    "reasoning": ("chat_response", "reasoning"),
-    "tool-call": ("tool_call_request", "arguments"),
-    "tool-result": ("tool_call_response", "content"),
-}
 
 
 @click.command()
@@ -105,10 +97,8 @@ def grep(
     --scan, which reads every conversation.
     """
     text = " ".join(pattern)
-    smart = case is None and not any(c.isupper() for c in text)
-    flags = re.IGNORECASE if case == "ignore" or smart else 0
     try:
-        matcher = re.compile(text if regex else re.escape(text), flags)
+        matcher = compile_pattern(text, regex, case)
     except re.error as exc:
         raise UsageError(f"invalid pattern {text!r}: {exc}") from None
     store = app.store()
@@ -169,13 +159,7 @@ def _chain_hits(
     """(commit, hit) for each line of an event's scoped field that ``matcher`` finds,
     with ``context`` lines of that field before and after it."""
     for event, turn, commit in zip(events, turn_indices(events), commits, strict=True):
-        for scope in scopes:
-            kind, key = SCOPES[scope]
-            if event.get("type") != kind or key not in event:
-                continue
-            value = event[key]
-            body = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-            lines = body.splitlines()
+        for scope, lines in scoped_lines(event, scopes):
             for n, line in enumerate(lines):
                 if matcher.search(line):
                     hit: dict[str, object] = {"turn": turn + 1, "scope": scope, "text": line}

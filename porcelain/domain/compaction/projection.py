@@ -13,7 +13,7 @@ read-only.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from gitstore import (
@@ -28,6 +28,8 @@ from porcelain.domain.compaction.overlays import Overlay, ToolCalls
 from porcelain.domain.stream import Stream
 
 SUMMARY_REQUEST = "[Summary of previous conversation]"
+# the request line of a summary block, given the 0-based turns it stands for
+Heading = Callable[[int, int], str]
 OVERLAY_TYPES = frozenset({"compaction", "compaction_reset"})
 
 
@@ -96,10 +98,10 @@ def _runs(summary: list[Overlay | None]) -> dict[int, tuple[int, int]]:
     return runs
 
 
-def _synthetic(timestamp: str, text: str) -> list[Event]:
+def _synthetic(timestamp: str, text: str, request: str = SUMMARY_REQUEST) -> list[Event]:
     return [
         turn_start_event(timestamp),
-        chat_request_event(timestamp, SUMMARY_REQUEST),
+        chat_request_event(timestamp, request),
         chat_message_event(timestamp, text),
     ]
 
@@ -161,8 +163,9 @@ def _latest_names(events: Iterable[Event]) -> dict[str, str]:
     return names
 
 
-def project(source: Sequence[Event] | Stream) -> Projection:
-    """Apply the standing overlays; no compaction or reset entry is left in the result."""
+def project(source: Sequence[Event] | Stream, heading: Heading | None = None) -> Projection:
+    """Apply the standing overlays; no compaction or reset entry is left in the result.
+    ``heading`` writes a summary block's request line (``SUMMARY_REQUEST`` without)."""
     stream = Stream.of(source)
     events, overlays, count = stream.events, stream.overlays, stream.count
     if not overlays:
@@ -171,7 +174,7 @@ def project(source: Sequence[Event] | Stream) -> Projection:
     indices = stream.indices
     won = _winners(overlays, count)
     out, sources = _apply(
-        zip(events, indices, strict=True), won, _runs(won.summary), _Names(events)
+        zip(events, indices, strict=True), won, _runs(won.summary), _Names(events), heading
     )
     return Projection(out, _origins(out, sources))
 
@@ -190,6 +193,7 @@ def _apply(
     won: _Winners,
     runs: dict[int, tuple[int, int]],
     names: _Names,
+    heading: Heading | None = None,
 ) -> tuple[list[Event], list[Origin | None]]:
     """The projected events of (event, turn) pairs under the winners, and their origins."""
     out: list[Event] = []
@@ -210,7 +214,8 @@ def _apply(
             if turn in runs and turn not in injected:
                 injected.add(turn)
                 start, end = runs[turn]
-                out.extend(_synthetic(str(event.get("timestamp")), summary.summary or ""))
+                request = heading(start, end) if heading else SUMMARY_REQUEST
+                out.extend(_synthetic(str(event.get("timestamp")), summary.summary or "", request))
                 sources.extend([Summarized(start, end)] * 3)
             continue
         if kind == Kind.CHAT_RESPONSE and won.reasoning[turn] and "reasoning" in event:
