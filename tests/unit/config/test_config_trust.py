@@ -229,6 +229,7 @@ def test_every_allowed_key_is_a_schema_key_and_none_defines_execution() -> None:
         f"assistant.model.aliases.{TOOL}",
         "assistant.warm.enable",
         "assistant.warm.idle_minutes",
+        "conversation.compaction.recall.max_bytes",
         "conversation.compaction.warn_at",
         "conversation.tools.*.timeout",
         f"conversation.tools.{TOOL}.command",
@@ -338,3 +339,26 @@ def test_a_deeply_nested_delta_is_reported_small() -> None:
     assert kept == {}
     assert len(ignored) == 1 and len(ignored[0].path) <= 8
     assert "..." in repr(ignored[0].value) and len(repr(ignored[0].value)) < 200
+
+
+# -- recall: a conversation may turn it off, never on -----------------------------------
+
+
+def _recall(**fields: Any) -> dict[str, Any]:
+    return {"conversation": {"compaction": {"recall": fields}}}
+
+
+def test_a_conversation_may_turn_recall_off_but_not_on() -> None:
+    assert keep(_recall(enable=False)) == _recall(enable=False)
+    assert left_out(_recall(enable=True)) == {
+        "conversation.compaction.recall.enable": "a conversation may turn this off (false), never on"
+    }
+    assert keep(tool("recall", enable=False)) == tool("recall", enable=False)
+    assert keep(tool("recall", enable=True)) == {}, "nor through the tool's own table"
+
+
+def test_a_conversation_never_sets_how_much_recall_returns() -> None:
+    assert keep(_recall(max_bytes=10_000_000)) == {}
+    assert left_out(_recall(max_bytes=10_000_000)) == {
+        "conversation.compaction.recall.max_bytes": NOT_CHOOSABLE
+    }
