@@ -26,6 +26,7 @@ RECALL = "recall"
 DEFAULT_MAX_BYTES = 32 * 1024
 # what the recalled text may never exceed, whatever the configuration says
 MOST_BYTES = 1024 * 1024
+LONGEST_QUERY = 1000  # characters: a query is a needle, not a document
 RECALLED_KINDS = (
     Kind.CHAT_REQUEST,
     Kind.CHAT_RESPONSE,
@@ -118,6 +119,8 @@ def parse_request(arguments: Mapping[str, Any], stream: Stream) -> RecallQuery:
     text = arguments.get("query")
     if text is not None and not isinstance(text, str):
         raise RecallError("query must be a string")
+    if text is not None and len(text) > LONGEST_QUERY:
+        raise RecallError(f"the query is longer than {LONGEST_QUERY} characters")
     compacted = compacted_turns(stream)
     if not compacted:
         raise RecallError("no turn of this conversation is compacted: there is nothing to recall")

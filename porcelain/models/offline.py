@@ -25,6 +25,7 @@ from gitstore import Event, Kind
 from porcelain.domain.attachments import attachments_of
 from porcelain.domain.compaction.coverage import WARNING
 from porcelain.domain.media import MEDIA_TYPES, media_of
+from porcelain.domain.recall import RECALL
 from porcelain.models.base import (
     ModelRequest,
     ModelResponse,
@@ -33,7 +34,7 @@ from porcelain.models.base import (
     tool_call_event,
 )
 from porcelain.models.offline_range import follow_range
-from porcelain.models.offline_recall import RECALL, after_recall, answer_to, directive
+from porcelain.models.offline_recall import after_recall, answer_to, directive
 from porcelain.models.offline_review import (
     PROPOSE,
     describe,

@@ -114,7 +114,7 @@ def test_recall_is_not_offered_without_a_compaction(online: User, fake: FakeMess
     assert not fake.requests[-1].get("tools")
 
 
-def test_recall_is_off_when_disabled_and_a_conversation_cannot_turn_it_on(
+def test_recall_is_off_when_disabled_and_stays_off_in_the_conversation(
     online: User, fake: FakeMessages, tmp_path: Path
 ) -> None:
     summarized(online, tmp_path, fake)

@@ -187,6 +187,8 @@ def test_a_review_offline_from_start_to_continue(pinned: User, tmp_path: Path) -
         "Coverage: 5 facts of the range not in the text:\n"
         "- turn 2, request: Q02 <<Q02>>\n- turn 3, request: Q03 <<Q03>>\n"
         "- turn 4, request: Q04 <<Q04>>\n- turn 2, path: src/f02.rs\n- turn 4, path: src/f04.rs\n"
+        "Nothing is deleted: the raw turns stay in the conversation, and the model can read "
+        "them back with its recall tool (docs/tools.md).\n"
         "Model-visible size: about 95 tokens before, 54 after.\n"
     )
     proc = pinned.run("conversation", "compact", "--interactive")

@@ -28,6 +28,10 @@ PROSE_KINDS = frozenset({"request", "decision", "question"})
 _WORD = re.compile(r"[\w./:-]{4,}")
 _SHOWN = 12
 WARNING = "Warning: this proposal "
+RECALLABLE = (
+    "Nothing is deleted: the raw turns stay in the conversation, and the model can read "
+    "them back with its recall tool (docs/tools.md)."
+)
 
 
 @dataclass(frozen=True)
@@ -74,6 +78,7 @@ class Coverage:
                 out.append(f"- turn {fact.turn}, {fact.kind}: {fact.text}")
             if gaps > limit:
                 out.append(f"- ... and {gaps - limit} more (`jp conversation show -F json`)")
+            out.append(RECALLABLE)
         return [*out, size, *self.saving_lines()]
 
     def _earlier_lines(self) -> list[str]:

@@ -53,6 +53,8 @@ def test_a_range_is_one_based_and_inclusive() -> None:
         ({}, "give from_turn and to_turn, or a query"),
         ({"query": 7}, "query must be a string"),
         ({"query": "(", "regex": True}, "not a valid regular expression"),
+        ({"query": "x" * 1001}, "longer than 1000 characters"),
+        ({"from_turn": 10**30}, "does not exist"),
     ],
 )
 def test_a_request_that_cannot_be_answered_says_why(
