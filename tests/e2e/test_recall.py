@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.e2e.harness import User, blocks, request_text, tool_use, write_conversation
 from tests.support.fake_chat import FakeChat
 from tests.support.fake_messages import FakeMessages
@@ -67,6 +69,7 @@ def test_an_uncompacted_or_missing_range_is_an_error_result(user: User, tmp_path
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.usefixtures("model_process")  # in process and through the warm model process
 def test_a_fact_dropped_by_a_summary_is_recalled_on_anthropic(
     online: User, fake: FakeMessages, tmp_path: Path
 ) -> None:
@@ -121,7 +124,7 @@ def test_recall_is_off_when_disabled_and_stays_off_in_the_conversation(
     fake.reply_text("Off.", {"last_user_contains": "no recall"})
     online.ok("q", "--cfg", "conversation.compaction.recall.enable=false", "no recall")
     body = fake.requests[-1]
-    assert not body.get("tools") and "recall tool" not in request_text(body)
+    assert not body.get("tools") and "can be read with the recall tool" not in request_text(body)
     # recorded in the conversation: the next query is off too
     fake.reply_text("Still off.", {"last_user_contains": "later"})
     online.ok("q", "later")
@@ -140,4 +143,4 @@ def test_recall_is_absent_in_a_review(online: User, fake: FakeMessages, tmp_path
     online.ok("q", "what do you see?")
     names = [t["name"] for t in fake.requests[-1]["tools"]]
     assert names == ["propose_compaction"]
-    assert "recall tool" not in request_text(fake.requests[-1])
+    assert "can be read with the recall tool" not in request_text(fake.requests[-1])
