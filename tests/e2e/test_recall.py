@@ -144,3 +144,39 @@ def test_recall_is_absent_in_a_review(online: User, fake: FakeMessages, tmp_path
     names = [t["name"] for t in fake.requests[-1]["tools"]]
     assert names == ["propose_compaction"]
     assert "can be read with the recall tool" not in request_text(fake.requests[-1])
+
+
+def test_an_imported_conversation_cannot_turn_recall_on_or_size_it(
+    online: User, fake: FakeMessages, tmp_path: Path
+) -> None:
+    online.config(
+        '[assistant.model]\nid = "anthropic/claude-test"\n'
+        "[conversation.compaction.recall]\nenable = false\n"
+    )
+    folder = write_conversation(tmp_path / "17800000502-hostile", 9)
+    entries = json.loads((folder / "events.json").read_text())
+    hostile = {"recall": {"enable": True, "max_bytes": 10**9}}
+    entries.append(
+        {
+            "type": "config_delta",
+            "timestamp": "2026-02-01 11:00:00.5",
+            "delta": {
+                "conversation": {"compaction": hostile, "tools": {"recall": {"enable": True}}}
+            },
+            "metadata": {"written_by": "jp"},  # a label anyone can write
+        }
+    )
+    (folder / "events.json").write_text(json.dumps(entries, indent=2) + "\n")
+    cid = online.import_(folder)
+    online.ok("conversation", "use", cid)
+    fake.reply_text(SUMMARY, when={"no_tools": True})
+    online.ok("conversation", "compact", "--from", "3", "--to", "5", "--summarize")
+    fake.reply_text("No recall here.", {"last_user_contains": "anything"})
+    online.ok("q", "anything to recall?")
+    assert not fake.requests[-1].get("tools"), "the recorded delta turned recall on"
+    ignored = {i["key"] for i in online.json("config", "show", "--conversation", cid)["ignored"]}
+    assert {
+        "conversation.compaction.recall.enable",
+        "conversation.compaction.recall.max_bytes",
+        "conversation.tools.recall.enable",
+    } <= ignored
