@@ -46,6 +46,7 @@ from porcelain.jpformat.sessionmap import RECORD_TYPE, SOURCE_KEY, records_of
 REASON = "jp conversation import"
 LOCK = "session-import"  # <gitdir>/jp/locks/session-import.lock
 WAIT_SECONDS = 300.0
+WROTE = ("imported", "updated", "forked")
 
 
 class ImportBusy(UserError):
@@ -131,6 +132,8 @@ def import_files(
             out.append(outcome)
             if progress:
                 progress(outcome)
+    if any(o.action in WROTE for o in out):
+        store.local.maintain()  # a pack per new conversation: git gc --auto when past its limit
     return out
 
 
@@ -297,7 +300,7 @@ def _create(
         start["timestamp"] = events[0]["timestamp"]
         return [start, *events]
 
-    return publish(store, chain, None, REASON)
+    return publish(store, chain, None, REASON, packed=True)
 
 
 def _update(
@@ -335,7 +338,8 @@ def _update(
         start["timestamp"] = rest[0]["timestamp"] if rest else events[-1]["timestamp"]
         return [start, *rest]
 
-    outcome.cid = publish(store, chain, base, f"{REASON} (changed file) {cid} ->")
+    reason = f"{REASON} (changed file) {cid} ->"
+    outcome.cid = publish(store, chain, base, reason, packed=True)
     outcome.action, outcome.new_records = "forked", len(groups) - same
 
 
