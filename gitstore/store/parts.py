@@ -88,9 +88,11 @@ class Log:
         parent: str | None,
         reason: str,
         tool_names: dict[str, str] | None = None,
+        packed: bool = False,
     ) -> str:
-        """Publish a new conversation whose chain ends with ``events``; its tip."""
-        return self._store.create(cid, events, parent, reason, tool_names)
+        """Publish a new conversation whose chain ends with ``events``; its tip
+        (``packed``: into a pack however few they are)."""
+        return self._store.create(cid, events, parent, reason, tool_names, packed)
 
     def append(
         self,

@@ -150,19 +150,22 @@ class Writing(Reading):
         parent: str | None,
         reason: str,
         tool_names: dict[str, str] | None = None,
+        packed: bool = False,
     ) -> str:
         """Publish a new conversation whose chain ends with ``events``.
 
-        ``PACK_AT`` events or more (an import) are streamed into packs, read from
-        ``events`` as they are written and never held (``streamed``); the ref is
-        written last, once every pack is complete.
+        ``PACK_AT`` events or more (an import), or any number with ``packed`` (one
+        of many conversations an import writes: a pack each costs far less than
+        three loose files an event), are streamed into packs, read from ``events``
+        as they are written and never held (``streamed``); the ref is written
+        last, once every pack is complete.
         """
         ids.check(cid)
         if self.exists(cid):
             raise ConversationExists(cid)
         try:
             keep: Callable[[], None]
-            if len(events) >= PACK_AT:
+            if packed or len(events) >= PACK_AT:
                 written = Streamed(self, events, parent, tool_names)
                 tip, keep = written.tip or parent, written.keep
             else:

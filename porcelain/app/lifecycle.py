@@ -43,9 +43,11 @@ def publish(
     parent: str | None,
     reason: str,
     cid: str | None = None,
+    packed: bool = False,
 ) -> str:
-    """Create a conversation under a fresh id (``cid`` first when given and free)."""
-    return publish_at(store, events, parent, reason, cid)[0]
+    """Create a conversation under a fresh id (``cid`` first when given and free;
+    ``packed``: its events into a pack however few they are, as an import wants)."""
+    return publish_at(store, events, parent, reason, cid, packed)[0]
 
 
 def publish_at(
@@ -54,6 +56,7 @@ def publish_at(
     parent: str | None,
     reason: str,
     cid: str | None = None,
+    packed: bool = False,
 ) -> tuple[str, str]:
     """``publish``, with the tip this process created the conversation at.
 
@@ -64,7 +67,9 @@ def publish_at(
     for attempt in range(ID_ATTEMPTS):
         chosen = cid if attempt == 0 and cid and not store.refs.exists(cid) else fresh_id(store)
         try:
-            return chosen, store.log.create(chosen, events(chosen), parent, f"{reason} {chosen}")
+            return chosen, store.log.create(
+                chosen, events(chosen), parent, f"{reason} {chosen}", packed=packed
+            )
         except ConversationExists:
             time.sleep(random.uniform(0, 0.01))
     raise ConversationExists(chosen)

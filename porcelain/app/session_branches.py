@@ -131,7 +131,7 @@ def _fork(
         first["timestamp"] = events[0]["timestamp"]
         return [first, *events]
 
-    return publish(store, start, point, f"{REASON} (rewind) {parent} ->")
+    return publish(store, start, point, f"{REASON} (rewind) {parent} ->", packed=True)
 
 
 def import_branched(
@@ -198,7 +198,7 @@ def _main(
         start["timestamp"] = events[0]["timestamp"] if events else start["timestamp"]
         return [start, *events]
 
-    return publish(store, chain, None, REASON)
+    return publish(store, chain, None, REASON, packed=True)
 
 
 class BrokenBranches(ValueError):

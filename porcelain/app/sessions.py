@@ -31,21 +31,21 @@ import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from gitstore import Event, Kind, Limits, Store
 from porcelain.app.describe import summaries
-from porcelain.app.lifecycle import publish, start_event
-from porcelain.app.session_branches import import_branched
 from porcelain.errors import UserError
-from porcelain.jpformat import claude_code, codex
 from porcelain.jpformat.sessionfiles import Found
 from porcelain.jpformat.sessionlines import SessionLines, Skipped, line_limit, scan
-from porcelain.jpformat.sessionmap import RECORD_TYPE, SOURCE_KEY, records_of
+
+if TYPE_CHECKING:
+    from porcelain.jpformat.claude_code import Mapped
 
 REASON = "jp conversation import"
 LOCK = "session-import"  # <gitdir>/jp/locks/session-import.lock
 WAIT_SECONDS = 300.0
+WROTE = ("imported", "updated", "forked")
 
 
 class ImportBusy(UserError):
@@ -70,6 +70,7 @@ class FileOutcome:
     skipped: list[Skipped] = field(default_factory=list)
     pending: bool = False
     error: str | None = None
+    branches: int = 0  # rewind branches this import made conversations of (one more each)
 
 
 @dataclass
@@ -106,7 +107,10 @@ def known_imports(store: Store) -> _Known:
     return known
 
 
-def _mapped(tool: str, records: list[dict[str, Any]]) -> claude_code.Mapped:
+def _mapped(tool: str, records: list[dict[str, Any]]) -> Mapped:
+    # lazy: an unchanged file (the frequent case: a hook's import) is never mapped
+    from porcelain.jpformat import claude_code, codex
+
     if tool == codex.TOOL:
         found = codex.map_records(records)
         return claude_code.Mapped(found.groups, found.session, None)
@@ -131,6 +135,8 @@ def import_files(
             out.append(outcome)
             if progress:
                 progress(outcome)
+    if any(o.action in WROTE for o in out):
+        store.local.maintain()  # a pack per new conversation: git gc --auto when past its limit
     return out
 
 
@@ -173,11 +179,16 @@ def _import_one(
     imported = _imported(tool, session, agent, found.rel)
     forks = known.forks.get(cid, {}) if cid else {}
     if mapped.forks or forks:
+        # lazy: with the mappers, only for a file that changed
+        from porcelain.app.session_branches import import_branched
+
         parent = known.by_session.get((tool, session)) if agent else None
         known_records = position["records"] if position else None
         outcome.action, outcome.cid, outcome.new_records, made = import_branched(
             store, cid, mapped, lines.records, imported, parent, forks, known_records
         )
+        before = forks if outcome.action != "forked" else {}
+        outcome.branches = len(set(made.values()) - set(before.values()))
         known.forks[outcome.cid] = made
     elif cid is None:
         parent = known.by_session.get((tool, session)) if agent else None
@@ -286,6 +297,9 @@ def _flat(groups: Sequence[list[Event]]) -> list[Event]:
 def _create(
     store: Store, groups: list[list[Event]], imported: dict[str, Any], parent: str | None
 ) -> str:
+    # lazy: only a file that changed writes
+    from porcelain.app.lifecycle import publish, start_event
+
     fork = None
     if parent is not None:
         where = store.refs.locate(parent)
@@ -297,7 +311,7 @@ def _create(
         start["timestamp"] = events[0]["timestamp"]
         return [start, *events]
 
-    return publish(store, chain, None, REASON)
+    return publish(store, chain, None, REASON, packed=True)
 
 
 def _update(
@@ -312,6 +326,10 @@ def _update(
     """Append what a grown file added; import a changed one as a fork.  With
     ``known_records`` (the recorded position vouches for the file's start) the
     stored events are not read back."""
+    # lazy: only a file that changed writes
+    from porcelain.app.lifecycle import publish, start_event
+    from porcelain.jpformat.sessionmap import records_of
+
     where = store.refs.require(cid)
     outcome.cid = cid
     if known_records is not None and known_records <= len(groups):
@@ -335,7 +353,8 @@ def _update(
         start["timestamp"] = rest[0]["timestamp"] if rest else events[-1]["timestamp"]
         return [start, *rest]
 
-    outcome.cid = publish(store, chain, base, f"{REASON} (changed file) {cid} ->")
+    reason = f"{REASON} (changed file) {cid} ->"
+    outcome.cid = publish(store, chain, base, reason, packed=True)
     outcome.action, outcome.new_records = "forked", len(groups) - same
 
 
@@ -347,6 +366,9 @@ def _append(store: Store, cid: str, tip: str, new: list[list[Event]], outcome: F
 
 
 def _carries(event: Event) -> bool:
+    # lazy: loaded with the mappers, by a file that changed
+    from porcelain.jpformat.sessionmap import RECORD_TYPE, SOURCE_KEY
+
     if event.get("type") == RECORD_TYPE:
         return True
     meta = event.get("metadata")

@@ -58,7 +58,18 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> tuple[User, Path, Path]:
 
 
 def rows(user: User) -> dict[str, dict[str, Any]]:
-    return {r["imported_from"]["path"]: r for r in user.ls("--all") if r.get("imported_from")}
+    """Each file's conversation by its path (a rewound file's rewind branches are more
+    conversations with the same path: see ``tips``)."""
+    return {
+        r["imported_from"]["path"]: r
+        for r in user.ls("--all")
+        if r.get("imported_from") and not r["imported_from"].get("branch")
+    }
+
+
+def tips(user: User) -> dict[str, str]:
+    """The tip of every imported conversation, rewind branches included."""
+    return {r["id"]: user.tip(r["id"]) for r in user.ls("--all") if r.get("imported_from")}
 
 
 def test_every_real_file_comes_back_equal(store: tuple[User, Path, Path], tmp_path: Path) -> None:
@@ -74,18 +85,18 @@ def test_every_real_file_comes_back_equal(store: tuple[User, Path, Path], tmp_pa
         out = tmp_path / rel.replace("/", "_")
         user.ok("conversation", "export", "--to", tool, row["id"], "-o", str(out))
         assert records(out / rel) == records(files[rel]), rel
-        for sub in (r for p, r in found.items() if r.get("forked_from") == row["id"]):
+        for sub in (r for p, r in found.items() if r.get("forked_from") == row["id"]):  # subagents
             back = out / sub["imported_from"]["path"]
             assert records(back) == records(files[sub["imported_from"]["path"]])
 
 
 def test_reimporting_the_real_files_writes_nothing(store: tuple[User, Path, Path]) -> None:
     user, root, home = store
-    tips = {rel: user.tip(r["id"]) for rel, r in rows(user).items()}
+    before = tips(user)
     out = user.ok("conversation", "import", "--from", "claude-code", str(root))
-    assert " 0 imported, 0 updated" in out
+    assert " 0 imported, 0 updated" in out and "rewind" not in out
     user.ok("conversation", "import", "--from", "codex", str(home))
-    assert {rel: user.tip(r["id"]) for rel, r in rows(user).items()} == tips
+    assert tips(user) == before
 
 
 @pytest.mark.parametrize("name", ["incremental-simple", "incremental-subagents"])
@@ -107,8 +118,8 @@ def test_the_incremental_real_captures_append(tmp_path: Path, name: str) -> None
     user.ok("conversation", "import", "--from", "claude-code", str(root))
     out = tmp_path / name / "out"
     main = rows(user)["demo/s.jsonl"]
-    tips = user.git("rev-list", "--count", user.tip(main["id"])).strip()
-    assert int(tips) > 1
+    count = user.git("rev-list", "--count", user.tip(main["id"])).strip()
+    assert int(count) > 1
     user.ok("conversation", "export", "--to", "claude-code", main["id"], "-o", str(out))
     assert records(out / "demo" / "s.jsonl") == records(source / "turn-2.jsonl")
     assert len([r for r in user.ls() if r.get("imported_from")]) == 1, "turn-2 appended to turn-1"

@@ -65,6 +65,7 @@ def test_a_rewind_is_a_fork_listed_by_ls_all(user: User, tmp_path: Path) -> None
     root = root_with(tmp_path, fixture_lines())
     out = user.ok("conversation", "import", "--from", "claude-code", str(root))
     assert "1 Claude Code file: 1 imported" in out
+    assert "1 /rewind branch as conversations of their own (ls --all)" in out, out
     main, fork = sides(user)
     assert fork["forked_from"] == main["id"]
     assert fork["imported_from"] == {
@@ -105,13 +106,16 @@ def test_reimport_is_idempotent_and_grows_each_branch(user: User, tmp_path: Path
     (only,) = [r for r in user.ls("--all") if r.get("imported_from")]
     before = user.tip(only["id"])
     (root / MAIN).write_text("".join(lines), encoding="utf-8")  # the rewind comes later
-    assert "1 updated" in user.ok("conversation", "import", "--from", "claude-code", str(root))
+    grown = user.ok("conversation", "import", "--from", "claude-code", str(root))
+    assert "1 updated" in grown
+    assert "1 /rewind branch as conversations of their own (ls --all)" in grown, grown
     main, fork = sides(user)
     assert main["id"] == only["id"] and user.tip(main["id"]) == before, "nothing new on main"
     tips = (user.tip(main["id"]), user.tip(fork["id"]))
     ops = user.ok("op", "log")
     again = user.ok("conversation", "import", "--from", "claude-code", str(root))
     assert "1 unchanged" in again and user.ok("op", "log") == ops
+    assert "rewind" not in again, "no branch was made this time"
     assert (user.tip(main["id"]), user.tip(fork["id"])) == tips
     with open(root / MAIN, "a", encoding="utf-8") as handle:
         handle.write(line(said("r-012", "r-011", "Now one about rebase.")))

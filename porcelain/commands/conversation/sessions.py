@@ -7,14 +7,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-from porcelain import clock
-from porcelain.app.session_export import export_session
 from porcelain.app.sessions import FileOutcome, import_files
-from porcelain.app.targets import resolve
 from porcelain.commands.context import App
 from porcelain.errors import UserError
 from porcelain.jpformat.sessionfiles import Found, claude_files, codex_files
-from porcelain.render.lsview import parse_since
 
 NAMES = {"claude-code": "Claude Code", "codex": "Codex"}
 
@@ -67,7 +63,7 @@ def changed_since(files: list[Found], moment: float) -> list[Found]:
 def import_sessions(
     app: App, tool: str, paths: tuple[Path, ...], quiet: bool, since: str | None = None
 ) -> None:
-    moment = parse_since(since, clock.now()).timestamp() if since else None
+    moment = _since(since) if since else None
     files = find_files(tool, paths)
     if moment is not None:
         files = changed_since(files, moment)
@@ -89,6 +85,14 @@ def import_sessions(
     )
 
 
+def _since(since: str) -> float:
+    # lazy: only --since reads a time (the listing's parser)
+    from porcelain import clock
+    from porcelain.render.lsview import parse_since
+
+    return parse_since(since, clock.now()).timestamp()
+
+
 def _row(o: FileOutcome) -> dict[str, Any]:
     return {
         "path": str(o.found.path),
@@ -99,6 +103,7 @@ def _row(o: FileOutcome) -> dict[str, Any]:
         "new_records": o.new_records,
         "skipped_lines": [{"line": s.line, "reason": s.reason} for s in o.skipped],
         "still_being_written": o.pending,
+        "rewind_branches": o.branches,
     }
 
 
@@ -108,6 +113,7 @@ def _counts(done: list[FileOutcome]) -> dict[str, int]:
         counts[o.action] += 1
     counts["skipped_lines"] = sum(len(o.skipped) for o in done)
     counts["records"] = sum(o.new_records for o in done)
+    counts["rewind_branches"] = sum(o.branches for o in done)
     return counts
 
 
@@ -118,6 +124,11 @@ def _summary(tool: str, done: list[FileOutcome]) -> str:
         parts.append(f"{c['forked']} changed (kept as forks)")
     if c["unreadable"]:
         parts.append(f"{c['unreadable']} unreadable")
+    if c["rewind_branches"]:  # a file that was rewound is more than one conversation
+        n = c["rewind_branches"]
+        parts.append(
+            f"{n} /rewind branch{'es' if n != 1 else ''} as conversations of their own (ls --all)"
+        )
     skipped = f", {c['skipped_lines']} line{'s' if c['skipped_lines'] != 1 else ''} skipped"
     files = f"{len(done)} {NAMES[tool]} file{'s' if len(done) != 1 else ''}"
     return f"{files}: {', '.join(parts)} ({c['records']} new records){skipped if c['skipped_lines'] else ''}"
@@ -147,6 +158,10 @@ class _Progress:
 
 
 def export_sessions(app: App, tool: str, target: str | None, dest: Path) -> None:
+    # lazy: an import, the frequent call, does not load the export side
+    from porcelain.app.session_export import export_session
+    from porcelain.app.targets import resolve
+
     store = app.store()
     loc = resolve(store, target)
     written = export_session(store, loc.cid, tool, dest)

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from porcelain.app.targets import resolve
-from porcelain.app.transfer import export_conversation, store_imported
 from porcelain.commands.context import App
 from porcelain.errors import UsageError, UserError
-from porcelain.jpformat import EventFile, JpFolder, scan_conversation
-from porcelain.render.progress import ReadProgress
+
+if TYPE_CHECKING:
+    from porcelain.jpformat import JpFolder
+    from porcelain.render.progress import ReadProgress
 
 SESSION_TOOLS = ("claude-code", "codex")
 
@@ -92,6 +92,10 @@ def _import_jp(app: App, folders: tuple[Path, ...], activate: bool) -> None:
                 f"{folder}: not a folder",
                 "give a JP conversation folder (one that holds events.json and metadata.json)",
             )
+    # lazy: a session import (the hooks' frequent call) never reads JP folders
+    from porcelain.jpformat import scan_conversation
+    from porcelain.render.progress import ReadProgress
+
     limits = app.limits()
     progress = ReadProgress(app.output, "import")
     try:
@@ -104,6 +108,9 @@ def _import_jp(app: App, folders: tuple[Path, ...], activate: bool) -> None:
 
 def _counted(conv: JpFolder, progress: ReadProgress, verb: str) -> None:
     """The progress line counts the next pass over ``conv``'s events as ``verb``."""
+    # lazy: with the JP folder reader, loaded by _import_jp
+    from porcelain.jpformat import EventFile
+
     if isinstance(conv.events, EventFile):
         conv.events.on_event = progress.counting(verb)
 
@@ -117,6 +124,7 @@ def _write_jp(
 ) -> None:
     # lazy: only an import reads the re-import records
     from porcelain.app.reimport import already_there, outcome
+    from porcelain.app.transfer import store_imported
 
     store = app.store()
     created: list[dict[str, Any]] = []
@@ -176,6 +184,10 @@ def export(app: App, target: str | None, dest: Path, fmt: str) -> None:
 
         export_sessions(app, fmt, target, dest)
         return
+    # lazy: the JP layout's writer, not loaded by a session import
+    from porcelain.app.targets import resolve
+    from porcelain.app.transfer import export_conversation
+
     store = app.store()
     loc = resolve(store, target)
     count = export_conversation(store, loc, dest)
