@@ -22,7 +22,7 @@ from gitstore.errors import ConcurrentUpdate, ConversationBusy
 from gitstore.refs import quarantine, transaction
 from gitstore.refs.transaction import SYMBOLIC, RefUpdate
 from gitstore.store.core import Store
-from gitstore.sync import fetching, remotes
+from gitstore.sync import fetching, journal, remotes
 from gitstore.sync import lock as synclock
 from gitstore.sync import meta as syncmeta
 from gitstore.sync.ancestry import Comparison, repo_parent
@@ -35,6 +35,7 @@ from gitstore.sync.transport import Transport, choose
 
 Progress = Callable[[str, int, int], None]
 BATCH = 200  # conversations moved per transaction (each holds its lock file open)
+SCOPED_MAX = 2000  # conversations read by name; past that one listing of them all is cheaper
 
 
 @dataclass(frozen=True)
@@ -84,19 +85,25 @@ class Syncer:
         self._parent = repo_parent(self.repo)
         self.signature = store.notes.signature()  # notes merges: on the store's clock
         self._held = False
+        self.scope: set[str] | None = None  # the copies the last fetch brought (None: all)
+        self.journal_note: Outcome | None = None  # why the journal was not used
 
     def compare(self, a: str, b: str) -> Comparison:
         return compare_tips(a, b, self._parent)
 
     # -- state ------------------------------------------------------------------------
 
-    def local_tips(self) -> dict[str, Tips]:
-        """This store's conversations (refs that are commits: a broken one is left alone)."""
+    def local_tips(self, cids: set[str] | None = None) -> dict[str, Tips]:
+        """This store's conversations (refs that are commits: a broken one is left
+        alone); with ``cids``, only those."""
         out: dict[str, Tips] = {}
-        for row in self.transport.list_refs([refs.LIVE_PREFIX, refs.ARCHIVE_PREFIX]):
+        wanted = [refs.LIVE_PREFIX, refs.ARCHIVE_PREFIX]
+        if cids is not None and len(cids) <= SCOPED_MAX:
+            wanted = [name for c in sorted(cids) for name in (refs.live(c), refs.archived(c))]
+        for row in self.transport.list_refs(wanted) if wanted else []:
             archived = row.name.startswith(refs.ARCHIVE_PREFIX)
             cid = row.name[len(refs.ARCHIVE_PREFIX if archived else refs.LIVE_PREFIX) :]
-            if not ids.is_valid(cid):
+            if not ids.is_valid(cid) or (cids is not None and cid not in cids):
                 continue
             tips = out.setdefault(cid, Tips())
             if row.kind != "commit":
@@ -124,14 +131,105 @@ class Syncer:
 
     # -- pull --------------------------------------------------------------------------
 
-    def fetch(self) -> None:
-        """Fetch, then check every copy (``fetching``): what fails is refused, by name."""
+    def fetch(self, full: bool = False) -> None:
+        """Fetch what moved on the remote (the journal's names; ``full`` or when the
+        journal cannot say: everything), then check every copy that came
+        (``fetching``): what fails is refused, by name."""
         self.progress("fetching", 0, 0)
-        refused = fetching.fetch(self.transport, self.remote, self.store.gitdir)
+        self.journal_note, self.scope = None, None
+        gitdir = self.store.gitdir
+        if not full and self._journal_usable():
+            scope = self._fetch_journaled()
+            if scope is not None:
+                self.progress("checking", 0, len(scope))
+                self.inbound = fetching.screen(
+                    self.store, self.transport, self.remote, self.limits, [], scope
+                )
+                self.scope = scope
+                self._accept_journal(reconciled=False)
+                return
+        else:
+            fetching.fetch_journal(self.transport, self.remote)  # before the listing
+        refused = fetching.fetch(self.transport, self.remote, gitdir)
         self.progress("checking", 0, 0)
         self.inbound = fetching.screen(
             self.store, self.transport, self.remote, self.limits, refused
         )
+        self._accept_journal(reconciled=True)
+
+    def journal_tip(self, name: str = journal.COPY) -> str | None:
+        """The remote's journal as the last pull finished with it (None: none)."""
+        ref = self.repo.references.get(self.tracking + name)
+        return None if ref is None else str(ref.target)
+
+    def _accept_journal(self, reconciled: bool) -> None:
+        """The pull is done: the journal as fetched is where the next one starts (a
+        pull killed before this point walks the same entries again)."""
+        tip = self.journal_tip(journal.INCOMING)
+        if tip is None:
+            self.transport.delete_refs([self.tracking + journal.COPY])
+        elif tip != self.journal_tip():
+            self.repo.create_reference_direct(self.tracking + journal.COPY, tip, True)
+        journal.record_pull(self.store.gitdir, self.remote, reconciled)
+
+    def _journal_usable(self) -> bool:
+        if self.transport.name != "git" or self.journal_tip() is None:
+            return False  # libgit2 asks for every ref anyway; no copy: reconcile first
+        return (
+            journal.pulls_since_reconcile(self.store.gitdir, self.remote) < journal.RECONCILE_EVERY
+        )
+
+    def _fetch_journaled(self) -> set[str] | None:
+        """Fetch the journal, then the refs it names; the copies to check, or None
+        when the journal cannot say (the caller fetches everything)."""
+        before = self.journal_tip()
+        fetching.fetch_journal(self.transport, self.remote)
+        after = self.journal_tip(journal.INCOMING)
+        if after is None:
+            return None  # the remote lost its journal
+        names: set[str] = set()
+        if after != before:
+            reading = journal.read(self.repo, after, before)
+            if reading.names is None:
+                if reading.problem:
+                    detail = f"{reading.problem}; every ref was fetched instead"
+                    note = Outcome(journal.REMOTE_REF, "skipped", kind="warning", detail=detail)
+                    self.journal_note = note
+                return None
+            names = reading.names
+        # refused against another size limit: fetched and checked again, as a full pull does
+        names |= {
+            ref
+            for ref, e in quarantine.recorded(self.store.gitdir, self.remote).items()
+            if e.stage == "check" and e.limit != self.limits.max_event_bytes
+        }
+        if not names:
+            return set()
+        self.progress("fetching", 0, len(names))
+        return fetching.fetch_moved(self.transport, self.remote, self.store.gitdir, names)
+
+    def complete(self) -> None:
+        """After a fetch of what moved: every other copy too, as it was accepted
+        before (a push compares them all with this store)."""
+        if self.scope is None:
+            return
+        for row in self.transport.list_refs([self.tracking]):
+            rest = row.name[len(self.tracking) :]
+            if rest in self.scope or fetching.name_problem(rest) is not None:
+                continue
+            if rest.startswith("notes/"):
+                if row.kind == "commit":
+                    self.inbound.notes.setdefault(rest[len("notes/") :], row.oid)
+            else:
+                self.inbound.conversations.setdefault(rest, row.oid)
+        self.scope = None
+
+    def _cids(self) -> set[str] | None:
+        """The conversations the last fetch may have moved (None: all)."""
+        if self.scope is None:
+            return None
+        named = (conversation_name(rest) for rest in self.scope)
+        return {n[0] for n in named if not isinstance(n, str)}
 
     def refusals(self) -> list[Outcome]:
         acks = quarantine.acknowledged(self.store.gitdir)
@@ -147,10 +245,12 @@ class Syncer:
             for r in self.inbound.refused
         ]
 
-    def pull(self) -> list[Outcome]:
+    def pull(self, full: bool = False) -> list[Outcome]:
+        """Fetch and integrate (``full``: list every ref of the remote, a reconcile)."""
         with self.exclusive():
-            self.fetch()
-            outcomes = self.refusals() + self.integrate()
+            self.fetch(full)
+            note = [self.journal_note] if self.journal_note else []
+            outcomes = note + self.refusals() + self.integrate()
             if not any(o.action == "changed" for o in outcomes):
                 return outcomes
             # a ref locked by a jp killed a moment ago: once its lock is old enough
@@ -175,7 +275,10 @@ class Syncer:
 
     def integrate(self) -> list[Outcome]:
         outcomes = self.integrate_notes()
-        local, remote_tips = self.local_tips(), self.remote_tips()
+        cids = self._cids()
+        if cids is not None and not cids:
+            return outcomes
+        local, remote_tips = self.local_tips(cids), self.remote_tips()
         for cid in sorted(c for c, t in local.items() if t.broken):
             outcomes.append(self._broken(cid, local.pop(cid)))
             remote_tips.pop(cid, None)
@@ -305,7 +408,9 @@ class Syncer:
         """The remote keeps the id; the local copy continues under a new id."""
         assert step.fork is not None and step.target is not None
         cid = step.cid
-        new_id = ids.new_id(self.store.clock.now(), lambda c: c in taken or self.store.refs.exists(c))
+        new_id = ids.new_id(
+            self.store.clock.now(), lambda c: c in taken or self.store.refs.exists(c)
+        )
         taken.add(new_id)
         syncmeta.copy_meta(self.store, self.signature, cid, new_id, step, self.remote)
         fork_ref = refs.archived(new_id) if step.fork.archived else refs.live(new_id)
