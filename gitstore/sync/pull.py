@@ -22,7 +22,7 @@ from gitstore.errors import ConcurrentUpdate, ConversationBusy
 from gitstore.refs import quarantine, transaction
 from gitstore.refs.transaction import SYMBOLIC, RefUpdate
 from gitstore.store.core import Store
-from gitstore.sync import fetching, journal, remotes
+from gitstore.sync import fetching, journal, journaled, remotes
 from gitstore.sync import lock as synclock
 from gitstore.sync import meta as syncmeta
 from gitstore.sync.ancestry import Comparison, repo_parent
@@ -138,15 +138,15 @@ class Syncer:
         self.progress("fetching", 0, 0)
         self.journal_note, self.scope = None, None
         gitdir = self.store.gitdir
-        if not full and self._journal_usable():
-            scope = self._fetch_journaled()
+        if not full and journaled.usable(self):
+            scope = journaled.fetch(self)
             if scope is not None:
                 self.progress("checking", 0, len(scope))
                 self.inbound = fetching.screen(
                     self.store, self.transport, self.remote, self.limits, [], scope
                 )
                 self.scope = scope
-                self._accept_journal(reconciled=False)
+                journaled.accept(self, reconciled=False)
                 return
         else:
             fetching.fetch_journal(self.transport, self.remote)  # before the listing
@@ -155,74 +155,20 @@ class Syncer:
         self.inbound = fetching.screen(
             self.store, self.transport, self.remote, self.limits, refused
         )
-        self._accept_journal(reconciled=True)
+        journaled.accept(self, reconciled=True)
 
     def journal_tip(self, name: str = journal.COPY) -> str | None:
         """The remote's journal as the last pull finished with it (None: none)."""
         ref = self.repo.references.get(self.tracking + name)
         return None if ref is None else str(ref.target)
 
-    def _accept_journal(self, reconciled: bool) -> None:
-        """The pull is done: the journal as fetched is where the next one starts (a
-        pull killed before this point walks the same entries again)."""
-        tip = self.journal_tip(journal.INCOMING)
-        if tip is None:
-            self.transport.delete_refs([self.tracking + journal.COPY])
-        elif tip != self.journal_tip():
-            self.repo.create_reference_direct(self.tracking + journal.COPY, tip, True)
-        journal.record_pull(self.store.gitdir, self.remote, reconciled)
-
-    def _journal_usable(self) -> bool:
-        if self.transport.name != "git" or self.journal_tip() is None:
-            return False  # libgit2 asks for every ref anyway; no copy: reconcile first
-        return (
-            journal.pulls_since_reconcile(self.store.gitdir, self.remote) < journal.RECONCILE_EVERY
-        )
-
-    def _fetch_journaled(self) -> set[str] | None:
-        """Fetch the journal, then the refs it names; the copies to check, or None
-        when the journal cannot say (the caller fetches everything)."""
-        before = self.journal_tip()
-        fetching.fetch_journal(self.transport, self.remote)
-        after = self.journal_tip(journal.INCOMING)
-        if after is None:
-            return None  # the remote lost its journal
-        names: set[str] = set()
-        if after != before:
-            reading = journal.read(self.repo, after, before)
-            if reading.names is None:
-                if reading.problem:
-                    detail = f"{reading.problem}; every ref was fetched instead"
-                    note = Outcome(journal.REMOTE_REF, "skipped", kind="warning", detail=detail)
-                    self.journal_note = note
-                return None
-            names = reading.names
-        # refused against another size limit: fetched and checked again, as a full pull does
-        names |= {
-            ref
-            for ref, e in quarantine.recorded(self.store.gitdir, self.remote).items()
-            if e.stage == "check" and e.limit != self.limits.max_event_bytes
-        }
-        if not names:
-            return set()
-        self.progress("fetching", 0, len(names))
-        return fetching.fetch_moved(self.transport, self.remote, self.store.gitdir, names)
+    @staticmethod
+    def warning(ref: str, detail: str) -> Outcome:
+        return Outcome(ref, "skipped", kind="warning", detail=detail)
 
     def complete(self) -> None:
-        """After a fetch of what moved: every other copy too, as it was accepted
-        before (a push compares them all with this store)."""
-        if self.scope is None:
-            return
-        for row in self.transport.list_refs([self.tracking]):
-            rest = row.name[len(self.tracking) :]
-            if rest in self.scope or fetching.name_problem(rest) is not None:
-                continue
-            if rest.startswith("notes/"):
-                if row.kind == "commit":
-                    self.inbound.notes.setdefault(rest[len("notes/") :], row.oid)
-            else:
-                self.inbound.conversations.setdefault(rest, row.oid)
-        self.scope = None
+        """After a fetch of what moved: every other copy too (``journaled.complete``)."""
+        journaled.complete(self)
 
     def _cids(self) -> set[str] | None:
         """The conversations the last fetch may have moved (None: all)."""

@@ -131,20 +131,21 @@ def _outcome(step: PushStep, results: dict[str, RefResult]) -> Outcome:
     return Outcome(step.cid, step.action.value, kind=kind, direction="push")
 
 
-def push(syncer: Syncer, retries: int = RETRIES) -> list[Outcome]:
-    """Pull, then send; on a lost race pull again and resend what was rejected."""
+def push(syncer: Syncer, retries: int = RETRIES, full: bool = False) -> list[Outcome]:
+    """Pull (``full``: a reconcile), then send; on a lost race pull again and
+    resend what was rejected."""
     with syncer.exclusive():
-        return list(dict.fromkeys(_push(syncer, retries)))  # each pull names its refusals
+        return list(dict.fromkeys(_push(syncer, retries, full)))  # each pull names its refusals
 
 
-def _push(syncer: Syncer, retries: int) -> list[Outcome]:
+def _push(syncer: Syncer, retries: int, full: bool) -> list[Outcome]:
     outcomes: list[Outcome] = []
     sent: set[str] = set()  # every ref this push moved, for the journal
     by_ref: dict[str, RefResult] = {}
     for attempt in range(retries + 1):
         # a lost race: the remote moved beyond what its journal says (plain git,
         # or an old jp), so the retry lists it all
-        outcomes += syncer.pull(full=attempt > 0)
+        outcomes += syncer.pull(full=full or attempt > 0)
         planned = plan(syncer)
         held = [s for s in planned if isinstance(s, Outcome)]
         steps = [s for s in planned if isinstance(s, PushStep)]
