@@ -74,6 +74,15 @@ def pair(machine: Make) -> tuple[Store, Syncer, Store, Syncer]:
     return a, sa, b, sb
 
 
+@pytest.fixture
+def moved(pair: tuple[Store, Syncer, Store, Syncer]) -> tuple[Store, Syncer]:
+    """``pair`` after the first machine pushed a new event of jp-c1: the second one."""
+    a, sa, b, sb = pair
+    add(a, "jp-c1", "more")
+    push(sa)
+    return b, sb
+
+
 def remote_journal(remote: Remote) -> list[str]:
     """Every name in the remote's journal, newest entry first."""
     hostile = Hostile(remote.path)
@@ -83,11 +92,9 @@ def remote_journal(remote: Remote) -> list[str]:
 
 @every_remote
 def test_a_push_names_what_it_moved_and_a_pull_fetches_only_that(
-    pair: tuple[Store, Syncer, Store, Syncer], bare_remote: Remote
+    moved: tuple[Store, Syncer], bare_remote: Remote
 ) -> None:
-    a, sa, b, sb = pair
-    add(a, "jp-c1", "more")
-    push(sa)
+    b, sb = moved
     assert remote_journal(bare_remote)[0] == refs.live("jp-c1")
     # plain git moves jp-c2 without a journal entry: a journal pull does not fetch it
     bad = Hostile(bare_remote.path, journal=False)
@@ -162,11 +169,9 @@ def test_a_hostile_journal_is_refused_in_one_line_and_the_pull_is_whole(
 
 
 def test_a_journal_naming_refs_that_do_not_exist_fetches_what_does(
-    pair: tuple[Store, Syncer, Store, Syncer], bare_remote: Remote
+    moved: tuple[Store, Syncer], bare_remote: Remote
 ) -> None:
-    a, sa, b, sb = pair
-    add(a, "jp-c1", "more")
-    push(sa)
+    b, sb = moved
     bad = Hostile(bare_remote.path)
     bad.journal(refs.live("jp-c404"), refs.archived("jp-c405"), "refs/notes/meta")
     assert pulled(sb.pull()) == {"jp-c1": "fast-forwarded"}
