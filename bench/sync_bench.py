@@ -28,7 +28,16 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import build
-from bench.common import Results, Row, clean_env, interleaved, jp_command, run_process, table
+from bench.common import (
+    Results,
+    Row,
+    clean_env,
+    cpu_now,
+    interleaved,
+    jp_command,
+    run_process,
+    table,
+)
 from gitstore import refs
 from gitstore.store.core import Store
 
@@ -72,15 +81,20 @@ def size_section(root: Path, count: int, runs: int, results: Results) -> None:
         home.mkdir()
         run_process([*jp, "remote", "add", "origin", str(remote)], env, home)
 
+    spent: dict[float, float] = {}  # CPU seconds (with children) of each figure, by figure
+
     def once(argv: list[str], env: dict[str, str], home: Path) -> float:
+        before = cpu_now()
         took = run_process(argv, env, home)
+        spent[took] = cpu_now() - before
         _settle(laptop.gitdir, desktop.gitdir, remote)
         return took
 
     def row(name: str, jp_s: float, base: str, base_s: float, target: str, ok: bool) -> None:
-        results.add(
-            Row(f"sync {count:,}: {name}", jp_s, base, base_s, target, "yes" if ok else "NO")
-        )
+        met = "yes" if ok else "NO"
+        cpu, base_cpu = spent.get(jp_s), spent.get(base_s)
+        name = f"sync {count:,}: {name}"
+        results.add(Row(name, jp_s, base, base_s, target, met, cpu=cpu, base_cpu=base_cpu))
 
     home_l, home_d = root / "home-l", root / "home-d"
     push_first = once([*jp, "push"], env_l, home_l)
@@ -113,6 +127,7 @@ def size_section(root: Path, count: int, runs: int, results: Results) -> None:
         },
         runs,
     )
+    spent.update({noop[k]: noop.cpu[k] for k in ("jp", "one", "all")})
     row("no-op pull", noop["jp"], "git fetch of one ref", noop["one"], "within 2x",
         noop["jp"] <= 2 * noop["one"])  # fmt: skip
     row("no-op pull", noop["jp"], "git fetch of every conversation ref", noop["all"],
