@@ -83,6 +83,13 @@ def moved(pair: tuple[Store, Syncer, Store, Syncer]) -> tuple[Store, Syncer]:
     return b, sb
 
 
+def drift(remote: Remote) -> Hostile:
+    """Plain git moves jp-c2 on the remote, with no journal entry."""
+    bad = Hostile(remote.path, journal=False)
+    bad.ref(refs.live("jp-c2"), bad.event(request("unjournaled"), bad.tip(refs.live("jp-c2"))))
+    return bad
+
+
 def remote_journal(remote: Remote) -> list[str]:
     """Every name in the remote's journal, newest entry first."""
     hostile = Hostile(remote.path)
@@ -97,8 +104,7 @@ def test_a_push_names_what_it_moved_and_a_pull_fetches_only_that(
     b, sb = moved
     assert remote_journal(bare_remote)[0] == refs.live("jp-c1")
     # plain git moves jp-c2 without a journal entry: a journal pull does not fetch it
-    bad = Hostile(bare_remote.path, journal=False)
-    bad.ref(refs.live("jp-c2"), bad.event(request("unjournaled"), bad.tip(refs.live("jp-c2"))))
+    bad = drift(bare_remote)
     before = b.refs.require("jp-c2").tip
     assert pulled(sb.pull()) == {"jp-c1": "fast-forwarded"}
     assert sb.scope == {"conversations/jp-c1"}, "only the journal's names were checked"
@@ -114,8 +120,7 @@ def test_a_pull_reconciles_every_so_often(
     pair: tuple[Store, Syncer, Store, Syncer], bare_remote: Remote
 ) -> None:
     a, sa, b, sb = pair
-    bad = Hostile(bare_remote.path, journal=False)
-    bad.ref(refs.live("jp-c2"), bad.event(request("unjournaled"), bad.tip(refs.live("jp-c2"))))
+    drift(bare_remote)
     for _ in range(journal.RECONCILE_EVERY):
         journal.record_pull(b.gitdir, "origin", reconciled=False)
     assert pulled(sb.pull()) == {"jp-c2": "fast-forwarded"} and sb.scope is None
@@ -155,8 +160,7 @@ def test_a_hostile_journal_is_refused_in_one_line_and_the_pull_is_whole(
     pair: tuple[Store, Syncer, Store, Syncer], bare_remote: Remote, entry: str, problem: str
 ) -> None:
     a, sa, b, sb = pair
-    bad = Hostile(bare_remote.path, journal=False)
-    bad.ref(refs.live("jp-c2"), bad.event(request("moved"), bad.tip(refs.live("jp-c2"))))
+    bad = drift(bare_remote)
     forged = bad.commit(bad.tree([]), bad.tip(journal.REMOTE_REF), message=entry)
     bad.ref(journal.REMOTE_REF, forged)
     out = sb.pull()
@@ -182,8 +186,7 @@ def test_a_journal_rewritten_below_the_copy_means_a_reconcile(
     pair: tuple[Store, Syncer, Store, Syncer], bare_remote: Remote
 ) -> None:
     a, sa, b, sb = pair
-    bad = Hostile(bare_remote.path, journal=False)
-    bad.ref(refs.live("jp-c2"), bad.event(request("moved"), bad.tip(refs.live("jp-c2"))))
+    bad = drift(bare_remote)
     bad.ref(journal.REMOTE_REF, bad.commit(bad.tree([]), message=journal.message([])))
     out = sb.pull()
     assert pulled(out) == {"jp-c2": "fast-forwarded"} and sb.scope is None
