@@ -40,6 +40,7 @@ SECTIONS = (
     "sessions",
     "search",
     "search-scale",
+    "sync",
 )
 SCALE_ONLY = {"search-scale"}  # only when named: 100,000 conversations take long
 FIXTURES = ROOT.parent / "shared" / "fixtures" / "jp-conversations"
@@ -116,6 +117,14 @@ def run(args: argparse.Namespace, profile: Profile, root: Path, results: Results
 
         results.log("other tools' sessions")
         session_cases.sessions_section(root, profile, results)
+    if "sync" in wanted:
+        from bench import sync_bench
+
+        results.log("sync at scale, against plain git")
+        sizes = {"full": (1_000, 10_000), "quick": (1_000,)}.get(profile.name, (50,))
+        sync_folder = root / "sync"
+        sync_folder.mkdir()
+        sync_bench.section(sync_folder, sizes, profile.few(profile.runs), results)
     if wanted & {"search", "search-scale"}:
         from bench import search_cases
 

@@ -1,182 +1,170 @@
-"""Push and pull of 1,000 conversations to a local bare remote.
+"""Sync at scale: `jp push` and `jp pull` against plain git on the same stores.
 
-Every figure is a whole `jp` process, measured against plain git on the same
-store in the same run: `git push --mirror` for a push, and a plain
-`git fetch` of the same refs into an empty repository for a pull.
+Each size is a store of N conversations (refs packed, one title each, built in
+process: `bench.build.many_conversations`), a bare remote and a second store.
+Every figure is a whole process, measured beside its plain-git baseline in the
+same run:
 
-    python bench/sync_bench.py [--conversations N] [--turns N]
+- first push / first pull: `git push --mirror` / `git clone --mirror`;
+- no-op pull: a no-op `git fetch` of one ref, and a no-op plain `git fetch` of
+  every conversation ref;
+- push / pull of 10 changed conversations: plain git pushing / fetching just
+  those 10 refs.
+
+    python bench/sync_bench.py [--sizes 1000,10000] [--runs 5]
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import random
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from gitstore.store.core import Store  # noqa: E402
-from gitstore.store.repo import init_bare  # noqa: E402
+from bench import build
+from bench.common import (
+    Results,
+    Row,
+    clean_env,
+    cpu_now,
+    interleaved,
+    jp_command,
+    run_process,
+    table,
+)
+from gitstore import refs
+from gitstore.store.core import Store
 
-JP = Path(sys.executable).parent / "jp"
-
-
-def synthetic(cid: str, turns: int, rng: random.Random) -> list[dict[str, Any]]:
-    """A request, reasoning, two tool calls with 1-4 KB results and an answer per turn."""
-    stamp = f"2026-01-05T09:00:{rng.randrange(60):02d}Z"
-    events: list[dict[str, Any]] = [
-        {"type": "conversation_start", "timestamp": stamp, "conversation_id": cid}
-    ]
-    for turn in range(turns):
-        events.append({"type": "turn_start", "timestamp": stamp})
-        events.append(
-            {
-                "type": "chat_request",
-                "timestamp": stamp,
-                "content": f"{cid} turn {turn}: please look at module {rng.random()}",
-            }
-        )
-        events.append(
-            {
-                "type": "chat_response",
-                "timestamp": stamp,
-                "reasoning": f"thinking about {rng.random()}",
-            }
-        )
-        for call in range(2):
-            tool_id = f"toolu_{turn}_{call}"
-            events.append(
-                {
-                    "type": "tool_call_request",
-                    "timestamp": stamp,
-                    "id": tool_id,
-                    "name": "fs_read_file",
-                    "arguments": {"path": f"src/m{call}.rs"},
-                }
-            )
-            body = "".join(rng.choice("abcdefgh \n") for _ in range(rng.randrange(1024, 4096)))
-            events.append(
-                {
-                    "type": "tool_call_response",
-                    "timestamp": stamp,
-                    "id": tool_id,
-                    "content": body,
-                    "is_error": False,
-                }
-            )
-        events.append(
-            {
-                "type": "chat_response",
-                "timestamp": stamp,
-                "message": f"done with turn {turn} {rng.random()}",
-            }
-        )
-    return events
+CHANGED = 10
 
 
-def environment(root: Path, store: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "TMPDIR")}
-    env.update(
-        {
-            "HOME": str(root / "home"),
-            "XDG_CONFIG_HOME": str(root / "config"),
-            "XDG_DATA_HOME": str(root / "data"),
-            "XDG_CACHE_HOME": str(root / "cache"),
-            "JP_STORE": str(store),
-            "GIT_CONFIG_NOSYSTEM": "1",
-        }
-    )
-    return env
+def _git(gitdir: Path, *args: str) -> list[str]:
+    return ["git", "--git-dir", str(gitdir), *args]
 
 
-def timed(args: list[str], env: dict[str, str] | None = None) -> float:
-    start = time.perf_counter()
-    proc = subprocess.run(args, env=env, capture_output=True, text=True)
-    elapsed = time.perf_counter() - start
-    if proc.returncode != 0:
-        raise SystemExit(f"{' '.join(args[:4])} failed: {proc.stderr.strip()}")
-    return elapsed
-
-
-def settle(*stores: Path, limit: float = 300.0) -> None:
-    """Wait for the `git gc --auto` a sync leaves running in the background."""
+def _settle(*gitdirs: Path, limit: float = 300.0) -> None:
+    """Wait for the `git gc --auto` a sync may leave running."""
     deadline = time.monotonic() + limit
-    while any((s / "gc.pid").exists() for s in stores) and time.monotonic() < deadline:
+    while any((g / "gc.pid").exists() for g in gitdirs) and time.monotonic() < deadline:
         time.sleep(0.1)
 
 
-def bare(path: Path) -> Path:
+def _bare(path: Path) -> Path:
     subprocess.run(["git", "init", "--bare", "-q", str(path)], check=True)
     return path
 
 
-def main() -> None:
+def _change(store: Store, cids: list[str]) -> None:
+    for cid in cids:
+        tip = store.refs.require(cid).tip
+        event = {"type": "chat_request", "timestamp": "2026-01-05T09:30:00Z", "content": "more"}
+        store.log.append(cid, [event], tip, "bench")
+
+
+def size_section(root: Path, count: int, runs: int, results: Results) -> None:
+    """Every row for one store of ``count`` conversations."""
+    results.log(f"  building {count:,} conversations")
+    laptop = build.new_store(root / "laptop.git")
+    cids = build.many_conversations(laptop, count, results.log)
+    remote, mirror = _bare(root / "remote.git"), _bare(root / "mirror.git")
+    desktop = build.new_store(root / "desktop.git")
+    jp = jp_command()
+    env_l = clean_env(root / "home-l", laptop.path)
+    env_d = clean_env(root / "home-d", desktop.path)
+    for env, home in ((env_l, root / "home-l"), (env_d, root / "home-d")):
+        home.mkdir()
+        run_process([*jp, "remote", "add", "origin", str(remote)], env, home)
+
+    spent: dict[float, float] = {}  # CPU seconds (with children) of each figure, by figure
+
+    def once(argv: list[str], env: dict[str, str], home: Path) -> float:
+        before = cpu_now()
+        took = run_process(argv, env, home)
+        spent[took] = cpu_now() - before
+        _settle(laptop.gitdir, desktop.gitdir, remote)
+        return took
+
+    def row(name: str, jp_s: float, base: str, base_s: float, target: str, ok: bool) -> None:
+        met = "yes" if ok else "NO"
+        cpu, base_cpu = spent.get(jp_s), spent.get(base_s)
+        name = f"sync {count:,}: {name}"
+        results.add(Row(name, jp_s, base, base_s, target, met, cpu=cpu, base_cpu=base_cpu))
+
+    home_l, home_d = root / "home-l", root / "home-d"
+    push_first = once([*jp, "push"], env_l, home_l)
+    mirror_push = once(_git(laptop.gitdir, "push", "-q", "--mirror", str(mirror)), env_l, home_l)
+    row("first push", push_first, "git push --mirror", mirror_push, "within 3x",
+        push_first <= 3 * mirror_push)  # fmt: skip
+    pull_first = once([*jp, "pull"], env_d, home_d)
+    clone_argv = [
+        "git",
+        "clone",
+        "-q",
+        "--mirror",
+        "--no-local",
+        str(remote),
+        str(root / "clone.git"),
+    ]
+    clone = once(clone_argv, env_d, home_d)
+    row("first pull", pull_first, "git clone --mirror", clone, "within 3x", pull_first <= 3 * clone)
+
+    clone_git = root / "clone.git"
+    one_ref = _git(clone_git, "fetch", "-q", str(remote), "+refs/notes/meta:refs/bench/meta")
+    all_refs = _git(clone_git, "fetch", "-q", str(remote), "+refs/conversations/*:refs/bench/c/*")
+    run_process(one_ref, env_d, home_d)
+    run_process(all_refs, env_d, home_d)
+    noop = interleaved(
+        {
+            "jp": lambda: run_process([*jp, "pull"], env_d, home_d),
+            "one": lambda: run_process(one_ref, env_d, home_d),
+            "all": lambda: run_process(all_refs, env_d, home_d),
+        },
+        runs,
+    )
+    spent.update({noop[k]: noop.cpu[k] for k in ("jp", "one", "all")})
+    row("no-op pull", noop["jp"], "git fetch of one ref", noop["one"], "within 2x",
+        noop["jp"] <= 2 * noop["one"])  # fmt: skip
+    row("no-op pull", noop["jp"], "git fetch of every conversation ref", noop["all"],
+        "faster at 10,000", noop["jp"] < noop["all"] or count < 10_000)  # fmt: skip
+
+    changed = cids[:: max(1, len(cids) // CHANGED)][:CHANGED]
+    names = [refs.live(c) for c in changed]
+    plain_push = _git(laptop.gitdir, "push", "-q", str(mirror), *names)
+    plain_fetch = _git(clone_git, "fetch", "-q", str(mirror), *(f"+{n}:{n}" for n in names))
+    _change(laptop, changed)
+    jp_push = once([*jp, "push"], env_l, home_l)
+    git_push = once(plain_push, env_l, home_l)
+    row(f"push of {CHANGED} changed", jp_push, f"git push of the {CHANGED} refs", git_push,
+        "within 2x", jp_push <= 2 * git_push)  # fmt: skip
+    jp_pull = once([*jp, "pull"], env_d, home_d)
+    git_fetch = once(plain_fetch, env_d, home_d)
+    row(f"pull of {CHANGED} changed", jp_pull, f"git fetch of the {CHANGED} refs", git_fetch,
+        "within 2x", jp_pull <= 2 * git_fetch)  # fmt: skip
+
+
+def section(root: Path, sizes: tuple[int, ...], runs: int, results: Results) -> None:
+    for count in sizes:
+        folder = root / f"sync-{count}"
+        folder.mkdir()
+        size_section(folder, count, runs, results)
+
+
+def main(argv: list[str] | None = None, log: Callable[[str], None] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--conversations", type=int, default=1000)
-    parser.add_argument("--turns", type=int, default=2)
-    opts = parser.parse_args()
-    rng = random.Random(7)
+    parser.add_argument("--sizes", default="1000,10000")
+    parser.add_argument("--runs", type=int, default=5)
+    opts = parser.parse_args(argv)
+    sizes = tuple(int(s) for s in opts.sizes.split(","))
+    results = Results(log=log or (lambda text: print(text, file=sys.stderr)))
     with tempfile.TemporaryDirectory(prefix="jp-sync-bench-") as tmp:
-        root = Path(tmp)
-        laptop, desktop = root / "laptop.git", root / "desktop.git"
-        init_bare(laptop)
-        store = Store(laptop)
-        started = time.perf_counter()
-        ids = [f"jp-c{17000000000 + n}" for n in range(opts.conversations)]
-        for cid in ids:
-            store.log.create(cid, synthetic(cid, opts.turns, rng), None, "bench")
-        events = opts.conversations * (1 + opts.turns * 7)
-        print(
-            f"{opts.conversations} conversations, {events} events "
-            f"(written in {time.perf_counter() - started:.1f}s)"
-        )
-
-        settle(laptop)  # the store's own background `git gc --auto` after the writes
-        mirror = bare(root / "mirror.git")
-        base_push = timed(["git", "--git-dir", str(laptop), "push", "-q", "--mirror", str(mirror)])
-        fetched = bare(root / "fetched.git")
-        base_pull = timed(
-            [
-                "git",
-                "--git-dir",
-                str(fetched),
-                "fetch",
-                "-q",
-                str(mirror),
-                "+refs/conversations/*:refs/conversations/*",
-                "+refs/notes/*:refs/notes/*",
-            ]
-        )
-
-        remote = bare(root / "remote.git")
-        env_l, env_d = environment(root / "l", laptop), environment(root / "d", desktop)
-        for env in (env_l, env_d):
-            timed([str(JP), "init"], env)
-            timed([str(JP), "remote", "add", "origin", str(remote)], env)
-        rows: list[tuple[str, float, float | None]] = []
-
-        def run(name: str, env: dict[str, str], verb: str, baseline: float | None) -> None:
-            rows.append((name, timed([str(JP), verb], env), baseline))
-            settle(laptop, desktop)
-
-        run("jp push (first)", env_l, "push", base_push)
-        run("jp pull (first)", env_d, "pull", base_pull)
-        run("jp push (nothing new)", env_l, "push", None)
-        run("jp pull (nothing new)", env_d, "pull", None)
-        store.log.append(ids[0], synthetic(ids[0], 1, rng)[1:], store.refs.require(ids[0]).tip, "bench")
-        run("jp push (1 changed)", env_l, "push", None)
-        run("jp pull (1 changed)", env_d, "pull", None)
-        print(f"baseline: git push --mirror {base_push:.2f}s, git fetch {base_pull:.2f}s")
-        for name, seconds, baseline in rows:
-            ratio = f"  {seconds / baseline:.1f}x the git baseline" if baseline else ""
-            print(f"{name:24s} {seconds:6.2f}s{ratio}")
+        section(Path(tmp), sizes, opts.runs, results)
+    print(table(results.rows))
 
 
 if __name__ == "__main__":

@@ -9,7 +9,6 @@ from this store to a remote, by the user's own command.
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass
 
 from gitstore import refs
@@ -17,6 +16,7 @@ from gitstore.store.core import Store
 from gitstore.sync import remotes
 from gitstore.sync.plan import RemoteUpdate
 from gitstore.sync.pull import Syncer
+from gitstore.sync.push import send
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,7 @@ class Deleted:
 def remote_has(syncer: Syncer, cid: str) -> bool:
     """Whether the remote, fetched now, holds ``cid`` (live or archived)."""
     syncer.fetch()
+    syncer.complete()
     there = syncer.remote_tips().get(cid)
     return there is not None and (there.live is not None or there.archived is not None)
 
@@ -44,11 +45,7 @@ def delete_on_remote(syncer: Syncer, cid: str) -> Deleted:
         updates.append(RemoteUpdate(refs.archived(cid), None, there.archived))
     if not updates:
         return Deleted((), ())
-    results = syncer.transport.push(syncer.remote, updates)
-    for result in results:  # the fetched copy of what the remote deleted goes too
-        if result.ok:
-            with contextlib.suppress(KeyError):
-                syncer.repo.references.delete(syncer.tracking + result.ref[len("refs/") :])
+    results = send(syncer, updates, {u.ref for u in updates})
     return Deleted(
         tuple(r.ref for r in results if r.ok),
         tuple((r.ref, r.summary) for r in results if not r.ok),

@@ -28,13 +28,14 @@ from gitstore import boundary, refs
 from gitstore.errors import EnvironmentFault, SyncError, environment_fault
 from gitstore.refs import quarantine
 from gitstore.store.core import Store
+from gitstore.sync import journal, remotes
 from gitstore.sync import lock as synclock
-from gitstore.sync import remotes
 from gitstore.sync.inbound import Known, check_chain
 from gitstore.sync.transport import Transport
 
 CHUNK = 1000  # explicit refspecs per fetch when fetching ref by ref
 SYNCED_SPACES = ("conversations/", "archive/", "notes/")
+JOURNAL = "jp/"  # the journal's copies, among the others but never screened as refs
 
 
 @dataclass(frozen=True)
@@ -128,17 +129,21 @@ def _ref_by_ref(
             refused.append(Refusal(name, why, tip=oid, stage="fetch"))
         else:
             wanted.append(name)
-    copies = transport.list_refs([tracking])
+    copies = [r for r in transport.list_refs([tracking]) if not _journal_copy(r.name, tracking)]
     # copies whose names jp cannot hold could block the fetch of good names
     transport.delete_refs([r.name for r in copies if name_problem(r.name[len(tracking) :])])
     arrived = _halves(transport, remote, gitdir, wanted, heads, refused)
     gone = [
         r.name
         for r in transport.list_refs([tracking])
-        if "refs/" + r.name[len(tracking) :] not in arrived
+        if "refs/" + r.name[len(tracking) :] not in arrived and not _journal_copy(r.name, tracking)
     ]
     transport.delete_refs(gone)
     return refused
+
+
+def _journal_copy(name: str, tracking: str) -> bool:
+    return name[len(tracking) :].startswith(JOURNAL)
 
 
 def _halves(
@@ -224,11 +229,17 @@ def screen(
     remote: str,
     limits: boundary.Limits,
     refused: list[Refusal],
+    scope: set[str] | None = None,
 ) -> Inbound:
-    """Check every remote-tracking copy; delete the refused ones, quarantine some."""
+    """Check every remote-tracking copy (with ``scope``: only those, by the part of
+    their name after ``refs/``); delete the refused ones, quarantine some."""
     tracking, held = remotes.tracking_prefix(remote), quarantine.prefix(remote)
     # one listing: the copies, this store's conversations (known good) and its quarantine
-    rows = transport.list_refs([tracking, held, refs.LIVE_PREFIX, refs.ARCHIVE_PREFIX])
+    rows = transport.list_refs(_screened(tracking, held, scope))
+    if scope is not None:
+        rows = [
+            r for r in rows if not r.name.startswith(tracking) or r.name[len(tracking) :] in scope
+        ]
     local = [r.oid for r in rows if r.name.startswith((refs.LIVE_PREFIX, refs.ARCHIVE_PREFIX))]
     existing = {r.name: r.oid for r in rows if r.name.startswith(held)}
     previous = quarantine.recorded(store.gitdir, remote)
@@ -238,8 +249,13 @@ def screen(
     out = Inbound(refused=list(refused))
     dropped: list[str] = []
     record: dict[str, quarantine.Entry] = {}
+    if scope is not None:  # what earlier pulls refused, outside what moved: still refused
+        record = {ref: e for ref, e in previous.items() if ref[len("refs/") :] not in scope}
+        out.refused += [
+            Refusal(ref, e.reason, _kept(remote, ref, e), e.tip) for ref, e in record.items()
+        ]
     for row in rows:
-        if not row.name.startswith(tracking):
+        if not row.name.startswith(tracking) or row.name[len(tracking) :].startswith(JOURNAL):
             continue
         rest = row.name[len(tracking) :]
         ref = "refs/" + rest
@@ -272,3 +288,71 @@ def screen(
             record[r.ref] = quarantine.Entry(r.tip, r.reason, False, 0, "fetch")
     quarantine.replace(store.repo, store.gitdir, remote, existing, record)
     return out
+
+
+def _kept(remote: str, ref: str, entry: quarantine.Entry) -> str | None:
+    return quarantine.quarantine_ref(remote, ref) if entry.kept else None
+
+
+def _screened(tracking: str, held: str, scope: set[str] | None) -> list[str]:
+    """What ``screen`` lists: everything, or only the copies in ``scope`` and the
+    local refs of their conversations."""
+    if scope is None:
+        return [tracking, held, refs.LIVE_PREFIX, refs.ARCHIVE_PREFIX]
+    names = [held]
+    for rest in sorted(scope):
+        names.append(tracking + rest)
+        named = boundary.conversation_name(rest)
+        if not isinstance(named, str):
+            names += [refs.live(named[0]), refs.archived(named[0])]
+    return names
+
+
+# -- fetching what the journal names ---------------------------------------------------
+
+
+def fetch_journal(transport: Transport, remote: str) -> None:
+    """Bring the remote's journal into its copy (and nothing else: protocol v2 asks
+    the remote for that name alone)."""
+    tracking = remotes.tracking_prefix(remote)
+    incoming, copy = tracking + journal.INCOMING, tracking + journal.COPY
+    # offered as what this side has: the copy (a glob, so a missing one is no error)
+    # a glob: a remote without a journal is no error (and prunes the copy)
+    transport.fetch(remote, [f"+{journal.REMOTE_REF}*:{incoming}*"], True, [copy + "*"])
+
+
+def moved_specs(remote: str, names: set[str]) -> tuple[list[str], list[str]]:
+    """Refspecs that fetch exactly ``names`` (a remote ref that is gone prunes its
+    copy, and a missing one is no error: each name ends in ``*``), and the copies
+    they write, as ``git for-each-ref`` patterns."""
+    tracking = remotes.tracking_prefix(remote)
+    specs, copies = [], []
+    for name in sorted(names):
+        rest = name[len("refs/") :]
+        specs.append(f"+{name}*:{tracking}{rest}*")
+        copies.append(f"{tracking}{rest}*")
+    return specs, copies
+
+
+def fetch_moved(
+    transport: Transport, remote: str, gitdir: Path, names: set[str]
+) -> set[str] | None:
+    """Fetch the refs ``names`` (remote names) and no other; the copies that
+    changed or were named (by the part after ``refs/``), or None when that fetch
+    failed (the caller reconciles: a full fetch finds the ref that broke it)."""
+    tracking = remotes.tracking_prefix(remote)
+    specs, copies = moved_specs(remote, names)
+    before = {r.name: r.oid for r in transport.list_refs(copies)} if copies else {}
+    tips = [*before, tracking + journal.COPY + "*"]
+    packs = _tmp_packs(gitdir)
+    try:
+        for start in range(0, len(specs), CHUNK):
+            transport.fetch(remote, specs[start : start + CHUNK], True, tips)
+    except SyncError as exc:
+        _clear_tmp_packs(gitdir, packs)
+        _raise_local(exc, gitdir)
+        return None
+    after = {r.name: r.oid for r in transport.list_refs(copies)} if copies else {}
+    changed = {n for n in set(before) | set(after) if before.get(n) != after.get(n)}
+    scope = {n[len(tracking) :] for n in changed}
+    return scope | {n[len("refs/") :] for n in names}

@@ -22,7 +22,7 @@ from gitstore.errors import ConcurrentUpdate, ConversationBusy
 from gitstore.refs import quarantine, transaction
 from gitstore.refs.transaction import SYMBOLIC, RefUpdate
 from gitstore.store.core import Store
-from gitstore.sync import fetching, remotes
+from gitstore.sync import fetching, journal, journaled, remotes
 from gitstore.sync import lock as synclock
 from gitstore.sync import meta as syncmeta
 from gitstore.sync.ancestry import Comparison, repo_parent
@@ -35,6 +35,7 @@ from gitstore.sync.transport import Transport, choose
 
 Progress = Callable[[str, int, int], None]
 BATCH = 200  # conversations moved per transaction (each holds its lock file open)
+SCOPED_MAX = 2000  # conversations read by name; past that one listing of them all is cheaper
 
 
 @dataclass(frozen=True)
@@ -84,19 +85,25 @@ class Syncer:
         self._parent = repo_parent(self.repo)
         self.signature = store.notes.signature()  # notes merges: on the store's clock
         self._held = False
+        self.scope: set[str] | None = None  # the copies the last fetch brought (None: all)
+        self.journal_note: Outcome | None = None  # why the journal was not used
 
     def compare(self, a: str, b: str) -> Comparison:
         return compare_tips(a, b, self._parent)
 
     # -- state ------------------------------------------------------------------------
 
-    def local_tips(self) -> dict[str, Tips]:
-        """This store's conversations (refs that are commits: a broken one is left alone)."""
+    def local_tips(self, cids: set[str] | None = None) -> dict[str, Tips]:
+        """This store's conversations (refs that are commits: a broken one is left
+        alone); with ``cids``, only those."""
         out: dict[str, Tips] = {}
-        for row in self.transport.list_refs([refs.LIVE_PREFIX, refs.ARCHIVE_PREFIX]):
+        wanted = [refs.LIVE_PREFIX, refs.ARCHIVE_PREFIX]
+        if cids is not None and len(cids) <= SCOPED_MAX:
+            wanted = [name for c in sorted(cids) for name in (refs.live(c), refs.archived(c))]
+        for row in self.transport.list_refs(wanted) if wanted else []:
             archived = row.name.startswith(refs.ARCHIVE_PREFIX)
             cid = row.name[len(refs.ARCHIVE_PREFIX if archived else refs.LIVE_PREFIX) :]
-            if not ids.is_valid(cid):
+            if not ids.is_valid(cid) or (cids is not None and cid not in cids):
                 continue
             tips = out.setdefault(cid, Tips())
             if row.kind != "commit":
@@ -124,14 +131,51 @@ class Syncer:
 
     # -- pull --------------------------------------------------------------------------
 
-    def fetch(self) -> None:
-        """Fetch, then check every copy (``fetching``): what fails is refused, by name."""
+    def fetch(self, full: bool = False) -> None:
+        """Fetch what moved on the remote (the journal's names; ``full`` or when the
+        journal cannot say: everything), then check every copy that came
+        (``fetching``): what fails is refused, by name."""
         self.progress("fetching", 0, 0)
-        refused = fetching.fetch(self.transport, self.remote, self.store.gitdir)
+        self.journal_note, self.scope = None, None
+        gitdir = self.store.gitdir
+        if not full and journaled.usable(self):
+            scope = journaled.fetch(self)
+            if scope is not None:
+                self.progress("checking", 0, len(scope))
+                self.inbound = fetching.screen(
+                    self.store, self.transport, self.remote, self.limits, [], scope
+                )
+                self.scope = scope
+                journaled.accept(self, reconciled=False)
+                return
+        else:
+            fetching.fetch_journal(self.transport, self.remote)  # before the listing
+        refused = fetching.fetch(self.transport, self.remote, gitdir)
         self.progress("checking", 0, 0)
         self.inbound = fetching.screen(
             self.store, self.transport, self.remote, self.limits, refused
         )
+        journaled.accept(self, reconciled=True)
+
+    def journal_tip(self, name: str = journal.COPY) -> str | None:
+        """The remote's journal as the last pull finished with it (None: none)."""
+        ref = self.repo.references.get(self.tracking + name)
+        return None if ref is None else str(ref.target)
+
+    @staticmethod
+    def warning(ref: str, detail: str) -> Outcome:
+        return Outcome(ref, "skipped", kind="warning", detail=detail)
+
+    def complete(self) -> None:
+        """After a fetch of what moved: every other copy too (``journaled.complete``)."""
+        journaled.complete(self)
+
+    def _cids(self) -> set[str] | None:
+        """The conversations the last fetch may have moved (None: all)."""
+        if self.scope is None:
+            return None
+        named = (conversation_name(rest) for rest in self.scope)
+        return {n[0] for n in named if not isinstance(n, str)}
 
     def refusals(self) -> list[Outcome]:
         acks = quarantine.acknowledged(self.store.gitdir)
@@ -147,10 +191,12 @@ class Syncer:
             for r in self.inbound.refused
         ]
 
-    def pull(self) -> list[Outcome]:
+    def pull(self, full: bool = False) -> list[Outcome]:
+        """Fetch and integrate (``full``: list every ref of the remote, a reconcile)."""
         with self.exclusive():
-            self.fetch()
-            outcomes = self.refusals() + self.integrate()
+            self.fetch(full)
+            note = [self.journal_note] if self.journal_note else []
+            outcomes = note + self.refusals() + self.integrate()
             if not any(o.action == "changed" for o in outcomes):
                 return outcomes
             # a ref locked by a jp killed a moment ago: once its lock is old enough
@@ -175,7 +221,10 @@ class Syncer:
 
     def integrate(self) -> list[Outcome]:
         outcomes = self.integrate_notes()
-        local, remote_tips = self.local_tips(), self.remote_tips()
+        cids = self._cids()
+        if cids is not None and not cids:
+            return outcomes
+        local, remote_tips = self.local_tips(cids), self.remote_tips()
         for cid in sorted(c for c, t in local.items() if t.broken):
             outcomes.append(self._broken(cid, local.pop(cid)))
             remote_tips.pop(cid, None)
@@ -305,7 +354,9 @@ class Syncer:
         """The remote keeps the id; the local copy continues under a new id."""
         assert step.fork is not None and step.target is not None
         cid = step.cid
-        new_id = ids.new_id(self.store.clock.now(), lambda c: c in taken or self.store.refs.exists(c))
+        new_id = ids.new_id(
+            self.store.clock.now(), lambda c: c in taken or self.store.refs.exists(c)
+        )
         taken.add(new_id)
         syncmeta.copy_meta(self.store, self.signature, cid, new_id, step, self.remote)
         fork_ref = refs.archived(new_id) if step.fork.archived else refs.live(new_id)

@@ -15,7 +15,7 @@ import contextlib
 import pygit2
 
 from gitstore import refs
-from gitstore.sync import remotes
+from gitstore.sync import journal, remotes
 from gitstore.sync.gitoutput import RefResult
 from gitstore.sync.plan import Action, PushStep, RemoteUpdate, plan_push, reduce
 from gitstore.sync.pull import Outcome, Syncer, Tips
@@ -26,6 +26,7 @@ RETRIES = 3
 def plan(syncer: Syncer) -> list[PushStep | Outcome]:
     """Every conversation and notes ref to send, as last fetched; an ``Outcome``
     for one whose copy on the remote was refused (nothing is sent over it)."""
+    syncer.complete()
     local = syncer.local_tips()
     remote = syncer.remote_tips()
     steps: list[PushStep | Outcome] = []
@@ -130,34 +131,53 @@ def _outcome(step: PushStep, results: dict[str, RefResult]) -> Outcome:
     return Outcome(step.cid, step.action.value, kind=kind, direction="push")
 
 
-def push(syncer: Syncer, retries: int = RETRIES) -> list[Outcome]:
-    """Pull, then send; on a lost race pull again and resend what was rejected."""
+def push(syncer: Syncer, retries: int = RETRIES, full: bool = False) -> list[Outcome]:
+    """Pull (``full``: a reconcile), then send; on a lost race pull again and
+    resend what was rejected."""
     with syncer.exclusive():
-        return list(dict.fromkeys(_push(syncer, retries)))  # each pull names its refusals
+        return list(dict.fromkeys(_push(syncer, retries, full)))  # each pull names its refusals
 
 
-def _push(syncer: Syncer, retries: int) -> list[Outcome]:
+def _push(syncer: Syncer, retries: int, full: bool) -> list[Outcome]:
     outcomes: list[Outcome] = []
+    sent: set[str] = set()  # every ref this push moved, for the journal
+    by_ref: dict[str, RefResult] = {}
     for attempt in range(retries + 1):
-        outcomes += syncer.pull()
+        # a lost race: the remote moved beyond what its journal says (plain git,
+        # or an old jp), so the retry lists it all
+        outcomes += syncer.pull(full=full or attempt > 0)
         planned = plan(syncer)
         held = [s for s in planned if isinstance(s, Outcome)]
         steps = [s for s in planned if isinstance(s, PushStep)]
         outcomes += held
         updates = [u for s in steps for u in s.updates]
         if not updates:
+            if journal.REMOTE_REF in by_ref:  # refs moved, their entry did not (no --atomic)
+                send(syncer, [], sent)
             outcomes += [_outcome(s, {}) for s in steps]
             return outcomes
         syncer.progress("pushing", 0, len(updates))
-        results = syncer.transport.push(syncer.remote, updates)
-        by_ref = {r.ref: r for r in results}
-        _track(syncer, results, {u.ref: u for u in updates})
+        sent |= {u.ref for u in updates}
+        by_ref = {r.ref: r for r in send(syncer, updates, sent)}
         done = [_outcome(s, by_ref) for s in steps]
-        raced = any(r.lost_race for r in results)
+        raced = any(r.lost_race for r in by_ref.values())
         if not raced or attempt == retries:
             return outcomes + done
         outcomes += [o for o in done if o.action not in ("rejected", "blocked")]
     return outcomes
+
+
+def send(syncer: Syncer, updates: list[RemoteUpdate], names: set[str]) -> list[RefResult]:
+    """Push ``updates`` with a journal entry naming ``names`` (the refs they move),
+    in one atomic push; the fetched copies follow what the remote accepted."""
+    parent = syncer.journal_tip()
+    entry = journal.stamp(syncer.repo, parent, names, syncer.signature)
+    stamped = [*updates, RemoteUpdate(journal.REMOTE_REF, entry, parent)]
+    results = syncer.transport.push(syncer.remote, stamped)
+    _track(syncer, results, {u.ref: u for u in stamped})
+    return [r for r in results if r.ref != journal.REMOTE_REF] + [
+        r for r in results if r.ref == journal.REMOTE_REF and not r.ok
+    ]
 
 
 def check_remote(repo: pygit2.Repository, name: str) -> remotes.RemoteInfo:

@@ -47,7 +47,12 @@ class RefRow:
 class Transport(Protocol):
     name: str
 
-    def fetch(self, remote: str, refspecs: Sequence[str], prune: bool = True) -> None: ...
+    def fetch(
+        self, remote: str, refspecs: Sequence[str], prune: bool = True, tips: Sequence[str] = ()
+    ) -> None:
+        """Fetch ``refspecs``; ``tips``: local refs offered as what this side has
+        (none: every ref)."""
+        ...
 
     def list_refs(self, prefixes: Sequence[str]) -> list[RefRow]:
         """Every ref of the store under ``prefixes``, however deep its name."""
@@ -102,9 +107,12 @@ class GitCli:
         except OSError as exc:
             raise SyncError(args[-1] if args else "git", f"cannot run git: {exc}") from None
 
-    def fetch(self, remote: str, refspecs: Sequence[str], prune: bool = True) -> None:
+    def fetch(
+        self, remote: str, refspecs: Sequence[str], prune: bool = True, tips: Sequence[str] = ()
+    ) -> None:
         # git checks every fetched object (fsck) and keeps none of a pack that fails
         args = [*NO_REFLOG, *FSCK, "fetch", "--no-tags", "--quiet", "--no-auto-gc"]
+        args += ["--no-write-fetch-head", *(f"--negotiation-tip={t}" for t in tips)]
         args += ["--prune", remote] if prune else [remote]
         args += refspecs
         proc = self._run(args)
@@ -185,7 +193,8 @@ class GitCli:
     def _push(
         self, remote: str, specs: list[str], updates: Sequence[RemoteUpdate]
     ) -> list[RefResult]:
-        args = [*NO_REFLOG, "push", "--porcelain", "--no-verify"]
+        # atomic: the journal moves with the refs it names, or nothing moves
+        args = [*NO_REFLOG, "push", "--porcelain", "--no-verify", "--atomic"]
         for u in updates:
             if u.new is None:
                 args.append(f"--force-with-lease={u.ref}:{u.lease or ''}")
@@ -258,7 +267,9 @@ class Pygit2Transport:
             raise SyncError(remote, "the remote has no URL")
         return self.repo.remotes.create_anonymous(url)
 
-    def fetch(self, remote: str, refspecs: Sequence[str], prune: bool = True) -> None:
+    def fetch(
+        self, remote: str, refspecs: Sequence[str], prune: bool = True, tips: Sequence[str] = ()
+    ) -> None:
         mode = pygit2.enums.FetchPrune.PRUNE if prune else pygit2.enums.FetchPrune.NO_PRUNE
         self.ls_remote(remote)  # a remote libgit2 cannot list whole is an error, not empty
         try:

@@ -162,9 +162,7 @@ def _text(
         app.output.line(f"{remote}: {done} (`-v` names each)")
     if shown == 0 and not any(o.action in UNFINISHED | {"refused"} for o in outcomes):
         app.output.line(
-            f"Already up to date with {remote}."
-            if verb == "pull"
-            else f"{remote} is up to date."
+            f"Already up to date with {remote}." if verb == "pull" else f"{remote} is up to date."
         )
 
 
@@ -225,11 +223,11 @@ def _someone_can_answer(app: App) -> bool:
         return False
 
 
-def _run(app: App, name: str | None, verb: str, verbose: bool = False) -> None:
+def _run(app: App, name: str | None, verb: str, verbose: bool = False, full: bool = False) -> None:
     progress = _Progress(app)
     syncer = _syncer(app, name, progress)
     try:
-        outcomes = syncer.pull() if verb == "pull" else push_all(syncer)
+        outcomes = syncer.pull(full) if verb == "pull" else push_all(syncer, full=full)
     finally:
         progress.clear()
     _report(app, syncer.remote, outcomes, verb, verbose)
@@ -240,8 +238,14 @@ def _run(app: App, name: str | None, verb: str, verbose: bool = False) -> None:
 @click.option(
     "-v", "--verbose", is_flag=True, help="Name every conversation moved, even in a long list."
 )
+@click.option(
+    "--full",
+    is_flag=True,
+    help="List every ref of REMOTE, not only what its journal names: brings in what "
+    "plain git or an older jp moved there (docs/sync.md).",
+)
 @click.pass_obj
-def pull(app: App, remote: str | None, verbose: bool) -> None:
+def pull(app: App, remote: str | None, verbose: bool, full: bool) -> None:
     """Fetch conversations from REMOTE and bring them in.
 
     Conversations changed only there move forward here.  One continued on
@@ -254,7 +258,7 @@ def pull(app: App, remote: str | None, verbose: bool) -> None:
     origin; a remote with settings of its own (a project's code remote) is
     used only when named.
     """
-    _run(app, remote, "pull", verbose)
+    _run(app, remote, "pull", verbose, full)
 
 
 @click.command()
@@ -270,13 +274,21 @@ def pull(app: App, remote: str | None, verbose: bool) -> None:
 @click.option(
     "-v", "--verbose", is_flag=True, help="Name every conversation moved, even in a long list."
 )
+@click.option(
+    "--full",
+    is_flag=True,
+    help="List every ref of REMOTE, not only what its journal names: brings in what "
+    "plain git or an older jp moved there (docs/sync.md).",
+)
 @click.pass_obj
-def push(app: App, remote: str | None, delete: str | None, yes: bool, verbose: bool) -> None:
+def push(
+    app: App, remote: str | None, delete: str | None, yes: bool, verbose: bool, full: bool
+) -> None:
     """Pull from REMOTE, then send what it lacks (never forced)."""
     if delete is None:
         if yes:
             raise UsageError("-y goes with --delete only", "push itself never asks")
-        _run(app, remote, "push", verbose)
+        _run(app, remote, "push", verbose, full)
         return
     from porcelain.commands.push_delete import delete as delete_there  # lazy: --delete only
 
@@ -292,7 +304,13 @@ def push(app: App, remote: str | None, delete: str | None, yes: bool, verbose: b
 @click.option(
     "-v", "--verbose", is_flag=True, help="Name every conversation moved, even in a long list."
 )
+@click.option(
+    "--full",
+    is_flag=True,
+    help="List every ref of REMOTE, not only what its journal names: brings in what "
+    "plain git or an older jp moved there (docs/sync.md).",
+)
 @click.pass_obj
-def sync(app: App, remote: str | None, verbose: bool) -> None:
+def sync(app: App, remote: str | None, verbose: bool, full: bool) -> None:
     """Pull, then push: both sides end with every conversation."""
-    _run(app, remote, "sync", verbose)
+    _run(app, remote, "sync", verbose, full)

@@ -20,7 +20,8 @@ def test_push_pull_and_plain_git_stays_clean(pair: tuple[Machine, Machine, Path]
     imported = ID.findall(laptop.ok("conversation", "import", str(RUST)))[-1]
     assert "sent to origin" in laptop.ok("push")
     assert set(remote_refs(remote)) >= {f"refs/conversations/{cid}", "refs/notes/meta"}
-    assert all(r.startswith(("refs/conversations/", "refs/notes/")) for r in remote_refs(remote))
+    synced = ("refs/conversations/", "refs/notes/", "refs/jp/journal")  # the journal: docs/sync.md
+    assert all(r.startswith(synced) for r in remote_refs(remote))
     out = desktop.ok("pull")
     assert cid in out and imported in out
     assert desktop.tip(cid) == laptop.tip(cid)

@@ -11,6 +11,7 @@ from typing import Any
 import pygit2
 
 from gitstore.store.core import Store
+from gitstore.sync import journal
 from gitstore.sync.pull import Outcome
 
 ENV = {
@@ -24,10 +25,13 @@ T = "2026-01-05T09:00:00.000000Z"
 
 
 class Hostile:
-    """Plain git on the bare remote: what anyone who can push there can do."""
+    """Plain git on the bare remote: what anyone who can push there can do.  With
+    ``journal`` (the default) each ref it writes is named in the remote's journal
+    too, as a jp would, so that a pull fetches it without a reconcile."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, journal: bool = True) -> None:
         self.path = path
+        self.journaled = journal
 
     def git(self, *args: str, input: str | bytes | None = None) -> str:
         data = input.encode() if isinstance(input, str) else input
@@ -72,6 +76,24 @@ class Hostile:
 
     def ref(self, name: str, oid: str) -> None:
         self.git("update-ref", name, oid)
+        self.journal(name)
+
+    def delete(self, name: str) -> None:
+        self.git("update-ref", "-d", name)
+        self.journal(name)
+
+    def journal(self, *names: str) -> None:
+        """A journal entry naming ``names`` (those a pull may fetch), on the journal."""
+        if not self.journaled:
+            return
+        listed = [n for n in names if journal.name_problem(n) is None]
+        try:
+            parent = ["-p", self.tip(journal.REMOTE_REF)]
+        except subprocess.CalledProcessError:
+            parent = []
+        empty = self.tree([])
+        entry = self.git("commit-tree", empty, *parent, "-m", journal.message(listed).strip())
+        self.git("update-ref", journal.REMOTE_REF, entry)
 
     def tip(self, name: str) -> str:
         return self.git("rev-parse", "--verify", name)
@@ -88,6 +110,7 @@ class Hostile:
         note = self.path / "note.bin"
         note.write_bytes(old + text)
         self.git("notes", "--ref=refs/notes/meta", "add", "-f", "-F", str(note), target)
+        self.journal("refs/notes/meta")
 
 
 def request(text: str) -> dict[str, Any]:

@@ -111,7 +111,7 @@ def test_chains_that_are_not_events_are_quarantined(
     intact(store, before)
     assert [e.get("content") for e in store.log.load(CID).events][-1] == "good news"
     # the remote fixes it: the next pull lets it go from quarantine
-    bad.git("update-ref", "-d", "refs/conversations/jp-c3")
+    bad.delete("refs/conversations/jp-c3")
     assert refused(syncer.pull()) == {} and store.refs.quarantined() == []
 
 
@@ -262,7 +262,7 @@ def test_a_notes_ref_at_a_blob_does_not_break_push(shared: tuple[Store, Syncer, 
 def test_a_notes_folder_clash_is_refused_not_a_race(shared: tuple[Store, Syncer, Hostile]) -> None:
     store, syncer, bad = shared
     tip = bad.tip("refs/notes/meta")
-    bad.git("update-ref", "-d", "refs/notes/meta")
+    bad.delete("refs/notes/meta")
     bad.ref("refs/notes/meta/x", tip)
     before = snapshot(store)
     out = push(syncer)

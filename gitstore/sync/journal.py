@@ -1,0 +1,163 @@
+"""The change journal on a remote: which synced refs moved, push by push.
+
+Every ``jp push`` (and ``jp push --delete``) sends, in the same atomic push as
+the refs it moves, one commit to the remote's ``refs/jp/journal``: its parent
+is the journal as that push last fetched it, its tree is empty, and its message
+names the remote refs the push moved, one a line.  A pull fetches that one ref
+(protocol v2 asks for it by prefix, so the remote lists nothing else), walks
+the new commits down to the copy it had, and fetches exactly the refs they
+name.  Nothing moved: one small fetch, whatever the size of the store.
+
+The journal is untrusted like everything a remote sends, and it is only ever a
+hint: a name it holds is fetched and checked like any other ref.  When it
+cannot be used (none yet, rewritten so that the copy here is not among its
+ancestors, too long a walk, a commit or a name that is not what jp writes),
+the pull reconciles: it lists and fetches everything, as a pull always did,
+and starts from the journal as it was before that listing.  Plain git and jp
+before the journal move refs without a journal commit; a reconcile, every
+``RECONCILE_EVERY`` pulls or with ``jp pull --full``, brings those in.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pygit2
+
+REMOTE_REF = "refs/jp/journal"
+COPY = "jp/journal"  # the copy a pull finished with, under refs/jp-remotes/<remote>/
+INCOMING = "jp/incoming"  # the journal as just fetched: the copy once the pull is done
+HEADER = "jp journal"
+MAX_WALK = 500  # journal commits walked in one pull; past that a reconcile is cheaper
+MAX_NAMES = 5000  # names gathered in one pull; past that, a reconcile
+MAX_MESSAGE = 256 * 1024  # bytes of one journal commit (jp writes one line per ref)
+MAX_NAME = 1024  # characters of one name
+SPACES = ("refs/conversations/", "refs/archive/", "refs/notes/meta", "refs/notes/source")
+_PLAIN = re.compile(r"[A-Za-z0-9._/-]+")
+RECONCILE_EVERY = 50  # journal pulls between two reconciles
+
+
+@dataclass
+class Reading:
+    """What the journal says moved since the copy here (``names`` None: reconcile)."""
+
+    names: set[str] | None = None
+    problem: str = ""  # why the journal was refused (a one-line reason), or ""
+    walked: int = 0
+    entries: list[str] = field(default_factory=list)
+
+
+def message(names: Iterable[str]) -> str:
+    listed = sorted(set(names))
+    return f"{HEADER}: {len(listed)} refs\n\n" + "".join(f"{n}\n" for n in listed)
+
+
+def stamp(
+    repo: pygit2.Repository, parent: str | None, names: Iterable[str], sig: pygit2.Signature
+) -> str:
+    """A journal commit naming ``names``, on top of ``parent`` (None: the first)."""
+    tree = repo.TreeBuilder().write()
+    parents = [pygit2.Oid(hex=parent)] if parent else []
+    return str(repo.create_commit(None, sig, sig, message(names), tree, parents))
+
+
+def _size(repo: pygit2.Repository, oid: str) -> tuple[int, int] | None:
+    try:
+        kind, size = repo.odb.read_header(oid)
+    except (KeyError, ValueError, pygit2.GitError):
+        return None
+    return int(kind), int(size)
+
+
+def name_problem(name: str) -> str | None:
+    """Why a journal line is not a name a pull may fetch (None when it may).  Only
+    the namespaces jp syncs and plain characters: the name goes into a refspec,
+    and the fetched copy is checked like any other (a name jp cannot hold is
+    refused by name there)."""
+    if not name.startswith(SPACES):
+        return "names a ref outside jp's namespaces"
+    if len(name) > MAX_NAME or not _PLAIN.fullmatch(name) or ".." in name or "//" in name:
+        return "is not a plain ref name"
+    return None
+
+
+def _lines(text: str) -> list[str] | str:
+    """The names of one journal commit's message, or why it is not one."""
+    head, _, body = text.partition("\n\n")
+    if not head.startswith(HEADER + ":"):
+        return "a commit that is not a journal entry"
+    names = [line for line in body.split("\n") if line]
+    if len(names) > MAX_NAMES:
+        return f"an entry of {len(names)} names"
+    for name in names:
+        why = name_problem(name)
+        if why is not None:
+            shown = name if len(name) <= 80 else name[:77] + "..."
+            return f"{shown!r} {why}"
+    return names
+
+
+def read(repo: pygit2.Repository, tip: str, since: str | None) -> Reading:
+    """The refs named by the journal commits from ``tip`` down to ``since``."""
+    out = Reading(names=set())
+    oid: str | None = tip
+    while oid != since:
+        if oid is None:
+            return Reading(walked=out.walked)  # rewritten: the copy here is not below it
+        if out.walked >= MAX_WALK:
+            return Reading(walked=out.walked)
+        header = _size(repo, oid)
+        if header is None or header[0] != pygit2.enums.ObjectType.COMMIT:
+            return Reading(problem="the journal is not a chain of commits")
+        if header[1] > MAX_MESSAGE:
+            return Reading(problem=f"a journal entry of {header[1]} bytes")
+        commit: pygit2.Commit = repo[oid].peel(pygit2.Commit)
+        if len(commit.parent_ids) > 1:
+            return Reading(problem="a journal entry with several parents")
+        names = _lines(commit.message)
+        if isinstance(names, str):
+            return Reading(problem=names)
+        assert out.names is not None
+        out.names.update(names)
+        if len(out.names) > MAX_NAMES:
+            return Reading(walked=out.walked)
+        out.walked += 1
+        oid = str(commit.parent_ids[0]) if commit.parent_ids else None
+    return out
+
+
+# -- when to reconcile ----------------------------------------------------------------
+
+
+def _state_path(gitdir: Path, remote: str) -> Path:
+    return gitdir / "jp" / "journal" / f"{remote}.json"
+
+
+def pulls_since_reconcile(gitdir: Path, remote: str) -> int:
+    try:
+        data = json.loads(_state_path(gitdir, remote).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return RECONCILE_EVERY
+    count = data.get("pulls") if isinstance(data, dict) else None
+    return count if isinstance(count, int) and count >= 0 else RECONCILE_EVERY
+
+
+def record_pull(gitdir: Path, remote: str, reconciled: bool) -> None:
+    """Count this pull (a reconcile starts the count again)."""
+    count = 0 if reconciled else pulls_since_reconcile(gitdir, remote) + 1
+    path = _state_path(gitdir, remote)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"pulls": count}), encoding="utf-8")
+        tmp.replace(path)
+    except OSError:
+        return  # only a count: the next pull reconciles sooner or later
+
+
+def forget(gitdir: Path, remote: str) -> None:
+    _state_path(gitdir, remote).unlink(missing_ok=True)
