@@ -1,0 +1,154 @@
+"""``/c/ID/size``: how much of the model's window the conversation fills, turn by
+turn — the provider's count where it reported one, jp's estimate otherwise
+(marked as such) — with each compaction marked, drawn as an SVG."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from gitstore import Conversation, Event, Kind, Store, turn_indices
+from porcelain.domain.token_usage import FIELDS, MAX_COUNT
+from porcelain.domain.tokens import PROVIDER_VISIBLE, event_text
+from porcelain.serve.html import Markup, join, tag
+from porcelain.serve.html import page as layout
+from porcelain.serve.pages.common import load, tabs, title
+
+WANTS_WINDOW = True  # routes.py hands this page the window of a conversation's model
+Window = Callable[[Store, Conversation], tuple[str, int]]
+W, H, PAD = 900, 300, 40
+
+
+def _reported(event: Event) -> int | None:
+    usage = (event.get("metadata") or {}).get("usage")
+    if not isinstance(usage, dict):
+        return None
+    counts = [v for k, v in usage.items() if k in FIELDS and type(v) is int and 0 <= v <= MAX_COUNT]
+    return sum(counts) if counts else None
+
+
+def points(events: Sequence[Event]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Per turn: the tokens the model read and wrote at it (``counted`` by the
+    provider, else estimated as the visible text so far / 4); and the compactions,
+    each at the turn it was applied after."""
+    turns: list[dict[str, Any]] = []
+    marks: list[dict[str, Any]] = []
+    chars = 0
+    for event, turn in zip(events, turn_indices(events), strict=True):
+        while len(turns) <= turn:
+            turns.append({"turn": len(turns) + 1, "tokens": 0, "counted": False})
+        if event.get("type") in PROVIDER_VISIBLE:
+            chars += len(event_text(event))
+        found = _reported(event)
+        row = turns[turn]
+        if found is not None:
+            row["tokens"], row["counted"] = max(found, row["tokens"] if row["counted"] else 0), True
+        elif not row["counted"]:
+            row["tokens"] = chars // 4
+        if event.get("type") == Kind.COMPACTION:
+            marks.append(
+                {
+                    "turn": turn + 1,
+                    "from_turn": int(event.get("from_turn", 0)) + 1,
+                    "to_turn": int(event.get("to_turn", 0)) + 1,
+                }
+            )
+    return turns, marks
+
+
+def api(store: Store, _query: Any, cid: str, window: Window) -> dict[str, Any]:
+    conv = load(store, cid)
+    model, size = window(store, conv)
+    turns, marks = points(conv.events)
+    return {"id": cid, "model": model, "window": size, "turns": turns, "compactions": marks}
+
+
+def svg(data: dict[str, Any]) -> Markup:
+    turns = data["turns"]
+    top = int(max([data["window"], *(t["tokens"] for t in turns)]))
+    n = max(len(turns), 1)
+
+    def x(turn: float) -> float:
+        return round(PAD + (turn - 1) * (W - 2 * PAD) / max(n - 1, 1), 1)
+
+    def y(tokens: float) -> float:
+        return round(H - PAD - tokens * (H - 2 * PAD) / max(top, 1), 1)
+
+    parts = [
+        tag(
+            "line",
+            "",
+            x1=PAD,
+            y1=y(data["window"]),
+            x2=W - PAD,
+            y2=y(data["window"]),
+            class_="window",
+        )
+    ]
+    parts.append(
+        tag(
+            "text",
+            f"window: {data['window']:,} tokens ({data['model']})",
+            x=PAD + 4,
+            y=y(data["window"]) - 6,
+            class_="label",
+        )
+    )
+    for m in data["compactions"]:
+        parts.append(
+            tag(
+                "line",
+                "",
+                x1=x(m["turn"]),
+                y1=PAD / 2,
+                x2=x(m["turn"]),
+                y2=H - PAD,
+                class_="compaction",
+            )
+        )
+        parts.append(
+            tag(
+                "text",
+                f"compacted {m['from_turn']}-{m['to_turn']}",
+                x=x(m["turn"]) + 3,
+                y=PAD / 2 + 10,
+                class_="label",
+            )
+        )
+    line = " ".join(f"{x(t['turn'])},{y(t['tokens'])}" for t in turns)
+    parts.append(tag("polyline", "", points=line, class_="tokens"))
+    for t in turns:
+        kind = "counted" if t["counted"] else "estimated"
+        dot = tag(
+            "circle",
+            tag("title", f"turn {t['turn']}: {t['tokens']:,} tokens ({kind})"),
+            cx=x(t["turn"]),
+            cy=y(t["tokens"]),
+            r=3,
+            class_=kind,
+        )
+        parts.append(dot)
+    parts.append(tag("text", f"turns 1-{len(turns)}", x=PAD, y=H - PAD / 3, class_="label"))
+    return tag(
+        "svg",
+        join(parts),
+        xmlns="http://www.w3.org/2000/svg",
+        width=W,
+        height=H,
+        viewBox=f"0 0 {W} {H}",
+        role="img",
+        class_="chart",
+    )
+
+
+def page(store: Store, query: Any, cid: str, window: Window) -> Markup:
+    data = api(store, query, cid, window)
+    counted = sum(1 for t in data["turns"] if t["counted"])
+    legend = tag(
+        "p",
+        f"{counted} of {len(data['turns'])} turns counted by the provider (filled dots); the others estimated from the text (hollow dots).",
+        class_="legend",
+    )
+    body = Markup(tabs(cid, "/size") + tag("div", svg(data), class_="figure") + legend)
+    crumbs = [("/", "Conversations"), (f"/c/{cid}", title(store, cid))]
+    return layout(f"Size of {title(store, cid)}", body, crumbs)
