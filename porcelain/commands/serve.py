@@ -61,13 +61,13 @@ def serve(app: App, port: int, host: str, open_browser: bool, yes: bool) -> None
             f"cannot listen on {host}:{port}: {exc.strerror or exc}",
             "choose another port: `jp serve --port N` (0: any free one)",
         ) from None
-    app.output.line(site.url())
-    app.output.note("Serving the store read-only; Ctrl-C stops it.")
-    if open_browser:
-        import webbrowser  # lazy: only --open needs a browser
+    try:  # Ctrl-C is how a server stops: from here on it ends the command cleanly
+        app.output.line(site.url())
+        app.output.note("Serving the store read-only; Ctrl-C stops it.")
+        if open_browser:
+            import webbrowser  # lazy: only --open needs a browser
 
-        webbrowser.open(site.url())
-    try:
+            webbrowser.open(site.url())
         server.serve_forever()
     except KeyboardInterrupt:
         app.output.note("stopped")

@@ -11,6 +11,7 @@ from porcelain import clock
 from porcelain.app.describe import listing
 from porcelain.app.search import SCOPES, candidates, chain_hits, compile_pattern, searched
 from porcelain.app.targets import active_id
+from porcelain.domain.idprefix import unique_lengths
 from porcelain.render import lsview
 from porcelain.serve.html import Markup, esc, join, link, table, tag, void
 from porcelain.serve.html import page as layout
@@ -44,6 +45,9 @@ def rows_for(store: Store, query: Query) -> tuple[list[dict[str, Any]], dict[str
         title=one(query, "title") or None,
         since=lsview.parse_since(since, now) if since else None,
     )
+    unique = unique_lengths(loc.cid for loc in every)
+    for r in rows:
+        r["short_id"] = r["id"][: unique.get(r["id"], len(r["id"]))]
     sort = one(query, "sort", "activity")
     rows = lsview.order(rows, sort if sort in SORTS else "activity", not flag(query, "reverse"))
     return rows, hits
