@@ -74,6 +74,7 @@ def page(title: object, body: object, crumbs: Iterable[tuple[str, object]] = ())
         '<meta charset="utf-8"><meta name="viewport" content="width=device-width">'
         '<meta name="referrer" content="no-referrer">'
         '<link rel="stylesheet" href="/static/style.css">'
+        '<link rel="icon" href="/favicon.ico" type="image/svg+xml">'
     )
     header = tag(
         "header", Markup(tag("nav", nav) + (tag("div", trail, class_="crumbs") if trail else ""))

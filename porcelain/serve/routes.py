@@ -52,12 +52,12 @@ PAGES = (
     (re.compile(r"/c/(?P<cid>[^/]+)/size"), "size"),
     (re.compile(r"/ops"), "oplog"),
 )
-STATIC = {"/static/style.css": "text/css; charset=utf-8"}
+STATIC = {"/static/style.css": "text/css; charset=utf-8", "/favicon.ico": "image/svg+xml"}
 
 
 def route(source: Source, path: str, query: Query) -> Reply:
     if path in STATIC:
-        return Reply(200, STATIC[path], _stylesheet())
+        return Reply(200, STATIC[path], _stylesheet() if path.endswith(".css") else _icon())
     api = path.startswith("/api/")
     wanted = path[4:] if api else path
     if api and wanted == "/ls":
@@ -93,6 +93,12 @@ def _stylesheet() -> bytes:
         own = files("porcelain.serve").joinpath("static/style.css").read_text()
         _CSS.append((own + "\n" + code_style()).encode())
     return _CSS[0]
+
+
+def _icon() -> bytes:
+    from importlib.resources import files  # lazy: read on the browser's first visit
+
+    return files("porcelain.serve").joinpath("static/icon.svg").read_bytes()
 
 
 def one(query: Query, name: str, default: str = "") -> str:
