@@ -30,10 +30,14 @@ class Client:
         assert status == 303, status
         self.cookie = headers["Set-Cookie"].split(";")[0]
 
-    def get(self, path: str, headers: dict[str, str] | None = None, method: str = "GET") -> tuple[int, dict[str, str], str]:
+    def get(
+        self, path: str, headers: dict[str, str] | None = None, method: str = "GET"
+    ) -> tuple[int, dict[str, str], str]:
         conn = http.client.HTTPConnection(self.host, self.port, timeout=60)
         try:
-            conn.request(method, path, headers={"Host": f"127.0.0.1:{self.port}", **(headers or {})})
+            conn.request(
+                method, path, headers={"Host": f"127.0.0.1:{self.port}", **(headers or {})}
+            )
             reply = conn.getresponse()
             return reply.status, dict(reply.getheaders()), reply.read().decode()
         finally:
@@ -78,16 +82,22 @@ def test_a_request_without_the_token_is_refused(client: Client, path: str) -> No
     assert client.get(path + "?token=wrong")[0] == 403
 
 
-@pytest.mark.parametrize("host", ["evil.example:{port}", "127.0.0.1:1", "localhost.evil:{port}", ""])
+@pytest.mark.parametrize(
+    "host", ["evil.example:{port}", "127.0.0.1:1", "localhost.evil:{port}", ""]
+)
 def test_a_foreign_host_header_is_refused_even_with_the_token(client: Client, host: str) -> None:
-    status, _, body = client.get("/", {"Cookie": client.cookie, "Host": host.format(port=client.port)})
+    status, _, body = client.get(
+        "/", {"Cookie": client.cookie, "Host": host.format(port=client.port)}
+    )
     assert status == 421
     assert "Host" in body
 
 
 @pytest.mark.parametrize("host", ["localhost:{port}", "[::1]:{port}", "127.0.0.1:{port}"])
 def test_loopback_names_are_served(client: Client, host: str) -> None:
-    assert client.get("/", {"Cookie": client.cookie, "Host": host.format(port=client.port)})[0] == 200
+    assert (
+        client.get("/", {"Cookie": client.cookie, "Host": host.format(port=client.port)})[0] == 200
+    )
 
 
 def test_every_answer_carries_the_security_headers(client: Client) -> None:
@@ -116,7 +126,9 @@ def test_the_json_has_the_shapes_of_format_json(client: Client, built: Built) ->
     assert client.api("/ls") == user.ls()[::-1]
     printed = user.json("c", "print", built.main)
     assert client.api(f"/c/{built.main}") == printed
-    assert client.api(f"/c/{built.main}?compacted=1") == user.json("c", "print", "--compacted", built.main)
+    assert client.api(f"/c/{built.main}?compacted=1") == user.json(
+        "c", "print", "--compacted", built.main
+    )
     assert [o["id"] for o in client.api("/ops")] == [o["id"] for o in user.json("op", "log")]
 
 
@@ -149,13 +161,25 @@ def test_the_tree_review_and_size_pages(client: Client, built: Built) -> None:
     assert "<svg" in client.page(f"/c/{built.main}/size")
 
 
-def test_a_compacted_range_is_one_block_that_unfolds_to_its_turns(client: Client, built: Built) -> None:
+def test_a_compacted_range_is_one_block_that_unfolds_to_its_turns(
+    client: Client, built: Built
+) -> None:
     page = client.page(f"/c/{built.main}")
     assert 'class="compaction"' in page and "show the raw turns 2-3" in page
     assert 'id="t-2"' in page  # the raw turn is inside the fold
 
 
-HOSTILE_PAGES = ("/", "/?all=1", "/?q=needle", "/c/{h}", "/c/{h}?compacted=1", "/c/{h}/tree", "/c/{h}/review", "/c/{h}/size", "/ops")
+HOSTILE_PAGES = (
+    "/",
+    "/?all=1",
+    "/?q=needle",
+    "/c/{h}",
+    "/c/{h}?compacted=1",
+    "/c/{h}/tree",
+    "/c/{h}/review",
+    "/c/{h}/size",
+    "/ops",
+)
 
 
 @pytest.mark.parametrize("path", HOSTILE_PAGES)

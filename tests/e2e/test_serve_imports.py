@@ -38,7 +38,12 @@ def loaded(user: User, *args: str) -> set[str]:
 
 def test_other_commands_load_nothing_of_serve(user: User) -> None:
     cid = user.import_(RUST)
-    for args in (["--help"], ["conversation", "ls"], ["conversation", "print", cid], ["serve", "--help"]):
+    for args in (
+        ["--help"],
+        ["conversation", "ls"],
+        ["conversation", "print", cid],
+        ["serve", "--help"],
+    ):
         assert not loaded(user, *args), args
 
 

@@ -14,13 +14,13 @@ from pathlib import Path
 from tests.e2e.harness import JP, User, ids_in
 
 SCRIPT = "<script>document.title='pwned';window.jpPwned=1</script>"
-IMG = "<img src=x onerror=\"window.jpPwned=2\">"
+IMG = '<img src=x onerror="window.jpPwned=2">'
 HOSTILE_TITLE = f"title {SCRIPT} & {IMG}"
 HOSTILE_ANSWER = (
     f"Answer **bold** {SCRIPT}\n\n{IMG}\n\n"
     "[run me](javascript:window.jpPwned=3) and [a site](https://example.invalid/x)\n\n"
     "![pixel](https://example.invalid/p.png)\n\n"
-    "```python\ndef greet(name):\n    return f\"<b>{name}</b>\"\n```\n"
+    '```python\ndef greet(name):\n    return f"<b>{name}</b>"\n```\n'
 )
 HOSTILE_TOOL = f"tool said {SCRIPT}\n" + "long line of tool output\n" * 200
 HOSTILE_LABEL = ("k", f"v{SCRIPT}")
@@ -52,7 +52,12 @@ def _hostile_folder(root: Path) -> Path:
             "name": f"fs_{IMG}",
             "arguments": {"path": SCRIPT},
         },
-        {"type": "tool_call_response", "timestamp": at(5), "id": "toolu_1", "content": HOSTILE_TOOL},
+        {
+            "type": "tool_call_response",
+            "timestamp": at(5),
+            "id": "toolu_1",
+            "content": HOSTILE_TOOL,
+        },
         {"type": "chat_response", "timestamp": at(6), "message": HOSTILE_ANSWER},
     ]
     (folder / "events.json").write_text(json.dumps(events))
@@ -100,4 +105,3 @@ def serving(user: User, *args: str) -> Iterator[tuple[str, subprocess.Popen[str]
     finally:
         proc.terminate()
         proc.wait(timeout=30)
-
