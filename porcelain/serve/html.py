@@ -63,6 +63,15 @@ def table(head: Iterable[object], rows: Iterable[Iterable[object]], **attrs: obj
     return tag("table", Markup(tag("thead", top) + tag("tbody", body)), **attrs)
 
 
+def svg(body: object, width: float, height: float, class_: str) -> Markup:
+    """A drawing jp made, sized ``width`` x ``height``."""
+    box = f"0 0 {width} {height}"
+    xmlns = "http://www.w3.org/2000/svg"
+    return tag(
+        "svg", body, xmlns=xmlns, width=width, height=height, viewBox=box, role="img", class_=class_
+    )
+
+
 NAV = (("/", "Conversations"), ("/ops", "Operation log"))
 
 

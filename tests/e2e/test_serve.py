@@ -228,3 +228,49 @@ def test_a_non_loopback_host_needs_yes(built: Built) -> None:
     proc = built.user.fail("serve", "--host", "0.0.0.0", "--port", "0")
     assert "error: refusing to listen on 0.0.0.0" in proc.stderr
     assert "--yes" in proc.stderr
+
+
+def test_pages_load_while_git_gc_repacks_the_store(built: Built) -> None:
+    """A gc that packs and prunes between requests changes nothing a page shows."""
+    import subprocess
+
+    with serving(built.user) as (url, _proc):
+        client = Client(url)
+        before = client.page(f"/c/{built.main}")
+        gc = subprocess.Popen(
+            ["git", "--git-dir", str(built.user.store), "gc", "--prune=now", "--quiet"],
+            env=built.user.env,
+        )
+        during = [client.api("/ls") for _ in range(3)]
+        assert gc.wait(timeout=300) == 0
+        assert client.page(f"/c/{built.main}") == before
+        assert all(len(rows) == len(during[0]) for rows in during)
+
+
+def test_a_broken_conversation_fails_its_page_only(tmp_path: Path) -> None:
+    """A chain whose tip is not a commit: its page is an error, the others still serve."""
+    import subprocess
+
+    from tests.e2e.harness import User
+
+    user = User(tmp_path)
+    user.ok("init", str(user.store))
+    user.ok("--cfg=assistant.model.id=offline/echo", "q", "--new", "a good one")
+    good = user.active()
+    blob = subprocess.run(
+        ["git", "--git-dir", str(user.store), "hash-object", "-w", "--stdin"],
+        input="not a commit",
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    bad = good[:-1] + ("1" if good[-1] != "1" else "2")
+    (user.store / "refs" / "conversations").mkdir(parents=True, exist_ok=True)
+    (user.store / "refs" / "conversations" / bad).write_text(blob + "\n")
+    with serving(user) as (url, proc):
+        client = Client(url)
+        status, _, body = client.get(f"/c/{bad}", {"Cookie": client.cookie})
+        assert status in (404, 500) and "Traceback" not in body
+        assert good in client.page("/")
+        assert client.api(f"/c/{good}")["id"] == good
+        assert proc.poll() is None

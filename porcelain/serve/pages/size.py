@@ -12,6 +12,7 @@ from porcelain.domain.token_usage import FIELDS, MAX_COUNT
 from porcelain.domain.tokens import PROVIDER_VISIBLE, event_text
 from porcelain.serve.html import Markup, join, tag
 from porcelain.serve.html import page as layout
+from porcelain.serve.html import svg as drawing
 from porcelain.serve.pages.common import load, tabs, title
 
 WANTS_WINDOW = True  # routes.py hands this page the window of a conversation's model
@@ -129,16 +130,7 @@ def svg(data: dict[str, Any]) -> Markup:
         )
         parts.append(dot)
     parts.append(tag("text", f"turns 1-{len(turns)}", x=PAD, y=H - PAD / 3, class_="label"))
-    return tag(
-        "svg",
-        join(parts),
-        xmlns="http://www.w3.org/2000/svg",
-        width=W,
-        height=H,
-        viewBox=f"0 0 {W} {H}",
-        role="img",
-        class_="chart",
-    )
+    return drawing(join(parts), W, H, "chart")
 
 
 def page(store: Store, query: Any, cid: str, window: Window) -> Markup:

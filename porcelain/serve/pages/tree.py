@@ -11,6 +11,7 @@ from porcelain.app.describe import listing, summaries
 from porcelain.app.targets import active_id
 from porcelain.serve.html import Markup, esc, join, link, tag
 from porcelain.serve.html import page as layout
+from porcelain.serve.html import svg as drawing
 from porcelain.serve.pages.common import load, short, tabs, title
 
 ROW, COLUMN, WIDTH, HEIGHT = 56, 220, 200, 40
@@ -112,16 +113,7 @@ def svg(tree: dict[str, Any]) -> Markup:
         boxes.append(tag("a", Markup(box + text), href=f"/c/{n['id']}", class_="node-link"))
     width = 20 + (max((n["depth"] for n in tree["nodes"]), default=0)) * COLUMN + WIDTH
     height = 20 + len(tree["nodes"]) * ROW
-    return tag(
-        "svg",
-        Markup(join(edges) + join(boxes)),
-        xmlns="http://www.w3.org/2000/svg",
-        width=width,
-        height=height,
-        viewBox=f"0 0 {width} {height}",
-        role="img",
-        class_="tree",
-    )
+    return drawing(Markup(join(edges) + join(boxes)), width, height, "tree")
 
 
 def page(store: Store, query: Any, cid: str) -> Markup:
