@@ -64,71 +64,40 @@ def api(store: Store, _query: Any, cid: str, window: Window) -> dict[str, Any]:
     return {"id": cid, "model": model, "window": size, "turns": turns, "compactions": marks}
 
 
+def _compactions(marks: list[dict[str, Any]], x: Callable[[float], float]) -> list[Markup]:
+    """A vertical line at the turn each compaction was applied after, labelled
+    (labels one under the other, where several share a turn)."""
+    out = []
+    for i, m in enumerate(marks):
+        at = x(m["turn"])
+        out.append(tag("line", "", x1=at, y1=PAD / 2, x2=at, y2=H - PAD, class_="compaction"))
+        label = f"compacted {m['from_turn']}-{m['to_turn']}"
+        out.append(tag("text", label, x=at + 3, y=PAD / 2 + 10 + 12 * i, class_="label"))
+    return out
+
+
 def svg(data: dict[str, Any]) -> Markup:
-    turns = data["turns"]
-    top = int(max([data["window"], *(t["tokens"] for t in turns)]))
+    turns, window = data["turns"], data["window"]
+    top = max(int(max([window, *(t["tokens"] for t in turns)])), 1)
     n = max(len(turns), 1)
 
     def x(turn: float) -> float:
         return round(PAD + (turn - 1) * (W - 2 * PAD) / max(n - 1, 1), 1)
 
     def y(tokens: float) -> float:
-        return round(H - PAD - tokens * (H - 2 * PAD) / max(top, 1), 1)
+        return round(H - PAD - tokens * (H - 2 * PAD) / top, 1)
 
-    parts = [
-        tag(
-            "line",
-            "",
-            x1=PAD,
-            y1=y(data["window"]),
-            x2=W - PAD,
-            y2=y(data["window"]),
-            class_="window",
-        )
-    ]
-    parts.append(
-        tag(
-            "text",
-            f"window: {data['window']:,} tokens ({data['model']})",
-            x=PAD + 4,
-            y=y(data["window"]) - 6,
-            class_="label",
-        )
-    )
-    for m in data["compactions"]:
-        parts.append(
-            tag(
-                "line",
-                "",
-                x1=x(m["turn"]),
-                y1=PAD / 2,
-                x2=x(m["turn"]),
-                y2=H - PAD,
-                class_="compaction",
-            )
-        )
-        parts.append(
-            tag(
-                "text",
-                f"compacted {m['from_turn']}-{m['to_turn']}",
-                x=x(m["turn"]) + 3,
-                y=PAD / 2 + 10,
-                class_="label",
-            )
-        )
+    edge = y(window)
+    parts = [tag("line", "", x1=PAD, y1=edge, x2=W - PAD, y2=edge, class_="window")]
+    label = f"window: {window:,} tokens ({data['model']})"
+    parts.append(tag("text", label, x=PAD + 4, y=edge - 6, class_="label"))
+    parts += _compactions(data["compactions"], x)
     line = " ".join(f"{x(t['turn'])},{y(t['tokens'])}" for t in turns)
     parts.append(tag("polyline", "", points=line, class_="tokens"))
     for t in turns:
         kind = "counted" if t["counted"] else "estimated"
-        dot = tag(
-            "circle",
-            tag("title", f"turn {t['turn']}: {t['tokens']:,} tokens ({kind})"),
-            cx=x(t["turn"]),
-            cy=y(t["tokens"]),
-            r=3,
-            class_=kind,
-        )
-        parts.append(dot)
+        tip = tag("title", f"turn {t['turn']}: {t['tokens']:,} tokens ({kind})")
+        parts.append(tag("circle", tip, cx=x(t["turn"]), cy=y(t["tokens"]), r=3, class_=kind))
     parts.append(tag("text", f"turns 1-{len(turns)}", x=PAD, y=H - PAD / 3, class_="label"))
     return drawing(join(parts), W, H, "chart")
 
