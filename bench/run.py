@@ -41,6 +41,7 @@ SECTIONS = (
     "search",
     "search-scale",
     "sync",
+    "serve",
 )
 SCALE_ONLY = {"search-scale"}  # only when named: 100,000 conversations take long
 FIXTURES = ROOT.parent / "shared" / "fixtures" / "jp-conversations"
@@ -125,6 +126,11 @@ def run(args: argparse.Namespace, profile: Profile, root: Path, results: Results
         sync_folder = root / "sync"
         sync_folder.mkdir()
         sync_bench.section(sync_folder, sizes, profile.few(profile.runs), results)
+    if "serve" in wanted:
+        from bench import serve_cases
+
+        results.log("jp serve")
+        serve_cases.serve_section(root, profile, results)
     if wanted & {"search", "search-scale"}:
         from bench import search_cases
 

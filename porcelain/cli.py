@@ -30,6 +30,7 @@ COMMANDS = {
     "completion": "porcelain.commands.completion:completion",
     "model": "porcelain.commands.model:model",
     "status": "porcelain.commands.status:status",
+    "serve": "porcelain.commands.serve:serve",
 }
 SUMMARIES = {
     "init": "Create a store (a bare git repository).",
@@ -46,6 +47,7 @@ SUMMARIES = {
     "completion": "Shell completion for bash, zsh and fish (ids, keys, remotes).",
     "model": "The models jp can call (model ls), the warm model process.",
     "status": "The store, its remotes, the active conversation, anything pending.",
+    "serve": "The store in a browser, read-only (a local web server).",
 }
 ALIASES = {"q": "query", "c": "conversation", "conversations": "conversation", "cfg": "config"}
 

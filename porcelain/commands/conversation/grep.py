@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import click
 
-from gitstore import CorruptEvent, Event, Located, Store, created_at, turn_indices
+from gitstore import CorruptEvent, Located, Store, created_at
+from porcelain.app.search import SCOPES, candidates, chain_hits, compile_pattern, searched
 from porcelain.app.targets import resolve
 from porcelain.commands.context import App
 from porcelain.domain.grephits import grouped_lines, merge_hits, plain_lines
-from porcelain.domain.grepmatch import SCOPES, compile_pattern, scoped_lines
-from porcelain.domain.grepneedles import needles
 from porcelain.errors import UsageError
 from porcelain.render.output import untrusted_field
 
@@ -103,9 +101,7 @@ def grep(
         raise UsageError(f"invalid pattern {text!r}: {exc}") from None
     store = app.store()
     located = _searched(store, targets, archived, reviews)
-    held = None if scan else store.log.text_candidates([loc.tip for loc in located], needles(matcher))
-    if held is not None:  # the index narrows; the events below decide
-        located = [loc for loc in located if loc.tip in held]
+    located = candidates(store, located, matcher, scan)  # the index narrows; the events decide
     wanted = scopes or tuple(SCOPES)
     found: list[tuple[str, str, dict[str, object]]] = []
     if len(located) > 1:
@@ -116,7 +112,7 @@ def grep(
         except CorruptEvent as exc:  # one broken chain never stops the search of the others
             app.output.note(f"warning: {loc.cid} cannot be read: {exc.reason}")
             continue
-        for commit, hit in _chain_hits(events, commits, wanted, matcher, context):
+        for commit, hit in chain_hits(events, commits, wanted, matcher, context):
             found.append((loc.cid, commit, hit))
     hits = merge_hits(found, created_at)
     if names_only:
@@ -133,37 +129,12 @@ def grep(
 def _searched(
     store: Store, targets: tuple[str, ...], archived: bool, reviews: bool
 ) -> list[Located]:
-    """The conversations to search: the ones named, else every live one (and archived
-    ones with ``archived``; archived reviews only with ``reviews``)."""
+    """The conversations to search: the ones named, else ``searched``'s."""
     if targets:
         return [resolve(store, t) for t in targets]
-    located = store.refs.list(archived=None if archived else False)
-    if reviews or not any(loc.archived for loc in located):  # reviews are archived ones
-        return located
-    sources = store.notes.sources()
-    return [loc for loc in located if not (loc.archived and store.notes.anchor(loc.cid) in sources)]
+    return searched(store, archived, reviews)
 
 
 def _titles(store: Store, hits: list[dict[str, Any]]) -> dict[str, str]:
     titles = {cid: store.notes.meta(cid).get("title") for cid in {h["id"] for h in hits}}
     return {cid: untrusted_field(title) if title else "" for cid, title in titles.items()}
-
-
-def _chain_hits(
-    events: list[Event],
-    commits: list[str],
-    scopes: tuple[str, ...],
-    matcher: re.Pattern[str],
-    context: int = 0,
-) -> Iterator[tuple[str, dict[str, object]]]:
-    """(commit, hit) for each line of an event's scoped field that ``matcher`` finds,
-    with ``context`` lines of that field before and after it."""
-    for event, turn, commit in zip(events, turn_indices(events), commits, strict=True):
-        for scope, lines in scoped_lines(event, scopes):
-            for n, line in enumerate(lines):
-                if matcher.search(line):
-                    hit: dict[str, object] = {"turn": turn + 1, "scope": scope, "text": line}
-                    if context:
-                        hit["before"] = lines[max(0, n - context) : n]
-                        hit["after"] = lines[n + 1 : n + 1 + context]
-                    yield commit, hit

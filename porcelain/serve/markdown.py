@@ -1,0 +1,66 @@
+"""An answer's Markdown as HTML: no raw HTML, no images, links only to the web.
+
+markdown-it-py (CommonMark) with ``html=False`` writes raw HTML in the text as
+text; images are off (a picture from another origin would leak that the page
+was read, and the CSP refuses it anyway); a link is a link only when it points
+at http, https or mailto, and then it carries ``rel="noopener noreferrer"``.
+Fenced code is highlighted by Pygments, whose output escapes the code.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from markdown_it import MarkdownIt
+from pygments import highlight  # type: ignore[import-untyped]
+from pygments.formatters import HtmlFormatter  # type: ignore[import-untyped]
+from pygments.lexers import get_lexer_by_name  # type: ignore[import-untyped]
+from pygments.util import ClassNotFound  # type: ignore[import-untyped]
+
+from porcelain.serve.html import Markup, esc
+
+SAFE_SCHEMES = ("http://", "https://", "mailto:")
+FORMATTER = HtmlFormatter(cssclass="hl", wrapcode=True)
+
+
+def _highlight(code: str, lang: str, _attrs: str) -> str:
+    try:
+        lexer = get_lexer_by_name(lang.strip().split()[0]) if lang.strip() else None
+    except ClassNotFound:
+        lexer = None
+    if lexer is None:
+        return ""  # markdown-it then writes the code escaped, unhighlighted
+    return str(highlight(code, lexer, FORMATTER))
+
+
+def _safe_link(url: str) -> bool:
+    return url.strip().lower().startswith(SAFE_SCHEMES)
+
+
+def _link_open(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
+    tokens[idx].attrSet("rel", "noopener noreferrer")
+    return str(self.renderToken(tokens, idx, options, env))
+
+
+@lru_cache(maxsize=1)
+def _parser() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": False, "highlight": _highlight})
+    md.disable("image")
+    md.validateLink = _safe_link  # type: ignore[method-assign]
+    md.add_render_rule("link_open", _link_open)
+    return md
+
+
+def render(text: str) -> Markup:
+    """``text`` (untrusted Markdown) as HTML that holds no tag the text wrote."""
+    return Markup(_parser().render(text))
+
+
+def code_style() -> str:
+    """The highlighter's CSS (served in /static/style.css: no inline style)."""
+    return str(FORMATTER.get_style_defs(".hl"))
+
+
+def plain(text: str) -> Markup:
+    return esc(text)

@@ -1,0 +1,172 @@
+"""``/c/ID/review``: the conversation's compactions (who applied each and when, from
+the operation log) and its reviews' proposals: the log, each one's diff against
+the one before, and its coverage report (what the summary drops)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from gitstore import Kind, Store
+from porcelain.app.describe import details
+from porcelain.app.targets import active_id
+from porcelain.render import opshow
+from porcelain.serve.html import Markup, esc, join, link, tag
+from porcelain.serve.html import page as layout
+from porcelain.serve.markdown import render
+from porcelain.serve.pages.common import load, short, tabs, title
+
+_MARKS = re.compile(r"\[-(.*?)-\]|\{\+(.*?)\+\}", re.DOTALL)
+
+
+def _reviews_of(store: Store, cid: str) -> list[str]:
+    """The reviews of ``cid`` (live or archived), oldest first."""
+    sources = store.notes.sources()  # anchor -> source id
+    located = store.refs.list(archived=None)
+    return sorted(loc.cid for loc in located if sources.get(store.notes.anchor(loc.cid)) == cid)
+
+
+def _applied(store: Store, cid: str) -> list[dict[str, Any]]:
+    """Each compaction event of ``cid``: its range, when, and the operation that wrote it."""
+    conv = load(store, cid)
+    by_commit = {m.new: o for o in store.ops.list(None) for m in o.moves if m.new}
+    out = []
+    for event, commit in zip(conv.events, conv.commits, strict=False):
+        if event.get("type") != Kind.COMPACTION:
+            continue
+        op = by_commit.get(commit)
+        origin = (event.get("metadata") or {}).get("proposal")
+        out.append(
+            {
+                "commit": commit,
+                "from_turn": int(event.get("from_turn", 0)) + 1,
+                "to_turn": int(event.get("to_turn", 0)) + 1,
+                "at": event.get("timestamp"),
+                "proposal": origin if isinstance(origin, dict) else None,
+                "operation": opshow.as_json(op) if op is not None else None,
+            }
+        )
+    return out
+
+
+def api(store: Store, _query: Any, cid: str) -> dict[str, Any]:
+    # lazy: the review modules load only for this page
+    from porcelain.app.review.revisions import diff_json, revisions
+
+    conv = load(store, cid)
+    info = details(store, conv, active_id(store))
+    reviews = []
+    for rid in _reviews_of(store, cid) + ([cid] if info["source_id"] else []):
+        if store.refs.locate(rid) is None:
+            continue
+        source_id = cid if rid != cid else info["source_id"]
+        source = store.log.load(source_id).events if store.refs.locate(source_id) else None
+        found = revisions(store.log.load(rid).events, source)
+        diffs = [diff_json(a, b) for a, b in zip(found, found[1:], strict=False)]
+        reviews.append(
+            {
+                "id": rid,
+                "source_id": source_id,
+                "proposals": [r.to_json() for r in found],
+                "diffs": diffs,
+            }
+        )
+    return {
+        "id": cid,
+        "compactions": info["compactions"],
+        "applied": _applied(store, cid),
+        "reviews": reviews,
+    }
+
+
+def word_diff(marked: str) -> Markup:
+    """``[-old-]{+new+}`` marks as <del> and <ins>, the rest as text."""
+    out, at = [], 0
+    for m in _MARKS.finditer(marked):
+        out.append(esc(marked[at : m.start()]))
+        out.append(tag("del", m.group(1)) if m.group(1) is not None else tag("ins", m.group(2)))
+        at = m.end()
+    out.append(esc(marked[at:]))
+    return tag("div", join(out), class_="diff")
+
+
+def _coverage(value: dict[str, Any] | None) -> Markup:
+    if not value:
+        return Markup("")
+    # lazy: the coverage report loads only for a proposal that has one
+    from porcelain.domain.compaction.coverage import Coverage
+
+    return tag("pre", "\n".join(Coverage.from_json(value).lines()), class_="coverage")
+
+
+def _proposal(p: dict[str, Any], diff: dict[str, Any] | None) -> Markup:
+    span = f"turns {p['from_turn']}-{p['to_turn']}"
+    head = tag("h4", f"Proposal {p['number']}: {span}, by {p['author']}")
+    body = [head, tag("div", render(p.get("summary") or "(no summary)"), class_="summary")]
+    if diff is not None:
+        body.append(
+            tag(
+                "details",
+                Markup(
+                    tag("summary", f"diff against proposal {diff['from']['number']}")
+                    + word_diff(diff["summary_diff"])
+                ),
+                class_="proposal-diff",
+            )
+        )
+    body.append(_coverage(p.get("coverage")))
+    return tag("article", join(body), class_="proposal")
+
+
+def _operation(op: dict[str, Any] | None) -> str:
+    return (
+        ""
+        if op is None
+        else f" by `{op['command']}` at {op['time']} (pid {op['pid']} on {op['host']})"
+    )
+
+
+def page(store: Store, query: Any, cid: str) -> Markup:
+    found = api(store, query, cid)
+    parts = [tabs(cid, "/review"), tag("h2", "Compactions")]
+    applied = [
+        tag("li", f"turns {a['from_turn']}-{a['to_turn']} at {a['at']}{_operation(a['operation'])}")
+        for a in found["applied"]
+    ]
+    parts.append(tag("ul", join(applied)) if applied else tag("p", "No compaction."))
+    parts.append(tag("h2", "Reviews"))
+    if not found["reviews"]:
+        parts.append(tag("p", "No review. Start one with `jp conversation compact --interactive`."))
+    for review in found["reviews"]:
+        props = review["proposals"]
+        diffs: list[dict[str, Any] | None] = [None, *review["diffs"]]
+        head = tag(
+            "h3",
+            Markup(
+                esc("Review ")
+                + link(f"/c/{review['id']}", short(review["id"]))
+                + esc(f" of {short(review['source_id'])}: {len(props)} proposal(s)")
+            ),
+        )
+        log = tag(
+            "ol",
+            join(
+                tag(
+                    "li",
+                    f"turns {p['from_turn']}-{p['to_turn']}, {p['summary_words']} words, by {p['author']}",
+                )
+                for p in props
+            ),
+            class_="log",
+        )
+        parts.append(
+            tag(
+                "section",
+                Markup(
+                    head + log + join(_proposal(p, d) for p, d in zip(props, diffs, strict=False))
+                ),
+                class_="review",
+            )
+        )
+    crumbs = [("/", "Conversations"), (f"/c/{cid}", title(store, cid))]
+    return layout(f"Compactions and reviews of {title(store, cid)}", join(parts), crumbs)

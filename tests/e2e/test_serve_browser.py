@@ -1,0 +1,140 @@
+"""`jp serve` in a real browser (Debian's Chromium, driven by Selenium): a person
+clicks list -> conversation -> tree -> review, unfolds a compaction, searches,
+and sees the text while a hostile answer's script never runs and the console
+stays clean.  With SERVE_SCREENSHOTS=docs/serve the pages are saved as PNGs
+(docs/serve.md shows them)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.serve.store import Built, build, serving
+
+pytestmark = pytest.mark.e2e
+DRIVER = Path("/usr/bin/chromedriver")
+HOW = "the browser tests need Chromium: apt-get install chromium chromium-driver (make servers)"
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--window-size=1200,800",
+)
+
+if not DRIVER.exists() or shutil.which("chromium") is None:
+    pytest.skip(HOW, allow_module_level=True)
+webdriver = pytest.importorskip("selenium.webdriver", reason="pip install selenium (the dev extra)")
+from selenium.webdriver.common.by import By  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    return build(tmp_path_factory.mktemp("browser"))
+
+
+@pytest.fixture(scope="module")
+def browser(built: Built) -> Iterator[tuple[Any, str]]:
+    profile = tempfile.mkdtemp(prefix="jp-chromium-")
+    options = webdriver.ChromeOptions()
+    for flag in (*FLAGS, f"--user-data-dir={profile}"):
+        options.add_argument(flag)
+    options.binary_location = shutil.which("chromium") or "chromium"
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    service = webdriver.ChromeService(executable_path=str(DRIVER))
+    driver = webdriver.Chrome(options=options, service=service)
+    try:
+        with serving(built.user) as (url, _proc):
+            driver.get(url)
+            yield driver, url.split("/?")[0]
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def shot(driver: Any, name: str) -> None:
+    folder = os.environ.get("SERVE_SCREENSHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        driver.save_screenshot(str(Path(folder) / f"{name}.png"))
+
+
+def clean_console(driver: Any) -> None:
+    errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    assert not errors, errors
+
+
+def not_pwned(driver: Any) -> None:
+    assert driver.title != "pwned"  # the script would have set it to exactly that
+    assert driver.execute_script("return window.jpPwned === undefined")
+
+
+def test_list_conversation_tree_review(browser: tuple[Any, str], built: Built) -> None:
+    driver, base = browser
+    assert "Conversations" in driver.title
+    listed = driver.find_element(By.TAG_NAME, "main").text
+    assert "Main line" in listed
+    assert "title <script>" in listed, listed  # the hostile title, shown as text
+    not_pwned(driver)
+    shot(driver, "list")
+    driver.find_element(By.LINK_TEXT, "Main line").click()
+    assert driver.current_url.endswith(f"/c/{built.main}")
+    block = driver.find_element(By.CSS_SELECTOR, "section.compaction")
+    fold = block.find_element(By.CSS_SELECTOR, "details.raw")
+    assert not fold.find_element(By.ID, "t-2").is_displayed()
+    fold.find_element(By.TAG_NAME, "summary").click()
+    assert fold.find_element(By.ID, "t-2").is_displayed()
+    assert "question 2" in fold.text
+    shot(driver, "conversation")
+    driver.find_element(By.LINK_TEXT, "Tree").click()
+    svg = driver.find_element(By.CSS_SELECTOR, "svg.tree")
+    assert len(svg.find_elements(By.CSS_SELECTOR, "rect.node")) == 3
+    shot(driver, "tree")
+    driver.find_element(By.LINK_TEXT, "Compactions and reviews").click()
+    main = driver.find_element(By.TAG_NAME, "main").text
+    assert "Proposal 3" in main and "by `jp" in main
+    driver.find_element(By.CSS_SELECTOR, "details.proposal-diff summary").click()
+    assert driver.find_elements(By.CSS_SELECTOR, "details.proposal-diff ins")
+    shot(driver, "review")
+    driver.find_element(By.LINK_TEXT, "Size").click()
+    assert driver.find_elements(By.CSS_SELECTOR, "svg.chart polyline.tokens")
+    shot(driver, "size")
+    clean_console(driver)
+
+
+def test_search_and_a_hostile_conversation(browser: tuple[Any, str], built: Built) -> None:
+    driver, base = browser
+    driver.get(base + "/")
+    box = driver.find_element(By.NAME, "q")
+    box.send_keys("needle-in-haystack")
+    box.submit()
+    rows = driver.find_elements(By.CSS_SELECTOR, "table.list tbody tr")
+    assert len(rows) == 1 and "needle-in-haystack" in rows[0].text
+    shot(driver, "search")
+    rows[0].find_element(By.CSS_SELECTOR, "a.title").click()
+    answer = driver.find_element(By.CSS_SELECTOR, ".answer")
+    assert "<script>document.title" in answer.text
+    assert not driver.find_elements(By.CSS_SELECTOR, "main img")
+    links = answer.find_elements(By.TAG_NAME, "a")
+    hrefs = [a.get_attribute("href") for a in links]  # no javascript: link; the image a link
+    assert hrefs == ["https://example.invalid/x", "https://example.invalid/p.png"]
+    assert {a.get_attribute("rel") for a in links} == {"noopener noreferrer"}
+    assert answer.find_elements(By.CSS_SELECTOR, ".hl")
+    result = driver.find_element(By.CSS_SELECTOR, "details.tool-result")
+    result.find_element(By.TAG_NAME, "summary").click()
+    assert "show all" in result.text
+    not_pwned(driver)
+    shot(driver, "hostile")
+    driver.get(base + "/ops")
+    assert "compact --continue" in driver.find_element(By.TAG_NAME, "main").text
+    clean_console(driver)
