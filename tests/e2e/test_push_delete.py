@@ -112,7 +112,8 @@ def test_rm_says_what_is_true(pair: tuple[Machine, Machine, Path]) -> None:
     assert cid not in [row["id"] for row in data]
 
 
-@every_remote
+# a path remote: its push runs git's receive-pack as the servers do, so the remote's
+# gc meets the same deletion (the asking and deleting above run on every remote)
 def test_git_gc_on_both_sides_during_push_delete_breaks_nothing(
     pair: tuple[Machine, Machine, Path],
 ) -> None:

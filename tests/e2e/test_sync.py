@@ -13,7 +13,7 @@ from tests.support.servers.fixtures import every_remote
 from tests.support.sync_machine import Machine, remote_refs
 
 
-@every_remote
+# on a path remote; pushing and pulling over SSH and HTTP are the divergence test's
 def test_push_pull_and_plain_git_stays_clean(pair: tuple[Machine, Machine, Path]) -> None:
     laptop, desktop, remote = pair
     cid = laptop.new("hello from the laptop")

@@ -24,6 +24,7 @@ from tests.reliability.harness import ID, Sandbox
 
 EVENTS = 3000  # past store.PACK_AT: an import of this many goes into a pack
 FOLDER_ID = "17800000500"
+ODD = Identity(" Dr. O'Neil, Jr.; ", "  ops@example.invalid ")  # libgit2 trims its own way
 
 
 def events(count: int) -> list[dict[str, Any]]:
@@ -79,41 +80,58 @@ def leftovers(gitdir: Path) -> list[str]:
 @pytest.fixture
 def two(tmp_path: Path) -> tuple[Store, Store]:
     """Two empty stores with one odd identity (libgit2 trims signatures its own way)."""
-    who = Identity(" Dr. O'Neil, Jr.; ", "  ops@example.invalid ")
     made = []
     for name in ("packed.git", "loose.git"):
         init_bare(tmp_path / name)
-        made.append(Store(tmp_path / name, who))
+        made.append(Store(tmp_path / name, ODD))
     return made[0], made[1]
 
 
-@pytest.mark.parametrize("chunk", [packwrite.CHUNK, 7])
+def _chain() -> list[dict[str, Any]]:
+    start = {
+        "type": "conversation_start",
+        "timestamp": events(1)[0]["timestamp"],
+        "conversation_id": "jp-c1",
+    }
+    return [start, *events(EVENTS)]
+
+
+@pytest.fixture(scope="module")
+def one_by_one(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    """The chain written one event a time into a store of ``two``'s identity (built once:
+    each chunk size is compared with the same commits): its path and commit ids."""
+    path = tmp_path_factory.mktemp("one-by-one") / "loose.git"
+    init_bare(path)
+    loose = Store(path, ODD)
+    chain = _chain()
+    last = loose.create("jp-c1", chain[:1], None, "create")
+    ids = [last]
+    for event in chain[1:]:
+        last = loose.append("jp-c1", [event], last, "append")
+        ids.append(last)
+    return path, ids
+
+
+# the default chunk, and a small odd one: many packs, a chain boundary inside each
+@pytest.mark.parametrize("chunk", [packwrite.CHUNK, 293])
 def test_packed_commits_are_the_commits_written_one_by_one(
-    two: tuple[Store, Store], monkeypatch: pytest.MonkeyPatch, chunk: int
+    two: tuple[Store, Store],
+    one_by_one: tuple[Path, list[str]],
+    monkeypatch: pytest.MonkeyPatch,
+    chunk: int,
 ) -> None:
-    packed, loose = two
+    packed, _ = two
     monkeypatch.setattr(packwrite, "CHUNK", chunk)
-    chain = [
-        {
-            "type": "conversation_start",
-            "timestamp": events(1)[0]["timestamp"],
-            "conversation_id": "jp-c1",
-        },
-        *events(EVENTS),
-    ]
+    chain = _chain()
     tip = packed.create("jp-c1", chain, None, "import")
     anchor = packed.anchor("jp-c1")
     assert loose_objects(packed.gitdir) == [f"{anchor[:2]}/{anchor[2:]}"], "commits went loose"
     assert len(packs(packed.gitdir)) == 2 * -(-len(chain) // chunk)  # a .pack and an .idx each
 
-    last = loose.create("jp-c1", chain[:1], None, "create")  # the same, one event a time
-    ids = [last]
-    for event in chain[1:]:
-        last = loose.append("jp-c1", [event], last, "append")
-        ids.append(last)
+    loose, ids = one_by_one
     assert tip == ids[-1], "the packed chain differs from the one written event by event"
     assert packed.load("jp-c1").commits == ids
-    assert Store(packed.path).load("jp-c1").events == Store(loose.path).read_chain(tip)[0]
+    assert Store(packed.path).load("jp-c1").events == Store(loose).read_chain(tip)[0]
     proc = subprocess.run(
         ["git", "--git-dir", str(packed.path), "fsck", "--strict", "--no-dangling"],
         capture_output=True,
