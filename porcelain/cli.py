@@ -30,6 +30,7 @@ COMMANDS = {
     "completion": "porcelain.commands.completion:completion",
     "model": "porcelain.commands.model:model",
     "status": "porcelain.commands.status:status",
+    "tools": "porcelain.commands.tools:tools",
 }
 SUMMARIES = {
     "init": "Create a store (a bare git repository).",
@@ -46,6 +47,7 @@ SUMMARIES = {
     "completion": "Shell completion for bash, zsh and fish (ids, keys, remotes).",
     "model": "The models jp can call (model ls), the warm model process.",
     "status": "The store, its remotes, the active conversation, anything pending.",
+    "tools": "The model's tools (tools ls): built in, commands, MCP servers'.",
 }
 ALIASES = {"q": "query", "c": "conversation", "conversations": "conversation", "cfg": "config"}
 

@@ -8,12 +8,13 @@ conversation is held for the whole turn, so two writers never interleave.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from gitstore import PROPOSE_COMPACTION, Event, Kind, Store, chat_request_event, turn_start_event
 from porcelain import clock
+from porcelain.app.query.mcp_tools import served
 from porcelain.app.query.registry import BuiltinTool, ToolCall, ToolOutcome
 from porcelain.app.query.tools import (
     confirmation_question,
@@ -88,6 +89,7 @@ class TurnContext:
     tip: str = ""
     written: list[Event] = field(default_factory=list)
     model: Model | None = None  # the plan's (``plan.QueryPlan``); else made from config
+    note: Callable[[str], None] = lambda _: None  # one line for the user (an MCP server's fault)
 
 
 def model_for(model_id: str, config: Config) -> Model:
@@ -143,7 +145,15 @@ def interrupted_message(ctx: TurnContext, kept: int) -> str:
 
 
 def continue_turn(ctx: TurnContext, view: TurnView) -> None:
-    tools = enabled_tools(ctx.config)
+    """Run the model until it ends its turn; MCP servers live as long as this."""
+    with served(ctx.config, ctx.note, lambda name: view.waiting(f"starting MCP server {name}")) as mcp:
+        if mcp.servers is not None:
+            view.finish()  # the spinner of the servers' start
+        _continue(ctx, view, mcp.tools)
+
+
+def _continue(ctx: TurnContext, view: TurnView, extra: Mapping[str, BuiltinTool]) -> None:
+    tools = {**enabled_tools(ctx.config), **extra}
     if is_review(ctx.events):
         tools = {k: v for k, v in tools.items() if k == PROPOSE_COMPACTION}
     model = ctx.model or model_for(ctx.model_id, ctx.config)
