@@ -9,10 +9,14 @@ from porcelain.domain.escaping import escape_untrusted
 
 
 class Row(Protocol):
-    name: str
-    kind: str
-    offered: bool
-    why: str
+    @property
+    def name(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def offered(self) -> bool: ...
+    @property
+    def why(self) -> str: ...
 
 
 def tool_lines(rows: Sequence[Row]) -> list[str]:
