@@ -40,6 +40,7 @@ SECTIONS = (
     "sessions",
     "search",
     "search-scale",
+    "mcp",
 )
 SCALE_ONLY = {"search-scale"}  # only when named: 100,000 conversations take long
 FIXTURES = ROOT.parent / "shared" / "fixtures" / "jp-conversations"
@@ -116,6 +117,11 @@ def run(args: argparse.Namespace, profile: Profile, root: Path, results: Results
 
         results.log("other tools' sessions")
         session_cases.sessions_section(root, profile, results)
+    if "mcp" in wanted:
+        from bench import mcp_cases
+
+        results.log("jp q with an MCP server")
+        mcp_cases.mcp_section(root, profile, results)
     if wanted & {"search", "search-scale"}:
         from bench import search_cases
 
