@@ -225,3 +225,16 @@ def test_the_openai_fake_is_offered_and_calls_a_tool(user: User) -> None:
         names = [t["function"]["name"] for t in chat.requests[0]["tools"]]
         assert "mcp__t__echo" in names
         assert "VIA-OPENAI" in json.dumps(chat.requests[-1]["messages"][-1])
+
+
+def test_tools_ls_lists_every_kind_and_a_server_that_died(user: User) -> None:
+    user.config(
+        server("die")
+        + '[conversation.tools.date]\ncommand = "date -u"\nconfirm = false\n'
+    )
+    proc = user.run("tools", "ls")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert any(ln.startswith("date ") and "command" in ln and "confirm = false" in ln for ln in lines)
+    assert any(ln.startswith("mcp.t ") and "not offered" in ln and "did not start" in ln for ln in lines)
+    assert proc.stderr.count("MCP server t did not start") == 1
