@@ -194,7 +194,7 @@ def test_hostile_tools_are_refused_and_output_escaped_and_bounded(
     fake.reply_text("Done.")
     code, shown = Terminal([str(JP), "q", "--new", "go"], online.env, online.root).finish()
     assert code == 0, shown
-    assert b"[result] mcp__t__loud: red " in shown
+    assert b"[tool] mcp.t.loud {}" in shown and b"[result] mcp.t.loud: red " in shown
     assert raw_controls(without_styles(shown).replace(b"\r", b"")) == [], "shown escaped"
     (result,) = [e for e in online.events(online.active()) if e["type"] == "tool_call_response"]
     assert "\x1b[31malert" in result["content"], "recorded as the server said it"

@@ -55,6 +55,16 @@ def shown_name(server: str, tool: str) -> str:
     return f"mcp.{server}.{tool}"
 
 
+def shown_wire(name: object) -> str:
+    """A tool name as the user reads it: ``mcp__S__T`` is ``mcp.S.T`` (a server's
+    name has no underscore, so the first ``__`` ends it); any other name as is."""
+    text = str(name)
+    server, sep, tool = text.removeprefix(PREFIX).partition("__")
+    if text.startswith(PREFIX) and sep and server and tool:
+        return shown_name(server, tool)
+    return text
+
+
 @dataclass(frozen=True)
 class McpTool(BuiltinTool):
     """One server's tool, as the turn loop runs it (``run`` calls the server)."""

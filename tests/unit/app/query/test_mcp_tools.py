@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from porcelain.app.query.mcp_client import Listed
-from porcelain.app.query.mcp_tools import refusal, settings, wire_name
+from porcelain.app.query.mcp_tools import refusal, settings, shown_wire, wire_name
 from porcelain.config import Config
 from porcelain.config.layers import load_config
 from porcelain.config.schema import validate
@@ -37,8 +37,10 @@ def test_a_listed_tool_is_refused_for_a_reason(name: object, schema: object, why
     assert found is None if why is None else (found is not None and why in found)
 
 
-def test_the_wire_name_is_one_a_provider_accepts() -> None:
+def test_the_wire_name_is_one_a_provider_accepts_and_is_shown_dotted() -> None:
     assert wire_name("fs", "read_file") == "mcp__fs__read_file"
+    assert shown_wire("mcp__fs__read__file") == "mcp.fs.read__file"
+    assert shown_wire("mcp__fs__") == "mcp__fs__" and shown_wire("date") == "date"
 
 
 def _config(server: dict[str, object], conversation: dict[str, object] | None = None) -> Config:
