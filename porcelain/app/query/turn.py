@@ -146,7 +146,8 @@ def interrupted_message(ctx: TurnContext, kept: int) -> str:
 
 def continue_turn(ctx: TurnContext, view: TurnView) -> None:
     """Run the model until it ends its turn; MCP servers live as long as this."""
-    with served(ctx.config, ctx.note, lambda name: view.waiting(f"starting MCP server {name}")) as mcp:
+    config = Config.defaults() if is_review(ctx.events) else ctx.config  # a review uses no server
+    with served(config, ctx.note, lambda name: view.waiting(f"starting MCP server {name}")) as mcp:
         if mcp.servers is not None:
             view.finish()  # the spinner of the servers' start
         _continue(ctx, view, mcp.tools)
