@@ -42,6 +42,7 @@ SECTIONS = (
     "search-scale",
     "sync",
     "serve",
+    "mcp",
 )
 SCALE_ONLY = {"search-scale"}  # only when named: 100,000 conversations take long
 FIXTURES = ROOT.parent / "shared" / "fixtures" / "jp-conversations"
@@ -131,6 +132,11 @@ def run(args: argparse.Namespace, profile: Profile, root: Path, results: Results
 
         results.log("jp serve")
         serve_cases.serve_section(root, profile, results)
+    if "mcp" in wanted:
+        from bench import mcp_cases
+
+        results.log("jp q with an MCP server")
+        mcp_cases.mcp_section(root, profile, results)
     if wanted & {"search", "search-scale"}:
         from bench import search_cases
 

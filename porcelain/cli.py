@@ -31,6 +31,7 @@ COMMANDS = {
     "model": "porcelain.commands.model:model",
     "status": "porcelain.commands.status:status",
     "serve": "porcelain.commands.serve:serve",
+    "tools": "porcelain.commands.tools:tools",
 }
 SUMMARIES = {
     "init": "Create a store (a bare git repository).",
@@ -48,6 +49,7 @@ SUMMARIES = {
     "model": "The models jp can call (model ls), the warm model process.",
     "status": "The store, its remotes, the active conversation, anything pending.",
     "serve": "The store in a browser, read-only (a local web server).",
+    "tools": "The model's tools (tools ls): built in, commands, MCP servers'.",
 }
 ALIASES = {"q": "query", "c": "conversation", "conversations": "conversation", "cfg": "config"}
 

@@ -313,6 +313,7 @@ def _run(
         events=list(conv.events),
         tip=conv.tip,
         model=plan.model,
+        note=app.output.note,
     )
     delta = plan.delta
     if delta:

@@ -17,7 +17,7 @@ from typing import Any
 
 from porcelain.config.merge import RULES_PATH, ends_with, lookup, merge, nest, split_key
 from porcelain.config.model import Config
-from porcelain.config.schema import Leaf, TableArray, node_at, validate
+from porcelain.config.schema import MCP, Leaf, TableArray, node_at, validate
 from porcelain.config.toolenv import check_tool_env
 from porcelain.config.trust import (
     TOOLS_PATH,
@@ -166,6 +166,8 @@ def load_config(
     cli = named_cli_layers(files, overrides)
     tools = set(config.tools()) | {name for layer, _ in cli for name in _tool_names(layer)}
     own = merge(config.data, cli_merged(cli))
+    servers = lookup(own, ("providers", MCP))  # a conversation may choose among their tools
+    tools |= {f"mcp.{name}.*" for name in servers} if isinstance(servers, dict) else set()
     enabled = enabled_providers(own, default_model(bool(environ.get("ANTHROPIC_API_KEY"))))
     ignored: list[Ignored] = []
     below = config  # what a removal marker (a null) goes back to

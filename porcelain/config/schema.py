@@ -12,7 +12,7 @@ import json
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from porcelain.errors import ConfigError
 
@@ -71,6 +71,9 @@ NON_NEGATIVE_INT = Leaf("an integer >= 0", lambda v: _is_int(v) and v >= 0)
 POSITIVE_NUMBER = Leaf("a number greater than 0", lambda v: _is_number(v) and v > 0)
 INT_OR_STRING = Leaf("an integer or a string", lambda v: _is_int(v) or isinstance(v, str))
 SHARE = Leaf("a number from 0 to 1", lambda v: _is_number(v) and 0 <= v <= 1)
+STRINGS = Leaf(
+    "an array of strings", lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v)
+)
 ANY_TABLE = Leaf("a table", lambda v: isinstance(v, dict))
 MODEL_ID = Leaf(
     'a model id "provider/name"',
@@ -166,6 +169,29 @@ PROVIDER = Table(
     }
 )
 
+# ``[providers.mcp.NAME]``: an MCP server jp starts over stdio (user files only;
+# porcelain/app/query/mcp_tools.py).  ``env`` names the variables passed through.
+MCP: Final = "mcp"  # ``providers.mcp`` holds MCP servers; it is not a model provider
+MCP_SERVER_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*")
+MCP_RUN_MODES = ("ask", "unattended", "skip")
+MCP_TOOL = Table(
+    {
+        "enable": BOOL,
+        "run": Leaf(" or ".join(f'"{m}"' for m in MCP_RUN_MODES), lambda v: v in MCP_RUN_MODES),
+    }
+)
+MCP_SERVER = Table(
+    {
+        "command": STRING,
+        "args": STRINGS,
+        "env": ENV_NAMES,
+        "enable": BOOL,
+        "startup_timeout_secs": POSITIVE_NUMBER,
+        "timeout": POSITIVE_NUMBER,
+        "tools": MapOf(MCP_TOOL),
+    }
+)
+
 # ``assistant.warm``: the warm model process (docs/models.md).
 WARM = Table({"enable": BOOL, "idle_minutes": POSITIVE_NUMBER})
 
@@ -183,7 +209,7 @@ ROOT = Table(
             }
         ),
         # model providers (read from the user's and the store's files only)
-        "providers": MapOf(PROVIDER),
+        "providers": MapOf(PROVIDER, special={MCP: MapOf(MCP_SERVER)}),
         "conversation": Table(
             {
                 "compaction": Table(

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from porcelain.config.explain import dotted_key
+from porcelain.config.schema import MCP
 from porcelain.domain.secrets import PROVIDER_KEYS as PROVIDER_KEYS
 from porcelain.errors import ConfigError
 
@@ -27,7 +28,9 @@ def provider_keys(data: Mapping[str, Any]) -> frozenset[str]:
     names = set(PROVIDER_KEYS)
     providers = data.get("providers")
     if isinstance(providers, Mapping):
-        for table in providers.values():
+        for provider, table in providers.items():
+            if provider == MCP:  # MCP servers, whose ``env`` is checked by check_mcp_env
+                continue
             name = table.get("api_key_env") if isinstance(table, Mapping) else None
             if isinstance(name, str) and name:
                 names.add(name)
@@ -41,9 +44,18 @@ def check_tool_env(data: Mapping[str, Any], origin: Callable[[tuple[str, ...]], 
     """
     keys = provider_keys(data)
     tools = data.get("conversation", {}).get("tools", {})
-    if not isinstance(tools, Mapping):
-        return
-    for name, table in tools.items():
+    servers = data.get("providers", {}).get(MCP, {})
+    for base, tables in ((TOOLS, tools), (("providers", MCP), servers)):
+        _check_tables(base, tables, keys, origin)
+
+
+def _check_tables(
+    base: tuple[str, ...],
+    tables: Any,
+    keys: frozenset[str],
+    origin: Callable[[tuple[str, ...]], str],
+) -> None:
+    for name, table in tables.items() if isinstance(tables, Mapping) else ():
         if not isinstance(table, Mapping):
             continue
         for field in ("pass_env", "env"):
@@ -52,7 +64,7 @@ def check_tool_env(data: Mapping[str, Any], origin: Callable[[tuple[str, ...]], 
                 continue
             found = sorted(str(v) for v in given if v in keys)
             if found:
-                path = (*TOOLS, str(name), field)
+                path = (*base, str(name), field)
                 raise ConfigError(
                     f"{origin(path)}: {dotted_key(path)} names {found[0]}, a model provider's "
                     "key; no tool ever receives it",

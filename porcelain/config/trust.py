@@ -36,6 +36,7 @@ from typing import Any, Final
 from gitstore import PROPOSE_COMPACTION
 from porcelain.config.merge import nest
 from porcelain.config.schema import (
+    MCP,
     MODEL_REF,
     Leaf,
     MapOf,
@@ -154,7 +155,7 @@ def enabled_providers(user: Mapping[str, Any], default_model: str | None) -> fro
     out = {OFFLINE_PROVIDER}
     providers = user.get("providers")
     if isinstance(providers, Mapping):
-        out.update(str(name) for name in providers)
+        out.update(str(name) for name in providers if name != MCP)
     ids = [default_model] if default_model else []
     for path in MODEL_ID_PATHS:
         ids += _model_ids(path, _at(user, path))
@@ -349,8 +350,8 @@ def _refusal(path: tuple[str, ...], value: Any, existing: set[str]) -> str | Non
         return LOOSER
     if name == "recall" and field == "enable" and value is not False:
         return ONLY_OFF
-    if name in existing:
-        return None
+    if name in existing or f"{name.rpartition('.')[0]}.*" in existing:
+        return None  # a configured tool, or one of a configured MCP server's (``mcp.S.*``)
     if field == "enable" and value is True:
         return f"{name!r} is not a configured tool, and a conversation defines none"
     return ""  # off, or asking first, for a tool that is not there: no effect

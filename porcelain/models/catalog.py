@@ -97,6 +97,8 @@ class Catalog:
         providers = dict(BUILTIN)
         entries = data.get("providers")
         for name, entry in entries.items() if isinstance(entries, Mapping) else ():
+            if name == "mcp":  # MCP servers (config.schema.MCP), not a model provider
+                continue
             providers[str(name)] = _entry(str(name), entry, providers.get(str(name)))
         assistant = data.get("assistant")
         assistant = assistant if isinstance(assistant, Mapping) else {}

@@ -18,6 +18,7 @@ import json
 import threading
 
 from gitstore import PROPOSE_COMPACTION, Event, fault_point
+from porcelain.app.query.mcp_tools import shown_wire
 from porcelain.models.base import DeltaKind
 from porcelain.render.mdstream import MarkdownStream
 from porcelain.render.output import (
@@ -118,7 +119,7 @@ class TerminalView:
         args = json.dumps(event.get("arguments", {}), ensure_ascii=False)
         if len(args) > 300:
             args = args[:297] + "..."
-        name = untrusted_field(event.get("name"))
+        name = untrusted_field(shown_wire(event.get("name")))
         self.output.note(f"[tool] {name} {untrusted_field(args)}")
         shown = escape_untrusted(name, one_line=True)
         self._spin(f"running {shown if len(shown) <= 40 else shown[:37] + '...'}")
@@ -134,4 +135,4 @@ class TerminalView:
         if len(first) > 200:
             first = first[:197] + "..."
         label = "error" if is_error else "result"
-        self.output.note(f"[{label}] {untrusted_field(name)}: {untrusted_field(first)}")
+        self.output.note(f"[{label}] {untrusted_field(shown_wire(name))}: {untrusted_field(first)}")

@@ -8,8 +8,10 @@ plain conversation need none of them, and must start fast).
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -37,7 +39,9 @@ HEAVY = (
     "porcelain.app.compaction",
     "porcelain.app.review",
     "pygit2._pygit2",
+    "mcp",
 )
+MCP_SERVER = Path(__file__).resolve().parents[1] / "support" / "mcp_server.py"
 LIBGIT2 = "pygit2._pygit2"  # the compiled module: bound lazily, it is loaded on first use
 
 
@@ -97,6 +101,21 @@ def test_commands_without_a_model_do_not_import_the_sdk(keyed: User) -> None:
         code, imported = probe(keyed, *args)
         assert code == 0, args
         assert not imported, f"`jp {' '.join(args)}` imported anthropic"
+
+
+def test_a_configured_mcp_server_is_loaded_only_by_a_query(user: User, fake: FakeMessages) -> None:
+    """`jp --help` and `ls` with an MCP server configured import no `mcp`; a query does."""
+    user.connect(fake.env())
+    server = json.dumps([str(MCP_SERVER)])
+    user.config(
+        '[assistant.model]\nid = "anthropic/claude-test"\n'
+        f"[providers.mcp.t]\ncommand = {json.dumps(sys.executable)}\nargs = {server}\n"
+    )
+    for args in (["--help"], ["conversation", "ls"], ["config", "show"]):
+        assert not {m for m in heavy_modules(user, *args) if m.startswith("mcp")}, args
+    fake.reply_text("hello back")
+    code, fields = run_probe(user, "q", "--new", "hello")
+    assert code == 0 and "mcp" in fields["heavy"].split(","), "the probe must notice mcp"
 
 
 def test_the_probe_sees_an_sdk_import(user: User, fake: FakeMessages) -> None:

@@ -22,6 +22,7 @@ import porcelain.app.review.tool  # noqa: F401  (registers propose_compaction)
 from gitstore import Event, Limits, fit_to_limits, tool_call_response_event
 from porcelain import clock
 from porcelain.app.query.command_run import capture, decoded
+from porcelain.app.query.mcp_tools import McpTool, question
 from porcelain.app.query.registry import BUILTINS, BuiltinTool, ToolCall, ToolOutcome
 from porcelain.config import Config
 from porcelain.config.toolenv import PROVIDER_KEYS, tool_environment
@@ -126,12 +127,16 @@ def response_event(call: ToolCall, outcome: ToolOutcome, limits: Limits | None =
 
 
 def needs_confirmation(tool: BuiltinTool | dict[str, Any]) -> bool:
+    if isinstance(tool, McpTool):
+        return tool.ask
     return not isinstance(tool, BuiltinTool) and bool(tool.get("confirm", True))
 
 
 def confirmation_question(call: ToolCall, tool: BuiltinTool | dict[str, Any]) -> str:
     """`Run tool NAME: `COMMAND` with {ARGS} on stdin?`: the command line jp will run
     and the model's arguments, both one-line and cut short (escaped by ``Output``)."""
+    if isinstance(tool, McpTool):
+        return question(call, tool)
     if isinstance(tool, BuiltinTool):
         return f"Run tool {untrusted_field(call.name)}?"
     command = tool.get("command")

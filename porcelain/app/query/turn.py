@@ -8,12 +8,13 @@ conversation is held for the whole turn, so two writers never interleave.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from gitstore import PROPOSE_COMPACTION, Event, Kind, Store, chat_request_event, turn_start_event
 from porcelain import clock
+from porcelain.app.query.mcp_tools import served
 from porcelain.app.query.recall import with_recall
 from porcelain.app.query.registry import BuiltinTool, ToolCall, ToolOutcome
 from porcelain.app.query.tools import (
@@ -90,6 +91,7 @@ class TurnContext:
     tip: str = ""
     written: list[Event] = field(default_factory=list)
     model: Model | None = None  # the plan's (``plan.QueryPlan``); else made from config
+    note: Callable[[str], None] = lambda _: None  # one line for the user (an MCP server's fault)
 
 
 def model_for(model_id: str, config: Config) -> Model:
@@ -145,7 +147,16 @@ def interrupted_message(ctx: TurnContext, kept: int) -> str:
 
 
 def continue_turn(ctx: TurnContext, view: TurnView) -> None:
-    tools = with_recall(enabled_tools(ctx.config), ctx.config, ctx.events)
+    """Run the model until it ends its turn; MCP servers live as long as this."""
+    config = Config.defaults() if is_review(ctx.events) else ctx.config  # a review uses no server
+    with served(config, ctx.note, lambda name: view.waiting(f"starting MCP server {name}")) as mcp:
+        if mcp.servers is not None:
+            view.finish()  # the spinner of the servers' start
+        _continue(ctx, view, mcp.tools)
+
+
+def _continue(ctx: TurnContext, view: TurnView, extra: Mapping[str, BuiltinTool]) -> None:
+    tools = with_recall({**enabled_tools(ctx.config), **extra}, ctx.config, ctx.events)
     heading = summary_note if RECALL in tools else None
     if is_review(ctx.events):
         tools = {k: v for k, v in tools.items() if k == PROPOSE_COMPACTION}
