@@ -80,6 +80,12 @@ def unique_lengths(ids: Iterable[str]) -> dict[str, int]:
     return out
 
 
+def unique_length(cid: str, before: str | None, after: str | None) -> int:
+    """``unique_lengths``' answer for ``cid`` from its neighbours in the sorted ids."""
+    shared = max(_common(cid, other) if other else 0 for other in (before, after))
+    return min(max(len(PREFIX) + 1, shared + 1), len(cid))
+
+
 def _common(a: str, b: str) -> int:
     """The length of the longest common prefix (a binary search over slices)."""
     low, high = 0, min(len(a), len(b))
