@@ -30,7 +30,7 @@ CREATE TABLE IF NOT EXISTS listed (cid TEXT PRIMARY KEY, tip TEXT NOT NULL,
   rank REAL NOT NULL, row TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS listed_order ON listed (pinned, rank, cid, archived, flags);
 CREATE TABLE IF NOT EXISTS listed_state (id INTEGER PRIMARY KEY, refs TEXT NOT NULL,
-  key TEXT NOT NULL);
+  key TEXT NOT NULL, n INTEGER NOT NULL);
 """
 TABLE_NAMES = ("listed", "listed_state")
 _WHERE = "archived IN ({}) AND flags & ? = 0"
@@ -66,15 +66,20 @@ class Listing:
         return db
 
     def state(self) -> tuple[str, str] | None:
-        """(refs fingerprint, key) the rows were last brought up to date for."""
+        """(refs fingerprint, key) the rows were last brought up to date for; None
+        when there is none, or the rows are not as many as were written (a table
+        dropped or rows deleted by hand: every row is made again)."""
         db = self._db()
         if db is None:
             return None
+        query = "SELECT refs, key, n, (SELECT count(*) FROM listed) FROM listed_state WHERE id = 1"
         try:
-            row = db.execute("SELECT refs, key FROM listed_state WHERE id = 1").fetchone()
+            row = db.execute(query).fetchone()
         except sqlite3.Error:
             return None
-        return (str(row[0]), str(row[1])) if row is not None else None
+        if row is None or row[2] != row[3]:
+            return None
+        return str(row[0]), str(row[1])
 
     def known(self) -> dict[str, tuple[str, bool]]:
         """Every row's id -> (tip, archived)."""
@@ -105,7 +110,10 @@ class Listing:
                 db.execute("DELETE FROM listed")
             db.executemany("DELETE FROM listed WHERE cid = ?", [(c,) for c in gone])
             db.executemany("INSERT OR REPLACE INTO listed VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
-            db.execute("INSERT OR REPLACE INTO listed_state VALUES (1, ?, ?)", (refs, key))
+            (count,) = db.execute("SELECT count(*) FROM listed").fetchone()
+            db.execute(
+                "INSERT OR REPLACE INTO listed_state VALUES (1, ?, ?, ?)", (refs, key, count)
+            )
             db.execute("COMMIT")
         except sqlite3.Error:
             rollback(db)
@@ -146,7 +154,8 @@ class Listing:
         return rows, int(total)
 
     def row(self, cid: str, archived: Sequence[bool], hide: int) -> dict[str, Any] | None:
-        """The row of ``cid`` if it is one ``last`` would give."""
+        """The row of ``cid`` if it is one ``last`` would give (``{}``: it is not);
+        None: a miss (a damaged row included)."""
         db = self._db()
         if db is None:
             return None
@@ -154,10 +163,10 @@ class Listing:
         query = f"SELECT row FROM listed WHERE cid = ? AND {where}"
         try:
             found = db.execute(query, (cid, *[int(a) for a in archived], hide)).fetchone()
-            row = json.loads(found[0]) if found is not None else None
+            row = json.loads(found[0]) if found is not None else {}
         except (sqlite3.Error, ValueError, TypeError):
             return None
-        return row if isinstance(row, dict) else None
+        return row if isinstance(row, dict) and (not row or row.get("id") == cid) else None
 
     def neighbours(self, cid: str) -> tuple[str | None, str | None]:
         """The ids just before and just after ``cid`` in id order (every row)."""

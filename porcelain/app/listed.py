@@ -94,12 +94,12 @@ def recent(
         return None
     kept = store.local.listing
     got = kept.last(archived, hide, limit, active)
-    mine = kept.row(active, archived, hide) if active else None
-    if got is None:
-        kept.forget()  # a damaged row: made again next time
+    mine = kept.row(active, archived, hide) if active else {}
+    if got is None or mine is None:
+        kept.forget()  # a damaged row: every row is made again next time
         return None
     rows, total = got
-    if mine is not None:
+    if mine:
         if limit is not None and len(rows) >= limit:
             rows = rows[1:]
         rows.append(mine)
