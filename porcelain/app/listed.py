@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from gitstore import Listed, Located, Store
+from porcelain.app import describe
 from porcelain.app.describe import SUMMARY_VERSION, listing
 from porcelain.domain.idprefix import unique_length
 
@@ -118,3 +119,16 @@ def shortest(store: Store, rows: Sequence[dict[str, Any]]) -> dict[str, int]:
         before, after = store.local.listing.neighbours(row["id"])
         out[row["id"]] = unique_length(row["id"], before, after)
     return out
+
+
+def titles(store: Store) -> list[tuple[str, str]]:
+    """``describe.titles`` (what completion offers) from the kept rows when they are up
+    to date (no notes read); else as ``describe`` makes them, which reads no chain,
+    where making the rows would."""
+    refs = store.refs.state()
+    if refs is None or store.local.listing.state() != (refs, _key(store)):
+        return describe.titles(store)
+    every = store.local.listing.ids()
+    live = [(cid, title) for cid, archived, title in reversed(every) if not archived]
+    gone = [(cid, "[archived] " + title) for cid, archived, title in reversed(every) if archived]
+    return live + gone

@@ -34,6 +34,10 @@ def events_of(box: Sandbox, cid: str) -> int:
     return int(next(r for r in rows if r["id"] == cid)["events"])
 
 
+def completion(box: Sandbox) -> list[str]:
+    return box.ok("completion", "fish", "--complete", "--", "c", "show", "").splitlines()
+
+
 def ids(rows: list[dict[str, Any]]) -> list[str]:
     return [r["id"] for r in rows]
 
@@ -64,6 +68,10 @@ def test_limited_listing_is_the_tail_of_the_whole_one(tmp_path: Path) -> None:
     limited_is_tail(box, VARIANTS)
     git(box, "pack-refs", "--all")  # every ref moves into packed-refs: the same listing
     limited_is_tail(box, VARIANTS[:1])
+    offered = completion(box)  # from the kept rows, now up to date
+    assert any(line.startswith(f"{first}\tRenamed") for line in offered), offered
+    (box.store / "jp" / "cache.sqlite").unlink()
+    assert completion(box) == offered, "completion reads the kept rows as the notes say"
 
 
 def test_a_pulled_store_lists_what_it_pulled(tmp_path: Path) -> None:

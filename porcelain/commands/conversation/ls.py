@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from datetime import datetime
 from typing import Any
 
 import click
@@ -91,10 +92,23 @@ def ls(
     for r in rows:
         if r["unreadable"]:  # one broken chain never hides the others
             app.output.note(f"warning: {r['id']} cannot be read: {r['unreadable']}")
-    if app.output.emit_json(rows):
-        return
+    filtered = bool(pinned or labels or title or since)
+    if not app.output.emit_json(rows):
+        _show(app, rows, (hidden, unique, now), archived, everything, filtered)
+
+
+def _show(
+    app: App,
+    rows: list[dict[str, Any]],
+    shown: tuple[int, dict[str, int], datetime],
+    archived: bool,
+    everything: bool,
+    filtered: bool,
+) -> None:
+    """The table of `ls` (or the line that says there is nothing to list); ``shown``:
+    how many rows were left out, each id's unique prefix length, the time now."""
+    hidden, unique, now = shown
     if not rows:
-        filtered = pinned or labels or title or since
         what = "archived conversations" if archived else "conversations"
         hint = "" if archived or filtered else " Start one with `jp q --new TEXT`."
         app.output.line(f"No {what}{' match' if filtered else ''}." + hint)
