@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
 from pathlib import Path
 from typing import Any
 
 from tests.e2e.test_grep_index import git, plain_git_append
-from tests.reliability.harness import Sandbox
+from tests.reliability.harness import Sandbox, remote_pair
 
 # the limited listings checked at every step: (options, limit)
 VARIANTS = [((), 2), (("--all",), 3)]
@@ -75,12 +74,7 @@ def test_limited_listing_is_the_tail_of_the_whole_one(tmp_path: Path) -> None:
 
 
 def test_a_pulled_store_lists_what_it_pulled(tmp_path: Path) -> None:
-    remote = tmp_path / "remote.git"
-    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
-    one, two = Sandbox(tmp_path / "one"), Sandbox(tmp_path / "two")
-    for box in (one, two):
-        box.ok("init")
-        box.ok("remote", "add", "origin", str(remote))
+    one, two = remote_pair(tmp_path)
     first = one.new("apples from the first machine")
     one.ok("push")
     two.ok("pull")
