@@ -186,7 +186,8 @@ def build_stores(root: Path, count: int, log: Results) -> tuple[Path, Path]:
 
 
 def search_section(root: Path, profile: Profile, results: Results, scale: bool = False) -> None:
-    sizes = (SCALE,) if scale else SIZES[profile.name]
+    # at scale too the smallest size, so that `ls --limit 50` has its ratio in one run
+    sizes = (SIZES[profile.name][0], SCALE) if scale else SIZES[profile.name]
     llm = None if profile.name == "smoke" else real_llm(root, results)
     limits = {count: _one_size(root, count, profile, results, llm) for count in sizes}
     _limit_rows(limits, results)

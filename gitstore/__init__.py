@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from gitstore.boundary import Limits, read_file
     from gitstore.boundary import fit as fit_to_limits
     from gitstore.cache.facts import ChainFacts
+    from gitstore.cache.listing import Listed
     from gitstore.cache.view import ChainView
     from gitstore.clock import Clock, FixedClock, SteppingClock, SystemClock
     from gitstore.errors import (
@@ -122,6 +123,7 @@ _WHERE: dict[str, str] = {
     "meta_values": "gitstore.store.notes",
     "ChainView": "gitstore.cache.view",
     "ChainFacts": "gitstore.cache.facts",
+    "Listed": "gitstore.cache.listing",
     # making and finding stores
     "init_store": "gitstore.store.repo",
     "init_project": "gitstore.store.repo",
@@ -234,6 +236,7 @@ __all__ = [
     "CONVERSATION_TYPES",
     "ChainFacts",
     "ChainView",
+    "Listed",
     "Clock",
     "ConcurrentUpdate",
     "Conversation",

@@ -1,12 +1,11 @@
 """A disposable cache of events, keyed by commit id, inside the git directory.
 
-Commits never change, so an entry never goes stale and forks share entries.
-A conversation is read from its tip by following ``parent`` links inside
-SQLite (one recursive query); whatever the cache lacks is read from git and
-added.  Deleting ``<gitdir>/jp/cache.sqlite`` loses nothing.
+Commits never change, so an entry never goes stale and forks share entries.  A
+conversation is read from its tip by following ``parent`` links inside SQLite
+(one recursive query); what the cache lacks is read from git and added.
 
-A second table keeps per-tip summaries (counts, first request, last time) so
-that listing 10,000 conversations reads no event chains.
+A second table keeps per-tip summaries (counts, first request, last time), and
+``listing`` the rows of `ls`, so that listing reads no event chains.
 
 A third keeps segments: every chain is cut, from its root, into runs of
 ``SEGMENT`` events, each stored as one JSON array with its commit ids and
@@ -27,6 +26,7 @@ from typing import Any
 
 from gitstore.cache import search, sql
 from gitstore.cache.facts import SEGMENT, Facts, Run, segment_facts
+from gitstore.cache.listing import Listing
 from gitstore.cache.search import Search
 from gitstore.cache.sql import CHAIN, FORMAT, OLD_TABLES, SCHEMA, SEGMENTS, TO_SEGMENT, rollback
 from gitstore.cache.view import CachedChain, Segment
@@ -42,6 +42,7 @@ class Cache:
         self.path = gitdir / "jp" / "cache.sqlite"
         self._db: sqlite3.Connection | None = None
         self.search = Search(self)
+        self.listing = Listing(self)  # the rows of `ls`, in order
 
     def _conn(self) -> sqlite3.Connection | None:
         if self._db is not None:
@@ -349,7 +350,6 @@ class Cache:
                         f"SELECT tip, json FROM summaries WHERE tip IN ({marks})", part
                     )
                     rows += found.fetchall()
-            # tips are hex ids: one parse of one object instead of one per row
             found = json.loads("{" + ",".join(f'"{t}":{raw}' for t, raw in rows) + "}")
         except (sqlite3.Error, ValueError, TypeError):
             return {}

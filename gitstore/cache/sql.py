@@ -30,6 +30,8 @@ OLD_TABLES = (
     "grep_state",
     "whole",
     "grep_long",
+    "listed",
+    "listed_state",
 )
 
 # Every walk is bounded by the rows its table has (a chain is no longer than

@@ -166,6 +166,21 @@ def list_refs(gitdir: Path, prefixes: Iterable[str]) -> dict[str, str]:
 _LIST_ATTEMPTS = 5
 
 
+def refs_state(gitdir: Path, prefixes: Iterable[str]) -> str:
+    """A fingerprint of the refs under ``prefixes`` that costs no parse of ``packed-refs``:
+    that file's stat (what git itself trusts to know it unchanged: every writer
+    replaces it through a lock file, a new inode) and every loose ref's name and
+    content.  Equal fingerprints, equal refs; any ref moved, by jp or plain git,
+    changes it."""
+    loose = _loose_refs(gitdir, tuple(prefixes))
+    try:
+        st = os.stat(gitdir / "packed-refs")
+        packed = f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"
+    except OSError:
+        packed = "-"
+    return packed + "".join(f"\n{n} {oid}" for n, oid in sorted(loose.items()))
+
+
 def _packed_stat(gitdir: Path) -> tuple[int, int, int] | None:
     try:
         st = os.stat(gitdir / "packed-refs")

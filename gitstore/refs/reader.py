@@ -39,6 +39,10 @@ class RefReader(Protocol):
         """The ref that the symbolic ref ``name`` names; None if it is absent or direct."""
         ...
 
+    def state(self, prefixes: tuple[str, ...]) -> str | None:
+        """A cheap fingerprint of the refs under ``prefixes`` (None: none that is cheap)."""
+        ...
+
 
 class FileRefs:
     """A plain git directory's refs, read as files."""
@@ -54,6 +58,9 @@ class FileRefs:
 
     def symbolic(self, name: str) -> str | None:
         return files.symbolic_target(self.gitdir, name)
+
+    def state(self, prefixes: tuple[str, ...]) -> str | None:
+        return files.refs_state(self.gitdir, prefixes)
 
 
 class GitRefs:
@@ -83,6 +90,9 @@ class GitRefs:
         except (KeyError, pygit2.InvalidSpecError):
             return None
         return target if isinstance(target, str) else None
+
+    def state(self, prefixes: tuple[str, ...]) -> str | None:
+        return None  # a reftable or a worktree: nothing cheaper than listing them
 
 
 def reader_for(plain: Path | None, repo: Callable[[], pygit2.Repository]) -> RefReader:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     import pygit2
 
     from gitstore import refs as refnames
+    from gitstore.cache.listing import Listing
     from gitstore.cache.view import ChainView
     from gitstore.events import Event
     from gitstore.oplog.model import Op, RemoteChange
@@ -131,6 +132,11 @@ class Refs:
     def list(self, archived: bool | None = False) -> builtins.list[Located]:
         """Conversations (live, archived, or both with None), in ref-name order."""
         return self._store._listed(archived)
+
+    def state(self) -> str | None:
+        """A fingerprint of every conversation ref, cheaper than ``list`` (None: this
+        layout has none): a ref moved by anyone changes it."""
+        return self._store.refs_state()
 
     def locate(self, cid: str) -> Located | None:
         return self._store.locate(cid)
@@ -250,6 +256,11 @@ class Local:
     def keep_value(self, name: str, version: str, value: Any) -> None:
         """Keep one JSON value per ``name``: the one for the newest ``version`` seen."""
         self._store.keep_value(name, version, value)
+
+    @property
+    def listing(self) -> Listing:
+        """The rows of `ls` kept in the cache, ordered, with the refs they were made from."""
+        return self._store.cache.listing
 
     def summaries(self, tips: Sequence[str]) -> dict[str, dict[str, Any]]:
         """The summaries kept for ``tips``; a tip without one is absent."""

@@ -52,6 +52,11 @@ class Reading(StoreBase):
         out.sort(key=lambda loc: (not loc.archived, loc.cid))  # ref-name order
         return out
 
+    def refs_state(self) -> str | None:
+        """A fingerprint of every conversation ref, cheaper than listing them (None:
+        this layout has none): equal fingerprints, the same refs."""
+        return self._reader.state((refs.LIVE_PREFIX, refs.ARCHIVE_PREFIX))
+
     def ref_target(self, name: str) -> str | None:
         """The commit a ref points at (None if it does not exist)."""
         return self._reader.read(name)

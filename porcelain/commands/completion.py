@@ -151,7 +151,7 @@ def _source(app: App, kind: str) -> list[tuple[str, str]]:
     try:
         if kind == "ids":
             # lazy: the listing code loads only to complete ids
-            from porcelain.app.describe import titles
+            from porcelain.app.listed import titles
 
             return titles(app.store())
         if kind == "remotes":

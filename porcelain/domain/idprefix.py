@@ -71,13 +71,14 @@ def unique_lengths(ids: Iterable[str]) -> dict[str, int]:
     other id shares; at least one character past ``jp-c``."""
     pool = sorted(set(ids))
     # in sorted order an id shares the longest prefix with a neighbour
-    shared = [_common(a, b) for a, b in zip(pool, pool[1:], strict=False)]
-    out: dict[str, int] = {}
-    for i, cid in enumerate(pool):
-        before = shared[i - 1] if i > 0 else 0
-        after = shared[i] if i < len(shared) else 0
-        out[cid] = min(max(len(PREFIX) + 1, before + 1, after + 1), len(cid))
-    return out
+    ends: list[str | None] = [None, *pool, None]
+    return {cid: unique_length(cid, ends[i], ends[i + 2]) for i, cid in enumerate(pool)}
+
+
+def unique_length(cid: str, before: str | None, after: str | None) -> int:
+    """``unique_lengths``' answer for ``cid`` from its neighbours in the sorted ids."""
+    shared = max(_common(cid, other) if other else 0 for other in (before, after))
+    return min(max(len(PREFIX) + 1, shared + 1), len(cid))
 
 
 def _common(a: str, b: str) -> int:

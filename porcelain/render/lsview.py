@@ -84,6 +84,12 @@ def activity(row: dict[str, Any]) -> datetime | None:
     return None
 
 
+def rank(row: dict[str, Any]) -> float:
+    """Where a row sorts by activity (after ``pinned``, before its id): its time."""
+    when = activity(row)
+    return when.timestamp() if when else float("-inf")
+
+
 def keep(
     rows: Sequence[dict[str, Any]],
     *,

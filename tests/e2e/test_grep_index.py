@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 from tests.e2e.harness import NO_MARKERS, RUST, WITH_COMPACTION
-from tests.reliability.harness import Sandbox
+from tests.reliability.harness import Sandbox, remote_pair
 
 # (options, pattern): fixed strings, smart and forced case, regular expressions,
 # scopes, words that no conversation has, and patterns too short to narrow by
@@ -114,12 +114,7 @@ def test_grep_with_the_index_finds_what_a_scan_finds(tmp_path: Path) -> None:
 
 
 def test_a_pulled_store_searches_what_it_pulled(tmp_path: Path) -> None:
-    remote = tmp_path / "remote.git"
-    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
-    one, two = Sandbox(tmp_path / "one"), Sandbox(tmp_path / "two")
-    for box in (one, two):
-        box.ok("init")
-        box.ok("remote", "add", "origin", str(remote))
+    one, two = remote_pair(tmp_path)
     first = one.new("apples from the first machine")
     one.ok("push")
     two.ok("pull")

@@ -201,6 +201,17 @@ nothing; git packing refs over and over (what git gc does to refs, and the
 background gc jp starts); lock files and leftovers of other, dead writers."""
 
 
+def remote_pair(root: Path, names: tuple[str, str] = ("one", "two")) -> tuple[Sandbox, Sandbox]:
+    """Two stores under ``root`` with one bare remote, ``origin``, between them."""
+    remote = root / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    pair = Sandbox(root / names[0]), Sandbox(root / names[1])
+    for box in pair:
+        box.ok("init")
+        box.ok("remote", "add", "origin", str(remote))
+    return pair
+
+
 class Others:
     """The other processes, or their leftovers, that a crash test runs among.
 

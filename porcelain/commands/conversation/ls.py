@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import shutil
+from datetime import datetime
+from typing import Any
 
 import click
 
+from gitstore import Store
 from porcelain import clock
+from porcelain.app import listed
 from porcelain.app.describe import listing
 from porcelain.app.targets import active_id
 from porcelain.commands.context import App
@@ -65,28 +69,46 @@ def ls(
     wanted = [lsview.parse_label(spec) for spec in labels]
     after = lsview.parse_since(since, now) if since else None
     store = app.store()
-    every = store.refs.list(archived=None)
-    located = [loc for loc in every if everything or loc.archived == archived]
-    rows = listing(store, located, active_id(store))
-    if not reviews:
-        rows = [r for r in rows if r["source_id"] is None]
-    rows = lsview.keep_imported(rows, imported, agents=everything)
-    rows = lsview.keep(rows, pinned=pinned, labels=wanted, title=title, since=after)
-    rows = lsview.order(rows, sort, reverse)
-    unique = unique_lengths(loc.cid for loc in every)
+    quick = sort == "activity" and not (reverse or pinned or labels or title or since or imported)
+    found = _limited(store, archived, everything, reviews, limit) if quick and limit else None
+    if found is not None:
+        rows, hidden, unique = found
+    else:
+        every = store.refs.list(archived=None)
+        located = [loc for loc in every if everything or loc.archived == archived]
+        rows = listing(store, located, active_id(store))
+        if not reviews:
+            rows = [r for r in rows if r["source_id"] is None]
+        rows = lsview.keep_imported(rows, imported, agents=everything)
+        rows = lsview.keep(rows, pinned=pinned, labels=wanted, title=title, since=after)
+        rows = lsview.order(rows, sort, reverse)
+        unique = unique_lengths(loc.cid for loc in every)
+        hidden = 0
+        if limit is not None and len(rows) > limit:
+            hidden = len(rows) - limit
+            rows = rows[-limit:]
     for r in rows:
         r["short_id"] = r["id"][: unique.get(r["id"], len(r["id"]))]
-    hidden = 0
-    if limit is not None and len(rows) > limit:
-        hidden = len(rows) - limit
-        rows = rows[-limit:]
     for r in rows:
         if r["unreadable"]:  # one broken chain never hides the others
             app.output.note(f"warning: {r['id']} cannot be read: {r['unreadable']}")
-    if app.output.emit_json(rows):
-        return
+    filtered = bool(pinned or labels or title or since)
+    if not app.output.emit_json(rows):
+        _show(app, rows, (hidden, unique, now), archived, everything, filtered)
+
+
+def _show(
+    app: App,
+    rows: list[dict[str, Any]],
+    shown: tuple[int, dict[str, int], datetime],
+    archived: bool,
+    everything: bool,
+    filtered: bool,
+) -> None:
+    """The table of `ls` (or the line that says there is nothing to list); ``shown``:
+    how many rows were left out, each id's unique prefix length, the time now."""
+    hidden, unique, now = shown
     if not rows:
-        filtered = pinned or labels or title or since
         what = "archived conversations" if archived else "conversations"
         hint = "" if archived or filtered else " Start one with `jp q --new TEXT`."
         app.output.line(f"No {what}{' match' if filtered else ''}." + hint)
@@ -97,3 +119,17 @@ def ls(
     columns = shutil.get_terminal_size().columns if app.output.is_terminal() else None
     text = lsview.table(rows, unique, now, style=style, show_archived=everything, columns=columns)
     app.output.styled_lines(text)
+
+
+def _limited(
+    store: Store, archived: bool, everything: bool, reviews: bool, limit: int
+) -> tuple[list[dict[str, Any]], int, dict[str, int]] | None:
+    """The last ``limit`` rows of the default order from the cache's ordered listing:
+    what they cost is what they show (None: the cache cannot answer)."""
+    which = (False, True) if everything else (archived,)
+    hide = (0 if everything else listed.AGENT) | (0 if reviews else listed.REVIEW)
+    found = listed.recent(store, lsview.rank, which, hide, limit, active_id(store))
+    if found is None:
+        return None
+    rows, total = found
+    return rows, total - len(rows), listed.shortest(store, rows)

@@ -70,14 +70,20 @@ def _pick(app: App, store: Store, active: str | None) -> str | None:
     number: an id, a prefix or a keyword); None when they pick nothing."""
     # lazy: only the picker lists conversations
     from porcelain import clock
+    from porcelain.app import listed
     from porcelain.app.describe import listing
     from porcelain.errors import UsageError
     from porcelain.render import lsview
 
-    live = list(store.refs.list(archived=False))
-    if not live:
+    # the last rows of the cache's ordered listing: what the picker costs is what it shows
+    found = listed.recent(store, lsview.rank, (False,), 0, PICKER_ROWS, active)
+    if found is not None:
+        rows = found[0][::-1]
+    else:
+        live = list(store.refs.list(archived=False))
+        rows = list(reversed(listing(store, live, active)))[:PICKER_ROWS]
+    if not rows:
         raise UsageError("no conversation to use", "start one: `jp q --new TEXT`")
-    rows = list(reversed(listing(store, live, active)))[:PICKER_ROWS]
     app.output.note("Recent conversations (* is the active one):")
     app.output.note("\n".join(lsview.picker(rows, clock.now())))
     answer = app.output.ask(f"Use which? [1-{len(rows)}, an id, title words, or Enter for none]")

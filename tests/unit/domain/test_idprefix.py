@@ -72,3 +72,12 @@ def test_candidates_are_cut_in_an_error_line() -> None:
     many = [f"jp-c{n}" for n in range(100, 120)]
     text = idprefix.describe_candidates(many, limit=3)
     assert text == "jp-c100, jp-c101, jp-c102 and 17 more"
+
+
+def test_one_ids_length_from_its_neighbours_is_the_whole_answer() -> None:
+    pool = sorted([*IDS, "jp-c12", "jp-c123", "jp-c5"])
+    every = idprefix.unique_lengths(pool)
+    for i, cid in enumerate(pool):
+        before = pool[i - 1] if i else None
+        after = pool[i + 1] if i + 1 < len(pool) else None
+        assert idprefix.unique_length(cid, before, after) == every[cid]

@@ -1,0 +1,77 @@
+"""The refs' fingerprint (``refs.state``) and the cache's ordered listing rows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gitstore import Listed
+from gitstore.refs import files
+from gitstore.store.core import Store
+from tests.unit.gitstore.builders import git, start, turn
+from tests.unit.gitstore.test_gitstore_refread import PREFIXES, make
+
+
+def test_the_fingerprint_moves_with_any_ref_and_only_then(store: Store, path: Path) -> None:
+    made = make(store, 3)
+    first = store.refs.state()
+    assert first is not None and store.refs.state() == first
+    git(path, "pack-refs", "--all")  # the same refs, now packed: may differ, must be stable
+    packed = store.refs.state()
+    assert packed == store.refs.state()
+    ref = f"refs/conversations/{made[0]}"
+    other = git(path, "rev-parse", f"refs/conversations/{made[1]}").strip()
+    git(path, "update-ref", ref, other)  # plain git, a loose ref of the same size
+    moved = store.refs.state()
+    assert moved not in (first, packed)
+    git(path, "pack-refs", "--all")  # and packed again: packed-refs is a new file
+    assert store.refs.state() not in (first, packed, moved)
+    cid = "jp-c17000000099"
+    store.log.create(cid, [start(cid), *turn(1)], None, "test")
+    assert store.refs.state() != moved
+    assert files.refs_state(path, PREFIXES) == store.refs.state()
+
+
+def row(cid: str, rank: float, *, pinned: bool = False, archived: bool = False) -> Listed:
+    return Listed(
+        cid, "t" + cid, archived, pinned, 1 if cid.endswith("9") else 0, rank, {"id": cid}
+    )
+
+
+def test_rows_come_back_in_order_a_limited_number(store: Store) -> None:
+    kept = store.cache.listing
+    rows = [
+        row("jp-c11", 5.0),
+        row("jp-c12", float("-inf")),
+        row("jp-c13", 5.0, pinned=True),
+        row("jp-c14", 1.0, archived=True),
+        row("jp-c19", 9.0),
+        row("jp-c15", 7.0),
+    ]
+    assert kept.update("refs", "key", rows, [], whole=True)
+    assert kept.state() == ("refs", "key")
+    found = kept.last((False,), 0, None, None)
+    assert found is not None
+    assert [r["id"] for r in found[0]] == ["jp-c12", "jp-c11", "jp-c15", "jp-c19", "jp-c13"]
+    assert found[1] == 5
+    assert kept.last((False,), 1, 2, "jp-c13") == ([{"id": "jp-c11"}, {"id": "jp-c15"}], 4)
+    assert kept.last((False, True), 0, 1, None) == ([{"id": "jp-c13"}], 6)
+    assert kept.row("jp-c14", (False,), 0) == {}
+    assert kept.row("jp-c14", (True,), 0) == {"id": "jp-c14"}
+    assert kept.neighbours("jp-c13") == ("jp-c12", "jp-c14")
+    assert kept.neighbours("jp-c11") == (None, "jp-c12")
+    assert kept.update("refs2", "key", [row("jp-c16", 0.0)], ["jp-c19"], whole=False)
+    assert kept.known()["jp-c16"] == ("tjp-c16", False) and "jp-c19" not in kept.known()
+    kept.forget()
+    assert kept.state() is None
+
+
+def test_rows_deleted_behind_its_back_are_no_state(store: Store) -> None:
+    kept = store.cache.listing
+    assert kept.update("refs", "key", [row("jp-c11", 1.0), row("jp-c12", 2.0)], [], whole=True)
+    db = store.cache._conn()
+    assert db is not None
+    db.execute("DELETE FROM listed WHERE cid = 'jp-c11'")
+    assert kept.state() is None
+    db.execute("UPDATE listed SET row = '[1' WHERE cid = 'jp-c12'")
+    assert kept.last((False,), 0, 5, None) is None
+    assert kept.row("jp-c12", (False,), 0) is None
