@@ -7,7 +7,9 @@ Two shapes cover every retry in gitstore:
   ``Attempt``; its ``last`` says the time is up, and the loop ends once a try
   whose time was up is done.  A loop that falls through ran out of time.
 - ``jittered(count)``: at most ``count`` tries, a short random sleep between
-  them that grows with each (writers racing for one ref spread apart).
+  them that grows with each (writers racing for one ref spread apart);
+- ``growing(count, step)``: at most ``count`` tries, ``step`` seconds after the
+  first, twice that after the second... (a prune beside a write finishing).
 
 Waiting uses the machine's monotonic clock: it is no data, and nothing records it.
 """
@@ -56,3 +58,11 @@ def jittered(count: int, jitter: float = JITTER) -> Iterator[int]:
         yield number
         if number + 1 < count:
             time.sleep(random.uniform(0, jitter * (1 + number)))
+
+
+def growing(count: int, step: float) -> Iterator[int]:
+    """At most ``count`` tries (their numbers), ``step * n`` seconds after the n-th."""
+    for number in range(count):
+        yield number
+        if number + 1 < count:
+            time.sleep(step * (1 + number))
