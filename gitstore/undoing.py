@@ -149,13 +149,13 @@ def undo(store: Store, force: bool = False) -> Result:
     """
     _check_log(store, "undone")
     for _ in range(RETRIES):
-        target = opmodel.undo_target(oplog.ops(store.repo))
+        target = opmodel.undo_target(store.ops.list())
         if target is None:
             raise NothingToUndo
         moves = opmodel.reverse(target)
         with _holding(store, [m.ref for m in moves], "undo"):
             _settle(store, [m.ref for m in moves], "undo")
-            latest = opmodel.undo_target(oplog.ops(store.repo))
+            latest = opmodel.undo_target(store.ops.list())
             if latest is None or latest.id != target.id:
                 continue  # a command finished meanwhile: undo that one
             return _undo(store, target, moves, force)
@@ -177,7 +177,7 @@ def _undo(store: Store, target: Op, moves: list[Move], force: bool) -> Result:
 
 def find(store: Store, prefix: str) -> tuple[Op, list[Op]]:
     """The one operation whose id starts with ``prefix``, and the whole log."""
-    log = oplog.ops(store.repo)
+    log = store.ops.list()
     found = opmodel.find(log, prefix)
     if len(found) != 1:
         raise UnknownOperation(prefix, len(found))
