@@ -1,6 +1,6 @@
 """Building big stores quickly: commits in large batches, refs in bulk.
 
-Chains are written with ``Store.write_commits`` (which also fills the cache,
+Chains are written with ``store.log.write_commits`` (which also fills the cache,
 as jp's own writes do), never through the CLI.  Each conversation also gets
 the reflog a real one would have: about five ref moves per eight-event turn.
 """

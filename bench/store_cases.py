@@ -141,7 +141,7 @@ def size_section(big: BigStore, size: int, profile: Profile, results: Results) -
 
 def maintain(store: Store) -> None:
     """jp's own maintenance, forced and waited for (before it existed: git gc)."""
-    method = getattr(store, "maintain", None)
+    method = getattr(store.local, "maintain", None)
     if callable(method):
         method(force=True, wait=True)
     else:
@@ -269,7 +269,7 @@ def append_section(big: BigStore, profile: Profile, results: Results) -> None:
 
 
 def _jp_appender(big: BigStore, size: int, fsync: bool = False) -> Callable[[Event], float]:
-    """``Store.append`` of one event to the conversation of ``size`` events, timed."""
+    """``store.log.append`` of one event to the conversation of ``size`` events, timed."""
     store, cid = big.store, big.convs[size]
     tip = store.refs.require(cid).tip
 

@@ -104,7 +104,7 @@ def test_a_lock_held_past_the_wait_is_named_and_nothing_moves(
     before = state(packed)
     (packed.gitdir / "packed-refs.lock").write_text("")  # a gc that keeps running (or died)
     with pytest.raises(RefBusy) as caught:
-        getattr(packed, operation)(A, "test")
+        getattr(packed.refs, operation)(A, "test")
     assert caught.value.by_maintenance and not caught.value.partial
     assert caught.value.ref == refs.live(A)
     assert caught.value.lock == str(packed.gitdir / "packed-refs.lock")
