@@ -1,6 +1,6 @@
 """Building big stores quickly: commits in large batches, refs in bulk.
 
-Chains are written with ``Store.write_commits`` (which also fills the cache,
+Chains are written with ``store.log.write_commits`` (which also fills the cache,
 as jp's own writes do), never through the CLI.  Each conversation also gets
 the reflog a real one would have: about five ref moves per eight-event turn.
 """
@@ -118,7 +118,7 @@ def _titles(store: Store, cids: list[str]) -> None:
     stamp = int(time.time() * 1000)
     builder = repo.TreeBuilder()
     for n, cid in enumerate(cids):
-        line = notes.meta_line("title", f"Synthetic conversation {n}", stamp, store.machine)
+        line = notes.meta_line("title", f"Synthetic conversation {n}", stamp, store.notes.machine)
         builder.insert(store.notes.anchor(cid), repo.create_blob(line + "\n"), pygit2.GIT_FILEMODE_BLOB)
     signature = pygit2.Signature("jp", "jp@localhost")
     repo.create_commit(refs.NOTES_META, signature, signature, "bench: titles", builder.write(), [])

@@ -1,8 +1,8 @@
 """Bulk writes: an import's commits streamed into packs, against `git fast-import`.
 
-Both sides write the same commits (the bytes ``Store.write_commits`` writes,
+Both sides write the same commits (the bytes ``store.log.write_commits`` writes,
 from ``gitstore.packwrite.commit_bytes``) into an empty store: jp through
-``Store.write_packed`` fed by a generator, git through ``git fast-import``
+``store.log.write_packed`` fed by a generator, git through ``git fast-import``
 fed the same objects on a pipe.  Each runs in a child process, so its peak
 memory (``ru_maxrss``) is its own; for git it is fast-import's, the feeder
 aside.  One sample each: a million events takes minutes.

@@ -172,13 +172,13 @@ def fork_titled(root: Path, store: Store, target: str, profile: Profile, results
     lone = build.new_store(root / "lone.git")
     cid = build.cid_for(1)
     build.conversation(lone, cid, 1 + 8, seed=3)
-    lone.set_meta(cid, {"title": "Synthetic conversation"}, "bench: title")
+    lone.notes.set_meta(cid, {"title": "Synthetic conversation"}, "bench: title")
     made: list[tuple[Store, str]] = []
 
     def one(where: Store, source: str) -> Callable[[], float]:
         def run() -> float:
             start = time.perf_counter()
-            made.append((where, fork(where, where.require(source))))
+            made.append((where, fork(where, where.refs.require(source))))
             return time.perf_counter() - start
 
         return run
@@ -198,8 +198,8 @@ def fork_titled(root: Path, store: Store, target: str, profile: Profile, results
         )
     )
     for where, made_id in made:
-        where.delete(made_id, "bench: clean up")
-    lone.cache.close()
+        where.refs.delete(made_id, "bench: clean up")
+    lone.close()
 
 
 def _fill(store: Store, count: int, results: Results) -> None:
@@ -237,7 +237,7 @@ def import_section(root: Path, profile: Profile, results: Results, fixtures: Pat
             total += len(scanned.events)
         took = time.perf_counter() - start
         events[0] = total
-        store.cache.close()
+        store.close()
         return took
 
     def jp_layout() -> float:

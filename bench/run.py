@@ -97,7 +97,7 @@ def run(args: argparse.Namespace, profile: Profile, root: Path, results: Results
         if "review" in wanted:
             results.log("review start")
             store_cases.review_section(big, profile, results, home)
-        big.store.cache.close()
+        big.store.close()
     if "many" in wanted:
         results.log("many conversations")
         process_cases.many_section(root, profile, results)

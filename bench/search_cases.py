@@ -166,7 +166,7 @@ def build_stores(root: Path, count: int, log: Results) -> tuple[Path, Path]:
     """A jp store and llm's database of the same ``count`` conversations."""
     store = build.new_store(root / f"search-{count}.git")
     path = store.gitdir
-    store.cache.close()
+    store.close()
     llm_db = root / f"llm-{count}.db"
     db = sqlite3.connect(llm_db)
     db.executescript(LLM_SCHEMA)

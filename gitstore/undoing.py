@@ -14,7 +14,6 @@ configuration (``sync.remotestate``) alike.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -29,7 +28,7 @@ from gitstore.errors import (
     UndoConflict,
     UnknownOperation,
 )
-from gitstore.fs import flock
+from gitstore.fs import flock, retry
 from gitstore.oplog import log as oplog
 from gitstore.oplog import model as opmodel
 from gitstore.oplog import recorder, remotediff
@@ -87,16 +86,16 @@ def _settle(store: Store, names: Iterable[str], refused: str) -> None:
     has not written its operation (it let go of the conversation a moment before):
     then the log holds it.  Refuse if it does not finish in ``HOLD_WAIT``."""
     wanted = {n for n in names if refs.conversation_id(n) is not None}
-    deadline = time.monotonic() + HOLD_WAIT
-    while wanted:
+    if not wanted:
+        return
+    for attempt in retry.until(HOLD_WAIT, 0.05):
         busy = sorted(r for moved in recorder.running(store.gitdir).values() for r in moved)
         touched = [r for r in busy if r in wanted]
         if not touched:
             return
-        if time.monotonic() >= deadline:
+        if attempt.last:
             found = refs.conversation_id(touched[0])
             raise ConversationBusy(found[0] if found else touched[0], refused)
-        time.sleep(0.05)
 
 
 def _check_log(store: Store, doing: str) -> None:
@@ -150,13 +149,13 @@ def undo(store: Store, force: bool = False) -> Result:
     """
     _check_log(store, "undone")
     for _ in range(RETRIES):
-        target = opmodel.undo_target(oplog.ops(store.repo))
+        target = opmodel.undo_target(store.ops.list())
         if target is None:
             raise NothingToUndo
         moves = opmodel.reverse(target)
         with _holding(store, [m.ref for m in moves], "undo"):
             _settle(store, [m.ref for m in moves], "undo")
-            latest = opmodel.undo_target(oplog.ops(store.repo))
+            latest = opmodel.undo_target(store.ops.list())
             if latest is None or latest.id != target.id:
                 continue  # a command finished meanwhile: undo that one
             return _undo(store, target, moves, force)
@@ -178,7 +177,7 @@ def _undo(store: Store, target: Op, moves: list[Move], force: bool) -> Result:
 
 def find(store: Store, prefix: str) -> tuple[Op, list[Op]]:
     """The one operation whose id starts with ``prefix``, and the whole log."""
-    log = oplog.ops(store.repo)
+    log = store.ops.list()
     found = opmodel.find(log, prefix)
     if len(found) != 1:
         raise UnknownOperation(prefix, len(found))

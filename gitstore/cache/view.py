@@ -1,6 +1,6 @@
 """A chain's events as a sequence that reads them only where they are asked for.
 
-``Store.view`` returns one: its facts (``ChainFacts``) are known at once, and
+``store.log.view`` returns one: its facts (``ChainFacts``) are known at once, and
 an event's position names the segment that holds it and, inside it, a page
 of ``PAGE`` events, so a caller that asks for a few turns of a
 100,000-event conversation parses only the pages that hold them.

@@ -14,12 +14,12 @@ object again, and a missing object with the disk fine is named as that prune
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from gitstore.errors import EnvironmentFault
+from gitstore.fs import retry
 
 if TYPE_CHECKING:
     import pygit2
@@ -58,7 +58,7 @@ def spoiled(exc: BaseException) -> bool:
 
 def retried(write: Callable[[], T]) -> T:
     """``write()`` (one object), again when a concurrent prune spoiled it."""
-    for attempt in range(PRUNE_RETRIES):
+    for attempt in retry.growing(PRUNE_RETRIES, 0.01):
         try:
             return write()
         except (pygit2.GitError, OSError) as exc:
@@ -66,5 +66,4 @@ def retried(write: Callable[[], T]) -> T:
                 raise
             if attempt == PRUNE_RETRIES - 1:
                 raise EnvironmentFault("pruned", "", str(exc)) from None
-            time.sleep(0.01 * (attempt + 1))
     raise AssertionError("unreachable")

@@ -22,6 +22,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from gitstore.fs import retry
+
 REF_LOCK_STALE = 10.0  # seconds: no live writer holds a git ref lock this long
 # What jp writes in a project's repository (`jp init --here`): only these locks are its own
 JP_LOCKS = (
@@ -52,18 +54,16 @@ def held(gitdir: Path, name: str, wait: float, busy: Exception) -> Iterator[None
     where.mkdir(parents=True, exist_ok=True)
     fd = os.open(where / f"{name}.lock", os.O_RDWR | os.O_CREAT, 0o644)
     try:
-        deadline = time.monotonic() + wait
-        while True:
+        for attempt in retry.until(wait, 0.05):
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
             except BlockingIOError:
-                if time.monotonic() >= deadline:
+                if attempt.last:
                     who = owner(where / f"{name}.lock")
                     if who is not None and hasattr(busy, "owner"):
                         busy.owner = f"pid {who.pid} on {who.host}"  # for the message
                     raise busy from None
-                time.sleep(0.05)
         _write_owner(fd)
         yield
     finally:

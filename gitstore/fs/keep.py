@@ -24,7 +24,6 @@ import fcntl
 import os
 import re
 import shutil
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from functools import partial
@@ -32,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from gitstore.errors import EnvironmentFault, GitStoreError, StoreError, environment_fault
-from gitstore.fs import diskfault
+from gitstore.fs import diskfault, retry
 
 if TYPE_CHECKING:
     import pygit2
@@ -159,7 +158,7 @@ class Kept:
         """
         lost = False
         objects = str(Path(self._repo.path) / "objects")
-        for attempt in range(diskfault.PRUNE_RETRIES):
+        for _ in retry.growing(diskfault.PRUNE_RETRIES, 0.01):
             fresh = pygit2.Odb(objects)  # no cache: each object looked for on disk
             held = self._held.items()
             gone = [(k, d) for name, (k, d) in held if pygit2.Oid(hex=name) not in fresh]
@@ -168,7 +167,6 @@ class Kept:
             lost = True
             for kind, data in gone:
                 diskfault.retried(partial(self._repo.odb.write, kind, data))
-            time.sleep(0.01 * (attempt + 1))
         raise EnvironmentFault("pruned", objects, "objects jp wrote kept going")
 
 
@@ -233,7 +231,7 @@ def _gone(exc: BaseException) -> str | None:
 def reread(read: Callable[[], T], gitdir: Path, what: str) -> T:
     """``read()``, again while an object it needs is missing (a writer beside may be
     writing it again after a prune); then the missing object named (``missing``)."""
-    for attempt in range(READ_RETRIES):
+    for attempt in retry.growing(READ_RETRIES, 0.02):
         try:
             return read()
         except (Gone, pygit2.GitError) as exc:
@@ -242,5 +240,4 @@ def reread(read: Callable[[], T], gitdir: Path, what: str) -> T:
                 raise
             if attempt == READ_RETRIES - 1:
                 raise missing(gitdir, oid, what) from None
-            time.sleep(0.02 * (attempt + 1))
     raise AssertionError("unreachable")

@@ -18,8 +18,6 @@ processes that record at once each retry on top of the other.
 from __future__ import annotations
 
 import json
-import random
-import time
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
@@ -27,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from gitstore import faults
 from gitstore.errors import ConcurrentUpdate, EnvironmentFault, LockedRef, environment_fault
-from gitstore.fs import diskfault, flock, keep
+from gitstore.fs import diskfault, flock, keep, retry
 from gitstore.oplog.model import SYMBOLIC, Op, printable
 
 if TYPE_CHECKING:
@@ -215,7 +213,7 @@ def write(repo: pygit2.Repository, op: Op, signature: pygit2.Signature) -> str:
     gitdir = Path(repo.path)
     kept: tuple[list[pygit2.Oid], keep.Kept] | None = None
     spoiled = 0
-    for attempt in range(RETRIES):
+    for _ in retry.jittered(RETRIES):
         try:
             kept = kept or _kept_parents(repo, op, signature)
             ref, oid = _prepare(repo, op, kept[0], signature, kept[1])
@@ -230,7 +228,6 @@ def write(repo: pygit2.Repository, op: Op, signature: pygit2.Signature) -> str:
             continue
         if _move(repo, ref, oid, op.id, kept[1]):
             return str(oid)
-        time.sleep(random.uniform(0, 0.002 * (1 + attempt)))
     raise ConcurrentUpdate(REF)
 
 

@@ -12,7 +12,7 @@ The notes refs depend on the kind of store: a store of its own (``jp init``)
 uses the names above; a store in a project's repository (``jp init --here``)
 keeps its notes under ``refs/notes/jp/`` (``refs/notes/jp/meta``,
 ``refs/notes/jp/source``), so that the project's own notes
-(``refs/notes/commits`` or any other) are never jp's.  ``Store.notes_refs``
+(``refs/notes/commits`` or any other) are never jp's.  ``store.notes.refs``
 says which; on every remote the names are those of a store of its own.
 """
 

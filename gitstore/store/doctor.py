@@ -224,7 +224,7 @@ def check_quarantine(store: Store) -> list[Finding]:
 
 
 def check_cache(store: Store) -> list[Finding]:
-    path = store.cache.path
+    path = store.local.cache_file
     if not path.exists():
         return []
     problem = ""
@@ -346,10 +346,5 @@ def _rebuild_packed(store: Store) -> Finding:
 
 def rebuild_cache(store: Store) -> None:
     """Drop the cache and read every conversation into a new one."""
-    from gitstore.cache.db import Cache
-
-    path = store.cache.path
-    for extra in ("", "-wal", "-shm", "-journal"):
-        Path(f"{path}{extra}").unlink(missing_ok=True)
-    store.cache = Cache(store.gitdir)
+    store.local.drop_cache()
     store.log.prefetch([loc.tip for loc in store.refs.list(None)])

@@ -25,9 +25,7 @@ A write holds the objects it made until the notes ref names them
 from __future__ import annotations
 
 import contextlib
-import random
 import re
-import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from functools import partial
@@ -37,7 +35,7 @@ from typing import TYPE_CHECKING
 from gitstore import faults
 from gitstore.boundary import NOTES_MAX_DEPTH
 from gitstore.errors import ConcurrentUpdate, EnvironmentFault, LockedRef
-from gitstore.fs import diskfault, flock, keep
+from gitstore.fs import diskfault, flock, keep, retry
 from gitstore.refs.transaction import RefUpdate
 from gitstore.store.metalines import compact_meta, last_stamp, meta_line, meta_values, union
 
@@ -310,7 +308,7 @@ def update(
     """
     gitdir = Path(repo.path)
     spoiled = 0
-    for attempt in range(RETRIES):
+    for _ in retry.jittered(RETRIES):
         try:
             step = keep.reread(
                 partial(_prepare, repo, ref, changes, signature, message), gitdir, ref
@@ -339,7 +337,6 @@ def update(
             locked = _stale_lock(repo, ref)
             if locked is not None:
                 raise locked from None
-            time.sleep(random.uniform(0, 0.002 * (1 + attempt)))
         finally:
             kept.release()
     raise _stale_lock(repo, ref) or ConcurrentUpdate(ref)

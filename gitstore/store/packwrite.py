@@ -9,7 +9,7 @@ and a new one begins, so memory stays bounded whatever the size.  Only once
 every chunk is complete are the packs moved into ``objects/pack/`` (pack,
 then index, as git does); the caller moves a ref only after that.
 
-The bytes are exactly those ``Store.write_commits`` writes through libgit2
+The bytes are exactly those ``store.log.write_commits`` writes through libgit2
 (the ids are computed here and checked against what git indexed), so a
 conversation imported this way is identical to one written event by event.
 

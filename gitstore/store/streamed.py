@@ -1,12 +1,12 @@
 """A new chain of many events streamed into packs, never held whole.
 
-``Store.create`` of ``PACK_AT`` events or more (an import) comes here: the
+``Log.create`` of ``PACK_AT`` events or more (an import) comes here: the
 events are read from their source as the packs are written
 (``packwrite.write_stream``), so memory holds one pack's worth of work, not
 the chain; a source that raises part way (a file changed under the import)
 publishes nothing.  What the write keeps is the tip and the names of its
 packs, and that is enough to keep the chain beside git's prune as
-``Writing._keep_written`` keeps a short one: while every pack is where it was
+``Log._keep_written`` keeps a short one: while every pack is where it was
 published nothing is lost (git replaces packs whole, never edits one);
 otherwise the chain is walked on disk, and written again from the source if
 any of it is gone (the same events give the same commits).
@@ -28,7 +28,7 @@ from gitstore.store.types import EventSource
 if TYPE_CHECKING:
     import pygit2
 
-    from gitstore.store.writing import Writing
+    from gitstore.store.ground import Ground
 else:
     from gitstore.lazy import lazy_module
 
@@ -41,7 +41,7 @@ class Streamed:
 
     def __init__(
         self,
-        store: Writing,
+        store: Ground,
         events: EventSource,
         parent: str | None,
         tool_names: dict[str, str] | None,
@@ -51,7 +51,7 @@ class Streamed:
         self.parent = parent
         self.tool_names = tool_names
         if parent is not None:
-            store._commit(parent)  # a ref plain git pointed at a blob: CorruptEvent, not a crash
+            store.commit(parent)  # a ref plain git pointed at a blob: CorruptEvent, not a crash
         self.packed = self._write()
         self.tip = self.packed.tip
 
@@ -59,19 +59,14 @@ class Streamed:
         """Each event checked (a tool result over the size limit cut) as it is read,
         with its ``event.json`` bytes (made once, here)."""
         for n, event in enumerate(self.events):
-            yield self.store._fit(validate(event, f"event {n}"))
+            yield self.store.fit(validate(event, f"event {n}"))
 
     def _write(self) -> packwrite.Packed:
         store = self.store
-
-        def sign(name: str, event: Event) -> bytes:
-            sig = store._signature(name, event)
-            return packwrite.signature_line(sig.raw_name, sig.raw_email, sig.time, sig.offset)
-
         names = dict(self.tool_names or {})
         return packwrite.write_stream(
-            store.gitdir, self._fitted(), self.parent, names, sign, store.identity.name,
-            store.cache.add,
+            store.gitdir, self._fitted(), self.parent, names, store.signature_line,
+            store.identity.name, store.cache.add,
         )  # fmt: skip
 
     def keep(self) -> None:

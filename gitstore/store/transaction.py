@@ -1,10 +1,10 @@
-"""Several ref moves as one: ``Store.transaction(reason)`` and its named steps.
+"""Several ref moves as one: ``store.refs.transaction(reason)`` and its named steps.
 
 A caller says what happens to conversations (advance one, archive one, make
 one active...) and the store spells the refs: each step becomes the
 compare-and-swap updates of ``gitstore.refs.transaction``, all committed at
 once through its intent journal (so a crash midway is finished by the next
-command) and recorded as one move in the operation log, as ``Store.move``
+command) and recorded as one move in the operation log, as ``store.refs.move``
 does.  Nothing moves until ``commit`` (or the end of a ``with`` block that
 raised nothing); a ref that moved since it was read fails the whole
 transaction with ``ConcurrentUpdate``, and none of it happens.
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 
 class Mover(Protocol):
-    """What a transaction commits through (``Store.move``)."""
+    """What a transaction commits through (``store.refs.move``)."""
 
     def move(self, updates: list[RefUpdate], reason: str) -> None: ...
 

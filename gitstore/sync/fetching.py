@@ -243,9 +243,9 @@ def screen(
     local = [r.oid for r in rows if r.name.startswith((refs.LIVE_PREFIX, refs.ARCHIVE_PREFIX))]
     existing = {r.name: r.oid for r in rows if r.name.startswith(held)}
     previous = quarantine.recorded(store.gitdir, remote)
-    known = Known(store.cache, local)
+    known = Known(store.log, local)
     # copies that did not move since they were accepted: one question to the cache
-    known.ids |= store.cache.known([r.oid for r in rows if r.name.startswith(tracking)])
+    known.ids |= store.log.known([r.oid for r in rows if r.name.startswith(tracking)])
     out = Inbound(refused=list(refused))
     dropped: list[str] = []
     record: dict[str, quarantine.Entry] = {}
@@ -274,7 +274,7 @@ def screen(
                 check = check_chain(store.repo, row.oid, known, limits)
                 if check.reason is None:
                     out.conversations[rest] = row.oid
-                    store.cache.add(check.rows)
+                    store.log.remember(check.rows)
                     continue
                 why, keep = check.reason, check.keep
         dropped.append(row.name)

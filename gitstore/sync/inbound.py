@@ -14,17 +14,15 @@ oversized blob is refused without being read into memory.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from gitstore import boundary
 from gitstore.errors import Refused
 
 if TYPE_CHECKING:
     import pygit2
-
-    from gitstore.cache.db import Cache
 else:
     from gitstore.lazy import lazy_module
 
@@ -47,11 +45,17 @@ def kind_of(repo: pygit2.Repository, oid: str | pygit2.Oid) -> tuple[str, int]:
     return _KINDS.get(int(kind), "missing"), int(size)
 
 
+class Remembered(Protocol):
+    """What remembers the events this store already read or wrote (``store.log``)."""
+
+    def known(self, commits: Sequence[str]) -> set[str]: ...
+
+
 class Known:
     """Commits that need no check: this store's tips, what this run accepted,
     and what the cache holds (events this store already read or wrote)."""
 
-    def __init__(self, cache: Cache | None, tips: Iterable[str]) -> None:
+    def __init__(self, cache: Remembered | None, tips: Iterable[str]) -> None:
         self.cache = cache
         self.ids = set(tips)
 

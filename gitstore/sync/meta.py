@@ -40,7 +40,7 @@ def copy_meta(
         "diverged_remote": remote,
         "diverged_at": datetime.fromtimestamp(stamp / 1000, UTC).isoformat().replace("+00:00", "Z"),
     }
-    lines = "".join(notes.meta_line(k, v, stamp, store.machine) + "\n" for k, v in extra.items())
+    lines = "".join(notes.meta_line(k, v, stamp, store.notes.machine) + "\n" for k, v in extra.items())
     meta = store.notes.note(store.notes.refs.meta, cid) or ""
     if meta and not meta.endswith("\n"):
         meta += "\n"

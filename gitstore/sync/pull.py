@@ -3,7 +3,7 @@
 Fetching copies the remote's ``refs/conversations/*``, ``refs/archive/*`` and
 jp's notes refs (``refs/notes/meta``, ``refs/notes/source``; never other
 notes) to ``refs/jp-remotes/<remote>/...`` (forced: they are copies); the
-notes are integrated into the store's own names (``Store.notes_refs``).  Integrating decides per conversation id (``syncplan``) and moves
+notes are integrated into the store's own names (``store.notes.refs``).  Integrating decides per conversation id (``syncplan``) and moves
 local refs by compare-and-swap, in journaled transactions; every step can be
 rerun, so an interrupted pull is completed by the next one.  ``JP_HEAD``,
 caches, locks and the store's ``jp/`` folder never travel.

@@ -92,7 +92,7 @@ def test_real_conversation_round_trip(
     from porcelain.domain.view import model_events
     from porcelain.models.messages import to_messages
 
-    events = Store(first.store).load(cid).events
+    events = Store(first.store).log.load(cid).events
     visible = model_events(events)
     tool = {"name": "fs_read_file", "input_schema": {"type": "object", "properties": {}}}
     for declared in (False, True):

@@ -16,8 +16,8 @@ import pytest
 
 from gitstore import Identity, Store, faults, refs
 from gitstore.events import format_time, parse_time
-from gitstore.store import base as store_module
 from gitstore.store import packwrite
+from gitstore.store.parts import log as store_module
 from gitstore.store.repo import init_bare
 from porcelain.jpformat import JpConversation, write_conversation
 from tests.reliability.harness import ID, Sandbox
@@ -104,10 +104,10 @@ def one_by_one(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str
     init_bare(path)
     loose = Store(path, ODD)
     chain = _chain()
-    last = loose.create("jp-c1", chain[:1], None, "create")
+    last = loose.log.create("jp-c1", chain[:1], None, "create")
     ids = [last]
     for event in chain[1:]:
-        last = loose.append("jp-c1", [event], last, "append")
+        last = loose.log.append("jp-c1", [event], last, "append")
         ids.append(last)
     return path, ids
 
@@ -123,15 +123,15 @@ def test_packed_commits_are_the_commits_written_one_by_one(
     packed, _ = two
     monkeypatch.setattr(packwrite, "CHUNK", chunk)
     chain = _chain()
-    tip = packed.create("jp-c1", chain, None, "import")
-    anchor = packed.anchor("jp-c1")
+    tip = packed.log.create("jp-c1", chain, None, "import")
+    anchor = packed.notes.anchor("jp-c1")
     assert loose_objects(packed.gitdir) == [f"{anchor[:2]}/{anchor[2:]}"], "commits went loose"
     assert len(packs(packed.gitdir)) == 2 * -(-len(chain) // chunk)  # a .pack and an .idx each
 
     loose, ids = one_by_one
     assert tip == ids[-1], "the packed chain differs from the one written event by event"
-    assert packed.load("jp-c1").commits == ids
-    assert Store(packed.path).load("jp-c1").events == Store(loose).read_chain(tip)[0]
+    assert packed.log.load("jp-c1").commits == ids
+    assert Store(packed.path).log.load("jp-c1").events == Store(loose).log.read_chain(tip)[0]
     proc = subprocess.run(
         ["git", "--git-dir", str(packed.path), "fsck", "--strict", "--no-dangling"],
         capture_output=True,
@@ -158,12 +158,12 @@ def test_an_interrupted_bulk_write_leaves_nothing(
 
     faults.install(ctrl_c_at_the_third_chunk)
     with pytest.raises(KeyboardInterrupt):
-        packed.create("jp-c1", events(EVENTS), None, "import")
+        packed.log.create("jp-c1", events(EVENTS), None, "import")
     faults.install(None)
     assert seen == 3
     assert packs(packed.gitdir) == before, "an interrupted bulk write published a pack"
     assert loose_objects(packed.gitdir) == [] and leftovers(packed.gitdir) == []
-    assert packed.ref_target(refs.live("jp-c1")) is None
+    assert packed.refs.target(refs.live("jp-c1")) is None
 
 
 def test_a_killed_writers_temporary_packs_go_with_the_next_store(tmp_path: Path) -> None:
@@ -220,9 +220,9 @@ def test_an_import_is_packed_and_identical_to_appends(
         tmp_path / "again.git",
         Identity(box.env["GIT_COMMITTER_NAME"], box.env["GIT_COMMITTER_EMAIL"]),
     )
-    last = again.create(cid, chain[:1], None, "create")
+    last = again.log.create(cid, chain[:1], None, "create")
     for event in chain[1:]:
-        last = again.append(cid, [event], last, "append")
+        last = again.log.append(cid, [event], last, "append")
     assert last == tip, "an imported conversation differs from the same one appended"
 
 

@@ -275,7 +275,7 @@ def test_an_append_never_overwrites_a_writer_in_between(tmp_path: Path) -> None:
     init_bare(tmp_path / "s.git")
     mine, other = Store(tmp_path / "s.git"), Store(tmp_path / "s.git")
     start = {"type": "conversation_start", "timestamp": now_text(), "conversation_id": "jp-c1"}
-    tip = mine.create("jp-c1", [start], None, "test")
+    tip = mine.log.create("jp-c1", [start], None, "test")
 
     def request(text: str) -> list[dict[str, str]]:
         return [{"type": "chat_request", "timestamp": now_text(), "content": text}]
@@ -283,13 +283,13 @@ def test_an_append_never_overwrites_a_writer_in_between(tmp_path: Path) -> None:
     def race(point: str) -> None:
         if point == "append:objects-written":
             faults.install(None)
-            other.append("jp-c1", request("the other writer"), tip, "other")
+            other.log.append("jp-c1", request("the other writer"), tip, "other")
 
     faults.install(race)
     try:
         with pytest.raises(StaleTip):
-            mine.append("jp-c1", request("mine"), tip, "mine")
+            mine.log.append("jp-c1", request("mine"), tip, "mine")
     finally:
         faults.install(None)
-    contents = [e.get("content") for e in Store(tmp_path / "s.git").load("jp-c1").events]
+    contents = [e.get("content") for e in Store(tmp_path / "s.git").log.load("jp-c1").events]
     assert contents == [None, "the other writer"]

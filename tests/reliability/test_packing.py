@@ -107,7 +107,7 @@ def test_a_lock_held_past_the_wait_is_named_and_nothing_moves(
     before = state(packed)
     (packed.gitdir / "packed-refs.lock").write_text("")  # a gc that keeps running (or died)
     with pytest.raises(RefBusy) as caught:
-        getattr(packed, operation)(A, "test")
+        getattr(packed.refs, operation)(A, "test")
     assert caught.value.by_maintenance and not caught.value.partial
     assert caught.value.ref == refs.live(A)
     assert caught.value.lock == str(packed.gitdir / "packed-refs.lock")
@@ -133,7 +133,7 @@ def test_a_lock_released_during_the_wait_lets_the_archive_through(
         real_sleep(seconds)
 
     monkeypatch.setattr(transaction.time, "sleep", sleep)
-    packed.archive(A, "test")
+    packed.refs.archive(A, "test")
     assert polls >= 3
     assert state(packed) == (None, tip)
     assert journals(packed) == []
@@ -152,7 +152,7 @@ def test_a_lock_taken_mid_commit_leaves_the_journal_until_the_refs_moved(packed:
 
     faults.install(gc_starts)
     with pytest.raises(RefBusy) as caught:
-        packed.archive(A, "test")
+        packed.refs.archive(A, "test")
     faults.install(None)
     assert caught.value.partial and caught.value.by_maintenance
     assert len(journals(packed)) == 1, "the journal went although a ref did not move"

@@ -41,14 +41,14 @@ def store(tmp_path: Path) -> Iterator[Store]:
     init_bare(tmp_path / "s.git")
     s = Store(tmp_path / "s.git")
     for cid in (A, B):
-        s.create(cid, [start(cid)], None, "test")
-    s.set_active(A)
+        s.log.create(cid, [start(cid)], None, "test")
+    s.refs.set_active(A)
     yield s
     faults.install(None)
 
 
 def archive_updates(s: Store, cid: str) -> list[RefUpdate]:
-    tip = s.require(cid).tip
+    tip = s.refs.require(cid).tip
     return [
         RefUpdate(refs.live(cid), tip, None),
         RefUpdate(refs.archived(cid), None, tip),

@@ -146,7 +146,7 @@ def test_packs_pruned_or_repacked_before_the_ref_lose_nothing(
         faults.install(None)
     assert len(writes) == (2 if how == "pruned" else 1), "written again only when lost"
     fresh = Store(store.path)
-    assert len(fresh.load(cid).events) == 3001
+    assert len(fresh.log.load(cid).events) == 3001
     proc = subprocess.run(
         ["git", "--git-dir", str(store.gitdir), "fsck", "--strict", "--no-dangling"],
         capture_output=True,

@@ -182,7 +182,10 @@ def test_a_back_arrow_inside_gitstore_breaks_the_contract(tmp_path: Path) -> Non
 # -- the Store's face -----------------------------------------------------------------------
 
 STORE_PARTS = {"log", "refs", "notes", "local", "ops"}
-STORE_OPENING = {"path", "gitdir", "limits", "identity", "clock", "repair", "format"}
+# what a store was opened with and on, and opening's own acts (docs/architecture.md)
+STORE_OPENING = {"path", "gitdir", "repo", "identity", "clock", "limits", "format"}
+STORE_OPENING |= {"repair", "close"}
+PORCELAIN_OPENING = STORE_OPENING - {"repo"}  # porcelain never reaches libgit2 itself
 PATH_ONLY = {"name", "parent"}  # a store's path named `store` (commands/context.py)
 
 
@@ -223,6 +226,34 @@ def test_porcelain_holds_a_store_by_its_parts_and_its_opening() -> None:
         f"{p.relative_to(ROOT).as_posix()}:{line} store.{name}"
         for p in sorted((ROOT / "porcelain").rglob("*.py"))
         for line, name in sorted(_store_uses(p))
-        if name not in STORE_PARTS | STORE_OPENING | PATH_ONLY
+        if name not in STORE_PARTS | PORCELAIN_OPENING | PATH_ONLY
+    ]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_store_is_its_parts_and_its_opening_and_nothing_more(tmp_path: Path) -> None:
+    """A method or value added to ``Store`` beyond its opening fails here: it
+    belongs in one of the parts (``gitstore/store/parts/``)."""
+    from gitstore import init_store
+    from gitstore.store.core import OPENING, Store
+
+    init_store(tmp_path / "s.git")
+    store = Store(tmp_path / "s.git")
+    shown = {name for name in dir(store) if not name.startswith("_")}
+    assert shown == STORE_PARTS | STORE_OPENING
+    assert set(OPENING) == STORE_OPENING
+    assert Store.__mro__ == (Store, object), "a store is no stack of layers"
+
+
+def test_only_the_store_and_its_parts_reach_their_ground() -> None:
+    """The shared state of a store's parts (``ground.py``: its cache, reader,
+    repository) is reached only from ``gitstore/store/``."""
+    bad = [
+        f"{p.relative_to(ROOT).as_posix()}:{node.lineno} .{node.attr}"
+        for top in ("gitstore", "porcelain")
+        for p in sorted((ROOT / top).rglob("*.py"))
+        if p.parent != ROOT / "gitstore" / "store" and "parts" not in p.parts
+        for node in ast.walk(ast.parse(p.read_text()))
+        if isinstance(node, ast.Attribute) and node.attr in {"_ground", "_g"}
     ]
     assert not bad, "\n".join(bad)

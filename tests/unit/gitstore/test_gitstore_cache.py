@@ -46,7 +46,7 @@ def cache_files(path: Path) -> list[Path]:
 def test_load_from_the_cache_equals_load_from_git(store: Store, path: Path) -> None:
     long_conversation(store, "jp-c1", 40)
     first = store.log.load("jp-c1")
-    again = Store(path).load("jp-c1")
+    again = Store(path).log.load("jp-c1")
     assert (first.events, first.commits) == from_git(path, "jp-c1")
     assert (again.events, again.commits) == from_git(path, "jp-c1")
 
@@ -58,18 +58,18 @@ def test_segments_of_long_chains_read_back_the_same(
     long_conversation(store, "jp-c1", 10)
     tip = store.refs.require("jp-c1").tip
     for _ in range(3):  # cuts segments, then reads from them
-        conv = Store(path).load("jp-c1")
+        conv = Store(path).log.load("jp-c1")
         assert (conv.events, conv.commits) == from_git(path, "jp-c1")
     db = sqlite3.connect(path / "jp" / "cache.sqlite")
     counts = [r[0] for r in db.execute("SELECT n FROM segments ORDER BY start")]
     db.close()
     assert counts and set(counts) == {7}, "whole segments of 7 events from the root"
     store.log.append("jp-c1", [request("after the segments", 200), answer("ok", 201)], tip, "more")
-    conv = Store(path).load("jp-c1")
+    conv = Store(path).log.load("jp-c1")
     assert (conv.events, conv.commits) == from_git(path, "jp-c1")
     # a fork shares the cached segments and reads its own tail
     store.log.create("jp-c2", [start("jp-c2")], tip, "fork")
-    fork = Store(path).load("jp-c2")
+    fork = Store(path).log.load("jp-c2")
     assert (fork.events, fork.commits) == from_git(path, "jp-c2")
 
 
@@ -80,7 +80,7 @@ def test_a_view_reads_only_the_segments_asked_for(
     long_conversation(store, "jp-c1", 12)
     events, ids = from_git(path, "jp-c1")
     store.log.load("jp-c1")  # fills the cache and cuts the segments
-    _, view = Store(path).view("jp-c1")
+    _, view = Store(path).log.view("jp-c1")
     assert len(view) == len(events)
     assert view.facts.turn_count() == turn_count(events)
     assert list(view.facts.indices()) == turn_indices(events)
@@ -102,13 +102,13 @@ def test_a_damaged_or_missing_segment_is_rebuilt_from_the_rows(
     db = sqlite3.connect(path / "jp" / "cache.sqlite")
     db.execute("UPDATE segments SET json = '[broken' WHERE start = 10")
     db.commit()
-    conv = Store(path).load("jp-c1")
+    conv = Store(path).log.load("jp-c1")
     assert (conv.events, conv.commits) == truth
     db.execute("DELETE FROM segments WHERE start = 5")  # the run above it loses its link
     db.commit()
-    conv = Store(path).load("jp-c1")
+    conv = Store(path).log.load("jp-c1")
     assert (conv.events, conv.commits) == truth
-    _, view = Store(path).view("jp-c1")
+    _, view = Store(path).log.view("jp-c1")
     assert list(view) == truth[0]
     assert db.execute("SELECT count(*) FROM segments WHERE start = 5").fetchone()[0] == 1
     db.close()
@@ -117,13 +117,13 @@ def test_a_damaged_or_missing_segment_is_rebuilt_from_the_rows(
 def test_deleting_the_cache_loses_nothing(store: Store, path: Path) -> None:
     long_conversation(store, "jp-c1", 12)
     before = store.log.load("jp-c1")
-    store.cache.close()
+    store.close()
     files = cache_files(path)
     assert files, "the cache lives inside the git directory"
     for file in files:
         file.unlink()
     fresh = Store(path)
-    after = fresh.load("jp-c1")
+    after = fresh.log.load("jp-c1")
     assert (after.events, after.commits) == (before.events, before.commits)
     assert cache_files(path), "the cache is rebuilt"
 
@@ -132,7 +132,7 @@ def test_only_the_main_cache_file_deleted(store: Store, path: Path) -> None:
     long_conversation(store, "jp-c1", 12)
     before = store.log.load("jp-c1")
     (path / "jp" / "cache.sqlite").unlink()  # the WAL and index files stay behind
-    after = Store(path).load("jp-c1")
+    after = Store(path).log.load("jp-c1")
     assert (after.events, after.commits) == (before.events, before.commits)
 
 
@@ -144,13 +144,13 @@ def test_a_damaged_cache_degrades_to_reading_git(store: Store, path: Path) -> No
     db.execute("UPDATE events SET json = '{broken' WHERE json LIKE '%Q3%'")
     db.commit()
     db.close()
-    conv = Store(path).load("jp-c1")
+    conv = Store(path).log.load("jp-c1")
     assert (conv.events, conv.commits) == truth
-    store.cache.close()
+    store.close()
     for file in cache_files(path):
         file.unlink()
     (path / "jp" / "cache.sqlite").write_text("this is not a database")
-    conv = Store(path).load("jp-c1")
+    conv = Store(path).log.load("jp-c1")
     assert (conv.events, conv.commits) == truth
 
 
@@ -175,9 +175,9 @@ def test_commits_made_with_plain_git_are_seen(store: Store, path: Path) -> None:
 
 
 def test_summaries_are_cached_per_tip(store: Store) -> None:
-    store.cache.put_summaries({"a" * 40: {"turns": 3}})
-    assert store.cache.summaries(["a" * 40, "b" * 40]) == {"a" * 40: {"turns": 3}}
-    assert store.cache.summaries([]) == {}
+    store.local.keep_summaries({"a" * 40: {"turns": 3}})
+    assert store.local.summaries(["a" * 40, "b" * 40]) == {"a" * 40: {"turns": 3}}
+    assert store.local.summaries([]) == {}
 
 
 def cached_commits(path: Path) -> set[str]:
@@ -193,16 +193,16 @@ def test_prefetch_caches_many_chains_in_one_pass(store: Store, path: Path) -> No
     base = store.refs.require("jp-c1").tip
     for n in range(2, 6):  # forks share jp-c1's history
         store.log.create(f"jp-c{n}", [start(f"jp-c{n}"), *turn(n, 100 + n)], base, "fork")
-    store.cache.close()
+    store.close()
     for file in cache_files(path):
         file.unlink()
     fresh = Store(path)
-    tips = [fresh.require(f"jp-c{n}").tip for n in range(1, 6)]
-    fresh.prefetch(tips)
+    tips = [fresh.refs.require(f"jp-c{n}").tip for n in range(1, 6)]
+    fresh.log.prefetch(tips)
     every = {c for n in range(1, 6) for c in from_git(path, f"jp-c{n}")[1]}
     assert cached_commits(path) == every
     for n in range(1, 6):
-        conv = fresh.load(f"jp-c{n}")
+        conv = fresh.log.load(f"jp-c{n}")
         assert (conv.events, conv.commits) == from_git(path, f"jp-c{n}")
 
 
@@ -213,15 +213,15 @@ def test_prefetch_leaves_a_damaged_chain_to_read_chain(store: Store, path: Path)
     sig = pygit2.Signature("x", "x@example.invalid")
     empty = repo.TreeBuilder().write()  # a commit whose tree has no event.json
     bad = repo.create_commit(None, sig, sig, "not an event", empty, [pygit2.Oid(hex=good)])
-    store.cache.close()
+    store.close()
     for file in cache_files(path):
         file.unlink()
     fresh = Store(path)
-    fresh.prefetch([str(bad), good])
+    fresh.log.prefetch([str(bad), good])
     assert str(bad) not in cached_commits(path)
     assert set(from_git(path, "jp-c1")[1]) <= cached_commits(path)
     with pytest.raises(CorruptEvent):
-        fresh.read_chain(str(bad))
+        fresh.log.read_chain(str(bad))
 
 
 def test_a_view_without_a_usable_cache_reads_git_once(
@@ -230,10 +230,10 @@ def test_a_view_without_a_usable_cache_reads_git_once(
     long_conversation(store, "jp-c1", 6)
     events, _ = from_git(path, "jp-c1")
     fresh = Store(path)
-    monkeypatch.setattr(fresh.cache, "_conn", lambda: None)  # as when SQLite cannot open
+    monkeypatch.setattr(cache_module.Cache, "_conn", lambda _: None)  # as when SQLite cannot
     walks: list[str] = []
-    real = fresh.read_run
-    monkeypatch.setattr(fresh, "read_run", lambda *a: walks.append("walk") or real(*a))
-    _, view = fresh.view("jp-c1")
+    real = fresh.log.read_run
+    monkeypatch.setattr(fresh.log, "read_run", lambda *a: walks.append("walk") or real(*a))
+    _, view = fresh.log.view("jp-c1")
     assert list(view) == events and view.facts.turn_count() == turn_count(events)
     assert walks == ["walk"]

@@ -93,7 +93,7 @@ def test_a_missing_notes_tree_is_named_not_an_internal_error(store: Store) -> No
     loose.unlink(missing_ok=True)
     fresh = Store(store.gitdir)
     with pytest.raises((EnvironmentFault, StoreError)) as caught:
-        notes.read(fresh.repo, fresh.notes_refs.meta, fresh.anchor(cid))
+        notes.read(fresh.repo, fresh.notes.refs.meta, fresh.notes.anchor(cid))
     assert tree[:12] in str(caught.value) or isinstance(caught.value, EnvironmentFault)
 
 

@@ -38,7 +38,7 @@ def row(cid: str, rank: float, *, pinned: bool = False, archived: bool = False) 
 
 
 def test_rows_come_back_in_order_a_limited_number(store: Store) -> None:
-    kept = store.cache.listing
+    kept = store.local.listing
     rows = [
         row("jp-c11", 5.0),
         row("jp-c12", float("-inf")),
@@ -66,9 +66,9 @@ def test_rows_come_back_in_order_a_limited_number(store: Store) -> None:
 
 
 def test_rows_deleted_behind_its_back_are_no_state(store: Store) -> None:
-    kept = store.cache.listing
+    kept = store.local.listing
     assert kept.update("refs", "key", [row("jp-c11", 1.0), row("jp-c12", 2.0)], [], whole=True)
-    db = store.cache._conn()
+    db = kept._db()  # the table itself, to damage it behind the listing's back
     assert db is not None
     db.execute("DELETE FROM listed WHERE cid = 'jp-c11'")
     assert kept.state() is None

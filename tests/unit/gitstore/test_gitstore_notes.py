@@ -47,7 +47,7 @@ def test_update_retries_when_another_writer_moves_the_notes_ref(store: Store, pa
     def change(current: dict[str, str]) -> dict[str, str | None]:
         calls.append(len(current))
         if len(calls) == 1:  # another process writes its note right now
-            other.set_note(refs.NOTES_SOURCE, "jp-c9", "jp-c8\n", "other")
+            other.notes.set_note(refs.NOTES_SOURCE, "jp-c9", "jp-c8\n", "other")
         return {target: "jp-c7\n"}
 
     notes.update(store.repo, refs.NOTES_SOURCE, change, signature(), "mine")
@@ -86,7 +86,7 @@ def test_metadata_newest_value_wins_and_none_unsets(store: Store) -> None:
         ("title", 1001000),
         ("pinned_at", 1002000),
     ]
-    assert {x["m"] for x in lines} == {store.machine}
+    assert {x["m"] for x in lines} == {store.notes.machine}
     assert store.notes.meta("jp-c2") == {}
 
 
@@ -132,7 +132,7 @@ def test_git_merges_metadata_notes_by_union(tmp_path: Path) -> None:
     init_bare(path)
     assert git(path, "config", "notes.meta.mergeStrategy").strip() == "cat_sort_uniq"
     machine = git(path, "config", "jp.machine").strip()
-    assert machine and Store(path).machine == machine
+    assert machine and Store(path).notes.machine == machine
 
 
 def test_long_metadata_notes_are_compacted_to_the_newest_line_per_key(

@@ -148,14 +148,14 @@ def test_restore_returns_to_the_state_after_an_operation(store: Store) -> None:
 
 def test_interleaved_writers_each_record_only_their_own_refs(path: Path) -> None:
     one, two = Store(path), Store(path)
-    one.begin_operation("jp q one")
-    two.begin_operation("jp q two")
-    a = one.create("jp-c1", [start("jp-c1")], None, "c1")
-    b = two.create("jp-c2", [start("jp-c2")], None, "c2")
-    one.append("jp-c1", turn(1), a, "t")
-    two.append("jp-c2", turn(1), b, "t")
-    two.end_operation()
-    one.end_operation()
+    one.ops.begin("jp q one")
+    two.ops.begin("jp q two")
+    a = one.log.create("jp-c1", [start("jp-c1")], None, "c1")
+    b = two.log.create("jp-c2", [start("jp-c2")], None, "c2")
+    one.log.append("jp-c1", turn(1), a, "t")
+    two.log.append("jp-c2", turn(1), b, "t")
+    two.ops.end()
+    one.ops.end()
     ops = {o.command: [m.ref for m in o.moves] for o in oplog.ops(one.repo)}
     assert ops == {"jp q one": [refs.live("jp-c1")], "jp q two": [refs.live("jp-c2")]}
 
@@ -166,9 +166,9 @@ def _killed_archive(path: Path) -> None:
     if pid == 0:
         try:
             killed = Store(path)
-            killed.begin_operation("jp c archive jp-c1")
-            tip = killed.create("jp-c1", [start("jp-c1")], None, "create")
-            killed.archive("jp-c1", "archive")
+            killed.ops.begin("jp c archive jp-c1")
+            tip = killed.log.create("jp-c1", [start("jp-c1")], None, "create")
+            killed.refs.archive("jp-c1", "archive")
             (path / "tip").write_text(tip)
         finally:
             os._exit(0)  # no end_operation: what a kill leaves
@@ -266,8 +266,8 @@ def test_a_newer_store_format_is_refused_before_anything_is_read(path: Path) -> 
     git(path, "config", "--unset", "jp.format")
     older = Store(path)
     assert older.format is None
-    with older.operation("jp new"):
-        older.create("jp-c1", [start("jp-c1")], None, "create")
+    with older.ops.operation("jp new"):
+        older.log.create("jp-c1", [start("jp-c1")], None, "create")
     assert storeformat.read(path) == storeformat.FORMAT, "the first write records the format"
 
 
@@ -275,6 +275,6 @@ def test_a_held_conversation_names_its_owner(store: Store) -> None:
     from gitstore.errors import ConversationBusy
 
     other = Store(store.path)
-    with store.refs.hold("jp-c1"), pytest.raises(ConversationBusy) as caught, other.hold("jp-c1"):
+    with store.refs.hold("jp-c1"), pytest.raises(ConversationBusy) as caught, other.refs.hold("jp-c1"):
         pass
     assert caught.value.owner == f"pid {os.getpid()} on {os.uname().nodename}"

@@ -51,7 +51,7 @@ def test_needles_are_what_every_match_holds() -> None:
 
 def candidates(store: Store, *words: str) -> set[str]:
     tips = {loc.tip: loc.cid for loc in store.refs.list()}
-    found = store.text_candidates(list(tips), list(words))
+    found = store.log.text_candidates(list(tips), list(words))
     assert found is not None, "this SQLite has FTS5: the index answers"
     return {tips[t] for t in found}
 
@@ -70,12 +70,12 @@ def test_the_index_narrows_to_the_conversations_that_hold_the_words(
     store.log.append("jp-c2", [answer("a zebra crossing")], store.refs.require("jp-c2").tip, "q")
     assert candidates(store, "zebra") == {"jp-c2"}, "an append is indexed"
     assert candidates(Store(path), "zebra") == {"jp-c2"}
-    assert store.text_candidates([tip], ["ab"]) is None, "too short to narrow by"
+    assert store.log.text_candidates([tip], ["ab"]) is None, "too short to narrow by"
 
 
 def test_a_tip_the_cache_does_not_hold_is_read_from_git_first(store: Store, path: Path) -> None:
     store.log.create("jp-c1", [start("jp-c1"), request("apples")], None, "create")
-    store.cache.close()
+    store.close()
     (path / "jp" / "cache.sqlite").unlink()
     assert candidates(Store(path), "apples") == {"jp-c1"}
 
@@ -83,14 +83,14 @@ def test_a_tip_the_cache_does_not_hold_is_read_from_git_first(store: Store, path
 def test_a_damaged_index_is_made_again(store: Store, path: Path) -> None:
     store.log.create("jp-c1", [start("jp-c1"), request("apples")], None, "create")
     assert candidates(store, "apples") == {"jp-c1"}
-    store.cache.close()
+    store.close()
     db = sqlite3.connect(path / "jp" / "cache.sqlite")
     db.execute("DELETE FROM grep_text_data")  # the index's own pages
     db.commit()
     db.close()
     fresh = Store(path)
-    tips = [fresh.require("jp-c1").tip]
-    first = fresh.text_candidates(tips, ["apples"])
+    tips = [fresh.refs.require("jp-c1").tip]
+    first = fresh.log.text_candidates(tips, ["apples"])
     assert first == set(tips), "an index SQLite cannot open is made again, then answers"
     assert candidates(fresh, "apples") == {"jp-c1"}
 

@@ -67,14 +67,14 @@ def test_append_loses_nothing_to_a_writer_in_between(store: Store, path: Path) -
     def race(point: str) -> None:
         if point == "append:objects-written" and not raced:
             raced.append(True)  # before the call: the other append reaches this point too
-            other.append("jp-c1", [request("OTHER WRITER")], tip, "other")
+            other.log.append("jp-c1", [request("OTHER WRITER")], tip, "other")
 
     faults.install(race)
     with pytest.raises(StaleTip):  # refusing is right; overwriting would lose OTHER WRITER
         store.log.append("jp-c1", [request("MINE")], tip, "mine")
     faults.install(None)
     assert raced
-    contents = [e.get("content") for e in Store(path).load("jp-c1").events]
+    contents = [e.get("content") for e in Store(path).log.load("jp-c1").events]
     assert "OTHER WRITER" in contents
 
 
@@ -151,9 +151,9 @@ def test_the_active_conversation_is_a_symbolic_ref(store: Store, path: Path) -> 
 
 def test_hold_is_exclusive_across_stores(store: Store, path: Path) -> None:
     other = Store(path)
-    with store.refs.hold("jp-c1"), pytest.raises(ConversationBusy), other.hold("jp-c1", wait=0.1):
+    with store.refs.hold("jp-c1"), pytest.raises(ConversationBusy), other.refs.hold("jp-c1", wait=0.1):
         pass
-    with other.hold("jp-c1"):
+    with other.refs.hold("jp-c1"):
         pass  # released when the first holder left
 
 

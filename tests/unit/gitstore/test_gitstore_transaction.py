@@ -90,7 +90,7 @@ def test_review_apply_half_done_is_finished(store: Store, path: Path, tip: str) 
     assert ref(path, "refs/conversations/jp-c1") == applied
     assert ref(path, "refs/conversations/jp-c3") is None
     assert ref(path, "refs/archive/conversations/jp-c3") == review_tip
-    assert reopened.active() == "jp-c1"
+    assert reopened.refs.active() == "jp-c1"
     assert not file.exists()
 
 

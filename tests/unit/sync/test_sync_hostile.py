@@ -301,7 +301,7 @@ def test_a_chain_is_checked_only_down_to_what_the_store_has(tmp_path: Path) -> N
     store = Store(tmp_path / "s.git")
     store.log.create(CID, [start(CID), *(request(f"m{n}") for n in range(300))], None, "test")
     chain = store.log.load(CID).commits
-    cached = check_chain(store.repo, chain[150], Known(store.cache, []), Limits())
+    cached = check_chain(store.repo, chain[150], Known(store.log, []), Limits())
     assert cached.reason is None and len(cached.rows) <= 1, "the cache knows these events"
     walked = check_chain(store.repo, chain[150], Known(None, [chain[100]]), Limits())
     assert walked.reason is None and [r[0] for r in walked.rows] == chain[150:100:-1]

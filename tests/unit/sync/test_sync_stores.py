@@ -88,10 +88,10 @@ def test_divergence_forks_the_local_continuation(machine: Make) -> None:
     a, sa = machine("a")
     b, sb = machine("b")
     new(a, "jp-c100", "one")
-    a.set_meta("jp-c100", {"title": "shared"}, "test")
+    a.notes.set_meta("jp-c100", {"title": "shared"}, "test")
     push(sa)
     sb.pull()
-    b.set_active("jp-c100")
+    b.refs.set_active("jp-c100")
     add(a, "jp-c100", "from a")
     add(b, "jp-c100", "from b")
     push(sa)
@@ -100,9 +100,9 @@ def test_divergence_forks_the_local_continuation(machine: Make) -> None:
     assert fork.action == "diverged" and fork.new_id
     assert texts(b, "jp-c100") == ["one", "from a"]
     assert texts(b, fork.new_id) == ["one", "from b"]
-    assert b.active() == fork.new_id
-    assert b.meta(fork.new_id)["diverged_from"] == "jp-c100"
-    assert b.meta(fork.new_id)["title"] == "shared"
+    assert b.refs.active() == fork.new_id
+    assert b.notes.meta(fork.new_id)["diverged_from"] == "jp-c100"
+    assert b.notes.meta(fork.new_id)["title"] == "shared"
     assert sb.pull() == []
     push(sb)
     assert actions(sa.pull()) == {fork.new_id: "created", refs.NOTES_META: "fast-forwarded"}
@@ -129,15 +129,15 @@ def test_archive_travels_and_activity_unarchives(machine: Make) -> None:
     new(a, "jp-c200", "two")
     push(sa)
     sb.pull()
-    a.archive("jp-c100", "test")
+    a.refs.archive("jp-c100", "test")
     assert actions(push(sa), "push")["jp-c100"] == "archived"
-    b.archive("jp-c200", "test")
+    b.refs.archive("jp-c200", "test")
     add(a, "jp-c200", "more")
     push(sa)
     out = push(sb)
     assert actions(out)["jp-c100"] == "archived"
     assert actions(out)["jp-c200"] == "unarchived"
-    assert b.require("jp-c100").archived and not b.require("jp-c200").archived
+    assert b.refs.require("jp-c100").archived and not b.refs.require("jp-c200").archived
     assert texts(b, "jp-c200") == ["two", "more"]
 
 
@@ -147,8 +147,8 @@ def test_concurrent_metadata_edits_merge(machine: Make) -> None:
     new(a, "jp-c100", "one")
     push(sa)
     sb.pull()
-    a.set_meta("jp-c100", {"title": "title from a"}, "test")
-    b.set_meta("jp-c100", {"labels": {"k": "v"}}, "test")
+    a.notes.set_meta("jp-c100", {"title": "title from a"}, "test")
+    b.notes.set_meta("jp-c100", {"labels": {"k": "v"}}, "test")
     push(sa)
     assert actions(push(sb))[refs.NOTES_META] == "merged"
     sa.pull()
@@ -179,7 +179,7 @@ def test_invalid_remote_ids_are_refused_by_name(machine: Make, tmp_path: Path) -
 def test_nothing_but_synced_namespaces_leaves(machine: Make, tmp_path: Path) -> None:
     a, sa = machine("a")
     new(a, "jp-c100", "one")
-    a.set_active("jp-c100")
+    a.refs.set_active("jp-c100")
     push(sa)
     names = pygit2.Repository(str(tmp_path / "remote.git")).listall_references()
     synced = ("refs/conversations/", "refs/notes/", "refs/jp/journal")

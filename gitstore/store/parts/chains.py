@@ -1,88 +1,38 @@
-"""Reading a store: its refs (through one ``RefReader``) and its events (cache first)."""
+"""The reading half of a store's log: chains and events, from the cache first, else git."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from gitstore import ids, refs
-from gitstore.boundary import stored_event_problem
 from gitstore.cache.facts import ChainFacts, Facts, segment_facts
 from gitstore.cache.view import ChainView, Segment
-from gitstore.errors import (
-    ConversationNotFound,
-    CorruptEvent,
-    EnvironmentFault,
-)
+from gitstore.errors import CorruptEvent
 from gitstore.events import Event
 from gitstore.events.kinds import Kind
-from gitstore.refs import packed, quarantine
-from gitstore.refs.quarantine import Quarantined
-from gitstore.store.base import StoreBase
 from gitstore.store.types import Conversation, Located
 
 if TYPE_CHECKING:
     import pygit2
 
+    from gitstore.store.ground import Ground
+    from gitstore.store.parts.refs import Refs
 else:
     from gitstore.lazy import lazy_module
 
     pygit2 = lazy_module("pygit2")  # loaded by the first command that touches git objects
 
 
-class Reading(StoreBase):
-    def quarantined(self) -> list[Quarantined]:
-        """Refs a pull refused and kept aside under ``refs/jp/quarantine/``, with why."""
-        return quarantine.listing(self._reader.listing((quarantine.ROOT,)), self.gitdir)
+class Chains:
+    """The reading half of ``Log``: chains and events, from the cache first, else git."""
 
-    def _listed(self, archived: bool | None = False) -> list[Located]:
-        """Conversations (live, archived, or both with None), in ref-name order."""
-        wanted = {refs.LIVE_PREFIX: False, refs.ARCHIVE_PREFIX: True}
-        if archived is not None:
-            wanted = {refs.ARCHIVE_PREFIX if archived else refs.LIVE_PREFIX: archived}
-        out: list[Located] = []
-        for name, oid in self._reader.listing(tuple(wanted)).items():
-            prefix = (
-                refs.ARCHIVE_PREFIX if name.startswith(refs.ARCHIVE_PREFIX) else refs.LIVE_PREFIX
-            )
-            cid = name[len(prefix) :]
-            if ids.is_valid(cid):
-                out.append(Located(cid, oid, wanted[prefix]))
-        out.sort(key=lambda loc: (not loc.archived, loc.cid))  # ref-name order
-        return out
-
-    def refs_state(self) -> str | None:
-        """A fingerprint of every conversation ref, cheaper than listing them (None:
-        this layout has none): equal fingerprints, the same refs."""
-        return self._reader.state((refs.LIVE_PREFIX, refs.ARCHIVE_PREFIX))
-
-    def ref_target(self, name: str) -> str | None:
-        """The commit a ref points at (None if it does not exist)."""
-        return self._reader.read(name)
-
-    def locate(self, cid: str) -> Located | None:
-        ids.check(cid)
-        for archived in (False, True):
-            oid = self._reader.read(refs.archived(cid) if archived else refs.live(cid))
-            if oid is not None:
-                return Located(cid, oid, archived)
-        return None
-
-    def exists(self, cid: str) -> bool:
-        return self.locate(cid) is not None
-
-    def require(self, cid: str) -> Located:
-        found = self.locate(cid)
-        if found is None:
-            problem = packed.damage(self.gitdir)  # the ref may be in the part lost
-            if problem is not None:
-                raise EnvironmentFault("damaged-refs", str(self.gitdir / "packed-refs"), problem)
-            raise ConversationNotFound(cid)
-        return found
+    def __init__(self, ground: Ground, refs: Refs) -> None:
+        self._g = ground
+        self._refs = refs
 
     def load(self, cid: str) -> Conversation:
-        where = self.require(cid)
+        where = self._refs.require(cid)
         try:
             events, chain = self.read_chain(where.tip)
         except CorruptEvent as exc:
@@ -91,13 +41,13 @@ class Reading(StoreBase):
 
     def read_chain(self, tip: str) -> tuple[list[Event], list[str]]:
         """Events from the root to ``tip`` and their commit ids."""
-        found = self.cache.events(tip)
+        found = self._g.cache.events(tip)
         if found is None:
-            rows, complete = self.cache.chain(tip)
+            rows, complete = self._g.cache.chain(tip)
             start = rows[-1][1] if rows else tip
             if not complete and start is not None:
                 self._fill_cache(start)
-            found = self.cache.events(tip)
+            found = self._g.cache.events(tip)
         if found is None:  # cache unusable: read git directly
             return self.read_run(tip)
         return found
@@ -106,15 +56,15 @@ class Reading(StoreBase):
         """The events from the root to ``tip``, read one at a time as they are asked for:
         of the chain only its commit ids are held (20 bytes each), never its events."""
         ids = bytearray()
-        commit = self._commit(tip)
+        commit = self._g.commit(tip)
         while True:
             ids += commit.id.raw
             if not commit.parent_ids:
                 break
-            commit = self._commit(commit.parent_ids[0])
+            commit = self._g.commit(commit.parent_ids[0])
         for end in range(len(ids), 0, -20):
-            commit = self._commit(pygit2.Oid(raw=bytes(ids[end - 20 : end])))
-            yield json.loads(self._event_bytes(commit))
+            commit = self._g.commit(pygit2.Oid(raw=bytes(ids[end - 20 : end])))
+            yield json.loads(self._g.event_bytes(commit))
 
     def view(self, cid: str) -> tuple[Located, ChainView]:
         """A conversation whose events are read only where they are asked for.
@@ -123,17 +73,17 @@ class Reading(StoreBase):
         segments without reading the events below the last one; an event is
         read with its segment.  Without a usable cache it is the whole chain.
         """
-        where = self.require(cid)
+        where = self._refs.require(cid)
         try:
             return where, self.view_chain(where.tip)
         except CorruptEvent as exc:
             raise CorruptEvent(exc.commit, exc.reason, cid) from None
 
     def view_chain(self, tip: str) -> ChainView:
-        found = self.cache.parts(tip)
+        found = self._g.cache.parts(tip)
         if found is None:
             events, commits = self.read_chain(tip)  # fills the cache; reads git if it cannot
-            found = self.cache.parts(tip)
+            found = self._g.cache.parts(tip)
             if found is None:  # no usable cache: the chain as read
                 return ChainView.of_list(events, commits)
         segments, tail_facts = found.segments, found.tail_facts
@@ -142,7 +92,7 @@ class Reading(StoreBase):
         def read_facts(k: int) -> Facts:
             if k == len(segments):
                 return tail_facts
-            got = self.cache.segment_facts(segments[k])
+            got = self._g.cache.segment_facts(segments[k])
             return got if got is not None else segment_facts(source.whole(segments[k])[0])
 
         return ChainView(
@@ -156,13 +106,13 @@ class Reading(StoreBase):
         """The ``count`` events (all: None) ending at commit ``last`` and their ids, from git."""
         events: list[Event] = []
         chain: list[str] = []
-        commit = self._commit(last)
+        commit = self._g.commit(last)
         while count is None or len(events) < count:
-            events.append(json.loads(self._event_bytes(commit)))
+            events.append(json.loads(self._g.event_bytes(commit)))
             chain.append(str(commit.id))
             if not commit.parent_ids:
                 break
-            commit = self._commit(commit.parent_ids[0])
+            commit = self._g.commit(commit.parent_ids[0])
         events.reverse()
         chain.reverse()
         return events, chain
@@ -174,71 +124,47 @@ class Reading(StoreBase):
         has or this walk has just read (forks share their history).  A chain the
         cache holds only in part is left to ``read_chain``, which checks it.
         """
-        seen = self.cache.known(tips)
+        seen = self._g.cache.known(tips)
         entries: list[tuple[str, str | None, str]] = []
         for tip in tips:
             oid: str | None = tip
             while oid is not None and oid not in seen:
                 try:
-                    commit = self._commit(oid)
-                    data = self._event_bytes(commit)
+                    commit = self._g.commit(oid)
+                    data = self._g.event_bytes(commit)
                 except (CorruptEvent, KeyError, ValueError):
                     break  # read_chain reports it for this conversation alone
                 parent = str(commit.parent_ids[0]) if commit.parent_ids else None
                 entries.append((oid, parent, data.decode()))
                 seen.add(oid)
-                if parent is not None and parent not in seen and self.cache.known([parent]):
+                if parent is not None and parent not in seen and self._g.cache.known([parent]):
                     seen.add(parent)
                 oid = parent
             if len(entries) >= 5000:
-                self.cache.add(entries)
+                self._g.cache.add(entries)
                 entries = []
-        self.cache.add(entries)
+        self._g.cache.add(entries)
 
     def text_candidates(self, tips: Sequence[str], needles: Sequence[str]) -> set[str] | None:
         """Which ``tips`` may hold, in one event's text, every needle (any case): a
         superset of those that do, from the cache's index.  None: read them all."""
-        found = self.cache.search.candidates(tips, needles)
+        found = self._g.cache.search.candidates(tips, needles)
         if found is None or not found[1]:
             return None if found is None else found[0]
         self.prefetch(found[1])  # chains the cache lacks: new, or moved by plain git
-        found = self.cache.search.candidates(tips, needles)
+        found = self._g.cache.search.candidates(tips, needles)
         return None if found is None else found[0] | set(found[1])
-
-    def _commit(self, oid: str | pygit2.Oid) -> pygit2.Commit:
-        try:
-            found = self.repo[oid]
-        except (KeyError, ValueError):
-            if (self.gitdir / "gc.pid").exists():  # git gc --prune=now took it meanwhile
-                raise EnvironmentFault("pruned", str(self.gitdir), f"{oid} is gone") from None
-            raise CorruptEvent(str(oid), "the object is missing from the store") from None
-        if found.type_str != "commit":
-            raise CorruptEvent(str(oid), f"it is a {found.type_str}, not a commit")
-        return found.peel(pygit2.Commit)
-
-    def _event_bytes(self, commit: pygit2.Commit) -> bytes:
-        try:
-            blob = self.repo[commit.tree["event.json"].id]
-        except (KeyError, ValueError, pygit2.GitError):
-            raise CorruptEvent(str(commit.id), "its tree has no event.json") from None
-        if not isinstance(blob, pygit2.Blob):
-            raise CorruptEvent(str(commit.id), "event.json is not a file")
-        data = bytes(blob.data)
-        problem = stored_event_problem(data)
-        if problem is not None:
-            raise CorruptEvent(str(commit.id), problem)
-        return data
 
     def current_turn(self, tip: str) -> list[Event]:
         """The events since the last ``turn_start`` at ``tip`` (a short walk back)."""
         out: list[Event] = []
-        commit = self._commit(tip)
+        commit = self._g.commit(tip)
         while True:
-            event = json.loads(self._event_bytes(commit))
+            event = json.loads(self._g.event_bytes(commit))
             out.append(event)
             if event.get("type") == Kind.TURN_START or not commit.parent_ids:
                 break
-            commit = self._commit(commit.parent_ids[0])
+            commit = self._g.commit(commit.parent_ids[0])
         out.reverse()
         return out
 
@@ -246,43 +172,53 @@ class Reading(StoreBase):
         entries: list[tuple[str, str | None, str]] = []
         oid: str | None = start
         while oid is not None:
-            if self.cache.chain(oid)[1] and entries:
+            if self._g.cache.chain(oid)[1] and entries:
                 break
-            commit = self._commit(oid)
+            commit = self._g.commit(oid)
             parent = str(commit.parent_ids[0]) if commit.parent_ids else None
-            entries.append((oid, parent, self._event_bytes(commit).decode()))
+            entries.append((oid, parent, self._g.event_bytes(commit).decode()))
             oid = parent
             if len(entries) % 2000 == 0:
-                self.cache.add(entries)
+                self._g.cache.add(entries)
                 entries = []
-        self.cache.add(entries)
+        self._g.cache.add(entries)
+
+    def known(self, commits: Sequence[str]) -> set[str]:
+        """Which of ``commits`` this store has read or written before (the cache's rows:
+        events checked already)."""
+        return self._g.cache.known(commits)
+
+    def remember(self, rows: Iterable[tuple[str, str | None, Event | str]]) -> None:
+        """Keep checked events (commit, parent, event) as read, so they are not read again."""
+        self._g.cache.add(rows)
 
     def event_at(self, commit: str) -> Event:
-        return dict(json.loads(self._event_bytes(self._commit(commit))))
+        return dict(json.loads(self._g.event_bytes(self._g.commit(commit))))
 
 
 class _Segments:
     """A view's segments as the store reads them: from the cache, else from git."""
 
-    def __init__(self, store: Reading) -> None:
-        self._store = store
+    def __init__(self, chains: Chains) -> None:
+        self._cache = chains._g.cache
+        self._read_run = chains.read_run
 
     def whole(self, segment: Segment) -> tuple[list[Event], list[str]]:
-        got = self._store.cache.segment(segment)
-        return got if got is not None else self._store.read_run(segment.last, segment.count)
+        got = self._cache.segment(segment)
+        return got if got is not None else self._read_run(segment.last, segment.count)
 
     def ids(self, segment: Segment) -> list[str]:
-        got = self._store.cache.segment_ids(segment)
+        got = self._cache.segment_ids(segment)
         return got if got is not None else self.whole(segment)[1]
 
     def events(self, commits: Sequence[str]) -> list[Event] | None:
-        return self._store.cache.rows(commits)
+        return self._cache.rows(commits)
 
     def measured(self, segment: Segment, name: str) -> Any:
-        return self._store.cache.derived(_measure_key(segment, name), _measure_version(segment))
+        return self._cache.derived(_measure_key(segment, name), _measure_version(segment))
 
     def keep_measure(self, segment: Segment, name: str, value: Any) -> None:
-        self._store.cache.put_derived(_measure_key(segment, name), _measure_version(segment), value)
+        self._cache.put_derived(_measure_key(segment, name), _measure_version(segment), value)
 
 
 def _measure_key(segment: Segment, name: str) -> str:

@@ -1,0 +1,68 @@
+"""Trying again: the loops that wait out a sibling's lock or a concurrent move.
+
+Two shapes cover every retry in gitstore:
+
+- ``until(limit, poll)``: tries for up to ``limit`` seconds, ``poll`` apart
+  (a ref lock another process holds for a moment).  Each try is an
+  ``Attempt``; its ``last`` says the time is up, and the loop ends once a try
+  whose time was up is done.  A loop that falls through ran out of time.
+- ``jittered(count)``: at most ``count`` tries, a short random sleep between
+  them that grows with each (writers racing for one ref spread apart);
+- ``growing(count, step)``: at most ``count`` tries, ``step`` seconds after the
+  first, twice that after the second... (a prune beside a write finishing).
+
+Waiting uses the machine's monotonic clock: it is no data, and nothing records it.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterator
+
+JITTER = 0.002  # seconds of the longest first sleep of ``jittered``; the n-th is n times it
+
+
+class Attempt:
+    """One try of ``until``: ``last`` once the time is up (read once, then kept)."""
+
+    def __init__(self, number: int, deadline: float) -> None:
+        self.number = number
+        self._deadline = deadline
+        self._last: bool | None = None
+
+    @property
+    def last(self) -> bool:
+        if self._last is None:
+            self._last = time.monotonic() >= self._deadline
+        return self._last
+
+
+def until(limit: float, poll: float) -> Iterator[Attempt]:
+    """Tries for ``limit`` seconds, ``poll`` seconds apart (the first at once)."""
+    deadline = time.monotonic() + limit
+    number = 0
+    while True:
+        attempt = Attempt(number, deadline)
+        yield attempt
+        if attempt.last:
+            return
+        time.sleep(poll)
+        number += 1
+
+
+def jittered(count: int, jitter: float = JITTER) -> Iterator[int]:
+    """At most ``count`` tries (their numbers), a random sleep of up to
+    ``jitter * n`` seconds after the n-th."""
+    for number in range(count):
+        yield number
+        if number + 1 < count:
+            time.sleep(random.uniform(0, jitter * (1 + number)))
+
+
+def growing(count: int, step: float) -> Iterator[int]:
+    """At most ``count`` tries (their numbers), ``step * n`` seconds after the n-th."""
+    for number in range(count):
+        yield number
+        if number + 1 < count:
+            time.sleep(step * (1 + number))

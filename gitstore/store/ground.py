@@ -1,0 +1,190 @@
+"""What every part of a store stands on: the repository it opened and what it was given.
+
+``Ground`` is made once by ``Store`` and shared by its parts (``parts/``): the
+path and git directory, libgit2's repository (opened on first use), the
+reader of refs as files, the cache, the clock, identity and limits, and the
+few readings of git objects every part makes (a commit, an event's bytes).
+Callers never hold it: they hold a part.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gitstore import refs
+from gitstore.boundary import Limits, fit_event, stored_event_problem
+from gitstore.cache.db import Cache
+from gitstore.clock import SYSTEM, Clock, seconds
+from gitstore.errors import CorruptEvent, EnvironmentFault, LockedRef
+from gitstore.events import Event, commits, parse_time
+from gitstore.fs import diskfault, flock
+from gitstore.refs import files as refread
+from gitstore.refs.reader import RefReader, reader_for
+from gitstore.store import format as storeformat
+from gitstore.store import maintenance, packwrite
+from gitstore.store.repo import machine_id, notes_refs, open_repo
+from gitstore.store.types import Identity
+
+if TYPE_CHECKING:
+    import pygit2
+else:
+    from gitstore.lazy import lazy_module
+
+    pygit2 = lazy_module("pygit2")  # loaded by the first command that touches git objects
+
+
+OPLOG_RETENTION = 90 * 86400.0  # seconds the operation log keeps an operation, by default
+
+
+@lru_cache(maxsize=512)
+def _epoch(stamp: str) -> int:
+    """The seconds of an event's time stamp (author and committer dates; neighbouring
+    events share stamps, and each commit has two)."""
+    return int(parse_time(stamp).timestamp())
+
+
+class Ground:
+    """One opened store's shared state; libgit2 is opened only when a part needs it.
+
+    Refs of a plain git directory are read as files (``refs.reader``), so a
+    command that finds what it reads in the cache never loads libgit2.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        identity: Identity | None,
+        limits: Limits | Callable[[], Limits] | None,
+        clock: Clock | None,
+    ) -> None:
+        self.path = path
+        self.identity = identity or Identity()
+        self.clock: Clock = clock or SYSTEM  # the time of what the store records
+        self._limits = limits
+        self._repo: pygit2.Repository | None = None
+        plain = refread.plain_gitdir(path)
+        if plain is None:  # a worktree, a .git file, reftable..: libgit2 decides at once
+            self._repo = open_repo(path)
+        self.reader: RefReader = reader_for(plain, lambda: self.repo)
+        self.gitdir = plain if plain is not None else Path(self.repo.path)
+        self.format = storeformat.read(self.gitdir, lambda: self.repo)
+        storeformat.check(path, self.format)  # before anything is read or written
+        self.cache = Cache(self.gitdir)
+        self.retention: Callable[[], float] = lambda: OPLOG_RETENTION
+        self._maintenance: maintenance.Maintenance | None = None
+        self._machine: str | None = None
+        self._notes_refs: refs.NotesRefs | None = None
+
+    @property
+    def repo(self) -> pygit2.Repository:
+        if self._repo is None:
+            self._repo = open_repo(self.path)
+        return self._repo
+
+    @property
+    def limits(self) -> Limits:
+        """Size limits (``boundary.Limits``): given, or asked for on first use."""
+        if self._limits is None:
+            self._limits = Limits()
+        elif not isinstance(self._limits, Limits):
+            self._limits = self._limits()
+        return self._limits
+
+    @property
+    def maintenance(self) -> maintenance.Maintenance:
+        if self._maintenance is None:
+            self._maintenance = maintenance.Maintenance(
+                self.repo, self.gitdir, lambda: self.retention(), self.seconds
+            )
+        return self._maintenance
+
+    @property
+    def machine(self) -> str:
+        """This machine's id in metadata lines (``jp.machine`` in the store's config)."""
+        if self._machine is None:
+            self._machine = machine_id(self.repo, self.clock)
+        return self._machine
+
+    @property
+    def notes_refs(self) -> refs.NotesRefs:
+        """This store's notes refs (``refs/notes/jp/...`` in a project's repository)."""
+        if self._notes_refs is None:
+            self._notes_refs = notes_refs(self.gitdir)
+        return self._notes_refs
+
+    def seconds(self) -> float:
+        return seconds(self.clock)
+
+    def signature(self, at: float | None = None) -> pygit2.Signature:
+        """The signature of a notes or operation-log commit: this store's identity, at
+        ``at`` (seconds), else the time of its clock."""
+        moment = seconds(self.clock) if at is None else at
+        return pygit2.Signature(self.identity.name, self.identity.email, int(moment), 0)
+
+    def first_write(self) -> None:
+        """Record the format version in a store that predates it (best effort: a store
+        whose config cannot be written fails the write itself, with its own message)."""
+        if self.format is None or self.format < storeformat.FORMAT:
+            try:
+                storeformat.write(self.repo)
+            except (pygit2.GitError, OSError):
+                return
+            self.format = storeformat.FORMAT
+
+    def locked(self, name: str) -> LockedRef | None:
+        """The error for ``name`` when its lock file outlived its writer."""
+        lock = self.gitdir / f"{name}.lock"
+        age = flock.ref_lock_age(lock)
+        if age is None or age < flock.REF_LOCK_STALE:
+            return None
+        return LockedRef(name, str(lock), age)
+
+    def commit(self, oid: str | pygit2.Oid) -> pygit2.Commit:
+        """The commit ``oid`` (``CorruptEvent`` when it is missing or no commit)."""
+        try:
+            found = self.repo[oid]
+        except (KeyError, ValueError):
+            if (self.gitdir / "gc.pid").exists():  # git gc --prune=now took it meanwhile
+                raise EnvironmentFault("pruned", str(self.gitdir), f"{oid} is gone") from None
+            raise CorruptEvent(str(oid), "the object is missing from the store") from None
+        if found.type_str != "commit":
+            raise CorruptEvent(str(oid), f"it is a {found.type_str}, not a commit")
+        return found.peel(pygit2.Commit)
+
+    def event_bytes(self, commit: pygit2.Commit) -> bytes:
+        """The ``event.json`` of an event commit, checked as a stored event."""
+        try:
+            blob = self.repo[commit.tree["event.json"].id]
+        except (KeyError, ValueError, pygit2.GitError):
+            raise CorruptEvent(str(commit.id), "its tree has no event.json") from None
+        if not isinstance(blob, pygit2.Blob):
+            raise CorruptEvent(str(commit.id), "event.json is not a file")
+        data = bytes(blob.data)
+        problem = stored_event_problem(data)
+        if problem is not None:
+            raise CorruptEvent(str(commit.id), problem)
+        return data
+
+    def check_written(self, oid: str) -> None:
+        """A commit jp wrote that the object database lacks: a write the disk dropped."""
+        diskfault.check_written(self.repo, self.gitdir, oid)
+
+    def fit(self, event: Event) -> tuple[Event, bytes]:
+        """``event`` and its bytes, within the size limit (``boundary.fit_event``)."""
+        data = commits.blob_bytes(event)
+        fitted = fit_event(event, data, self.limits)
+        if fitted is None:
+            return event, data
+        return fitted, commits.blob_bytes(fitted)
+
+    def event_signature(self, name: str, event: Event) -> pygit2.Signature:
+        """An event commit's author or committer ``name``, at the event's own time."""
+        return pygit2.Signature(name, self.identity.email, _epoch(str(event["timestamp"])), 0)
+
+    def signature_line(self, name: str, event: Event) -> bytes:
+        """``event_signature`` as a pack writer spells it in a commit."""
+        sig = self.event_signature(name, event)
+        return packwrite.signature_line(sig.raw_name, sig.raw_email, sig.time, sig.offset)

@@ -1,0 +1,75 @@
+"""What a store keeps on this machine alone and never syncs.
+
+Values and summaries derived from commits (kept in the cache, keyed by the
+commit or ref value they were made from, so a stale one is never read), the
+store's own layer of jp's configuration, and git's housekeeping.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gitstore.cache.db import Cache
+from gitstore.store import maintenance
+
+if TYPE_CHECKING:
+    from gitstore.cache.listing import Listing
+    from gitstore.store.ground import Ground
+
+
+class Local:
+    """What this machine keeps for itself and never syncs."""
+
+    def __init__(self, ground: Ground) -> None:
+        self._g = ground
+
+    @property
+    def config_file(self) -> Path:
+        """The store's own layer of jp's configuration (local, never synced)."""
+        return self._g.gitdir / "jp" / "config.toml"
+
+    @property
+    def cache_file(self) -> Path:
+        """The cache's SQLite database (derived from the store: it may be dropped)."""
+        return self._g.cache.path
+
+    def drop_cache(self) -> None:
+        """Delete the cache's database; the next reads fill a new one."""
+        g = self._g
+        g.cache.close()
+        for extra in ("", "-wal", "-shm", "-journal"):
+            Path(f"{g.cache.path}{extra}").unlink(missing_ok=True)
+        g.cache = Cache(g.gitdir)
+
+    def value(self, name: str, version: str) -> Any:
+        """The value kept under ``name`` for ``version`` (e.g. a ref's commit), else None."""
+        return self._g.cache.derived(name, version)
+
+    def keep_value(self, name: str, version: str, value: Any) -> None:
+        """Keep one JSON value per ``name``: the one for the newest ``version`` seen."""
+        self._g.cache.put_derived(name, version, value)
+
+    @property
+    def listing(self) -> Listing:
+        """The rows of `ls` kept in the cache, ordered, with the refs they were made from."""
+        return self._g.cache.listing
+
+    def summaries(self, tips: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """The summaries kept for ``tips`` (``keep_summaries``); a tip without one is absent."""
+        return self._g.cache.summaries(tips)
+
+    def keep_summaries(self, items: dict[str, dict[str, Any]]) -> None:
+        """Keep a summary (a JSON object) per tip: commits never change, so neither do they."""
+        self._g.cache.put_summaries(items)
+
+    def maintain(self, force: bool = False, wait: bool = False) -> str:
+        """git's maintenance (gc: pack objects and refs), when due or ``force``d.
+
+        Runs in the background unless ``wait``; returns what ran, "" if nothing.
+        """
+        g = self._g
+        if not force and not maintenance.due(g.repo, g.gitdir):
+            return ""
+        return g.maintenance.run(force=force, wait=wait)

@@ -1,0 +1,132 @@
+"""A store's notes: what hangs on a conversation's anchor blob, metadata and review sources.
+
+A conversation's notes hang on the blob ``jp-conversation <id>`` (its anchor),
+under ``refs/notes/jp-meta`` (metadata lines, ``gitstore.store.notes``) and
+``refs/notes/jp-source`` (the conversation a review reviews); a project's
+repository keeps them under ``refs/notes/jp/``.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from gitstore import ids
+from gitstore import refs as refnames
+from gitstore.fs import diskfault
+from gitstore.store import notes
+
+if TYPE_CHECKING:
+    import pygit2
+
+    from gitstore.store.ground import Ground
+    from gitstore.store.parts.ops import Ops
+    from gitstore.store.parts.refs import Refs
+
+
+class Notes:
+    """Notes on conversations' anchors: metadata lines and review sources."""
+
+    def __init__(self, ground: Ground, refs: Refs, ops: Ops) -> None:
+        self._g = ground
+        self._refs = refs
+        self._ops = ops
+
+    @property
+    def refs(self) -> refnames.NotesRefs:
+        """This store's notes refs (``refs/notes/jp/...`` in a project's repository)."""
+        return self._g.notes_refs
+
+    @property
+    def machine(self) -> str:
+        """This machine's id in metadata lines (``jp.machine`` in the store's config)."""
+        return self._g.machine
+
+    def signature(self, at: float | None = None) -> pygit2.Signature:
+        """The signature of a notes commit: the store's identity, at ``at`` (seconds),
+        else its clock's time."""
+        return self._g.signature(at)
+
+    def anchor(self, cid: str) -> str:
+        """The id of the blob ``jp-conversation <id>``, as ``git hash-object`` computes it."""
+        data = ids.anchor_bytes(cid)
+        return _sha1_hex(b"blob %d\0" % len(data) + data)
+
+    def note(self, ref: str, cid: str) -> str | None:
+        """The note on ``cid``'s anchor, cached under the notes ref's commit."""
+        anchor = self.anchor(cid)
+        tip = self._refs.target(ref)
+        if tip is None:
+            return None
+        key = f"note {ref} {anchor}"
+        cache = self._g.cache
+        found = cache.derived(key, tip)
+        if isinstance(found, dict):
+            text = found.get("text")
+            return text if isinstance(text, str) else None
+        text = notes.read(self._g.repo, ref, anchor)
+        if self._refs.target(ref) == tip:  # not moved while it was read
+            cache.put_derived(key, tip, {"text": text})
+        return text
+
+    def all(self, ref: str) -> dict[str, str]:
+        """Anchor -> note text, for every note under ``ref``."""
+        return notes.read_all(self._g.repo, ref)
+
+    def set_note(self, ref: str, cid: str, text: str | None, reason: str) -> None:
+        target = self.anchor(cid)
+        repo = self._g.repo
+        diskfault.retried(partial(repo.create_blob, ids.anchor_bytes(cid)))
+        notes.update(
+            repo, ref, lambda _: {target: text}, self._g.signature(), reason, self._ops.moving
+        )
+
+    def meta(self, cid: str) -> dict[str, Any]:
+        """The metadata values of ``cid`` (title, pin, labels, archived_at...)."""
+        return notes.meta_values(self.note(self.refs.meta, cid))
+
+    def set_meta(self, cid: str, values: dict[str, Any], reason: str) -> None:
+        target = self.anchor(cid)
+        moment = self._g.seconds()  # one reading: the lines' stamp and the commit's time
+        machine = self.machine
+
+        def change(current: notes.NoteTexts) -> dict[str, str | None]:
+            text = current.get(target, "")
+            # later writes from this machine must win even within one millisecond
+            stamp = max(int(moment * 1000), notes.last_stamp(text, machine) + 1)
+            lines = "".join(notes.meta_line(k, v, stamp, machine) + "\n" for k, v in values.items())
+            return {target: notes.compact_meta(text + lines)}
+
+        repo = self._g.repo
+        diskfault.retried(partial(repo.create_blob, ids.anchor_bytes(cid)))
+        signature = self._g.signature(moment)
+        notes.update(repo, self.refs.meta, change, signature, reason, self._ops.moving)
+
+    def source_of(self, cid: str) -> str | None:
+        """The conversation a review ``cid`` reviews, if it is one."""
+        return _source(self.note(self.refs.source, cid))
+
+    def sources(self) -> dict[str, str]:
+        """Anchor hex id -> source id, for every compaction review."""
+        out: dict[str, str] = {}
+        for anchor, text in self.all(self.refs.source).items():
+            value = _source(text)
+            if value is not None:
+                out[anchor] = value
+        return out
+
+
+def _source(text: str | None) -> str | None:
+    """The id a source note names (its first line), if it is one."""
+    if not text or not text.strip():
+        return None
+    value = text.strip().splitlines()[0].strip()
+    return value if ids.is_valid(value) else None
+
+
+def _sha1_hex(data: bytes) -> str:
+    try:  # CPython's own SHA-1: spares loading OpenSSL (3 ms of a read command's start)
+        from _sha1 import sha1  # type: ignore[import-not-found]
+    except ImportError:
+        from hashlib import sha1
+    return str(sha1(data).hexdigest())
