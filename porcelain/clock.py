@@ -25,6 +25,7 @@ The jitter of retry sleeps is no data and stays the system's.
 
 from __future__ import annotations
 
+import base64
 import os
 import threading
 import time
@@ -207,3 +208,11 @@ def monotonic() -> float:
 
 def token(nbytes: int) -> str:
     return _current.token(nbytes)
+
+
+def secret(nbytes: int) -> str:
+    """``nbytes`` random bytes, URL-safe, for a credential (`jp serve`'s token):
+    always the operating system's randomness, never a test seed's, so that no
+    seeded clock can make a credential guessable (it is never stored or compared
+    across runs)."""
+    return base64.urlsafe_b64encode(os.urandom(nbytes)).rstrip(b"=").decode()

@@ -11,7 +11,7 @@ for each request, so every page shows the refs as they are now.
 
 from __future__ import annotations
 
-import secrets
+import hmac
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,6 +21,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
+from porcelain import clock
 from porcelain.serve.routes import NotFound, Reply, route
 
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ class Site:
     window: Callable[[Store, Conversation], tuple[str, int]]
     host: str = "127.0.0.1"
     port: int = 0
-    token: str = field(default_factory=lambda: secrets.token_urlsafe(32))
+    token: str = field(default_factory=lambda: clock.secret(32))
 
     def hosts(self) -> set[str]:
         """The Host headers a request may carry: a loopback name, or the bound host."""
@@ -87,7 +88,7 @@ class Handler(BaseHTTPRequestHandler):
         parts = urlsplit(self.path)
         query = parse_qs(parts.query, keep_blank_values=True)
         given = query.pop("token", [None])[0]
-        if given is not None and secrets.compare_digest(given.encode(), self.site.token.encode()):
+        if given is not None and hmac.compare_digest(given.encode(), self.site.token.encode()):
             return _login(parts.path, query, self.site.token)
         if not self._has_cookie():
             return _text(HTTPStatus.FORBIDDEN, "refused: open the URL `jp serve` printed")
@@ -105,7 +106,7 @@ class Handler(BaseHTTPRequestHandler):
         except CookieError:
             return False
         morsel = jar.get(COOKIE)
-        return morsel is not None and secrets.compare_digest(
+        return morsel is not None and hmac.compare_digest(
             morsel.value.encode(), self.site.token.encode()
         )
 
