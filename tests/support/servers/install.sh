@@ -9,7 +9,7 @@
 # Chromium and its driver are for the browser tests of `jp serve`.
 set -u
 HINT="apt-get install openssh-server nginx fcgiwrap chromium chromium-driver"
-TIMEOUT="${JP_SERVERS_INSTALL_TIMEOUT:-300}"
+TIMEOUT="${JP_SERVERS_INSTALL_TIMEOUT:-600}"
 
 have() { [ -x /usr/sbin/sshd ] && command -v nginx >/dev/null 2>&1 && command -v fcgiwrap >/dev/null 2>&1 && [ -x /usr/bin/chromedriver ]; }
 # nginx and fcgiwrap live in /usr/sbin, which a user's PATH may lack
