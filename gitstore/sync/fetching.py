@@ -311,14 +311,19 @@ def _screened(tracking: str, held: str, scope: set[str] | None) -> list[str]:
 # -- fetching what the journal names ---------------------------------------------------
 
 
-def fetch_journal(transport: Transport, remote: str) -> None:
+def fetch_journal(transport: Transport, remote: str, gitdir: Path) -> None:
     """Bring the remote's journal into its copy (and nothing else: protocol v2 asks
-    the remote for that name alone)."""
+    the remote for that name alone); a fault of this machine (a full disk) is
+    raised as one, like any fetch's."""
     tracking = remotes.tracking_prefix(remote)
     incoming, copy = tracking + journal.INCOMING, tracking + journal.COPY
     # offered as what this side has: the copy (a glob, so a missing one is no error)
     # a glob: a remote without a journal is no error (and prunes the copy)
-    transport.fetch(remote, [f"+{journal.REMOTE_REF}*:{incoming}*"], True, [copy + "*"])
+    try:
+        transport.fetch(remote, [f"+{journal.REMOTE_REF}*:{incoming}*"], True, [copy + "*"])
+    except SyncError as exc:
+        _raise_local(exc, gitdir)
+        raise
 
 
 def moved_specs(remote: str, names: set[str]) -> tuple[list[str], list[str]]:

@@ -16,6 +16,11 @@ the pull reconciles: it lists and fetches everything, as a pull always did,
 and starts from the journal as it was before that listing.  Plain git and jp
 before the journal move refs without a journal commit; a reconcile, every
 ``RECONCILE_EVERY`` pulls or with ``jp pull --full``, brings those in.
+
+Below ``JOURNAL_FROM`` conversations (as the last reconcile counted them) every
+pull reconciles: listing a remote that small costs little, and a pull then sees
+at once what plain git, an older jp or a hostile writer put there.  The journal
+is for the stores where listing is what a pull would cost.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ MAX_NAME = 1024  # characters of one name
 SPACES = ("refs/conversations/", "refs/archive/", "refs/notes/meta", "refs/notes/source")
 _PLAIN = re.compile(r"[A-Za-z0-9._/-]+")
 RECONCILE_EVERY = 50  # journal pulls between two reconciles
+JOURNAL_FROM = 1000  # conversations on the remote before a pull trusts the journal
 
 
 @dataclass
@@ -137,23 +143,39 @@ def _state_path(gitdir: Path, remote: str) -> Path:
     return gitdir / "jp" / "journal" / f"{remote}.json"
 
 
-def pulls_since_reconcile(gitdir: Path, remote: str) -> int:
+def _state(gitdir: Path, remote: str) -> dict[str, object]:
     try:
         data = json.loads(_state_path(gitdir, remote).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return RECONCILE_EVERY
-    count = data.get("pulls") if isinstance(data, dict) else None
-    return count if isinstance(count, int) and count >= 0 else RECONCILE_EVERY
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
-def record_pull(gitdir: Path, remote: str, reconciled: bool) -> None:
-    """Count this pull (a reconcile starts the count again)."""
-    count = 0 if reconciled else pulls_since_reconcile(gitdir, remote) + 1
+def _count(data: dict[str, object], key: str, missing: int) -> int:
+    value = data.get(key)
+    return value if isinstance(value, int) and value >= 0 else missing
+
+
+def pulls_since_reconcile(gitdir: Path, remote: str) -> int:
+    return _count(_state(gitdir, remote), "pulls", RECONCILE_EVERY)
+
+
+def refs_at_reconcile(gitdir: Path, remote: str) -> int:
+    """How many conversations the last reconcile found on the remote (0: unknown)."""
+    return _count(_state(gitdir, remote), "refs", 0)
+
+
+def record_pull(gitdir: Path, remote: str, reconciled: bool, refs: int | None = None) -> None:
+    """Count this pull (a reconcile starts the count again and says, in ``refs``,
+    how many conversations it found)."""
+    data = _state(gitdir, remote)
+    count = 0 if reconciled else _count(data, "pulls", RECONCILE_EVERY) + 1
+    found = refs if refs is not None else _count(data, "refs", 0)
     path = _state_path(gitdir, remote)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"pulls": count}), encoding="utf-8")
+        tmp.write_text(json.dumps({"pulls": count, "refs": found}), encoding="utf-8")
         tmp.replace(path)
     except OSError:
         return  # only a count: the next pull reconciles sooner or later

@@ -19,16 +19,24 @@ def accept(syncer: Syncer, reconciled: bool) -> None:
     tip = syncer.journal_tip(journal.INCOMING)
     if tip is None:
         syncer.transport.delete_refs([syncer.tracking + journal.COPY])
-    elif tip != syncer.journal_tip():
-        syncer.repo.create_reference_direct(syncer.tracking + journal.COPY, tip, True)
-    journal.record_pull(syncer.store.gitdir, syncer.remote, reconciled)
+    else:
+        if tip != syncer.journal_tip():
+            syncer.repo.create_reference_direct(syncer.tracking + journal.COPY, tip, True)
+        # the copy is the starting point now: nothing of this pull waits any longer
+        waiting = syncer.repo.references.get(syncer.tracking + journal.INCOMING)
+        if waiting is not None:
+            waiting.delete()
+    found = len(syncer.inbound.conversations) if reconciled else None
+    journal.record_pull(syncer.store.gitdir, syncer.remote, reconciled, found)
 
 
 def usable(syncer: Syncer) -> bool:
     if syncer.transport.name != "git" or syncer.journal_tip() is None:
         return False  # libgit2 asks for every ref anyway; no copy: reconcile first
+    gitdir = syncer.store.gitdir
     return (
-        journal.pulls_since_reconcile(syncer.store.gitdir, syncer.remote) < journal.RECONCILE_EVERY
+        journal.refs_at_reconcile(gitdir, syncer.remote) >= syncer.journal_from
+        and journal.pulls_since_reconcile(gitdir, syncer.remote) < journal.RECONCILE_EVERY
     )
 
 
@@ -36,7 +44,7 @@ def fetch(syncer: Syncer) -> set[str] | None:
     """Fetch the journal, then the refs it names; the copies to check, or None
     when the journal cannot say (the caller fetches everything)."""
     before = syncer.journal_tip()
-    fetching.fetch_journal(syncer.transport, syncer.remote)
+    fetching.fetch_journal(syncer.transport, syncer.remote, syncer.store.gitdir)
     after = syncer.journal_tip(journal.INCOMING)
     if after is None:
         return None  # the remote lost its journal

@@ -73,8 +73,10 @@ class Syncer:
         transport: Transport,
         progress: Progress | None = None,
         limits: Limits | None = None,
+        journal_from: int = journal.JOURNAL_FROM,
     ) -> None:
         self.store = store
+        self.journal_from = journal_from  # remotes smaller than this are listed whole
         self.limits = limits or store.limits
         self.inbound = Inbound()
         self.repo = store.repo
@@ -149,7 +151,7 @@ class Syncer:
                 journaled.accept(self, reconciled=False)
                 return
         else:
-            fetching.fetch_journal(self.transport, self.remote)  # before the listing
+            fetching.fetch_journal(self.transport, self.remote, gitdir)  # before the listing
         refused = fetching.fetch(self.transport, self.remote, gitdir)
         self.progress("checking", 0, 0)
         self.inbound = fetching.screen(

@@ -57,7 +57,7 @@ def machine(tmp_path: Path, bare_remote: Remote) -> Make:
         init_bare(tmp_path / name)
         store = Store(tmp_path / name)
         remotes.add(store.repo, "origin", bare_remote.url)
-        return store, Syncer(store, "origin", choose(store.repo, GIT))
+        return store, Syncer(store, "origin", choose(store.repo, GIT), journal_from=0)
 
     return make
 
@@ -229,6 +229,6 @@ def test_a_pull_killed_after_the_journal_came_walks_it_again(
     a, sa, b, sb = pair
     add(a, "jp-c1", "more")
     push(sa)
-    fetching.fetch_journal(sb.transport, "origin")
+    fetching.fetch_journal(sb.transport, "origin", sb.store.gitdir)
     assert sb.journal_tip(journal.INCOMING) != sb.journal_tip()
     assert pulled(sb.pull()) == {"jp-c1": "fast-forwarded"}

@@ -60,9 +60,10 @@ def test_a_server_gone_during_a_pull_refuses_nothing(
     sub = bad.tree([f"100644 blob {note}\t{anchor[2:]}"])
     dup = bad.tree([f"100644 blob {note}\t{anchor[:2]}", f"040000 tree {sub}\t{anchor[:2]}"])
     bad.ref("refs/notes/meta", bad.commit(dup, bad.tip("refs/notes/meta")))
-    # ... and the server goes away after the first fetch and the listing
+    # ... and the server goes away after the journal's fetch, the first fetch and the
+    # listing
     limit = tmp_path / "limit"
-    limit.write_text("2\n")
+    limit.write_text("3\n")
     wrapper = tmp_path / "bin" / "ssh"  # named ssh: git passes the port as to OpenSSH
     wrapper.parent.mkdir()
     real = bare_remote.env["GIT_SSH_COMMAND"]
