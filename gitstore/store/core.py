@@ -8,7 +8,7 @@ reads the environment or knows about models and commands.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
@@ -143,6 +143,11 @@ class Store(Writing):
 
     def meta(self, cid: str) -> dict[str, Any]:
         return notes.meta_values(self.note(self.notes_refs.meta, cid))
+
+    def metas(self, cids: Iterable[str]) -> dict[str, dict[str, Any]]:
+        anchors = {self.anchor(c): c for c in cids}
+        texts = notes.read_many(self.repo, self.notes_refs.meta, anchors) if anchors else {}
+        return {cid: notes.meta_values(texts.get(a)) for a, cid in anchors.items()}
 
     def set_meta(self, cid: str, values: dict[str, Any], reason: str) -> None:
         target = self.anchor(cid)

@@ -218,6 +218,10 @@ class Notes:
         """The metadata values of ``cid`` (title, pin, labels, archived_at...)."""
         return self._store.meta(cid)
 
+    def metas(self, cids: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """``meta`` of each of ``cids``, the notes read in one pass (not one per id)."""
+        return self._store.metas(cids)
+
     def set_meta(self, cid: str, values: dict[str, Any], reason: str) -> None:
         self._store.set_meta(cid, values, reason)
 
