@@ -21,7 +21,7 @@ import pygit2
 
 from gitstore.errors import SyncError
 from gitstore.refs import files as refread
-from gitstore.sync import gitenv
+from gitstore.sync import gitenv, housekeeping
 from gitstore.sync.gitoutput import RefResult, error_lines, parse_porcelain, remote_said
 from gitstore.sync.plan import RemoteUpdate
 
@@ -76,16 +76,23 @@ def choose(
     ``environ``, git runs in it and never prompts (``gitstore.sync.gitenv``):
     nobody is there to answer; without, git inherits this process's environment."""
     if git:
-        return GitCli(git, Path(repo.path), environ)
+        return GitCli(git, Path(repo.path), environ, repo)
     return Pygit2Transport(repo)
 
 
 class GitCli:
     name = "git"
 
-    def __init__(self, git: str, gitdir: Path, environ: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        git: str,
+        gitdir: Path,
+        environ: Mapping[str, str] | None = None,
+        repo: pygit2.Repository | None = None,
+    ) -> None:
         self.git = git
         self.gitdir = gitdir
+        self.repo = repo  # with it, refs under folders are read as files, not by a git
         self.env: dict[str, str] | None = None
         if environ is not None:
             self.env = dict(environ)  # for the one `git config` below
@@ -148,10 +155,18 @@ class GitCli:
             self._update_refs(self._clear(stage))
 
     def maintain(self) -> None:
-        """git's own housekeeping (libgit2 never packs), after the sync, not during it."""
-        self._run(["gc", "--auto", "--quiet"])
+        """git's own housekeeping (libgit2 never packs), after the sync, not during it;
+        no git started when it would find nothing to do (``housekeeping``)."""
+        if self.repo is None or housekeeping.gc_due(self.gitdir, self.repo.config):
+            self._run(["gc", "--auto", "--quiet"])
 
     def list_refs(self, prefixes: Sequence[str]) -> list[RefRow]:
+        """Refs under folders (``refs/notes/``) read as files when the store allows it
+        (one git process less per listing); names and patterns through git."""
+        plain = refread.plain_gitdir(self.gitdir) if self.repo is not None else None
+        if plain is not None and self.repo is not None and all(p.endswith("/") for p in prefixes):
+            found = refread.list_refs(plain, prefixes)
+            return [RefRow(name, oid, _kind(self.repo, oid)) for name, oid in sorted(found.items())]
         fmt = "--format=%(objectname) %(objecttype) %(refname)"
         proc = self._run(["for-each-ref", fmt, *prefixes])
         if proc.returncode != 0:
