@@ -93,23 +93,47 @@ class GitCli:
         self.git = git
         self.gitdir = gitdir
         self.repo = repo  # with it, refs under folders are read as files, not by a git
-        self.env: dict[str, str] | None = None
-        if environ is not None:
-            self.env = dict(environ)  # for the one `git config` below
-            self.env = gitenv.unattended(environ, self._ssh_command)
+        self.environ = None if environ is None else dict(environ)
+        self._envs: dict[bool, dict[str, str]] = {}  # by whether ssh may be run
+
+    def env(self, remote: str | None = None) -> dict[str, str] | None:
+        """The environment of a git that reaches ``remote`` (None: no remote)."""
+        if self.environ is None:
+            return None
+        ssh = remote is not None and self._may_use_ssh(remote)
+        if ssh not in self._envs:
+            asked = self._ssh_command if ssh else lambda: ""
+            self._envs[ssh] = gitenv.unattended(self.environ, asked)
+        return self._envs[ssh]
+
+    def _may_use_ssh(self, remote: str) -> bool:
+        if self.repo is None:
+            return True
+        try:
+            entries = [(e.name, e.value or "") for e in self.repo.config]
+        except pygit2.GitError:
+            return True
+        return gitenv.may_use_ssh(entries, remote)
 
     def _ssh_command(self) -> str:
         """The user's ``core.sshCommand``, as git reads it (empty when unset)."""
-        return self._run(["config", "--get", "core.sshCommand"]).stdout.strip()
+        proc = self._run(["config", "--get", "core.sshCommand"], env=self.environ)
+        return proc.stdout.strip()
 
-    def _run(self, args: Sequence[str], stdin: str = "") -> subprocess.CompletedProcess[str]:
+    def _run(
+        self,
+        args: Sequence[str],
+        stdin: str = "",
+        remote: str | None = None,
+        env: dict[str, str] | None = None,
+    ) -> subprocess.CompletedProcess[str]:
         try:
             return subprocess.run(
                 [self.git, "--git-dir", str(self.gitdir), *args],
                 capture_output=True,
                 text=True,
                 input=stdin,
-                env=self.env,
+                env=env if env is not None else self.env(remote),
             )
         except OSError as exc:
             raise SyncError(args[-1] if args else "git", f"cannot run git: {exc}") from None
@@ -122,14 +146,14 @@ class GitCli:
         args += ["--no-write-fetch-head", *(f"--negotiation-tip={t}" for t in tips)]
         args += ["--prune", remote] if prune else [remote]
         args += refspecs
-        proc = self._run(args)
+        proc = self._run(args, remote=remote)
         for wait in (0.2, 1.0, 3.0):
             # another fetch is writing the same copies (say, one left running by
             # an interrupted jp): they are forced copies, so wait and fetch again
             if proc.returncode == 0 or "cannot lock ref" not in proc.stderr:
                 break
             time.sleep(wait)
-            proc = self._run(args)
+            proc = self._run(args, remote=remote)
         if proc.returncode != 0:
             raise SyncError(remote, error_lines(proc.stderr))
 
@@ -161,11 +185,11 @@ class GitCli:
             self._run(["gc", "--auto", "--quiet"])
 
     def list_refs(self, prefixes: Sequence[str]) -> list[RefRow]:
-        """Refs under folders (``refs/notes/``) read as files when the store allows it
-        (one git process less per listing); names and patterns through git."""
+        """Read as files when the store allows it (``refread.matching_refs``: no git
+        process), else through ``git for-each-ref``."""
         plain = refread.plain_gitdir(self.gitdir) if self.repo is not None else None
-        if plain is not None and self.repo is not None and all(p.endswith("/") for p in prefixes):
-            found = refread.list_refs(plain, prefixes)
+        found = refread.matching_refs(plain, prefixes) if plain is not None else None
+        if found is not None and self.repo is not None:
             return [RefRow(name, oid, _kind(self.repo, oid)) for name, oid in sorted(found.items())]
         fmt = "--format=%(objectname) %(objecttype) %(refname)"
         proc = self._run(["for-each-ref", fmt, *prefixes])
@@ -180,7 +204,7 @@ class GitCli:
         return rows
 
     def ls_remote(self, remote: str) -> dict[str, str]:
-        proc = self._run(["ls-remote", "--refs", remote])
+        proc = self._run(["ls-remote", "--refs", remote], remote=remote)
         if proc.returncode != 0:
             raise SyncError(remote, error_lines(proc.stderr))
         out: dict[str, str] = {}
@@ -214,7 +238,7 @@ class GitCli:
             if u.new is None:
                 args.append(f"--force-with-lease={u.ref}:{u.lease or ''}")
                 specs.append(f":{u.ref}")
-        proc = self._run([*args, remote, *specs])
+        proc = self._run([*args, remote, *specs], remote=remote)
         found = parse_porcelain(proc.stdout)
         if proc.returncode != 0 and not found:
             raise SyncError(remote, error_lines(proc.stderr))
