@@ -246,6 +246,8 @@ class Syncer:
             for start in range(0, len(simple), BATCH):
                 self.progress("integrating", start, len(simple))
                 outcomes += self._apply_batch(simple[start : start + BATCH])
+        if len(created) >= syncmeta.PACKED_AT:  # left packed, as `git clone` leaves them
+            self.transport.pack_refs()
         taken = set(remote_tips)
         for step, now in forks:
             outcomes.append(self._apply_fork(step, now, taken))

@@ -21,7 +21,9 @@ import pygit2
 
 from gitstore.errors import SyncError
 from gitstore.refs import files as refread
-from gitstore.sync import gitenv, housekeeping
+from gitstore.store import maintenance
+from gitstore.sync import gitenv
+from gitstore.sync.callbacks import Callbacks
 from gitstore.sync.gitoutput import RefResult, error_lines, parse_porcelain, remote_said
 from gitstore.sync.plan import RemoteUpdate
 
@@ -67,6 +69,10 @@ class Transport(Protocol):
     def push(self, remote: str, updates: Sequence[RemoteUpdate]) -> list[RefResult]: ...
 
     def maintain(self) -> None: ...
+
+    def pack_refs(self) -> None:
+        """Pack every ref (after a pull that created many, as ``git clone`` leaves them)."""
+        ...
 
 
 def choose(
@@ -180,9 +186,12 @@ class GitCli:
 
     def maintain(self) -> None:
         """git's own housekeeping (libgit2 never packs), after the sync, not during it;
-        no git started when it would find nothing to do (``housekeeping``)."""
-        if self.repo is None or housekeeping.gc_due(self.gitdir, self.repo.config):
+        no git started when its thresholds say it has nothing to do (``maintenance.due``)."""
+        if self.repo is None or maintenance.due(self.repo, self.gitdir):
             self._run(["gc", "--auto", "--quiet"])
+
+    def pack_refs(self) -> None:
+        self._run(["pack-refs", "--all"])
 
     def list_refs(self, prefixes: Sequence[str]) -> list[RefRow]:
         """Read as files when the store allows it (``refread.matching_refs``: no git
@@ -265,29 +274,6 @@ def _kind(repo: pygit2.Repository, oid: str) -> str:
     return _KINDS.get(int(kind), "missing")
 
 
-class _Callbacks(pygit2.RemoteCallbacks):
-    def __init__(self) -> None:
-        super().__init__()
-        self.rejected: dict[str, str] = {}
-        self.accepted: set[str] = set()
-
-    def credentials(
-        self,
-        url: str,
-        username_from_url: str | None,
-        allowed_types: pygit2.enums.CredentialType,
-    ) -> pygit2.KeypairFromAgent:
-        if allowed_types & pygit2.enums.CredentialType.SSH_KEY:
-            return pygit2.KeypairFromAgent(username_from_url or "git")
-        raise pygit2.GitError(f"{url}: credentials are needed; install git to use your setup")
-
-    def push_update_reference(self, refname: str, message: str | None) -> None:
-        if message is None:
-            self.accepted.add(refname)
-        else:
-            self.rejected[refname] = message
-
-
 class Pygit2Transport:
     name = "pygit2"
 
@@ -312,7 +298,7 @@ class Pygit2Transport:
         mode = pygit2.enums.FetchPrune.PRUNE if prune else pygit2.enums.FetchPrune.NO_PRUNE
         self.ls_remote(remote)  # a remote libgit2 cannot list whole is an error, not empty
         try:
-            self._remote(remote).fetch(list(refspecs), callbacks=_Callbacks(), prune=mode)
+            self._remote(remote).fetch(list(refspecs), callbacks=Callbacks(), prune=mode)
         except pygit2.GitError as exc:
             raise SyncError(remote, str(exc)) from None
 
@@ -331,7 +317,7 @@ class Pygit2Transport:
 
     def ls_remote(self, remote: str) -> dict[str, str]:
         try:
-            heads = self._remote(remote).list_heads(callbacks=_Callbacks())
+            heads = self._remote(remote).list_heads(callbacks=Callbacks())
         except pygit2.GitError as exc:
             raise SyncError(remote, str(exc)) from None
         listed = {
@@ -368,17 +354,20 @@ class Pygit2Transport:
     def maintain(self) -> None:
         """Nothing: without git there is no `git gc` to run."""
 
+    def pack_refs(self) -> None:
+        self.repo.compress_references()
+
     def push(self, remote: str, updates: Sequence[RemoteUpdate]) -> list[RefResult]:
         handle = self._remote(remote)
         stale: set[str] = set()
         if any(u.new is None for u in updates):
             try:
-                heads = {h.name: str(h.oid) for h in handle.list_heads(callbacks=_Callbacks())}
+                heads = {h.name: str(h.oid) for h in handle.list_heads(callbacks=Callbacks())}
             except pygit2.GitError as exc:
                 raise SyncError(remote, str(exc)) from None
             stale = {u.ref for u in updates if u.new is None and heads.get(u.ref) != u.lease}
         sent = [u for u in updates if u.ref not in stale]
-        callbacks = _Callbacks()
+        callbacks = Callbacks()
         specs = [f":{u.ref}" if u.new is None else f"{u.new}:{u.ref}" for u in sent]
         failure = ""
         if specs:

@@ -1,6 +1,7 @@
-"""How few git processes a sync starts: refs under folders read as files, git's
-housekeeping asked only when it has work, ``core.sshCommand`` read only for a
-remote ssh may reach; and the same answers as the git processes they replace."""
+"""How few git processes a sync starts: refs read as files, ``git gc --auto``
+started only past git's own thresholds, ``core.sshCommand`` read only for a
+remote ssh may reach; the same answers as the git processes they replace; and
+the refs a first pull of many creates left packed."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ from gitstore import refs
 from gitstore.refs import files as refread
 from gitstore.store.core import Store
 from gitstore.store.repo import init_bare
-from gitstore.sync import gitenv, housekeeping, remotes
+from gitstore.sync import gitenv, remotes
+from gitstore.sync import meta as syncmeta
 from gitstore.sync.pull import Syncer
 from gitstore.sync.push import push
 from gitstore.sync.transport import GitCli
@@ -104,27 +106,41 @@ def test_reading_refs_as_files_lists_what_for_each_ref_lists(tmp_path: Path) -> 
     assert refread.matching_refs(Path(repo.path), ["refs/*/meta"]) is None  # git's to match
 
 
-def test_housekeeping_is_due_as_git_would_find_it(tmp_path: Path) -> None:
+def test_git_gc_starts_only_past_gits_own_thresholds(tmp_path: Path) -> None:
     repo, _ = init_bare(tmp_path / "store")
-    gitdir, config = Path(repo.path), repo.config
-    assert not housekeeping.gc_due(gitdir, config)
-    fan = gitdir / "objects" / "17"
+    git, log = counting_git(tmp_path)
+    transport = GitCli(git, Path(repo.path), None, repo)
+    transport.maintain()
+    assert calls(log) == []  # nothing for git to do: no git started
+    fan = Path(repo.path) / "objects" / "17"
     fan.mkdir(parents=True, exist_ok=True)
-    for n in range(28):  # git's estimate: more than ceil(6700 / 256) = 27 in one folder
+    for n in range(27):  # git's estimate: 256 x the files in objects/17, past gc.auto
         (fan / f"{n:038x}").write_bytes(b"")
-    assert housekeeping.gc_due(gitdir, config)
-    config["gc.auto"] = "0"
-    assert not housekeeping.gc_due(gitdir, config)  # turned off
-    config["gc.auto"] = "6700"
+    transport.maintain()
+    assert [line.split()[-2:] for line in calls(log)] == [["--auto", "--quiet"]]
+    repo.config["gc.auto"] = "0"  # turned off
+    transport.maintain()
+    assert len(calls(log)) == 1
     shutil.rmtree(fan)
-    pack = gitdir / "objects" / "pack"
-    for n in range(51):
-        (pack / f"pack-{n:040x}.pack").write_bytes(b"")
-    assert housekeeping.gc_due(gitdir, config)
-    (pack / f"pack-{0:040x}.keep").write_bytes(b"")  # a kept pack is not git's to repack
-    assert not housekeeping.gc_due(gitdir, config)
-    config["gc.autoPackLimit"] = "not a number"
-    assert housekeeping.gc_due(gitdir, config)  # cannot tell: git decides
+
+
+def test_a_pull_that_creates_many_leaves_the_refs_packed(tmp_path: Path) -> None:
+    assert GIT is not None
+    remote = tmp_path / "remote.git"
+    subprocess.run([GIT, "init", "--bare", "-q", str(remote)], check=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    laptop = machine(tmp_path, "laptop", str(remote), GIT, env)
+    cids = [f"jp-c{n}" for n in range(1, syncmeta.PACKED_AT + 1)]
+    for cid in cids:
+        laptop.store.log.create(cid, [start(cid)], None, "test")
+    push(laptop)
+    desktop = machine(tmp_path, "desktop", str(remote), GIT, env)
+    assert len([o for o in desktop.pull() if o.action == "created"]) >= len(cids)
+    loose = list((desktop.store.gitdir / "refs" / "conversations").iterdir())
+    assert loose == []
+    assert {r.name for r in desktop.transport.list_refs([refs.LIVE_PREFIX])} == {
+        refs.live(c) for c in cids
+    }
 
 
 def test_ssh_is_considered_for_every_remote_but_a_path_here() -> None:
