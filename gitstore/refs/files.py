@@ -14,6 +14,7 @@ refs through libgit2 as before.
 
 from __future__ import annotations
 
+import bisect
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -252,3 +253,81 @@ def config_flag(gitdir: Path, section: str, key: str) -> bool | None:
     except IncludesOthers:
         return None  # values from elsewhere may override
     return value
+
+
+def _pattern(text: str) -> tuple[str, bool] | None:
+    """A ``git for-each-ref`` pattern as (prefix, glob): a name or folder (``refs/x``,
+    ``refs/x/``: itself and what is under it), or a name ending in one ``*`` (which,
+    as in git, matches no ``/``).  None for any other glob: git must list it."""
+    glob = text.endswith("*")
+    body = text[:-1] if glob else text
+    if any(c in body for c in "*?[\\") or not body.startswith("refs/"):
+        return None
+    return body, glob
+
+
+def _matches(name: str, prefix: str, glob: bool) -> bool:
+    if glob:
+        return name.startswith(prefix) and "/" not in name[len(prefix) :]
+    folder = prefix if prefix.endswith("/") else prefix + "/"
+    return name == prefix or name.startswith(folder)
+
+
+def _loose_matching(gitdir: Path, prefix: str, glob: bool) -> dict[str, str | None]:
+    """The loose ref files a pattern can match, read (None: not a direct ref)."""
+    base = prefix.rstrip("/")
+    if not glob:
+        where = gitdir / base
+        if where.is_file():
+            return {base: _oid(_read_or_empty(where))}
+        return _loose_refs(gitdir, (base + "/",)) if where.is_dir() else {}
+    folder = gitdir / base.rsplit("/", 1)[0]
+    if not folder.is_dir():
+        return {}
+    out: dict[str, str | None] = {}
+    rel = folder.relative_to(gitdir).as_posix()
+    for entry in os.scandir(folder):
+        name = f"{rel}/{entry.name}"
+        if entry.is_file() and not entry.name.endswith(".lock") and _matches(name, prefix, glob):
+            out[name] = _oid(_read_or_empty(Path(entry.path)))
+    return out
+
+
+def _read_or_empty(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def matching_refs(gitdir: Path, patterns: Iterable[str]) -> dict[str, str] | None:
+    """Name -> object id of the direct refs ``git for-each-ref <patterns>`` lists, read as
+    files (loose first, then ``packed-refs``, as ``list_refs``); None when a pattern is
+    one only git can match.  Each pattern costs a lookup, not a pass over every ref."""
+    parsed = [_pattern(p) for p in patterns]
+    if any(p is None for p in parsed):
+        return None
+    wanted = [p for p in parsed if p is not None]
+    for _ in range(_LIST_ATTEMPTS):
+        before = _packed_stat(gitdir)
+        loose: dict[str, str | None] = {}
+        for prefix, glob in wanted:
+            loose.update(_loose_matching(gitdir, prefix, glob))
+        packed = packed_refs(gitdir)
+        if _packed_stat(gitdir) == before:
+            break
+    names = sorted(packed)
+    out: dict[str, str] = {}
+    for prefix, glob in wanted:
+        lead = prefix if glob else prefix.rstrip("/")  # every match starts with it
+        for at in range(bisect.bisect_left(names, lead), len(names)):
+            if not names[at].startswith(lead):
+                break
+            if _matches(names[at], prefix, glob):
+                out[names[at]] = packed[names[at]]
+    for name, oid in loose.items():
+        if oid is None:
+            out.pop(name, None)
+        else:
+            out[name] = oid
+    return out

@@ -24,7 +24,7 @@ import os
 import re
 import time
 import uuid
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -81,7 +81,8 @@ def _write_journal(gitdir: Path, updates: list[RefUpdate], message: str) -> tupl
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{uuid.uuid4().hex}.json"
     tmp = path.with_suffix(".tmp")
-    data = json.dumps({"message": message, "updates": [asdict(u) for u in updates]}).encode()
+    rows = [{"name": u.name, "old": u.old, "new": u.new} for u in updates]  # asdict: 10x slower
+    data = json.dumps({"message": message, "updates": rows}).encode()
     fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)  # locked before the journal has its name

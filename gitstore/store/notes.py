@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from functools import partial
 from pathlib import Path
@@ -218,6 +218,17 @@ def _read(repo: pygit2.Repository, ref: str, target: str) -> str | None:
 
 def read(repo: pygit2.Repository, ref: str, target: str) -> str | None:
     return keep.reread(partial(_read, repo, ref, target), Path(repo.path), ref)
+
+
+def _read_many(repo: pygit2.Repository, ref: str, targets: list[str]) -> dict[str, str | None]:
+    texts = NoteTexts(repo, _tip_tree(repo, ref))
+    return {t: texts.get(t) for t in targets}
+
+
+def read_many(repo: pygit2.Repository, ref: str, targets: Iterable[str]) -> dict[str, str | None]:
+    """The note of each of ``targets`` (None: none), the notes tree read once: many
+    ``read`` calls would each parse the whole tree again."""
+    return keep.reread(partial(_read_many, repo, ref, list(targets)), Path(repo.path), ref)
 
 
 def _edit(

@@ -200,6 +200,22 @@ def write_stream(
     return _write(gitdir, events, parent, names, sign, committer, None, on_rows)
 
 
+def write_blobs(gitdir: Path, blobs: Iterable[bytes]) -> tuple[str, ...]:
+    """Write ``blobs`` into one pack (published behind a ``.keep`` until
+    ``release``), not a loose file each; the packs' names (none for no blobs)."""
+    try:
+        with _terminate_as_interrupt(), _workspace(gitdir) as work:
+            pack = _Pack(work / "blobs.pack")
+            for data in blobs:
+                pack.add("blob", data)
+            if not pack.count:
+                pack.file.close()
+                return ()
+            return _publish(gitdir, [(pack.path, pack.finish(gitdir))])
+    except OSError as exc:
+        raise environment_fault(exc, str(gitdir)) or exc from None
+
+
 def _write(
     gitdir: Path,
     events: Iterable[tuple[Event, bytes]],
@@ -335,5 +351,6 @@ __all__ = [
     "sweep",
     "release",
     "write",
+    "write_blobs",
     "write_stream",
 ]

@@ -10,12 +10,14 @@ the user's own ssh command when git would run OpenSSH (``GIT_SSH_COMMAND``, else
 plink, a wrapper script) is left as the user set it up.
 
 Credential helpers, ssh agents and keys without a passphrase work either way.
+The user's ``core.sshCommand`` is asked of git only for a remote that may be
+reached through ssh (``may_use_ssh``): a remote on this machine never is.
 """
 
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import PurePath
 
 BATCH = "-o BatchMode=yes"
@@ -45,3 +47,24 @@ def unattended(environ: Mapping[str, str], configured: Callable[[], str]) -> dic
     if _is_openssh(command) and "batchmode" not in command.lower():
         env["GIT_SSH_COMMAND"] = f"{command} {BATCH}"
     return env
+
+
+LOCAL = ("/", "./", "../", "file://")  # URLs git reaches without ssh
+
+
+def may_use_ssh(config: Iterable[tuple[str, str]], remote: str) -> bool:
+    """Whether git may run ssh to reach ``remote`` (a remote's name or a URL), from
+    the git configuration's ``(name, value)`` entries: False only when each of its
+    URLs is a path on this machine and no ``insteadOf`` could rewrite one."""
+    urls: list[str] = []
+    named = False
+    for name, value in config:
+        key = name.lower()
+        if key.endswith(("insteadof", "pushinsteadof")) and key.startswith("url."):
+            return True
+        if key in (f"remote.{remote.lower()}.url", f"remote.{remote.lower()}.pushurl"):
+            named = True
+            urls.append(value)
+    if not named:
+        urls = [remote]
+    return not all(url.startswith(LOCAL) for url in urls)

@@ -3,15 +3,36 @@ conversation is active (both local to this store)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 
 import pygit2
 
 from gitstore import ids, refs
 from gitstore.clock import seconds
-from gitstore.store import notes
+from gitstore.store import notes, packwrite
 from gitstore.store.core import Store
 from gitstore.sync.plan import PullStep
+
+PACKED_AT = 100  # anchors written at once from which they go into one pack
+
+
+@contextmanager
+def anchors(store: Store, cids: list[str]) -> Iterator[None]:
+    """The anchor blob of each of ``cids`` (their notes hang on it) written before
+    their refs are created: a first pull of thousands writes one pack of them, not
+    a loose file each."""
+    if len(cids) < PACKED_AT:
+        for cid in cids:
+            store.repo.create_blob(ids.anchor_bytes(cid))
+        yield
+        return
+    packwrite.write_blobs(store.gitdir, (ids.anchor_bytes(c) for c in cids))
+    try:
+        yield
+    finally:
+        packwrite.release()  # nothing will name them: they need no shelter past the moves
 
 
 def active_target(repo: pygit2.Repository) -> str | None:

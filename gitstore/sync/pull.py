@@ -243,9 +243,13 @@ class Syncer:
                 forks.append((step, local.get(cid, Tips())))
             else:
                 simple.append((step, local.get(cid, Tips())))
-        for start in range(0, len(simple), BATCH):
-            self.progress("integrating", start, len(simple))
-            outcomes += self._apply_batch(simple[start : start + BATCH])
+        created = [s.cid for s, _ in simple if s.action is Action.CREATED]
+        with syncmeta.anchors(self.store, created):
+            for start in range(0, len(simple), BATCH):
+                self.progress("integrating", start, len(simple))
+                outcomes += self._apply_batch(simple[start : start + BATCH])
+        if len(created) >= syncmeta.PACKED_AT:  # left packed, as `git clone` leaves them
+            self.transport.pack_refs()
         taken = set(remote_tips)
         for step, now in forks:
             outcomes.append(self._apply_fork(step, now, taken))
@@ -334,9 +338,6 @@ class Syncer:
         held = [s.cid for s, now in batch if now.live or now.archived]
         with self._holding(held) as busy:
             ready = [(s, now) for s, now in batch if s.cid not in busy]
-            for step, _ in ready:
-                if step.action is Action.CREATED:
-                    self.repo.create_blob(ids.anchor_bytes(step.cid))
             updates = [u for s, now in ready for u in self._step_moves(s, now)]
             out = [Outcome(cid, "busy", detail="in use by another jp process") for cid in busy]
             try:

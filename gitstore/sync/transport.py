@@ -21,7 +21,9 @@ import pygit2
 
 from gitstore.errors import SyncError
 from gitstore.refs import files as refread
+from gitstore.store import maintenance
 from gitstore.sync import gitenv
+from gitstore.sync.callbacks import Callbacks
 from gitstore.sync.gitoutput import RefResult, error_lines, parse_porcelain, remote_said
 from gitstore.sync.plan import RemoteUpdate
 
@@ -68,6 +70,10 @@ class Transport(Protocol):
 
     def maintain(self) -> None: ...
 
+    def pack_refs(self) -> None:
+        """Pack every ref (after a pull that created many, as ``git clone`` leaves them)."""
+        ...
+
 
 def choose(
     repo: pygit2.Repository, git: str | None, environ: Mapping[str, str] | None = None
@@ -76,33 +82,64 @@ def choose(
     ``environ``, git runs in it and never prompts (``gitstore.sync.gitenv``):
     nobody is there to answer; without, git inherits this process's environment."""
     if git:
-        return GitCli(git, Path(repo.path), environ)
+        return GitCli(git, Path(repo.path), environ, repo)
     return Pygit2Transport(repo)
 
 
 class GitCli:
     name = "git"
 
-    def __init__(self, git: str, gitdir: Path, environ: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        git: str,
+        gitdir: Path,
+        environ: Mapping[str, str] | None = None,
+        repo: pygit2.Repository | None = None,
+    ) -> None:
         self.git = git
         self.gitdir = gitdir
-        self.env: dict[str, str] | None = None
-        if environ is not None:
-            self.env = dict(environ)  # for the one `git config` below
-            self.env = gitenv.unattended(environ, self._ssh_command)
+        self.repo = repo  # with it, refs under folders are read as files, not by a git
+        self.environ = None if environ is None else dict(environ)
+        self._envs: dict[bool, dict[str, str]] = {}  # by whether ssh may be run
+
+    def env(self, remote: str | None = None) -> dict[str, str] | None:
+        """The environment of a git that reaches ``remote`` (None: no remote)."""
+        if self.environ is None:
+            return None
+        ssh = remote is not None and self._may_use_ssh(remote)
+        if ssh not in self._envs:
+            asked = self._ssh_command if ssh else lambda: ""
+            self._envs[ssh] = gitenv.unattended(self.environ, asked)
+        return self._envs[ssh]
+
+    def _may_use_ssh(self, remote: str) -> bool:
+        if self.repo is None:
+            return True
+        try:
+            entries = [(e.name, e.value or "") for e in self.repo.config]
+        except pygit2.GitError:
+            return True
+        return gitenv.may_use_ssh(entries, remote)
 
     def _ssh_command(self) -> str:
         """The user's ``core.sshCommand``, as git reads it (empty when unset)."""
-        return self._run(["config", "--get", "core.sshCommand"]).stdout.strip()
+        proc = self._run(["config", "--get", "core.sshCommand"], env=self.environ)
+        return proc.stdout.strip()
 
-    def _run(self, args: Sequence[str], stdin: str = "") -> subprocess.CompletedProcess[str]:
+    def _run(
+        self,
+        args: Sequence[str],
+        stdin: str = "",
+        remote: str | None = None,
+        env: dict[str, str] | None = None,
+    ) -> subprocess.CompletedProcess[str]:
         try:
             return subprocess.run(
                 [self.git, "--git-dir", str(self.gitdir), *args],
                 capture_output=True,
                 text=True,
                 input=stdin,
-                env=self.env,
+                env=env if env is not None else self.env(remote),
             )
         except OSError as exc:
             raise SyncError(args[-1] if args else "git", f"cannot run git: {exc}") from None
@@ -115,14 +152,14 @@ class GitCli:
         args += ["--no-write-fetch-head", *(f"--negotiation-tip={t}" for t in tips)]
         args += ["--prune", remote] if prune else [remote]
         args += refspecs
-        proc = self._run(args)
+        proc = self._run(args, remote=remote)
         for wait in (0.2, 1.0, 3.0):
             # another fetch is writing the same copies (say, one left running by
             # an interrupted jp): they are forced copies, so wait and fetch again
             if proc.returncode == 0 or "cannot lock ref" not in proc.stderr:
                 break
             time.sleep(wait)
-            proc = self._run(args)
+            proc = self._run(args, remote=remote)
         if proc.returncode != 0:
             raise SyncError(remote, error_lines(proc.stderr))
 
@@ -148,10 +185,21 @@ class GitCli:
             self._update_refs(self._clear(stage))
 
     def maintain(self) -> None:
-        """git's own housekeeping (libgit2 never packs), after the sync, not during it."""
-        self._run(["gc", "--auto", "--quiet"])
+        """git's own housekeeping (libgit2 never packs), after the sync, not during it;
+        no git started when its thresholds say it has nothing to do (``maintenance.due``)."""
+        if self.repo is None or maintenance.due(self.repo, self.gitdir):
+            self._run(["gc", "--auto", "--quiet"])
+
+    def pack_refs(self) -> None:
+        self._run(["pack-refs", "--all"])
 
     def list_refs(self, prefixes: Sequence[str]) -> list[RefRow]:
+        """Read as files when the store allows it (``refread.matching_refs``: no git
+        process), else through ``git for-each-ref``."""
+        plain = refread.plain_gitdir(self.gitdir) if self.repo is not None else None
+        found = refread.matching_refs(plain, prefixes) if plain is not None else None
+        if found is not None and self.repo is not None:
+            return [RefRow(name, oid, _kind(self.repo, oid)) for name, oid in sorted(found.items())]
         fmt = "--format=%(objectname) %(objecttype) %(refname)"
         proc = self._run(["for-each-ref", fmt, *prefixes])
         if proc.returncode != 0:
@@ -165,7 +213,7 @@ class GitCli:
         return rows
 
     def ls_remote(self, remote: str) -> dict[str, str]:
-        proc = self._run(["ls-remote", "--refs", remote])
+        proc = self._run(["ls-remote", "--refs", remote], remote=remote)
         if proc.returncode != 0:
             raise SyncError(remote, error_lines(proc.stderr))
         out: dict[str, str] = {}
@@ -199,7 +247,7 @@ class GitCli:
             if u.new is None:
                 args.append(f"--force-with-lease={u.ref}:{u.lease or ''}")
                 specs.append(f":{u.ref}")
-        proc = self._run([*args, remote, *specs])
+        proc = self._run([*args, remote, *specs], remote=remote)
         found = parse_porcelain(proc.stdout)
         if proc.returncode != 0 and not found:
             raise SyncError(remote, error_lines(proc.stderr))
@@ -226,29 +274,6 @@ def _kind(repo: pygit2.Repository, oid: str) -> str:
     return _KINDS.get(int(kind), "missing")
 
 
-class _Callbacks(pygit2.RemoteCallbacks):
-    def __init__(self) -> None:
-        super().__init__()
-        self.rejected: dict[str, str] = {}
-        self.accepted: set[str] = set()
-
-    def credentials(
-        self,
-        url: str,
-        username_from_url: str | None,
-        allowed_types: pygit2.enums.CredentialType,
-    ) -> pygit2.KeypairFromAgent:
-        if allowed_types & pygit2.enums.CredentialType.SSH_KEY:
-            return pygit2.KeypairFromAgent(username_from_url or "git")
-        raise pygit2.GitError(f"{url}: credentials are needed; install git to use your setup")
-
-    def push_update_reference(self, refname: str, message: str | None) -> None:
-        if message is None:
-            self.accepted.add(refname)
-        else:
-            self.rejected[refname] = message
-
-
 class Pygit2Transport:
     name = "pygit2"
 
@@ -273,7 +298,7 @@ class Pygit2Transport:
         mode = pygit2.enums.FetchPrune.PRUNE if prune else pygit2.enums.FetchPrune.NO_PRUNE
         self.ls_remote(remote)  # a remote libgit2 cannot list whole is an error, not empty
         try:
-            self._remote(remote).fetch(list(refspecs), callbacks=_Callbacks(), prune=mode)
+            self._remote(remote).fetch(list(refspecs), callbacks=Callbacks(), prune=mode)
         except pygit2.GitError as exc:
             raise SyncError(remote, str(exc)) from None
 
@@ -292,7 +317,7 @@ class Pygit2Transport:
 
     def ls_remote(self, remote: str) -> dict[str, str]:
         try:
-            heads = self._remote(remote).list_heads(callbacks=_Callbacks())
+            heads = self._remote(remote).list_heads(callbacks=Callbacks())
         except pygit2.GitError as exc:
             raise SyncError(remote, str(exc)) from None
         listed = {
@@ -329,17 +354,20 @@ class Pygit2Transport:
     def maintain(self) -> None:
         """Nothing: without git there is no `git gc` to run."""
 
+    def pack_refs(self) -> None:
+        self.repo.compress_references()
+
     def push(self, remote: str, updates: Sequence[RemoteUpdate]) -> list[RefResult]:
         handle = self._remote(remote)
         stale: set[str] = set()
         if any(u.new is None for u in updates):
             try:
-                heads = {h.name: str(h.oid) for h in handle.list_heads(callbacks=_Callbacks())}
+                heads = {h.name: str(h.oid) for h in handle.list_heads(callbacks=Callbacks())}
             except pygit2.GitError as exc:
                 raise SyncError(remote, str(exc)) from None
             stale = {u.ref for u in updates if u.new is None and heads.get(u.ref) != u.lease}
         sent = [u for u in updates if u.ref not in stale]
-        callbacks = _Callbacks()
+        callbacks = Callbacks()
         specs = [f":{u.ref}" if u.new is None else f"{u.new}:{u.ref}" for u in sent]
         failure = ""
         if specs:

@@ -52,12 +52,17 @@ def divergence_text(cid: str, divergence: dict[str, Any] | None) -> str:
 def continuations(store: Store, outcomes: Sequence[Outcome]) -> dict[str, str]:
     """Conversations a pull brought in that continue another one (a divergence on
     the machine that pushed them): new id -> the id they diverged from."""
+    created = [
+        o.id
+        for o in outcomes
+        if o.direction == "pull"
+        and o.kind == "conversation"
+        and o.action == "created"
+        and is_valid_id(o.id)
+    ]
     out: dict[str, str] = {}
-    for o in outcomes:
-        if o.direction == "pull" and o.kind == "conversation" and o.action == "created":
-            if not is_valid_id(o.id):
-                continue
-            parent = store.notes.meta(o.id).get("diverged_from")
-            if isinstance(parent, str) and is_valid_id(parent):
-                out[o.id] = parent
+    for cid, values in store.notes.metas(created).items():
+        parent = values.get("diverged_from")
+        if isinstance(parent, str) and is_valid_id(parent):
+            out[cid] = parent
     return out

@@ -8,6 +8,7 @@ repository keeps them under ``refs/notes/jp/``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -84,6 +85,12 @@ class Notes:
     def meta(self, cid: str) -> dict[str, Any]:
         """The metadata values of ``cid`` (title, pin, labels, archived_at...)."""
         return notes.meta_values(self.note(self.refs.meta, cid))
+
+    def metas(self, cids: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """``meta`` of each of ``cids``, the notes read in one pass (not one per id)."""
+        anchors = {self.anchor(c): c for c in cids}
+        texts = notes.read_many(self._g.repo, self.refs.meta, anchors) if anchors else {}
+        return {cid: notes.meta_values(texts.get(a)) for a, cid in anchors.items()}
 
     def set_meta(self, cid: str, values: dict[str, Any], reason: str) -> None:
         target = self.anchor(cid)
