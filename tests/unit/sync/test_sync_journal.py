@@ -116,6 +116,22 @@ def test_a_push_names_what_it_moved_and_a_pull_fetches_only_that(
     assert pulled(sb.pull(full=True)) == {"jp-c2": "fast-forwarded"}
 
 
+def test_a_remote_smaller_than_journal_from_is_listed_whole_on_every_pull(
+    pair: tuple[Store, Syncer, Store, Syncer], bare_remote: Remote
+) -> None:
+    a, sa, b, sb = pair
+    assert journal.refs_at_reconcile(b.gitdir, "origin") == 2  # counted by the first pull
+    drift(bare_remote)
+    small = Syncer(b, "origin", sb.transport, journal_from=3)
+    assert pulled(small.pull()) == {"jp-c2": "fast-forwarded"}, "plain git's move seen at once"
+    assert small.scope is None and journal.pulls_since_reconcile(b.gitdir, "origin") == 0
+    # at or over the limit the journal decides again
+    add(a, "jp-c1", "more")
+    push(sa)
+    at = Syncer(b, "origin", sb.transport, journal_from=2)
+    assert pulled(at.pull()) == {"jp-c1": "fast-forwarded"} and at.scope == {"conversations/jp-c1"}
+
+
 def test_a_pull_reconciles_every_so_often(
     pair: tuple[Store, Syncer, Store, Syncer], bare_remote: Remote
 ) -> None:

@@ -46,7 +46,8 @@ def machine(tmp_path: Path, name: str, url: str, git: str, env: dict[str, str]) 
     init_bare(tmp_path / name)
     store = Store(tmp_path / name)
     remotes.add(store.repo, "origin", url)
-    return Syncer(store, "origin", GitCli(git, store.gitdir, env, store.repo))
+    # the journal's pull (a remote this small is otherwise listed whole: journal.JOURNAL_FROM)
+    return Syncer(store, "origin", GitCli(git, store.gitdir, env, store.repo), journal_from=0)
 
 
 def start(cid: str) -> dict[str, object]:
@@ -70,7 +71,7 @@ def test_a_no_op_pull_from_a_path_starts_one_git(tmp_path: Path) -> None:
     assert {o.id for o in desktop.pull() if o.action == "created"} == {"jp-c1"}
     log.unlink()
     store = Store(tmp_path / "desktop")  # as a new jp process would open it
-    again = Syncer(store, "origin", GitCli(git, store.gitdir, env, store.repo))
+    again = Syncer(store, "origin", GitCli(git, store.gitdir, env, store.repo), journal_from=0)
     assert [o for o in again.pull() if o.kind == "conversation"] == []
     assert len(calls(log)) == 1 and " fetch " in calls(log)[0], calls(log)
 
