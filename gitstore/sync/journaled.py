@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import pygit2
+
+from gitstore.fs import retry
 from gitstore.refs import quarantine
 from gitstore.sync import fetching, journal
 
@@ -22,12 +25,26 @@ def accept(syncer: Syncer, reconciled: bool) -> None:
     else:
         if tip != syncer.journal_tip():
             syncer.repo.create_reference_direct(syncer.tracking + journal.COPY, tip, True)
-        # the copy is the starting point now: nothing of this pull waits any longer
-        waiting = syncer.repo.references.get(syncer.tracking + journal.INCOMING)
-        if waiting is not None:
-            waiting.delete()
+        _drop_incoming(syncer)
     found = len(syncer.inbound.conversations) if reconciled else None
     journal.record_pull(syncer.store.gitdir, syncer.remote, reconciled, found)
+
+
+def _drop_incoming(syncer: Syncer) -> None:
+    """The copy is the starting point now: nothing of this pull waits any longer.
+    Deleting a packed ref locks packed-refs, which a concurrent `git pack-refs` or
+    gc may hold: waited for a second, then left (the next pull's fetch overwrites
+    it, and it is only ever read as "not yet accepted")."""
+    for attempt in retry.until(1.0, 0.05):
+        waiting = syncer.repo.references.get(syncer.tracking + journal.INCOMING)
+        if waiting is None:
+            return
+        try:
+            waiting.delete()
+            return
+        except (OSError, pygit2.GitError):
+            if attempt.last:
+                return
 
 
 def usable(syncer: Syncer) -> bool:
