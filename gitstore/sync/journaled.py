@@ -6,11 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import pygit2
-
-from gitstore.fs import retry
 from gitstore.refs import quarantine
-from gitstore.sync import fetching, journal
+from gitstore.sync import fetching, journal, remotes
 
 if TYPE_CHECKING:
     from gitstore.sync.pull import Syncer
@@ -24,27 +21,10 @@ def accept(syncer: Syncer, reconciled: bool) -> None:
         syncer.transport.delete_refs([syncer.tracking + journal.COPY])
     else:
         if tip != syncer.journal_tip():
-            syncer.repo.create_reference_direct(syncer.tracking + journal.COPY, tip, True)
-        _drop_incoming(syncer)
+            remotes.set_copy(syncer.repo, syncer.tracking + journal.COPY, tip)
+        remotes.set_copy(syncer.repo, syncer.tracking + journal.INCOMING, None)
     found = len(syncer.inbound.conversations) if reconciled else None
     journal.record_pull(syncer.store.gitdir, syncer.remote, reconciled, found)
-
-
-def _drop_incoming(syncer: Syncer) -> None:
-    """The copy is the starting point now: nothing of this pull waits any longer.
-    Deleting a packed ref locks packed-refs, which a concurrent `git pack-refs` or
-    gc may hold: waited for a second, then left (the next pull's fetch overwrites
-    it, and it is only ever read as "not yet accepted")."""
-    for attempt in retry.until(1.0, 0.05):
-        waiting = syncer.repo.references.get(syncer.tracking + journal.INCOMING)
-        if waiting is None:
-            return
-        try:
-            waiting.delete()
-            return
-        except (OSError, pygit2.GitError):
-            if attempt.last:
-                return
 
 
 def usable(syncer: Syncer) -> bool:

@@ -10,8 +10,6 @@ again and retry, a bounded number of times.
 
 from __future__ import annotations
 
-import contextlib
-
 import pygit2
 
 from gitstore import refs
@@ -108,11 +106,7 @@ def _track(syncer: Syncer, results: list[RefResult], sent: dict[str, RemoteUpdat
         if not result.ok or update is None or not result.ref.startswith("refs/"):
             continue
         name = syncer.tracking + result.ref[len("refs/") :]
-        if update.new is None:
-            with contextlib.suppress(KeyError):
-                repo.references.delete(name)
-        else:
-            repo.create_reference_direct(name, update.new, True, message=f"jp push {syncer.remote}")
+        remotes.set_copy(repo, name, update.new, f"jp push {syncer.remote}")
 
 
 def _outcome(step: PushStep, results: dict[str, RefResult]) -> Outcome:

@@ -36,6 +36,7 @@ import pygit2
 
 from gitstore import faults, refs
 from gitstore.errors import RemoteSetupError, SyncError
+from gitstore.fs import retry
 from gitstore.refs import quarantine
 from gitstore.sync import configfile
 
@@ -244,3 +245,28 @@ def drop_copies(repo: pygit2.Repository, name: str) -> int:
             gone += 1
     quarantine.forget(_gitdir(repo), name)
     return gone
+
+
+COPY_WAIT = 1.0  # seconds a copy's write waits out a lock git's gc or pack-refs holds
+
+
+def set_copy(
+    repo: pygit2.Repository, name: str, target: str | None, message: str = ""
+) -> bool:
+    """Point the remote-tracking copy ``name`` at ``target`` (None: delete it).
+    A concurrent `git gc` or `git pack-refs` locks loose refs and packed-refs
+    while it packs them: the write waits up to ``COPY_WAIT`` seconds, then gives
+    up (False).  A copy is only what this side last saw of the remote, so the next
+    pull or push writes it again."""
+    for attempt in retry.until(COPY_WAIT, 0.05):
+        try:
+            if target is None:
+                with contextlib.suppress(KeyError):
+                    repo.references.delete(name)
+            else:
+                repo.create_reference_direct(name, target, True, message=message)
+            return True
+        except (OSError, pygit2.GitError):
+            if attempt.last:
+                return False
+    return False
