@@ -21,12 +21,12 @@ an event over the size limit, objects git's own checks reject) is not kept.
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from gitstore.fs import jsonfile
 
 if TYPE_CHECKING:
     import pygit2
@@ -78,12 +78,9 @@ def _reasons_path(gitdir: Path, remote: str) -> Path:
 
 def recorded(gitdir: Path, remote: str) -> dict[str, Entry]:
     """What the last pull from ``remote`` refused (remote ref -> entry)."""
-    try:
-        data = json.loads(_reasons_path(gitdir, remote).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
+    data = jsonfile.read_object(_reasons_path(gitdir, remote))
     out: dict[str, Entry] = {}
-    for ref, item in data.items() if isinstance(data, dict) else ():
+    for ref, item in data.items():
         if isinstance(item, dict) and isinstance(item.get("tip"), str):
             limit = item["limit"] if isinstance(item.get("limit"), int) else 0
             reason = str(item.get("reason") or UNKNOWN)
@@ -141,10 +138,7 @@ def replace(
         ref: {"tip": e.tip, "reason": e.reason, "kept": e.kept, "limit": e.limit, "stage": e.stage}
         for ref, e in refused.items()
     }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{remote}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
-    os.replace(tmp, path)
+    jsonfile.write(path, data, pretty=True)
 
 
 # -- refusals the user acknowledged ------------------------------------------------------
@@ -156,12 +150,9 @@ def _acks_path(gitdir: Path) -> Path:
 
 def acknowledged(gitdir: Path) -> dict[str, dict[str, str]]:
     """The refusals the user acknowledged (``jp doctor --ack``): remote -> ref -> tip."""
-    try:
-        data = json.loads(_acks_path(gitdir).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
+    data = jsonfile.read_object(_acks_path(gitdir))
     out: dict[str, dict[str, str]] = {}
-    for remote, refs in data.items() if isinstance(data, dict) else ():
+    for remote, refs in data.items():
         if isinstance(refs, dict):
             out[str(remote)] = {str(r): t for r, t in refs.items() if isinstance(t, str)}
     return out
@@ -188,8 +179,5 @@ def acknowledge(gitdir: Path) -> list[tuple[str, str, Entry]]:
     if not acks:
         target.unlink(missing_ok=True)
         return out
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".acknowledged.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(acks, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
-    os.replace(tmp, target)
+    jsonfile.write(target, acks, pretty=True)
     return out

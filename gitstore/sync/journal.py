@@ -25,13 +25,14 @@ is for the stores where listing is what a pull would cost.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pygit2
+
+from gitstore.fs import jsonfile
 
 REMOTE_REF = "refs/jp/journal"
 COPY = "jp/journal"  # the copy a pull finished with, under refs/jp-remotes/<remote>/
@@ -144,11 +145,7 @@ def _state_path(gitdir: Path, remote: str) -> Path:
 
 
 def _state(gitdir: Path, remote: str) -> dict[str, object]:
-    try:
-        data = json.loads(_state_path(gitdir, remote).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+    return jsonfile.read_object(_state_path(gitdir, remote))
 
 
 def _count(data: dict[str, object], key: str, missing: int) -> int:
@@ -171,12 +168,8 @@ def record_pull(gitdir: Path, remote: str, reconciled: bool, refs: int | None = 
     data = _state(gitdir, remote)
     count = 0 if reconciled else _count(data, "pulls", RECONCILE_EVERY) + 1
     found = refs if refs is not None else _count(data, "refs", 0)
-    path = _state_path(gitdir, remote)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"pulls": count, "refs": found}), encoding="utf-8")
-        tmp.replace(path)
+        jsonfile.write(_state_path(gitdir, remote), {"pulls": count, "refs": found})
     except OSError:
         return  # only a count: the next pull reconciles sooner or later
 
