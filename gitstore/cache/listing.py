@@ -29,6 +29,7 @@ CREATE TABLE IF NOT EXISTS listed (cid TEXT PRIMARY KEY, tip TEXT NOT NULL,
   archived INTEGER NOT NULL, pinned INTEGER NOT NULL, flags INTEGER NOT NULL,
   rank REAL NOT NULL, row TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS listed_order ON listed (pinned, rank, cid, archived, flags);
+CREATE INDEX IF NOT EXISTS listed_tip ON listed (tip);
 CREATE TABLE IF NOT EXISTS listed_state (id INTEGER PRIMARY KEY, refs TEXT NOT NULL,
   key TEXT NOT NULL, n INTEGER NOT NULL);
 """

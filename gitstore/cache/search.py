@@ -81,6 +81,25 @@ WITH RECURSIVE down(c) AS (
 SELECT t.value FROM json_each(?) AS t WHERE t.value IN (SELECT c FROM down)
 """
 
+# the same walk, answered from the listing's kept rows (``listing.py``, index on tip)
+# instead of tips passed in: what costs the store is then only SQLite's
+_IN_LISTING = """
+WITH RECURSIVE down(c) AS (
+  SELECT commit_id FROM events
+  WHERE rowid IN (SELECT rowid FROM grep_text WHERE grep_text MATCH ?)
+     OR rowid IN (SELECT id FROM grep_long)
+  UNION
+  SELECT e.commit_id FROM events AS e JOIN down ON e.parent = down.c
+), held(c) AS (SELECT c FROM down UNION SELECT value FROM json_each(?))
+SELECT l.cid, l.tip, l.archived FROM held CROSS JOIN listed AS l ON l.tip = held.c
+WHERE l.archived IN ({}) AND (l.archived = 0 OR l.flags & ? = 0)
+"""
+# the kept rows' tips not known to be whole (through the index on tip, no row read)
+_LISTED_UNWHOLE = (
+    "SELECT tip FROM listed WHERE tip != '' AND tip NOT IN (SELECT commit_id FROM whole)"
+)
+WHOLE_MARK = "grep_whole"  # derived row: the refs' fingerprint every kept tip was whole at
+
 
 def _folding() -> tuple[dict[int, str], dict[int, str]]:
     """The tables ``fold`` applies before and after ``str.lower``."""
@@ -231,6 +250,48 @@ class Search:
                 self.rebuild(db)  # a damaged index: the next search builds it again
             return None
         return {r[0] for r in found}, unknown
+
+    def in_listing(
+        self, refs: str, needles: Sequence[str], archived: Sequence[bool], hide: int
+    ) -> tuple[list[tuple[str, str, bool]], list[str]] | None:
+        """Candidates among the listing's kept rows, which the caller brought up to
+        date for the refs' fingerprint ``refs``: (id, tip, archived) of each row, of
+        those ``archived`` as asked and (archived ones) with no bit of ``hide``, whose
+        chain may hold every needle; and the tips whose chains are not wholly cached
+        (read them and ask again: meanwhile they are candidates).  None: no answer
+        (the caller asks ``candidates``, which repairs a damaged index).  The rows are
+        the cache's, so the caller checks each against the refs."""
+        query = phrase(needles)
+        db = self._cache._conn()
+        if query is None or db is None or not refs or not archived or not self.usable(db):
+            return None
+        select = _IN_LISTING.format(",".join("?" * len(archived)))
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            if not self.catch_up(db):
+                raise sqlite3.DatabaseError("the index cannot catch up")
+            unknown = self._listed_whole(db, refs)
+            db.execute("COMMIT")
+            args = (query, json.dumps(unknown), *(int(a) for a in archived), hide)
+            found = db.execute(select, args).fetchall()
+        except (sqlite3.Error, ValueError):
+            if db.in_transaction:
+                sql.rollback(db)
+            return None
+        rows = [(c, t, bool(a)) for c, t, a in found if isinstance(c, str) and isinstance(t, str)]
+        return rows, unknown
+
+    def _listed_whole(self, db: sqlite3.Connection, refs: str) -> list[str]:
+        """The kept rows' tips that are not whole, marking those found whole; once every
+        one is, only a new fingerprint of the refs makes this look again."""
+        mark = db.execute("SELECT version FROM derived WHERE name = ?", (WHOLE_MARK,)).fetchone()
+        if mark is not None and mark[0] == refs:
+            return []
+        rest = [r[0] for r in db.execute(_LISTED_UNWHOLE).fetchall()]
+        unknown = self._mark_whole(db, rest) if rest else []
+        if not unknown:
+            db.execute("INSERT OR REPLACE INTO derived VALUES (?, ?, '{}')", (WHOLE_MARK, refs))
+        return unknown
 
     def rebuild(self, db: sqlite3.Connection) -> None:
         """Start the index again, empty: its next catch-up reads every row."""

@@ -7,10 +7,11 @@ import re
 from collections.abc import Iterator, Sequence
 
 from gitstore import Event, Located, Store, turn_indices
+from porcelain.app import listed
 from porcelain.domain.grepmatch import SCOPES, compile_pattern, scoped_lines
 from porcelain.domain.grepneedles import needles
 
-__all__ = ["SCOPES", "candidates", "chain_hits", "compile_pattern", "searched"]
+__all__ = ["SCOPES", "candidates", "chain_hits", "compile_pattern", "indexed", "searched"]
 
 
 def searched(store: Store, archived: bool, reviews: bool) -> list[Located]:
@@ -32,6 +33,24 @@ def candidates(
         None if scan else store.log.text_candidates([loc.tip for loc in located], needles(matcher))
     )
     return list(located) if held is None else [loc for loc in located if loc.tip in held]
+
+
+def indexed(
+    store: Store, matcher: re.Pattern[str], archived: bool, reviews: bool, rank: listed.Rank
+) -> list[Located] | None:
+    """``candidates`` of ``searched``'s conversations without listing the refs: the
+    index is asked about the listing's kept rows (``listed``), up to date under the
+    refs' fingerprint, so an unchanged store costs what it finds and a changed one
+    what moved.  None: the kept rows or the index cannot answer (list the refs)."""
+    wanted = needles(matcher)
+    if not wanted or not listed.fresh(store, rank):
+        return None
+    kept = store.local.listing.state()
+    if kept is None or kept[0] != store.refs.state():
+        return None  # a row to make again, or the refs moved since
+    which = (False, True) if archived else (False,)
+    hide = 0 if reviews else listed.REVIEW  # reviews are archived ones: they repeat their source
+    return store.log.listed_candidates(kept[0], wanted, which, hide)
 
 
 def chain_hits(

@@ -6,6 +6,7 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from gitstore import ids
 from gitstore.cache.facts import ChainFacts, Facts, segment_facts
 from gitstore.cache.view import ChainView, Segment
 from gitstore.errors import CorruptEvent
@@ -154,6 +155,29 @@ class Chains:
         self.prefetch(found[1])  # chains the cache lacks: new, or moved by plain git
         found = self._g.cache.search.candidates(tips, needles)
         return None if found is None else found[0] | set(found[1])
+
+    def listed_candidates(
+        self, refs: str, needles: Sequence[str], archived: Sequence[bool], hide: int
+    ) -> list[Located] | None:
+        """``text_candidates`` answered from the listing's kept rows (brought up to date
+        by the caller for the refs' fingerprint ``refs``), so that no ref is listed: the
+        conversations, of those ``archived`` as asked and (archived ones) with no bit of
+        ``hide``, that may hold every needle.  Each is checked against its ref, so a
+        kept row that lies names nothing git does not hold: None then (and whenever the
+        index cannot answer), so that the caller lists the refs."""
+        search = self._g.cache.search
+        found = search.in_listing(refs, needles, archived, hide)
+        if found is not None and found[1]:
+            self.prefetch(found[1])  # chains the cache lacks: new, or moved by plain git
+            found = search.in_listing(refs, needles, archived, hide)
+        if found is None:
+            return None
+        out = [Located(cid, tip, kept) for cid, tip, kept in found[0]]
+        for loc in out:
+            if not ids.is_valid(loc.cid) or self._refs.locate(loc.cid) != loc:
+                self._g.cache.listing.forget()  # a row that lies: every row is made again
+                return None
+        return sorted(out, key=lambda loc: (not loc.archived, loc.cid))  # as refs.list orders
 
     def current_turn(self, tip: str) -> list[Event]:
         """The events since the last ``turn_start`` at ``tip`` (a short walk back)."""

@@ -8,11 +8,19 @@ from typing import Any
 import click
 
 from gitstore import CorruptEvent, Located, Store, created_at
-from porcelain.app.search import SCOPES, candidates, chain_hits, compile_pattern, searched
+from porcelain.app.search import (
+    SCOPES,
+    candidates,
+    chain_hits,
+    compile_pattern,
+    indexed,
+    searched,
+)
 from porcelain.app.targets import resolve
 from porcelain.commands.context import App
 from porcelain.domain.grephits import grouped_lines, merge_hits, plain_lines
 from porcelain.errors import UsageError
+from porcelain.render import lsview
 from porcelain.render.output import untrusted_field
 
 
@@ -100,8 +108,10 @@ def grep(
     except re.error as exc:
         raise UsageError(f"invalid pattern {text!r}: {exc}") from None
     store = app.store()
-    located = _searched(store, targets, archived, reviews)
-    located = candidates(store, located, matcher, scan)  # the index narrows; the events decide
+    # the index narrows (from the listing's kept rows when it can); the events decide
+    located = None if targets or scan else indexed(store, matcher, archived, reviews, lsview.rank)
+    if located is None:
+        located = candidates(store, _searched(store, targets, archived, reviews), matcher, scan)
     wanted = scopes or tuple(SCOPES)
     found: list[tuple[str, str, dict[str, object]]] = []
     if len(located) > 1:
