@@ -182,6 +182,18 @@ def refs_state(gitdir: Path, prefixes: Iterable[str]) -> str:
     return packed + "".join(f"\n{n} {oid}" for n, oid in sorted(loose.items()))
 
 
+def moved_names(old: str, new: str) -> set[str] | None:
+    """The refs that may differ between two fingerprints of ``refs_state``: the loose
+    ones that appeared, went or changed (one gone is the packed one again, or none).
+    None when ``packed-refs`` changed too: then only a listing tells."""
+    old_packed, _, old_loose = old.partition("\n")
+    new_packed, _, new_loose = new.partition("\n")
+    if old_packed != new_packed or not old_packed:
+        return None
+    lines = set(old_loose.split("\n")) ^ set(new_loose.split("\n"))
+    return {line.rpartition(" ")[0] for line in lines if line}
+
+
 def _packed_stat(gitdir: Path) -> tuple[int, int, int] | None:
     try:
         st = os.stat(gitdir / "packed-refs")

@@ -243,8 +243,13 @@ def _is_commit(value: Any) -> bool:
     )
 
 
+FEW_IDS = 200  # ids whose anchor and time are made afresh rather than read from the cache
+
+
 def _identities(store: Store, located: Sequence[Located]) -> dict[str, list[str]]:
     """Each id's anchor and creation time (pure functions of the id, kept in the cache)."""
+    if len(located) <= FEW_IDS:  # made for a few moved rows: cheaper than reading them all
+        return {loc.cid: [store.notes.anchor(loc.cid), _created(loc.cid)] for loc in located}
     found = store.local.value("ls-ids/1", "1")
     known: dict[str, list[str]] = found if isinstance(found, dict) else {}
     missing = [loc.cid for loc in located if loc.cid not in known]

@@ -8,7 +8,9 @@ with the notes unchanged, only the rows whose ref moved, appeared or went are
 made again; with the notes moved (a title, a pin, a label), every row.  The
 cache is never trusted over git: a ref moved by plain git or a pull changes
 the fingerprint, and a store whose refs have no cheap fingerprint (a reftable,
-a worktree) lists from git every time.
+a worktree) lists from git every time.  When only loose refs moved since the
+rows were made (``packed-refs`` untouched: a write, a pull, plain git's
+``update-ref``), only those refs are read, not every ref.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ Rank = Callable[[dict[str, Any]], float]  # where a row sorts (`lsview.rank`)
 LISTING_VERSION = 1  # a new one when a row's fields or its order change
 AGENT = 1  # an imported session's subagent stream or rewind branch (shown by --all)
 REVIEW = 2  # a compaction review (left out by --no-reviews)
+MOVED_MOST = 2000  # refs moved past which one listing of them all is cheaper than a read each
 
 
 def _key(store: Store) -> str:
@@ -66,12 +69,18 @@ def fresh(store: Store, rank: Rank) -> bool:
     kept = store.local.listing.state()
     if kept == (refs, key):
         return True
-    located = store.refs.list(archived=None)
     whole = kept is None or kept[1] != key
-    known = {} if whole else store.local.listing.known()
-    changed = [loc for loc in located if known.get(loc.cid) != (loc.tip, loc.archived)]
-    present = {loc.cid for loc in located}
-    gone = [cid for cid in known if cid not in present]
+    moved = None if kept is None or whole else store.refs.moved_since(kept[0], refs)
+    if moved is not None and len(moved) <= MOVED_MOST:  # only loose refs moved: read those
+        found = [(cid, store.refs.locate(cid)) for cid in moved]
+        changed = [loc for _, loc in found if loc is not None]
+        gone = [cid for cid, loc in found if loc is None]
+    else:
+        located = store.refs.list(archived=None)
+        known = {} if whole else store.local.listing.known()
+        changed = [loc for loc in located if known.get(loc.cid) != (loc.tip, loc.archived)]
+        present = {loc.cid for loc in located}
+        gone = [cid for cid in known if cid not in present]
     by_id = {loc.cid: loc for loc in changed}
     rows = listing(store, changed, None) if changed else []
     put = [_listed(by_id[row["id"]], row, rank) for row in rows]

@@ -62,6 +62,9 @@ def test_the_kept_rows_answer_without_a_listing_of_the_refs(tmp_path: Path) -> N
     plain_git_append(box, other, "a zebra that plain git wrote")  # the fingerprint moves
     assert {loc.cid for loc in from_rows(box, "zebra") or []} == {holder, other}
     assert box.json("conversation", "grep", "-l", "plain git wrote") == [other]
+    box.git("update-ref", "-d", f"refs/conversations/{holder}")  # and deleted by plain git
+    assert from_rows(box, "zebra") == [Located(other, tip(box, other), False)]
+    same_as_scan(box, AFTER_CHANGE)
 
 
 def test_a_kept_row_that_lies_names_nothing_git_does_not_hold(tmp_path: Path) -> None:

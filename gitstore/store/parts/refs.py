@@ -24,7 +24,7 @@ from gitstore.errors import (
     environment_fault,
 )
 from gitstore.fs import flock, retry
-from gitstore.refs import packed, quarantine, transaction
+from gitstore.refs import files, packed, quarantine, transaction
 from gitstore.refs.quarantine import Quarantined
 from gitstore.refs.transaction import ANY, RefUpdate
 from gitstore.store.transaction import Transaction
@@ -70,6 +70,20 @@ class Refs:
         """A fingerprint of every conversation ref, cheaper than ``list`` (None: this
         layout has none): a ref moved by anyone changes it."""
         return self._g.reader.state((refs.LIVE_PREFIX, refs.ARCHIVE_PREFIX))
+
+    def moved_since(self, old: str, new: str) -> builtins.list[str] | None:
+        """The conversations whose refs may have moved between two fingerprints of
+        ``state`` (a superset; each to ``locate`` again), in id order; None when only
+        ``list`` can tell (``packed-refs`` was rewritten, or another layout)."""
+        names = files.moved_names(old, new)
+        if names is None:
+            return None
+        out = set()
+        for name in names:
+            for prefix in (refs.ARCHIVE_PREFIX, refs.LIVE_PREFIX):
+                if name.startswith(prefix) and ids.is_valid(name[len(prefix) :]):
+                    out.add(name[len(prefix) :])
+        return sorted(out)
 
     def target(self, name: str) -> str | None:
         """The commit a ref points at (None if it does not exist)."""
