@@ -181,14 +181,16 @@ class Listing:
             return None, None
         return before, after
 
-    def ids(self) -> list[tuple[str, bool, str]]:
-        """(id, archived, title) of every row, in id order."""
+    def ids(self, start: str = "") -> list[tuple[str, bool, str]]:
+        """(id, archived, title) of every row whose id begins with ``start``, in id
+        order (a range of the primary key: what completion shows, not every row)."""
         db = self._db()
         if db is None:
             return []
         query = "SELECT cid, archived, coalesce(json_extract(row, '$.title'), '') FROM listed"
+        query += " WHERE cid >= ? AND cid < ? ORDER BY cid"
         try:
-            rows = db.execute(query + " ORDER BY cid").fetchall()
+            rows = db.execute(query, (start, start + "\U0010ffff")).fetchall()
         except sqlite3.Error:
             return []
         return [(str(c), bool(a), str(t)) for c, a, t in rows]

@@ -130,14 +130,15 @@ def shortest(store: Store, rows: Sequence[dict[str, Any]]) -> dict[str, int]:
     return out
 
 
-def titles(store: Store) -> list[tuple[str, str]]:
-    """``describe.titles`` (what completion offers) from the kept rows when they are up
-    to date (no notes read); else as ``describe`` makes them, which reads no chain,
-    where making the rows would."""
+def titles(store: Store, start: str = "") -> list[tuple[str, str]]:
+    """``describe.titles`` (what completion offers) of the ids that begin with
+    ``start``, from the kept rows when they are up to date (no notes read, only
+    those rows); else as ``describe`` makes them, which reads no chain, where
+    making the rows would."""
     refs = store.refs.state()
     if refs is None or store.local.listing.state() != (refs, _key(store)):
-        return describe.titles(store)
-    every = store.local.listing.ids()
+        return [(cid, title) for cid, title in describe.titles(store) if cid.startswith(start)]
+    every = store.local.listing.ids(start)
     live = [(cid, title) for cid, archived, title in reversed(every) if not archived]
     gone = [(cid, "[archived] " + title) for cid, archived, title in reversed(every) if archived]
     return live + gone

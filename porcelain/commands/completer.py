@@ -61,6 +61,16 @@ def safe_items(items: Iterable[Item], current: str) -> list[Item]:
     return out
 
 
+def id_start(current: str) -> str:
+    """The start every id that ``id_items`` offers for ``current`` has (so that the
+    store is asked for those alone)."""
+    if current.startswith(idprefix.PREFIX):
+        return current
+    if idprefix.PREFIX.startswith(current):
+        return idprefix.PREFIX
+    return "jp-" + current if current.startswith("c") else idprefix.PREFIX + current
+
+
 def id_items(ids_and_titles: Iterable[tuple[str, str]], current: str) -> Iterator[Item]:
     """Ids in the form ``current`` is typed in, each with its title."""
     lead = ""

@@ -138,22 +138,24 @@ def _home(name: str, under: str) -> Path:
 def _answer(app: App, shell: str, words: list[str]) -> None:
     """The reply to the shell script: candidates for the last word."""
     # lazy: the completion machinery loads only when the shell asks
-    from porcelain.commands.completer import complete, reply
+    from porcelain.commands.completer import complete, id_start, reply
 
     current = words[-1] if words else ""
     root = click.get_current_context().find_root().command
-    items = complete(root, words[:-1], current, lambda kind: _source(app, kind))
+    start = id_start(current)
+    items = complete(root, words[:-1], current, lambda kind: _source(app, kind, start))
     app.output.write(reply(items, shell))
 
 
-def _source(app: App, kind: str) -> list[tuple[str, str]]:
-    """The store's side of a completion; nothing when there is no store to read."""
+def _source(app: App, kind: str, start: str) -> list[tuple[str, str]]:
+    """The store's side of a completion (ids: those that begin with ``start``);
+    nothing when there is no store to read."""
     try:
         if kind == "ids":
             # lazy: the listing code loads only to complete ids
             from porcelain.app.listed import titles
 
-            return titles(app.store())
+            return titles(app.store(), start)
         if kind == "remotes":
             # lazy: the remote code loads only to complete remotes
             from gitstore import list_remotes
