@@ -72,9 +72,7 @@ SELECT DISTINCT tip FROM up WHERE p IS NULL OR p IN (SELECT commit_id FROM whole
 
 _HOLDING = """
 WITH RECURSIVE down(c) AS (
-  SELECT commit_id FROM events
-  WHERE rowid IN (SELECT rowid FROM grep_text WHERE grep_text MATCH ?)
-     OR rowid IN (SELECT id FROM grep_long)
+  SELECT value FROM json_each(?)
   UNION
   SELECT e.commit_id FROM events AS e JOIN down ON e.parent = down.c
 )
@@ -85,9 +83,7 @@ SELECT t.value FROM json_each(?) AS t WHERE t.value IN (SELECT c FROM down)
 # instead of tips passed in: what costs the store is then only SQLite's
 _IN_LISTING = """
 WITH RECURSIVE down(c) AS (
-  SELECT commit_id FROM events
-  WHERE rowid IN (SELECT rowid FROM grep_text WHERE grep_text MATCH ?)
-     OR rowid IN (SELECT id FROM grep_long)
+  SELECT value FROM json_each(?)
   UNION
   SELECT e.commit_id FROM events AS e JOIN down ON e.parent = down.c
 ), held(c) AS (SELECT c FROM down UNION SELECT value FROM json_each(?))
@@ -144,10 +140,40 @@ def searchable(event: Any) -> str | None:
     return fold("\n".join(parts)) if parts else None
 
 
+# the rows an index query names, and the events that are always candidates
+_MATCHED = "SELECT commit_id, json FROM events WHERE rowid IN (SELECT rowid FROM grep_text WHERE grep_text MATCH ?)"
+_LONG = "SELECT commit_id FROM events WHERE rowid IN (SELECT id FROM grep_long)"
+
+
 def phrase(needles: Sequence[str]) -> str | None:
-    """An FTS5 query for rows holding every needle, folded (None: no needle is long enough)."""
-    kept = [fold(n) for n in needles if len(n) >= SHORTEST]
-    return " AND ".join('"' + n.replace('"', '""') + '"' for n in kept) if kept else None
+    """An FTS5 query for rows holding every trigram of every needle, folded (None: no
+    needle is long enough).  The index keeps no positions, so a needle longer than
+    a trigram is confirmed on the row's text (``matching``)."""
+    grams = {g for n in folded(needles) for g in (n[i : i + SHORTEST] for i in range(len(n) - 2))}
+    return " AND ".join('"' + g.replace('"', '""') + '"' for g in sorted(grams)) or None
+
+
+def folded(needles: Sequence[str]) -> list[str]:
+    """The needles the index can narrow by, folded as its text is."""
+    return [fold(n) for n in needles if len(n) >= SHORTEST]
+
+
+def matching(db: sqlite3.Connection, query: str, needles: Sequence[str]) -> list[str]:
+    """The commits of the events whose text holds every (folded) needle, and those
+    too long to be indexed: the index names the rows that hold every trigram, and
+    each is confirmed on its text unless every needle is one trigram (then exact)."""
+    longer = [n for n in needles if len(n) > SHORTEST]
+    found = [str(c) for (c,) in db.execute(_LONG).fetchall()]
+    for commit, raw in db.execute(_MATCHED, (query,)).fetchall():
+        if longer:
+            try:
+                text = searchable(json.loads(raw)) or ""
+            except (ValueError, TypeError):
+                text = None  # a damaged row: a candidate, which grep reads from git
+            if text is not None and not all(n in text for n in longer):
+                continue
+        found.append(str(commit))
+    return found
 
 
 class Search:
@@ -158,11 +184,15 @@ class Search:
         self._usable: bool | None = None
 
     def usable(self, db: sqlite3.Connection) -> bool:
-        """Whether this SQLite has the index (FTS5 and the table); asked once."""
+        """Whether this SQLite has the index (FTS5 and the table, of this layout: an
+        index of another is made again by the next search); asked once."""
         if self._usable is None:
             try:
                 db.execute("SELECT rowid FROM grep_text LIMIT 0")
-                self._usable = True
+                made = db.execute(
+                    "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'grep_text'"
+                ).fetchone()
+                self._usable = made is not None and made[0] == sql.FTS_MADE
             except sqlite3.Error:
                 self._usable = False
         return self._usable
@@ -242,7 +272,8 @@ class Search:
                 raise sqlite3.DatabaseError("the index cannot catch up")
             unknown = self._mark_whole(db, tips)
             db.execute("COMMIT")
-            found = db.execute(_HOLDING, (query, json.dumps(list(tips)))).fetchall()
+            seeds = json.dumps(matching(db, query, folded(needles)))
+            found = db.execute(_HOLDING, (seeds, json.dumps(list(tips)))).fetchall()
         except (sqlite3.Error, ValueError) as exc:
             if db.in_transaction:
                 sql.rollback(db)
@@ -272,7 +303,8 @@ class Search:
                 raise sqlite3.DatabaseError("the index cannot catch up")
             unknown = self._listed_whole(db, refs)
             db.execute("COMMIT")
-            args = (query, json.dumps(unknown), *(int(a) for a in archived), hide)
+            seeds = json.dumps(matching(db, query, folded(needles)))
+            args = (seeds, json.dumps(unknown), *(int(a) for a in archived), hide)
             found = db.execute(select, args).fetchall()
         except (sqlite3.Error, ValueError):
             if db.in_transaction:

@@ -73,6 +73,24 @@ def test_the_index_narrows_to_the_conversations_that_hold_the_words(
     assert store.log.text_candidates([tip], ["ab"]) is None, "too short to narrow by"
 
 
+def test_a_needle_is_confirmed_on_the_text_not_only_its_trigrams(store: Store, path: Path) -> None:
+    """The index keeps no positions: every trigram of ``abcdef`` in one event, but
+    not the string, is no candidate; an index of the older layout is made again."""
+    store.log.create("jp-c1", [start("jp-c1"), request("xabcdy bcdefz")], None, "create")
+    store.log.create("jp-c2", [start("jp-c2"), request("the ABCDEF here")], None, "create")
+    store.log.create("jp-c3", [start("jp-c3"), request("only abc")], None, "create")
+    assert candidates(store, "abcdef") == {"jp-c2"}
+    assert candidates(store, "abc") == {"jp-c1", "jp-c2", "jp-c3"}, "one trigram: exact"
+    assert candidates(store, "abcd", "cdef") == {"jp-c1", "jp-c2"}, "each needle on its own"
+    store.close()
+    db = sqlite3.connect(path / "jp" / "cache.sqlite")
+    db.execute("DROP TABLE grep_text")
+    db.execute("CREATE VIRTUAL TABLE grep_text USING fts5(body, content='')")  # another layout
+    db.commit()
+    db.close()
+    assert candidates(Store(path), "abcdef") == {"jp-c2"}
+
+
 def test_a_tip_the_cache_does_not_hold_is_read_from_git_first(store: Store, path: Path) -> None:
     store.log.create("jp-c1", [start("jp-c1"), request("apples")], None, "create")
     store.close()
