@@ -34,7 +34,7 @@ from __future__ import annotations
 import importlib
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from gitstore.cache import sql
@@ -267,11 +267,7 @@ class Search:
             if not self.usable(db):
                 return None
         try:
-            db.execute("BEGIN IMMEDIATE")
-            if not self.catch_up(db):
-                raise sqlite3.DatabaseError("the index cannot catch up")
-            unknown = self._mark_whole(db, tips)
-            db.execute("COMMIT")
+            unknown = self._ready(db, lambda: self._mark_whole(db, tips))
             seeds = json.dumps(matching(db, query, folded(needles)))
             found = db.execute(_HOLDING, (seeds, json.dumps(list(tips)))).fetchall()
         except (sqlite3.Error, ValueError) as exc:
@@ -298,11 +294,7 @@ class Search:
             return None
         select = _IN_LISTING.format(",".join("?" * len(archived)))
         try:
-            db.execute("BEGIN IMMEDIATE")
-            if not self.catch_up(db):
-                raise sqlite3.DatabaseError("the index cannot catch up")
-            unknown = self._listed_whole(db, refs)
-            db.execute("COMMIT")
+            unknown = self._ready(db, lambda: self._listed_whole(db, refs))
             seeds = json.dumps(matching(db, query, folded(needles)))
             args = (seeds, json.dumps(unknown), *(int(a) for a in archived), hide)
             found = db.execute(select, args).fetchall()
@@ -312,6 +304,16 @@ class Search:
             return None
         rows = [(c, t, bool(a)) for c, t, a in found if isinstance(c, str) and isinstance(t, str)]
         return rows, unknown
+
+    def _ready(self, db: sqlite3.Connection, unwhole: Callable[[], list[str]]) -> list[str]:
+        """Catch the index up and return the tips ``unwhole`` finds not wholly cached,
+        in one write transaction (left open on an error, for the caller to end)."""
+        db.execute("BEGIN IMMEDIATE")
+        if not self.catch_up(db):
+            raise sqlite3.DatabaseError("the index cannot catch up")
+        unknown = unwhole()
+        db.execute("COMMIT")
+        return unknown
 
     def _listed_whole(self, db: sqlite3.Connection, refs: str) -> list[str]:
         """The kept rows' tips that are not whole, marking those found whole; once every
