@@ -31,6 +31,27 @@ def test_the_fingerprint_moves_with_any_ref_and_only_then(store: Store, path: Pa
     assert files.refs_state(path, PREFIXES) == store.refs.state()
 
 
+def test_the_refs_that_moved_are_told_while_packed_refs_is_untouched(
+    store: Store, path: Path
+) -> None:
+    made = make(store, 3)
+    git(path, "pack-refs", "--all")
+    packed = store.refs.state()
+    assert packed is not None and store.refs.moved_since(packed, packed) == []
+    other = git(path, "rev-parse", f"refs/conversations/{made[1]}").strip()
+    git(path, "update-ref", f"refs/conversations/{made[0]}", other)  # a loose ref appears
+    moved = store.refs.state()
+    assert moved is not None and store.refs.moved_since(packed, moved) == [made[0]]
+    git(path, "update-ref", "-d", f"refs/conversations/{made[2]}")  # packed-refs rewritten
+    gone = store.refs.state()
+    assert gone is not None and store.refs.moved_since(moved, gone) is None
+    cid = "jp-c17000000099"
+    store.log.create(cid, [start(cid), *turn(1)], None, "test")  # a loose ref, written by jp
+    now = store.refs.state()
+    assert now is not None and store.refs.moved_since(gone, now) == [cid]
+    assert store.refs.moved_since("", now) is None, "no fingerprint kept: list the refs"
+
+
 def row(cid: str, rank: float, *, pinned: bool = False, archived: bool = False) -> Listed:
     return Listed(
         cid, "t" + cid, archived, pinned, 1 if cid.endswith("9") else 0, rank, {"id": cid}
