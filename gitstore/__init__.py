@@ -72,6 +72,10 @@ if TYPE_CHECKING:
     from gitstore.faults import POINTS as FAULT_POINTS
     from gitstore.faults import install as install_fault_hook
     from gitstore.faults import point as fault_point
+    from gitstore.fs.atomic import replace as move_file
+    from gitstore.fs.atomic import write as write_atomic
+    from gitstore.fs.retry import jittered as retry_jittered
+    from gitstore.fs.retry import until as retry_until
     from gitstore.ids import check as check_id
     from gitstore.ids import created_at, new_id
     from gitstore.ids import is_valid as is_valid_id
@@ -229,6 +233,11 @@ _WHERE: dict[str, str] = {
     "UndoConflict": "gitstore.errors",
     "EnvironmentFault": "gitstore.errors",
     "environment_fault": "gitstore.errors",
+    # files written whole, and trying again
+    "write_atomic": "gitstore.fs.atomic:write",
+    "move_file": "gitstore.fs.atomic:replace",
+    "retry_jittered": "gitstore.fs.retry:jittered",
+    "retry_until": "gitstore.fs.retry:until",
 }
 
 __all__ = [
@@ -341,6 +350,10 @@ __all__ = [
     "turn_start_event",
     "undo",
     "validate_event",
+    "write_atomic",
+    "move_file",
+    "retry_jittered",
+    "retry_until",
 ]
 
 

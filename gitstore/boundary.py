@@ -72,7 +72,7 @@ def event_from_bytes(data: bytes, limits: Limits, what: str = "event.json") -> d
         value = load_json(data)
     except ValueError as exc:
         raise Refused(what, str(exc)) from None
-    from gitstore.events.schema import check_event
+    from gitstore.events.schema import check_event  # lazy: pydantic loads on the first write
 
     try:
         check_event(value, what, walked=True)

@@ -127,7 +127,7 @@ def validate(event: Any, where: str = "event") -> Event:
     quick = _plain(event)
     if quick is not None:
         return quick
-    from gitstore.events.schema import validate_event
+    from gitstore.events.schema import validate_event  # lazy: pydantic, past the quick check
 
     return validate_event(event, where)
 

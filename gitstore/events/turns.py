@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from gitstore.errors import InvalidEvent
 from gitstore.events import CONVERSATION_TYPES, Event
 from gitstore.events.kinds import Kind
 
@@ -81,8 +82,6 @@ def check_tool_responses(current_turn: Sequence[Event], new: Sequence[Event]) ->
     ``current_turn`` holds the conversation's events since its last
     ``turn_start``; ``new`` is what is being appended.  Raises ``InvalidEvent``.
     """
-    from gitstore.errors import InvalidEvent
-
     asked: dict[str, int] = {}
     answered: dict[str, int] = {}
     in_turn = 0

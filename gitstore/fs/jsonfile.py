@@ -2,16 +2,17 @@
 journal's pull count): read as an object or nothing, written whole by rename.
 
 A reader never sees half a file: each write goes to a temporary name of its own
-process, then replaces the file in one rename, so two processes writing at once
+(``atomic.write``), then replaces the file in one rename, so two processes writing at once
 leave one of their files, never a mix.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
+
+from gitstore.fs import atomic
 
 
 def read_object(path: Path) -> dict[str, Any]:
@@ -26,13 +27,10 @@ def read_object(path: Path) -> dict[str, Any]:
 
 def write(path: Path, data: Any, pretty: bool = False) -> None:
     """``data`` as ``path``'s whole content (``pretty``: indented, sorted, one
-    final newline), through a temporary file of this process and a rename."""
+    final newline), through a temporary file of its own and a rename."""
     text = (
         json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
         if pretty
         else json.dumps(data)
     )
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.stem}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    atomic.write(path, text)

@@ -9,7 +9,14 @@ Two shapes cover every retry in gitstore:
 - ``jittered(count)``: at most ``count`` tries, a short random sleep between
   them that grows with each (writers racing for one ref spread apart);
 - ``growing(count, step)``: at most ``count`` tries, ``step`` seconds after the
-  first, twice that after the second... (a prune beside a write finishing).
+  first, twice that after the second... (a prune beside a write finishing);
+- ``pausing(pauses)``: one try more than ``pauses``, each pause after its try
+  (a git command another one beside it holds a lock from);
+- ``tries(count)``: at most ``count`` tries, no wait (the loop reads again what
+  moved, as a compare-and-swap does).
+
+``before(deadline, poll)`` is ``until`` against a deadline the caller took
+once (``deadline(limit)``), so that several loops of one command share it.
 
 Waiting uses the machine's monotonic clock: it is no data, and nothing records it.
 """
@@ -38,9 +45,19 @@ class Attempt:
         return self._last
 
 
+def deadline(limit: float) -> float:
+    """The monotonic time ``limit`` seconds from now, for ``before``."""
+    return time.monotonic() + limit
+
+
 def until(limit: float, poll: float) -> Iterator[Attempt]:
     """Tries for ``limit`` seconds, ``poll`` seconds apart (the first at once)."""
-    deadline = time.monotonic() + limit
+    return before(deadline(limit), poll)
+
+
+def before(deadline: float, poll: float) -> Iterator[Attempt]:
+    """Tries until the monotonic time ``deadline``, ``poll`` seconds apart (the first
+    at once, even when the time is up already)."""
     number = 0
     while True:
         attempt = Attempt(number, deadline)
@@ -66,3 +83,16 @@ def growing(count: int, step: float) -> Iterator[int]:
         yield number
         if number + 1 < count:
             time.sleep(step * (1 + number))
+
+
+def pausing(pauses: tuple[float, ...]) -> Iterator[int]:
+    """``len(pauses) + 1`` tries (their numbers), ``pauses[n]`` seconds after the n-th."""
+    for number in range(len(pauses) + 1):
+        yield number
+        if number < len(pauses):
+            time.sleep(pauses[number])
+
+
+def tries(count: int) -> Iterator[int]:
+    """At most ``count`` tries (their numbers), one right after another."""
+    yield from range(count)

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitstore.errors import ConcurrentUpdate, environment_fault
+from gitstore.fs import retry
 from gitstore.refs import transaction
 
 if TYPE_CHECKING:
@@ -30,8 +30,7 @@ def create(repo: pygit2.Repository, gitdir: Path, name: str, target: str, messag
     the first.  A lock another writer holds (a sibling creating the same name) is
     waited for: once it is gone the ref exists, or it is free again.
     """
-    deadline = time.monotonic() + transaction.WAIT_SECONDS
-    while True:
+    for attempt in retry.until(transaction.WAIT_SECONDS, transaction.POLL_SECONDS):
         try:
             with repo.transaction() as txn:
                 txn.lock_ref(name)
@@ -47,8 +46,8 @@ def create(repo: pygit2.Repository, gitdir: Path, name: str, target: str, messag
                 raise fault from None
             if transaction.current(repo, name) is not None:
                 return False
-            if time.monotonic() >= deadline:
+            if attempt.last:
                 raise transaction.blocker(
                     gitdir, [transaction.RefUpdate(name, None, target)]
                 ) or ConcurrentUpdate(name) from None
-            time.sleep(transaction.POLL_SECONDS)
+    raise AssertionError("unreachable: the last try raises")

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gitstore.fs import atomic
 from gitstore.refs.transaction import RefUpdate
 
 if TYPE_CHECKING:
@@ -151,4 +152,4 @@ def _replace(gitdir: Path, data: bytes) -> None:
         lock.unlink(missing_ok=True)
         raise
     os.close(fd)
-    os.replace(lock, gitdir / "packed-refs")
+    atomic.replace(lock, gitdir / "packed-refs")

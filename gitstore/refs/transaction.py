@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from gitstore import faults
 from gitstore.errors import ConcurrentUpdate, RefBusy, StoreError, environment_fault
+from gitstore.fs import atomic, retry
 from gitstore.fs.claim import claim
 from gitstore.refs import files as refread
 
@@ -89,7 +90,7 @@ def _write_journal(gitdir: Path, updates: list[RefUpdate], message: str) -> tupl
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view) :]
-        os.replace(tmp, path)
+        atomic.replace(tmp, path)
     except BaseException:
         os.close(fd)
         tmp.unlink(missing_ok=True)
@@ -144,7 +145,7 @@ def apply(
     another writer) is waited for up to ``wait`` seconds, then ``RefBusy``.
     The journal goes only once every ref is seen at its new value.
     """
-    deadline = time.monotonic() + (WAIT_SECONDS if wait is None else wait)
+    deadline = retry.deadline(WAIT_SECONDS if wait is None else wait)
     journal, fd = _write_journal(gitdir, updates, message)
     try:
         faults.point("move:journal-written")
@@ -170,7 +171,7 @@ def _commit(
     repo: pygit2.Repository, gitdir: Path, updates: list[RefUpdate], message: str, deadline: float
 ) -> None:
     """Run the transaction, waiting while another process holds a lock it needs."""
-    while True:
+    for attempt in retry.before(deadline, POLL_SECONDS):
         blocker = _blocker(gitdir, updates)
         if blocker is None:
             try:
@@ -183,11 +184,11 @@ def _commit(
                 blocker = _blocker(gitdir, updates) or _held(exc, updates)
                 if blocker is None:
                     raise ConcurrentUpdate(str(exc)) from None
-        if time.monotonic() >= deadline:
+        if attempt.last:
             raise blocker
         if pending(gitdir):  # a killed writer's locks: its journal says whose they are
             repair(repo, gitdir)
-        time.sleep(POLL_SECONDS)
+    raise AssertionError("unreachable: the last try raises")
 
 
 def _finish(
@@ -203,30 +204,12 @@ def _finish(
     Raises (leaving the journal for ``repair``) when a ref stays behind: a lock
     held by another process past ``deadline``, or a commit that keeps failing.
     """
-    tried = False
+    left = unmoved(repo, updates)
+    if not left:
+        return
     blind = 0  # attempts that failed with no lock in sight
-    held: RefBusy | None = None  # the lock the last attempt met (git packing refs)
-    while True:
-        left = unmoved(repo, updates)
-        if not left:
-            return
-        blocker = _blocker(gitdir, left, partial=True) or held
-        # a lock git holds for a moment (pack-refs) may be gone before it is seen:
-        # a few quick tries, and while a lock is in sight until the deadline
-        blind = blind + 1 if tried and blocker is None else blind
-        if tried and (time.monotonic() >= deadline or blind > BLIND_RETRIES):
-            if blocker is not None:
-                raise blocker
-            reason = failure or f"{left[0].name} did not move"
-            raise StoreError(
-                str(gitdir),
-                f"a ref update failed part-way ({reason}); the next jp command repairs "
-                "the store, then run this one again",
-            )
-        if tried:
-            time.sleep(POLL_SECONDS)
-        tried = True
-        held = None
+    for attempt in retry.before(deadline, POLL_SECONDS):
+        held: RefBusy | None = None  # the lock this attempt met (git packing refs)
         try:
             _run(repo, updates, message, check=False)
         except _CommitFailed as exc:
@@ -237,6 +220,23 @@ def _finish(
             if fault is not None:
                 raise fault from None
             held = _held(exc, left, partial=True)
+        left = unmoved(repo, updates)
+        if not left:
+            return
+        # a lock git holds for a moment (pack-refs) may be gone before it is seen:
+        # a few quick tries, and while a lock is in sight until the deadline
+        blocker = _blocker(gitdir, left, partial=True) or held
+        blind = blind + 1 if blocker is None else blind
+        if attempt.last or blind > BLIND_RETRIES:
+            if blocker is not None:
+                raise blocker
+            reason = failure or f"{left[0].name} did not move"
+            raise StoreError(
+                str(gitdir),
+                f"a ref update failed part-way ({reason}); the next jp command repairs "
+                "the store, then run this one again",
+            )
+    raise AssertionError("unreachable: the last try raises")
 
 
 _LOCK_FILE = re.compile(r"failed to lock file '([^']+\.lock)'")

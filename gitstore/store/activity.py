@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitstore.clock import seconds
+from gitstore.fs import atomic
 
 if TYPE_CHECKING:
     from gitstore.store.core import Store
@@ -43,10 +44,7 @@ def record_activation(store: Store, cid: str) -> None:
     path = _state_path(store)
     data = activations(store)
     data[cid] = seconds(store.clock)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f"state.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps({"activated": data}))
-    os.replace(tmp, path)
+    atomic.write(path, json.dumps({"activated": data}))
 
 
 _COMMIT_RE = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")

@@ -52,7 +52,7 @@ Retention = Callable[[], float]
 
 def trim_oplog(repo: pygit2.Repository, gitdir: Path, retention: float, now: float) -> int:
     """Drop the operations older than ``retention`` seconds; returns how many went."""
-    from gitstore.oplog import log as oplog
+    from gitstore.oplog import log as oplog  # lazy: only a trim reads the op log
 
     oldest = oplog.oldest_time(repo)
     if oldest is None or oldest >= now - retention:
@@ -134,8 +134,8 @@ class Maintenance:
     def run(self, force: bool, wait: bool) -> str:
         """Maintain now: ``git gc`` (``--auto`` unless forced), in the background unless
         ``wait``.  Returns what ran ("git gc", "git gc --auto", "compress_references" or "")."""
-        import shutil
-        import subprocess
+        import shutil  # lazy: start-up; only maintenance starts git
+        import subprocess  # lazy: as shutil
 
         if self.retention is not None:
             trim_oplog(self.repo, self.gitdir, self.retention(), self.now())

@@ -38,7 +38,7 @@ from gitstore import faults
 from gitstore.errors import EnvironmentFault, StoreError, environment_fault
 from gitstore.events import Event, commits
 from gitstore.events.kinds import Kind
-from gitstore.fs import keep
+from gitstore.fs import atomic, keep
 
 CHUNK = 50_000  # events per pack: bounds index-pack's memory and time
 ROWS = 2_000  # events handed to ``on_rows`` at a time (the cache)
@@ -308,8 +308,8 @@ def _publish(gitdir: Path, packs: list[tuple[Path, str]]) -> tuple[str, ...]:
     target.mkdir(parents=True, exist_ok=True)
     for path, checksum in packs:
         _shelter(gitdir, f"pack-{checksum}.keep")
-        os.replace(path, target / f"pack-{checksum}.pack")
-        os.replace(path.with_suffix(".idx"), target / f"pack-{checksum}.idx")
+        atomic.replace(path, target / f"pack-{checksum}.pack")
+        atomic.replace(path.with_suffix(".idx"), target / f"pack-{checksum}.idx")
     return tuple(f"pack-{checksum}.pack" for _, checksum in packs)
 
 

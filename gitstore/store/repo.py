@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 from gitstore import refs
 from gitstore.clock import SYSTEM, Clock
 from gitstore.errors import StoreError
+from gitstore.refs.files import config_flag, plain_gitdir
+from gitstore.store import format as storeformat
 
 if TYPE_CHECKING:
     import pygit2
@@ -31,8 +33,6 @@ def _configure(
     # for `git notes merge` by hand: the union of lines, as jp merges them
     cfg[f"notes.{notes.meta.removeprefix('refs/notes/')}.mergeStrategy"] = "cat_sort_uniq"
     cfg[STORE_MARK] = "true"
-    from gitstore.store import format as storeformat
-
     storeformat.write(repo)  # the format version (gitstore/storeformat.py)
     try:
         cfg["jp.machine"]
@@ -109,8 +109,6 @@ def _flag(cfg: pygit2.Config, name: str) -> bool:
 
 def notes_refs(gitdir: Path) -> refs.NotesRefs:
     """The notes refs of the store at ``gitdir`` (read as a file when it can be)."""
-    from gitstore.refs.files import config_flag
-
     found = config_flag(gitdir, "jp", "project") if (gitdir / "config").is_file() else None
     if found is None:
         try:
@@ -122,8 +120,6 @@ def notes_refs(gitdir: Path) -> refs.NotesRefs:
 
 def is_marked(path: Path) -> bool:
     """Whether `jp init --here` made the repository at ``path`` a store."""
-    from gitstore.refs.files import config_flag, plain_gitdir
-
     gitdir = plain_gitdir(path)
     found = config_flag(gitdir, "jp", "store") if gitdir is not None else None
     if found is not None:

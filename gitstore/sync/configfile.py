@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from gitstore import faults
 from gitstore.errors import StoreError
+from gitstore.fs import atomic, retry
 
 if TYPE_CHECKING:
     import pygit2
@@ -77,22 +78,18 @@ def _install(path: Path, before: bytes, after: bytes) -> bool:
             os.fchmod(fh.fileno(), path.stat().st_mode & 0o777)
             os.fsync(fh.fileno())
         faults.point("config:locked")
-        os.replace(lock, path)
+        atomic.replace(lock, path)
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(lock)
-    dir_fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
+    atomic.sync_folder(path.parent)
     return True
 
 
 def edit(gitdir: Path, change: Callable[[pygit2.Config], None]) -> bool:
     """Apply ``change`` to ``gitdir/config`` in one step.  Returns whether the file changed."""
     path = gitdir / "config"
-    for _ in range(RETRIES):
+    for _ in retry.tries(RETRIES):
         try:
             before = path.read_bytes()
         except OSError as exc:

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import pygit2
 
+from gitstore.errors import EnvironmentFault
 from gitstore.fs import jsonfile
 
 REMOTE_REF = "refs/jp/journal"
@@ -170,7 +171,7 @@ def record_pull(gitdir: Path, remote: str, reconciled: bool, refs: int | None = 
     found = refs if refs is not None else _count(data, "refs", 0)
     try:
         jsonfile.write(_state_path(gitdir, remote), {"pulls": count, "refs": found})
-    except OSError:
+    except (OSError, EnvironmentFault):
         return  # only a count: the next pull reconciles sooner or later
 
 

@@ -21,6 +21,7 @@ import pygit2
 from gitstore import refs
 from gitstore.boundary import Limits
 from gitstore.errors import ConcurrentUpdate
+from gitstore.fs import retry
 from gitstore.refs.transaction import RefUpdate
 from gitstore.refs.transaction import apply as apply_updates
 from gitstore.store import notes
@@ -93,7 +94,7 @@ def integrate(
     """Bring ``remote_ref`` (a fetched copy) into ``local_ref``; with it, what of the
     remote's notes was dropped (``inbound.check_notes``: the rest comes in).  ``record``
     is the operation log's hook around the ref move."""
-    for _ in range(RETRIES):
+    for _ in retry.tries(RETRIES):
         local, remote = _tip(repo, local_ref), _tip(repo, remote_ref)
         if remote is None:
             return (NotesAction.NONE if local is None else NotesAction.AHEAD), []

@@ -13,6 +13,7 @@ from __future__ import annotations
 import pygit2
 
 from gitstore import refs
+from gitstore.fs import retry
 from gitstore.sync import journal, remotes
 from gitstore.sync.gitoutput import RefResult
 from gitstore.sync.plan import Action, PushStep, RemoteUpdate, plan_push, reduce
@@ -136,7 +137,7 @@ def _push(syncer: Syncer, retries: int, full: bool) -> list[Outcome]:
     outcomes: list[Outcome] = []
     sent: set[str] = set()  # every ref this push moved, for the journal
     by_ref: dict[str, RefResult] = {}
-    for attempt in range(retries + 1):
+    for attempt in retry.tries(retries + 1):
         # a lost race: the remote moved beyond what its journal says (plain git,
         # or an old jp), so the retry lists it all
         outcomes += syncer.pull(full=full or attempt > 0)

@@ -11,7 +11,6 @@ against the remote's advertisement just before the push rather than in it.
 from __future__ import annotations
 
 import subprocess
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Protocol
 import pygit2
 
 from gitstore.errors import SyncError
+from gitstore.fs import retry
 from gitstore.refs import files as refread
 from gitstore.store import maintenance
 from gitstore.sync import gitenv
@@ -152,14 +152,12 @@ class GitCli:
         args += ["--no-write-fetch-head", *(f"--negotiation-tip={t}" for t in tips)]
         args += ["--prune", remote] if prune else [remote]
         args += refspecs
-        proc = self._run(args, remote=remote)
-        for wait in (0.2, 1.0, 3.0):
+        for _ in retry.pausing((0.2, 1.0, 3.0)):
             # another fetch is writing the same copies (say, one left running by
             # an interrupted jp): they are forced copies, so wait and fetch again
+            proc = self._run(args, remote=remote)
             if proc.returncode == 0 or "cannot lock ref" not in proc.stderr:
                 break
-            time.sleep(wait)
-            proc = self._run(args, remote=remote)
         if proc.returncode != 0:
             raise SyncError(remote, error_lines(proc.stderr))
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import random
-import time
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -21,6 +19,7 @@ from gitstore import (
     conversation_start_event,
     new_id,
     record_activation,
+    retry_jittered,
 )
 from porcelain import clock
 from porcelain.config import Recorded
@@ -64,14 +63,14 @@ def publish_at(
     id; the creation is a compare-and-swap against absence, so the loser takes
     the next free id instead of failing (or of writing over the winner).
     """
-    for attempt in range(ID_ATTEMPTS):
+    for attempt in retry_jittered(ID_ATTEMPTS):  # losers spread apart
         chosen = cid if attempt == 0 and cid and not store.refs.exists(cid) else fresh_id(store)
         try:
             return chosen, store.log.create(
                 chosen, events(chosen), parent, f"{reason} {chosen}", packed=packed
             )
         except ConversationExists:
-            time.sleep(random.uniform(0, 0.01))
+            continue
     raise ConversationExists(chosen)
 
 

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gitstore import Event, Kind, Store
+from gitstore import Event, Kind, Store, write_atomic
 from porcelain.app.describe import imported_facts, summaries
 from porcelain.app.session_branches import BrokenBranches, session_records
 from porcelain.errors import UserError
@@ -114,11 +113,7 @@ def _would_lose(path: Path, records: Sequence[dict[str, Any]]) -> bool:
 
 def write_records(path: Path, records: Sequence[dict[str, Any]]) -> None:
     """One JSON line per record, written beside the target and moved into place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_name(f".{path.name}.jp-tmp")
-    with open(temp, "w", encoding="utf-8") as handle:
-        for record in records:
-            handle.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temp, path)
+    text = "".join(
+        json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n" for record in records
+    )
+    write_atomic(path, text, durable=True)

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import stat
 from pathlib import Path
 
 import click
 
-from gitstore import GitStoreError
+from gitstore import EnvironmentFault, GitStoreError, move_file, write_atomic
 from porcelain.commands.context import App
 from porcelain.errors import JpError, UserError
 
@@ -75,11 +74,12 @@ def completion(
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         if found == "foreign":
-            os.replace(path, path.with_name(path.name + ".bak"))
+            move_file(path, path.with_name(path.name + ".bak"))
             app.output.note(f"kept the previous file as {path}.bak")
         _write_new(path, text)
-    except OSError as exc:
-        raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
+    except (OSError, EnvironmentFault) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else exc.detail
+        raise UserError(f"cannot write {path}: {reason or exc}") from None
     app.output.line(f"{'Replaced' if found == 'jp' else 'Wrote'} {path}")
     app.output.note(completion_scripts.AFTER_INSTALL[shell])
 
@@ -114,18 +114,7 @@ def _existing(path: Path, shell: str) -> str:
 def _write_new(path: Path, text: str) -> None:
     """``text`` into ``path`` through a fresh temporary file beside it (created,
     never opened through a link), renamed over it whole."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as file:
-            file.write(text)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    write_atomic(path, text, durable=True, mode=0o644)
 
 
 def _home(name: str, under: str) -> Path:

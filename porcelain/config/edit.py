@@ -6,10 +6,8 @@ file is validated before it is written, and written atomically.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import stat
-import tempfile
 from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any
@@ -17,6 +15,7 @@ from typing import Any
 import tomlkit
 import tomlkit.exceptions
 
+from gitstore import EnvironmentFault, write_atomic
 from porcelain.config.layers import parse_toml, parse_value, read_text
 from porcelain.config.merge import RULES_PATH, lookup, split_key
 from porcelain.config.model import DEFAULT_RULE, Config
@@ -96,35 +95,11 @@ def atomic_write(path: Path, text: str) -> None:
     """
     target = Path(os.path.realpath(path))
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
         mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else 0o644
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot write: {exc.strerror or exc}")
-    tmp = Path(tmp_name)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        if isinstance(exc, OSError):
-            raise ConfigError(f"{path}: cannot write: {exc.strerror or exc}")
-        raise
-    _fsync_dir(target.parent)
-
-
-def _fsync_dir(directory: Path) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        write_atomic(target, text, durable=True, mode=mode)
+    except (OSError, EnvironmentFault) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else exc.detail
+        raise ConfigError(f"{path}: cannot write: {reason or exc}") from None
 
 
 def show(config: Config) -> str:

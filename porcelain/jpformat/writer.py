@@ -10,13 +10,19 @@ from __future__ import annotations
 
 import base64
 import json
-import os
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from gitstore import CONVERSATION_TYPES, Event, InvalidEvent, Kind, parse_time, validate_event
+from gitstore import (
+    CONVERSATION_TYPES,
+    Event,
+    InvalidEvent,
+    Kind,
+    parse_time,
+    validate_event,
+    write_atomic,
+)
 from porcelain import clock
 from porcelain.errors import UserError
 from porcelain.jpformat.reader import BASE_CONFIG_FILE, EVENTS_FILE, METADATA_FILE, TIME_KEYS
@@ -196,19 +202,6 @@ def dump_json(value: Any) -> bytes:
     return (json.dumps(value, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
-    if path.exists() and path.read_bytes() == data:
-        return
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def render_conversation(conv: ConversationParts) -> dict[str, bytes]:
     """The bytes of each file of the folder, keyed by file name."""
     entries: list[dict[str, Any]] = []
@@ -241,7 +234,7 @@ def write_conversation(folder: Path, conv: ConversationParts) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
         for name, data in files.items():
-            _write_atomic(folder / name, data)
+            write_atomic(folder / name, data, mode=0o600, unchanged=True)  # as mkstemp made it
         if BASE_CONFIG_FILE not in files:
             (folder / BASE_CONFIG_FILE).unlink(missing_ok=True)
     except OSError as exc:

@@ -135,5 +135,5 @@ def _sha1_hex(data: bytes) -> str:
     try:  # CPython's own SHA-1: spares loading OpenSSL (3 ms of a read command's start)
         from _sha1 import sha1  # type: ignore[import-not-found]
     except ImportError:
-        from hashlib import sha1
+        from hashlib import sha1  # lazy: the fallback, where CPython has no _sha1
     return str(sha1(data).hexdigest())

@@ -11,7 +11,6 @@ summarizer runs once; its draft is written as the opening proposal (a
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -27,6 +26,7 @@ from gitstore import (
     Store,
     accept_commits,
     record_activation,
+    retry_until,
 )
 from porcelain import clock
 from porcelain.app.compaction.summarize import SummaryJob, summarize
@@ -231,16 +231,16 @@ def _accept_own_delta(store: Store, cid: str, written: int) -> None:
         return
     events, commits = store.log.read_run(located.tip, written)
     accept_commits(
-        store, [c for e, c in zip(events, commits, strict=True) if e.get("type") == Kind.CONFIG_DELTA]
+        store,
+        [c for e, c in zip(events, commits, strict=True) if e.get("type") == Kind.CONFIG_DELTA],
     )
 
 
 def _restore_source_note(store: Store, cid: str) -> None:
     """Give a conversation whose id we raced for the source note its own chain implies."""
-    for _ in range(50):  # its creator may be renaming the ref's lock file right now
+    for _ in retry_until(0.5, 0.01):  # its creator may be renaming the ref's lock file now
         if store.refs.exists(cid):
             break
-        time.sleep(0.01)
     else:
         return
     events = store.log.load(cid).events
@@ -248,7 +248,9 @@ def _restore_source_note(store: Store, cid: str) -> None:
     record = own.get("review")
     source = record.get("source_id") if isinstance(record, dict) else None
     text = f"{source}\n" if isinstance(source, str) else None
-    store.notes.set_note(store.notes.refs.source, cid, text, f"jp: restore the source note of {cid}")
+    store.notes.set_note(
+        store.notes.refs.source, cid, text, f"jp: restore the source note of {cid}"
+    )
 
 
 def _review_config(config: Config, model_id: str, window: int) -> dict[str, Any]:

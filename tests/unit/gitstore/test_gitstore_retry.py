@@ -75,3 +75,30 @@ def test_a_loop_left_early_sleeps_no_more(machine: Machine) -> None:
     for _ in retry.until(30.0, 1.0):
         break
     assert machine.slept == []
+
+
+def test_before_shares_one_deadline_between_two_loops(machine: Machine) -> None:
+    """Two loops of one command against one deadline: the second has only what is left."""
+    end = retry.deadline(1.0)
+    first = [a.number for a in retry.before(end, 0.25) if a.number < 2 or a.last]
+    assert first == [0, 1, 4]
+    assert [a.last for a in retry.before(end, 0.25)] == [True]  # the time is spent
+    assert machine.slept == [0.25] * 4
+
+
+def test_pausing_waits_each_pause_after_its_try_and_none_after_the_last(
+    machine: Machine,
+) -> None:
+    assert list(retry.pausing((0.2, 1.0, 3.0))) == [0, 1, 2, 3]
+    assert machine.slept == [0.2, 1.0, 3.0]
+    machine.slept.clear()
+    for attempt in retry.pausing((0.2, 1.0)):
+        if attempt == 1:
+            break
+    assert machine.slept == [0.2]
+
+
+def test_tries_never_sleeps(machine: Machine) -> None:
+    assert list(retry.tries(3)) == [0, 1, 2]
+    assert list(retry.tries(0)) == []
+    assert machine.slept == []
