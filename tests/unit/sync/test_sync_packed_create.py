@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from gitstore import refs
+from gitstore import refs, undoing
 from gitstore.errors import RefBusy
 from gitstore.refs import bulk
 from gitstore.store.core import Store
@@ -167,3 +167,18 @@ def test_a_pull_killed_at_each_step_leaves_a_store_git_accepts(
     ours = git(gitdir, "for-each-ref", "--format=%(objectname) %(refname)", "refs/archive/",
                "refs/conversations/")  # fmt: skip
     assert dict(line.split(" ")[::-1] for line in ours.splitlines()) == remote_conversations(shared)
+
+
+def test_a_packed_creation_is_one_operation_that_undo_takes_back(
+    tmp_path: Path, shared: Path
+) -> None:
+    desktop = machine(tmp_path / "desktop", str(shared))
+    store = desktop.store
+    with store.ops.operation("jp pull"):
+        desktop.pull()
+    op = store.ops.list(1)[0]
+    moved = {m.ref for m in op.moves if "conversations/" in m.ref}
+    assert moved == set(remote_conversations(shared))
+    undoing.undo(store)
+    assert store.refs.list(archived=None) == []
+    git(store.gitdir, "fsck", "--no-dangling")
