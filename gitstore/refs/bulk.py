@@ -25,6 +25,7 @@ it packs; the operation log records the creation (``jp undo``).
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import time
@@ -36,6 +37,14 @@ from gitstore import faults
 from gitstore.errors import RefBusy, environment_fault
 
 SUFFIX = ".packed"
+_NO_LINKS = (errno.EPERM, errno.EMLINK, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV)
+
+
+class NoHardLinks(Exception):
+    """The file system of the store takes no hard links (the lock cannot be ours by
+    its inode): nothing was written."""
+
+
 _HEX = frozenset(b"0123456789abcdef")
 
 
@@ -57,6 +66,10 @@ def _lock(gitdir: Path, held: Path, wait: float, poll: float) -> None:
             if time.monotonic() >= deadline:
                 raise RefBusy("packed-refs", str(lock), by_maintenance=True) from None
             time.sleep(poll)
+        except OSError as exc:
+            if exc.errno in _NO_LINKS:  # nothing was taken: the caller moves refs as before
+                raise NoHardLinks(str(gitdir)) from None
+            raise
 
 
 def _free(gitdir: Path, new: Mapping[str, str]) -> dict[str, str]:
@@ -122,6 +135,8 @@ def create(
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)  # alive: recover leaves it alone
         return _rewrite(gitdir, held, fd, new, wait, poll)
+    except NoHardLinks:
+        raise
     except OSError as exc:
         fault = environment_fault(exc, str(gitdir))
         raise fault or exc from None

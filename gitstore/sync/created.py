@@ -30,8 +30,11 @@ def create_packed(store: Store, steps: list[PullStep]) -> tuple[list[str], list[
         wanted[name] = step.target.tip
         by_name[name] = step
     updates = [RefUpdate(n, None, tip) for n, tip in wanted.items()]
-    with store.ops.moving(updates, verify=True):
-        made = set(bulk.create(store.gitdir, wanted, WAIT_SECONDS))
+    try:
+        with store.ops.moving(updates, verify=True):
+            made = set(bulk.create(store.gitdir, wanted, WAIT_SECONDS))
+    except bulk.NoHardLinks:
+        return [], steps  # a file system without hard links: moved one batch at a time
     left = [s for n, s in by_name.items() if n not in made]
     return [by_name[n].cid for n in wanted if n in made], left
 

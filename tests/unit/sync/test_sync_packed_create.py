@@ -182,3 +182,21 @@ def test_a_packed_creation_is_one_operation_that_undo_takes_back(
     undoing.undo(store)
     assert store.refs.list(archived=None) == []
     git(store.gitdir, "fsck", "--no-dangling")
+
+
+def test_without_hard_links_the_refs_are_created_one_batch_at_a_time(
+    tmp_path: Path, shared: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(*_: object) -> None:
+        raise PermissionError(1, "Operation not permitted")  # as a FAT or some FUSE mounts
+
+    monkeypatch.setattr(bulk.os, "link", refuse)
+    desktop = machine(tmp_path / "desktop", str(shared))
+    made = [o for o in desktop.pull() if o.kind == "conversation" and o.action == "created"]
+    assert len(made) == COUNT
+    gitdir = desktop.store.gitdir
+    assert not (gitdir / "packed-refs.lock").exists()
+    assert not list((gitdir / "jp" / "ops").glob("*" + bulk.SUFFIX))
+    ours = git(gitdir, "for-each-ref", "--format=%(objectname) %(refname)", "refs/archive/",
+               "refs/conversations/")  # fmt: skip
+    assert dict(line.split(" ")[::-1] for line in ours.splitlines()) == remote_conversations(shared)
