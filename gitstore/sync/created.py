@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 
 from gitstore import refs
+from gitstore.errors import RefBusy
 from gitstore.refs import bulk
 from gitstore.refs.transaction import WAIT_SECONDS, RefUpdate
 from gitstore.store.core import Store
@@ -33,8 +34,10 @@ def create_packed(store: Store, steps: list[PullStep]) -> tuple[list[str], list[
     try:
         with store.ops.moving(updates, verify=True):
             made = set(bulk.create(store.gitdir, wanted, WAIT_SECONDS))
-    except bulk.NoHardLinks:
-        return [], steps  # a file system without hard links: moved one batch at a time
+    except (bulk.NoHardLinks, RefBusy):
+        # no hard links here, or git's gc held packed-refs.lock past the wait: the
+        # refs are created as loose files instead, one batch at a time (no lock of it)
+        return [], steps
     left = [s for n, s in by_name.items() if n not in made]
     return [by_name[n].cid for n in wanted if n in made], left
 

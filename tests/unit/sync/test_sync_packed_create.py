@@ -200,3 +200,26 @@ def test_without_hard_links_the_refs_are_created_one_batch_at_a_time(
     ours = git(gitdir, "for-each-ref", "--format=%(objectname) %(refname)", "refs/archive/",
                "refs/conversations/")  # fmt: skip
     assert dict(line.split(" ")[::-1] for line in ours.splitlines()) == remote_conversations(shared)
+
+
+def test_a_packed_refs_lock_held_past_the_wait_leaves_the_refs_loose(
+    tmp_path: Path, shared: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    desktop = machine(tmp_path / "desktop", str(shared))
+    gitdir = desktop.store.gitdir
+    real = bulk.create
+
+    def held_by_gc(where: Path, new: dict[str, str], wait: float = 5.0) -> list[str]:
+        (where / "packed-refs.lock").write_text("")  # as git gc holds it
+        try:
+            return real(where, new, wait=0.1)
+        finally:
+            (where / "packed-refs.lock").unlink()
+
+    monkeypatch.setattr(bulk, "create", held_by_gc)
+    made = [o for o in desktop.pull() if o.kind == "conversation" and o.action == "created"]
+    assert len(made) == COUNT
+    assert len(list((gitdir / "refs" / "conversations").iterdir())) == COUNT - 1  # loose
+    ours = git(gitdir, "for-each-ref", "--format=%(objectname) %(refname)", "refs/archive/",
+               "refs/conversations/")  # fmt: skip
+    assert dict(line.split(" ")[::-1] for line in ours.splitlines()) == remote_conversations(shared)
