@@ -48,6 +48,7 @@ bench: $(BIN)/jp
 bench-scale: $(BIN)/jp
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m bench.session_scale --sizes 250,1000
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python bench/run.py --only search-scale
+	PATH="$(CURDIR)/$(BIN):$$PATH" nice $(BIN)/python bench/sync_bench.py --sizes 100000 --runs 1
 
 clean:
 	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache

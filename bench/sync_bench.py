@@ -11,7 +11,13 @@ same run:
 - push / pull of 10 changed conversations: plain git pushing / fetching just
   those 10 refs.
 
-    python bench/sync_bench.py [--sizes 1000,10000] [--runs 5]
+The first push and pull also report the peak resident memory of jp's process
+and of git's (``make bench-scale`` runs 100,000 conversations once).
+
+    python bench/sync_bench.py [--sizes 1000,10000] [--runs 5] [--before SRC]
+
+(``--before SRC``: the first pull again by the jp of another source tree, such
+as an export of an earlier commit, into a third store, in the same run.)
 """
 
 from __future__ import annotations
@@ -67,7 +73,35 @@ def _change(store: Store, cids: list[str]) -> None:
         store.log.append(cid, [event], tip, "bench")
 
 
-def size_section(root: Path, count: int, runs: int, results: Results) -> None:
+TIME = Path("/usr/bin/time")  # GNU time: the peak of the process itself, not of our fork
+
+
+def measured(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, int]:
+    """Wall time and peak resident memory (KiB; 0 without GNU time) of one whole
+    process; a failure stops the benchmark.  The peak is read by GNU time: the
+    rusage of a child forked from this process starts at this process's size."""
+    with tempfile.NamedTemporaryFile("r", suffix=".rss") as out:
+        timed = [str(TIME), "-f", "%M", "-o", out.name, *argv] if TIME.exists() else argv
+        start = time.perf_counter()
+        done = subprocess.run(timed, env=env, cwd=cwd, capture_output=True)
+        elapsed = time.perf_counter() - start
+        if done.returncode != 0:
+            raise RuntimeError(
+                f"{' '.join(argv)} failed ({done.returncode}): {done.stderr.decode()}"
+            )
+        lines = out.read().split()
+    return elapsed, int(lines[-1]) if lines and lines[-1].isdigit() else 0
+
+
+_BEFORE = (
+    "import sys; sys.path.insert(0, sys.argv.pop(1)); "
+    "from porcelain.cli import main; sys.argv[0] = 'jp'; sys.exit(main())"
+)
+
+
+def size_section(
+    root: Path, count: int, runs: int, results: Results, before: Path | None = None
+) -> None:
     """Every row for one store of ``count`` conversations."""
     results.log(f"  building {count:,} conversations")
     laptop = build.new_store(root / "laptop.git")
@@ -82,19 +116,25 @@ def size_section(root: Path, count: int, runs: int, results: Results) -> None:
         run_process([*jp, "remote", "add", "origin", str(remote)], env, home)
 
     spent: dict[float, float] = {}  # CPU seconds (with children) of each figure, by figure
+    peaks: dict[float, int] = {}  # peak resident memory (KiB) of each figure's process
 
     def once(argv: list[str], env: dict[str, str], home: Path) -> float:
         before = cpu_now()
-        took = run_process(argv, env, home)
-        spent[took] = cpu_now() - before
+        took, peaks_kib = measured(argv, env, home)
+        spent[took], peaks[took] = cpu_now() - before, peaks_kib
         _settle(laptop.gitdir, desktop.gitdir, remote)
         return took
 
     def row(name: str, jp_s: float, base: str, base_s: float, target: str, ok: bool) -> None:
         met = "yes" if ok else "NO"
         cpu, base_cpu = spent.get(jp_s), spent.get(base_s)
+        note = ""
+        if peaks.get(jp_s) and peaks.get(base_s):
+            note = f"peak RSS {peaks[jp_s] / 1024:.0f} MiB, git {peaks[base_s] / 1024:.0f} MiB"
         name = f"sync {count:,}: {name}"
-        results.add(Row(name, jp_s, base, base_s, target, met, cpu=cpu, base_cpu=base_cpu))
+        results.add(
+            Row(name, jp_s, base, base_s, target, met, note=note, cpu=cpu, base_cpu=base_cpu)
+        )
 
     home_l, home_d = root / "home-l", root / "home-d"
     push_first = once([*jp, "push"], env_l, home_l)
@@ -113,6 +153,15 @@ def size_section(root: Path, count: int, runs: int, results: Results) -> None:
     ]
     clone = once(clone_argv, env_d, home_d)
     row("first pull", pull_first, "git clone --mirror", clone, "within 3x", pull_first <= 3 * clone)
+    if before is not None:  # the same first pull by another source tree, in the same run
+        old = build.new_store(root / "before.git")
+        env_b = clean_env(root / "home-b", old.path)
+        (root / "home-b").mkdir()
+        old_jp = [sys.executable, "-c", _BEFORE, str(before)]
+        run_process([*old_jp, "remote", "add", "origin", str(remote)], env_b, root / "home-b")
+        pull_old = once([*old_jp, "pull"], env_b, root / "home-b")
+        row("first pull (before)", pull_old, "git clone --mirror", clone, "within 3x",
+            pull_old <= 3 * clone)  # fmt: skip
 
     clone_git = root / "clone.git"
     one_ref = _git(clone_git, "fetch", "-q", str(remote), "+refs/notes/meta:refs/bench/meta")
@@ -148,22 +197,25 @@ def size_section(root: Path, count: int, runs: int, results: Results) -> None:
         "within 2x", jp_pull <= 2 * git_fetch)  # fmt: skip
 
 
-def section(root: Path, sizes: tuple[int, ...], runs: int, results: Results) -> None:
+def section(
+    root: Path, sizes: tuple[int, ...], runs: int, results: Results, before: Path | None = None
+) -> None:
     for count in sizes:
         folder = root / f"sync-{count}"
         folder.mkdir()
-        size_section(folder, count, runs, results)
+        size_section(folder, count, runs, results, before)
 
 
 def main(argv: list[str] | None = None, log: Callable[[str], None] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--before", type=Path, help="a source tree whose first pull to compare")
     opts = parser.parse_args(argv)
     sizes = tuple(int(s) for s in opts.sizes.split(","))
     results = Results(log=log or (lambda text: print(text, file=sys.stderr)))
     with tempfile.TemporaryDirectory(prefix="jp-sync-bench-") as tmp:
-        section(Path(tmp), sizes, opts.runs, results)
+        section(Path(tmp), sizes, opts.runs, results, opts.before)
     print(table(results.rows))
 
 

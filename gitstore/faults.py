@@ -19,6 +19,9 @@ Points (in the order an operation reaches them):
 - ``move:journal-written``: a multi-ref update's journal is on disk, no ref locked
 - ``move:locked``: every ref of the update is locked and checked, none renamed
 - ``move:committed``: every ref moved, the journal not yet removed
+- ``packed:locked``: a bulk creation (``refs/bulk.py``) holds ``packed-refs.lock``
+- ``packed:written``: the new ``packed-refs`` is written and synced, not yet renamed
+- ``packed:renamed``: the new ``packed-refs`` is in place, the writer's file not removed
 - ``config:locked``: a config change is written to ``config.lock``, not yet renamed
 - ``remote:config-written``: a removed remote's settings are gone, jp's copies
   of it (``refs/jp-remotes/<name>/``) not yet deleted
@@ -42,6 +45,9 @@ POINTS = (
     "move:journal-written",
     "move:locked",
     "move:committed",
+    "packed:locked",
+    "packed:written",
+    "packed:renamed",
     "config:locked",
     "remote:config-written",
     "model:streaming",

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import bisect
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 _HEX = frozenset("0123456789abcdef")
@@ -63,16 +63,30 @@ def _packed_bytes(gitdir: Path) -> bytes:
     return data
 
 
-def packed_refs(gitdir: Path) -> dict[str, str]:
-    """Name -> object id of every line of ``packed-refs`` (peeled lines left out)."""
+# the parse of those bytes, with its names sorted: a pull lists refs several times
+_PARSED: dict[Path, tuple[bytes, dict[str, str], list[str]]] = {}
+
+
+def _parsed(gitdir: Path) -> tuple[dict[str, str], list[str]]:
+    data = _packed_bytes(gitdir)
+    found = _PARSED.get(gitdir)
+    if found is not None and found[0] is data:  # the same bytes object: the same file
+        return found[1], found[2]
     out: dict[str, str] = {}
-    for line in _packed_bytes(gitdir).decode("utf-8", errors="replace").splitlines():
+    for line in data.decode("utf-8", errors="replace").splitlines():
         if not line or line[0] in "#^":
             continue
         oid, _, name = line.partition(" ")
         if _oid(oid) is not None and name:
             out[name] = oid
-    return out
+    names = sorted(out)
+    _PARSED[gitdir] = (data, out, names)
+    return out, names
+
+
+def packed_refs(gitdir: Path) -> Mapping[str, str]:
+    """Name -> object id of every line of ``packed-refs`` (peeled lines left out)."""
+    return _parsed(gitdir)[0]
 
 
 def packed_ref(gitdir: Path, name: str) -> str | None:
@@ -325,10 +339,9 @@ def matching_refs(gitdir: Path, patterns: Iterable[str]) -> dict[str, str] | Non
         loose: dict[str, str | None] = {}
         for prefix, glob in wanted:
             loose.update(_loose_matching(gitdir, prefix, glob))
-        packed = packed_refs(gitdir)
+        packed, names = _parsed(gitdir)
         if _packed_stat(gitdir) == before:
             break
-    names = sorted(packed)
     out: dict[str, str] = {}
     for prefix, glob in wanted:
         lead = prefix if glob else prefix.rstrip("/")  # every match starts with it

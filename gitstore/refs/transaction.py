@@ -32,6 +32,7 @@ from gitstore import faults
 from gitstore.errors import ConcurrentUpdate, RefBusy, StoreError, environment_fault
 from gitstore.fs import atomic, retry
 from gitstore.fs.claim import claim
+from gitstore.refs import bulk
 from gitstore.refs import files as refread
 
 if TYPE_CHECKING:
@@ -318,12 +319,15 @@ def repair(repo: pygit2.Repository, gitdir: Path, stale_after: float = STALE_LOC
         return 0
     found = 0
     for path in sorted(folder.iterdir()):
-        if path.suffix not in (".json", ".tmp"):
+        if path.suffix not in (".json", ".tmp", bulk.SUFFIX):
             continue
         fd = claim(path)
         if fd is None:
             continue  # its writer is still at work (or just finished)
         try:
+            if path.suffix == bulk.SUFFIX:  # a bulk creation died: its lock goes
+                bulk.recover(gitdir, path, fd)
+                continue
             if path.suffix == ".tmp":  # died while writing the journal: nothing moved
                 if time.time() - path.stat().st_mtime >= stale_after:
                     path.unlink(missing_ok=True)

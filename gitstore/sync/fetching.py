@@ -35,6 +35,7 @@ from gitstore.sync.transport import Transport
 
 CHUNK = 1000  # explicit refspecs per fetch when fetching ref by ref
 SYNCED_SPACES = ("conversations/", "archive/", "notes/")
+DEFER_CACHE_AT = 100  # copies checked at once from which their events are not cached
 JOURNAL = "jp/"  # the journal's copies, among the others but never screened as refs
 
 
@@ -247,6 +248,10 @@ def screen(
     # copies that did not move since they were accepted: one question to the cache
     known.ids |= store.log.known([r.oid for r in rows if r.name.startswith(tracking)])
     out = Inbound(refused=list(refused))
+    # a bulk (a first pull) leaves its events to be cached when first read: the cache
+    # is derived, and the chains the check accepts are this store's tips afterwards
+    copies = sum(1 for r in rows if r.name.startswith(tracking))
+    cache = copies < DEFER_CACHE_AT
     dropped: list[str] = []
     record: dict[str, quarantine.Entry] = {}
     if scope is not None:  # what earlier pulls refused, outside what moved: still refused
@@ -274,7 +279,8 @@ def screen(
                 check = check_chain(store.repo, row.oid, known, limits)
                 if check.reason is None:
                     out.conversations[rest] = row.oid
-                    store.log.remember(check.rows)
+                    if cache:
+                        store.log.remember(check.rows)
                     continue
                 why, keep = check.reason, check.keep
         dropped.append(row.name)

@@ -22,6 +22,7 @@ from gitstore.errors import ConcurrentUpdate, ConversationBusy
 from gitstore.refs import quarantine, transaction
 from gitstore.refs.transaction import SYMBOLIC, RefUpdate
 from gitstore.store.core import Store
+from gitstore.sync import created as bulkpull
 from gitstore.sync import fetching, journal, journaled, remotes
 from gitstore.sync import lock as synclock
 from gitstore.sync import meta as syncmeta
@@ -143,6 +144,7 @@ class Syncer:
         if not full and journaled.usable(self):
             scope = journaled.fetch(self)
             if scope is not None:
+                bulkpull.pack_copies(gitdir, self.tracking, self.transport)
                 self.progress("checking", 0, len(scope))
                 self.inbound = fetching.screen(
                     self.store, self.transport, self.remote, self.limits, [], scope
@@ -153,6 +155,7 @@ class Syncer:
         else:
             fetching.fetch_journal(self.transport, self.remote, gitdir)  # before the listing
         refused = fetching.fetch(self.transport, self.remote, gitdir)
+        bulkpull.pack_copies(gitdir, self.tracking, self.transport)
         self.progress("checking", 0, 0)
         self.inbound = fetching.screen(
             self.store, self.transport, self.remote, self.limits, refused
@@ -245,11 +248,16 @@ class Syncer:
                 simple.append((step, local.get(cid, Tips())))
         created = [s.cid for s, _ in simple if s.action is Action.CREATED]
         with syncmeta.anchors(self.store, created):
+            if len(created) >= bulkpull.BULK_AT:  # into packed-refs, as `git clone` does
+                made, left = bulkpull.create_packed(
+                    self.store, [s for s, _ in simple if s.action is Action.CREATED]
+                )
+                outcomes += [Outcome(cid, Action.CREATED.value) for cid in made]
+                simple = [(s, t) for s, t in simple if s.action is not Action.CREATED]
+                simple += [(s, Tips()) for s in left]
             for start in range(0, len(simple), BATCH):
                 self.progress("integrating", start, len(simple))
                 outcomes += self._apply_batch(simple[start : start + BATCH])
-        if len(created) >= syncmeta.PACKED_AT:  # left packed, as `git clone` leaves them
-            self.transport.pack_refs()
         taken = set(remote_tips)
         for step, now in forks:
             outcomes.append(self._apply_fork(step, now, taken))

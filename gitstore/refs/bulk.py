@@ -1,0 +1,185 @@
+"""Creating many refs at once straight into ``packed-refs``, as ``git clone`` does.
+
+A ref transaction of libgit2 writes each ref as a loose file (a lock file, a
+rename, a reflog line): for the thousands of refs of a first pull that is
+most of the pull, and ``git pack-refs`` then deletes them again.  Here the new
+refs go into one new ``packed-refs``, written under git's own lock:
+
+1. ``jp/ops/<id>.packed`` is created and ``flock``-ed: it will hold the new file;
+2. it is hard-linked as ``packed-refs.lock`` (a link, like git's ``O_EXCL``
+   create, fails when the lock exists: git's gc or pack-refs is packing, and
+   is waited for), so the lock is known to be ours by its inode;
+3. ``packed-refs`` is read under the lock; a name that exists already (packed,
+   as a loose file, or with a loose lock being written) is left out: this is a
+   compare-and-swap against absence, and the caller moves those one by one;
+4. the merged, sorted file is written and synced, then renamed over
+   ``packed-refs`` (one atomic step: every new ref exists, or none);
+5. ``jp/ops/<id>.packed`` is removed.
+
+A crash before the rename leaves the old ``packed-refs``; one after it, every
+ref.  A lock left by a dead writer is ours by its inode, and ``recover``
+(called by the store's repair) removes it; git's own locks are never touched.
+No reflog is written for these refs, as ``git clone`` writes none for the refs
+it packs; the operation log records the creation (``jp undo``).
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import time
+import uuid
+from collections.abc import Mapping
+from pathlib import Path
+
+from gitstore import faults
+from gitstore.errors import RefBusy, environment_fault
+
+SUFFIX = ".packed"
+_NO_LINKS = (errno.EPERM, errno.EMLINK, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV)
+
+
+class NoHardLinks(Exception):
+    """The file system of the store takes no hard links (the lock cannot be ours by
+    its inode): nothing was written."""
+
+
+_HEX = frozenset(b"0123456789abcdef")
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _lock(gitdir: Path, held: Path, wait: float, poll: float) -> None:
+    """Take ``packed-refs.lock`` as a hard link to ``held``, waiting out another's."""
+    lock = gitdir / "packed-refs.lock"
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            os.link(held, lock)
+            return
+        except FileExistsError:
+            if time.monotonic() >= deadline:
+                raise RefBusy("packed-refs", str(lock), by_maintenance=True) from None
+            time.sleep(poll)
+        except OSError as exc:
+            if exc.errno in _NO_LINKS:  # nothing was taken: the caller moves refs as before
+                raise NoHardLinks(str(gitdir)) from None
+            raise
+
+
+def _free(gitdir: Path, new: Mapping[str, str]) -> dict[str, str]:
+    """The refs of ``new`` with no loose file, lock or folder of their name (one
+    listing per folder, not a look-up per ref): a loose ref wins over a packed one."""
+    listed: dict[str, set[str]] = {}
+    out: dict[str, str] = {}
+    for name, oid in new.items():
+        folder, _, leaf = name.rpartition("/")
+        there = listed.get(folder)
+        if there is None:
+            try:
+                there = set(os.listdir(gitdir / folder))
+            except (FileNotFoundError, NotADirectoryError):
+                there = set()
+            listed[folder] = there
+        if leaf not in there and leaf + ".lock" not in there:
+            out[name] = oid
+    return out
+
+
+def _merged(old: bytes, new: Mapping[str, str]) -> tuple[bytes, list[str]]:
+    """``packed-refs`` with the lines of ``new`` added (sorted bytewise, as git sorts),
+    and the names added; a name the old file holds is kept as it was."""
+    lines = old.split(b"\n")
+    first = lines[0] if old.startswith(b"# pack-refs with:") else b""
+    traits = first.split(b":", 1)[1].split() if first else []
+    # the old lines' own peeling is kept as they state it (new refs name commits)
+    keep = [t for t in (b"peeled", b"fully-peeled") if t in traits] if old else [b"peeled",
+            b"fully-peeled"]  # fmt: skip
+    header = b"# pack-refs with: " + b"".join(t + b" " for t in [*keep, b"sorted"]) + b"\n"
+    records: list[tuple[bytes, bytes]] = []  # (name, the record's lines)
+    for line in lines:
+        if not line:
+            continue
+        if line.startswith(b"^") and records:
+            name, text = records[-1]
+            records[-1] = (name, text + line + b"\n")
+        elif not line.startswith(b"#"):
+            records.append((line[41:], line + b"\n"))
+    present = {name for name, _ in records}
+    added = [n for n in new if n.encode() not in present]
+    records += [(n.encode(), f"{new[n]} {n}\n".encode()) for n in added]
+    records.sort(key=lambda r: r[0])
+    return header + b"".join(text for _, text in records), added
+
+
+def create(
+    gitdir: Path, new: Mapping[str, str], wait: float = 5.0, poll: float = 0.05
+) -> list[str]:
+    """Create each ref of ``new`` (name -> commit id) that does not exist, in one
+    rewrite of ``packed-refs``; returns the names created (the others exist)."""
+    if any(len(v) != 40 or not _HEX.issuperset(v.encode()) for v in new.values()):
+        raise ValueError("a packed ref must name an object id")
+    folder = gitdir / "jp" / "ops"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        held = folder / f"{uuid.uuid4().hex}{SUFFIX}"
+        fd = os.open(held, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
+    except OSError as exc:
+        fault = environment_fault(exc, str(gitdir))
+        raise fault or exc from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # alive: recover leaves it alone
+        return _rewrite(gitdir, held, fd, new, wait, poll)
+    except NoHardLinks:
+        raise
+    except OSError as exc:
+        fault = environment_fault(exc, str(gitdir))
+        raise fault or exc from None
+    finally:
+        lock = gitdir / "packed-refs.lock"
+        if _same(lock, fd):
+            lock.unlink(missing_ok=True)  # failed before the rename: our lock goes
+        held.unlink(missing_ok=True)
+        os.close(fd)
+
+
+def _rewrite(
+    gitdir: Path, held: Path, fd: int, new: Mapping[str, str], wait: float, poll: float
+) -> list[str]:
+    _lock(gitdir, held, wait, poll)
+    faults.point("packed:locked")
+    try:
+        old = (gitdir / "packed-refs").read_bytes()
+    except FileNotFoundError:
+        old = b""
+    if old and not old.endswith(b"\n"):
+        old += b"\n"
+    data, added = _merged(old, _free(gitdir, new))
+    if not added:
+        return []
+    _write_all(fd, data)
+    os.fsync(fd)
+    faults.point("packed:written")
+    os.replace(gitdir / "packed-refs.lock", gitdir / "packed-refs")
+    faults.point("packed:renamed")
+    return added
+
+
+def _same(path: Path, fd: int) -> bool:
+    try:
+        return os.stat(path).st_ino == os.fstat(fd).st_ino
+    except OSError:
+        return False
+
+
+def recover(gitdir: Path, held: Path, fd: int) -> None:
+    """After a writer died (``fd`` holds its claimed ``held`` file): drop the
+    ``packed-refs.lock`` it left, known by its inode, then its file."""
+    if _same(gitdir / "packed-refs.lock", fd):
+        (gitdir / "packed-refs.lock").unlink(missing_ok=True)
+    held.unlink(missing_ok=True)

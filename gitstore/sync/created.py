@@ -1,0 +1,58 @@
+"""A pull that creates many conversations writes their refs into ``packed-refs``
+in one step (``gitstore.refs.bulk``), as ``git clone`` does, instead of a
+loose file, a lock and a reflog line each; and it packs the loose copies a
+fetch of many refs leaves, before they are listed."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from gitstore import refs
+from gitstore.errors import RefBusy
+from gitstore.refs import bulk
+from gitstore.refs.transaction import WAIT_SECONDS, RefUpdate
+from gitstore.store.core import Store
+from gitstore.sync.plan import Action, PullStep
+from gitstore.sync.transport import Transport
+
+BULK_AT = 100  # conversations created at once from which their refs go into packed-refs
+
+
+def create_packed(store: Store, steps: list[PullStep]) -> tuple[list[str], list[PullStep]]:
+    """Create the refs of ``steps`` (creations, nothing here yet) in one rewrite of
+    ``packed-refs``: the ids created, and the steps left (a ref that exists by now,
+    for the one-by-one moves to report)."""
+    wanted: dict[str, str] = {}
+    by_name: dict[str, PullStep] = {}
+    for step in steps:
+        assert step.action is Action.CREATED and step.target is not None
+        name = refs.archived(step.cid) if step.target.archived else refs.live(step.cid)
+        wanted[name] = step.target.tip
+        by_name[name] = step
+    updates = [RefUpdate(n, None, tip) for n, tip in wanted.items()]
+    try:
+        with store.ops.moving(updates, verify=True):
+            made = set(bulk.create(store.gitdir, wanted, WAIT_SECONDS))
+    except (bulk.NoHardLinks, RefBusy):
+        # no hard links here, or git's gc held packed-refs.lock past the wait: the
+        # refs are created as loose files instead, one batch at a time (no lock of it)
+        return [], steps
+    left = [s for n, s in by_name.items() if n not in made]
+    return [by_name[n].cid for n in wanted if n in made], left
+
+
+def pack_copies(gitdir: Path, tracking: str, transport: Transport) -> None:
+    """Pack refs when a fetch left many loose copies (a first pull): every later
+    listing reads one file instead of thousands."""
+    folder = gitdir / (tracking + "conversations")
+    loose = 0
+    try:
+        with os.scandir(folder) as entries:
+            for _ in entries:
+                loose += 1
+                if loose >= BULK_AT:
+                    transport.pack_refs()
+                    return
+    except OSError:
+        return
