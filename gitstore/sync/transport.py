@@ -20,6 +20,7 @@ from typing import Protocol
 import pygit2
 
 from gitstore.errors import SyncError
+from gitstore.fs.place import Place
 from gitstore.refs import files as refread
 from gitstore.store import maintenance
 from gitstore.sync import gitenv
@@ -187,7 +188,7 @@ class GitCli:
     def maintain(self) -> None:
         """git's own housekeeping (libgit2 never packs), after the sync, not during it;
         no git started when its thresholds say it has nothing to do (``maintenance.due``)."""
-        if self.repo is None or maintenance.due(self.repo, self.gitdir):
+        if self.repo is None or maintenance.due(Place.of(self.repo, self.gitdir)):
             self._run(["gc", "--auto", "--quiet"])
 
     def pack_refs(self) -> None:
