@@ -248,6 +248,8 @@ class GitCli:
             if u.new is None:
                 args.append(f"--force-with-lease={u.ref}:{u.lease or ''}")
                 specs.append(f":{u.ref}")
+            elif u.lease is not None:  # the journal: a new root replaces it only if unmoved
+                args.append(f"--force-with-lease={u.ref}:{u.lease}")
         proc = self._run([*args, remote, *specs], remote=remote)
         found = parse_porcelain(proc.stdout)
         if proc.returncode != 0 and not found:

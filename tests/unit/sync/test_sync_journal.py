@@ -314,3 +314,63 @@ def test_libgit2s_push_writes_no_journal_entry_and_a_reconcile_names_it(
     assert pulled(outcomes) == {"jp-c2": "fast-forwarded"}
     (note,) = drift_notes(outcomes)
     assert refs.live("jp-c2") in note.detail
+
+
+def chain_length(remote: Remote) -> int:
+    return int(Hostile(remote.path).git("rev-list", "--count", journal.REMOTE_REF))
+
+
+@every_remote
+def test_the_journal_is_trimmed_by_a_new_root_and_readers_behind_it_reconcile(
+    machine: Make, bare_remote: Remote, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(journal, "TRIM_AT", 3)
+    a, sa = machine("a")
+    b, sb = machine("b")
+    c, sc = machine("c")
+    new(a, "jp-c1", "one")
+    push(sa)
+    sb.pull(), sc.pull()
+    for n in range(4):  # entries at depth 1, 2, then a new root, then 1 again
+        add(a, "jp-c1", f"more {n}")
+        push(sa)
+        if n == 1:
+            assert chain_length(bare_remote) == 3
+            sb.pull()  # b's copy is now the tip the new root will record as its base
+    assert chain_length(bare_remote) == 2, "the old chain is no longer the journal's"
+    root = Hostile(bare_remote.path).git("rev-list", "--max-parents=0", journal.REMOTE_REF)
+    head = Hostile(bare_remote.path).git("log", "-1", "--format=%B", root.strip())
+    assert f"base: {sb.journal_tip()}" in head
+    new(a, "jp-c2", "two")
+    push(sa)
+    # b read up to the base: it walks on across the new root, fetching only what moved
+    assert pulled(sb.pull()) == {"jp-c1": "fast-forwarded", "jp-c2": "created"}
+    assert sb.scope == {"conversations/jp-c1", "conversations/jp-c2"}
+    assert journal.pulls_since_reconcile(b.gitdir, "origin") > 0
+    # c is further behind: its copy is below no entry now, so it reconciles
+    assert pulled(sc.pull()) == {"jp-c1": "fast-forwarded", "jp-c2": "created"}
+    assert sc.scope is None and journal.pulls_since_reconcile(c.gitdir, "origin") == 0
+    assert b.refs.require("jp-c1").tip == c.refs.require("jp-c1").tip == a.refs.require("jp-c1").tip
+
+
+def test_two_pushers_trimming_at_once_both_land(
+    machine: Make, bare_remote: Remote, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each new root carries a lease on the tip it replaces: the second loses the race,
+    pulls again and lands on top of the first one's root."""
+    monkeypatch.setattr(journal, "TRIM_AT", 2)
+    a, sa = machine("a")
+    b, sb = machine("b")
+    new(a, "jp-c1", "one")
+    push(sa)
+    sb.pull()
+    add(a, "jp-c1", "a1")
+    push(sa)
+    sb.pull()  # both now at depth 1: the next push of each starts a new root
+    new(a, "jp-c2", "from a")
+    new(b, "jp-c3", "from b")
+    push(sa)
+    assert [o.action for o in push(sb) if o.direction == "push"] == ["created"]
+    names = set(remote_journal(bare_remote))
+    assert {refs.live("jp-c2"), refs.live("jp-c3")} <= names
+    assert pulled(sa.pull()) == {"jp-c3": "created"}
