@@ -47,7 +47,7 @@ class Store:
 
     Callers read and write through the parts; of the store itself they use
     only the opening (``OPENING``): the path and git directory, libgit2's
-    repository, the identity, clock and limits it was given, its format
+    repository, the two as one ``Place``, the identity, clock and limits it was given, its format
     version, ``repair`` and ``close``.
     """
 

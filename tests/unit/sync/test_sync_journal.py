@@ -95,7 +95,8 @@ def remote_journal(remote: Remote) -> list[str]:
     """Every name in the remote's journal, newest entry first."""
     hostile = Hostile(remote.path)
     log = hostile.git("log", "--format=%B%x00", journal.REMOTE_REF)
-    return [line for entry in log.split("\0") for line in entry.split("\n")[2:] if line]
+    bodies = (entry.lstrip("\n").partition("\n\n")[2] for entry in log.split("\0"))
+    return [line for body in bodies for line in body.split("\n") if line]
 
 
 @every_remote
