@@ -286,7 +286,7 @@ def screen(
     for r in refused:  # the fetch's refusals are remembered too: not downloaded again
         if r.tip and r.stage == "fetch":
             record[r.ref] = quarantine.Entry(r.tip, r.reason, False, 0, "fetch")
-    quarantine.replace(here.place.repo, here.place.gitdir, remote, existing, record)
+    quarantine.replace(here.place, remote, existing, record)
     return out
 
 
