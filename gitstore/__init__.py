@@ -83,7 +83,6 @@ if TYPE_CHECKING:
     from gitstore.oplog.model import Move, Op
     from gitstore.oplog.model import printable as printable_command
     from gitstore.oplog.model import shown as ref_value
-    from gitstore.refs.quarantine import acknowledge as acknowledge_refusals
     from gitstore.store.activity import (
         accept_commits,
         accepted_commits,
@@ -203,7 +202,6 @@ _WHERE: dict[str, str] = {
     # doctor
     "Finding": "gitstore.store.doctor",
     "examine": "gitstore.store.doctor",
-    "acknowledge_refusals": "gitstore.refs.quarantine:acknowledge",
     "mend": "gitstore.store.doctor",
     # the fault points (a testing hook)
     "FAULT_POINTS": "gitstore.faults:POINTS",
@@ -311,7 +309,6 @@ __all__ = [
     "environment_fault",
     "event_count",
     "examine",
-    "acknowledge_refusals",
     "fault_point",
     "find_remote",
     "fit_to_limits",

@@ -50,7 +50,7 @@ class Result:
 
 
 def _current(store: Store, names: list[str]) -> dict[str, str | None]:
-    return {name: transaction.current(store.repo, name) for name in names}
+    return {name: transaction.current(store.place.repo, name) for name in names}
 
 
 def _apply(store: Store, wanted: Mapping[str, str | None], reason: str) -> list[Move]:
@@ -89,7 +89,7 @@ def _settle(store: Store, names: Iterable[str], refused: str) -> None:
     if not wanted:
         return
     for attempt in retry.until(HOLD_WAIT, 0.05):
-        busy = sorted(r for moved in recorder.running(store.gitdir).values() for r in moved)
+        busy = sorted(r for moved in recorder.running(store.place.gitdir).values() for r in moved)
         touched = [r for r in busy if r in wanted]
         if not touched:
             return
@@ -101,9 +101,9 @@ def _settle(store: Store, names: Iterable[str], refused: str) -> None:
 def _check_log(store: Store, doing: str) -> None:
     """Refuse while operations of earlier commands are not in the log (the repair every
     command runs could not write them): the log's newest is not what ran last."""
-    behind = recorder.abandoned(store.gitdir)
+    behind = recorder.abandoned(store.place.gitdir)
     if behind:
-        lock = store.gitdir / f"{oplog.REF}.lock"
+        lock = store.place.gitdir / f"{oplog.REF}.lock"
         age = flock.ref_lock_age(lock)
         raise OplogBehind(len(behind), str(lock) if age is not None else None, age, doing)
 
@@ -115,7 +115,7 @@ def _check_remotes(store: Store, op: Op) -> None:
         if change.name in seen:
             continue
         seen.add(change.name)
-        current = remotestate.snapshot(store.repo, change.name)
+        current = remotestate.snapshot(store.place.repo, change.name)
         bad = remotediff.conflicts(change.old, change.new, current)
         if bad:
             key = bad[0]
@@ -135,7 +135,7 @@ def _revert_remote(
     op_id: str | None,
     force: bool = False,
 ) -> None:
-    now, wanted = remotestate.revert(store.repo, name, before, after, op_id, force)
+    now, wanted = remotestate.revert(store.place.repo, name, before, after, op_id, force)
     if now != wanted:
         store.ops.remote(opmodel.RemoteChange(name, now, wanted))
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from gitstore.errors import EnvironmentFault
 from gitstore.fs import retry
+from gitstore.fs.place import Place
 
 if TYPE_CHECKING:
     import pygit2
@@ -33,9 +34,10 @@ PRUNE_RETRIES = 5  # writes of one object that a concurrent prune may spoil
 T = TypeVar("T")
 
 
-def check_written(repo: pygit2.Repository, gitdir: Path, oid: str) -> None:
+def check_written(place: Place, oid: str) -> None:
     """Raise ``EnvironmentFault`` when the object jp just wrote is not in the store."""
-    if pygit2.Oid(hex=oid) in repo.odb:
+    gitdir = place.gitdir
+    if pygit2.Oid(hex=oid) in place.repo.odb:
         return
     stat = os.statvfs(gitdir)
     kind = "no-space" if stat.f_bavail * stat.f_frsize < LOW_SPACE else "io"

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from gitstore import faults
 from gitstore.errors import ConcurrentUpdate, EnvironmentFault, LockedRef, environment_fault
 from gitstore.fs import diskfault, flock, keep, retry
+from gitstore.fs.place import Place
 from gitstore.oplog.model import SYMBOLIC, Op, printable
 
 if TYPE_CHECKING:
@@ -223,7 +224,7 @@ def write(repo: pygit2.Repository, op: Op, signature: pygit2.Signature) -> str:
             kept, spoiled = None, spoiled + 1
             if spoiled == diskfault.PRUNE_RETRIES:
                 if isinstance(exc, keep.Spoiled):  # the disk's fault, if it is
-                    diskfault.check_written(repo, gitdir, str(exc))
+                    diskfault.check_written(Place.of(repo, gitdir), str(exc))
                 raise EnvironmentFault("pruned", str(gitdir / "objects"), REF) from None
             continue
         if _move(repo, ref, oid, op.id, kept[1]):
@@ -303,7 +304,7 @@ def oldest_time(repo: pygit2.Repository) -> float | None:
     return None
 
 
-def trim(repo: pygit2.Repository, gitdir: Path, cutoff: float) -> int:
+def trim(place: Place, cutoff: float) -> int:
     """Drop the operations recorded before ``cutoff``; returns how many went.
 
     The operations kept are written again on a new first-parent chain (their
@@ -311,6 +312,7 @@ def trim(repo: pygit2.Repository, gitdir: Path, cutoff: float) -> int:
     compare-and-swap: a writer that recorded meanwhile wins, and the trim
     waits for another day.
     """
+    repo, gitdir = place.repo, place.gitdir
     ref = _tip(repo)
     if ref is None:
         return 0

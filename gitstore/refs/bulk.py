@@ -28,13 +28,13 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
-import time
 import uuid
 from collections.abc import Mapping
 from pathlib import Path
 
 from gitstore import faults
 from gitstore.errors import RefBusy, environment_fault
+from gitstore.fs import atomic, retry
 
 SUFFIX = ".packed"
 _NO_LINKS = (errno.EPERM, errno.EMLINK, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV)
@@ -57,15 +57,13 @@ def _write_all(fd: int, data: bytes) -> None:
 def _lock(gitdir: Path, held: Path, wait: float, poll: float) -> None:
     """Take ``packed-refs.lock`` as a hard link to ``held``, waiting out another's."""
     lock = gitdir / "packed-refs.lock"
-    deadline = time.monotonic() + wait
-    while True:
+    for attempt in retry.until(wait, poll):
         try:
             os.link(held, lock)
             return
         except FileExistsError:
-            if time.monotonic() >= deadline:
+            if attempt.last:
                 raise RefBusy("packed-refs", str(lock), by_maintenance=True) from None
-            time.sleep(poll)
         except OSError as exc:
             if exc.errno in _NO_LINKS:  # nothing was taken: the caller moves refs as before
                 raise NoHardLinks(str(gitdir)) from None
@@ -165,7 +163,7 @@ def _rewrite(
     _write_all(fd, data)
     os.fsync(fd)
     faults.point("packed:written")
-    os.replace(gitdir / "packed-refs.lock", gitdir / "packed-refs")
+    atomic.replace(gitdir / "packed-refs.lock", gitdir / "packed-refs")
     faults.point("packed:renamed")
     return added
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitstore.errors import ConcurrentUpdate, environment_fault
 from gitstore.fs import retry
+from gitstore.fs.place import Place
 from gitstore.refs import transaction
 
 if TYPE_CHECKING:
@@ -21,7 +21,7 @@ class _Exists(Exception):
     """Inside a creation's transaction: the ref is there (the lock is let go)."""
 
 
-def create(repo: pygit2.Repository, gitdir: Path, name: str, target: str, message: str) -> bool:
+def create(place: Place, name: str, target: str, message: str) -> bool:
     """Create ``name`` at ``target`` only if it is absent, checked under the ref's
     lock (a compare-and-swap against absence): True if created, False if it exists.
 
@@ -30,6 +30,7 @@ def create(repo: pygit2.Repository, gitdir: Path, name: str, target: str, messag
     the first.  A lock another writer holds (a sibling creating the same name) is
     waited for: once it is gone the ref exists, or it is free again.
     """
+    repo, gitdir = place.repo, place.gitdir
     for attempt in retry.until(transaction.WAIT_SECONDS, transaction.POLL_SECONDS):
         try:
             with repo.transaction() as txn:

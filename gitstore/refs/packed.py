@@ -20,10 +20,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitstore.fs import atomic
+from gitstore.fs.place import Place
 from gitstore.refs.transaction import RefUpdate
 
 if TYPE_CHECKING:
-    import pygit2
+    pass
 
 # the operation log's hook around a ref move (``Recorder.moving``)
 Record = Callable[[Sequence[RefUpdate]], AbstractContextManager[None]]
@@ -109,13 +110,14 @@ def _twin(name: str) -> str | None:
     return None
 
 
-def rebuild(repo: pygit2.Repository, gitdir: Path, record: Record = _no_record) -> Rebuilt:
+def rebuild(place: Place, record: Record = _no_record) -> Rebuilt:
     """Rewrite ``packed-refs`` from its good lines and the reflogs of refs it lost.
 
     ``record`` is told of the refs that come back (from absence: the operation log,
     so that ``jp undo`` takes them away again)."""
     import pygit2  # lazy: only a repair needs libgit2 here
 
+    repo, gitdir = place.repo, place.gitdir
     before = (gitdir / "packed-refs").read_bytes().split(b"\n")
     kept = _kept(gitdir)
     dropped = sum(1 for n, line in enumerate(before, 1) if line and not _good(line, n))

@@ -24,12 +24,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from gitstore.fs import jsonfile
-
-if TYPE_CHECKING:
-    import pygit2
+from gitstore.fs.place import Place
 
 ROOT = "refs/jp/quarantine/"
 UNKNOWN = "(no reason recorded)"
@@ -109,8 +106,7 @@ def listing(refs: Mapping[str, str], gitdir: Path) -> list[Quarantined]:
 
 
 def replace(
-    repo: pygit2.Repository,
-    gitdir: Path,
+    place: Place,
     remote: str,
     existing: Mapping[str, str],
     refused: Mapping[str, Entry],
@@ -121,6 +117,7 @@ def replace(
     ``existing``: the refs now under ``refs/jp/quarantine/<remote>/`` (name -> tip).
     The caller holds the sync lock of ``remote``: nothing else writes these.
     """
+    repo, gitdir = place.repo, place.gitdir
     keep = {quarantine_ref(remote, ref): e.tip for ref, e in refused.items() if e.kept}
     for name in existing:
         if name not in keep:

@@ -32,6 +32,7 @@ from gitstore import faults
 from gitstore.errors import ConcurrentUpdate, RefBusy, StoreError, environment_fault
 from gitstore.fs import atomic, retry
 from gitstore.fs.claim import claim
+from gitstore.fs.place import Place
 from gitstore.refs import bulk
 from gitstore.refs import files as refread
 
@@ -134,8 +135,7 @@ def _run(repo: pygit2.Repository, updates: list[RefUpdate], message: str, check:
 
 
 def apply(
-    repo: pygit2.Repository,
-    gitdir: Path,
+    place: Place,
     updates: list[RefUpdate],
     message: str,
     wait: float | None = None,
@@ -146,6 +146,7 @@ def apply(
     another writer) is waited for up to ``wait`` seconds, then ``RefBusy``.
     The journal goes only once every ref is seen at its new value.
     """
+    repo, gitdir = place.repo, place.gitdir
     deadline = retry.deadline(WAIT_SECONDS if wait is None else wait)
     journal, fd = _write_journal(gitdir, updates, message)
     try:
@@ -188,7 +189,7 @@ def _commit(
         if attempt.last:
             raise blocker
         if pending(gitdir):  # a killed writer's locks: its journal says whose they are
-            repair(repo, gitdir)
+            repair(Place.of(repo, gitdir))
     raise AssertionError("unreachable: the last try raises")
 
 
@@ -312,11 +313,12 @@ def pending(gitdir: Path) -> bool:
         return False
 
 
-def repair(repo: pygit2.Repository, gitdir: Path, stale_after: float = STALE_LOCK_SECONDS) -> int:
+def repair(place: Place, stale_after: float = STALE_LOCK_SECONDS) -> int:
     """Finish every operation a crash interrupted.  Returns how many were found."""
-    folder = _journal_dir(gitdir)
+    folder = _journal_dir(place.gitdir)
     if not folder.is_dir():
         return 0
+    repo, gitdir = place.repo, place.gitdir
     found = 0
     for path in sorted(folder.iterdir()):
         if path.suffix not in (".json", ".tmp", bulk.SUFFIX):

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from gitstore.boundary import Limits
 from gitstore.clock import Clock
 from gitstore.fs import keep
+from gitstore.fs.place import Place
 from gitstore.refs import transaction
 from gitstore.store import packwrite
 from gitstore.store.ground import Ground
@@ -27,7 +28,18 @@ if TYPE_CHECKING:
 
 # What a store shows besides its parts: what it was opened with and on
 # (``tests/unit/test_layers.py`` holds ``Store`` to these and its parts).
-OPENING = ("path", "gitdir", "repo", "identity", "clock", "limits", "format", "repair", "close")
+OPENING = (
+    "path",
+    "gitdir",
+    "repo",
+    "place",
+    "identity",
+    "clock",
+    "limits",
+    "format",
+    "repair",
+    "close",
+)
 
 
 class Store:
@@ -35,7 +47,7 @@ class Store:
 
     Callers read and write through the parts; of the store itself they use
     only the opening (``OPENING``): the path and git directory, libgit2's
-    repository, the identity, clock and limits it was given, its format
+    repository, the two as one ``Place``, the identity, clock and limits it was given, its format
     version, ``repair`` and ``close``.
     """
 
@@ -70,6 +82,11 @@ class Store:
         return self._ground.repo
 
     @property
+    def place(self) -> Place:
+        """The git directory and the repository together (``fs/place.py``)."""
+        return self._ground.place
+
+    @property
     def identity(self) -> Identity:
         return self._ground.identity
 
@@ -101,7 +118,7 @@ class Store:
         (``strict``: an operation that cannot be recorded raises, for ``jp doctor --fix``)."""
         g = self._ground
         if transaction.pending(g.gitdir):
-            transaction.repair(g.repo, g.gitdir)
+            transaction.repair(g.place)
         if os.path.isdir(packwrite.folder(g.gitdir)):  # a bulk writer was killed
             packwrite.sweep(g.gitdir)
         if _any_file(keep.folder(g.gitdir)):  # a writer killed while it sheltered objects

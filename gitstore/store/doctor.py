@@ -309,7 +309,7 @@ def mend(store: Store, findings: list[Finding]) -> list[Finding]:
     if "packed-refs" in kinds:  # first: every other repair reads refs
         done.append(_rebuild_packed(store))
     if "journal" in kinds:
-        transaction.repair(store.repo, store.gitdir)
+        transaction.repair(store.place)
         done += [f for f in findings if f.check == "journal"]
     if "oplog" in kinds:
         store.repair(strict=True)
@@ -335,7 +335,7 @@ def _rebuild_packed(store: Store) -> Finding:
     def record(updates: Sequence[RefUpdate]) -> AbstractContextManager[None]:
         return store.ops.moving([u for u in updates if u.name != oplog.REF])
 
-    rebuilt = packed.rebuild(store.repo, store.gitdir, record)
+    rebuilt = packed.rebuild(store.place, record)
     return Finding(
         "packed-refs",
         f"packed-refs rebuilt: {rebuilt.dropped} bad line(s) dropped, "

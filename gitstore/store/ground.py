@@ -21,6 +21,7 @@ from gitstore.clock import SYSTEM, Clock, seconds
 from gitstore.errors import CorruptEvent, EnvironmentFault, LockedRef
 from gitstore.events import Event, commits, parse_time
 from gitstore.fs import diskfault, flock
+from gitstore.fs.place import Place
 from gitstore.refs import files as refread
 from gitstore.refs.reader import RefReader, reader_for
 from gitstore.store import format as storeformat
@@ -70,6 +71,7 @@ class Ground:
             self._repo = open_repo(path)
         self.reader: RefReader = reader_for(plain, lambda: self.repo)
         self.gitdir = plain if plain is not None else Path(self.repo.path)
+        self.place = Place(self.gitdir, lambda: self.repo)
         self.format = storeformat.read(self.gitdir, lambda: self.repo)
         storeformat.check(path, self.format)  # before anything is read or written
         self.cache = Cache(self.gitdir)
@@ -170,7 +172,7 @@ class Ground:
 
     def check_written(self, oid: str) -> None:
         """A commit jp wrote that the object database lacks: a write the disk dropped."""
-        diskfault.check_written(self.repo, self.gitdir, oid)
+        diskfault.check_written(self.place, oid)
 
     def fit(self, event: Event) -> tuple[Event, bytes]:
         """``event`` and its bytes, within the size limit (``boundary.fit_event``)."""

@@ -31,6 +31,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gitstore.fs.place import Place
+
 if TYPE_CHECKING:  # subprocess is imported when maintenance runs: most commands never do
     import subprocess
 
@@ -50,26 +52,24 @@ TRIM_SLACK = 86400.0  # seconds past the retention before a trim after an operat
 Retention = Callable[[], float]
 
 
-def trim_oplog(repo: pygit2.Repository, gitdir: Path, retention: float, now: float) -> int:
+def trim_oplog(place: Place, retention: float, now: float) -> int:
     """Drop the operations older than ``retention`` seconds; returns how many went."""
     from gitstore.oplog import log as oplog  # lazy: only a trim reads the op log
 
-    oldest = oplog.oldest_time(repo)
+    oldest = oplog.oldest_time(place.repo)
     if oldest is None or oldest >= now - retention:
         return 0
-    return oplog.trim(repo, gitdir, now - retention)
+    return oplog.trim(place, now - retention)
 
 
-def trim_oplog_when_due(
-    repo: pygit2.Repository, gitdir: Path, retention: Retention, newest: Op
-) -> int:
+def trim_oplog_when_due(place: Place, retention: Retention, newest: Op) -> int:
     """After recording ``newest``: trim once the oldest operation is well past retention."""
     if newest.since and newest.since >= newest.time - TRIM_SLACK:
         return 0  # younger than a day: the retention cannot be due (at least a day)
     keep = retention()
     if newest.since >= newest.time - keep - TRIM_SLACK:
         return 0
-    return trim_oplog(repo, gitdir, keep, newest.time)  # on the clock that stamped it
+    return trim_oplog(place, keep, newest.time)  # on the clock that stamped it
 
 
 def loose_objects(gitdir: Path) -> int:
@@ -96,8 +96,9 @@ def threshold(repo: pygit2.Repository, key: str = "gc.auto", default: int = GC_A
         return default
 
 
-def due(repo: pygit2.Repository, gitdir: Path) -> bool:
+def due(place: Place) -> bool:
     """Past git's own thresholds: loose objects (``gc.auto``) or packs (``gc.autoPackLimit``)."""
+    repo, gitdir = place.repo, place.gitdir
     limit = threshold(repo)
     if limit <= 0:
         return False
@@ -128,7 +129,7 @@ class Maintenance:
         self.writes += count
         if before and before // CHECK_EVERY == self.writes // CHECK_EVERY:
             return
-        if due(self.repo, self.gitdir):
+        if due(Place.of(self.repo, self.gitdir)):
             self.run(force=False, wait=False)
 
     def run(self, force: bool, wait: bool) -> str:
@@ -138,7 +139,7 @@ class Maintenance:
         import subprocess  # lazy: as shutil
 
         if self.retention is not None:
-            trim_oplog(self.repo, self.gitdir, self.retention(), self.now())
+            trim_oplog(Place.of(self.repo, self.gitdir), self.retention(), self.now())
         git = shutil.which("git")
         if git is None:
             self.repo.compress_references()

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from gitstore.errors import EnvironmentFault
 from gitstore.events import Event, validate
 from gitstore.fs import diskfault
+from gitstore.fs.place import Place
 from gitstore.store import packwrite
 from gitstore.store.repo import open_repo
 from gitstore.store.types import EventSource
@@ -80,7 +81,7 @@ class Streamed:
                 break
             self.packed = again
         if self.tip is not None:
-            diskfault.check_written(open_repo(gitdir), gitdir, self.tip)
+            diskfault.check_written(Place.of(open_repo(gitdir), gitdir), self.tip)
         kind = "pruned" if self.tip and diskfault.pruning(gitdir, self.tip) else "io"
         raise EnvironmentFault(kind, str(gitdir / "objects"), "objects were not stored")
 

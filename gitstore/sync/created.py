@@ -12,14 +12,14 @@ from gitstore import refs
 from gitstore.errors import RefBusy
 from gitstore.refs import bulk
 from gitstore.refs.transaction import WAIT_SECONDS, RefUpdate
-from gitstore.store.core import Store
+from gitstore.sync.here import Here
 from gitstore.sync.plan import Action, PullStep
 from gitstore.sync.transport import Transport
 
 BULK_AT = 100  # conversations created at once from which their refs go into packed-refs
 
 
-def create_packed(store: Store, steps: list[PullStep]) -> tuple[list[str], list[PullStep]]:
+def create_packed(here: Here, steps: list[PullStep]) -> tuple[list[str], list[PullStep]]:
     """Create the refs of ``steps`` (creations, nothing here yet) in one rewrite of
     ``packed-refs``: the ids created, and the steps left (a ref that exists by now,
     for the one-by-one moves to report)."""
@@ -32,8 +32,8 @@ def create_packed(store: Store, steps: list[PullStep]) -> tuple[list[str], list[
         by_name[name] = step
     updates = [RefUpdate(n, None, tip) for n, tip in wanted.items()]
     try:
-        with store.ops.moving(updates, verify=True):
-            made = set(bulk.create(store.gitdir, wanted, WAIT_SECONDS))
+        with here.ops.moving(updates, verify=True):
+            made = set(bulk.create(here.place.gitdir, wanted, WAIT_SECONDS))
     except (bulk.NoHardLinks, RefBusy):
         # no hard links here, or git's gc held packed-refs.lock past the wait: the
         # refs are created as loose files instead, one batch at a time (no lock of it)

@@ -55,9 +55,9 @@ def delete_on_remote(syncer: Syncer, cid: str) -> Deleted:
 def remotes_holding(store: Store, cid: str) -> list[str]:
     """The remotes whose last fetched copy holds ``cid`` (live or archived)."""
     held = []
-    for info in remotes.all_remotes(store.repo):
+    for info in remotes.all_remotes(store.place.repo):
         prefix = remotes.tracking_prefix(info.name)
         names = (prefix + refs.live(cid)[5:], prefix + refs.archived(cid)[5:])
-        if any(name in store.repo.references for name in names):
+        if any(name in store.place.repo.references for name in names):
             held.append(info.name)
     return held

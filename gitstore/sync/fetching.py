@@ -27,9 +27,9 @@ from pathlib import Path
 from gitstore import boundary, refs
 from gitstore.errors import EnvironmentFault, SyncError, environment_fault
 from gitstore.refs import quarantine
-from gitstore.store.core import Store
 from gitstore.sync import journal, remotes
 from gitstore.sync import lock as synclock
+from gitstore.sync.here import Here
 from gitstore.sync.inbound import Known, check_chain
 from gitstore.sync.transport import Transport
 
@@ -225,7 +225,7 @@ def _clear_tmp_packs(gitdir: Path, before: set[Path]) -> None:
 
 
 def screen(
-    store: Store,
+    here: Here,
     transport: Transport,
     remote: str,
     limits: boundary.Limits,
@@ -243,10 +243,10 @@ def screen(
         ]
     local = [r.oid for r in rows if r.name.startswith((refs.LIVE_PREFIX, refs.ARCHIVE_PREFIX))]
     existing = {r.name: r.oid for r in rows if r.name.startswith(held)}
-    previous = quarantine.recorded(store.gitdir, remote)
-    known = Known(store.log, local)
+    previous = quarantine.recorded(here.place.gitdir, remote)
+    known = Known(here.log, local)
     # copies that did not move since they were accepted: one question to the cache
-    known.ids |= store.log.known([r.oid for r in rows if r.name.startswith(tracking)])
+    known.ids |= here.log.known([r.oid for r in rows if r.name.startswith(tracking)])
     out = Inbound(refused=list(refused))
     # a bulk (a first pull) leaves its events to be cached when first read: the cache
     # is derived, and the chains the check accepts are this store's tips afterwards
@@ -276,11 +276,11 @@ def screen(
             if seen is not None and (seen.tip, seen.limit) == (row.oid, limits.max_event_bytes):
                 why, keep = seen.reason, seen.kept  # refused before: the same answer
             else:
-                check = check_chain(store.repo, row.oid, known, limits)
+                check = check_chain(here.place.repo, row.oid, known, limits)
                 if check.reason is None:
                     out.conversations[rest] = row.oid
                     if cache:
-                        store.log.remember(check.rows)
+                        here.log.remember(check.rows)
                     continue
                 why, keep = check.reason, check.keep
         dropped.append(row.name)
@@ -292,7 +292,7 @@ def screen(
     for r in refused:  # the fetch's refusals are remembered too: not downloaded again
         if r.tip and r.stage == "fetch":
             record[r.ref] = quarantine.Entry(r.tip, r.reason, False, 0, "fetch")
-    quarantine.replace(store.repo, store.gitdir, remote, existing, record)
+    quarantine.replace(here.place, remote, existing, record)
     return out
 
 

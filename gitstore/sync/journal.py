@@ -45,6 +45,9 @@ MAX_MESSAGE = 256 * 1024  # bytes of one journal commit (jp writes one line per 
 MAX_NAME = 1024  # characters of one name
 SPACES = ("refs/conversations/", "refs/archive/", "refs/notes/meta", "refs/notes/source")
 _PLAIN = re.compile(r"[A-Za-z0-9._/-]+")
+TRIM_AT = 2 * MAX_WALK  # entries in one chain; the push past it starts a new root
+_BASE = re.compile(r"base: ([0-9a-f]{40}|[0-9a-f]{64})")
+_DEPTH = re.compile(r"depth: ([0-9]{1,9})")
 RECONCILE_EVERY = 50  # journal pulls between two reconciles
 JOURNAL_FROM = 1000  # conversations on the remote before a pull trusts the journal
 
@@ -59,18 +62,44 @@ class Reading:
     entries: list[str] = field(default_factory=list)
 
 
-def message(names: Iterable[str]) -> str:
+def message(names: Iterable[str], depth: int = 0, base: str | None = None) -> str:
+    """An entry: its head (the count, how deep in its chain, and for a new root the
+    tip it replaced), then the names, one a line."""
     listed = sorted(set(names))
-    return f"{HEADER}: {len(listed)} refs\n\n" + "".join(f"{n}\n" for n in listed)
+    head = f"{HEADER}: {len(listed)} refs\ndepth: {depth}\n" + (f"base: {base}\n" if base else "")
+    return head + "\n" + "".join(f"{n}\n" for n in listed)
 
 
 def stamp(
-    repo: pygit2.Repository, parent: str | None, names: Iterable[str], sig: pygit2.Signature
+    repo: pygit2.Repository,
+    parent: str | None,
+    names: Iterable[str],
+    sig: pygit2.Signature,
+    trim_at: int | None = None,
 ) -> str:
-    """A journal commit naming ``names``, on top of ``parent`` (None: the first)."""
+    """A journal commit naming ``names``, on top of ``parent`` (None: the first).
+
+    Once ``parent`` is ``trim_at`` entries deep the entry starts a new chain: a root
+    that records ``parent`` as its base, so the remote's journal never grows past
+    it.  Pushed with a lease on ``parent`` in the same atomic push as the refs; a
+    reader whose copy is that base goes on from it, one further behind reconciles."""
     tree = repo.TreeBuilder().write()
+    depth = 0 if parent is None else _head(repo, parent)[0] + 1
+    if parent is not None and depth >= (TRIM_AT if trim_at is None else trim_at):
+        text = message(names, 0, parent)
+        return str(repo.create_commit(None, sig, sig, text, tree, []))
     parents = [pygit2.Oid(hex=parent)] if parent else []
-    return str(repo.create_commit(None, sig, sig, message(names), tree, parents))
+    return str(repo.create_commit(None, sig, sig, message(names, depth), tree, parents))
+
+
+def _head(repo: pygit2.Repository, oid: str) -> tuple[int, str | None]:
+    """An entry's depth in its chain and the base it records (0, None: not said)."""
+    header = _size(repo, oid)
+    if header is None or header[0] != pygit2.enums.ObjectType.COMMIT or header[1] > MAX_MESSAGE:
+        return 0, None
+    head = repo[oid].peel(pygit2.Commit).message.partition("\n\n")[0].split("\n")
+    depth = next((int(m[1]) for m in map(_DEPTH.fullmatch, head) if m), 0)
+    return depth, next((m[1] for m in map(_BASE.fullmatch, head) if m), None)
 
 
 def _size(repo: pygit2.Repository, oid: str) -> tuple[int, int] | None:
@@ -134,6 +163,8 @@ def read(repo: pygit2.Repository, tip: str, since: str | None) -> Reading:
         if len(out.names) > MAX_NAMES:
             return Reading(walked=out.walked)
         out.walked += 1
+        if not commit.parent_ids and since is not None and _head(repo, oid)[1] == since:
+            return out  # a new root over the copy here: nothing before it is unread
         oid = str(commit.parent_ids[0]) if commit.parent_ids else None
     return out
 

@@ -24,13 +24,19 @@ def accept(syncer: Syncer, reconciled: bool) -> None:
             remotes.set_copy(syncer.repo, syncer.tracking + journal.COPY, tip)
         remotes.set_copy(syncer.repo, syncer.tracking + journal.INCOMING, None)
     found = len(syncer.inbound.conversations) if reconciled else None
-    journal.record_pull(syncer.store.gitdir, syncer.remote, reconciled, found)
+    journal.record_pull(syncer.here.place.gitdir, syncer.remote, reconciled, found)
+
+
+def atomic(syncer: Syncer) -> bool:
+    """Whether a push can send a journal entry with its refs, all or nothing (git's
+    ``push --atomic``; libgit2's push cannot, and journals nothing)."""
+    return syncer.transport.name == "git"
 
 
 def usable(syncer: Syncer) -> bool:
     if syncer.transport.name != "git" or syncer.journal_tip() is None:
         return False  # libgit2 asks for every ref anyway; no copy: reconcile first
-    gitdir = syncer.store.gitdir
+    gitdir = syncer.here.place.gitdir
     return (
         journal.refs_at_reconcile(gitdir, syncer.remote) >= syncer.journal_from
         and journal.pulls_since_reconcile(gitdir, syncer.remote) < journal.RECONCILE_EVERY
@@ -41,7 +47,7 @@ def fetch(syncer: Syncer) -> set[str] | None:
     """Fetch the journal, then the refs it names; the copies to check, or None
     when the journal cannot say (the caller fetches everything)."""
     before = syncer.journal_tip()
-    fetching.fetch_journal(syncer.transport, syncer.remote, syncer.store.gitdir)
+    fetching.fetch_journal(syncer.transport, syncer.remote, syncer.here.place.gitdir)
     after = syncer.journal_tip(journal.INCOMING)
     if after is None:
         return None  # the remote lost its journal
@@ -57,13 +63,13 @@ def fetch(syncer: Syncer) -> set[str] | None:
     # refused against another size limit: fetched and checked again, as a full pull does
     names |= {
         ref
-        for ref, e in quarantine.recorded(syncer.store.gitdir, syncer.remote).items()
+        for ref, e in quarantine.recorded(syncer.here.place.gitdir, syncer.remote).items()
         if e.stage == "check" and e.limit != syncer.limits.max_event_bytes
     }
     if not names:
         return set()
     syncer.progress("fetching", 0, len(names))
-    return fetching.fetch_moved(syncer.transport, syncer.remote, syncer.store.gitdir, names)
+    return fetching.fetch_moved(syncer.transport, syncer.remote, syncer.here.place.gitdir, names)
 
 
 def complete(syncer: Syncer) -> None:
@@ -81,3 +87,43 @@ def complete(syncer: Syncer) -> None:
         else:
             syncer.inbound.conversations.setdefault(rest, row.oid)
     syncer.scope = None
+
+
+def copies(syncer: Syncer) -> dict[str, str]:
+    """The fetched copies of the remote's refs (not the journal's own), by name."""
+    own = syncer.tracking + "jp/"
+    rows = syncer.transport.list_refs([syncer.tracking])
+    return {r.name: r.oid for r in rows if not r.name.startswith(own)}
+
+
+def drift(syncer: Syncer, before: dict[str, str], since: str | None) -> set[str]:
+    """After a reconcile: the remote refs whose copies it moved that no journal entry
+    since ``since`` (the copy the last pull finished with) named: moves of plain git,
+    an older jp or a push through libgit2.  Empty when the journal cannot tell (none
+    here or there, rewritten, refused)."""
+    incoming = syncer.journal_tip(journal.INCOMING)
+    if since is None or incoming is None:
+        return set()
+    after = copies(syncer)
+    moved = {n for n in before.keys() | after.keys() if before.get(n) != after.get(n)}
+    if not moved:
+        return set()
+    named: set[str] | None = set()
+    if incoming != since:
+        named = journal.read(syncer.repo, incoming, since).names
+    if named is None:
+        return set()
+    remote = {"refs/" + n[len(syncer.tracking) :] for n in moved}
+    return remote - named
+
+
+def drift_line(remote: str, unnamed: set[str], shown: int = 3) -> str:
+    """``drift`` in one line."""
+    listed = sorted(unnamed)
+    names = ", ".join(listed[:shown]) + (f" and {len(listed) - shown} more" if len(listed) > shown else "")
+    n = len(listed)
+    return (
+        f"{n} ref{'s' if n != 1 else ''} moved on {remote} without a journal entry "
+        f"(plain git, an older jp or a push through libgit2): {names}; "
+        "this reconcile fetched and checked them"
+    )

@@ -12,23 +12,23 @@ import pygit2
 from gitstore import ids, refs
 from gitstore.clock import seconds
 from gitstore.store import notes, packwrite
-from gitstore.store.core import Store
+from gitstore.sync.here import Here
 from gitstore.sync.plan import PullStep
 
 PACKED_AT = 100  # anchors written at once from which they go into one pack
 
 
 @contextmanager
-def anchors(store: Store, cids: list[str]) -> Iterator[None]:
+def anchors(here: Here, cids: list[str]) -> Iterator[None]:
     """The anchor blob of each of ``cids`` (their notes hang on it) written before
     their refs are created: a first pull of thousands writes one pack of them, not
     a loose file each."""
     if len(cids) < PACKED_AT:
         for cid in cids:
-            store.repo.create_blob(ids.anchor_bytes(cid))
+            here.place.repo.create_blob(ids.anchor_bytes(cid))
         yield
         return
-    packwrite.write_blobs(store.gitdir, (ids.anchor_bytes(c) for c in cids))
+    packwrite.write_blobs(here.place.gitdir, (ids.anchor_bytes(c) for c in cids))
     try:
         yield
     finally:
@@ -45,15 +45,15 @@ def active_target(repo: pygit2.Repository) -> str | None:
 
 
 def copy_meta(
-    store: Store, signature: pygit2.Signature, cid: str, new_id: str, step: PullStep, remote: str
+    here: Here, signature: pygit2.Signature, cid: str, new_id: str, step: PullStep, remote: str
 ) -> None:
     """``new_id`` gets ``cid``'s metadata (title, labels...) and its origin:
     ``diverged_from``, ``diverge_reason``, ``diverged_at_commit``, ``diverged_remote``
     and ``diverged_at``; a review's
     source note is copied too."""
-    anchor = store.notes.anchor(new_id)
-    store.repo.create_blob(ids.anchor_bytes(new_id))
-    stamp = int(seconds(store.clock) * 1000)
+    anchor = here.notes.anchor(new_id)
+    here.place.repo.create_blob(ids.anchor_bytes(new_id))
+    stamp = int(seconds(here.clock) * 1000)
     extra = {
         "diverged_from": cid,
         "diverge_reason": step.action.value,
@@ -61,19 +61,21 @@ def copy_meta(
         "diverged_remote": remote,
         "diverged_at": datetime.fromtimestamp(stamp / 1000, UTC).isoformat().replace("+00:00", "Z"),
     }
-    lines = "".join(notes.meta_line(k, v, stamp, store.notes.machine) + "\n" for k, v in extra.items())
-    meta = store.notes.note(store.notes.refs.meta, cid) or ""
+    lines = "".join(
+        notes.meta_line(k, v, stamp, here.notes.machine) + "\n" for k, v in extra.items()
+    )
+    meta = here.notes.note(here.notes.refs.meta, cid) or ""
     if meta and not meta.endswith("\n"):
         meta += "\n"
-    source = store.notes.note(store.notes.refs.source, cid)
+    source = here.notes.note(here.notes.refs.source, cid)
 
     def change_meta(_: notes.NoteTexts) -> dict[str, str | None]:
         return {anchor: notes.compact_meta(meta + lines)}
 
     message = f"jp pull {remote}: metadata of {new_id}"
-    own = store.notes.refs
-    record = store.ops.moving
-    notes.update(store.repo, own.meta, change_meta, signature, message, record)
+    own = here.notes.refs
+    record = here.ops.moving
+    notes.update(here.place.repo, own.meta, change_meta, signature, message, record)
     if source:
         take = {anchor: source}
-        notes.update(store.repo, own.source, lambda _: take, signature, message, record)
+        notes.update(here.place.repo, own.source, lambda _: take, signature, message, record)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from enum import StrEnum
-from pathlib import Path
 
 import pygit2
 
@@ -22,6 +21,7 @@ from gitstore import refs
 from gitstore.boundary import Limits
 from gitstore.errors import ConcurrentUpdate
 from gitstore.fs import retry
+from gitstore.fs.place import Place
 from gitstore.refs.transaction import RefUpdate
 from gitstore.refs.transaction import apply as apply_updates
 from gitstore.store import notes
@@ -81,8 +81,7 @@ def cleaned_tree(repo: pygit2.Repository, ours: str | None, check: NotesCheck) -
 
 
 def integrate(
-    repo: pygit2.Repository,
-    gitdir: Path,
+    place: Place,
     local_ref: str,
     remote_ref: str,
     signature: pygit2.Signature,
@@ -94,6 +93,7 @@ def integrate(
     """Bring ``remote_ref`` (a fetched copy) into ``local_ref``; with it, what of the
     remote's notes was dropped (``inbound.check_notes``: the rest comes in).  ``record``
     is the operation log's hook around the ref move."""
+    repo = place.repo
     for _ in retry.tries(RETRIES):
         local, remote = _tip(repo, local_ref), _tip(repo, remote_ref)
         if remote is None:
@@ -123,7 +123,7 @@ def integrate(
             action = NotesAction.MERGED
         try:
             with record([RefUpdate(local_ref, local, new)]):
-                apply_updates(repo, gitdir, [RefUpdate(local_ref, local, new)], message)
+                apply_updates(place, [RefUpdate(local_ref, local, new)], message)
             return action, check.problems
         except ConcurrentUpdate:
             continue  # a local note was written meanwhile: start over

@@ -29,6 +29,7 @@ from gitstore.sync import meta as syncmeta
 from gitstore.sync.ancestry import Comparison, repo_parent
 from gitstore.sync.ancestry import compare as compare_tips
 from gitstore.sync.fetching import Inbound
+from gitstore.sync.here import Here
 from gitstore.sync.notes import NotesAction
 from gitstore.sync.notes import integrate as integrate_notes
 from gitstore.sync.plan import Action, PullStep, Side, archived_by_meta, plan_pull, reduce
@@ -69,27 +70,28 @@ def _summary(problems: list[str], shown: int = 3) -> str:
 class Syncer:
     def __init__(
         self,
-        store: Store,
+        here: Here,
         remote: str,
         transport: Transport,
         progress: Progress | None = None,
         limits: Limits | None = None,
         journal_from: int = journal.JOURNAL_FROM,
     ) -> None:
-        self.store = store
+        self.here = here
         self.journal_from = journal_from  # remotes smaller than this are listed whole
-        self.limits = limits or store.limits
+        self.limits = limits or here.limits
         self.inbound = Inbound()
-        self.repo = store.repo
+        self.repo = here.place.repo
         self.remote = remote
         self.tracking = remotes.tracking_prefix(remote)
         self.transport = transport
         self.progress = progress or (lambda _stage, _done, _total: None)
         self._parent = repo_parent(self.repo)
-        self.signature = store.notes.signature()  # notes merges: on the store's clock
+        self.signature = here.notes.signature()  # notes merges: on the store's clock
         self._held = False
         self.scope: set[str] | None = None  # the copies the last fetch brought (None: all)
         self.journal_note: Outcome | None = None  # why the journal was not used
+        self.drift_note: Outcome | None = None  # what a reconcile found the journal missed
 
     def compare(self, a: str, b: str) -> Comparison:
         return compare_tips(a, b, self._parent)
@@ -139,27 +141,30 @@ class Syncer:
         journal cannot say: everything), then check every copy that came
         (``fetching``): what fails is refused, by name."""
         self.progress("fetching", 0, 0)
-        self.journal_note, self.scope = None, None
-        gitdir = self.store.gitdir
+        self.journal_note, self.drift_note, self.scope = None, None, None
+        gitdir = self.here.place.gitdir
         if not full and journaled.usable(self):
             scope = journaled.fetch(self)
             if scope is not None:
                 bulkpull.pack_copies(gitdir, self.tracking, self.transport)
                 self.progress("checking", 0, len(scope))
                 self.inbound = fetching.screen(
-                    self.store, self.transport, self.remote, self.limits, [], scope
+                    self.here, self.transport, self.remote, self.limits, [], scope
                 )
                 self.scope = scope
                 journaled.accept(self, reconciled=False)
                 return
         else:
             fetching.fetch_journal(self.transport, self.remote, gitdir)  # before the listing
+        since, before = self.journal_tip(), journaled.copies(self)
         refused = fetching.fetch(self.transport, self.remote, gitdir)
         bulkpull.pack_copies(gitdir, self.tracking, self.transport)
+        unnamed = journaled.drift(self, before, since)
+        if unnamed:
+            detail = journaled.drift_line(self.remote, unnamed)
+            self.drift_note = Outcome(journal.REMOTE_REF, "drift", kind="warning", detail=detail)
         self.progress("checking", 0, 0)
-        self.inbound = fetching.screen(
-            self.store, self.transport, self.remote, self.limits, refused
-        )
+        self.inbound = fetching.screen(self.here, self.transport, self.remote, self.limits, refused)
         journaled.accept(self, reconciled=True)
 
     def journal_tip(self, name: str = journal.COPY) -> str | None:
@@ -183,7 +188,7 @@ class Syncer:
         return {n[0] for n in named if not isinstance(n, str)}
 
     def refusals(self) -> list[Outcome]:
-        acks = quarantine.acknowledged(self.store.gitdir)
+        acks = quarantine.acknowledged(self.here.place.gitdir)
         return [
             Outcome(
                 r.ref,
@@ -200,14 +205,14 @@ class Syncer:
         """Fetch and integrate (``full``: list every ref of the remote, a reconcile)."""
         with self.exclusive():
             self.fetch(full)
-            note = [self.journal_note] if self.journal_note else []
+            note = [n for n in (self.journal_note, self.drift_note) if n is not None]
             outcomes = note + self.refusals() + self.integrate()
             if not any(o.action == "changed" for o in outcomes):
                 return outcomes
             # a ref locked by a jp killed a moment ago: once its lock is old enough
             # for the store's repair to call it stale, integrate again
             time.sleep(transaction.STALE_LOCK_SECONDS + 0.2)
-            transaction.repair(self.repo, self.store.gitdir)
+            transaction.repair(self.here.place)
             return [o for o in outcomes if o.action != "changed"] + self.integrate()
 
     @contextmanager
@@ -216,7 +221,7 @@ class Syncer:
         if self._held:
             yield
             return
-        with synclock.exclusive(self.store.gitdir, self.remote):
+        with synclock.exclusive(self.here.place.gitdir, self.remote):
             self._held = True
             try:
                 yield
@@ -247,10 +252,10 @@ class Syncer:
             else:
                 simple.append((step, local.get(cid, Tips())))
         created = [s.cid for s, _ in simple if s.action is Action.CREATED]
-        with syncmeta.anchors(self.store, created):
+        with syncmeta.anchors(self.here, created):
             if len(created) >= bulkpull.BULK_AT:  # into packed-refs, as `git clone` does
                 made, left = bulkpull.create_packed(
-                    self.store, [s for s, _ in simple if s.action is Action.CREATED]
+                    self.here, [s for s, _ in simple if s.action is Action.CREATED]
                 )
                 outcomes += [Outcome(cid, Action.CREATED.value) for cid in made]
                 simple = [(s, t) for s, t in simple if s.action is not Action.CREATED]
@@ -268,7 +273,7 @@ class Syncer:
         remote = reduce(theirs.live, theirs.archived, self.compare)
         hint = None
         if local and remote and local.tip == remote.tip and local.archived != remote.archived:
-            hint = archived_by_meta(self.store.notes.note(self.store.notes.refs.meta, cid))
+            hint = archived_by_meta(self.here.notes.note(self.here.notes.refs.meta, cid))
         return plan_pull(cid, local, remote, self.compare, hint)
 
     def _broken(self, cid: str, tips: Tips) -> Outcome:
@@ -282,29 +287,28 @@ class Syncer:
         tips = {r.name: r.oid for r in rows}
         wanted = [
             (local_ref, there.removeprefix("refs/notes/"))
-            for local_ref, there in self.store.notes.refs.synced()  # jp's notes refs, by name
+            for local_ref, there in self.here.notes.refs.synced()  # jp's notes refs, by name
             if there.removeprefix("refs/notes/") in self.inbound.notes
         ]
         names: dict[str, str] = {}
         if any(tips.get(ref) != self.inbound.notes[rest] for ref, rest in wanted):
             # anchors named by their conversation in what is reported
             cids = set(self.local_tips()) | set(self.remote_tips())
-            names = {self.store.notes.anchor(cid): cid for cid in cids}
+            names = {self.here.notes.anchor(cid): cid for cid in cids}
         for local_ref, rest in wanted:
             if local.get(local_ref, "commit") != "commit":
                 detail = f"here it points at a {local[local_ref]}, not a commit; not synced"
                 out.append(Outcome(local_ref, "skipped", kind="warning", detail=detail))
                 continue
             action, problems = integrate_notes(
-                self.repo,
-                self.store.gitdir,
+                self.here.place,
                 local_ref,
                 self.tracking + "notes/" + rest,
                 self.signature,
                 f"jp pull {self.remote}: notes {rest}",
                 self.limits,
                 names,
-                self.store.ops.moving,
+                self.here.ops.moving,
             )
             if action not in (NotesAction.NONE, NotesAction.AHEAD):
                 out.append(Outcome(local_ref, action.value, kind="notes"))
@@ -334,7 +338,7 @@ class Syncer:
         with ExitStack() as stack:
             for cid in cids:
                 try:
-                    stack.enter_context(self.store.refs.hold(cid))
+                    stack.enter_context(self.here.refs.hold(cid))
                 except ConversationBusy:
                     busy.add(cid)
             yield busy
@@ -349,13 +353,13 @@ class Syncer:
             updates = [u for s, now in ready for u in self._step_moves(s, now)]
             out = [Outcome(cid, "busy", detail="in use by another jp process") for cid in busy]
             try:
-                self.store.refs.move(updates, f"jp pull {self.remote}")
+                self.here.refs.move(updates, f"jp pull {self.remote}")
                 return out + [Outcome(s.cid, s.action.value) for s, _ in ready]
             except ConcurrentUpdate:
                 pass
             for step, now in ready:  # one at a time, so one change does not block the rest
                 try:
-                    self.store.refs.move(self._step_moves(step, now), self._message(step))
+                    self.here.refs.move(self._step_moves(step, now), self._message(step))
                     out.append(Outcome(step.cid, step.action.value))
                 except ConcurrentUpdate:
                     out.append(Outcome(step.cid, "changed", detail="changed during the pull"))
@@ -365,11 +369,9 @@ class Syncer:
         """The remote keeps the id; the local copy continues under a new id."""
         assert step.fork is not None and step.target is not None
         cid = step.cid
-        new_id = ids.new_id(
-            self.store.clock.now(), lambda c: c in taken or self.store.refs.exists(c)
-        )
+        new_id = ids.new_id(self.here.clock.now(), lambda c: c in taken or self.here.refs.exists(c))
         taken.add(new_id)
-        syncmeta.copy_meta(self.store, self.signature, cid, new_id, step, self.remote)
+        syncmeta.copy_meta(self.here, self.signature, cid, new_id, step, self.remote)
         fork_ref = refs.archived(new_id) if step.fork.archived else refs.live(new_id)
         updates = [RefUpdate(fork_ref, None, step.fork.tip), *self._moves(cid, step.target, now)]
         active = syncmeta.active_target(self.repo)
@@ -379,7 +381,7 @@ class Syncer:
             if busy:
                 return Outcome(cid, "busy", detail="in use by another jp process")
             try:
-                self.store.refs.move(updates, self._message(step) + f" -> {new_id}")
+                self.here.refs.move(updates, self._message(step) + f" -> {new_id}")
             except ConcurrentUpdate:
                 return Outcome(cid, "changed", detail="changed during the pull")
         return Outcome(cid, step.action.value, new_id=new_id)
@@ -395,4 +397,4 @@ def open_sync(
     """A pull or push with ``remote`` through the git command line at ``git``
     (None: libgit2's own transport, ``transport.choose``).  ``unattended``: the
     environment of a git that must never prompt, since nobody can answer."""
-    return Syncer(store, remote, choose(store.repo, git, unattended), progress)
+    return Syncer(Here.of(store), remote, choose(store.place.repo, git, unattended), progress)

@@ -14,7 +14,7 @@ import pygit2
 
 from gitstore import refs
 from gitstore.fs import retry
-from gitstore.sync import journal, remotes
+from gitstore.sync import journal, journaled, remotes
 from gitstore.sync.gitoutput import RefResult
 from gitstore.sync.plan import Action, PushStep, RemoteUpdate, plan_push, reduce
 from gitstore.sync.pull import Outcome, Syncer, Tips
@@ -76,7 +76,7 @@ def _plan_notes(syncer: Syncer) -> list[PushStep | Outcome]:
     fetched = syncer.inbound.notes
     local = {row.name: row for row in syncer.transport.list_refs(["refs/notes/"])}
     out: list[PushStep | Outcome] = []
-    for ref, there in syncer.store.notes.refs.synced():  # jp's notes refs, by name
+    for ref, there in syncer.here.notes.refs.synced():  # jp's notes refs, by name
         row = local.get(ref)
         if row is None or row.kind != "commit":
             continue  # none here, or not a commit (the pull named it)
@@ -147,7 +147,7 @@ def _push(syncer: Syncer, retries: int, full: bool) -> list[Outcome]:
         outcomes += held
         updates = [u for s in steps for u in s.updates]
         if not updates:
-            if journal.REMOTE_REF in by_ref:  # refs moved, their entry did not (no --atomic)
+            if journal.REMOTE_REF in by_ref and journaled.atomic(syncer):  # refs went, entry not
                 send(syncer, [], sent)
             outcomes += [_outcome(s, {}) for s in steps]
             return outcomes
@@ -164,7 +164,16 @@ def _push(syncer: Syncer, retries: int, full: bool) -> list[Outcome]:
 
 def send(syncer: Syncer, updates: list[RemoteUpdate], names: set[str]) -> list[RefResult]:
     """Push ``updates`` with a journal entry naming ``names`` (the refs they move),
-    in one atomic push; the fetched copies follow what the remote accepted."""
+    in one atomic push; the fetched copies follow what the remote accepted.
+
+    libgit2's push (a machine without ``git``) cannot make a push atomic, so it
+    writes no journal entry at all: an entry without its refs, or refs without
+    their entry, would each mislead a reader; a move without one is what plain
+    git makes, and a reconcile finds it (and names it as drift)."""
+    if not journaled.atomic(syncer):
+        results = syncer.transport.push(syncer.remote, updates)
+        _track(syncer, results, {u.ref: u for u in updates})
+        return results
     parent = syncer.journal_tip()
     entry = journal.stamp(syncer.repo, parent, names, syncer.signature)
     stamped = [*updates, RemoteUpdate(journal.REMOTE_REF, entry, parent)]

@@ -119,15 +119,15 @@ def _write(
 
 def add(store: Store, name: str, url: str) -> str:
     """``remotes.add``, recorded in the operation log."""
-    before = snapshot(store.repo, name)
-    result = remotes.add(store.repo, name, url, store.notes.refs)
-    store.ops.remote(RemoteChange(name, before, snapshot(store.repo, name)))
+    before = snapshot(store.place.repo, name)
+    result = remotes.add(store.place.repo, name, url, store.notes.refs)
+    store.ops.remote(RemoteChange(name, before, snapshot(store.place.repo, name)))
     return result
 
 
 def remove(store: Store, name: str) -> str:
     """``remotes.remove``, recorded with the fetched copies it deletes."""
-    repo = store.repo
+    repo = store.place.repo
     before = snapshot(repo, name)
     # the copies it deletes, and any ref its refspecs name (libgit2 deletes what a
     # remote's refspecs match): each is recorded only if it did go
@@ -153,13 +153,13 @@ def remove(store: Store, name: str) -> str:
 
 def listing(store: Store) -> list[remotes.RemoteInfo]:
     """Every remote of the store, jp's and others (``remotes.all_remotes``)."""
-    return remotes.all_remotes(store.repo)
+    return remotes.all_remotes(store.place.repo)
 
 
 def find(store: Store, name: str) -> remotes.RemoteInfo | None:
-    return remotes.find(store.repo, name)
+    return remotes.find(store.place.repo, name)
 
 
 def default(store: Store) -> str | None:
     """The remote a sync uses when none is named (``remotes.default``)."""
-    return remotes.default(store.repo)
+    return remotes.default(store.place.repo)

@@ -20,6 +20,7 @@ import pygit2
 
 from gitstore.errors import SyncError
 from gitstore.fs import retry
+from gitstore.fs.place import Place
 from gitstore.refs import files as refread
 from gitstore.store import maintenance
 from gitstore.sync import gitenv
@@ -185,7 +186,7 @@ class GitCli:
     def maintain(self) -> None:
         """git's own housekeeping (libgit2 never packs), after the sync, not during it;
         no git started when its thresholds say it has nothing to do (``maintenance.due``)."""
-        if self.repo is None or maintenance.due(self.repo, self.gitdir):
+        if self.repo is None or maintenance.due(Place.of(self.repo, self.gitdir)):
             self._run(["gc", "--auto", "--quiet"])
 
     def pack_refs(self) -> None:
@@ -245,6 +246,8 @@ class GitCli:
             if u.new is None:
                 args.append(f"--force-with-lease={u.ref}:{u.lease or ''}")
                 specs.append(f":{u.ref}")
+            elif u.lease is not None:  # the journal: a new root replaces it only if unmoved
+                args.append(f"--force-with-lease={u.ref}:{u.lease}")
         proc = self._run([*args, remote, *specs], remote=remote)
         found = parse_porcelain(proc.stdout)
         if proc.returncode != 0 and not found:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from gitstore import Finding, Store, acknowledge_refusals, examine, mend
+from gitstore import Finding, Store, examine, mend
 from porcelain import clock
 from porcelain.commands.context import App
 from porcelain.errors import Exit, UserError
@@ -39,7 +39,7 @@ def doctor(app: App, fix: bool, no_fsck: bool, ack: bool) -> int:
         raise UserError(f"no store at {path}", "create one with `jp init`")
     # repair=False: see what a command would mend silently
     store = Store(path, app.identity(), repair=False, clock=clock.for_store())
-    acked = acknowledge_refusals(store.gitdir) if ack else []
+    acked = store.refs.acknowledge_refusals() if ack else []
     findings = examine(store, fsck=not no_fsck)
     fixed: list[Finding] = []
     if fix and any(f.fixable for f in findings):
@@ -54,10 +54,10 @@ def doctor(app: App, fix: bool, no_fsck: bool, ack: bool) -> int:
     for f in findings:
         lines.append(f"{f.severity}: {f.problem}; mend: {f.fix}")
     if not problems:
-        lines.append(f"The store {store.gitdir} is healthy.")
+        lines.append(f"The store {store.local.folder} is healthy.")
     app.output.emit(
         {
-            "store": str(store.gitdir),
+            "store": str(store.local.folder),
             "healthy": not problems,
             "fixed": [f.to_json() for f in fixed],
             "acknowledged": [

@@ -121,7 +121,7 @@ def query(
             edit,
             attach,
             attach_cmd,
-            lambda: app.store().gitdir,
+            lambda: app.store().local.folder,
             lambda: provider_keys(app.config().data),
         )
         ask.system = system.strip() if system and system.strip() else None

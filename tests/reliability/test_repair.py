@@ -151,12 +151,12 @@ def test_a_running_operation_is_not_touched(store: Store) -> None:
     path, fd = transaction._write_journal(store.gitdir, updates, "jp test")
     try:
         set_ref(store, updates[1].name, updates[1].new)  # mid-commit, as it would look
-        assert transaction.repair(store.repo, store.gitdir) == 0
+        assert transaction.repair(store.place) == 0
         assert path.exists()
         assert transaction.current(store.repo, refs.live(A)) is not None
     finally:
         os.close(fd)
-    assert transaction.repair(store.repo, store.gitdir) == 1
+    assert transaction.repair(store.place) == 1
     assert state(store, updates) == [u.new for u in updates]
 
 
@@ -166,10 +166,10 @@ def test_a_young_lock_waits_for_the_next_command(store: Store) -> None:
     set_ref(store, updates[1].name, updates[1].new)
     stale_lock(store, updates[0].name, age=0.0)
 
-    transaction.repair(store.repo, store.gitdir)
+    transaction.repair(store.place)
     assert len(journals(store)) == 1 and len(locks(store)) == 1  # could be a live writer's
 
-    transaction.repair(store.repo, store.gitdir, stale_after=0.0)
+    transaction.repair(store.place, stale_after=0.0)
     assert state(store, updates) == [u.new for u in updates]
     assert journals(store) == [] and locks(store) == []
 

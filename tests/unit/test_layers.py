@@ -183,9 +183,13 @@ def test_a_back_arrow_inside_gitstore_breaks_the_contract(tmp_path: Path) -> Non
 
 STORE_PARTS = {"log", "refs", "notes", "local", "ops"}
 # what a store was opened with and on, and opening's own acts (docs/architecture.md)
-STORE_OPENING = {"path", "gitdir", "repo", "identity", "clock", "limits", "format"}
+STORE_OPENING = {"path", "gitdir", "repo", "place", "identity", "clock", "limits", "format"}
 STORE_OPENING |= {"repair", "close"}
-PORCELAIN_OPENING = STORE_OPENING - {"repo"}  # porcelain never reaches libgit2 itself
+# the repository and its directory, alone or as one place (``fs/place.py``)
+STORE_INSIDES = {"repo", "gitdir", "place"}
+PORCELAIN_OPENING = STORE_OPENING - STORE_INSIDES  # porcelain never reaches libgit2 itself
+# what takes its parts (``sync/here.py:Here``), not the repository and its directory
+PARTS_TAKERS = ("gitstore/sync", "gitstore/undoing.py", "porcelain")
 PATH_ONLY = {"name", "parent"}  # a store's path named `store` (commands/context.py)
 
 
@@ -229,6 +233,45 @@ def test_porcelain_holds_a_store_by_its_parts_and_its_opening() -> None:
         if name not in STORE_PARTS | PORCELAIN_OPENING | PATH_ONLY
     ]
     assert not bad, "\n".join(bad)
+
+
+def _insides_reached(root: Path) -> list[str]:
+    """Where the code under ``root`` reaches ``store.repo`` or ``store.gitdir``."""
+    return [
+        f"{p.relative_to(root).as_posix()}:{line} store.{name}"
+        for top in PARTS_TAKERS
+        for p in sorted((root / top).rglob("*.py") if (root / top).is_dir() else [root / top])
+        for line, name in sorted(_store_uses(p))
+        if name in {"repo", "gitdir"}
+    ]
+
+
+def test_sync_undo_and_porcelain_take_parts_not_the_repository() -> None:
+    """A sync holds a ``Here`` (parts and a place), undo and porcelain hold the
+    store's parts: none of them reaches ``store.repo`` or ``store.gitdir``."""
+    bad = _insides_reached(ROOT)
+    assert not bad, "\n".join(bad)
+
+
+def test_a_reach_into_the_repository_is_caught(tmp_path: Path) -> None:
+    """The check above fails on a planted ``store.repo`` (and ``syncer.store.gitdir``)."""
+    for top in PARTS_TAKERS:
+        target = tmp_path / top
+        if top.endswith(".py"):
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text("def f(store):\n    return 1\n")
+        else:
+            target.mkdir(parents=True, exist_ok=True)
+    assert _insides_reached(tmp_path) == []
+    (tmp_path / "gitstore/sync/planted.py").write_text(
+        "def f(store, syncer):\n    return store.repo, syncer.store.gitdir\n"
+    )
+    (tmp_path / "gitstore/undoing.py").write_text("def f(store):\n    return store.gitdir\n")
+    assert _insides_reached(tmp_path) == [
+        "gitstore/sync/planted.py:2 store.gitdir",
+        "gitstore/sync/planted.py:2 store.repo",
+        "gitstore/undoing.py:2 store.gitdir",
+    ]
 
 
 def test_the_store_is_its_parts_and_its_opening_and_nothing_more(tmp_path: Path) -> None:

@@ -26,6 +26,11 @@ class Local:
         self._g = ground
 
     @property
+    def folder(self) -> Path:
+        """The git directory that holds the store and what this machine keeps of it."""
+        return self._g.gitdir
+
+    @property
     def config_file(self) -> Path:
         """The store's own layer of jp's configuration (local, never synced)."""
         return self._g.gitdir / "jp" / "config.toml"
@@ -70,6 +75,6 @@ class Local:
         Runs in the background unless ``wait``; returns what ran, "" if nothing.
         """
         g = self._g
-        if not force and not maintenance.due(g.repo, g.gitdir):
+        if not force and not maintenance.due(g.place):
             return ""
         return g.maintenance.run(force=force, wait=wait)

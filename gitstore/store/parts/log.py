@@ -171,7 +171,7 @@ class Log(Chains):
             name = refs.live(cid)
             try:
                 with self._ops.moving([RefUpdate(name, None, tip)]):
-                    if not refcreate.create(self._g.repo, self._g.gitdir, name, tip, reason):
+                    if not refcreate.create(self._g.place, name, tip, reason):
                         raise ConversationExists(cid)  # another writer took the id first
             except RefBusy:
                 locked = self._g.locked(name)  # a lock that outlived its writer

@@ -73,7 +73,7 @@ class Ops:
         g = self._g
         op = self._recorder.end(g.signature(), self._active)
         if op is not None:
-            maintenance.trim_oplog_when_due(g.repo, g.gitdir, g.retention, op)
+            maintenance.trim_oplog_when_due(g.place, g.retention, op)
         return op
 
     @contextmanager

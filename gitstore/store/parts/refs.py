@@ -116,6 +116,10 @@ class Refs:
         listed = self._g.reader.listing((quarantine.ROOT,))
         return quarantine.listing(listed, self._g.gitdir)
 
+    def acknowledge_refusals(self) -> builtins.list[tuple[str, str, quarantine.Entry]]:
+        """Accept what the last pulls refused (``jp doctor --ack``): remote, ref, entry."""
+        return quarantine.acknowledge(self._g.gitdir)
+
     def active(self) -> str | None:
         """The active conversation (``JP_HEAD``), if any."""
         named = self._g.reader.symbolic(refs.ACTIVE)
@@ -169,7 +173,7 @@ class Refs:
         try:
             with self._ops.moving(updates, partial=(StoreError,)):
                 try:
-                    transaction.apply(self._g.repo, self._g.gitdir, updates, reason)
+                    transaction.apply(self._g.place, updates, reason)
                 except RefBusy as exc:
                     if not exc.partial:
                         raise

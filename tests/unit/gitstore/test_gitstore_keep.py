@@ -118,9 +118,9 @@ def test_many_small_packs_make_maintenance_due(store: Store) -> None:
 
     packs = store.gitdir / "objects" / "pack"
     packs.mkdir(exist_ok=True)
-    assert not maintenance.due(store.repo, store.gitdir)
+    assert not maintenance.due(store.place)
     for n in range(maintenance.PACK_LIMIT + 1):
         (packs / f"pack-{n:040x}.idx").write_bytes(b"")
-    assert maintenance.due(store.repo, store.gitdir)
+    assert maintenance.due(store.place)
     store.repo.config["gc.autoPackLimit"] = 0
-    assert not maintenance.due(store.repo, store.gitdir)
+    assert not maintenance.due(store.place)

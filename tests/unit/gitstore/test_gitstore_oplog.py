@@ -241,8 +241,8 @@ def test_retention_drops_old_operations_and_keeps_the_rest(store: Store, path: P
         sig,
     )
     assert oplog.oldest_time(store.repo) == pytest.approx(now - 100 * day)
-    assert maintenance.trim_oplog(store.repo, path, 200 * day, now) == 0
-    assert maintenance.trim_oplog(store.repo, path, 90 * day, now) == 1
+    assert maintenance.trim_oplog(store.place, 200 * day, now) == 0
+    assert maintenance.trim_oplog(store.place, 90 * day, now) == 1
     assert [o.id for o in oplog.ops(store.repo)] == ["new"]
     reachable = set(git(path, "rev-list", oplog.REF).split())
     assert new_tip in reachable and old_tip not in reachable

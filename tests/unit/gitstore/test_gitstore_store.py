@@ -240,5 +240,5 @@ def test_a_written_object_gone_with_its_folder_is_named_as_a_prune(store: Store)
 
     missing = "ab" + "0" * 38  # its folder objects/ab/ is not there: pruned away
     with pytest.raises(EnvironmentFault) as caught:
-        diskfault.check_written(store.repo, store.gitdir, missing)
+        diskfault.check_written(store.place, missing)
     assert caught.value.kind == "pruned"

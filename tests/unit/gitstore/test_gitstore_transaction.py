@@ -138,7 +138,7 @@ def test_broken_journals_and_stale_leftovers_are_cleared(path: Path, tip: str) -
     old = time.time() - 60
     os.utime(half, (old, old))
     before = git(path, "for-each-ref")
-    assert transaction.repair(Store(path).repo, path) >= 0
+    assert transaction.repair(Store(path).place) >= 0
     assert list(folder.iterdir()) == []
     assert git(path, "for-each-ref") == before
 

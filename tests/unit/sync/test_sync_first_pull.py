@@ -12,6 +12,7 @@ from gitstore.store.core import Store
 from gitstore.store.repo import init_bare
 from gitstore.sync import meta as syncmeta
 from gitstore.sync import remotes
+from gitstore.sync.here import Here
 from gitstore.sync.pull import Syncer
 from gitstore.sync.push import push
 from gitstore.sync.transport import choose
@@ -25,7 +26,7 @@ def machine(path: Path, url: str) -> Syncer:
     init_bare(path)
     store = Store(path)
     remotes.add(store.repo, "origin", url)
-    return Syncer(store, "origin", choose(store.repo, GIT))
+    return Syncer(Here.of(store), "origin", choose(store.repo, GIT))
 
 
 def test_a_first_pull_packs_the_anchors_and_keeps_every_note(
@@ -37,18 +38,18 @@ def test_a_first_pull_packs_the_anchors_and_keeps_every_note(
     for cid in cids:
         start = {"type": "conversation_start", "timestamp": "2026-01-05T09:00:00Z",
                  "conversation_id": cid}  # fmt: skip
-        laptop.store.log.create(cid, [start], None, "test")
-    laptop.store.notes.set_meta(cids[0], {"title": "first"}, "test")
-    laptop.store.notes.set_meta(cids[-1], {"title": "last", "pinned": True}, "test")
+        laptop.here.log.create(cid, [start], None, "test")
+    laptop.here.notes.set_meta(cids[0], {"title": "first"}, "test")
+    laptop.here.notes.set_meta(cids[-1], {"title": "last", "pinned": True}, "test")
     push(laptop)
     desktop = machine(tmp_path / "desktop", bare_remote.url)
     created = {o.id for o in desktop.pull() if o.action == "created" and o.kind == "conversation"}
     assert created == set(cids)
-    store = desktop.store
-    objects = store.gitdir / "objects"
+    store = desktop.here
+    objects = store.place.gitdir / "objects"
     for cid in cids:
         anchor = store.notes.anchor(cid)
-        assert store.repo.get(anchor) is not None  # the notes hang on something
+        assert store.place.repo.get(anchor) is not None  # the notes hang on something
         assert not (objects / anchor[:2] / anchor[2:]).exists()  # and it is packed
     many = store.notes.metas(cids)
     assert many == {cid: store.notes.meta(cid) for cid in cids}
@@ -62,8 +63,8 @@ def test_a_pull_of_a_few_writes_their_anchors_as_before(
     laptop = machine(tmp_path / "laptop", bare_remote.url)
     start = {"type": "conversation_start", "timestamp": "2026-01-05T09:00:00Z",
              "conversation_id": "jp-c1"}  # fmt: skip
-    laptop.store.log.create("jp-c1", [start], None, "test")
+    laptop.here.log.create("jp-c1", [start], None, "test")
     push(laptop)
     desktop = machine(tmp_path / "desktop", bare_remote.url)
     assert [o.action for o in desktop.pull() if o.kind == "conversation"] == ["created"]
-    assert desktop.store.repo.get(desktop.store.notes.anchor("jp-c1")) is not None
+    assert desktop.here.place.repo.get(desktop.here.notes.anchor("jp-c1")) is not None

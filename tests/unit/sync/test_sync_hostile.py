@@ -17,6 +17,7 @@ from gitstore.refs import quarantine
 from gitstore.store.core import Store
 from gitstore.store.repo import init_bare
 from gitstore.sync import remotes
+from gitstore.sync.here import Here
 from gitstore.sync.inbound import Known, check_chain
 from gitstore.sync.pull import Syncer
 from gitstore.sync.push import push
@@ -50,7 +51,7 @@ def machine(request: pytest.FixtureRequest, tmp_path: Path, bare_remote: Remote)
         store = Store(tmp_path / name, limits=limits)
         remotes.add(store.repo, "origin", bare_remote.url)
         transport = choose(store.repo, GIT if request.param == "git" else None)
-        return store, Syncer(store, "origin", transport)
+        return store, Syncer(Here.of(store), "origin", transport)
 
     return make
 
@@ -169,7 +170,9 @@ def test_an_oversized_event_is_refused_and_not_kept(machine: Make, tmp_path: Pat
     assert out[refs.live(CID)].kept is None
     intact(store, before)
     # with the limit raised, the same remote comes in (the refusal is not remembered blindly)
-    bigger = Syncer(store, "origin", syncer.transport, limits=Limits(max_event_bytes=100_000))
+    bigger = Syncer(
+        Here.of(store), "origin", syncer.transport, limits=Limits(max_event_bytes=100_000)
+    )
     assert refused(bigger.pull()) == {}
     assert store.log.load(CID).events[-1]["content"] == "x" * 50_000
 

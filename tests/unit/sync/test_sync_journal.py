@@ -14,6 +14,7 @@ from gitstore import refs
 from gitstore.store.core import Store
 from gitstore.store.repo import init_bare
 from gitstore.sync import fetching, journal, remotes
+from gitstore.sync.here import Here
 from gitstore.sync.plan import RemoteUpdate
 from gitstore.sync.pull import Outcome, Syncer
 from gitstore.sync.push import push
@@ -57,7 +58,7 @@ def machine(tmp_path: Path, bare_remote: Remote) -> Make:
         init_bare(tmp_path / name)
         store = Store(tmp_path / name)
         remotes.add(store.repo, "origin", bare_remote.url)
-        return store, Syncer(store, "origin", choose(store.repo, GIT), journal_from=0)
+        return store, Syncer(Here.of(store), "origin", choose(store.repo, GIT), journal_from=0)
 
     return make
 
@@ -94,7 +95,8 @@ def remote_journal(remote: Remote) -> list[str]:
     """Every name in the remote's journal, newest entry first."""
     hostile = Hostile(remote.path)
     log = hostile.git("log", "--format=%B%x00", journal.REMOTE_REF)
-    return [line for entry in log.split("\0") for line in entry.split("\n")[2:] if line]
+    bodies = (entry.lstrip("\n").partition("\n\n")[2] for entry in log.split("\0"))
+    return [line for body in bodies for line in body.split("\n") if line]
 
 
 @every_remote
@@ -122,13 +124,13 @@ def test_a_remote_smaller_than_journal_from_is_listed_whole_on_every_pull(
     a, sa, b, sb = pair
     assert journal.refs_at_reconcile(b.gitdir, "origin") == 2  # counted by the first pull
     drift(bare_remote)
-    small = Syncer(b, "origin", sb.transport, journal_from=3)
+    small = Syncer(Here.of(b), "origin", sb.transport, journal_from=3)
     assert pulled(small.pull()) == {"jp-c2": "fast-forwarded"}, "plain git's move seen at once"
     assert small.scope is None and journal.pulls_since_reconcile(b.gitdir, "origin") == 0
     # at or over the limit the journal decides again
     add(a, "jp-c1", "more")
     push(sa)
-    at = Syncer(b, "origin", sb.transport, journal_from=2)
+    at = Syncer(Here.of(b), "origin", sb.transport, journal_from=2)
     assert pulled(at.pull()) == {"jp-c1": "fast-forwarded"} and at.scope == {"conversations/jp-c1"}
 
 
@@ -245,6 +247,131 @@ def test_a_pull_killed_after_the_journal_came_walks_it_again(
     a, sa, b, sb = pair
     add(a, "jp-c1", "more")
     push(sa)
-    fetching.fetch_journal(sb.transport, "origin", sb.store.gitdir)
+    fetching.fetch_journal(sb.transport, "origin", sb.here.place.gitdir)
     assert sb.journal_tip(journal.INCOMING) != sb.journal_tip()
     assert pulled(sb.pull()) == {"jp-c1": "fast-forwarded"}
+
+
+def drift_notes(outcomes: list[Outcome]) -> list[Outcome]:
+    return [o for o in outcomes if o.kind == "warning" and o.action == "drift"]
+
+
+@every_remote
+def test_a_reconcile_names_the_refs_the_journal_did_not(
+    moved: tuple[Store, Syncer], bare_remote: Remote
+) -> None:
+    b, sb = moved
+    drift(bare_remote)  # plain git moves jp-c2; jp-c1 moved with its journal entry
+    outcomes = sb.pull(full=True)
+    assert pulled(outcomes) == {"jp-c1": "fast-forwarded", "jp-c2": "fast-forwarded"}
+    (note,) = drift_notes(outcomes)
+    assert note.id == journal.REMOTE_REF and "\n" not in note.detail
+    assert note.detail.startswith("1 ref moved on origin without a journal entry")
+    assert refs.live("jp-c2") in note.detail and "jp-c1" not in note.detail
+    assert drift_notes(sb.pull(full=True)) == [], "a reconcile that found nothing says nothing"
+
+
+def test_moves_the_journal_named_are_no_drift(
+    pair: tuple[Store, Syncer, Store, Syncer],
+) -> None:
+    a, sa, b, sb = pair
+    add(a, "jp-c1", "more")
+    new(a, "jp-c3", "three")
+    push(sa)
+    outcomes = sb.pull(full=True)
+    assert pulled(outcomes) == {"jp-c1": "fast-forwarded", "jp-c3": "created"}
+    assert drift_notes(outcomes) == []
+
+
+def test_a_first_pull_and_a_remote_without_a_journal_report_no_drift(
+    machine: Make, bare_remote: Remote
+) -> None:
+    a, sa = machine("a")
+    new(a, "jp-c1", "one")
+    new(a, "jp-c2", "two")
+    push(sa)
+    b, sb = machine("b")
+    assert drift_notes(sb.pull()) == [], "everything is new to a first pull, none of it drift"
+    Hostile(bare_remote.path).git("update-ref", "-d", journal.REMOTE_REF)
+    drift(bare_remote)
+    outcomes = sb.pull()
+    assert pulled(outcomes) == {"jp-c2": "fast-forwarded"} and drift_notes(outcomes) == []
+
+
+def test_libgit2s_push_writes_no_journal_entry_and_a_reconcile_names_it(
+    tmp_path: Path, pair: tuple[Store, Syncer, Store, Syncer], bare_remote: Remote
+) -> None:
+    """libgit2 cannot push atomically: its push journals nothing (docs/sync.md)."""
+    a, sa, b, sb = pair
+    entries = remote_journal(bare_remote)
+    fallback = Syncer(Here.of(a), "origin", choose(a.repo, None), journal_from=0)
+    assert fallback.transport.name == "pygit2"
+    add(a, "jp-c2", "through libgit2")
+    assert [o.action for o in push(fallback) if o.direction == "push"] == ["fast-forwarded"]
+    assert Hostile(bare_remote.path).tip(refs.live("jp-c2")) == a.refs.require("jp-c2").tip
+    assert remote_journal(bare_remote) == entries, "no entry without its refs, nor refs with one"
+    assert pulled(sb.pull()) == {}, "a journal pull does not see it"
+    outcomes = sb.pull(full=True)
+    assert pulled(outcomes) == {"jp-c2": "fast-forwarded"}
+    (note,) = drift_notes(outcomes)
+    assert refs.live("jp-c2") in note.detail
+
+
+def chain_length(remote: Remote) -> int:
+    return int(Hostile(remote.path).git("rev-list", "--count", journal.REMOTE_REF))
+
+
+@every_remote
+def test_the_journal_is_trimmed_by_a_new_root_and_readers_behind_it_reconcile(
+    machine: Make, bare_remote: Remote, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(journal, "TRIM_AT", 3)
+    a, sa = machine("a")
+    b, sb = machine("b")
+    c, sc = machine("c")
+    new(a, "jp-c1", "one")
+    push(sa)
+    sb.pull(), sc.pull()
+    for n in range(4):  # entries at depth 1, 2, then a new root, then 1 again
+        add(a, "jp-c1", f"more {n}")
+        push(sa)
+        if n == 1:
+            assert chain_length(bare_remote) == 3
+            sb.pull()  # b's copy is now the tip the new root will record as its base
+    assert chain_length(bare_remote) == 2, "the old chain is no longer the journal's"
+    root = Hostile(bare_remote.path).git("rev-list", "--max-parents=0", journal.REMOTE_REF)
+    head = Hostile(bare_remote.path).git("log", "-1", "--format=%B", root.strip())
+    assert f"base: {sb.journal_tip()}" in head
+    new(a, "jp-c2", "two")
+    push(sa)
+    # b read up to the base: it walks on across the new root, fetching only what moved
+    assert pulled(sb.pull()) == {"jp-c1": "fast-forwarded", "jp-c2": "created"}
+    assert sb.scope == {"conversations/jp-c1", "conversations/jp-c2"}
+    assert journal.pulls_since_reconcile(b.gitdir, "origin") > 0
+    # c is further behind: its copy is below no entry now, so it reconciles
+    assert pulled(sc.pull()) == {"jp-c1": "fast-forwarded", "jp-c2": "created"}
+    assert sc.scope is None and journal.pulls_since_reconcile(c.gitdir, "origin") == 0
+    assert b.refs.require("jp-c1").tip == c.refs.require("jp-c1").tip == a.refs.require("jp-c1").tip
+
+
+def test_two_pushers_trimming_at_once_both_land(
+    machine: Make, bare_remote: Remote, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each new root carries a lease on the tip it replaces: the second loses the race,
+    pulls again and lands on top of the first one's root."""
+    monkeypatch.setattr(journal, "TRIM_AT", 2)
+    a, sa = machine("a")
+    b, sb = machine("b")
+    new(a, "jp-c1", "one")
+    push(sa)
+    sb.pull()
+    add(a, "jp-c1", "a1")
+    push(sa)
+    sb.pull()  # both now at depth 1: the next push of each starts a new root
+    new(a, "jp-c2", "from a")
+    new(b, "jp-c3", "from b")
+    push(sa)
+    assert [o.action for o in push(sb) if o.direction == "push"] == ["created"]
+    names = set(remote_journal(bare_remote))
+    assert {refs.live("jp-c2"), refs.live("jp-c3")} <= names
+    assert pulled(sa.pull()) == {"jp-c3": "created"}

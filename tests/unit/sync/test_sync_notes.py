@@ -8,6 +8,7 @@ import pygit2
 import pytest
 
 from gitstore import refs
+from gitstore.fs.place import Place
 from gitstore.store import notes
 from gitstore.store.core import Store
 from gitstore.store.repo import init_bare
@@ -47,7 +48,7 @@ def test_a_flat_remote_and_a_fanned_out_local_merge_by_union(store: Store) -> No
     store.notes.set_meta("jp-c4", {"pinned_at": "2026-01-01T00:00:00.000000Z"}, "pin")
 
     action, dropped = notesync.integrate(
-        repo, gitdir, refs.NOTES_META, REMOTE, signature(), "merge"
+        Place.of(repo, gitdir), refs.NOTES_META, REMOTE, signature(), "merge"
     )
     assert action == notesync.NotesAction.MERGED and dropped == []
     for cid in cids[:3]:

@@ -20,6 +20,7 @@ from gitstore.store.core import Store
 from gitstore.store.repo import init_bare
 from gitstore.sync import gitenv, remotes
 from gitstore.sync import meta as syncmeta
+from gitstore.sync.here import Here
 from gitstore.sync.pull import Syncer
 from gitstore.sync.push import push
 from gitstore.sync.transport import GitCli
@@ -47,7 +48,9 @@ def machine(tmp_path: Path, name: str, url: str, git: str, env: dict[str, str]) 
     store = Store(tmp_path / name)
     remotes.add(store.repo, "origin", url)
     # the journal's pull (a remote this small is otherwise listed whole: journal.JOURNAL_FROM)
-    return Syncer(store, "origin", GitCli(git, store.gitdir, env, store.repo), journal_from=0)
+    return Syncer(
+        Here.of(store), "origin", GitCli(git, store.gitdir, env, store.repo), journal_from=0
+    )
 
 
 def start(cid: str) -> dict[str, object]:
@@ -65,13 +68,15 @@ def test_a_no_op_pull_from_a_path_starts_one_git(tmp_path: Path) -> None:
     git, log = counting_git(tmp_path)
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     laptop = machine(tmp_path, "laptop", str(remote), git, env)
-    laptop.store.log.create("jp-c1", [start("jp-c1")], None, "test")
+    laptop.here.log.create("jp-c1", [start("jp-c1")], None, "test")
     push(laptop)
     desktop = machine(tmp_path, "desktop", str(remote), git, env)
     assert {o.id for o in desktop.pull() if o.action == "created"} == {"jp-c1"}
     log.unlink()
     store = Store(tmp_path / "desktop")  # as a new jp process would open it
-    again = Syncer(store, "origin", GitCli(git, store.gitdir, env, store.repo), journal_from=0)
+    again = Syncer(
+        Here.of(store), "origin", GitCli(git, store.gitdir, env, store.repo), journal_from=0
+    )
     assert [o for o in again.pull() if o.kind == "conversation"] == []
     assert len(calls(log)) == 1 and " fetch " in calls(log)[0], calls(log)
 
@@ -133,7 +138,7 @@ def test_a_pull_that_creates_many_leaves_the_refs_packed(tmp_path: Path) -> None
     laptop = machine(tmp_path, "laptop", str(remote), GIT, env)
     cids = [f"jp-c{n}" for n in range(1, syncmeta.PACKED_AT + 1)]
     for cid in cids:
-        laptop.store.log.create(cid, [start(cid)], None, "test")
+        laptop.here.log.create(cid, [start(cid)], None, "test")
     push(laptop)
     desktop = machine(tmp_path, "desktop", str(remote), GIT, env)
     assert len([o for o in desktop.pull() if o.action == "created"]) >= len(cids)

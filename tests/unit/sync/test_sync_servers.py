@@ -16,6 +16,7 @@ from gitstore.refs import quarantine
 from gitstore.store.core import Store
 from gitstore.store.repo import init_bare
 from gitstore.sync import gitenv, remotes
+from gitstore.sync.here import Here
 from gitstore.sync.pull import Syncer
 from gitstore.sync.push import push
 from gitstore.sync.transport import choose
@@ -46,7 +47,7 @@ def test_a_server_gone_during_a_pull_refuses_nothing(
     init_bare(tmp_path / "mine")
     store = Store(tmp_path / "mine")
     remotes.add(store.repo, "origin", bare_remote.url)
-    syncer = Syncer(store, "origin", choose(store.repo, GIT))
+    syncer = Syncer(Here.of(store), "origin", choose(store.repo, GIT))
     start = {"type": "conversation_start", "timestamp": "2026-01-05T09:00:00Z"}
     store.log.create(CID, [{**start, "conversation_id": CID}, request("mine")], None, "test")
     store.notes.set_meta(CID, {"title": "mine"}, "test")

@@ -16,6 +16,7 @@ from gitstore.events import now_text
 from gitstore.store.core import Store
 from gitstore.store.repo import init_bare
 from gitstore.sync import remotes
+from gitstore.sync.here import Here
 from gitstore.sync.pull import Outcome, Syncer
 from gitstore.sync.push import push
 from gitstore.sync.transport import choose
@@ -64,7 +65,7 @@ def machine(request: pytest.FixtureRequest, tmp_path: Path, bare_remote: Remote)
         store = Store(tmp_path / name)
         remotes.add(store.repo, "origin", bare_remote.url)
         transport = choose(store.repo, GIT if request.param == "git" else None)
-        return store, Syncer(store, "origin", transport)
+        return store, Syncer(Here.of(store), "origin", transport)
 
     return make
 
