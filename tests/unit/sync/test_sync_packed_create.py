@@ -21,6 +21,7 @@ from gitstore.refs import bulk
 from gitstore.store.core import Store
 from gitstore.store.repo import init_bare
 from gitstore.sync import created, remotes
+from gitstore.sync.here import Here
 from gitstore.sync.pull import Syncer
 from gitstore.sync.push import push
 from gitstore.sync.transport import choose
@@ -42,7 +43,7 @@ def machine(path: Path, url: str) -> Syncer:
     init_bare(path)
     store = Store(path)
     remotes.add(store.repo, "origin", url)
-    return Syncer(store, "origin", choose(store.repo, GIT))
+    return Syncer(Here.of(store), "origin", choose(store.repo, GIT))
 
 
 @pytest.fixture(scope="module")
@@ -56,8 +57,8 @@ def shared(tmp_path_factory: pytest.TempPathFactory) -> Path:
         cid = f"jp-c{n}"
         start = {"type": "conversation_start", "timestamp": "2026-01-05T09:00:00Z",
                  "conversation_id": cid}  # fmt: skip
-        laptop.store.log.create(cid, [start], None, "test")
-    laptop.store.refs.archive("jp-c2", "test")
+        laptop.here.log.create(cid, [start], None, "test")
+    laptop.here.refs.archive("jp-c2", "test")
     push(laptop)
     return remote
 
@@ -75,7 +76,7 @@ def test_a_first_pull_leaves_its_refs_packed_and_git_accepts_them(
     outcomes = desktop.pull()
     made = {o.id for o in outcomes if o.kind == "conversation" and o.action == "created"}
     assert len(made) == COUNT
-    gitdir = desktop.store.gitdir
+    gitdir = desktop.here.place.gitdir
     assert not list((gitdir / "refs" / "conversations").glob("*"))  # no loose file each
     assert not (gitdir / "logs" / "refs" / "conversations").exists()  # as git clone: no reflog
     text = (gitdir / "packed-refs").read_text()
@@ -94,7 +95,7 @@ def test_a_first_pull_leaves_its_refs_packed_and_git_accepts_them(
     assert git(gitdir, "for-each-ref", "--format=%(objectname) %(refname)", "refs/archive/",
                "refs/conversations/") == listed  # fmt: skip
     assert (
-        desktop.store.refs.require("jp-c7").tip == remote_conversations(shared)[refs.live("jp-c7")]
+        desktop.here.refs.require("jp-c7").tip == remote_conversations(shared)[refs.live("jp-c7")]
     )
     assert all(o.action == "up-to-date" or o.kind != "conversation" for o in desktop.pull())
 
@@ -137,13 +138,14 @@ KILLED = """
 import os, shutil, signal, sys
 from gitstore import faults
 from gitstore.store.core import Store
+from gitstore.sync.here import Here
 from gitstore.sync.pull import Syncer
 from gitstore.sync.transport import choose
 point = sys.argv[2]
 faults.install(lambda name: os.kill(os.getpid(), signal.SIGKILL) if name == point else None)
 from pathlib import Path
 store = Store(Path(sys.argv[1]))
-Syncer(store, "origin", choose(store.repo, shutil.which("git"))).pull()
+Syncer(Here.of(store), "origin", choose(store.repo, shutil.which("git"))).pull()
 """
 
 
@@ -152,7 +154,7 @@ def test_a_pull_killed_at_each_step_leaves_a_store_git_accepts(
     tmp_path: Path, shared: Path, point: str
 ) -> None:
     desktop = machine(tmp_path / "desktop", str(shared))
-    gitdir = desktop.store.gitdir
+    gitdir = desktop.here.place.gitdir
     done = subprocess.run([sys.executable, "-c", KILLED, str(gitdir), point], cwd=ROOT)
     assert done.returncode == -9
     listed = git(gitdir, "for-each-ref", "--format=%(refname)", "refs/conversations/")
@@ -172,8 +174,10 @@ def test_a_pull_killed_at_each_step_leaves_a_store_git_accepts(
 def test_a_packed_creation_is_one_operation_that_undo_takes_back(
     tmp_path: Path, shared: Path
 ) -> None:
-    desktop = machine(tmp_path / "desktop", str(shared))
-    store = desktop.store
+    init_bare(tmp_path / "desktop")
+    store = Store(tmp_path / "desktop")
+    remotes.add(store.repo, "origin", str(shared))
+    desktop = Syncer(Here.of(store), "origin", choose(store.repo, GIT))
     with store.ops.operation("jp pull"):
         desktop.pull()
     op = store.ops.list(1)[0]
@@ -194,7 +198,7 @@ def test_without_hard_links_the_refs_are_created_one_batch_at_a_time(
     desktop = machine(tmp_path / "desktop", str(shared))
     made = [o for o in desktop.pull() if o.kind == "conversation" and o.action == "created"]
     assert len(made) == COUNT
-    gitdir = desktop.store.gitdir
+    gitdir = desktop.here.place.gitdir
     assert not (gitdir / "packed-refs.lock").exists()
     assert not list((gitdir / "jp" / "ops").glob("*" + bulk.SUFFIX))
     ours = git(gitdir, "for-each-ref", "--format=%(objectname) %(refname)", "refs/archive/",
@@ -206,7 +210,7 @@ def test_a_packed_refs_lock_held_past_the_wait_leaves_the_refs_loose(
     tmp_path: Path, shared: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     desktop = machine(tmp_path / "desktop", str(shared))
-    gitdir = desktop.store.gitdir
+    gitdir = desktop.here.place.gitdir
     real = bulk.create
 
     def held_by_gc(where: Path, new: dict[str, str], wait: float = 5.0) -> list[str]:

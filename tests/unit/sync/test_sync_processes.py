@@ -142,7 +142,7 @@ def test_a_pull_that_creates_many_leaves_the_refs_packed(tmp_path: Path) -> None
     push(laptop)
     desktop = machine(tmp_path, "desktop", str(remote), GIT, env)
     assert len([o for o in desktop.pull() if o.action == "created"]) >= len(cids)
-    folder = desktop.store.gitdir / "refs" / "conversations"
+    folder = desktop.here.place.gitdir / "refs" / "conversations"
     assert not folder.exists() or list(folder.iterdir()) == []  # written packed
     assert {r.name for r in desktop.transport.list_refs([refs.LIVE_PREFIX])} == {
         refs.live(c) for c in cids
