@@ -38,7 +38,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import ROOT, clean_env, machine
+from bench.common import ROOT, clean_env, machine, show
 
 FIXTURES = ROOT.parent / "shared" / "fixtures" / "jp-conversations"
 CLI = "import sys; from porcelain.cli import main; sys.exit(main())"
@@ -79,16 +79,17 @@ class Side:
         env["PATH"] = f"{Path(self.python).parent}{os.pathsep}{env['PATH']}"
         return env
 
-    def python_run(self, code: str, *args: str) -> None:
+    def run(self, argv: Sequence[str], what: str) -> str:
+        """Its output; a failure stops the comparison."""
         done = subprocess.run(
-            [self.python, "-c", code, *args],
-            env=self.env(self.work),
-            cwd=self.tree,
-            capture_output=True,
-            text=True,
+            list(argv), env=self.env(self.work), cwd=self.tree, capture_output=True, text=True
         )
         if done.returncode != 0:
-            raise SystemExit(f"error: the {self.name} side's setup failed: {done.stderr[-2000:]}")
+            raise SystemExit(f"error: the {self.name} side's {what} failed: {done.stderr[-2000:]}")
+        return done.stdout
+
+    def python_run(self, code: str, *args: str) -> None:
+        self.run([self.python, "-c", code, *args], "setup")
 
     def check(self) -> None:
         """That this side imports its own tree's code, not the other's."""
@@ -211,28 +212,11 @@ def inproc_rows(
             log(f"  run {n + 1}/{runs}: {side.name}")
             argv = [side.python, "bench/run.py", f"--{profile}", "--fixtures", str(fixtures)]
             argv += [f"--only={s}" for s in sections]
-            done = subprocess.run(
-                argv,
-                env=side.env(side.work),
-                cwd=side.tree,
-                capture_output=True,
-                text=True,
-            )
-            if done.returncode != 0:
-                raise SystemExit(f"error: {side.name}'s bench/run.py failed: {done.stderr[-2000:]}")
-            for name, sample in parse_table(done.stdout).items():
+            for name, sample in parse_table(side.run(argv, "bench/run.py")).items():
                 side.samples.setdefault(name, []).append(sample)
                 if name not in names:
                     names.append(name)
     return names
-
-
-def fmt(seconds: float) -> str:
-    if seconds >= 1:
-        return f"{seconds:.2f} s"
-    if seconds >= 0.001:
-        return f"{seconds * 1000:.1f} ms"
-    return f"{seconds * 1e6:.0f} µs"
 
 
 def report(old: Side, new: Side, names: Sequence[str]) -> str:
@@ -249,7 +233,7 @@ def report(old: Side, new: Side, names: Sequence[str]) -> str:
         wall_b, cpu_b = (statistics.median(x) for x in zip(*b, strict=True))
         ratio = f"{cpu_b / cpu_a:.2f}x" if cpu_a else "-"
         lines.append(
-            f"| {name} | {fmt(cpu_a)} ({fmt(wall_a)}) | {fmt(cpu_b)} ({fmt(wall_b)}) "
+            f"| {name} | {show(cpu_a)} ({show(wall_a)}) | {show(cpu_b)} ({show(wall_b)}) "
             f"| {ratio} | {min(len(a), len(b))} |"
         )
     return "\n".join(lines)
