@@ -9,7 +9,8 @@ the scan's; a file changed since (or changed part way through a pass) raises
 ``UserError`` from the pass, so a write fed by it publishes nothing.  A file
 the streaming parser does not take is read whole, as before (its fault named
 exactly; in the rare case that the whole reader takes it, its events are a
-list).
+list).  A small file (``KEEP_EVENTS`` events, ``KEEP_BYTES`` at most) keeps its
+events from the scan as a list: read and checked once, not once more per pass.
 """
 
 from __future__ import annotations
@@ -37,6 +38,10 @@ from porcelain.jpformat.reader import (
 
 #: ``on_event(done, total)`` during a pass over an ``EventFile``, every ``EVERY`` events.
 EVERY = 1000
+#: A file this small keeps its scanned events (a list): its memory is no concern, and a
+#: second pass would parse and check every event again.
+KEEP_EVENTS = 1000
+KEEP_BYTES = 2 * 2**20
 
 
 class EventFile:
@@ -97,6 +102,7 @@ def _scan_events(
 ) -> tuple[EventFile | list[Event], list[Event]]:
     """The events of ``path`` and the first two of them."""
     digest = hashlib.sha256()
+    kept: list[Event] | None = [] if _small(path) else None
     head: list[Event] = []
     count = 0
     try:
@@ -104,10 +110,23 @@ def _scan_events(
             if count < 2:
                 head.append(event)
             count += 1
+            if kept is not None:
+                kept.append(event)
+                if count > KEEP_EVENTS:
+                    kept = None
     except (NotStreamable, UserError):
         events = read_whole(path, limits)  # the fault, named as it always was
         return events, events[:2]
+    if kept is not None:
+        return kept, kept[:2]
     return EventFile(path, limits, count, 0, digest.digest()), head
+
+
+def _small(path: Path) -> bool:
+    try:
+        return path.stat().st_size <= KEEP_BYTES
+    except OSError:
+        return False  # the scan names the fault
 
 
 def scan_conversation(
