@@ -13,6 +13,7 @@ from __future__ import annotations
 import pygit2
 
 from gitstore import refs
+from gitstore.errors import SyncError
 from gitstore.fs import retry
 from gitstore.sync import journal, journaled, remotes
 from gitstore.sync.gitoutput import RefResult
@@ -186,8 +187,6 @@ def send(syncer: Syncer, updates: list[RemoteUpdate], names: set[str]) -> list[R
 
 def check_remote(repo: pygit2.Repository, name: str) -> remotes.RemoteInfo:
     """The configured remote ``name`` (raises ``SyncError`` when there is none)."""
-    from gitstore.errors import SyncError
-
     info = remotes.find(repo, remotes.check_name(name))
     if info is None:
         raise SyncError(name, "no such remote")
