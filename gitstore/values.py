@@ -93,6 +93,8 @@ def check_value(value: Any, deep: bool = True) -> None:
 def walk(value: Any, deep: bool = True) -> int:
     """``check_value`` of a value just parsed, returning how deep it is nested (0: a
     scalar; an object's members one level below it)."""
+    if deep:  # a text with a surrogate escape (rare): its strings checked on their own
+        check_value(value)
     stack: list[tuple[Any, int]] = [(value, 0)]
     most = 0
     while stack:
@@ -101,18 +103,13 @@ def walk(value: Any, deep: bool = True) -> int:
             if depth > MAX_DEPTH:
                 raise ValueError(f"nested more than {MAX_DEPTH} levels deep")
             most = depth
-        if isinstance(item, dict):
-            if deep:
-                for key in item:
-                    _encodable(key)
-            stack.extend((v, depth + 1) for v in item.values())
-        elif isinstance(item, list):
-            stack.extend((v, depth + 1) for v in item)
-        elif deep and isinstance(item, str):
-            _encodable(item)
+        members = item.values() if isinstance(item, dict) else item
+        if isinstance(members, list | _VALUES):
+            stack.extend((v, depth + 1) for v in members)
     return most
 
 
+_VALUES: type = type({}.values())  # a dict's members, as walk meets them
 _VOUCH = object()  # held by this module: ``Checked`` is made by ``load_record`` only
 
 
