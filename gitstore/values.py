@@ -103,13 +103,12 @@ def walk(value: Any, deep: bool = True) -> int:
             if depth > MAX_DEPTH:
                 raise ValueError(f"nested more than {MAX_DEPTH} levels deep")
             most = depth
-        members = item.values() if isinstance(item, dict) else item
-        if isinstance(members, list | _VALUES):
+        if isinstance(item, dict | list):
+            members = item.values() if isinstance(item, dict) else item
             stack.extend((v, depth + 1) for v in members)
     return most
 
 
-_VALUES: type = type({}.values())  # a dict's members, as walk meets them
 _VOUCH = object()  # held by this module: ``Checked`` is made by ``load_record`` only
 
 
