@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from gitstore.boundary import CONFIG_KEY as MAX_EVENT_BYTES_KEY
-    from gitstore.boundary import Limits, read_file
+    from gitstore.boundary import Checked, Limits, load_record, read_file
     from gitstore.boundary import fit as fit_to_limits
     from gitstore.cache.facts import ChainFacts
     from gitstore.cache.listing import Listed
@@ -142,6 +142,8 @@ _WHERE: dict[str, str] = {
     "MAX_EVENT_BYTES_KEY": "gitstore.boundary:CONFIG_KEY",
     "fit_to_limits": "gitstore.boundary:fit",
     "load_json": "gitstore.values",
+    "load_record": "gitstore.boundary",
+    "Checked": "gitstore.boundary",
     "read_file": "gitstore.boundary",
     "NotStreamable": "gitstore.jsonstream",
     "stream_array": "gitstore.jsonstream",
@@ -320,6 +322,8 @@ __all__ = [
     "is_valid_id",
     "list_remotes",
     "load_json",
+    "load_record",
+    "Checked",
     "mend",
     "meta_values",
     "new_id",

@@ -5,7 +5,9 @@ controls those bytes, so they are checked here before they land (the
 checks on git objects, which use these rules, are in ``gitstore.sync.inbound``):
 
 - JSON is strict (``gitstore.values``: UTF-8, no ``NaN``, nested at most
-  ``MAX_DEPTH`` deep);
+  ``MAX_DEPTH`` deep); a record read with ``load_record`` comes out ``Checked``,
+  and an event that carries it is not walked into it again (only its depth is
+  counted), so an import walks each record once;
 - an event is a JSON object of a known shape with its field types checked
   (``gitstore.events.schema``), or of an unknown ``type`` kept as it is, and at most
   ``Limits.max_event_bytes`` long;
@@ -37,6 +39,8 @@ from gitstore.errors import InvalidEvent, Refused
 from gitstore.events import canonical_json
 from gitstore.events.kinds import Kind
 from gitstore.values import LEAN, SURROGATE_ESCAPE, check_value, load_json
+from gitstore.values import Checked as Checked  # what the boundary vouches for
+from gitstore.values import load_record as load_record  # its one maker
 
 MiB = 1024 * 1024
 DEFAULT_MAX_EVENT_BYTES = 10 * MiB  # far below the 100 MB a forge such as GitHub refuses

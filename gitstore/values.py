@@ -36,6 +36,11 @@ LEAN = json.JSONDecoder(parse_constant=_no_constant)  # for values checked after
 
 def load_json(data: bytes | str) -> Any:
     """Strict JSON: raises ``ValueError`` with a short reason for anything else."""
+    return _load(data)[0]
+
+
+def _load(data: bytes | str) -> tuple[Any, int]:
+    """``load_json``'s value and its depth (``walk``)."""
     if isinstance(data, bytes):
         try:
             text = data.decode("utf-8")
@@ -54,18 +59,27 @@ def load_json(data: bytes | str) -> Any:
         raise ValueError(f"invalid JSON at {where}: {exc.msg}") from None
     except ValueError as exc:  # a constant, a number too large for a float or an int
         raise ValueError(f"invalid JSON: {exc}") from None
-    check_value(value, deep=SURROGATE_ESCAPE.search(text) is not None)
-    return value
+    return value, walk(value, deep=SURROGATE_ESCAPE.search(text) is not None)
 
 
 def check_value(value: Any, deep: bool = True) -> None:
-    """Nesting at most ``MAX_DEPTH``; with ``deep``, no string holds a lone surrogate."""
+    """Nesting at most ``MAX_DEPTH``; with ``deep``, no string holds a lone surrogate.
+
+    A ``Checked`` object inside ``value`` is not walked again: its own depth, counted
+    from where it sits, must still be within ``MAX_DEPTH``."""
     stack: list[tuple[Any, int]] = [(value, 0)]
     while stack:
         item, depth = stack.pop()
-        if depth > MAX_DEPTH:
+        kind = type(item)
+        if kind is str:
+            if deep:
+                _encodable(item)
+        elif kind is Checked:
+            if depth + item.depth > MAX_DEPTH:
+                raise ValueError(f"nested more than {MAX_DEPTH} levels deep")
+        elif depth >= MAX_DEPTH and isinstance(item, dict | list) and item:
             raise ValueError(f"nested more than {MAX_DEPTH} levels deep")
-        if isinstance(item, dict):
+        elif isinstance(item, dict):
             if deep:
                 for key in item:
                     _encodable(key)
@@ -74,6 +88,63 @@ def check_value(value: Any, deep: bool = True) -> None:
             stack.extend((v, depth + 1) for v in item)
         elif deep and isinstance(item, str):
             _encodable(item)
+
+
+def walk(value: Any, deep: bool = True) -> int:
+    """``check_value`` of a value just parsed, returning how deep it is nested (0: a
+    scalar; an object's members one level below it)."""
+    if deep:  # a text with a surrogate escape (rare): its strings checked on their own
+        check_value(value)
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    most = 0
+    while stack:
+        item, depth = stack.pop()
+        if depth > most:
+            if depth > MAX_DEPTH:
+                raise ValueError(f"nested more than {MAX_DEPTH} levels deep")
+            most = depth
+        if isinstance(item, dict | list):
+            members = item.values() if isinstance(item, dict) else item
+            stack.extend((v, depth + 1) for v in members)
+    return most
+
+
+_VOUCH = object()  # held by this module: ``Checked`` is made by ``load_record`` only
+
+
+class Checked(dict[str, Any]):
+    """A JSON object ``load_record`` parsed and walked: nested ``depth`` levels (its
+    members one level below it), every string Unicode text.  ``check_value`` takes
+    its word for what is inside, so a record an import read is walked once, not again
+    in each event that carries it.  Nothing else can make one (the constructor wants
+    this module's token), and it cannot be changed at its top level; what it holds
+    must not be changed either (a mapper reads records, never edits them)."""
+
+    __slots__ = ("depth",)
+
+    def __init__(self, value: dict[str, Any], depth: int, vouch: object) -> None:
+        if vouch is not _VOUCH:
+            raise TypeError("a Checked value is made only by gitstore.values.load_record")
+        super().__init__(value)
+        self.depth = depth
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("a Checked value cannot be changed (copy it: dict(value))")
+
+    __setitem__ = __delitem__ = __ior__ = _refuse
+    update = pop = popitem = clear = setdefault = _refuse
+
+    def __reduce__(self) -> Any:  # a copy is a plain dict: only load_record vouches
+        return (dict, (dict(self),))
+
+
+def load_record(data: bytes | str) -> Checked:
+    """``load_json`` of one JSON object, vouched for (``Checked``): a value that is not
+    an object raises ``ValueError`` ("not a JSON object")."""
+    value, depth = _load(data)
+    if not isinstance(value, dict):
+        raise ValueError("not a JSON object")
+    return Checked(value, depth, _VOUCH)
 
 
 def _encodable(text: str) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from enum import StrEnum
+from functools import lru_cache
 from typing import Any
 
 from gitstore.events import canonical
@@ -86,6 +87,7 @@ def format_time(moment: datetime) -> str:
     return moment.replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
 
 
+@lru_cache(maxsize=256)  # an import's events share their record's time: parsed once
 def parse_time(text: str) -> datetime:
     """Accept RFC 3339 and JP's ``YYYY-MM-DD HH:MM:SS.<fraction>`` (UTC)."""
     raw = text.strip()
@@ -144,7 +146,11 @@ _PLAIN_FIELDS = {
 def _plain(event: Any) -> Event | None:
     kind = event.get("type") if isinstance(event, dict) else None
     fields = _PLAIN_FIELDS.get(kind) if isinstance(kind, str) else None
-    if fields is None or not fields.issuperset(event) or not isinstance(event.get("timestamp"), str):
+    if (
+        fields is None
+        or not fields.issuperset(event)
+        or not isinstance(event.get("timestamp"), str)
+    ):
         return None
     if event.get("metadata") is not None and not isinstance(event["metadata"], dict):
         return None
