@@ -24,7 +24,6 @@ import fcntl
 import os
 import re
 import shutil
-import uuid
 from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
@@ -112,6 +111,8 @@ class Kept:
         """
         if not self._held or self._keep is not None:
             return
+        import uuid  # lazy: start-up; only a write shelters objects, reads never do
+
         gitdir = Path(self._repo.path)
         work = folder(gitdir) / uuid.uuid4().hex
         try:
@@ -172,6 +173,12 @@ class Kept:
 
 def folder(gitdir: Path) -> Path:
     return gitdir / "jp" / "kept"
+
+
+def packing_folder(gitdir: Path) -> Path:
+    """Where bulk writers (``store/packwrite.py``) build their packs, one folder each:
+    named here so that opening a store finds a killed one's without loading the writer."""
+    return gitdir / "jp" / "packing"
 
 
 def dead_writers(top: Path) -> Iterator[tuple[Path, str]]:

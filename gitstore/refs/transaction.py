@@ -23,7 +23,6 @@ import json
 import os
 import re
 import time
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -81,6 +80,8 @@ def _journal_dir(gitdir: Path) -> Path:
 def _write_journal(gitdir: Path, updates: list[RefUpdate], message: str) -> tuple[Path, int]:
     """Write the journal; returns its path and a descriptor holding its ``flock``."""
     folder = _journal_dir(gitdir)
+    import uuid  # lazy: start-up; only a ref update journals, reads never do
+
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{uuid.uuid4().hex}.json"
     tmp = path.with_suffix(".tmp")

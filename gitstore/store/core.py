@@ -18,7 +18,6 @@ from gitstore.clock import Clock
 from gitstore.fs import keep
 from gitstore.fs.place import Place
 from gitstore.refs import transaction
-from gitstore.store import packwrite
 from gitstore.store.ground import Ground
 from gitstore.store.parts import Local, Log, Notes, Ops, Refs
 from gitstore.store.types import Identity
@@ -119,7 +118,10 @@ class Store:
         g = self._ground
         if transaction.pending(g.gitdir):
             transaction.repair(g.place)
-        if os.path.isdir(packwrite.folder(g.gitdir)):  # a bulk writer was killed
+        if _any_file(keep.packing_folder(g.gitdir)):  # a bulk writer was killed
+            # lazy: start-up; the pack writer loads only to clear a killed one's packs
+            from gitstore.store import packwrite
+
             packwrite.sweep(g.gitdir)
         if _any_file(keep.folder(g.gitdir)):  # a writer killed while it sheltered objects
             keep.sweep(g.gitdir)

@@ -25,16 +25,19 @@ from gitstore.fs.place import Place
 from gitstore.refs import files as refread
 from gitstore.refs.reader import RefReader, reader_for
 from gitstore.store import format as storeformat
-from gitstore.store import maintenance, packwrite
 from gitstore.store.repo import machine_id, notes_refs, open_repo
 from gitstore.store.types import Identity
 
 if TYPE_CHECKING:
     import pygit2
+
+    from gitstore.store import packwrite
+    from gitstore.store.maintenance import Maintenance
 else:
     from gitstore.lazy import lazy_module
 
     pygit2 = lazy_module("pygit2")  # loaded by the first command that touches git objects
+    packwrite = lazy_module("gitstore.store.packwrite")  # loaded by the first bulk write
 
 
 OPLOG_RETENTION = 90 * 86400.0  # seconds the operation log keeps an operation, by default
@@ -76,7 +79,7 @@ class Ground:
         storeformat.check(path, self.format)  # before anything is read or written
         self.cache = Cache(self.gitdir)
         self.retention: Callable[[], float] = lambda: OPLOG_RETENTION
-        self._maintenance: maintenance.Maintenance | None = None
+        self._maintenance: Maintenance | None = None
         self._machine: str | None = None
         self._notes_refs: refs.NotesRefs | None = None
 
@@ -96,9 +99,12 @@ class Ground:
         return self._limits
 
     @property
-    def maintenance(self) -> maintenance.Maintenance:
+    def maintenance(self) -> Maintenance:
         if self._maintenance is None:
-            self._maintenance = maintenance.Maintenance(
+            # lazy: start-up; only a write asks (a read-only command never loads it)
+            from gitstore.store.maintenance import Maintenance
+
+            self._maintenance = Maintenance(
                 self.repo, self.gitdir, lambda: self.retention(), self.seconds
             )
         return self._maintenance

@@ -47,7 +47,7 @@ Signer = Callable[[str, Event], bytes]
 
 
 def folder(gitdir: Path) -> Path:
-    return gitdir / "jp" / "packing"
+    return keep.packing_folder(gitdir)
 
 
 def sweep(gitdir: Path) -> None:

@@ -8,13 +8,14 @@ command's help.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 
 import click
 
 
 def close_matches(word: str, choices: Iterable[str]) -> list[str]:
+    import difflib  # lazy: start-up; only a mistyped word is matched, every command loads this
+
     return difflib.get_close_matches(word, sorted(set(choices)), n=3, cutoff=0.6)
 
 

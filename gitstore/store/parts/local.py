@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gitstore.cache.db import Cache
-from gitstore.store import maintenance
 
 if TYPE_CHECKING:
     from gitstore.cache.listing import Listing
@@ -74,6 +73,9 @@ class Local:
 
         Runs in the background unless ``wait``; returns what ran, "" if nothing.
         """
+        # lazy: start-up; housekeeping follows writes, a read-only command never asks
+        from gitstore.store import maintenance
+
         g = self._g
         if not force and not maintenance.due(g.place):
             return ""

@@ -29,14 +29,13 @@ from gitstore.fs import diskfault, retry
 from gitstore.refs import create as refcreate
 from gitstore.refs import transaction
 from gitstore.refs.transaction import RefUpdate
-from gitstore.store import packwrite
 from gitstore.store.parts.chains import Chains
-from gitstore.store.streamed import Streamed
 from gitstore.store.types import EventSource
 
 if TYPE_CHECKING:
     import pygit2
 
+    from gitstore.store import packwrite
     from gitstore.store.ground import Ground
     from gitstore.store.parts.ops import Ops
     from gitstore.store.parts.refs import Refs
@@ -44,6 +43,7 @@ else:
     from gitstore.lazy import lazy_module
 
     pygit2 = lazy_module("pygit2")  # loaded by the first command that touches git objects
+    packwrite = lazy_module("gitstore.store.packwrite")  # loaded by the first write
 
 PACK_AT = 1000  # events in one write from which they go into a pack
 RETRIES = 60  # tries of an append that concurrent appends keep getting ahead of
@@ -156,6 +156,9 @@ class Log(Chains):
         try:
             keep: Callable[[], None]
             if packed or len(events) >= PACK_AT:
+                # lazy: start-up; the streamed writer loads with the first bulk write
+                from gitstore.store.streamed import Streamed
+
                 written = Streamed(self._g, events, parent, tool_names)
                 tip, keep = written.tip or parent, written.keep
             else:

@@ -13,7 +13,6 @@ from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING
 
 from gitstore.clock import seconds
-from gitstore.store import maintenance
 
 if TYPE_CHECKING:
     from gitstore.oplog.model import Op, RemoteChange
@@ -73,6 +72,9 @@ class Ops:
         g = self._g
         op = self._recorder.end(g.signature(), self._active)
         if op is not None:
+            # lazy: start-up; only a recorded operation trims the log
+            from gitstore.store import maintenance
+
             maintenance.trim_oplog_when_due(g.place, g.retention, op)
         return op
 
