@@ -53,9 +53,13 @@ def pruning(gitdir: Path, oid: str) -> bool:
 
 
 def spoiled(exc: BaseException) -> bool:
-    """libgit2 lost a new object's file: its folder vanished under it (a prune)."""
+    """libgit2 lost a new object's file: its folder vanished under it, or a tree was
+    refused an entry whose object is gone (a prune between the two writes)."""
     text = str(exc).lower()
-    return "failed to rename" in text or "no such file or directory" in text
+    return any(
+        words in text
+        for words in ("failed to rename", "no such file or directory", "invalid object specified")
+    )
 
 
 def retried(write: Callable[[], T]) -> T:

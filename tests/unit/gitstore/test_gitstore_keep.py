@@ -124,3 +124,17 @@ def test_many_small_packs_make_maintenance_due(store: Store) -> None:
     assert maintenance.due(store.place)
     store.repo.config["gc.autoPackLimit"] = 0
     assert not maintenance.due(store.place)
+
+
+def test_a_tree_refused_an_entry_whose_blob_a_prune_took_is_a_spoiled_write(store: Store) -> None:
+    """A prune between a note's blob and its tree makes libgit2 refuse the entry
+    ("invalid object specified"): the whole attempt is written again, not an
+    internal error."""
+    blob = store.repo.create_blob(b"a note")
+    path = store.gitdir / "objects" / str(blob)[:2] / str(blob)[2:]
+    path.unlink()  # what `git prune --expire=now` does to a loose object no ref holds
+    builder = store.repo.TreeBuilder()
+    with pytest.raises(pygit2.GitError) as refused:
+        builder.insert(str(blob), blob, pygit2.GIT_FILEMODE_BLOB)
+    assert keep.spoiled(refused.value)
+    assert not keep.spoiled(pygit2.GitError("failed to parse revision specifier"))
