@@ -83,6 +83,7 @@ if TYPE_CHECKING:
     from gitstore.oplog.model import Move, Op
     from gitstore.oplog.model import printable as printable_command
     from gitstore.oplog.model import shown as ref_value
+    from gitstore.refs.files import conversations_state as conversation_refs_state
     from gitstore.store.activity import (
         accept_commits,
         accepted_commits,
@@ -132,6 +133,7 @@ _WHERE: dict[str, str] = {
     "init_project": "gitstore.store.repo",
     "ProjectStore": "gitstore.store.repo",
     "is_store": "gitstore.store.repo:is_marked",
+    "conversation_refs_state": "gitstore.refs.files:conversations_state",
     # the clock
     "Clock": "gitstore.clock",
     "SystemClock": "gitstore.clock",
@@ -319,6 +321,7 @@ __all__ = [
     "init_store",
     "install_fault_hook",
     "is_store",
+    "conversation_refs_state",
     "is_valid_id",
     "list_remotes",
     "load_json",

@@ -19,6 +19,8 @@ import os
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
+from gitstore.refs import names
+
 _HEX = frozenset("0123456789abcdef")
 
 
@@ -194,6 +196,16 @@ def refs_state(gitdir: Path, prefixes: Iterable[str]) -> str:
     except OSError:
         packed = "-"
     return packed + "".join(f"\n{n} {oid}" for n, oid in sorted(loose.items()))
+
+
+def conversations_state(path: Path) -> tuple[Path, str] | None:
+    """The git directory of the store at ``path`` and the fingerprint of its
+    conversation refs, the one ``Store.refs.state`` gives (None: its refs are not
+    plain files, and only libgit2 can list them)."""
+    gitdir = plain_gitdir(path)
+    if gitdir is None:
+        return None
+    return gitdir, refs_state(gitdir, (names.LIVE_PREFIX, names.ARCHIVE_PREFIX))
 
 
 def moved_names(old: str, new: str) -> set[str] | None:

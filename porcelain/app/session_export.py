@@ -11,8 +11,8 @@ from typing import Any
 from gitstore import Event, Kind, Store, write_atomic
 from porcelain.app.describe import imported_facts, summaries
 from porcelain.app.session_branches import BrokenBranches, session_records
+from porcelain.domain.sessionfiles import rel_path_problem
 from porcelain.errors import UserError
-from porcelain.jpformat.sessionfiles import rel_path_problem
 from porcelain.jpformat.sessionlines import read_lines
 
 

@@ -27,7 +27,7 @@ conversation that moved since) the stored records are compared instead.
 
 from __future__ import annotations
 
-import hashlib
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,11 +35,13 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from gitstore import Event, Kind, Limits, Store
 from porcelain.app.describe import summaries
+from porcelain.domain.importsummary import BLOCK, prefix_sha1
+from porcelain.domain.sessionfiles import Found
 from porcelain.errors import UserError
-from porcelain.jpformat.sessionfiles import Found
 from porcelain.jpformat.sessionlines import SessionLines, Skipped, line_limit, scan
 
 if TYPE_CHECKING:
+    from gitstore import Located
     from porcelain.jpformat.claude_code import Mapped
 
 REASON = "jp conversation import"
@@ -56,7 +58,6 @@ class ImportBusy(UserError):
         )
 
 
-BLOCK = 1 << 20  # bytes read at a time when hashing a file's start
 POSITION = "session-position/1/"  # + tool/path: the cache entry of a file's position
 
 
@@ -71,6 +72,9 @@ class FileOutcome:
     pending: bool = False
     error: str | None = None
     branches: int = 0  # rewind branches this import made conversations of (one more each)
+    size: int | None = None  # the file's size when it was opened
+    position: dict[str, Any] | None = None  # where this import left the file (size, sha1...)
+    tip: str | None = None  # the conversation's commit that position is kept for
 
 
 @dataclass
@@ -148,15 +152,14 @@ def _import_one(
     where = store.refs.locate(cid) if cid else None
     try:  # read a line at a time: what is held is one session's records, never its bytes
         with open(found.path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
             position = (
                 _position(store, tool, found.rel, where.tip, handle, max_line) if where else None
             )
-            if cid and position:
+            if where and position:
                 pending = _nothing_after(handle)
                 if pending is not None:
-                    return FileOutcome(
-                        found, "unchanged", cid, position["records"], pending=pending
-                    )
+                    return _unchanged(found, where, position, pending, size)
             handle.seek(0)
             lines = scan(handle, max_line)
     except OSError as exc:
@@ -168,6 +171,7 @@ def _import_one(
         records=len(lines.records),
         skipped=[s for s in lines.skipped if s.line > seen],
         pending=lines.pending,
+        size=size,
     )
     if not lines.records:
         return outcome
@@ -200,8 +204,24 @@ def _import_one(
     assert outcome.cid is not None
     known.add(tool, found.rel, session, agent, outcome.cid)
     made = known.forks.get(outcome.cid, {})
-    _keep_position(store, tool, found.rel, outcome.cid, made, lines, max_line)
+    _keep_position(store, tool, found.rel, outcome, made, lines, max_line)
     return outcome
+
+
+def _unchanged(
+    found: Found, where: Located, position: dict[str, Any], pending: bool, size: int
+) -> FileOutcome:
+    records = position["records"]
+    return FileOutcome(
+        found,
+        "unchanged",
+        where.cid,
+        records,
+        pending=pending,
+        size=size,
+        position=position,
+        tip=where.tip,
+    )
 
 
 def _position(
@@ -215,24 +235,11 @@ def _position(
     size = found.get("size")
     if not isinstance(size, int) or not isinstance(found.get("records"), int):
         return None
-    if _prefix_sha1(handle, size) != found.get("sha1"):
+    if prefix_sha1(handle, size) != found.get("sha1"):
         return None
     if not _branches_stayed(store, found.get("forks", {})):
         return None
     return found if isinstance(found.get("lines"), int) else None
-
-
-def _prefix_sha1(handle: BinaryIO, size: int) -> str | None:
-    """The SHA-1 of the first ``size`` bytes (None: the file is shorter)."""
-    digest = hashlib.sha1()
-    left = size
-    while left > 0:
-        block = handle.read(min(BLOCK, left))
-        if not block:
-            return None
-        digest.update(block)
-        left -= len(block)
-    return digest.hexdigest()
 
 
 def _nothing_after(handle: BinaryIO) -> bool | None:
@@ -261,12 +268,12 @@ def _keep_position(
     store: Store,
     tool: str,
     rel: str,
-    cid: str,
+    outcome: FileOutcome,
     forks: dict[int, str],
     lines: SessionLines,
     max_line: int,
 ) -> None:
-    where = store.refs.locate(cid)
+    where = store.refs.locate(outcome.cid) if outcome.cid else None
     if where is None:
         return
     value: dict[str, Any] = {
@@ -279,6 +286,7 @@ def _keep_position(
     if forks:  # a rewound session: the position holds while none of its branches moved
         value["forks"] = {c: t.tip for c in forks.values() if (t := store.refs.locate(c))}
     store.local.keep_value(POSITION + f"{tool}/{rel}", where.tip, value)
+    outcome.position, outcome.tip = value, where.tip
 
 
 def _session_from_path(found: Found) -> str:

@@ -9,59 +9,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from porcelain import clock
+from porcelain.domain.places import check_owner as check_owner
+from porcelain.domain.places import choose_store
 from porcelain.errors import FaultError, NoAnswer, UserError
 from porcelain.render.output import Output
 
 if TYPE_CHECKING:
     from gitstore import Identity, Limits, Store
     from porcelain.config import Config, Recorded
-
-
-def default_store_path(environ: Mapping[str, str]) -> Path:
-    data = environ.get("XDG_DATA_HOME") or str(
-        Path(environ.get("HOME", "~")).expanduser() / ".local" / "share"
-    )
-    return Path(data) / "jp" / "store.git"
-
-
-def find_project_store(start: Path) -> Path | None:
-    """The nearest enclosing git repository in which `jp init --here` was run."""
-    # lazy: `jp --help` loads no store module (start-up)
-    from gitstore import is_store
-
-    for folder in [start, *start.parents]:
-        dot = folder / ".git"
-        if dot.exists():
-            return dot if dot.is_dir() else folder
-        if (folder / "HEAD").is_file() and (folder / "refs").is_dir() and is_store(folder):
-            return folder
-    return None
-
-
-def check_owner(store: Path, environ: Mapping[str, str], uid: int | None = None) -> None:
-    """Refuse a store found by walking up that another user owns, as git's
-    ``safe.directory`` does: its git directory, and the folder holding ``.git``,
-    must be the caller's (root run through sudo: the sudo user's too).
-
-    A store planted in a shared parent (``/tmp``, a team folder) is otherwise
-    read as the caller's own.  A store named with ``--store`` or ``JP_STORE``
-    is the caller's choice and is not checked."""
-    me = os.geteuid() if uid is None else uid
-    allowed = {me}
-    sudo = environ.get("SUDO_UID", "")
-    if me == 0 and sudo.isdigit():
-        allowed.add(int(sudo))
-    for path in (store, store.parent) if store.name == ".git" else (store,):
-        try:
-            owner = path.stat().st_uid
-        except OSError:
-            continue  # gone or unreadable: opening it names the fault
-        if owner not in allowed:
-            raise UserError(
-                f"the store {path} is owned by another user (uid {owner}, you are uid {me}); "
-                "jp does not read a store it found in a folder someone else owns",
-                f"name it if you trust it: `jp --store {store} ...` (or JP_STORE)",
-            )
 
 
 @dataclass
@@ -85,19 +40,7 @@ class App:
 
     def chosen_store(self) -> tuple[Path, str | None]:
         """The store's path, and who named it (``--store``, ``JP_STORE``; None: jp's default)."""
-        if self.store_option:
-            return Path(self.store_option).expanduser(), "--store"
-        if self.environ.get("JP_STORE"):
-            return Path(self.environ["JP_STORE"]).expanduser(), "JP_STORE"
-        project = find_project_store(self.cwd)
-        if project is not None:
-            # lazy: `jp --help` loads no store module (start-up)
-            from gitstore import is_store
-
-            if is_store(project):
-                check_owner(project, self.environ)
-                return project, "the project repository"
-        return default_store_path(self.environ), None
+        return choose_store(self.store_option, self.environ, self.cwd)
 
     def store(self) -> Store:
         if self._store is None:

@@ -9,8 +9,6 @@ environment is only read through ``environ``.
 from __future__ import annotations
 
 import copy
-import os
-import pwd
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -29,30 +27,10 @@ from porcelain.config.trust import (
     without_removals,
 )
 from porcelain.domain.defaults import default_model
+from porcelain.domain.places import user_config_path as user_config_path
 from porcelain.errors import ConfigError
 
 OVERRIDE_SOURCE = "--cfg"
-
-
-def user_config_path(environ: Mapping[str, str]) -> Path:
-    """``$XDG_CONFIG_HOME/jp/config.toml``, else ``~/.config/jp/config.toml``."""
-    xdg = environ.get("XDG_CONFIG_HOME", "")
-    if xdg and Path(xdg).is_absolute():  # the XDG spec says to ignore relative paths
-        return Path(xdg) / "jp" / "config.toml"
-    return _home(environ) / ".config" / "jp" / "config.toml"
-
-
-def _home(environ: Mapping[str, str]) -> Path:
-    home = environ.get("HOME", "")
-    if home:
-        return Path(home)
-    try:
-        return Path(pwd.getpwuid(os.getuid()).pw_dir)
-    except (ImportError, KeyError):
-        raise ConfigError(
-            "cannot find the user's config directory: HOME is not set",
-            "set HOME or XDG_CONFIG_HOME",
-        )
 
 
 def parse_toml(text: str, source: str) -> dict[str, Any]:

@@ -10,13 +10,12 @@ was executed (a module bound lazily, not yet touched, is not).
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.support.sandbox import ROOT, TIMEOUT, TRACEBACK, sealed_env
+from tests.support.module_probe import probe
+from tests.support.sandbox import ROOT, sealed_env
 
 WRITING = (
     "gitstore.store.packwrite",
@@ -24,40 +23,13 @@ WRITING = (
     "gitstore.store.maintenance",
 )
 CLAUDE = ROOT / "tests" / "fixtures" / "sessions" / "claude-code"
-PROBE = """
-import sys, types
-PRELOAD
-from porcelain.cli import main
-sys.argv = ["jp", *sys.argv[1:]]
-try:
-    main()
-except SystemExit as exc:
-    code = exc.code
-else:
-    code = 0
-ran = [n for n in WRITING if type(sys.modules.get(n)) is types.ModuleType] or ["-"]
-sys.stderr.write(f"\\nPROBE code={code} loaded={','.join(ran)}\\n")
-"""
 
 
 def loaded(env: dict[str, str], *args: str, preload: str = "") -> set[str]:
     """The writing modules ``jp ARGS`` executed (``preload``: code run before jp)."""
-    code = PROBE.replace("PRELOAD", preload).replace("WRITING", repr(WRITING))
-    proc = subprocess.run(
-        [sys.executable, "-c", code, *args],
-        env=env,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        input="",
-    )
-    assert TRACEBACK not in proc.stderr, proc.stderr
-    last = proc.stderr.strip().splitlines()[-1]
-    assert last.startswith("PROBE "), proc.stderr
-    fields = dict(item.split("=", 1) for item in last.split()[1:])
-    assert fields["code"] in ("0", "None"), proc.stderr
-    return set(fields["loaded"].split(",")) - {"-"}
+    found = probe(args, env, ROOT, WRITING, preload=preload)
+    assert found.code == 0, found.err
+    return found.loaded
 
 
 @pytest.fixture

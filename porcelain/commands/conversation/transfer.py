@@ -76,7 +76,7 @@ def import_(
 def _detected(paths: tuple[Path, ...]) -> str:
     """The format of the first PATH that names one (a JP folder stays what it is)."""
     # lazy: only an import without --from looks at the files
-    from porcelain.jpformat.sessionfiles import detect
+    from porcelain.domain.sessionfiles import detect
 
     for path in paths:
         found = detect(path)

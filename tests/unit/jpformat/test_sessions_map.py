@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from gitstore import Kind, turn_indices
+from porcelain.domain.sessionfiles import claude_files, codex_files, detect, rel_path_problem
 from porcelain.jpformat import claude_code, codex
 from porcelain.jpformat.rewind import Fork
-from porcelain.jpformat.sessionfiles import claude_files, codex_files, detect, rel_path_problem
 from porcelain.jpformat.sessionlines import parse_lines, read_lines
 from porcelain.jpformat.sessionmap import INDEX_KEY, RECORD_TYPE, SOURCE_KEY, records_of
 

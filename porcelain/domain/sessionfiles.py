@@ -15,12 +15,16 @@ writes anything at it.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from porcelain.errors import UserError
+
 _DAY = re.compile(r"^rollout-(\d{4})-(\d{2})-(\d{2})T")
 _CODEX_TOP = ("sessions", "archived_sessions")
+NAMES = {"claude-code": "Claude Code", "codex": "Codex"}
 
 
 @dataclass(frozen=True)
@@ -116,3 +120,36 @@ def _sniff(path: Path) -> str | None:
     if b'"payload"' in head and b'"type"' in head:
         return "codex"
     return "claude-code" if head.lstrip().startswith(b"{") else None
+
+
+def default_roots(tool: str) -> list[Path]:
+    """The tool's own location: ``$CLAUDE_CONFIG_DIR/projects`` or ``~/.claude/projects``;
+    ``$CODEX_HOME`` (``~/.codex``), whose ``sessions`` and ``archived_sessions`` are read."""
+    if tool == "claude-code":
+        base = os.environ.get("CLAUDE_CONFIG_DIR")
+        return [Path(base) / "projects" if base else Path.home() / ".claude" / "projects"]
+    base = os.environ.get("CODEX_HOME")
+    return [Path(base) if base else Path.home() / ".codex"]
+
+
+def find_files(tool: str, paths: tuple[Path, ...]) -> list[Found]:
+    given = bool(paths)
+    roots = list(paths) or default_roots(tool)
+    files: list[Found] = []
+    for root in roots:
+        if not root.exists():
+            where = "" if given else f" ({NAMES[tool]}'s own location)"
+            raise UserError(
+                f"{root}: no such file or folder{where}",
+                f"give the folder {NAMES[tool]} keeps its sessions in: "
+                "jp conversation import --from " + tool + " PATH",
+            )
+        files.extend(claude_files(root) if tool == "claude-code" else codex_files(root))
+    seen: set[Path] = set()
+    unique = []
+    for found in files:
+        key = found.path.resolve()
+        if key not in seen:
+            seen.add(key)
+            unique.append(found)
+    return [f for f in unique if not f.agent] + [f for f in unique if f.agent]
