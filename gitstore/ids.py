@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from gitstore.errors import InvalidId
+
+if TYPE_CHECKING:
+    from datetime import datetime
 
 _ID = re.compile(r"jp-c[0-9]{1,20}(?:-[0-9a-z]{1,32})?")
 
@@ -31,6 +34,8 @@ def from_deciseconds(value: int) -> str:
 
 
 def deciseconds(moment: datetime) -> int:
+    from datetime import UTC  # lazy: checking an id needs no datetime (start-up)
+
     return int(moment.astimezone(UTC).timestamp() * 10)
 
 
@@ -44,6 +49,8 @@ def new_id(moment: datetime, taken: Callable[[str], bool]) -> str:
 
 def created_at(cid: str) -> datetime:
     """The creation time an id encodes."""
+    from datetime import UTC, datetime  # lazy: checking an id needs no datetime (start-up)
+
     digits = check(cid)[4:].split("-", 1)[0]
     try:
         return datetime.fromtimestamp(int(digits) / 10, tz=UTC)

@@ -198,13 +198,24 @@ def refs_state(gitdir: Path, prefixes: Iterable[str]) -> str:
     return packed + "".join(f"\n{n} {oid}" for n, oid in sorted(loose.items()))
 
 
+JOURNALS = ("jp", "ops")  # under the git directory: journals of multi-ref updates
+
+
 def conversations_state(path: Path) -> tuple[Path, str] | None:
     """The git directory of the store at ``path`` and the fingerprint of its
-    conversation refs, the one ``Store.refs.state`` gives (None: its refs are not
-    plain files, and only libgit2 can list them)."""
+    conversation refs, the one ``Store.refs.state`` gives.  None when its refs are
+    not plain files (only libgit2 can list them), or when a journaled update is
+    under way or was left by a killed command (opening the store finishes it, so
+    the refs as they are now may not be the refs a command would read)."""
     gitdir = plain_gitdir(path)
     if gitdir is None:
         return None
+    try:
+        with os.scandir(gitdir.joinpath(*JOURNALS)) as found:
+            if any(True for _ in found):
+                return None
+    except FileNotFoundError:
+        pass
     return gitdir, refs_state(gitdir, (names.LIVE_PREFIX, names.ARCHIVE_PREFIX))
 
 

@@ -18,7 +18,7 @@ says which; on every remote the names are those of a store of its own.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from gitstore import ids
 
@@ -27,8 +27,7 @@ ARCHIVE_PREFIX = "refs/archive/conversations/"
 ACTIVE = "JP_HEAD"
 
 
-@dataclass(frozen=True)
-class NotesRefs:
+class NotesRefs(NamedTuple):
     """The notes refs of one kind of store."""
 
     meta: str

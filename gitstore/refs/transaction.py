@@ -74,7 +74,7 @@ def current(repo: pygit2.Repository, name: str) -> str | None:
 
 
 def _journal_dir(gitdir: Path) -> Path:
-    return gitdir / "jp" / "ops"
+    return gitdir.joinpath(*refread.JOURNALS)
 
 
 def _write_journal(gitdir: Path, updates: list[RefUpdate], message: str) -> tuple[Path, int]:

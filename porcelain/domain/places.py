@@ -24,16 +24,20 @@ def default_store_path(environ: Mapping[str, str]) -> Path:
 
 def find_project_store(start: Path) -> Path | None:
     """The nearest enclosing git repository in which `jp init --here` was run."""
-    # lazy: `jp --help` loads no store module (start-up)
-    from gitstore import is_store
-
     for folder in [start, *start.parents]:
         dot = folder / ".git"
         if dot.exists():
             return dot if dot.is_dir() else folder
-        if (folder / "HEAD").is_file() and (folder / "refs").is_dir() and is_store(folder):
+        if (folder / "HEAD").is_file() and (folder / "refs").is_dir() and _marked(folder):
             return folder
     return None
+
+
+def _marked(folder: Path) -> bool:
+    # lazy: only a folder that looks like a git directory needs the store's check (start-up)
+    from gitstore import is_store
+
+    return is_store(folder)
 
 
 def check_owner(store: Path, environ: Mapping[str, str], uid: int | None = None) -> None:
@@ -71,13 +75,9 @@ def choose_store(
     if environ.get("JP_STORE"):
         return Path(environ["JP_STORE"]).expanduser(), "JP_STORE"
     project = find_project_store(cwd)
-    if project is not None:
-        # lazy: `jp --help` loads no store module (start-up)
-        from gitstore import is_store
-
-        if is_store(project):
-            check_owner(project, environ)
-            return project, "the project repository"
+    if project is not None and _marked(project):
+        check_owner(project, environ)
+        return project, "the project repository"
     return default_store_path(environ), None
 
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import NamedTuple
 
 from porcelain.errors import UserError
 
@@ -27,8 +27,7 @@ _CODEX_TOP = ("sessions", "archived_sessions")
 NAMES = {"claude-code": "Claude Code", "codex": "Codex"}
 
 
-@dataclass(frozen=True)
-class Found:
+class Found(NamedTuple):
     path: Path  # where the file is
     rel: str  # relative to the tool's root, with ``/``
     agent: bool  # a Claude Code subagent stream

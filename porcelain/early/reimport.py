@@ -29,9 +29,8 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from gitstore import conversation_refs_state, is_valid_id
 from porcelain.domain import importsummary, sessionreport
@@ -45,8 +44,7 @@ HOOKS = ("JP_FAULT", "JP_TEST_CLOCK", "JP_TEST_SEED")  # testing hooks: the whol
 _HEX = frozenset("0123456789abcdef")
 
 
-@dataclass(frozen=True)
-class Request:
+class Request(NamedTuple):
     tool: str
     paths: tuple[Path, ...]
     quiet: bool
@@ -54,8 +52,7 @@ class Request:
     store: str | None
 
 
-@dataclass(frozen=True)
-class Unchanged:
+class Unchanged(NamedTuple):
     """One file's outcome, as ``porcelain.app.sessions`` gives it for an unchanged file."""
 
     found: Found

@@ -173,3 +173,12 @@ def test_config_hooks_and_unknown_flags_fall_through(user: User, root: Path) -> 
         whole(user, *IMPORT, str(root), *extra)
     whole(user, *IMPORT, str(root), "-F", "json", "-F", "text")
     assert "2 unchanged" in early(user, *IMPORT, str(root))
+
+
+def test_a_journal_left_by_a_killed_command_falls_through(user: User, root: Path) -> None:
+    cid = json.loads(early(user, *IMPORT, str(root), "-F", "json"))["files"][0]["id"]
+    killed = user.run("conversation", "archive", cid, env={"JP_FAULT": "move:journal-written"})
+    assert killed.returncode != 0 and list((user.store / "jp" / "ops").iterdir())
+    assert "2 unchanged" in whole(user, *IMPORT, str(root)), "opening the store finished it"
+    assert not list((user.store / "jp" / "ops").iterdir())
+    assert "2 unchanged" in early(user, *IMPORT, str(root))
