@@ -24,6 +24,7 @@ from bench.common import (
     Row,
     clean_env,
     cpu_now,
+    interleaved,
     jp_command,
     run_process,
     verdict,
@@ -137,33 +138,32 @@ def sessions_section(root: Path, profile: Profile, results: Results) -> None:
             base_cpu=git_cpu,
         )
     )
-    before = cpu_now()
-    again = [
-        run_process(
-            [*jp, "conversation", "import", "--from", "claude-code", str(claude)], env, work
+
+    def reimport() -> float:
+        return sum(
+            run_process([*jp, "conversation", "import", "--from", tool, str(where)], env, work)
+            for tool, where in (("claude-code", claude), ("codex", codex))
         )
-        + run_process([*jp, "conversation", "import", "--from", "codex", str(codex)], env, work)
-        for _ in range(profile.few(3))
-    ]
-    again_cpu = (cpu_now() - before) / len(again)
-    before = cpu_now()
-    hashed = [
-        run_process([sys.executable, "-c", _HASH, str(claude)], env, work)
-        + run_process([sys.executable, "-c", _HASH, str(codex)], env, work)
-        for _ in range(profile.few(3))
-    ]
-    hashed_cpu = (cpu_now() - before) / len(hashed)
+
+    def hashing() -> float:
+        return sum(
+            run_process([sys.executable, "-c", _HASH, str(where)], env, work)
+            for where in (claude, codex)
+        )
+
+    # alternated rounds (the order changing), medians: a neighbour's burst lands on both
+    medians = interleaved({"jp": reimport, "hash": hashing}, profile.few(9))
     size = sum(p.stat().st_size for p in work.rglob("*.jsonl"))
     results.add(
         Row(
             f"re-import of the unchanged sessions ({size / 2**20:.1f} MiB)",
-            sorted(again)[len(again) // 2],
+            medians["jp"],
             "read and hash them (a Python process per root)",
-            sorted(hashed)[len(hashed) // 2],
+            medians["hash"],
             "<= 2x",
-            verdict(sorted(again)[len(again) // 2] <= 2 * sorted(hashed)[len(hashed) // 2]),
-            cpu=again_cpu,
-            base_cpu=hashed_cpu,
+            verdict(medians["jp"] <= 2 * medians["hash"]),
+            cpu=medians.cpu["jp"],
+            base_cpu=medians.cpu["hash"],
         )
     )
     shutil.rmtree(work)
