@@ -38,6 +38,7 @@ OLD_TABLES = (
     "grep_long",
     "listed",
     "listed_state",
+    "listed_n",
 )
 
 # Every walk is bounded by the rows its table has (a chain is no longer than
