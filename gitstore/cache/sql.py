@@ -94,6 +94,18 @@ def events_ok(events: Any) -> bool:
     )
 
 
+def start_again(db: sqlite3.Connection) -> None:
+    """Drop every table of any layout and make this one's, in one transaction (a cache
+    of another ``FORMAT``: nothing is lost, git has it all)."""
+    db.executescript(
+        "BEGIN IMMEDIATE;"
+        + "".join(f"DROP TABLE IF EXISTS {t};" for t in OLD_TABLES)
+        + SCHEMA
+        + f"PRAGMA user_version = {int(FORMAT)}; COMMIT;"
+    )
+    search_table(db)
+
+
 def reset(db: sqlite3.Connection) -> bool:
     """Drop a damaged cache's contents and start again (nothing is lost: git has it
     all).  True, so that a caller can say ``if ... and sql.reset(db): return None``."""
