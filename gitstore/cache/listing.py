@@ -164,23 +164,9 @@ class Listing:
         """The last ``limit`` rows (all with None) in order, of those ``archived`` as
         asked, with no bit of ``hide``, other than ``skip``; and how many there are
         (``skip`` included).  None: a miss (a damaged row included)."""
-        db = self._db()
-        if db is None:
-            return None
-        where = _WHERE.format(",".join("?" * len(archived)))
-        args: list[Any] = [int(a) for a in archived] + [hide]
-        query = f"SELECT row FROM listed WHERE {where} AND cid != ?"
-        query += " ORDER BY pinned DESC, rank DESC, cid DESC LIMIT ?"
-        try:
-            found = db.execute(query, (*args, skip or "", -1 if limit is None else limit))
-            raw = [r[0] for r in found.fetchall()]
-            total = self._count(db, where, args)
-            rows = json.loads("[" + ",".join(reversed(raw)) + "]")
-        except (sqlite3.Error, ValueError, TypeError):
-            return None
-        if not all(isinstance(r, dict) for r in rows):
-            return None
-        return rows, int(total)
+        order = " AND cid != ? ORDER BY pinned DESC, rank DESC, cid DESC LIMIT ?"
+        found = self._page(archived, hide, order, (skip or "", -1 if limit is None else limit))
+        return None if found is None else (found[0][::-1], found[1])
 
     def newest(
         self, archived: Sequence[bool], hide: int, limit: int, offset: int
@@ -190,30 +176,36 @@ class Listing:
         ``archived`` as asked and with no bit of ``hide``; and how many there are.
         None: a miss.  What it reads is the rows shown and the index entries before
         them, never a row of the others."""
+        order = " ORDER BY rank DESC, cid DESC LIMIT ? OFFSET ?"
+        return self._page(archived, hide, order, (limit, offset), "INDEXED BY listed_newest")
+
+    def _page(
+        self,
+        archived: Sequence[bool],
+        hide: int,
+        order: str,
+        more: tuple[Any, ...],
+        using: str = "",
+    ) -> tuple[list[dict[str, Any]], int] | None:
+        """The rows ``order`` (the end of the query, taking ``more``) picks of those
+        ``archived`` as asked with no bit of ``hide``, and how many of those there are
+        (from the counts: a few rows, not the rows)."""
         db = self._db()
         if db is None:
             return None
         where = _WHERE.format(",".join("?" * len(archived)))
         args: list[Any] = [int(a) for a in archived] + [hide]
-        query = f"SELECT row FROM listed INDEXED BY listed_newest WHERE {where}"
-        query += " ORDER BY rank DESC, cid DESC LIMIT ? OFFSET ?"
+        query = f"SELECT row FROM listed {using} WHERE {where}{order}"
+        count = f"SELECT coalesce(sum(n), 0) FROM listed_n WHERE {where}"
         try:
-            raw = [r[0] for r in db.execute(query, (*args, limit, offset)).fetchall()]
-            total = self._count(db, where, args)
+            raw = [r[0] for r in db.execute(query, (*args, *more)).fetchall()]
+            (total,) = db.execute(count, args).fetchone()
             rows = json.loads("[" + ",".join(raw) + "]")
         except (sqlite3.Error, ValueError, TypeError):
             return None
-        if not all(isinstance(r, dict) for r in rows):
+        if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
             return None
-        return rows, total
-
-    @staticmethod
-    def _count(db: sqlite3.Connection, where: str, args: Sequence[Any]) -> int:
-        """How many rows ``where`` keeps, from the counts (a few rows, not the rows)."""
-        found = db.execute(
-            f"SELECT coalesce(sum(n), 0) FROM listed_n WHERE {where}", args
-        ).fetchone()
-        return int(found[0])
+        return rows, int(total)
 
     def row(self, cid: str, archived: Sequence[bool], hide: int) -> dict[str, Any] | None:
         """The row of ``cid`` if it is one ``last`` would give (``{}``: it is not);
