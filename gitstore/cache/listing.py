@@ -45,11 +45,11 @@ CREATE TRIGGER IF NOT EXISTS listed_moved AFTER UPDATE OF archived, flags ON lis
   INSERT INTO listed_n VALUES (new.archived, new.flags, 1)
   ON CONFLICT (archived, flags) DO UPDATE SET n = n + 1; END;
 """
-# what the counts need: without any of them (a table dropped by hand, and with it its
-# triggers) the counts are made again from the rows and every row after them
+# what the counts need: without any of them (a cache of before them, a table dropped
+# by hand and with it its triggers) the counts are made again from the rows; the
+# state then holds only if the rows are as many as it says (``state``)
 _COUNTED = ("listed", "listed_n", "listed_added", "listed_removed", "listed_moved")
 _RECOUNT = """
-DELETE FROM listed_state;
 DELETE FROM listed_n;
 INSERT INTO listed_n SELECT archived, flags, count(*) FROM listed GROUP BY archived, flags;
 """
