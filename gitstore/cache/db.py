@@ -24,11 +24,11 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from gitstore.cache import search, sql
+from gitstore.cache import search, space, sql
 from gitstore.cache.facts import SEGMENT, Facts, Run, segment_facts
 from gitstore.cache.listing import Listing
 from gitstore.cache.search import Search
-from gitstore.cache.sql import CHAIN, FORMAT, OLD_TABLES, SCHEMA, SEGMENTS, TO_SEGMENT, rollback
+from gitstore.cache.sql import CHAIN, FORMAT, SEGMENTS, TO_SEGMENT, rollback
 from gitstore.cache.view import CachedChain, Segment
 from gitstore.events import Event
 
@@ -40,6 +40,7 @@ class Cache:
 
     def __init__(self, gitdir: Path) -> None:
         self.path = gitdir / "jp" / "cache.sqlite"
+        self.notice: space.Notice = space.quiet  # told of a slow step before it (to say so)
         self._db: sqlite3.Connection | None = None
         self.search = Search(self)
         self.listing = Listing(self)  # the rows of `ls`, in order
@@ -50,17 +51,14 @@ class Cache:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             db = sqlite3.connect(self.path, timeout=10, isolation_level=None)
+            if db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
+                space.new_file(db)  # before the file's header is written
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=OFF")
             version = db.execute("PRAGMA user_version").fetchone()[0]
             if str(version) != FORMAT:  # another layout: start again (nothing is lost)
-                db.executescript(
-                    "BEGIN IMMEDIATE;"
-                    + "".join(f"DROP TABLE IF EXISTS {t};" for t in OLD_TABLES)
-                    + SCHEMA
-                    + f"PRAGMA user_version = {int(FORMAT)}; COMMIT;"
-                )
-                sql.search_table(db)
+                sql.start_again(db)
+                space.reclaim(db, self.notice)  # what the old layout's rows took
             self._db = db
         except (sqlite3.Error, OSError):
             self._db = self._read_only()

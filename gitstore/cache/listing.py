@@ -32,8 +32,28 @@ CREATE INDEX IF NOT EXISTS listed_order ON listed (pinned, rank, cid, archived, 
 CREATE INDEX IF NOT EXISTS listed_tip ON listed (tip);
 CREATE TABLE IF NOT EXISTS listed_state (id INTEGER PRIMARY KEY, refs TEXT NOT NULL,
   key TEXT NOT NULL, n INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS listed_newest ON listed (rank, cid, archived, flags);
+CREATE TABLE IF NOT EXISTS listed_n (archived INTEGER NOT NULL, flags INTEGER NOT NULL,
+  n INTEGER NOT NULL, PRIMARY KEY (archived, flags)) WITHOUT ROWID;
+CREATE TRIGGER IF NOT EXISTS listed_added AFTER INSERT ON listed BEGIN
+  INSERT INTO listed_n VALUES (new.archived, new.flags, 1)
+  ON CONFLICT (archived, flags) DO UPDATE SET n = n + 1; END;
+CREATE TRIGGER IF NOT EXISTS listed_removed AFTER DELETE ON listed BEGIN
+  UPDATE listed_n SET n = n - 1 WHERE archived = old.archived AND flags = old.flags; END;
+CREATE TRIGGER IF NOT EXISTS listed_moved AFTER UPDATE OF archived, flags ON listed BEGIN
+  UPDATE listed_n SET n = n - 1 WHERE archived = old.archived AND flags = old.flags;
+  INSERT INTO listed_n VALUES (new.archived, new.flags, 1)
+  ON CONFLICT (archived, flags) DO UPDATE SET n = n + 1; END;
 """
-TABLE_NAMES = ("listed", "listed_state")
+# what the counts need: without any of them (a cache of before them, a table dropped
+# by hand and with it its triggers) the counts are made again from the rows; the
+# state then holds only if the rows are as many as it says (``state``)
+_COUNTED = ("listed", "listed_n", "listed_added", "listed_removed", "listed_moved")
+_RECOUNT = """
+DELETE FROM listed_n;
+INSERT INTO listed_n SELECT archived, flags, count(*) FROM listed GROUP BY archived, flags;
+"""
+TABLE_NAMES = ("listed", "listed_state", "listed_n")
 _WHERE = "archived IN ({}) AND flags & ? = 0"
 
 
@@ -60,20 +80,25 @@ class Listing:
         if db is None or self._made:
             return db
         try:
-            db.executescript(TABLES)
+            marks = ",".join("?" * len(_COUNTED))
+            query = f"SELECT count(*) FROM sqlite_master WHERE name IN ({marks})"
+            (there,) = db.execute(query, _COUNTED).fetchone()
+            if there != len(_COUNTED):  # a new cache, an older one, or one damaged by hand
+                db.executescript("BEGIN IMMEDIATE;" + TABLES + _RECOUNT + "COMMIT;")
         except sqlite3.Error:  # read-only: the tables are there or this is a miss
-            pass
+            rollback(db)
         self._made = True
         return db
 
     def state(self) -> tuple[str, str] | None:
         """(refs fingerprint, key) the rows were last brought up to date for; None
-        when there is none, or the rows are not as many as were written (a table
-        dropped or rows deleted by hand: every row is made again)."""
+        when there is none, or the rows are not as many as were written (rows deleted
+        by hand: every row is made again).  The rows are counted by triggers as they
+        are written (``listed_n``), so this reads no row."""
         db = self._db()
         if db is None:
             return None
-        query = "SELECT refs, key, n, (SELECT count(*) FROM listed) FROM listed_state WHERE id = 1"
+        query = "SELECT refs, key, n, (SELECT coalesce(sum(n), 0) FROM listed_n) FROM listed_state WHERE id = 1"
         try:
             row = db.execute(query).fetchone()
         except sqlite3.Error:
@@ -101,19 +126,22 @@ class Listing:
         db = self._db()
         if db is None:
             return False
+        once = {x.cid: x for x in put}  # one row an id (the triggers count each insert)
         rows = [
             (x.cid, x.tip, int(x.archived), int(x.pinned), x.flags, x.rank, _dumps(x.row))
-            for x in put
+            for x in once.values()
         ]
         try:
             db.execute("BEGIN IMMEDIATE")
             if whole:
                 db.execute("DELETE FROM listed")
-            db.executemany("DELETE FROM listed WHERE cid = ?", [(c,) for c in gone])
-            db.executemany("INSERT OR REPLACE INTO listed VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
-            (count,) = db.execute("SELECT count(*) FROM listed").fetchone()
+            # deleted, not replaced: a replace fires no trigger, so the counts would drift
+            out = [(c,) for c in gone] + [(r[0],) for r in rows]
+            db.executemany("DELETE FROM listed WHERE cid = ?", out)
+            db.executemany("INSERT INTO listed VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+            (count,) = db.execute("SELECT coalesce(sum(n), 0) FROM listed_n").fetchone()
             db.execute(
-                "INSERT OR REPLACE INTO listed_state VALUES (1, ?, ?, ?)", (refs, key, count)
+                "INSERT OR REPLACE INTO listed_state VALUES (1, ?, ?, ?)", (refs, key, int(count))
             )
             db.execute("COMMIT")
         except sqlite3.Error:
@@ -136,21 +164,46 @@ class Listing:
         """The last ``limit`` rows (all with None) in order, of those ``archived`` as
         asked, with no bit of ``hide``, other than ``skip``; and how many there are
         (``skip`` included).  None: a miss (a damaged row included)."""
+        order = " AND cid != ? ORDER BY pinned DESC, rank DESC, cid DESC LIMIT ?"
+        found = self._page(archived, hide, order, (skip or "", -1 if limit is None else limit))
+        return None if found is None else (found[0][::-1], found[1])
+
+    def newest(
+        self, archived: Sequence[bool], hide: int, limit: int, offset: int
+    ) -> tuple[list[dict[str, Any]], int] | None:
+        """``limit`` rows from ``offset`` in the order of the newest activity first
+        (``rank``, then the id, both descending; pinned ones not apart), of those
+        ``archived`` as asked and with no bit of ``hide``; and how many there are.
+        None: a miss.  What it reads is the rows shown and the index entries before
+        them, never a row of the others."""
+        order = " ORDER BY rank DESC, cid DESC LIMIT ? OFFSET ?"
+        return self._page(archived, hide, order, (limit, offset), "INDEXED BY listed_newest")
+
+    def _page(
+        self,
+        archived: Sequence[bool],
+        hide: int,
+        order: str,
+        more: tuple[Any, ...],
+        using: str = "",
+    ) -> tuple[list[dict[str, Any]], int] | None:
+        """The rows ``order`` (the end of the query, taking ``more``) picks of those
+        ``archived`` as asked with no bit of ``hide``, and how many of those there are
+        (from the counts: a few rows, not the rows)."""
         db = self._db()
         if db is None:
             return None
         where = _WHERE.format(",".join("?" * len(archived)))
         args: list[Any] = [int(a) for a in archived] + [hide]
-        query = f"SELECT row FROM listed WHERE {where} AND cid != ?"
-        query += " ORDER BY pinned DESC, rank DESC, cid DESC LIMIT ?"
+        query = f"SELECT row FROM listed {using} WHERE {where}{order}"
+        count = f"SELECT coalesce(sum(n), 0) FROM listed_n WHERE {where}"
         try:
-            found = db.execute(query, (*args, skip or "", -1 if limit is None else limit))
-            raw = [r[0] for r in found.fetchall()]
-            total = db.execute(f"SELECT count(*) FROM listed WHERE {where}", args).fetchone()[0]
-            rows = json.loads("[" + ",".join(reversed(raw)) + "]")
+            raw = [r[0] for r in db.execute(query, (*args, *more)).fetchall()]
+            (total,) = db.execute(count, args).fetchone()
+            rows = json.loads("[" + ",".join(raw) + "]")
         except (sqlite3.Error, ValueError, TypeError):
             return None
-        if not all(isinstance(r, dict) for r in rows):
+        if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
             return None
         return rows, int(total)
 

@@ -37,7 +37,7 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from gitstore.cache import sql
+from gitstore.cache import space, sql
 
 if TYPE_CHECKING:
     from gitstore.cache.db import Cache
@@ -328,7 +328,8 @@ class Search:
         return unknown
 
     def rebuild(self, db: sqlite3.Connection) -> None:
-        """Start the index again, empty: its next catch-up reads every row."""
+        """Start the index again, empty: its next catch-up reads every row.  The
+        space of the one dropped (an older layout's, or a damaged one) is given back."""
         sql.search_table(db)
         try:
             db.execute("DELETE FROM grep_state")
@@ -336,6 +337,7 @@ class Search:
         except sqlite3.Error:
             pass
         self._usable = None
+        space.reclaim(db, self._cache.notice)
 
     def _mark_whole(self, db: sqlite3.Connection, tips: Sequence[str]) -> list[str]:
         """Record the tips found whole; return the ones that are not."""

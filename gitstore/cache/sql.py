@@ -38,6 +38,7 @@ OLD_TABLES = (
     "grep_long",
     "listed",
     "listed_state",
+    "listed_n",
 )
 
 # Every walk is bounded by the rows its table has (a chain is no longer than
@@ -91,6 +92,18 @@ def events_ok(events: Any) -> bool:
     return isinstance(events, list) and all(
         isinstance(e, dict) and isinstance(e.get("type"), str) for e in events
     )
+
+
+def start_again(db: sqlite3.Connection) -> None:
+    """Drop every table of any layout and make this one's, in one transaction (a cache
+    of another ``FORMAT``: nothing is lost, git has it all)."""
+    db.executescript(
+        "BEGIN IMMEDIATE;"
+        + "".join(f"DROP TABLE IF EXISTS {t};" for t in OLD_TABLES)
+        + SCHEMA
+        + f"PRAGMA user_version = {int(FORMAT)}; COMMIT;"
+    )
+    search_table(db)
 
 
 def reset(db: sqlite3.Connection) -> bool:

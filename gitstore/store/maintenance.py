@@ -119,7 +119,9 @@ class Maintenance:
         self.repo = repo
         self.gitdir = gitdir
         self.retention = retention
-        self.now = now  # the store's clock: an operation's age is told on the clock it was stamped by
+        self.now = (
+            now  # the store's clock: an operation's age is told on the clock it was stamped by
+        )
         self.writes = 0
         self._running: subprocess.Popen[bytes] | None = None
 

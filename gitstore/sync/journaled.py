@@ -120,7 +120,9 @@ def drift(syncer: Syncer, before: dict[str, str], since: str | None) -> set[str]
 def drift_line(remote: str, unnamed: set[str], shown: int = 3) -> str:
     """``drift`` in one line."""
     listed = sorted(unnamed)
-    names = ", ".join(listed[:shown]) + (f" and {len(listed) - shown} more" if len(listed) > shown else "")
+    names = ", ".join(listed[:shown]) + (
+        f" and {len(listed) - shown} more" if len(listed) > shown else ""
+    )
     n = len(listed)
     return (
         f"{n} ref{'s' if n != 1 else ''} moved on {remote} without a journal entry "

@@ -250,9 +250,7 @@ def drop_copies(repo: pygit2.Repository, name: str) -> int:
 COPY_WAIT = 1.0  # seconds a copy's write waits out a lock git's gc or pack-refs holds
 
 
-def set_copy(
-    repo: pygit2.Repository, name: str, target: str | None, message: str = ""
-) -> bool:
+def set_copy(repo: pygit2.Repository, name: str, target: str | None, message: str = "") -> bool:
     """Point the remote-tracking copy ``name`` at ``target`` (None: delete it).
     A concurrent `git gc` or `git pack-refs` locks loose refs and packed-refs
     while it packs them: the write waits up to ``COPY_WAIT`` seconds, then gives

@@ -121,6 +121,28 @@ def recent(
     return rows, total
 
 
+def newest(
+    store: Store,
+    rank: Rank,
+    which: tuple[Sequence[bool], int],
+    page: tuple[int, int],
+    active: str | None,
+) -> tuple[list[dict[str, Any]], int] | None:
+    """One page of the listing, the newest activity first (`jp serve`'s order):
+    ``which`` is (archived as asked, the bits to hide), ``page`` is (its size, its
+    offset); and how many rows there are.  None: the kept rows cannot answer."""
+    if not fresh(store, rank):
+        return None
+    kept = store.local.listing
+    got = kept.newest(which[0], which[1], page[0], page[1])
+    if got is None or not all(isinstance(row.get("id"), str) for row in got[0]):
+        kept.forget()  # a damaged row: every row is made again next time
+        return None
+    for row in got[0]:
+        row["active"] = row["id"] == active
+    return got
+
+
 def shortest(store: Store, rows: Sequence[dict[str, Any]]) -> dict[str, int]:
     """Each shown id's shortest unique prefix among every conversation's id."""
     out = {}

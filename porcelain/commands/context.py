@@ -62,6 +62,7 @@ class App:
                 init_store(path, clock.for_store())
                 self.output.note(f"note: created the store {path}")
             self._store = Store(path, self.identity(), self.limits, clock=clock.for_store())
+            self._store.local.tell(self.output.note)  # a slow step of the cache, on stderr
             # lazy: `jp --help` loads no configuration module (start-up)
             from porcelain.app.oprecord import begin
 

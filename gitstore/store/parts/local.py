@@ -7,7 +7,7 @@ store's own layer of jp's configuration, and git's housekeeping.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -45,7 +45,13 @@ class Local:
         g.cache.close()
         for extra in ("", "-wal", "-shm", "-journal"):
             Path(f"{g.cache.path}{extra}").unlink(missing_ok=True)
+        notice = g.cache.notice
         g.cache = Cache(g.gitdir)
+        g.cache.notice = notice
+
+    def tell(self, notice: Callable[[str], None]) -> None:
+        """Who is told, one line, before a slow step of the cache (to say it to the user)."""
+        self._g.cache.notice = notice
 
     def value(self, name: str, version: str) -> Any:
         """The value kept under ``name`` for ``version`` (e.g. a ref's commit), else None."""

@@ -4,11 +4,13 @@ a full-text search with grep's semantics, and pages of 100."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from gitstore import CorruptEvent, Store
 from porcelain import clock
 from porcelain.app.describe import listing
+from porcelain.app.listed import AGENT, newest, shortest
 from porcelain.app.search import SCOPES, candidates, chain_hits, compile_pattern, searched
 from porcelain.app.targets import active_id
 from porcelain.domain.idprefix import unique_lengths
@@ -20,6 +22,8 @@ from porcelain.serve.routes import Query, flag, number, one
 
 PER_PAGE = 100
 SORTS = ("activity", "created", "id", "turns", "title")
+# the fields of the query that, set, filter the list (else it is read a page at a time)
+TEXTS = ("q", "title", "since", "imported")
 
 
 def rows_for(store: Store, query: Query) -> tuple[list[dict[str, Any]], dict[str, str]]:
@@ -72,17 +76,71 @@ def _search(store: Store, pattern: str, regex: bool, archived: bool) -> dict[str
     return found
 
 
-def _window(query: Query, rows: list[dict[str, Any]]) -> tuple[int, int, list[dict[str, Any]]]:
-    size = min(max(number(query, "per_page", PER_PAGE), 1), 1000)
+@dataclass
+class Shown:
+    """One page of the list: its rows, how many rows every page holds together,
+    the first matching line of each row (a search), the page and how many pages."""
+
+    rows: list[dict[str, Any]]
+    total: int
+    hits: dict[str, str]
+    page: int
+    pages: int
+
+
+def _size(query: Query) -> int:
+    return min(max(number(query, "per_page", PER_PAGE), 1), 1000)
+
+
+def shown(store: Store, query: Query) -> Shown:
+    """The page asked for: in the default order with no search or filter, read
+    from the cache's kept rows (only the page's rows, `ls --limit`'s way); else
+    every row the filters keep is made, then the page is cut from them."""
+    if _plain(query):
+        found = _newest(store, query)
+        if found is not None:
+            return found
+    rows, hits = rows_for(store, query)
+    size = _size(query)
     pages = pages_of(len(rows), size)
     page = min(max(number(query, "page", 1), 1), pages)
-    return page, pages, rows[(page - 1) * size : page * size]
+    return Shown(rows[(page - 1) * size : page * size], len(rows), hits, page, pages)
+
+
+def _plain(query: Query) -> bool:
+    """Whether the list asked for is every row of one kind in the default order (as
+    ``rows_for`` reads the query: a flag that is not set filters nothing)."""
+    if any(one(query, name) for name in TEXTS) or any(query.get("label", [])):
+        return False
+    sort = one(query, "sort", "activity")
+    return (sort if sort in SORTS else "activity") == "activity" and not any(
+        flag(query, name) for name in ("pinned", "reverse")
+    )
+
+
+def _newest(store: Store, query: Query) -> Shown | None:
+    everything = flag(query, "all")
+    which = (
+        (False, True) if everything else (flag(query, "archived"),),
+        0 if everything else AGENT,
+    )
+    size, page, active = _size(query), max(number(query, "page", 1), 1), active_id(store)
+    found = newest(store, lsview.rank, which, (size, (page - 1) * size), active)
+    if found is not None and page > pages_of(found[1], size):  # past the end: the last page
+        page = pages_of(found[1], size)
+        found = newest(store, lsview.rank, which, (size, (page - 1) * size), active)
+    if found is None:
+        return None
+    rows, total = found
+    unique = shortest(store, rows)
+    for r in rows:
+        r["short_id"] = r["id"][: unique.get(r["id"], len(r["id"]))]
+    return Shown(rows, total, {}, page, pages_of(total, size))
 
 
 def api(store: Store, query: Query) -> list[dict[str, Any]]:
     """`ls -F json`'s rows, of one page (``?page=N&per_page=M``)."""
-    rows, _ = rows_for(store, query)
-    return _window(query, rows)[2]
+    return shown(store, query).rows
 
 
 def markers(row: dict[str, Any]) -> Markup:
@@ -150,10 +208,10 @@ def _form(query: Query) -> Markup:
 
 def page(store: Store, query: Query) -> Markup:
     now = clock.now()
-    rows, hits = rows_for(store, query)
-    at, pages, shown = _window(query, rows)
+    found = shown(store, query)
+    rows, hits = found.rows, found.hits
     body = []
-    for row in shown:
+    for row in rows:
         title = link(
             f"/c/{row['id']}", row["title"] or row["preview"] or "(untitled)", class_="title"
         )
@@ -167,12 +225,14 @@ def page(store: Store, query: Query) -> Markup:
             )
         )
     kept = {k: v for k, v in query.items() if k != "page"}
-    found = tag("p", f"{len(rows)} conversation{'s' if len(rows) != 1 else ''}", class_="count")
+    total = found.total
+    count = tag("p", f"{total} conversation{'s' if total != 1 else ''}", class_="count")
     listed = (
         table(("Title", "Age", "Turns", "Id"), body, class_="list")
         if body
         else tag("p", "No conversations match.")
     )
     return layout(
-        "Conversations", Markup(_form(query) + found + listed + pager("/", kept, at, pages))
+        "Conversations",
+        Markup(_form(query) + count + listed + pager("/", kept, found.page, found.pages)),
     )
