@@ -9,6 +9,7 @@ import sys
 
 import click
 
+from porcelain import early
 from porcelain.commands.context import App
 from porcelain.commands.lazy import LazyGroup
 from porcelain.errors import Exit, Interrupted, JpError, UsageError
@@ -216,6 +217,8 @@ def _refuse_undecodable(argv: list[str]) -> None:
 
 def main() -> None:
     """Run `jp`; translate every expected failure into one line on stderr."""
+    if (quick := early.answer(sys.argv[1:], os.environ)) is not None:  # porcelain/early
+        sys.exit(quick)
     output = Output()
     try:
         if os.environ.get("JP_FAULT"):  # a testing hook: see porcelain/app/faults.py

@@ -38,16 +38,17 @@ def refs_at_reconcile(gitdir: Path, remote: str) -> int:
     return _count(_state(gitdir, remote), "refs", 0)
 
 
-def record_pull(gitdir: Path, remote: str, reconciled: bool, refs: int | None = None) -> None:
+def record_pull(gitdir: Path, remote: str, reconciled: bool, refs: int | None = None) -> bool:
     """Count this pull (a reconcile starts the count again and says, in ``refs``,
-    how many conversations it found)."""
+    how many conversations it found); False when the count could not be written."""
     data = _state(gitdir, remote)
     count = 0 if reconciled else _count(data, "pulls", RECONCILE_EVERY) + 1
     found = refs if refs is not None else _count(data, "refs", 0)
     try:
         jsonfile.write(_state_path(gitdir, remote), {"pulls": count, "refs": found})
     except (OSError, EnvironmentFault):
-        return  # only a count: the next pull reconciles sooner or later
+        return False  # only a count: the next pull reconciles sooner or later
+    return True
 
 
 def forget(gitdir: Path, remote: str) -> None:

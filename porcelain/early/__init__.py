@@ -1,0 +1,19 @@
+"""Commands answered before click, the configuration and the store load.
+
+Each module here looks at the command line and the files it names, and either
+answers the command whole (same output, same exit code, same state as the
+command itself) or returns None on any doubt: then the command runs as usual.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+
+def answer(argv: Sequence[str], environ: Mapping[str, str]) -> int | None:
+    """The exit code of a command answered here, or None: run it as usual."""
+    if "pull" in argv:
+        from porcelain.early import pull  # lazy: only a pull reads its files
+
+        return pull.answer(argv, environ)
+    return None
