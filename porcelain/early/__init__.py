@@ -7,7 +7,20 @@ command itself) or returns None on any doubt: then the command runs as usual.
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Mapping, Sequence
+
+
+def main() -> None:
+    """The `jp` entry point: a command answered here exits before click loads;
+    any other runs as ``porcelain.cli.main``."""
+    code = answer(sys.argv[1:], os.environ)
+    if code is not None:
+        sys.exit(code)
+    from porcelain.cli import main as run  # lazy: the commands not answered here
+
+    run(tried=True)
 
 
 def answer(argv: Sequence[str], environ: Mapping[str, str]) -> int | None:
