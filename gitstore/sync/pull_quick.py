@@ -3,7 +3,7 @@
 A journal pull (``journaled``) whose remote journal is still the copy this store
 finished with last time fetches nothing, checks nothing and moves nothing: it
 only counts itself towards the next reconcile.  For a remote that is a path on
-this machine, ``unmoved`` answers that from the files alone (no libgit2, no git
+this machine, ``nothing_to_pull`` answers that from the files alone (no libgit2, no git
 process): the remote's ``refs/jp/journal``, the store's copy of it, and the
 store's own state.  It says yes only when each of these holds, and None
 (``Doubt``) on anything else, so the caller runs the whole pull:
@@ -57,7 +57,7 @@ class Doubt(Exception):
     """The files cannot say for sure: the whole pull decides."""
 
 
-def unmoved(
+def nothing_to_pull(
     gitdir: Path, name: str | None, git_configs: Sequence[Path], uid: int
 ) -> tuple[str, Path] | None:
     """The remote (and its path) a pull of the store at ``gitdir`` would find nothing
@@ -72,7 +72,9 @@ def unmoved(
     return remote, where
 
 
-def _check(gitdir: Path, name: str | None, git_configs: Sequence[Path], uid: int) -> tuple[str, Path]:
+def _check(
+    gitdir: Path, name: str | None, git_configs: Sequence[Path], uid: int
+) -> tuple[str, Path]:
     _plain(gitdir, uid)
     for other in git_configs:
         if other.exists() and any(m in _text(other).lower() for m in _FOREIGN):
@@ -182,7 +184,9 @@ def _remote(sections: Sections, name: str | None) -> str:
 def _info(name: str, keys: dict[str, list[str]]) -> RemoteInfo:
     settings = tuple(sorted(set(keys) - {"url", "fetch", "push"}))
     url = keys.get("url", [""])[-1]
-    return RemoteInfo(name, url, tuple(keys.get("fetch", [])), tuple(keys.get("push", [])), settings)
+    return RemoteInfo(
+        name, url, tuple(keys.get("fetch", [])), tuple(keys.get("push", [])), settings
+    )
 
 
 def _remote_path(keys: dict[str, list[str]], uid: int) -> Path:

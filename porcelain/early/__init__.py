@@ -15,7 +15,11 @@ from collections.abc import Mapping, Sequence
 def main() -> None:
     """The `jp` entry point: a command answered here exits before click loads;
     any other runs as ``porcelain.cli.main``."""
-    code = answer(sys.argv[1:], os.environ)
+    try:
+        code = answer(sys.argv[1:], os.environ)
+    except KeyboardInterrupt:  # as porcelain.cli.main says it: nothing was half written
+        sys.stderr.write("\ninterrupted: what was already written is kept\n")
+        sys.exit(130)
     if code is not None:
         sys.exit(code)
     from porcelain.cli import main as run  # lazy: the commands not answered here
@@ -25,8 +29,11 @@ def main() -> None:
 
 def answer(argv: Sequence[str], environ: Mapping[str, str]) -> int | None:
     """The exit code of a command answered here, or None: run it as usual."""
-    if "pull" in argv:
-        from porcelain.early import pull  # lazy: only a pull reads its files
+    try:
+        if "pull" in argv:
+            from porcelain.early import pull  # lazy: only a pull reads its files
 
-        return pull.answer(argv, environ)
+            return pull.answer(argv, environ)
+    except Exception:  # noqa: BLE001 - any surprise: the command itself runs and says it
+        return None
     return None

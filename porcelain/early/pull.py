@@ -67,14 +67,17 @@ def answer(argv: Sequence[str], environ: Mapping[str, str]) -> int | None:
     if gitdir is None or not _config_loads(gitdir, environ):
         return None
     # lazy: only a pull that may be a no-op reads the remote's files
-    from gitstore.sync.pull_quick import unmoved
+    from gitstore import nothing_to_pull
 
-    found = unmoved(gitdir, line.get("remote"), _git_configs(environ), os.geteuid())
+    found = nothing_to_pull(gitdir, line.get("remote"), _git_configs(environ), os.geteuid())
     if found is None:
         return None
     text = "[]" if line["fmt"] == "json" else f"Already up to date with {found[0]}."
-    sys.stdout.write(text + "\n")
-    sys.stdout.flush()
+    try:
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+    except BrokenPipeError:  # as porcelain.cli.main: a reader that left is no failure
+        pass
     return 0
 
 
@@ -112,14 +115,14 @@ def _config_loads(gitdir: Path, environ: Mapping[str, str]) -> bool:
     user = Path(xdg) / "jp" / "config.toml" if xdg else Path(home) / ".config/jp/config.toml"
     if not home and not xdg:
         return False
-    store = gitdir / "jp" / "config.toml"
-    if not user.exists() and not store.exists():
+    layer = gitdir / "jp" / "config.toml"  # the store's own layer
+    if not user.exists() and not layer.exists():
         return True
     # lazy: only a configuration file that exists needs the configuration's modules
     from porcelain.config import load_config
 
     try:
-        config = load_config(environ=environ, store_config=store, files=[], overrides=[])
+        config = load_config(environ=environ, store_config=layer, files=[], overrides=[])
     except Exception:  # the pull itself names what is wrong
         return False
     return not config.ignored

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from gitstore.sync.pull_quick import unmoved
+from gitstore.sync.pull_quick import nothing_to_pull
 from porcelain.early.pull import parse
 from tests.support.sync_machine import Machine
 
@@ -44,7 +44,7 @@ def desk(built: tuple[Machine, Path], tmp_path: Path) -> tuple[Path, Path]:
 
 
 def _ask(store: Path, name: str | None = None) -> str | None:
-    found = unmoved(store, name, [], os.geteuid())
+    found = nothing_to_pull(store, name, [], os.geteuid())
     return None if found is None else found[0]
 
 
@@ -100,7 +100,7 @@ def test_a_config_git_could_read_otherwise_takes_the_whole_pull(
     config.write_text(plain)
     rewrite = tmp_path / "gitconfig"
     rewrite.write_text(f'[url "/elsewhere"]\n\tinsteadOf = {remote}\n')
-    assert unmoved(store, None, [rewrite], os.geteuid()) is None, "a URL rewrite elsewhere"
+    assert nothing_to_pull(store, None, [rewrite], os.geteuid()) is None, "a URL rewrite elsewhere"
     with (remote / "config").open("a") as f:
         f.write("[uploadpack]\n\thideRefs = refs/jp\n")
     assert _ask(store) is None, "the remote may hide its journal from git"
@@ -108,7 +108,7 @@ def test_a_config_git_could_read_otherwise_takes_the_whole_pull(
 
 def test_another_users_remote_or_store_takes_the_whole_pull(desk: tuple[Path, Path]) -> None:
     store, _ = desk
-    assert unmoved(store, None, [], os.geteuid() + 1) is None  # git refuses it
+    assert nothing_to_pull(store, None, [], os.geteuid() + 1) is None  # git refuses it
 
 
 def test_only_the_plainest_command_line_qualifies() -> None:
