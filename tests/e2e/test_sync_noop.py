@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.noop_pull import trust_journal
 from tests.support.servers.fixtures import every_remote
 from tests.support.sync_machine import Machine
 
@@ -56,11 +57,6 @@ def _state(machine: Machine) -> Path:
     return machine.store / "jp" / "journal" / "origin.json"
 
 
-def _large(machine: Machine, pulls: int = 0) -> None:
-    """The count a reconcile of a remote of 5,000 conversations leaves."""
-    _state(machine).write_text(json.dumps({"pulls": pulls, "refs": 5000}))
-
-
 def _pulls(machine: Machine) -> int:
     return int(json.loads(_state(machine).read_text())["pulls"])
 
@@ -70,7 +66,7 @@ def _synced(pair: tuple[Machine, Machine, Path]) -> tuple[Machine, Machine, Path
     cid = laptop.new("noop")
     laptop.ok("push")
     desktop.ok("pull")
-    _large(desktop)
+    trust_journal(desktop)
     return laptop, desktop, remote, cid
 
 
@@ -144,7 +140,7 @@ def test_plain_gits_push_waits_for_the_reconcile_which_the_files_path_leaves_to_
     laptop.git("push", "--quiet", "origin", f"{ref}:{ref}")  # no journal entry
     assert desktop.ok("pull") == UP_TO_DATE, "as a journal pull: the journal did not move"
     assert _runs(log) == []
-    _large(desktop, pulls=50)  # the reconcile is due
+    trust_journal(desktop, pulls=50)  # the reconcile is due
     proc = desktop.run("pull")
     assert proc.returncode == 0, proc.stderr
     assert f"{cid}: updated from origin" in proc.stdout
@@ -161,13 +157,13 @@ def test_a_small_remote_and_a_fetch_left_halfway_take_the_whole_pull(
     _state(desktop).write_text(json.dumps({"pulls": 0, "refs": 3}))
     assert desktop.ok("pull") == UP_TO_DATE
     assert _runs(log), "a small remote reconciles on every pull"
-    _large(desktop)
+    trust_journal(desktop)
     copy = desktop.git("rev-parse", "refs/jp-remotes/origin/jp/journal").strip()
     desktop.git("update-ref", "refs/jp-remotes/origin/jp/incoming", copy)
     assert desktop.ok("pull") == UP_TO_DATE
     assert _runs(log), "a fetched journal waits: the whole pull finishes it"
     assert not desktop.git("for-each-ref", "refs/jp-remotes/origin/jp/incoming").strip()
-    _large(desktop)
+    trust_journal(desktop)
     _runs(log)  # the test's own git
     assert desktop.ok("pull") == UP_TO_DATE and _runs(log) == []
 

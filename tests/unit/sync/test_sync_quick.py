@@ -8,29 +8,21 @@ import fcntl
 import json
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from gitstore.sync.pull_quick import nothing_to_pull
 from porcelain.early.pull import parse
+from tests.support.noop_pull import synced
 from tests.support.sync_machine import Machine
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Machine, Path]:
     root = tmp_path_factory.mktemp("quick")
-    remote = root / "remote.git"
-    subprocess.run(["git", "init", "--bare", "-q", str(remote)], check=True)
-    laptop, desktop = Machine(root / "laptop", remote), Machine(root / "desktop", remote)
-    laptop.new("quick")
-    laptop.ok("push")
-    desktop.ok("pull")
-    (desktop.store / "jp" / "journal" / "origin.json").write_text(
-        json.dumps({"pulls": 0, "refs": 5000})
-    )
-    return desktop, remote
+    _, desktop, _ = synced(root)
+    return desktop, root / "remote.git"
 
 
 @pytest.fixture
