@@ -18,7 +18,7 @@ says which; on every remote the names are those of a store of its own.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from gitstore import ids
 
@@ -27,9 +27,9 @@ ARCHIVE_PREFIX = "refs/archive/conversations/"
 ACTIVE = "JP_HEAD"
 
 
-@dataclass(frozen=True)
-class NotesRefs:
-    """The notes refs of one kind of store."""
+class NotesRefs(NamedTuple):
+    """The notes refs of one kind of store (a named tuple: no dataclasses, which load
+    ``inspect``, at start-up)."""
 
     meta: str
     source: str

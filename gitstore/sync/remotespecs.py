@@ -4,7 +4,7 @@ read without libgit2 (``remotes`` holds what needs the repository)."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from gitstore import refs
 from gitstore.errors import SyncError
@@ -52,8 +52,7 @@ def jp_refspecs(remote: str) -> set[str]:
     return set(fetch_refspecs(remote)) | set(pushed) | legacy_refspecs(remote)
 
 
-@dataclass(frozen=True)
-class RemoteInfo:
+class RemoteInfo(NamedTuple):  # no dataclasses (they load ``inspect``) at start-up
     name: str
     url: str
     fetch: tuple[str, ...]
