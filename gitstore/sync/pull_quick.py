@@ -297,9 +297,9 @@ def _ref(gitdir: Path, name: str) -> str | None:
     for line in _lines_with(data, needle):
         if found is not None:
             raise Doubt(f"{name}: packed twice")
-        found = _oid(line[:40], name) if line[40:41] == b" " else None
-        if found is None:
+        if len(line) != 40 + len(needle):  # exactly "<oid> <name>": no other name ends so
             raise Doubt(f"{name}: an odd packed line")
+        found = _oid(line[:40], name)
     return found
 
 

@@ -8,6 +8,7 @@ import fcntl
 import json
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -124,3 +125,22 @@ def test_only_the_plainest_command_line_qualifies() -> None:
         ["conversation", "pull"],
     ):
         assert parse(other) is None, other
+
+
+def test_the_remotes_packed_journal_is_read_only_from_a_plain_line(
+    desk: tuple[Path, Path],
+) -> None:
+    store, remote = desk
+    subprocess.run(["git", "--git-dir", str(remote), "pack-refs", "--all"], check=True)
+    assert not (remote / "refs" / "jp" / "journal").exists()
+    assert _ask(store) == "origin", "packed: found by its line"
+    packed = remote / "packed-refs"
+    lines = packed.read_text()
+    oid = next(ln.split()[0] for ln in lines.splitlines() if ln.endswith(" refs/jp/journal"))
+    for odd in (
+        f"{oid} refs/x refs/jp/journal\n",
+        f"{oid} refs/jp/journal\n",
+        "x refs/jp/journalz\n",
+    ):
+        packed.write_text(lines + odd)
+        assert _ask(store) is None, odd
