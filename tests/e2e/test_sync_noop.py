@@ -61,13 +61,20 @@ def _pulls(machine: Machine) -> int:
     return int(json.loads(_state(machine).read_text())["pulls"])
 
 
-def _synced(pair: tuple[Machine, Machine, Path]) -> tuple[Machine, Machine, Path, str]:
+Synced = tuple[Machine, Machine, Path, str, Path]
+
+
+@pytest.fixture
+def synced(pair: tuple[Machine, Machine, Path]) -> Synced:
+    """The pair after one conversation went laptop -> remote -> desktop, the desktop
+    trusting the journal and logging its git runs: (laptop, desktop, remote path,
+    the conversation, the log)."""
     laptop, desktop, remote = pair
     cid = laptop.new("noop")
     laptop.ok("push")
     desktop.ok("pull")
     trust_journal(desktop)
-    return laptop, desktop, remote, cid
+    return laptop, desktop, remote, cid, _logged_git(desktop)
 
 
 def _full(machine: Machine, *args: str) -> subprocess.CompletedProcess[str]:
@@ -86,10 +93,9 @@ def _oplog(machine: Machine) -> str:
 
 @every_remote
 def test_a_noop_pull_prints_and_counts_what_the_whole_one_does(
-    pair: tuple[Machine, Machine, Path], remote_kind: str
+    synced: Synced, remote_kind: str
 ) -> None:
-    _, desktop, _, _ = _synced(pair)
-    log = _logged_git(desktop)
+    _, desktop, _, _, log = synced
     oplog = _oplog(desktop)
     _runs(log)  # the test's own git
     for args in (
@@ -118,9 +124,8 @@ def test_a_noop_pull_prints_and_counts_what_the_whole_one_does(
     assert _oplog(desktop) == oplog, "no operation recorded, as by the whole pull"
 
 
-def test_a_moved_journal_takes_the_whole_pull(pair: tuple[Machine, Machine, Path]) -> None:
-    laptop, desktop, _, cid = _synced(pair)
-    log = _logged_git(desktop)
+def test_a_moved_journal_takes_the_whole_pull(synced: Synced) -> None:
+    laptop, desktop, _, cid, log = synced
     laptop.ok("q", "MOVED")
     laptop.ok("push")
     out = desktop.ok("pull")
@@ -131,10 +136,9 @@ def test_a_moved_journal_takes_the_whole_pull(pair: tuple[Machine, Machine, Path
 
 
 def test_plain_gits_push_waits_for_the_reconcile_which_the_files_path_leaves_to_git(
-    pair: tuple[Machine, Machine, Path],
+    synced: Synced,
 ) -> None:
-    laptop, desktop, _, cid = _synced(pair)
-    log = _logged_git(desktop)
+    laptop, desktop, _, cid, log = synced
     laptop.ok("q", "PLAIN")
     ref = f"refs/conversations/{cid}"
     laptop.git("push", "--quiet", "origin", f"{ref}:{ref}")  # no journal entry
@@ -149,11 +153,8 @@ def test_plain_gits_push_waits_for_the_reconcile_which_the_files_path_leaves_to_
     assert desktop.tip(cid) == laptop.tip(cid)
 
 
-def test_a_small_remote_and_a_fetch_left_halfway_take_the_whole_pull(
-    pair: tuple[Machine, Machine, Path],
-) -> None:
-    _, desktop, _, _ = _synced(pair)
-    log = _logged_git(desktop)
+def test_a_small_remote_and_a_fetch_left_halfway_take_the_whole_pull(synced: Synced) -> None:
+    _, desktop, _, _, log = synced
     _state(desktop).write_text(json.dumps({"pulls": 0, "refs": 3}))
     assert desktop.ok("pull") == UP_TO_DATE
     assert _runs(log), "a small remote reconciles on every pull"
@@ -182,11 +183,8 @@ def _journal_file(remote: Path) -> Path:
 
 
 @pytest.mark.parametrize("hostile", ["symlink", "garbage", "huge", "beside", "packed-link"])
-def test_odd_remote_files_take_the_whole_pull(
-    pair: tuple[Machine, Machine, Path], hostile: str
-) -> None:
-    _, desktop, remote, _ = _synced(pair)
-    log = _logged_git(desktop)
+def test_odd_remote_files_take_the_whole_pull(synced: Synced, hostile: str) -> None:
+    _, desktop, remote, _, log = synced
     loose = _journal_file(remote)
     oid = loose.read_text()
     if hostile == "symlink":  # the same commit, through a link
@@ -211,11 +209,8 @@ def test_odd_remote_files_take_the_whole_pull(
     assert proc.returncode in (0, 1), proc.stderr
 
 
-def test_the_journal_packed_on_the_remote_is_read_from_packed_refs(
-    pair: tuple[Machine, Machine, Path],
-) -> None:
-    _, desktop, remote, _ = _synced(pair)
+def test_the_journal_packed_on_the_remote_is_read_from_packed_refs(synced: Synced) -> None:
+    _, desktop, remote, _, log = synced
     subprocess.run(["git", "--git-dir", str(remote), "pack-refs", "--all"], check=True)
     assert not (remote / "refs" / "jp" / "journal").exists()
-    log = _logged_git(desktop)
     assert desktop.ok("pull") == UP_TO_DATE and _runs(log) == []
