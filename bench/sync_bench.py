@@ -16,8 +16,9 @@ and of git's (``make bench-scale`` runs 100,000 conversations once).
 
     python bench/sync_bench.py [--sizes 1000,10000] [--runs 5] [--before SRC]
 
-(``--before SRC``: the first pull again by the jp of another source tree, such
-as an export of an earlier commit, into a third store, in the same run.)
+(``--before SRC``: the first pull, the no-op pull (alternated with this tree's)
+and the pull of 10 changed again by the jp of another source tree, such as an
+export of an earlier commit, into a third store, in the same run.)
 """
 
 from __future__ import annotations
@@ -153,6 +154,8 @@ def size_section(
     ]
     clone = once(clone_argv, env_d, home_d)
     row("first pull", pull_first, "git clone --mirror", clone, "within 3x", pull_first <= 3 * clone)
+    old_jp: list[str] = []
+    env_b, home_b = env_d, root / "home-b"
     if before is not None:  # the same first pull by another source tree, in the same run
         old = build.new_store(root / "before.git")
         env_b = clean_env(root / "home-b", old.path)
@@ -168,15 +171,18 @@ def size_section(
     all_refs = _git(clone_git, "fetch", "-q", str(remote), "+refs/conversations/*:refs/bench/c/*")
     run_process(one_ref, env_d, home_d)
     run_process(all_refs, env_d, home_d)
-    noop = interleaved(
-        {
-            "jp": lambda: run_process([*jp, "pull"], env_d, home_d),
-            "one": lambda: run_process(one_ref, env_d, home_d),
-            "all": lambda: run_process(all_refs, env_d, home_d),
-        },
-        runs,
-    )
-    spent.update({noop[k]: noop.cpu[k] for k in ("jp", "one", "all")})
+    variants = {
+        "jp": lambda: run_process([*jp, "pull"], env_d, home_d),
+        "one": lambda: run_process(one_ref, env_d, home_d),
+        "all": lambda: run_process(all_refs, env_d, home_d),
+    }
+    if old_jp:  # the other tree's no-op pull, alternated with this one's
+        variants["before"] = lambda: run_process([*old_jp, "pull"], env_b, home_b)
+    noop = interleaved(variants, runs)
+    spent.update({noop[k]: noop.cpu[k] for k in variants})
+    if old_jp:
+        row("no-op pull (before)", noop["before"], "git fetch of one ref", noop["one"],
+            "within 2x", noop["before"] <= 2 * noop["one"])  # fmt: skip
     row("no-op pull", noop["jp"], "git fetch of one ref", noop["one"], "within 2x",
         noop["jp"] <= 2 * noop["one"])  # fmt: skip
     row("no-op pull", noop["jp"], "git fetch of every conversation ref", noop["all"],
@@ -193,6 +199,10 @@ def size_section(
         "within 2x", jp_push <= 2 * git_push)  # fmt: skip
     jp_pull = once([*jp, "pull"], env_d, home_d)
     git_fetch = once(plain_fetch, env_d, home_d)
+    if old_jp:
+        old_pull = once([*old_jp, "pull"], env_b, home_b)
+        row(f"pull of {CHANGED} changed (before)", old_pull, f"git fetch of the {CHANGED} refs",
+            git_fetch, "within 2x", old_pull <= 2 * git_fetch)  # fmt: skip
     row(f"pull of {CHANGED} changed", jp_pull, f"git fetch of the {CHANGED} refs", git_fetch,
         "within 2x", jp_pull <= 2 * git_fetch)  # fmt: skip
 

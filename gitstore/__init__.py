@@ -99,6 +99,7 @@ if TYPE_CHECKING:
     from gitstore.store.types import Conversation, EventSource, Identity, Located
     from gitstore.sync.delete import Deleted, delete_on_remote, remote_has, remotes_holding
     from gitstore.sync.pull import Outcome, Syncer, open_sync
+    from gitstore.sync.pull_quick import nothing_to_pull
     from gitstore.sync.push import push
     from gitstore.sync.remotes import RemoteInfo
     from gitstore.sync.remotes import check_name as check_remote_name
@@ -183,6 +184,7 @@ _WHERE: dict[str, str] = {
     "Syncer": "gitstore.sync.pull",
     "Outcome": "gitstore.sync.pull",
     "open_sync": "gitstore.sync.pull",
+    "nothing_to_pull": "gitstore.sync.pull_quick",
     "push": "gitstore.sync.push",
     "Deleted": "gitstore.sync.delete",
     "delete_on_remote": "gitstore.sync.delete",
@@ -332,6 +334,7 @@ __all__ = [
     "new_id",
     "now_text",
     "open_sync",
+    "nothing_to_pull",
     "parse_time",
     "push",
     "Deleted",

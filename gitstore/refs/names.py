@@ -28,7 +28,8 @@ ACTIVE = "JP_HEAD"
 
 
 class NotesRefs(NamedTuple):
-    """The notes refs of one kind of store."""
+    """The notes refs of one kind of store (a named tuple: no dataclasses, which load
+    ``inspect``, at start-up)."""
 
     meta: str
     source: str

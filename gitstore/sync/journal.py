@@ -28,12 +28,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pygit2
 
-from gitstore.errors import EnvironmentFault
-from gitstore.fs import jsonfile
+from gitstore.sync.journalstate import (  # when to reconcile: no libgit2 needed
+    JOURNAL_FROM,
+    RECONCILE_EVERY,
+    forget,
+    pulls_since_reconcile,
+    record_pull,
+    refs_at_reconcile,
+)
 
 REMOTE_REF = "refs/jp/journal"
 COPY = "jp/journal"  # the copy a pull finished with, under refs/jp-remotes/<remote>/
@@ -48,8 +53,6 @@ _PLAIN = re.compile(r"[A-Za-z0-9._/-]+")
 TRIM_AT = 2 * MAX_WALK  # entries in one chain; the push past it starts a new root
 _BASE = re.compile(r"base: ([0-9a-f]{40}|[0-9a-f]{64})")
 _DEPTH = re.compile(r"depth: ([0-9]{1,9})")
-RECONCILE_EVERY = 50  # journal pulls between two reconciles
-JOURNAL_FROM = 1000  # conversations on the remote before a pull trusts the journal
 
 
 @dataclass
@@ -169,42 +172,11 @@ def read(repo: pygit2.Repository, tip: str, since: str | None) -> Reading:
     return out
 
 
-# -- when to reconcile ----------------------------------------------------------------
-
-
-def _state_path(gitdir: Path, remote: str) -> Path:
-    return gitdir / "jp" / "journal" / f"{remote}.json"
-
-
-def _state(gitdir: Path, remote: str) -> dict[str, object]:
-    return jsonfile.read_object(_state_path(gitdir, remote))
-
-
-def _count(data: dict[str, object], key: str, missing: int) -> int:
-    value = data.get(key)
-    return value if isinstance(value, int) and value >= 0 else missing
-
-
-def pulls_since_reconcile(gitdir: Path, remote: str) -> int:
-    return _count(_state(gitdir, remote), "pulls", RECONCILE_EVERY)
-
-
-def refs_at_reconcile(gitdir: Path, remote: str) -> int:
-    """How many conversations the last reconcile found on the remote (0: unknown)."""
-    return _count(_state(gitdir, remote), "refs", 0)
-
-
-def record_pull(gitdir: Path, remote: str, reconciled: bool, refs: int | None = None) -> None:
-    """Count this pull (a reconcile starts the count again and says, in ``refs``,
-    how many conversations it found)."""
-    data = _state(gitdir, remote)
-    count = 0 if reconciled else _count(data, "pulls", RECONCILE_EVERY) + 1
-    found = refs if refs is not None else _count(data, "refs", 0)
-    try:
-        jsonfile.write(_state_path(gitdir, remote), {"pulls": count, "refs": found})
-    except (OSError, EnvironmentFault):
-        return  # only a count: the next pull reconciles sooner or later
-
-
-def forget(gitdir: Path, remote: str) -> None:
-    _state_path(gitdir, remote).unlink(missing_ok=True)
+__all__ = [
+    "JOURNAL_FROM",
+    "RECONCILE_EVERY",
+    "forget",
+    "pulls_since_reconcile",
+    "record_pull",
+    "refs_at_reconcile",
+]

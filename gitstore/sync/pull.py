@@ -3,8 +3,9 @@
 Fetching copies the remote's ``refs/conversations/*``, ``refs/archive/*`` and
 jp's notes refs (``refs/notes/meta``, ``refs/notes/source``; never other
 notes) to ``refs/jp-remotes/<remote>/...`` (forced: they are copies); the
-notes are integrated into the store's own names (``store.notes.refs``).  Integrating decides per conversation id (``syncplan``) and moves
-local refs by compare-and-swap, in journaled transactions; every step can be
+notes are integrated into the store's own names (``pull_notes``).  Integrating
+decides per conversation id (``plan``) and moves local refs by compare-and-swap,
+in journaled transactions (``pull_apply``); every step can be
 rerun, so an interrupted pull is completed by the next one.  ``JP_HEAD``,
 caches, locks and the store's ``jp/`` folder never travel.
 """
@@ -13,58 +14,29 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
+from contextlib import contextmanager
 
 from gitstore import ids, refs
 from gitstore.boundary import Limits, conversation_name
-from gitstore.errors import ConcurrentUpdate, ConversationBusy
 from gitstore.refs import quarantine, transaction
-from gitstore.refs.transaction import SYMBOLIC, RefUpdate
 from gitstore.store.core import Store
 from gitstore.sync import created as bulkpull
-from gitstore.sync import fetching, journal, journaled, remotes
+from gitstore.sync import fetching, journal, journaled, pull_apply, pull_notes, remotes
 from gitstore.sync import lock as synclock
 from gitstore.sync import meta as syncmeta
 from gitstore.sync.ancestry import Comparison, repo_parent
 from gitstore.sync.ancestry import compare as compare_tips
 from gitstore.sync.fetching import Inbound
 from gitstore.sync.here import Here
-from gitstore.sync.notes import NotesAction
-from gitstore.sync.notes import integrate as integrate_notes
-from gitstore.sync.plan import Action, PullStep, Side, archived_by_meta, plan_pull, reduce
+from gitstore.sync.outcome import Outcome, Tips
+from gitstore.sync.plan import Action, PullStep, archived_by_meta, plan_pull, reduce
 from gitstore.sync.transport import Transport, choose
+
+__all__ = ["Outcome", "Syncer", "Tips", "open_sync"]
 
 Progress = Callable[[str, int, int], None]
 BATCH = 200  # conversations moved per transaction (each holds its lock file open)
 SCOPED_MAX = 2000  # conversations read by name; past that one listing of them all is cheaper
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What happened to one conversation (or notes ref, or skipped ref)."""
-
-    id: str
-    action: str
-    new_id: str | None = None
-    kind: str = "conversation"  # conversation | notes | warning | refused
-    direction: str = "pull"
-    detail: str = ""
-    kept: str | None = None  # refused: the quarantine ref that holds its tip
-    acknowledged: bool = False  # refused, and the user acknowledged it (`jp doctor --ack`)
-
-
-@dataclass
-class Tips:
-    live: str | None = None
-    archived: str | None = None
-    broken: str | None = None  # a ref that is not a commit: its object's type
-
-
-def _summary(problems: list[str], shown: int = 3) -> str:
-    """What was dropped from a remote's notes, in one line."""
-    more = f"; and {len(problems) - shown} more" if len(problems) > shown else ""
-    return "; ".join(problems[:shown]) + more + " (the rest was merged)"
 
 
 class Syncer:
@@ -230,11 +202,30 @@ class Syncer:
         self.transport.maintain()
 
     def integrate(self) -> list[Outcome]:
-        outcomes = self.integrate_notes()
+        """Merge the notes, then bring in each conversation the last fetch may have
+        moved; both sides' tips are listed once for the two."""
         cids = self._cids()
+        remote_tips = self.remote_tips()
+        listed: dict[str, Tips] | None = None  # every local conversation, once listed
+
+        def every_cid() -> set[str]:
+            nonlocal listed
+            listed = self.local_tips()
+            return set(listed) | set(remote_tips)
+
+        outcomes = pull_notes.integrate(self, every_cid)
         if cids is not None and not cids:
             return outcomes
-        local, remote_tips = self.local_tips(cids), self.remote_tips()
+        if listed is None:
+            local = self.local_tips(cids)
+        else:
+            local = {c: t for c, t in listed.items() if cids is None or c in cids}
+        outcomes += self._steps(local, remote_tips)
+        return outcomes
+
+    def _steps(self, local: dict[str, Tips], remote_tips: dict[str, Tips]) -> list[Outcome]:
+        """Plan and apply every conversation's step (``pull_apply``)."""
+        outcomes: list[Outcome] = []
         for cid in sorted(c for c, t in local.items() if t.broken):
             outcomes.append(self._broken(cid, local.pop(cid)))
             remote_tips.pop(cid, None)
@@ -247,10 +238,7 @@ class Syncer:
             step = self._plan(cid, local.get(cid, Tips()), remote_tips.get(cid, Tips()))
             if step.action in (Action.NONE, Action.AHEAD):
                 continue
-            if step.fork is not None:
-                forks.append((step, local.get(cid, Tips())))
-            else:
-                simple.append((step, local.get(cid, Tips())))
+            (forks if step.fork is not None else simple).append((step, local.get(cid, Tips())))
         created = [s.cid for s, _ in simple if s.action is Action.CREATED]
         with syncmeta.anchors(self.here, created):
             if len(created) >= bulkpull.BULK_AT:  # into packed-refs, as `git clone` does
@@ -262,10 +250,10 @@ class Syncer:
                 simple += [(s, Tips()) for s in left]
             for start in range(0, len(simple), BATCH):
                 self.progress("integrating", start, len(simple))
-                outcomes += self._apply_batch(simple[start : start + BATCH])
+                outcomes += pull_apply.apply_batch(self, simple[start : start + BATCH])
         taken = set(remote_tips)
         for step, now in forks:
-            outcomes.append(self._apply_fork(step, now, taken))
+            outcomes.append(pull_apply.apply_fork(self, step, now, taken))
         return outcomes
 
     def _plan(self, cid: str, mine: Tips, theirs: Tips) -> PullStep:
@@ -279,112 +267,6 @@ class Syncer:
     def _broken(self, cid: str, tips: Tips) -> Outcome:
         what = f"here it points at a {tips.broken}, not a commit"
         return Outcome(cid, "skipped", kind="warning", detail=f"{what}; not synced")
-
-    def integrate_notes(self) -> list[Outcome]:
-        out: list[Outcome] = []
-        rows = self.transport.list_refs(["refs/notes/"])
-        local = {r.name: r.kind for r in rows}
-        tips = {r.name: r.oid for r in rows}
-        wanted = [
-            (local_ref, there.removeprefix("refs/notes/"))
-            for local_ref, there in self.here.notes.refs.synced()  # jp's notes refs, by name
-            if there.removeprefix("refs/notes/") in self.inbound.notes
-        ]
-        names: dict[str, str] = {}
-        if any(tips.get(ref) != self.inbound.notes[rest] for ref, rest in wanted):
-            # anchors named by their conversation in what is reported
-            cids = set(self.local_tips()) | set(self.remote_tips())
-            names = {self.here.notes.anchor(cid): cid for cid in cids}
-        for local_ref, rest in wanted:
-            if local.get(local_ref, "commit") != "commit":
-                detail = f"here it points at a {local[local_ref]}, not a commit; not synced"
-                out.append(Outcome(local_ref, "skipped", kind="warning", detail=detail))
-                continue
-            action, problems = integrate_notes(
-                self.here.place,
-                local_ref,
-                self.tracking + "notes/" + rest,
-                self.signature,
-                f"jp pull {self.remote}: notes {rest}",
-                self.limits,
-                names,
-                self.here.ops.moving,
-            )
-            if action not in (NotesAction.NONE, NotesAction.AHEAD):
-                out.append(Outcome(local_ref, action.value, kind="notes"))
-            if problems:
-                out.append(Outcome(local_ref, "cleaned", kind="warning", detail=_summary(problems)))
-        return out
-
-    @staticmethod
-    def _moves(cid: str, target: Side, now: Tips) -> list[RefUpdate]:
-        """Local ref updates that leave ``cid`` in state ``target``."""
-        want, other = (refs.archived(cid), refs.live(cid))
-        want_now, other_now = now.archived, now.live
-        if not target.archived:
-            want, other, want_now, other_now = other, want, other_now, want_now
-        updates = [] if want_now == target.tip else [RefUpdate(want, want_now, target.tip)]
-        if other_now is not None:
-            updates.append(RefUpdate(other, other_now, None))
-        return updates
-
-    def _step_moves(self, step: PullStep, now: Tips) -> list[RefUpdate]:
-        return [] if step.target is None else self._moves(step.cid, step.target, now)
-
-    @contextmanager
-    def _holding(self, cids: list[str]) -> Iterator[set[str]]:
-        """Hold each conversation that no query is writing; yields the busy ones."""
-        busy: set[str] = set()
-        with ExitStack() as stack:
-            for cid in cids:
-                try:
-                    stack.enter_context(self.here.refs.hold(cid))
-                except ConversationBusy:
-                    busy.add(cid)
-            yield busy
-
-    def _message(self, step: PullStep) -> str:
-        return f"jp pull {self.remote}: {step.action.value} {step.cid}"
-
-    def _apply_batch(self, batch: list[tuple[PullStep, Tips]]) -> list[Outcome]:
-        held = [s.cid for s, now in batch if now.live or now.archived]
-        with self._holding(held) as busy:
-            ready = [(s, now) for s, now in batch if s.cid not in busy]
-            updates = [u for s, now in ready for u in self._step_moves(s, now)]
-            out = [Outcome(cid, "busy", detail="in use by another jp process") for cid in busy]
-            try:
-                self.here.refs.move(updates, f"jp pull {self.remote}")
-                return out + [Outcome(s.cid, s.action.value) for s, _ in ready]
-            except ConcurrentUpdate:
-                pass
-            for step, now in ready:  # one at a time, so one change does not block the rest
-                try:
-                    self.here.refs.move(self._step_moves(step, now), self._message(step))
-                    out.append(Outcome(step.cid, step.action.value))
-                except ConcurrentUpdate:
-                    out.append(Outcome(step.cid, "changed", detail="changed during the pull"))
-            return out
-
-    def _apply_fork(self, step: PullStep, now: Tips, taken: set[str]) -> Outcome:
-        """The remote keeps the id; the local copy continues under a new id."""
-        assert step.fork is not None and step.target is not None
-        cid = step.cid
-        new_id = ids.new_id(self.here.clock.now(), lambda c: c in taken or self.here.refs.exists(c))
-        taken.add(new_id)
-        syncmeta.copy_meta(self.here, self.signature, cid, new_id, step, self.remote)
-        fork_ref = refs.archived(new_id) if step.fork.archived else refs.live(new_id)
-        updates = [RefUpdate(fork_ref, None, step.fork.tip), *self._moves(cid, step.target, now)]
-        active = syncmeta.active_target(self.repo)
-        if active == refs.live(cid) and not step.fork.archived:
-            updates.append(RefUpdate(refs.ACTIVE, SYMBOLIC + active, SYMBOLIC + fork_ref))
-        with self._holding([cid]) as busy:
-            if busy:
-                return Outcome(cid, "busy", detail="in use by another jp process")
-            try:
-                self.here.refs.move(updates, self._message(step) + f" -> {new_id}")
-            except ConcurrentUpdate:
-                return Outcome(cid, "changed", detail="changed during the pull")
-        return Outcome(cid, step.action.value, new_id=new_id)
 
 
 def open_sync(

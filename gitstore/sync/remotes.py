@@ -28,8 +28,6 @@ keeps them: only what jp added goes, in one atomic write of the config.
 from __future__ import annotations
 
 import contextlib
-import re
-from dataclasses import dataclass
 from pathlib import Path
 
 import pygit2
@@ -39,72 +37,30 @@ from gitstore.errors import RemoteSetupError, SyncError
 from gitstore.fs import retry
 from gitstore.refs import quarantine
 from gitstore.sync import configfile
+from gitstore.sync.remotespecs import (  # the names and refspecs, read without libgit2
+    PUSH_REFSPECS,
+    SPACES,
+    TRACKING_ROOT,
+    RemoteInfo,
+    check_name,
+    fetch_refspecs,
+    jp_refspecs,
+    legacy_refspecs,
+    push_refspecs,
+    tracking_prefix,
+)
 
-TRACKING_ROOT = "refs/jp-remotes/"
-SPACES = ("conversations", "archive")  # whole namespaces under refs/ that are jp's
-
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-
-
-def check_name(name: str) -> str:
-    if not _NAME.fullmatch(name) or ".." in name or name.endswith((".lock", ".")):
-        raise SyncError(name, "not a valid remote name (letters, digits, '.', '_', '-')")
-    return name
-
-
-def tracking_prefix(remote: str) -> str:
-    return f"{TRACKING_ROOT}{check_name(remote)}/"
-
-
-def fetch_refspecs(remote: str) -> list[str]:
-    prefix = tracking_prefix(remote)
-    specs = [f"+refs/{n}/*:{prefix}{n}/*" for n in SPACES]
-    names = (refs.ON_REMOTES.meta, refs.ON_REMOTES.source)
-    return specs + [f"+{name}*:{prefix}{name.removeprefix('refs/')}*" for name in names]
-
-
-def push_refspecs(notes: refs.NotesRefs = refs.STANDALONE) -> list[str]:
-    """What plain ``git push`` sends from a store whose notes refs are ``notes``."""
-    specs = [f"refs/{n}/*:refs/{n}/*" for n in SPACES]
-    return specs + [f"{here}*:{there}*" for here, there in notes.synced()]
-
-
-PUSH_REFSPECS = tuple(push_refspecs())  # a store of its own
-
-
-def _legacy(remote: str) -> set[str]:
-    """Refspecs earlier versions of jp wrote (``refs/notes/*``: every notes ref)."""
-    return {f"+refs/notes/*:{tracking_prefix(remote)}notes/*", "refs/notes/*:refs/notes/*"}
-
-
-def jp_refspecs(remote: str) -> set[str]:
-    """Every refspec jp writes or wrote for ``remote``, in either kind of store."""
-    pushed = push_refspecs(refs.STANDALONE) + push_refspecs(refs.PROJECT)
-    return set(fetch_refspecs(remote)) | set(pushed) | _legacy(remote)
-
-
-@dataclass(frozen=True)
-class RemoteInfo:
-    name: str
-    url: str
-    fetch: tuple[str, ...]
-    push: tuple[str, ...]
-    settings: tuple[str, ...] = ()  # its other keys (``prune``, ``pushurl``, ``mirror``...)
-
-    @property
-    def configured(self) -> bool:
-        """Whether plain ``git fetch`` brings conversations too."""
-        return all(spec in self.fetch for spec in fetch_refspecs(self.name))
-
-    @property
-    def foreign(self) -> bool:
-        """The remote was not made by jp: it has refspecs or settings of its own,
-        or no push refspecs (jp gives each remote it makes its push refspecs,
-        and never adds them to a remote that existed)."""
-        ours = jp_refspecs(self.name)
-        if self.settings or any(spec not in ours for spec in self.fetch + self.push):
-            return True
-        return not self.push
+__all__ = [
+    "PUSH_REFSPECS",
+    "SPACES",
+    "TRACKING_ROOT",
+    "RemoteInfo",
+    "check_name",
+    "fetch_refspecs",
+    "jp_refspecs",
+    "push_refspecs",
+    "tracking_prefix",
+]
 
 
 def _settings(repo: pygit2.Repository, name: str) -> tuple[str, ...]:
@@ -161,7 +117,7 @@ def add(
     if not url.strip():
         raise RemoteSetupError(name, "needs a URL")
     existing = find(repo, name)
-    fetch, legacy = fetch_refspecs(name), _legacy(name)
+    fetch, legacy = fetch_refspecs(name), legacy_refspecs(name)
     if existing is not None:
         if existing.url != url:
             raise RemoteSetupError(name, f"already exists with URL {existing.url}")

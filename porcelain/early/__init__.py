@@ -3,31 +3,60 @@
 Loading click, the commands, the configuration and the store costs more than
 some commands' whole work.  Each function here looks at the arguments alone
 (nothing imported yet) and, when they are a command it may answer early, hands
-them to its own module, which answers with an exit code or returns None: then
-the whole command line runs (``porcelain.cli.main``), exactly as if this
-module were not there.  An early answer prints what the whole command would.
+them to its own module, which answers with an exit code or returns None on any
+doubt: then the whole command line runs (``porcelain.cli.main``), exactly as if
+this module were not there.  An early answer prints what the whole command
+would, with the same exit code and the same state.
 """
 
 from __future__ import annotations
 
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 
 def main() -> None:
-    """Run `jp`: an early answer when one applies, else the whole command line."""
-    code = session_reimport(sys.argv[1:])
+    """The `jp` entry point: a command answered here exits before click loads;
+    any other runs as ``porcelain.cli.main``."""
+    try:
+        code = answer(sys.argv[1:], os.environ)
+    except KeyboardInterrupt:  # as porcelain.cli.main says it: nothing was half written
+        sys.stderr.write("\ninterrupted: what was already written is kept\n")
+        sys.exit(130)
     if code is not None:
         sys.exit(code)
-    from porcelain.cli import main as whole  # lazy: click and the commands load only here
+    from porcelain.cli import main as run  # lazy: click and the commands load only here
 
-    whole()
+    run(tried=True)
 
 
-def session_reimport(argv: Sequence[str]) -> int | None:
+def answer(argv: Sequence[str], environ: Mapping[str, str]) -> int | None:
+    """The exit code of a command answered here, or None: run it as usual."""
+    code = session_reimport(argv, environ)
+    if code is None:
+        code = noop_pull(argv, environ)
+    return code
+
+
+def session_reimport(
+    argv: Sequence[str], environ: Mapping[str, str] = os.environ
+) -> int | None:
     """`jp conversation import --from claude-code|codex ...` with no file changed."""
     if "import" not in argv or not any(a == "--from" or a.startswith("--from=") for a in argv):
         return None
     from porcelain.early import reimport  # lazy: only such a command line reads the summary
 
-    return reimport.answer(argv)
+    return reimport.answer(argv, environ)
+
+
+def noop_pull(argv: Sequence[str], environ: Mapping[str, str]) -> int | None:
+    """`jp pull` from a path remote whose journal has not moved."""
+    if "pull" not in argv:
+        return None
+    try:
+        from porcelain.early import pull  # lazy: only a pull reads its files
+
+        return pull.answer(argv, environ)
+    except Exception:  # noqa: BLE001 - any surprise: the command itself runs and says it
+        return None

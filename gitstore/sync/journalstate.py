@@ -1,0 +1,55 @@
+"""When a pull from a remote reconciles: the store's count of journal pulls since
+the last reconcile, and how many conversations that reconcile found, in
+``jp/journal/<remote>.json`` (a count only: lost, the next pull reconciles).
+
+Kept apart from the journal itself so that a look at it loads no libgit2.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gitstore.errors import EnvironmentFault
+from gitstore.fs import jsonfile
+
+RECONCILE_EVERY = 50  # journal pulls between two reconciles
+JOURNAL_FROM = 1000  # conversations on the remote before a pull trusts the journal
+
+
+def _state_path(gitdir: Path, remote: str) -> Path:
+    return gitdir / "jp" / "journal" / f"{remote}.json"
+
+
+def _state(gitdir: Path, remote: str) -> dict[str, object]:
+    return jsonfile.read_object(_state_path(gitdir, remote))
+
+
+def _count(data: dict[str, object], key: str, missing: int) -> int:
+    value = data.get(key)
+    return value if isinstance(value, int) and value >= 0 else missing
+
+
+def pulls_since_reconcile(gitdir: Path, remote: str) -> int:
+    return _count(_state(gitdir, remote), "pulls", RECONCILE_EVERY)
+
+
+def refs_at_reconcile(gitdir: Path, remote: str) -> int:
+    """How many conversations the last reconcile found on the remote (0: unknown)."""
+    return _count(_state(gitdir, remote), "refs", 0)
+
+
+def record_pull(gitdir: Path, remote: str, reconciled: bool, refs: int | None = None) -> bool:
+    """Count this pull (a reconcile starts the count again and says, in ``refs``,
+    how many conversations it found); False when the count could not be written."""
+    data = _state(gitdir, remote)
+    count = 0 if reconciled else _count(data, "pulls", RECONCILE_EVERY) + 1
+    found = refs if refs is not None else _count(data, "refs", 0)
+    try:
+        jsonfile.write(_state_path(gitdir, remote), {"pulls": count, "refs": found})
+    except (OSError, EnvironmentFault):
+        return False  # only a count: the next pull reconciles sooner or later
+    return True
+
+
+def forget(gitdir: Path, remote: str) -> None:
+    _state_path(gitdir, remote).unlink(missing_ok=True)
