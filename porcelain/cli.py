@@ -9,7 +9,6 @@ import sys
 
 import click
 
-from porcelain import early
 from porcelain.commands.context import App
 from porcelain.commands.lazy import LazyGroup
 from porcelain.errors import Exit, Interrupted, JpError, UsageError
@@ -215,11 +214,8 @@ def _refuse_undecodable(argv: list[str]) -> None:
             ) from None
 
 
-def main(tried: bool = False) -> None:
-    """Run `jp`; translate every expected failure into one line on stderr (``tried``:
-    ``porcelain.early`` already looked at the command line)."""
-    if not tried and (quick := early.answer(sys.argv[1:], os.environ)) is not None:
-        sys.exit(quick)  # answered before the store loads (porcelain/early)
+def main() -> None:
+    """Run `jp`; translate every expected failure into one line on stderr."""
     output = Output()
     try:
         if os.environ.get("JP_FAULT"):  # a testing hook: see porcelain/app/faults.py

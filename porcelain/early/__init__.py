@@ -28,7 +28,7 @@ def main() -> None:
         sys.exit(code)
     from porcelain.cli import main as run  # lazy: click and the commands load only here
 
-    run(tried=True)
+    run()
 
 
 def answer(argv: Sequence[str], environ: Mapping[str, str]) -> int | None:
@@ -39,9 +39,7 @@ def answer(argv: Sequence[str], environ: Mapping[str, str]) -> int | None:
     return code
 
 
-def session_reimport(
-    argv: Sequence[str], environ: Mapping[str, str] = os.environ
-) -> int | None:
+def session_reimport(argv: Sequence[str], environ: Mapping[str, str] = os.environ) -> int | None:
     """`jp conversation import --from claude-code|codex ...` with no file changed."""
     if "import" not in argv or not any(a == "--from" or a.startswith("--from=") for a in argv):
         return None
