@@ -21,16 +21,24 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Sequence
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gitstore.cache import search, sql
+from gitstore.cache import sql
 from gitstore.cache.facts import SEGMENT, Facts, Run, segment_facts
-from gitstore.cache.listing import Listing
-from gitstore.cache.search import Search
 from gitstore.cache.sql import CHAIN, FORMAT, OLD_TABLES, SCHEMA, SEGMENTS, TO_SEGMENT, rollback
 from gitstore.cache.view import CachedChain, Segment
 from gitstore.events import Event
+
+if TYPE_CHECKING:
+    from gitstore.cache import listing, search
+else:
+    from gitstore.lazy import lazy_module
+
+    # `show` and `print` need neither; `ls` the listing, a write and `grep` the search
+    listing = lazy_module("gitstore.cache.listing")
+    search = lazy_module("gitstore.cache.search")
 
 _EACH = "json_each(?) AS c JOIN events AS e ON e.commit_id = c.value"
 
@@ -41,8 +49,16 @@ class Cache:
     def __init__(self, gitdir: Path) -> None:
         self.path = gitdir / "jp" / "cache.sqlite"
         self._db: sqlite3.Connection | None = None
-        self.search = Search(self)
-        self.listing = Listing(self)  # the rows of `ls`, in order
+
+    @cached_property
+    def search(self) -> search.Search:
+        """The events' text, for `grep`."""
+        return search.Search(self)
+
+    @cached_property
+    def listing(self) -> listing.Listing:
+        """The rows of `ls`, in order."""
+        return listing.Listing(self)
 
     def _conn(self) -> sqlite3.Connection | None:
         if self._db is not None:

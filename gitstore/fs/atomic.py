@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from pathlib import Path
 
 from gitstore.errors import EnvironmentFault, environment_fault
@@ -38,6 +37,8 @@ def write(
         if unchanged and path.exists() and path.read_bytes() == raw:
             return
         path.parent.mkdir(parents=True, exist_ok=True)
+        import tempfile  # lazy: start-up; a command that writes no file never loads it
+
         fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except OSError as exc:
         raise _fault(exc, path) or exc from None
