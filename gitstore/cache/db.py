@@ -49,6 +49,9 @@ class Cache:
     def __init__(self, gitdir: Path) -> None:
         self.path = gitdir / "jp" / "cache.sqlite"
         self._db: sqlite3.Connection | None = None
+        # rows this cache's writes may still index as they add them: together, not
+        # each (an import of many small conversations is a big write, left to a search)
+        self._index_budget: int | None = None  # None: all of WRITE_MOST
 
     @cached_property
     def search(self) -> search.Search:
@@ -344,7 +347,9 @@ class Cache:
         try:
             db.execute("BEGIN")
             db.executemany("INSERT OR IGNORE INTO events VALUES (?, ?, ?)", rows)
-            self.search.catch_up(db, search.WRITE_MOST)  # the new rows' text, if few
+            budget = search.WRITE_MOST if self._index_budget is None else self._index_budget
+            if budget > 0 and self.search.catch_up(db, budget):  # the new rows' text, if few
+                self._index_budget = budget - len(rows)
             db.execute("COMMIT")
         except sqlite3.Error:
             rollback(db)
