@@ -27,6 +27,7 @@ from pathlib import Path
 
 from gitstore.events import Event, canonical_json
 from gitstore.events.commits import message
+from gitstore.fs import atomic
 
 
 class SqliteLog:
@@ -77,13 +78,7 @@ class JsonFile:
             if self.durable:
                 handle.flush()
                 os.fsync(handle.fileno())
-        os.replace(tmp, self.path)
-        if self.durable:
-            fd = os.open(self.path.parent, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+        atomic.replace(tmp, self.path, durable=self.durable)
 
     def append(self, event: Event) -> float:
         start = time.perf_counter()
@@ -149,7 +144,7 @@ class LooseFloor:
             folder.mkdir(exist_ok=True)
             tmp = folder / f"tmp_obj_{oid}"
             tmp.write_bytes(zlib.compress(raw, 1))
-            os.replace(tmp, path)
+            atomic.replace(tmp, path)
         return oid
 
     def append(self, event: Event) -> float:
@@ -169,7 +164,7 @@ class LooseFloor:
             os.close(fd)
         with open(self.log, "a") as log:
             log.write(f"{self.tip} {commit} {who}\tbench: append\n")
-        os.replace(lock, self.ref)
+        atomic.replace(lock, self.ref)
         self.tip = commit
         return time.perf_counter() - start
 
@@ -187,5 +182,5 @@ class RefFile:
         lock = self.path.with_name("ref.lock")
         with open(lock, "w") as handle:
             handle.write(str(event["timestamp"]).ljust(40)[:40] + "\n")
-        os.replace(lock, self.path)
+        atomic.replace(lock, self.path)
         return time.perf_counter() - start

@@ -14,6 +14,10 @@ and ``print`` on a small store each side builds with its own code; an import
 of the JP fixtures into an empty store each time) run alternately, old then
 new or new then old, round after round; each figure is the median CPU time of
 the process and its children (``wait4``), and the wall time beside it.
+``--instructions`` also runs each process row once per side under valgrind's
+callgrind and reports the instructions it executed in user space: a count the
+machine's load does not move (CPU times under a load of 10 spread by 10%),
+blind to the system's share (file creation, fsync) that the CPU column holds.
 In-process rows (``--inproc SECTION``): each tree's own ``bench/run.py --only
 SECTION`` in a child process, alternately, rows matched by name, the median of
 each row's CPU figure over the runs.  Prints one Markdown table: new / old.
@@ -72,6 +76,7 @@ class Side:
     python: str
     work: Path
     samples: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
+    instructions: dict[str, int] = field(default_factory=dict)
 
     def env(self, home: Path, store: Path | None = None) -> dict[str, str]:
         env = clean_env(home, store)
@@ -127,6 +132,21 @@ def timed(argv: Sequence[str], env: dict[str, str], cwd: Path) -> tuple[float, f
     return wall, usage.ru_utime + usage.ru_stime
 
 
+COLLECTED = re.compile(r"Collected : (\d+)")
+
+
+def counted(argv: Sequence[str], env: dict[str, str], cwd: Path) -> int:
+    """The user-space instructions one whole process executed (callgrind's count)."""
+    tool = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
+    done = subprocess.run(
+        [*tool, *argv], env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    found = COLLECTED.search(done.stderr.decode(errors="replace"))
+    if done.returncode != 0 or found is None:
+        raise SystemExit(f"error: {' '.join(argv)} under callgrind failed")
+    return int(found.group(1))
+
+
 def checkout(rev: str, where: Path) -> Path:
     tree = where / f"jp-{rev}"
     subprocess.run(
@@ -145,7 +165,9 @@ def own_venv(tree: Path) -> str:
     return str(venv / "bin" / "python")
 
 
-def process_rows(sides: Sequence[Side], runs: int, fixtures: Path) -> list[str]:
+def process_rows(
+    sides: Sequence[Side], runs: int, fixtures: Path, instructions: bool = False
+) -> list[str]:
     folders = sorted(str(p) for p in fixtures.iterdir() if (p / "events.json").is_file())
     commands: dict[str, list[str]] = {
         "jp --help": ["--help"],
@@ -157,27 +179,36 @@ def process_rows(sides: Sequence[Side], runs: int, fixtures: Path) -> list[str]:
     for side in sides:
         log(f"  {side.name}: building its stores")
         side.python_run(SMALL_STORE, str(side.work / "small.git"))
-        stores[side.name] = [side.work / f"import{n}.git" for n in range(runs + 1)]
+        # one empty store per round, and one for the count under callgrind
+        stores[side.name] = [side.work / f"import{n}.git" for n in range(runs + 2)]
         side.python_run(EMPTY_STORES, *map(str, stores[side.name]))
     names = [*commands, "python -c pass"] + ([f"import {len(folders)} JP folders"] * bool(folders))
     order = random.Random(0)
+
+    def command(side: Side, name: str, round_: int) -> tuple[list[str], dict[str, str]]:
+        env = side.env(side.work, side.work / "small.git")
+        if name == "python -c pass":
+            return [side.python, "-c", "pass"], env
+        if name.startswith("import"):
+            env = side.env(side.work, stores[side.name][round_])
+            return [side.python, "-c", CLI, "conversation", "import", *folders], env
+        return [side.python, "-c", CLI, *commands[name]], env
+
     for round_ in range(runs + 1):  # the first round warms up and is not kept
         log(f"  round {round_}/{runs}")
         for name in names:
             pair = list(sides)
             order.shuffle(pair)
             for side in pair:
-                env = side.env(side.work, side.work / "small.git")
-                if name == "python -c pass":
-                    argv = [side.python, "-c", "pass"]
-                elif name.startswith("import"):
-                    env = side.env(side.work, stores[side.name][round_])
-                    argv = [side.python, "-c", CLI, "conversation", "import", *folders]
-                else:
-                    argv = [side.python, "-c", CLI, *commands[name]]
-                sample = timed(argv, env, side.work)
+                sample = timed(*command(side, name, round_), side.work)
                 if round_:
                     side.samples.setdefault(name, []).append(sample)
+    if instructions:
+        log("  instructions (callgrind), one run of each row and side")
+        for name in names:
+            for side in sides:
+                argv, env = command(side, name, runs + 1)
+                side.instructions[name] = counted(argv, env, side.work)
     return names
 
 
@@ -220,9 +251,11 @@ def inproc_rows(
 
 
 def report(old: Side, new: Side, names: Sequence[str]) -> str:
+    counts = bool(old.instructions)
     lines = [
-        "| row | old: CPU (wall) | new: CPU (wall) | new / old, CPU | runs |",
-        "| --- | --- | --- | --- | --- |",
+        "| row | old: CPU (wall) | new: CPU (wall) | new / old, CPU | runs |"
+        + (" instructions, old / new | new / old, instructions |" if counts else ""),
+        "| --- | --- | --- | --- | --- |" + (" --- | --- |" if counts else ""),
     ]
     for name in names:
         a, b = old.samples.get(name), new.samples.get(name)
@@ -232,10 +265,18 @@ def report(old: Side, new: Side, names: Sequence[str]) -> str:
         wall_a, cpu_a = (statistics.median(x) for x in zip(*a, strict=True))
         wall_b, cpu_b = (statistics.median(x) for x in zip(*b, strict=True))
         ratio = f"{cpu_b / cpu_a:.2f}x" if cpu_a else "-"
-        lines.append(
+        line = (
             f"| {name} | {show(cpu_a)} ({show(wall_a)}) | {show(cpu_b)} ({show(wall_b)}) "
             f"| {ratio} | {min(len(a), len(b))} |"
         )
+        ia, ib = old.instructions.get(name), new.instructions.get(name)
+        if counts:
+            line += (
+                f" {ia / 1e6:,.0f} M / {ib / 1e6:,.0f} M | {ib / ia:.3f}x |"
+                if ia and ib
+                else " - | - |"
+            )
+        lines.append(line)
     return "\n".join(lines)
 
 
@@ -247,6 +288,9 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--inproc-runs", type=int, default=5, help="runs of each tree's run.py")
     parser.add_argument("--profile", choices=("quick", "smoke"), default="quick")
     parser.add_argument("--no-process", action="store_true", help="only the in-process rows")
+    parser.add_argument(
+        "--instructions", action="store_true", help="also count process rows under callgrind"
+    )
     parser.add_argument("--venv", action="store_true", help="give the other tree its own venv")
     parser.add_argument("--fixtures", type=Path, default=FIXTURES)
     parser.add_argument("--output", type=Path, help="also write the report to this file")
@@ -269,7 +313,7 @@ def main(argv: list[str] | None = None) -> int:
         names: list[str] = []
         if not args.no_process:
             log("process rows")
-            names += process_rows((old, new), args.runs, args.fixtures)
+            names += process_rows((old, new), args.runs, args.fixtures, args.instructions)
         if args.inproc:
             log("in-process rows (each tree's bench/run.py)")
             names += inproc_rows(

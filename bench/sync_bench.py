@@ -46,6 +46,7 @@ from bench.common import (
     table,
 )
 from gitstore import refs
+from gitstore.fs import retry
 from gitstore.store.core import Store
 
 CHANGED = 10
@@ -57,9 +58,9 @@ def _git(gitdir: Path, *args: str) -> list[str]:
 
 def _settle(*gitdirs: Path, limit: float = 300.0) -> None:
     """Wait for the `git gc --auto` a sync may leave running."""
-    deadline = time.monotonic() + limit
-    while any((g / "gc.pid").exists() for g in gitdirs) and time.monotonic() < deadline:
-        time.sleep(0.1)
+    for attempt in retry.until(limit, 0.1):
+        if attempt.last or not any((g / "gc.pid").exists() for g in gitdirs):
+            return
 
 
 def _bare(path: Path) -> Path:

@@ -25,7 +25,6 @@ The jitter of retry sleeps is no data and stays the system's.
 
 from __future__ import annotations
 
-import base64
 import os
 import threading
 import time
@@ -210,9 +209,15 @@ def token(nbytes: int) -> str:
     return _current.token(nbytes)
 
 
+def _urlsafe(data: bytes) -> str:
+    import base64  # lazy: start-up; only a command that makes an id or a credential needs it
+
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
 def secret(nbytes: int) -> str:
     """``nbytes`` random bytes, URL-safe, for a credential (`jp serve`'s token):
     always the operating system's randomness, never a test seed's, so that no
     seeded clock can make a credential guessable (it is never stored or compared
     across runs)."""
-    return base64.urlsafe_b64encode(os.urandom(nbytes)).rstrip(b"=").decode()
+    return _urlsafe(os.urandom(nbytes))

@@ -21,16 +21,24 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Sequence
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gitstore.cache import search, space, sql
+from gitstore.cache import space, sql
 from gitstore.cache.facts import SEGMENT, Facts, Run, segment_facts
-from gitstore.cache.listing import Listing
-from gitstore.cache.search import Search
-from gitstore.cache.sql import CHAIN, FORMAT, SEGMENTS, TO_SEGMENT, rollback
+from gitstore.cache.sql import CHAIN, FORMAT, OLD_TABLES, SCHEMA, SEGMENTS, TO_SEGMENT, rollback
 from gitstore.cache.view import CachedChain, Segment
 from gitstore.events import Event
+
+if TYPE_CHECKING:
+    from gitstore.cache import listing, search
+else:
+    from gitstore.lazy import lazy_module
+
+    # `show` and `print` need neither; `ls` the listing, a write and `grep` the search
+    listing = lazy_module("gitstore.cache.listing")
+    search = lazy_module("gitstore.cache.search")
 
 _EACH = "json_each(?) AS c JOIN events AS e ON e.commit_id = c.value"
 
@@ -42,8 +50,19 @@ class Cache:
         self.path = gitdir / "jp" / "cache.sqlite"
         self.notice: space.Notice = space.quiet  # told of a slow step before it (to say so)
         self._db: sqlite3.Connection | None = None
-        self.search = Search(self)
-        self.listing = Listing(self)  # the rows of `ls`, in order
+        # rows this cache's writes may still index as they add them: together, not
+        # each (an import of many small conversations is a big write, left to a search)
+        self._index_budget: int | None = None  # None: all of WRITE_MOST
+
+    @cached_property
+    def search(self) -> search.Search:
+        """The events' text, for `grep`."""
+        return search.Search(self)
+
+    @cached_property
+    def listing(self) -> listing.Listing:
+        """The rows of `ls`, in order."""
+        return listing.Listing(self)
 
     def _conn(self) -> sqlite3.Connection | None:
         if self._db is not None:
@@ -326,7 +345,9 @@ class Cache:
         try:
             db.execute("BEGIN")
             db.executemany("INSERT OR IGNORE INTO events VALUES (?, ?, ?)", rows)
-            self.search.catch_up(db, search.WRITE_MOST)  # the new rows' text, if few
+            budget = search.WRITE_MOST if self._index_budget is None else self._index_budget
+            if budget > 0 and self.search.catch_up(db, budget):  # the new rows' text, if few
+                self._index_budget = budget - len(rows)
             db.execute("COMMIT")
         except sqlite3.Error:
             rollback(db)

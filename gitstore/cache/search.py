@@ -8,9 +8,11 @@ derived data like the rest of the cache:
 - it follows the event rows by a watermark (the last ``events`` rowid it
   holds), so whatever added rows (a write, a pull, a read of git) the next
   catch-up indexes them: in the same transaction as the rows when the cache
-  adds a few (``WRITE_MOST``: a turn, a small pull), at the next search when
-  many wait (an import: trigram indexing costs about a millisecond per
-  kilobyte of text, which no write should pay for a whole history);
+  adds a few (``WRITE_MOST``: a turn, a small pull; counted over all the adds
+  of one ``Cache``, so an import of many small conversations is the big write
+  it is), at the next search when many wait (an import: trigram indexing costs
+  about a millisecond per kilobyte of text, which no write should pay for a
+  whole history);
 - an event row is keyed by its commit, so forks share its index row and an
   edit, an undo or a pull only adds rows;
 - which conversations hold a match is read from git's own shape: a commit's

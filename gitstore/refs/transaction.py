@@ -32,15 +32,17 @@ from gitstore.errors import ConcurrentUpdate, RefBusy, StoreError, environment_f
 from gitstore.fs import atomic, retry
 from gitstore.fs.claim import claim
 from gitstore.fs.place import Place
-from gitstore.refs import bulk
 from gitstore.refs import files as refread
 
 if TYPE_CHECKING:
     import pygit2
+
+    from gitstore.refs import bulk
 else:
     from gitstore.lazy import lazy_module
 
     pygit2 = lazy_module("pygit2")
+    bulk = lazy_module("gitstore.refs.bulk")  # only a repair meeting a killed bulk creation
 
 SYMBOLIC = "symbolic:"  # a value that names a ref: a symbolic ref's target
 ANY = "*"  # an ``old`` value: whatever the ref holds now (JP_HEAD)
@@ -147,33 +149,31 @@ def apply(
     another writer) is waited for up to ``wait`` seconds, then ``RefBusy``.
     The journal goes only once every ref is seen at its new value.
     """
-    repo, gitdir = place.repo, place.gitdir
     deadline = retry.deadline(WAIT_SECONDS if wait is None else wait)
-    journal, fd = _write_journal(gitdir, updates, message)
+    journal, fd = _write_journal(place.gitdir, updates, message)
     try:
         faults.point("move:journal-written")
         try:
-            _commit(repo, gitdir, updates, message, deadline)
+            _commit(place, updates, message, deadline)
         except _CommitFailed as exc:
             # libgit2 renames lock files one by one: a failure there may leave some
             # refs moved, and it leaves the locks of the others behind.  Those are
             # ours; every ref was checked, so drop them and finish now.
-            _drop_own_locks(repo, gitdir, updates)
-            _finish(repo, gitdir, updates, message, deadline, str(exc))
+            _drop_own_locks(place, updates)
+            _finish(place, updates, message, deadline, str(exc))
         except BaseException:
             journal.unlink(missing_ok=True)  # nothing moved
             raise
         faults.point("move:committed")
-        _finish(repo, gitdir, updates, message, deadline, "")
+        _finish(place, updates, message, deadline, "")
         journal.unlink(missing_ok=True)
     finally:
         os.close(fd)
 
 
-def _commit(
-    repo: pygit2.Repository, gitdir: Path, updates: list[RefUpdate], message: str, deadline: float
-) -> None:
+def _commit(place: Place, updates: list[RefUpdate], message: str, deadline: float) -> None:
     """Run the transaction, waiting while another process holds a lock it needs."""
+    repo, gitdir = place.repo, place.gitdir
     for attempt in retry.before(deadline, POLL_SECONDS):
         blocker = _blocker(gitdir, updates)
         if blocker is None:
@@ -190,13 +190,12 @@ def _commit(
         if attempt.last:
             raise blocker
         if pending(gitdir):  # a killed writer's locks: its journal says whose they are
-            repair(Place.of(repo, gitdir))
+            repair(place)
     raise AssertionError("unreachable: the last try raises")
 
 
 def _finish(
-    repo: pygit2.Repository,
-    gitdir: Path,
+    place: Place,
     updates: list[RefUpdate],
     message: str,
     deadline: float,
@@ -207,6 +206,7 @@ def _finish(
     Raises (leaving the journal for ``repair``) when a ref stays behind: a lock
     held by another process past ``deadline``, or a commit that keeps failing.
     """
+    repo, gitdir = place.repo, place.gitdir
     left = unmoved(repo, updates)
     if not left:
         return
@@ -216,7 +216,7 @@ def _finish(
         try:
             _run(repo, updates, message, check=False)
         except _CommitFailed as exc:
-            _drop_own_locks(repo, gitdir, updates)  # the locks it left are ours
+            _drop_own_locks(place, updates)  # the locks it left are ours
             held = _held(exc, left, partial=True)
         except (pygit2.GitError, OSError) as exc:  # locking failed (the locks are not ours)
             fault = environment_fault(exc, str(gitdir))
@@ -283,11 +283,11 @@ def _blocker(gitdir: Path, updates: list[RefUpdate], partial: bool = False) -> R
 blocker = _blocker  # also for a creation (refs/create.py)
 
 
-def _drop_own_locks(repo: pygit2.Repository, gitdir: Path, updates: list[RefUpdate]) -> None:
+def _drop_own_locks(place: Place, updates: list[RefUpdate]) -> None:
     """After a failed commit: the lock files of refs not renamed are still ours."""
     for u in updates:
-        if current(repo, u.name) != u.new:
-            (gitdir / f"{u.name}.lock").unlink(missing_ok=True)
+        if current(place.repo, u.name) != u.new:
+            (place.gitdir / f"{u.name}.lock").unlink(missing_ok=True)
 
 
 def _stale_locks(gitdir: Path, updates: list[RefUpdate], older_than: float) -> bool:
@@ -319,7 +319,6 @@ def repair(place: Place, stale_after: float = STALE_LOCK_SECONDS) -> int:
     folder = _journal_dir(place.gitdir)
     if not folder.is_dir():
         return 0
-    repo, gitdir = place.repo, place.gitdir
     found = 0
     for path in sorted(folder.iterdir()):
         if path.suffix not in (".json", ".tmp", bulk.SUFFIX):
@@ -329,14 +328,14 @@ def repair(place: Place, stale_after: float = STALE_LOCK_SECONDS) -> int:
             continue  # its writer is still at work (or just finished)
         try:
             if path.suffix == bulk.SUFFIX:  # a bulk creation died: its lock goes
-                bulk.recover(gitdir, path, fd)
+                bulk.recover(place.gitdir, path, fd)
                 continue
             if path.suffix == ".tmp":  # died while writing the journal: nothing moved
                 if time.time() - path.stat().st_mtime >= stale_after:
                     path.unlink(missing_ok=True)
                 continue
             found += 1
-            _repair_one(repo, gitdir, path, stale_after)
+            _repair_one(place, path, stale_after)
         except OSError:
             continue
         finally:
@@ -344,7 +343,8 @@ def repair(place: Place, stale_after: float = STALE_LOCK_SECONDS) -> int:
     return found
 
 
-def _repair_one(repo: pygit2.Repository, gitdir: Path, path: Path, stale_after: float) -> None:
+def _repair_one(place: Place, path: Path, stale_after: float) -> None:
+    repo = place.repo
     try:
         data = json.loads(path.read_text())
         updates = [RefUpdate(**u) for u in data["updates"]]
@@ -352,7 +352,7 @@ def _repair_one(repo: pygit2.Repository, gitdir: Path, path: Path, stale_after: 
     except (ValueError, KeyError, TypeError):
         path.unlink(missing_ok=True)
         return
-    if _stale_locks(gitdir, updates, stale_after):
+    if _stale_locks(place.gitdir, updates, stale_after):
         return  # a lock too young to call stale: the next command looks again
     # Only refs the operation itself moved tell that its commit began (JP_HEAD,
     # "*", decides nothing); a ref moved elsewhere by another writer since is
@@ -365,7 +365,7 @@ def _repair_one(repo: pygit2.Repository, gitdir: Path, path: Path, stale_after: 
     try:  # some moved (or all did): move the rest that are still where they were
         _run(repo, updates, f"{message} (repaired)", check=False)
     except _CommitFailed:
-        _drop_own_locks(repo, gitdir, updates)
+        _drop_own_locks(place, updates)
         return
     except (pygit2.GitError, OSError, ConcurrentUpdate):
         return

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from porcelain import clock
 from porcelain.domain.places import check_owner as check_owner
 from porcelain.domain.places import choose_store
 from porcelain.errors import FaultError, NoAnswer, UserError
@@ -44,8 +43,9 @@ class App:
 
     def store(self) -> Store:
         if self._store is None:
-            # lazy: `jp --help` loads no store module (start-up)
+            # lazy: `jp --help` loads no store module, nor the clock that loads gitstore (start-up)
             from gitstore import Store, init_store
+            from porcelain import clock
 
             path, named_by = self.chosen_store()
             if path.exists() and not path.is_dir():

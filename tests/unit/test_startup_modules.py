@@ -6,6 +6,11 @@ them: ``jp --help``, ``jp conversation ls`` and an import of session files
 that did not change run without them.  The probe runs jp's entry point in a
 fresh interpreter and names, after the command, each of those modules that
 was executed (a module bound lazily, not yet touched, is not).
+
+Reading spares more than the writer: ``jp --help`` loads no gitstore module at
+all (not even the clock's time functions), and ``ls``, ``show`` and ``print``
+load neither the quarantine, the packed-refs rebuild nor the bulk ref writer,
+and ``show``/``print`` not the cache's listing or search.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from gitstore.refs.names import LIVE_PREFIX
 from tests.support.module_probe import probe
 from tests.support.sandbox import ROOT, sealed_env
 
@@ -22,12 +28,25 @@ WRITING = (
     "gitstore.store.streamed",
     "gitstore.store.maintenance",
 )
+# what a plain read never needs (``gitstore`` itself: only for --help)
+READING = (
+    "gitstore",
+    "gitstore.refs.quarantine",
+    "gitstore.refs.packed",
+    "gitstore.refs.bulk",
+    "gitstore.cache.search",
+    "gitstore.cache.listing",
+    "tempfile",
+)
 CLAUDE = ROOT / "tests" / "fixtures" / "sessions" / "claude-code"
 
 
-def loaded(env: dict[str, str], *args: str, preload: str = "") -> set[str]:
-    """The writing modules ``jp ARGS`` executed (``preload``: code run before jp)."""
-    found = probe(args, env, ROOT, WRITING, preload=preload)
+def loaded(
+    env: dict[str, str], *args: str, preload: str = "", among: tuple[str, ...] = WRITING
+) -> set[str]:
+    """The modules of ``among`` (the writing ones unless given) that ``jp ARGS``
+    executed (``preload``: code run before jp)."""
+    found = probe(args, env, ROOT, among, preload=preload)
     assert found.code == 0, found.err
     return found.loaded
 
@@ -46,6 +65,36 @@ def env(tmp_path: Path) -> dict[str, str]:
 def test_read_only_commands_load_no_writer(env: dict[str, str]) -> None:
     assert loaded(env, "--help") == set()
     assert loaded(env, "conversation", "ls") == set()
+
+
+def test_help_loads_no_store_module_and_reads_load_only_what_they_read(
+    env: dict[str, str],
+) -> None:
+    assert loaded(env, "--help", among=READING) == set()
+    # the first listing after the bulk import fills the cache (and its search text)
+    assert "gitstore.cache.search" in loaded(env, "conversation", "ls", among=READING)
+    assert loaded(env, "conversation", "ls", among=READING) == {
+        "gitstore",
+        "gitstore.cache.listing",
+    }
+    listed = subprocess.run(
+        ["git", "--git-dir", env["JP_STORE"], "for-each-ref", "--format=%(refname)", LIVE_PREFIX],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    cid = listed.stdout.split()[0].rsplit("/", 1)[1]
+    loaded(env, "conversation", "use", cid)  # a write (it may load the writer): the active one
+    assert loaded(env, "conversation", "show", among=READING) == {"gitstore"}
+    assert loaded(env, "conversation", "print", among=READING) == {"gitstore"}
+
+
+def test_the_probe_sees_a_reading_module_loaded_eagerly(env: dict[str, str]) -> None:
+    eager = "import gitstore.refs.quarantine"
+    assert loaded(env, "--help", preload=eager, among=READING) == {
+        "gitstore",
+        "gitstore.refs.quarantine",
+    }
 
 
 def test_an_unchanged_import_loads_no_writer(env: dict[str, str]) -> None:

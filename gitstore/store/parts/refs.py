@@ -24,8 +24,7 @@ from gitstore.errors import (
     environment_fault,
 )
 from gitstore.fs import flock, retry
-from gitstore.refs import files, packed, quarantine, transaction
-from gitstore.refs.quarantine import Quarantined
+from gitstore.refs import files, transaction
 from gitstore.refs.transaction import ANY, RefUpdate
 from gitstore.store.transaction import Transaction
 from gitstore.store.types import Located
@@ -33,12 +32,17 @@ from gitstore.store.types import Located
 if TYPE_CHECKING:
     import pygit2
 
+    from gitstore.refs import packed, quarantine
+    from gitstore.refs.quarantine import Quarantined
     from gitstore.store.ground import Ground
     from gitstore.store.parts.ops import Ops
 else:
     from gitstore.lazy import lazy_module
 
     pygit2 = lazy_module("pygit2")  # loaded by the first command that touches git objects
+    # loaded by a damaged packed-refs, a quarantine listing or a sync, never by a plain read
+    packed = lazy_module("gitstore.refs.packed")
+    quarantine = lazy_module("gitstore.refs.quarantine")
 
 RETRIES = 60  # tries of a move that a concurrent append keeps spoiling
 

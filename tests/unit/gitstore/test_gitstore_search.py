@@ -130,6 +130,32 @@ def test_a_big_write_is_indexed_by_the_next_search_not_by_the_write(
     db.close()
 
 
+def _watermark(path: Path) -> tuple[int, int]:
+    db = sqlite3.connect(path / "jp" / "cache.sqlite")
+    (upto,) = db.execute("SELECT coalesce(max(upto), 0) FROM grep_state").fetchone()
+    (top,) = db.execute("SELECT max(rowid) FROM events").fetchone()
+    db.close()
+    return upto, top
+
+
+def test_many_small_writes_of_one_store_are_one_big_write_to_the_index(
+    store: Store, path: Path
+) -> None:
+    """An import of many small conversations: the writes of one opened store index
+    ``WRITE_MOST`` rows between them, the rest waits for the next search."""
+    size = search.WRITE_MOST // 2 + 10  # each write alone is small
+    for n in range(1, 5):
+        events = [start(f"jp-c{n}")] + [request(f"line {n} {k}") for k in range(size)]
+        store.log.create(f"jp-c{n}", [*events, request(f"zebra {n}")], None, "create")
+    upto, top = _watermark(path)
+    assert 0 < upto <= search.WRITE_MOST < top, "the first write indexed, the later ones waited"
+    assert candidates(store, "zebra") == {"jp-c1", "jp-c2", "jp-c3", "jp-c4"}
+    assert _watermark(path)[0] == top, "the search indexed the rest"
+    fresh = Store(path)  # another command: its own small write is indexed as it is made
+    fresh.log.append("jp-c1", [answer("one more zebra")], fresh.refs.require("jp-c1").tip, "q")
+    assert _watermark(path)[0] == top + 1
+
+
 def test_a_text_too_long_to_index_is_always_a_candidate(store: Store) -> None:
     """A pasted blob is not indexed (its trigrams would cost several times its size,
     and fill a small disk): its conversation is read as a scan would read it."""
