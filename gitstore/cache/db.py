@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from gitstore.cache import space, sql
 from gitstore.cache.facts import SEGMENT, Facts, Run, segment_facts
-from gitstore.cache.sql import CHAIN, FORMAT, OLD_TABLES, SCHEMA, SEGMENTS, TO_SEGMENT, rollback
+from gitstore.cache.sql import CHAIN, FORMAT, SEGMENTS, TO_SEGMENT, rollback
 from gitstore.cache.view import CachedChain, Segment
 from gitstore.events import Event
 

@@ -15,6 +15,7 @@ and ``show``/``print`` not the cache's listing or search.
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
