@@ -13,9 +13,14 @@ from __future__ import annotations
 import pygit2
 
 from gitstore import refs
-from gitstore.errors import SyncError
+from gitstore.errors import RefBusy, SyncError
 from gitstore.fs import retry
+from gitstore.refs import bulk
+from gitstore.refs import files as refread
+from gitstore.refs.transaction import WAIT_SECONDS
 from gitstore.sync import journal, journaled, remotes
+from gitstore.sync.created import BULK_AT
+from gitstore.sync.fetching import Refusal
 from gitstore.sync.gitoutput import RefResult
 from gitstore.sync.plan import Action, PushStep, RemoteUpdate, plan_push, reduce
 from gitstore.sync.pull import Outcome, Syncer, Tips
@@ -29,50 +34,56 @@ def plan(syncer: Syncer) -> list[PushStep | Outcome]:
     syncer.complete()
     local = syncer.local_tips()
     remote = syncer.remote_tips()
+    refusals = _Refusals(syncer)
     steps: list[PushStep | Outcome] = []
     for cid in sorted(local):
         now, there = local[cid], remote.get(cid, Tips())
         if now.broken:
             continue
-        refused = _refused(syncer, (refs.live(cid), refs.archived(cid)))
+        live, archived = refs.live(cid), refs.archived(cid)
+        refused = refusals.over((live, archived))
         if refused is not None:
             steps.append(refused)
             continue
         side = reduce(now.live, now.archived, syncer.compare)
-        step = plan_push(
-            cid,
-            side,
-            there.live,
-            there.archived,
-            syncer.compare,
-            refs.live(cid),
-            refs.archived(cid),
-        )
+        step = plan_push(cid, side, there.live, there.archived, syncer.compare, live, archived)
         if step.action is not Action.NONE:
             steps.append(step)
-    steps += _plan_notes(syncer)
+    steps += _plan_notes(syncer, refusals)
     return steps
 
 
-def _refused(syncer: Syncer, names: tuple[str, ...]) -> Outcome | None:
-    """Nothing is sent over a copy the pull refused, nor under a refused ref's folder
-    (``refs/notes/meta/x`` on the remote leaves no room for ``refs/notes/meta``)."""
-    for name in names:
-        found = syncer.inbound.refusal(name)
-        if found is None:
-            found = next((r for r in syncer.inbound.refused if r.ref.startswith(name + "/")), None)
-        if found is None:
-            continue
-        detail = f"{syncer.remote}'s copy was refused: {found.reason}"
-        if found.ref != name:
-            detail = f"{syncer.remote} has {found.ref}, which leaves no room for it"
-        kind = "notes" if name.startswith("refs/notes/") else "conversation"
-        cid = name if kind == "notes" else name.rsplit("/", 1)[1]
-        return Outcome(cid, "refused", kind=kind, direction="push", detail=detail)
-    return None
+class _Refusals:
+    """The pull's refusals, by the name refused and by every folder above it: each
+    ref planned is looked up once, not compared with every refusal."""
+
+    def __init__(self, syncer: Syncer) -> None:
+        self.remote = syncer.remote
+        self.by_name: dict[str, Refusal] = {}
+        self.below: dict[str, Refusal] = {}  # a folder -> the first refusal under it
+        for r in syncer.inbound.refused:
+            self.by_name.setdefault(r.ref, r)
+            parts = r.ref.split("/")
+            for end in range(1, len(parts)):
+                self.below.setdefault("/".join(parts[:end]), r)
+
+    def over(self, names: tuple[str, ...]) -> Outcome | None:
+        """Nothing is sent over a copy the pull refused, nor under a refused ref's
+        folder (``refs/notes/meta/x`` on the remote leaves no room for ``refs/notes/meta``)."""
+        for name in names:
+            found = self.by_name.get(name) or self.below.get(name)
+            if found is None:
+                continue
+            detail = f"{self.remote}'s copy was refused: {found.reason}"
+            if found.ref != name:
+                detail = f"{self.remote} has {found.ref}, which leaves no room for it"
+            kind = "notes" if name.startswith("refs/notes/") else "conversation"
+            cid = name if kind == "notes" else name.rsplit("/", 1)[1]
+            return Outcome(cid, "refused", kind=kind, direction="push", detail=detail)
+        return None
 
 
-def _plan_notes(syncer: Syncer) -> list[PushStep | Outcome]:
+def _plan_notes(syncer: Syncer, refusals: _Refusals) -> list[PushStep | Outcome]:
     repo = syncer.repo
     fetched = syncer.inbound.notes
     local = {row.name: row for row in syncer.transport.list_refs(["refs/notes/"])}
@@ -82,7 +93,7 @@ def _plan_notes(syncer: Syncer) -> list[PushStep | Outcome]:
         if row is None or row.kind != "commit":
             continue  # none here, or not a commit (the pull named it)
         tip = row.oid
-        refused = _refused(syncer, (there,))
+        refused = refusals.over((there,))
         if refused is not None:
             out.append(refused)
             continue
@@ -101,14 +112,30 @@ def _plan_notes(syncer: Syncer) -> list[PushStep | Outcome]:
 
 
 def _track(syncer: Syncer, results: list[RefResult], sent: dict[str, RemoteUpdate]) -> None:
-    """Record on the remote-tracking copies what the remote accepted."""
-    repo = syncer.repo
+    """Record on the remote-tracking copies what the remote accepted: many new ones
+    at once straight into ``packed-refs`` (``refs.bulk``, as a pull's creations),
+    the rest one by one."""
+    copies: dict[str, str | None] = {}
     for result in results:
         update = sent.get(result.ref)
         if not result.ok or update is None or not result.ref.startswith("refs/"):
             continue
-        name = syncer.tracking + result.ref[len("refs/") :]
-        remotes.set_copy(repo, name, update.new, f"jp push {syncer.remote}")
+        copies[syncer.tracking + result.ref[len("refs/") :]] = update.new
+    new = {name: oid for name, oid in copies.items() if oid is not None}
+    gitdir = syncer.here.place.gitdir
+    plain = refread.plain_gitdir(gitdir)
+    if len(new) >= BULK_AT and plain is not None:
+        # copies git wrote already (a remote pushed to by name) are left as they are
+        there = refread.list_refs(plain, [syncer.tracking])
+        for name in [n for n, oid in new.items() if there.get(n) == oid]:
+            del copies[name], new[name]
+        try:
+            for name in bulk.create(gitdir, new, WAIT_SECONDS):
+                del copies[name]  # created (the others existed: moved one by one)
+        except (bulk.NoHardLinks, RefBusy):
+            pass
+    for name, oid in copies.items():
+        remotes.set_copy(syncer.repo, name, oid, f"jp push {syncer.remote}")
 
 
 def _outcome(step: PushStep, results: dict[str, RefResult]) -> Outcome:
