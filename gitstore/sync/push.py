@@ -58,8 +58,8 @@ def _moved(syncer: Syncer, remote: dict[str, Tips]) -> set[str] | None:
     every one): only those can have anything to send.  Read as files, one listing
     and no object: a push of 10 of 100,000 plans 10."""
     plain = refread.plain_gitdir(syncer.here.place.gitdir)
-    if plain is None:
-        return None
+    if plain is None or syncer.transport.name != "git":
+        return None  # libgit2's listing takes folders, not names (``local_tips``)
     here: dict[str, Tips] = {}
     for name, oid in refread.list_refs(plain, [refs.LIVE_PREFIX, refs.ARCHIVE_PREFIX]).items():
         archived = name.startswith(refs.ARCHIVE_PREFIX)
