@@ -1,7 +1,7 @@
 """Sync at scale: `jp push` and `jp pull` against plain git on the same stores.
 
-Each size is a store of N conversations (refs packed, one title each, built in
-process: `bench.build.many_conversations`), a bare remote and a second store.
+Each size is a store of N conversations (refs packed, one title each, written
+by `git fast-import`: `bench.scalestore`), a bare remote and a second store.
 Every figure is a whole process, measured beside its plain-git baseline in the
 same run:
 
@@ -11,8 +11,10 @@ same run:
 - push / pull of 10 changed conversations: plain git pushing / fetching just
   those 10 refs.
 
-The first push and pull also report the peak resident memory of jp's process
-and of git's (``make bench-scale`` runs 100,000 conversations once).
+Every row reports CPU (the process and what it waited for) and the peak
+resident memory of jp's process and of git's, and is logged as soon as it is
+measured (``make bench-scale`` runs 100,000 conversations once: about half an
+hour on two busy cores, most of it the two first pushes).
 
     python bench/sync_bench.py [--sizes 1000,10000] [--runs 5] [--before SRC]
 
@@ -34,7 +36,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import build
+from bench import build, scalestore
 from bench.common import (
     Results,
     Row,
@@ -107,7 +109,7 @@ def size_section(
     """Every row for one store of ``count`` conversations."""
     results.log(f"  building {count:,} conversations")
     laptop = build.new_store(root / "laptop.git")
-    cids = build.many_conversations(laptop, count, results.log)
+    cids = scalestore.many_conversations(laptop, count, results.log)
     remote, mirror = _bare(root / "remote.git"), _bare(root / "mirror.git")
     desktop = build.new_store(root / "desktop.git")
     jp = jp_command()
@@ -137,6 +139,7 @@ def size_section(
         results.add(
             Row(name, jp_s, base, base_s, target, met, note=note, cpu=cpu, base_cpu=base_cpu)
         )
+        results.log(f"    CPU {cpu or 0:.2f} s, git {base_cpu or 0:.2f} s; {note or 'no peak'}")
 
     home_l, home_d = root / "home-l", root / "home-d"
     push_first = once([*jp, "push"], env_l, home_l)
@@ -181,6 +184,8 @@ def size_section(
         variants["before"] = lambda: run_process([*old_jp, "pull"], env_b, home_b)
     noop = interleaved(variants, runs)
     spent.update({noop[k]: noop.cpu[k] for k in variants})
+    for key, argv in (("jp", [*jp, "pull"]), ("one", one_ref), ("all", all_refs)):
+        peaks[noop[key]] = measured(argv, env_d, home_d)[1]  # one more run, for its peak
     if old_jp:
         row("no-op pull (before)", noop["before"], "git fetch of one ref", noop["one"],
             "within 2x", noop["before"] <= 2 * noop["one"])  # fmt: skip

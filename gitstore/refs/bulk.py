@@ -21,6 +21,9 @@ ref.  A lock left by a dead writer is ours by its inode, and ``recover``
 (called by the store's repair) removes it; git's own locks are never touched.
 No reflog is written for these refs, as ``git clone`` writes none for the refs
 it packs; the operation log records the creation (``jp undo``).
+
+``drop`` takes a whole folder of packed refs out the same way (a push's staged
+refs, ``gitstore.sync.transport``), where git would lock each ref it deletes.
 """
 
 from __future__ import annotations
@@ -29,7 +32,8 @@ import errno
 import fcntl
 import os
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
 from gitstore import faults
@@ -122,6 +126,44 @@ def create(
     rewrite of ``packed-refs``; returns the names created (the others exist)."""
     if any(len(v) != 40 or not _HEX.issuperset(v.encode()) for v in new.values()):
         raise ValueError("a packed ref must name an object id")
+    with _claimed(gitdir) as (held, fd):
+        _lock(gitdir, held, wait, poll)
+        faults.point("packed:locked")
+        data, added = _merged(_packed(gitdir), _free(gitdir, new))
+        if added:
+            _replace(gitdir, fd, data)
+        return added
+
+
+def drop(gitdir: Path, prefix: str, wait: float = 5.0, poll: float = 0.05) -> int:
+    """Remove every packed ref under ``prefix`` (a folder: ``refs/x/``) in one rewrite
+    of ``packed-refs``, as ``git update-ref`` would without a lock file per ref;
+    returns how many went.  A loose ref of such a name is left (the caller deletes
+    those through git)."""
+    if not prefix.startswith("refs/") or not prefix.endswith("/"):
+        raise ValueError("only a folder of refs is dropped")
+    with _claimed(gitdir) as (held, fd):
+        _lock(gitdir, held, wait, poll)
+        kept: list[bytes] = []
+        gone = 0
+        skipping = False
+        for line in _packed(gitdir).split(b"\n"):
+            if line.startswith(b"^") and skipping:
+                continue  # the peeled line of a dropped tag
+            name = line.partition(b" ")[2]
+            skipping = not line.startswith((b"#", b"^")) and name.startswith(prefix.encode())
+            gone += skipping
+            if not skipping and line:
+                kept.append(line + b"\n")
+        if gone:
+            _replace(gitdir, fd, b"".join(kept))
+        return gone
+
+
+@contextmanager
+def _claimed(gitdir: Path) -> Iterator[tuple[Path, int]]:
+    """``jp/ops/<id>.packed``, created and ``flock``-ed (alive: ``recover`` leaves it
+    alone), to be linked as ``packed-refs.lock``; both removed on the way out."""
     folder = gitdir / "jp" / "ops"
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -131,8 +173,8 @@ def create(
         fault = environment_fault(exc, str(gitdir))
         raise fault or exc from None
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)  # alive: recover leaves it alone
-        return _rewrite(gitdir, held, fd, new, wait, poll)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield held, fd
     except NoHardLinks:
         raise
     except OSError as exc:
@@ -146,26 +188,22 @@ def create(
         os.close(fd)
 
 
-def _rewrite(
-    gitdir: Path, held: Path, fd: int, new: Mapping[str, str], wait: float, poll: float
-) -> list[str]:
-    _lock(gitdir, held, wait, poll)
-    faults.point("packed:locked")
+def _packed(gitdir: Path) -> bytes:
+    """``packed-refs`` as it is (under its lock), ending in a newline."""
     try:
         old = (gitdir / "packed-refs").read_bytes()
     except FileNotFoundError:
-        old = b""
-    if old and not old.endswith(b"\n"):
-        old += b"\n"
-    data, added = _merged(old, _free(gitdir, new))
-    if not added:
-        return []
+        return b""
+    return old if not old or old.endswith(b"\n") else old + b"\n"
+
+
+def _replace(gitdir: Path, fd: int, data: bytes) -> None:
+    """The new ``packed-refs``, written through the held lock, synced, renamed over."""
     _write_all(fd, data)
     os.fsync(fd)
     faults.point("packed:written")
     atomic.replace(gitdir / "packed-refs.lock", gitdir / "packed-refs")
     faults.point("packed:renamed")
-    return added
 
 
 def _same(path: Path, fd: int) -> bool:

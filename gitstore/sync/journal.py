@@ -37,6 +37,7 @@ from gitstore.sync.journalstate import (  # when to reconcile: no libgit2 needed
     forget,
     pulls_since_reconcile,
     record_pull,
+    record_refs,
     refs_at_reconcile,
 )
 
@@ -80,19 +81,45 @@ def stamp(
     sig: pygit2.Signature,
     trim_at: int | None = None,
 ) -> str:
-    """A journal commit naming ``names``, on top of ``parent`` (None: the first).
+    """The journal entries naming ``names``, on top of ``parent`` (None: the first):
+    the last one's id.  One entry, unless ``names`` are more than one entry may hold
+    (``MAX_NAMES``, ``MAX_MESSAGE``): then a chain of them, each a valid entry, and a
+    reader that walks them all gathers more than ``MAX_NAMES`` and reconciles, as
+    it would for any push that large (a first push of a big store).
 
-    Once ``parent`` is ``trim_at`` entries deep the entry starts a new chain: a root
+    Once ``parent`` is ``trim_at`` entries deep the entries start a new chain: a root
     that records ``parent`` as its base, so the remote's journal never grows past
     it.  Pushed with a lease on ``parent`` in the same atomic push as the refs; a
     reader whose copy is that base goes on from it, one further behind reconciles."""
     tree = repo.TreeBuilder().write()
     depth = 0 if parent is None else _head(repo, parent)[0] + 1
+    base = None
     if parent is not None and depth >= (TRIM_AT if trim_at is None else trim_at):
-        text = message(names, 0, parent)
-        return str(repo.create_commit(None, sig, sig, text, tree, []))
-    parents = [pygit2.Oid(hex=parent)] if parent else []
-    return str(repo.create_commit(None, sig, sig, message(names, depth), tree, parents))
+        depth, base, parent = 0, parent, None
+    tip = parent
+    for part in _parts(sorted(set(names))):
+        parents = [pygit2.Oid(hex=tip)] if tip else []
+        text = message(part, depth, base)
+        tip = str(repo.create_commit(None, sig, sig, text, tree, parents))
+        depth, base = depth + 1, None
+    assert tip is not None
+    return tip
+
+
+_ROOM = 512  # bytes of an entry's head, at most
+
+
+def _parts(names: list[str]) -> list[list[str]]:
+    """``names`` cut into entries a reader takes (none of them empty, unless all are)."""
+    parts: list[list[str]] = [[]]
+    size = 0
+    for name in names:
+        if parts[-1] and (len(parts[-1]) >= MAX_NAMES or size + len(name) + 1 > MAX_MESSAGE - _ROOM):
+            parts.append([])
+            size = 0
+        parts[-1].append(name)
+        size += len(name) + 1
+    return parts
 
 
 def _head(repo: pygit2.Repository, oid: str) -> tuple[int, str | None]:
@@ -178,5 +205,6 @@ __all__ = [
     "forget",
     "pulls_since_reconcile",
     "record_pull",
+    "record_refs",
     "refs_at_reconcile",
 ]

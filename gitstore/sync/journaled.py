@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from gitstore.refs import files as refread
 from gitstore.refs import quarantine
 from gitstore.sync import fetching, journal, remotes
 
@@ -74,26 +75,40 @@ def fetch(syncer: Syncer) -> set[str] | None:
 
 def complete(syncer: Syncer) -> None:
     """After a fetch of what moved: every other copy too, as it was accepted
-    before (a push compares them all with this store)."""
+    before (a push compares them all with this store).  The conversations' copies
+    are read as names and ids only (``_listed``: no object is looked up for each of
+    100,000); the few notes copies with their type."""
     if syncer.scope is None:
         return
-    for row in syncer.transport.list_refs([syncer.tracking]):
+    notes = syncer.tracking + "notes/"
+    for name, oid in _listed(syncer).items():
+        rest = name[len(syncer.tracking) :]
+        if name.startswith(notes) or rest in syncer.scope or rest.startswith(fetching.JOURNAL):
+            continue
+        if fetching.name_problem(rest) is None:
+            syncer.inbound.conversations.setdefault(rest, oid)
+    for row in syncer.transport.list_refs([notes]):
         rest = row.name[len(syncer.tracking) :]
         if rest in syncer.scope or fetching.name_problem(rest) is not None:
             continue
-        if rest.startswith("notes/"):
-            if row.kind == "commit":
-                syncer.inbound.notes.setdefault(rest[len("notes/") :], row.oid)
-        else:
-            syncer.inbound.conversations.setdefault(rest, row.oid)
+        if row.kind == "commit":
+            syncer.inbound.notes.setdefault(rest[len("notes/") :], row.oid)
     syncer.scope = None
+
+
+def _listed(syncer: Syncer) -> dict[str, str]:
+    """Every fetched copy of the remote's refs, name -> id, read as files where the
+    store allows it."""
+    plain = refread.plain_gitdir(syncer.here.place.gitdir)
+    if plain is not None:
+        return refread.list_refs(plain, [syncer.tracking])
+    return {r.name: r.oid for r in syncer.transport.list_refs([syncer.tracking])}
 
 
 def copies(syncer: Syncer) -> dict[str, str]:
     """The fetched copies of the remote's refs (not the journal's own), by name."""
     own = syncer.tracking + "jp/"
-    rows = syncer.transport.list_refs([syncer.tracking])
-    return {r.name: r.oid for r in rows if not r.name.startswith(own)}
+    return {name: oid for name, oid in _listed(syncer).items() if not name.startswith(own)}
 
 
 def drift(syncer: Syncer, before: dict[str, str], since: str | None) -> set[str]:

@@ -51,5 +51,19 @@ def record_pull(gitdir: Path, remote: str, reconciled: bool, refs: int | None = 
     return True
 
 
+def record_refs(gitdir: Path, remote: str, refs: int) -> None:
+    """After a push: the remote holds ``refs`` conversations now (a push fetched
+    them all, or the journal's names, and its own refs went in atomically), so a
+    store that made a remote big by pushing to it trusts its journal from then on."""
+    data = _state(gitdir, remote)
+    if _count(data, "refs", 0) == refs:
+        return
+    pulls = _count(data, "pulls", RECONCILE_EVERY)
+    try:
+        jsonfile.write(_state_path(gitdir, remote), {"pulls": pulls, "refs": refs})
+    except (OSError, EnvironmentFault):
+        return  # only a count: the next reconcile counts again
+
+
 def forget(gitdir: Path, remote: str) -> None:
     _state_path(gitdir, remote).unlink(missing_ok=True)

@@ -13,9 +13,14 @@ from __future__ import annotations
 import pygit2
 
 from gitstore import refs
-from gitstore.errors import SyncError
+from gitstore.errors import RefBusy, SyncError
 from gitstore.fs import retry
+from gitstore.refs import bulk
+from gitstore.refs import files as refread
+from gitstore.refs.transaction import WAIT_SECONDS
 from gitstore.sync import journal, journaled, remotes
+from gitstore.sync.created import BULK_AT
+from gitstore.sync.fetching import Refusal
 from gitstore.sync.gitoutput import RefResult
 from gitstore.sync.plan import Action, PushStep, RemoteUpdate, plan_push, reduce
 from gitstore.sync.pull import Outcome, Syncer, Tips
@@ -27,52 +32,76 @@ def plan(syncer: Syncer) -> list[PushStep | Outcome]:
     """Every conversation and notes ref to send, as last fetched; an ``Outcome``
     for one whose copy on the remote was refused (nothing is sent over it)."""
     syncer.complete()
-    local = syncer.local_tips()
     remote = syncer.remote_tips()
+    local = syncer.local_tips(_moved(syncer, remote))
+    refusals = _Refusals(syncer)
     steps: list[PushStep | Outcome] = []
     for cid in sorted(local):
         now, there = local[cid], remote.get(cid, Tips())
         if now.broken:
             continue
-        refused = _refused(syncer, (refs.live(cid), refs.archived(cid)))
+        live, archived = refs.live(cid), refs.archived(cid)
+        refused = refusals.over((live, archived))
         if refused is not None:
             steps.append(refused)
             continue
         side = reduce(now.live, now.archived, syncer.compare)
-        step = plan_push(
-            cid,
-            side,
-            there.live,
-            there.archived,
-            syncer.compare,
-            refs.live(cid),
-            refs.archived(cid),
-        )
+        step = plan_push(cid, side, there.live, there.archived, syncer.compare, live, archived)
         if step.action is not Action.NONE:
             steps.append(step)
-    steps += _plan_notes(syncer)
+    steps += _plan_notes(syncer, refusals)
     return steps
 
 
-def _refused(syncer: Syncer, names: tuple[str, ...]) -> Outcome | None:
-    """Nothing is sent over a copy the pull refused, nor under a refused ref's folder
-    (``refs/notes/meta/x`` on the remote leaves no room for ``refs/notes/meta``)."""
-    for name in names:
-        found = syncer.inbound.refusal(name)
-        if found is None:
-            found = next((r for r in syncer.inbound.refused if r.ref.startswith(name + "/")), None)
-        if found is None:
-            continue
-        detail = f"{syncer.remote}'s copy was refused: {found.reason}"
-        if found.ref != name:
-            detail = f"{syncer.remote} has {found.ref}, which leaves no room for it"
-        kind = "notes" if name.startswith("refs/notes/") else "conversation"
-        cid = name if kind == "notes" else name.rsplit("/", 1)[1]
-        return Outcome(cid, "refused", kind=kind, direction="push", detail=detail)
-    return None
+def _moved(syncer: Syncer, remote: dict[str, Tips]) -> set[str] | None:
+    """The conversations whose refs here are not exactly the remote's as fetched (None:
+    every one): only those can have anything to send.  Read as files, one listing
+    and no object: a push of 10 of 100,000 plans 10."""
+    plain = refread.plain_gitdir(syncer.here.place.gitdir)
+    if plain is None or syncer.transport.name != "git":
+        return None  # libgit2's listing takes folders, not names (``local_tips``)
+    here: dict[str, Tips] = {}
+    for name, oid in refread.list_refs(plain, [refs.LIVE_PREFIX, refs.ARCHIVE_PREFIX]).items():
+        archived = name.startswith(refs.ARCHIVE_PREFIX)
+        tips = here.setdefault(name[len(refs.ARCHIVE_PREFIX if archived else refs.LIVE_PREFIX) :], Tips())
+        if archived:
+            tips.archived = oid
+        else:
+            tips.live = oid
+    return {cid for cid, tips in here.items() if tips != remote.get(cid)}
 
 
-def _plan_notes(syncer: Syncer) -> list[PushStep | Outcome]:
+class _Refusals:
+    """The pull's refusals, by the name refused and by every folder above it: each
+    ref planned is looked up once, not compared with every refusal."""
+
+    def __init__(self, syncer: Syncer) -> None:
+        self.remote = syncer.remote
+        self.by_name: dict[str, Refusal] = {}
+        self.below: dict[str, Refusal] = {}  # a folder -> the first refusal under it
+        for r in syncer.inbound.refused:
+            self.by_name.setdefault(r.ref, r)
+            parts = r.ref.split("/")
+            for end in range(1, len(parts)):
+                self.below.setdefault("/".join(parts[:end]), r)
+
+    def over(self, names: tuple[str, ...]) -> Outcome | None:
+        """Nothing is sent over a copy the pull refused, nor under a refused ref's
+        folder (``refs/notes/meta/x`` on the remote leaves no room for ``refs/notes/meta``)."""
+        for name in names:
+            found = self.by_name.get(name) or self.below.get(name)
+            if found is None:
+                continue
+            detail = f"{self.remote}'s copy was refused: {found.reason}"
+            if found.ref != name:
+                detail = f"{self.remote} has {found.ref}, which leaves no room for it"
+            kind = "notes" if name.startswith("refs/notes/") else "conversation"
+            cid = name if kind == "notes" else name.rsplit("/", 1)[1]
+            return Outcome(cid, "refused", kind=kind, direction="push", detail=detail)
+        return None
+
+
+def _plan_notes(syncer: Syncer, refusals: _Refusals) -> list[PushStep | Outcome]:
     repo = syncer.repo
     fetched = syncer.inbound.notes
     local = {row.name: row for row in syncer.transport.list_refs(["refs/notes/"])}
@@ -82,7 +111,7 @@ def _plan_notes(syncer: Syncer) -> list[PushStep | Outcome]:
         if row is None or row.kind != "commit":
             continue  # none here, or not a commit (the pull named it)
         tip = row.oid
-        refused = _refused(syncer, (there,))
+        refused = refusals.over((there,))
         if refused is not None:
             out.append(refused)
             continue
@@ -101,14 +130,30 @@ def _plan_notes(syncer: Syncer) -> list[PushStep | Outcome]:
 
 
 def _track(syncer: Syncer, results: list[RefResult], sent: dict[str, RemoteUpdate]) -> None:
-    """Record on the remote-tracking copies what the remote accepted."""
-    repo = syncer.repo
+    """Record on the remote-tracking copies what the remote accepted: many new ones
+    at once straight into ``packed-refs`` (``refs.bulk``, as a pull's creations),
+    the rest one by one."""
+    copies: dict[str, str | None] = {}
     for result in results:
         update = sent.get(result.ref)
         if not result.ok or update is None or not result.ref.startswith("refs/"):
             continue
-        name = syncer.tracking + result.ref[len("refs/") :]
-        remotes.set_copy(repo, name, update.new, f"jp push {syncer.remote}")
+        copies[syncer.tracking + result.ref[len("refs/") :]] = update.new
+    new = {name: oid for name, oid in copies.items() if oid is not None}
+    gitdir = syncer.here.place.gitdir
+    plain = refread.plain_gitdir(gitdir)
+    if len(new) >= BULK_AT and plain is not None:
+        # copies git wrote already (a remote pushed to by name) are left as they are
+        there = refread.list_refs(plain, [syncer.tracking])
+        for name in [n for n, oid in new.items() if there.get(n) == oid]:
+            del copies[name], new[name]
+        try:
+            for name in bulk.create(gitdir, new, WAIT_SECONDS):
+                del copies[name]  # created (the others existed: moved one by one)
+        except (bulk.NoHardLinks, RefBusy):
+            pass
+    for name, oid in copies.items():
+        remotes.set_copy(syncer.repo, name, oid, f"jp push {syncer.remote}")
 
 
 def _outcome(step: PushStep, results: dict[str, RefResult]) -> Outcome:
@@ -180,9 +225,25 @@ def send(syncer: Syncer, updates: list[RemoteUpdate], names: set[str]) -> list[R
     stamped = [*updates, RemoteUpdate(journal.REMOTE_REF, entry, parent)]
     results = syncer.transport.push(syncer.remote, stamped)
     _track(syncer, results, {u.ref: u for u in stamped})
+    if results and all(r.ok for r in results):
+        _count_remote(syncer, stamped)
     return [r for r in results if r.ref != journal.REMOTE_REF] + [
         r for r in results if r.ref == journal.REMOTE_REF and not r.ok
     ]
+
+
+def _count_remote(syncer: Syncer, sent: list[RemoteUpdate]) -> None:
+    """How many conversations the remote holds after this push went in whole: what
+    was fetched (every copy, after ``plan``) with what it created or deleted."""
+    names = set(syncer.inbound.conversations)
+    for u in sent:
+        rest = u.ref[len("refs/") :]
+        if rest.startswith(("conversations/", "archive/")):
+            if u.new is None:
+                names.discard(rest)
+            else:
+                names.add(rest)
+    journal.record_refs(syncer.here.place.gitdir, syncer.remote, len(names))
 
 
 def check_remote(repo: pygit2.Repository, name: str) -> remotes.RemoteInfo:

@@ -23,7 +23,7 @@ from gitstore.fs import retry
 from gitstore.fs.place import Place
 from gitstore.refs import files as refread
 from gitstore.store import maintenance
-from gitstore.sync import gitenv
+from gitstore.sync import gitenv, pushto, staged
 from gitstore.sync.callbacks import Callbacks
 from gitstore.sync.gitoutput import RefResult, error_lines, parse_porcelain, remote_said
 from gitstore.sync.plan import RemoteUpdate
@@ -173,15 +173,15 @@ class GitCli:
         # git matches every explicit refspec against every ref (quadratic: 5 s for
         # 1,000 refs); staged refs and one glob per namespace send exactly the same
         stage = f"{STAGING_ROOT}{remote}/"
-        self._update_refs(self._clear(stage))
-        self._update_refs([f"update {stage}{u.ref[len('refs/') :]} {u.new}" for u in sets])
+        staged.clear(self.gitdir, stage, self._update_refs, self._clear)  # a killed push's
+        staged.stage(self.gitdir, stage, sets, self._update_refs)
         try:
             spaces = sorted({u.ref.split("/")[1] for u in sets})
             globs = [f"{stage}{space}/*:refs/{space}/*" for space in spaces]
             deletes = [u for u in updates if u.new is None]
             return self._push(remote, globs, [*sets, *deletes])
         finally:
-            self._update_refs(self._clear(stage))
+            staged.clear(self.gitdir, stage, self._update_refs, self._clear)
 
     def maintain(self) -> None:
         """git's own housekeeping (libgit2 never packs), after the sync, not during it;
@@ -248,7 +248,7 @@ class GitCli:
                 specs.append(f":{u.ref}")
             elif u.lease is not None:  # the journal: a new root replaces it only if unmoved
                 args.append(f"--force-with-lease={u.ref}:{u.lease}")
-        proc = self._run([*args, remote, *specs], remote=remote)
+        proc = self._run([*args, pushto.target(self.repo, remote), *specs], remote=remote)
         found = parse_porcelain(proc.stdout)
         if proc.returncode != 0 and not found:
             raise SyncError(remote, error_lines(proc.stderr))

@@ -1,0 +1,199 @@
+"""A push of many refs: staged in ``packed-refs`` and taken out again in one
+rewrite each (``sync.staged``, ``refs.bulk.drop``), the remote-tracking copies
+created in one step, a remote that is only a URL pushed to by URL (no copies
+written by git), a journal entry cut into entries a reader takes, and the
+remote's size counted so that the next push reads the journal."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pygit2
+import pytest
+
+from gitstore import refs
+from gitstore.refs import bulk
+from gitstore.store.core import Store
+from gitstore.store.repo import init_bare
+from gitstore.sync import created, journal, pushto, remotes, transport
+from gitstore.sync.here import Here
+from gitstore.sync.pull import Syncer
+from gitstore.sync.push import push
+from gitstore.sync.transport import choose
+from tests.support.servers.fixtures import Remote, every_remote
+
+GIT = shutil.which("git")
+pytestmark = pytest.mark.skipif(GIT is None, reason="a push of many refs goes through git")
+COUNT = max(created.BULK_AT, transport.EXPLICIT_MAX) + 5
+T = "2026-01-05T09:00:00Z"
+
+
+def git(gitdir: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "--git-dir", str(gitdir), *args], capture_output=True, text=True, check=True
+    )
+    return done.stdout
+
+
+def refs_of(gitdir: Path, prefix: str) -> dict[str, str]:
+    lines = git(gitdir, "for-each-ref", "--format=%(refname) %(objectname)", prefix).splitlines()
+    return dict(line.split(" ") for line in lines)
+
+
+def loose_files(folder: Path) -> list[Path]:
+    return [p for p in folder.rglob("*") if p.is_file()] if folder.exists() else []
+
+
+def machine(path: Path, url: str, journal_from: int = 0) -> tuple[Store, Syncer]:
+    init_bare(path)
+    store = Store(path)
+    remotes.add(store.repo, "origin", url)
+    syncer = Syncer(Here.of(store), "origin", choose(store.repo, GIT), journal_from=journal_from)
+    return store, syncer
+
+
+def fill(store: Store, count: int, first: int = 1) -> list[str]:
+    cids = [f"jp-c{n}" for n in range(first, first + count)]
+    for cid in cids:
+        start = {"type": "conversation_start", "timestamp": T, "conversation_id": cid}
+        store.log.create(cid, [start], None, "test")
+    return cids
+
+
+def add(store: Store, cid: str) -> None:
+    event = {"type": "chat_request", "timestamp": T, "content": "more"}
+    store.log.append(cid, [event], store.refs.require(cid).tip, "test")
+
+
+@every_remote
+def test_a_big_push_sends_everything_and_leaves_no_staged_or_loose_ref(
+    tmp_path: Path, bare_remote: Remote
+) -> None:
+    store, syncer = machine(tmp_path / "laptop", bare_remote.url)
+    cids = fill(store, COUNT)
+    sent = [o for o in push(syncer) if o.direction == "push" and o.kind == "conversation"]
+    assert sorted(o.id for o in sent) == sorted(cids) and {o.action for o in sent} == {"created"}
+    there = refs_of(bare_remote.path, "refs/conversations/")
+    assert there == {refs.live(c): store.refs.require(c).tip for c in cids}
+    gitdir = store.gitdir
+    assert refs_of(gitdir, "refs/jp-push/") == {}
+    assert loose_files(gitdir / "refs" / "jp-push") == []
+    # the copies say what the remote holds, all of them packed (git wrote none loose)
+    copies = refs_of(gitdir, syncer.tracking + "conversations/")
+    assert {n.replace(syncer.tracking, "refs/"): oid for n, oid in copies.items()} == there
+    assert loose_files(gitdir / syncer.tracking / "conversations") == []
+    git(gitdir, "fsck", "--no-dangling")
+    assert git(gitdir, "pack-refs", "--all") == ""  # git takes the packed-refs we wrote
+
+
+def test_refs_a_killed_push_left_staged_are_cleared_not_sent(tmp_path: Path) -> None:
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "--bare", "-q", str(remote)], check=True)
+    store, syncer = machine(tmp_path / "laptop", str(remote))
+    cids = fill(store, COUNT)
+    tip = store.refs.require(cids[0]).tip
+    stage = f"{transport.STAGING_ROOT}origin/"
+    git(store.gitdir, "update-ref", f"{stage}conversations/jp-c999999", tip)  # loose
+    bulk.create(store.gitdir, {f"{stage}conversations/jp-c888888": tip})  # packed
+    push(syncer)
+    assert "refs/conversations/jp-c999999" not in refs_of(remote, "refs/")
+    assert "refs/conversations/jp-c888888" not in refs_of(remote, "refs/")
+    assert refs_of(store.gitdir, stage) == {}
+
+
+def test_drop_takes_a_folder_out_of_packed_refs_in_one_rewrite(tmp_path: Path) -> None:
+    gitdir = tmp_path / "s.git"
+    repo = pygit2.init_repository(str(gitdir), bare=True)
+    blob = str(repo.create_blob(b"x"))
+    tree = repo.TreeBuilder().write()
+    sig = pygit2.Signature("t", "t@example.invalid", 0, 0)
+    commit = str(repo.create_commit(None, sig, sig, "m", tree, []))
+    tag = str(repo.create_tag("v1", pygit2.Oid(hex=commit), pygit2.GIT_OBJECT_COMMIT, sig, "t"))
+    for name, oid in (("refs/x/a", commit), ("refs/x/b/c", blob), ("refs/xy", commit)):
+        git(gitdir, "update-ref", name, oid)
+    git(gitdir, "update-ref", "refs/x/tagged", tag)
+    git(gitdir, "update-ref", "refs/keep/t", tag)
+    git(gitdir, "pack-refs", "--all")
+    git(gitdir, "update-ref", "refs/x/loose", commit)  # a loose one stays for git to delete
+    assert bulk.drop(gitdir, "refs/x/") == 3
+    kept = {"refs/xy", "refs/keep/t", "refs/tags/v1", "refs/x/loose"}
+    assert set(refs_of(gitdir, "refs/")) == kept
+    text = (gitdir / "packed-refs").read_text()
+    assert text.count("^") == 2 and "refs/x/" not in text  # the kept tags keep their peeling
+    assert bulk.drop(gitdir, "refs/x/") == 0
+    with pytest.raises(ValueError):
+        bulk.drop(gitdir, "refs/x")
+    git(gitdir, "fsck")
+
+
+def test_a_push_too_big_for_one_entry_writes_several_and_a_reader_reconciles_quietly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(journal, "MAX_NAMES", 3)
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "--bare", "-q", str(remote)], check=True)
+    a, sa = machine(tmp_path / "a", str(remote))
+    b, sb = machine(tmp_path / "b", str(remote))
+    fill(a, 1)
+    push(sa)
+    sb.pull()
+    before = git(remote, "rev-parse", journal.REMOTE_REF).strip()
+    cids = fill(a, 7, first=10)
+    push(sa)
+    entries = git(remote, "rev-list", f"{before}..{journal.REMOTE_REF}").split()
+    assert len(entries) == 3
+    named: set[str] = set()
+    for entry in entries:
+        body = git(remote, "log", "-1", "--format=%B", entry).partition("\n\n")[2]
+        lines = [line for line in body.split("\n") if line]
+        assert 0 < len(lines) <= 3
+        named |= set(lines)
+    assert {refs.live(c) for c in cids} <= named
+    outcomes = sb.pull()
+    assert sb.journal_note is None and not [o for o in outcomes if o.kind == "warning"]
+    assert {o.id for o in outcomes if o.action == "created"} == set(cids)
+    assert journal.pulls_since_reconcile(b.gitdir, "origin") == 0  # it reconciled
+
+
+def test_after_a_first_push_the_next_one_reads_the_journal(tmp_path: Path) -> None:
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "--bare", "-q", str(remote)], check=True)
+    store, syncer = machine(tmp_path / "laptop", str(remote), journal_from=COUNT)
+    cids = fill(store, COUNT)
+    push(syncer)  # the remote was empty: this push's pull listed it whole
+    assert journal.refs_at_reconcile(store.gitdir, "origin") == COUNT
+    add(store, cids[3])
+    pulls = journal.pulls_since_reconcile(store.gitdir, "origin")
+    sent = [o for o in push(syncer) if o.direction == "push"]
+    assert [(o.id, o.action) for o in sent] == [(cids[3], "fast-forwarded")]
+    assert journal.pulls_since_reconcile(store.gitdir, "origin") == pulls + 1  # no reconcile
+
+
+def test_a_remote_jp_made_is_pushed_to_by_its_url_any_other_by_its_name(tmp_path: Path) -> None:
+    repo = pygit2.init_repository(str(tmp_path / "s.git"), bare=True)
+    cases = {
+        "plain": "/srv/jp.git",
+        "ssh": "ssh://host/jp.git",
+        "scp": "git@host:jp.git",
+        "relative": "../jp.git",
+        "dashed": "-oProxyCommand=x:y",
+        "pushurl": "/srv/jp.git",
+        "twice": "/srv/jp.git",
+    }
+    for name, url in cases.items():
+        remotes.add(repo, name, url)
+    repo.config["remote.pushurl.pushurl"] = "/srv/other.git"
+    repo.config.set_multivar("remote.twice.url", "^$", "/srv/mirror.git")
+    targets = {name: pushto.target(repo, name) for name in cases}
+    assert targets == {
+        "plain": "/srv/jp.git",
+        "ssh": "ssh://host/jp.git",
+        "scp": "git@host:jp.git",
+        "relative": "relative",
+        "dashed": "dashed",
+        "pushurl": "pushurl",
+        "twice": "twice",
+    }
+    assert pushto.target(None, "plain") == "plain"
