@@ -276,7 +276,7 @@ def screen(
             if seen is not None and (seen.tip, seen.limit) == (row.oid, limits.max_event_bytes):
                 why, keep = seen.reason, seen.kept  # refused before: the same answer
             else:
-                check = check_chain(here.place.repo, row.oid, known, limits)
+                check = check_chain(here.place.repo, row.oid, known, limits, row.kind)
                 if check.reason is None:
                     out.conversations[rest] = row.oid
                     if cache:

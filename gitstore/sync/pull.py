@@ -30,7 +30,7 @@ from gitstore.sync.ancestry import Comparison, repo_parent
 from gitstore.sync.ancestry import compare as compare_tips
 from gitstore.sync.fetching import Inbound
 from gitstore.sync.here import Here
-from gitstore.sync.notes import NotesAction
+from gitstore.sync.notes import LazyNames, NotesAction
 from gitstore.sync.notes import integrate as integrate_notes
 from gitstore.sync.plan import Action, PullStep, Side, archived_by_meta, plan_pull, reduce
 from gitstore.sync.transport import Transport, choose
@@ -284,17 +284,12 @@ class Syncer:
         out: list[Outcome] = []
         rows = self.transport.list_refs(["refs/notes/"])
         local = {r.name: r.kind for r in rows}
-        tips = {r.name: r.oid for r in rows}
         wanted = [
             (local_ref, there.removeprefix("refs/notes/"))
             for local_ref, there in self.here.notes.refs.synced()  # jp's notes refs, by name
             if there.removeprefix("refs/notes/") in self.inbound.notes
         ]
-        names: dict[str, str] = {}
-        if any(tips.get(ref) != self.inbound.notes[rest] for ref, rest in wanted):
-            # anchors named by their conversation in what is reported
-            cids = set(self.local_tips()) | set(self.remote_tips())
-            names = {self.here.notes.anchor(cid): cid for cid in cids}
+        names = LazyNames(self._anchor_names)  # for what is reported, made if needed
         for local_ref, rest in wanted:
             if local.get(local_ref, "commit") != "commit":
                 detail = f"here it points at a {local[local_ref]}, not a commit; not synced"
@@ -315,6 +310,10 @@ class Syncer:
             if problems:
                 out.append(Outcome(local_ref, "cleaned", kind="warning", detail=_summary(problems)))
         return out
+
+    def _anchor_names(self) -> dict[str, str]:
+        every = set(self.local_tips()) | set(self.remote_tips())
+        return {self.here.notes.anchor(cid): cid for cid in every}
 
     @staticmethod
     def _moves(cid: str, target: Side, now: Tips) -> list[RefUpdate]:
