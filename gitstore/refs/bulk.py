@@ -116,10 +116,15 @@ def _merged(old: bytes, new: Mapping[str, str]) -> tuple[bytes, list[str]]:
 
 
 def create(
-    gitdir: Path, new: Mapping[str, str], wait: float = 5.0, poll: float = 0.05
+    gitdir: Path,
+    new: Mapping[str, str],
+    wait: float = 5.0,
+    poll: float = 0.05,
+    stage: str = "packed",
 ) -> list[str]:
     """Create each ref of ``new`` (name -> commit id) that does not exist, in one
-    rewrite of ``packed-refs``; returns the names created (the others exist)."""
+    rewrite of ``packed-refs``; returns the names created (the others exist).
+    ``stage`` names its crash points (``packed:locked``...) for the tests."""
     if any(len(v) != 40 or not _HEX.issuperset(v.encode()) for v in new.values()):
         raise ValueError("a packed ref must name an object id")
     folder = gitdir / "jp" / "ops"
@@ -132,7 +137,7 @@ def create(
         raise fault or exc from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)  # alive: recover leaves it alone
-        return _rewrite(gitdir, held, fd, new, wait, poll)
+        return _rewrite(gitdir, held, fd, new, (wait, poll), stage)
     except NoHardLinks:
         raise
     except OSError as exc:
@@ -147,10 +152,15 @@ def create(
 
 
 def _rewrite(
-    gitdir: Path, held: Path, fd: int, new: Mapping[str, str], wait: float, poll: float
+    gitdir: Path,
+    held: Path,
+    fd: int,
+    new: Mapping[str, str],
+    waiting: tuple[float, float],
+    stage: str,
 ) -> list[str]:
-    _lock(gitdir, held, wait, poll)
-    faults.point("packed:locked")
+    _lock(gitdir, held, *waiting)
+    faults.point(f"{stage}:locked")
     try:
         old = (gitdir / "packed-refs").read_bytes()
     except FileNotFoundError:
@@ -162,9 +172,9 @@ def _rewrite(
         return []
     _write_all(fd, data)
     os.fsync(fd)
-    faults.point("packed:written")
+    faults.point(f"{stage}:written")
     atomic.replace(gitdir / "packed-refs.lock", gitdir / "packed-refs")
-    faults.point("packed:renamed")
+    faults.point(f"{stage}:renamed")
     return added
 
 

@@ -213,10 +213,10 @@ def test_a_packed_refs_lock_held_past_the_wait_leaves_the_refs_loose(
     gitdir = desktop.here.place.gitdir
     real = bulk.create
 
-    def held_by_gc(where: Path, new: dict[str, str], wait: float = 5.0) -> list[str]:
+    def held_by_gc(where: Path, new: dict[str, str], wait: float = 5.0, **more: str) -> list[str]:
         (where / "packed-refs.lock").write_text("")  # as git gc holds it
         try:
-            return real(where, new, wait=0.1)
+            return real(where, new, wait=0.1, **more)  # type: ignore[arg-type]
         finally:
             (where / "packed-refs.lock").unlink()
 
