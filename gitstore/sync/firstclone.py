@@ -21,12 +21,12 @@ fetch from it removes.
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
 import subprocess
 from pathlib import Path
 
-from gitstore.errors import RefBusy, SyncError
+from gitstore.errors import EnvironmentFault, RefBusy, SyncError
+from gitstore.fs import atomic
 from gitstore.refs import bulk
 from gitstore.refs import files as refread
 from gitstore.refs.transaction import WAIT_SECONDS
@@ -99,11 +99,12 @@ def _clone(
     copies = {tracking + n[len("refs/") :]: oid for n, oid in found.items() if n.startswith(SYNCED)}
     if len(copies) < BULK_AT:
         return False
-    kept = _move_packs(work, gitdir, _mark(remote))
+    kept: list[Path] = []
     try:
+        _move_packs(work, gitdir, _mark(remote), kept)
         made = bulk.create(gitdir, copies, WAIT_SECONDS, stage="copies")
-    except (bulk.NoHardLinks, RefBusy, ValueError):
-        return False
+    except (bulk.NoHardLinks, RefBusy, ValueError, OSError, EnvironmentFault):
+        return False  # the ordinary fetch runs, and names a fault of this machine
     finally:
         for keep in kept:
             keep.unlink(missing_ok=True)
@@ -118,17 +119,18 @@ def _has_loose_objects(work: Path) -> bool:
         return True
 
 
-def _move_packs(work: Path, gitdir: Path, mark: str) -> list[Path]:
-    """The clone's packs moved into this store, each behind a ``.keep`` (returned)."""
+def _move_packs(work: Path, gitdir: Path, mark: str, kept: list[Path]) -> None:
+    """The clone's packs moved into this store, each behind a ``.keep`` (added to
+    ``kept`` as it is written, so that a failure midway still removes it)."""
     into = gitdir / "objects" / "pack"
     into.mkdir(parents=True, exist_ok=True)
-    kept: list[Path] = []
     for pack in sorted((work / "objects" / "pack").glob("pack-*.pack")):
         keep = into / (pack.stem + ".keep")
-        keep.write_text(mark)
+        if keep.exists() or (into / pack.name).exists():
+            continue  # the same pack is here already (the name is its content's hash)
         kept.append(keep)
+        keep.write_text(mark)
         for suffix in (".pack", ".rev", ".idx"):  # the index last: it makes the pack seen
             part = pack.with_suffix(suffix)
             if part.exists():
-                os.replace(part, into / part.name)
-    return kept
+                atomic.replace(part, into / part.name)
