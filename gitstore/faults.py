@@ -22,6 +22,8 @@ Points (in the order an operation reaches them):
 - ``packed:locked``: a bulk creation (``refs/bulk.py``) holds ``packed-refs.lock``
 - ``packed:written``: the new ``packed-refs`` is written and synced, not yet renamed
 - ``packed:renamed``: the new ``packed-refs`` is in place, the writer's file not removed
+- ``copies:locked``, ``copies:written``, ``copies:renamed``: the same steps for
+  the remote-tracking copies a first pull clones (``sync/firstclone.py``)
 - ``config:locked``: a config change is written to ``config.lock``, not yet renamed
 - ``remote:config-written``: a removed remote's settings are gone, jp's copies
   of it (``refs/jp-remotes/<name>/``) not yet deleted
@@ -48,6 +50,9 @@ POINTS = (
     "packed:locked",
     "packed:written",
     "packed:renamed",
+    "copies:locked",
+    "copies:written",
+    "copies:renamed",
     "config:locked",
     "remote:config-written",
     "model:streaming",

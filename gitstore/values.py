@@ -36,11 +36,21 @@ LEAN = json.JSONDecoder(parse_constant=_no_constant)  # for values checked after
 
 def load_json(data: bytes | str) -> Any:
     """Strict JSON: raises ``ValueError`` with a short reason for anything else."""
-    return _load(data)[0]
+    value, text = _parse(data)
+    if SURROGATE_ESCAPE.search(text) is None and text.count("{") + text.count("[") <= MAX_DEPTH:
+        return value  # no more containers than MAX_DEPTH: it cannot nest deeper
+    walk(value, deep=SURROGATE_ESCAPE.search(text) is not None)
+    return value
 
 
 def _load(data: bytes | str) -> tuple[Any, int]:
     """``load_json``'s value and its depth (``walk``)."""
+    value, text = _parse(data)
+    return value, walk(value, deep=SURROGATE_ESCAPE.search(text) is not None)
+
+
+def _parse(data: bytes | str) -> tuple[Any, str]:
+    """The value of strict JSON, and its text."""
     if isinstance(data, bytes):
         try:
             text = data.decode("utf-8")
@@ -59,7 +69,7 @@ def _load(data: bytes | str) -> tuple[Any, int]:
         raise ValueError(f"invalid JSON at {where}: {exc.msg}") from None
     except ValueError as exc:  # a constant, a number too large for a float or an int
         raise ValueError(f"invalid JSON: {exc}") from None
-    return value, walk(value, deep=SURROGATE_ESCAPE.search(text) is not None)
+    return value, text
 
 
 def check_value(value: Any, deep: bool = True) -> None:

@@ -16,6 +16,7 @@ model): ``config_delta``, ``compaction``, ``compaction_reset`` and
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from enum import StrEnum
 from functools import lru_cache
@@ -87,9 +88,14 @@ def format_time(moment: datetime) -> str:
     return moment.replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
 
 
+_STORED = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{6})?Z", re.ASCII)
+
+
 @lru_cache(maxsize=256)  # an import's events share their record's time: parsed once
 def parse_time(text: str) -> datetime:
     """Accept RFC 3339 and JP's ``YYYY-MM-DD HH:MM:SS.<fraction>`` (UTC)."""
+    if _STORED.fullmatch(text) is not None:  # the form jp writes: read at every check
+        return datetime.fromisoformat(text[:-1]).replace(tzinfo=UTC)
     raw = text.strip()
     if not raw:
         raise ValueError("empty timestamp")
@@ -180,3 +186,78 @@ def canonical_json(event: Event) -> bytes:
     ``canonical.dumps`` (the same text, faster).
     """
     return (canonical.dumps(event) + "\n").encode()
+
+
+# The shapes of the kinds a conversation is mostly made of, for a check without
+# pydantic (a pull checks every event it brings in): a value that fits is one the
+# models in ``schema`` accept as well; anything else, such as an attachment, a
+# field of another type or a missing one, goes to ``schema`` for its answer.
+_STR, _OPT_STR, _DICT, _OPT_DICT, _BOOL, _ANY = range(6)
+_SHAPES: dict[str, tuple[dict[str, int], frozenset[str]]] = {
+    "turn_start": ({}, frozenset()),
+    "chat_request": (
+        {"content": _STR, "schema": _OPT_DICT, "author": _OPT_STR},
+        frozenset({"content"}),
+    ),
+    "chat_response": ({"message": _OPT_STR, "reasoning": _OPT_STR, "data": _ANY}, frozenset()),
+    "conversation_start": (
+        {
+            "conversation_id": _STR,
+            "forked_from": _OPT_DICT,
+            "review": _OPT_DICT,
+            "imported": _OPT_DICT,
+        },  # fmt: skip
+        frozenset({"conversation_id"}),
+    ),
+    "tool_call_request": (
+        {"id": _STR, "name": _STR, "arguments": _DICT},
+        frozenset({"id", "name"}),
+    ),
+    "tool_call_response": (
+        {"id": _STR, "content": _STR, "is_error": _BOOL},
+        frozenset({"id", "content"}),
+    ),
+    "config_delta": ({"delta": _DICT}, frozenset({"delta"})),
+}
+_COMMON = frozenset({"type", "timestamp", "metadata"})
+_ONE_OF = ("message", "reasoning", "data")  # a chat_response holds exactly one
+
+
+def _fits(value: Any, shape: int) -> bool:
+    if shape == _STR:
+        return type(value) is str
+    if shape == _OPT_STR:
+        return value is None or type(value) is str
+    if shape == _DICT:
+        return type(value) is dict
+    if shape == _OPT_DICT:
+        return value is None or type(value) is dict
+    return shape == _ANY or type(value) is bool
+
+
+def plainly_valid(event: dict[str, Any]) -> bool:
+    """True when ``event`` (parsed JSON, its nesting and strings checked) has one of
+    the common shapes and a readable time: valid without asking ``schema``."""
+    found = _SHAPES.get(event.get("type"))  # type: ignore[arg-type]
+    if found is None:
+        return False
+    fields, required = found
+    if not required.issubset(event):
+        return False
+    for key, value in event.items():
+        shape = fields.get(key)
+        if shape is None:
+            if key not in _COMMON:
+                return False
+        elif not _fits(value, shape):
+            return False
+    metadata, stamp = event.get("metadata"), event.get("timestamp")
+    if not (metadata is None or type(metadata) is dict) or type(stamp) is not str:
+        return False
+    if event["type"] == "chat_response" and sum(k in event for k in _ONE_OF) != 1:
+        return False
+    try:
+        parse_time(stamp)
+    except ValueError:
+        return False
+    return True

@@ -120,18 +120,23 @@ def _merged(old: bytes, new: Mapping[str, str]) -> tuple[bytes, list[str]]:
 
 
 def create(
-    gitdir: Path, new: Mapping[str, str], wait: float = 5.0, poll: float = 0.05
+    gitdir: Path,
+    new: Mapping[str, str],
+    wait: float = 5.0,
+    poll: float = 0.05,
+    stage: str = "packed",
 ) -> list[str]:
     """Create each ref of ``new`` (name -> commit id) that does not exist, in one
-    rewrite of ``packed-refs``; returns the names created (the others exist)."""
+    rewrite of ``packed-refs``; returns the names created (the others exist).
+    ``stage`` names its crash points (``packed:locked``...) for the tests."""
     if any(len(v) != 40 or not _HEX.issuperset(v.encode()) for v in new.values()):
         raise ValueError("a packed ref must name an object id")
     with _claimed(gitdir) as (held, fd):
         _lock(gitdir, held, wait, poll)
-        faults.point("packed:locked")
+        faults.point(f"{stage}:locked")
         data, added = _merged(_packed(gitdir), _free(gitdir, new))
         if added:
-            _replace(gitdir, fd, data)
+            _replace(gitdir, fd, data, stage)
         return added
 
 
@@ -197,13 +202,13 @@ def _packed(gitdir: Path) -> bytes:
     return old if not old or old.endswith(b"\n") else old + b"\n"
 
 
-def _replace(gitdir: Path, fd: int, data: bytes) -> None:
+def _replace(gitdir: Path, fd: int, data: bytes, stage: str = "packed") -> None:
     """The new ``packed-refs``, written through the held lock, synced, renamed over."""
     _write_all(fd, data)
     os.fsync(fd)
-    faults.point("packed:written")
+    faults.point(f"{stage}:written")
     atomic.replace(gitdir / "packed-refs.lock", gitdir / "packed-refs")
-    faults.point("packed:renamed")
+    faults.point(f"{stage}:renamed")
 
 
 def _same(path: Path, fd: int) -> bool:

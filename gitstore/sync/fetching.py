@@ -27,7 +27,7 @@ from pathlib import Path
 from gitstore import boundary, refs
 from gitstore.errors import EnvironmentFault, SyncError, environment_fault
 from gitstore.refs import quarantine
-from gitstore.sync import journal, remotes
+from gitstore.sync import firstclone, journal, remotes
 from gitstore.sync import lock as synclock
 from gitstore.sync.here import Here
 from gitstore.sync.inbound import Known, check_chain
@@ -85,6 +85,9 @@ def fetch(transport: Transport, remote: str, gitdir: Path) -> list[Refusal]:
     }
     if bad:
         return _ref_by_ref(transport, remote, gitdir, None, bad)
+    firstclone.clear(gitdir, remote)  # what a killed first pull left
+    if firstclone.fetch(transport, remote, gitdir):
+        return []
     specs = remotes.fetch_refspecs(remote)
     before = _tmp_packs(gitdir)
     try:
@@ -276,7 +279,7 @@ def screen(
             if seen is not None and (seen.tip, seen.limit) == (row.oid, limits.max_event_bytes):
                 why, keep = seen.reason, seen.kept  # refused before: the same answer
             else:
-                check = check_chain(here.place.repo, row.oid, known, limits)
+                check = check_chain(here.place.repo, row.oid, known, limits, row.kind)
                 if check.reason is None:
                     out.conversations[rest] = row.oid
                     if cache:

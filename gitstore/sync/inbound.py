@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from gitstore import boundary
 from gitstore.errors import Refused
+from gitstore.sync import rawobjects
 
 if TYPE_CHECKING:
     import pygit2
@@ -74,10 +75,15 @@ class ChainCheck:
 
 
 def check_chain(
-    repo: pygit2.Repository, tip: str, known: Known, limits: boundary.Limits
+    repo: pygit2.Repository,
+    tip: str,
+    known: Known,
+    limits: boundary.Limits,
+    kind: str | None = None,
 ) -> ChainCheck:
-    """Whether the chain ending at ``tip`` may come in (down to a known commit)."""
-    kind, _ = kind_of(repo, tip)
+    """Whether the chain ending at ``tip`` may come in (down to a known commit);
+    ``kind``: the tip's type, when the caller's listing read it already."""
+    kind = kind or kind_of(repo, tip)[0]
     if kind != "commit":
         return ChainCheck(f"points at a {kind}, not a commit" if kind != "missing" else "missing")
     rows: list[Row] = []
@@ -121,6 +127,31 @@ def _check_commit(repo: pygit2.Repository, oid: str, limits: boundary.Limits) ->
 
 
 def _check_present(repo: pygit2.Repository, oid: str, limits: boundary.Limits) -> Row:
+    plain = rawobjects.read_plain(repo.odb, oid)
+    if plain is None:  # not the plain shape: the slow reading says why, or accepts it
+        return _check_read(repo, oid, limits)
+    kind, size = kind_of(repo, plain.blob.hex())
+    if kind != "blob":
+        return _check_read(repo, oid, limits)
+    return oid, plain.parent, _event_text(repo, plain.blob.hex(), size, limits)
+
+
+def _event_text(
+    repo: pygit2.Repository, blob: str, size: int, limits: boundary.Limits, is_blob: bool = True
+) -> str:
+    """The checked text of an event's blob of ``size`` bytes (raises ``_Bad``); an
+    object that is not a blob reads as nothing, which is not an event."""
+    if size > limits.max_event_bytes:  # refused, not kept: nothing holds on to its blob
+        raise _Bad("event.json is " + boundary.over_limit(size, limits), keep=False)
+    data = bytes(repo.odb.read(blob)[1]) if is_blob else b""
+    try:
+        boundary.event_from_bytes(data, limits)
+    except Refused as exc:
+        raise _Bad(f"event.json: {exc.reason}") from None
+    return data.decode("utf-8")
+
+
+def _check_read(repo: pygit2.Repository, oid: str, limits: boundary.Limits) -> Row:
     found = repo[oid]
     if found.type_str != "commit":
         raise _Bad(f"is a {found.type_str}, not a commit", keep=False)
@@ -139,16 +170,11 @@ def _check_present(repo: pygit2.Repository, oid: str, limits: boundary.Limits) -
     modes = (pygit2.GIT_FILEMODE_BLOB, pygit2.GIT_FILEMODE_BLOB_EXECUTABLE)
     if entry.type_str != "blob" or entry.filemode not in modes:
         raise _Bad("event.json is not a file")
-    _, size = kind_of(repo, entry.id)
-    if size > limits.max_event_bytes:  # refused, not kept: nothing holds on to its blob
-        raise _Bad("event.json is " + boundary.over_limit(size, limits), keep=False)
-    blob = repo[entry.id]
-    data = bytes(blob.data) if isinstance(blob, pygit2.Blob) else b""
-    try:
-        boundary.event_from_bytes(data, limits)
-    except Refused as exc:
-        raise _Bad(f"event.json: {exc.reason}") from None
-    return oid, parents[0] if parents else None, data.decode("utf-8")
+    kind, size = kind_of(repo, entry.id)
+    if kind == "missing":
+        raise KeyError(str(entry.id))
+    text = _event_text(repo, str(entry.id), size, limits, kind == "blob")
+    return oid, parents[0] if parents else None, text
 
 
 # -- notes -------------------------------------------------------------------------------------
@@ -211,11 +237,22 @@ def check_notes(
             else:
                 out.problems.append(f"{path[:60]} is not a note")
     for target, oid in sorted(blobs.items()):
-        where = f"the note on {(names or {}).get(target) or target[:12]}"
-        text = _note_text(repo, kind, where, oid, limits, out.problems)
+        text = _note_text(repo, kind, _Where(target, names), oid, limits, out.problems)
         if text is not None:
             out.texts[target] = text
     return out
+
+
+class _Where:
+    """How a note is named in a problem (``names`` asked only if there is one)."""
+
+    __slots__ = ("names", "target")
+
+    def __init__(self, target: str, names: Mapping[str, str] | None) -> None:
+        self.target, self.names = target, names
+
+    def __str__(self) -> str:
+        return f"the note on {(self.names or {}).get(self.target) or self.target[:12]}"
 
 
 def _entry(tree: pygit2.Tree | None, name: str) -> pygit2.Object | None:
@@ -230,17 +267,19 @@ def _entry(tree: pygit2.Tree | None, name: str) -> pygit2.Object | None:
 def _note_text(
     repo: pygit2.Repository,
     kind: str,
-    where: str,
+    where: _Where,
     oid: pygit2.Oid,
     limits: boundary.Limits,
     problems: list[str],
 ) -> str | None:
-    _, size = kind_of(repo, oid)
+    kind_read, size = kind_of(repo, oid)
     if size > limits.max_event_bytes:
         problems.append(f"{where} is {boundary.over_limit(size, limits)}")
         return None
-    blob = repo[oid]
-    data = bytes(blob.data) if isinstance(blob, pygit2.Blob) else b""
+    if kind_read == "missing":  # git's fetch checks connectivity; libgit2's may not
+        problems.append(f"{where} is missing")
+        return None
+    data = bytes(repo.odb.read(oid)[1]) if kind_read == "blob" else b""
     if kind == "meta":
         lines, dropped = [], 0
         for raw in data.split(b"\n"):

@@ -12,7 +12,7 @@ first-parent walk used for conversations.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from enum import StrEnum
 
 import pygit2
@@ -37,6 +37,29 @@ class NotesAction(StrEnum):
     CREATED = "created"
     FAST_FORWARDED = "fast-forwarded"
     MERGED = "merged"
+
+
+class LazyNames(Mapping[str, str]):
+    """Annotated id -> conversation, made on first use: the names appear only in
+    the report of a note that was dropped, and making them lists every ref."""
+
+    def __init__(self, make: Callable[[], dict[str, str]]) -> None:
+        self._make: Callable[[], dict[str, str]] | None = make
+        self._made: dict[str, str] = {}
+
+    def _names(self) -> dict[str, str]:
+        if self._make is not None:
+            self._made, self._make = self._make(), None
+        return self._made
+
+    def __getitem__(self, key: str) -> str:
+        return self._names()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names())
+
+    def __len__(self) -> int:
+        return len(self._names())
 
 
 def _tip(repo: pygit2.Repository, ref: str) -> str | None:

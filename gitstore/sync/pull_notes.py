@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from gitstore.sync.notes import NotesAction
+from gitstore.sync.notes import LazyNames, NotesAction
 from gitstore.sync.notes import integrate as integrate_notes
 from gitstore.sync.outcome import Outcome
 
@@ -23,20 +23,18 @@ def _summary(problems: list[str], shown: int = 3) -> str:
 
 def integrate(syncer: Syncer, cids: Callable[[], set[str]]) -> list[Outcome]:
     """Merge the fetched notes refs; ``cids``: every conversation id either side has,
-    asked for only when a notes ref moved (its anchors name what is reported)."""
+    asked for only when a dropped note is reported (its anchor names it)."""
     here = syncer.here
     out: list[Outcome] = []
     rows = syncer.transport.list_refs(["refs/notes/"])
     local = {r.name: r.kind for r in rows}
-    tips = {r.name: r.oid for r in rows}
     wanted = [
         (local_ref, there.removeprefix("refs/notes/"))
         for local_ref, there in here.notes.refs.synced()  # jp's notes refs, by name
         if there.removeprefix("refs/notes/") in syncer.inbound.notes
     ]
-    names: dict[str, str] = {}
-    if any(tips.get(ref) != syncer.inbound.notes[rest] for ref, rest in wanted):
-        names = {here.notes.anchor(cid): cid for cid in cids()}
+    # anchors named by their conversation in what is reported: made only if a note is dropped
+    names = LazyNames(lambda: {here.notes.anchor(cid): cid for cid in cids()})
     for local_ref, rest in wanted:
         if local.get(local_ref, "commit") != "commit":
             detail = f"here it points at a {local[local_ref]}, not a commit; not synced"

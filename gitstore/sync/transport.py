@@ -211,6 +211,11 @@ class GitCli:
                 rows.append(RefRow(name, oid, kind or "missing"))
         return rows
 
+    def url(self, remote: str) -> str | None:
+        """The URL git reaches ``remote`` at (``url.*.insteadOf`` applied)."""
+        proc = self._run(["ls-remote", "--get-url", remote])
+        return proc.stdout.strip() if proc.returncode == 0 and proc.stdout.strip() else None
+
     def ls_remote(self, remote: str) -> dict[str, str]:
         proc = self._run(["ls-remote", "--refs", remote], remote=remote)
         if proc.returncode != 0:

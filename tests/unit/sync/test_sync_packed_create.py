@@ -149,7 +149,12 @@ Syncer(Here.of(store), "origin", choose(store.repo, shutil.which("git"))).pull()
 """
 
 
-@pytest.mark.parametrize("point", ["packed:locked", "packed:written", "packed:renamed"])
+# packed: the conversations' refs; copies: the remote-tracking copies a first pull clones
+POINTS = [f"{stage}:{step}" for stage in ("packed", "copies") for step in ("locked", "written",
+          "renamed")]  # fmt: skip
+
+
+@pytest.mark.parametrize("point", POINTS)
 def test_a_pull_killed_at_each_step_leaves_a_store_git_accepts(
     tmp_path: Path, shared: Path, point: str
 ) -> None:
@@ -160,11 +165,13 @@ def test_a_pull_killed_at_each_step_leaves_a_store_git_accepts(
     listed = git(gitdir, "for-each-ref", "--format=%(refname)", "refs/conversations/")
     assert len(listed.splitlines()) == (0 if point != "packed:renamed" else COUNT - 1)
     git(gitdir, "fsck", "--no-dangling")
-    assert (gitdir / "packed-refs.lock").exists() == (point != "packed:renamed")
+    assert (gitdir / "packed-refs.lock").exists() == (not point.endswith(":renamed"))
     again = Store(gitdir)  # opening repairs: the dead writer's lock is dropped
     assert not (gitdir / "packed-refs.lock").exists()
     assert not list((gitdir / "jp" / "ops").glob("*" + bulk.SUFFIX))
     Syncer(again, "origin", choose(again.repo, GIT)).pull()
+    assert not list((gitdir / "objects" / "pack").glob("*.keep")), "no pack is kept for ever"
+    assert not list((gitdir / "jp").glob("clone-*")), "nor the clone a first pull made"
     git(gitdir, "pack-refs", "--all")
     ours = git(gitdir, "for-each-ref", "--format=%(objectname) %(refname)", "refs/archive/",
                "refs/conversations/")  # fmt: skip
@@ -213,10 +220,10 @@ def test_a_packed_refs_lock_held_past_the_wait_leaves_the_refs_loose(
     gitdir = desktop.here.place.gitdir
     real = bulk.create
 
-    def held_by_gc(where: Path, new: dict[str, str], wait: float = 5.0) -> list[str]:
+    def held_by_gc(where: Path, new: dict[str, str], wait: float = 5.0, **more: str) -> list[str]:
         (where / "packed-refs.lock").write_text("")  # as git gc holds it
         try:
-            return real(where, new, wait=0.1)
+            return real(where, new, wait=0.1, **more)  # type: ignore[arg-type]
         finally:
             (where / "packed-refs.lock").unlink()
 

@@ -1,0 +1,136 @@
+"""A first pull of many conversations fetched as ``git clone`` fetches: into
+``packed-refs``, not a loose file per copy.
+
+``git fetch`` writes each copy as a loose ref (a lock, a write and a rename:
+five file opens a ref) and ``git pack-refs`` then opens and unlinks them all
+again; on a busy machine that is most of a first pull.  When this store has no
+copies of the remote yet and the remote holds only names jp syncs (at least
+``BULK_AT`` of them), the objects come by ``git clone --mirror --no-local``
+into a folder under ``jp/`` (git's object checks on, as for every fetch); its
+packs move into this store behind a ``.keep`` (git's gc leaves them alone while
+nothing names their objects), the copies are written into ``packed-refs`` in
+one rewrite (``gitstore.refs.bulk``), then the ``.keep`` files and the folder go.
+
+Anything unusual (a clone git refused, loose objects, a copy that exists by now,
+no hard links, git's gc holding ``packed-refs``) gives up: the ordinary fetch
+runs, finds the objects here already, and refuses bad refs one by one.  A crash
+leaves the folder and ``.keep`` files marked as this remote's, which the next
+fetch from it removes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import subprocess
+from pathlib import Path
+
+from gitstore.errors import EnvironmentFault, RefBusy, SyncError
+from gitstore.fs import atomic
+from gitstore.refs import bulk
+from gitstore.refs import files as refread
+from gitstore.refs.transaction import WAIT_SECONDS
+from gitstore.sync import remotes
+from gitstore.sync.transport import FSCK, GitCli, Transport
+
+BULK_AT = 100  # names on the remote from which a first pull clones
+SYNCED = ("refs/conversations/", "refs/archive/", "refs/notes/meta", "refs/notes/source")
+OTHERS_ALLOWED = ("refs/jp/",)  # the journal: fetched on its own, before
+
+
+def folder(gitdir: Path, remote: str) -> Path:
+    tag = hashlib.sha256(remote.encode()).hexdigest()[:16]
+    return gitdir / "jp" / f"clone-{tag}.git"
+
+
+def _mark(remote: str) -> str:
+    return f"jp: a first pull from {folder(Path(), remote).stem}, until its copies are written\n"
+
+
+def clear(gitdir: Path, remote: str) -> None:
+    """What a killed first pull from ``remote`` left (under its sync lock): the
+    clone's folder, and the ``.keep`` files of the packs it moved in."""
+    work = folder(gitdir, remote)
+    if work.exists():
+        shutil.rmtree(work, ignore_errors=True)
+    for keep in (gitdir / "objects" / "pack").glob("pack-*.keep"):
+        try:
+            if keep.read_text(errors="replace") == _mark(remote):
+                keep.unlink()
+        except OSError:
+            continue
+
+
+def fetch(transport: Transport, remote: str, gitdir: Path) -> bool:
+    """Fetch a first pull as a clone; False when the ordinary fetch must run."""
+    if not isinstance(transport, GitCli) or transport.repo is None:
+        return False
+    tracking = remotes.tracking_prefix(remote)
+    if any(not r.name[len(tracking) :].startswith("jp/") for r in transport.list_refs([tracking])):
+        return False  # not a first pull: the copies exist
+    try:
+        heads = transport.ls_remote(remote)
+    except SyncError:
+        return False  # the ordinary fetch says why
+    synced = [n for n in heads if n.startswith(SYNCED)]
+    if len(synced) < BULK_AT or any(not n.startswith(SYNCED + OTHERS_ALLOWED) for n in heads):
+        return False
+    url = transport.url(remote)
+    work = folder(gitdir, remote)
+    clear(gitdir, remote)
+    try:
+        return url is not None and _clone(transport, remote, url, work, gitdir, tracking)
+    finally:
+        clear(gitdir, remote)
+
+
+def _clone(
+    transport: GitCli, remote: str, url: str, work: Path, gitdir: Path, tracking: str
+) -> bool:
+    args = [transport.git, *FSCK, "-c", "transfer.unpackLimit=1", "clone", "--mirror"]
+    args += ["--no-local", "--quiet", "--", url, str(work)]
+    try:
+        proc = subprocess.run(args, capture_output=True, env=transport.env(remote))
+    except OSError:
+        return False
+    if proc.returncode != 0 or _has_loose_objects(work):
+        return False
+    found = refread.matching_refs(work, ["refs/"]) or {}
+    copies = {tracking + n[len("refs/") :]: oid for n, oid in found.items() if n.startswith(SYNCED)}
+    if len(copies) < BULK_AT:
+        return False
+    kept: list[Path] = []
+    try:
+        _move_packs(work, gitdir, _mark(remote), kept)
+        made = bulk.create(gitdir, copies, WAIT_SECONDS, stage="copies")
+    except (bulk.NoHardLinks, RefBusy, ValueError, OSError, EnvironmentFault):
+        return False  # the ordinary fetch runs, and names a fault of this machine
+    finally:
+        for keep in kept:
+            keep.unlink(missing_ok=True)
+    return len(made) == len(copies)
+
+
+def _has_loose_objects(work: Path) -> bool:
+    objects = work / "objects"
+    try:
+        return any(len(p.name) == 2 and any(p.iterdir()) for p in objects.iterdir() if p.is_dir())
+    except OSError:
+        return True
+
+
+def _move_packs(work: Path, gitdir: Path, mark: str, kept: list[Path]) -> None:
+    """The clone's packs moved into this store, each behind a ``.keep`` (added to
+    ``kept`` as it is written, so that a failure midway still removes it)."""
+    into = gitdir / "objects" / "pack"
+    into.mkdir(parents=True, exist_ok=True)
+    for pack in sorted((work / "objects" / "pack").glob("pack-*.pack")):
+        keep = into / (pack.stem + ".keep")
+        if keep.exists() or (into / pack.name).exists():
+            continue  # the same pack is here already (the name is its content's hash)
+        kept.append(keep)
+        keep.write_text(mark)
+        for suffix in (".pack", ".rev", ".idx"):  # the index last: it makes the pack seen
+            part = pack.with_suffix(suffix)
+            if part.exists():
+                atomic.replace(part, into / part.name)
