@@ -19,11 +19,11 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from porcelain.early import HOOKS
+
 _VALUED = {"--store": "store", "-F": "fmt", "--format": "fmt"}
 _DOUBT_ENV = (
-    "JP_FAULT",
-    "JP_TEST_CLOCK",
-    "JP_TEST_SEED",
+    *HOOKS,
     "GIT_DIR",
     "GIT_NAMESPACE",
     "GIT_CONFIG",

@@ -36,11 +36,11 @@ from gitstore import conversation_refs_state, is_valid_id
 from porcelain.domain import importsummary, sessionreport
 from porcelain.domain.places import choose_store
 from porcelain.domain.sessionfiles import Found, find_files
+from porcelain.early import HOOKS
 from porcelain.render.output import Output
 
 TOOLS = ("claude-code", "codex")
 COMMANDS = ("conversation", "c", "conversations")
-HOOKS = ("JP_FAULT", "JP_TEST_CLOCK", "JP_TEST_SEED")  # testing hooks: the whole command
 _HEX = frozenset("0123456789abcdef")
 
 
