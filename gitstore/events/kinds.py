@@ -129,10 +129,12 @@ def validate(event: Any, where: str = "event") -> Event:
     """Check one event and return its normalised form (timestamp in RFC 3339).
 
     Unknown ``type`` tags are kept as they are (a newer writer's events); a
-    known tag with a body that does not fit is refused.  The pydantic models
-    live in ``gitstore.schema``, imported on first use to keep start-up cheap.
+    known tag with a body that does not fit is refused.  An event of one of the
+    common shapes (``plainly_valid``), or of an unknown type, is checked here;
+    anything else goes to the pydantic models in ``gitstore.schema``, imported on
+    first use to keep start-up cheap, which accept it or say what is wrong.
     """
-    quick = _plain(event)
+    quick = _quick(event)
     if quick is not None:
         return quick
     from gitstore.events.schema import validate_event  # lazy: pydantic, past the quick check
@@ -140,39 +142,28 @@ def validate(event: Any, where: str = "event") -> Event:
     return validate_event(event, where)
 
 
-# The kinds a query writes before its request leaves (``turn_start``, ``chat_request``):
-# checked here without loading pydantic, as ``schema`` checks them.  Anything unusual
-# about one goes to ``schema``, which accepts it or says what is wrong.
-_PLAIN_FIELDS = {
-    "turn_start": {"type", "timestamp", "metadata"},
-    "chat_request": {"type", "timestamp", "metadata", "content", "schema", "author"},
-}
-
-
-def _plain(event: Any) -> Event | None:
-    kind = event.get("type") if isinstance(event, dict) else None
-    fields = _PLAIN_FIELDS.get(kind) if isinstance(kind, str) else None
-    if (
-        fields is None
-        or not fields.issuperset(event)
-        or not isinstance(event.get("timestamp"), str)
-    ):
+def _quick(event: Any) -> Event | None:
+    """``event`` normalised as ``schema.validate_event`` normalises it, when it is
+    plainly valid without the models; None: ask them."""
+    if not isinstance(event, dict):
         return None
-    if event.get("metadata") is not None and not isinstance(event["metadata"], dict):
-        return None
-    if event["type"] == "chat_request" and not (
-        isinstance(event.get("content"), str)
-        and isinstance(event.get("author"), str | None)
-        and isinstance(event.get("schema"), dict | None)
-    ):
+    kind, stamp = event.get("type"), event.get("timestamp")
+    if not isinstance(kind, str) or not kind or not isinstance(stamp, str):
         return None
     try:
         check_value(event)
-        moment = parse_time(event["timestamp"])
     except ValueError:
         return None
+    if kind not in KNOWN_TYPES:  # kept verbatim, once its time reads
+        try:
+            parse_time(stamp)
+        except ValueError:
+            return None
+        return dict(event)
+    if not plainly_valid(event):
+        return None
     out = dict(event)
-    out["timestamp"] = format_time(moment)
+    out["timestamp"] = format_time(parse_time(stamp))
     if not out.get("metadata"):
         out.pop("metadata", None)
     return out

@@ -1,4 +1,5 @@
-"""The events a query writes before its request leaves are checked without
+"""The common events (what a query writes before its request leaves, what an import
+of another tool's session maps) and events of unknown types are checked without
 pydantic; that check and the schema's agree on every shape."""
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from typing import Any
 import pytest
 
 from gitstore.errors import InvalidEvent
-from gitstore.events.kinds import _plain, validate
+from gitstore.events.kinds import _quick, validate
 from gitstore.events.schema import validate_event
 
 T = "2026-01-05 09:00:00.123"
@@ -31,6 +32,16 @@ CASES: list[Any] = [
     {"type": "chat_request", "timestamp": T, "content": "x", "schema": {"type": "object"}},
     {"type": "turn_start", "timestamp": T, "metadata": None},
     {"type": "turn_start", "timestamp": "2026-01-05T09:00:00+02:00"},
+    {"type": "chat_response", "timestamp": T, "message": "m", "metadata": {"source_record": {}}},
+    {"type": "chat_response", "timestamp": T, "message": "m", "reasoning": "r"},
+    {"type": "chat_response", "timestamp": T},
+    {"type": "tool_call_response", "timestamp": T, "id": "t1", "content": "", "is_error": False},
+    {"type": "tool_call_response", "timestamp": T, "id": "t1", "content": "", "is_error": "no"},
+    {"type": "tool_call_request", "timestamp": T, "id": "t1", "name": "n", "arguments": []},
+    {"type": "source_record", "timestamp": T, "record": {"type": "summary"}},
+    {"type": "source_record", "timestamp": "yesterday", "record": {}},
+    {"type": "source_record", "timestamp": T, "record": "lone \ud800"},
+    {"type": "", "timestamp": T},
 ]
 
 
@@ -47,5 +58,8 @@ def test_the_plain_check_agrees_with_the_schema(event: Any) -> None:
 
 
 def test_the_usual_shapes_take_the_plain_path() -> None:
-    assert _plain(CASES[0]) is not None and _plain(CASES[7]) is not None
-    assert _plain({"type": "chat_response", "timestamp": T, "message": "m"}) is None
+    assert _quick(CASES[0]) is not None and _quick(CASES[7]) is not None
+    assert _quick({"type": "chat_response", "timestamp": T, "message": "m"}) is not None
+    assert _quick({"type": "source_record", "timestamp": T, "record": {}}) is not None
+    # an unusual shape is the models' to judge
+    assert _quick({"type": "chat_request", "timestamp": T, "content": "x", "attachments": []}) is None
