@@ -9,40 +9,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.support.importprobe import imported
 from tests.support.noop_pull import synced
-from tests.support.sync_machine import Machine
 
 NOT_FOR_A_SYNC = {"pydantic", "pydantic_core", "gitstore.events.schema", "tomlkit"}
-
-
-def _loaded(machine: Machine, *args: str) -> tuple[str, set[str]]:
-    """``jp ARGS``'s output, and every module it imported."""
-    machine.env["PYTHONPROFILEIMPORTTIME"] = "1"
-    try:
-        proc = machine.run(*args)
-    finally:
-        del machine.env["PYTHONPROFILEIMPORTTIME"]
-    assert proc.returncode == 0, proc.stderr
-    names = {
-        line.rsplit("|", 1)[1].strip()
-        for line in proc.stderr.splitlines()
-        if line.startswith("import time:") and "|" in line
-    }
-    assert "porcelain.early" in names, "the probe sees jp's own modules"
-    return proc.stdout, names
 
 
 def test_a_push_and_a_pull_of_plain_events_build_no_schema(tmp_path: Path) -> None:
     laptop, desktop, cid = synced(tmp_path)
     other = laptop.new("second")
     laptop.ok("q", "--id", cid, "MOVED")
-    out, names = _loaded(laptop, "push")
+    out, names = imported(laptop, "push")
     assert "pygit2" in names, "the push did its work"
     assert f"{other}: sent to origin" in out
     assert f"{cid}: new events sent to origin" in out
     assert names & NOT_FOR_A_SYNC == set()
 
-    out, names = _loaded(desktop, "pull")
+    out, names = imported(desktop, "pull")
     assert f"{cid}: updated from origin" in out
     assert f"{other}: new from origin" in out
     assert names & NOT_FOR_A_SYNC == set()
