@@ -97,9 +97,12 @@ def measured(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, in
     return elapsed, int(lines[-1]) if lines and lines[-1].isdigit() else 0
 
 
+# the other tree's own entry point: `porcelain.early` (a no-op pull without click or
+# libgit2) where it has one, as its installed `jp` would run
 _BEFORE = (
-    "import sys; sys.path.insert(0, sys.argv.pop(1)); "
-    "from porcelain.cli import main; sys.argv[0] = 'jp'; sys.exit(main())"
+    "import sys, importlib.util; sys.path.insert(0, sys.argv.pop(1)); "
+    "name = 'porcelain.early' if importlib.util.find_spec('porcelain.early') else 'porcelain.cli'; "
+    "main = __import__(name, fromlist=['main']).main; sys.argv[0] = 'jp'; sys.exit(main())"
 )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.support.importprobe import imported
 from tests.support.noop_pull import synced
 from tests.support.sync_machine import Machine
 
@@ -26,19 +27,8 @@ HEAVY = {
 
 def _pull(machine: Machine) -> tuple[str, set[str]]:
     """``jp pull``'s output, and which of ``HEAVY`` it imported."""
-    machine.env["PYTHONPROFILEIMPORTTIME"] = "1"
-    try:
-        proc = machine.run("pull")
-    finally:
-        del machine.env["PYTHONPROFILEIMPORTTIME"]
-    assert proc.returncode == 0, proc.stderr
-    names = {
-        line.rsplit("|", 1)[1].strip()
-        for line in proc.stderr.splitlines()
-        if line.startswith("import time:") and "|" in line
-    }
-    assert "porcelain.early" in names, "the probe sees jp's own modules"
-    return proc.stdout, names & HEAVY
+    out, names = imported(machine, "pull")
+    return out, names & HEAVY
 
 
 def test_a_noop_pull_loads_nothing_heavy(tmp_path: Path) -> None:
