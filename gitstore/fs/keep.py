@@ -16,6 +16,16 @@ database of its own: the repository's caches the commits and trees it read
 back, and would answer for them after their files are gone.
 ``missing`` names an object a read meets gone: git's prune when it runs or
 took the object's folder, else the damage it is.
+
+A released shelter pack stays in ``objects/pack`` (its objects may have no
+loose copy left: git's prune removes the loose copies of packed objects), and
+libgit2 lists that folder again on every lookup that misses, so each pack left
+costs every later write.  ``release`` records the pack in ``<gitdir>/jp/
+shelters`` (under the ``flock`` of ``jp/locks/shelters.lock``); past
+``FOLD_AT`` packs of one level it folds them into one of the next level,
+installed before the small ones go, so their objects are never out of a pack.
+Only released packs are folded: their ref names their objects already (or
+never will), so a prune may take them no sooner than before.
 """
 
 from __future__ import annotations
@@ -30,7 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from gitstore.errors import EnvironmentFault, GitStoreError, StoreError, environment_fault
-from gitstore.fs import diskfault, retry
+from gitstore.fs import diskfault, flock, retry
 
 if TYPE_CHECKING:
     import pygit2
@@ -41,6 +51,7 @@ else:
 
 T = TypeVar("T")
 READ_RETRIES = 5  # reads of an object a writer beside may be writing again
+FOLD_AT = 8  # released shelter packs left before ``release`` folds them into one
 
 
 class Spoiled(Exception):
@@ -86,6 +97,7 @@ class Kept:
         self._repo = repo
         self._held: dict[str, tuple[int, bytes]] = {}
         self._keep: Path | None = None
+        self._pack: str | None = None  # the installed pack's stem, for ``fold``
         self._work: Path | None = None
         self._owner: int | None = None
 
@@ -130,6 +142,7 @@ class Kept:
             self._keep.write_text(f"jp: until its ref names these objects (pid {os.getpid()})\n")
             os.replace(pack, packs / pack.name)  # the pack, then its index, as git does
             os.replace(pack.with_suffix(".idx"), packs / f"{pack.stem}.idx")
+            self._pack = pack.stem
         except KeyError as exc:  # one went before it was packed: the attempt again
             self.release()
             raise Spoiled(str(exc)) from None
@@ -144,6 +157,9 @@ class Kept:
         if self._keep is not None:
             self._keep.unlink(missing_ok=True)
             self._keep = None
+        if self._pack is not None:
+            released(Path(self._repo.path), self._repo, self._pack, list(self._held))
+            self._pack = None
         if self._work is not None:
             shutil.rmtree(self._work, ignore_errors=True)
             self._work = None
@@ -169,6 +185,91 @@ class Kept:
             for kind, data in gone:
                 diskfault.retried(partial(self._repo.odb.write, kind, data))
         raise EnvironmentFault("pruned", objects, "objects jp wrote kept going")
+
+
+def released(gitdir: Path, repo: pygit2.Repository, pack: str, oids: list[str]) -> None:
+    """Record a released shelter pack; past ``FOLD_AT`` of one level, fold them into
+    one of the next (each object is packed again once a level: n log n in all).
+    Best effort: a fault leaves the packs as they were (each still whole)."""
+    record = gitdir / "jp" / "shelters"
+    try:
+        locks = flock.folder(gitdir)
+        locks.mkdir(parents=True, exist_ok=True)
+        with open(locks / "shelters.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # one process records or folds at a time
+            with open(record, "a", encoding="ascii") as out:
+                out.write(" ".join(["0", pack, *oids]) + "\n")
+            data = record.read_bytes()
+            if data.startswith(b"0 ") + data.count(b"\n0 ") > FOLD_AT:  # parsed when due
+                _fold_due(gitdir, repo, record)
+    except (OSError, pygit2.GitError, KeyError, ValueError, StopIteration):
+        return
+
+
+Recorded = dict[str, tuple[int, list[str]]]  # pack stem -> (level, its objects)
+_LINE = re.compile(r"[0-9]{1,3} pack-[0-9a-f]{40,64}(?: [0-9a-f]{40,64})*")
+
+
+def _recorded(record: Path, packs: Path) -> Recorded:
+    """The recorded packs still in ``packs`` (git's gc may have repacked them),
+    with their level and objects; a line not of that form is skipped."""
+    found: Recorded = {}
+    for line in record.read_text(encoding="ascii", errors="replace").splitlines():
+        if _LINE.fullmatch(line) is None:
+            continue
+        level, name, *oids = line.split(" ")
+        if (packs / f"{name}.idx").exists():
+            found[name] = (int(level), oids)
+    return found
+
+
+def _fold_due(gitdir: Path, repo: pygit2.Repository, record: Path) -> None:
+    """Fold each level that holds more than ``FOLD_AT`` packs, lowest first; then
+    rewrite the record (renamed into place) to name the packs left."""
+    found = _recorded(record, gitdir / "objects" / "pack")
+    level = 0
+    while True:
+        packs = [name for name, (at, _) in found.items() if at == level]
+        if len(packs) <= FOLD_AT:
+            break
+        oids = sorted({o for name in packs for o in found[name][1]})
+        made = _fold(gitdir, repo, packs, oids)
+        for name in packs:
+            del found[name]
+        found[made] = (level + 1, oids)
+        level += 1
+    lines = [" ".join([str(at), name, *oids]) for name, (at, oids) in found.items()]
+    tmp = record.with_suffix(".new")
+    tmp.write_text("".join(f"{line}\n" for line in lines), encoding="ascii")
+    os.replace(tmp, record)
+
+
+def _fold(gitdir: Path, repo: pygit2.Repository, packs: list[str], oids: list[str]) -> str:
+    """One pack of ``oids`` (the objects of ``packs``), installed (pack, then index)
+    before the small packs are removed (index first); its stem."""
+    import uuid  # lazy: start-up; only a write folds
+
+    work = folder(gitdir) / f"fold-{uuid.uuid4().hex}"
+    work.mkdir(parents=True)
+    owner = os.open(work / "owner", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(owner, fcntl.LOCK_EX)  # a live writer's folder: ``sweep`` leaves it
+        builder = pygit2.PackBuilder(repo)
+        for oid in oids:
+            builder.add(pygit2.Oid(hex=oid))
+        builder.write(str(work))
+        made = next(work.glob("pack-*.pack"))
+        objects = gitdir / "objects" / "pack"
+        os.replace(made, objects / made.name)
+        os.replace(made.with_suffix(".idx"), objects / f"{made.stem}.idx")
+        for name in packs:
+            if name != made.stem:
+                (objects / f"{name}.idx").unlink(missing_ok=True)
+                (objects / f"{name}.pack").unlink(missing_ok=True)
+        return made.stem
+    finally:
+        os.close(owner)
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def folder(gitdir: Path) -> Path:

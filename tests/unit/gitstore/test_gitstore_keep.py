@@ -138,3 +138,40 @@ def test_a_tree_refused_an_entry_whose_blob_a_prune_took_is_a_spoiled_write(stor
         builder.insert(str(blob), blob, pygit2.GIT_FILEMODE_BLOB)
     assert keep.spoiled(refused.value)
     assert not keep.spoiled(pygit2.GitError("failed to parse revision specifier"))
+
+
+def _packs(store: Store) -> int:
+    return len(list((store.gitdir / "objects" / "pack").glob("*.idx")))
+
+
+def test_released_shelter_packs_fold_and_keep_every_object(store: Store) -> None:
+    """Each sheltered write leaves a pack; past FOLD_AT of them they fold into one,
+    so the packs stay few, and an object whose loose copy git's prune removed (it was
+    packed) is still read once its small pack has gone."""
+    writes = keep.FOLD_AT * 3 + 2
+    cids = [f"jp-c178000001{n:02d}" for n in range(writes)]
+    for n, cid in enumerate(cids):
+        store.notes.set_meta(cid, {"title": f"t{n}"}, "jp conversation edit")
+        if n == keep.FOLD_AT // 2:  # loose copies of packed objects go: packs alone hold them
+            subprocess.run(["git", "--git-dir", str(store.gitdir), "prune-packed"], check=True)
+    assert _packs(store) <= 2 * keep.FOLD_AT, _packs(store)
+    fresh = Store(store.gitdir)
+    assert [fresh.notes.meta(c)["title"] for c in cids] == [f"t{n}" for n in range(writes)]
+    _fsck(store)
+    _no_keep_left(store)
+
+
+def test_a_damaged_shelter_record_folds_nothing_it_cannot_read(store: Store) -> None:
+    """A line of the record that is not a level, a pack and object ids is skipped,
+    and a pack no longer there (git's gc repacked it) is not folded."""
+    record = store.gitdir / "jp" / "shelters"
+    record.parent.mkdir(parents=True, exist_ok=True)
+    gone = "0 pack-" + "2" * 40 + " " + "3" * 40
+    record.write_text("\n".join(["0 ../../x 1", gone, "0 pack-zz", ""]))
+    for n in range(keep.FOLD_AT + 2):
+        store.notes.set_meta(f"jp-c1780000020{n}", {"title": "t"}, "jp conversation edit")
+    text = record.read_text()
+    assert "../../x" not in text and "2" * 40 not in text and "pack-zz" not in text
+    assert _packs(store) <= keep.FOLD_AT
+    assert Store(store.gitdir).notes.meta("jp-c17800000201")["title"] == "t"
+    _fsck(store)
