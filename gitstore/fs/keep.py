@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from gitstore.errors import EnvironmentFault, GitStoreError, StoreError, environment_fault
-from gitstore.fs import diskfault, flock, retry
+from gitstore.fs import atomic, diskfault, flock, retry
 
 if TYPE_CHECKING:
     import pygit2
@@ -202,7 +202,7 @@ def released(gitdir: Path, repo: pygit2.Repository, pack: str, oids: list[str]) 
             data = record.read_bytes()
             if data.startswith(b"0 ") + data.count(b"\n0 ") > FOLD_AT:  # parsed when due
                 _fold_due(gitdir, repo, record)
-    except (OSError, pygit2.GitError, KeyError, ValueError, StopIteration):
+    except (OSError, EnvironmentFault, pygit2.GitError, KeyError, ValueError, StopIteration):
         return
 
 
@@ -239,9 +239,7 @@ def _fold_due(gitdir: Path, repo: pygit2.Repository, record: Path) -> None:
         found[made] = (level + 1, oids)
         level += 1
     lines = [" ".join([str(at), name, *oids]) for name, (at, oids) in found.items()]
-    tmp = record.with_suffix(".new")
-    tmp.write_text("".join(f"{line}\n" for line in lines), encoding="ascii")
-    os.replace(tmp, record)
+    atomic.write(record, "".join(f"{line}\n" for line in lines))
 
 
 def _fold(gitdir: Path, repo: pygit2.Repository, packs: list[str], oids: list[str]) -> str:
