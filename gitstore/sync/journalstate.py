@@ -44,11 +44,7 @@ def record_pull(gitdir: Path, remote: str, reconciled: bool, refs: int | None = 
     data = _state(gitdir, remote)
     count = 0 if reconciled else _count(data, "pulls", RECONCILE_EVERY) + 1
     found = refs if refs is not None else _count(data, "refs", 0)
-    try:
-        jsonfile.write(_state_path(gitdir, remote), {"pulls": count, "refs": found})
-    except (OSError, EnvironmentFault):
-        return False  # only a count: the next pull reconciles sooner or later
-    return True
+    return _write(gitdir, remote, count, found)
 
 
 def record_refs(gitdir: Path, remote: str, refs: int) -> None:
@@ -58,11 +54,17 @@ def record_refs(gitdir: Path, remote: str, refs: int) -> None:
     data = _state(gitdir, remote)
     if _count(data, "refs", 0) == refs:
         return
-    pulls = _count(data, "pulls", RECONCILE_EVERY)
+    _write(gitdir, remote, _count(data, "pulls", RECONCILE_EVERY), refs)
+
+
+def _write(gitdir: Path, remote: str, pulls: int, refs: int) -> bool:
+    """The counts, or False when they could not be written: only counts, so the next
+    pull reconciles sooner or later."""
     try:
         jsonfile.write(_state_path(gitdir, remote), {"pulls": pulls, "refs": refs})
     except (OSError, EnvironmentFault):
-        return  # only a count: the next reconcile counts again
+        return False
+    return True
 
 
 def forget(gitdir: Path, remote: str) -> None:
