@@ -108,6 +108,8 @@ if TYPE_CHECKING:
     from gitstore.sync.remotestate import find as find_remote
     from gitstore.sync.remotestate import listing as list_remotes
     from gitstore.sync.remotestate import remove as remove_remote
+    from gitstore.sync.urls import check as check_remote_url
+    from gitstore.sync.urls import redact as redact_url
     from gitstore.undoing import Result as UndoResult
     from gitstore.undoing import restore, undo
     from gitstore.values import load_json
@@ -197,6 +199,8 @@ _WHERE: dict[str, str] = {
     "default_remote": "gitstore.sync.remotestate:default",
     "add_remote": "gitstore.sync.remotestate:add",
     "remove_remote": "gitstore.sync.remotestate:remove",
+    "check_remote_url": "gitstore.sync.urls:check",
+    "redact_url": "gitstore.sync.urls:redact",
     # the operation log
     "Op": "gitstore.oplog.model",
     "Move": "gitstore.oplog.model",
@@ -306,6 +310,7 @@ __all__ = [
     "chat_request_event",
     "check_id",
     "check_remote_name",
+    "check_remote_url",
     "compaction_event",
     "compaction_reset_event",
     "config_delta_event",
@@ -347,6 +352,7 @@ __all__ = [
     "record_activation",
     "printable_command",
     "ref_value",
+    "redact_url",
     "remove_remote",
     "restore",
     "tool_call_request_event",

@@ -36,7 +36,7 @@ from gitstore import faults, refs
 from gitstore.errors import RemoteSetupError, SyncError
 from gitstore.fs import retry
 from gitstore.refs import quarantine
-from gitstore.sync import configfile
+from gitstore.sync import configfile, urls
 from gitstore.sync.remotespecs import (  # the names and refspecs, read without libgit2
     PUSH_REFSPECS,
     SPACES,
@@ -114,13 +114,12 @@ def add(
     with the same URL.  Refspecs an earlier jp wrote are replaced.  Returns
     "created", "configured", "updated" (replaced) or "unchanged"."""
     check_name(name)
-    if not url.strip():
-        raise RemoteSetupError(name, "needs a URL")
+    urls.check(name, url)
     existing = find(repo, name)
     fetch, legacy = fetch_refspecs(name), legacy_refspecs(name)
     if existing is not None:
         if existing.url != url:
-            raise RemoteSetupError(name, f"already exists with URL {existing.url}")
+            raise RemoteSetupError(name, f"already exists with URL {urls.redact(existing.url)}")
         missing = [s for s in fetch if s not in existing.fetch]
         stale = [s for s in existing.fetch + existing.push if s in legacy]
         if not missing and not stale:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click  # noqa: TID251
 
-from gitstore import add_remote, list_remotes, remove_remote
+from gitstore import add_remote, check_remote_url, list_remotes, redact_url, remove_remote
 from porcelain.commands.context import App
 
 
@@ -44,11 +44,18 @@ def remote() -> None:
 @click.argument("url")
 @click.pass_obj
 def add(app: App, name: str, url: str) -> None:
-    """Add remote NAME at URL (an existing one with that URL gets jp's refspecs)."""
+    """Add remote NAME at URL (an existing one with that URL gets jp's refspecs).
+
+    URL is a path, an scp-like `user@host:path`, or an ssh, https or file URL;
+    one that makes git run a command (`ext::`, `fd::`, any `helper::`) is
+    refused.  A password in the URL is kept for git but never shown.
+    """
+    check_remote_url(name, url)  # before a path is resolved: '' is not the current folder
     store = app.store()
     url = _url(url, app.cwd)
     result = add_remote(store, name, url)
-    app.output.emit({"name": name, "url": url, "result": result}, _added(name, result))
+    shown = redact_url(url)
+    app.output.emit({"name": name, "url": shown, "result": result}, _added(name, result))
 
 
 def _added(name: str, result: str) -> str:
@@ -95,8 +102,9 @@ def list_(app: App) -> None:
             app.output.note("No remotes. Add one with `jp remote add NAME URL`.")
         for r in found:
             extra = "" if r.configured else "  (pull and push pass jp's refspecs explicitly)"
-            app.output.line(f"{r.name}\t{r.url}{extra}")
+            app.output.line(f"{r.name}\t{redact_url(r.url)}{extra}")
 
     app.output.emit(
-        [{"name": r.name, "url": r.url, "conversations": r.configured} for r in found], text
+        [{"name": r.name, "url": redact_url(r.url), "conversations": r.configured} for r in found],
+        text,
     )

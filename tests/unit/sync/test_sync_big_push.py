@@ -178,12 +178,16 @@ def test_a_remote_jp_made_is_pushed_to_by_its_url_any_other_by_its_name(tmp_path
         "ssh": "ssh://host/jp.git",
         "scp": "git@host:jp.git",
         "relative": "../jp.git",
-        "dashed": "-oProxyCommand=x:y",
         "pushurl": "/srv/jp.git",
         "twice": "/srv/jp.git",
     }
     for name, url in cases.items():
         remotes.add(repo, name, url)
+    # jp refuses such a URL (tests/unit/sync/test_remote_urls.py); plain git writes it
+    cases["dashed"] = "-oProxyCommand=x:y"
+    repo.config["remote.dashed.url"] = cases["dashed"]
+    for value in remotes.fetch_refspecs("dashed"):
+        repo.config.set_multivar("remote.dashed.fetch", "^$", value)
     repo.config["remote.pushurl.pushurl"] = "/srv/other.git"
     repo.config.set_multivar("remote.twice.url", "^$", "/srv/mirror.git")
     targets = {name: pushto.target(repo, name) for name in cases}
