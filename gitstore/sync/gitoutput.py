@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gitstore.sync.urls import redact_text
+from gitstore.sync.urls import redact
 
 RACE_WORDS = (
     "fetch first",
@@ -49,7 +49,7 @@ def error_lines(text: str, count: int = 2, limit: int = 300) -> str:
             if not line.startswith(("remote:", "hint:", "warning:", "From ", "To "))
         ]
         picked = said[-1:] + errors[:count]
-    picked = [redact_text(line) for line in picked]  # git names the URL it could not reach
+    picked = [redact(line) for line in picked]  # git names the URL it could not reach
     cut = [line if len(line) <= limit else line[: limit - 1] + "…" for line in picked]
     return "; ".join(cut) or "git failed without a message"
 
@@ -62,7 +62,7 @@ def remote_said(stderr: str, limit: int = 300) -> str:
         for line in stderr.splitlines()
         if line.startswith("remote:") and line[len("remote:") :].strip()
     ]
-    text = redact_text("; ".join(lines[-3:]))
+    text = redact("; ".join(lines[-3:]))
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

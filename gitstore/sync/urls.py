@@ -24,9 +24,9 @@ from gitstore.errors import RemoteSetupError
 # an scp-like IPv6 address such as git@[::1]:repo has "::" only inside brackets
 _HELPER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9+.-]*::")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-_PASSWORD = re.compile(r"^(?P<head>[A-Za-z][A-Za-z0-9+.-]*://[^/@:]*):[^/@]*@")
-# the same inside a line of git's output, where a URL ends at a space or a quote
-_IN_TEXT = re.compile(r"(?P<head>\b[A-Za-z][A-Za-z0-9+.-]*://[^/@:\s'\"]*):[^/@\s'\"]*@")
+# scheme://user:password@ anywhere: a URL alone, or inside a line git printed,
+# where a URL ends at a space or a quote
+_PASSWORD = re.compile(r"(?P<head>\b[A-Za-z][A-Za-z0-9+.-]*://[^/@:\s'\"]*):[^/@\s'\"]*@")
 
 
 def check(name: str, url: str) -> str:
@@ -49,11 +49,7 @@ def check(name: str, url: str) -> str:
     return url
 
 
-def redact(url: str) -> str:
-    """``url`` with the password of ``scheme://user:password@host`` shown as ``***``."""
-    return _PASSWORD.sub(lambda m: f"{m.group('head')}:***@", url, count=1)
-
-
-def redact_text(text: str) -> str:
-    """``text`` (a line git printed) with the password of every URL in it hidden."""
-    return _IN_TEXT.sub(lambda m: f"{m.group('head')}:***@", text)
+def redact(text: str) -> str:
+    """``text`` (a URL, or a line git printed) with the password of every
+    ``scheme://user:password@host`` in it shown as ``***``."""
+    return _PASSWORD.sub(lambda m: f"{m.group('head')}:***@", text)

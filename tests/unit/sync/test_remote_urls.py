@@ -96,4 +96,4 @@ def test_git_errors_shown_by_push_and_pull_hide_the_password() -> None:
     assert "s3cret" not in gitoutput.error_lines(said)
     assert "https://ann:***@host/jp.git/" in gitoutput.error_lines(said)
     assert gitoutput.remote_said(said) == "see https://bob:***@mirror/x for details"
-    assert urls.redact_text("ssh://host/a:b@c and git@host:x") == "ssh://host/a:b@c and git@host:x"
+    assert urls.redact("ssh://host/a:b@c and git@host:x") == "ssh://host/a:b@c and git@host:x"
