@@ -31,6 +31,7 @@ never will), so a prune may take them no sooner than before.
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import os
 import re
 import shutil
@@ -40,7 +41,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from gitstore.errors import EnvironmentFault, GitStoreError, StoreError, environment_fault
-from gitstore.fs import atomic, diskfault, flock, retry
+from gitstore.fs import atomic, diskfault, flock, packfile, retry
 
 if TYPE_CHECKING:
     import pygit2
@@ -131,12 +132,8 @@ class Kept:
             work.mkdir(parents=True)
             self._work, self._owner = work, os.open(work / "owner", os.O_RDWR | os.O_CREAT, 0o644)
             fcntl.flock(self._owner, fcntl.LOCK_EX)
-            builder = pygit2.PackBuilder(self._repo)
-            for name in self._held:
-                builder.add(pygit2.Oid(hex=name))
-            builder.write(str(work))
-            pack = next(work.glob("pack-*.pack"))
             packs = gitdir / "objects" / "pack"
+            pack = _unique(self._write_pack(work), packs)
             self._keep = packs / f"{pack.stem}.keep"
             os.write(self._owner, self._keep.name.encode())
             self._keep.write_text(f"jp: until its ref names these objects (pid {os.getpid()})\n")
@@ -151,6 +148,20 @@ class Kept:
             if diskfault.spoiled(exc):
                 raise Spoiled(str(exc)) from None
             raise environment_fault(exc, str(gitdir / "objects")) or exc from None
+
+    def _write_pack(self, work: Path) -> Path:
+        """The held objects as one pack in ``work``: written from the bytes held (each
+        object whole) when their names are SHA-1, else by libgit2's pack builder."""
+        if all(len(name) == 40 for name in self._held):
+            try:
+                return packfile.write(list(self._held.values()), work)
+            except ValueError:  # past what a pack of whole objects holds (2 GiB)
+                pass
+        builder = pygit2.PackBuilder(self._repo)
+        for name in self._held:
+            builder.add(pygit2.Oid(hex=name))
+        builder.write(str(work))
+        return next(work.glob("pack-*.pack"))
 
     def release(self) -> None:
         """Let git's maintenance repack the sheltered objects (their ref names them now)."""
@@ -256,8 +267,8 @@ def _fold(gitdir: Path, repo: pygit2.Repository, packs: list[str], oids: list[st
         for oid in oids:
             builder.add(pygit2.Oid(hex=oid))
         builder.write(str(work))
-        made = next(work.glob("pack-*.pack"))
         objects = gitdir / "objects" / "pack"
+        made = _unique(next(work.glob("pack-*.pack")), objects)
         os.replace(made, objects / made.name)
         os.replace(made.with_suffix(".idx"), objects / f"{made.stem}.idx")
         for name in packs:
@@ -268,6 +279,27 @@ def _fold(gitdir: Path, repo: pygit2.Repository, packs: list[str], oids: list[st
     finally:
         os.close(owner)
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _unique(pack: Path, packs: Path) -> Path:
+    """``pack`` (with its index) renamed when ``packs`` has a pack of its name already.
+
+    A pack is named by its checksum, so two writes of the same objects (an attempt
+    made again within the same second) make packs of one name.  Installed over the
+    first, the second would be deleted with it: by git's repack, which listed the
+    first, released and unreachable, before the second was kept, or by ``_fold``,
+    which folds the first by its recorded name.  git reads a pack under any name.
+    """
+    taken = any((packs / f"{pack.stem}{s}").exists() for s in (".pack", ".idx", ".keep"))
+    if not taken:
+        return pack
+    import uuid  # lazy: start-up; only a write shelters objects
+
+    stem = f"pack-{hashlib.sha1(f'{pack.stem} {uuid.uuid4().hex}'.encode()).hexdigest()}"
+    renamed = pack.with_name(f"{stem}.pack")
+    os.replace(pack.with_suffix(".idx"), renamed.with_suffix(".idx"))
+    os.replace(pack, renamed)
+    return renamed
 
 
 def folder(gitdir: Path) -> Path:

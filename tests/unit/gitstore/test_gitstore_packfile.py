@@ -1,0 +1,141 @@
+"""A pack of whole objects written without libgit2 (``gitstore/fs/packfile.py``) is one
+git itself reads, checks and indexes byte for byte the same."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pygit2
+import pytest
+
+from gitstore.fs import keep, packfile
+
+
+def _objects(repo: pygit2.Repository) -> list[tuple[int, bytes]]:
+    """A commit, its tree, blobs of sizes around every header-byte boundary, a tag."""
+    blobs = [repo.create_blob(os.urandom(n)) for n in (0, 1, 15, 16, 2047)]
+    blobs.append(repo.create_blob(os.urandom(300_000)))  # incompressible, 3 size bytes
+    builder = repo.TreeBuilder()
+    for n, oid in enumerate(blobs):
+        builder.insert(f"f{n}", oid, pygit2.enums.FileMode.BLOB)
+    tree = builder.write()
+    sig = pygit2.Signature("T", "t@example.invalid", 1_700_000_000, 0)
+    commit = repo.create_commit(None, sig, sig, "a message\n", tree, [])
+    tag = repo.create_tag("v1", commit, pygit2.enums.ObjectType.COMMIT, sig, "a tag\n")
+    out = []
+    for oid in [commit, tree, *blobs, tag]:
+        kind, data = repo.odb.read(oid)
+        out.append((int(kind), bytes(data)))
+    return out
+
+
+def _git(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> pygit2.Repository:
+    return pygit2.init_repository(str(tmp_path / "src.git"), bare=True)
+
+
+def test_git_reads_every_object_of_the_pack_and_indexes_it_the_same(
+    repo: pygit2.Repository, tmp_path: Path
+) -> None:
+    objects = _objects(repo)
+    folder = tmp_path / "out"
+    folder.mkdir()
+    pack = packfile.write(objects, folder)
+
+    verified = _git("verify-pack", "-v", str(pack.with_suffix(".idx"))).stdout
+    assert f"non delta: {len(objects)} objects" in verified, verified
+    # git's own index of the same pack, byte for byte
+    again = tmp_path / "again.pack"
+    shutil.copy(pack, again)
+    _git("index-pack", str(again))
+    assert again.with_suffix(".idx").read_bytes() == pack.with_suffix(".idx").read_bytes()
+
+    # a repository that has only this pack reads each object as it was
+    only = pygit2.init_repository(str(tmp_path / "only.git"), bare=True)
+    shutil.copy(pack, Path(only.path) / "objects" / "pack" / pack.name)
+    shutil.copy(pack.with_suffix(".idx"), Path(only.path) / "objects" / "pack")
+    for kind, data in objects:
+        name = packfile.object_id(kind, data).hex()
+        assert only.odb.read(name)[0] == kind and bytes(only.odb.read(name)[1]) == data
+    _git("--git-dir", only.path, "fsck", "--strict", "--no-dangling")
+
+
+def test_an_object_given_twice_is_stored_once(repo: pygit2.Repository, tmp_path: Path) -> None:
+    blob = (3, b"the same bytes\n")
+    data, index = packfile.pack_bytes([blob, (3, b"other\n"), blob])
+    assert data[8:12] == (2).to_bytes(4, "big")  # the header counts two
+    pack = tmp_path / "p.pack"
+    pack.write_bytes(data)
+    _git("index-pack", str(pack))
+    assert pack.with_suffix(".idx").read_bytes() == index
+
+
+def test_what_a_pack_cannot_hold_whole_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="type"):
+        packfile.pack_bytes([(6, b"a delta is not a whole object")])
+    assert not list(tmp_path.iterdir())
+
+
+def test_object_names_are_gits(repo: pygit2.Repository) -> None:
+    for kind, data in _objects(repo):
+        assert packfile.object_id(kind, data).hex() == str(
+            repo.odb.write(pygit2.enums.ObjectType(kind), data)
+        )
+
+
+def test_a_write_shelters_its_objects_in_a_pack_git_reads(tmp_path: Path) -> None:
+    """``Kept.shelter`` packs the bytes it holds; with every loose copy gone, the
+    kept pack alone still has every object, and git checks it clean."""
+    repo = pygit2.init_repository(str(tmp_path / "s.git"), bare=True)
+    objects = _objects(repo)
+    names = [packfile.object_id(k, d).hex() for k, d in objects]
+    kept = keep.Kept(repo)
+    kept.hold(*names)
+    kept.shelter()
+    packs = Path(repo.path) / "objects" / "pack"
+    assert len(list(packs.glob("pack-*.keep"))) == 1
+    for name in names:  # git's prune of every loose copy
+        (Path(repo.path) / "objects" / name[:2] / name[2:]).unlink(missing_ok=True)
+    fresh = pygit2.Odb(str(Path(repo.path) / "objects"))
+    assert all(pygit2.Oid(hex=name) in fresh for name in names)
+    assert not kept.restore()  # nothing to write again: the pack holds them
+    kept.release()
+    assert not list(packs.glob("pack-*.keep"))
+    _git("--git-dir", repo.path, "fsck", "--strict", "--no-dangling")
+
+
+def test_the_same_objects_sheltered_twice_get_two_packs(tmp_path: Path) -> None:
+    """An attempt made again within the same second writes the same objects: its
+    pack must not take the name of the first, released one, or deleting that one
+    (git's repack had listed it, unreachable; a fold folds it by name) takes the
+    second write's objects with it."""
+    repo = pygit2.init_repository(str(tmp_path / "s.git"), bare=True)
+    names = [packfile.object_id(k, d).hex() for k, d in _objects(repo)]
+    packs = Path(repo.path) / "objects" / "pack"
+    first = keep.Kept(repo)
+    first.hold(*names)
+    first.shelter()
+    first.release()  # its ref move failed: released, its objects unreachable
+    (released,) = packs.glob("pack-*.pack")
+    second = keep.Kept(repo)
+    second.hold(*names)
+    second.shelter()
+    assert len(list(packs.glob("pack-*.pack"))) == 2
+    assert len(list(packs.glob("pack-*.keep"))) == 1
+    released.with_suffix(".idx").unlink()  # what git's repack does to the first
+    released.unlink()
+    for name in names:
+        (Path(repo.path) / "objects" / name[:2] / name[2:]).unlink(missing_ok=True)
+    fresh = pygit2.Odb(str(Path(repo.path) / "objects"))
+    assert all(pygit2.Oid(hex=name) in fresh for name in names)
+    second.release()
+    record = (Path(repo.path) / "jp" / "shelters").read_text().splitlines()
+    assert len({line.split()[1] for line in record}) == 2, record
+    _git("--git-dir", repo.path, "fsck", "--strict", "--no-dangling")
