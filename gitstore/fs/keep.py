@@ -281,21 +281,29 @@ def _fold(gitdir: Path, repo: pygit2.Repository, packs: list[str], oids: list[st
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _unique(pack: Path, packs: Path) -> Path:
-    """``pack`` (with its index) renamed when ``packs`` has a pack of its name already.
+def free_stem(packs: Path, stem: str) -> str:
+    """``stem`` (``pack-<checksum>``), or a name of its own when ``packs`` has a pack
+    of that name already.
 
     A pack is named by its checksum, so two writes of the same objects (an attempt
-    made again within the same second) make packs of one name.  Installed over the
-    first, the second would be deleted with it: by git's repack, which listed the
-    first, released and unreachable, before the second was kept, or by ``_fold``,
-    which folds the first by its recorded name.  git reads a pack under any name.
+    made again within the same second, an import written again after a killed one)
+    make packs of one name.  Installed over the first, the second would be deleted
+    with it: by git's repack, which listed the first, released and unreachable,
+    before the second was kept, or by ``_fold``, which folds the first by its
+    recorded name.  git reads a pack under any name.
     """
-    taken = any((packs / f"{pack.stem}{s}").exists() for s in (".pack", ".idx", ".keep"))
-    if not taken:
-        return pack
+    if not any((packs / f"{stem}{s}").exists() for s in (".pack", ".idx", ".keep")):
+        return stem
     import uuid  # lazy: start-up; only a write shelters objects
 
-    stem = f"pack-{hashlib.sha1(f'{pack.stem} {uuid.uuid4().hex}'.encode()).hexdigest()}"
+    return f"pack-{hashlib.sha1(f'{stem} {uuid.uuid4().hex}'.encode()).hexdigest()}"
+
+
+def _unique(pack: Path, packs: Path) -> Path:
+    """``pack`` (with its index) renamed to ``free_stem``'s name."""
+    stem = free_stem(packs, pack.stem)
+    if stem == pack.stem:
+        return pack
     renamed = pack.with_name(f"{stem}.pack")
     os.replace(pack.with_suffix(".idx"), renamed.with_suffix(".idx"))
     os.replace(pack, renamed)

@@ -306,11 +306,14 @@ def _publish(gitdir: Path, packs: list[tuple[Path, str]]) -> tuple[str, ...]:
     each behind a ``.keep`` made first (``_shelter``). Returns the packs' names."""
     target = gitdir / "objects" / "pack"
     target.mkdir(parents=True, exist_ok=True)
+    names = []
     for path, checksum in packs:
-        _shelter(gitdir, f"pack-{checksum}.keep")
-        atomic.replace(path, target / f"pack-{checksum}.pack")
-        atomic.replace(path.with_suffix(".idx"), target / f"pack-{checksum}.idx")
-    return tuple(f"pack-{checksum}.pack" for _, checksum in packs)
+        stem = keep.free_stem(target, f"pack-{checksum}")  # an earlier one's name: not reused
+        _shelter(gitdir, f"{stem}.keep")
+        atomic.replace(path, target / f"{stem}.pack")
+        atomic.replace(path.with_suffix(".idx"), target / f"{stem}.idx")
+        names.append(f"{stem}.pack")
+    return tuple(names)
 
 
 # The .keep files of packs this process published whose ref may not name them yet:

@@ -139,3 +139,26 @@ def test_the_same_objects_sheltered_twice_get_two_packs(tmp_path: Path) -> None:
     record = (Path(repo.path) / "jp" / "shelters").read_text().splitlines()
     assert len({line.split()[1] for line in record}) == 2, record
     _git("--git-dir", repo.path, "fsck", "--strict", "--no-dangling")
+
+
+def test_a_bulk_write_of_what_an_earlier_one_wrote_gets_a_pack_of_its_own(tmp_path: Path) -> None:
+    """An import written again (after a killed one, or of the same attachments) makes
+    the same pack: it is published under a name of its own, so git's repack deleting
+    the earlier one, unreachable, leaves the new one whole."""
+    from gitstore.store import packwrite
+
+    repo = pygit2.init_repository(str(tmp_path / "b.git"), bare=True)
+    gitdir = Path(repo.path)
+    blobs = [b"an attachment\n", os.urandom(5000)]
+    (first,) = packwrite.write_blobs(gitdir, blobs)
+    packwrite.release()
+    (second,) = packwrite.write_blobs(gitdir, blobs)
+    assert first != second
+    packs = gitdir / "objects" / "pack"
+    assert (packs / second).with_suffix(".keep").exists()
+    (packs / first).with_suffix(".idx").unlink()  # git's repack, which listed the first
+    (packs / first).unlink()
+    fresh = pygit2.Odb(str(gitdir / "objects"))
+    assert all(pygit2.Oid(hex=packfile.object_id(3, b).hex()) in fresh for b in blobs)
+    packwrite.release()
+    _git("--git-dir", str(gitdir), "fsck", "--strict", "--no-dangling")
