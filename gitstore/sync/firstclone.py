@@ -27,6 +27,7 @@ from pathlib import Path
 
 from gitstore.errors import EnvironmentFault, RefBusy, SyncError
 from gitstore.fs import atomic
+from gitstore.fs.keep import free_stem
 from gitstore.refs import bulk
 from gitstore.refs import files as refread
 from gitstore.refs.transaction import WAIT_SECONDS
@@ -125,12 +126,12 @@ def _move_packs(work: Path, gitdir: Path, mark: str, kept: list[Path]) -> None:
     into = gitdir / "objects" / "pack"
     into.mkdir(parents=True, exist_ok=True)
     for pack in sorted((work / "objects" / "pack").glob("pack-*.pack")):
-        keep = into / (pack.stem + ".keep")
-        if keep.exists() or (into / pack.name).exists():
-            continue  # the same pack is here already (the name is its content's hash)
+        # a pack of this name here already may be one git's repack is deleting: not reused
+        stem = free_stem(into, pack.stem)
+        keep = into / f"{stem}.keep"
         kept.append(keep)
         keep.write_text(mark)
         for suffix in (".pack", ".rev", ".idx"):  # the index last: it makes the pack seen
             part = pack.with_suffix(suffix)
             if part.exists():
-                atomic.replace(part, into / part.name)
+                atomic.replace(part, into / f"{stem}{suffix}")

@@ -140,3 +140,27 @@ def test_a_keep_left_by_a_killed_first_pull_is_removed_and_no_other(
     theirs.write_text("kept by someone else\n")
     desktop.pull()
     assert not ours.exists() and theirs.exists()
+
+
+def test_a_pack_of_the_same_name_here_already_is_not_taken_over(tmp_path: Path) -> None:
+    """The clone's pack has the name of one this store holds already (a killed
+    first pull's, released and unreachable, which git's repack may be deleting):
+    it moves in under a name of its own, kept, and the other is left as it was."""
+    gitdir, work = tmp_path / "store.git", tmp_path / "clone.git"
+    init_bare(gitdir)
+    init_bare(work)
+    theirs = work / "objects" / "pack"
+    theirs.mkdir(parents=True, exist_ok=True)
+    (theirs / "pack-ab.pack").write_bytes(b"the clone's pack")
+    (theirs / "pack-ab.idx").write_bytes(b"its index")
+    here = gitdir / "objects" / "pack"
+    here.mkdir(parents=True, exist_ok=True)
+    (here / "pack-ab.pack").write_bytes(b"an earlier pack")
+    (here / "pack-ab.idx").write_bytes(b"its index")
+    kept: list[Path] = []
+    firstclone._move_packs(work, gitdir, "mark\n", kept)
+    assert (here / "pack-ab.pack").read_bytes() == b"an earlier pack"
+    (keep,) = kept
+    assert keep.name != "pack-ab.keep" and keep.read_text() == "mark\n"
+    assert keep.with_suffix(".pack").read_bytes() == b"the clone's pack"
+    assert keep.with_suffix(".idx").read_bytes() == b"its index"
