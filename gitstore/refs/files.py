@@ -69,8 +69,9 @@ def _packed_bytes(gitdir: Path) -> bytes:
 _PARSED: dict[Path, tuple[bytes, dict[str, str], list[str]]] = {}
 
 
-def _parsed(gitdir: Path) -> tuple[dict[str, str], list[str]]:
-    data = _packed_bytes(gitdir)
+def _parsed(gitdir: Path, data: bytes | None = None) -> tuple[dict[str, str], list[str]]:
+    """The records of ``data`` (the file as read now when None), parsed once per bytes."""
+    data = _packed_bytes(gitdir) if data is None else data
     found = _PARSED.get(gitdir)
     if found is not None and found[0] is data:  # the same bytes object: the same file
         return found[1], found[2]
@@ -96,7 +97,7 @@ def packed_ref(gitdir: Path, name: str) -> str | None:
     by bisection when git wrote the file sorted (it says so in its header), else by search."""
     data = _packed_bytes(gitdir)
     wanted = name.encode()
-    if data.startswith(b"#") and b" sorted" in data[: data.find(b"\n")]:
+    if _sorted(data):
         return _bisect(data, wanted)
     needle = b" " + wanted + b"\n"
     at = data.find(needle)
@@ -108,8 +109,14 @@ def packed_ref(gitdir: Path, name: str) -> str | None:
     return None
 
 
-def _bisect(data: bytes, wanted: bytes) -> str | None:
-    """Binary search over the records of a sorted packed-refs (bytewise, as git sorts)."""
+def _sorted(data: bytes) -> bool:
+    """Whether git wrote this packed-refs sorted (its header says so)."""
+    return data.startswith(b"#") and b" sorted" in data[: data.find(b"\n")]
+
+
+def _lower_bound(data: bytes, wanted: bytes) -> int:
+    """In a sorted packed-refs, the start of the line from which every record's name is
+    ``wanted`` or after it (bytewise, as git sorts), and before which none is."""
     lo, hi = 0, len(data)  # lo is always the start of a line
     while lo < hi:
         start = max(lo, data.rfind(b"\n", lo, (lo + hi) // 2) + 1)
@@ -120,14 +127,38 @@ def _bisect(data: bytes, wanted: bytes) -> str | None:
             hi = start
             continue
         end = data.index(b"\n", record)
-        name = data[record + 41 : end]
-        if name == wanted:
-            return _oid(data[record : record + 40].decode("ascii", errors="replace"))
-        if name < wanted:
+        if data[record + 41 : end] < wanted:
             lo = end + 1
         else:
             hi = start
+    return lo
+
+
+def _bisect(data: bytes, wanted: bytes) -> str | None:
+    """Binary search over the records of a sorted packed-refs."""
+    for name, oid in _records_from(data, _lower_bound(data, wanted)):
+        return oid if name == wanted.decode("utf-8", errors="replace") else None
     return None
+
+
+def _records_from(data: bytes, at: int) -> Iterator[tuple[str, str | None]]:
+    """(name, object id or None when the line holds none) of each record from offset ``at``."""
+    while at < len(data):
+        end = data.index(b"\n", at)
+        line, at = data[at:end], end + 1
+        if line and line[:1] not in (b"#", b"^"):
+            oid, _, name = line.decode("utf-8", errors="replace").partition(" ")
+            yield name, _oid(oid)
+
+
+def _packed_under(data: bytes, lead: str) -> Iterator[tuple[str, str]]:
+    """Every record of a sorted packed-refs whose name starts with ``lead``: the
+    records from the first such one, found by bisection, until one does not."""
+    for name, oid in _records_from(data, _lower_bound(data, lead.encode())):
+        if not name.startswith(lead):
+            return
+        if oid is not None and name:
+            yield name, oid
 
 
 def read_ref(gitdir: Path, name: str, depth: int = 5) -> str | None:
@@ -257,51 +288,29 @@ def _loose_refs(gitdir: Path, wanted: tuple[str, ...]) -> dict[str, str | None]:
     return out
 
 
-class IncludesOthers(Exception):
-    """A git config file that includes others: it alone cannot say what a value is."""
-
-
-def config_entries(text: str) -> Iterator[tuple[str, str, str | None]]:
-    """``(section, key, value)`` per entry of a git config file's text, lowercased names;
-    a key without ``=`` has the value None (git reads it as true).  Raises
-    ``IncludesOthers`` at an ``[include]`` section."""
-    current = ""
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line[0] in "#;":
+def _packed_matching(gitdir: Path, data: bytes, wanted: list[tuple[str, bool]]) -> dict[str, str]:
+    """The records of packed-refs ``data`` that the patterns match.  In a sorted file
+    each pattern's records are found by bisection, and only their lines read (a pull
+    lists a few refs of 100,000); an unsorted one is parsed whole, once per file, as
+    is any file a listing parsed already."""
+    found = _PARSED.get(gitdir)
+    reuse = found is not None and found[0] is data
+    parse = _parsed(gitdir, data) if reuse or not _sorted(data) else None
+    out: dict[str, str] = {}
+    for prefix, glob in wanted:
+        lead = prefix if glob else prefix.rstrip("/")  # every match starts with it
+        if parse is None:
+            out.update(
+                (n, oid) for n, oid in _packed_under(data, lead) if _matches(n, prefix, glob)
+            )
             continue
-        if line.startswith("["):
-            current = line[1:].split("]", 1)[0].strip().lower()
-            if current.startswith("include"):
-                raise IncludesOthers(current)
-            continue
-        name, sep, rest = line.partition("=")
-        value = rest.split("#", 1)[0].split(";", 1)[0].strip().strip('"') if sep else None
-        yield current, name.strip().lower(), value
-
-
-def config_flag(gitdir: Path, section: str, key: str) -> bool | None:
-    """A boolean from the git directory's own ``config`` file (unset: False), or None
-    when this cannot say for sure (not a boolean, or the file includes others)."""
-    try:
-        text = (gitdir / "config").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    value = False
-    try:
-        for found_section, name, raw in config_entries(text):
-            if found_section != section or name != key:
-                continue
-            word = "true" if raw is None else raw.lower()
-            if word in ("true", "yes", "on", "1"):
-                value = True
-            elif word in ("false", "no", "off", "0", ""):
-                value = False
-            else:
-                return None
-    except IncludesOthers:
-        return None  # values from elsewhere may override
-    return value
+        packed, names = parse
+        for at in range(bisect.bisect_left(names, lead), len(names)):
+            if not names[at].startswith(lead):
+                break
+            if _matches(names[at], prefix, glob):
+                out[names[at]] = packed[names[at]]
+    return out
 
 
 def _pattern(text: str) -> tuple[str, bool] | None:
@@ -362,17 +371,10 @@ def matching_refs(gitdir: Path, patterns: Iterable[str]) -> dict[str, str] | Non
         loose: dict[str, str | None] = {}
         for prefix, glob in wanted:
             loose.update(_loose_matching(gitdir, prefix, glob))
-        packed, names = _parsed(gitdir)
+        data = _packed_bytes(gitdir)
         if _packed_stat(gitdir) == before:
             break
-    out: dict[str, str] = {}
-    for prefix, glob in wanted:
-        lead = prefix if glob else prefix.rstrip("/")  # every match starts with it
-        for at in range(bisect.bisect_left(names, lead), len(names)):
-            if not names[at].startswith(lead):
-                break
-            if _matches(names[at], prefix, glob):
-                out[names[at]] = packed[names[at]]
+    out = _packed_matching(gitdir, data, wanted)
     for name, oid in loose.items():
         if oid is None:
             out.pop(name, None)

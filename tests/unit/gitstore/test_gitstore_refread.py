@@ -8,14 +8,15 @@ import pygit2
 
 from gitstore import refs
 from gitstore.refs.files import (
-    config_flag,
     list_refs,
+    matching_refs,
     packed_ref,
     packed_refs,
     plain_gitdir,
     read_ref,
     symbolic_target,
 )
+from gitstore.refs.gitconfig import config_flag
 from gitstore.store.core import Store
 from gitstore.store.repo import is_marked
 from tests.unit.gitstore.builders import git, start, turn
@@ -82,6 +83,41 @@ def test_packed_refs_are_found_sorted_or_not(path: Path) -> None:
             assert packed_ref(path, name) == oid, (header, name)
         assert packed_ref(path, names[0][:-1]) is None
         assert packed_ref(path, names[-1] + "0") is None
+
+
+def _git_lists(path: Path, pattern: str) -> dict[str, str]:
+    out = git(path, "for-each-ref", "--format=%(objectname) %(refname)", pattern)
+    return dict(reversed(line.split(" ", 1)) for line in out.splitlines())
+
+
+def test_patterns_match_in_packed_refs_as_git_matches_them(store: Store, path: Path) -> None:
+    """A name or a glob is found by bisection in a sorted file, a folder by the parse
+    of every line; either way what git's own listing finds, loose refs winning."""
+    tips = [store.refs.require(c).tip for c in make(store, 3)]
+    names = [f"refs/conversations/jp-c1{n:010d}" for n in range(300)]
+    names += [f"refs/jp-remotes/o/conversations/jp-c1{n:010d}" for n in range(0, 300, 7)]
+    names += ["refs/jp-remotes/o/jp/journal", "refs/notes/meta"]
+    lines = [f"{tips[k % 3]} {name}" for k, name in enumerate(names)]  # sorted by name
+    lines.insert(5, "^" + tips[1])  # a peeled line, as for an annotated tag
+    patterns = [
+        names[0], names[299], names[17][:-1], "refs/conversations/jp-c100000001*",
+        "refs/jp-remotes/o/conversations/jp-c10000002*", "refs/jp-remotes/o/jp/journal*",
+        "refs/conversations/", "refs/jp-remotes/o/", "refs/zzz*", "refs/a*", "refs/notes/meta",
+    ]  # fmt: skip
+    for header in (
+        "# pack-refs with: peeled fully-peeled sorted \n",
+        "# pack-refs with: peeled \n",
+    ):
+        git(path, "pack-refs", "--all")
+        # names in git's order, or (not said sorted) backwards with no peeled line
+        body = lines if "sorted" in header else (lines[:5] + lines[6:])[::-1]
+        (path / "packed-refs").write_text(header + "\n".join(body) + "\n")
+        (path / names[3]).write_text(tips[2] + "\n")  # loose: it wins over its packed line
+        for pattern in patterns:
+            assert matching_refs(path, [pattern]) == _git_lists(path, pattern), (header, pattern)
+        both = matching_refs(path, [patterns[3], patterns[4]])
+        assert both == {**_git_lists(path, patterns[3]), **_git_lists(path, patterns[4])}
+        (path / names[3]).unlink()
 
 
 def test_the_active_conversation_is_a_symbolic_ref(store: Store, path: Path) -> None:
