@@ -38,6 +38,9 @@ else:
 
 REF = "refs/jp/oplog"
 FILE = "op.json"
+# beside it, the operation's ``since`` alone: the next operation reads that, not an
+# ``op.json`` that may list the 200,000 refs a first pull moved
+SINCE = "since"
 KEEP = 64  # parents of one commit that keeps tips reachable
 RETRIES = 60
 
@@ -61,6 +64,21 @@ def _read_op(repo: pygit2.Repository, commit: pygit2.Commit) -> Op | None:
         return Op.from_json(json.loads(bytes(blob.data)))
     except (ValueError, KeyError, TypeError):
         return None
+
+
+def _since_of(repo: pygit2.Repository, commit: pygit2.Commit) -> float | None:
+    """When the oldest operation the log held at ``commit`` was recorded: its ``since``
+    file, or (written by an older jp, or unreadable) its whole operation; None when
+    ``commit`` records no operation."""
+    try:
+        blob = keep.get(repo, keep.tree_of(commit)[SINCE].id)
+        since = float(bytes(blob.data)) if isinstance(blob, pygit2.Blob) else 0.0
+    except (KeyError, ValueError):
+        since = 0.0
+    if since > 0.0:
+        return since
+    op = _read_op(repo, commit)
+    return None if op is None else (op.since or op.time)
 
 
 def _tip(repo: pygit2.Repository) -> pygit2.Reference | None:
@@ -194,13 +212,15 @@ def _commit(
     blob = repo.create_blob(json.dumps(op.to_json(), sort_keys=True).encode())
     builder = repo.TreeBuilder()
     builder.insert(FILE, blob, pygit2.GIT_FILEMODE_BLOB)
+    since = repo.create_blob(repr(float(op.since or op.time)).encode())
+    builder.insert(SINCE, since, pygit2.GIT_FILEMODE_BLOB)
     tree = builder.write()
     parents = ([prev] if prev is not None else []) + kept
     subject = printable(op.command).splitlines()[0][:200] if op.command.strip() else "jp"
     message = f"jp op {op.id}: {subject}\n"
     oid: pygit2.Oid = repo.create_commit(None, signature, signature, message, tree, parents)
     if made is not None:
-        made += [blob, tree, oid]
+        made += [blob, since, tree, oid]
     return oid
 
 
@@ -286,10 +306,12 @@ def _prepare(
     """One attempt: the ref as read and ``op``'s commit on top of it, held."""
     ref = _tip(repo)
     prev = _tip_commit(repo, ref) if ref is not None else None
-    before = _op_of(repo, prev) if prev is not None else None
-    op.since = (before.since or before.time) if before is not None else op.time
+    since = None
+    if prev is not None:
+        since = keep.reread(partial(_since_of, repo, prev), Path(repo.path), REF)
+    op.since = op.time if since is None else since
     made: list[pygit2.Oid] = []
-    previous = prev.id if before is not None and prev is not None else None
+    previous = prev.id if since is not None and prev is not None else None
     oid = _commit(repo, op, previous, parents, signature, made)
     held.hold(*made)
     held.shelter()

@@ -275,6 +275,36 @@ def test_a_held_conversation_names_its_owner(store: Store) -> None:
     from gitstore.errors import ConversationBusy
 
     other = Store(store.path)
-    with store.refs.hold("jp-c1"), pytest.raises(ConversationBusy) as caught, other.refs.hold("jp-c1"):
+    with (
+        store.refs.hold("jp-c1"),
+        pytest.raises(ConversationBusy) as caught,
+        other.refs.hold("jp-c1"),
+    ):
         pass
     assert caught.value.owner == f"pid {os.getpid()} on {os.uname().nodename}"
+
+
+def test_the_next_operation_reads_when_the_log_began_from_one_small_file(
+    store: Store, path: Path
+) -> None:
+    """``since`` beside ``op.json``: an operation after a first pull of many refs reads
+    it, not the list of every ref; a log an older jp wrote (no such file) still tells."""
+    sig, now = signature(), time.time()
+    tips = store.log.write_commits([start(f"jp-c{n}", n) for n in range(50)], None)
+    moves = [Move(f"refs/conversations/jp-c{n}", None, t) for n, t in enumerate(tips)]
+    first = oplog.write(store.repo, Op("first", "jp pull", now - 50, moves=moves), sig)
+    assert float(git(path, "cat-file", "blob", f"{first}:since")) == pytest.approx(now - 50)
+    for k, name in enumerate(("second", "third")):
+        later = oplog.write(store.repo, Op(name, "jp x", now - 10 + k), sig)
+        assert float(git(path, "cat-file", "blob", f"{later}:since")) == pytest.approx(now - 50)
+    assert [o.since for o in oplog.ops(store.repo)] == [pytest.approx(now - 50)] * 3
+    # the log as an older jp wrote it: op.json alone, the oldest recorded 9 days ago
+    old = Op("old", "jp y", now - 5, since=now - 9 * 86400)
+    blob = git(path, "hash-object", "-w", "--stdin", input=json.dumps(old.to_json())).strip()
+    tree = git(path, "mktree", input=f"100644 blob {blob}\top.json\n").strip()
+    commit = git(path, "commit-tree", tree, "-p", later, "-m", "jp op old: jp y").strip()
+    git(path, "update-ref", oplog.REF, commit)
+    newest = oplog.write(store.repo, Op("newest", "jp z", now), sig)
+    assert [o.id for o in oplog.ops(store.repo)] == ["newest", "old", "third", "second", "first"]
+    assert float(git(path, "cat-file", "blob", f"{newest}:since")) == pytest.approx(old.since)
+    git(path, "fsck", "--strict")
