@@ -27,7 +27,7 @@ from pathlib import Path
 from gitstore import boundary, refs
 from gitstore.errors import EnvironmentFault, SyncError, environment_fault
 from gitstore.refs import quarantine
-from gitstore.sync import firstclone, journal, remotes
+from gitstore.sync import firstclone, journal, journalfetch, remotes
 from gitstore.sync import lock as synclock
 from gitstore.sync.here import Here
 from gitstore.sync.inbound import Known, check_chain
@@ -326,6 +326,8 @@ def fetch_journal(transport: Transport, remote: str, gitdir: Path) -> None:
     raised as one, like any fetch's."""
     tracking = remotes.tracking_prefix(remote)
     incoming, copy = tracking + journal.INCOMING, tracking + journal.COPY
+    if journalfetch.fetch(transport, remote, gitdir):
+        return  # in a repository beside the store: it costs the journal, not the store
     # offered as what this side has: the copy (a glob, so a missing one is no error)
     # a glob: a remote without a journal is no error (and prunes the copy)
     try:

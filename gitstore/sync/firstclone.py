@@ -94,7 +94,7 @@ def _clone(
         proc = subprocess.run(args, capture_output=True, env=transport.env(remote))
     except OSError:
         return False
-    if proc.returncode != 0 or _has_loose_objects(work):
+    if proc.returncode != 0 or has_loose_objects(work):
         return False
     found = refread.matching_refs(work, ["refs/"]) or {}
     copies = {tracking + n[len("refs/") :]: oid for n, oid in found.items() if n.startswith(SYNCED)}
@@ -102,7 +102,7 @@ def _clone(
         return False
     kept: list[Path] = []
     try:
-        _move_packs(work, gitdir, _mark(remote), kept)
+        move_packs(work, gitdir, _mark(remote), kept)
         made = bulk.create(gitdir, copies, WAIT_SECONDS, stage="copies")
     except (bulk.NoHardLinks, RefBusy, ValueError, OSError, EnvironmentFault):
         return False  # the ordinary fetch runs, and names a fault of this machine
@@ -112,7 +112,7 @@ def _clone(
     return len(made) == len(copies)
 
 
-def _has_loose_objects(work: Path) -> bool:
+def has_loose_objects(work: Path) -> bool:
     objects = work / "objects"
     try:
         return any(len(p.name) == 2 and any(p.iterdir()) for p in objects.iterdir() if p.is_dir())
@@ -120,7 +120,7 @@ def _has_loose_objects(work: Path) -> bool:
         return True
 
 
-def _move_packs(work: Path, gitdir: Path, mark: str, kept: list[Path]) -> None:
+def move_packs(work: Path, gitdir: Path, mark: str, kept: list[Path]) -> None:
     """The clone's packs moved into this store, each behind a ``.keep`` (added to
     ``kept`` as it is written, so that a failure midway still removes it)."""
     into = gitdir / "objects" / "pack"

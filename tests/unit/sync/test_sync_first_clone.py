@@ -158,7 +158,7 @@ def test_a_pack_of_the_same_name_here_already_is_not_taken_over(tmp_path: Path) 
     (here / "pack-ab.pack").write_bytes(b"an earlier pack")
     (here / "pack-ab.idx").write_bytes(b"its index")
     kept: list[Path] = []
-    firstclone._move_packs(work, gitdir, "mark\n", kept)
+    firstclone.move_packs(work, gitdir, "mark\n", kept)
     assert (here / "pack-ab.pack").read_bytes() == b"an earlier pack"
     (keep,) = kept
     assert keep.name != "pack-ab.keep" and keep.read_text() == "mark\n"

@@ -1,0 +1,143 @@
+"""The remote's journal fetched into a repository beside the store
+(``gitstore.sync.journalfetch``): the same copies as a fetch into the store, the
+same refusals, nothing left behind, and nothing lost to git's gc beside it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+
+from gitstore.errors import SyncError
+from gitstore.refs import files as refread
+from gitstore.sync import fetching, journal, journalfetch, remotes
+from gitstore.sync.pull import Syncer
+from gitstore.sync.push import push
+from tests.unit.sync.test_sync_processes import GIT, calls, counting_git, machine, start
+
+pytestmark = pytest.mark.skipif(GIT is None, reason="these run git")
+INCOMING = remotes.tracking_prefix("origin") + journal.INCOMING
+COPY = remotes.tracking_prefix("origin") + journal.COPY
+
+
+def git(gitdir: Path, *args: str, input: str | None = None) -> str:
+    assert GIT is not None
+    done = subprocess.run(
+        [GIT, "--git-dir", str(gitdir), *args], capture_output=True, text=True, input=input
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def pair(tmp_path: Path) -> tuple[Syncer, Syncer, Path, Path]:
+    """Laptop and desktop sharing a bare remote, one conversation pulled; and the log
+    of every git the desktop starts."""
+    assert GIT is not None
+    remote = tmp_path / "remote.git"
+    subprocess.run([GIT, "init", "--bare", "-q", str(remote)], check=True)
+    counting, log = counting_git(tmp_path)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    laptop = machine(tmp_path, "laptop", str(remote), GIT, env)
+    laptop.here.log.create("jp-c1", [start("jp-c1")], None, "test")
+    push(laptop)
+    desktop = machine(tmp_path, "desktop", str(remote), counting, env)
+    assert {o.id for o in desktop.pull() if o.action == "created"} == {"jp-c1"}
+    return laptop, desktop, remote, log
+
+
+def more(laptop: Syncer, cid: str) -> None:
+    tip = laptop.here.refs.require(cid).tip
+    event = {"type": "chat_request", "timestamp": "2026-01-05T09:30:00Z", "content": "more"}
+    laptop.here.log.append(cid, [event], tip, "test")
+    push(laptop)
+
+
+def leftovers(gitdir: Path) -> list[str]:
+    side = sorted(p.name for p in (gitdir / "jp").glob("journal-*"))
+    return side + sorted(p.name for p in (gitdir / "objects" / "pack").glob("*.keep"))
+
+
+def test_the_journal_comes_through_a_repository_beside_the_store(tmp_path: Path) -> None:
+    laptop, desktop, remote, log = pair(tmp_path)
+    gitdir = desktop.here.place.gitdir
+    more(laptop, "jp-c1")
+    log.unlink()
+    assert [o.id for o in desktop.pull() if o.kind == "conversation"] == ["jp-c1"]
+    journal_fetch = [c for c in calls(log) if "refs/jp/journal*" in c]
+    assert len(journal_fetch) == 1 and "/jp/journal-" in journal_fetch[0], calls(log)
+    assert git(gitdir, "rev-parse", COPY) == git(remote, "rev-parse", journal.REMOTE_REF)
+    assert desktop.here.refs.require("jp-c1").tip == laptop.here.refs.require("jp-c1").tip
+    assert leftovers(gitdir) == []
+    git(gitdir, "fsck", "--strict", "--no-dangling")
+
+
+def test_a_remote_that_lost_its_journal_prunes_the_incoming_copy(tmp_path: Path) -> None:
+    _, desktop, remote, _ = pair(tmp_path)
+    gitdir = desktop.here.place.gitdir
+    tip = git(gitdir, "rev-parse", COPY)
+    git(gitdir, "update-ref", INCOMING, tip)
+    git(gitdir, "update-ref", INCOMING + "-old", tip)
+    fetching.fetch_journal(desktop.transport, "origin", gitdir)
+    assert git(gitdir, "rev-parse", INCOMING) == git(remote, "rev-parse", journal.REMOTE_REF)
+    assert INCOMING + "-old" not in refread.matching_refs(gitdir, [INCOMING + "*"])  # type: ignore[operator]
+    git(remote, "update-ref", "-d", journal.REMOTE_REF)
+    fetching.fetch_journal(desktop.transport, "origin", gitdir)
+    assert refread.matching_refs(gitdir, [INCOMING + "*"]) == {}
+    assert leftovers(gitdir) == []
+
+
+def test_a_malformed_journal_is_refused_and_nothing_of_it_stays(tmp_path: Path) -> None:
+    _, desktop, remote, _ = pair(tmp_path)
+    gitdir = desktop.here.place.gitdir
+    bad = git(remote, "hash-object", "-t", "commit", "--literally", "-w", "--stdin",
+              input="tree 0000\nauthor x\n\nnot a commit\n")  # fmt: skip
+    (remote / journal.REMOTE_REF).write_text(bad + "\n")  # git's update-ref would refuse it
+    before = sorted(p.name for p in (gitdir / "objects" / "pack").iterdir())
+    with pytest.raises(SyncError):
+        fetching.fetch_journal(desktop.transport, "origin", gitdir)
+    assert refread.matching_refs(gitdir, [INCOMING + "*"]) == {}
+    assert sorted(p.name for p in (gitdir / "objects" / "pack").iterdir()) == before
+    assert leftovers(gitdir) == []
+
+
+def test_what_a_killed_journal_fetch_left_is_cleared(tmp_path: Path) -> None:
+    laptop, desktop, _, _ = pair(tmp_path)
+    gitdir = desktop.here.place.gitdir
+    side = journalfetch.folder(gitdir, "origin")
+    (side / "objects" / "pack").mkdir(parents=True)
+    (side / "objects" / "pack" / "pack-junk.pack").write_bytes(b"half a pack")
+    keep = gitdir / "objects" / "pack" / "pack-0123.keep"
+    keep.write_text(journalfetch._mark("origin"))
+    theirs = gitdir / "objects" / "pack" / "pack-4567.keep"
+    theirs.write_text("someone else's\n")
+    more(laptop, "jp-c1")
+    assert [o.id for o in desktop.pull() if o.kind == "conversation"] == ["jp-c1"]
+    assert leftovers(gitdir) == ["pack-4567.keep"]
+
+
+def test_gc_beside_journal_fetches_loses_nothing(tmp_path: Path) -> None:
+    laptop, desktop, _, _ = pair(tmp_path)
+    gitdir = desktop.here.place.gitdir
+    stop = threading.Event()
+
+    def collect() -> None:
+        assert GIT is not None
+        while not stop.is_set():
+            subprocess.run([GIT, "--git-dir", str(gitdir), "gc", "--prune=now", "--quiet"],
+                           capture_output=True)  # fmt: skip
+
+    worker = threading.Thread(target=collect)
+    worker.start()
+    try:
+        for _ in range(6):
+            more(laptop, "jp-c1")
+            desktop.pull()
+    finally:
+        stop.set()
+        worker.join()
+    assert desktop.here.refs.require("jp-c1").tip == laptop.here.refs.require("jp-c1").tip
+    git(gitdir, "fsck", "--strict", "--no-dangling")
+    assert git(gitdir, "cat-file", "-t", COPY) == "commit"
