@@ -27,7 +27,7 @@ from pathlib import Path
 from gitstore import boundary, refs
 from gitstore.errors import EnvironmentFault, SyncError, environment_fault
 from gitstore.refs import quarantine
-from gitstore.sync import firstclone, journal, journalfetch, remotes
+from gitstore.sync import beside, firstclone, journal, remotes
 from gitstore.sync import lock as synclock
 from gitstore.sync.here import Here
 from gitstore.sync.inbound import Known, check_chain
@@ -326,12 +326,13 @@ def fetch_journal(transport: Transport, remote: str, gitdir: Path) -> None:
     raised as one, like any fetch's."""
     tracking = remotes.tracking_prefix(remote)
     incoming, copy = tracking + journal.INCOMING, tracking + journal.COPY
-    if journalfetch.fetch(transport, remote, gitdir):
-        return  # in a repository beside the store: it costs the journal, not the store
     # offered as what this side has: the copy (a glob, so a missing one is no error)
     # a glob: a remote without a journal is no error (and prunes the copy)
+    specs, tips = [f"+{journal.REMOTE_REF}*:{incoming}*"], [copy + "*"]
+    if beside.fetch(transport, remote, gitdir, specs, tips):
+        return  # in a repository beside the store: it costs the journal, not the store
     try:
-        transport.fetch(remote, [f"+{journal.REMOTE_REF}*:{incoming}*"], True, [copy + "*"])
+        transport.fetch(remote, specs, True, tips)
     except SyncError as exc:
         _raise_local(exc, gitdir)
         raise
@@ -363,7 +364,9 @@ def fetch_moved(
     packs = _tmp_packs(gitdir)
     try:
         for start in range(0, len(specs), CHUNK):
-            transport.fetch(remote, specs[start : start + CHUNK], True, tips)
+            chunk = specs[start : start + CHUNK]
+            if not beside.fetch(transport, remote, gitdir, chunk, tips):  # the change alone
+                transport.fetch(remote, chunk, True, tips)
     except SyncError as exc:
         _clear_tmp_packs(gitdir, packs)
         _raise_local(exc, gitdir)

@@ -1,6 +1,6 @@
-"""The remote's journal fetched into a repository beside the store
-(``gitstore.sync.journalfetch``): the same copies as a fetch into the store, the
-same refusals, nothing left behind, and nothing lost to git's gc beside it."""
+"""The journal and the refs it names fetched in a repository beside the store
+(``gitstore.sync.beside``): the same copies as a fetch into the store, the same
+refusals, nothing left behind, and nothing lost to git's gc beside it."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 
 from gitstore.errors import SyncError
 from gitstore.refs import files as refread
-from gitstore.sync import fetching, journal, journalfetch, remotes
+from gitstore.sync import beside, fetching, journal, remotes
 from gitstore.sync.pull import Syncer
 from gitstore.sync.push import push
 from tests.unit.sync.test_sync_processes import GIT, calls, counting_git, machine, start
@@ -56,18 +56,19 @@ def more(laptop: Syncer, cid: str) -> None:
 
 
 def leftovers(gitdir: Path) -> list[str]:
-    side = sorted(p.name for p in (gitdir / "jp").glob("journal-*"))
+    side = sorted(p.name for p in (gitdir / "jp").glob("fetch-*"))
     return side + sorted(p.name for p in (gitdir / "objects" / "pack").glob("*.keep"))
 
 
-def test_the_journal_comes_through_a_repository_beside_the_store(tmp_path: Path) -> None:
+def test_the_journal_and_what_it_names_come_through_a_repository_beside_the_store(tmp_path: Path) -> None:
     laptop, desktop, remote, log = pair(tmp_path)
     gitdir = desktop.here.place.gitdir
     more(laptop, "jp-c1")
     log.unlink()
     assert [o.id for o in desktop.pull() if o.kind == "conversation"] == ["jp-c1"]
-    journal_fetch = [c for c in calls(log) if "refs/jp/journal*" in c]
-    assert len(journal_fetch) == 1 and "/jp/journal-" in journal_fetch[0], calls(log)
+    fetches = [c for c in calls(log) if " fetch " in c]
+    assert len(fetches) == 2 and all("/jp/fetch-" in c for c in fetches), calls(log)
+    assert "refs/jp/journal*" in fetches[0] and "refs/conversations/jp-c1*" in fetches[1]
     assert git(gitdir, "rev-parse", COPY) == git(remote, "rev-parse", journal.REMOTE_REF)
     assert desktop.here.refs.require("jp-c1").tip == laptop.here.refs.require("jp-c1").tip
     assert leftovers(gitdir) == []
@@ -106,11 +107,11 @@ def test_a_malformed_journal_is_refused_and_nothing_of_it_stays(tmp_path: Path) 
 def test_what_a_killed_journal_fetch_left_is_cleared(tmp_path: Path) -> None:
     laptop, desktop, _, _ = pair(tmp_path)
     gitdir = desktop.here.place.gitdir
-    side = journalfetch.folder(gitdir, "origin")
+    side = beside.folder(gitdir, "origin")
     (side / "objects" / "pack").mkdir(parents=True)
     (side / "objects" / "pack" / "pack-junk.pack").write_bytes(b"half a pack")
     keep = gitdir / "objects" / "pack" / "pack-0123.keep"
-    keep.write_text(journalfetch._mark("origin"))
+    keep.write_text(beside.mark("origin"))
     theirs = gitdir / "objects" / "pack" / "pack-4567.keep"
     theirs.write_text("someone else's\n")
     more(laptop, "jp-c1")
