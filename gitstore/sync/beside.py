@@ -34,9 +34,14 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
+from gitstore.errors import SyncError
 from gitstore.refs import files as refread
 from gitstore.sync import firstclone, remotes
 from gitstore.sync.transport import FSCK, NO_REFLOG, GitCli, Transport
+
+# copies written through libgit2 up to this many: it parses packed-refs for each
+# write (11 ms at 100,000 conversations), one git update-ref finds them by bisection
+FEW = 2
 
 
 def folder(gitdir: Path, remote: str) -> Path:
@@ -143,11 +148,15 @@ def _set_copies(
 ) -> bool:
     """The store's copies as the fetch into it would leave them: each one the side
     fetch wrote, and none of those it pruned (a ref gone from the remote)."""
-    repo = transport.repo
-    assert repo is not None
     here = refread.matching_refs(gitdir, wrote) or {}
-    for name in sorted(set(here) - set(fetched)):
-        if not remotes.set_copy(repo, name, None):
-            return False
-    changed = sorted(n for n, oid in fetched.items() if here.get(n) != oid)
-    return all(remotes.set_copy(repo, name, fetched[name]) for name in changed)
+    values: dict[str, str | None] = dict.fromkeys(set(here) - set(fetched))
+    values.update((n, oid) for n, oid in fetched.items() if here.get(n) != oid)
+    if len(values) <= FEW:  # the journal's copy: libgit2, no git process started
+        repo = transport.repo
+        assert repo is not None
+        return all(remotes.set_copy(repo, n, values[n]) for n in sorted(values))
+    try:
+        transport.set_refs(values)
+    except SyncError:
+        return False  # a lock held (git's gc packing refs): the fetch in the store waits
+    return True

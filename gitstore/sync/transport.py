@@ -230,6 +230,14 @@ class GitCli:
     def delete_refs(self, names: Sequence[str]) -> None:
         self._update_refs([f"delete {name}" for name in names])
 
+    def set_refs(self, values: Mapping[str, str | None]) -> None:
+        """Point each ref at its commit (None: delete it) in one git process, which
+        finds each in packed-refs by bisection (libgit2 parses all of it per write)."""
+        names = sorted(values)
+        self._update_refs(
+            [f"update {n} {values[n]}" if values[n] else f"delete {n}" for n in names]
+        )
+
     def _clear(self, stage: str) -> list[str]:
         listed = self._run(["for-each-ref", "--format=delete %(refname)", stage])
         return listed.stdout.splitlines()
