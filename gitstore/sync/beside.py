@@ -73,7 +73,8 @@ def usable(transport: Transport, gitdir: Path) -> bool:
     """Whether a fetch beside this store is the same fetch as one in it."""
     if not isinstance(transport, GitCli) or transport.repo is None:
         return False
-    if refread.plain_gitdir(gitdir) != gitdir or any(c in str(gitdir) for c in '"\\\n'):
+    odd = any(c in str(gitdir.absolute()) for c in '"\\\n')  # not written into a config
+    if refread.plain_gitdir(gitdir) != gitdir or odd:
         return False
     try:
         text = (gitdir / "config").read_text(encoding="utf-8", errors="replace").lower()
@@ -126,6 +127,7 @@ def _prepare(side: Path, gitdir: Path, had: dict[str, str], remote: str) -> None
     for sub in ("objects/info", "objects/pack", "refs"):
         (side / sub).mkdir(parents=True, exist_ok=True)
     (side / "HEAD").write_text("ref: refs/heads/main\n")
+    gitdir = gitdir.absolute()  # both paths below would be read relative to ``side``
     (side / "objects" / "info" / "alternates").write_text(str(gitdir / "objects") + "\n")
     # the store's own settings (the remote, its URL rewrites, its transport's options)
     # apply as to a fetch in the store; then this repository's: its connectivity check

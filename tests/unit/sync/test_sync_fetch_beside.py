@@ -16,6 +16,7 @@ from gitstore.refs import files as refread
 from gitstore.sync import beside, fetching, journal, remotes
 from gitstore.sync.pull import Syncer
 from gitstore.sync.push import push
+from gitstore.sync.transport import GitCli
 from tests.unit.sync.test_sync_processes import GIT, calls, counting_git, machine, start
 
 pytestmark = pytest.mark.skipif(GIT is None, reason="these run git")
@@ -60,7 +61,9 @@ def leftovers(gitdir: Path) -> list[str]:
     return side + sorted(p.name for p in (gitdir / "objects" / "pack").glob("*.keep"))
 
 
-def test_the_journal_and_what_it_names_come_through_a_repository_beside_the_store(tmp_path: Path) -> None:
+def test_the_journal_and_what_it_names_come_through_a_repository_beside_the_store(
+    tmp_path: Path,
+) -> None:
     laptop, desktop, remote, log = pair(tmp_path)
     gitdir = desktop.here.place.gitdir
     more(laptop, "jp-c1")
@@ -142,3 +145,19 @@ def test_gc_beside_journal_fetches_loses_nothing(tmp_path: Path) -> None:
     assert desktop.here.refs.require("jp-c1").tip == laptop.here.refs.require("jp-c1").tip
     git(gitdir, "fsck", "--strict", "--no-dangling")
     assert git(gitdir, "cat-file", "-t", COPY) == "commit"
+
+
+def test_a_store_named_by_a_relative_path_fetches_beside_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    laptop, desktop, remote, log = pair(tmp_path)
+    more(laptop, "jp-c1")
+    monkeypatch.chdir(tmp_path)
+    transport = GitCli(desktop.transport.git, Path("desktop"), desktop.transport.environ,
+                       desktop.here.place.repo)  # fmt: skip
+    log.unlink()
+    fetching.fetch_journal(transport, "origin", Path("desktop"))
+    assert [c for c in calls(log) if " fetch " in c][0].startswith("--git-dir desktop/jp/fetch-")
+    gitdir = tmp_path / "desktop"
+    assert git(gitdir, "rev-parse", INCOMING) == git(remote, "rev-parse", journal.REMOTE_REF)
+    assert leftovers(gitdir) == []
