@@ -29,7 +29,6 @@ files, which the next one clears first.
 from __future__ import annotations
 
 import hashlib
-import shutil
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
@@ -57,16 +56,7 @@ def mark(remote: str) -> str:
 def clear(gitdir: Path, remote: str) -> None:
     """What a killed fetch from ``remote`` left: the side repository, and the
     ``.keep`` files of the packs it moved in."""
-    side = folder(gitdir, remote)
-    if side.exists():
-        shutil.rmtree(side, ignore_errors=True)
-    marked = mark(remote)
-    for keep in (gitdir / "objects" / "pack").glob("pack-*.keep"):
-        try:
-            if keep.read_text(errors="replace") == marked:
-                keep.unlink()
-        except OSError:
-            continue
+    firstclone.sweep(gitdir, folder(gitdir, remote), mark(remote))
 
 
 def usable(transport: Transport, gitdir: Path) -> bool:

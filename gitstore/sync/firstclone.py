@@ -51,12 +51,17 @@ def _mark(remote: str) -> str:
 def clear(gitdir: Path, remote: str) -> None:
     """What a killed first pull from ``remote`` left (under its sync lock): the
     clone's folder, and the ``.keep`` files of the packs it moved in."""
-    work = folder(gitdir, remote)
+    sweep(gitdir, folder(gitdir, remote), _mark(remote))
+
+
+def sweep(gitdir: Path, work: Path, mark: str) -> None:
+    """The folder ``work`` beside the store, and the ``.keep`` files in the store that
+    hold ``mark`` (another writer's are left alone)."""
     if work.exists():
         shutil.rmtree(work, ignore_errors=True)
     for keep in (gitdir / "objects" / "pack").glob("pack-*.keep"):
         try:
-            if keep.read_text(errors="replace") == _mark(remote):
+            if keep.read_text(errors="replace") == mark:
                 keep.unlink()
         except OSError:
             continue
