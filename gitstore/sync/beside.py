@@ -19,10 +19,12 @@ leaves it alone while no ref names it), the store's copies are set as the fetch
 would have set them (and pruned as it would have pruned them), then the
 ``.keep`` goes.
 
-Anything unusual (git refusing the fetch, loose objects, a store that is not a
-plain SHA-1 git directory, a copy the store would not let be written) says
-False, and the fetch runs in the store as before, which fails, or succeeds, in
-its own words.  A killed run leaves the side repository and marked ``.keep``
+A fetch git refuses (a remote out of reach, an object that fails its checks)
+raises ``SyncError`` with git's words, as the fetch in the store would, and is
+not tried a second time: an unreachable remote costs one timeout, not two.
+Anything else unusual (loose objects, a store that is not a plain SHA-1 git
+directory, a copy the store would not let be written) says False, and the fetch
+runs in the store as before.  A killed run leaves the side repository and marked ``.keep``
 files, which the next one clears first.
 """
 
@@ -36,6 +38,7 @@ from pathlib import Path
 from gitstore.errors import SyncError
 from gitstore.refs import files as refread
 from gitstore.sync import firstclone, remotes
+from gitstore.sync.gitoutput import error_lines
 from gitstore.sync.transport import FSCK, NO_REFLOG, GitCli, Transport
 
 # copies written through libgit2 up to this many: it parses packed-refs for each
@@ -93,10 +96,12 @@ def fetch(
         args += ["--no-write-fetch-head", *(f"--negotiation-tip={t}" for t in tips)]
         args += ["--prune", remote, *specs]
         try:
-            done = subprocess.run(args, capture_output=True, env=transport.env(remote))
+            done = subprocess.run(args, capture_output=True, text=True, env=transport.env(remote))
         except OSError:
             return False
-        if done.returncode != 0 or firstclone.has_loose_objects(side):
+        if done.returncode != 0:  # the remote's or git's refusal: not asked of it twice
+            raise SyncError(remote, error_lines(done.stderr))
+        if firstclone.has_loose_objects(side):
             return False
         fetched = refread.matching_refs(side, wrote)
         if fetched is None:

@@ -329,10 +329,9 @@ def fetch_journal(transport: Transport, remote: str, gitdir: Path) -> None:
     # offered as what this side has: the copy (a glob, so a missing one is no error)
     # a glob: a remote without a journal is no error (and prunes the copy)
     specs, tips = [f"+{journal.REMOTE_REF}*:{incoming}*"], [copy + "*"]
-    if beside.fetch(transport, remote, gitdir, specs, tips):
-        return  # in a repository beside the store: it costs the journal, not the store
     try:
-        transport.fetch(remote, specs, True, tips)
+        if not beside.fetch(transport, remote, gitdir, specs, tips):  # the journal's cost
+            transport.fetch(remote, specs, True, tips)
     except SyncError as exc:
         _raise_local(exc, gitdir)
         raise

@@ -162,3 +162,17 @@ def test_a_store_named_by_a_relative_path_fetches_beside_it(
     gitdir = tmp_path / "desktop"
     assert git(gitdir, "rev-parse", INCOMING) == git(remote, "rev-parse", journal.REMOTE_REF)
     assert leftovers(gitdir) == []
+
+
+def test_a_remote_out_of_reach_is_asked_once(tmp_path: Path) -> None:
+    """git's refusal beside the store is the answer: not a second fetch in the store
+    (an unreachable remote would cost its timeout twice)."""
+    _, desktop, remote, log = pair(tmp_path)
+    gitdir = desktop.here.place.gitdir
+    remote.rename(tmp_path / "gone.git")
+    log.unlink()
+    with pytest.raises(SyncError):
+        fetching.fetch_journal(desktop.transport, "origin", gitdir)
+    fetches = [c for c in calls(log) if " fetch " in c]
+    assert len(fetches) == 1 and "/jp/fetch-" in fetches[0], fetches
+    assert leftovers(gitdir) == []
