@@ -36,6 +36,8 @@ if not DRIVER.exists() or shutil.which("chromium") is None:
     pytest.skip(HOW, allow_module_level=True)
 webdriver = pytest.importorskip("selenium.webdriver", reason="pip install selenium (the dev extra)")
 from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support import expected_conditions  # noqa: E402
+from selenium.webdriver.support.wait import WebDriverWait  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -72,6 +74,10 @@ def shot(driver: Any, name: str) -> None:
 def clean_console(driver: Any) -> None:
     errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
     assert not errors, errors
+
+
+def loaded(driver: Any) -> bool:
+    return bool(driver.execute_script("return document.readyState") == "complete")
 
 
 def not_pwned(driver: Any) -> None:
@@ -117,7 +123,9 @@ def test_search_and_a_hostile_conversation(browser: tuple[Any, str], built: Buil
     driver.get(base + "/")
     box = driver.find_element(By.NAME, "q")
     box.send_keys("needle-in-haystack")
-    box.submit()
+    box.submit()  # a script's submit: Selenium does not wait for the page it loads
+    WebDriverWait(driver, 30).until(expected_conditions.staleness_of(box))
+    WebDriverWait(driver, 30).until(loaded)
     rows = driver.find_elements(By.CSS_SELECTOR, "table.list tbody tr")
     assert len(rows) == 1 and "needle-in-haystack" in rows[0].text
     shot(driver, "search")
