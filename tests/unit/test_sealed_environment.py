@@ -50,7 +50,11 @@ def hostile(home: Path) -> dict[str, str]:
 def test_a_developers_environment_reaches_no_test(tmp_path: Path) -> None:
     env = {**os.environ, **hostile(tmp_path)}
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "tests/support/seal_probe.py"],
+        [
+            *(sys.executable, "-m", "pytest", "-p", "no:cacheprovider"),
+            f"--basetemp={tmp_path / 'inner'}",  # else it sweeps old runs' folders of /tmp
+            "tests/support/seal_probe.py",
+        ],
         cwd=ROOT,
         env=env,
         capture_output=True,
