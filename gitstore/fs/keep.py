@@ -7,31 +7,28 @@ deleted all the same, in part (its tree, a subtree, a blob) or whole, and the
 ref then names an object that is gone: every later read of it fails.
 
 (``--expire=now`` expires every object whatever its age, so no date protects
-it.)  ``Kept`` holds the bytes of each object one write made, read back as
-soon as it is written (one already gone is ``Spoiled``: the caller writes it
-all again); after the ref moves, ``restore`` writes again any the prune took
-(the same bytes give the same id, so the ref is whole again), checking until a
-pass finds all of them, a bounded number of times.  It checks through an object
-database of its own: the repository's caches the commits and trees it read
-back, and would answer for them after their files are gone.
-``missing`` names an object a read meets gone: git's prune when it runs or
-took the object's folder, else the damage it is.
+it.)  A notes or operation-log write makes its objects in memory
+(``Kept.stage``, with ``gitobject``'s bytes) and ``shelter`` writes them into
+a pack that a ``.keep`` protects from before it shows: that pack is their only
+copy, so no prune can take them, and nothing is deflated, written loose and
+read back first.  Objects written loose by libgit2 are held instead
+(``hold``: their bytes read back as soon as written; one already gone is
+``Spoiled``, and the caller writes it all again); after the ref moves,
+``restore`` writes again any the prune took (the same bytes give the same id,
+so the ref is whole again), checking until a pass finds all of them, a bounded
+number of times.  It checks through an object database of its own: the
+repository's caches the commits and trees it read back, and would answer for
+them after their files are gone.  ``missing`` names an object a read meets
+gone: git's prune when it runs or took the object's folder, else the damage
+it is.
 
-A released shelter pack stays in ``objects/pack`` (its objects may have no
-loose copy left: git's prune removes the loose copies of packed objects), and
-libgit2 lists that folder again on every lookup that misses, so each pack left
-costs every later write.  ``release`` records the pack in ``<gitdir>/jp/
-shelters`` (under the ``flock`` of ``jp/locks/shelters.lock``); past
-``FOLD_AT`` packs of one level it folds them into one of the next level,
-installed before the small ones go, so their objects are never out of a pack.
-Only released packs are folded: their ref names their objects already (or
-never will), so a prune may take them no sooner than before.
+After ``release`` the pack stays in ``objects/pack`` until git's gc repacks it;
+``shelters.py`` records such packs and folds them, so that they stay few.
 """
 
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import os
 import re
 import shutil
@@ -41,7 +38,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from gitstore.errors import EnvironmentFault, GitStoreError, StoreError, environment_fault
-from gitstore.fs import atomic, diskfault, flock, packfile, retry
+from gitstore.fs import diskfault, gitobject, packfile, retry
+from gitstore.fs.shelters import FOLD_AT, folder, free_stem, released, unique
 
 if TYPE_CHECKING:
     import pygit2
@@ -51,8 +49,8 @@ else:
     pygit2 = lazy_module("pygit2")
 
 T = TypeVar("T")
+__all__ = ["FOLD_AT", "folder", "free_stem", "released"]  # and what is defined here
 READ_RETRIES = 5  # reads of an object a writer beside may be writing again
-FOLD_AT = 8  # released shelter packs left before ``release`` folds them into one
 
 
 class Spoiled(Exception):
@@ -97,6 +95,7 @@ class Kept:
     def __init__(self, repo: pygit2.Repository) -> None:
         self._repo = repo
         self._held: dict[str, tuple[int, bytes]] = {}
+        self._staged: set[str] = set()  # held objects whose only copy is the kept pack
         self._keep: Path | None = None
         self._pack: str | None = None  # the installed pack's stem, for ``fold``
         self._work: Path | None = None
@@ -113,6 +112,22 @@ class Kept:
             except (KeyError, ValueError, pygit2.GitError):
                 raise Spoiled(name) from None
             self._held[name] = (int(kind), bytes(data))
+
+    def stage(self, kind: int, data: bytes) -> pygit2.Oid:
+        """Hold an object not yet written (``gitobject``'s bytes): ``shelter`` writes
+        it, into the kept pack alone, so no prune can take it before its ref names it.
+        (SHA-1 names: libgit2 as pygit2 builds it opens no other repository.)"""
+        name = gitobject.object_id(kind, data).hex()
+        if name not in self._held:
+            self._held[name] = (kind, data)
+            self._staged.add(name)
+        return pygit2.Oid(hex=name)
+
+    def write(self, kind: int, data: bytes) -> pygit2.Oid:
+        """Write an object loose (libgit2) and hold it (``Spoiled`` when gone already)."""
+        oid: pygit2.Oid = diskfault.retried(partial(self._repo.odb.write, kind, data))
+        self.hold(oid)
+        return oid
 
     def shelter(self) -> None:
         """Put the held objects into a pack that git's prune and repack leave alone
@@ -133,7 +148,7 @@ class Kept:
             self._work, self._owner = work, os.open(work / "owner", os.O_RDWR | os.O_CREAT, 0o644)
             fcntl.flock(self._owner, fcntl.LOCK_EX)
             packs = gitdir / "objects" / "pack"
-            pack = _unique(self._write_pack(work), packs)
+            pack = unique(self._write_pack(work), packs)
             self._keep = packs / f"{pack.stem}.keep"
             os.write(self._owner, self._keep.name.encode())
             self._keep.write_text(f"jp: until its ref names these objects (pid {os.getpid()})\n")
@@ -157,6 +172,9 @@ class Kept:
                 return packfile.write(list(self._held.values()), work)
             except ValueError:  # past what a pack of whole objects holds (2 GiB)
                 pass
+        for name in self._staged:  # the pack builder reads them: written loose first
+            kind, data = self._held[name]
+            diskfault.retried(partial(self._repo.odb.write, kind, data))
         builder = pygit2.PackBuilder(self._repo)
         for name in self._held:
             builder.add(pygit2.Oid(hex=name))
@@ -182,10 +200,15 @@ class Kept:
         """Write again every held object git's prune took; whether any had gone.
 
         A pass that found some gone is followed by another (the prune may still
-        be walking the folders); one that finds them all ends it.
+        be walking the folders); one that finds them all ends it.  Objects only
+        staged are in the kept pack, which nothing of git's removes while its
+        ``.keep`` is there: while that pack is, only the others are looked for.
         """
         lost = False
         objects = str(Path(self._repo.path) / "objects")
+        pack = os.path.join(objects, "pack", f"{self._pack}.pack")
+        if self._pack and self._staged.issuperset(self._held) and os.path.exists(pack):
+            return False
         for _ in retry.growing(diskfault.PRUNE_RETRIES, 0.01):
             fresh = pygit2.Odb(objects)  # no cache: each object looked for on disk
             held = self._held.items()
@@ -196,122 +219,6 @@ class Kept:
             for kind, data in gone:
                 diskfault.retried(partial(self._repo.odb.write, kind, data))
         raise EnvironmentFault("pruned", objects, "objects jp wrote kept going")
-
-
-def released(gitdir: Path, repo: pygit2.Repository, pack: str, oids: list[str]) -> None:
-    """Record a released shelter pack; past ``FOLD_AT`` of one level, fold them into
-    one of the next (each object is packed again once a level: n log n in all).
-    Best effort: a fault leaves the packs as they were (each still whole)."""
-    record = gitdir / "jp" / "shelters"
-    try:
-        locks = flock.folder(gitdir)
-        locks.mkdir(parents=True, exist_ok=True)
-        with open(locks / "shelters.lock", "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)  # one process records or folds at a time
-            with open(record, "a", encoding="ascii") as out:
-                out.write(" ".join(["0", pack, *oids]) + "\n")
-            data = record.read_bytes()
-            if data.startswith(b"0 ") + data.count(b"\n0 ") > FOLD_AT:  # parsed when due
-                _fold_due(gitdir, repo, record)
-    except (OSError, EnvironmentFault, pygit2.GitError, KeyError, ValueError, StopIteration):
-        return
-
-
-Recorded = dict[str, tuple[int, list[str]]]  # pack stem -> (level, its objects)
-_LINE = re.compile(r"[0-9]{1,3} pack-[0-9a-f]{40,64}(?: [0-9a-f]{40,64})*")
-
-
-def _recorded(record: Path, packs: Path) -> Recorded:
-    """The recorded packs still in ``packs`` (git's gc may have repacked them),
-    with their level and objects; a line not of that form is skipped."""
-    found: Recorded = {}
-    for line in record.read_text(encoding="ascii", errors="replace").splitlines():
-        if _LINE.fullmatch(line) is None:
-            continue
-        level, name, *oids = line.split(" ")
-        if (packs / f"{name}.idx").exists():
-            found[name] = (int(level), oids)
-    return found
-
-
-def _fold_due(gitdir: Path, repo: pygit2.Repository, record: Path) -> None:
-    """Fold each level that holds more than ``FOLD_AT`` packs, lowest first; then
-    rewrite the record (renamed into place) to name the packs left."""
-    found = _recorded(record, gitdir / "objects" / "pack")
-    level = 0
-    while True:
-        packs = [name for name, (at, _) in found.items() if at == level]
-        if len(packs) <= FOLD_AT:
-            break
-        oids = sorted({o for name in packs for o in found[name][1]})
-        made = _fold(gitdir, repo, packs, oids)
-        for name in packs:
-            del found[name]
-        found[made] = (level + 1, oids)
-        level += 1
-    lines = [" ".join([str(at), name, *oids]) for name, (at, oids) in found.items()]
-    atomic.write(record, "".join(f"{line}\n" for line in lines))
-
-
-def _fold(gitdir: Path, repo: pygit2.Repository, packs: list[str], oids: list[str]) -> str:
-    """One pack of ``oids`` (the objects of ``packs``), installed (pack, then index)
-    before the small packs are removed (index first); its stem."""
-    import uuid  # lazy: start-up; only a write folds
-
-    work = folder(gitdir) / f"fold-{uuid.uuid4().hex}"
-    work.mkdir(parents=True)
-    owner = os.open(work / "owner", os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(owner, fcntl.LOCK_EX)  # a live writer's folder: ``sweep`` leaves it
-        builder = pygit2.PackBuilder(repo)
-        for oid in oids:
-            builder.add(pygit2.Oid(hex=oid))
-        builder.write(str(work))
-        objects = gitdir / "objects" / "pack"
-        made = _unique(next(work.glob("pack-*.pack")), objects)
-        os.replace(made, objects / made.name)
-        os.replace(made.with_suffix(".idx"), objects / f"{made.stem}.idx")
-        for name in packs:
-            if name != made.stem:
-                (objects / f"{name}.idx").unlink(missing_ok=True)
-                (objects / f"{name}.pack").unlink(missing_ok=True)
-        return made.stem
-    finally:
-        os.close(owner)
-        shutil.rmtree(work, ignore_errors=True)
-
-
-def free_stem(packs: Path, stem: str) -> str:
-    """``stem`` (``pack-<checksum>``), or a name of its own when ``packs`` has a pack
-    of that name already.
-
-    A pack is named by its checksum, so two writes of the same objects (an attempt
-    made again within the same second, an import written again after a killed one)
-    make packs of one name.  Installed over the first, the second would be deleted
-    with it: by git's repack, which listed the first, released and unreachable,
-    before the second was kept, or by ``_fold``, which folds the first by its
-    recorded name.  git reads a pack under any name.
-    """
-    if not any((packs / f"{stem}{s}").exists() for s in (".pack", ".idx", ".keep")):
-        return stem
-    import uuid  # lazy: start-up; only a write shelters objects
-
-    return f"pack-{hashlib.sha1(f'{stem} {uuid.uuid4().hex}'.encode()).hexdigest()}"
-
-
-def _unique(pack: Path, packs: Path) -> Path:
-    """``pack`` (with its index) renamed to ``free_stem``'s name."""
-    stem = free_stem(packs, pack.stem)
-    if stem == pack.stem:
-        return pack
-    renamed = pack.with_name(f"{stem}.pack")
-    os.replace(pack.with_suffix(".idx"), renamed.with_suffix(".idx"))
-    os.replace(pack, renamed)
-    return renamed
-
-
-def folder(gitdir: Path) -> Path:
-    return gitdir / "jp" / "kept"
 
 
 def packing_folder(gitdir: Path) -> Path:

@@ -5,7 +5,8 @@ write made, whose bytes jp already holds: libgit2's pack builder would read
 each back from the object database, search for deltas among them and index
 the pack it made, a few milliseconds a write (most of a fork's time in a store
 of thousands of titled conversations, whose notes tree is one large tree).
-Here every object is stored whole, deflated at the fastest level, and the
+Here every object is stored whole, deflated at the fastest level (a tree, mostly
+object ids, only stored in zlib's format), and the
 index is made from what was written: pack version 2, index version 2, SHA-1
 object names, as ``git index-pack`` would index the same pack.
 """
@@ -13,11 +14,14 @@ object names, as ``git index-pack`` would index the same pack.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 import struct
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+
+from gitstore.fs.gitobject import object_id
 
 # a pack entry's type (as pygit2's ``ObjectType`` numbers them)
 KINDS = frozenset({1, 2, 3, 4})  # commit, tree, blob, tag
@@ -38,32 +42,57 @@ def entry_header(kind: int, size: int) -> bytes:
     return bytes(out)
 
 
-def object_id(kind: int, data: bytes) -> bytes:
-    """The SHA-1 name git gives an object of ``kind`` holding ``data``."""
-    word = {1: b"commit", 2: b"tree", 3: b"blob", 4: b"tag"}[kind]
-    return hashlib.sha1(b"%s %d\0" % (word, len(data)) + data).digest()
+Entry = tuple[bytes, bytes]  # (raw name, the entry's bytes: header and deflated data)
 
 
 def pack_bytes(objects: Sequence[tuple[int, bytes]]) -> tuple[bytes, bytes]:
     """The pack of ``objects`` (type, bytes) and its index; refuses what they cannot hold."""
-    pack = bytearray(b"PACK" + struct.pack(">II", 2, len(objects)))
-    entries: dict[bytes, tuple[int, int]] = {}  # name -> (offset, CRC-32 of the entry)
+    entries: list[Entry] = []
     for kind, data in objects:
         if kind not in KINDS:
             raise ValueError(f"not an object type a pack stores whole: {kind}")
-        name = object_id(kind, data)
-        if name in entries:
+        # a tree is mostly object ids, which do not deflate: stored, not searched
+        record = entry_header(kind, len(data)) + zlib.compress(data, 0 if kind == 2 else 1)
+        entries.append((object_id(kind, data), record))
+    return assemble(entries)
+
+
+def assemble(entries: Iterable[Entry]) -> tuple[bytes, bytes]:
+    """A pack of ``entries`` (each object once, the first kept) and its index."""
+    pack = bytearray(b"PACK" + struct.pack(">II", 2, 0))
+    index: dict[bytes, tuple[int, int]] = {}  # name -> (offset, CRC-32 of the entry)
+    for name, record in entries:
+        if name in index:
             continue
-        record = entry_header(kind, len(data)) + zlib.compress(data, 1)
-        entries[name] = (len(pack), zlib.crc32(record))
+        index[name] = (len(pack), zlib.crc32(record))
         pack += record
         if len(pack) > _BIG:
             raise ValueError("a pack this large needs 64-bit offsets")
-    if len(entries) != len(objects):  # the header counted every object once
-        pack[8:12] = struct.pack(">I", len(entries))
+    pack[8:12] = struct.pack(">I", len(index))
     digest = hashlib.sha1(pack).digest()
     pack += digest
-    return bytes(pack), index_bytes(entries, digest)
+    return bytes(pack), index_bytes(index, digest)
+
+
+def whole_entries(pack: bytes, index: bytes) -> list[Entry]:
+    """Every entry of a pack (its bytes and its index's), each to be copied as it is
+    into another pack; ``ValueError`` when one is a delta (its base named by its place
+    in this pack) or the two do not agree."""
+    if index[:8] != b"\xfftOc\x00\x00\x00\x02" or pack[:8] != b"PACK\x00\x00\x00\x02":
+        raise ValueError("not a version-2 pack and index")
+    count = struct.unpack_from(">I", index, 8 + 255 * 4)[0]
+    names_at = 8 + 256 * 4
+    offsets_at = names_at + count * 24
+    if len(index) != offsets_at + count * 4 + 40 or pack[-20:] != index[-40:-20]:
+        raise ValueError("an index that is not its pack's (or has 64-bit offsets)")
+    offsets = struct.unpack_from(f">{count}I", index, offsets_at)
+    ends = dict(zip(sorted(offsets), [*sorted(offsets)[1:], len(pack) - 20], strict=True))
+    out: list[Entry] = []
+    for n, offset in enumerate(offsets):
+        if (pack[offset] >> 4) & 7 not in KINDS:
+            raise ValueError("a delta entry")
+        out.append((index[names_at + n * 20 : names_at + n * 20 + 20], pack[offset : ends[offset]]))
+    return out
 
 
 def index_bytes(entries: dict[bytes, tuple[int, int]], pack_digest: bytes) -> bytes:
@@ -73,13 +102,10 @@ def index_bytes(entries: dict[bytes, tuple[int, int]], pack_digest: bytes) -> by
     for name in names:
         counts[name[0]] += 1
     index = bytearray(b"\xfftOc" + struct.pack(">I", 2))
-    total = 0
-    for count in counts:
-        total += count
-        index += struct.pack(">I", total)
+    index += struct.pack(">256I", *itertools.accumulate(counts))
     index += b"".join(names)
-    index += b"".join(struct.pack(">I", entries[n][1]) for n in names)
-    index += b"".join(struct.pack(">I", entries[n][0]) for n in names)
+    index += struct.pack(f">{len(names)}I", *(entries[n][1] for n in names))
+    index += struct.pack(f">{len(names)}I", *(entries[n][0] for n in names))
     index += pack_digest
     index += hashlib.sha1(index).digest()
     return bytes(index)
@@ -87,7 +113,11 @@ def index_bytes(entries: dict[bytes, tuple[int, int]], pack_digest: bytes) -> by
 
 def write(objects: Sequence[tuple[int, bytes]], folder: Path) -> Path:
     """Write ``pack-<name>.pack`` and its ``.idx`` into ``folder``; the pack's path."""
-    pack, index = pack_bytes(objects)
+    return install(*pack_bytes(objects), folder)
+
+
+def install(pack: bytes, index: bytes, folder: Path) -> Path:
+    """Write a pack and its index as ``pack-<name>`` into ``folder``; the pack's path."""
     stem = folder / f"pack-{pack[-20:].hex()}"
     for suffix, data in ((".pack", pack), (".idx", index)):
         fd = os.open(stem.with_suffix(suffix), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)

@@ -18,14 +18,14 @@ processes that record at once each retry on top of the other.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitstore import faults
 from gitstore.errors import ConcurrentUpdate, EnvironmentFault, LockedRef, environment_fault
-from gitstore.fs import diskfault, flock, keep, retry
+from gitstore.fs import diskfault, flock, gitobject, keep, retry
 from gitstore.fs.place import Place
 from gitstore.oplog.model import SYMBOLIC, Op, printable
 
@@ -178,50 +178,51 @@ def _commits_of(repo: pygit2.Repository, op: Op) -> list[pygit2.Oid]:
 
 
 def _keepers(
-    repo: pygit2.Repository,
-    oids: list[pygit2.Oid],
-    signature: pygit2.Signature,
-    made: list[pygit2.Oid],
+    oids: list[pygit2.Oid], signature: pygit2.Signature, held: keep.Kept
 ) -> list[pygit2.Oid]:
     """At most ``KEEP`` parents that keep every commit of ``oids`` reachable (the
-    commits and the tree written for that are added to ``made``)."""
+    commits and the tree made for that are staged in ``held``)."""
     if len(oids) <= KEEP:
         return oids
-    empty = repo.TreeBuilder().write()
-    made.append(empty)
+    empty = str(held.stage(gitobject.TREE, b""))
+    person = gitobject.person(signature)
     level = oids
     while len(level) > KEEP:
         level = [
-            repo.create_commit(
-                None, signature, signature, f"jp op: keeps {len(chunk)} commits", empty, chunk
+            held.stage(
+                gitobject.COMMIT,
+                gitobject.commit_data(
+                    empty,
+                    [str(c) for c in chunk],
+                    person,
+                    person,
+                    f"jp op: keeps {len(chunk)} commits",
+                ),
             )
             for chunk in (level[i : i + KEEP] for i in range(0, len(level), KEEP))
         ]
-        made += level
     return level
 
 
 def _commit(
-    repo: pygit2.Repository,
     op: Op,
     prev: pygit2.Oid | None,
     kept: list[pygit2.Oid],
     signature: pygit2.Signature,
-    made: list[pygit2.Oid] | None = None,
+    put: Callable[[int, bytes], pygit2.Oid],
 ) -> pygit2.Oid:
-    blob = repo.create_blob(json.dumps(op.to_json(), sort_keys=True).encode())
-    builder = repo.TreeBuilder()
-    builder.insert(FILE, blob, pygit2.GIT_FILEMODE_BLOB)
-    since = repo.create_blob(repr(float(op.since or op.time)).encode())
-    builder.insert(SINCE, since, pygit2.GIT_FILEMODE_BLOB)
-    tree = builder.write()
-    parents = ([prev] if prev is not None else []) + kept
+    """``op``'s commit on ``prev``, each of its objects given to ``put``."""
+    builder = gitobject.TreeEdit()
+    blob = put(gitobject.BLOB, json.dumps(op.to_json(), sort_keys=True).encode())
+    builder.insert(FILE, blob.raw, gitobject.BLOB_MODE)
+    since = put(gitobject.BLOB, repr(float(op.since or op.time)).encode())
+    builder.insert(SINCE, since.raw, gitobject.BLOB_MODE)
+    tree = put(gitobject.TREE, builder.data())
+    parents = [str(p) for p in ([prev] if prev is not None else []) + kept]
     subject = printable(op.command).splitlines()[0][:200] if op.command.strip() else "jp"
     message = f"jp op {op.id}: {subject}\n"
-    oid: pygit2.Oid = repo.create_commit(None, signature, signature, message, tree, parents)
-    if made is not None:
-        made += [blob, since, tree, oid]
-    return oid
+    person = gitobject.person(signature)
+    return put(gitobject.COMMIT, gitobject.commit_data(str(tree), parents, person, person, message))
 
 
 def write(repo: pygit2.Repository, op: Op, signature: pygit2.Signature) -> str:
@@ -288,12 +289,9 @@ def _move(
 def _kept_parents(
     repo: pygit2.Repository, op: Op, signature: pygit2.Signature
 ) -> tuple[list[pygit2.Oid], keep.Kept]:
-    """The parents that keep ``op``'s commits reachable, and the objects held."""
-    made: list[pygit2.Oid] = []
-    parents = _keepers(repo, _commits_of(repo, op), signature, made)
+    """The parents that keep ``op``'s commits reachable, and the objects staged."""
     held = keep.Kept(repo)
-    held.hold(*made)
-    return parents, held
+    return _keepers(_commits_of(repo, op), signature, held), held
 
 
 def _prepare(
@@ -310,10 +308,8 @@ def _prepare(
     if prev is not None:
         since = keep.reread(partial(_since_of, repo, prev), Path(repo.path), REF)
     op.since = op.time if since is None else since
-    made: list[pygit2.Oid] = []
     previous = prev.id if since is not None and prev is not None else None
-    oid = _commit(repo, op, previous, parents, signature, made)
-    held.hold(*made)
+    oid = _commit(op, previous, parents, signature, held.stage)  # the kept pack is their only copy
     held.shelter()
     faults.point("oplog:objects-written")
     return ref, oid
@@ -344,18 +340,16 @@ def trim(place: Place, cutoff: float) -> int:
         return 0
     since = staying[-1][1].time if staying else 0.0
     prev: pygit2.Oid | None = None
-    made: list[pygit2.Oid] = []
-    for commit, op in reversed(staying):
-        kept = list(commit.parent_ids)
-        if kept and _previous(repo, commit) is not None:
-            kept = kept[1:]
-        op.since = since
-        # stamped with the operation's own time (the store's clock), not the machine's now
-        signature = pygit2.Signature("jp", "jp@localhost", int(op.time), 0)
-        prev = _commit(repo, op, prev, kept, signature, made)
     held = keep.Kept(repo)
     try:
-        held.hold(*made)
+        for commit, op in reversed(staying):
+            kept = list(commit.parent_ids)
+            if kept and _previous(repo, commit) is not None:
+                kept = kept[1:]
+            op.since = since
+            # stamped with the operation's own time (the store's clock), not the machine's now
+            signature = pygit2.Signature("jp", "jp@localhost", int(op.time), 0)
+            prev = _commit(op, prev, kept, signature, held.write)
         if prev is None:
             repo.references.delete(REF)
         else:

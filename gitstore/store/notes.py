@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 from gitstore import faults
 from gitstore.boundary import NOTES_MAX_DEPTH
 from gitstore.errors import ConcurrentUpdate, EnvironmentFault, LockedRef
-from gitstore.fs import diskfault, flock, keep, retry
+from gitstore.fs import diskfault, flock, gitobject, keep, retry
 from gitstore.refs.transaction import RefUpdate
 from gitstore.store.metalines import compact_meta, last_stamp, meta_line, meta_values, union
 
@@ -231,31 +231,34 @@ def read_many(repo: pygit2.Repository, ref: str, targets: Iterable[str]) -> dict
     return keep.reread(partial(_read_many, repo, ref, list(targets)), Path(repo.path), ref)
 
 
+Put = Callable[[int, bytes], "pygit2.Oid"]  # writes (or stages) an object: its id
+
+
 def _edit(
     repo: pygit2.Repository,
     tree: pygit2.Tree | None,
     edits: Mapping[str, pygit2.Oid | None],
-    made: list[pygit2.Oid],
+    put: Put,
     depth: int = 0,
 ) -> pygit2.Oid | None:
     """``tree`` with each note in ``edits`` (named relative to it) set to its blob at
     depth ``FANOUT``, or removed when None, and removed wherever else it is (flat at
-    the root, deeper fan-out).  Only the subtrees on those notes' paths are rewritten
-    (each added to ``made``).  None when the tree ends up empty (below the root)."""
-    builder = repo.TreeBuilder(tree) if tree is not None else repo.TreeBuilder()
+    the root, deeper fan-out).  Only the subtrees on those notes' paths are made
+    again, each given to ``put``.  None when the tree ends up empty (below the root)."""
+    builder = gitobject.TreeEdit(tree.read_raw() if tree is not None else b"")
     edits = dict(edits)
-    if depth == 0 and tree is not None:
+    if depth == 0:
         # flat notes at the root (older jp, small git trees) move into the fan-out
         # once; the root then holds at most 256 subtrees
-        for entry in tree:
-            name = entry.name or ""
-            if entry.type_str == "blob" and _FLAT.match(name):
-                edits.setdefault(name, entry.id)
+        for name in list(builder.blobs()):
+            found = builder.get(name)
+            if found is not None and _FLAT.match(name):
+                edits.setdefault(name, pygit2.Oid(raw=found[1]))
     inner: dict[str, dict[str, pygit2.Oid | None]] = {}
     for name, blob in edits.items():
         if depth == FANOUT and blob is not None:
-            builder.insert(name, blob, pygit2.GIT_FILEMODE_BLOB)
-        elif builder.get(name) is not None:
+            builder.insert(name, blob.raw, gitobject.BLOB_MODE)
+        else:
             builder.remove(name)
         if len(name) <= 2:
             continue
@@ -264,40 +267,39 @@ def _edit(
         elif _subtree(repo, tree, name[:2]) is not None:  # a copy in a deeper fan-out goes
             inner.setdefault(name[:2], {})[name[2:]] = None
     for prefix, sub_edits in inner.items():
-        sub = _edit(repo, _subtree(repo, tree, prefix), sub_edits, made, depth + 1)
+        sub = _edit(repo, _subtree(repo, tree, prefix), sub_edits, put, depth + 1)
         if sub is not None:
-            builder.insert(prefix, sub, pygit2.GIT_FILEMODE_TREE)
-        elif builder.get(prefix) is not None:
+            builder.insert(prefix, sub.raw, gitobject.TREE_MODE)
+        else:
             builder.remove(prefix)
     if depth > 0 and len(builder) == 0:
         return None
-    oid: pygit2.Oid = builder.write()
-    made.append(oid)
-    return oid
+    return put(gitobject.TREE, builder.data())
 
 
 def _write(
     repo: pygit2.Repository,
     tree: pygit2.Tree | None,
     edits: Mapping[str, pygit2.Oid | None],
-    made: list[pygit2.Oid] | None = None,
+    put: Put,
 ) -> pygit2.Oid:
-    oid = _edit(repo, tree, edits, [] if made is None else made)
+    oid = _edit(repo, tree, edits, put)
     assert oid is not None, "the root is written even when empty"
     return oid
 
 
-def write_tree(
-    repo: pygit2.Repository, texts: Mapping[str, str], made: list[pygit2.Oid] | None = None
-) -> pygit2.Oid:
-    """A new notes tree, in the fan-out layout, holding ``texts`` (annotated hex id -> text);
-    every object written is added to ``made``."""
+def write_tree(repo: pygit2.Repository, texts: Mapping[str, str]) -> pygit2.Oid:
+    """A new notes tree, in the fan-out layout, holding ``texts`` (annotated hex id -> text),
+    its objects written loose."""
+
+    def put(kind: int, data: bytes) -> pygit2.Oid:
+        oid: pygit2.Oid = repo.odb.write(kind, data)
+        return oid
+
     blobs: dict[str, pygit2.Oid | None] = {
-        t: repo.create_blob(x.encode()) for t, x in texts.items()
+        t: put(gitobject.BLOB, x.encode()) for t, x in texts.items()
     }
-    if made is not None:
-        made += [b for b in blobs.values() if b is not None]
-    return _write(repo, None, blobs, made)
+    return _write(repo, None, blobs, put)
 
 
 def update(
@@ -370,16 +372,16 @@ def _prepare(
     for target in wanted:
         if not _FLAT.match(target):
             raise ValueError(f"not an object id to annotate: {target!r}")
+    kept = keep.Kept(repo)  # the pack it shelters is the objects' only copy
     blobs = {
-        target: repo.create_blob(text.encode()) if text is not None else None
+        target: kept.stage(gitobject.BLOB, text.encode()) if text is not None else None
         for target, text in wanted.items()
     }
-    made = [b for b in blobs.values() if b is not None]
-    tree = _write(repo, existing, blobs, made)
-    parents = [parent.id] if parent is not None else []
-    oid = repo.create_commit(None, signature, signature, message, tree, parents)
-    kept = keep.Kept(repo)
-    kept.hold(*made, oid)
+    tree = _write(repo, existing, blobs, kept.stage)
+    parents = [str(parent.id)] if parent is not None else []
+    person = gitobject.person(signature)
+    commit = gitobject.commit_data(str(tree), parents, person, person, message)
+    oid = kept.stage(gitobject.COMMIT, commit)
     kept.shelter()
     faults.point("notes:objects-written")
     return current, (str(parent.id) if parent is not None else None), oid, kept
