@@ -17,8 +17,10 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Protocol
 
 COMMIT, TREE, BLOB = 1, 2, 3  # as pygit2's ``ObjectType`` numbers them
 BLOB_MODE, TREE_MODE = 0o100644, 0o040000
@@ -93,53 +95,42 @@ class TreeEdit:
         return b"".join([order[key] for key in sorted(order)])
 
 
-@dataclass(frozen=True)
-class Person:
-    """An author or committer line's parts, as a signature holds them."""
+if TYPE_CHECKING:
 
-    name: bytes
-    email: bytes
-    time: int
-    offset: int  # minutes east of UTC
+    class Signature(Protocol):
+        """What a pygit2 signature shows of itself."""
 
-    def line(self, header: bytes) -> bytes:
-        sign = b"-" if self.offset < 0 else b"+"
-        hours, minutes = divmod(abs(self.offset), 60)
-        return b"%s %s <%s> %d %s%02d%02d\n" % (
-            header,
-            self.name,
-            self.email,
-            self.time,
-            sign,
-            hours,
-            minutes,
-        )
+        @property
+        def raw_name(self) -> bytes: ...
+        @property
+        def raw_email(self) -> bytes: ...
+        @property
+        def time(self) -> int: ...
+        @property
+        def offset(self) -> int: ...
 
 
-class Signature(Protocol):
-    """What a pygit2 signature shows of itself."""
-
-    @property
-    def raw_name(self) -> bytes: ...
-    @property
-    def raw_email(self) -> bytes: ...
-    @property
-    def time(self) -> int: ...
-    @property
-    def offset(self) -> int: ...
+def person(signature: Signature) -> tuple[bytes, bytes, int, int]:
+    """An author or committer's parts: name, email, time, minutes east of UTC."""
+    return bytes(signature.raw_name), bytes(signature.raw_email), signature.time, signature.offset
 
 
-def person(signature: Signature) -> Person:
-    return Person(
-        bytes(signature.raw_name), bytes(signature.raw_email), signature.time, signature.offset
-    )
+def _line(header: bytes, who: tuple[bytes, bytes, int, int]) -> bytes:
+    name, email, time, offset = who
+    hours, minutes = divmod(abs(offset), 60)
+    sign = b"-" if offset < 0 else b"+"
+    return b"%s %s <%s> %d %s%02d%02d\n" % (header, name, email, time, sign, hours, minutes)
 
 
 def commit_data(
-    tree: str, parents: Sequence[str], author: Person, committer: Person, message: str
+    tree: str,
+    parents: Sequence[str],
+    author: tuple[bytes, bytes, int, int],
+    committer: tuple[bytes, bytes, int, int],
+    message: str,
 ) -> bytes:
     """A commit's bytes, as ``git_commit_create`` writes them (the message as given)."""
     head = [b"tree %s\n" % tree.encode("ascii")]
     head += [b"parent %s\n" % parent.encode("ascii") for parent in parents]
-    head += [author.line(b"author"), committer.line(b"committer"), b"\n"]
+    head += [_line(b"author", author), _line(b"committer", committer), b"\n"]
     return b"".join(head) + message.encode("utf-8")

@@ -28,6 +28,7 @@ After ``release`` the pack stays in ``objects/pack`` until git's gc repacks it;
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import re
@@ -38,18 +39,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from gitstore.errors import EnvironmentFault, GitStoreError, StoreError, environment_fault
-from gitstore.fs import diskfault, gitobject, packfile, retry
-from gitstore.fs.shelters import FOLD_AT, folder, free_stem, released, unique
+from gitstore.fs import diskfault, retry
 
 if TYPE_CHECKING:
     import pygit2
+
+    from gitstore.fs import gitobject, packfile, shelters
 else:
     from gitstore.lazy import lazy_module
 
     pygit2 = lazy_module("pygit2")
+    # a write's modules: reads (``reread``, ``get``) never load them
+    gitobject = lazy_module("gitstore.fs.gitobject")
+    packfile = lazy_module("gitstore.fs.packfile")
+    shelters = lazy_module("gitstore.fs.shelters")
 
 T = TypeVar("T")
-__all__ = ["FOLD_AT", "folder", "free_stem", "released"]  # and what is defined here
 READ_RETRIES = 5  # reads of an object a writer beside may be writing again
 
 
@@ -96,9 +101,9 @@ class Kept:
         self._repo = repo
         self._held: dict[str, tuple[int, bytes]] = {}
         self._staged: set[str] = set()  # held objects whose only copy is the kept pack
-        self._keep: Path | None = None
+        self._keep: str | None = None
         self._pack: str | None = None  # the installed pack's stem, for ``fold``
-        self._work: Path | None = None
+        self._work: str | None = None
         self._owner: int | None = None
 
     def hold(self, *oids: pygit2.Oid | str) -> None:
@@ -136,25 +141,29 @@ class Kept:
 
         ``<gitdir>/jp/kept/<id>/owner`` names the ``.keep`` under an ``flock``
         held until then: one a killed writer left is removed by ``sweep``.
+        (Paths are strings here: a titled fork shelters once, and ``pathlib``'s
+        objects were a tenth of it.)
         """
         if not self._held or self._keep is not None:
             return
-        import uuid  # lazy: start-up; only a write shelters objects, reads never do
-
-        gitdir = Path(self._repo.path)
-        work = folder(gitdir) / uuid.uuid4().hex
+        gitdir = self._repo.path.rstrip("/")
+        work = os.path.join(gitdir, "jp", "kept", os.urandom(16).hex())
         try:
-            work.mkdir(parents=True)
-            self._work, self._owner = work, os.open(work / "owner", os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                os.mkdir(work)
+            except FileNotFoundError:
+                os.makedirs(work)
+            self._work = work
+            self._owner = os.open(os.path.join(work, "owner"), os.O_RDWR | os.O_CREAT, 0o644)
             fcntl.flock(self._owner, fcntl.LOCK_EX)
-            packs = gitdir / "objects" / "pack"
-            pack = unique(self._write_pack(work), packs)
-            self._keep = packs / f"{pack.stem}.keep"
-            os.write(self._owner, self._keep.name.encode())
-            self._keep.write_text(f"jp: until its ref names these objects (pid {os.getpid()})\n")
-            os.replace(pack, packs / pack.name)  # the pack, then its index, as git does
-            os.replace(pack.with_suffix(".idx"), packs / f"{pack.stem}.idx")
-            self._pack = pack.stem
+            packs = os.path.join(gitdir, "objects", "pack")
+            stem = shelters.unique(self._write_pack(Path(work)), Path(packs)).stem
+            self._keep = os.path.join(packs, f"{stem}.keep")
+            os.write(self._owner, f"{stem}.keep".encode())
+            _write_whole(self._keep, f"jp: until its ref names these objects (pid {os.getpid()})\n")
+            for suffix in (".pack", ".idx"):  # the pack, then its index, as git does
+                os.replace(os.path.join(work, stem + suffix), os.path.join(packs, stem + suffix))
+            self._pack = stem
         except KeyError as exc:  # one went before it was packed: the attempt again
             self.release()
             raise Spoiled(str(exc)) from None
@@ -162,7 +171,7 @@ class Kept:
             self.release()
             if diskfault.spoiled(exc):
                 raise Spoiled(str(exc)) from None
-            raise environment_fault(exc, str(gitdir / "objects")) or exc from None
+            raise environment_fault(exc, os.path.join(gitdir, "objects")) or exc from None
 
     def _write_pack(self, work: Path) -> Path:
         """The held objects as one pack in ``work``: written from the bytes held (each
@@ -184,13 +193,18 @@ class Kept:
     def release(self) -> None:
         """Let git's maintenance repack the sheltered objects (their ref names them now)."""
         if self._keep is not None:
-            self._keep.unlink(missing_ok=True)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self._keep)
             self._keep = None
         if self._pack is not None:
-            released(Path(self._repo.path), self._repo, self._pack, list(self._held))
+            shelters.released(Path(self._repo.path), self._repo, self._pack, list(self._held))
             self._pack = None
         if self._work is not None:
-            shutil.rmtree(self._work, ignore_errors=True)
+            try:  # the folder holds its owner file alone, unless a write stopped midway
+                os.unlink(os.path.join(self._work, "owner"))
+                os.rmdir(self._work)
+            except OSError:
+                shutil.rmtree(self._work, ignore_errors=True)
             self._work = None
         if self._owner is not None:
             os.close(self._owner)
@@ -219,6 +233,20 @@ class Kept:
             for kind, data in gone:
                 diskfault.retried(partial(self._repo.odb.write, kind, data))
         raise EnvironmentFault("pruned", objects, "objects jp wrote kept going")
+
+
+def _write_whole(path: str, text: str) -> None:
+    """A file holding ``text`` alone."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
+
+
+def folder(gitdir: Path) -> Path:
+    """Where sheltering writers keep their work, one folder each (``Kept.shelter``)."""
+    return gitdir / "jp" / "kept"
 
 
 def packing_folder(gitdir: Path) -> Path:

@@ -15,16 +15,19 @@ deltas later.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import os
 import re
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitstore.errors import EnvironmentFault
 from gitstore.fs import atomic, flock, packfile
+from gitstore.fs.keep import folder
 
 if TYPE_CHECKING:
     import pygit2
@@ -42,17 +45,32 @@ def released(gitdir: Path, repo: pygit2.Repository, pack: str, oids: list[str]) 
     Best effort: a fault leaves the packs as they were (each still whole)."""
     record = gitdir / "jp" / "shelters"
     try:
-        locks = flock.folder(gitdir)
-        locks.mkdir(parents=True, exist_ok=True)
-        with open(locks / "shelters.lock", "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)  # one process records or folds at a time
-            with open(record, "a", encoding="ascii") as out:
-                out.write(" ".join(["0", pack, *oids]) + "\n")
-            data = record.read_bytes()
+        with _locked(flock.folder(gitdir) / "shelters.lock"):  # one records or folds at a time
+            fd = os.open(record, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+            try:
+                os.write(fd, (" ".join(["0", pack, *oids]) + "\n").encode("ascii"))
+                data = os.pread(fd, os.fstat(fd).st_size, 0)
+            finally:
+                os.close(fd)
             if data.startswith(b"0 ") + data.count(b"\n0 ") > FOLD_AT:  # parsed when due
                 _fold_due(gitdir, repo, record)
     except (OSError, EnvironmentFault, pygit2.GitError, KeyError, ValueError, StopIteration):
         return
+
+
+@contextlib.contextmanager
+def _locked(lock: Path) -> Iterator[None]:
+    """The ``flock`` of ``lock`` (its folder made the first time), held inside."""
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    except FileNotFoundError:
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 Recorded = dict[str, tuple[int, list[str]]]  # pack stem -> (level, its objects)
@@ -166,7 +184,3 @@ def unique(pack: Path, packs: Path) -> Path:
     os.replace(pack.with_suffix(".idx"), renamed.with_suffix(".idx"))
     os.replace(pack, renamed)
     return renamed
-
-
-def folder(gitdir: Path) -> Path:
-    return gitdir / "jp" / "kept"

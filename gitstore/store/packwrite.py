@@ -38,7 +38,7 @@ from gitstore import faults
 from gitstore.errors import EnvironmentFault, StoreError, environment_fault
 from gitstore.events import Event, commits
 from gitstore.events.kinds import Kind
-from gitstore.fs import atomic, keep
+from gitstore.fs import atomic, keep, shelters
 
 CHUNK = 50_000  # events per pack: bounds index-pack's memory and time
 ROWS = 2_000  # events handed to ``on_rows`` at a time (the cache)
@@ -308,7 +308,7 @@ def _publish(gitdir: Path, packs: list[tuple[Path, str]]) -> tuple[str, ...]:
     target.mkdir(parents=True, exist_ok=True)
     names = []
     for path, checksum in packs:
-        stem = keep.free_stem(target, f"pack-{checksum}")  # an earlier one's name: not reused
+        stem = shelters.free_stem(target, f"pack-{checksum}")  # an earlier one's name: not reused
         _shelter(gitdir, f"{stem}.keep")
         atomic.replace(path, target / f"{stem}.pack")
         atomic.replace(path.with_suffix(".idx"), target / f"{stem}.idx")

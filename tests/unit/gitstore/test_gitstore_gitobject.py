@@ -10,7 +10,7 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from gitstore.fs import gitobject, keep, packfile
+from gitstore.fs import gitobject, keep, packfile, shelters
 from gitstore.oplog import log as oplog
 from gitstore.store.core import Store
 from tests.unit.gitstore.builders import start
@@ -131,7 +131,7 @@ def test_notes_and_operations_leave_nothing_loose(store: Store, path: Path) -> N
     objects = path / "objects"
     tips = store.log.write_commits([start(f"jp-c{n}", n) for n in range(oplog.KEEP + 3)], None)
     before = set(objects.glob("??/*"))
-    for n in range(keep.FOLD_AT + 3):
+    for n in range(shelters.FOLD_AT + 3):
         with store.ops.operation(f"jp title {n}"):
             store.notes.set_meta("jp-c1", {"title": f"title {n}"}, f"title {n}")
     with store.ops.operation("jp many"):
@@ -142,8 +142,8 @@ def test_notes_and_operations_leave_nothing_loose(store: Store, path: Path) -> N
     kinds = {repo[f"{p.parent.name}{p.name}"].type_str for p in made}
     assert kinds <= {"blob"}, "a notes or op-log tree or commit was written loose"
     assert not list((objects / "pack").glob("*.keep"))
-    assert store.notes.meta("jp-c1")["title"] == f"title {keep.FOLD_AT + 2}"
-    assert len(oplog.ops(store.repo)) == keep.FOLD_AT + 4
+    assert store.notes.meta("jp-c1")["title"] == f"title {shelters.FOLD_AT + 2}"
+    assert len(oplog.ops(store.repo)) == shelters.FOLD_AT + 4
     assert len(oplog.ops(store.repo)[0].moves) == len(tips)
     _git(repo, "fsck", "--strict", "--no-dangling")  # every object the refs name is there
 
@@ -152,7 +152,7 @@ def test_a_fold_copies_whole_entries_into_a_pack_git_reads(repo: pygit2.Reposito
     """Released shelter packs fold by copying their entries (no delta search, nothing
     deflated again): git verifies the folded pack, and it holds every object."""
     names: list[str] = []
-    for n in range(keep.FOLD_AT + 1):
+    for n in range(shelters.FOLD_AT + 1):
         kept = keep.Kept(repo)
         names.append(str(kept.stage(gitobject.BLOB, b"blob %d\n" % n)))
         kept.shelter()
@@ -160,7 +160,7 @@ def test_a_fold_copies_whole_entries_into_a_pack_git_reads(repo: pygit2.Reposito
     packs = sorted((Path(repo.path) / "objects" / "pack").glob("pack-*.idx"))
     assert len(packs) == 1, packs
     verified = _git(repo, "verify-pack", "-v", str(packs[0]))
-    assert f"non delta: {keep.FOLD_AT + 1} objects" in verified
+    assert f"non delta: {shelters.FOLD_AT + 1} objects" in verified
     entries = packfile.whole_entries(
         packs[0].with_suffix(".pack").read_bytes(), packs[0].read_bytes()
     )

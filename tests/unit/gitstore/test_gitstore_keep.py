@@ -17,7 +17,7 @@ import pytest
 
 from gitstore import faults
 from gitstore.errors import EnvironmentFault, StoreError
-from gitstore.fs import keep
+from gitstore.fs import keep, shelters
 from gitstore.oplog import log as oplog
 from gitstore.oplog.model import Move, Op
 from gitstore.store import notes
@@ -148,13 +148,13 @@ def test_released_shelter_packs_fold_and_keep_every_object(store: Store) -> None
     """Each sheltered write leaves a pack; past FOLD_AT of them they fold into one,
     so the packs stay few, and an object whose loose copy git's prune removed (it was
     packed) is still read once its small pack has gone."""
-    writes = keep.FOLD_AT * 3 + 2
+    writes = shelters.FOLD_AT * 3 + 2
     cids = [f"jp-c178000001{n:02d}" for n in range(writes)]
     for n, cid in enumerate(cids):
         store.notes.set_meta(cid, {"title": f"t{n}"}, "jp conversation edit")
-        if n == keep.FOLD_AT // 2:  # loose copies of packed objects go: packs alone hold them
+        if n == shelters.FOLD_AT // 2:  # loose copies of packed objects go: packs alone hold them
             subprocess.run(["git", "--git-dir", str(store.gitdir), "prune-packed"], check=True)
-    assert _packs(store) <= 2 * keep.FOLD_AT, _packs(store)
+    assert _packs(store) <= 2 * shelters.FOLD_AT, _packs(store)
     fresh = Store(store.gitdir)
     assert [fresh.notes.meta(c)["title"] for c in cids] == [f"t{n}" for n in range(writes)]
     _fsck(store)
@@ -168,10 +168,10 @@ def test_a_damaged_shelter_record_folds_nothing_it_cannot_read(store: Store) -> 
     record.parent.mkdir(parents=True, exist_ok=True)
     gone = "0 pack-" + "2" * 40 + " " + "3" * 40
     record.write_text("\n".join(["0 ../../x 1", gone, "0 pack-zz", ""]))
-    for n in range(keep.FOLD_AT + 2):
+    for n in range(shelters.FOLD_AT + 2):
         store.notes.set_meta(f"jp-c1780000020{n}", {"title": "t"}, "jp conversation edit")
     text = record.read_text()
     assert "../../x" not in text and "2" * 40 not in text and "pack-zz" not in text
-    assert _packs(store) <= keep.FOLD_AT
+    assert _packs(store) <= shelters.FOLD_AT
     assert Store(store.gitdir).notes.meta("jp-c17800000201")["title"] == "t"
     _fsck(store)
