@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 import sqlite3
 from typing import Any
 
@@ -89,9 +90,14 @@ def repeats(rows: list[Any]) -> bool:
 def events_ok(events: Any) -> bool:
     """Whether cached rows parsed into events (objects with a kind): the cache is
     derived data anyone with the git directory can write, so every shape is checked."""
-    return isinstance(events, list) and all(
-        isinstance(e, dict) and isinstance(e.get("type"), str) for e in events
-    )
+    if not isinstance(events, list) or not {dict}.issuperset(map(type, events)):
+        return False
+    # the types of every event's kind, by C-level maps: a load of 10,000 events checked
+    # them one generator step at a time in a tenth of its time
+    return {str}.issuperset(map(type, map(_KIND, events)))
+
+
+_KIND = operator.methodcaller("get", "type")
 
 
 def start_again(db: sqlite3.Connection) -> None:

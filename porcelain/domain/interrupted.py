@@ -18,6 +18,7 @@ block, and a cut-off thought is no answer).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from typing import Literal
 
@@ -26,6 +27,7 @@ from gitstore import Event, Kind
 INTERRUPTED = "interrupted"  # the metadata key
 Cause = Literal["stream", "user"]
 INTERRUPTED_NOTE = "[interrupted: this answer was cut off here and never completed]"
+_META = operator.methodcaller("get", "metadata")
 
 
 def cause(event: Event) -> str | None:
@@ -54,6 +56,9 @@ def mark(events: Sequence[Event], why: Cause) -> list[Event]:
 def for_the_model(events: Sequence[Event]) -> list[Event]:
     """``events`` (provider-visible, in order) with cut-off answers as the model reads
     them: left out unless a new request follows, then their text marked as cut off."""
+    marked = [m for m in map(_META, events) if m and isinstance(m, dict) and INTERRUPTED in m]
+    if not marked:  # the common case, found without a call per event
+        return list(events)
     out: list[Event] = []
     for i, event in enumerate(events):
         if not is_interrupted(event):
