@@ -20,7 +20,7 @@ from porcelain.domain.tokens import PROVIDER_VISIBLE as PROVIDER_VISIBLE
 
 def projected(events: Sequence[Event], heading: Heading | None = None) -> list[Event]:
     """The projected view with review markers (all kinds)."""
-    return projected_with_headers(events, heading)[0]
+    return _projected(events, heading, headers=False)[0]
 
 
 def projected_with_headers(
@@ -28,15 +28,23 @@ def projected_with_headers(
 ) -> tuple[list[Event], list[str]]:
     """The projected view, and for each projected turn the raw turns it shows
     (``heading``: a summary block's request line, see ``project``)."""
+    return _projected(events, heading, headers=True)
+
+
+def _projected(
+    events: Sequence[Event], heading: Heading | None, headers: bool
+) -> tuple[list[Event], list[str]]:
+    """``projected_with_headers``; the headers only when asked (a model's view of
+    10,000 events would make a thousand labels for nothing)."""
     found = review_record(events)  # one scan for both questions
     inherited = inherited_turns(events, found)
     result = project(review_view(events, found), heading)
-    headers = [
+    shown = [
         label(o.index + 1) if isinstance(o, Kept) else label(o.from_turn + 1, o.to_turn + 1)
-        for o in result.origins
+        for o in (result.origins if headers else ())
     ]
     if not inherited:
-        return result.events, headers
+        return result.events, shown
     labels: list[str | None] = []
     for origin in result.origins:
         if isinstance(origin, Kept):
@@ -45,7 +53,7 @@ def projected_with_headers(
             labels.append(label(origin.from_turn + 1, origin.to_turn + 1))
         else:
             labels.append(None)
-    return add_markers(result.events, labels), headers
+    return add_markers(result.events, labels), shown
 
 
 def model_events(events: Sequence[Event], heading: Heading | None = None) -> list[Event]:
