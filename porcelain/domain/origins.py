@@ -61,7 +61,7 @@ def continuations(store: Store, outcomes: Sequence[Outcome]) -> dict[str, str]:
         and is_valid_id(o.id)
     ]
     out: dict[str, str] = {}
-    for cid, values in store.notes.metas(created).items():
+    for cid, values in store.notes.metas(created, keys=("diverged_from",)).items():
         parent = values.get("diverged_from")
         if isinstance(parent, str) and is_valid_id(parent):
             out[cid] = parent

@@ -8,7 +8,7 @@ repository keeps them under ``refs/notes/jp/``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -86,11 +86,22 @@ class Notes:
         """The metadata values of ``cid`` (title, pin, labels, archived_at...)."""
         return notes.meta_values(self.note(self.refs.meta, cid))
 
-    def metas(self, cids: Iterable[str]) -> dict[str, dict[str, Any]]:
-        """``meta`` of each of ``cids``, the notes read in one pass (not one per id)."""
+    def metas(
+        self, cids: Iterable[str], keys: Collection[str] | None = None
+    ) -> dict[str, dict[str, Any]]:
+        """``meta`` of each of ``cids``, the notes read in one pass (not one per id).
+
+        With ``keys``, a note whose text names none of them (as a JSON string, or
+        with an escape in it that could spell one) is not parsed and reads as empty:
+        a first pull's report asks 10,000 notes for one key few hold."""
         anchors = {self.anchor(c): c for c in cids}
         texts = notes.read_many(self._g.repo, self.refs.meta, anchors) if anchors else {}
-        return {cid: notes.meta_values(texts.get(a)) for a, cid in anchors.items()}
+        wanted = None if keys is None else [f'"{k}"' for k in keys]
+        return {
+            cid: notes.meta_values(text) if _may_name(text, wanted) else {}
+            for a, cid in anchors.items()
+            for text in (texts.get(a),)
+        }
 
     def set_meta(self, cid: str, values: dict[str, Any], reason: str) -> None:
         target = self.anchor(cid)
@@ -137,3 +148,12 @@ def _sha1_hex(data: bytes) -> str:
     except ImportError:
         from hashlib import sha1  # lazy: the fallback, where CPython has no _sha1
     return str(sha1(data).hexdigest())
+
+
+def _may_name(text: str | None, quoted: list[str] | None) -> bool:
+    """Whether a note's ``text`` may hold one of the ``quoted`` keys (None: any)."""
+    if quoted is None:
+        return True
+    if not text:
+        return False
+    return "\\" in text or any(q in text for q in quoted)

@@ -343,3 +343,21 @@ class Ticks:
 
     def token(self, nbytes: int) -> str:
         return "ab" * nbytes
+
+
+def test_metas_asked_for_keys_parse_only_the_notes_that_may_name_them(store: Store) -> None:
+    """A note that names none of the keys reads as empty; one that names a key, plainly
+    or in an escape JSON allows, is read whole, as ``meta`` reads it."""
+    store.notes.set_meta("jp-c1", {"title": "plain"}, "title")
+    store.notes.set_meta("jp-c2", {"diverged_from": "jp-c1", "title": "t"}, "diverged")
+    escaped = json.dumps({"k": "diverged_\u0066rom", "v": "jp-c1", "t": 1, "m": "m"})
+    escaped = escaped.replace("diverged_from", "diverged_\\u0066rom")
+    store.notes.set_note(refs.NOTES_META, "jp-c3", escaped + "\n", "escaped by another tool")
+    found = store.notes.metas(["jp-c1", "jp-c2", "jp-c3", "jp-c4"], keys=("diverged_from",))
+    assert found == {
+        "jp-c1": {},
+        "jp-c2": store.notes.meta("jp-c2"),
+        "jp-c3": {"diverged_from": "jp-c1"},
+        "jp-c4": {},
+    }
+    assert store.notes.metas(["jp-c1"]) == {"jp-c1": {"title": "plain"}}
