@@ -309,8 +309,11 @@ def update(
     signature: pygit2.Signature,
     message: str,
     record: Record = no_record,
+    also: Sequence[bytes] = (),
 ) -> None:
     """Apply ``changes(current notes) -> {target: new text or None to remove}`` with CAS.
+
+    ``also``: blobs written with the note, in its kept pack (the anchor it hangs on).
 
     ``current notes`` is a lazy mapping: only the notes ``changes`` looks up are read.
     ``record`` is told of the ref move (the operation log).  A lock file that
@@ -324,7 +327,7 @@ def update(
     for _ in retry.jittered(RETRIES):
         try:
             step = keep.reread(
-                partial(_prepare, repo, ref, changes, signature, message), gitdir, ref
+                partial(_prepare, repo, ref, changes, signature, message, also), gitdir, ref
             )
         except (keep.Spoiled, pygit2.GitError, OSError) as exc:
             if not keep.spoiled(exc):
@@ -361,6 +364,7 @@ def _prepare(
     changes: Callable[[NoteTexts], Mapping[str, str | None]],
     signature: pygit2.Signature,
     message: str,
+    also: Sequence[bytes] = (),
 ) -> tuple[pygit2.Reference | None, str | None, pygit2.Oid, keep.Kept] | None:
     """One attempt's objects: the ref as read, its commit, the new commit and the
     objects held (``keep.Spoiled`` when one is gone already); None: nothing to change."""
@@ -373,6 +377,8 @@ def _prepare(
         if not _FLAT.match(target):
             raise ValueError(f"not an object id to annotate: {target!r}")
     kept = keep.Kept(repo)  # the pack it shelters is the objects' only copy
+    for data in also:
+        kept.stage(gitobject.BLOB, data)
     blobs = {
         target: kept.stage(gitobject.BLOB, text.encode()) if text is not None else None
         for target, text in wanted.items()

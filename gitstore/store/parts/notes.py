@@ -9,12 +9,10 @@ repository keeps them under ``refs/notes/jp/``.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from gitstore import ids
 from gitstore import refs as refnames
-from gitstore.fs import diskfault
 from gitstore.store import notes
 
 if TYPE_CHECKING:
@@ -76,10 +74,14 @@ class Notes:
 
     def set_note(self, ref: str, cid: str, text: str | None, reason: str) -> None:
         target = self.anchor(cid)
-        repo = self._g.repo
-        diskfault.retried(partial(repo.create_blob, ids.anchor_bytes(cid)))
         notes.update(
-            repo, ref, lambda _: {target: text}, self._g.signature(), reason, self._ops.moving
+            self._g.repo,
+            ref,
+            lambda _: {target: text},
+            self._g.signature(),
+            reason,
+            self._ops.moving,
+            also=[ids.anchor_bytes(cid)],  # in the note's kept pack, not a loose file of its own
         )
 
     def meta(self, cid: str) -> dict[str, Any]:
@@ -115,10 +117,11 @@ class Notes:
             lines = "".join(notes.meta_line(k, v, stamp, machine) + "\n" for k, v in values.items())
             return {target: notes.compact_meta(text + lines)}
 
-        repo = self._g.repo
-        diskfault.retried(partial(repo.create_blob, ids.anchor_bytes(cid)))
         signature = self._g.signature(moment)
-        notes.update(repo, self.refs.meta, change, signature, reason, self._ops.moving)
+        anchor = [ids.anchor_bytes(cid)]  # in the note's kept pack, not a loose file of its own
+        notes.update(
+            self._g.repo, self.refs.meta, change, signature, reason, self._ops.moving, also=anchor
+        )
 
     def source_of(self, cid: str) -> str | None:
         """The conversation a review ``cid`` reviews, if it is one."""

@@ -10,6 +10,7 @@ from pathlib import Path
 import pygit2
 import pytest
 
+from gitstore import refs
 from gitstore.fs import gitobject, keep, packfile, shelters
 from gitstore.oplog import log as oplog
 from gitstore.store.core import Store
@@ -134,6 +135,9 @@ def test_notes_and_operations_leave_nothing_loose(store: Store, path: Path) -> N
     for n in range(shelters.FOLD_AT + 3):
         with store.ops.operation(f"jp title {n}"):
             store.notes.set_meta("jp-c1", {"title": f"title {n}"}, f"title {n}")
+    store.notes.set_note(refs.NOTES_SOURCE, "jp-c9", "jp-c1\n", "a source note")
+    assert set(objects.glob("??/*")) == before, "a note, its anchor or an operation went loose"
+    assert store.repo.get(store.notes.anchor("jp-c9")) is not None  # the note hangs on it
     with store.ops.operation("jp many"):
         for n, tip in enumerate(tips):
             store.log.create(f"jp-c{n}", [], tip, "create")
