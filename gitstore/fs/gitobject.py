@@ -76,11 +76,11 @@ class TreeEdit:
     def remove(self, name: str) -> None:
         self._entries.pop(name.encode("utf-8", "surrogateescape"), None)
 
-    def blobs(self) -> Iterator[str]:
-        """The names of the entries that are blobs (decoded as ``insert`` encodes them)."""
-        for name, (mode, _) in self._entries.items():
+    def blobs(self) -> Iterator[tuple[str, bytes]]:
+        """The name (decoded as ``insert`` encodes it) and raw id of each blob entry."""
+        for name, (mode, whole) in self._entries.items():
             if mode != _TREE and is_blob(int(mode, 8)):
-                yield name.decode("utf-8", "surrogateescape")
+                yield name.decode("utf-8", "surrogateescape"), whole[-20:]
 
     def __len__(self) -> int:
         return len(self._entries)

@@ -130,8 +130,12 @@ class Kept:
 
     def write(self, kind: int, data: bytes) -> pygit2.Oid:
         """Write an object loose (libgit2) and hold it (``Spoiled`` when gone already)."""
-        oid: pygit2.Oid = diskfault.retried(partial(self._repo.odb.write, kind, data))
+        oid = self._loose(kind, data)
         self.hold(oid)
+        return oid
+
+    def _loose(self, kind: int, data: bytes) -> pygit2.Oid:
+        oid: pygit2.Oid = diskfault.retried(partial(self._repo.odb.write, kind, data))
         return oid
 
     def shelter(self) -> None:
@@ -182,8 +186,7 @@ class Kept:
             except ValueError:  # past what a pack of whole objects holds (2 GiB)
                 pass
         for name in self._staged:  # the pack builder reads them: written loose first
-            kind, data = self._held[name]
-            diskfault.retried(partial(self._repo.odb.write, kind, data))
+            self._loose(*self._held[name])
         builder = pygit2.PackBuilder(self._repo)
         for name in self._held:
             builder.add(pygit2.Oid(hex=name))
@@ -220,8 +223,7 @@ class Kept:
         """
         lost = False
         objects = str(Path(self._repo.path) / "objects")
-        pack = os.path.join(objects, "pack", f"{self._pack}.pack")
-        if self._pack and self._staged.issuperset(self._held) and os.path.exists(pack):
+        if self._pack_holds_all(objects):
             return False
         for _ in retry.growing(diskfault.PRUNE_RETRIES, 0.01):
             fresh = pygit2.Odb(objects)  # no cache: each object looked for on disk
@@ -231,8 +233,14 @@ class Kept:
                 return lost
             lost = True
             for kind, data in gone:
-                diskfault.retried(partial(self._repo.odb.write, kind, data))
+                self._loose(kind, data)
         raise EnvironmentFault("pruned", objects, "objects jp wrote kept going")
+
+    def _pack_holds_all(self, objects: str) -> bool:
+        """Whether every held object was staged and their kept pack is still there."""
+        if self._pack is None or not self._staged.issuperset(self._held):
+            return False
+        return os.path.exists(os.path.join(objects, "pack", f"{self._pack}.pack"))
 
 
 def _write_whole(path: str, text: str) -> None:

@@ -250,10 +250,9 @@ def _edit(
     if depth == 0:
         # flat notes at the root (older jp, small git trees) move into the fan-out
         # once; the root then holds at most 256 subtrees
-        for name in list(builder.blobs()):
-            found = builder.get(name)
-            if found is not None and _FLAT.match(name):
-                edits.setdefault(name, pygit2.Oid(raw=found[1]))
+        for name, oid in list(builder.blobs()):
+            if _FLAT.match(name):
+                edits.setdefault(name, pygit2.Oid(raw=oid))
     inner: dict[str, dict[str, pygit2.Oid | None]] = {}
     for name, blob in edits.items():
         if depth == FANOUT and blob is not None:
