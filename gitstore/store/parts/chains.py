@@ -193,19 +193,41 @@ class Chains:
         return out
 
     def _fill_cache(self, start: str) -> None:
+        """Read git from ``start`` down to the first commit whose chain the cache holds
+        whole (or the root) and keep every event read.  The commits are walked in batches
+        that grow (1, 4, 16 ... 1,024), each asked of the cache in one query: one query a
+        commit cost a cold load of 10,000 events a fifth of its time, and a new event on
+        a cached chain still stops at its parent."""
         entries: list[tuple[str, str | None, str]] = []
         oid: str | None = start
+        size = 1
         while oid is not None:
-            if self._g.cache.chain(oid)[1] and entries:
+            batch: list[tuple[str, pygit2.Commit]] = []
+            while oid is not None and len(batch) < size:
+                commit = self._g.commit(oid)
+                batch.append((oid, commit))
+                oid = str(commit.parent_ids[0]) if commit.parent_ids else None
+            stop = self._cached_from([c for c, _ in batch], skip=not entries)
+            for c, commit in batch[:stop]:
+                parent = str(commit.parent_ids[0]) if commit.parent_ids else None
+                entries.append((c, parent, self._g.event_bytes(commit).decode()))
+            if stop < len(batch):
                 break
-            commit = self._g.commit(oid)
-            parent = str(commit.parent_ids[0]) if commit.parent_ids else None
-            entries.append((oid, parent, self._g.event_bytes(commit).decode()))
-            oid = parent
-            if len(entries) % 2000 == 0:
+            if len(entries) >= 2000:
                 self._g.cache.add(entries)
                 entries = []
+            size = min(size * 4, 1024)
         self._g.cache.add(entries)
+
+    def _cached_from(self, commits: list[str], skip: bool) -> int:
+        """The index of the first of ``commits`` (the first one left out when ``skip``)
+        whose chain the cache holds down to the root; ``len(commits)`` if none."""
+        asked = commits[1:] if skip else commits
+        known = self._g.cache.known(asked) if asked else set()
+        for at, commit in enumerate(commits):
+            if (at or not skip) and commit in known and self._g.cache.chain(commit)[1]:
+                return at
+        return len(commits)
 
     def known(self, commits: Sequence[str]) -> set[str]:
         """Which of ``commits`` this store has read or written before (the cache's rows:

@@ -237,3 +237,54 @@ def test_a_view_without_a_usable_cache_reads_git_once(
     _, view = fresh.log.view("jp-c1")
     assert list(view) == events and view.facts.turn_count() == turn_count(events)
     assert walks == ["walk"]
+
+
+def _plain_git_events(path: Path, tip: str, count: int) -> str:
+    """``count`` events committed on ``tip`` with git alone; the last commit."""
+    env = {"GIT_AUTHOR_NAME": "g", "GIT_AUTHOR_EMAIL": "g@x", "GIT_COMMITTER_NAME": "g",
+           "GIT_COMMITTER_EMAIL": "g@x", "PATH": "/usr/bin:/bin"}
+
+    def run(*args: str, input: str | None = None) -> str:
+        return subprocess.run(["git", "--git-dir", str(path), *args], input=input, env=env,
+                              capture_output=True, text=True, check=True).stdout.strip()
+
+    for n in range(count):
+        event = {"type": "chat_request", "timestamp": at(40 + n), "content": f"plain {n}"}
+        blob = run("hash-object", "-w", "--stdin", input=json.dumps(event))
+        tree = run("mktree", input=f"100644 blob {blob}\tevent.json\n")
+        tip = run("commit-tree", tree, "-p", tip, "-m", f"user: plain {n}")
+    return tip
+
+
+@pytest.mark.parametrize("above", [1, 3, 30])
+def test_a_chain_the_cache_holds_below_is_read_from_git_only_above_it(
+    store: Store, path: Path, monkeypatch: pytest.MonkeyPatch, above: int
+) -> None:
+    long_conversation(store, "jp-c1", 40)
+    store.log.load("jp-c1")  # the whole chain is in the cache
+    old = store.refs.require("jp-c1").tip
+    new = _plain_git_events(path, old, above)
+    subprocess.run(["git", "--git-dir", str(path), "update-ref", "refs/conversations/jp-c1",
+                    new, old], check=True)
+    fresh = Store(path)
+    read: list[str] = []
+    real = fresh._ground.event_bytes
+    monkeypatch.setattr(fresh._ground, "event_bytes", lambda c: read.append(str(c.id)) or real(c))
+    conv = fresh.log.load("jp-c1")
+    assert (conv.events, conv.commits) == from_git(path, "jp-c1")
+    assert sorted(read) == sorted(conv.commits[-above:])  # each new commit once, none below
+
+
+def test_a_cold_load_reads_each_commit_once(
+    store: Store, path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    long_conversation(store, "jp-c1", 400)  # 1,201 commits: batches of 1, 4 ... 1,024
+    for file in cache_files(path):
+        file.unlink()
+    fresh = Store(path)
+    read: list[str] = []
+    real = fresh._ground.event_bytes
+    monkeypatch.setattr(fresh._ground, "event_bytes", lambda c: read.append(str(c.id)) or real(c))
+    conv = fresh.log.load("jp-c1")
+    assert (conv.events, conv.commits) == from_git(path, "jp-c1")
+    assert sorted(read) == sorted(conv.commits)
