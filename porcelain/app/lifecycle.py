@@ -116,11 +116,27 @@ def fork(
     review: dict[str, Any] | None = None,
     cid: str | None = None,
 ) -> str:
-    """Branch ``source``: a creation commit on its tip (O(1)).
+    """Branch ``source``: a creation commit on its tip (O(1)); the new id.
 
     With ``events`` (a filtered copy, e.g. `--last N`) a new chain is written
     instead, since it no longer shares the source's history.
     """
+    return fork_tip(store, source, events=events, extra=extra, title=title, review=review,
+                    cid=cid)[0]
+
+
+def fork_tip(
+    store: Store,
+    source: Located,
+    *,
+    events: Sequence[Event] | None = None,
+    extra: Sequence[Event] = (),
+    title: str | None = None,
+    review: dict[str, Any] | None = None,
+    cid: str | None = None,
+) -> tuple[str, str]:
+    """``fork``, and the commit it wrote last: the id and the tip as this write left
+    it (a writer beside may move the ref on at once)."""
     origin = {"conversation_id": source.cid, "commit": source.tip}
 
     def chain(new: str) -> list[Event]:
@@ -130,16 +146,16 @@ def fork(
     reason = f"jp conversation fork {source.cid} ->"
     parent = source.tip if events is None else None
     if cid is not None:  # the caller chose the id (a review): it handles a taken one
-        store.log.create(cid, chain(cid), parent, f"{reason} {cid}")
+        tip = store.log.create(cid, chain(cid), parent, f"{reason} {cid}")
     else:
-        cid = publish(store, chain, parent, reason)
+        cid, tip = publish_at(store, chain, parent, reason)
     meta = store.notes.meta(source.cid)
     carry: dict[str, Any] = {k: meta[k] for k in ("title", "labels") if k in meta}
     if title:
         carry["title"] = title
     if carry:
         store.notes.set_meta(cid, carry, f"jp: metadata of fork {cid}")
-    return cid
+    return cid, tip
 
 
 def config_delta(delta: dict[str, Any]) -> Event:

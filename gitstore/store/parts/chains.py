@@ -118,6 +118,19 @@ class Chains:
         chain.reverse()
         return events, chain
 
+    def ids_down(self, last: str, count: int) -> list[str]:
+        """The ids of the ``count`` commits ending at ``last`` (fewer at the root),
+        root-most first: commits alone, no event read or parsed."""
+        out: list[str] = []
+        commit = self._g.commit(last)
+        while True:
+            out.append(str(commit.id))
+            if len(out) >= count or not commit.parent_ids:
+                break
+            commit = self._g.commit(commit.parent_ids[0])
+        out.reverse()
+        return out
+
     def prefetch(self, tips: Sequence[str]) -> None:
         """Cache the chains of many tips at once (one cache transaction, not one per tip).
 

@@ -30,7 +30,7 @@ from gitstore import (
 )
 from porcelain import clock
 from porcelain.app.compaction.summarize import SummaryJob, summarize
-from porcelain.app.lifecycle import ID_ATTEMPTS, JP_WRITTEN, config_delta, fork, fresh_id
+from porcelain.app.lifecycle import ID_ATTEMPTS, JP_WRITTEN, config_delta, fork_tip, fresh_id
 from porcelain.config import Config
 from porcelain.domain.compaction.coverage import coverage
 from porcelain.domain.compaction.overlap import grow_summary_range
@@ -211,7 +211,7 @@ def _publish(
             store.notes.refs.source, rid, source.cid + "\n", f"jp: review {rid} of {source.cid}"
         )
         try:
-            made = fork(store, source, extra=extra, review=review, cid=rid)
+            made, tip = fork_tip(store, source, extra=extra, review=review, cid=rid)
             break
         except ConversationExists:  # another process took the id in the same decisecond
             _restore_source_note(store, rid)
@@ -219,20 +219,22 @@ def _publish(
         raise ConversationExists(rid)
     store.refs.set_active(made)
     record_activation(store, made)
-    _accept_own_delta(store, made, len(extra))
+    _accept_own_delta(store, tip, extra)
     return Started(made, source.cid, text, prior)
 
 
-def _accept_own_delta(store: Store, cid: str, written: int) -> None:
+def _accept_own_delta(store: Store, tip: str, extra: Sequence[Event]) -> None:
     """The review's delta is this user's own: listed, it is neither named nor
-    checked as one from elsewhere (``app/recorded.py``)."""
-    located = store.refs.locate(cid)
-    if located is None:
+    checked as one from elsewhere (``app/recorded.py``).  The commits are the
+    ``extra`` events as written, counted down from the tip this write made (not
+    the ref's tip now, which a writer beside may have moved), so none is read
+    back."""
+    if not extra:
         return
-    events, commits = store.log.read_run(located.tip, written)
+    commits = store.log.ids_down(tip, len(extra))
     accept_commits(
         store,
-        [c for e, c in zip(events, commits, strict=True) if e.get("type") == Kind.CONFIG_DELTA],
+        [c for e, c in zip(extra, commits, strict=True) if e.get("type") == Kind.CONFIG_DELTA],
     )
 
 
