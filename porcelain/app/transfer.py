@@ -48,7 +48,7 @@ def store_imported(store: Store, conv: JpConversation | JpFolder) -> str:
             start["timestamp"] = first["timestamp"]
         return _Chain(start, conv.events)
 
-    cid = publish(store, chain, None, "jp conversation import", cid=wanted)
+    cid = publish(store, chain, None, "jp conversation import", cid=wanted, packed=True)
     meta = {k: conv.metadata[k] for k in META_KEYS if conv.metadata.get(k)}
     if meta:
         store.notes.set_meta(cid, meta, f"jp: metadata of imported {cid}")
