@@ -68,7 +68,13 @@ if TYPE_CHECKING:
     from gitstore.events.make import tool_call_request as tool_call_request_event
     from gitstore.events.make import tool_call_response as tool_call_response_event
     from gitstore.events.make import turn_start as turn_start_event
-    from gitstore.events.turns import event_count, turn_bounds, turn_count, turn_indices
+    from gitstore.events.turns import (
+        event_count,
+        event_kinds,
+        turn_bounds,
+        turn_count,
+        turn_indices,
+    )
     from gitstore.faults import POINTS as FAULT_POINTS
     from gitstore.faults import install as install_fault_hook
     from gitstore.faults import point as fault_point
@@ -179,6 +185,7 @@ _WHERE: dict[str, str] = {
     "compaction_reset_event": "gitstore.events.make:compaction_reset",
     "conversation_start_event": "gitstore.events.make:conversation_start",
     "turn_indices": "gitstore.events.turns",
+    "event_kinds": "gitstore.events.turns",
     "turn_count": "gitstore.events.turns",
     "turn_bounds": "gitstore.events.turns",
     "event_count": "gitstore.events.turns",
@@ -360,6 +367,7 @@ __all__ = [
     "turn_bounds",
     "turn_count",
     "turn_indices",
+    "event_kinds",
     "turn_start_event",
     "undo",
     "validate_event",

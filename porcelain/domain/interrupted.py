@@ -18,8 +18,8 @@ block, and a cut-off thought is no answer).
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Sequence
+from itertools import repeat
 from typing import Literal
 
 from gitstore import Event, Kind
@@ -27,7 +27,6 @@ from gitstore import Event, Kind
 INTERRUPTED = "interrupted"  # the metadata key
 Cause = Literal["stream", "user"]
 INTERRUPTED_NOTE = "[interrupted: this answer was cut off here and never completed]"
-_META = operator.methodcaller("get", "metadata")
 
 
 def cause(event: Event) -> str | None:
@@ -56,8 +55,10 @@ def mark(events: Sequence[Event], why: Cause) -> list[Event]:
 def for_the_model(events: Sequence[Event]) -> list[Event]:
     """``events`` (provider-visible, in order) with cut-off answers as the model reads
     them: left out unless a new request follows, then their text marked as cut off."""
-    marked = [m for m in map(_META, events) if m and isinstance(m, dict) and INTERRUPTED in m]
-    if not marked:  # the common case, found without a call per event
+    # the common case (nothing cut off) found without a Python step per event: only
+    # the events that carry metadata at all are looked at
+    metas = filter(None, map(dict.get, events, repeat("metadata")))
+    if not any(isinstance(m, dict) and INTERRUPTED in m for m in metas):
         return list(events)
     out: list[Event] = []
     for i, event in enumerate(events):

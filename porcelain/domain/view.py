@@ -4,8 +4,9 @@ become a request's history (projection, review markers, visibility)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import compress
 
-from gitstore import Event
+from gitstore import Event, event_kinds
 from porcelain.domain.compaction.projection import Heading, Kept, project
 from porcelain.domain.interrupted import for_the_model
 from porcelain.domain.review.markers import (
@@ -61,7 +62,8 @@ def model_events(events: Sequence[Event], heading: Heading | None = None) -> lis
     answer left out or marked as such: porcelain/domain/interrupted.py); ``heading``
     writes each summary block's request line (the recall tool's note)."""
     shown = projected(events, heading)
-    return for_the_model([e for e in shown if e.get("type") in PROVIDER_VISIBLE])
+    visible = map(PROVIDER_VISIBLE.__contains__, event_kinds(shown))  # C-level passes
+    return for_the_model(list(compress(shown, visible)))
 
 
 def raw_with_markers(events: Sequence[Event]) -> list[Event]:

@@ -16,9 +16,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from itertools import compress, count
 from typing import Any
 
-from gitstore import Event, Kind
+from gitstore import Event, Kind, event_kinds
 from porcelain.errors import UsageError
 
 
@@ -188,7 +189,11 @@ def reset_event(timestamp: str, withdraw: Sequence[int] | None = None) -> Event:
 
 def all_overlays(events: Sequence[Event]) -> list[tuple[Overlay, bool]]:
     """Every compaction event in stream order, with whether it was withdrawn."""
-    return all_overlays_at(enumerate(events))
+    kinds = map(_OVERLAY_KINDS.__contains__, event_kinds(events))  # C-level, not per event
+    return all_overlays_at((at, events[at]) for at in compress(count(), kinds))
+
+
+_OVERLAY_KINDS = frozenset({Kind.COMPACTION.value, Kind.COMPACTION_RESET.value})
 
 
 def all_overlays_at(placed: Iterable[tuple[int, Event]]) -> list[tuple[Overlay, bool]]:

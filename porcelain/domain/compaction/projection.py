@@ -13,8 +13,10 @@ read-only.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import compress
 
 from gitstore import (
     CONVERSATION_TYPES,
@@ -22,6 +24,7 @@ from gitstore import (
     Kind,
     chat_message_event,
     chat_request_event,
+    event_kinds,
     turn_start_event,
 )
 from porcelain.domain.compaction.overlays import Overlay, ToolCalls
@@ -169,8 +172,9 @@ def project(source: Sequence[Event] | Stream, heading: Heading | None = None) ->
     stream = Stream.of(source)
     events, overlays, count = stream.events, stream.overlays, stream.count
     if not overlays:
-        kept = [e for e in events if e.get("type") not in OVERLAY_TYPES]
-        return Projection(kept, [Kept(i) for i in range(count)])
+        # C-level passes, not a Python step per event: what is not an overlay entry
+        entries = map(operator.not_, map(OVERLAY_TYPES.__contains__, event_kinds(events)))
+        return Projection(list(compress(events, entries)), list(map(Kept, range(count))))
     indices = stream.indices
     won = _winners(overlays, count)
     out, sources = _apply(

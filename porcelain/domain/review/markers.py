@@ -16,16 +16,28 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from gitstore import Event, Kind, turn_indices
+from gitstore import Event, Kind, event_kinds, turn_indices
 
 
 def review_record(events: Sequence[Event]) -> tuple[int, dict[str, Any]] | None:
     """Position and `review` table of the review's creation event, if this is a review."""
-    for pos in range(len(events) - 1, -1, -1):
-        event = events[pos]
-        if event.get("type") == Kind.CONVERSATION_START and isinstance(event.get("review"), dict):
-            return pos, event["review"]
+    kinds = event_kinds(events)  # one C-level pass; the starts are found by list.index
+    starts: list[int] = []
+    at = -1
+    while True:
+        try:
+            at = kinds.index(_START, at + 1)
+        except ValueError:
+            break
+        starts.append(at)
+    for pos in reversed(starts):
+        review = events[pos].get("review")
+        if isinstance(review, dict):
+            return pos, review
     return None
+
+
+_START = Kind.CONVERSATION_START.value  # a plain string
 
 
 Record = tuple[int, dict[str, Any]] | None

@@ -113,3 +113,32 @@ def test_case_12_unmatched_tool_responses_are_refused(store: Store, case: str) -
     with pytest.raises(Exception):  # noqa: B017 (any refusal will do; none happens today)
         store.log.append("jp-c1", bad, tip, "t")
     assert store.log.load("jp-c1").tip == tip, "nothing appended"
+
+
+def _turns_step_by_step(events: list[dict[str, Any]]) -> list[int]:
+    """JP's rule written out one event at a time: a ``turn_start`` opens a new turn
+    once the current one holds a conversation event."""
+    out, current, seen = [], 0, False
+    for event in events:
+        kind = event.get("type")
+        if kind in {"turn_start", "chat_request", "chat_response", "tool_call_request",
+                    "tool_call_response", "inquiry_request", "inquiry_response"}:
+            if kind == "turn_start" and seen:
+                current += 1
+            seen = True
+        out.append(current)
+    return out
+
+
+def test_turn_indices_agree_with_the_rule_step_by_step_on_random_streams() -> None:
+    import random
+
+    kinds = ["turn_start", "chat_request", "chat_response", "tool_call_request",
+             "config_delta", "compaction", "conversation_start", None, 5]
+    rng = random.Random(7)
+    for _ in range(2000):
+        events = [{"type": rng.choice(kinds)} if rng.random() > 0.05 else {}
+                  for _ in range(rng.randrange(0, 12))]
+        got = turn_indices(events)
+        assert got == _turns_step_by_step(events), events
+        assert all(type(n) is int for n in got)  # never a bool from the counting
