@@ -35,6 +35,17 @@ def anchors(here: Here, cids: list[str]) -> Iterator[None]:
         packwrite.release()  # nothing will name them: they need no shelter past the moves
 
 
+def continues(here: Here, texts: dict[str, str], cid: str) -> str:
+    """The ``diverged_from`` of ``cid``'s metadata note among ``texts`` (annotated hex
+    id -> text: every note the store holds), "" when it has none.  A note that names
+    the key nowhere, as a JSON string or through an escape, is not parsed."""
+    text = texts.get(here.notes.anchor(cid))
+    if not text or ('"diverged_from"' not in text and "\\" not in text):
+        return ""
+    value = notes.meta_values(text).get("diverged_from")
+    return value if isinstance(value, str) else ""
+
+
 def active_target(repo: pygit2.Repository) -> str | None:
     """The ref ``JP_HEAD`` points at, if it is symbolic."""
     try:

@@ -112,10 +112,13 @@ def integrate(
     limits: Limits | None = None,
     names: Mapping[str, str] | None = None,
     record: notes.Record = notes.no_record,
+    first: Callable[[dict[str, str]], None] | None = None,
 ) -> tuple[NotesAction, list[str]]:
     """Bring ``remote_ref`` (a fetched copy) into ``local_ref``; with it, what of the
     remote's notes was dropped (``inbound.check_notes``: the rest comes in).  ``record``
-    is the operation log's hook around the ref move."""
+    is the operation log's hook around the ref move.  ``first`` is told every note
+    ``local_ref`` holds now (annotated hex id -> checked text) when it held none
+    before: a first pull's report reads them from here, not from 10,000 blobs."""
     repo = place.repo
     for _ in retry.tries(RETRIES):
         local, remote = _tip(repo, local_ref), _tip(repo, remote_ref)
@@ -147,6 +150,8 @@ def integrate(
         try:
             with record([RefUpdate(local_ref, local, new)]):
                 apply_updates(place, [RefUpdate(local_ref, local, new)], message)
+            if local is None and first is not None:
+                first(check.texts)  # a new ref: it holds these notes and no other
             return action, check.problems
         except ConcurrentUpdate:
             continue  # a local note was written meanwhile: start over

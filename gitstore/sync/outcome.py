@@ -17,6 +17,9 @@ class Outcome:
     detail: str = ""
     kept: str | None = None  # refused: the quarantine ref that holds its tip
     acknowledged: bool = False  # refused, and the user acknowledged it (`jp doctor --ack`)
+    # created by a pull: the id it continues as its metadata note says ("" if none),
+    # known when the pull brought the store's first notes; None: read them to know
+    continues: str | None = None
 
 
 @dataclass

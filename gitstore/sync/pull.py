@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import replace
 
 from gitstore import ids, refs
 from gitstore.boundary import Limits, conversation_name
@@ -64,6 +65,9 @@ class Syncer:
         self.scope: set[str] | None = None  # the copies the last fetch brought (None: all)
         self.journal_note: Outcome | None = None  # why the journal was not used
         self.drift_note: Outcome | None = None  # what a reconcile found the journal missed
+        # the metadata notes as the pull's notes step left them, when the store had none
+        # before (a first pull): what a created conversation continues is read here
+        self._first_meta: dict[str, str] | None = None
 
     def compare(self, a: str, b: str) -> Comparison:
         return compare_tips(a, b, self._parent)
@@ -213,6 +217,7 @@ class Syncer:
             listed = self.local_tips()
             return set(listed) | set(remote_tips)
 
+        self._first_meta = None  # told again by this notes step if the store had none
         outcomes = pull_notes.integrate(self, every_cid)
         if cids is not None and not cids:
             return outcomes
@@ -222,6 +227,28 @@ class Syncer:
             local = {c: t for c, t in listed.items() if cids is None or c in cids}
         outcomes += self._steps(local, remote_tips)
         return outcomes
+
+    def first_meta(self, texts: dict[str, str]) -> None:
+        """Keep the metadata notes a first pull's notes step took in (all the store has)."""
+        self._first_meta = texts
+
+    def _continues(self, cid: str) -> str | None:
+        """What a conversation this pull created continues, from the first pull's notes
+        ("" when its note names nothing); None when the notes must be read to know."""
+        if self._first_meta is None:
+            return None
+        return syncmeta.continues(self.here, self._first_meta, cid)
+
+    def _created(self, outcomes: list[Outcome]) -> list[Outcome]:
+        """``outcomes`` with what each created conversation continues, when known."""
+        if self._first_meta is None:
+            return outcomes
+        return [
+            replace(o, continues=self._continues(o.id))
+            if o.kind == "conversation" and o.action == Action.CREATED.value
+            else o
+            for o in outcomes
+        ]
 
     def _steps(self, local: dict[str, Tips], remote_tips: dict[str, Tips]) -> list[Outcome]:
         """Plan and apply every conversation's step (``pull_apply``)."""
@@ -245,12 +272,14 @@ class Syncer:
                 made, left = bulkpull.create_packed(
                     self.here, [s for s, _ in simple if s.action is Action.CREATED]
                 )
-                outcomes += [Outcome(cid, Action.CREATED.value) for cid in made]
+                made_value = Action.CREATED.value
+                outcomes += [Outcome(c, made_value, continues=self._continues(c)) for c in made]
                 simple = [(s, t) for s, t in simple if s.action is not Action.CREATED]
                 simple += [(s, Tips()) for s in left]
             for start in range(0, len(simple), BATCH):
                 self.progress("integrating", start, len(simple))
-                outcomes += pull_apply.apply_batch(self, simple[start : start + BATCH])
+                batch = simple[start : start + BATCH]
+                outcomes += self._created(pull_apply.apply_batch(self, batch))
         taken = set(remote_tips)
         for step, now in forks:
             outcomes.append(pull_apply.apply_fork(self, step, now, taken))

@@ -49,6 +49,7 @@ def integrate(syncer: Syncer, cids: Callable[[], set[str]]) -> list[Outcome]:
             syncer.limits,
             names,
             here.ops.moving,
+            syncer.first_meta if local_ref == here.notes.refs.meta else None,
         )
         if action not in (NotesAction.NONE, NotesAction.AHEAD):
             out.append(Outcome(local_ref, action.value, kind="notes"))

@@ -53,16 +53,20 @@ def continuations(store: Store, outcomes: Sequence[Outcome]) -> dict[str, str]:
     """Conversations a pull brought in that continue another one (a divergence on
     the machine that pushed them): new id -> the id they diverged from."""
     created = [
-        o.id
+        o
         for o in outcomes
         if o.direction == "pull"
         and o.kind == "conversation"
         and o.action == "created"
         and is_valid_id(o.id)
     ]
-    out: dict[str, str] = {}
-    for cid, values in store.notes.metas(created, keys=("diverged_from",)).items():
-        parent = values.get("diverged_from")
-        if isinstance(parent, str) and is_valid_id(parent):
-            out[cid] = parent
-    return out
+    # what the pull knew already (the first pull's notes, in hand), else the notes read
+    found: dict[str, Any] = {o.id: o.continues for o in created if o.continues is not None}
+    unknown = [o.id for o in created if o.continues is None]
+    for cid, values in store.notes.metas(unknown, keys=("diverged_from",)).items():
+        found[cid] = values.get("diverged_from")
+    return {
+        cid: parent
+        for cid, parent in found.items()
+        if isinstance(parent, str) and is_valid_id(parent)
+    }

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from tests.e2e.harness import NO_MARKERS, RUST, User
 from tests.support.sandbox import ID
+from tests.support.servers.fixtures import Remote
 from tests.support.sync_machine import Machine
 from tests.support.terminal import raw_controls, run_on_terminal, without_styles
 
@@ -151,7 +152,7 @@ def test_a_divergence_is_named_on_both_machines(pair: tuple[Machine, Machine, Pa
 
 
 def test_pull_json_says_what_a_new_conversation_continues(
-    pair: tuple[Machine, Machine, Path],
+    pair: tuple[Machine, Machine, Path], tmp_path: Path, bare_remote: Remote
 ) -> None:
     laptop, desktop, remote = pair
     cid = laptop.new("start")
@@ -166,3 +167,10 @@ def test_pull_json_says_what_a_new_conversation_continues(
     rows = [r for r in laptop.json("pull") if r["id"] == new]
     assert rows and rows[0]["action"] == "created" and rows[0]["continues"] == cid
     assert subprocess.run(["git", "--git-dir", str(remote), "fsck"], check=False).returncode == 0
+    # a machine's first pull says it too (from the notes it took in, not read again)
+    third = Machine(tmp_path / "third", bare_remote.url, bare_remote.env)
+    first = {r["id"]: r for r in third.json("pull") if r.get("kind") == "conversation"}
+    assert first[new]["continues"] == cid and "continues" not in first[cid]
+    assert f"{new}: continues {cid} from another machine" in Machine(
+        tmp_path / "fourth", bare_remote.url, bare_remote.env
+    ).ok("pull")

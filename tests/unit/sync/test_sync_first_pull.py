@@ -68,3 +68,45 @@ def test_a_pull_of_a_few_writes_their_anchors_as_before(
     desktop = machine(tmp_path / "desktop", bare_remote.url)
     assert [o.action for o in desktop.pull() if o.kind == "conversation"] == ["created"]
     assert desktop.here.place.repo.get(desktop.here.notes.anchor("jp-c1")) is not None
+
+
+@pytest.mark.parametrize("count", [3, syncmeta.PACKED_AT + 2])  # created one by one, in bulk
+def test_a_first_pull_says_what_each_conversation_continues_without_reading_the_notes(
+    tmp_path: Path, bare_remote: Remote, monkeypatch: pytest.MonkeyPatch, count: int
+) -> None:
+    laptop = machine(tmp_path / "laptop", bare_remote.url)
+    cids = [f"jp-c{n}" for n in range(1, count + 1)]
+    for cid in cids:
+        start = {"type": "conversation_start", "timestamp": "2026-01-05T09:00:00Z",
+                 "conversation_id": cid}  # fmt: skip
+        laptop.here.log.create(cid, [start], None, "test")
+    laptop.here.notes.set_meta(cids[0], {"title": "plain"}, "test")
+    laptop.here.notes.set_meta(cids[1], {"diverged_from": "jp-c900", "title": "x"}, "test")
+    escaped = '{"k": "diverged\\u005ffrom", "m": "m1", "t": 5, "v": "jp-c901"}\n'
+    laptop.here.notes.set_note(laptop.here.notes.refs.meta, cids[2], escaped, "test")
+    push(laptop)
+
+    desktop = machine(tmp_path / "desktop", bare_remote.url)
+    asked: list[list[str]] = []
+    real = desktop.here.notes.metas
+    monkeypatch.setattr(desktop.here.notes, "metas", lambda c, **k: asked.append(list(c))
+                        or real(c, **k))  # fmt: skip
+    made = {o.id: o.continues for o in desktop.pull()
+            if o.action == "created" and o.kind == "conversation"}  # fmt: skip
+    assert asked == []  # the notes step had every note in hand
+    assert made[cids[1]] == "jp-c900" and made[cids[2]] == "jp-c901"
+    assert made[cids[0]] == "" and all(made[c] == "" for c in cids[3:])
+    # the same answer the notes give when read
+    values = real(cids, keys=("diverged_from",))
+    assert {c: values[c].get("diverged_from", "") for c in cids} == made
+
+    # a later pull that creates one: the store had notes, so they are read to know
+    extra = "jp-c800"
+    start = {"type": "conversation_start", "timestamp": "2026-01-05T09:00:00Z",
+             "conversation_id": extra}  # fmt: skip
+    laptop.here.log.create(extra, [start], None, "test")
+    laptop.here.notes.set_meta(extra, {"diverged_from": "jp-c902"}, "test")
+    push(laptop)
+    again = [o for o in Syncer(desktop.here, "origin", desktop.transport).pull()
+             if o.action == "created" and o.kind == "conversation"]  # fmt: skip
+    assert [(o.id, o.continues) for o in again] == [(extra, None)]
