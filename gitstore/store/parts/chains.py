@@ -235,10 +235,13 @@ class Chains:
     def _cached_from(self, commits: list[str], skip: bool) -> int:
         """The index of the first of ``commits`` (the first one left out when ``skip``)
         whose chain the cache holds down to the root; ``len(commits)`` if none."""
-        asked = commits[1:] if skip else commits
+        first = 1 if skip else 0
+        asked = commits[first:]
         known = self._g.cache.known(asked) if asked else set()
-        for at, commit in enumerate(commits):
-            if (at or not skip) and commit in known and self._g.cache.chain(commit)[1]:
+        if asked:  # the first one asked directly too: an SQLite without json_each knows none
+            known.add(asked[0])
+        for at in range(first, len(commits)):
+            if commits[at] in known and self._g.cache.chain(commits[at])[1]:
                 return at
         return len(commits)
 

@@ -288,3 +288,24 @@ def test_a_cold_load_reads_each_commit_once(
     conv = fresh.log.load("jp-c1")
     assert (conv.events, conv.commits) == from_git(path, "jp-c1")
     assert sorted(read) == sorted(conv.commits)
+
+
+def test_a_new_commit_on_a_cached_chain_stops_at_its_parent_without_json_each(
+    store: Store, path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An SQLite without ``json_each`` answers ``known`` with nothing: the parent is
+    still asked directly, so one new event does not read the whole chain again."""
+    long_conversation(store, "jp-c1", 40)
+    store.log.load("jp-c1")
+    old = store.refs.require("jp-c1").tip
+    new = _plain_git_events(path, old, 1)
+    subprocess.run(["git", "--git-dir", str(path), "update-ref", "refs/conversations/jp-c1",
+                    new, old], check=True)
+    monkeypatch.setattr(cache_module.Cache, "known", lambda self, commits: set())
+    fresh = Store(path)
+    read: list[str] = []
+    real = fresh._ground.event_bytes
+    monkeypatch.setattr(fresh._ground, "event_bytes", lambda c: read.append(str(c.id)) or real(c))
+    conv = fresh.log.load("jp-c1")
+    assert (conv.events, conv.commits) == from_git(path, "jp-c1")
+    assert read == [new]
