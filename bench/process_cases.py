@@ -178,7 +178,7 @@ def fork_titled(root: Path, store: Store, target: str, profile: Profile, results
     def one(where: Store, source: str) -> Callable[[], float]:
         def run() -> float:
             start = time.perf_counter()
-            made.append((where, fork(where, where.refs.require(source))))
+            made.append((where, fork(where, where.refs.require(source))[0]))
             return time.perf_counter() - start
 
         return run

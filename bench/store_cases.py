@@ -480,7 +480,7 @@ def fork_section(big: BigStore, profile: Profile, results: Results) -> None:
     def one(size: int) -> Callable[[], float]:
         def run() -> float:
             start = time.perf_counter()
-            made.append(fork(store, store.refs.require(big.convs[size])))
+            made.append(fork(store, store.refs.require(big.convs[size]))[0])
             return time.perf_counter() - start
 
         return run

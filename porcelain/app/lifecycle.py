@@ -115,28 +115,13 @@ def fork(
     title: str | None = None,
     review: dict[str, Any] | None = None,
     cid: str | None = None,
-) -> str:
-    """Branch ``source``: a creation commit on its tip (O(1)); the new id.
+) -> tuple[str, str]:
+    """Branch ``source``: a creation commit on its tip (O(1)).  The new id, and the
+    commit this write made last (a writer beside may move the ref on at once).
 
     With ``events`` (a filtered copy, e.g. `--last N`) a new chain is written
     instead, since it no longer shares the source's history.
     """
-    return fork_tip(store, source, events=events, extra=extra, title=title, review=review,
-                    cid=cid)[0]
-
-
-def fork_tip(
-    store: Store,
-    source: Located,
-    *,
-    events: Sequence[Event] | None = None,
-    extra: Sequence[Event] = (),
-    title: str | None = None,
-    review: dict[str, Any] | None = None,
-    cid: str | None = None,
-) -> tuple[str, str]:
-    """``fork``, and the commit it wrote last: the id and the tip as this write left
-    it (a writer beside may move the ref on at once)."""
     origin = {"conversation_id": source.cid, "commit": source.tip}
 
     def chain(new: str) -> list[Event]:

@@ -57,7 +57,7 @@ def fork_at_request(store: Store, cid: str, events: Sequence[Event], commits: Se
     """A fork of ``cid`` whose tip is its last request (the answer left out)."""
     at = last_request(events)
     assert at is not None and at < len(commits)
-    return fork(store, Located(cid, commits[at], False))
+    return fork(store, Located(cid, commits[at], False))[0]
 
 
 def retry_turn(ctx: TurnContext, view: TurnView) -> list[Event]:

@@ -30,7 +30,7 @@ from gitstore import (
 )
 from porcelain import clock
 from porcelain.app.compaction.summarize import SummaryJob, summarize
-from porcelain.app.lifecycle import ID_ATTEMPTS, JP_WRITTEN, config_delta, fork_tip, fresh_id
+from porcelain.app.lifecycle import ID_ATTEMPTS, JP_WRITTEN, config_delta, fork, fresh_id
 from porcelain.config import Config
 from porcelain.domain.compaction.coverage import coverage
 from porcelain.domain.compaction.overlap import grow_summary_range
@@ -211,7 +211,7 @@ def _publish(
             store.notes.refs.source, rid, source.cid + "\n", f"jp: review {rid} of {source.cid}"
         )
         try:
-            made, tip = fork_tip(store, source, extra=extra, review=review, cid=rid)
+            made, tip = fork(store, source, extra=extra, review=review, cid=rid)
             break
         except ConversationExists:  # another process took the id in the same decisecond
             _restore_source_note(store, rid)

@@ -49,7 +49,7 @@ def fork(
     events = None
     if first is not None or last is not None:
         events = keep_turns(store.log.load(source.cid).events, first, last)
-    cid = do_fork(store, source, events=events, title=title)
+    cid, _ = do_fork(store, source, events=events, title=title)
     if specs:
         # lazy: only `fork -k` loads the compaction modules
         from porcelain.app.compaction.run import compact_silently

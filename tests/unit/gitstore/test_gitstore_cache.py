@@ -239,6 +239,14 @@ def test_a_view_without_a_usable_cache_reads_git_once(
     assert walks == ["walk"]
 
 
+def _reads(store: Store, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The commits ``store`` reads an event of from git, in order, as they are read."""
+    read: list[str] = []
+    real = store._ground.event_bytes
+    monkeypatch.setattr(store._ground, "event_bytes", lambda c: read.append(str(c.id)) or real(c))
+    return read
+
+
 def _plain_git_events(path: Path, tip: str, count: int) -> str:
     """``count`` events committed on ``tip`` with git alone; the last commit."""
     env = {"GIT_AUTHOR_NAME": "g", "GIT_AUTHOR_EMAIL": "g@x", "GIT_COMMITTER_NAME": "g",
@@ -267,9 +275,7 @@ def test_a_chain_the_cache_holds_below_is_read_from_git_only_above_it(
     subprocess.run(["git", "--git-dir", str(path), "update-ref", "refs/conversations/jp-c1",
                     new, old], check=True)
     fresh = Store(path)
-    read: list[str] = []
-    real = fresh._ground.event_bytes
-    monkeypatch.setattr(fresh._ground, "event_bytes", lambda c: read.append(str(c.id)) or real(c))
+    read = _reads(fresh, monkeypatch)
     conv = fresh.log.load("jp-c1")
     assert (conv.events, conv.commits) == from_git(path, "jp-c1")
     assert sorted(read) == sorted(conv.commits[-above:])  # each new commit once, none below
@@ -282,9 +288,7 @@ def test_a_cold_load_reads_each_commit_once(
     for file in cache_files(path):
         file.unlink()
     fresh = Store(path)
-    read: list[str] = []
-    real = fresh._ground.event_bytes
-    monkeypatch.setattr(fresh._ground, "event_bytes", lambda c: read.append(str(c.id)) or real(c))
+    read = _reads(fresh, monkeypatch)
     conv = fresh.log.load("jp-c1")
     assert (conv.events, conv.commits) == from_git(path, "jp-c1")
     assert sorted(read) == sorted(conv.commits)
@@ -303,9 +307,7 @@ def test_a_new_commit_on_a_cached_chain_stops_at_its_parent_without_json_each(
                     new, old], check=True)
     monkeypatch.setattr(cache_module.Cache, "known", lambda self, commits: set())
     fresh = Store(path)
-    read: list[str] = []
-    real = fresh._ground.event_bytes
-    monkeypatch.setattr(fresh._ground, "event_bytes", lambda c: read.append(str(c.id)) or real(c))
+    read = _reads(fresh, monkeypatch)
     conv = fresh.log.load("jp-c1")
     assert (conv.events, conv.commits) == from_git(path, "jp-c1")
     assert read == [new]
