@@ -51,6 +51,7 @@ else:
 FOLDER = ("jp", "oplog")
 SUFFIX = ".pending"
 _NULL: AbstractContextManager[None] = contextlib.nullcontext()
+Verify = bool | Callable[[], Iterable[str]]  # a move's refs looked up, or named by its writer
 
 
 def folder(gitdir: Path) -> Path:
@@ -112,14 +113,16 @@ class Recorder:
         self,
         updates: Sequence[RefUpdate],
         partial: tuple[type[BaseException], ...] = (),
-        verify: bool = False,
+        verify: Verify = False,
     ) -> AbstractContextManager[None]:
         """Around one ref move (or one transaction): recorded if it happens.
 
         An exception of a ``partial`` type means some refs may have moved (a
         transaction that failed part-way, finished later by repair): the
         move counts as done.  With ``verify`` (a call that may move only some
-        of ``updates``), only the refs that now hold their new value count.
+        of ``updates``), only the refs that now hold their new value count:
+        each is looked up, or, when ``verify`` is a function, it names them
+        (a writer that knows which of thousands it wrote).
         """
         if not self._wrote:
             self._wrote = True
@@ -134,7 +137,7 @@ class Recorder:
         self,
         updates: Sequence[RefUpdate],
         partial: tuple[type[BaseException], ...],
-        verify: bool,
+        verify: Verify,
     ) -> Iterator[None]:
         moves = [Move(u.name, self._old(u), u.new) for u in updates]
         group = self._intend({"u": [[m.ref, m.old, m.new] for m in moves]})
@@ -146,7 +149,10 @@ class Recorder:
         except BaseException:
             self._line({"f": group})
             raise
-        if verify:
+        if callable(verify):
+            landed = set(verify())
+            moves = [m for m in moves if m.ref in landed]
+        elif verify:
             moves = [m for m in moves if transaction.current(self._repo(), m.ref) == m.new]
         self._landed += moves
 

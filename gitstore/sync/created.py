@@ -31,9 +31,10 @@ def create_packed(here: Here, steps: list[PullStep]) -> tuple[list[str], list[Pu
         wanted[name] = step.target.tip
         by_name[name] = step
     updates = [RefUpdate(n, None, tip) for n, tip in wanted.items()]
+    made: set[str] = set()
     try:
-        with here.ops.moving(updates, verify=True):
-            made = set(bulk.create(here.place.gitdir, wanted, WAIT_SECONDS))
+        with here.ops.moving(updates, verify=lambda: made):  # it knows which it wrote
+            made.update(bulk.create(here.place.gitdir, wanted, WAIT_SECONDS))
     except (bulk.NoHardLinks, RefBusy):
         # no hard links here, or git's gc held packed-refs.lock past the wait: the
         # refs are created as loose files instead, one batch at a time (no lock of it)

@@ -35,12 +35,19 @@ def anchors(here: Here, cids: list[str]) -> Iterator[None]:
         packwrite.release()  # nothing will name them: they need no shelter past the moves
 
 
+def naming_origins(texts: dict[str, str]) -> dict[str, str]:
+    """The metadata notes of ``texts`` that may say what their conversation continues:
+    those that name the key, as a JSON string or through an escape (the others, nearly
+    every note of a first pull, need not be looked at again)."""
+    return {k: t for k, t in texts.items() if '"diverged_from"' in t or "\\" in t}
+
+
 def continues(here: Here, texts: dict[str, str], cid: str) -> str:
     """The ``diverged_from`` of ``cid``'s metadata note among ``texts`` (annotated hex
-    id -> text: every note the store holds), "" when it has none.  A note that names
-    the key nowhere, as a JSON string or through an escape, is not parsed."""
-    text = texts.get(here.notes.anchor(cid))
-    if not text or ('"diverged_from"' not in text and "\\" not in text):
+    id -> text, from ``naming_origins`` of every note the store holds), "" when it
+    has none."""
+    text = texts.get(here.notes.anchor(cid)) if texts else None
+    if not text:
         return ""
     value = notes.meta_values(text).get("diverged_from")
     return value if isinstance(value, str) else ""

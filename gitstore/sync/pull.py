@@ -230,7 +230,7 @@ class Syncer:
 
     def first_meta(self, texts: dict[str, str]) -> None:
         """Keep the metadata notes a first pull's notes step took in (all the store has)."""
-        self._first_meta = texts
+        self._first_meta = syncmeta.naming_origins(texts)
 
     def _continues(self, cid: str) -> str | None:
         """What a conversation this pull created continues, from the first pull's notes

@@ -16,7 +16,7 @@ from gitstore.clock import seconds
 
 if TYPE_CHECKING:
     from gitstore.oplog.model import Op, RemoteChange
-    from gitstore.oplog.recorder import Recorder
+    from gitstore.oplog.recorder import Recorder, Verify
     from gitstore.refs.transaction import RefUpdate
     from gitstore.store.ground import Ground
 
@@ -97,7 +97,7 @@ class Ops:
         self,
         updates: Sequence[RefUpdate],
         partial: tuple[type[BaseException], ...] = (),
-        verify: bool = False,
+        verify: Verify = False,
     ) -> AbstractContextManager[None]:
         """Around one ref move (or one transaction): recorded if it happens."""
         return self._recording().moving(updates, partial, verify)

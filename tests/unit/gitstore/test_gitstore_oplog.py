@@ -104,6 +104,32 @@ def test_a_command_is_one_operation_with_each_ref_once(store: Store, path: Path)
     assert len(oplog.ops(store.repo)) == 1, "a command that moved nothing recorded an operation"
 
 
+def test_a_writer_that_names_what_landed_is_recorded_for_those_refs_alone(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first pull creates thousands of refs in one write that says which it made:
+    they are recorded from its word, not looked up one by one."""
+    from gitstore.refs import transaction
+    from gitstore.refs.transaction import RefUpdate
+
+    tip = store.log.create("jp-c1", [start("jp-c1")], None, "create")
+    wanted = [RefUpdate(refs.live(f"jp-c{i + 10}"), None, tip) for i in range(3)]
+    landed: list[str] = []
+    looked: list[str] = []
+    current = transaction.current
+    monkeypatch.setattr(transaction, "current", lambda r, n: looked.append(n) or current(r, n))
+    with store.ops.operation("jp pull"), store.ops.moving(wanted, verify=lambda: landed):
+        for update in wanted[:2]:  # the third "exists by now": the writer leaves it
+            store.repo.references.create(update.name, tip)
+            landed.append(update.name)
+    (only,) = [o for o in oplog.ops(store.repo) if o.command == "jp pull"]
+    assert {m.ref: (m.old, m.new) for m in only.moves} == {
+        wanted[0].name: (None, tip),
+        wanted[1].name: (None, tip),
+    }
+    assert not set(looked) & {u.name for u in wanted}, "the moves were looked up one by one"
+
+
 def test_undo_refuses_a_ref_moved_since_and_force_overwrites(store: Store) -> None:
     with store.ops.operation("jp new"):
         tip = store.log.create("jp-c1", [start("jp-c1")], None, "create")
