@@ -30,14 +30,13 @@ files, which the next one clears first.
 
 from __future__ import annotations
 
-import hashlib
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
 from gitstore.errors import SyncError
 from gitstore.refs import files as refread
-from gitstore.sync import firstclone, remotes
+from gitstore.sync import firstclone, remotes, sidegit
 from gitstore.sync.gitoutput import error_lines
 from gitstore.sync.transport import FSCK, NO_REFLOG, GitCli, Transport
 
@@ -47,8 +46,7 @@ FEW = 2
 
 
 def folder(gitdir: Path, remote: str) -> Path:
-    tag = hashlib.sha256(remote.encode()).hexdigest()[:16]
-    return gitdir / "jp" / f"fetch-{tag}.git"
+    return sidegit.folder(gitdir, "fetch", remote)
 
 
 def mark(remote: str) -> str:
@@ -66,14 +64,7 @@ def usable(transport: Transport, gitdir: Path) -> bool:
     """Whether a fetch beside this store is the same fetch as one in it."""
     if not isinstance(transport, GitCli) or transport.repo is None:
         return False
-    odd = any(c in str(gitdir.absolute()) for c in '"\\\n')  # not written into a config
-    if refread.plain_gitdir(gitdir) != gitdir or odd:
-        return False
-    try:
-        text = (gitdir / "config").read_text(encoding="utf-8", errors="replace").lower()
-    except OSError:
-        return False
-    return "objectformat" not in text and "[extensions" not in text  # SHA-1, as the side
+    return sidegit.usable(gitdir)
 
 
 def fetch(
@@ -119,25 +110,10 @@ def fetch(
 def _prepare(side: Path, gitdir: Path, had: dict[str, str], remote: str) -> None:
     """A bare repository at ``side`` that borrows the store's objects and holds the
     store's refs ``had`` (what the fetch offers as had)."""
-    for sub in ("objects/info", "objects/pack", "refs"):
-        (side / sub).mkdir(parents=True, exist_ok=True)
-    (side / "HEAD").write_text("ref: refs/heads/main\n")
-    gitdir = gitdir.absolute()  # both paths below would be read relative to ``side``
-    (side / "objects" / "info" / "alternates").write_text(str(gitdir / "objects") + "\n")
-    # the store's own settings (the remote, its URL rewrites, its transport's options)
-    # apply as to a fetch in the store; then this repository's: its connectivity check
-    # marks as had what its own refs reach, and of the borrowed repository's refs only
-    # the few journal copies (not every ref of the store)
+    # its connectivity check marks as had what its own refs reach, and of the
+    # borrowed repository's refs only the few journal copies (not every ref of the store)
     journal = remotes.tracking_prefix(remote) + "jp/"
-    (side / "config").write_text(
-        f'[include]\n\tpath = "{gitdir / "config"}"\n'
-        "[core]\n\trepositoryformatversion = 0\n\tbare = true\n"
-        f"\tlogAllRefUpdates = false\n\talternateRefsPrefixes = {journal}\n"
-    )
-    for name, oid in had.items():
-        path = side / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(oid + "\n")
+    sidegit.prepare(side, gitdir, had, f"\talternateRefsPrefixes = {journal}\n")
 
 
 def _set_copies(

@@ -23,8 +23,7 @@ from gitstore.fs import retry
 from gitstore.fs.place import Place
 from gitstore.refs import files as refread
 from gitstore.store import maintenance
-from gitstore.sync import gitenv, pushto, staged
-from gitstore.sync.callbacks import Callbacks
+from gitstore.sync import gitenv, pushto, sidegit, staged
 from gitstore.sync.gitoutput import RefResult, error_lines, parse_porcelain, remote_said
 from gitstore.sync.plan import RemoteUpdate
 
@@ -84,7 +83,21 @@ def choose(
     nobody is there to answer; without, git inherits this process's environment."""
     if git:
         return GitCli(git, Path(repo.path), environ, repo)
+    from gitstore.sync.libgit2transport import Pygit2Transport  # a machine without git
+
     return Pygit2Transport(repo)
+
+
+_KINDS = {1: "commit", 2: "tree", 3: "blob", 4: "tag"}
+
+
+def object_kind(repo: pygit2.Repository, oid: str) -> str:
+    """An object's type, read from its header (its content is not loaded)."""
+    try:
+        kind, _ = repo.odb.read_header(oid)
+    except (KeyError, ValueError, pygit2.GitError):
+        return "missing"
+    return _KINDS.get(int(kind), "missing")
 
 
 class GitCli:
@@ -133,10 +146,11 @@ class GitCli:
         stdin: str = "",
         remote: str | None = None,
         env: dict[str, str] | None = None,
+        gitdir: Path | None = None,
     ) -> subprocess.CompletedProcess[str]:
         try:
             return subprocess.run(
-                [self.git, "--git-dir", str(self.gitdir), *args],
+                [self.git, "--git-dir", str(gitdir or self.gitdir), *args],
                 capture_output=True,
                 text=True,
                 input=stdin,
@@ -164,11 +178,13 @@ class GitCli:
 
     def push(self, remote: str, updates: Sequence[RemoteUpdate]) -> list[RefResult]:
         sets = [u for u in updates if u.new is not None]
-        if len(sets) <= EXPLICIT_MAX:
+        if len(sets) <= EXPLICIT_MAX:  # sources named by id: sent from a repository beside
             results: list[RefResult] = []
-            for start in range(0, len(updates), CHUNK):
-                chunk = updates[start : start + CHUNK]
-                results += self._push(remote, [f"{u.new}:{u.ref}" for u in chunk if u.new], chunk)
+            with sidegit.for_push(self.gitdir, remote) as side:
+                for start in range(0, len(updates), CHUNK):
+                    chunk = updates[start : start + CHUNK]
+                    specs = [f"{u.new}:{u.ref}" for u in chunk if u.new]
+                    results += self._push(remote, specs, chunk, side)
             return results
         # git matches every explicit refspec against every ref (quadratic: 5 s for
         # 1,000 refs); staged refs and one glob per namespace send exactly the same
@@ -198,7 +214,7 @@ class GitCli:
         plain = refread.plain_gitdir(self.gitdir) if self.repo is not None else None
         found = refread.matching_refs(plain, prefixes) if plain is not None else None
         if found is not None and self.repo is not None:
-            return [RefRow(name, oid, _kind(self.repo, oid)) for name, oid in sorted(found.items())]
+            return [RefRow(name, oid, object_kind(self.repo, oid)) for name, oid in sorted(found.items())]
         fmt = "--format=%(objectname) %(objecttype) %(refname)"
         proc = self._run(["for-each-ref", fmt, *prefixes])
         if proc.returncode != 0:
@@ -251,7 +267,11 @@ class GitCli:
             raise SyncError("git update-ref", error_lines(proc.stderr))
 
     def _push(
-        self, remote: str, specs: list[str], updates: Sequence[RemoteUpdate]
+        self,
+        remote: str,
+        specs: list[str],
+        updates: Sequence[RemoteUpdate],
+        side: Path | None = None,
     ) -> list[RefResult]:
         # atomic: the journal moves with the refs it names, or nothing moves
         args = [*NO_REFLOG, "push", "--porcelain", "--no-verify", "--atomic"]
@@ -261,7 +281,8 @@ class GitCli:
                 specs.append(f":{u.ref}")
             elif u.lease is not None:  # the journal: a new root replaces it only if unmoved
                 args.append(f"--force-with-lease={u.ref}:{u.lease}")
-        proc = self._run([*args, pushto.target(self.repo, remote), *specs], remote=remote)
+        where = pushto.target(self.repo, remote)
+        proc = self._run([*args, where, *specs], remote=remote, gitdir=side)
         found = parse_porcelain(proc.stdout)
         if proc.returncode != 0 and not found:
             raise SyncError(remote, error_lines(proc.stderr))
@@ -274,129 +295,3 @@ class GitCli:
         by_ref = {r.ref: r for r in found}
         # a ref git did not report was not pushed
         return [by_ref.get(u.ref, RefResult(u.ref, False, "not reported by git")) for u in updates]
-
-
-_KINDS = {1: "commit", 2: "tree", 3: "blob", 4: "tag"}
-
-
-def _kind(repo: pygit2.Repository, oid: str) -> str:
-    """An object's type, read from its header (its content is not loaded)."""
-    try:
-        kind, _ = repo.odb.read_header(oid)
-    except (KeyError, ValueError, pygit2.GitError):
-        return "missing"
-    return _KINDS.get(int(kind), "missing")
-
-
-class Pygit2Transport:
-    name = "pygit2"
-
-    def __init__(self, repo: pygit2.Repository) -> None:
-        self.repo = repo
-
-    def _remote(self, remote: str) -> pygit2.Remote:
-        """An anonymous remote at the configured URL: libgit2 would otherwise
-        apply the remote's configured push refspecs to fetched refs too, and
-        overwrite local conversations with the remote's."""
-        try:
-            url = self.repo.remotes[remote].url
-        except (KeyError, ValueError):
-            raise SyncError(remote, "no such remote") from None
-        if not url:
-            raise SyncError(remote, "the remote has no URL")
-        return self.repo.remotes.create_anonymous(url)
-
-    def fetch(
-        self, remote: str, refspecs: Sequence[str], prune: bool = True, tips: Sequence[str] = ()
-    ) -> None:
-        mode = pygit2.enums.FetchPrune.PRUNE if prune else pygit2.enums.FetchPrune.NO_PRUNE
-        self.ls_remote(remote)  # a remote libgit2 cannot list whole is an error, not empty
-        try:
-            self._remote(remote).fetch(list(refspecs), callbacks=Callbacks(), prune=mode)
-        except pygit2.GitError as exc:
-            raise SyncError(remote, str(exc)) from None
-
-    def list_refs(self, prefixes: Sequence[str]) -> list[RefRow]:
-        """Refs read as files where the store allows it: libgit2's own listing stops
-        short of refs nested deeply (about 100 levels) and says nothing."""
-        plain = refread.plain_gitdir(Path(self.repo.path))
-        if plain is not None:
-            found = refread.list_refs(plain, prefixes)
-        else:
-            found = {}
-            for ref in self.repo.references.iterator():
-                if ref.name.startswith(tuple(prefixes)) and isinstance(ref.target, pygit2.Oid):
-                    found[ref.name] = str(ref.target)
-        return [RefRow(name, oid, _kind(self.repo, oid)) for name, oid in sorted(found.items())]
-
-    def ls_remote(self, remote: str) -> dict[str, str]:
-        try:
-            heads = self._remote(remote).list_heads(callbacks=Callbacks())
-        except pygit2.GitError as exc:
-            raise SyncError(remote, str(exc)) from None
-        listed = {
-            h.name: str(h.oid)
-            for h in heads
-            if h.name and h.name.startswith("refs/") and not h.symref_target
-        }
-        self._check_complete(remote, listed)
-        return listed
-
-    def _check_complete(self, remote: str, listed: dict[str, str]) -> None:
-        """A remote on this machine whose refs libgit2 did not all list (it lists none
-        once one is nested about 100 levels deep): say so rather than sync blind."""
-        url = self.repo.remotes[remote].url or ""
-        path = Path(url[len("file://") :] if url.startswith("file://") else url)
-        plain = refread.plain_gitdir(path) if path.is_absolute() or path.exists() else None
-        if plain is None:
-            return
-        missed = sorted(set(refread.list_refs(plain, ["refs/"])) - set(listed))
-        if missed:
-            raise SyncError(
-                remote,
-                f"libgit2 cannot list the remote's refs ({len(missed)} missed, such as "
-                f"{missed[0][:80]}); install git, whose listing sees every ref",
-            )
-
-    def delete_refs(self, names: Sequence[str]) -> None:
-        for name in names:
-            try:
-                self.repo.references.delete(name)
-            except (KeyError, pygit2.InvalidSpecError):
-                continue
-
-    def maintain(self) -> None:
-        """Nothing: without git there is no `git gc` to run."""
-
-    def pack_refs(self) -> None:
-        self.repo.compress_references()
-
-    def push(self, remote: str, updates: Sequence[RemoteUpdate]) -> list[RefResult]:
-        handle = self._remote(remote)
-        stale: set[str] = set()
-        if any(u.new is None for u in updates):
-            try:
-                heads = {h.name: str(h.oid) for h in handle.list_heads(callbacks=Callbacks())}
-            except pygit2.GitError as exc:
-                raise SyncError(remote, str(exc)) from None
-            stale = {u.ref for u in updates if u.new is None and heads.get(u.ref) != u.lease}
-        sent = [u for u in updates if u.ref not in stale]
-        callbacks = Callbacks()
-        specs = [f":{u.ref}" if u.new is None else f"{u.new}:{u.ref}" for u in sent]
-        failure = ""
-        if specs:
-            try:
-                handle.push(specs, callbacks=callbacks)
-            except pygit2.GitError as exc:
-                failure = str(exc)
-        results: list[RefResult] = []
-        for u in updates:
-            if u.ref in stale:
-                results.append(RefResult(u.ref, False, "[rejected] (stale info)"))
-            elif failure:
-                results.append(RefResult(u.ref, False, f"[rejected] ({failure})"))
-            elif u.ref in callbacks.rejected:
-                results.append(RefResult(u.ref, False, f"[rejected] ({callbacks.rejected[u.ref]})"))
-            else:
-                results.append(RefResult(u.ref, True, "ok"))
-        return results
