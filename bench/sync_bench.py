@@ -9,7 +9,9 @@ same run:
 - no-op pull: a no-op `git fetch` of one ref, and a no-op plain `git fetch` of
   every conversation ref;
 - push / pull of 10 changed conversations: plain git pushing / fetching just
-  those 10 refs.
+  those 10 refs; once on the remotes as the first pushes left them (a loose file
+  per ref), once more after ``git pack-refs --all`` on them, as a server's
+  maintenance leaves them.
 
 Every row reports CPU (the process and what it waited for) and the peak
 resident memory of jp's process and of git's, and is logged as soon as it is
@@ -201,19 +203,27 @@ def size_section(
     names = [refs.live(c) for c in changed]
     plain_push = _git(laptop.gitdir, "push", "-q", str(mirror), *names)
     plain_fetch = _git(clone_git, "fetch", "-q", str(mirror), *(f"+{n}:{n}" for n in names))
-    _change(laptop, changed)
-    jp_push = once([*jp, "push"], env_l, home_l)
-    git_push = once(plain_push, env_l, home_l)
-    row(f"push of {CHANGED} changed", jp_push, f"git push of the {CHANGED} refs", git_push,
-        "within 2x", jp_push <= 2 * git_push)  # fmt: skip
-    jp_pull = once([*jp, "pull"], env_d, home_d)
-    git_fetch = once(plain_fetch, env_d, home_d)
-    if old_jp:
-        old_pull = once([*old_jp, "pull"], env_b, home_b)
-        row(f"pull of {CHANGED} changed (before)", old_pull, f"git fetch of the {CHANGED} refs",
-            git_fetch, "within 2x", old_pull <= 2 * git_fetch)  # fmt: skip
-    row(f"pull of {CHANGED} changed", jp_pull, f"git fetch of the {CHANGED} refs", git_fetch,
-        "within 2x", jp_pull <= 2 * git_fetch)  # fmt: skip
+    # first on the remotes as the first pushes left them (a loose file a ref), then as
+    # a server's maintenance leaves them (`git gc` packs them into packed-refs)
+    for packed in (False, True):
+        if packed:
+            for bare in (remote, mirror):
+                run_process(_git(bare, "pack-refs", "--all"), env_l, home_l)
+        tag = ", the remotes' refs packed" if packed else ""
+        _change(laptop, changed)
+        jp_push = once([*jp, "push"], env_l, home_l)
+        git_push = once(plain_push, env_l, home_l)
+        row(f"push of {CHANGED} changed{tag}", jp_push, f"git push of the {CHANGED} refs",
+            git_push, "within 2x", jp_push <= 2 * git_push)  # fmt: skip
+        jp_pull = once([*jp, "pull"], env_d, home_d)
+        git_fetch = once(plain_fetch, env_d, home_d)
+        if old_jp:
+            old_pull = once([*old_jp, "pull"], env_b, home_b)
+            row(f"pull of {CHANGED} changed{tag} (before)", old_pull,
+                f"git fetch of the {CHANGED} refs", git_fetch, "within 2x",
+                old_pull <= 2 * git_fetch)  # fmt: skip
+        row(f"pull of {CHANGED} changed{tag}", jp_pull, f"git fetch of the {CHANGED} refs",
+            git_fetch, "within 2x", jp_pull <= 2 * git_fetch)  # fmt: skip
 
 
 def section(
