@@ -28,6 +28,7 @@ refs, ``gitstore.sync.transport``), where git would lock each ref it deletes.
 
 from __future__ import annotations
 
+import bisect
 import errno
 import fcntl
 import os
@@ -39,6 +40,7 @@ from pathlib import Path
 from gitstore import faults
 from gitstore.errors import RefBusy, environment_fault
 from gitstore.fs import atomic, retry
+from gitstore.refs import files as refread
 
 SUFFIX = ".packed"
 _NO_LINKS = (errno.EPERM, errno.EMLINK, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV)
@@ -93,18 +95,53 @@ def _free(gitdir: Path, new: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
-def _merged(old: bytes, new: Mapping[str, str]) -> tuple[bytes, list[str]]:
-    """``packed-refs`` with the lines of ``new`` added (sorted bytewise, as git sorts),
-    and the names added; a name the old file holds is kept as it was."""
-    lines = old.split(b"\n")
-    first = lines[0] if old.startswith(b"# pack-refs with:") else b""
+def _header(old: bytes) -> tuple[bytes, bytes]:
+    """The header the new ``packed-refs`` gets, and ``old``'s own header line (or b"")."""
+    first = old[: old.find(b"\n")] if old.startswith(b"# pack-refs with:") else b""
     traits = first.split(b":", 1)[1].split() if first else []
     # the old lines' own peeling is kept as they state it (new refs name commits)
     keep = [t for t in (b"peeled", b"fully-peeled") if t in traits] if old else [b"peeled",
             b"fully-peeled"]  # fmt: skip
-    header = b"# pack-refs with: " + b"".join(t + b" " for t in [*keep, b"sorted"]) + b"\n"
+    return b"# pack-refs with: " + b"".join(t + b" " for t in [*keep, b"sorted"]) + b"\n", first
+
+
+def _merged(old: bytes, new: Mapping[str, str]) -> tuple[bytes, list[str]]:
+    """``packed-refs`` with the lines of ``new`` added (sorted bytewise, as git sorts),
+    and the names added; a name the old file holds is kept as it was.
+
+    A sorted ``old`` (git always writes it so) is not taken apart: the new names go
+    in as runs, each between two old records found by bisection, so that the
+    100,000 refs of a first pull cost one gap in the file, not 200,000 records."""
+    header, first = _header(old)
+    if old and (not first or b" sorted" not in first):
+        return _merged_whole(header, old, new)
+    body = old[len(first) + 1 :] if first else old
+    oids = {name.encode(): oid for name, oid in new.items()}
+    keys = sorted(oids)
+    chunks, added = [header], []
+    at = i = 0
+    while i < len(keys):
+        gap = max(at, refread.lower_bound(body, keys[i]))
+        while body[gap : gap + 1] == b"^":  # a peeled line stays with its record
+            gap = body.index(b"\n", gap) + 1
+        chunks.append(body[at:gap])
+        at = gap
+        after = body[gap + 41 : body.index(b"\n", gap)] if gap < len(body) else None
+        if after == keys[i]:
+            i += 1  # there already: kept as it was
+            continue
+        end = len(keys) if after is None else bisect.bisect_left(keys, after, i)
+        chunks.append(b"".join(oids[k].encode() + b" " + k + b"\n" for k in keys[i:end]))
+        added += [k.decode() for k in keys[i:end]]
+        i = end
+    chunks.append(body[at:])
+    return b"".join(chunks), added
+
+
+def _merged_whole(header: bytes, old: bytes, new: Mapping[str, str]) -> tuple[bytes, list[str]]:
+    """``_merged`` of an ``old`` not known to be sorted: every record read and sorted."""
     records: list[tuple[bytes, bytes]] = []  # (name, the record's lines)
-    for line in lines:
+    for line in old.split(b"\n"):
         if not line:
             continue
         if line.startswith(b"^") and records:

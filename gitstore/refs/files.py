@@ -114,7 +114,7 @@ def _sorted(data: bytes) -> bool:
     return data.startswith(b"#") and b" sorted" in data[: data.find(b"\n")]
 
 
-def _lower_bound(data: bytes, wanted: bytes) -> int:
+def lower_bound(data: bytes, wanted: bytes) -> int:
     """In a sorted packed-refs, the start of the line from which every record's name is
     ``wanted`` or after it (bytewise, as git sorts), and before which none is."""
     lo, hi = 0, len(data)  # lo is always the start of a line
@@ -136,7 +136,7 @@ def _lower_bound(data: bytes, wanted: bytes) -> int:
 
 def _bisect(data: bytes, wanted: bytes) -> str | None:
     """Binary search over the records of a sorted packed-refs."""
-    for name, oid in _records_from(data, _lower_bound(data, wanted)):
+    for name, oid in _records_from(data, lower_bound(data, wanted)):
         return oid if name == wanted.decode("utf-8", errors="replace") else None
     return None
 
@@ -154,7 +154,7 @@ def _records_from(data: bytes, at: int) -> Iterator[tuple[str, str | None]]:
 def _packed_under(data: bytes, lead: str) -> Iterator[tuple[str, str]]:
     """Every record of a sorted packed-refs whose name starts with ``lead``: the
     records from the first such one, found by bisection, until one does not."""
-    for name, oid in _records_from(data, _lower_bound(data, lead.encode())):
+    for name, oid in _records_from(data, lower_bound(data, lead.encode())):
         if not name.startswith(lead):
             return
         if oid is not None and name:
