@@ -30,6 +30,7 @@ files, which the next one clears first.
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
@@ -40,9 +41,11 @@ from gitstore.sync import firstclone, remotes, sidegit
 from gitstore.sync.gitoutput import error_lines
 from gitstore.sync.transport import FSCK, NO_REFLOG, GitCli, Transport
 
-# copies written through libgit2 up to this many: it parses packed-refs for each
-# write (11 ms at 100,000 conversations), one git update-ref finds them by bisection
+# copies written through libgit2 up to this many, in a store whose packed-refs is
+# under SMALL bytes: libgit2 parses all of packed-refs for each write (40 ms at
+# 100,000 conversations and their copies), one git update-ref finds them by bisection
 FEW = 2
+SMALL = 1024 * 1024  # about 10,000 refs
 
 
 def folder(gitdir: Path, remote: str) -> Path:
@@ -124,12 +127,26 @@ def _set_copies(
     here = refread.matching_refs(gitdir, wrote) or {}
     values: dict[str, str | None] = dict.fromkeys(set(here) - set(fetched))
     values.update((n, oid) for n, oid in fetched.items() if here.get(n) != oid)
-    if len(values) <= FEW:  # the journal's copy: libgit2, no git process started
+    return write_copies(transport, gitdir, dict(sorted(values.items())))
+
+
+def write_copies(transport: GitCli, gitdir: Path, values: dict[str, str | None]) -> bool:
+    """Point each copy at its commit (None: delete it), in the order given: a few in
+    a small store through libgit2 (no git process), else all at once by one ``git
+    update-ref``; False when a lock held them (git's gc packing refs)."""
+    if len(values) <= FEW and _packed_size(gitdir) < SMALL:
         repo = transport.repo
         assert repo is not None
-        return all(remotes.set_copy(repo, n, values[n]) for n in sorted(values))
+        return all(remotes.set_copy(repo, n, value) for n, value in values.items())
     try:
         transport.set_refs(values)
     except SyncError:
-        return False  # a lock held (git's gc packing refs): the fetch in the store waits
+        return False
     return True
+
+
+def _packed_size(gitdir: Path) -> int:
+    try:
+        return os.stat(gitdir / "packed-refs").st_size
+    except OSError:
+        return 0

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 
 from gitstore.refs import files as refread
 from gitstore.refs import quarantine
-from gitstore.sync import fetching, journal, remotes
+from gitstore.sync import beside, fetching, journal, remotes
+from gitstore.sync.transport import GitCli
 
 if TYPE_CHECKING:
     from gitstore.sync.pull import Syncer
@@ -21,9 +22,14 @@ def accept(syncer: Syncer, reconciled: bool) -> None:
     if tip is None:
         syncer.transport.delete_refs([syncer.tracking + journal.COPY])
     else:
+        values: dict[str, str | None] = {}  # the copy moves first, then the incoming goes
         if tip != syncer.journal_tip():
-            remotes.set_copy(syncer.repo, syncer.tracking + journal.COPY, tip)
-        remotes.set_copy(syncer.repo, syncer.tracking + journal.INCOMING, None)
+            values[syncer.tracking + journal.COPY] = tip
+        values[syncer.tracking + journal.INCOMING] = None
+        transport, gitdir = syncer.transport, syncer.here.place.gitdir
+        if not isinstance(transport, GitCli) or not beside.write_copies(transport, gitdir, values):
+            for name, value in values.items():
+                remotes.set_copy(syncer.repo, name, value)
     found = len(syncer.inbound.conversations) if reconciled else None
     journal.record_pull(syncer.here.place.gitdir, syncer.remote, reconciled, found)
 
