@@ -11,6 +11,7 @@ too) only lock files older than a minute go.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -39,11 +40,17 @@ def clear_stale(gitdir: Path, namespace: str, older_than: float = 0.0) -> int:
         return 0
     now = time.time()
     removed = 0
-    for path in root.rglob("*.lock"):
-        try:
-            if path.is_file() and now - path.stat().st_mtime >= older_than:
-                path.unlink()
-                removed += 1
-        except OSError:
-            continue
+    # os.walk passes over a folder that goes while it walks (git's gc prunes the
+    # empty folders of the refs it packs); Path.rglob raised there
+    for folder, _, files in os.walk(root):
+        for name in files:
+            if not name.endswith(".lock"):
+                continue
+            path = Path(folder) / name
+            try:
+                if now - path.stat().st_mtime >= older_than:
+                    path.unlink()
+                    removed += 1
+            except OSError:
+                continue
     return removed
