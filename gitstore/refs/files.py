@@ -381,3 +381,7 @@ def matching_refs(gitdir: Path, patterns: Iterable[str]) -> dict[str, str] | Non
         else:
             out[name] = oid
     return out
+
+
+# what ``gitstore.refs.differ`` reads the same way a listing does
+packed_bytes, packed_stat, loose_refs = _packed_bytes, _packed_stat, _loose_refs

@@ -11,6 +11,8 @@ from gitstore.refs import quarantine
 from gitstore.sync import beside, fetching, journal, remotes
 from gitstore.sync.transport import GitCli
 
+SCOPED_MAX = 2000  # conversations whose copies are read by name, not by a listing of all
+
 if TYPE_CHECKING:
     from gitstore.sync.pull import Syncer
 
@@ -79,15 +81,18 @@ def fetch(syncer: Syncer) -> set[str] | None:
     return fetching.fetch_moved(syncer.transport, syncer.remote, syncer.here.place.gitdir, names)
 
 
-def complete(syncer: Syncer) -> None:
+def complete(syncer: Syncer, cids: set[str] | None = None) -> None:
     """After a fetch of what moved: every other copy too, as it was accepted
-    before (a push compares them all with this store).  The conversations' copies
+    before (a push compares them with this store).  The conversations' copies
     are read as names and ids only (``_listed``: no object is looked up for each of
-    100,000); the few notes copies with their type."""
+    100,000), or with ``cids`` only theirs, each found by name; the few notes copies
+    with their type."""
     if syncer.scope is None:
         return
     notes = syncer.tracking + "notes/"
-    for name, oid in _listed(syncer).items():
+    listed = _named(syncer, cids) if cids is not None else None
+    syncer.partial = listed is not None
+    for name, oid in (listed if listed is not None else _listed(syncer)).items():
         rest = name[len(syncer.tracking) :]
         if name.startswith(notes) or rest in syncer.scope or rest.startswith(fetching.JOURNAL):
             continue
@@ -100,6 +105,17 @@ def complete(syncer: Syncer) -> None:
         if row.kind == "commit":
             syncer.inbound.notes.setdefault(rest[len("notes/") :], row.oid)
     syncer.scope = None
+
+
+def _named(syncer: Syncer, cids: set[str]) -> dict[str, str] | None:
+    """The fetched copies of ``cids``' conversations, each found by name (None: too
+    many to look up one by one, or a store git must list)."""
+    plain = refread.plain_gitdir(syncer.here.place.gitdir)
+    if plain is None or len(cids) > SCOPED_MAX:
+        return None
+    spaces = ("conversations/", "archive/conversations/")
+    names = [syncer.tracking + space + c for c in sorted(cids) for space in spaces]
+    return refread.matching_refs(plain, names) if names else {}
 
 
 def _listed(syncer: Syncer) -> dict[str, str]:

@@ -37,6 +37,7 @@ __all__ = ["Outcome", "Syncer", "Tips", "open_sync"]
 
 Progress = Callable[[str, int, int], None]
 BATCH = 200  # conversations moved per transaction (each holds its lock file open)
+_SPACES = ("conversations/", "archive/conversations/")  # a conversation's names under refs/
 SCOPED_MAX = 2000  # conversations read by name; past that one listing of them all is cheaper
 
 
@@ -63,6 +64,7 @@ class Syncer:
         self.signature = here.notes.signature()  # notes merges: on the store's clock
         self._held = False
         self.scope: set[str] | None = None  # the copies the last fetch brought (None: all)
+        self.partial = False  # whether ``inbound`` holds only some of the remote's copies
         self.journal_note: Outcome | None = None  # why the journal was not used
         self.drift_note: Outcome | None = None  # what a reconcile found the journal missed
         # the metadata notes as the pull's notes step left them, when the store had none
@@ -95,10 +97,15 @@ class Syncer:
                 tips.live = row.oid
         return out
 
-    def remote_tips(self) -> dict[str, Tips]:
-        """The fetched copies that passed the checks of the last fetch."""
+    def remote_tips(self, cids: set[str] | None = None) -> dict[str, Tips]:
+        """The fetched copies that passed the checks of the last fetch (with ``cids``:
+        of those conversations only)."""
         out: dict[str, Tips] = {}
-        for rest, tip in self.inbound.conversations.items():
+        found = self.inbound.conversations
+        if cids is not None:
+            wanted = [f"{space}{c}" for c in cids for space in _SPACES]
+            found = {rest: found[rest] for rest in wanted if rest in found}
+        for rest, tip in found.items():
             named = conversation_name(rest)
             if isinstance(named, str):
                 continue
@@ -152,9 +159,10 @@ class Syncer:
     def warning(ref: str, detail: str) -> Outcome:
         return Outcome(ref, "skipped", kind="warning", detail=detail)
 
-    def complete(self) -> None:
-        """After a fetch of what moved: every other copy too (``journaled.complete``)."""
-        journaled.complete(self)
+    def complete(self, cids: set[str] | None = None) -> None:
+        """After a fetch of what moved: every other copy too (``journaled.complete``;
+        with ``cids``, the copies of those conversations only)."""
+        journaled.complete(self, cids)
 
     def _cids(self) -> set[str] | None:
         """The conversations the last fetch may have moved (None: all)."""

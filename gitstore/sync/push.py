@@ -15,7 +15,7 @@ import pygit2
 from gitstore import refs
 from gitstore.errors import RefBusy, SyncError
 from gitstore.fs import retry
-from gitstore.refs import bulk
+from gitstore.refs import bulk, differ
 from gitstore.refs import files as refread
 from gitstore.refs.transaction import WAIT_SECONDS
 from gitstore.sync import journal, journaled, remotes
@@ -26,14 +26,16 @@ from gitstore.sync.plan import Action, PushStep, RemoteUpdate, plan_push, reduce
 from gitstore.sync.pull import Outcome, Syncer, Tips
 
 RETRIES = 3
+_SPACES = ("conversations/", "archive/conversations/")
 
 
 def plan(syncer: Syncer) -> list[PushStep | Outcome]:
     """Every conversation and notes ref to send, as last fetched; an ``Outcome``
     for one whose copy on the remote was refused (nothing is sent over it)."""
-    syncer.complete()
-    remote = syncer.remote_tips()
-    local = syncer.local_tips(_moved(syncer, remote))
+    moved = _differing(syncer)
+    syncer.complete(moved)
+    remote = syncer.remote_tips(moved)
+    local = syncer.local_tips(moved if moved is not None else _moved(syncer, remote))
     refusals = _Refusals(syncer)
     steps: list[PushStep | Outcome] = []
     for cid in sorted(local):
@@ -51,6 +53,26 @@ def plan(syncer: Syncer) -> list[PushStep | Outcome]:
             steps.append(step)
     steps += _plan_notes(syncer, refusals)
     return steps
+
+
+def _differing(syncer: Syncer) -> set[str] | None:
+    """The conversations whose refs here differ from the copies of the remote's, told
+    from the runs of ``packed-refs`` and the loose refs (``refs.differ``: what differs
+    costs, not the store), with those whose copy the pull refused; None when that
+    cannot tell (``_moved`` lists them all)."""
+    plain = refread.plain_gitdir(syncer.here.place.gitdir)
+    if plain is None or syncer.transport.name != "git":
+        return None
+    found: set[str] = set()
+    for mine, copies in ((refs.LIVE_PREFIX, "conversations/"),
+                         (refs.ARCHIVE_PREFIX, "archive/conversations/")):  # fmt: skip
+        named = differ.differing(plain, mine, syncer.tracking + copies)
+        if named is None:
+            return None
+        found |= {n for n in named if "/" not in n}
+    refused = (r.ref[len("refs/") :] for r in syncer.inbound.refused)
+    found |= {n.rsplit("/", 1)[1] for n in refused if n.startswith(_SPACES)}
+    return found
 
 
 def _moved(syncer: Syncer, remote: dict[str, Tips]) -> set[str] | None:
@@ -234,8 +256,11 @@ def send(syncer: Syncer, updates: list[RemoteUpdate], names: set[str]) -> list[R
 
 def _count_remote(syncer: Syncer, sent: list[RemoteUpdate]) -> None:
     """How many conversations the remote holds after this push went in whole: what
-    was fetched (every copy, after ``plan``) with what it created or deleted."""
+    was fetched (every copy, after ``plan``) with what it created or deleted; when
+    only the copies of what moved were read, the count the store kept, moved by
+    what this push created or deleted."""
     names = set(syncer.inbound.conversations)
+    before = len(names)
     for u in sent:
         rest = u.ref[len("refs/") :]
         if rest.startswith(("conversations/", "archive/")):
@@ -243,7 +268,11 @@ def _count_remote(syncer: Syncer, sent: list[RemoteUpdate]) -> None:
                 names.discard(rest)
             else:
                 names.add(rest)
-    journal.record_refs(syncer.here.place.gitdir, syncer.remote, len(names))
+    gitdir = syncer.here.place.gitdir
+    count = len(names)
+    if syncer.partial:
+        count = journal.refs_at_reconcile(gitdir, syncer.remote) + count - before
+    journal.record_refs(gitdir, syncer.remote, max(count, 0))
 
 
 def check_remote(repo: pygit2.Repository, name: str) -> remotes.RemoteInfo:
