@@ -176,3 +176,27 @@ def test_a_remote_out_of_reach_is_asked_once(tmp_path: Path) -> None:
     fetches = [c for c in calls(log) if " fetch " in c]
     assert len(fetches) == 1 and "/jp/fetch-" in fetches[0], fetches
     assert leftovers(gitdir) == []
+
+
+def test_a_big_stores_journal_copies_are_written_by_one_git(tmp_path: Path) -> None:
+    """libgit2 parses all of packed-refs for each ref it writes: past ``beside.SMALL``
+    the copies a pull moves go through one ``git update-ref`` instead."""
+    laptop, desktop, remote, log = pair(tmp_path)
+    gitdir = desktop.here.place.gitdir
+    tip = git(gitdir, "rev-parse", COPY)
+    git(gitdir, "pack-refs", "--all")
+    packed = (gitdir / "packed-refs").read_text()
+    pad = "".join(f"{tip} refs/tags/pad-{n:06d}\n" for n in range(20_000))  # 1.3 MB
+    head, _, body = packed.partition("\n")
+    lines = sorted((body + pad).splitlines(), key=lambda line: line.split(" ")[1].encode())
+    (gitdir / "packed-refs").write_text(head + "\n" + "\n".join(lines) + "\n")
+    assert (gitdir / "packed-refs").stat().st_size > beside.SMALL
+    more(laptop, "jp-c1")
+    log.unlink()
+    assert [o.id for o in desktop.pull() if o.kind == "conversation"] == ["jp-c1"]
+    # the journal's incoming copy, jp-c1's copy, then the journal's copy moved on
+    writes = [c for c in calls(log) if "update-ref --stdin" in c]
+    assert len(writes) == 3, calls(log)
+    assert git(gitdir, "rev-parse", COPY) == git(remote, "rev-parse", journal.REMOTE_REF)
+    assert INCOMING not in refread.list_refs(gitdir, [INCOMING.rsplit("/", 1)[0] + "/"])
+    git(gitdir, "fsck", "--strict", "--no-dangling")
