@@ -59,7 +59,8 @@ class Pygit2Transport:
             for ref in self.repo.references.iterator():
                 if ref.name.startswith(tuple(prefixes)) and isinstance(ref.target, pygit2.Oid):
                     found[ref.name] = str(ref.target)
-        return [RefRow(name, oid, object_kind(self.repo, oid)) for name, oid in sorted(found.items())]
+        rows = sorted(found.items())
+        return [RefRow(name, oid, object_kind(self.repo, oid)) for name, oid in rows]
 
     def ls_remote(self, remote: str) -> dict[str, str]:
         try:

@@ -214,7 +214,8 @@ class GitCli:
         plain = refread.plain_gitdir(self.gitdir) if self.repo is not None else None
         found = refread.matching_refs(plain, prefixes) if plain is not None else None
         if found is not None and self.repo is not None:
-            return [RefRow(name, oid, object_kind(self.repo, oid)) for name, oid in sorted(found.items())]
+            repo, listed = self.repo, sorted(found.items())
+            return [RefRow(name, oid, object_kind(repo, oid)) for name, oid in listed]
         fmt = "--format=%(objectname) %(objecttype) %(refname)"
         proc = self._run(["for-each-ref", fmt, *prefixes])
         if proc.returncode != 0:
