@@ -125,6 +125,7 @@ class Syncer:
         (``fetching``): what fails is refused, by name."""
         self.progress("fetching", 0, 0)
         self.journal_note, self.drift_note, self.scope = None, None, None
+        self.partial = False
         gitdir = self.here.place.gitdir
         if not full and journaled.usable(self):
             scope = journaled.fetch(self)

@@ -164,3 +164,21 @@ def test_gc_beside_pushes_from_beside_loses_nothing(tmp_path: Path) -> None:
     assert git(remote, "rev-parse", "refs/conversations/jp-c2") == tip
     git(remote, "fsck", "--strict", "--no-dangling")
     git(gitdir, "fsck", "--strict", "--no-dangling")
+
+
+def test_a_push_that_read_only_what_moved_still_counts_the_whole_remote(tmp_path: Path) -> None:
+    """The count of the remote's conversations a push records (which tells later
+    pulls to trust the journal) is the count kept, moved by what this push made."""
+    laptop, remote, _ = laptop_of(tmp_path)
+    gitdir = laptop.here.place.gitdir
+    push(laptop)  # a pull through the journal, then nothing to send
+    assert journal.refs_at_reconcile(gitdir, "origin") == 3
+    laptop.here.log.create("jp-c4", [start("jp-c4")], None, "test")
+    more(laptop, "jp-c1")
+    assert {(o.id, o.action) for o in push(laptop) if o.kind == "conversation"} == {
+        ("jp-c4", "created"),
+        ("jp-c1", "fast-forwarded"),
+    }
+    assert laptop.partial, "the push read every copy, not only those of what moved"
+    assert journal.refs_at_reconcile(gitdir, "origin") == 4
+    assert len(git(remote, "for-each-ref", "refs/conversations/").splitlines()) == 4
