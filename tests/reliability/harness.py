@@ -14,7 +14,6 @@ import os
 import shutil
 import signal
 import subprocess
-import threading
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -22,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tests.support.background import repeating
 from tests.support.sandbox import ID, JP, TIMEOUT, TRACEBACK, GitReader, sealed_env
 from tests.support.sandbox import RUST as RUST  # re-exported for the tests
 
@@ -255,25 +255,9 @@ class Others:
         if self.kind != "packing":
             yield
             return
-        stop = threading.Event()
-        rounds = [0]
-
-        def pack() -> None:
-            while not stop.is_set():
-                subprocess.run(
-                    ["git", "--git-dir", str(self.box.store), "pack-refs", "--all"],
-                    env=self.box.env,
-                    capture_output=True,
-                )
-                rounds[0] += 1
-
-        worker = threading.Thread(target=pack)
-        worker.start()
-        try:
+        argv = ["git", "--git-dir", str(self.box.store), "pack-refs", "--all"]
+        with repeating(argv, self.box.env) as rounds:
             yield
-        finally:
-            stop.set()
-            worker.join()
         assert rounds[0] > 0
 
 

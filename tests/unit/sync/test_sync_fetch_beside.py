@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import threading
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,14 @@ from gitstore.sync import beside, fetching, journal, remotes
 from gitstore.sync.pull import Syncer
 from gitstore.sync.push import push
 from gitstore.sync.transport import GitCli
-from tests.unit.sync.test_sync_processes import GIT, calls, counting_git, machine, start
+from tests.unit.sync.test_sync_processes import (
+    GIT,
+    calls,
+    counting_git,
+    machine,
+    pruning,
+    start,
+)
 
 pytestmark = pytest.mark.skipif(GIT is None, reason="these run git")
 INCOMING = remotes.tracking_prefix("origin") + journal.INCOMING
@@ -125,23 +131,10 @@ def test_what_a_killed_journal_fetch_left_is_cleared(tmp_path: Path) -> None:
 def test_gc_beside_journal_fetches_loses_nothing(tmp_path: Path) -> None:
     laptop, desktop, _, _ = pair(tmp_path)
     gitdir = desktop.here.place.gitdir
-    stop = threading.Event()
-
-    def collect() -> None:
-        assert GIT is not None
-        while not stop.is_set():
-            subprocess.run([GIT, "--git-dir", str(gitdir), "gc", "--prune=now", "--quiet"],
-                           capture_output=True)  # fmt: skip
-
-    worker = threading.Thread(target=collect)
-    worker.start()
-    try:
+    with pruning(gitdir):
         for _ in range(6):
             more(laptop, "jp-c1")
             desktop.pull()
-    finally:
-        stop.set()
-        worker.join()
     assert desktop.here.refs.require("jp-c1").tip == laptop.here.refs.require("jp-c1").tip
     git(gitdir, "fsck", "--strict", "--no-dangling")
     assert git(gitdir, "cat-file", "-t", COPY) == "commit"

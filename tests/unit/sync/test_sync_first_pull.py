@@ -29,16 +29,21 @@ def machine(path: Path, url: str) -> Syncer:
     return Syncer(Here.of(store), "origin", choose(store.repo, GIT))
 
 
+def create(syncer: Syncer, *cids: str) -> None:
+    """Conversations of one event each, in ``syncer``'s store."""
+    for cid in cids:
+        start = {"type": "conversation_start", "timestamp": "2026-01-05T09:00:00Z",
+                 "conversation_id": cid}  # fmt: skip
+        syncer.here.log.create(cid, [start], None, "test")
+
+
 def test_a_first_pull_packs_the_anchors_and_keeps_every_note(
     tmp_path: Path, bare_remote: Remote
 ) -> None:
     laptop = machine(tmp_path / "laptop", bare_remote.url)
     count = syncmeta.PACKED_AT + 5
     cids = [f"jp-c{n}" for n in range(1, count + 1)]
-    for cid in cids:
-        start = {"type": "conversation_start", "timestamp": "2026-01-05T09:00:00Z",
-                 "conversation_id": cid}  # fmt: skip
-        laptop.here.log.create(cid, [start], None, "test")
+    create(laptop, *cids)
     laptop.here.notes.set_meta(cids[0], {"title": "first"}, "test")
     laptop.here.notes.set_meta(cids[-1], {"title": "last", "pinned": True}, "test")
     push(laptop)
@@ -61,9 +66,7 @@ def test_a_pull_of_a_few_writes_their_anchors_as_before(
     tmp_path: Path, bare_remote: Remote
 ) -> None:
     laptop = machine(tmp_path / "laptop", bare_remote.url)
-    start = {"type": "conversation_start", "timestamp": "2026-01-05T09:00:00Z",
-             "conversation_id": "jp-c1"}  # fmt: skip
-    laptop.here.log.create("jp-c1", [start], None, "test")
+    create(laptop, "jp-c1")
     push(laptop)
     desktop = machine(tmp_path / "desktop", bare_remote.url)
     assert [o.action for o in desktop.pull() if o.kind == "conversation"] == ["created"]
@@ -76,10 +79,7 @@ def test_a_first_pull_says_what_each_conversation_continues_without_reading_the_
 ) -> None:
     laptop = machine(tmp_path / "laptop", bare_remote.url)
     cids = [f"jp-c{n}" for n in range(1, count + 1)]
-    for cid in cids:
-        start = {"type": "conversation_start", "timestamp": "2026-01-05T09:00:00Z",
-                 "conversation_id": cid}  # fmt: skip
-        laptop.here.log.create(cid, [start], None, "test")
+    create(laptop, *cids)
     laptop.here.notes.set_meta(cids[0], {"title": "plain"}, "test")
     laptop.here.notes.set_meta(cids[1], {"diverged_from": "jp-c900", "title": "x"}, "test")
     escaped = '{"k": "diverged\\u005ffrom", "m": "m1", "t": 5, "v": "jp-c901"}\n'
@@ -102,9 +102,7 @@ def test_a_first_pull_says_what_each_conversation_continues_without_reading_the_
 
     # a later pull that creates one: the store had notes, so they are read to know
     extra = "jp-c800"
-    start = {"type": "conversation_start", "timestamp": "2026-01-05T09:00:00Z",
-             "conversation_id": extra}  # fmt: skip
-    laptop.here.log.create(extra, [start], None, "test")
+    create(laptop, extra)
     laptop.here.notes.set_meta(extra, {"diverged_from": "jp-c902"}, "test")
     push(laptop)
     again = [o for o in Syncer(desktop.here, "origin", desktop.transport).pull()

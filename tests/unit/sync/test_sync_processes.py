@@ -9,6 +9,8 @@ import os
 import shutil
 import stat
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pygit2
@@ -24,6 +26,7 @@ from gitstore.sync.here import Here
 from gitstore.sync.pull import Syncer
 from gitstore.sync.push import push
 from gitstore.sync.transport import GitCli
+from tests.support.background import repeating
 
 GIT = shutil.which("git")
 pytestmark = pytest.mark.skipif(GIT is None, reason="these count git processes")
@@ -37,6 +40,14 @@ def counting_git(tmp_path: Path) -> tuple[str, Path]:
     wrapper.write_text(f'#!/bin/sh\necho "$*" >> "{log}"\nexec "{GIT}" "$@"\n')
     wrapper.chmod(wrapper.stat().st_mode | stat.S_IXUSR)
     return str(wrapper), log
+
+
+@contextmanager
+def pruning(gitdir: Path) -> Iterator[None]:
+    """``git gc --prune=now`` run again and again on ``gitdir`` until the block ends."""
+    assert GIT is not None
+    with repeating([GIT, "--git-dir", str(gitdir), "gc", "--prune=now", "--quiet"]):
+        yield
 
 
 def calls(log: Path) -> list[str]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import threading
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,14 @@ from gitstore.errors import EnvironmentFault
 from gitstore.sync import journal, sidegit
 from gitstore.sync.pull import Syncer
 from gitstore.sync.push import push
-from tests.unit.sync.test_sync_processes import GIT, calls, counting_git, machine, start
+from tests.unit.sync.test_sync_processes import (
+    GIT,
+    calls,
+    counting_git,
+    machine,
+    pruning,
+    start,
+)
 
 pytestmark = pytest.mark.skipif(GIT is None, reason="these run git")
 
@@ -137,17 +143,7 @@ def test_gc_beside_pushes_from_beside_loses_nothing(tmp_path: Path) -> None:
     did send it, and once gc stops the next push sends whatever is left."""
     laptop, remote, _ = laptop_of(tmp_path)
     gitdir = laptop.here.place.gitdir
-    stop = threading.Event()
-
-    def collect() -> None:
-        assert GIT is not None
-        while not stop.is_set():
-            subprocess.run([GIT, "--git-dir", str(gitdir), "gc", "--prune=now", "--quiet"],
-                           capture_output=True)  # fmt: skip
-
-    worker = threading.Thread(target=collect)
-    worker.start()
-    try:
+    with pruning(gitdir):
         for _ in range(6):
             try:
                 tip = more(laptop, "jp-c2")
@@ -156,9 +152,6 @@ def test_gc_beside_pushes_from_beside_loses_nothing(tmp_path: Path) -> None:
             said = [o for o in push(laptop) if o.id == "jp-c2"]
             if said and said[0].action == "fast-forwarded":
                 assert git(remote, "rev-parse", "refs/conversations/jp-c2") == tip
-    finally:
-        stop.set()
-        worker.join()
     tip = laptop.here.refs.require("jp-c2").tip
     push(laptop)
     assert git(remote, "rev-parse", "refs/conversations/jp-c2") == tip
