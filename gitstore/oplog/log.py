@@ -28,6 +28,7 @@ from gitstore.errors import ConcurrentUpdate, EnvironmentFault, LockedRef, envir
 from gitstore.fs import diskfault, flock, gitobject, keep, retry
 from gitstore.fs.place import Place
 from gitstore.oplog.model import SYMBOLIC, Op, printable
+from gitstore.refs import loose
 
 if TYPE_CHECKING:
     import pygit2
@@ -268,7 +269,7 @@ def _move(
         if ref is None:
             repo.create_reference_direct(REF, oid, False, message=f"jp op {op_id}")
         else:
-            ref.set_target(oid, f"jp op {op_id}")  # compare-and-swap, as an append
+            loose.move(repo, ref, oid, f"jp op {op_id}")  # compare-and-swap, as an append
     except (pygit2.AlreadyExistsError, pygit2.GitError, OSError) as exc:
         fault = environment_fault(exc, str(gitdir / REF))
         if fault is not None:

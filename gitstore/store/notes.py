@@ -36,6 +36,7 @@ from gitstore import faults
 from gitstore.boundary import NOTES_MAX_DEPTH
 from gitstore.errors import ConcurrentUpdate, EnvironmentFault, LockedRef
 from gitstore.fs import diskfault, flock, gitobject, keep, retry
+from gitstore.refs import loose
 from gitstore.refs.transaction import RefUpdate
 from gitstore.store.metalines import compact_meta, last_stamp, meta_line, meta_values, union
 
@@ -345,7 +346,7 @@ def update(
                 else:
                     # set_target moves the ref only if it still holds what ``current``
                     # was read with (compare-and-swap), and logs ``message`` as is
-                    current.set_target(oid, message)
+                    loose.move(repo, current, oid, message)
             kept.restore()  # pruned as the ref moved (had the pack not held them)
             return
         except (pygit2.AlreadyExistsError, pygit2.GitError, OSError):

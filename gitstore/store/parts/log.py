@@ -27,7 +27,7 @@ from gitstore.events.kinds import Kind
 from gitstore.events.turns import check_tool_responses
 from gitstore.fs import diskfault, retry
 from gitstore.refs import create as refcreate
-from gitstore.refs import transaction
+from gitstore.refs import loose, transaction
 from gitstore.refs.transaction import RefUpdate
 from gitstore.store.parts.chains import Chains
 from gitstore.store.types import EventSource
@@ -240,7 +240,7 @@ class Log(Chains):
                 # libgit2 moves the ref only if it still holds the value ``ref`` was
                 # read with, ``expected``: a writer in between makes this fail
                 with self._ops.moving([RefUpdate(where.ref, expected, new)]):
-                    ref.set_target(pygit2.Oid(hex=new), reason)
+                    loose.move(self._g.repo, ref, pygit2.Oid(hex=new), reason)
                 return
             except (pygit2.GitError, OSError, KeyError) as exc:
                 fault = environment_fault(exc, str(self._g.gitdir / where.ref))
