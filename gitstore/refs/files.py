@@ -340,11 +340,13 @@ def _loose_matching(gitdir: Path, prefix: str, glob: bool) -> dict[str, str | No
             return {base: _oid(_read_or_empty(where))}
         return _loose_refs(gitdir, (base + "/",)) if where.is_dir() else {}
     folder = gitdir / base.rsplit("/", 1)[0]
-    if not folder.is_dir():
-        return {}
     out: dict[str, str | None] = {}
     rel = folder.relative_to(gitdir).as_posix()
-    for entry in os.scandir(folder):
+    try:
+        entries = list(os.scandir(folder))
+    except (FileNotFoundError, NotADirectoryError):
+        return {}  # none, or git's gc pruned the folder as it packed them: read after this
+    for entry in entries:
         name = f"{rel}/{entry.name}"
         if entry.is_file() and not entry.name.endswith(".lock") and _matches(name, prefix, glob):
             out[name] = _oid(_read_or_empty(Path(entry.path)))

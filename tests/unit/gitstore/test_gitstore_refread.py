@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import Any
 
 import pygit2
+import pytest
 
 from gitstore import refs
 from gitstore.refs.files import (
@@ -158,3 +161,29 @@ def test_config_flags_read_as_git_reads_them(path: Path) -> None:
     git(path, "config", "jp.store", "true")
     git(path, "config", "include.path", "elsewhere")
     assert config_flag(path, "jp", "store") is None
+
+
+
+def test_a_folder_git_prunes_under_a_pattern_read_finds_its_refs_packed(
+    store: Store, path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """git's pack-refs removes a folder it emptied: when that happens between the
+    check that the folder is there and its listing, the refs are read packed."""
+    copies = "refs/jp-remotes/origin/conversations/"  # git prunes folders below refs/*/
+    for cid in make(store, 3):
+        git(path, "update-ref", copies + cid, refs.live(cid))
+    wanted = [copies + "jp-c1700*"]
+    expected = matching_refs(path, wanted)
+    assert expected is not None and len(expected) == 3
+    listing = os.scandir
+    pruned: list[bool] = []
+
+    def gc_first(folder: Any) -> Any:  # git packs and prunes at the worst moment
+        if not pruned:
+            git(path, "pack-refs", "--all", "--prune")
+            pruned.append(not Path(folder).exists())
+        return listing(folder)
+
+    monkeypatch.setattr(os, "scandir", gc_first)
+    assert matching_refs(path, wanted) == expected
+    assert pruned == [True]
