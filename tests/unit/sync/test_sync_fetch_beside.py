@@ -193,3 +193,27 @@ def test_a_big_stores_journal_copies_are_written_by_one_git(tmp_path: Path) -> N
     assert git(gitdir, "rev-parse", COPY) == git(remote, "rev-parse", journal.REMOTE_REF)
     assert INCOMING not in refread.list_refs(gitdir, [INCOMING.rsplit("/", 1)[0] + "/"])
     git(gitdir, "fsck", "--strict", "--no-dangling")
+
+
+def test_a_pull_offers_the_copies_as_had_not_their_history(tmp_path: Path) -> None:
+    """The remote's refs move on from the copies here: each copy is offered once, not
+    walked down (16 commits to a round, each read by the remote); a journal of 20
+    entries and a conversation of 21 commits cost one have each."""
+    laptop, desktop, remote, log = pair(tmp_path)
+    for _ in range(20):
+        more(laptop, "jp-c1")
+    desktop.pull()
+    more(laptop, "jp-c1")
+    trace = tmp_path / "packets"
+    assert isinstance(desktop.transport, GitCli) and desktop.transport.environ is not None
+    desktop.transport.environ["GIT_TRACE_PACKET"] = str(trace)
+    desktop.transport._envs.clear()
+    assert [o.id for o in desktop.pull() if o.kind == "conversation"] == ["jp-c1"]
+    sent = trace.read_text().splitlines()
+    haves = [line for line in sent if "fetch> have " in line]
+    # the journal's copy; then the conversation's copy, the journal's and the journal as fetched
+    assert len(haves) <= 4, haves
+    assert git(desktop.here.place.gitdir, "rev-parse", "refs/conversations/jp-c1") == git(
+        remote, "rev-parse", "refs/conversations/jp-c1"
+    )
+    assert leftovers(desktop.here.place.gitdir) == []
