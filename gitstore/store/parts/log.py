@@ -8,6 +8,7 @@ packs (``packwrite``, ``streamed``), never one loose object each.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING
@@ -25,7 +26,7 @@ from gitstore.errors import (
 from gitstore.events import Event, commits, validate
 from gitstore.events.kinds import Kind
 from gitstore.events.turns import check_tool_responses
-from gitstore.fs import diskfault, retry
+from gitstore.fs import diskfault, keep, retry
 from gitstore.refs import create as refcreate
 from gitstore.refs import loose, transaction
 from gitstore.refs.transaction import RefUpdate
@@ -108,14 +109,33 @@ class Log(Chains):
         """Write ``chain`` again if git's prune removed some of it (``git gc
         --prune=now`` beside this write): the same events give the same commits."""
         for _ in range(diskfault.PRUNE_RETRIES):
-            odb = self._g.repo.odb
-            if all(pygit2.Oid(hex=oid) in odb for oid in chain):
+            fresh = pygit2.Odb(str(self._g.gitdir / "objects"))  # no cache: looked for on disk
+            if all(pygit2.Oid(hex=oid) in fresh for oid in self._closure(chain)):
                 return
             if self.write_commits(events, parent, tool_names) != chain:
                 break
         self._g.check_written(chain[-1])
         for oid in chain:
             self._g.check_written(oid)
+
+    def _closure(self, chain: list[str]) -> list[str]:
+        """The commits of ``chain``, their trees and what those hold (not their parents)."""
+        repo, out = self._g.repo, []
+        for oid in chain:
+            out.append(oid)
+            try:
+                trees = [repo[oid].peel(pygit2.Tree)]
+            except (KeyError, ValueError, pygit2.GitError):
+                continue  # gone: looked for, not found, and the chain written again
+            while trees:
+                tree = trees.pop()
+                out.append(str(tree.id))
+                for entry in tree:
+                    out.append(str(entry.id))
+                    if entry.type_str == "tree":
+                        with contextlib.suppress(KeyError, ValueError, pygit2.GitError):
+                            trees.append(repo[entry.id].peel(pygit2.Tree))
+        return out
 
     def write_packed(
         self, events: Iterable[Event], parent: str | None, names: dict[str, str]
@@ -154,23 +174,23 @@ class Log(Chains):
         if self._refs.exists(cid):
             raise ConversationExists(cid)
         try:
-            keep: Callable[[], None]
+            hold: Callable[[], None]
             if packed or len(events) >= PACK_AT:
                 # lazy: start-up; the streamed writer loads with the first bulk write
                 from gitstore.store.streamed import Streamed
 
                 written = Streamed(self._g, events, parent, tool_names)
-                tip, keep = written.tip or parent, written.keep
+                tip, hold = written.tip or parent, written.keep
             else:
                 listed = list(events)
                 chain = self.write_commits(listed, parent, tool_names)
                 tip = chain[-1] if chain else parent
-                keep = partial(self._keep_written, chain, listed, parent, tool_names)
+                hold = partial(self._keep_written, chain, listed, parent, tool_names)
             if tip is None:
                 raise ValueError("a conversation needs at least one event")
             diskfault.retried(partial(self._g.repo.create_blob, ids.anchor_bytes(cid)))
             faults.point("create:objects-written")
-            keep()
+            hold()
             name = refs.live(cid)
             try:
                 with self._ops.moving([RefUpdate(name, None, tip)]):
@@ -181,7 +201,8 @@ class Log(Chains):
                 if locked is not None:
                     raise locked from None
                 raise
-            keep()  # pruned as the ref moved
+            keep.after_gc(self._g.gitdir)  # a prune that walked before the move deletes until then
+            hold()  # pruned as the ref moved
             return tip
         finally:
             packwrite.release()  # the ref names the packs now (or never will)
@@ -221,6 +242,7 @@ class Log(Chains):
             faults.point("append:objects-written")
             self._keep_written(chain, events, expected, tool_names)
             self._move_tip(cid, expected, chain[-1], reason)
+            keep.after_gc(self._g.gitdir)  # a prune that walked before the move deletes until then
             self._keep_written(chain, events, expected, tool_names)  # pruned as the ref moved
         finally:
             packwrite.release()  # the ref names the packs now (or never will)

@@ -1,0 +1,91 @@
+"""An append beside a ``git gc --prune=now`` that walked the refs before the append's
+ref moved: the prune deletes the new loose objects after the ref names them, and
+the append, which waits for that gc to end (``keep.after_gc``), writes them again."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from gitstore import refs
+from gitstore.fs import keep
+from gitstore.refs import files as refread
+from gitstore.store.core import Store
+from tests.unit.gitstore.builders import git, request, start
+
+CID = "jp-c17000000001"
+
+
+@pytest.fixture
+def live_pid() -> Iterator[int]:
+    """A process that lives for the test: what a running gc's ``gc.pid`` names."""
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        yield proc.pid
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def loose(path: Path, oid: str) -> Path:
+    return path / "objects" / oid[:2] / oid[2:]
+
+
+def test_objects_a_running_prune_takes_after_the_move_are_written_again(
+    store: Store, path: Path, live_pid: int
+) -> None:
+    store.log.create(CID, [start(CID)], None, "test")
+    before = store.refs.require(CID).tip
+    pid_file = path / "gc.pid"
+    pid_file.write_text(f"{live_pid} {socket.gethostname()}")
+    took: list[str] = []
+
+    def prune_after_the_move() -> None:  # the walk was before it; the deletion is now
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            now = refread.read_ref(path, refs.live(CID))
+            if now is not None and now != before:
+                time.sleep(0.1)  # the append has checked its objects once already
+                loose(path, now).unlink()
+                took.append(now)
+                break
+            time.sleep(0.001)
+        pid_file.unlink()  # that gc ends
+
+    prune = threading.Thread(target=prune_after_the_move)
+    prune.start()
+    tip = store.log.append(CID, [request("more")], before, "test")
+    prune.join()
+    assert took == [tip]
+    assert loose(path, tip).exists()
+    git(path, "fsck", "--strict", "--no-dangling")
+
+
+def test_a_gc_that_died_or_runs_elsewhere_is_read_as_git_reads_it(
+    path: Path, live_pid: int
+) -> None:
+    pid_file = path / "gc.pid"
+    assert keep.gc_running(path) is None
+    pid_file.write_text(f"{live_pid} {socket.gethostname()}")
+    assert keep.gc_running(path) == pid_file.read_text()
+    pid_file.write_text(f"{live_pid} another-machine")
+    assert keep.gc_running(path) is not None  # git cannot tell: it is taken as running
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    pid_file.write_text(f"{dead.pid} {socket.gethostname()}")
+    assert keep.gc_running(path) is None
+    pid_file.write_text(f"{live_pid} {socket.gethostname()}")
+    old = time.time() - keep.GC_STALE - 60
+    os.utime(pid_file, (old, old))
+    assert keep.gc_running(path) is None
+    started = time.monotonic()
+    keep.after_gc(path)  # a stale one is not waited for
+    assert time.monotonic() - started < 1
