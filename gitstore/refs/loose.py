@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gitstore.fs import atomic
 from gitstore.refs import files
 
 if TYPE_CHECKING:
@@ -46,8 +47,8 @@ def swap(gitdir: Path, name: str, old: str, new: str, log: str | None) -> bool:
     ``log``: the reflog line's identity and message (``"Name <mail>\\tmessage"``),
     or None for no reflog line.  True when moved; False when this
     store or ref is not one this module moves (the caller uses libgit2).  Raises
-    ``Refused`` when the ref moved first or its lock is held, ``OSError`` for a
-    fault of the file system (a full disk, a read-only store)."""
+    ``Refused`` when the ref moved first or its lock is held, ``EnvironmentFault``
+    or ``OSError`` for a fault of the file system (a full disk, a read-only store)."""
     if len(old) != _OID_LEN or len(new) != _OID_LEN or files.plain_gitdir(gitdir) != gitdir:
         return False
     path = gitdir / name
@@ -69,7 +70,7 @@ def swap(gitdir: Path, name: str, old: str, new: str, log: str | None) -> bool:
             out.write(new + "\n")
         if log is not None:
             _log(gitdir, name, old, new, log)
-        os.replace(lock, path)
+        atomic.replace(lock, path)  # a fault of the disk named as one
         moved = True
         return True
     finally:
