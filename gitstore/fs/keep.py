@@ -24,7 +24,7 @@ it is.
 
 Such a prune deletes until it ends, after the ref has moved too: a write that
 looks for its objects again first waits for the ``git gc`` running beside it
-(``after_gc``: its ``gc.pid``) to end.
+(``gcwatch.after_gc``: its ``gc.pid``) to end.
 
 After ``release`` the pack stays in ``objects/pack`` until git's gc repacks it;
 ``shelters.py`` records such packs and folds them, so that they stay few.
@@ -37,15 +37,13 @@ import fcntl
 import os
 import re
 import shutil
-import socket
-import time
 from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from gitstore.errors import EnvironmentFault, GitStoreError, StoreError, environment_fault
-from gitstore.fs import diskfault, retry
+from gitstore.fs import diskfault, gcwatch, retry
 
 if TYPE_CHECKING:
     import pygit2
@@ -231,7 +229,7 @@ class Kept:
         objects = str(Path(self._repo.path) / "objects")
         if self._pack_holds_all(objects):
             return False
-        after_gc(Path(self._repo.path))  # what a prune that walked before the move took
+        gcwatch.after_gc(Path(self._repo.path))  # what a prune that walked before the move took
         for _ in retry.growing(diskfault.PRUNE_RETRIES, 0.01):
             fresh = pygit2.Odb(objects)  # no cache: each object looked for on disk
             held = self._held.items()
@@ -248,48 +246,6 @@ class Kept:
         if self._pack is None or not self._staged.issuperset(self._held):
             return False
         return os.path.exists(os.path.join(objects, "pack", f"{self._pack}.pack"))
-
-
-GC_WAIT = 30.0  # seconds a write waits for a git gc beside it to end
-GC_STALE = 12 * 3600  # a gc.pid this old is a gc that died (as git reads it)
-
-
-def gc_running(gitdir: Path) -> str | None:
-    """The ``gc.pid`` of the ``git gc`` that runs in this store now (``PID HOST``:
-    fresh, and naming a live process here or one on another machine), or None."""
-    path = gitdir / "gc.pid"
-    try:
-        age = time.time() - path.stat().st_mtime
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    pid_text, _, host = text.partition(" ")
-    if age > GC_STALE or not pid_text.strip().isdigit():
-        return None
-    if host.strip() != socket.gethostname():
-        return text
-    try:
-        os.kill(int(pid_text), 0)
-    except ProcessLookupError:
-        return None
-    except (PermissionError, OverflowError):
-        return text
-    return text
-
-
-def after_gc(gitdir: Path, wait: float = GC_WAIT) -> None:
-    """Wait (up to ``wait`` seconds) for the ``git gc`` running beside a write to end.
-
-    Its prune deletes every loose object that was unreachable when its walk began,
-    whatever its date (``--prune=now``), until it ends: objects written loose before
-    their ref moved can go after the ref names them.  Once that gc has ended, what
-    the write looks for again is either there or gone for good, and written again.
-    A gc that starts after the ref moved finds the ref: it is not waited for.
-    """
-    running = gc_running(gitdir)
-    end = time.monotonic() + wait
-    while running is not None and gc_running(gitdir) == running and time.monotonic() < end:
-        time.sleep(0.01)
 
 
 def _write_whole(path: str, text: str) -> None:

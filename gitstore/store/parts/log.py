@@ -26,7 +26,7 @@ from gitstore.errors import (
 from gitstore.events import Event, commits, validate
 from gitstore.events.kinds import Kind
 from gitstore.events.turns import check_tool_responses
-from gitstore.fs import diskfault, keep, retry
+from gitstore.fs import diskfault, gcwatch, retry
 from gitstore.refs import create as refcreate
 from gitstore.refs import loose, transaction
 from gitstore.refs.transaction import RefUpdate
@@ -201,7 +201,7 @@ class Log(Chains):
                 if locked is not None:
                     raise locked from None
                 raise
-            keep.after_gc(self._g.gitdir)  # a prune that walked before the move deletes until then
+            gcwatch.after_gc(self._g.gitdir)  # a prune that walked before the move deletes until then
             hold()  # pruned as the ref moved
             return tip
         finally:
@@ -242,7 +242,7 @@ class Log(Chains):
             faults.point("append:objects-written")
             self._keep_written(chain, events, expected, tool_names)
             self._move_tip(cid, expected, chain[-1], reason)
-            keep.after_gc(self._g.gitdir)  # a prune that walked before the move deletes until then
+            gcwatch.after_gc(self._g.gitdir)  # a prune that walked before the move deletes until then
             self._keep_written(chain, events, expected, tool_names)  # pruned as the ref moved
         finally:
             packwrite.release()  # the ref names the packs now (or never will)

@@ -1,6 +1,6 @@
 """An append beside a ``git gc --prune=now`` that walked the refs before the append's
 ref moved: the prune deletes the new loose objects after the ref names them, and
-the append, which waits for that gc to end (``keep.after_gc``), writes them again."""
+the append, which waits for that gc to end (``gcwatch.after_gc``), writes them again."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from gitstore import refs
-from gitstore.fs import keep
+from gitstore.fs import gcwatch
 from gitstore.refs import files as refread
 from gitstore.store.core import Store
 from tests.unit.gitstore.builders import git, request, start
@@ -24,15 +24,30 @@ from tests.unit.gitstore.builders import git, request, start
 CID = "jp-c17000000001"
 
 
-@pytest.fixture
-def live_pid() -> Iterator[int]:
-    """A process that lives for the test: what a running gc's ``gc.pid`` names."""
-    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+SLEEP = "import time; time.sleep(60)"
+
+
+def living(*args: str) -> Iterator[int]:
+    """A process that lives for the test, with ``args`` on its command line: what a
+    running gc's ``gc.pid`` names."""
+    proc = subprocess.Popen([sys.executable, "-c", SLEEP, *args])
     try:
         yield proc.pid
     finally:
         proc.kill()
         proc.wait()
+
+
+@pytest.fixture
+def live_pid() -> Iterator[int]:
+    """``git gc --prune=now``, as far as its command line says."""
+    yield from living("gc", "--prune=now")
+
+
+@pytest.fixture
+def auto_pid() -> Iterator[int]:
+    """``git gc --auto`` (two weeks' grace: it takes no new object)."""
+    yield from living("gc", "--auto")
 
 
 def loose(path: Path, oid: str) -> Path:
@@ -73,19 +88,31 @@ def test_a_gc_that_died_or_runs_elsewhere_is_read_as_git_reads_it(
     path: Path, live_pid: int
 ) -> None:
     pid_file = path / "gc.pid"
-    assert keep.gc_running(path) is None
+    assert gcwatch.gc_running(path) is None
     pid_file.write_text(f"{live_pid} {socket.gethostname()}")
-    assert keep.gc_running(path) == pid_file.read_text()
+    assert gcwatch.gc_running(path) == pid_file.read_text()
     pid_file.write_text(f"{live_pid} another-machine")
-    assert keep.gc_running(path) is not None  # git cannot tell: it is taken as running
+    assert gcwatch.gc_running(path) is not None  # git cannot tell: it is taken as running
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
     pid_file.write_text(f"{dead.pid} {socket.gethostname()}")
-    assert keep.gc_running(path) is None
+    assert gcwatch.gc_running(path) is None
     pid_file.write_text(f"{live_pid} {socket.gethostname()}")
-    old = time.time() - keep.GC_STALE - 60
+    old = time.time() - gcwatch.GC_STALE - 60
     os.utime(pid_file, (old, old))
-    assert keep.gc_running(path) is None
+    assert gcwatch.gc_running(path) is None
     started = time.monotonic()
-    keep.after_gc(path)  # a stale one is not waited for
+    gcwatch.after_gc(path)  # a stale one is not waited for
     assert time.monotonic() - started < 1
+
+
+def test_a_gc_that_gives_grace_is_not_waited_for(path: Path, auto_pid: int) -> None:
+    pid_file = path / "gc.pid"
+    pid_file.write_text(f"{auto_pid} {socket.gethostname()}")
+    running = gcwatch.gc_running(path)
+    assert running is not None and not gcwatch.prunes_now(path, running)
+    started = time.monotonic()
+    gcwatch.after_gc(path)
+    assert time.monotonic() - started < 1
+    (path / "config").write_text((path / "config").read_text() + "[gc]\n\tpruneExpire = now\n")
+    assert gcwatch.prunes_now(path, running)  # the store's config makes it prune now

@@ -1,0 +1,93 @@
+"""The ``git gc`` running beside a write, read from its ``gc.pid``, and waited for
+when its prune could take what the write made.
+
+``git gc --prune=now`` walks the refs when its prune starts and then deletes every
+loose object that was unreachable at that walk, whatever its date (git reads
+"now" as the end of time), until it ends.  A write whose objects went loose
+before its ref moved can lose them after the ref names them, and after the
+write looked for them once.  Waiting for that gc to end before looking again
+closes the gap: what is gone then is gone for good, and written again.  git's
+own gc (``--auto``, two weeks' grace for unreachable objects) takes nothing
+new and is not waited for.  ``git prune --expire=now`` run alone holds no
+``gc.pid`` and is not seen.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import time
+from pathlib import Path
+
+GC_WAIT = 30.0  # seconds a write waits for a git gc beside it to end
+GC_STALE = 12 * 3600  # a gc.pid this old is a gc that died (as git reads it)
+
+
+def gc_running(gitdir: Path) -> str | None:
+    """The ``gc.pid`` of the ``git gc`` that runs in this store now (``PID HOST``:
+    fresh, and naming a live process here or one on another machine), or None."""
+    path = gitdir / "gc.pid"
+    try:
+        age = time.time() - path.stat().st_mtime
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    pid_text, _, host = text.partition(" ")
+    if age > GC_STALE or not pid_text.strip().isdigit():
+        return None
+    if host.strip() != socket.gethostname():
+        return text
+    try:
+        os.kill(int(pid_text), 0)
+    except ProcessLookupError:
+        return None
+    except (PermissionError, OverflowError):
+        return text
+    return text
+
+
+def prunes_now(gitdir: Path, running: str) -> bool:
+    """Whether the gc of ``gc.pid`` text ``running`` prunes whatever its date
+    (``--prune=now``, or ``gc.pruneExpire`` set so in the store): only such a prune
+    can take a write's new objects.  One on another machine, or whose command
+    line cannot be read, is taken as one that may."""
+    pid_text, _, host = running.partition(" ")
+    if host.strip() != socket.gethostname():
+        return True
+    try:
+        args = Path(f"/proc/{int(pid_text)}/cmdline").read_bytes().split(b"\0")
+    except (OSError, ValueError):
+        return True
+    for arg in args:
+        if arg.startswith(b"--prune="):
+            return arg[len(b"--prune=") :].lower() in (b"now", b"all")
+        if arg == b"--no-prune":
+            return False
+    try:
+        config = (gitdir / "config").read_text(encoding="utf-8", errors="replace").lower()
+    except OSError:
+        return True
+    return _PRUNE_NOW.search(config) is not None
+
+
+_PRUNE_NOW = re.compile(r"pruneexpire\s*=\s*\"?\s*(now|all)\b")
+
+
+def after_gc(gitdir: Path, wait: float = GC_WAIT) -> None:
+    """Wait (up to ``wait`` seconds) for the ``git gc`` running beside a write to end,
+    if it prunes whatever the date (``prunes_now``).
+
+    Such a prune deletes every loose object that was unreachable when its walk
+    began, until it ends: objects written loose before their ref moved can go
+    after the ref names them.  Once that gc has ended, what the write looks for
+    again is either there or gone for good, and written again.  A gc that starts
+    after the ref moved finds the ref, and git's own gc (``--auto``: two weeks'
+    grace) takes no new object: neither is waited for.
+    """
+    running = gc_running(gitdir)
+    if running is None or not prunes_now(gitdir, running):
+        return
+    end = time.monotonic() + wait
+    while gc_running(gitdir) == running and time.monotonic() < end:
+        time.sleep(0.01)
