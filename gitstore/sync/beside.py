@@ -94,8 +94,8 @@ def fetch(
         except OSError:
             return False
         if done.returncode != 0:
-            if "shallow" in done.stderr.lower():  # a server that takes no shallow client
-                return False  # (git's dumb HTTP): the fetch in the store asks it again
+            if "shallow" in done.stderr.lower():  # a server that takes no shallow client,
+                return False  # or sent shallow lines of its own: the fetch in the store
             raise SyncError(remote, error_lines(done.stderr))  # not asked of it twice
         if firstclone.has_loose_objects(side):
             return False

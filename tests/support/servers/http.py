@@ -61,6 +61,10 @@ http {{
         listen {host}:{port};
         location ~ ^/git(/.*)$ {{
 {fastcgi}        }}
+        # the same repositories as plain files: git's dumb HTTP (no upload-pack)
+        location /dumb/ {{
+            alias {project}/;
+        }}
         # the same repositories behind a password (CREDENTIALS)
         location ~ ^/private/git(/.*)$ {{
             auth_basic "jp tests";
@@ -108,7 +112,12 @@ class HttpServer:
             conf = self.run / "nginx.conf"
             conf.write_text(
                 NGINX.format(
-                    user=user, run=self.run, host=LOOPBACK, port=self.port, fastcgi=fastcgi
+                    user=user,
+                    run=self.run,
+                    host=LOOPBACK,
+                    port=self.port,
+                    fastcgi=fastcgi,
+                    project=self.project,
                 )
             )
             argv = [nginx, "-p", str(self.run), "-e", str(self.run / "error.log"), "-c", str(conf)]
@@ -138,6 +147,11 @@ class HttpServer:
     def url(self, path: Path) -> str:
         rest = path.resolve().relative_to(self.project)
         return f"http://{LOOPBACK}:{self.port}/git/{rest.as_posix()}"
+
+    def dumb_url(self, path: Path) -> str:
+        """The same repository served as files (git's dumb HTTP: it must hold the
+        ``info/refs`` that ``git update-server-info`` writes)."""
+        return self.url(path).replace("/git/", "/dumb/", 1)
 
     def private_url(self, path: Path) -> str:
         """The same repository where the server asks for ``CREDENTIALS``."""
