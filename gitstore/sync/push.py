@@ -10,6 +10,8 @@ again and retry, a bounded number of times.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pygit2
 
 from gitstore import refs
@@ -18,12 +20,13 @@ from gitstore.fs import retry
 from gitstore.refs import bulk, differ
 from gitstore.refs import files as refread
 from gitstore.refs.transaction import WAIT_SECONDS
-from gitstore.sync import journal, journaled, remotes
+from gitstore.sync import beside, journal, journaled, remotes
 from gitstore.sync.created import BULK_AT
 from gitstore.sync.fetching import Refusal
 from gitstore.sync.gitoutput import RefResult
 from gitstore.sync.plan import Action, PushStep, RemoteUpdate, plan_push, reduce
 from gitstore.sync.pull import Outcome, Syncer, Tips
+from gitstore.sync.transport import GitCli, Transport
 
 RETRIES = 3
 _SPACES = ("conversations/", "archive/conversations/")
@@ -174,8 +177,19 @@ def _track(syncer: Syncer, results: list[RefResult], sent: dict[str, RemoteUpdat
                 del copies[name]  # created (the others existed: moved one by one)
         except (bulk.NoHardLinks, RefBusy):
             pass
-    for name, oid in copies.items():
+    if copies and _written_by_git(syncer.transport, gitdir, copies):
+        return
+    for name, oid in copies.items():  # a lock held them (git's gc): waited out one by one
         remotes.set_copy(syncer.repo, name, oid, f"jp push {syncer.remote}")
+
+
+def _written_by_git(transport: Transport, gitdir: Path, copies: dict[str, str | None]) -> bool:
+    """The copies written at once, as a pull writes its own (``beside.write_copies``:
+    one ``git update-ref`` in a big store, where libgit2 would parse all of
+    ``packed-refs`` first); False when they were not."""
+    if not isinstance(transport, GitCli) or transport.repo is None:
+        return False
+    return beside.write_copies(transport, gitdir, dict(sorted(copies.items())))
 
 
 def _outcome(step: PushStep, results: dict[str, RefResult]) -> Outcome:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from gitstore.errors import EnvironmentFault
-from gitstore.sync import journal, sidegit
+from gitstore.sync import beside, journal, sidegit
 from gitstore.sync.pull import Syncer
 from gitstore.sync.push import push
 from tests.unit.sync.test_sync_processes import (
@@ -175,3 +175,33 @@ def test_a_push_that_read_only_what_moved_still_counts_the_whole_remote(tmp_path
     assert laptop.partial, "the push read every copy, not only those of what moved"
     assert journal.refs_at_reconcile(gitdir, "origin") == 4
     assert len(git(remote, "for-each-ref", "refs/conversations/").splitlines()) == 4
+
+
+def test_a_big_stores_copies_after_a_push_are_written_by_one_git(tmp_path: Path) -> None:
+    """libgit2 parses all of packed-refs before it writes a ref (90 ms at 100,000
+    conversations and their copies): past ``beside.SMALL`` the copies a push
+    records go through one ``git update-ref``, as a pull's do."""
+    laptop, remote, log = laptop_of(tmp_path)
+    gitdir = laptop.here.place.gitdir
+    git(gitdir, "pack-refs", "--all")
+    tip = git(gitdir, "rev-parse", "refs/conversations/jp-c1")
+    packed = (gitdir / "packed-refs").read_text()
+    pad = "".join(f"{tip} refs/tags/pad-{n:06d}\n" for n in range(20_000))  # 1.3 MB
+    head, _, body = packed.partition("\n")
+    lines = sorted((body + pad).splitlines(), key=lambda line: line.split(" ")[1].encode())
+    (gitdir / "packed-refs").write_text(head + "\n" + "\n".join(lines) + "\n")
+    assert (gitdir / "packed-refs").stat().st_size > beside.SMALL
+    tips = [more(laptop, cid) for cid in ("jp-c1", "jp-c2")]
+    log.unlink()
+    said = {o.id: o.action for o in push(laptop)}
+    assert said == {"jp-c1": "fast-forwarded", "jp-c2": "fast-forwarded"}, said
+    ran = calls(log)
+    sent = max(n for n, c in enumerate(ran) if " push " in c)
+    writes = [c for c in ran[sent:] if "update-ref --stdin" in c]
+    assert len(writes) == 1, ran  # the two copies and the journal's, at once
+    copies = "refs/jp-remotes/origin/conversations/"
+    assert [git(gitdir, "rev-parse", copies + cid) for cid in ("jp-c1", "jp-c2")] == tips
+    assert git(gitdir, "rev-parse", f"refs/jp-remotes/origin/{journal.COPY}") == git(
+        remote, "rev-parse", journal.REMOTE_REF
+    )
+    git(gitdir, "fsck", "--strict", "--no-dangling")
