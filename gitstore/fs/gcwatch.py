@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import time
 from pathlib import Path
 
@@ -36,7 +35,7 @@ def gc_running(gitdir: Path) -> str | None:
     pid_text, _, host = text.partition(" ")
     if age > GC_STALE or not pid_text.strip().isdigit():
         return None
-    if host.strip() != socket.gethostname():
+    if host.strip() != _host():
         return text
     try:
         os.kill(int(pid_text), 0)
@@ -53,7 +52,7 @@ def prunes_now(gitdir: Path, running: str) -> bool:
     can take a write's new objects.  One on another machine, or whose command
     line cannot be read, is taken as one that may."""
     pid_text, _, host = running.partition(" ")
-    if host.strip() != socket.gethostname():
+    if host.strip() != _host():
         return True
     try:
         args = Path(f"/proc/{int(pid_text)}/cmdline").read_bytes().split(b"\0")
@@ -91,3 +90,12 @@ def after_gc(gitdir: Path, wait: float = GC_WAIT) -> None:
     end = time.monotonic() + wait
     while gc_running(gitdir) == running and time.monotonic() < end:
         time.sleep(0.01)
+
+
+def _host() -> str:
+    """This machine's name, as git writes it in ``gc.pid`` (``socket`` loads only
+    when a gc.pid is there: a write that finds none never pays for it)."""
+    import socket
+
+    return socket.gethostname()
+

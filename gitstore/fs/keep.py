@@ -43,12 +43,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from gitstore.errors import EnvironmentFault, GitStoreError, StoreError, environment_fault
-from gitstore.fs import diskfault, gcwatch, retry
+from gitstore.fs import diskfault, retry
 
 if TYPE_CHECKING:
     import pygit2
 
-    from gitstore.fs import gitobject, packfile, shelters
+    from gitstore.fs import gcwatch, gitobject, packfile, shelters
 else:
     from gitstore.lazy import lazy_module
 
@@ -57,6 +57,7 @@ else:
     gitobject = lazy_module("gitstore.fs.gitobject")
     packfile = lazy_module("gitstore.fs.packfile")
     shelters = lazy_module("gitstore.fs.shelters")
+    gcwatch = lazy_module("gitstore.fs.gcwatch")
 
 T = TypeVar("T")
 READ_RETRIES = 5  # reads of an object a writer beside may be writing again
