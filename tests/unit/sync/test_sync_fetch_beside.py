@@ -21,6 +21,7 @@ from tests.unit.sync.test_sync_processes import (
     calls,
     counting_git,
     machine,
+    packed_big,
     pruning,
     start,
 )
@@ -176,13 +177,7 @@ def test_a_big_stores_journal_copies_are_written_by_one_git(tmp_path: Path) -> N
     the copies a pull moves go through one ``git update-ref`` instead."""
     laptop, desktop, remote, log = pair(tmp_path)
     gitdir = desktop.here.place.gitdir
-    tip = git(gitdir, "rev-parse", COPY)
-    git(gitdir, "pack-refs", "--all")
-    packed = (gitdir / "packed-refs").read_text()
-    pad = "".join(f"{tip} refs/tags/pad-{n:06d}\n" for n in range(20_000))  # 1.3 MB
-    head, _, body = packed.partition("\n")
-    lines = sorted((body + pad).splitlines(), key=lambda line: line.split(" ")[1].encode())
-    (gitdir / "packed-refs").write_text(head + "\n" + "\n".join(lines) + "\n")
+    packed_big(gitdir, git(gitdir, "rev-parse", COPY))
     assert (gitdir / "packed-refs").stat().st_size > beside.SMALL
     more(laptop, "jp-c1")
     log.unlink()

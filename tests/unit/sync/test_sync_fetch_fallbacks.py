@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from gitstore.sync.pull import Syncer
 from gitstore.sync.push import push
 from tests.support.servers.fixtures import Servers
 from tests.support.servers.http import HttpServer
@@ -36,21 +37,22 @@ def served(tmp_path: Path) -> Path:
     return remote
 
 
-def test_a_pull_over_dumb_http_falls_back_to_the_store(
-    tmp_path: Path, git_servers: Servers
-) -> None:
+def pair(tmp_path: Path) -> tuple[Syncer, Path, dict[str, str]]:
+    """A laptop that pushed one conversation to a served remote; the remote, and
+    the environment its gits run in."""
     assert GIT is not None
-    server = git_servers.get("http")
-    assert isinstance(server, HttpServer)
     remote = served(tmp_path)
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     laptop = machine(tmp_path, "laptop", str(remote), GIT, env)
     laptop.here.log.create("jp-c1", [start("jp-c1")], None, "test")
     push(laptop)
-    counting, log = counting_git(tmp_path)
-    desktop = machine(tmp_path, "desktop", server.dumb_url(remote), counting, env)
-    assert {o.id for o in desktop.pull() if o.action == "created"} == {"jp-c1"}
+    return laptop, remote, env
 
+
+def pulled_twice(laptop: Syncer, desktop: Syncer, log: Path) -> list[str]:
+    """The desktop pulls the conversation, the laptop adds to it, the desktop pulls
+    that: the gits that fetched in the second pull, in order."""
+    assert {o.id for o in desktop.pull() if o.action == "created"} == {"jp-c1"}
     tip = laptop.here.refs.require("jp-c1").tip
     event = {"type": "chat_request", "timestamp": "2026-01-05T09:30:00Z", "content": "more"}
     new = laptop.here.log.append("jp-c1", [event], tip, "test")
@@ -58,12 +60,25 @@ def test_a_pull_over_dumb_http_falls_back_to_the_store(
     log.unlink()
     assert [o.id for o in desktop.pull() if o.kind == "conversation"] == ["jp-c1"]
     assert desktop.here.refs.require("jp-c1").tip == new
-    fetches = [c for c in calls(log) if " fetch " in c]
+    assert not list((desktop.here.place.gitdir / "jp").glob("fetch-*"))
+    return [c for c in calls(log) if " fetch " in c]
+
+
+def test_a_pull_over_dumb_http_falls_back_to_the_store(
+    tmp_path: Path, git_servers: Servers
+) -> None:
+    assert GIT is not None
+    server = git_servers.get("http")
+    assert isinstance(server, HttpServer)
+    laptop, remote, env = pair(tmp_path)
+    counting, log = counting_git(tmp_path)
+    desktop = machine(tmp_path, "desktop", server.dumb_url(remote), counting, env)
+    fetches = pulled_twice(laptop, desktop, log)
     beside = [c for c in fetches if "/jp/fetch-" in c]
     assert beside and len(fetches) > len(beside), fetches  # tried beside, then in the store
-    assert not list((desktop.here.place.gitdir / "jp").glob("fetch-*"))
     # every object of the conversation is here (git's dumb walker stores no empty
     # tree, which git counts as had: the journal's commits name it)
+    new = desktop.here.refs.require("jp-c1").tip
     walked = subprocess.run(
         [GIT, "--git-dir", str(desktop.here.place.gitdir), "rev-list", "--objects", new],
         capture_output=True, text=True,
@@ -110,12 +125,7 @@ os._exit(child.wait())
 
 
 def test_a_server_without_shallow_clients_is_fetched_from_the_store(tmp_path: Path) -> None:
-    assert GIT is not None
-    remote = served(tmp_path)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    laptop = machine(tmp_path, "laptop", str(remote), GIT, env)
-    laptop.here.log.create("jp-c1", [start("jp-c1")], None, "test")
-    push(laptop)
+    laptop, remote, env = pair(tmp_path)
     wrapper = tmp_path / "no-shallow-upload-pack"
     wrapper.write_text(f"#!{sys.executable}\n{NO_SHALLOW}")
     wrapper.chmod(0o755)
@@ -125,14 +135,5 @@ def test_a_server_without_shallow_clients_is_fetched_from_the_store(tmp_path: Pa
     config.write_text(
         config.read_text() + f"[protocol]\n\tversion = 0\n[remote \"origin\"]\n\tuploadpack = {wrapper}\n"
     )
-    assert {o.id for o in desktop.pull() if o.action == "created"} == {"jp-c1"}
-    tip = laptop.here.refs.require("jp-c1").tip
-    event = {"type": "chat_request", "timestamp": "2026-01-05T09:30:00Z", "content": "more"}
-    new = laptop.here.log.append("jp-c1", [event], tip, "test")
-    push(laptop)
-    log.unlink()
-    assert [o.id for o in desktop.pull() if o.kind == "conversation"] == ["jp-c1"]
-    assert desktop.here.refs.require("jp-c1").tip == new
-    fetches = [c for c in calls(log) if " fetch " in c]
+    fetches = pulled_twice(laptop, desktop, log)
     assert [("/jp/fetch-" in c) for c in fetches] == [True, False, True, False], fetches
-    assert not list((desktop.here.place.gitdir / "jp").glob("fetch-*"))

@@ -50,6 +50,18 @@ def pruning(gitdir: Path) -> Iterator[None]:
         yield
 
 
+def packed_big(gitdir: Path, tip: str, refs: int = 20_000) -> None:
+    """Pack the store's refs and pad ``packed-refs`` with ``refs`` tags at ``tip``
+    (1.3 MB for 20,000), sorted as git sorts it: a big store's file."""
+    assert GIT is not None
+    subprocess.run([GIT, "--git-dir", str(gitdir), "pack-refs", "--all"], check=True)
+    packed = (gitdir / "packed-refs").read_text()
+    pad = "".join(f"{tip} refs/tags/pad-{n:06d}\n" for n in range(refs))
+    head, _, body = packed.partition("\n")
+    lines = sorted((body + pad).splitlines(), key=lambda line: line.split(" ")[1].encode())
+    (gitdir / "packed-refs").write_text(head + "\n" + "\n".join(lines) + "\n")
+
+
 def calls(log: Path) -> list[str]:
     return log.read_text().splitlines() if log.exists() else []
 

@@ -20,6 +20,7 @@ from tests.unit.sync.test_sync_processes import (
     calls,
     counting_git,
     machine,
+    packed_big,
     pruning,
     start,
 )
@@ -183,13 +184,7 @@ def test_a_big_stores_copies_after_a_push_are_written_by_one_git(tmp_path: Path)
     records go through one ``git update-ref``, as a pull's do."""
     laptop, remote, log = laptop_of(tmp_path)
     gitdir = laptop.here.place.gitdir
-    git(gitdir, "pack-refs", "--all")
-    tip = git(gitdir, "rev-parse", "refs/conversations/jp-c1")
-    packed = (gitdir / "packed-refs").read_text()
-    pad = "".join(f"{tip} refs/tags/pad-{n:06d}\n" for n in range(20_000))  # 1.3 MB
-    head, _, body = packed.partition("\n")
-    lines = sorted((body + pad).splitlines(), key=lambda line: line.split(" ")[1].encode())
-    (gitdir / "packed-refs").write_text(head + "\n" + "\n".join(lines) + "\n")
+    packed_big(gitdir, git(gitdir, "rev-parse", "refs/conversations/jp-c1"))
     assert (gitdir / "packed-refs").stat().st_size > beside.SMALL
     tips = [more(laptop, cid) for cid in ("jp-c1", "jp-c2")]
     log.unlink()
