@@ -22,7 +22,7 @@ from gitstore.boundary import Limits, conversation_name
 from gitstore.refs import quarantine, transaction
 from gitstore.store.core import Store
 from gitstore.sync import created as bulkpull
-from gitstore.sync import fetching, journal, journaled, pull_apply, pull_notes, remotes
+from gitstore.sync import fetching, journal, journaled, objectcache, pull_apply, pull_notes, remotes
 from gitstore.sync import lock as synclock
 from gitstore.sync import meta as syncmeta
 from gitstore.sync.ancestry import Comparison, repo_parent
@@ -206,7 +206,7 @@ class Syncer:
         if self._held:
             yield
             return
-        with synclock.exclusive(self.here.place.gitdir, self.remote):
+        with synclock.exclusive(self.here.place.gitdir, self.remote), objectcache.off():
             self._held = True
             try:
                 yield
@@ -268,13 +268,15 @@ class Syncer:
         simple: list[tuple[PullStep, Tips]] = []
         forks: list[tuple[PullStep, Tips]] = []
         every = sorted(set(local) | set(remote_tips))
+        none = Tips()  # a side that has no ref of the id (read, never changed)
         for done, cid in enumerate(every, 1):
             if done % 500 == 0:
                 self.progress("comparing", done, len(every))
-            step = self._plan(cid, local.get(cid, Tips()), remote_tips.get(cid, Tips()))
+            mine = local.get(cid, none)
+            step = self._plan(cid, mine, remote_tips.get(cid, none))
             if step.action in (Action.NONE, Action.AHEAD):
                 continue
-            (forks if step.fork is not None else simple).append((step, local.get(cid, Tips())))
+            (forks if step.fork is not None else simple).append((step, mine))
         created = [s.cid for s, _ in simple if s.action is Action.CREATED]
         with syncmeta.anchors(self.here, created):
             if len(created) >= bulkpull.BULK_AT:  # into packed-refs, as `git clone` does
