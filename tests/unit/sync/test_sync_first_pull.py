@@ -6,12 +6,13 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pygit2
 import pytest
 
 from gitstore.store.core import Store
 from gitstore.store.repo import init_bare
+from gitstore.sync import fetching, remotes
 from gitstore.sync import meta as syncmeta
-from gitstore.sync import remotes
 from gitstore.sync.here import Here
 from gitstore.sync.pull import Syncer
 from gitstore.sync.push import push
@@ -60,6 +61,36 @@ def test_a_first_pull_packs_the_anchors_and_keeps_every_note(
     assert many == {cid: store.notes.meta(cid) for cid in cids}
     assert many[cids[0]]["title"] == "first" and many[cids[-1]]["pinned"] is True
     assert store.notes.metas([]) == {}
+
+
+def test_a_pull_checks_what_came_without_libgit2s_object_cache(
+    tmp_path: Path, bare_remote: Remote, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The checks read every new commit once: libgit2 keeps none of them, and its
+    cache is on again once the pull is over."""
+    laptop = machine(tmp_path / "laptop", bare_remote.url)
+    cids = [f"jp-c{n}" for n in range(1, 41)]
+    create(laptop, *cids)
+    push(laptop)
+    desktop = machine(tmp_path / "desktop", bare_remote.url)
+    grown: list[int] = []
+    screen = fetching.screen
+
+    def watched(*args: object, **kwargs: object) -> fetching.Inbound:
+        before = pygit2.settings.cached_memory[0]
+        try:
+            return screen(*args, **kwargs)  # type: ignore[arg-type]
+        finally:
+            grown.append(pygit2.settings.cached_memory[0] - before)
+
+    monkeypatch.setattr(fetching, "screen", watched)
+    created = [o for o in desktop.pull() if o.action == "created"]
+    assert len(created) == len(cids) and grown and max(grown) <= 0, grown
+    before = pygit2.settings.cached_memory[0]
+    repo = desktop.here.place.repo
+    for cid in cids:
+        repo.revparse_single(f"refs/conversations/{cid}").peel(pygit2.Commit)
+    assert pygit2.settings.cached_memory[0] > before, "cached again after the pull"
 
 
 def test_a_pull_of_a_few_writes_their_anchors_as_before(
