@@ -54,7 +54,7 @@ class NoHardLinks(Exception):
 _HEX = frozenset(b"0123456789abcdef")
 
 
-def _write_all(fd: int, data: bytes) -> None:
+def _write_all(fd: int, data: bytes | memoryview) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
@@ -105,40 +105,50 @@ def _header(old: bytes) -> tuple[bytes, bytes]:
     return b"# pack-refs with: " + b"".join(t + b" " for t in [*keep, b"sorted"]) + b"\n", first
 
 
-def _merged(old: bytes, new: Mapping[str, str]) -> tuple[bytes, list[str]]:
+Pieces = list[bytes | memoryview]  # a file's bytes, in order: written as they are
+BLOCK = 1000  # new records per piece (a first pull adds 100,000 in one run)
+
+
+def _merged(old: bytes, new: Mapping[str, str]) -> tuple[Pieces, list[str]]:
     """``packed-refs`` with the lines of ``new`` added (sorted bytewise, as git sorts),
-    and the names added; a name the old file holds is kept as it was.
+    as pieces, and the names added; a name the old file holds is kept as it was.
 
     A sorted ``old`` (git always writes it so) is not taken apart: the new names go
     in as runs, each between two old records found by bisection, so that the
-    100,000 refs of a first pull cost one gap in the file, not 200,000 records."""
+    100,000 refs of a first pull cost one gap in the file, not 200,000 records.
+    The old file's runs are views of it, not copies, and the new records are
+    formatted a block at a time: the merge holds the old file and the new records."""
     header, first = _header(old)
     if old and (not first or b" sorted" not in first):
         return _merged_whole(header, old, new)
-    body = old[len(first) + 1 :] if first else old
-    oids = {name.encode(): oid for name, oid in new.items()}
-    keys = sorted(oids)
-    chunks, added = [header], []
-    at = i = 0
-    while i < len(keys):
-        gap = max(at, refread.lower_bound(body, keys[i]))
-        while body[gap : gap + 1] == b"^":  # a peeled line stays with its record
-            gap = body.index(b"\n", gap) + 1
-        chunks.append(body[at:gap])
+    view = memoryview(old)
+    names = sorted(new, key=str.encode)
+    pieces: Pieces = [header]
+    added: list[str] = []
+    at = len(first) + 1 if first else 0  # the old header is not kept: ``header`` is new
+    i = 0
+    while i < len(names):
+        key = names[i].encode()
+        gap = max(at, refread.lower_bound(old, key))  # the header line is skipped there
+        while old[gap : gap + 1] == b"^":  # a peeled line stays with its record
+            gap = old.index(b"\n", gap) + 1
+        pieces.append(view[at:gap])
         at = gap
-        after = body[gap + 41 : body.index(b"\n", gap)] if gap < len(body) else None
-        if after == keys[i]:
+        after = old[gap + 41 : old.index(b"\n", gap)] if gap < len(old) else None
+        if after == key:
             i += 1  # there already: kept as it was
             continue
-        end = len(keys) if after is None else bisect.bisect_left(keys, after, i)
-        chunks.append(b"".join(oids[k].encode() + b" " + k + b"\n" for k in keys[i:end]))
-        added += [k.decode() for k in keys[i:end]]
+        end = len(names) if after is None else bisect.bisect_left(names, after, i, key=str.encode)
+        for block in range(i, end, BLOCK):
+            run = names[block : min(block + BLOCK, end)]
+            pieces.append("".join(f"{new[n]} {n}\n" for n in run).encode())
+        added += names[i:end]
         i = end
-    chunks.append(body[at:])
-    return b"".join(chunks), added
+    pieces.append(view[at:])
+    return pieces, added
 
 
-def _merged_whole(header: bytes, old: bytes, new: Mapping[str, str]) -> tuple[bytes, list[str]]:
+def _merged_whole(header: bytes, old: bytes, new: Mapping[str, str]) -> tuple[Pieces, list[str]]:
     """``_merged`` of an ``old`` not known to be sorted: every record read and sorted."""
     records: list[tuple[bytes, bytes]] = []  # (name, the record's lines)
     for line in old.split(b"\n"):
@@ -153,7 +163,7 @@ def _merged_whole(header: bytes, old: bytes, new: Mapping[str, str]) -> tuple[by
     added = [n for n in new if n.encode() not in present]
     records += [(n.encode(), f"{new[n]} {n}\n".encode()) for n in added]
     records.sort(key=lambda r: r[0])
-    return header + b"".join(text for _, text in records), added
+    return [header + b"".join(text for _, text in records)], added
 
 
 def create(
@@ -171,9 +181,9 @@ def create(
     with _claimed(gitdir) as (held, fd):
         _lock(gitdir, held, wait, poll)
         faults.point(f"{stage}:locked")
-        data, added = _merged(_packed(gitdir), _free(gitdir, new))
+        pieces, added = _merged(_packed(gitdir), _free(gitdir, new))
         if added:
-            _replace(gitdir, fd, data, stage)
+            _replace(gitdir, fd, pieces, stage)
         return added
 
 
@@ -198,7 +208,7 @@ def drop(gitdir: Path, prefix: str, wait: float = 5.0, poll: float = 0.05) -> in
             if not skipping and line:
                 kept.append(line + b"\n")
         if gone:
-            _replace(gitdir, fd, b"".join(kept))
+            _replace(gitdir, fd, [b"".join(kept)])
         return gone
 
 
@@ -239,9 +249,11 @@ def _packed(gitdir: Path) -> bytes:
     return old if not old or old.endswith(b"\n") else old + b"\n"
 
 
-def _replace(gitdir: Path, fd: int, data: bytes, stage: str = "packed") -> None:
-    """The new ``packed-refs``, written through the held lock, synced, renamed over."""
-    _write_all(fd, data)
+def _replace(gitdir: Path, fd: int, pieces: Pieces, stage: str = "packed") -> None:
+    """The new ``packed-refs`` (its pieces in order), written through the held lock,
+    synced, renamed over."""
+    for piece in pieces:
+        _write_all(fd, piece)
     os.fsync(fd)
     faults.point(f"{stage}:written")
     atomic.replace(gitdir / "packed-refs.lock", gitdir / "packed-refs")
