@@ -69,6 +69,12 @@ def _packed_bytes(gitdir: Path) -> bytes:
 _PARSED: dict[Path, tuple[bytes, dict[str, str], list[str]]] = {}
 
 
+def forget(gitdir: Path) -> None:
+    """Drop what is kept of ``gitdir``'s ``packed-refs`` (a folder that goes away)."""
+    _PACKED.pop(gitdir, None)
+    _PARSED.pop(gitdir, None)
+
+
 def _parsed(gitdir: Path, data: bytes | None = None) -> tuple[dict[str, str], list[str]]:
     """The records of ``data`` (the file as read now when None), parsed once per bytes."""
     data = _packed_bytes(gitdir) if data is None else data

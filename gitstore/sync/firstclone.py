@@ -57,6 +57,7 @@ def clear(gitdir: Path, remote: str) -> None:
 def sweep(gitdir: Path, work: Path, mark: str) -> None:
     """The folder ``work`` beside the store, and the ``.keep`` files in the store that
     hold ``mark`` (another writer's are left alone)."""
+    refread.forget(work)  # its packed-refs as last read: megabytes in a big first pull
     if work.exists():
         shutil.rmtree(work, ignore_errors=True)
     for keep in (gitdir / "objects" / "pack").glob("pack-*.keep"):
@@ -74,20 +75,26 @@ def fetch(transport: Transport, remote: str, gitdir: Path) -> bool:
     tracking = remotes.tracking_prefix(remote)
     if any(not r.name[len(tracking) :].startswith("jp/") for r in transport.list_refs([tracking])):
         return False  # not a first pull: the copies exist
+    url = transport.url(remote)
+    if url is None or not _clonable(transport, remote):
+        return False
+    work = folder(gitdir, remote)
+    clear(gitdir, remote)
+    try:
+        return _clone(transport, remote, url, work, gitdir, tracking)
+    finally:
+        clear(gitdir, remote)
+
+
+def _clonable(transport: GitCli, remote: str) -> bool:
+    """Whether the remote holds only names jp syncs, ``BULK_AT`` or more (its listing
+    is let go before the clone: 20 MiB at 100,000)."""
     try:
         heads = transport.ls_remote(remote)
     except SyncError:
         return False  # the ordinary fetch says why
-    synced = [n for n in heads if n.startswith(SYNCED)]
-    if len(synced) < BULK_AT or any(not n.startswith(SYNCED + OTHERS_ALLOWED) for n in heads):
-        return False
-    url = transport.url(remote)
-    work = folder(gitdir, remote)
-    clear(gitdir, remote)
-    try:
-        return url is not None and _clone(transport, remote, url, work, gitdir, tracking)
-    finally:
-        clear(gitdir, remote)
+    synced = sum(1 for n in heads if n.startswith(SYNCED))
+    return synced >= BULK_AT and all(n.startswith(SYNCED + OTHERS_ALLOWED) for n in heads)
 
 
 def _clone(
@@ -101,8 +108,7 @@ def _clone(
         return False
     if proc.returncode != 0 or has_loose_objects(work):
         return False
-    found = refread.matching_refs(work, ["refs/"]) or {}
-    copies = {tracking + n[len("refs/") :]: oid for n, oid in found.items() if n.startswith(SYNCED)}
+    copies = _copies(work, tracking)
     if len(copies) < BULK_AT:
         return False
     kept: list[Path] = []
@@ -115,6 +121,13 @@ def _clone(
         for keep in kept:
             keep.unlink(missing_ok=True)
     return len(made) == len(copies)
+
+
+def _copies(work: Path, tracking: str) -> dict[str, str]:
+    """The clone's refs as this store's copies of them, by name."""
+    found = refread.matching_refs(work, ["refs/"]) or {}
+    refread.forget(work)  # the clone's packed-refs, as read: not kept
+    return {tracking + n[len("refs/") :]: oid for n, oid in found.items() if n.startswith(SYNCED)}
 
 
 def has_loose_objects(work: Path) -> bool:

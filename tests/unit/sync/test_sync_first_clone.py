@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from gitstore import refs
+from gitstore.refs import files as refread
 from gitstore.store.core import Store
 from gitstore.store.repo import init_bare
 from gitstore.sync import firstclone, remotes
@@ -75,6 +76,8 @@ def test_a_first_pull_clones_into_packed_refs_and_leaves_nothing(
     gitdir = here.place.gitdir
     assert not list((gitdir / "objects" / "pack").glob("*.keep"))
     assert not list((gitdir / "jp").glob("clone-*")), "the clone's folder is gone"
+    kept = [p for p in refread._PACKED if p.name.startswith("clone-")]
+    assert kept == [], "nor is its packed-refs kept in memory"
     fsck(Store(gitdir))
     again = [o for o in desktop.pull() if o.kind == "conversation"]
     assert again == [], "a second pull finds nothing to do"
