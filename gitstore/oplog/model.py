@@ -20,7 +20,7 @@ SYMBOLIC = "symbolic:"
 VERSION = 1
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Move:
     """One ref an operation moved: from ``old`` to ``new`` (None = absent)."""
 

@@ -52,7 +52,7 @@ POLL_SECONDS = 0.05
 BLIND_RETRIES = 3  # a commit failing this often with no lock seen is left to repair
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RefUpdate:
     """Move ``name`` from ``old`` to ``new`` (None = absent).
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Outcome:
     """What happened to one conversation (or notes ref, or skipped ref)."""
 
@@ -22,7 +22,7 @@ class Outcome:
     continues: str | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class Tips:
     live: str | None = None
     archived: str | None = None

@@ -24,7 +24,7 @@ from gitstore.sync.ancestry import Comparison, Relation
 Compare = Callable[[str, str], Comparison]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Side:
     tip: str
     archived: bool
@@ -42,7 +42,7 @@ class Action(StrEnum):
     BLOCKED = "blocked"  # push: the remote has events we have not integrated
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PullStep:
     cid: str
     action: Action

@@ -37,7 +37,7 @@ NO_REFLOG = ("-c", "core.logAllRefUpdates=false")
 FSCK = ("-c", "fetch.fsckObjects=true")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RefRow:
     """A ref as listed: its name, the object it names and that object's type."""
 
