@@ -250,6 +250,21 @@ def test_many_tips_hang_from_keeper_commits(store: Store, path: Path) -> None:
     assert [o.id for o in oplog.ops(store.repo)] == ["big"]
 
 
+def test_only_the_commits_an_operation_names_hang_from_it(store: Store, path: Path) -> None:
+    """Told from each object's header: a blob, a missing id and a symbolic value
+    are named in the record but kept by nothing."""
+    tip = store.log.write_commits([start("jp-c1")], None)[-1]
+    blob = git(path, "hash-object", "-w", "--stdin", input="not a commit").strip()
+    moves = [
+        Move(refs.live("jp-c1"), "1" * 40, tip),
+        Move("refs/jp/elsewhere", None, blob),
+        Move("JP_HEAD", None, "ref: refs/conversations/jp-c1"),
+    ]
+    commit = oplog.write(store.repo, Op("few", "jp x", time.time(), moves=moves), signature())
+    assert git(path, "rev-list", "--parents", "-n", "1", commit).split()[1:] == [tip]
+    assert [m.new for m in oplog.ops(store.repo)[0].moves] == [tip, blob, moves[2].new]
+
+
 def test_retention_drops_old_operations_and_keeps_the_rest(store: Store, path: Path) -> None:
     day = 86400.0
     now = time.time()
