@@ -4,8 +4,9 @@ Commits never change, so an entry never goes stale and forks share entries.  A
 conversation is read from its tip by following ``parent`` links inside SQLite
 (one recursive query); what the cache lacks is read from git and added.
 
-A second table keeps per-tip summaries (counts, first request, last time), and
-``listing`` the rows of `ls`, so that listing reads no event chains.
+A second table keeps per-tip summaries (counts, first request, last time:
+``keyed``), and ``listing`` the rows of `ls`, so that listing reads no event
+chains.
 
 A third keeps segments: every chain is cut, from its root, into runs of
 ``SEGMENT`` events, each stored as one JSON array with its commit ids and
@@ -25,7 +26,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitstore.cache import space, sql
+from gitstore.cache import keyed, space, sql
 from gitstore.cache.facts import SEGMENT, Facts, Run, segment_facts
 from gitstore.cache.sql import CHAIN, FORMAT, SEGMENTS, TO_SEGMENT, rollback
 from gitstore.cache.view import CachedChain, Segment
@@ -354,63 +355,23 @@ class Cache:
 
     def summaries(self, tips: Sequence[str]) -> dict[str, dict[str, Any]]:
         db = self._conn()
-        if db is None or not tips:
-            return {}
-        query = "SELECT s.tip, s.json FROM json_each(?) AS t JOIN summaries AS s ON s.tip = t.value"
-        try:
-            try:
-                rows = db.execute(query, (json.dumps(list(tips)),)).fetchall()
-            except sqlite3.OperationalError:  # an SQLite without json_each
-                rows = []
-                for start in range(0, len(tips), 500):
-                    part = list(tips[start : start + 500])
-                    marks = ",".join("?" * len(part))
-                    found = db.execute(
-                        f"SELECT tip, json FROM summaries WHERE tip IN ({marks})", part
-                    )
-                    rows += found.fetchall()
-            found = json.loads("{" + ",".join(f'"{t}":{raw}' for t, raw in rows) + "}")
-        except (sqlite3.Error, ValueError, TypeError):
-            return {}
-        return {t: v for t, v in found.items() if isinstance(v, dict)}  # rows of a shape
+        return keyed.summaries(db, tips) if db is not None and tips else {}
 
     def put_summaries(self, items: dict[str, dict[str, Any]]) -> None:
         db = self._conn()
-        if db is None or not items:
-            return
-        try:
-            db.execute("BEGIN")
-            db.executemany(
-                "INSERT OR REPLACE INTO summaries VALUES (?, ?)",
-                [(t, json.dumps(s, ensure_ascii=False)) for t, s in items.items()],
-            )
-            db.execute("COMMIT")
-        except sqlite3.Error:
-            rollback(db)
+        if db is not None and items:
+            keyed.put_summaries(db, items)
 
     def derived(self, name: str, version: str) -> Any:
         """A value computed from git state named by ``version`` (e.g. a commit id), or None."""
         db = self._conn()
-        if db is None:
-            return None
-        try:
-            row = db.execute("SELECT version, json FROM derived WHERE name = ?", (name,)).fetchone()
-            return json.loads(row[1]) if row is not None and row[0] == version else None
-        except (sqlite3.Error, ValueError):
-            return None
+        return keyed.derived(db, name, version) if db is not None else None
 
     def put_derived(self, name: str, version: str, value: Any) -> None:
         """Keep one value per name: the one for the newest ``version`` seen."""
         db = self._conn()
-        if db is None:
-            return
-        try:
-            db.execute(
-                "INSERT OR REPLACE INTO derived VALUES (?, ?, ?)",
-                (name, version, json.dumps(value, ensure_ascii=False)),
-            )
-        except sqlite3.Error:
-            pass
+        if db is not None:
+            keyed.put_derived(db, name, version, value)
 
     def close(self) -> None:
         if self._db is not None:

@@ -1,0 +1,61 @@
+"""The cache's two keyed tables: a summary per tip (counts, first request, last
+time: what `ls` shows without reading a chain) and one derived value per name
+(computed from the git state its ``version`` names).  Each function takes the
+open connection; a failure reads as a miss, and a write that fails is dropped."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+from gitstore.cache.sql import rollback
+
+
+def summaries(db: sqlite3.Connection, tips: Sequence[str]) -> dict[str, dict[str, Any]]:
+    query = "SELECT s.tip, s.json FROM json_each(?) AS t JOIN summaries AS s ON s.tip = t.value"
+    try:
+        try:
+            rows = db.execute(query, (json.dumps(list(tips)),)).fetchall()
+        except sqlite3.OperationalError:  # an SQLite without json_each
+            rows = []
+            for start in range(0, len(tips), 500):
+                part = list(tips[start : start + 500])
+                marks = ",".join("?" * len(part))
+                found = db.execute(f"SELECT tip, json FROM summaries WHERE tip IN ({marks})", part)
+                rows += found.fetchall()
+        found = json.loads("{" + ",".join(f'"{t}":{raw}' for t, raw in rows) + "}")
+    except (sqlite3.Error, ValueError, TypeError):
+        return {}
+    return {t: v for t, v in found.items() if isinstance(v, dict)}  # rows of a shape
+
+
+def put_summaries(db: sqlite3.Connection, items: dict[str, dict[str, Any]]) -> None:
+    try:
+        db.execute("BEGIN")
+        db.executemany(
+            "INSERT OR REPLACE INTO summaries VALUES (?, ?)",
+            [(t, json.dumps(s, ensure_ascii=False)) for t, s in items.items()],
+        )
+        db.execute("COMMIT")
+    except sqlite3.Error:
+        rollback(db)
+
+
+def derived(db: sqlite3.Connection, name: str, version: str) -> Any:
+    try:
+        row = db.execute("SELECT version, json FROM derived WHERE name = ?", (name,)).fetchone()
+        return json.loads(row[1]) if row is not None and row[0] == version else None
+    except (sqlite3.Error, ValueError):
+        return None
+
+
+def put_derived(db: sqlite3.Connection, name: str, version: str, value: Any) -> None:
+    try:
+        db.execute(
+            "INSERT OR REPLACE INTO derived VALUES (?, ?, ?)",
+            (name, version, json.dumps(value, ensure_ascii=False)),
+        )
+    except sqlite3.Error:
+        pass
