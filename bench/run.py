@@ -69,7 +69,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 
 def run(args: argparse.Namespace, profile: Profile, root: Path, results: Results) -> None:
-    from bench import process_cases, store_cases
+    from bench import process_cases, store_cases, store_reads
 
     wanted = set(args.only or set(SECTIONS) - SCALE_ONLY)
     home = root / "home"
@@ -90,13 +90,13 @@ def run(args: argparse.Namespace, profile: Profile, root: Path, results: Results
             store_cases.append_section(big, profile, results)
         if "load" in wanted:
             results.log("load and project")
-            store_cases.load_section(big, profile, results)
+            store_reads.load_section(big, profile, results)
         if "fork" in wanted:
             results.log("fork")
-            store_cases.fork_section(big, profile, results)
+            store_reads.fork_section(big, profile, results)
         if "review" in wanted:
             results.log("review start")
-            store_cases.review_section(big, profile, results, home)
+            store_reads.review_section(big, profile, results, home)
         big.store.close()
     if "many" in wanted:
         results.log("many conversations")

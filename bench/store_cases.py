@@ -1,15 +1,14 @@
-"""In-process benchmarks on one big store: size, append, load, fork, review start."""
+"""In-process benchmarks on one big store: its size and the append rows (load, fork
+and review start on the same store: ``store_reads``)."""
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pygit2
 
@@ -23,11 +22,9 @@ from bench.common import (
     clock,
     disk_usage,
     interleaved,
-    median,
     verdict,
 )
 from bench.synth import Writer
-from gitstore.cache.db import Cache
 from gitstore.events import Event
 from gitstore.store.core import Store
 
@@ -44,7 +41,7 @@ class BigStore:
     events: dict[int, list[Event]] = field(default_factory=dict)
 
 
-def _label(n: int) -> str:
+def count_label(n: int) -> str:
     return f"{n:,}"
 
 
@@ -65,7 +62,7 @@ def build_big(root: Path, profile: Profile, results: Results, sections: set[str]
     sizes = sorted(wanted)
     for n, size in enumerate(reversed(sizes)):
         cid = build.cid_for(1000 + n)
-        results.log(f"  writing a conversation of {_label(size)} events")
+        results.log(f"  writing a conversation of {count_label(size)} events")
         events = list(Writer(seed=size).events(cid, size))
         began = time.perf_counter()
         _write(store, cid, events)
@@ -95,7 +92,7 @@ def size_section(big: BigStore, size: int, profile: Profile, results: Results) -
     folder = big.root / "jp-layout"
     JsonFile(folder, big.events[size], durable=False)
     json_bytes = (folder / "events.json").stat().st_size
-    label = f"store size, {_label(size)} events"
+    label = f"store size, {count_label(size)} events"
     loose, _ = disk_usage(gitdir, exclude=[cache])
     results.add(
         Row(
@@ -135,7 +132,7 @@ def size_section(big: BigStore, size: int, profile: Profile, results: Results) -
             unit="B",
         )
     )
-    results.add(Row(f"maintenance of that store (git gc), {_label(size)} events", took))
+    results.add(Row(f"maintenance of that store (git gc), {count_label(size)} events", took))
     shutil.rmtree(folder)
 
 
@@ -180,7 +177,7 @@ def append_section(big: BigStore, profile: Profile, results: Results) -> None:
     shutil.rmtree(work)
     for size in profile.sizes:
         jp = medians[f"jp {size}"]
-        label = f"append 1 event to {_label(size)} events"
+        label = f"append 1 event to {count_label(size)} events"
         base = medians[f"sqlite {size}"]
         cpu = medians.cpu
         mine = cpu[f"jp {size}"]
@@ -254,9 +251,9 @@ def append_section(big: BigStore, profile: Profile, results: Results) -> None:
     ratio = medians.cpu[f"jp {large}"] / medians.cpu[f"jp {small}"]  # flatness: on CPU time
     results.add(
         Row(
-            f"append: {_label(large)} events vs {_label(small)}",
+            f"append: {count_label(large)} events vs {count_label(small)}",
             medians[f"jp {large}"],
-            f"append to {_label(small)} events",
+            f"append to {count_label(small)} events",
             medians[f"jp {small}"],
             f"flat (CPU <= {FLAT}x)",
             verdict(ratio <= FLAT),
@@ -293,7 +290,7 @@ def lone_append(big: BigStore, size: int, results: Results, rounds: int, note: s
     medians = _rounds(writer, {"jp": _jp_appender(big, size)}, rounds, {})
     results.add(
         Row(
-            f"append 1 event to {_label(size)} events",
+            f"append 1 event to {count_label(size)} events",
             medians["jp"],
             note=note,
             cpu=medians.cpu["jp"],
@@ -315,7 +312,7 @@ def durable_rows(big: BigStore, size: int, results: Results, rounds: int) -> Non
         "git": git.append,
     }
     medians = _rounds(writer, variants, rounds, {})
-    label = f"append 1 event to {_label(size)} events, fsync"
+    label = f"append 1 event to {count_label(size)} events, fsync"
     results.add(
         Row(
             label,
@@ -358,224 +355,3 @@ def _rounds(
         return lambda: fn(ready.pop() if ready else writer.message_of_size(2048))
 
     return interleaved({n: bind(f) for n, f in variants.items()}, rounds, budget)
-
-
-# -- load and project ------------------------------------------------------------------
-
-
-def load_section(big: BigStore, profile: Profile, results: Results) -> None:
-    from porcelain.domain.view import model_events
-
-    size = profile.load_size
-    cid = big.convs[size]
-    path = big.store.path
-    folder = big.root / "load-json"
-    JsonFile(folder, big.events[size], durable=False)
-    rounds = profile.few(profile.rounds // 3)
-
-    def jp_cold() -> float:
-        """A new process's view with no cache at all: walk git, fill a new cache."""
-        scratch = big.root / "cold-cache"
-        shutil.rmtree(scratch, ignore_errors=True)
-        start = time.perf_counter()
-        store = Store(path)
-        # a new, empty cache beside the store's own, which the warm rows keep using
-        # (no caller may swap a store's cache: the bench reaches its ground for it)
-        store._ground.cache = Cache(scratch)
-        model_events(store.log.load(cid).events)
-        took = time.perf_counter() - start
-        store.close()
-        return took
-
-    def jp_warm() -> float:
-        """A new process's view with the cache built: a fresh Store each time."""
-        start = time.perf_counter()
-        store = Store(path)
-        model_events(store.log.load(cid).events)
-        took = time.perf_counter() - start
-        store.close()
-        return took
-
-    def raw_walk() -> float:
-        """The floor for reading git: pygit2 walk, blob, json.loads; fresh Repository."""
-        start = time.perf_counter()
-        repo = pygit2.Repository(str(path))
-        commit = repo.references[f"refs/conversations/{cid}"].peel(pygit2.Commit)
-        out = []
-        while True:
-            blob = repo[commit.tree["event.json"].id]
-            assert isinstance(blob, pygit2.Blob)
-            out.append(json.loads(blob.data))
-            if not commit.parent_ids:
-                break
-            commit = repo[commit.parent_ids[0]].peel(pygit2.Commit)
-        model_events(out[::-1])
-        return time.perf_counter() - start
-
-    def json_file() -> float:
-        """JP's layout: read and parse events.json, project the same way."""
-        start = time.perf_counter()
-        events = json.loads((folder / "events.json").read_bytes())
-        model_events(events)
-        return time.perf_counter() - start
-
-    def hot() -> float:
-        """The same Store loading again (a long-lived process)."""
-        return clock(lambda: model_events(held.log.load(cid).events))
-
-    held = Store(path)
-    held.log.load(cid)
-    medians = interleaved(
-        {"cold": jp_cold, "warm": jp_warm, "walk": raw_walk, "json": json_file, "hot": hot},
-        rounds,
-    )
-    label = f"load + project {_label(size)} events"
-    results.add(
-        Row(
-            f"{label}, cold (no cache)",
-            medians["cold"],
-            "pygit2 walk + json.loads (no cache)",
-            medians["walk"],
-            cpu=medians.cpu["cold"],
-            base_cpu=medians.cpu["walk"],
-        )
-    )
-    results.add(
-        Row(
-            f"{label}, warm (cache built, new Store)",
-            medians["warm"],
-            "read events.json (JP's layout)",
-            medians["json"],
-            "< 100 ms",
-            verdict(medians["warm"] < 0.1),
-            cpu=medians.cpu["warm"],
-            base_cpu=medians.cpu["json"],
-        )
-    )
-    results.add(
-        Row(
-            f"{label}, hot (same Store again)",
-            medians["hot"],
-            "read events.json (JP's layout)",
-            medians["json"],
-            "< 100 ms",
-            verdict(medians["hot"] < 0.1),
-            cpu=medians.cpu["hot"],
-            base_cpu=medians.cpu["json"],
-        )
-    )
-    held.close()
-    shutil.rmtree(folder)
-
-
-# -- fork and review start --------------------------------------------------------------
-
-
-def fork_section(big: BigStore, profile: Profile, results: Results) -> None:
-    from porcelain.app.lifecycle import fork
-
-    store = big.store
-    made: list[str] = []
-
-    def one(size: int) -> Callable[[], float]:
-        def run() -> float:
-            start = time.perf_counter()
-            made.append(fork(store, store.refs.require(big.convs[size]))[0])
-            return time.perf_counter() - start
-
-        return run
-
-    medians = interleaved({str(s): one(s) for s in profile.sizes}, profile.rounds)
-    _flat_rows("fork", profile.sizes, medians, results)
-    for cid in made:
-        store.refs.delete(cid, "bench: clean up")
-
-
-def review_section(big: BigStore, profile: Profile, results: Results, home: Path) -> None:
-    """`compact --interactive`'s start on the offline model, its summarizer time taken out."""
-    from porcelain.app.review import start as review_start
-    from porcelain.config import load_config
-    from porcelain.domain.compaction.ranges import RangeOverrides
-
-    store = big.store
-    config = load_config(
-        environ={"HOME": str(home), "XDG_CONFIG_HOME": str(home / "config")},
-        store_config=None,
-        files=[],
-        overrides=[],
-    )
-    real = getattr(review_start, "summarize")  # noqa: B009 (patched below)
-    model_time = [0.0, 0.0]  # wall, CPU
-
-    def timed_summarize(*args: Any, **kwargs: Any) -> Any:
-        start, cpu = time.perf_counter(), time.process_time()
-        try:
-            return real(*args, **kwargs)
-        finally:
-            model_time[0] += time.perf_counter() - start
-            model_time[1] += time.process_time() - cpu
-
-    def one(size: int) -> Callable[[], float]:
-        def run() -> float:
-            model_time[:] = [0.0, 0.0]
-            source = store.refs.require(big.convs[size])
-            start, cpu = time.perf_counter(), time.process_time()
-            started = review_start.start_review(
-                store,
-                source,
-                config,
-                RangeOverrides(turn=(2, 11)),
-                "offline/bench",
-                "offline/bench",
-            )
-            took = time.perf_counter() - start - model_time[0]
-            own_cpu[size].append(time.process_time() - cpu - model_time[1])
-            summarizer[size].append(model_time[0])
-            store.refs.delete(started.review_id, "bench: clean up")
-            return took
-
-        return run
-
-    summarizer: dict[int, list[float]] = {s: [] for s in profile.review_sizes}
-    own_cpu: dict[int, list[float]] = {s: [] for s in profile.review_sizes}
-    setattr(review_start, "summarize", timed_summarize)  # noqa: B010
-    try:
-        one(min(profile.review_sizes))()  # first use imports the review modules
-        for size in profile.review_sizes:  # the cache as any command after the first finds it
-            store.log.view_chain(store.refs.require(big.convs[size]).tip)
-        medians = interleaved(
-            {str(s): one(s) for s in profile.review_sizes},
-            profile.few(profile.rounds),
-            {str(max(profile.review_sizes)): 20.0},
-            warmup=False,
-        )
-    finally:
-        setattr(review_start, "summarize", real)  # noqa: B010
-    for size in profile.review_sizes:
-        # the start's own CPU, sample by sample: without the summarizer's, and without
-        # the clean-up after the clock that the harness's CPU figure counts
-        medians.cpu[str(size)] = median(own_cpu[size])
-    _flat_rows(
-        "review start (turns 2-11), summarizer excluded", profile.review_sizes, medians, results
-    )
-    every = [t for size in profile.review_sizes for t in summarizer[size]]
-    results.add(Row("  (the offline summarizer's time, excluded above)", median(every)))
-
-
-def _flat_rows(what: str, sizes: tuple[int, ...], medians: Medians, results: Results) -> None:
-    small = str(min(sizes))
-    for size in sizes:
-        ratio = medians.cpu[str(size)] / medians.cpu[small]  # flatness: on CPU time
-        ok = verdict(ratio <= FLAT) if size != min(sizes) else ""
-        results.add(
-            Row(
-                f"{what}, {_label(size)} events",
-                medians[str(size)],
-                f"{what}, {_label(int(small))} events",
-                medians[small],
-                f"flat (CPU <= {FLAT}x)" if ok else "",
-                ok,
-                cpu=medians.cpu[str(size)],
-                base_cpu=medians.cpu[small],
-            )
-        )
