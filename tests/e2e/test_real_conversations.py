@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.harness import REAL, SHARED, User, entries_of, ids_in, jp_events, jp_turns
+from tests.e2e.harness import REAL, SHARED, User, ids_in
+from tests.e2e.jpcount import entries_of, jp_events, jp_turns
 from tests.support import fake_messages
 
 pytestmark = pytest.mark.skipif(not REAL.is_dir(), reason="needs ../shared/fixtures")
