@@ -1,0 +1,74 @@
+"""Made-up secrets in the shapes real ones have, one or more per kind the scanner
+knows (docs/security.md), each in the context a session shows it in.
+
+None of these is a real credential: each was typed or generated for this file.
+``PLANTED`` maps a kind to (context text, the value that must never travel).
+"""
+
+from __future__ import annotations
+
+PRIVATE_KEY = (
+    "-----BEGIN RSA PRIVATE KEY-----\n"
+    "MIIEowIBAAKCAQEAu9kq3VZr7mXbQ2pLw8sT4nYf6cJ1hG5dK0eR3tU7iO9pA2sD\n"
+    "4fG6hJ8kL1zX3cV5bN7mQ9wE2rT4yU6iO8pA1sD3fG5hJ7kL9zX2cV4bN6mQ8wE1\n"
+    "-----END RSA PRIVATE KEY-----"
+)
+
+PLANTED: dict[str, tuple[str, str]] = {
+    "private key": (f"$ cat ~/.ssh/id_rsa\n{PRIVATE_KEY}\n", "MIIEowIBAAKCAQEAu9kq3VZr7mXbQ2pLw8sT4nYf6cJ1hG5dK0eR3tU7iO9pA2sD"),
+    "aws access key id": ("aws_access_key_id = AKIAQX7Z2M4N6P8R3T5V\n", "AKIAQX7Z2M4N6P8R3T5V"),
+    "aws secret access key": (
+        "aws_secret_access_key = k9Zq2Xw7Vb4Nm1Lp8Rt6Yh3Jd5Fg0Sa2Qe7Wc9Ub\n",
+        "k9Zq2Xw7Vb4Nm1Lp8Rt6Yh3Jd5Fg0Sa2Qe7Wc9Ub",
+    ),
+    "github token": ("remote: token ghp_Z8y7X6w5V4u3T2s1R0q9P8o7N6m5L4k3J2h1 ok", "ghp_Z8y7X6w5V4u3T2s1R0q9P8o7N6m5L4k3J2h1"),
+    "gitlab token": ("GITLAB=glpat-Qw3Er5Ty7Ui9Op1As3Df", "glpat-Qw3Er5Ty7Ui9Op1As3Df"),
+    "anthropic api key": (
+        "export ANTHROPIC_API_KEY=sk-ant-api03-Xq7Lm2Np9Rt4Vw6Yz8Ab1Cd3Ef5Gh7Ij9Kl2Mn4Op6Qr8St0Uv-AAA\n",
+        "sk-ant-api03-Xq7Lm2Np9Rt4Vw6Yz8Ab1Cd3Ef5Gh7Ij9Kl2Mn4Op6Qr8St0Uv-AAA",
+    ),
+    "openai api key": (
+        "client = OpenAI(api_key='sk-proj-4Tz9Qw2Er7Ty5Ui3Op1As8Df6Gh4Jk2Lz0Xc9Vb7Nm5')",
+        "sk-proj-4Tz9Qw2Er7Ty5Ui3Op1As8Df6Gh4Jk2Lz0Xc9Vb7Nm5",
+    ),
+    "openrouter api key": (
+        "key: sk-or-v1-" + "3f9a" * 16,
+        "sk-or-v1-" + "3f9a" * 16,
+    ),
+    "slack token": ("SLACK_BOT=xoxb-2837465019-9182736450-Zq8Wx7Cv6Bn5", "xoxb-2837465019-9182736450-Zq8Wx7Cv6Bn5"),
+    "slack webhook": (
+        "curl -X POST https://hooks.slack.com/services/T0ABC1234/B0DEF5678/Xy9Zq8Wv7Ut6Sr5Qp4On",
+        "Xy9Zq8Wv7Ut6Sr5Qp4On",
+    ),
+    "discord webhook": (
+        "url=https://discord.com/api/webhooks/123456789012345678/Ab3Cd5Ef7Gh9Ij1Kl3Mn5Op7Qr9St1Uv3Wx5Yz7Ab9Cd1Ef3Gh",
+        "Ab3Cd5Ef7Gh9Ij1Kl3Mn5Op7Qr9St1Uv3Wx5Yz7Ab9Cd1Ef3Gh",
+    ),
+    "stripe key": ("stripe.api_key = \"sk_live_4eC39HqLyjWDarjtT1zdp7dcXz\"", "sk_live_4eC39HqLyjWDarjtT1zdp7dcXz"),
+    "google api key": ("?key=AIzaSyQ7x9Zk2Lm4Np6Rt8Vw0Yb1Cd3Ef5Gh7Ij", "AIzaSyQ7x9Zk2Lm4Np6Rt8Vw0Yb1Cd3Ef5Gh7Ij"),
+    "google oauth client secret": ("\"client_secret\": \"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t\"", "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t"),
+    "npm token": ("//registry.npmjs.org/:_authToken=npm_Zx9Cv8Bn7Mq6Wr5Et4Yu3Io2Pa1Sd0Fg9Hj8K", "npm_Zx9Cv8Bn7Mq6Wr5Et4Yu3Io2Pa1Sd0Fg9Hj8K"),
+    "pypi token": (
+        "password = pypi-AgEIcHlwaS5vcmcCJDQ5ZTcxYjZhLTk4ZjMtNGIxZC1hMmQ0LWM3ZTU1OWQ3ZjhhYQ",
+        "pypi-AgEIcHlwaS5vcmcCJDQ5ZTcxYjZhLTk4ZjMtNGIxZC1hMmQ0LWM3ZTU1OWQ3ZjhhYQ",
+    ),
+    "hugging face token": ("HF_TOKEN=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", "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"),
+    "sendgrid api key": (
+        "SG.Ab1Cd2Ef3Gh4Ij5Kl6Mn7O.Pq8Rs9Tu0Vw1Xy2Za3Bc4De5Fg6Hi7Jk8Lm9No0Pq1Rs2Tu",
+        "SG.Ab1Cd2Ef3Gh4Ij5Kl6Mn7O.Pq8Rs9Tu0Vw1Xy2Za3Bc4De5Fg6Hi7Jk8Lm9No0Pq1Rs2Tu",
+    ),
+    "digitalocean token": ("doctl auth init -t dop_v1_" + "a7c3" * 16, "dop_v1_" + "a7c3" * 16),
+    "shopify token": ("X-Shopify-Access-Token: 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", "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"),
+    "databricks token": ("DATABRICKS_HOST=x dapi0a1b2c3d4e5f60718293a4b5c6d7e8f9", "dapi0a1b2c3d4e5f60718293a4b5c6d7e8f9"),
+    "telegram bot token": ("bot 5829301746:AAHq7Xw2Ez9Rt4Yu6Io8Pa1Sd3Fg5Hj7Kl9Z", "5829301746:AAHq7Xw2Ez9Rt4Yu6Io8Pa1Sd3Fg5Hj7Kl9Z"),
+    "azure storage key": (
+        "DefaultEndpointsProtocol=https;AccountName=prod;AccountKey=" + "Zq8Wx7Cv6Bn5Ml4Kj3Hg2Fd1Sa0Po9Iu8Yt7Re6Wq5Ez4Xc3Vb2Nm1Lk0Jh9Gf8Ds7Aq6Sw5De4Fr3Gt2Hy1Ju0Ki9Lo8" + "==;",
+        "Zq8Wx7Cv6Bn5Ml4Kj3Hg2Fd1Sa0Po9Iu8Yt7Re6Wq5Ez4Xc3Vb2Nm1Lk0Jh9Gf8Ds7Aq6Sw5De4Fr3Gt2Hy1Ju0Ki9Lo8",
+    ),
+    "jwt": (
+        "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c2VyLTQyIiwicm9sZSI6ImFkbWluIn0.q8Zx7Cv6Bn5Ml4Kj3Hg2Fd1Sa0Po9Iu",
+        "eyJzdWIiOiJ1c2VyLTQyIiwicm9sZSI6ImFkbWluIn0",
+    ),
+    "password in url": ("mongodb+srv://svc:Tr0ub4dor-3x@cluster0.example.net/app", "Tr0ub4dor-3x"),
+    "env secret": ("STRIPE_WEBHOOK_SECRET=whsec_9fK2mQ7xL4pZ8vR1", "whsec_9fK2mQ7xL4pZ8vR1"),
+}
