@@ -90,3 +90,15 @@ def redact(store: Store, cid: str, allow: AllowList, kinds: Collection[str] = ()
         parent = commits[first - 1] if first > 0 else None
         new_tip = store.log.rewrite(cid, rewritten, parent, where.tip, f"jp conversation redact {cid}", names)
     return Redacted(cid, Counter(f.kind for f in found), first, where.tip, new_tip)
+
+
+def redacted_copy(cid: str, events: list[dict[str, Any]], allow: AllowList | None = None) -> tuple[list[dict[str, Any]], Counter[str]]:
+    """``events`` with every finding replaced (none is let through unless ``allow``
+    says so), and the kinds taken out: for what leaves the store without a rewrite
+    (a shared page, an export with ``--redact``)."""
+    found = conversation_findings(cid, events, allow or AllowList())
+    by_event: dict[int, list[Located]] = {}
+    for f in found:
+        by_event.setdefault(f.event, []).append(f)
+    out = [redact_event(e, by_event.get(i, ())) for i, e in enumerate(events)]
+    return out, Counter(f.kind for f in found)

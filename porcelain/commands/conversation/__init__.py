@@ -26,6 +26,7 @@ SUBCOMMANDS = {
         "export": "transfer",
         "scan": "redact",
         "redact": "redact",
+        "share": "share",
     }.items()
 }
 SUBCOMMANDS["print"] = f"{_BASE}printing:print_"
@@ -63,6 +64,7 @@ SUMMARIES = {
     "export": "Export a conversation to JP's folder layout.",
     "scan": "List the secrets found in conversations (masked).",
     "redact": "Replace the secrets in conversations with placeholders.",
+    "share": "Write a conversation as one HTML page, secrets redacted.",
 }
 
 
