@@ -110,6 +110,9 @@ def _url_password(value: str) -> bool:
     return _not_placeholder(value) and len(value) >= 3
 
 
+# a word boundary, or just after an escaped newline, tab or return of JSON-encoded text
+_B = r"(?:(?<![A-Za-z0-9_])|(?<=\\[ntr]))"
+
 _SECRET_NAME = r"[A-Za-z0-9_.-]*(?:SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|PWD|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|AUTH|CREDENTIALS?|_KEY)[A-Za-z0-9_]*"  # noqa: E501
 
 RULES: Final[tuple[Rule, ...]] = (
@@ -122,40 +125,40 @@ RULES: Final[tuple[Rule, ...]] = (
           r"(?i:aws_?secret_?access_?key|secretaccesskey)[\"']?\s*[:=]\s*[\"']?"
           r"([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])", 1),
     _rule("github token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
-          r"\bgh[pousr]_[A-Za-z0-9]{36,255}\b"),
-    _rule("github token", ("github_pat_",), r"\bgithub_pat_[A-Za-z0-9_]{50,255}\b"),
-    _rule("gitlab token", ("glpat-",), r"\bglpat-[A-Za-z0-9_-]{20,}"),
-    _rule("anthropic api key", ("sk-ant-",), r"\bsk-ant-[A-Za-z0-9]{2,8}-[A-Za-z0-9_-]{32,}"),
-    _rule("openrouter api key", ("sk-or-",), r"\bsk-or-v1-[0-9a-f]{64}\b"),
+          rf"{_B}gh[pousr]_[A-Za-z0-9]{{36,255}}\b"),
+    _rule("github token", ("github_pat_",), rf"{_B}github_pat_[A-Za-z0-9_]{{50,255}}\b"),
+    _rule("gitlab token", ("glpat-",), rf"{_B}glpat-[A-Za-z0-9_-]{{20,}}"),
+    _rule("anthropic api key", ("sk-ant-",), rf"{_B}sk-ant-[A-Za-z0-9]{{2,8}}-[A-Za-z0-9_-]{{32,}}"),
+    _rule("openrouter api key", ("sk-or-",), rf"{_B}sk-or-v1-[0-9a-f]{{64}}\b"),
     _rule("openai api key", ("sk-",),
-          r"\bsk-(?:proj-|svcacct-|admin-|None-)?(?=[A-Za-z0-9_-]*[0-9])(?=[A-Za-z0-9_-]*[A-Z])"
+          rf"{_B}sk-(?:proj-|svcacct-|admin-|None-)?(?=[A-Za-z0-9_-]*[0-9])(?=[A-Za-z0-9_-]*[A-Z])"
           r"[A-Za-z0-9_-]{32,}(?![A-Za-z0-9_-])", 0, lambda v: not v.startswith(("sk-ant-", "sk-or-"))),
-    _rule("slack token", ("xox",), r"\bxox[abposr]-[0-9A-Za-z-]{10,}"),
+    _rule("slack token", ("xox",), rf"{_B}xox[abposr]-[0-9A-Za-z-]{{10,}}"),
     _rule("slack webhook", ("hooks.slack.com",),
           r"https://hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]{16,}"),
     _rule("discord webhook", ("discord",),
           r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{40,}"),
     _rule("stripe key", ("sk_live_", "rk_live_", "sk_test_", "rk_test_"),
-          r"\b[rs]k_(?:live|test)_[0-9A-Za-z]{24,}\b"),
-    _rule("google api key", ("AIza",), r"\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"),
-    _rule("google oauth client secret", ("GOCSPX-",), r"\bGOCSPX-[A-Za-z0-9_-]{24,40}"),
-    _rule("npm token", ("npm_",), r"\bnpm_[A-Za-z0-9]{36,40}\b"),
-    _rule("pypi token", ("pypi-",), r"\bpypi-AgE[A-Za-z0-9_-]{50,}"),
-    _rule("hugging face token", ("hf_",), r"\bhf_[A-Za-z]{34}\b"),
-    _rule("sendgrid api key", ("SG.",), r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43,50}\b"),
-    _rule("digitalocean token", ("dop_v1_", "doo_v1_"), r"\bdo[op]_v1_[a-f0-9]{64}\b"),
-    _rule("shopify token", ("shpat_", "shpss_", "shpca_", "shppa_"), r"\bshp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}\b"),
-    _rule("databricks token", ("dapi",), r"\bdapi[a-f0-9]{32}(?:-\d)?\b"),
-    _rule("telegram bot token", (":AA",), r"\b\d{8,10}:AA[A-Za-z0-9_-]{30,40}\b"),
+          rf"{_B}[rs]k_(?:live|test)_[0-9A-Za-z]{{24,}}\b"),
+    _rule("google api key", ("AIza",), rf"{_B}AIza[0-9A-Za-z_-]{{35}}(?![0-9A-Za-z_-])"),
+    _rule("google oauth client secret", ("GOCSPX-",), rf"{_B}GOCSPX-[A-Za-z0-9_-]{{24,40}}"),
+    _rule("npm token", ("npm_",), rf"{_B}npm_[A-Za-z0-9]{{36,40}}\b"),
+    _rule("pypi token", ("pypi-",), rf"{_B}pypi-AgE[A-Za-z0-9_-]{{50,}}"),
+    _rule("hugging face token", ("hf_",), rf"{_B}hf_[A-Za-z]{{34}}\b"),
+    _rule("sendgrid api key", ("SG.",), rf"{_B}SG\.[A-Za-z0-9_-]{{22}}\.[A-Za-z0-9_-]{{43,50}}\b"),
+    _rule("digitalocean token", ("dop_v1_", "doo_v1_"), rf"{_B}do[op]_v1_[a-f0-9]{{64}}\b"),
+    _rule("shopify token", ("shpat_", "shpss_", "shpca_", "shppa_"), rf"{_B}shp(?:at|ss|ca|pa)_[a-fA-F0-9]{{32}}\b"),
+    _rule("databricks token", ("dapi",), rf"{_B}dapi[a-f0-9]{{32}}(?:-\d)?\b"),
+    _rule("telegram bot token", (":AA",), rf"{_B}\d{{8,10}}:AA[A-Za-z0-9_-]{{30,40}}\b"),
     _rule("azure storage key", ("AccountKey=",), r"AccountKey=([A-Za-z0-9+/]{80,100}={0,2})", 1),
     _rule("jwt", ("eyJ",),
-          r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{16,}"),
+          rf"{_B}eyJ[A-Za-z0-9_-]{{10,}}\.eyJ[A-Za-z0-9_-]{{10,}}\.[A-Za-z0-9_-]{{16,}}"),
     _rule("password in url", ("://",),
-          r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@?#\"'<>]{1,64}:([^\s/\"'<>]{1,128})@"
+          rf"{_B}[a-zA-Z][a-zA-Z0-9+.-]{{1,20}}://[^\s:/@?#\"'<>]{{1,64}}:([^\s/\"'<>]{{1,128}})@"
           r"[A-Za-z0-9.-]", 1, _url_password),
     _rule("env secret", ("=", ":"),
-          rf"(?m)^[ \t]*(?:export[ \t]+)?[\"']?{_SECRET_NAME}[\"']?[ \t]*[=:][ \t]*[\"']?"
-          r"([^\s\"'#,;(){}]{8,256})[\"']?[ \t,;]*$", 1, _random_looking, re.IGNORECASE),
+          rf"(?m)(?:^|(?<=\\n))[ \t]*(?:export[ \t]+)?[\"']?{_SECRET_NAME}[\"']?[ \t]*[=:][ \t]*[\"']?"
+          r"([^\s\"'#,;(){}\\]{8,256})[\"']?[ \t,;]*(?:$|(?=\\[nr]))", 1, _random_looking, re.IGNORECASE),
 )
 
 

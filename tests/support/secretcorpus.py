@@ -72,3 +72,100 @@ PLANTED: dict[str, tuple[str, str]] = {
     "password in url": ("mongodb+srv://svc:Tr0ub4dor-3x@cluster0.example.net/app", "Tr0ub4dor-3x"),
     "env secret": ("STRIPE_WEBHOOK_SECRET=whsec_9fK2mQ7xL4pZ8vR1", "whsec_9fK2mQ7xL4pZ8vR1"),
 }
+
+
+# -- the corpus planted in other tools' sessions and in a JP conversation ------------
+
+SESSION_ID = "5ec7e75c-0000-4000-8000-00000000cafe"
+ROLLOUT_ID = "019e5ec7-0000-7000-8000-00000000beef"
+
+
+def _values(kinds: list[str]) -> list[str]:
+    return [PLANTED[k][0] for k in kinds]
+
+
+def _cc(uuid: int, parent: int | None, kind: str, message: dict[str, object]) -> str:
+    import json
+
+    record = {
+        "parentUuid": f"u-{parent:03d}" if parent else None, "isSidechain": False,
+        "userType": "external", "cwd": "/home/me/app", "sessionId": SESSION_ID,
+        "version": "2.1.39", "gitBranch": "main", "type": kind, "message": message,
+        "uuid": f"u-{uuid:03d}", "timestamp": f"2026-03-01T10:00:{uuid:02d}.000Z",
+    }  # fmt: skip
+    return json.dumps(record)
+
+
+def claude_code_session(root: object) -> list[str]:
+    """A Claude Code project under ``root`` whose prompt, thinking, answer, a shell
+    result, an MCP tool's result, a file read and the session's summary (its title)
+    hold planted secrets; returns the kinds planted."""
+    import json
+    from pathlib import Path
+
+    kinds = list(PLANTED)[:13]
+    t = _values(kinds)
+    lines = [
+        _cc(1, None, "user", {"role": "user", "content": f"deploy with this key please: {t[0]}"}),
+        _cc(2, 1, "assistant", {"role": "assistant", "model": "claude-opus-4-6", "id": "msg_1", "type": "message",
+            "content": [{"type": "thinking", "thinking": f"the user gave {t[1]}", "signature": "sig-1"}]}),
+        _cc(3, 2, "assistant", {"role": "assistant", "model": "claude-opus-4-6", "id": "msg_1", "type": "message",
+            "content": [{"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": f"echo {t[2]}"}}]}),
+        _cc(4, 3, "user", {"role": "user", "content": [
+            {"tool_use_id": "toolu_1", "type": "tool_result", "content": f"{t[3]}\n{t[4]}", "is_error": False}]}),
+        _cc(5, 4, "assistant", {"role": "assistant", "model": "claude-opus-4-6", "id": "msg_2", "type": "message",
+            "content": [{"type": "tool_use", "id": "toolu_2", "name": "mcp__vault__read", "input": {"path": "prod"}}]}),
+        _cc(6, 5, "user", {"role": "user", "content": [
+            {"tool_use_id": "toolu_2", "type": "tool_result", "content": [{"type": "text", "text": f"{t[5]}\n{t[6]}"}],
+             "is_error": False}]}),
+        _cc(7, 6, "assistant", {"role": "assistant", "model": "claude-opus-4-6", "id": "msg_3", "type": "message",
+            "content": [{"type": "tool_use", "id": "toolu_3", "name": "Read", "input": {"file_path": "/home/me/app/.env"}}]}),
+        _cc(8, 7, "user", {"role": "user", "content": [
+            {"tool_use_id": "toolu_3", "type": "tool_result", "content": f"{t[7]}\n{t[8]}\n{t[9]}", "is_error": False}]}),
+        _cc(9, 8, "assistant", {"role": "assistant", "model": "claude-opus-4-6", "id": "msg_4", "type": "message",
+            "content": [{"type": "text", "text": f"Done; I used {t[10]} and {t[11]}."}]}),
+        json.dumps({"type": "summary", "summary": f"Deploying with {t[12]}", "leafUuid": "u-009"}),
+    ]  # fmt: skip
+    folder = Path(str(root)) / "-home-me-app"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{SESSION_ID}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return kinds
+
+
+def codex_home(root: object) -> list[str]:
+    """A Codex home under ``root`` whose prompt, reasoning, a shell call and its output,
+    a patch and the answer hold planted secrets; returns the kinds planted."""
+    import json
+    from pathlib import Path
+
+    kinds = list(PLANTED)[13:]
+    t = _values(kinds)
+
+    def rec(n: int, kind: str, payload: dict[str, object]) -> str:
+        return json.dumps({"timestamp": f"2026-03-02T08:00:{n:02d}.000Z", "type": kind, "payload": payload})
+
+    lines = [
+        rec(1, "session_meta", {"id": ROLLOUT_ID, "timestamp": "2026-03-02T08:00:00.000Z", "cwd": "/home/me/app",
+            "originator": "codex_cli_rs", "cli_version": "0.125.0", "instructions": None, "model_provider": "openai"}),
+        rec(2, "response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": f"use {t[0]}"}]}),
+        rec(3, "event_msg", {"type": "user_message", "message": f"use {t[0]}", "images": []}),
+        rec(4, "response_item", {"type": "reasoning", "summary": [{"type": "summary_text", "text": f"**{t[1]}**"}],
+            "content": None, "encrypted_content": "gAAAA=="}),
+        rec(5, "response_item", {"type": "function_call", "name": "shell", "call_id": "call_1",
+            "arguments": json.dumps({"command": ["bash", "-lc", f"curl -H '{t[2]}'"]})}),
+        rec(6, "response_item", {"type": "function_call_output", "call_id": "call_1",
+            "output": json.dumps({"output": f"{t[3]}\n{t[4]}\n{t[5]}", "metadata": {"exit_code": 0}})}),
+        rec(7, "response_item", {"type": "custom_tool_call", "status": "completed", "call_id": "call_2",
+            "name": "apply_patch", "input": f"*** Begin Patch\n*** Add File: cfg.txt\n+{t[6]}\n+{t[7]}\n*** End Patch"}),
+        rec(8, "response_item", {"type": "custom_tool_call_output", "call_id": "call_2", "output": f"Success. {t[8]}"}),
+        rec(9, "event_msg", {"type": "agent_message", "message": f"Saved {t[9]}; {t[10]} {t[11]}"}),
+        rec(10, "response_item", {"type": "message", "role": "assistant",
+            "content": [{"type": "output_text", "text": f"Saved {t[9]}; {t[10]} {t[11]}"}]}),
+        rec(11, "event_msg", {"type": "agent_message", "message": f"{t[12]}"}),
+        rec(12, "response_item", {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": f"{t[12]}"}]}),
+    ]  # fmt: skip
+    folder = Path(str(root)) / "sessions" / "2026" / "03" / "02"
+    folder.mkdir(parents=True, exist_ok=True)
+    name = f"rollout-2026-03-02T08-00-00-{ROLLOUT_ID}.jsonl"
+    (folder / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return kinds
