@@ -163,3 +163,18 @@ def test_share_writes_one_page_without_secrets_or_outside_requests(user: User, t
     assert not [v for v in VALUES if v in html]
     assert "default-src 'none'" in html and ' src="' not in html and "<link" not in html
     assert "deploy with this key please" in html
+
+
+def test_export_warns_of_secrets_and_redacts_on_request(user: User, tmp_path: Path) -> None:
+    cid = user.import_(leaky_jp(tmp_path / "17800000995-leaky", "github token", attachment="jwt"))
+    warned = user.run("conversation", "export", cid, "-o", str(tmp_path / "plain"))
+    assert warned.returncode == 0 and "warning" in warned.stderr and "--redact" in warned.stderr
+    assert PLANTED["github token"][1] not in warned.stderr
+    out = user.json("conversation", "export", cid, "--redact", "-o", str(tmp_path / "redacted"))
+    assert out["secrets"] == {"github token": 1, "jwt": 1} and out["redacted"] is True
+    other = User(tmp_path, "other")
+    other.ok("init")
+    back = other.import_(tmp_path / "redacted")
+    assert other.json("conversation", "scan", back) == []
+    assert "[redacted: github token]" in other.ok("conversation", "print", "--style", "full", back)
+    assert user.fail("conversation", "export", "--to", "codex", "--redact", cid, "-o", str(tmp_path / "s")).returncode == 2
