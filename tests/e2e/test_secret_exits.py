@@ -178,3 +178,18 @@ def test_export_warns_of_secrets_and_redacts_on_request(user: User, tmp_path: Pa
     assert other.json("conversation", "scan", back) == []
     assert "[redacted: github token]" in other.ok("conversation", "print", "--style", "full", back)
     assert user.fail("conversation", "export", "--to", "codex", "--redact", cid, "-o", str(tmp_path / "s")).returncode == 2
+
+
+def test_serve_masks_secrets_unless_this_machine_asks(user: User, tmp_path: Path) -> None:
+    from tests.e2e.serve.store import serving
+    from tests.e2e.test_serve import Client
+
+    cid = user.import_(leaky_jp(tmp_path / "17800000996-leaky", "aws secret access key"))
+    value = PLANTED["aws secret access key"][1]
+    with serving(user) as (url, _proc):
+        client = Client(url)
+        page = client.page(f"/c/{cid}")
+        assert value not in page and "[redacted: aws secret access key]" in page
+        assert value not in json.dumps(client.api(f"/c/{cid}"))
+        assert "show the 1 secret(s) found" in page
+        assert value in client.page(f"/c/{cid}?secrets=1")  # a request from loopback
