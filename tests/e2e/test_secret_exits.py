@@ -9,7 +9,6 @@ attachment)."""
 
 from __future__ import annotations
 
-import base64
 import json
 import signal
 import subprocess
@@ -18,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.harness import User, write_conversation
+from tests.support import secretcorpus as corpus
 from tests.support.secretcorpus import PLANTED, claude_code_session, codex_home
 
 VALUES = [value for _, value in PLANTED.values()]
@@ -36,18 +36,7 @@ def leaked(remote: Path) -> list[str]:
 
 
 def leaky_jp(folder: Path, kind: str = "aws secret access key", *, attachment: str = "") -> Path:
-    """A JP folder whose first tool result printed a planted secret (and whose first
-    request attached a file holding another, when ``attachment`` names its kind)."""
-    write_conversation(folder, 2, tools_every=1)
-    events = json.loads((folder / "events.json").read_text())
-    result = next(e for e in events if e["type"] == "tool_call_response")
-    result["content"] = base64.b64encode(PLANTED[kind][0].encode()).decode()
-    if attachment:
-        request = next(e for e in events if e["type"] == "chat_request")
-        text = PLANTED[attachment][0]
-        request["attachments"] = [{"kind": "file", "source": "notes.txt", "content": text}]
-    (folder / "events.json").write_text(json.dumps(events))
-    return folder
+    return Path(str(corpus.leaky_jp(folder, kind, attachment=attachment)))
 
 
 @pytest.fixture
