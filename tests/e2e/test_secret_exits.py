@@ -182,3 +182,17 @@ def test_serve_masks_secrets_unless_this_machine_asks(user: User, tmp_path: Path
         assert value not in json.dumps(client.api(f"/c/{cid}"))
         assert "show the 1 secret(s) found" in page
         assert value in client.page(f"/c/{cid}?secrets=1")  # a request from loopback
+
+
+def test_a_fork_of_a_leaky_conversation_is_held_too_and_bad_input_is_refused(
+    user: User, origin: Path, tmp_path: Path
+) -> None:
+    cid = user.import_(leaky_jp(tmp_path / "17800000997-leaky", "databricks token"))
+    fork = user.ok("conversation", "fork", cid).split()[-1]
+    proc = user.fail("push", "origin")
+    assert cid in proc.stderr and fork in proc.stderr
+    assert leaked(origin) == []
+    assert user.fail("conversation", "redact", "../../etc").returncode == 1
+    assert user.fail("conversation", "scan", "jp-c999").returncode == 1
+    assert user.fail("conversation", "share", cid, "-o", str(tmp_path)).returncode == 2
+    assert user.fail("conversation", "redact").returncode == 2
