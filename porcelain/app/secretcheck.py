@@ -13,15 +13,16 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Set
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from porcelain.domain.secretevents import AllowList, Located, conversation_findings
+from porcelain.domain.secretevents import AllowList, Located, conversation_findings, redact_event
 
 if TYPE_CHECKING:
     from gitstore import Store
     from porcelain.app.session import Session
 
 ALLOW_KEY = "secrets.allow"
+ON_TOOL_RESULT = "redaction.on_tool_result"  # a tool's result redacted as it is written
 _FIRST_WALK = 16  # commits read at first when looking for the remote's tip
 
 
@@ -52,6 +53,13 @@ def outgoing_events(
     if n == 0:
         return [], []
     return store.log.read_run(tip, n)
+
+
+def redacted_result(event: dict[str, Any]) -> dict[str, Any]:
+    """A tool result with every finding replaced (``redaction.on_tool_result``): the
+    allow-list does not apply, the value never reaches the store or the model."""
+    found = conversation_findings("", [event])
+    return redact_event(event, found) if found else event
 
 
 def kinds_line(counts: Counter[str]) -> str:

@@ -231,6 +231,8 @@ ROOT = Table(
         "secrets": Table(
             {"allow": Table({"kinds": STRINGS, "hashes": STRINGS, "conversations": STRINGS})}
         ),
+        # a tool's result redacted before it is stored or sent (user files only)
+        "redaction": Table({"on_tool_result": BOOL}),
     }
 )
 

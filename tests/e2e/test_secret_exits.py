@@ -196,3 +196,25 @@ def test_a_fork_of_a_leaky_conversation_is_held_too_and_bad_input_is_refused(
     assert user.fail("conversation", "scan", "jp-c999").returncode == 1
     assert user.fail("conversation", "share", cid, "-o", str(tmp_path)).returncode == 2
     assert user.fail("conversation", "redact").returncode == 2
+
+
+def test_on_tool_result_redacts_before_the_store_and_the_model(user: User, tmp_path: Path) -> None:
+    import sys
+
+    from tests.e2e.harness import tool_use
+    from tests.support.fake_messages import FakeMessages
+
+    text, value = PLANTED["github token"]
+    command = json.dumps([sys.executable, "-c", f"print({text!r})"])
+    with FakeMessages() as fake:
+        user.connect(fake.env(), model="")
+        config = f'[assistant.model]\nid = "anthropic/claude-test"\n\n[conversation.tools.env]\ncommand = {command}\nconfirm = false\n'
+        user.config(config + "\n[redaction]\non_tool_result = true\n")
+        fake.reply_blocks([tool_use("env")], {"last_user_contains": "show env"})
+        fake.reply_text("Read it.")
+        user.ok("q", "--new", "show env")
+        sent = json.dumps(fake.requests[-1])
+    cid = user.active()
+    (result,) = [e for e in user.events(cid) if e["type"] == "tool_call_response"]
+    assert "[redacted: github token]" in result["content"] and value not in json.dumps(result)
+    assert value not in sent and "[redacted: github token]" in sent
