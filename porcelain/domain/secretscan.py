@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Final
 
 PLACEHOLDER = "[redacted: {kind}]"
+PLACEHOLDER_MARK = "[redacted: "  # what every placeholder begins with
 
 
 @dataclass(frozen=True)

@@ -74,6 +74,11 @@ def test_no_planted_secret_reaches_the_remote_until_redacted(user: User, origin:
     assert leaked(origin) == []
     printed = user.ok("conversation", "print", "--style", "full", jp_id)
     assert "[redacted: private key]" in printed
+    session = next(r["id"] for r in user.ls("--all") if (r.get("imported_from") or {}).get("tool") == "claude-code")
+    back = user.run("conversation", "export", "--to", "claude-code", session, "-o", str(tmp_path / "back"))
+    assert back.returncode == 0 and "was redacted" in back.stderr
+    written = "".join(p.read_text() for p in (tmp_path / "back").rglob("*.jsonl"))
+    assert "[redacted: " in written and not [v for v in VALUES if v in written]
 
 
 def test_sync_holds_back_too_and_the_allow_list_is_the_users_own(user: User, origin: Path, tmp_path: Path) -> None:

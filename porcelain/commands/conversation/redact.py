@@ -6,7 +6,7 @@ import click
 
 from porcelain.app.redaction import chosen_allow, findings
 from porcelain.app.redaction import redact as redact_one
-from porcelain.app.secretcheck import allow_list, kinds_line
+from porcelain.app.secretcheck import kinds_line
 from porcelain.app.targets import resolve
 from porcelain.commands.context import App
 from porcelain.domain.secretscan import KINDS
@@ -66,7 +66,7 @@ def redact(app: App, targets: tuple[str, ...], all_findings: bool, kinds: tuple[
     if unknown:
         raise UsageError(f"no kind of secret named {untrusted_field(unknown[0])}", f"kinds: {', '.join(KINDS)}")
     store = app.store()
-    allow = chosen_allow(app, all_findings) if not kinds else allow_list(app)
+    allow = chosen_allow(app, all_findings)
     done = [redact_one(store, cid, allow, kinds) for cid in dict.fromkeys(resolve(store, t).cid for t in targets)]
 
     def text() -> None:

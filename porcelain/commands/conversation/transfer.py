@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from functools import partial
 from pathlib import Path
@@ -226,9 +227,13 @@ def _warn_of_secrets(app: App, target: str | None, dest: Path) -> None:
     from porcelain.app.redaction import findings
     from porcelain.app.secretcheck import allow_list, kinds_line
     from porcelain.app.targets import resolve
+    from porcelain.domain.secretscan import PLACEHOLDER_MARK
 
     store = app.store()
     cid = resolve(store, target).cid
+    events = store.log.load(cid).events
+    if any(PLACEHOLDER_MARK in json.dumps(e.get("metadata") or {}) for e in events):
+        app.output.note(f"note: {cid} was redacted: its records hold [redacted: KIND] placeholders")
     found = Counter(f.kind for f in findings(store, cid, allow_list(app)))
     if found:
         app.output.note(
