@@ -225,11 +225,14 @@ def push(
 
 def _held(syncer: Syncer, planned: list[PushStep | Outcome], hold: Hold) -> list[PushStep | Outcome]:
     """The plan with each conversation ``hold`` keeps back as a ``held`` outcome."""
-    steps = [s for s in planned if isinstance(s, PushStep) and not s.cid.startswith("refs/notes/")]
-    remote = syncer.remote_tips({s.cid for s in steps})
+
+    def conversation(s: PushStep | Outcome) -> bool:
+        return isinstance(s, PushStep) and not s.cid.startswith("refs/notes/")
+
+    remote = syncer.remote_tips({s.cid for s in planned if isinstance(s, PushStep) and conversation(s)})
     out: list[PushStep | Outcome] = []
     for step in planned:
-        if isinstance(step, PushStep) and step in steps:
+        if isinstance(step, PushStep) and conversation(step):
             there = remote.get(step.cid, Tips())
             known = frozenset(t for t in (there.live, there.archived) if t)
             tips = [u.new for u in step.updates if u.new is not None and u.new not in known]
