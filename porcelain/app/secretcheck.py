@@ -15,7 +15,7 @@ from collections.abc import Set
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from porcelain.domain.secretevents import AllowList, Located, conversation_findings, redact_event
+from porcelain.domain.secretevents import AllowList, conversation_findings, redact_event
 
 if TYPE_CHECKING:
     from gitstore import Store
@@ -70,11 +70,10 @@ def kinds_line(counts: Counter[str]) -> str:
 @dataclass
 class PushCheck:
     """The push's ``hold``: a conversation whose outgoing events hold a finding the
-    allow-list does not permit is held back; ``found`` keeps what was found."""
+    allow-list does not permit is held back."""
 
     store: Store
     allow: AllowList
-    found: dict[str, list[Located]] = field(default_factory=dict)
     _seen: dict[tuple[str, str], str | None] = field(default_factory=dict)
     _clean: set[str] = field(default_factory=set)  # commits scanned without a finding
 
@@ -85,9 +84,7 @@ class PushCheck:
             # history) is not read again
             events, ids = outgoing_events(self.store, tip, known, self._clean)
             located = conversation_findings(cid, events, self.allow)
-            if located:
-                self.found[cid] = located
-            else:
+            if not located:
                 self._clean.update(ids)
             counts = Counter(loc.kind for loc in located)
             self._seen[key] = f"holds secrets: {kinds_line(counts)}" if located else None

@@ -12,9 +12,8 @@ event back with each finding replaced; ``AllowList`` is the user's exceptions.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from porcelain.domain.secretscan import Finding, applicable, redact, scan
@@ -165,23 +164,3 @@ def redact_text(text: str, allow: AllowList | None = None, conversation: str | N
     allow = allow or AllowList()
     found = [f for f in scan(text) if not allow.permits(f, conversation)]
     return redact(text, found) if found else text
-
-
-def tally(findings: Iterable[Located]) -> dict[str, Counter[str]]:
-    """Per conversation, how many findings of each kind."""
-    out: dict[str, Counter[str]] = {}
-    for loc in findings:
-        out.setdefault(loc.conversation, Counter())[loc.kind] += 1
-    return out
-
-
-@dataclass
-class Summary:
-    """What a refusal says of one conversation: kinds and counts, never values."""
-
-    conversation: str
-    counts: Counter[str] = field(default_factory=Counter)
-
-    def line(self) -> str:
-        kinds = ", ".join(f"{n} {kind}" if n > 1 else kind for kind, n in sorted(self.counts.items()))
-        return f"{self.conversation}: {kinds}"
