@@ -201,7 +201,13 @@ def _continue(ctx: TurnContext, view: TurnView, extra: Mapping[str, BuiltinTool]
             else:
                 outcome = _run_tool(ctx, tools, call)
             view.tool_result(call.name, outcome.content, outcome.is_error)
-            commit(ctx, [response_event(call, outcome, ctx.store.limits)])
+            result = response_event(call, outcome, ctx.store.limits)
+            if ctx.config.get("redaction.on_tool_result") is True:  # neither stored nor sent
+                # lazy: the scanner loads only for a user who asked for this
+                from porcelain.app.secretcheck import redacted_result
+
+                result = redacted_result(result)
+            commit(ctx, [result])
     raise UserError(
         f"the model kept calling tools for {MAX_ROUNDS} rounds; stopped",
         "ask it to finish, or check the tools it is calling",
