@@ -309,7 +309,9 @@ def bounded(text: str, max_bytes: int) -> str:
     if len(data) <= max_bytes:
         return text
     kept = data[:max_bytes].decode(errors="ignore")
-    kept = kept[: kept.rfind("\n") + 1] or kept  # whole lines when it can
+    line = kept.rfind("\n")
+    if line >= len(kept) * 3 // 4:  # whole lines, unless that leaves out much
+        kept = kept[: line + 1]
     return (
         kept + f"\n[jp: cut to {len(kept.encode())} of {len(data)} bytes (the answer limit); "
         "ask for fewer turns for the rest]\n"
