@@ -3,6 +3,7 @@ tools' configuration (docs/mcp.md)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
@@ -72,3 +73,71 @@ def _opener(app: App):  # type: ignore[no-untyped-def]
         return Store(path, identity, limits, clock=clock.for_store())
 
     return opened
+
+
+TOOL = click.Choice(["claude-code", "codex"])
+
+
+@mcp.command()
+@click.argument("tool", type=TOOL)
+@click.pass_obj
+def install(app: App, tool: str) -> None:
+    """Register `jp mcp serve` with TOOL (claude-code or codex) as the MCP server `jp`.
+
+    Claude Code: the user-scope `mcpServers` of ~/.claude.json ($CLAUDE_CONFIG_DIR
+    when set); Codex: `[mcp_servers.jp]` of $CODEX_HOME/config.toml (~/.codex).
+    Every other setting is kept; what an entry named `jp` held before is recorded,
+    and `jp mcp uninstall TOOL` puts it back.  A store named by --store or
+    JP_STORE is passed on as `--store PATH`.
+    """
+    # lazy: the other tools' files are read only by install and uninstall
+    from porcelain.app.mcpserve import install as installing
+
+    where = installing.target(tool, app.environ)
+    path, named_by = app.chosen_store()
+    args = ["mcp", "serve", *(["--store", str(path.absolute())] if named_by else [])]
+    done = installing.install(where, installing.entry(where, _jp_command(), args), app.environ)
+    shown = " ".join([_jp_command(), *args])
+    text = (
+        f"Registered the MCP server `jp` ({shown}) in {where.path}."
+        if done.changed
+        else f"The MCP server `jp` is registered in {where.path} already."
+    )
+    app.output.emit(
+        {"tool": tool, "file": str(where.path), "changed": done.changed, "entry": done.entry},
+        [text, f"Undo: jp mcp uninstall {tool}"],
+    )
+
+
+@mcp.command()
+@click.argument("tool", type=TOOL)
+@click.pass_obj
+def uninstall(app: App, tool: str) -> None:
+    """Remove the MCP server `jp` that `jp mcp install TOOL` registered, putting back
+    what the entry held before (refused when it was edited since)."""
+    # lazy: the other tools' files are read only by install and uninstall
+    from porcelain.app.mcpserve import install as installing
+
+    done = installing.uninstall(installing.target(tool, app.environ), app.environ)
+    if done.entry is not None:
+        text = f"Put back the entry `jp` that {done.target.path} held before."
+    elif done.changed:
+        text = f"Removed the MCP server `jp` from {done.target.path}."
+    else:
+        text = f"The MCP server `jp` was gone from {done.target.path} already; forgot it."
+    app.output.emit(
+        {"tool": tool, "file": str(done.target.path), "changed": done.changed, "entry": done.entry},
+        text,
+    )
+
+
+def _jp_command() -> str:
+    """This `jp`, by its absolute path (an agent's PATH may not find it)."""
+    # lazy: only install needs to know where it runs from
+    import shutil
+    import sys
+
+    here = Path(sys.argv[0])
+    if here.name == "jp" and here.exists():
+        return str(here.absolute())
+    return shutil.which("jp") or "jp"

@@ -270,5 +270,5 @@ def test_the_answer_limit_is_checked_like_any_key(user: User, limit: str) -> Non
 
 def test_help_says_what_it_serves(user: User) -> None:
     shown = user.ok("mcp", "--help")
-    assert "serve" in shown
+    assert "serve" in shown and "install" in shown
     assert "read-only" in user.ok("mcp", "serve", "--help")
