@@ -103,7 +103,13 @@ if TYPE_CHECKING:
     from gitstore.store.repo import is_marked as is_store
     from gitstore.store.transaction import Transaction
     from gitstore.store.types import Conversation, EventSource, Identity, Located
-    from gitstore.sync.delete import Deleted, delete_on_remote, remote_has, remotes_holding
+    from gitstore.sync.delete import (
+        Deleted,
+        delete_on_remote,
+        remote_has,
+        remotes_containing,
+        remotes_holding,
+    )
     from gitstore.sync.pull import Outcome, Syncer, open_sync
     from gitstore.sync.pull_quick import nothing_to_pull
     from gitstore.sync.push import push
@@ -199,6 +205,7 @@ _WHERE: dict[str, str] = {
     "delete_on_remote": "gitstore.sync.delete",
     "remote_has": "gitstore.sync.delete",
     "remotes_holding": "gitstore.sync.delete",
+    "remotes_containing": "gitstore.sync.delete",
     "RemoteInfo": "gitstore.sync.remotes",
     "check_remote_name": "gitstore.sync.remotes:check_name",
     "list_remotes": "gitstore.sync.remotestate:listing",
@@ -353,6 +360,7 @@ __all__ = [
     "delete_on_remote",
     "remote_has",
     "remotes_holding",
+    "remotes_containing",
     "read_file",
     "NotStreamable",
     "stream_array",

@@ -12,6 +12,8 @@ Points (in the order an operation reaches them):
   temporary pack; nothing is in the object database yet
 - ``append:objects-written``: an append's commits exist, its ref has not moved
 - ``create:objects-written``: a new conversation's commits exist, no ref yet
+- ``rewrite:objects-written``: a rewritten chain's commits exist (``log.rewrite``,
+  a redaction), the conversation's ref has not moved
 - ``notes:objects-written``: a notes commit exists (sheltered in a kept pack,
   ``store/keep.py``), the notes ref has not moved
 - ``oplog:objects-written``: an operation's commit exists (sheltered), the
@@ -42,6 +44,7 @@ POINTS = (
     "pack:chunk-written",
     "append:objects-written",
     "create:objects-written",
+    "rewrite:objects-written",
     "notes:objects-written",
     "oplog:objects-written",
     "move:journal-written",

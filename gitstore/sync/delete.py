@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import pygit2
+
 from gitstore import refs
 from gitstore.store.core import Store
 from gitstore.sync import remotes
@@ -61,3 +63,26 @@ def remotes_holding(store: Store, cid: str) -> list[str]:
         if any(name in store.place.repo.references for name in names):
             held.append(info.name)
     return held
+
+
+
+def remotes_containing(store: Store, commit: str) -> list[str]:
+    """The remotes whose last fetched copies hold ``commit``: a copy whose chain has
+    it (the conversation's own, or a fork's pushed from it).  A rewrite from
+    ``commit`` on (``jp conversation redact``) would leave those copies as they are."""
+    repo = store.place.repo
+    if repo.get(commit) is None:
+        return []
+    target = pygit2.Oid(hex=commit)
+    prefixes = {remotes.tracking_prefix(info.name): info.name for info in remotes.all_remotes(repo)}
+    found: list[str] = []
+    for name in repo.listall_references():
+        remote = next((r for p, r in prefixes.items() if name.startswith(p)), None)
+        if remote is None or remote in found:
+            continue
+        tip = repo.references[name].resolve().target
+        if not isinstance(tip, pygit2.Oid):
+            continue
+        if tip == target or repo.descendant_of(tip, target):
+            found.append(remote)
+    return sorted(found)

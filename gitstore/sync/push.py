@@ -10,6 +10,7 @@ again and retry, a bounded number of times.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pygit2
@@ -29,6 +30,10 @@ from gitstore.sync.pull import Outcome, Syncer, Tips
 from gitstore.sync.transport import GitCli, Transport
 
 RETRIES = 3
+
+# asked of each conversation a push would send: (id, the tip to send, the tips the
+# remote has of it) -> why it is held back, or None to send it (porcelain's secret scan)
+Hold = Callable[[str, str, frozenset[str]], str | None]
 _SPACES = ("conversations/", "archive/conversations/")
 
 
@@ -208,14 +213,35 @@ def _outcome(step: PushStep, results: dict[str, RefResult]) -> Outcome:
     return Outcome(step.cid, step.action.value, kind=kind, direction="push")
 
 
-def push(syncer: Syncer, retries: int = RETRIES, full: bool = False) -> list[Outcome]:
+def push(
+    syncer: Syncer, retries: int = RETRIES, full: bool = False, hold: Hold | None = None
+) -> list[Outcome]:
     """Pull (``full``: a reconcile), then send; on a lost race pull again and
-    resend what was rejected."""
+    resend what was rejected.  ``hold`` may keep conversations back (outcome
+    ``held``, its reason as the detail); the rest is sent."""
     with syncer.exclusive():
-        return list(dict.fromkeys(_push(syncer, retries, full)))  # each pull names its refusals
+        return list(dict.fromkeys(_push(syncer, retries, full, hold)))  # each pull names its refusals
 
 
-def _push(syncer: Syncer, retries: int, full: bool) -> list[Outcome]:
+def _held(syncer: Syncer, planned: list[PushStep | Outcome], hold: Hold) -> list[PushStep | Outcome]:
+    """The plan with each conversation ``hold`` keeps back as a ``held`` outcome."""
+    steps = [s for s in planned if isinstance(s, PushStep) and not s.cid.startswith("refs/notes/")]
+    remote = syncer.remote_tips({s.cid for s in steps})
+    out: list[PushStep | Outcome] = []
+    for step in planned:
+        if isinstance(step, PushStep) and step in steps:
+            there = remote.get(step.cid, Tips())
+            known = frozenset(t for t in (there.live, there.archived) if t)
+            tips = [u.new for u in step.updates if u.new is not None and u.new not in known]
+            why = next((w for w in (hold(step.cid, t, known) for t in tips) if w), None)
+            if why is not None:
+                out.append(Outcome(step.cid, "held", direction="push", detail=why))
+                continue
+        out.append(step)
+    return out
+
+
+def _push(syncer: Syncer, retries: int, full: bool, hold: Hold | None) -> list[Outcome]:
     outcomes: list[Outcome] = []
     sent: set[str] = set()  # every ref this push moved, for the journal
     by_ref: dict[str, RefResult] = {}
@@ -224,6 +250,8 @@ def _push(syncer: Syncer, retries: int, full: bool) -> list[Outcome]:
         # or an old jp), so the retry lists it all
         outcomes += syncer.pull(full=full or attempt > 0)
         planned = plan(syncer)
+        if hold is not None:
+            planned = _held(syncer, planned, hold)
         held = [s for s in planned if isinstance(s, Outcome)]
         steps = [s for s in planned if isinstance(s, PushStep)]
         outcomes += held

@@ -52,7 +52,7 @@ def _phrase(o: Outcome, remote: str, continues: dict[str, str] | None = None) ->
     text = table.get(o.action, o.action)
     if o.action in UNFINISHED:
         text = f"{o.action} ({untrusted_field(o.detail)})" if o.detail else o.action
-    elif o.action == "refused":  # pushed: nothing is sent over a copy the pull refused
+    elif o.action in ("refused", "held"):  # pushed: nothing is sent over a refused copy
         text = f"not sent ({untrusted_field(o.detail)})"
     elif o.kind == "notes":
         what = "sent" if o.direction == "push" else "updated"
@@ -73,7 +73,7 @@ _COUNTED = {
 def _routine(o: Outcome, continues: dict[str, str]) -> bool:
     """A plain new, updated or archived conversation (or notes): counted in a long list;
     a divergence, a collision or a continuation is always named."""
-    if o.kind in ("refused", "warning") or o.action in UNFINISHED | {"refused"}:
+    if o.kind in ("refused", "warning") or o.action in UNFINISHED | {"refused", "held"}:
         return False
     return o.action in _COUNTED and o.id not in continues
 
@@ -106,6 +106,7 @@ def _report(
         _rows(outcomes, continues),
         lambda: _text(app, remote, outcomes, continues, verb, verbose),
     )
+    held = [o for o in outcomes if o.action == "held"]
     stuck = [o for o in outcomes if o.action in UNFINISHED]
     refused = [o for o in outcomes if o.kind == "refused" and not o.acknowledged]
     if refused and not stuck:
@@ -122,6 +123,23 @@ def _report(
             f"{len(stuck)} of the changes were not synced with {remote}",
             f"run `jp {verb} {remote}` again",
         )
+    if held:
+        _refuse_held(remote, held)
+
+
+def _refuse_held(remote: str, held: Sequence[Outcome]) -> None:
+    """A push that kept conversations back for their secrets fails, naming each, its
+    kinds and counts (never a value) and the commands to go on."""
+    names = ", ".join(untrusted_field(o.id) for o in held)
+    first = untrusted_field(held[0].id)
+    n = len(held)
+    raise UserError(
+        f"{n} conversation{'s' if n != 1 else ''} not sent to {remote}: "
+        f"{'they hold' if n != 1 else 'it holds'} secrets ({names}); the rest was sent",
+        f"`jp conversation scan {first}` shows where, `jp conversation redact {first}` "
+        "takes them out; a false alarm goes in [secrets.allow] of your config "
+        "(docs/security.md)",
+    )
 
 
 def _text(
@@ -146,7 +164,7 @@ def _text(
             ref, why = untrusted_field(o.id), untrusted_field(o.detail)
             where = f"{remote}'s {ref}" if o.action == "cleaned" else ref
             app.output.note(f"warning: {where}: {why}")
-        elif o.action in UNFINISHED or o.action == "refused":
+        elif o.action in UNFINISHED or o.action in ("refused", "held"):
             app.output.note(f"{remote}: {_phrase(o, remote)}")
         elif verbose or not _routine(o, continues) or routine <= SUMMARY_AFTER:
             app.output.line(_phrase(o, remote, continues))
@@ -160,7 +178,7 @@ def _text(
     if counted:
         done = ", ".join(f"{n} {what}" for what, n in counted.items())
         app.output.line(f"{remote}: {done} (`-v` names each)")
-    if shown == 0 and not any(o.action in UNFINISHED | {"refused"} for o in outcomes):
+    if shown == 0 and not any(o.action in UNFINISHED | {"refused", "held"} for o in outcomes):
         app.output.line(
             f"Already up to date with {remote}." if verb == "pull" else f"{remote} is up to date."
         )
@@ -226,8 +244,15 @@ def _someone_can_answer(app: App) -> bool:
 def _run(app: App, name: str | None, verb: str, verbose: bool = False, full: bool = False) -> None:
     progress = _Progress(app)
     syncer = _syncer(app, name, progress)
+    if verb == "pull":
+        hold = None
+    else:
+        # lazy: the scanner loads only for what a push sends
+        from porcelain.app.secretcheck import PushCheck, allow_list
+
+        hold = PushCheck(app.store(), allow_list(app))
     try:
-        outcomes = syncer.pull(full) if verb == "pull" else push_all(syncer, full=full)
+        outcomes = syncer.pull(full) if hold is None else push_all(syncer, full=full, hold=hold)
     finally:
         progress.clear()
     _report(app, syncer.remote, outcomes, verb, verbose)

@@ -251,6 +251,32 @@ class Log(Chains):
             raise ConversationNotFound(cid)
         return chain[-1]
 
+    def rewrite(
+        self,
+        cid: str,
+        events: Sequence[Event],
+        parent: str | None,
+        expected: str,
+        reason: str,
+        tool_names: dict[str, str] | None = None,
+    ) -> str:
+        """Write ``events`` on ``parent`` (an ancestor of the tip, or None: a new root)
+        and move ``cid``'s ref from ``expected`` to their last commit (``StaleTip`` if
+        it moved): the chain after ``parent`` replaced (``jp conversation redact``).
+        The commits exist, sheltered from a prune, before the ref moves."""
+        if not events:
+            raise ValueError("a rewrite needs at least one event")
+        try:
+            chain = self.write_commits(events, parent, tool_names)
+            faults.point("rewrite:objects-written")
+            self._keep_written(chain, events, parent, tool_names)
+            self._move_tip(cid, expected, chain[-1], reason)
+            gcwatch.after_gc(self._g.gitdir)  # a prune that walked before the move deletes until then
+            self._keep_written(chain, events, parent, tool_names)  # pruned as the ref moved
+        finally:
+            packwrite.release()  # the ref names the packs now (or never will)
+        return chain[-1]
+
     def _move_tip(self, cid: str, expected: str, new: str, reason: str) -> None:
         """Compare-and-swap ``cid``'s ref (live or archived) from ``expected`` to ``new``."""
         for wait in retry.until(transaction.WAIT_SECONDS, transaction.POLL_SECONDS):

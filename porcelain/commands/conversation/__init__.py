@@ -24,6 +24,9 @@ SUBCOMMANDS = {
         "compact": "compact",
         "import": "transfer",
         "export": "transfer",
+        "scan": "redact",
+        "redact": "redact",
+        "share": "share",
     }.items()
 }
 SUBCOMMANDS["print"] = f"{_BASE}printing:print_"
@@ -59,6 +62,9 @@ SUMMARIES = {
     "compact": "Compact a conversation's context, or review a compaction with the model.",
     "import": "Import conversations from JP's folder layout.",
     "export": "Export a conversation to JP's folder layout.",
+    "scan": "List the secrets found in conversations (masked).",
+    "redact": "Replace the secrets in conversations with placeholders.",
+    "share": "Write a conversation as one HTML page, secrets redacted.",
 }
 
 

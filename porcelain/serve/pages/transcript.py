@@ -135,3 +135,8 @@ def page(store: Store, query: Query, cid: str) -> Markup:
         tabs(cid, "") + tag("p", toggle) + nav + _body(events, commits, headers, lo, hi) + nav
     )
     return layout(title(store, cid), body, [("/", "Conversations")])
+
+
+def whole(events: Sequence[Event]) -> Markup:
+    """Every turn of ``events`` on one page, as ``/c/ID`` shows them (``jp conversation share``)."""
+    return _body(events, [], None, 0, len(events) + 1)

@@ -1,0 +1,104 @@
+"""`jp conversation redact` and `scan`: a conversation's findings, and its chain
+written again without them (docs/security.md).
+
+A redaction rewrites the chain from the first event that holds a finding: the
+events before it keep their commits, that event and every later one are written
+again (each finding replaced by ``[redacted: KIND]``, every other byte as it was),
+and the ref moves to the new tip in one journaled transaction, recorded in the
+operation log like any move: ``jp undo`` puts the original tip back.  The new
+commits are written before the ref moves, so a kill leaves the conversation as it
+was (the new objects unreferenced).  A chain whose first rewritten event is already
+on a remote (a remote-tracking copy holds it) is refused: the remote would keep
+the original and the next pull would bring it back.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Collection
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from gitstore import remotes_containing
+from porcelain.app.secretcheck import allow_list, kinds_line
+from porcelain.domain.secretevents import AllowList, Located, conversation_findings, redact_event
+from porcelain.errors import UserError
+
+if TYPE_CHECKING:
+    from gitstore import Store
+    from porcelain.app.session import Session
+
+
+@dataclass(frozen=True)
+class Redacted:
+    """What one conversation's redaction did (``count`` 0: nothing to do)."""
+
+    cid: str
+    counts: Counter[str]
+    first_event: int = -1
+    old_tip: str = ""
+    new_tip: str = ""
+
+    @property
+    def count(self) -> int:
+        return sum(self.counts.values())
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "id": self.cid, "redacted": self.count, "kinds": dict(sorted(self.counts.items())),
+            "from_event": self.first_event if self.count else None,
+            "old_tip": self.old_tip or None, "new_tip": self.new_tip or None,
+        }  # fmt: skip
+
+
+def findings(store: Store, cid: str, allow: AllowList | None = None) -> list[Located]:
+    """Every finding of the conversation's chain (the allow-list's left out)."""
+    where = store.refs.require(cid)
+    events, _ = store.log.read_chain(where.tip)
+    return conversation_findings(cid, events, allow)
+
+
+def chosen_allow(session: Session, all_findings: bool) -> AllowList:
+    """The allow-list a redaction honours: the user's, or none with ``--all-findings``."""
+    return AllowList() if all_findings else allow_list(session)
+
+
+def redact(store: Store, cid: str, allow: AllowList, kinds: Collection[str] = ()) -> Redacted:
+    """Rewrite ``cid``'s chain without its findings (of ``kinds`` only, when given)."""
+    with store.refs.hold(cid):
+        where = store.refs.require(cid)
+        events, commits = store.log.read_chain(where.tip)
+        found = [f for f in conversation_findings(cid, events, allow) if not kinds or f.kind in kinds]
+        if not found:
+            return Redacted(cid, Counter())
+        first = min(f.event for f in found)
+        holders = remotes_containing(store, commits[first])
+        if holders:
+            raise UserError(
+                f"{cid} is already on {', '.join(holders)} from event {first + 1} on, where its "
+                f"first finding is ({kinds_line(Counter(f.kind for f in found))}); "
+                "redacting here would leave the remote's copy as it is",
+                "the remote's copy must be rewritten by hand (docs/security.md, "
+                "'A secret that reached a remote'); `jp conversation scan "
+                f"{cid}` shows where the findings are",
+            )
+        by_event: dict[int, list[Located]] = {}
+        for f in found:
+            by_event.setdefault(f.event, []).append(f)
+        rewritten = [redact_event(e, by_event.get(first + i, ())) for i, e in enumerate(events[first:])]
+        names = {str(e.get("id")): str(e.get("name")) for e in events[:first] if e.get("type") == "tool_call_request"}
+        parent = commits[first - 1] if first > 0 else None
+        new_tip = store.log.rewrite(cid, rewritten, parent, where.tip, f"jp conversation redact {cid}", names)
+    return Redacted(cid, Counter(f.kind for f in found), first, where.tip, new_tip)
+
+
+def redacted_copy(cid: str, events: list[dict[str, Any]], allow: AllowList | None = None) -> tuple[list[dict[str, Any]], Counter[str]]:
+    """``events`` with every finding replaced (none is let through unless ``allow``
+    says so), and the kinds taken out: for what leaves the store without a rewrite
+    (a shared page, an export with ``--redact``)."""
+    found = conversation_findings(cid, events, allow or AllowList())
+    by_event: dict[int, list[Located]] = {}
+    for f in found:
+        by_event.setdefault(f.event, []).append(f)
+    out = [redact_event(e, by_event.get(i, ())) for i, e in enumerate(events)]
+    return out, Counter(f.kind for f in found)

@@ -1,0 +1,76 @@
+"""The secret check at every exit: what a push would send, scanned (docs/security.md).
+
+``allow_list`` reads ``[secrets.allow]`` from the configuration jp was started
+with (the user's file, the store's own local file, ``--cfg``), never from a
+conversation's recorded settings nor from anything a remote sends.  ``PushCheck``
+is the ``hold`` a push asks of each conversation it would send: it reads only the
+events the remote lacks (from the tip to send down to a tip the remote has, or
+to the root), so its cost is the change, not the store.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from porcelain.domain.secretevents import AllowList, Located, conversation_findings
+
+if TYPE_CHECKING:
+    from gitstore import Store
+    from porcelain.app.session import Session
+
+ALLOW_KEY = "secrets.allow"
+_FIRST_WALK = 16  # commits read at first when looking for the remote's tip
+
+
+def allow_list(session: Session) -> AllowList:
+    """The user's allow-list; conversations' recorded settings never take part."""
+    return AllowList.of(session.config(warn=False).get(ALLOW_KEY))
+
+
+def outgoing_events(store: Store, tip: str, known: frozenset[str]) -> list[dict[str, object]]:
+    """The events from ``tip`` down to (not including) the first commit in ``known``,
+    or to the root: what a remote holding ``known`` lacks, oldest first."""
+    count = _FIRST_WALK
+    while True:
+        ids = store.log.ids_down(tip, count)  # root-most first
+        stop = next((i for i in range(len(ids) - 1, -1, -1) if ids[i] in known), None)
+        if stop is not None:
+            n = len(ids) - stop - 1
+            break
+        if len(ids) < count:  # the root reached
+            n = len(ids)
+            break
+        count *= 4
+    if n == 0:
+        return []
+    events, _ = store.log.read_run(tip, n)
+    return events
+
+
+def kinds_line(counts: Counter[str]) -> str:
+    """``2 aws access key id, private key``: kinds and counts, never a value."""
+    return ", ".join(f"{n} {kind}" if n > 1 else kind for kind, n in sorted(counts.items()))
+
+
+@dataclass
+class PushCheck:
+    """The push's ``hold``: a conversation whose outgoing events hold a finding the
+    allow-list does not permit is held back; ``found`` keeps what was found."""
+
+    store: Store
+    allow: AllowList
+    found: dict[str, list[Located]] = field(default_factory=dict)
+    _seen: dict[tuple[str, str], str | None] = field(default_factory=dict)
+
+    def __call__(self, cid: str, tip: str, known: frozenset[str]) -> str | None:
+        key = (cid, tip)
+        if key not in self._seen:  # a retried push plans again: scanned once
+            events = outgoing_events(self.store, tip, known)
+            located = conversation_findings(cid, events, self.allow)
+            if located:
+                self.found[cid] = located
+            counts = Counter(loc.kind for loc in located)
+            self._seen[key] = f"holds secrets: {kinds_line(counts)}" if located else None
+        return self._seen[key]

@@ -1,0 +1,166 @@
+"""Secrets in a conversation's events: every string of an event is scanned (pure).
+
+An event is JSON; its text lives in many fields (a request's ``content``, an
+answer's ``message`` and ``reasoning``, a tool call's ``arguments``, a result's
+``content``, attachments and imported source records in ``metadata``).  Rather
+than list them, ``event_findings`` walks every string of the event, so a field
+added later is scanned too.  A located finding says where: the conversation,
+the 1-based turn (0 before the first), the event's index in the chain, its type,
+the JSON path of the string and the offset in it.  ``redact_event`` gives the
+event back with each finding replaced; ``AllowList`` is the user's exceptions.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from porcelain.domain.secretscan import Finding, redact, scan
+
+# the keys of an event that are jp's own bookkeeping, never user text
+_SKIPPED = frozenset({"type", "timestamp", "id", "is_error"})
+
+
+@dataclass(frozen=True)
+class Located:
+    """A finding and where it is."""
+
+    conversation: str
+    turn: int
+    event: int
+    event_type: str
+    path: str
+    finding: Finding
+
+    @property
+    def kind(self) -> str:
+        return self.finding.kind
+
+    def as_json(self) -> dict[str, Any]:
+        f = self.finding
+        return {
+            "conversation": self.conversation, "turn": self.turn, "event": self.event,
+            "event_type": self.event_type, "path": self.path, "kind": f.kind,
+            "offset": f.offset, "length": f.length, "preview": f.preview, "hash": f.digest,
+        }  # fmt: skip
+
+
+@dataclass(frozen=True)
+class AllowList:
+    """What the user said is no secret (``[secrets.allow]`` of the user's own file)."""
+
+    kinds: frozenset[str] = frozenset()
+    hashes: frozenset[str] = frozenset()
+    conversations: frozenset[str] = frozenset()
+
+    def permits(self, finding: Finding, conversation: str | None = None) -> bool:
+        return (
+            finding.kind in self.kinds
+            or finding.digest in self.hashes
+            or (conversation is not None and conversation in self.conversations)
+        )
+
+    @classmethod
+    def of(cls, table: Any) -> AllowList:
+        """From the ``secrets.allow`` table (lists of strings); anything else is ignored
+        by the caller's validation, here it gives an empty list."""
+        if not isinstance(table, dict):
+            return cls()
+
+        def strings(key: str) -> frozenset[str]:
+            got = table.get(key)
+            return frozenset(v for v in got if isinstance(v, str)) if isinstance(got, list) else frozenset()
+
+        return cls(strings("kinds"), strings("hashes"), strings("conversations"))
+
+
+def _strings(value: Any, path: str) -> Iterator[tuple[str, str]]:
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if not path and key in _SKIPPED:
+                continue
+            yield from _strings(item, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _strings(item, f"{path}[{i}]")
+
+
+def event_findings(event: dict[str, Any]) -> list[tuple[str, Finding]]:
+    """Every finding in the event's strings, with the JSON path of each string."""
+    return [(path, f) for path, text in _strings(event, "") for f in scan(text)]
+
+
+def conversation_findings(
+    conversation: str,
+    events: Sequence[dict[str, Any]],
+    allow: AllowList | None = None,
+    first_index: int = 0,
+    first_turn: int = 0,
+) -> list[Located]:
+    """The findings of a run of a conversation's events (the whole chain, or what a
+    remote lacks: ``first_index`` and ``first_turn`` say where the run begins)."""
+    allow = allow or AllowList()
+    if conversation in allow.conversations:
+        return []
+    out: list[Located] = []
+    turn = first_turn
+    for i, event in enumerate(events):
+        if event.get("type") == "turn_start":
+            turn += 1
+        for path, f in event_findings(event):
+            if not allow.permits(f, conversation):
+                out.append(Located(conversation, turn, first_index + i, str(event.get("type")), path, f))
+    return out
+
+
+def _redacted(value: Any, path: str, chosen: dict[str, list[Finding]]) -> Any:
+    if isinstance(value, str):
+        found = chosen.get(path)
+        return redact(value, found) if found else value
+    if isinstance(value, dict):
+        return {k: _redacted(v, f"{path}.{k}" if path else str(k), chosen) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redacted(v, f"{path}[{i}]", chosen) for i, v in enumerate(value)]
+    return value
+
+
+def redact_event(event: dict[str, Any], findings: Iterable[Located]) -> dict[str, Any]:
+    """The event with each of its findings (those of ``conversation_findings`` for it)
+    replaced by its placeholder; the other fields as they were."""
+    chosen: dict[str, list[Finding]] = {}
+    for loc in findings:
+        chosen.setdefault(loc.path, []).append(loc.finding)
+    if not chosen:
+        return event
+    return dict(_redacted(event, "", chosen))
+
+
+def redact_text(text: str, allow: AllowList | None = None, conversation: str | None = None) -> str:
+    """``text`` with every finding the allow-list does not permit replaced."""
+    allow = allow or AllowList()
+    found = [f for f in scan(text) if not allow.permits(f, conversation)]
+    return redact(text, found) if found else text
+
+
+def tally(findings: Iterable[Located]) -> dict[str, Counter[str]]:
+    """Per conversation, how many findings of each kind."""
+    out: dict[str, Counter[str]] = {}
+    for loc in findings:
+        out.setdefault(loc.conversation, Counter())[loc.kind] += 1
+    return out
+
+
+@dataclass
+class Summary:
+    """What a refusal says of one conversation: kinds and counts, never values."""
+
+    conversation: str
+    counts: Counter[str] = field(default_factory=Counter)
+
+    def line(self) -> str:
+        kinds = ", ".join(f"{n} {kind}" if n > 1 else kind for kind, n in sorted(self.counts.items()))
+        return f"{self.conversation}: {kinds}"

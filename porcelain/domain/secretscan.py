@@ -1,0 +1,203 @@
+"""Secrets in text: found, typed, masked and replaced (pure, standard library only).
+
+``scan(text)`` gives a ``Finding`` per secret: its kind (``"aws access key id"``),
+where it is (``offset``, ``length``), a masked preview and the SHA-256 of the value
+(the allow-list's key).  A finding never holds the value itself, so no ``repr``,
+log line or JSON of one can leak it.  ``redact(text, findings)`` puts
+``[redacted: KIND]`` in place of each.
+
+The rules (docs/security.md lists them and what they miss): the shapes of
+providers' keys and tokens (each a fixed prefix jp can look for before it runs the
+expression), private key blocks, passwords in URLs, and ``NAME=value`` lines of
+``.env`` files whose name says secret and whose value looks random.  Each rule
+names a few literal anchors; a text holding none of them is never matched
+against the rule, so a scan costs a few substring searches for most text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+PLACEHOLDER = "[redacted: {kind}]"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One secret in one text: never the value, only where it is and its hash."""
+
+    kind: str
+    offset: int
+    length: int
+    preview: str  # a few characters, the rest masked
+    digest: str  # "sha256:<hex>" of the value
+
+    @property
+    def end(self) -> int:
+        return self.offset + self.length
+
+
+def digest(value: str) -> str:
+    """The key a value has in the allow-list (``secrets.allow.hashes``)."""
+    return "sha256:" + hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def preview(value: str) -> str:
+    """At most four characters of the value (none of a short one), the rest as ``*``
+    counted up to 12."""
+    shown = value[:4] if len(value) >= 16 else ""
+    hidden = min(len(value) - len(shown), 12)
+    return f"{shown}{'*' * hidden}({len(value)} chars)"
+
+
+def entropy(value: str) -> float:
+    """Shannon entropy of the value in bits per character."""
+    if not value:
+        return 0.0
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
+
+
+# A rule: a kind, the literal anchors one of which a match must hold, the
+# expression, the group that is the secret (0: the whole match) and an optional check.
+Check = Callable[[str], bool]
+
+
+@dataclass(frozen=True)
+class Rule:
+    kind: str
+    anchors: tuple[str, ...]
+    pattern: re.Pattern[str]
+    group: int = 0
+    check: Check | None = None
+
+
+def _rule(kind: str, anchors: Sequence[str], pattern: str, group: int = 0,
+          check: Check | None = None, flags: int = 0) -> Rule:  # fmt: skip
+    return Rule(kind, tuple(anchors), re.compile(pattern, flags), group, check)
+
+
+_PLACEHOLDERS = re.compile(
+    r"^(?:x+|\*+|\.+|-+|<[^>]*>|\{[^}]*\}|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|%[A-Za-z_(].*"
+    r"|(?i:changeme|password|passwd|secret|example|your[-_a-z]*|redacted|placeholder|"
+    r"dummy|test|none|null|true|false|undefined|hunter2|admin|root|user|pass))$"
+)
+
+
+def _not_placeholder(value: str) -> bool:
+    return not _PLACEHOLDERS.match(value) and "[redacted" not in value
+
+
+def _random_looking(value: str) -> bool:
+    """A value that looks generated, not a word, a path or a placeholder."""
+    if len(value) < 8 or not _not_placeholder(value):
+        return False
+    if value.startswith(("/", "./", "~/", "http")) or value.isalpha():
+        return False
+    classes = sum(
+        (any(c.islower() for c in value), any(c.isupper() for c in value),
+         any(c.isdigit() for c in value), any(not c.isalnum() for c in value))
+    )  # fmt: skip
+    return classes >= 2 and entropy(value) >= 3.0
+
+
+def _url_password(value: str) -> bool:
+    return _not_placeholder(value) and len(value) >= 3
+
+
+# a word boundary, or just after an escaped newline, tab or return of JSON-encoded text
+_B = r"(?:(?<![A-Za-z0-9_])|(?<=\\[ntr]))"
+
+_SECRET_NAME = r"[A-Za-z0-9_.-]*(?:SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|PWD|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|AUTH|CREDENTIALS?|_KEY)[A-Za-z0-9_]*"  # noqa: E501
+
+RULES: Final[tuple[Rule, ...]] = (
+    _rule("private key", ("PRIVATE KEY",),
+          r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?:.|\n){0,16384}?"
+          r"(?:-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|(?=\n\s*\n)|\Z)"),
+    _rule("aws access key id", ("AKIA", "ASIA", "ABIA", "ACCA"),
+          r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Z0-9])"),
+    _rule("aws secret access key", ("ws_secret", "WS_SECRET", "SecretAccessKey", "secret_access"),
+          r"(?i:aws_?secret_?access_?key|secretaccesskey)[\"']?\s*[:=]\s*[\"']?"
+          r"([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])", 1),
+    _rule("github token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+          rf"{_B}gh[pousr]_[A-Za-z0-9]{{36,255}}\b"),
+    _rule("github token", ("github_pat_",), rf"{_B}github_pat_[A-Za-z0-9_]{{50,255}}\b"),
+    _rule("gitlab token", ("glpat-",), rf"{_B}glpat-[A-Za-z0-9_-]{{20,}}"),
+    _rule("anthropic api key", ("sk-ant-",), rf"{_B}sk-ant-[A-Za-z0-9]{{2,8}}-[A-Za-z0-9_-]{{32,}}"),
+    _rule("openrouter api key", ("sk-or-",), rf"{_B}sk-or-v1-[0-9a-f]{{64}}\b"),
+    _rule("openai api key", ("sk-",),
+          rf"{_B}sk-(?:proj-|svcacct-|admin-|None-)?(?=[A-Za-z0-9_-]*[0-9])(?=[A-Za-z0-9_-]*[A-Z])"
+          r"[A-Za-z0-9_-]{32,}(?![A-Za-z0-9_-])", 0, lambda v: not v.startswith(("sk-ant-", "sk-or-"))),
+    _rule("slack token", ("xox",), rf"{_B}xox[abposr]-[0-9A-Za-z-]{{10,}}"),
+    _rule("slack webhook", ("hooks.slack.com",),
+          r"https://hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]{16,}"),
+    _rule("discord webhook", ("discord",),
+          r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{40,}"),
+    _rule("stripe key", ("sk_live_", "rk_live_", "sk_test_", "rk_test_"),
+          rf"{_B}[rs]k_(?:live|test)_[0-9A-Za-z]{{24,}}\b"),
+    _rule("google api key", ("AIza",), rf"{_B}AIza[0-9A-Za-z_-]{{35}}(?![0-9A-Za-z_-])"),
+    _rule("google oauth client secret", ("GOCSPX-",), rf"{_B}GOCSPX-[A-Za-z0-9_-]{{24,40}}"),
+    _rule("npm token", ("npm_",), rf"{_B}npm_[A-Za-z0-9]{{36,40}}\b"),
+    _rule("pypi token", ("pypi-",), rf"{_B}pypi-AgE[A-Za-z0-9_-]{{50,}}"),
+    _rule("hugging face token", ("hf_",), rf"{_B}hf_[A-Za-z]{{34}}\b"),
+    _rule("sendgrid api key", ("SG.",), rf"{_B}SG\.[A-Za-z0-9_-]{{22}}\.[A-Za-z0-9_-]{{43,50}}\b"),
+    _rule("digitalocean token", ("dop_v1_", "doo_v1_"), rf"{_B}do[op]_v1_[a-f0-9]{{64}}\b"),
+    _rule("shopify token", ("shpat_", "shpss_", "shpca_", "shppa_"), rf"{_B}shp(?:at|ss|ca|pa)_[a-fA-F0-9]{{32}}\b"),
+    _rule("databricks token", ("dapi",), rf"{_B}dapi[a-f0-9]{{32}}(?:-\d)?\b"),
+    _rule("telegram bot token", (":AA",), rf"{_B}\d{{8,10}}:AA[A-Za-z0-9_-]{{30,40}}\b"),
+    _rule("azure storage key", ("AccountKey=",), r"AccountKey=([A-Za-z0-9+/]{80,100}={0,2})", 1),
+    _rule("jwt", ("eyJ",),
+          rf"{_B}eyJ[A-Za-z0-9_-]{{10,}}\.eyJ[A-Za-z0-9_-]{{10,}}\.[A-Za-z0-9_-]{{16,}}"),
+    _rule("password in url", ("://",),
+          rf"{_B}[a-zA-Z][a-zA-Z0-9+.-]{{1,20}}://[^\s:/@?#\"'<>]{{1,64}}:([^\s/\"'<>]{{1,128}})@"
+          r"[A-Za-z0-9.-]", 1, _url_password),
+    _rule("env secret", ("=", ":"),
+          rf"(?m)(?:^|(?<=\\n))[ \t]*(?:export[ \t]+)?[\"']?{_SECRET_NAME}[\"']?[ \t]*[=:][ \t]*[\"']?"
+          r"([^\s\"'#,;(){}\\]{8,256})[\"']?[ \t,;]*(?:$|(?=\\[nr]))", 1, _random_looking, re.IGNORECASE),
+)
+
+
+def scan(text: str, rules: Iterable[Rule] = RULES) -> list[Finding]:
+    """Every secret in ``text``, by offset; where two rules find overlapping spans the
+    first (earlier, then longer) wins."""
+    found: list[Finding] = []
+    for rule in rules:
+        if not any(anchor in text for anchor in rule.anchors):
+            continue
+        for match in rule.pattern.finditer(text):
+            start, end = match.span(rule.group)
+            value = match.group(rule.group)
+            if start == end or (rule.check is not None and not rule.check(value)):
+                continue
+            found.append(Finding(rule.kind, start, end - start, preview(value), digest(value)))
+    return _disjoint(found)
+
+
+def _disjoint(found: list[Finding]) -> list[Finding]:
+    out: list[Finding] = []
+    for f in sorted(found, key=lambda f: (f.offset, -f.length)):
+        if out and f.offset < out[-1].end:
+            continue
+        out.append(f)
+    return out
+
+
+def placeholder(kind: str) -> str:
+    return PLACEHOLDER.format(kind=kind)
+
+
+def redact(text: str, findings: Iterable[Finding]) -> str:
+    """``text`` with each finding replaced by ``[redacted: KIND]`` (findings of this
+    text, as ``scan`` gave them)."""
+    out = text
+    for f in sorted(findings, key=lambda f: f.offset, reverse=True):
+        out = out[: f.offset] + placeholder(f.kind) + out[f.end :]
+    return out
+
+
+KINDS: Final = tuple(dict.fromkeys(r.kind for r in RULES))

@@ -1,0 +1,165 @@
+"""Secrets stay on the machine (docs/security.md): push and sync hold back what holds
+one, redact takes it out (one operation, undone by `jp undo`, refused once a remote
+has it), share writes a page without it, and only the user's own file allows one.
+
+The planted corpus is tests/support/secretcorpus.py: 26 kinds in Claude Code and
+Codex sessions (prompts, thinking, shell and MCP results, file reads, patches,
+answers, the session's title) and in JP conversations (a tool result, an
+attachment)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.harness import User, write_conversation
+from tests.support.secretcorpus import PLANTED, claude_code_session, codex_home
+
+VALUES = [value for _, value in PLANTED.values()]
+
+
+def remote_objects(remote: Path) -> bytes:
+    return subprocess.run(
+        ["git", "--git-dir", str(remote), "cat-file", "--batch-all-objects", "--batch"],
+        capture_output=True, check=True,
+    ).stdout  # fmt: skip
+
+
+def leaked(remote: Path) -> list[str]:
+    data = remote_objects(remote)
+    return [v for v in VALUES if v.encode() in data or v.replace("/", "\\/").encode() in data]
+
+
+def leaky_jp(folder: Path, kind: str = "aws secret access key", *, attachment: str = "") -> Path:
+    """A JP folder whose first tool result printed a planted secret (and whose first
+    request attached a file holding another, when ``attachment`` names its kind)."""
+    write_conversation(folder, 2, tools_every=1)
+    events = json.loads((folder / "events.json").read_text())
+    result = next(e for e in events if e["type"] == "tool_call_response")
+    result["content"] = base64.b64encode(PLANTED[kind][0].encode()).decode()
+    if attachment:
+        request = next(e for e in events if e["type"] == "chat_request")
+        text = PLANTED[attachment][0]
+        request["attachments"] = [{"kind": "file", "source": "notes.txt", "content": text}]
+    (folder / "events.json").write_text(json.dumps(events))
+    return folder
+
+
+@pytest.fixture
+def origin(user: User, tmp_path: Path) -> Path:
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "--bare", "-q", str(remote)], check=True)
+    user.ok("remote", "add", "origin", str(remote))
+    return remote
+
+
+def test_no_planted_secret_reaches_the_remote_until_redacted(user: User, origin: Path, tmp_path: Path) -> None:
+    claude, codex = tmp_path / "claude", tmp_path / "codex"
+    planted = claude_code_session(claude) + codex_home(codex)
+    assert len(set(planted)) >= 20
+    user.ok("conversation", "import", "--from", "claude-code", str(claude))
+    user.ok("conversation", "import", "--from", "codex", str(codex))
+    jp_id = user.import_(leaky_jp(tmp_path / "17800000950-jp", "private key", attachment="jwt"))
+    clean = user.import_(write_conversation(tmp_path / "17800000951-clean", 2))
+    ids = [row["id"] for row in user.ls("--all")]
+    proc = user.fail("push", "origin")
+    for cid in ids:
+        if cid != clean:
+            assert cid in proc.stderr
+    assert "redact" in proc.stderr and "secrets.allow" in proc.stderr
+    assert not [v for v in VALUES if v in proc.stdout + proc.stderr]
+    assert leaked(origin) == []
+    assert f"refs/conversations/{clean}" in subprocess.run(
+        ["git", "--git-dir", str(origin), "for-each-ref"], capture_output=True, text=True, check=True
+    ).stdout, "the clean conversation of the same push goes"
+    scanned = user.json("conversation", "scan", *[i for i in ids if i != clean])
+    assert {f["kind"] for f in scanned} == set(PLANTED)
+    assert not [v for v in VALUES if v in json.dumps(scanned)]
+    user.ok("conversation", "redact", *ids)
+    user.ok("push", "origin")
+    assert leaked(origin) == []
+    printed = user.ok("conversation", "print", "--style", "full", jp_id)
+    assert "[redacted: private key]" in printed
+
+
+def test_sync_holds_back_too_and_the_allow_list_is_the_users_own(user: User, origin: Path, tmp_path: Path) -> None:
+    folder = leaky_jp(tmp_path / "17800000960-leaky", "github token")
+    events = json.loads((folder / "events.json").read_text())
+    hostile = {"secrets": {"allow": {"kinds": ["github token"], "conversations": ["jp-c17800000960"]}}}
+    events.insert(1, {"type": "config_delta", "timestamp": events[0]["timestamp"], "delta": hostile})
+    (folder / "events.json").write_text(json.dumps(events))
+    cid = user.import_(folder)
+    assert "github token" in user.fail("sync", "origin").stderr, "a conversation allowed itself"
+    assert leaked(origin) == []
+    user.config('[secrets.allow]\nkinds = ["github token"]\n')
+    user.ok("push", "origin")
+    assert PLANTED["github token"][1].encode() in remote_objects(origin), "the allow-list let it go"
+    # on the remote now: a redaction would leave the remote's copy, so it is refused
+    user.config("")
+    before = user.commits(cid)
+    proc = user.fail("conversation", "redact", cid)
+    assert "origin" in proc.stderr and "by hand" in proc.stderr
+    assert user.commits(cid) == before
+
+
+def test_an_allowed_hash_lets_one_value_through_and_no_other(user: User, origin: Path, tmp_path: Path) -> None:
+    cid = user.import_(leaky_jp(tmp_path / "17800000970-leaky", "stripe key"))
+    (finding,) = user.json("conversation", "scan", cid)
+    user.config(f'[secrets.allow]\nhashes = ["{finding["hash"]}"]\n')
+    assert user.json("conversation", "scan", cid) == []
+    user.ok("push", "origin")
+    other = user.import_(leaky_jp(tmp_path / "17800000971-other", "npm token"))
+    assert other in user.fail("push", "origin").stderr
+
+
+def test_redact_is_one_operation_that_undo_reverts(user: User, tmp_path: Path) -> None:
+    cid = user.import_(leaky_jp(tmp_path / "17800000980-leaky", "aws secret access key"))
+    before = user.commits(cid)
+    out = user.json("conversation", "redact", "--kind", "aws secret access key", cid)
+    assert out[0]["redacted"] == 1 and out[0]["kinds"] == {"aws secret access key": 1}
+    after = user.commits(cid)
+    first = out[0]["from_event"]
+    assert after[:first] == before[:first] and after[first:] != before[first:]
+    assert len(after) == len(before)
+    assert PLANTED["aws secret access key"][1] not in json.dumps(user.events(cid))
+    assert "redact" in user.json("op", "log")[0]["command"]
+    user.ok("undo")
+    assert user.commits(cid) == before
+    assert "nothing to redact" in user.ok("conversation", "redact", "--kind", "jwt", cid)
+    assert user.fail("conversation", "redact", "--kind", "no such kind", cid).returncode == 2
+
+
+@pytest.mark.parametrize("point", ["rewrite:objects-written", "oplog:objects-written"])
+def test_a_kill_during_redact_leaves_the_original_or_the_whole_redaction(
+    user: User, tmp_path: Path, point: str
+) -> None:
+    cid = user.import_(leaky_jp(tmp_path / "17800000990-leaky", "slack token"))
+    before = user.commits(cid)
+    proc = user.run("conversation", "redact", cid, env={"JP_FAULT": point})
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    user.fsck()
+    after = user.commits(cid)
+    assert after == before or PLANTED["slack token"][1] not in json.dumps(user.events(cid))
+    assert len(after) == len(before)
+    user.ok("conversation", "redact", cid)
+    assert PLANTED["slack token"][1] not in json.dumps(user.events(cid))
+    user.fsck()
+
+
+def test_share_writes_one_page_without_secrets_or_outside_requests(user: User, tmp_path: Path) -> None:
+    claude = tmp_path / "claude"
+    claude_code_session(claude)
+    user.ok("conversation", "import", "--from", "claude-code", str(claude))
+    cid = user.ls()[0]["id"]
+    page = tmp_path / "page.html"
+    out = user.json("conversation", "share", cid, "-o", str(page))
+    html = page.read_text(encoding="utf-8")
+    assert out["redacted"] and "[redacted: " in html and "<style>" in html
+    assert not [v for v in VALUES if v in html]
+    assert "default-src 'none'" in html and ' src="' not in html and "<link" not in html
+    assert "deploy with this key please" in html

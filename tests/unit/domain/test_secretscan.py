@@ -1,0 +1,87 @@
+"""The scanner: every planted kind found and redacted, no value in a finding, the
+allow-list, and plain text left alone."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from porcelain.domain.secretevents import AllowList, conversation_findings, redact_event
+from porcelain.domain.secretscan import KINDS, digest, redact, scan
+from tests.support.secretcorpus import PLANTED, PRIVATE_KEY
+
+
+def test_the_corpus_plants_every_kind_and_at_least_twenty() -> None:
+    assert set(PLANTED) == set(KINDS) and len(KINDS) >= 20
+
+
+@pytest.mark.parametrize("kind", sorted(PLANTED))
+def test_each_planted_secret_is_found_as_its_kind_and_redacted(kind: str) -> None:
+    text, value = PLANTED[kind]
+    found = scan(text)
+    assert [f.kind for f in found] == [kind]
+    out = redact(text, found)
+    assert value not in out and f"[redacted: {kind}]" in out
+    f = found[0]
+    assert value not in repr(f) + str(f) + json.dumps(f.__dict__)
+    assert f.digest.startswith("sha256:") and len(f.preview) < 40
+
+
+def test_plain_text_placeholders_and_hashes_are_not_secrets() -> None:
+    benign = [
+        "PASSWORD=changeme\nAPI_KEY=${API_KEY}\nTOKEN=<your token>\nSECRET_KEY=xxxxxxxx",
+        "see https://user@example.com/path and git@github.com:org/repo.git",
+        "commit 3f9a2c4e5b6d7f8091a2b3c4d5e6f708192a3b4c, sha256 " + "ab" * 32,
+        "postgres://user:${PGPASSWORD}@localhost/db",
+        "sort_key = lambda row: row.id\nauth_token = get_token()\n",
+        "the sk-learn docs; a risk-adjusted task-runner",
+        "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkq\n-----END PUBLIC KEY-----",
+    ]
+    for text in benign:
+        assert scan(text) == [], text
+
+
+def test_a_password_with_at_and_hash_in_a_url_is_taken_whole() -> None:
+    text = "DATABASE_URL=postgres://admin:Vq7!rT2#mZ9pLx4@wN@db.internal:5432/prod"
+    out = redact(text, scan(text))
+    assert "Vq7" not in out and "wN" not in out and "@db.internal" in out
+
+
+def test_a_private_key_inside_json_escaped_text_is_found() -> None:
+    text = json.dumps({"stdout": PRIVATE_KEY})
+    assert [f.kind for f in scan(text)] == ["private key"]
+
+
+def test_events_every_string_is_scanned_and_redacted_in_place() -> None:
+    text, value = PLANTED["github token"]
+    events = [
+        {"type": "turn_start", "timestamp": "t"},
+        {"type": "tool_call_request", "timestamp": "t", "id": "1", "name": "sh", "arguments": {"cmd": text}},
+        {"type": "chat_response", "timestamp": "t", "message": "ok",
+         "metadata": {"source": {"message": {"content": [{"type": "text", "text": text}]}}}},
+    ]  # fmt: skip
+    found = conversation_findings("jp-c1", events)
+    assert [(f.turn, f.event, f.path) for f in found] == [
+        (1, 1, "arguments.cmd"),
+        (1, 2, "metadata.source.message.content[0].text"),
+    ]
+    for i, event in enumerate(events):
+        mine = [f for f in found if f.event == i]
+        out = json.dumps(redact_event(event, mine))
+        assert value not in out
+    assert value not in json.dumps([f.as_json() for f in found])
+
+
+def test_the_allow_list_by_kind_hash_and_conversation() -> None:
+    text, value = PLANTED["jwt"]
+    events = [{"type": "chat_request", "timestamp": "t", "content": text}]
+    assert conversation_findings("jp-c1", events)
+    by_kind = AllowList.of({"kinds": ["jwt"]})
+    by_hash = AllowList.of({"hashes": [scan(text)[0].digest]})
+    by_conversation = AllowList.of({"conversations": ["jp-c1"]})
+    for allow in (by_kind, by_hash, by_conversation):
+        assert conversation_findings("jp-c1", events, allow) == []
+    assert conversation_findings("jp-c2", events, by_conversation)
+    assert digest(value) != scan(text)[0].digest  # the hash is of the whole finding
+    assert AllowList.of("kinds = ['jwt']") == AllowList() and AllowList.of({"kinds": "jwt"}) == AllowList()
