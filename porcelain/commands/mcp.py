@@ -41,6 +41,7 @@ def serve(app: App, store_path: str | None) -> None:
     from porcelain.app.mcpserve.answers import answering
     from porcelain.app.mcpserve.server import Serving
     from porcelain.app.mcpserve.server import serve as run
+    from porcelain.app.secretcheck import allow_list
     from porcelain.render import failures, lsview
 
     if store_path is not None:
@@ -53,7 +54,7 @@ def serve(app: App, store_path: str | None) -> None:
         )
     app.store()  # the same checks and messages as every command
     limit = app.config().get(MAX_BYTES_KEY)
-    how = answering(limit if isinstance(limit, int) else None, lsview.rank)
+    how = answering(limit if isinstance(limit, int) else None, lsview.rank, allow_list(app))
 
     def explain(exc: BaseException) -> str | None:
         found = failures.translate(exc)

@@ -119,6 +119,38 @@ def test_an_agent_lists_the_tools_searches_reads_and_lists(user: User) -> None:
     assert refs(user) == before, "serving wrote no ref (the op log included)"
 
 
+TOKEN = "ghp_Q7mZ2pL9xW4vN8kR3tY6uH1jB5cD0eFgA2sK"  # planted in the shop session's turn 2
+
+
+def test_a_planted_secret_never_leaves(user: User) -> None:
+    ids = imported(user, "-home-me-shop")
+    got: dict[str, Any] = {}
+
+    async def body(session: ClientSession) -> None:
+        got["read"] = await answer(session, "read_conversation", conversation=ids["-home-me-shop"])
+        got["model"] = await answer(
+            session, "read_conversation", conversation=ids["-home-me-shop"], view="model"
+        )
+        got["word"] = await answer(session, "search_conversations", query="Push it with")
+        got["oracle"] = await answer(session, "search_conversations", query="ghp_Q7m")
+        got["regex"] = await answer(
+            session, "search_conversations", query="ghp_[A-Za-z0-9]+", regex=True
+        )
+
+    serving(user, body)
+    everything = json.dumps(got)
+    assert TOKEN not in everything and TOKEN[:12] not in everything
+    assert (
+        "user: It links now. Push it with the token [redacted: github token] for me?" in got["read"]
+    )
+    assert "[redacted: github token]" in got["model"]
+    (hit,) = got["word"]["results"][0]["matches"]
+    assert hit["excerpt"].endswith("[redacted: github token] for me?")
+    assert got["oracle"]["results"] == [] and got["regex"]["results"] == [], (
+        "a search never finds what the mask hides (no oracle of a secret's text)"
+    )
+
+
 def test_an_import_meanwhile_is_seen_by_the_next_call(user: User) -> None:
     imported(user, "-home-me-shop")
     counts: list[int] = []

@@ -27,6 +27,7 @@ from porcelain.domain.grepmatch import SCOPES, scoped_lines
 from porcelain.domain.mcptools import (
     DEFAULT_MAX_BYTES,
     LEAST_BYTES,
+    LONGEST_FIELD,
     MOST_BYTES,
     Filters,
     ListRequest,
@@ -40,9 +41,10 @@ from porcelain.domain.mcptools import (
     turn_range,
 )
 from porcelain.domain.recall import RECALLED_KINDS, compacted_turns, event_text, labels
+from porcelain.domain.secretevents import AllowList, redact_text
 from porcelain.domain.stream import Stream
 
-Clean = Callable[[str], str]  # untrusted text made safe to hand out (mask, escape)
+Mask = Callable[[str], str]  # text with each secret the scanner finds replaced
 HITS_SHOWN = 3  # excerpts per conversation; the count says how many there are
 
 
@@ -50,25 +52,26 @@ HITS_SHOWN = 3  # excerpts per conversation; the count says how many there are
 class Answering:
     """What every answer needs besides the store and the request."""
 
-    clean: Clean  # multi-line text
-    field: Clean  # one line of a row
+    mask: Mask
     max_bytes: int
     rank: listed.Rank  # where `ls` sorts a row (its kept rows are ordered by it)
 
+    def clean(self, text: str) -> str:
+        """Untrusted text as it may leave: masked, then its control characters visible."""
+        return escape_untrusted(self.mask(text))
 
-def answering(max_bytes: int | None, rank: listed.Rank) -> Answering:
+    def field(self, text: str, longest: int = LONGEST_FIELD) -> str:
+        """One line of a row: masked, escaped, then cut (a cut never halves a secret)."""
+        return clip(escape_untrusted(self.mask(text), one_line=True), longest)
+
+
+def answering(max_bytes: int | None, rank: listed.Rank, allow: AllowList | None) -> Answering:
     """How answers are made: ``max_bytes`` of the user's own configuration (None: the
-    default), kept between the least and the most an answer may be."""
+    default), kept between the least and the most an answer may be; the secret
+    scanner's mask with the user's allow-list (``[secrets.allow]``: kinds and hashes;
+    a conversation allowed whole is masked here all the same)."""
     limit = DEFAULT_MAX_BYTES if max_bytes is None else max(LEAST_BYTES, min(max_bytes, MOST_BYTES))
-    return Answering(_clean, _field, limit, rank)
-
-
-def _clean(text: str) -> str:
-    return escape_untrusted(text)
-
-
-def _field(text: str) -> str:
-    return escape_untrusted(text, one_line=True)
+    return Answering(lambda text: redact_text(text, allow), limit, rank)
 
 
 def _when(stamp: Any) -> datetime | None:
@@ -93,9 +96,9 @@ def _row(loc: Located, summary: dict[str, Any], title: Any, how: Answering) -> d
     tool, project = _facts(loc, summary)
     row: dict[str, Any] = {
         "id": loc.cid,
-        "title": how.field(clip(str(title))) if title else None,
+        "title": how.field(str(title)) if title else None,
         "tool": tool,
-        "project": how.field(clip(project)) if project else None,
+        "project": how.field(project) if project else None,
         "turns": summary.get("turns", 0),
         "last_activity": summary.get("last_event_at"),
     }
@@ -126,7 +129,7 @@ def search(store: Store, request: SearchRequest, how: Answering) -> str:
         except CorruptEvent:
             unreadable.append(loc.cid)
             continue
-        hits = list(_hits(events, commits, matcher, request.filters, seen))
+        hits = list(_hits(events, commits, matcher, (request.filters, how.mask), seen))
         if not hits:
             continue
         meta = metas.get(store.notes.anchor(loc.cid), {})
@@ -137,7 +140,7 @@ def search(store: Store, request: SearchRequest, how: Answering) -> str:
     groups.sort(key=lambda g: (-g[0], -g[1]))
     rows = [row for _, _, row in groups[: request.limit]]
     head: dict[str, Any] = {
-        "query": how.field(clip(request.query)),
+        "query": how.field(request.query),
         "conversations_with_hits": len(groups),
         "shown": len(rows),
     }
@@ -173,28 +176,29 @@ def _hits(
     events: list[Event],
     commits: list[str],
     matcher: re.Pattern[str],
-    filters: Filters,
+    narrowing: tuple[Filters, Mask],
     seen: set[tuple[str, str, int]],
 ) -> Iterator[_Hit]:
-    """Each matching line of the chain not yet reported for another conversation
-    (forks share their history) and within the filters' dates."""
+    """Each line of the chain that matches once masked (a query never finds what the
+    mask hides, so no hit tells a secret's text) and was not yet reported for another
+    conversation (forks share their history), within the filters' dates."""
+    filters, mask = narrowing
     scopes = tuple(SCOPES)
     for event, turn, commit in zip(events, turn_indices(events), commits, strict=True):
         for scope, lines in scoped_lines(event, scopes):
             for n, line in enumerate(lines):
-                if not matcher.search(line):
+                if not matcher.search(line) or (commit, scope, n) in seen:
                     continue
-                key = (commit, scope, n)
-                if key in seen:
-                    continue
-                seen.add(key)
+                seen.add((commit, scope, n))
+                visible = mask(line)
                 stamp = event.get("timestamp")
-                if filters.within(_when(stamp)):
-                    yield _Hit(turn + 1, scope, line, stamp if isinstance(stamp, str) else None)
+                if matcher.search(visible) and filters.within(_when(stamp)):
+                    at = stamp if isinstance(stamp, str) else None
+                    yield _Hit(turn + 1, scope, visible, at)
 
 
 def _shown(hit: _Hit, matcher: re.Pattern[str], how: Answering) -> dict[str, Any]:
-    line = how.field(hit.line)  # masked and escaped before it is cut
+    line = escape_untrusted(hit.line, one_line=True)  # masked already, then escaped
     return {"turn": hit.turn, "where": hit.scope, "at": hit.at, "excerpt": excerpt(line, matcher)}
 
 
@@ -207,7 +211,7 @@ def read(store: Store, request: ReadRequest, how: Answering) -> str:
     stream = Stream(events)
     turns = turn_range(request, stream.count)
     title = store.notes.meta(loc.cid).get("title")
-    named = f' "{how.field(clip(str(title)))}"' if title else ""
+    named = f' "{how.field(str(title))}"' if title else ""
     shown = f"turns {turns.start + 1}-{turns.stop}" if len(turns) > 1 else f"turn {turns.start + 1}"
     head = f"Conversation {loc.cid}{named}: {shown} of {stream.count}, view={request.view}."
     if request.view == "model":
@@ -282,7 +286,7 @@ def listing(store: Store, request: ListRequest, how: Answering) -> str:
     out = []
     for loc in located:
         row = _row(loc, sums[loc.tip], rows[loc.cid].get("title"), how)
-        row["first_request"] = how.field(clip(str(rows[loc.cid].get("preview") or "")))
+        row["first_request"] = how.field(str(rows[loc.cid].get("preview") or ""))
         out.append(row)
     return json_bounded({"conversations": total, "shown": len(out)}, "rows", out, how.max_bytes)
 
