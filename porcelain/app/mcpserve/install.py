@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from gitstore import write_atomic
+from porcelain.config import tomldoc
 from porcelain.domain.places import user_config_path
 from porcelain.errors import UserError
 
@@ -98,13 +99,9 @@ def _load(target: Target) -> tuple[Any, str | None]:
         raise UserError(f"cannot read {target.path}: {exc}") from None
     hint = f"fix it by hand (jp left {target.path} as it was)"
     if target.toml:
-        # lazy: tomlkit loads only for a Codex install
-        import tomlkit
-        import tomlkit.exceptions
-
         try:
-            doc: Any = tomlkit.parse(text or "")
-        except tomlkit.exceptions.ParseError as exc:
+            doc: Any = tomldoc.parse(text or "")
+        except ValueError as exc:
             raise UserError(f"{target.path} is not valid TOML: {exc}", hint) from None
     else:
         try:
@@ -125,16 +122,12 @@ def _key(target: Target) -> str:
 
 def _plain(value: Any) -> Any:
     """A tomlkit item as plain Python (JSON values are plain already)."""
-    unwrap = getattr(value, "unwrap", None)
-    return unwrap() if callable(unwrap) else value
+    return tomldoc.plain(value)
 
 
 def _save(target: Target, doc: Any, before: str | None) -> None:
     if target.toml:
-        # lazy: tomlkit loads only for a Codex install
-        import tomlkit
-
-        text = tomlkit.dumps(doc)
+        text = tomldoc.dumps(doc)
     else:
         text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
     mode = None
@@ -146,28 +139,13 @@ def _save(target: Target, doc: Any, before: str | None) -> None:
 
 def _set(target: Target, doc: Any, value: dict[str, Any] | None) -> None:
     key = _key(target)
-    if value is None:
-        servers = doc.get(key)
-        if servers is not None and NAME in servers:
-            del servers[NAME]
-        return
-    if key not in doc:
-        if target.toml:
-            # lazy: tomlkit loads only for a Codex install
-            import tomlkit
-
-            doc[key] = tomlkit.table(is_super_table=True)
-        else:
-            doc[key] = {}
     if target.toml:
-        import tomlkit  # lazy: as above
-
-        table = tomlkit.table()
-        for name, item in value.items():
-            table[name] = item
-        doc[key][NAME] = table
+        tomldoc.put(doc, key, NAME, value)
+    elif value is None:
+        if NAME in (doc.get(key) or {}):
+            del doc[key][NAME]
     else:
-        doc[key][NAME] = value
+        doc.setdefault(key, {})[NAME] = value
 
 
 def current(target: Target) -> dict[str, Any] | None:
