@@ -3,6 +3,7 @@ tools' configuration (docs/mcp.md)."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -60,6 +61,11 @@ def serve(app: App, store_path: str | None) -> None:
         found = failures.translate(exc)
         return None if found is None else found.message
 
+    if sys.stdin.isatty():
+        app.output.note(
+            "jp mcp serve speaks MCP on stdin and stdout, for an agent to start it "
+            "(`jp mcp install claude-code`); Ctrl-C stops it."
+        )
     run(Serving(_opener(app), how, explain), VERSION)
 
 
@@ -136,7 +142,6 @@ def _jp_command() -> str:
     """This `jp`, by its absolute path (an agent's PATH may not find it)."""
     # lazy: only install needs to know where it runs from
     import shutil
-    import sys
 
     here = Path(sys.argv[0])
     if here.name == "jp" and here.exists():

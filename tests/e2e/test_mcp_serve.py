@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -285,6 +286,32 @@ def test_hostile_text_comes_back_inert_and_bounded(user: User, tmp_path: Path) -
     assert "Fine.\\rOVERWRITTEN" in read
     assert read.rstrip().endswith("ask for fewer turns for the rest]"), read[-300:]
     assert "\\x1b[2Jevil" in got["list"][0]
+
+
+def test_a_server_killed_mid_call_leaves_the_store_whole(user: User) -> None:
+    ids = imported(user, "-home-me-shop", "-home-me-blog")
+    before = refs(user)
+    proc = subprocess.Popen(
+        [str(JP), "mcp", "serve"], env=user.env, stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert proc.stdin is not None and proc.stdout is not None
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {},
+             "clientInfo": {"name": "t", "version": "1"}}  # fmt: skip
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "search_conversations", "arguments": {"query": "zanzibar"}}},
+    ]  # fmt: skip
+    proc.stdin.write(b"".join(json.dumps(line).encode() + b"\n" for line in lines))
+    proc.stdin.flush()
+    assert b'"id":1' in proc.stdout.readline().replace(b" ", b"")
+    proc.kill()  # during or just after the search
+    proc.wait(timeout=30)
+    assert refs(user) == before
+    user.git("fsck", "--no-progress")
+    assert set(user.ok("conversation", "grep", "-l", "zanzibar").split()) == set(ids.values())
 
 
 def test_a_store_that_is_not_there_is_a_clear_error(user: User, tmp_path: Path) -> None:
