@@ -44,6 +44,7 @@ SECTIONS = (
     "serve",
     "mcp",
     "mcp-serve",
+    "secrets",
 )
 SCALE_ONLY = {"search-scale"}  # only when named: 100,000 conversations take long
 FIXTURES = ROOT.parent / "shared" / "fixtures" / "jp-conversations"
@@ -143,6 +144,11 @@ def run(args: argparse.Namespace, profile: Profile, root: Path, results: Results
 
         results.log("jp mcp serve: start-up and search")
         mcpserve_cases.mcpserve_section(root, profile, results)
+    if "secrets" in wanted:
+        from bench import secret_cases
+
+        results.log("the secret scan at push")
+        secret_cases.secrets_section(root, profile, results)
     if wanted & {"search", "search-scale"}:
         from bench import search_cases
 

@@ -11,6 +11,7 @@ to the root), so its cost is the change, not the store.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Set
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -29,13 +30,18 @@ def allow_list(session: Session) -> AllowList:
     return AllowList.of(session.config(warn=False).get(ALLOW_KEY))
 
 
-def outgoing_events(store: Store, tip: str, known: frozenset[str]) -> list[dict[str, object]]:
-    """The events from ``tip`` down to (not including) the first commit in ``known``,
-    or to the root: what a remote holding ``known`` lacks, oldest first."""
+def outgoing_events(
+    store: Store, tip: str, known: frozenset[str], clean: Set[str] = frozenset()
+) -> tuple[list[dict[str, object]], list[str]]:
+    """The events from ``tip`` down to (not including) the first commit in ``known``
+    or ``clean``, or to the root: what a remote holding ``known`` lacks (less what was
+    scanned already), oldest first, with their commit ids."""
     count = _FIRST_WALK
     while True:
         ids = store.log.ids_down(tip, count)  # root-most first
-        stop = next((i for i in range(len(ids) - 1, -1, -1) if ids[i] in known), None)
+        stop = next(
+            (i for i in range(len(ids) - 1, -1, -1) if ids[i] in known or ids[i] in clean), None
+        )
         if stop is not None:
             n = len(ids) - stop - 1
             break
@@ -44,9 +50,8 @@ def outgoing_events(store: Store, tip: str, known: frozenset[str]) -> list[dict[
             break
         count *= 4
     if n == 0:
-        return []
-    events, _ = store.log.read_run(tip, n)
-    return events
+        return [], []
+    return store.log.read_run(tip, n)
 
 
 def kinds_line(counts: Counter[str]) -> str:
@@ -63,14 +68,19 @@ class PushCheck:
     allow: AllowList
     found: dict[str, list[Located]] = field(default_factory=dict)
     _seen: dict[tuple[str, str], str | None] = field(default_factory=dict)
+    _clean: set[str] = field(default_factory=set)  # commits scanned without a finding
 
     def __call__(self, cid: str, tip: str, known: frozenset[str]) -> str | None:
         key = (cid, tip)
         if key not in self._seen:  # a retried push plans again: scanned once
-            events = outgoing_events(self.store, tip, known)
+            # a run already scanned clean for another conversation (a fork's shared
+            # history) is not read again
+            events, ids = outgoing_events(self.store, tip, known, self._clean)
             located = conversation_findings(cid, events, self.allow)
             if located:
                 self.found[cid] = located
+            else:
+                self._clean.update(ids)
             counts = Counter(loc.kind for loc in located)
             self._seen[key] = f"holds secrets: {kinds_line(counts)}" if located else None
         return self._seen[key]

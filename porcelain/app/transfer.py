@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gitstore import Event, EventSource, Kind, Located, Store, event_count, is_valid_id
 from porcelain.app.lifecycle import publish, start_event
 from porcelain.jpformat import JpConversation, JpFolder, write_conversation
+
+if TYPE_CHECKING:
+    from porcelain.domain.secretevents import AllowList
 
 META_KEYS = ("title", "pinned_at", "labels")
 
@@ -55,7 +59,11 @@ def store_imported(store: Store, conv: JpConversation | JpFolder) -> str:
     return cid
 
 
-def export_conversation(store: Store, loc: Located, dest: Path) -> int:
+def export_conversation(
+    store: Store, loc: Located, dest: Path, allow: AllowList | None = None, redact: bool = False
+) -> tuple[int, Counter[str]]:
+    """Write ``loc`` in JP's layout; the event count, and the kinds of the findings
+    ``allow`` does not permit (with ``redact``, replaced in what is written)."""
     conv = store.log.load(loc.cid)
     base_config = None
     for event in conv.events:
@@ -65,6 +73,14 @@ def export_conversation(store: Store, loc: Located, dest: Path) -> int:
                 base_config = imported["base_config"]
             break
     events: list[Event] = [e for e in conv.events if e.get("type") != Kind.CONVERSATION_START]
+    # lazy: the scanner loads for an export, not for an import
+    from porcelain.app.redaction import redacted_copy
+    from porcelain.domain.secretevents import conversation_findings
+
+    if redact:
+        events, found = redacted_copy(loc.cid, events, allow)
+    else:
+        found = Counter(f.kind for f in conversation_findings(loc.cid, events, allow))
     meta = store.notes.meta(loc.cid)
     metadata: dict[str, Any] = {k: meta[k] for k in META_KEYS if meta.get(k)}
     last = next((e["timestamp"] for e in reversed(events)), None)
@@ -79,4 +95,4 @@ def export_conversation(store: Store, loc: Located, dest: Path) -> int:
         events=events,
     )
     write_conversation(dest, parts)
-    return event_count(events)
+    return event_count(events), found

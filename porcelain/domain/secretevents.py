@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from porcelain.domain.secretscan import Finding, redact, scan
+from porcelain.domain.secretscan import Finding, applicable, redact, scan
 
 # the keys of an event that are jp's own bookkeeping, never user text
 _SKIPPED = frozenset({"type", "timestamp", "id", "is_error"})
@@ -89,9 +89,30 @@ def _strings(value: Any, path: str) -> Iterator[tuple[str, str]]:
             yield from _strings(item, f"{path}[{i}]")
 
 
+def _leaves(event: dict[str, Any]) -> list[str]:
+    """The event's strings, without their paths (the common case: no finding)."""
+    out: list[str] = []
+    stack: list[Any] = [v for k, v in event.items() if k not in _SKIPPED]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            out.append(value)
+        elif isinstance(value, dict):
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+    return out
+
+
 def event_findings(event: dict[str, Any]) -> list[tuple[str, Finding]]:
-    """Every finding in the event's strings, with the JSON path of each string."""
-    return [(path, f) for path, text in _strings(event, "") for f in scan(text)]
+    """Every finding in the event's strings, with the JSON path of each string (the
+    rules that can match are chosen once, over all of them; paths are made only for
+    an event that has a finding)."""
+    leaves = _leaves(event)
+    rules = applicable("\x00".join(leaves))
+    if not rules or not any(scan(text, rules) for text in leaves):
+        return []
+    return [(path, f) for path, text in _strings(event, "") for f in scan(text, rules)]
 
 
 def conversation_findings(

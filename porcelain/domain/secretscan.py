@@ -93,11 +93,16 @@ def _not_placeholder(value: str) -> bool:
     return not _PLACEHOLDERS.match(value) and "[redacted" not in value
 
 
+# letters joined by dots, dashes or underscores, no digit: a name in code
+# (``env.OPENAI_API_KEY``, ``author_name``) or a word (``proxy-handled``), not a key
+_WORDS = re.compile(r"[A-Za-z$]+(?:[._-]+[A-Za-z$]+)*")
+
+
 def _random_looking(value: str) -> bool:
     """A value that looks generated, not a word, a path or a placeholder."""
     if len(value) < 8 or not _not_placeholder(value):
         return False
-    if value.startswith(("/", "./", "~/", "http")) or value.isalpha():
+    if value.startswith(("/", "./", "~/", "http")) or _WORDS.fullmatch(value):
         return False
     classes = sum(
         (any(c.islower() for c in value), any(c.isupper() for c in value),
@@ -113,7 +118,7 @@ def _url_password(value: str) -> bool:
 # a word boundary, or just after an escaped newline, tab or return of JSON-encoded text
 _B = r"(?:(?<![A-Za-z0-9_])|(?<=\\[ntr]))"
 
-_SECRET_NAME = r"[A-Za-z0-9_.-]*(?:SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|PWD|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|AUTH|CREDENTIALS?|_KEY)[A-Za-z0-9_]*"  # noqa: E501
+_SECRET_NAME = r"[A-Za-z0-9_.-]*(?:SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|PWD|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?|_KEY)[A-Za-z0-9_]*"  # noqa: E501
 
 RULES: Final[tuple[Rule, ...]] = (
     _rule("private key", ("PRIVATE KEY",),
@@ -156,20 +161,65 @@ RULES: Final[tuple[Rule, ...]] = (
     _rule("password in url", ("://",),
           rf"{_B}[a-zA-Z][a-zA-Z0-9+.-]{{1,20}}://[^\s:/@?#\"'<>]{{1,64}}:([^\s/\"'<>]{{1,128}})@"
           r"[A-Za-z0-9.-]", 1, _url_password),
-    _rule("env secret", ("=", ":"),
-          rf"(?m)(?:^|(?<=\\n))[ \t]*(?:export[ \t]+)?[\"']?{_SECRET_NAME}[\"']?[ \t]*[=:][ \t]*[\"']?"
-          r"([^\s\"'#,;(){}\\]{8,256})[\"']?[ \t,;]*(?:$|(?=\\[nr]))", 1, _random_looking, re.IGNORECASE),
+    _rule("env secret", ("secret", "token", "passw", "pwd", "passphrase", "apikey", "accesskey",
+                         "privatekey", "credential", "_key"),
+          rf"[ \t]*(?:export[ \t]+)?[\"']?{_SECRET_NAME}[\"']?[ \t]*[=:][ \t]*[\"']?"
+          r"([^\s\"'#,;(){}\\]{8,256})[\"']?[ \t,;]*(?:$|(?=\n)|(?=\\[nr]))", 1, _random_looking,
+          re.IGNORECASE),
 )
+# the last rule reads lines: its anchors are looked for in the lower-cased text, and
+# its expression is matched at the start of each line holding one (a newline, or
+# the two characters \n of JSON-encoded text, begins a line)
+_LINES: Final = RULES[-1]
+_PATTERNS: Final = RULES[:-1]
 
 
-def scan(text: str, rules: Iterable[Rule] = RULES) -> list[Finding]:
+def applicable(text: str) -> tuple[Rule, ...]:
+    """The rules one of whose anchors ``text`` holds (the others cannot match it).
+    Scanning many small strings, ask once for all of them joined."""
+    out = [r for r in _PATTERNS if any(a in text for a in r.anchors)]
+    lower = text.lower()
+    if any(a in lower for a in _LINES.anchors):
+        out.append(_LINES)
+    return tuple(out)
+
+
+def _line_starts(text: str, lower: str, anchors: Sequence[str]) -> list[int]:
+    """The start of each line holding an anchor; each stretch of text is searched for a
+    line break once, however many anchors a long line holds."""
+    hits: list[int] = []
+    for anchor in anchors:
+        at = lower.find(anchor)
+        while at >= 0:
+            hits.append(at)
+            at = lower.find(anchor, at + 1)
+    starts: list[int] = []
+    start = searched = 0
+    for at in sorted(hits):
+        if at > searched:
+            newline = text.rfind("\n", searched, at)
+            escaped = text.rfind("\\n", max(searched - 1, 0), at)
+            start = max(start, newline + 1, escaped + 2 if escaped >= 0 else 0)
+            searched = at
+        if not starts or starts[-1] != start:
+            starts.append(start)
+    return starts
+
+
+def _matches(rule: Rule, text: str) -> Iterable[re.Match[str]]:
+    if rule is not _LINES:
+        return rule.pattern.finditer(text)
+    found = (rule.pattern.match(text, at) for at in _line_starts(text, text.lower(), rule.anchors))
+    return (m for m in found if m is not None)
+
+
+def scan(text: str, rules: Iterable[Rule] | None = None) -> list[Finding]:
     """Every secret in ``text``, by offset; where two rules find overlapping spans the
-    first (earlier, then longer) wins."""
+    first (earlier, then longer) wins.  ``rules``: those ``applicable`` gave for a
+    text that holds this one (default: those of ``text`` itself)."""
     found: list[Finding] = []
-    for rule in rules:
-        if not any(anchor in text for anchor in rule.anchors):
-            continue
-        for match in rule.pattern.finditer(text):
+    for rule in applicable(text) if rules is None else rules:
+        for match in _matches(rule, text):
             start, end = match.span(rule.group)
             value = match.group(rule.group)
             if start == end or (rule.check is not None and not rule.check(value)):

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from gitstore import Conversation, Store
 
 COOKIE = "jp_token"
+SHOW_SECRETS = "secrets"  # ?secrets=1: a page shows what the scanner found (loopback only)
 LOOPBACK = ("127.0.0.1", "localhost", "[::1]", "::1")
 HEADERS = {
     "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; "
@@ -92,6 +93,8 @@ class Handler(BaseHTTPRequestHandler):
             return _login(parts.path, query, self.site.token)
         if not self._has_cookie():
             return _text(HTTPStatus.FORBIDDEN, "refused: open the URL `jp serve` printed")
+        if not is_loopback(str(self.client_address[0])):
+            query.pop(SHOW_SECRETS, None)  # findings stay masked for another machine
         try:
             return route(self.site, parts.path, query)
         except NotFound as exc:

@@ -9,7 +9,6 @@ attachment)."""
 
 from __future__ import annotations
 
-import base64
 import json
 import signal
 import subprocess
@@ -18,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.harness import User, write_conversation
+from tests.support import secretcorpus as corpus
 from tests.support.secretcorpus import PLANTED, claude_code_session, codex_home
 
 VALUES = [value for _, value in PLANTED.values()]
@@ -36,18 +36,7 @@ def leaked(remote: Path) -> list[str]:
 
 
 def leaky_jp(folder: Path, kind: str = "aws secret access key", *, attachment: str = "") -> Path:
-    """A JP folder whose first tool result printed a planted secret (and whose first
-    request attached a file holding another, when ``attachment`` names its kind)."""
-    write_conversation(folder, 2, tools_every=1)
-    events = json.loads((folder / "events.json").read_text())
-    result = next(e for e in events if e["type"] == "tool_call_response")
-    result["content"] = base64.b64encode(PLANTED[kind][0].encode()).decode()
-    if attachment:
-        request = next(e for e in events if e["type"] == "chat_request")
-        text = PLANTED[attachment][0]
-        request["attachments"] = [{"kind": "file", "source": "notes.txt", "content": text}]
-    (folder / "events.json").write_text(json.dumps(events))
-    return folder
+    return Path(str(corpus.leaky_jp(folder, kind, attachment=attachment)))
 
 
 @pytest.fixture
@@ -163,3 +152,47 @@ def test_share_writes_one_page_without_secrets_or_outside_requests(user: User, t
     assert not [v for v in VALUES if v in html]
     assert "default-src 'none'" in html and ' src="' not in html and "<link" not in html
     assert "deploy with this key please" in html
+
+
+def test_export_warns_of_secrets_and_redacts_on_request(user: User, tmp_path: Path) -> None:
+    cid = user.import_(leaky_jp(tmp_path / "17800000995-leaky", "github token", attachment="jwt"))
+    warned = user.run("conversation", "export", cid, "-o", str(tmp_path / "plain"))
+    assert warned.returncode == 0 and "warning" in warned.stderr and "--redact" in warned.stderr
+    assert PLANTED["github token"][1] not in warned.stderr
+    out = user.json("conversation", "export", cid, "--redact", "-o", str(tmp_path / "redacted"))
+    assert out["secrets"] == {"github token": 1, "jwt": 1} and out["redacted"] is True
+    other = User(tmp_path, "other")
+    other.ok("init")
+    back = other.import_(tmp_path / "redacted")
+    assert other.json("conversation", "scan", back) == []
+    assert "[redacted: github token]" in other.ok("conversation", "print", "--style", "full", back)
+    assert user.fail("conversation", "export", "--to", "codex", "--redact", cid, "-o", str(tmp_path / "s")).returncode == 2
+
+
+def test_serve_masks_secrets_unless_this_machine_asks(user: User, tmp_path: Path) -> None:
+    from tests.e2e.serve.store import serving
+    from tests.e2e.test_serve import Client
+
+    cid = user.import_(leaky_jp(tmp_path / "17800000996-leaky", "aws secret access key"))
+    value = PLANTED["aws secret access key"][1]
+    with serving(user) as (url, _proc):
+        client = Client(url)
+        page = client.page(f"/c/{cid}")
+        assert value not in page and "[redacted: aws secret access key]" in page
+        assert value not in json.dumps(client.api(f"/c/{cid}"))
+        assert "show the 1 secret(s) found" in page
+        assert value in client.page(f"/c/{cid}?secrets=1")  # a request from loopback
+
+
+def test_a_fork_of_a_leaky_conversation_is_held_too_and_bad_input_is_refused(
+    user: User, origin: Path, tmp_path: Path
+) -> None:
+    cid = user.import_(leaky_jp(tmp_path / "17800000997-leaky", "databricks token"))
+    fork = user.ok("conversation", "fork", cid).split()[-1]
+    proc = user.fail("push", "origin")
+    assert cid in proc.stderr and fork in proc.stderr
+    assert leaked(origin) == []
+    assert user.fail("conversation", "redact", "../../etc").returncode == 1
+    assert user.fail("conversation", "scan", "jp-c999").returncode == 1
+    assert user.fail("conversation", "share", cid, "-o", str(tmp_path)).returncode == 2
+    assert user.fail("conversation", "redact").returncode == 2

@@ -169,3 +169,24 @@ def codex_home(root: object) -> list[str]:
     name = f"rollout-2026-03-02T08-00-00-{ROLLOUT_ID}.jsonl"
     (folder / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
     return kinds
+
+
+def leaky_jp(folder: object, kind: str = "aws secret access key", *, attachment: str = "") -> object:
+    """A JP folder of 2 turns whose first tool result printed a planted secret (and
+    whose first request attached a file holding another, when ``attachment`` names
+    its kind)."""
+    import base64
+    import json
+    from pathlib import Path
+
+    from tests.e2e.harness import write_conversation
+
+    path = write_conversation(Path(str(folder)), 2, tools_every=1)
+    events = json.loads((path / "events.json").read_text())
+    result = next(e for e in events if e["type"] == "tool_call_response")
+    result["content"] = base64.b64encode(PLANTED[kind][0].encode()).decode()
+    if attachment:
+        request = next(e for e in events if e["type"] == "chat_request")
+        request["attachments"] = [{"kind": "file", "source": "notes.txt", "content": PLANTED[attachment][0]}]
+    (path / "events.json").write_text(json.dumps(events))
+    return path

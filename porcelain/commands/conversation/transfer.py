@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -169,8 +170,14 @@ def _imported(app: App, cid: str, done: dict[str, Any]) -> None:
     show_default=True,
     help="JP's folder layout, or an imported session's own files.",
 )
+@click.option(
+    "--redact",
+    is_flag=True,
+    help="Replace each secret found with [redacted: KIND] in what is written "
+    "(JP's layout; docs/security.md).",
+)
 @click.pass_obj
-def export(app: App, target: str | None, dest: Path, fmt: str) -> None:
+def export(app: App, target: str | None, dest: Path, fmt: str, redact: bool) -> None:
     """Write a conversation in JP's folder layout, which JP and `import` read.
 
     With `--to claude-code|codex`, a conversation imported from that tool is
@@ -178,20 +185,53 @@ def export(app: App, target: str | None, dest: Path, fmt: str) -> None:
     their paths under DIR, every record as it was: export into
     ~/.claude/projects or $CODEX_HOME to resume it there.
     """
+    if fmt in SESSION_TOOLS and redact:
+        raise UsageError(
+            "--redact writes JP's layout only; a session's own files are written as stored",
+            "redact the conversation first (`jp conversation redact ID`), then export it",
+        )
     if fmt in SESSION_TOOLS:
         # lazy: only a session export loads the session modules
         from porcelain.commands.conversation.sessions import export_sessions
 
         export_sessions(app, fmt, target, dest)
+        _warn_of_secrets(app, target, dest)
         return
     # lazy: the JP layout's writer, not loaded by a session import
+    # lazy: the scanner and the allow-list's reader, for an export only
+    from porcelain.app.secretcheck import allow_list, kinds_line
     from porcelain.app.targets import resolve
     from porcelain.app.transfer import export_conversation
 
     store = app.store()
     loc = resolve(store, target)
-    count = export_conversation(store, loc, dest)
+    count, found = export_conversation(store, loc, dest, allow_list(app), redact)
+    n = sum(found.values())
     app.output.emit(
-        {"id": loc.cid, "output": str(dest), "events": count},
-        f"Exported {loc.cid} ({count} events) to {dest}",
-    )
+        {"id": loc.cid, "output": str(dest), "events": count, "secrets": dict(sorted(found.items())),
+         "redacted": redact},
+        f"Exported {loc.cid} ({count} events) to {dest}" + (f", {n} secret(s) redacted" if redact and n else ""),
+    )  # fmt: skip
+    if n and not redact:
+        app.output.note(
+            f"warning: {dest} holds {n} secret(s) of {loc.cid} ({kinds_line(found)}); "
+            "keep it on this machine, or export with --redact"
+        )
+
+
+def _warn_of_secrets(app: App, target: str | None, dest: Path) -> None:
+    """A session written back as stored says so when it holds secrets (the same
+    machine's tool may need them: a warning, not a refusal)."""
+    # lazy: the scanner, for an export only
+    from porcelain.app.redaction import findings
+    from porcelain.app.secretcheck import allow_list, kinds_line
+    from porcelain.app.targets import resolve
+
+    store = app.store()
+    cid = resolve(store, target).cid
+    found = Counter(f.kind for f in findings(store, cid, allow_list(app)))
+    if found:
+        app.output.note(
+            f"warning: {dest} holds {sum(found.values())} secret(s) of {cid} ({kinds_line(found)}); "
+            f"keep it on this machine, or `jp conversation redact {cid}` before exporting"
+        )

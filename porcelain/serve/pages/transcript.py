@@ -29,11 +29,24 @@ class Summary:
     text: str
 
 
+def _masked(cid: str, events: Sequence[Event], query: Query) -> tuple[list[Event], int]:
+    """The events with every secret found masked, unless ``?secrets=1`` (which the
+    server keeps only for a request from loopback); how many were masked."""
+    if flag(query, "secrets"):
+        return list(events), 0
+    from porcelain.app.redaction import redacted_copy  # lazy: the scanner, for this page
+
+    shown, found = redacted_copy(cid, list(events))
+    return shown, sum(found.values())
+
+
 def api(store: Store, query: Query, cid: str) -> dict[str, Any]:
-    """`jp conversation print -F json` (``--compacted`` as ``?compacted=1``)."""
+    """`jp conversation print -F json` (``--compacted`` as ``?compacted=1``), secrets
+    masked unless ``?secrets=1``."""
     conv = load(store, cid)
     compacted = flag(query, "compacted")
-    events = _projected(conv.events)[0] if compacted else list(conv.events)
+    raw = _masked(cid, conv.events, query)[0]
+    events = _projected(raw)[0] if compacted else raw
     return {"id": conv.cid, "compacted": compacted, "events": events}
 
 
@@ -115,10 +128,11 @@ def page(store: Store, query: Query, cid: str) -> Markup:
     conv = load(store, cid)
     compacted = flag(query, "compacted")
     headers: list[str] | None = None
-    events: Sequence[Event] = conv.events
+    raw, masked = _masked(cid, conv.events, query)
+    events: Sequence[Event] = raw
     commits: Sequence[str] = conv.commits
     if compacted:
-        events, headers = _projected(conv.events)
+        events, headers = _projected(raw)
         commits = []
     count = len(set(turn_indices(events))) if events else 0
     pages = pages_of(count, PER_PAGE)
@@ -130,6 +144,14 @@ def page(store: Store, query: Query, cid: str) -> Markup:
         {"compacted": not compacted and "1"},
         class_="toggle",
     )
+    if masked or flag(query, "secrets"):
+        secrets = link(
+            f"/c/{cid}",
+            f"show the {masked} secret(s) found (this machine only)" if masked else "mask secrets",
+            {"compacted": compacted and "1", "secrets": "" if flag(query, "secrets") else "1"},
+            class_="toggle",
+        )
+        toggle = Markup(toggle + " · " + secrets)
     nav = pager(f"/c/{cid}", {"compacted": compacted and "1"}, at, pages)
     body = Markup(
         tabs(cid, "") + tag("p", toggle) + nav + _body(events, commits, headers, lo, hi) + nav

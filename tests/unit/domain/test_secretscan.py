@@ -85,3 +85,20 @@ def test_the_allow_list_by_kind_hash_and_conversation() -> None:
     assert conversation_findings("jp-c2", events, by_conversation)
     assert digest(value) != scan(text)[0].digest  # the hash is of the whole finding
     assert AllowList.of("kinds = ['jwt']") == AllowList() and AllowList.of({"kinds": "jwt"}) == AllowList()
+
+
+def test_json_escaped_text_and_code_that_names_keys() -> None:
+    text, value = PLANTED["sendgrid api key"]
+    escaped = json.dumps({"output": f"ok\n{text}\nAPI_TOKEN=Zx9Cv8Bn7Mq6Wr5\n"})
+    assert [f.kind for f in scan(escaped)] == ["sendgrid api key", "env secret"]
+    code = (
+        "env.OPENAI_API_KEY = env.ANTHROPIC_API_KEY;\n  author_name: author_name,\n"
+        "  apiKey: 'proxy-handled',\n"
+    )
+    assert scan(code) == []
+
+
+def test_a_long_line_with_many_anchors_is_read_once() -> None:
+    line = "input_tokens=1 " * 20000 + "SECRET_KEY=Zq8Wx7Cv6Bn5Ml4K"
+    assert [f.kind for f in scan(line)] == []  # not at a line's start
+    assert [f.kind for f in scan(line + "\nSECRET_KEY=Zq8Wx7Cv6Bn5Ml4K")] == ["env secret"]
