@@ -49,7 +49,8 @@ class Serving:
 def answer(serving: Serving, name: str, arguments: Mapping[str, Any]) -> tuple[str, bool]:
     """The text of tool ``name``'s answer to ``arguments``, and whether it is an error."""
     text, failed = _answer(serving, name, arguments)
-    return bounded(text if not failed else serving.how.field(text), serving.how.max_bytes), failed
+    shown = serving.how.field(text, 1000) if failed else text  # an error: one line, masked
+    return bounded(shown, serving.how.max_bytes), failed
 
 
 def _answer(serving: Serving, name: str, arguments: Mapping[str, Any]) -> tuple[str, bool]:
