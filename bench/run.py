@@ -43,6 +43,7 @@ SECTIONS = (
     "sync",
     "serve",
     "mcp",
+    "mcp-serve",
     "secrets",
 )
 SCALE_ONLY = {"search-scale"}  # only when named: 100,000 conversations take long
@@ -138,6 +139,11 @@ def run(args: argparse.Namespace, profile: Profile, root: Path, results: Results
 
         results.log("jp q with an MCP server")
         mcp_cases.mcp_section(root, profile, results)
+    if "mcp-serve" in wanted:
+        from bench import mcpserve_cases
+
+        results.log("jp mcp serve: start-up and search")
+        mcpserve_cases.mcpserve_section(root, profile, results)
     if "secrets" in wanted:
         from bench import secret_cases
 

@@ -32,6 +32,7 @@ COMMANDS = {
     "status": "porcelain.commands.status:status",
     "serve": "porcelain.commands.serve:serve",
     "tools": "porcelain.commands.tools:tools",
+    "mcp": "porcelain.commands.mcp:mcp",
 }
 SUMMARIES = {
     "init": "Create a store (a bare git repository).",
@@ -50,6 +51,7 @@ SUMMARIES = {
     "status": "The store, its remotes, the active conversation, anything pending.",
     "serve": "The store in a browser, read-only (a local web server).",
     "tools": "The model's tools (tools ls): built in, commands, MCP servers'.",
+    "mcp": "Serve the store to agents over MCP (mcp serve, mcp install claude-code|codex).",
 }
 ALIASES = {"q": "query", "c": "conversation", "conversations": "conversation", "cfg": "config"}
 

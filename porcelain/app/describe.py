@@ -23,12 +23,13 @@ from gitstore import (
     parse_time,
     turn_count,
 )
+from porcelain.domain.sessionproject import project_of
 
 if TYPE_CHECKING:
     from porcelain.domain.token_count import TokenCount
     from porcelain.models.catalog import Catalog
 
-SUMMARY_VERSION = 6  # imported_from.branch: summaries of 5 or less lack it
+SUMMARY_VERSION = 7  # project (an imported session's folder): summaries of 6 or less lack it
 
 
 def summarize(events: Sequence[Event]) -> dict[str, Any]:
@@ -44,6 +45,8 @@ def summarize(events: Sequence[Event]) -> dict[str, Any]:
         last_time = event.get("timestamp", last_time)
     return {
         **start_facts(start),
+        # where an imported session ran (`jp mcp serve` filters by it)
+        "project": project_of(events) if start.get("imported") else None,
         "v": SUMMARY_VERSION,
         "turns": turn_count(events),
         "events": event_count(events),

@@ -225,6 +225,8 @@ ROOT = Table(
             }
         ),
         "user": Table({"name": STRING}),
+        # `jp mcp serve` (docs/mcp.md): the bytes of one answer; never a conversation's
+        "mcp": Table({"max_bytes": POSITIVE_INT}),
         # what the store accepts and keeps (read from the user's and the store's files only)
         "store": Table({"max_event_bytes": POSITIVE_INT, "op_log_retention_days": POSITIVE_INT}),
         # what the secret scan lets through (docs/security.md); never a conversation's key

@@ -238,6 +238,7 @@ def test_every_allowed_key_is_a_schema_key_and_none_defines_execution() -> None:
         f"conversation.tools.{TOOL}.parameters",
         f"conversation.tools.{TOOL}.pass_env",
         f"conversation.tools.{TOOL}.timeout",
+        "mcp.max_bytes",
         f"providers.{TOOL}.api_key_env",
         f"providers.{TOOL}.base_url",
         f"providers.{TOOL}.kind",
