@@ -82,7 +82,9 @@ class Server:
 def mcpserve_section(root: Path, profile: Profile, results: Results) -> None:
     for count in SIZES[profile.name]:
         results.log(f"  building {count:,} conversations")
-        store, _ = build_stores(root, count, results)
+        own = root / "mcpserve"  # the search rows may have built this size in root already
+        own.mkdir(exist_ok=True)
+        store, _ = build_stores(own, count, results)
         home = root / f"home-mcpserve-{count}"
         home.mkdir()
         env = clean_env(home, store)

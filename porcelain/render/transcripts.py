@@ -18,11 +18,24 @@ from porcelain.render.output import escape_untrusted, untrusted_field
 
 STYLES = ("user", "chat", "brief", "full")
 INTERRUPTED_LINE = "[interrupted: the answer was cut off here]"
+PREVIEW_LINES = 4  # a tool result's first lines, in the styles that do not show it whole
+PREVIEW_WIDTH = 100
 
 
 def _clip(text: str, width: int) -> str:
     one = " ".join(text.split())
     return one if len(one) <= width else one[: width - 3] + "..."
+
+
+def _preview(prefix: str, text: str) -> list[str]:
+    """A tool result's first lines, each clipped, and how many more there are (the
+    way an agent's own terminal shows a command's output folded)."""
+    rows = text.rstrip().splitlines() or [""]
+    lines = [prefix + _clip(rows[0], PREVIEW_WIDTH)]
+    lines += ["  " + _clip(row, PREVIEW_WIDTH) for row in rows[1:PREVIEW_LINES]]
+    if len(rows) > PREVIEW_LINES:
+        lines.append(f"  ... ({len(rows) - PREVIEW_LINES:,} more lines; --style full shows all)")
+    return lines
 
 
 def _block(prefix: str, text: str) -> list[str]:
@@ -102,7 +115,7 @@ def event_lines(event: Event, style: str, names: dict[str, str]) -> list[str]:
         text = str(event.get("content", ""))
         if style == "full" or name == PROPOSE_COMPACTION:
             return _block(f"[{label}] {name}: ", text)
-        return [f"[{label}] {name}: {_clip(text, 100)}"]
+        return _preview(f"[{label}] {name}: ", text)
     if kind == Kind.INQUIRY_REQUEST and style == "full":
         return _block("[inquiry] ", str((event.get("question") or {}).get("text", "")))
     return []
