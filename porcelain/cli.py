@@ -32,6 +32,7 @@ COMMANDS = {
     "status": "porcelain.commands.status:status",
     "serve": "porcelain.commands.serve:serve",
     "tools": "porcelain.commands.tools:tools",
+    "usage": "porcelain.commands.tokens_used:usage",
 }
 SUMMARIES = {
     "init": "Create a store (a bare git repository).",
@@ -50,6 +51,7 @@ SUMMARIES = {
     "status": "The store, its remotes, the active conversation, anything pending.",
     "serve": "The store in a browser, read-only (a local web server).",
     "tools": "The model's tools (tools ls): built in, commands, MCP servers'.",
+    "usage": "Tokens and cost of every session (Claude Code, Codex, jp), by day or model.",
 }
 ALIASES = {"q": "query", "c": "conversation", "conversations": "conversation", "cfg": "config"}
 

@@ -1,0 +1,97 @@
+"""`jp usage`: the token counts of every conversation, read from the cache's kept rows.
+
+Each conversation tip has one kept row in the store's cache (``usage/<tip>``,
+``store.local.values``): the usage entries of its whole chain
+(``domain/usage_records.py``) and the time of its earliest one.  A commit never
+changes, so a row never goes stale; a tip without one (new, moved, or a cache
+deleted) is read from its chain once and its row kept.  So `jp usage` over
+10,000 conversations that did not change reads 10,000 rows in one query and no
+event (docs/performance.md).  The rows are derived data that anyone with the
+git directory can write: each entry is checked (``usage_records.valid``), and a
+row that fails is made again from git.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from gitstore import CorruptEvent, Event, Located, Store
+from porcelain.app.describe import imported_facts
+from porcelain.domain.usage_records import TIME, Entry, entries, valid
+
+VERSION = "usage-1"  # the kept rows' layout; another makes every row again
+PREFIX = "usage/"
+
+
+def chain_row(events: Sequence[Event], commits: Sequence[str]) -> dict[str, Any]:
+    """A tip's kept row: its chain's entries and the earliest entry's time."""
+    start: Event = {}
+    for event in events:
+        if event.get("type") == "conversation_start":
+            start = event
+    origin = imported_facts(start.get("imported"))["imported_from"]
+    found = entries(events, commits, origin)
+    first = min((e[TIME] for e in found), default=None)
+    return {"first": first, "entries": found}
+
+
+def _good(row: Any) -> bool:
+    if not isinstance(row, dict) or not isinstance(row.get("entries"), list):
+        return False
+    first = row.get("first")
+    if first is not None and (not isinstance(first, int | float) or isinstance(first, bool)):
+        return False
+    return all(valid(e) for e in row["entries"])
+
+
+def rows(
+    store: Store, located: Sequence[Located], progress: Callable[[int, int], None] | None = None
+) -> dict[str, dict[str, Any]]:
+    """The kept row of each tip of ``located``, made (and kept) where missing."""
+    tips = sorted({loc.tip for loc in located})
+    kept = store.local.values([PREFIX + t for t in tips], VERSION)
+    found: dict[str, dict[str, Any]] = {}
+    missing = []
+    for tip in tips:
+        row = kept.get(PREFIX + tip)
+        if row is not None and _good(row):
+            found[tip] = row
+        else:
+            missing.append(tip)
+    if len(missing) > 1:
+        store.log.prefetch(missing)  # every chain cached in one pass (after a pull)
+    fresh: dict[str, Any] = {}
+    for done, tip in enumerate(missing, start=1):
+        try:
+            events, commits = store.log.read_chain(tip)
+        except CorruptEvent:
+            continue  # a damaged chain counts nothing; `jp doctor` names it
+        fresh[PREFIX + tip] = found[tip] = chain_row(events, commits)
+        if progress is not None:
+            progress(done, len(missing))
+    if fresh:
+        store.local.keep_values(VERSION, fresh)
+    return found
+
+
+def in_order(
+    located: Sequence[Located], kept: dict[str, dict[str, Any]]
+) -> list[tuple[str, list[Entry]]]:
+    """Each conversation's entries, the one whose earliest entry is oldest first (as
+    ccusage reads files), then by id: the order in which a key's first sighting wins."""
+    ordered = sorted(
+        (loc for loc in located if loc.tip in kept),
+        key=lambda loc: (kept[loc.tip]["first"] is None, kept[loc.tip]["first"] or 0, loc.cid),
+    )
+    return [(loc.cid, kept[loc.tip]["entries"]) for loc in ordered]
+
+
+def collect(
+    store: Store,
+    only: Sequence[Located] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[tuple[str, list[Entry]]]:
+    """The entries of every conversation (live and archived), or of ``only``."""
+    located = list(only) if only is not None else store.refs.list(archived=None)
+    return in_order(located, rows(store, located, progress))
