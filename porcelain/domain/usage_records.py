@@ -12,8 +12,10 @@ Three sources, each read as its tool accounts for it (docs/usage.md):
 - an imported Codex ``token_count`` record: the growth of its
   ``total_token_usage`` since the last one of the session (Codex repeats a count
   unchanged), keyed by the session and that total;
-- jp's own answers and compactions: ``metadata.usage`` on an event jp wrote (not
-  an imported one), keyed by the event's commit; its model is the event's
+- jp's own answers and summaries: ``metadata.usage`` (an answer's) or
+  ``metadata.summary_usage`` (a compaction's summary, a review's opening draft)
+  on an event jp wrote (not an imported one), keyed by the event's commit; its
+  model is the event's
   ``metadata.model``, else the model the conversation recorded (``config_delta``)
   before it.
 
@@ -29,7 +31,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from gitstore import Event, parse_time
-from porcelain.domain.token_usage import FIELDS, MAX_COUNT
+from porcelain.domain.token_usage import FIELDS, MAX_COUNT, SUMMARY_KEY
 
 Entry = list[Any]  # [key, time, model, tool, session, project, in, out, cache_w, cache_r]
 KEY, TIME, MODEL, TOOL, SESSION, PROJECT = range(6)
@@ -93,9 +95,12 @@ class Reader:
             if model is not None:
                 self.model = model
         meta = event.get("metadata")
-        usage = meta.get("usage") if isinstance(meta, dict) else None
-        if isinstance(usage, dict):
-            self._jp(event, usage, commit)
+        if not isinstance(meta, dict):
+            return
+        for key in ("usage", SUMMARY_KEY):  # an answer's; a compaction's or a review draft's
+            usage = meta.get(key)
+            if isinstance(usage, dict):
+                self._jp(event, usage, f"{commit}/{key}")
 
     def _claude(self, record: dict[str, Any], commit: str) -> None:
         message = record.get("message")
@@ -168,7 +173,7 @@ class Reader:
         ]
         self.out.append(entry)
 
-    def _jp(self, event: Event, usage: dict[str, Any], commit: str) -> None:
+    def _jp(self, event: Event, usage: dict[str, Any], where: str) -> None:
         when = _seconds(event.get("timestamp"))
         if when is None:
             return
@@ -177,7 +182,7 @@ class Reader:
             return
         meta = event.get("metadata")
         model = _name(meta.get("model")) if isinstance(meta, dict) else None
-        self.out.append([f"c:{commit}", when, model or self.model, "jp", None, None, *counts])
+        self.out.append([f"c:{where}", when, model or self.model, "jp", None, None, *counts])
 
 
 def _delta_model(delta: Any) -> str | None:
