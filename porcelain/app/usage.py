@@ -13,12 +13,15 @@ row that fails is made again from git.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from gitstore import CorruptEvent, Event, Located, Store
+from gitstore import Conversation, CorruptEvent, Event, Located, Store
 from porcelain.app.describe import imported_facts
+from porcelain.config.layers import read_layer, user_config_path
+from porcelain.domain.prices import Price, user_prices
 from porcelain.domain.usage_records import TIME, Entry, entries, valid
+from porcelain.domain.usage_report import merge, report
 
 VERSION = "usage-1"  # the kept rows' layout; another makes every row again
 PREFIX = "usage/"
@@ -95,3 +98,20 @@ def collect(
     """The entries of every conversation (live and archived), or of ``only``."""
     located = list(only) if only is not None else store.refs.list(archived=None)
     return in_order(located, rows(store, located, progress))
+
+
+def prices(environ: Mapping[str, str]) -> dict[str, Price]:
+    """The user's own prices (``[usage.prices."MODEL"]`` of the user's file only: a
+    conversation, a pull or a store's file never sets one)."""
+    return user_prices(read_layer(user_config_path(environ), missing_ok=True))
+
+
+def conversation_total(conv: Conversation, environ: Mapping[str, str]) -> dict[str, Any] | None:
+    """What one conversation's chain used, counted and priced as `jp usage` does (its
+    forks' and other conversations' copies aside); None when it records no usage."""
+    row = chain_row(conv.events, conv.commits)
+    if not row["entries"]:
+        return None
+    result = report(merge([(conv.cid, row["entries"])]), "model", prices(environ))
+    models = [r["model"] for r in result["rows"] if r["model"] != "<synthetic>"]
+    return {**result["total"], "models": models}

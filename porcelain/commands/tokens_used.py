@@ -66,9 +66,7 @@ def usage(
     """
     # lazy: the store and the counting modules load only when the command runs
     from porcelain.app.targets import resolve
-    from porcelain.app.usage import collect
-    from porcelain.config.layers import read_layer, user_config_path
-    from porcelain.domain.prices import user_prices
+    from porcelain.app.usage import collect, prices
     from porcelain.domain.usage_records import TIME, TOOL, Entry
     from porcelain.domain.usage_report import local_day, merge, report
     from porcelain.render.progress import ReadProgress
@@ -76,7 +74,7 @@ def usage(
 
     if since and until and since > until:
         raise click.BadParameter(f"--since {since} is after --until {until}")
-    prices = user_prices(read_layer(user_config_path(app.environ), missing_ok=True))
+    priced = prices(app.environ)
     store = app.store()
     only = [resolve(store, target) for target in ids] if ids else None
     progress = ReadProgress(app.output, "usage")
@@ -91,7 +89,7 @@ def usage(
         day = local_day(entry[TIME])
         return (since is None or day >= since) and (until is None or day <= until)
 
-    result = report(merge(per_conversation), by, prices, keep)
+    result = report(merge(per_conversation), by, priced, keep)
     result["filtered"] = bool(tools or since or until or ids)
 
     def text() -> None:

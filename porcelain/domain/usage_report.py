@@ -123,8 +123,8 @@ def report(
     groups: dict[str, Sum] = {}
     whole = Sum()
     for cid, entry in merged:
-        if not keep(entry):
-            continue
+        if not any(entry[COUNTS]) or not keep(entry):
+            continue  # a record of no tokens (Claude Code's <synthetic> ones) adds nothing
         model = entry[MODEL]
         if model not in found:
             found[model] = lookup(model, prices)

@@ -12,8 +12,11 @@ COUNTS = ("input_tokens", "output_tokens", "cache_creation_tokens", "cache_read_
 
 
 def cost(value: Any) -> str:
-    """``$12.34``, or ``?`` when a model of the row has no price."""
-    return "?" if value is None else f"${value:,.2f}"
+    """``$12.34`` (``$0.0023`` under a dollar), or ``?`` when a model of the row has no
+    price."""
+    if value is None:
+        return "?"
+    return f"${value:,.2f}" if value >= 1 or value == 0 else f"${value:.4f}"
 
 
 def _cells(row: dict[str, Any]) -> list[str]:
