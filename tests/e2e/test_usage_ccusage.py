@@ -74,11 +74,15 @@ def ccusage_daily(projects: Path, tz: str) -> list[dict[str, Any]]:
 
 
 def compare(ours: list[dict[str, Any]], theirs: list[dict[str, Any]]) -> None:
+    """Day by day the same tokens, and the cost within 2%; where ccusage prices a
+    model it does not know at 0 (the own files' mystery-model-1), jp has no cost."""
     assert [r["period"] for r in ours] == [d["date"] for d in theirs]
     for row, day in zip(ours, theirs, strict=True):
         assert [row[k] for k in COUNTS] == [day[k] for k in THEIRS], row["period"]
-        assert row["cost_usd"] is not None, row
-        assert row["cost_usd"] == pytest.approx(day["totalCost"], rel=0.02), row["period"]
+        if "mystery-model-1" in day["modelsUsed"]:
+            assert row["cost_usd"] is None, row
+        else:
+            assert row["cost_usd"] == pytest.approx(day["totalCost"], rel=0.02), row["period"]
 
 
 def sets(tmp_path: Path) -> list[Path]:
@@ -91,7 +95,7 @@ def sets(tmp_path: Path) -> list[Path]:
 @pytest.mark.parametrize("tz", ["UTC", "America/Los_Angeles"])
 def test_one_store_counts_as_ccusage(tmp_path: Path, tz: str) -> None:
     for n, projects in enumerate(sets(tmp_path)):
-        theirs = [d for d in ccusage_daily(projects, tz)]
+        theirs = ccusage_daily(projects, tz)
         machine = Machine(tmp_path / f"m{n}", tmp_path / "no-remote.git")
         machine.env["TZ"] = tz
         machine.ok("conversation", "import", "--from", "claude-code", str(projects))
