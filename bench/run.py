@@ -43,6 +43,7 @@ SECTIONS = (
     "sync",
     "serve",
     "mcp",
+    "usage",
 )
 SCALE_ONLY = {"search-scale"}  # only when named: 100,000 conversations take long
 FIXTURES = ROOT.parent / "shared" / "fixtures" / "jp-conversations"
@@ -137,6 +138,11 @@ def run(args: argparse.Namespace, profile: Profile, root: Path, results: Results
 
         results.log("jp q with an MCP server")
         mcp_cases.mcp_section(root, profile, results)
+    if "usage" in wanted:
+        from bench import usage_cases
+
+        results.log("jp usage at scale")
+        usage_cases.usage_section(root, profile, results)
     if wanted & {"search", "search-scale"}:
         from bench import search_cases
 
