@@ -204,13 +204,18 @@ def entries(
     return reader.out
 
 
-def valid(entry: Any) -> bool:
-    """Whether a kept entry (read back from the cache, which anyone can write) has the shape."""
-    if not isinstance(entry, list) or len(entry) != 10 or not isinstance(entry[KEY], str):
+def valid(entries: Any) -> bool:
+    """Whether kept entries (read back from the cache, which anyone can write) all have
+    the shape: a few passes over the whole list, not a call per entry (10,000
+    conversations keep about 50,000 entries)."""
+    if type(entries) is not list or not all(type(e) is list and len(e) == 10 for e in entries):
         return False
-    if not isinstance(entry[TIME], int | float) or isinstance(entry[TIME], bool):
-        return False
-    names = (entry[MODEL], entry[TOOL], entry[SESSION], entry[PROJECT])
-    if not all(n is None or isinstance(n, str) for n in names):
-        return False
-    return all(_count(c) is not None for c in entry[COUNTS])
+    counts = [c for e in entries for c in e[COUNTS]]
+    names = {type(n) for e in entries for n in e[MODEL : COUNTS.start]}
+    return (
+        {type(e[KEY]) for e in entries} <= {str}
+        and {type(e[TIME]) for e in entries} <= {int, float}
+        and names <= {str, type(None)}
+        and {type(c) for c in counts} <= {int}
+        and (not counts or (min(counts) >= 0 and max(counts) <= MAX_COUNT))
+    )

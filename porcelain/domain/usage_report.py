@@ -78,18 +78,17 @@ class Sum:
     first: float | None = None
     last: float | None = None
 
-    def add(self, entry: Entry, price: Price | None) -> None:
-        counts = entry[COUNTS]
+    def add(self, part: list[Any], model: str, price: Price | None) -> None:
+        """One model's summed entries: four counts, the first and last time."""
+        counts = part[:4]
         for i, value in enumerate(counts):
             self.counts[i] += value
-        model = entry[MODEL]
         if price is not None:
             self.cost += price.cost(counts) * (FAST_FACTOR if fast(model) else 1)
-        elif any(counts):
-            self.unpriced.add(str(model or "unknown"))
-        when = entry[TIME]
-        self.first = when if self.first is None else min(self.first, when)
-        self.last = when if self.last is None else max(self.last, when)
+        else:
+            self.unpriced.add(model)
+        self.first = part[4] if self.first is None else min(self.first, part[4])
+        self.last = part[5] if self.last is None else max(self.last, part[5])
 
     def row(self) -> dict[str, Any]:
         total = sum(self.counts)
@@ -99,6 +98,28 @@ class Sum:
             "total_tokens": total,
             "cost_usd": cost,
         }
+
+
+def _summed(
+    merged: Iterable[tuple[str, Entry]], by: str, keep: Callable[[Entry], bool]
+) -> dict[tuple[str, str], list[Any]]:
+    """Per period and model: the four counts summed, the first and last time (one pass,
+    no pricing: a price is linear, so it is applied to the sums)."""
+    out: dict[tuple[str, str], list[Any]] = {}
+    for cid, entry in merged:
+        counts = entry[COUNTS]
+        if not any(counts) or not keep(entry):
+            continue  # a record of no tokens (Claude Code's <synthetic> ones) adds nothing
+        key = (period_of(by, cid, entry), str(entry[MODEL] or "unknown"))
+        when = entry[TIME]
+        part = out.get(key)
+        if part is None:
+            out[key] = [*counts, when, when]
+            continue
+        for i in range(4):
+            part[i] += counts[i]
+        part[4], part[5] = min(part[4], when), max(part[5], when)
+    return out
 
 
 def _stamp(seconds: float | None) -> str | None:
@@ -119,21 +140,13 @@ def report(
     """``{"rows": [...], "total": {...}}``: one row per period (sorted), each with the
     four counts, ``total_tokens``, ``cost_usd`` (None when a model of it with tokens has
     no price), ``models`` (names), ``unpriced_models`` and ``breakdown`` per model."""
-    found: dict[str | None, Price | None] = {}
     groups: dict[str, Sum] = {}
     whole = Sum()
-    for cid, entry in merged:
-        if not any(entry[COUNTS]) or not keep(entry):
-            continue  # a record of no tokens (Claude Code's <synthetic> ones) adds nothing
-        model = entry[MODEL]
-        if model not in found:
-            found[model] = lookup(model, prices)
-        price = found[model]
-        group = groups.setdefault(period_of(by, cid, entry), Sum())
-        for target in (group, whole):
-            target.add(entry, price)
-        name = str(model or "unknown")
-        group.models.setdefault(name, Sum()).add(entry, price)
+    for (period, model), part in _summed(merged, by, keep).items():
+        price = lookup(model if model != "unknown" else None, prices)
+        group = groups.setdefault(period, Sum())
+        for target in (group, whole, group.models.setdefault(model, Sum())):
+            target.add(part, model, price)
     key = "period" if by in ("day", "week", "month") else by
     rows = []
     for period in sorted(groups):

@@ -84,8 +84,17 @@ def test_hostile_counts_make_a_record_count_for_nothing() -> None:
         "metadata": {"usage": {"input_tokens": 10**15, "output_tokens": 1}},
     }
     assert entries([jp_event], ["x"], None) == []
-    assert not valid(["k", 1.0, None, "jp", None, None, -5, 0, 0, 0])
-    assert not valid(["k", True, None, "jp", None, None, 1, 0, 0, 0])
+    good = ["k", 1.0, None, "jp", None, None, 5, 0, 0, 0]
+    assert valid([good]) and valid([])
+    for bad in (
+        ["k", 1.0, None, "jp", None, None, -5, 0, 0, 0],
+        ["k", True, None, "jp", None, None, 1, 0, 0, 0],
+        ["k", 1.0, 3, "jp", None, None, 1, 0, 0, 0],
+        ["k", 1.0, None, "jp", None, None, 1, 0, 0, 10**13],
+        ["k", 1.0, None, "jp", None, None, 1, 0, 0],
+        {"k": 1},
+    ):
+        assert not valid([good, bad]), bad
 
 
 def test_jp_answers_and_summaries_count_with_their_model() -> None:
