@@ -16,7 +16,9 @@ def cost(value: Any) -> str:
     price."""
     if value is None:
         return "?"
-    return f"${value:,.2f}" if value >= 1 or value == 0 else f"${value:.4f}"
+    if value >= 1 or value == 0:
+        return f"${value:,.2f}"
+    return f"${value:.4f}" if value >= 0.0001 else "<$0.0001"
 
 
 def _cells(row: dict[str, Any]) -> list[str]:
