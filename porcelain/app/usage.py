@@ -20,7 +20,7 @@ from gitstore import Conversation, CorruptEvent, Event, Located, Store
 from porcelain.app.describe import imported_facts
 from porcelain.config.layers import read_layer, user_config_path
 from porcelain.domain.prices import Price, user_prices
-from porcelain.domain.usage_records import TIME, Entry, entries, valid
+from porcelain.domain.usage_records import TIME, Entry, read, valid
 from porcelain.domain.usage_report import merge, report
 
 VERSION = "usage-1"  # the kept rows' layout; another makes every row again
@@ -28,15 +28,18 @@ PREFIX = "usage/"
 
 
 def chain_row(events: Sequence[Event], commits: Sequence[str]) -> dict[str, Any]:
-    """A tip's kept row: its chain's entries and the earliest entry's time."""
+    """A tip's kept row: its chain's entries and the earliest time of an entry or a kept
+    record (as ccusage orders files: by their earliest line)."""
     start: Event = {}
     for event in events:
         if event.get("type") == "conversation_start":
             start = event
     origin = imported_facts(start.get("imported"))["imported_from"]
-    found = entries(events, commits, origin)
-    first = min((e[TIME] for e in found), default=None)
-    return {"first": first, "entries": found}
+    reader = read(events, commits, origin)
+    first = min((e[TIME] for e in reader.out), default=reader.earliest)
+    if reader.earliest is not None and first is not None:
+        first = min(first, reader.earliest)
+    return {"first": first, "entries": reader.out}
 
 
 def _good(row: Any) -> bool:
@@ -81,7 +84,7 @@ def rows(
 def in_order(
     located: Sequence[Located], kept: dict[str, dict[str, Any]]
 ) -> list[tuple[str, list[Entry]]]:
-    """Each conversation's entries, the one whose earliest entry is oldest first (as
+    """Each conversation's entries, the one whose earliest time is oldest first (as
     ccusage reads files), then by id: the order in which a key's first sighting wins."""
     ordered = sorted(
         (loc for loc in located if loc.tip in kept),

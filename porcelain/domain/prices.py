@@ -23,21 +23,35 @@ TABLE_DATE = "2026-12-07"
 KINDS = ("input", "output", "cache_write", "cache_read")
 
 
+TIER = 200_000  # a request's tokens of one kind above this cost ``above`` (where there is one)
+
+
 @dataclass(frozen=True)
 class Price:
     input: float
     output: float
     cache_write: float
     cache_read: float
+    above: Price | None = None  # the long-context rates, as ccusage applies them
 
-    def cost(self, counts: Sequence[int]) -> float:
-        """USD for ``counts``: input, output, cache creation, cache read tokens."""
-        i, o, w, r = counts
-        return (i * self.input + o * self.output + w * self.cache_write + r * self.cache_read) / 1e6
+    def rates(self) -> tuple[float, float, float, float]:
+        return (self.input, self.output, self.cache_write, self.cache_read)
+
+    def cost(self, counts: Sequence[int], excess: Sequence[int] = (0, 0, 0, 0)) -> float:
+        """USD for ``counts`` (input, output, cache creation, cache read tokens), of
+        which ``excess`` were a request's tokens of that kind beyond ``TIER``."""
+        base = sum(n * rate for n, rate in zip(counts, self.rates(), strict=True))
+        if self.above is not None:
+            extra = zip(excess, self.above.rates(), self.rates(), strict=True)
+            base += sum(n * (high - low) for n, high, low in extra)
+        return base / 1e6
 
 
-def _p(i: float, o: float, w: float, r: float) -> Price:
-    return Price(i, o, w, r)
+def _p(i: float, o: float, w: float, r: float, above: Price | None = None) -> Price:
+    return Price(i, o, w, r, above)
+
+
+_LONG = Price(6, 22.5, 7.5, 0.6)  # Sonnet 4 and 4.5 beyond 200,000 tokens
 
 
 # Anthropic: docs.claude.com "Pricing"; OpenAI: platform.openai.com "Pricing" (read TABLE_DATE).
@@ -48,8 +62,8 @@ TABLE: dict[str, Price] = {
     "claude-opus-4-1": _p(15, 75, 18.75, 1.5),
     "claude-opus-4": _p(15, 75, 18.75, 1.5),
     "claude-sonnet-4-6": _p(3, 15, 3.75, 0.3),
-    "claude-sonnet-4-5": _p(3, 15, 3.75, 0.3),
-    "claude-sonnet-4": _p(3, 15, 3.75, 0.3),
+    "claude-sonnet-4-5": _p(3, 15, 3.75, 0.3, _LONG),
+    "claude-sonnet-4": _p(3, 15, 3.75, 0.3, _LONG),
     "claude-3-7-sonnet": _p(3, 15, 3.75, 0.3),
     "claude-3-5-sonnet": _p(3, 15, 3.75, 0.3),
     "claude-haiku-4-5": _p(1, 5, 1.25, 0.1),
@@ -97,10 +111,10 @@ def user_prices(layer: Mapping[str, Any]) -> dict[str, Price]:
         if not isinstance(given, dict):
             continue
         base = lookup(model, {})
-        values = [
+        i, o, w, r = (
             float(given[k]) if k in given else (getattr(base, k) if base else 0.0) for k in KINDS
-        ]
-        out[model] = Price(*values)
+        )
+        out[model] = Price(i, o, w, r, base.above if base else None)
     return out
 
 

@@ -80,10 +80,14 @@ class Reader:
         self.model: str | None = None  # jp's: the conversation's; codex: the turn context's
         self.codex_before = [0, 0, 0, 0]  # the session's last total: input, cached, output, all
         self.out: list[Entry] = []
+        self.earliest: float | None = None  # of any kept record (ccusage orders files by it)
 
     def event(self, event: Event, commit: str) -> None:
         record = _record(event)
         if record is not None:
+            when = _seconds(record.get("timestamp"))
+            if when is not None and (self.earliest is None or when < self.earliest):
+                self.earliest = when
             if self.tool == "codex":
                 self._codex(record)
             else:
@@ -193,15 +197,23 @@ def _delta_model(delta: Any) -> str | None:
     return _name(model.get("id")) if isinstance(model, dict) else None
 
 
-def entries(
+def read(
     events: Sequence[Event], commits: Sequence[str], origin: dict[str, Any] | None = None
-) -> list[Entry]:
-    """The usage entries of a chain, in its order.  ``origin``: the conversation's
-    ``imported_from`` (tool, session, path), None for jp's own."""
+) -> Reader:
+    """A chain read: its ``out`` entries, in order, and the ``earliest`` time of a record
+    it keeps.  ``origin``: the conversation's ``imported_from`` (tool, session, path),
+    None for jp's own."""
     reader = Reader(origin or {})
     for event, commit in zip(events, commits, strict=False):
         reader.event(event, commit)
-    return reader.out
+    return reader
+
+
+def entries(
+    events: Sequence[Event], commits: Sequence[str], origin: dict[str, Any] | None = None
+) -> list[Entry]:
+    """The usage entries of a chain, in its order (``read``)."""
+    return read(events, commits, origin).out
 
 
 def valid(entries: Any) -> bool:

@@ -15,7 +15,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from gitstore import format_time
-from porcelain.domain.prices import Price, fast, lookup
+from porcelain.domain.prices import TIER, Price, fast, lookup
 from porcelain.domain.usage_records import (
     COUNTS,
     KEY,
@@ -79,13 +79,14 @@ class Sum:
     last: float | None = None
 
     def add(self, part: list[Any], model: str, price: Price | None) -> None:
-        """One model's summed entries: four counts, the first and last time."""
+        """One model's summed entries: four counts, the first and last time, and the
+        counts' part beyond a request's ``TIER``."""
         counts = part[:4]
         for i, value in enumerate(counts):
             self.counts[i] += value
         if price is not None:
-            self.cost += price.cost(counts) * (FAST_FACTOR if fast(model) else 1)
-        else:
+            self.cost += price.cost(counts, part[6:]) * (FAST_FACTOR if fast(model) else 1)
+        elif any(counts):
             self.unpriced.add(model)
         self.first = part[4] if self.first is None else min(self.first, part[4])
         self.last = part[5] if self.last is None else max(self.last, part[5])
@@ -103,21 +104,23 @@ class Sum:
 def _summed(
     merged: Iterable[tuple[str, Entry]], by: str, keep: Callable[[Entry], bool]
 ) -> dict[tuple[str, str], list[Any]]:
-    """Per period and model: the four counts summed, the first and last time (one pass,
-    no pricing: a price is linear, so it is applied to the sums)."""
+    """Per period and model: the four counts summed, the first and last time, and the
+    counts beyond one request's ``TIER`` summed (one pass, no pricing: a price is
+    linear in those sums, so it is applied to them)."""
     out: dict[tuple[str, str], list[Any]] = {}
     for cid, entry in merged:
+        if not keep(entry):
+            continue
         counts = entry[COUNTS]
-        if not any(counts) or not keep(entry):
-            continue  # a record of no tokens (Claude Code's <synthetic> ones) adds nothing
         key = (period_of(by, cid, entry), str(entry[MODEL] or "unknown"))
         when = entry[TIME]
         part = out.get(key)
         if part is None:
-            out[key] = [*counts, when, when]
-            continue
+            part = out[key] = [0, 0, 0, 0, when, when, 0, 0, 0, 0]
         for i in range(4):
             part[i] += counts[i]
+            if counts[i] > TIER:
+                part[6 + i] += counts[i] - TIER
         part[4], part[5] = min(part[4], when), max(part[5], when)
     return out
 

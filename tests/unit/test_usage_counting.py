@@ -218,3 +218,16 @@ def test_days_are_local(tokyo: None) -> None:
         report(merge([("c", entries(events, ["x"], ORIGIN))]), "week", {})["rows"][0]["period"]
         == "2026-03-02"
     )  # a Monday
+
+
+def test_a_requests_tokens_beyond_200k_cost_the_long_context_rate_as_ccusage_says() -> None:
+    big = claude(
+        "u", "2026-03-01T10:00:00Z", SONNET, usage(250_000, 10, 0, 300_000), mid="m", requestId="r"
+    )
+    small = claude("v", "2026-03-01T11:00:00Z", SONNET, usage(1000, 10), mid="n", requestId="r")
+    found = merge([("c", entries([big, small], ["x", "y"], ORIGIN))])
+    row = report(found, "day", {})["rows"][0]
+    # input: 200,000 * 3 + 50,000 * 6 + 1,000 * 3; output 20 * 15;
+    # cache read: 200,000 * 0.3 + 100,000 * 0.6 (per million)
+    expected = (600_000 + 300_000 + 3_000 + 300 + 60_000 + 60_000) / 1e6
+    assert row["cost_usd"] == pytest.approx(expected)
