@@ -251,6 +251,10 @@ def test_every_allowed_key_is_a_schema_key_and_none_defines_execution() -> None:
         f"providers.mcp.{TOOL}.tools.{TOOL}.run",
         "store.max_event_bytes",
         "store.op_log_retention_days",
+        f"usage.prices.{TOOL}.cache_read",
+        f"usage.prices.{TOOL}.cache_write",
+        f"usage.prices.{TOOL}.input",
+        f"usage.prices.{TOOL}.output",
         "user.name",
     ]
 
