@@ -17,7 +17,6 @@ from typing import Any
 from gitstore import format_time
 from porcelain.domain.prices import TIER, Price, fast, lookup
 from porcelain.domain.usage_records import (
-    COUNTS,
     KEY,
     MODEL,
     PROJECT,
@@ -111,17 +110,22 @@ def _summed(
     for cid, entry in merged:
         if not keep(entry):
             continue
-        counts = entry[COUNTS]
-        key = (period_of(by, cid, entry), str(entry[MODEL] or "unknown"))
-        when = entry[TIME]
+        _, when, model, _, _, _, i, o, w, r = entry  # one unpacking: this runs per entry
+        key = (period_of(by, cid, entry), model or "unknown")
         part = out.get(key)
         if part is None:
             part = out[key] = [0, 0, 0, 0, when, when, 0, 0, 0, 0]
-        for i in range(4):
-            part[i] += counts[i]
-            if counts[i] > TIER:
-                part[6 + i] += counts[i] - TIER
-        part[4], part[5] = min(part[4], when), max(part[5], when)
+        part[0] += i
+        part[1] += o
+        part[2] += w
+        part[3] += r
+        if when < part[4]:
+            part[4] = when
+        elif when > part[5]:
+            part[5] = when
+        if i > TIER or o > TIER or w > TIER or r > TIER:  # rare: a long-context request
+            for n, value in enumerate((i, o, w, r)):
+                part[6 + n] += max(0, value - TIER)
     return out
 
 
