@@ -178,3 +178,27 @@ def test_jp_turns_are_priced_from_the_users_file(online: User, fake: FakeMessage
     assert shown["usage_total"]["cost_usd"] == pytest.approx(0.0031)
     online.config('[usage.prices."anthropic/claude-test"]\ninput = -1\n')
     online.fail("usage", code=3)
+
+
+def test_a_compactions_summary_counts_as_jps_own(online: User, fake: FakeMessages) -> None:
+    for text in ("one", "two"):
+        fake.reply_blocks(
+            [{"type": "text", "text": f"answer {text}"}],
+            usage={"input_tokens": 1000, "output_tokens": 10},
+        )
+        online.ok("q", *(["--new"] if text == "one" else []), text)
+    fake.reply_blocks(
+        [{"type": "text", "text": "SUMMARY"}],
+        usage={"input_tokens": 5000, "output_tokens": 300},
+    )
+    online.ok("conversation", "compact", "--from", "1", "--to", "1", "--summarize")
+    event = online.event(online.tip(online.active()))
+    used = event["metadata"]["summary_usage"]
+    assert (used["input_tokens"], used["output_tokens"]) == (5000, 300)
+    assert event["metadata"]["model"] == "anthropic/claude-test"
+    rows = json.loads(online.ok("-F", "json", "usage", "--by", "model"))
+    assert [(r["model"], r["input_tokens"], r["output_tokens"]) for r in rows] == [
+        ("anthropic/claude-test", 7000, 320)
+    ]
+    # the context meter reads the last answer's counts, never the summary's
+    assert online.show()["usage"][-1]["input_tokens"] == 1000
