@@ -383,6 +383,11 @@ class Cache:
         if db is not None and items:
             keyed.put_derived_many(db, version, items)
 
+    def drop_derived(self, prefix: str, keep: Sequence[str]) -> None:
+        db = self._conn()
+        if db is not None:
+            keyed.drop_derived(db, prefix, keep)
+
     def close(self) -> None:
         if self._db is not None:
             self._db.close()

@@ -79,6 +79,20 @@ def put_derived_many(db: sqlite3.Connection, version: str, items: dict[str, Any]
         rollback(db)
 
 
+def drop_derived(db: sqlite3.Connection, prefix: str, keep: Sequence[str]) -> None:
+    """Drop the values whose name starts with ``prefix``, but those named in ``keep``."""
+    query = (
+        "DELETE FROM derived WHERE substr(name, 1, ?) = ?"
+        " AND name NOT IN (SELECT value FROM json_each(?))"
+    )
+    try:
+        db.execute("BEGIN")
+        db.execute(query, (len(prefix), prefix, json.dumps(list(keep))))
+        db.execute("COMMIT")
+    except sqlite3.Error:
+        rollback(db)
+
+
 def put_derived(db: sqlite3.Connection, name: str, version: str, value: Any) -> None:
     try:
         db.execute(

@@ -52,9 +52,14 @@ def _good(row: Any) -> bool:
 
 
 def rows(
-    store: Store, located: Sequence[Located], progress: Callable[[int, int], None] | None = None
+    store: Store,
+    located: Sequence[Located],
+    progress: Callable[[int, int], None] | None = None,
+    whole: bool = False,
 ) -> dict[str, dict[str, Any]]:
-    """The kept row of each tip of ``located``, made (and kept) where missing."""
+    """The kept row of each tip of ``located``, made (and kept) where missing; with
+    ``whole`` (``located`` is every conversation), the rows of other tips are
+    dropped when a row was made (a tip moved: its old row would stay for ever)."""
     tips = sorted({loc.tip for loc in located})
     kept = store.local.values([PREFIX + t for t in tips], VERSION)
     found: dict[str, dict[str, Any]] = {}
@@ -78,6 +83,8 @@ def rows(
             progress(done, len(missing))
     if fresh:
         store.local.keep_values(VERSION, fresh)
+        if whole:
+            store.local.drop_values(PREFIX, [PREFIX + t for t in tips])
     return found
 
 
@@ -100,7 +107,7 @@ def collect(
 ) -> list[tuple[str, list[Entry]]]:
     """The entries of every conversation (live and archived), or of ``only``."""
     located = list(only) if only is not None else store.refs.list(archived=None)
-    return in_order(located, rows(store, located, progress))
+    return in_order(located, rows(store, located, progress, whole=only is None))
 
 
 def prices(environ: Mapping[str, str]) -> dict[str, Price]:

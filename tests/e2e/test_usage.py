@@ -5,6 +5,7 @@ pulled conversation; jp's own turns priced from the user's configuration."""
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -187,6 +188,7 @@ def test_a_compactions_summary_counts_as_jps_own(online: User, fake: FakeMessage
             usage={"input_tokens": 1000, "output_tokens": 10},
         )
         online.ok("q", *(["--new"] if text == "one" else []), text)
+        online.ok("usage")  # a row kept for this tip
     fake.reply_blocks(
         [{"type": "text", "text": "SUMMARY"}],
         usage={"input_tokens": 5000, "output_tokens": 300},
@@ -200,5 +202,8 @@ def test_a_compactions_summary_counts_as_jps_own(online: User, fake: FakeMessage
     assert [(r["model"], r["input_tokens"], r["output_tokens"]) for r in rows] == [
         ("anthropic/claude-test", 7000, 320)
     ]
+    with sqlite3.connect(online.store / "jp" / "cache.sqlite") as db:
+        kept = db.execute("SELECT name FROM derived WHERE name LIKE 'usage/%'").fetchall()
+    assert kept == [(f"usage/{online.tip(online.active())}",)], "old tips' rows are dropped"
     # the context meter reads the last answer's counts, never the summary's
     assert online.show()["usage"][-1]["input_tokens"] == 1000

@@ -70,6 +70,11 @@ class Local:
         """Keep several values (``keep_value``) in one transaction."""
         self._g.cache.put_derived_many(version, items)
 
+    def drop_values(self, prefix: str, keep: Sequence[str]) -> None:
+        """Forget the values kept under names that start with ``prefix``, but ``keep``'s
+        (the values of tips no ref points at any more)."""
+        self._g.cache.drop_derived(prefix, keep)
+
     @property
     def listing(self) -> Listing:
         """The rows of `ls` kept in the cache, ordered, with the refs they were made from."""
