@@ -45,6 +45,7 @@ SECTIONS = (
     "mcp",
     "mcp-serve",
     "secrets",
+    "usage",
 )
 SCALE_ONLY = {"search-scale"}  # only when named: 100,000 conversations take long
 FIXTURES = ROOT.parent / "shared" / "fixtures" / "jp-conversations"
@@ -149,6 +150,11 @@ def run(args: argparse.Namespace, profile: Profile, root: Path, results: Results
 
         results.log("the secret scan at push")
         secret_cases.secrets_section(root, profile, results)
+    if "usage" in wanted:
+        from bench import usage_cases
+
+        results.log("jp usage at scale")
+        usage_cases.usage_section(root, profile, results)
     if wanted & {"search", "search-scale"}:
         from bench import search_cases
 

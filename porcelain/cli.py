@@ -33,6 +33,7 @@ COMMANDS = {
     "serve": "porcelain.commands.serve:serve",
     "tools": "porcelain.commands.tools:tools",
     "mcp": "porcelain.commands.mcp:mcp",
+    "usage": "porcelain.commands.tokens_used:usage",
 }
 SUMMARIES = {
     "init": "Create a store (a bare git repository).",
@@ -52,6 +53,7 @@ SUMMARIES = {
     "serve": "The store in a browser, read-only (a local web server).",
     "tools": "The model's tools (tools ls): built in, commands, MCP servers'.",
     "mcp": "Serve the store to agents over MCP (mcp serve, mcp install claude-code|codex).",
+    "usage": "Tokens and cost of every session (Claude Code, Codex, jp), by day or model.",
 }
 ALIASES = {"q": "query", "c": "conversation", "conversations": "conversation", "cfg": "config"}
 

@@ -373,6 +373,21 @@ class Cache:
         if db is not None:
             keyed.put_derived(db, name, version, value)
 
+    def derived_many(self, names: Sequence[str], version: str) -> dict[str, Any]:
+        """The values kept for ``names`` under ``version`` (``derived``), in one query."""
+        db = self._conn()
+        return keyed.derived_many(db, names, version) if db is not None and names else {}
+
+    def put_derived_many(self, version: str, items: dict[str, Any]) -> None:
+        db = self._conn()
+        if db is not None and items:
+            keyed.put_derived_many(db, version, items)
+
+    def drop_derived(self, prefix: str, keep: Sequence[str]) -> None:
+        db = self._conn()
+        if db is not None:
+            keyed.drop_derived(db, prefix, keep)
+
     def close(self) -> None:
         if self._db is not None:
             self._db.close()

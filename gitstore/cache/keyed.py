@@ -51,6 +51,48 @@ def derived(db: sqlite3.Connection, name: str, version: str) -> Any:
         return None
 
 
+def derived_many(db: sqlite3.Connection, names: Sequence[str], version: str) -> dict[str, Any]:
+    """The values kept for ``names`` under ``version``, in one query (a name without
+    one, or with another version, is absent)."""
+    query = (
+        "SELECT d.name, d.json FROM json_each(?) AS t JOIN derived AS d ON d.name = t.value"
+        " WHERE d.version = ?"
+    )
+    try:
+        rows = db.execute(query, (json.dumps(list(names)), version)).fetchall()
+        # one parse for every row; a row that is not one whole value fails it all (a miss)
+        values = json.loads("[" + ",".join(r[1] for r in rows) + "]")
+        return dict(zip((r[0] for r in rows), values, strict=True))
+    except (sqlite3.Error, ValueError, TypeError):
+        return {}
+
+
+def put_derived_many(db: sqlite3.Connection, version: str, items: dict[str, Any]) -> None:
+    try:
+        db.execute("BEGIN")
+        db.executemany(
+            "INSERT OR REPLACE INTO derived VALUES (?, ?, ?)",
+            [(n, version, json.dumps(v, ensure_ascii=False)) for n, v in items.items()],
+        )
+        db.execute("COMMIT")
+    except sqlite3.Error:
+        rollback(db)
+
+
+def drop_derived(db: sqlite3.Connection, prefix: str, keep: Sequence[str]) -> None:
+    """Drop the values whose name starts with ``prefix``, but those named in ``keep``."""
+    query = (
+        "DELETE FROM derived WHERE substr(name, 1, ?) = ?"
+        " AND name NOT IN (SELECT value FROM json_each(?))"
+    )
+    try:
+        db.execute("BEGIN")
+        db.execute(query, (len(prefix), prefix, json.dumps(list(keep))))
+        db.execute("COMMIT")
+    except sqlite3.Error:
+        rollback(db)
+
+
 def put_derived(db: sqlite3.Connection, name: str, version: str, value: Any) -> None:
     try:
         db.execute(

@@ -192,6 +192,20 @@ MCP_SERVER = Table(
     }
 )
 
+# ``[usage.prices."MODEL"]``: US dollars per million tokens (the user's file only: docs/usage.md)
+PRICE_VALUE = Leaf(
+    "a number of US dollars per million tokens, from 0 to 1000000",
+    lambda v: _is_number(v) and 0 <= v <= 1_000_000,
+)
+PRICE = Table(
+    {
+        "input": PRICE_VALUE,
+        "output": PRICE_VALUE,
+        "cache_write": PRICE_VALUE,
+        "cache_read": PRICE_VALUE,
+    }
+)
+
 # ``assistant.warm``: the warm model process (docs/models.md).
 WARM = Table({"enable": BOOL, "idle_minutes": POSITIVE_NUMBER})
 
@@ -227,6 +241,8 @@ ROOT = Table(
         "user": Table({"name": STRING}),
         # `jp mcp serve` (docs/mcp.md): the bytes of one answer; never a conversation's
         "mcp": Table({"max_bytes": POSITIVE_INT}),
+        # what tokens cost, for `jp usage` (read from the user's file only)
+        "usage": Table({"prices": MapOf(PRICE)}),
         # what the store accepts and keeps (read from the user's and the store's files only)
         "store": Table({"max_event_bytes": POSITIVE_INT, "op_log_retention_days": POSITIVE_INT}),
         # what the secret scan lets through (docs/security.md); never a conversation's key

@@ -21,15 +21,27 @@ FIELDS = (
     "cache_read_input_tokens",
 )
 MAX_COUNT = 10**12  # far above any real count; keeps hostile numbers from growing sums
+# a summarizer's call (a compaction's, a review's draft): counted by `jp usage`, never
+# read as the conversation's size (``last_context``)
+SUMMARY_KEY = "summary_usage"
 
 
-def with_usage(events: list[Event], usage: dict[str, int]) -> list[Event]:
-    """``events`` with ``usage`` recorded on the last one (when there is any)."""
+def usage_metadata(usage: dict[str, int], model: str | None, key: str = "usage") -> dict[str, Any]:
+    """``{key: counts, "model": model}`` for an event's metadata; {} without counts."""
     counts = {k: v for k, v in usage.items() if k in FIELDS and isinstance(v, int) and v >= 0}
-    if not events or not counts:
+    if not counts:
+        return {}
+    return {key: counts, **({"model": model} if model else {})}
+
+
+def with_usage(events: list[Event], usage: dict[str, int], model: str | None = None) -> list[Event]:
+    """``events`` with ``usage`` (and the model that reported it) recorded on the last one
+    (when there is any)."""
+    recorded = usage_metadata(usage, model)
+    if not events or not recorded:
         return events
     last = dict(events[-1])
-    last["metadata"] = {**(last.get("metadata") or {}), "usage": counts}
+    last["metadata"] = {**(last.get("metadata") or {}), **recorded}
     return [*events[:-1], last]
 
 

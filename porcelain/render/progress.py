@@ -35,13 +35,13 @@ class ReadProgress:
             share = f" {done * 100 // total}%" if total else ""
             self._draw(f"read {entries:,} events ({_mib(done)} of {_mib(total)}){share}")
 
-    def counting(self, verb: str) -> Callable[[int, int], None]:
-        """A ``show(done, total)`` that redraws ``WHAT: VERB done of total events P%``."""
+    def counting(self, verb: str, unit: str = "events") -> Callable[[int, int], None]:
+        """A ``show(done, total)`` that redraws ``WHAT: VERB done of total UNIT P%``."""
 
         def show(done: int, total: int) -> None:
             if self._due():
                 share = f" {done * 100 // total}%" if total else ""
-                self._draw(f"{verb} {done:,} of {total:,} events{share}")
+                self._draw(f"{verb} {done:,} of {total:,} {unit}{share}")
 
         return show
 

@@ -124,6 +124,7 @@ def test_query_ls_show_and_print(pinned: User) -> None:
         "model": {"id": "offline/jp", "source": "default (no model configured)"},
         "conversation_sets": {},
         "usage": [],
+        "usage_total": None,
         "forked_from": None,
         "fork_commit": None,
         "diverged_from": None,

@@ -61,6 +61,20 @@ class Local:
         """Keep one JSON value per ``name``: the one for the newest ``version`` seen."""
         self._g.cache.put_derived(name, version, value)
 
+    def values(self, names: Sequence[str], version: str) -> dict[str, Any]:
+        """The values kept under ``names`` for ``version``, read together; a name
+        without one is absent."""
+        return self._g.cache.derived_many(names, version)
+
+    def keep_values(self, version: str, items: dict[str, Any]) -> None:
+        """Keep several values (``keep_value``) in one transaction."""
+        self._g.cache.put_derived_many(version, items)
+
+    def drop_values(self, prefix: str, keep: Sequence[str]) -> None:
+        """Forget the values kept under names that start with ``prefix``, but ``keep``'s
+        (the values of tips no ref points at any more)."""
+        self._g.cache.drop_derived(prefix, keep)
+
     @property
     def listing(self) -> Listing:
         """The rows of `ls` kept in the cache, ordered, with the refs they were made from."""

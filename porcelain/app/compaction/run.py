@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gitstore import Conversation, Event, Store
 from porcelain import clock
-from porcelain.app.compaction.summarize import SummaryJob, summarize
+from porcelain.app.compaction.summarize import SummaryJob, summarize_counted
 from porcelain.app.recorded import conversation_deltas
 from porcelain.app.review.start import refuse_if_open, refuse_if_review
 from porcelain.config import Config
@@ -77,9 +77,11 @@ def compact(
         labels = [(p.from_turn, p.to_turn, p.label) for p in planned]
         return Outcome(planned, timeline(existing, labels, count, dry_run) if planned else [])
     assistant = model_override or config.model_id() or fallback_model
-    texts = _summaries(planned, stream, config, assistant, progress)
+    used: list[dict[str, Any]] = []  # what each summary's call used, for `jp usage`
+    texts = _summaries(planned, stream, config, assistant, progress, used)
     stamp = clock.now_text()
     new = [planned_to_event(p, t, stamp) for p, t in zip(planned, texts, strict=True)]
+    new = [{**e, "metadata": u} if u else e for e, u in zip(new, used, strict=True)]
     store.log.append(conv.cid, new, conv.tip, f"jp conversation compact {conv.cid}")
     labels = [(p.from_turn, p.to_turn, p.label) for p in planned]
     return Outcome(planned, timeline(existing, labels, count, False), new, texts)
@@ -91,8 +93,10 @@ def _summaries(
     config: Config,
     assistant: str,
     progress: Callable[[str], None],
+    used: list[dict[str, Any]],
 ) -> list[str | None]:
-    """Each planned overlay's summary text (None for a mechanical one), in order."""
+    """Each planned overlay's summary text (None for a mechanical one), in order; what
+    each call used is appended to ``used`` ({} for a mechanical one)."""
     texts: list[str | None] = []
     made: list[Projection] = []
     catalog = Catalog.of(config.data)  # the configured providers, read once
@@ -106,6 +110,7 @@ def _summaries(
     for p in planned:
         if p.summary_spec is None:
             texts.append(None)
+            used.append({})
             continue
         progress(f"Generating summary of {span(p.from_turn + 1, p.to_turn + 1)}...")
         model_id = p.summary_spec.model_id or assistant
@@ -117,7 +122,9 @@ def _summaries(
             window=config.context_window() if model_id == assistant else None,
             catalog=catalog,
         )
-        texts.append(summarize(job, stream, projection, p.from_turn, p.to_turn))
+        text, usage = summarize_counted(job, stream, projection, p.from_turn, p.to_turn)
+        texts.append(text)
+        used.append(usage)
     return texts
 
 

@@ -14,11 +14,12 @@ import json
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gitstore import Event, Kind, chat_request_event, turn_indices
 from porcelain.domain.compaction.projection import Projection
 from porcelain.domain.stream import Stream
+from porcelain.domain.token_usage import SUMMARY_KEY, usage_metadata
 from porcelain.domain.tokens import estimate_tokens
 from porcelain.domain.view import PROVIDER_VISIBLE
 from porcelain.errors import UserError
@@ -163,6 +164,19 @@ def summarize(
     ``projection`` may be a function that makes it: it is called only when
     the raw range does not fit.
     """
+    return summarize_counted(job, raw, projection, from0, to0, on_delta)[0]
+
+
+def summarize_counted(
+    job: SummaryJob,
+    raw: Sequence[Event] | Stream,
+    projection: Projecting,
+    from0: int,
+    to0: int,
+    on_delta: OnDelta = ignore_delta,
+) -> tuple[str, dict[str, Any]]:
+    """``summarize``, and the metadata that records what the call used
+    (``token_usage.usage_metadata`` under ``summary_usage``; {} when not reported)."""
     # lazy: the token counter loads only when a summary is made
     from porcelain.models.tokens import fits
 
@@ -186,4 +200,4 @@ def summarize(
         raise UserError(
             f"the summarizer ({job.model_id}) returned an empty response; nothing was written"
         )
-    return text
+    return text, usage_metadata(response.usage, job.model_id, SUMMARY_KEY)

@@ -186,7 +186,7 @@ def _continue(ctx: TurnContext, view: TurnView, extra: Mapping[str, BuiltinTool]
             view.finish()
             raise
         view.finish()
-        commit(ctx, with_usage(response.events, response.usage))
+        commit(ctx, with_usage(response.events, response.usage, ctx.model_id))
         calls = response.tool_calls
         if not calls:
             return

@@ -29,7 +29,7 @@ from gitstore import (
     retry_until,
 )
 from porcelain import clock
-from porcelain.app.compaction.summarize import SummaryJob, summarize
+from porcelain.app.compaction.summarize import SummaryJob, summarize_counted
 from porcelain.app.lifecycle import ID_ATTEMPTS, JP_WRITTEN, config_delta, fork, fresh_id
 from porcelain.config import Config
 from porcelain.domain.compaction.coverage import coverage
@@ -129,7 +129,9 @@ def start_review(
         )
     # dropped compactions: the draft reads the raw turns, as the review's model will
     drafted = stream.without_compactions() if prior == "drop" else stream
-    draft = summarize(job, drafted, lambda: project(drafted), from0, to0, on_delta or _quiet)
+    draft, used = summarize_counted(
+        job, drafted, lambda: project(drafted), from0, to0, on_delta or _quiet
+    )
 
     inherited = stream.count
     args = {"from_turn": from0 + 1, "to_turn": to0 + 1, "summary": draft}
@@ -139,7 +141,7 @@ def start_review(
     rendered = "\n".join([proposal.render(inherited), "", *coverage(stream, proposal).lines()])
     extra = [
         config_delta(_review_config(config, review_model, window)),
-        *_opening_proposal(proposal.to_args(), rendered),
+        *_opening_proposal(proposal.to_args(), rendered, used),
     ]
     started = _publish(store, source, review, extra, rendered, prior)
     # as `latest_proposal` reads it back from the review's opening result
@@ -269,7 +271,9 @@ def _review_config(config: Config, model_id: str, window: int) -> dict[str, Any]
     }
 
 
-def _opening_proposal(args: dict[str, Any], rendered: str) -> list[Event]:
+def _opening_proposal(args: dict[str, Any], rendered: str, used: dict[str, Any]) -> list[Event]:
+    """The draft as the review's first proposal; ``used``: what drafting it used
+    (``summary_usage``, counted by `jp usage`) on the request."""
     stamp = clock.now_text()
     call_id = "jp_opening_" + stamp.replace(":", "").replace("-", "").replace(".", "")[:21]
     return [
@@ -279,7 +283,7 @@ def _opening_proposal(args: dict[str, Any], rendered: str) -> list[Event]:
             "id": call_id,
             "name": PROPOSE_COMPACTION,
             "arguments": args,
-            "metadata": dict(JP_WRITTEN),
+            "metadata": {**JP_WRITTEN, **used},
         },
         {
             "type": "tool_call_response",

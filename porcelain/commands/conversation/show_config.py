@@ -21,6 +21,7 @@ def effective(app: App, conv: Conversation) -> dict[str, Any]:
     """``{"model": {"id", "source"}, "conversation_sets": {dotted key: value}}``."""
     # lazy: the recorded configuration loads only when `show` reads it
     from porcelain.app.recorded import conversation_deltas
+    from porcelain.app.usage import conversation_total
 
     deltas = conversation_deltas(app.store(), conv)
     merged = app.config(deltas=deltas, warn=False)
@@ -35,6 +36,7 @@ def effective(app: App, conv: Conversation) -> dict[str, Any]:
         "model": {"id": model, "source": source},
         "conversation_sets": sets,
         "usage": per_turn(conv.events),
+        "usage_total": conversation_total(conv, app.environ),
     }
 
 
@@ -51,4 +53,19 @@ def lines(info: dict[str, Any]) -> list[tuple[str, str]]:
     )
     if info.get("usage"):
         rows.append(("Usage", summary_line(info["usage"])))
+    if info.get("usage_total"):
+        rows.append(("Spent", spent_line(info["usage_total"])))
     return rows
+
+
+def spent_line(total: dict[str, Any]) -> str:
+    """`in 1,200, out 70, cache write 0, cache read 0: $0.0031 (MODEL)` (`jp usage`'s count)."""
+    # lazy: as the rest of `show`'s usage
+    from porcelain.render.usageview import cost
+
+    counts = (
+        f"in {total['input_tokens']:,}, out {total['output_tokens']:,}, "
+        f"cache write {total['cache_creation_tokens']:,}, "
+        f"cache read {total['cache_read_tokens']:,}"
+    )
+    return f"{counts}: {cost(total['cost_usd'])} ({', '.join(total['models'])})"
