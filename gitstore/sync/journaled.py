@@ -36,6 +36,26 @@ def accept(syncer: Syncer, reconciled: bool) -> None:
     journal.record_pull(syncer.here.place.gitdir, syncer.remote, reconciled, found)
 
 
+def set_aside(syncer: Syncer) -> None:
+    """The journal as just fetched, checked before anything reads it: one that is
+    not a journal entry at all (anyone who can push can point ``refs/jp/journal`` at
+    a blob, a tree or another commit) is set aside.  Its copy goes, so the pull
+    lists everything and no pull or push builds on it; its tip is kept for this
+    run only, as the lease of the push that replaces it (``push.send``); the pull
+    names it in one warning."""
+    syncer.journal_aside = None
+    tip = syncer.journal_tip(journal.INCOMING)
+    if tip is None:
+        return
+    why = journal.problem(syncer.repo, tip)
+    if why is None:
+        return
+    syncer.journal_aside = tip
+    syncer.transport.delete_refs([syncer.tracking + journal.INCOMING])
+    detail = f"{why}; set aside: every ref was fetched, and a push from here starts a new journal"
+    syncer.journal_note = syncer.warning(journal.REMOTE_REF, detail)
+
+
 def atomic(syncer: Syncer) -> bool:
     """Whether a push can send a journal entry with its refs, all or nothing (git's
     ``push --atomic``; libgit2's push cannot, and journals nothing)."""
@@ -57,6 +77,7 @@ def fetch(syncer: Syncer) -> set[str] | None:
     when the journal cannot say (the caller fetches everything)."""
     before = syncer.journal_tip()
     fetching.fetch_journal(syncer.transport, syncer.remote, syncer.here.place.gitdir)
+    set_aside(syncer)
     after = syncer.journal_tip(journal.INCOMING)
     if after is None:
         return None  # the remote lost its journal

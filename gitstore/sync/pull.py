@@ -66,6 +66,7 @@ class Syncer:
         self.scope: set[str] | None = None  # the copies the last fetch brought (None: all)
         self.partial = False  # whether ``inbound`` holds only some of the remote's copies
         self.journal_note: Outcome | None = None  # why the journal was not used
+        self.journal_aside: str | None = None  # the remote's journal, set aside as unusable
         self.drift_note: Outcome | None = None  # what a reconcile found the journal missed
         # the metadata notes as the pull's notes step left them, when the store had none
         # before (a first pull): what a created conversation continues is read here
@@ -140,6 +141,7 @@ class Syncer:
                 return
         else:
             fetching.fetch_journal(self.transport, self.remote, gitdir)  # before the listing
+            journaled.set_aside(self)
         since, before = self.journal_tip(), journaled.copies(self)
         refused = fetching.fetch(self.transport, self.remote, gitdir)
         bulkpull.pack_copies(gitdir, self.tracking, self.transport)

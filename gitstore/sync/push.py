@@ -229,7 +229,9 @@ def _push(syncer: Syncer, retries: int, full: bool) -> list[Outcome]:
         outcomes += held
         updates = [u for s in steps for u in s.updates]
         if not updates:
-            if journal.REMOTE_REF in by_ref and journaled.atomic(syncer):  # refs went, entry not
+            # refs went, entry not; or the journal was set aside: replaced even so
+            again = journal.REMOTE_REF in by_ref or syncer.journal_aside is not None
+            if again and journaled.atomic(syncer):
                 send(syncer, [], sent)
             outcomes += [_outcome(s, {}) for s in steps]
             return outcomes
@@ -258,7 +260,9 @@ def send(syncer: Syncer, updates: list[RemoteUpdate], names: set[str]) -> list[R
         return results
     parent = syncer.journal_tip()
     entry = journal.stamp(syncer.repo, parent, names, syncer.signature)
-    stamped = [*updates, RemoteUpdate(journal.REMOTE_REF, entry, parent)]
+    # a journal the pull set aside is replaced by this entry, a new chain, if unmoved
+    lease = parent if parent is not None else syncer.journal_aside
+    stamped = [*updates, RemoteUpdate(journal.REMOTE_REF, entry, lease)]
     results = syncer.transport.push(syncer.remote, stamped)
     _track(syncer, results, {u.ref: u for u in stamped})
     if results and all(r.ok for r in results):

@@ -186,8 +186,12 @@ def test_a_hostile_journal_is_refused_in_one_line_and_the_pull_is_whole(
     assert len(warnings) == 1 and warnings[0].id == journal.REMOTE_REF
     assert problem in warnings[0].detail and "\n" not in warnings[0].detail
     assert pulled(out) == {"jp-c2": "fast-forwarded"}, "the pull fetched everything instead"
-    assert sb.journal_tip() == forged  # the next pull starts from it: no warning again
-    assert sb.pull() == []
+    # set aside: no copy of it, so no pull starts from it (each says so while it stays)
+    assert sb.journal_tip() is None and sb.journal_aside == forged
+    assert [o.id for o in sb.pull()] == [journal.REMOTE_REF]
+    push(sa)  # a push replaces it by a new chain: no warning after
+    assert bad.tip(journal.REMOTE_REF) != forged
+    assert sb.pull() == [] and sb.journal_tip() == bad.tip(journal.REMOTE_REF)
 
 
 def test_a_journal_naming_refs_that_do_not_exist_fetches_what_does(
