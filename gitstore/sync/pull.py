@@ -31,6 +31,7 @@ from gitstore.sync.fetching import Inbound
 from gitstore.sync.here import Here
 from gitstore.sync.outcome import Outcome, Tips
 from gitstore.sync.plan import Action, PullStep, archived_by_meta, plan_pull, reduce
+from gitstore.sync.stall import STALL_SECONDS
 from gitstore.sync.transport import Transport, choose
 
 __all__ = ["Outcome", "Syncer", "Tips", "open_sync"]
@@ -317,8 +318,11 @@ def open_sync(
     git: str | None,
     progress: Progress | None = None,
     unattended: Mapping[str, str] | None = None,
+    stall: float | None = STALL_SECONDS,
 ) -> Syncer:
     """A pull or push with ``remote`` through the git command line at ``git``
     (None: libgit2's own transport, ``transport.choose``).  ``unattended``: the
-    environment of a git that must never prompt, since nobody can answer."""
-    return Syncer(Here.of(store), remote, choose(store.place.repo, git, unattended), progress)
+    environment of a git that must never prompt, since nobody can answer.
+    ``stall``: seconds without a byte from the remote before it is given up."""
+    transport = choose(store.place.repo, git, unattended, stall)
+    return Syncer(Here.of(store), remote, transport, progress)

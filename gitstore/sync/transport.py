@@ -24,6 +24,7 @@ from gitstore.fs.place import Place
 from gitstore.refs import files as refread
 from gitstore.store import maintenance
 from gitstore.sync import gitenv, pushto, sidegit, staged
+from gitstore.sync import stall as stalling
 from gitstore.sync.gitoutput import RefResult, error_lines, parse_porcelain, remote_said
 from gitstore.sync.plan import RemoteUpdate
 
@@ -76,13 +77,18 @@ class Transport(Protocol):
 
 
 def choose(
-    repo: pygit2.Repository, git: str | None, environ: Mapping[str, str] | None = None
+    repo: pygit2.Repository,
+    git: str | None,
+    environ: Mapping[str, str] | None = None,
+    stall: float | None = stalling.STALL_SECONDS,
 ) -> Transport:
     """The git command line when an executable is given, else pygit2.  With
     ``environ``, git runs in it and never prompts (``gitstore.sync.gitenv``):
-    nobody is there to answer; without, git inherits this process's environment."""
+    nobody is there to answer; without, git inherits this process's environment.
+    A git that reaches the remote is given up after ``stall`` seconds without a
+    byte (``gitstore.sync.stall``; None: never)."""
     if git:
-        return GitCli(git, Path(repo.path), environ, repo)
+        return GitCli(git, Path(repo.path), environ, repo, stall)
     from gitstore.sync.libgit2transport import Pygit2Transport  # a machine without git
 
     return Pygit2Transport(repo)
@@ -109,8 +115,10 @@ class GitCli:
         gitdir: Path,
         environ: Mapping[str, str] | None = None,
         repo: pygit2.Repository | None = None,
+        stall: float | None = stalling.STALL_SECONDS,
     ) -> None:
         self.git = git
+        self.stall = stall  # seconds without a byte from the remote before giving up
         self.gitdir = gitdir
         self.repo = repo  # with it, refs under folders are read as files, not by a git
         self.environ = None if environ is None else dict(environ)
@@ -148,12 +156,13 @@ class GitCli:
         env: dict[str, str] | None = None,
         gitdir: Path | None = None,
     ) -> subprocess.CompletedProcess[str]:
+        command = [self.git, "--git-dir", str(gitdir or self.gitdir), *args]
         try:
+            if remote is not None:  # it talks to the remote: watched for a stall
+                chosen = env if env is not None else self.env(remote)
+                return stalling.run(command, remote, self.stall, chosen, stdin)
             return subprocess.run(
-                [self.git, "--git-dir", str(gitdir or self.gitdir), *args],
-                capture_output=True,
-                text=True,
-                input=stdin,
+                command, capture_output=True, text=True, input=stdin,
                 env=env if env is not None else self.env(remote),
             )
         except OSError as exc:

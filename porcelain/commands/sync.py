@@ -211,6 +211,9 @@ def _syncer(app: App, name: str | None, progress: _Progress) -> Syncer:
         raise UserError(f"no remote named {name}", "add one: `jp remote add NAME URL`")
     git = shutil.which("git", path=app.environ.get("PATH"))
     unattended = None if _someone_can_answer(app) else app.environ
+    stall = app.config().get("sync.stall_seconds")  # the user's files only (trust rule)
+    if isinstance(stall, int) and not isinstance(stall, bool) and stall > 0:
+        return open_sync(store, name, git, progress, unattended, float(stall))
     return open_sync(store, name, git, progress, unattended)
 
 

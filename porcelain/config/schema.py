@@ -227,6 +227,8 @@ ROOT = Table(
         "user": Table({"name": STRING}),
         # what the store accepts and keeps (read from the user's and the store's files only)
         "store": Table({"max_event_bytes": POSITIVE_INT, "op_log_retention_days": POSITIVE_INT}),
+        # how long a remote may say nothing before a sync gives up (docs/sync.md)
+        "sync": Table({"stall_seconds": POSITIVE_INT}),
     }
 )
 

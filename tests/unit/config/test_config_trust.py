@@ -251,6 +251,7 @@ def test_every_allowed_key_is_a_schema_key_and_none_defines_execution() -> None:
         f"providers.mcp.{TOOL}.tools.{TOOL}.run",
         "store.max_event_bytes",
         "store.op_log_retention_days",
+        "sync.stall_seconds",
         "user.name",
     ]
 
