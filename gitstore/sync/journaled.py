@@ -56,15 +56,9 @@ def set_aside(syncer: Syncer) -> None:
     syncer.journal_note = syncer.warning(journal.REMOTE_REF, detail)
 
 
-def atomic(syncer: Syncer) -> bool:
-    """Whether a push can send a journal entry with its refs, all or nothing (git's
-    ``push --atomic``; libgit2's push cannot, and journals nothing)."""
-    return syncer.transport.name == "git"
-
-
 def usable(syncer: Syncer) -> bool:
-    if syncer.transport.name != "git" or syncer.journal_tip() is None:
-        return False  # libgit2 asks for every ref anyway; no copy: reconcile first
+    if syncer.journal_tip() is None:
+        return False  # no copy: reconcile first
     gitdir = syncer.here.place.gitdir
     return (
         journal.refs_at_reconcile(gitdir, syncer.remote) >= syncer.journal_from
@@ -157,7 +151,7 @@ def copies(syncer: Syncer) -> dict[str, str]:
 def drift(syncer: Syncer, before: dict[str, str], since: str | None) -> set[str]:
     """After a reconcile: the remote refs whose copies it moved that no journal entry
     since ``since`` (the copy the last pull finished with) named: moves of plain git,
-    an older jp or a push through libgit2.  Empty when the journal cannot tell (none
+    an older jp.  Empty when the journal cannot tell (none
     here or there, rewritten, refused)."""
     incoming = syncer.journal_tip(journal.INCOMING)
     if since is None or incoming is None:
@@ -184,6 +178,6 @@ def drift_line(remote: str, unnamed: set[str], shown: int = 3) -> str:
     n = len(listed)
     return (
         f"{n} ref{'s' if n != 1 else ''} moved on {remote} without a journal entry "
-        f"(plain git, an older jp or a push through libgit2): {names}; "
+        f"(plain git or an older jp): {names}; "
         "this reconcile fetched and checked them"
     )

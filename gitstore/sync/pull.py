@@ -315,13 +315,13 @@ class Syncer:
 def open_sync(
     store: Store,
     remote: str,
-    git: str | None,
+    git: str,
     progress: Progress | None = None,
     unattended: Mapping[str, str] | None = None,
     stall: float | None = STALL_SECONDS,
 ) -> Syncer:
     """A pull or push with ``remote`` through the git command line at ``git``
-    (None: libgit2's own transport, ``transport.choose``).  ``unattended``: the
+    (``transport.choose``; jp needs git).  ``unattended``: the
     environment of a git that must never prompt, since nobody can answer.
     ``stall``: seconds without a byte from the remote before it is given up."""
     transport = choose(store.place.repo, git, unattended, stall)

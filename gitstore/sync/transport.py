@@ -1,11 +1,11 @@
 """Moving refs between a store and a remote.
 
-The git command line is the transport: it uses the user's own credentials,
-ssh setup and URL rewrites, takes glob refspecs, and reports per ref
-(``git push --porcelain``).  Without a ``git`` executable, pygit2's remote
-API does the same job less well: no glob push (every ref is listed), one
-non-fast-forward aborts the whole push, and a deletion's lease is checked
-against the remote's advertisement just before the push rather than in it.
+The git command line is the transport, and the only one: it uses the user's
+own credentials, ssh setup and URL rewrites, takes glob refspecs, reports per
+ref (``git push --porcelain``) and pushes atomically (a journal entry lands
+with its refs or not at all).  Every import already needs ``git index-pack``,
+so jp requires git (2.29 or newer: ``--no-write-fetch-head``); libgit2's
+remote API, once a fallback for machines without it, is gone.
 """
 
 from __future__ import annotations
@@ -78,20 +78,18 @@ class Transport(Protocol):
 
 def choose(
     repo: pygit2.Repository,
-    git: str | None,
+    git: str,
     environ: Mapping[str, str] | None = None,
     stall: float | None = stalling.STALL_SECONDS,
 ) -> Transport:
-    """The git command line when an executable is given, else pygit2.  With
+    """The git command line at ``git`` (jp syncs through git alone).  With
     ``environ``, git runs in it and never prompts (``gitstore.sync.gitenv``):
     nobody is there to answer; without, git inherits this process's environment.
     A git that reaches the remote is given up after ``stall`` seconds without a
     byte (``gitstore.sync.stall``; None: never)."""
-    if git:
-        return GitCli(git, Path(repo.path), environ, repo, stall)
-    from gitstore.sync.libgit2transport import Pygit2Transport  # a machine without git
-
-    return Pygit2Transport(repo)
+    if not git:
+        raise SyncError("git", "jp syncs through the git command line, and none was found")
+    return GitCli(git, Path(repo.path), environ, repo, stall)
 
 
 _KINDS = {1: "commit", 2: "tree", 3: "blob", 4: "tag"}

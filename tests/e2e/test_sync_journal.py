@@ -34,7 +34,7 @@ def test_a_pull_names_what_plain_git_moved_in_one_line(
     proc = desktop.run("pull")
     assert proc.returncode == 0, proc.stderr
     lines = [line for line in proc.stderr.splitlines() if "journal entry" in line]
-    assert lines == [f"{DRIFT} (plain git, an older jp or a push through libgit2): "
+    assert lines == [f"{DRIFT} (plain git or an older jp): "
                      f"refs/conversations/{cid}; this reconcile fetched and checked them"]
     assert desktop.tip(cid) == laptop.tip(cid), "and it was brought in"
     _plain_git_push(laptop, cid, "PLAIN-TWO")

@@ -302,25 +302,6 @@ def test_a_first_pull_and_a_remote_without_a_journal_report_no_drift(
     assert pulled(outcomes) == {"jp-c2": "fast-forwarded"} and drift_notes(outcomes) == []
 
 
-def test_libgit2s_push_writes_no_journal_entry_and_a_reconcile_names_it(
-    tmp_path: Path, pair: tuple[Store, Syncer, Store, Syncer], bare_remote: Remote
-) -> None:
-    """libgit2 cannot push atomically: its push journals nothing (docs/sync.md)."""
-    a, sa, b, sb = pair
-    entries = remote_journal(bare_remote)
-    fallback = Syncer(Here.of(a), "origin", choose(a.repo, None), journal_from=0)
-    assert fallback.transport.name == "pygit2"
-    add(a, "jp-c2", "through libgit2")
-    assert [o.action for o in push(fallback) if o.direction == "push"] == ["fast-forwarded"]
-    assert Hostile(bare_remote.path).tip(refs.live("jp-c2")) == a.refs.require("jp-c2").tip
-    assert remote_journal(bare_remote) == entries, "no entry without its refs, nor refs with one"
-    assert pulled(sb.pull()) == {}, "a journal pull does not see it"
-    outcomes = sb.pull(full=True)
-    assert pulled(outcomes) == {"jp-c2": "fast-forwarded"}
-    (note,) = drift_notes(outcomes)
-    assert refs.live("jp-c2") in note.detail
-
-
 def chain_length(remote: Remote) -> int:
     return int(Hostile(remote.path).git("rev-list", "--count", journal.REMOTE_REF))
 
