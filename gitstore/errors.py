@@ -83,6 +83,16 @@ class StoreError(GitStoreError):
         self.reason = reason
 
 
+class PackedRefsDamaged(GitStoreError):
+    """``packed-refs`` holds a line git cannot read, and a ref move would have had
+    to rewrite it: refused before anything moved (``refs/transaction.py``)."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"store {path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
 class SyncError(GitStoreError):
     """A push or pull that could not complete."""
 

@@ -17,14 +17,12 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from gitstore.fs import atomic
 from gitstore.fs.place import Place
+from gitstore.refs.packedform import HEADER, good
+from gitstore.refs.packedform import damage as damage  # what doctor asks of this module
 from gitstore.refs.transaction import RefUpdate
-
-if TYPE_CHECKING:
-    pass
 
 # the operation log's hook around a ref move (``Recorder.moving``)
 Record = Callable[[Sequence[RefUpdate]], AbstractContextManager[None]]
@@ -34,9 +32,6 @@ def _no_record(_: Sequence[RefUpdate]) -> AbstractContextManager[None]:
     return contextlib.nullcontext()
 
 
-HEADER = "# pack-refs with: peeled fully-peeled sorted "
-_LINE = re.compile(r"[0-9a-f]{40} refs/[!-~]+")
-_PEELED = re.compile(r"\^[0-9a-f]{40}")
 ZERO = "0" * 40
 
 
@@ -44,31 +39,6 @@ ZERO = "0" * 40
 class Rebuilt:
     dropped: int  # lines that could not be read
     restored: list[str]  # refs brought back from their reflogs
-
-
-def damage(gitdir: Path) -> str | None:
-    """What is wrong with ``packed-refs`` (its first bad line), None if nothing."""
-    try:
-        data = (gitdir / "packed-refs").read_bytes()
-    except OSError:
-        return None
-    if data and not data.endswith(b"\n"):
-        return "its last line is cut short"
-    for number, line in enumerate(data.split(b"\n")[:-1], 1):
-        if not _good(line, number):
-            shown = line[:60].decode("ascii", "replace")
-            return f"line {number} is not a ref: {shown!r}"
-    return None
-
-
-def _good(line: bytes, number: int) -> bool:
-    try:
-        text = line.decode("ascii")
-    except UnicodeDecodeError:
-        return False
-    if number == 1 and text.startswith("# pack-refs"):
-        return True
-    return bool(_LINE.fullmatch(text) or _PEELED.fullmatch(text))
 
 
 def _kept(gitdir: Path) -> dict[str, str]:
@@ -79,7 +49,7 @@ def _kept(gitdir: Path) -> dict[str, str]:
         return {}
     out: dict[str, str] = {}
     for number, line in enumerate(data.split(b"\n"), 1):
-        if line.startswith((b"#", b"^")) or not _good(line, number):
+        if line.startswith((b"#", b"^")) or not good(line, number):
             continue
         oid, name = line.decode("ascii").split(" ", 1)
         out[name] = oid
@@ -120,7 +90,7 @@ def rebuild(place: Place, record: Record = _no_record) -> Rebuilt:
     repo, gitdir = place.repo, place.gitdir
     before = (gitdir / "packed-refs").read_bytes().split(b"\n")
     kept = _kept(gitdir)
-    dropped = sum(1 for n, line in enumerate(before, 1) if line and not _good(line, n))
+    dropped = sum(1 for n, line in enumerate(before, 1) if line and not good(line, n))
     restored: list[str] = []
     logs = gitdir / "logs"
     for path in sorted((logs / "refs").rglob("*")) if (logs / "refs").is_dir() else []:

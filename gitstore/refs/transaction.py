@@ -28,11 +28,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitstore import faults
-from gitstore.errors import ConcurrentUpdate, RefBusy, StoreError, environment_fault
+from gitstore.errors import (
+    ConcurrentUpdate,
+    PackedRefsDamaged,
+    RefBusy,
+    StoreError,
+    environment_fault,
+)
 from gitstore.fs import atomic, retry
 from gitstore.fs.claim import claim
 from gitstore.fs.place import Place
 from gitstore.refs import files as refread
+from gitstore.refs import packedform
 
 if TYPE_CHECKING:
     import pygit2
@@ -150,6 +157,7 @@ def apply(
     The journal goes only once every ref is seen at its new value.
     """
     deadline = retry.deadline(WAIT_SECONDS if wait is None else wait)
+    _check_packed(place.gitdir, updates)
     journal, fd = _write_journal(place.gitdir, updates, message)
     try:
         faults.point("move:journal-written")
@@ -171,6 +179,23 @@ def apply(
         os.close(fd)
 
 
+def _check_packed(gitdir: Path, updates: list[RefUpdate], read: bool = False) -> None:
+    """Before anything moves: a deletion rewrites ``packed-refs``, which libgit2 reads
+    whole only then, after the refs before it in the commit have moved; a damaged
+    file would leave the update part-way (an archive both live and archived).  So
+    a damaged one stops the update here, nothing changed, with the fix named.
+    ``read``: libgit2 already failed reading refs, so look whatever the updates."""
+    if not read and not any(u.new is None for u in updates):
+        return
+    why = packedform.damage(gitdir)
+    if why is not None:
+        raise PackedRefsDamaged(
+            str(gitdir),
+            f"packed-refs is damaged ({why}); nothing was changed; "
+            "`jp doctor --fix` rebuilds it, then run this command again",
+        )
+
+
 def _commit(place: Place, updates: list[RefUpdate], message: str, deadline: float) -> None:
     """Run the transaction, waiting while another process holds a lock it needs."""
     repo, gitdir = place.repo, place.gitdir
@@ -186,6 +211,7 @@ def _commit(place: Place, updates: list[RefUpdate], message: str, deadline: floa
                     raise fault from None
                 blocker = _blocker(gitdir, updates) or _held(exc, updates)
                 if blocker is None:
+                    _check_packed(gitdir, updates, read=True)
                     raise ConcurrentUpdate(str(exc)) from None
         if attempt.last:
             raise blocker
@@ -234,10 +260,14 @@ def _finish(
             if blocker is not None:
                 raise blocker
             reason = failure or f"{left[0].name} did not move"
+            why = packedform.damage(gitdir)
+            fix = "the next jp command repairs the store"  # it runs this journal again
+            if why is not None:  # which fails again until the file is rebuilt
+                reason, fix = f"packed-refs is damaged: {why}", (
+                    "`jp doctor --fix` rebuilds it, and the next jp command then finishes it"
+                )
             raise StoreError(
-                str(gitdir),
-                f"a ref update failed part-way ({reason}); the next jp command repairs "
-                "the store, then run this one again",
+                str(gitdir), f"a ref update failed part-way ({reason}); {fix}, then run this one again"
             )
     raise AssertionError("unreachable: the last try raises")
 

@@ -31,13 +31,13 @@ files, which the next one clears first.
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
 from gitstore.errors import SyncError
 from gitstore.refs import files as refread
 from gitstore.sync import firstclone, remotes, sidegit
+from gitstore.sync import stall as stalling
 from gitstore.sync.gitoutput import error_lines
 from gitstore.sync.transport import FSCK, NO_REFLOG, GitCli, Transport
 
@@ -90,7 +90,7 @@ def fetch(
         args += ["--no-write-fetch-head", *(f"--negotiation-tip={t}" for t in tips)]
         args += ["--prune", remote, *specs]
         try:
-            done = subprocess.run(args, capture_output=True, text=True, env=transport.env(remote))
+            done = stalling.run(args, remote, transport.stall, transport.env(remote))
         except OSError:
             return False
         if done.returncode != 0:

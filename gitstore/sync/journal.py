@@ -26,8 +26,9 @@ is for the stores where listing is what a pull would cost.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 
 import pygit2
 
@@ -91,7 +92,9 @@ def stamp(
     that records ``parent`` as its base, so the remote's journal never grows past
     it.  Pushed with a lease on ``parent`` in the same atomic push as the refs; a
     reader whose copy is that base goes on from it, one further behind reconciles."""
-    tree = repo.TreeBuilder().write()
+    tree = _written(lambda: repo.TreeBuilder().write())
+    if parent is not None and problem(repo, parent) is not None:
+        parent = None  # a journal set aside (a blob, a tree...): the push's lease replaces it
     depth = 0 if parent is None else _head(repo, parent)[0] + 1
     base = None
     if parent is not None and depth >= (TRIM_AT if trim_at is None else trim_at):
@@ -100,10 +103,23 @@ def stamp(
     for part in _parts(sorted(set(names))):
         parents = [pygit2.Oid(hex=tip)] if tip else []
         text = message(part, depth, base)
-        tip = str(repo.create_commit(None, sig, sig, text, tree, parents))
+        tip = str(_written(partial(repo.create_commit, None, sig, sig, text, tree, parents)))
         depth, base = depth + 1, None
     assert tip is not None
     return tip
+
+
+def _written(write: Callable[[], pygit2.Oid]) -> pygit2.Oid:
+    """An object written, again if git's prune removed its empty ``objects/XX/`` folder
+    between libgit2 making it and renaming the object in (a ``git gc`` beside the push:
+    git itself retries so)."""
+    for attempt in range(3):
+        try:
+            return write()
+        except OSError:
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
 
 
 _ROOM = 512  # bytes of an entry's head, at most
@@ -168,6 +184,34 @@ def _lines(text: str) -> list[str] | str:
     return names
 
 
+_KINDS = {2: "tree", 3: "blob", 4: "tag"}
+
+
+def _entry(repo: pygit2.Repository, oid: str) -> tuple[pygit2.Commit, list[str]] | str:
+    """The journal entry ``oid`` and the names it holds, or why it is not one jp
+    could have written."""
+    header = _size(repo, oid)
+    if header is None:
+        return "the journal names an object that did not arrive"
+    if header[0] != pygit2.enums.ObjectType.COMMIT:
+        return f"the journal points at a {_KINDS.get(header[0], 'object')}, not a chain of commits"
+    if header[1] > MAX_MESSAGE:
+        return f"a journal entry of {header[1]} bytes"
+    commit: pygit2.Commit = repo[oid].peel(pygit2.Commit)
+    if len(commit.parent_ids) > 1:
+        return "a journal entry with several parents"
+    names = _lines(commit.message)
+    return names if isinstance(names, str) else (commit, names)
+
+
+def problem(repo: pygit2.Repository, tip: str) -> str | None:
+    """Why the journal at ``tip`` cannot be used at all (its newest entry is not
+    one: a blob, a tree, another commit), or None.  Such a journal is set aside:
+    a pull lists everything, and a push replaces it by a new chain."""
+    found = _entry(repo, tip)
+    return found if isinstance(found, str) else None
+
+
 def read(repo: pygit2.Repository, tip: str, since: str | None) -> Reading:
     """The refs named by the journal commits from ``tip`` down to ``since``."""
     out = Reading(names=set())
@@ -177,17 +221,10 @@ def read(repo: pygit2.Repository, tip: str, since: str | None) -> Reading:
             return Reading(walked=out.walked)  # rewritten: the copy here is not below it
         if out.walked >= MAX_WALK:
             return Reading(walked=out.walked)
-        header = _size(repo, oid)
-        if header is None or header[0] != pygit2.enums.ObjectType.COMMIT:
-            return Reading(problem="the journal is not a chain of commits")
-        if header[1] > MAX_MESSAGE:
-            return Reading(problem=f"a journal entry of {header[1]} bytes")
-        commit: pygit2.Commit = repo[oid].peel(pygit2.Commit)
-        if len(commit.parent_ids) > 1:
-            return Reading(problem="a journal entry with several parents")
-        names = _lines(commit.message)
-        if isinstance(names, str):
-            return Reading(problem=names)
+        found = _entry(repo, oid)
+        if isinstance(found, str):
+            return Reading(problem=found)
+        commit, names = found
         assert out.names is not None
         out.names.update(names)
         if len(out.names) > MAX_NAMES:

@@ -36,15 +36,29 @@ def accept(syncer: Syncer, reconciled: bool) -> None:
     journal.record_pull(syncer.here.place.gitdir, syncer.remote, reconciled, found)
 
 
-def atomic(syncer: Syncer) -> bool:
-    """Whether a push can send a journal entry with its refs, all or nothing (git's
-    ``push --atomic``; libgit2's push cannot, and journals nothing)."""
-    return syncer.transport.name == "git"
+def set_aside(syncer: Syncer) -> None:
+    """The journal as just fetched, checked before anything reads it: one that is
+    not a journal entry at all (anyone who can push can point ``refs/jp/journal`` at
+    a blob, a tree or another commit) is set aside.  Its copy goes, so the pull
+    lists everything and no pull or push builds on it; its tip is kept for this
+    run only, as the lease of the push that replaces it (``push.send``); the pull
+    names it in one warning."""
+    syncer.journal_aside = None
+    tip = syncer.journal_tip(journal.INCOMING)
+    if tip is None:
+        return
+    why = journal.problem(syncer.repo, tip)
+    if why is None:
+        return
+    syncer.journal_aside = tip
+    syncer.transport.delete_refs([syncer.tracking + journal.INCOMING])
+    detail = f"{why}; set aside: every ref was fetched, and a push from here starts a new journal"
+    syncer.journal_note = syncer.warning(journal.REMOTE_REF, detail)
 
 
 def usable(syncer: Syncer) -> bool:
-    if syncer.transport.name != "git" or syncer.journal_tip() is None:
-        return False  # libgit2 asks for every ref anyway; no copy: reconcile first
+    if syncer.journal_tip() is None:
+        return False  # no copy: reconcile first
     gitdir = syncer.here.place.gitdir
     return (
         journal.refs_at_reconcile(gitdir, syncer.remote) >= syncer.journal_from
@@ -57,6 +71,7 @@ def fetch(syncer: Syncer) -> set[str] | None:
     when the journal cannot say (the caller fetches everything)."""
     before = syncer.journal_tip()
     fetching.fetch_journal(syncer.transport, syncer.remote, syncer.here.place.gitdir)
+    set_aside(syncer)
     after = syncer.journal_tip(journal.INCOMING)
     if after is None:
         return None  # the remote lost its journal
@@ -136,7 +151,7 @@ def copies(syncer: Syncer) -> dict[str, str]:
 def drift(syncer: Syncer, before: dict[str, str], since: str | None) -> set[str]:
     """After a reconcile: the remote refs whose copies it moved that no journal entry
     since ``since`` (the copy the last pull finished with) named: moves of plain git,
-    an older jp or a push through libgit2.  Empty when the journal cannot tell (none
+    an older jp.  Empty when the journal cannot tell (none
     here or there, rewritten, refused)."""
     incoming = syncer.journal_tip(journal.INCOMING)
     if since is None or incoming is None:
@@ -163,6 +178,6 @@ def drift_line(remote: str, unnamed: set[str], shown: int = 3) -> str:
     n = len(listed)
     return (
         f"{n} ref{'s' if n != 1 else ''} moved on {remote} without a journal entry "
-        f"(plain git, an older jp or a push through libgit2): {names}; "
+        f"(plain git or an older jp): {names}; "
         "this reconcile fetched and checked them"
     )

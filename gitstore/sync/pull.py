@@ -31,6 +31,7 @@ from gitstore.sync.fetching import Inbound
 from gitstore.sync.here import Here
 from gitstore.sync.outcome import Outcome, Tips
 from gitstore.sync.plan import Action, PullStep, archived_by_meta, plan_pull, reduce
+from gitstore.sync.stall import STALL_SECONDS
 from gitstore.sync.transport import Transport, choose
 
 __all__ = ["Outcome", "Syncer", "Tips", "open_sync"]
@@ -66,6 +67,7 @@ class Syncer:
         self.scope: set[str] | None = None  # the copies the last fetch brought (None: all)
         self.partial = False  # whether ``inbound`` holds only some of the remote's copies
         self.journal_note: Outcome | None = None  # why the journal was not used
+        self.journal_aside: str | None = None  # the remote's journal, set aside as unusable
         self.drift_note: Outcome | None = None  # what a reconcile found the journal missed
         # the metadata notes as the pull's notes step left them, when the store had none
         # before (a first pull): what a created conversation continues is read here
@@ -140,6 +142,7 @@ class Syncer:
                 return
         else:
             fetching.fetch_journal(self.transport, self.remote, gitdir)  # before the listing
+            journaled.set_aside(self)
         since, before = self.journal_tip(), journaled.copies(self)
         refused = fetching.fetch(self.transport, self.remote, gitdir)
         bulkpull.pack_copies(gitdir, self.tracking, self.transport)
@@ -312,11 +315,14 @@ class Syncer:
 def open_sync(
     store: Store,
     remote: str,
-    git: str | None,
+    git: str,
     progress: Progress | None = None,
     unattended: Mapping[str, str] | None = None,
+    stall: float | None = STALL_SECONDS,
 ) -> Syncer:
     """A pull or push with ``remote`` through the git command line at ``git``
-    (None: libgit2's own transport, ``transport.choose``).  ``unattended``: the
-    environment of a git that must never prompt, since nobody can answer."""
-    return Syncer(Here.of(store), remote, choose(store.place.repo, git, unattended), progress)
+    (``transport.choose``; jp needs git).  ``unattended``: the
+    environment of a git that must never prompt, since nobody can answer.
+    ``stall``: seconds without a byte from the remote before it is given up."""
+    transport = choose(store.place.repo, git, unattended, stall)
+    return Syncer(Here.of(store), remote, transport, progress)

@@ -21,7 +21,7 @@ from gitstore.fs import retry
 from gitstore.refs import bulk, differ
 from gitstore.refs import files as refread
 from gitstore.refs.transaction import WAIT_SECONDS
-from gitstore.sync import beside, journal, journaled, remotes
+from gitstore.sync import beside, journal, remotes
 from gitstore.sync.created import BULK_AT
 from gitstore.sync.fetching import Refusal
 from gitstore.sync.gitoutput import RefResult
@@ -69,7 +69,7 @@ def _differing(syncer: Syncer) -> set[str] | None:
     costs, not the store), with those whose copy the pull refused; None when that
     cannot tell (``_moved`` lists them all)."""
     plain = refread.plain_gitdir(syncer.here.place.gitdir)
-    if plain is None or syncer.transport.name != "git":
+    if plain is None:
         return None
     found: set[str] = set()
     for mine, copies in ((refs.LIVE_PREFIX, "conversations/"),
@@ -88,8 +88,8 @@ def _moved(syncer: Syncer, remote: dict[str, Tips]) -> set[str] | None:
     every one): only those can have anything to send.  Read as files, one listing
     and no object: a push of 10 of 100,000 plans 10."""
     plain = refread.plain_gitdir(syncer.here.place.gitdir)
-    if plain is None or syncer.transport.name != "git":
-        return None  # libgit2's listing takes folders, not names (``local_tips``)
+    if plain is None:
+        return None
     here: dict[str, Tips] = {}
     for name, oid in refread.list_refs(plain, [refs.LIVE_PREFIX, refs.ARCHIVE_PREFIX]).items():
         archived = name.startswith(refs.ARCHIVE_PREFIX)
@@ -260,7 +260,9 @@ def _push(syncer: Syncer, retries: int, full: bool, hold: Hold | None) -> list[O
         outcomes += held
         updates = [u for s in steps for u in s.updates]
         if not updates:
-            if journal.REMOTE_REF in by_ref and journaled.atomic(syncer):  # refs went, entry not
+            # refs went, entry not; or the journal was set aside: replaced even so
+            again = journal.REMOTE_REF in by_ref or syncer.journal_aside is not None
+            if again:
                 send(syncer, [], sent)
             outcomes += [_outcome(s, {}) for s in steps]
             return outcomes
@@ -277,19 +279,14 @@ def _push(syncer: Syncer, retries: int, full: bool, hold: Hold | None) -> list[O
 
 def send(syncer: Syncer, updates: list[RemoteUpdate], names: set[str]) -> list[RefResult]:
     """Push ``updates`` with a journal entry naming ``names`` (the refs they move),
-    in one atomic push; the fetched copies follow what the remote accepted.
-
-    libgit2's push (a machine without ``git``) cannot make a push atomic, so it
-    writes no journal entry at all: an entry without its refs, or refs without
-    their entry, would each mislead a reader; a move without one is what plain
-    git makes, and a reconcile finds it (and names it as drift)."""
-    if not journaled.atomic(syncer):
-        results = syncer.transport.push(syncer.remote, updates)
-        _track(syncer, results, {u.ref: u for u in updates})
-        return results
+    in one atomic push (``git push --atomic``: an entry without its refs, or refs
+    without their entry, would each mislead a reader); the fetched copies follow
+    what the remote accepted."""
     parent = syncer.journal_tip()
     entry = journal.stamp(syncer.repo, parent, names, syncer.signature)
-    stamped = [*updates, RemoteUpdate(journal.REMOTE_REF, entry, parent)]
+    # a journal the pull set aside is replaced by this entry, a new chain, if unmoved
+    lease = parent if parent is not None else syncer.journal_aside
+    stamped = [*updates, RemoteUpdate(journal.REMOTE_REF, entry, lease)]
     results = syncer.transport.push(syncer.remote, stamped)
     _track(syncer, results, {u.ref: u for u in stamped})
     if results and all(r.ok for r in results):

@@ -1,11 +1,11 @@
 """Moving refs between a store and a remote.
 
-The git command line is the transport: it uses the user's own credentials,
-ssh setup and URL rewrites, takes glob refspecs, and reports per ref
-(``git push --porcelain``).  Without a ``git`` executable, pygit2's remote
-API does the same job less well: no glob push (every ref is listed), one
-non-fast-forward aborts the whole push, and a deletion's lease is checked
-against the remote's advertisement just before the push rather than in it.
+The git command line is the transport, and the only one: it uses the user's
+own credentials, ssh setup and URL rewrites, takes glob refspecs, reports per
+ref (``git push --porcelain``) and pushes atomically (a journal entry lands
+with its refs or not at all).  Every import already needs ``git index-pack``,
+so jp requires git (2.29 or newer: ``--no-write-fetch-head``); libgit2's
+remote API, once a fallback for machines without it, is gone.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from gitstore.fs.place import Place
 from gitstore.refs import files as refread
 from gitstore.store import maintenance
 from gitstore.sync import gitenv, pushto, sidegit, staged
+from gitstore.sync import stall as stalling
 from gitstore.sync.gitoutput import RefResult, error_lines, parse_porcelain, remote_said
 from gitstore.sync.plan import RemoteUpdate
 
@@ -76,16 +77,19 @@ class Transport(Protocol):
 
 
 def choose(
-    repo: pygit2.Repository, git: str | None, environ: Mapping[str, str] | None = None
+    repo: pygit2.Repository,
+    git: str,
+    environ: Mapping[str, str] | None = None,
+    stall: float | None = stalling.STALL_SECONDS,
 ) -> Transport:
-    """The git command line when an executable is given, else pygit2.  With
+    """The git command line at ``git`` (jp syncs through git alone).  With
     ``environ``, git runs in it and never prompts (``gitstore.sync.gitenv``):
-    nobody is there to answer; without, git inherits this process's environment."""
-    if git:
-        return GitCli(git, Path(repo.path), environ, repo)
-    from gitstore.sync.libgit2transport import Pygit2Transport  # a machine without git
-
-    return Pygit2Transport(repo)
+    nobody is there to answer; without, git inherits this process's environment.
+    A git that reaches the remote is given up after ``stall`` seconds without a
+    byte (``gitstore.sync.stall``; None: never)."""
+    if not git:
+        raise SyncError("git", "jp syncs through the git command line, and none was found")
+    return GitCli(git, Path(repo.path), environ, repo, stall)
 
 
 _KINDS = {1: "commit", 2: "tree", 3: "blob", 4: "tag"}
@@ -109,8 +113,10 @@ class GitCli:
         gitdir: Path,
         environ: Mapping[str, str] | None = None,
         repo: pygit2.Repository | None = None,
+        stall: float | None = stalling.STALL_SECONDS,
     ) -> None:
         self.git = git
+        self.stall = stall  # seconds without a byte from the remote before giving up
         self.gitdir = gitdir
         self.repo = repo  # with it, refs under folders are read as files, not by a git
         self.environ = None if environ is None else dict(environ)
@@ -148,12 +154,13 @@ class GitCli:
         env: dict[str, str] | None = None,
         gitdir: Path | None = None,
     ) -> subprocess.CompletedProcess[str]:
+        command = [self.git, "--git-dir", str(gitdir or self.gitdir), *args]
         try:
+            if remote is not None:  # it talks to the remote: watched for a stall
+                chosen = env if env is not None else self.env(remote)
+                return stalling.run(command, remote, self.stall, chosen, stdin)
             return subprocess.run(
-                [self.git, "--git-dir", str(gitdir or self.gitdir), *args],
-                capture_output=True,
-                text=True,
-                input=stdin,
+                command, capture_output=True, text=True, input=stdin,
                 env=env if env is not None else self.env(remote),
             )
         except OSError as exc:

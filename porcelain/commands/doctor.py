@@ -6,6 +6,7 @@ import click
 
 from gitstore import Finding, Store, examine, mend
 from porcelain import clock
+from porcelain.app import gitcheck
 from porcelain.commands.context import App
 from porcelain.errors import Exit, UserError
 from porcelain.render.output import untrusted_field
@@ -40,11 +41,11 @@ def doctor(app: App, fix: bool, no_fsck: bool, ack: bool) -> int:
     # repair=False: see what a command would mend silently
     store = Store(path, app.identity(), repair=False, clock=clock.for_store())
     acked = store.refs.acknowledge_refusals() if ack else []
-    findings = examine(store, fsck=not no_fsck)
+    findings = _git(app) + examine(store, fsck=not no_fsck)
     fixed: list[Finding] = []
     if fix and any(f.fixable for f in findings):
         fixed = _mend_recorded(app, store, findings)
-        findings = examine(store, fsck=not no_fsck)
+        findings = _git(app) + examine(store, fsck=not no_fsck)
     problems = [f for f in findings if f.severity == "problem"]
     lines = [
         f"acknowledged: {remote}'s {untrusted_field(ref)}: {untrusted_field(e.reason)}"
@@ -69,6 +70,12 @@ def doctor(app: App, fix: bool, no_fsck: bool, ack: bool) -> int:
         lines,
     )
     return Exit.OK if not problems else Exit.USER
+
+
+def _git(app: App) -> list[Finding]:
+    """A finding when this machine has no git jp can use (sync and imports need it)."""
+    _, missing = gitcheck.find(app.environ)
+    return [] if missing is None else [Finding("git", missing, gitcheck.INSTALL)]
 
 
 def _mend_recorded(app: App, store: Store, findings: list[Finding]) -> list[Finding]:

@@ -7,7 +7,6 @@ history and pull prints the new id of the local continuation.
 
 from __future__ import annotations
 
-import shutil
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -18,6 +17,7 @@ import click  # noqa: TID251
 from gitstore import check_remote_name, default_remote, find_remote, list_remotes, open_sync
 from gitstore import push as push_all
 from porcelain import clock
+from porcelain.app import gitcheck
 from porcelain.commands.context import App
 from porcelain.domain.origins import continuations
 from porcelain.errors import UsageError, UserError
@@ -227,8 +227,13 @@ def _syncer(app: App, name: str | None, progress: _Progress) -> Syncer:
     check_remote_name(name)
     if find_remote(store, name) is None:
         raise UserError(f"no remote named {name}", "add one: `jp remote add NAME URL`")
-    git = shutil.which("git", path=app.environ.get("PATH"))
+    git, missing = gitcheck.find(app.environ)
+    if git is None or missing is not None:
+        raise UserError(f"cannot sync: {missing}", gitcheck.INSTALL)
     unattended = None if _someone_can_answer(app) else app.environ
+    stall = app.config().get("sync.stall_seconds")  # the user's files only (trust rule)
+    if isinstance(stall, int) and not isinstance(stall, bool) and stall > 0:
+        return open_sync(store, name, git, progress, unattended, float(stall))
     return open_sync(store, name, git, progress, unattended)
 
 

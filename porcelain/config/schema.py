@@ -251,6 +251,8 @@ ROOT = Table(
         ),
         # a tool's result redacted before it is stored or sent (user files only)
         "redaction": Table({"on_tool_result": BOOL}),
+        # how long a remote may say nothing before a sync gives up (docs/sync.md)
+        "sync": Table({"stall_seconds": POSITIVE_INT}),
     }
 )
 

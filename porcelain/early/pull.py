@@ -4,8 +4,8 @@ Only the plainest command line qualifies: ``jp [--store PATH] [-F FORMAT] pull
 [-v] [REMOTE]`` (the global options anywhere, as ``hoist_globals`` allows), no
 ``--full``, no ``-c``/``--cfg``, no testing hook, a store named by ``--store``
 or ``JP_STORE`` or jp's default one (a project store takes the whole path: its
-owner is checked there), ``git`` on the ``PATH`` (without it the pull takes
-libgit2's path, which lists everything).  A configuration file, when there is
+owner is checked there), ``git`` on the ``PATH`` (without it the pull fails
+with the line that says jp needs git).  A configuration file, when there is
 one, is loaded as the command loads it, so that a broken one fails the same
 way.  The output is the full pull's for a pull that did nothing: ``Already up
 to date with REMOTE.``, or ``[]`` with ``-F json``; like it, no operation is

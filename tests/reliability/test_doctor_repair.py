@@ -111,3 +111,38 @@ def test_doctor_fix_rebuilding_packed_refs_is_an_operation_undo_reverses(tmp_pat
     box.ok("op", "restore", newest["id"])  # and back to how the repair left them
     assert box.refs("refs/conversations") == rebuilt
     box.fsck()
+
+
+def test_a_garbage_line_in_packed_refs_stops_an_archive_before_anything_moves(
+    tmp_path: Path,
+) -> None:
+    """Held-out case 26b: with a garbage line appended to `packed-refs`, an archive
+    created the archived ref, then failed to delete the packed live one, and said the
+    next command would repair it, which none did: the conversation stayed live and
+    archived at once.  The move is now checked first: nothing moves, nothing is
+    recorded, and the line names the fix, which works."""
+    box = Sandbox(tmp_path / "box")
+    box.ok("init")
+    made = [box.new(f"conversation {n}") for n in range(2)]
+    box.git("pack-refs", "--all")
+    before = box.refs("refs/conversations", "refs/archive/conversations")
+    ops = box.json("op", "log")
+    lines = len((box.store / "packed-refs").read_bytes().splitlines())
+    with (box.store / "packed-refs").open("a") as packed:
+        packed.write("garbage line\n")
+    proc = box.fail("conversation", "archive", "--yes", made[0])
+    assert proc.stderr.splitlines() == [
+        f"error: store {box.store}: packed-refs is damaged (line {lines + 1} is not a ref: "
+        "'garbage line'); nothing was changed; `jp doctor --fix` rebuilds it, then run "
+        "this command again"
+    ], proc.stderr
+    assert not (box.store / "refs" / "archive").exists(), "the archived ref was made"
+    assert not any((box.store / "jp" / "ops").glob("*.json")), "a journal was left"
+    assert box.json("op", "log") == ops, "an operation was recorded for nothing"
+    assert {r["id"] for r in box.json("conversation", "ls")} == set(made)
+    box.ok("doctor", "--fix")
+    assert box.refs("refs/conversations", "refs/archive/conversations") == before
+    box.ok("conversation", "archive", "--yes", made[0])
+    assert {r["id"] for r in box.json("conversation", "ls")} == {made[1]}
+    assert {r["id"] for r in box.json("conversation", "ls", "--archived")} == {made[0]}
+    box.fsck()

@@ -260,6 +260,7 @@ def test_every_allowed_key_is_a_schema_key_and_none_defines_execution() -> None:
         f"usage.prices.{TOOL}.cache_write",
         f"usage.prices.{TOOL}.input",
         f"usage.prices.{TOOL}.output",
+        "sync.stall_seconds",
         "user.name",
     ]
 

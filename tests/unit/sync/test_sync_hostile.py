@@ -12,7 +12,6 @@ import pytest
 
 from gitstore import refs
 from gitstore.boundary import Limits
-from gitstore.errors import SyncError
 from gitstore.refs import quarantine
 from gitstore.store.core import Store
 from gitstore.store.repo import init_bare
@@ -39,18 +38,16 @@ def start(cid: str) -> dict[str, object]:
     }
 
 
-@pytest.fixture(params=["git", "pygit2"])
-def machine(request: pytest.FixtureRequest, tmp_path: Path, bare_remote: Remote) -> Make:
+@pytest.fixture
+def machine(tmp_path: Path, bare_remote: Remote) -> Make:
     """Stores that sync with ``bare_remote`` (a path; with ``@every_remote`` also over
     SSH and HTTP, where the git command line is the transport)."""
-    if request.param == "pygit2" and bare_remote.kind != "path":
-        pytest.skip("the libgit2 fallback is tested against a path remote")
 
     def make(name: str, limits: Limits | None = None) -> tuple[Store, Syncer]:
         init_bare(tmp_path / name)
         store = Store(tmp_path / name, limits=limits)
         remotes.add(store.repo, "origin", bare_remote.url)
-        transport = choose(store.repo, GIT if request.param == "git" else None)
+        transport = choose(store.repo, GIT)
         return store, Syncer(Here.of(store), "origin", transport)
 
     return make
@@ -184,10 +181,6 @@ def test_a_deep_ref_does_not_blind_the_pull(shared: tuple[Store, Syncer, Hostile
     deep = "refs/conversations/" + "/".join(["d"] * 100)
     bad.ref(deep, tip)
     bad.ref(refs.live(CID), bad.event(request("arrives anyway"), tip))
-    if syncer.transport.name == "pygit2":  # libgit2 lists nothing then: an error, never blind
-        with pytest.raises(SyncError, match="install git"):
-            syncer.pull()
-        return
     out = syncer.pull()
     assert refused(out)[deep].detail == "not a conversation id"
     assert {o.id: o.action for o in out if o.kind == "conversation"} == {CID: "fast-forwarded"}

@@ -186,8 +186,12 @@ def test_a_hostile_journal_is_refused_in_one_line_and_the_pull_is_whole(
     assert len(warnings) == 1 and warnings[0].id == journal.REMOTE_REF
     assert problem in warnings[0].detail and "\n" not in warnings[0].detail
     assert pulled(out) == {"jp-c2": "fast-forwarded"}, "the pull fetched everything instead"
-    assert sb.journal_tip() == forged  # the next pull starts from it: no warning again
-    assert sb.pull() == []
+    # set aside: no copy of it, so no pull starts from it (each says so while it stays)
+    assert sb.journal_tip() is None and sb.journal_aside == forged
+    assert [o.id for o in sb.pull()] == [journal.REMOTE_REF]
+    push(sa)  # a push replaces it by a new chain: no warning after
+    assert bad.tip(journal.REMOTE_REF) != forged
+    assert sb.pull() == [] and sb.journal_tip() == bad.tip(journal.REMOTE_REF)
 
 
 def test_a_journal_naming_refs_that_do_not_exist_fetches_what_does(
@@ -296,25 +300,6 @@ def test_a_first_pull_and_a_remote_without_a_journal_report_no_drift(
     drift(bare_remote)
     outcomes = sb.pull()
     assert pulled(outcomes) == {"jp-c2": "fast-forwarded"} and drift_notes(outcomes) == []
-
-
-def test_libgit2s_push_writes_no_journal_entry_and_a_reconcile_names_it(
-    tmp_path: Path, pair: tuple[Store, Syncer, Store, Syncer], bare_remote: Remote
-) -> None:
-    """libgit2 cannot push atomically: its push journals nothing (docs/sync.md)."""
-    a, sa, b, sb = pair
-    entries = remote_journal(bare_remote)
-    fallback = Syncer(Here.of(a), "origin", choose(a.repo, None), journal_from=0)
-    assert fallback.transport.name == "pygit2"
-    add(a, "jp-c2", "through libgit2")
-    assert [o.action for o in push(fallback) if o.direction == "push"] == ["fast-forwarded"]
-    assert Hostile(bare_remote.path).tip(refs.live("jp-c2")) == a.refs.require("jp-c2").tip
-    assert remote_journal(bare_remote) == entries, "no entry without its refs, nor refs with one"
-    assert pulled(sb.pull()) == {}, "a journal pull does not see it"
-    outcomes = sb.pull(full=True)
-    assert pulled(outcomes) == {"jp-c2": "fast-forwarded"}
-    (note,) = drift_notes(outcomes)
-    assert refs.live("jp-c2") in note.detail
 
 
 def chain_length(remote: Remote) -> int:

@@ -51,20 +51,18 @@ def actions(outcomes: list[Outcome], direction: str = "pull") -> dict[str, str]:
     return {o.id: o.action for o in outcomes if o.direction == direction}
 
 
-@pytest.fixture(params=["git", "pygit2"])
-def machine(request: pytest.FixtureRequest, tmp_path: Path, bare_remote: Remote) -> Make:
+@pytest.fixture
+def machine(tmp_path: Path, bare_remote: Remote) -> Make:
     """Stores that sync with ``bare_remote`` (a path; with ``@every_remote`` also over
     SSH and HTTP, where the git command line is the transport)."""
-    if request.param == "git" and GIT is None:
+    if GIT is None:
         pytest.skip("no git executable")
-    if request.param == "pygit2" and bare_remote.kind != "path":
-        pytest.skip("the libgit2 fallback is tested against a path remote")
 
     def make(name: str) -> tuple[Store, Syncer]:
         init_bare(tmp_path / name)
         store = Store(tmp_path / name)
         remotes.add(store.repo, "origin", bare_remote.url)
-        transport = choose(store.repo, GIT if request.param == "git" else None)
+        transport = choose(store.repo, GIT)
         return store, Syncer(Here.of(store), "origin", transport)
 
     return make
