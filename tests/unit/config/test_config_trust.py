@@ -256,11 +256,11 @@ def test_every_allowed_key_is_a_schema_key_and_none_defines_execution() -> None:
         "secrets.allow.kinds",
         "store.max_event_bytes",
         "store.op_log_retention_days",
+        "sync.stall_seconds",
         f"usage.prices.{TOOL}.cache_read",
         f"usage.prices.{TOOL}.cache_write",
         f"usage.prices.{TOOL}.input",
         f"usage.prices.{TOOL}.output",
-        "sync.stall_seconds",
         "user.name",
     ]
 
