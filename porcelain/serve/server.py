@@ -1,17 +1,25 @@
 """The HTTP side of `jp serve`: who may ask (token, Host), what every answer carries
 (security headers), and which page answers (`routes.py`).
 
-Standard library only: a ``ThreadingHTTPServer`` on loopback.  A request is
-served only with the token: in the URL jp printed (``?token=...``, answered with
-a redirect that drops it from the address bar and sets it as an ``HttpOnly``,
-``SameSite=Strict`` cookie) or in that cookie.  The Host header must name the
-address the server listens on (no DNS rebinding).  The store is opened anew
-for each request, so every page shows the refs as they are now.
+Standard library only: a ``ThreadingHTTPServer`` on loopback.  Every page
+lives under a root path drawn at random for this run (``/jp-KEY/``), and a
+request is served only with the token: in the URL jp printed
+(``/jp-KEY/?token=...``, answered with a redirect that drops it from the
+address bar and sets it as an ``HttpOnly``, ``SameSite=Strict`` cookie named for
+the port, whose ``Path`` is the root) or in that cookie.  Browsers send a cookie
+to every port of a host, so the root path is what keeps the credential from
+another server on 127.0.0.1: the browser sends it only to paths under this run's
+root, which no other server, page or link knows.  jp's own links are written
+from ``/``; the server puts the root in front of them (``_rooted``).  The Host
+header must name the address the server listens on (no DNS rebinding).  The
+store is opened anew for each request, so every page shows the refs as they
+are now.
 """
 
 from __future__ import annotations
 
 import hmac
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,7 +35,8 @@ from porcelain.serve.routes import NotFound, Reply, route
 if TYPE_CHECKING:
     from gitstore import Conversation, Store
 
-COOKIE = "jp_token"
+COOKIE = "jp-serve-{port}"
+LINKS = re.compile(rb'(\s(?:href|src|action)=")/(?!/)')
 LOOPBACK = ("127.0.0.1", "localhost", "[::1]", "::1")
 HEADERS = {
     "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; "
@@ -53,6 +62,16 @@ class Site:
     host: str = "127.0.0.1"
     port: int = 0
     token: str = field(default_factory=lambda: clock.secret(32))
+    key: str = field(default_factory=lambda: clock.secret(16))
+
+    @property
+    def root(self) -> str:
+        """This run's root path: every page is under it, and the cookie too."""
+        return f"/jp-{self.key}"
+
+    @property
+    def cookie(self) -> str:
+        return COOKIE.format(port=self.port)
 
     def hosts(self) -> set[str]:
         """The Host headers a request may carry: a loopback name, or the bound host."""
@@ -63,7 +82,7 @@ class Site:
 
     def url(self) -> str:
         shown = f"[{self.host}]" if ":" in self.host.strip("[]") else self.host
-        return f"http://{shown}:{self.port}/?{urlencode({'token': self.token})}"
+        return f"http://{shown}:{self.port}{self.root}/?{urlencode({'token': self.token})}"
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -86,14 +105,18 @@ class Handler(BaseHTTPRequestHandler):
         if self.headers.get("Host", "") not in self.site.hosts():
             return _text(HTTPStatus.MISDIRECTED_REQUEST, "refused: unknown Host header")
         parts = urlsplit(self.path)
+        root = self.site.root
+        if parts.path != root and not parts.path.startswith(root + "/"):
+            return _text(HTTPStatus.FORBIDDEN, "refused: open the URL `jp serve` printed")
+        path = parts.path[len(root) :] or "/"
         query = parse_qs(parts.query, keep_blank_values=True)
         given = query.pop("token", [None])[0]
         if given is not None and hmac.compare_digest(given.encode(), self.site.token.encode()):
-            return _login(parts.path, query, self.site.token)
+            return _login(self.site, path, query)
         if not self._has_cookie():
             return _text(HTTPStatus.FORBIDDEN, "refused: open the URL `jp serve` printed")
         try:
-            return route(self.site, parts.path, query)
+            return _rooted(route(self.site, path, query), root)
         except NotFound as exc:
             return _text(HTTPStatus.NOT_FOUND, f"not found: {exc}")
         except Exception as exc:  # a page that failed must not stop the server
@@ -105,7 +128,7 @@ class Handler(BaseHTTPRequestHandler):
             jar = SimpleCookie(self.headers.get("Cookie", ""))
         except CookieError:
             return False
-        morsel = jar.get(COOKIE)
+        morsel = jar.get(self.site.cookie)
         return morsel is not None and hmac.compare_digest(
             morsel.value.encode(), self.site.token.encode()
         )
@@ -128,16 +151,29 @@ def _text(status: HTTPStatus, text: str) -> Reply:
     return Reply(int(status), "text/plain; charset=utf-8", (text + "\n").encode())
 
 
-def _login(path: str, query: dict[str, list[str]], token: str) -> Reply:
-    """The token was in the URL: keep it as a cookie, and show the page without it."""
+def _login(site: Site, path: str, query: dict[str, list[str]]) -> Reply:
+    """The token was in the URL: keep it as a cookie for this run's root only, and
+    show the page without it."""
     rest = urlencode(query, doseq=True)
-    cookie = f"{COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/"
+    cookie = f"{site.cookie}={site.token}; HttpOnly; SameSite=Strict; Path={site.root}"
     return Reply(
         int(HTTPStatus.SEE_OTHER),
         "text/plain; charset=utf-8",
         b"",
-        {"Location": (path or "/") + (f"?{rest}" if rest else ""), "Set-Cookie": cookie},
+        {"Location": site.root + path + (f"?{rest}" if rest else ""), "Set-Cookie": cookie},
     )
+
+
+def _rooted(reply: Reply, root: str) -> Reply:
+    """A page's own links (``href="/..."``, ``src``, ``action``) under this run's root.
+
+    Text from the store reaches a page only escaped (a quote is ``&quot;``) and
+    Markdown links only to http, https or mailto, so ``="/`` is always jp's markup.
+    """
+    if not reply.content_type.startswith("text/html"):
+        return reply
+    body = LINKS.sub(rb"\1" + root.encode() + b"/", reply.body)
+    return Reply(reply.status, reply.content_type, body, reply.headers)
 
 
 def make_server(site: Site) -> ThreadingHTTPServer:
