@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -238,3 +239,40 @@ def test_tools_ls_lists_every_kind_and_a_server_that_died(user: User) -> None:
     assert any(ln.startswith("date ") and "command" in ln and "confirm = false" in ln for ln in lines)
     assert any(ln.startswith("mcp.t ") and "not offered" in ln and "did not start" in ln for ln in lines)
     assert proc.stderr.count("MCP server t did not start") == 1
+
+
+def test_a_pulled_delta_turns_off_but_never_on_what_the_users_file_turned_off(
+    online: User, fake: FakeMessages, tmp_path: Path
+) -> None:
+    """The user's file turns `echo` off under `"*".run = "unattended"`; a pulled
+    config_delta switches it on (and `pid` off): `echo` stays off, named in one
+    warning, and `pid` is off."""
+    from tests.e2e.test_trust_config import append_with_git, delta_event
+
+    off = '[providers.mcp.t.tools.echo]\nenable = false\n'
+    online.config(server(extra=UNATTENDED + off))
+    fake.reply_text("Hello.")
+    online.ok("q", "--new", "hello")
+    cid = online.active()
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "--bare", "-q", str(remote)], check=True)
+    online.ok("remote", "add", "origin", str(remote))
+    online.ok("push", "origin")
+    chosen = {"mcp.t.echo": {"enable": True}, "mcp.t.pid": {"enable": False}}
+    delta = delta_event({"conversation": {"tools": chosen}})
+    hostile = append_with_git(remote, online.env, f"refs/conversations/{cid}", delta)
+    online.ok("pull", "origin")
+    assert online.tip(cid) == hostile
+    fake.reply_blocks([tool_use("mcp__t__echo", text="RAN")], {"last_user_contains": "go"})
+    fake.reply_text("Done.")
+    proc = online.run("q", "go")
+    assert proc.returncode == 0, proc.stderr
+    names = [t["name"] for t in fake.requests[-2].get("tools", [])]
+    assert "mcp__t__echo" not in names and "mcp__t__pid" not in names
+    (result,) = [e for e in online.events(cid) if e["type"] == "tool_call_response"]
+    assert result["is_error"] is True and "RAN" not in result["content"]
+    warned = [line for line in proc.stderr.splitlines() if '"mcp.t.echo".enable' in line]
+    assert len(warned) == 1 and "ignored" in warned[0], proc.stderr
+    shown = online.json("config", "show", "--conversation", cid)["ignored"]
+    [why] = [i["reason"] for i in shown if "mcp.t.echo" in i["key"]]
+    assert "turns this tool off" in why

@@ -9,7 +9,7 @@ import pytest
 
 from porcelain.app.query.mcp_client import Listed
 from porcelain.app.query.mcp_tools import refusal, settings, shown_wire, wire_name
-from porcelain.config import Config
+from porcelain.config import Config, Recorded
 from porcelain.config.layers import load_config
 from porcelain.config.schema import validate
 from porcelain.config.toolenv import check_tool_env, provider_keys
@@ -99,3 +99,28 @@ def test_the_schema_checks_a_server_and_mcp_is_no_model_provider() -> None:
     assert "OPENAI_API_KEY" in provider_keys(data)
     with pytest.raises(ConfigError, match="providers.mcp.fs.env names OPENAI_API_KEY"):
         check_tool_env(data, lambda _: "config.toml")
+
+
+def test_a_tool_the_users_file_turned_off_is_never_switched_on_by_a_delta(tmp_path: Path) -> None:
+    user = tmp_path / "config" / "jp" / "config.toml"
+    user.parent.mkdir(parents=True)
+    user.write_text(
+        '[providers.mcp.fs]\ncommand = "srv"\n[providers.mcp.fs.tools."*"]\nrun = "unattended"\n'
+        "[providers.mcp.fs.tools.rm]\nenable = false\n"
+        '[conversation.tools.shell]\ncommand = ["sh"]\nenable = false\n'
+    )
+    chosen = {"mcp.fs.rm": {"enable": True}, "shell": {"enable": True}, "mcp.fs.ls": {"enable": True}}
+    environ = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "HOME": str(tmp_path)}
+    for own in (False, True):  # a recorded delta outlives its command: own ones too
+        delta = Recorded({"conversation": {"tools": chosen}}, "delta", own=own)
+        config = load_config(environ=environ, store_config=None, files=(), overrides=(), deltas=[delta])
+        server = config.data["providers"]["mcp"]["fs"]
+        assert settings(config, server, "fs", "rm") == (False, "unattended")
+        assert config.data["conversation"]["tools"]["shell"]["enable"] is False
+        assert settings(config, server, "fs", "ls") == (True, "unattended")
+        ignored = {".".join(i.path) for i in config.ignored}
+        assert {"conversation.tools.mcp.fs.rm.enable", "conversation.tools.shell.enable"} <= ignored
+    # the user's --cfg for one command is above every delta, and even then "*" run is not inherited
+    cfg = ['conversation.tools."mcp.fs.rm".enable=true']
+    config = load_config(environ=environ, store_config=None, files=(), overrides=cfg)
+    assert settings(config, config.data["providers"]["mcp"]["fs"], "fs", "rm") == (True, "ask")
