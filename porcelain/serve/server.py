@@ -18,9 +18,13 @@ are now.
 
 from __future__ import annotations
 
+import errno
 import hmac
 import re
+import socket
 import sys
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http import HTTPStatus
@@ -38,6 +42,15 @@ if TYPE_CHECKING:
 COOKIE = "jp-serve-{port}"
 LINKS = re.compile(rb'(\s(?:href|src|action)=")/(?!/)')
 LOOPBACK = ("127.0.0.1", "localhost", "[::1]", "::1")
+MAX_CONNECTIONS = 64  # at once; one more is answered 503 and closed at once
+HEADER_SECONDS = 5.0  # the request line and headers must all arrive within this
+REQUEST_SECONDS = 60.0  # a whole request, its answer included
+IDLE_SECONDS = 10.0  # a read or a write that makes no progress for this long ends it
+BUSY = (
+    b"HTTP/1.0 503 Service Unavailable\r\nContent-Type: text/plain\r\n"
+    b"Retry-After: 5\r\nContent-Length: 30\r\nConnection: close\r\n\r\n"
+    b"busy: too many connections\r\n\r\n"
+)
 HEADERS = {
     "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; "
     "script-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
@@ -88,7 +101,15 @@ class Site:
 class Handler(BaseHTTPRequestHandler):
     server_version = "jp-serve"
     sys_version = ""
+    timeout = IDLE_SECONDS
     site: Site  # set on the class made for one server (``make_server``)
+    server: Server
+
+    def parse_request(self) -> bool:
+        """The request line and headers are in: from here the whole request's limit holds."""
+        ok = super().parse_request()
+        self.server.parsed(self.connection)
+        return ok
 
     def do_GET(self) -> None:  # noqa: N802 (the standard library's name)
         self._answer(self._reply())
@@ -176,16 +197,93 @@ def _rooted(reply: Reply, root: str) -> Reply:
     return Reply(reply.status, reply.content_type, body, reply.headers)
 
 
-def make_server(site: Site) -> ThreadingHTTPServer:
+class Server(ThreadingHTTPServer):
+    """A threading server with bounds: ``MAX_CONNECTIONS`` at once, each one's
+    headers within ``HEADER_SECONDS`` and the whole request within
+    ``REQUEST_SECONDS`` (a reaper shuts a socket that overstays, which ends its
+    blocked read), and a client that goes away costs no traceback."""
+
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], handler: type[Handler]) -> None:
+        super().__init__(address, handler)
+        self.slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        self.lock = threading.Lock()
+        self.live: dict[socket.socket, tuple[float, float]] = {}  # socket -> (start, limit)
+        self.closing = threading.Event()
+        threading.Thread(target=self._reap, name="jp-serve-reaper", daemon=True).start()
+
+    def get_request(self) -> tuple[socket.socket, Any]:
+        try:
+            return super().get_request()
+        except OSError as exc:  # out of descriptors: wait a little rather than spin on accept
+            if exc.errno in (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM):
+                time.sleep(0.1)
+            raise
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self.slots.acquire(blocking=False):
+            try:
+                request.settimeout(0.5)
+                request.sendall(BUSY)
+            except OSError:
+                pass
+            self.shutdown_request(request)
+            return
+        with self.lock:
+            self.live[request] = (time.monotonic(), HEADER_SECONDS)
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._done(request)
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._done(request)
+
+    def _done(self, request: Any) -> None:
+        with self.lock:
+            self.live.pop(request, None)
+        self.slots.release()
+
+    def parsed(self, request: Any) -> None:
+        with self.lock:
+            if request in self.live:
+                self.live[request] = (self.live[request][0], REQUEST_SECONDS)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """One line, never a traceback; a client that reset or timed out, nothing."""
+        failed = sys.exc_info()[1]
+        if isinstance(failed, OSError):
+            return
+        sys.stderr.write(f"jp serve: a request failed: {type(failed).__name__}\n")
+
+    def _reap(self) -> None:
+        while not self.closing.wait(0.5):
+            now = time.monotonic()
+            with self.lock:
+                late = [sock for sock, (start, limit) in self.live.items() if now - start > limit]
+            for sock in late:
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def server_close(self) -> None:
+        self.closing.set()
+        super().server_close()
+
+
+def make_server(site: Site) -> Server:
     """Bind ``site.host:site.port`` (port 0: any free one, written back to ``site``)."""
     handler = type("SiteHandler", (Handler,), {"site": site})
     family_host = site.host.strip("[]")
-    server_class: type[ThreadingHTTPServer] = ThreadingHTTPServer
+    server_class: type[Server] = Server
     if ":" in family_host:
-        import socket  # lazy: only an IPv6 address needs the socket family
-
-        server_class = type("V6Server", (ThreadingHTTPServer,), {"address_family": socket.AF_INET6})
+        server_class = type("V6Server", (Server,), {"address_family": socket.AF_INET6})
     server = server_class((family_host, site.port), handler)
-    server.daemon_threads = True
     site.port = server.server_address[1]
     return server
