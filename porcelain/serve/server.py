@@ -27,9 +27,11 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from http import HTTPStatus
 from http.cookies import CookieError, SimpleCookie
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from ipaddress import IPv4Address, IPv6Address, ip_address
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
@@ -41,7 +43,6 @@ if TYPE_CHECKING:
 
 COOKIE = "jp-serve-{port}"
 LINKS = re.compile(rb'(\s(?:href|src|action)=")/(?!/)')
-LOOPBACK = ("127.0.0.1", "localhost", "[::1]", "::1")
 MAX_CONNECTIONS = 64  # at once; one more is answered 503 and closed at once
 HEADER_SECONDS = 5.0  # the request line and headers must all arrive within this
 REQUEST_SECONDS = 60.0  # a whole request, its answer included
@@ -62,8 +63,33 @@ HEADERS = {
 }
 
 
+def address(host: str) -> IPv4Address | IPv6Address | None:
+    """``host`` as an IP address (``[::1]`` too), or None for a name."""
+    try:
+        return ip_address(host.strip("[]"))
+    except ValueError:
+        return None
+
+
 def is_loopback(host: str) -> bool:
-    return host in LOOPBACK or host.startswith("127.")
+    """Loopback by address: an address of 127.0.0.0/8 or ::1, or the name
+    ``localhost``; any other name (``127.example.com``) is not."""
+    found = address(host)
+    return host.lower() == "localhost" if found is None else found.is_loopback
+
+
+def is_wildcard(host: str) -> bool:
+    """``0.0.0.0`` or ``::``: every address of the machine."""
+    found = address(host)
+    return found is not None and found.is_unspecified
+
+
+@lru_cache(maxsize=1)
+def machine_names() -> frozenset[str]:
+    """The names a request reaching a server on every address may give: this
+    machine's host name and its fully qualified one."""
+    names = {socket.gethostname(), socket.getfqdn()}
+    return frozenset(name.lower() for name in names if name)
 
 
 @dataclass
@@ -86,16 +112,31 @@ class Site:
     def cookie(self) -> str:
         return COOKIE.format(port=self.port)
 
-    def hosts(self) -> set[str]:
-        """The Host headers a request may carry: a loopback name, or the bound host."""
-        names = {"127.0.0.1", "localhost", "[::1]"}
-        if not is_loopback(self.host):
-            names.add(f"[{self.host}]" if ":" in self.host.strip("[]") else self.host)
-        return {f"{name}:{self.port}" for name in names}
+    def allows(self, header: str) -> bool:
+        """The Host header names this server: its port, and a loopback name, the
+        address it listens on, or (listening on every address) any address or
+        this machine's name.  An address cannot be rebound by DNS; a name other
+        than these could be (DNS rebinding), so it is refused."""
+        name, colon, port = header.rpartition(":")
+        if not colon or port != str(self.port) or not name:
+            return False
+        if name.lower() in ("127.0.0.1", "localhost", "[::1]", _shown(self.host).lower()):
+            return True
+        given = address(name) if name.startswith("[") == (":" in name) else None
+        if is_wildcard(self.host):
+            return given is not None or name.lower() in machine_names()
+        return given is not None and given == address(self.host)
 
     def url(self) -> str:
-        shown = f"[{self.host}]" if ":" in self.host.strip("[]") else self.host
-        return f"http://{shown}:{self.port}{self.root}/?{urlencode({'token': self.token})}"
+        """The URL to open: on every address, the machine's name stands for it."""
+        host = socket.gethostname() if is_wildcard(self.host) else self.host
+        return f"http://{_shown(host)}:{self.port}{self.root}/?{urlencode({'token': self.token})}"
+
+
+def _shown(host: str) -> str:
+    """``host`` as a URL spells it: an IPv6 address in brackets."""
+    host = host.strip("[]")
+    return f"[{host}]" if ":" in host else host
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -123,7 +164,7 @@ class Handler(BaseHTTPRequestHandler):
     do_PUT = do_DELETE = do_PATCH = do_POST  # noqa: N815
 
     def _reply(self) -> Reply:
-        if self.headers.get("Host", "") not in self.site.hosts():
+        if not self.site.allows(self.headers.get("Host", "")):
             return _text(HTTPStatus.MISDIRECTED_REQUEST, "refused: unknown Host header")
         parts = urlsplit(self.path)
         root = self.site.root
@@ -286,4 +327,6 @@ def make_server(site: Site) -> Server:
         server_class = type("V6Server", (Server,), {"address_family": socket.AF_INET6})
     server = server_class((family_host, site.port), handler)
     site.port = server.server_address[1]
+    if is_wildcard(family_host):
+        machine_names()  # looked up once, before the first request waits on it
     return server
