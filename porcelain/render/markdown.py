@@ -34,6 +34,7 @@ import shutil
 from typing import TYPE_CHECKING, Any
 
 from porcelain.domain.escaping import escape_untrusted
+from porcelain.domain.highlight import highlighted
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
@@ -131,6 +132,8 @@ def _escape_tokens(tokens: list[Token]) -> None:
         token.content = escape_untrusted(token.content)
         for key, value in list(token.attrs.items()):
             token.attrs[key] = escape_untrusted(str(value))
+        if token.type == "fence":  # a lexer jp bounds, or plain text (domain/highlight.py)
+            token.info = highlighted(token.info, token.content) or ""
         if token.type == "html_block":  # shown as it was written, not hidden
             token.type, token.tag, token.info = "code_block", "code", ""
         elif token.type == "html_inline" and token.content not in ("<kbd>", "</kbd>"):

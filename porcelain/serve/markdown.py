@@ -4,7 +4,9 @@ markdown-it-py (CommonMark) with ``html=False`` writes raw HTML in the text as
 text; images are off (a picture from another origin would leak that the page
 was read, and the CSP refuses it anyway); a link is a link only when it points
 at http, https or mailto, and then it carries ``rel="noopener noreferrer"``.
-Fenced code is highlighted by Pygments, whose output escapes the code.
+Fenced code is highlighted by Pygments, whose output escapes the code, when its
+lexer is one jp allows and the block is small (``domain/highlight.py``: some
+lexers are far worse than linear); otherwise it is shown as plain text.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pygments.formatters import HtmlFormatter  # type: ignore[import-untyped]
 from pygments.lexers import get_lexer_by_name  # type: ignore[import-untyped]
 from pygments.util import ClassNotFound  # type: ignore[import-untyped]
 
+from porcelain.domain.highlight import highlighted
 from porcelain.serve.html import Markup, esc
 
 SAFE_SCHEMES = ("http://", "https://", "mailto:")
@@ -25,8 +28,9 @@ FORMATTER = HtmlFormatter(cssclass="hl", wrapcode=True)
 
 
 def _highlight(code: str, lang: str, _attrs: str) -> str:
+    name = highlighted(lang, code)
     try:
-        lexer = get_lexer_by_name(lang.strip().split()[0]) if lang.strip() else None
+        lexer = get_lexer_by_name(name) if name is not None else None
     except ClassNotFound:
         lexer = None
     if lexer is None:
