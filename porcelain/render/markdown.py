@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 # containers (quotes, lists) one block may nest before it is shown as source
 MAX_DEPTH = 12
 # what the parser may nest (its own limit, 20, drops the rest of the text silently)
-_PARSER_NESTING = 4 * MAX_DEPTH + 8
+PARSER_NESTING = 4 * MAX_DEPTH + 8
 _COLUMNS_PER_LEVEL = 4
 _NARROWEST = 20
 _SGR = re.compile(r"\x1b\[[0-9;]*m")
@@ -114,7 +114,7 @@ def parse(safe: str) -> list[Token]:
     # lazy: markdown-it loads with rich, for answers on a terminal only
     from markdown_it import MarkdownIt
 
-    parser = MarkdownIt("commonmark", {"maxNesting": _PARSER_NESTING})
+    parser = MarkdownIt("commonmark", {"maxNesting": PARSER_NESTING})
     parser.enable("strikethrough").enable("table")
     parser.disable("reference")  # a definition no link uses would vanish: shown as text
     parser.normalizeLinkText = _as_written  # type: ignore[method-assign,assignment]

@@ -1,8 +1,9 @@
-"""`jp serve`'s credential in a real browser (Debian's Chromium, by Selenium): a
-browser sends a cookie to every port of a host, so the cookie must reach this
-server alone.  A link in a conversation to another server on 127.0.0.1 (another
-user's, say) must not hand it the token, and two `jp serve` of two stores each
-keep their own credential."""
+"""`jp serve` against hostile input in a real browser (Debian's Chromium, by
+Selenium).  The credential: a browser sends a cookie to every port of a host,
+so the cookie must reach this server alone; a link in a conversation to another
+server on 127.0.0.1 (another user's, say) must not hand it the token, and two
+`jp serve` of two stores each keep their own credential.  Nesting: an answer
+nested deeper than markdown-it's limit shows every word."""
 
 from __future__ import annotations
 
@@ -117,3 +118,15 @@ def test_the_token_reaches_no_other_server_and_two_servers_keep_theirs(
     for _path, header in seen:
         assert not any(token in header for token in tokens), header
     assert not cookies  # at 127.0.0.1:PORT/ the browser holds none of jp's for this path
+
+
+def test_a_deeply_nested_answer_shows_every_word(tmp_path: Path, driver: Any) -> None:
+    quote = "> " * 40 + "deepest-quote-word"
+    items = "".join("  " * i + f"- item{i}\n" for i in range(30))
+    user = one_store(tmp_path, "n", f"Start.\n\n{quote}\n\n{items}\nthe-last-word\n")
+    with serving(user) as (url, _proc):
+        driver.get(url)
+        driver.find_element(By.LINK_TEXT, "Store n").click()
+        shown = driver.find_element(By.CSS_SELECTOR, ".answer").text
+    for word in ("Start.", "deepest-quote-word", "item0", "item29", "the-last-word"):
+        assert word in shown, word
