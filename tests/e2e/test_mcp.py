@@ -5,6 +5,7 @@ called and recorded; each fault a server can have ends the call, never the query
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -276,3 +277,27 @@ def test_a_pulled_delta_turns_off_but_never_on_what_the_users_file_turned_off(
     shown = online.json("config", "show", "--conversation", cid)["ignored"]
     [why] = [i["reason"] for i in shown if "mcp.t.echo" in i["key"]]
     assert "turns this tool off" in why
+
+
+def _alive(pid: int) -> bool:
+    """``pid`` runs (a zombie waiting for its parent to reap it is gone)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_the_helpers_a_server_started_are_gone_when_the_query_ends(
+    online: User, fake: FakeMessages
+) -> None:
+    """A server that exits when its stdin closes (as MCP servers do) leaves the
+    helpers it started; jp kills the server's whole process group."""
+    online.config(server("spawner", extra=UNATTENDED))
+    _, result = ask(online, fake, "helper")
+    helper = int(result["content"])
+    try:
+        assert not _alive(helper), "the server's helper outlived the query"
+    finally:
+        with contextlib.suppress(OSError):
+            os.kill(helper, 9)

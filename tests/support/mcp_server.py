@@ -14,12 +14,16 @@
 MODE ``hostile`` adds tools jp must refuse: a bad input schema, a schema of
 200 KB, a name with odd characters, a name too long for a provider.  MODE ``slow`` waits 60 s before it
 serves (a startup timeout); MODE ``die`` writes a line to stderr and exits.
+MODE ``spawner`` starts a helper process (``sleep``) as it starts, adds the tool
+``helper`` (the helper's pid), and exits when its stdin closes, as MCP servers
+do: its helper must not outlive the query.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import time
 from typing import Any
@@ -32,6 +36,7 @@ from mcp.server.stdio import stdio_server
 OBJECT = {"type": "object", "properties": {"text": {"type": "string"}}}
 EMPTY = {"type": "object", "properties": {}}
 BAD_SCHEMA = {"type": "object", "properties": {"text": {"type": 5}}}
+HELPER: list[int] = []  # the helper's pid (MODE spawner)
 BIG_SCHEMA = {"type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(9000)}}
 
 
@@ -46,6 +51,8 @@ def _tools(mode: str) -> list[types.Tool]:
         types.Tool(name="failing", description="Fail", input_schema=EMPTY),
         types.Tool(name="pid", description="Its process id", input_schema=EMPTY),
     ]
+    if mode == "spawner":
+        tools.append(types.Tool(name="helper", description="Its helper's pid", input_schema=EMPTY))
     if mode == "hostile":
         tools += [
             types.Tool(name="badschema", description="x", input_schema=BAD_SCHEMA),
@@ -75,6 +82,8 @@ async def _call(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
         return _text("y" * 3_000_000)
     if name == "pid":
         return _text(str(os.getpid()))
+    if name == "helper":
+        return _text(str(HELPER[0]))
     if name == "failing":
         return _text("the disk is on fire", error=True)
     return _text(f"unknown tool {name}", error=True)
@@ -86,6 +95,8 @@ def main(mode: str) -> None:
         sys.exit(2)
     if mode == "slow":
         time.sleep(60)
+    if mode == "spawner":
+        HELPER.append(subprocess.Popen(["sleep", "300"]).pid)
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=_tools(mode))

@@ -124,3 +124,28 @@ def test_a_tool_the_users_file_turned_off_is_never_switched_on_by_a_delta(tmp_pa
     cfg = ['conversation.tools."mcp.fs.rm".enable=true']
     config = load_config(environ=environ, store_config=None, files=(), overrides=cfg)
     assert settings(config, config.data["providers"]["mcp"]["fs"], "fs", "rm") == (True, "ask")
+
+
+def test_a_server_that_never_starts_costs_its_startup_limit_not_more() -> None:
+    """A server that sleeps instead of answering: `start` gives up at its limit and
+    kills it at once, without the package's graceful stop (2 s for stdin, then
+    SIGTERM) on top: 1 s costs under 2 s here, about 3.5 s before."""
+    import sys
+    import time
+
+    import anyio.from_thread  # noqa: F401 (loaded before the clock starts: imports are slow)
+    import mcp.client.stdio  # noqa: F401
+
+    from porcelain.app.query.mcp_client import McpError, McpServers, ServerSpec
+
+    server = Path(__file__).resolve().parents[3] / "support" / "mcp_server.py"
+    spec = ServerSpec("t", sys.executable, (str(server), "slow"), {"PATH": "/usr/bin:/bin"}, 1.0, 5.0)
+    servers = McpServers()
+    start = time.monotonic()
+    try:
+        with pytest.raises(McpError, match="did not start within 1 s"):
+            servers.start(spec)
+        took = time.monotonic() - start
+    finally:
+        servers.close()
+    assert took < 2.0, took
