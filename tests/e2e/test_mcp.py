@@ -76,6 +76,8 @@ def test_ask_without_a_terminal_runs_nothing(online: User, fake: FakeMessages) -
     online.config(server())
     _, result = ask(online, fake, "echo", text="NOT-RUN")
     assert result["is_error"] is True and "not asked to approve" in result["content"]
+    said = result["content"]  # the key that lets it run, and -y
+    assert 'run = "unattended" under [providers.mcp.t.tools.echo]' in said and "jp -y q" in said
 
 
 def test_unattended_runs_and_skip_answers_without_running(online: User, fake: FakeMessages) -> None:
@@ -301,3 +303,40 @@ def test_the_helpers_a_server_started_are_gone_when_the_query_ends(
     finally:
         with contextlib.suppress(OSError):
             os.kill(helper, 9)
+
+
+def _peak_kib(user: User, *args: str) -> tuple[int, subprocess.CompletedProcess[str]]:
+    """Run ``jp ARGS`` and the largest resident size (KiB) of it or its servers."""
+    probe = (
+        "import resource, subprocess, sys\n"
+        "done = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+        "sys.stderr.write(done.stderr); sys.stdout.write(done.stdout)\n"
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+        "sys.exit(done.returncode)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", probe, str(JP), *args],
+        env=user.env, cwd=user.root, capture_output=True, text=True, timeout=600,
+    )
+    return int(proc.stdout.strip().splitlines()[-1]), proc
+
+
+def test_a_flood_result_is_cut_as_it_is_read(online: User, fake: FakeMessages) -> None:
+    """A result line of 160 MB costs jp a bounded amount (its 4 MiB cap and the
+    copies of it on the way to the model: about 60 MB more than a small result,
+    measured), not the whole line (read whole it did not even finish in the
+    call's 60 s); the model reads a cut, marked result."""
+    online.config(server("flood", extra=UNATTENDED))
+    fake.reply_blocks([tool_use("mcp__t__echo", text="small")], {"last_user_contains": "calm"})
+    fake.reply_text("Done.")
+    calm, proc = _peak_kib(online, "q", "--new", "calm")
+    assert proc.returncode == 0, proc.stderr
+    fake.reply_blocks([tool_use("mcp__t__flood")], {"last_user_contains": "flood"})
+    fake.reply_text("Done.")
+    flood, proc = _peak_kib(online, "q", "--new", "flood")
+    assert proc.returncode == 0 and "Done." in proc.stdout, proc.stderr
+    (result,) = [e for e in online.events(online.active()) if e["type"] == "tool_call_response"]
+    assert result["content"].startswith("flood flood") and "cut as it was read" in json.dumps(
+        fake.requests[-1]
+    )
+    assert flood - calm < 128 * 1024, (flood, calm)  # 160 MB read whole: several hundred MB

@@ -14,7 +14,8 @@ its pid), but stops only the server itself when it exits on its stdin's
 close, so its helpers would live on.  jp records each server's pid as it is
 spawned (``_record_spawns``) and kills the whole group when the server stops,
 and at once, without the package's graceful waits, when it did not start in
-time (its start-up limit is what it costs).
+time (its start-up limit is what it costs).  Each server's stdout is read
+through ``CappedLines`` (``mcp_stream.py``): a result is cut as it is read.
 
 What a server says is untrusted: ``McpError`` messages and the results of
 ``call`` are plain text the caller escapes and bounds.  A server's stderr
@@ -34,6 +35,8 @@ from collections.abc import Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import IO, Any
+
+from porcelain.app.query.mcp_stream import CappedLines
 
 # beyond a wait's own timeout, how long the loop may take to report it
 GRACE = 3.0
@@ -186,6 +189,8 @@ def _record_spawns() -> None:
 
     async def recorded(*args: Any, **kwargs: Any) -> Any:
         process = await spawn(*args, **kwargs)
+        if getattr(process, "_stdout", None) is not None:  # each message bounded as read
+            process._stdout = CappedLines(process._stdout)
         pids = _SPAWNED.get()
         if pids is not None and isinstance(getattr(process, "pid", None), int):
             pids.append(process.pid)
