@@ -27,7 +27,8 @@ if TYPE_CHECKING:
     "--host",
     default="127.0.0.1",
     show_default=True,
-    help="The address to listen on; one that is not loopback needs --yes.",
+    help="The address to listen on (0.0.0.0 or ::: every address, the URL naming this "
+    "machine); one that is not loopback (127.0.0.0/8, ::1, localhost) needs --yes.",
 )
 @click.option(
     "--open",
