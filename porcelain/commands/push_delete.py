@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gitstore import InvalidId, check_id, delete_on_remote, remote_has
+from gitstore import ConversationNotFound, InvalidId, check_id, delete_on_remote, remote_has
 from porcelain.app.targets import active_id, resolve
 from porcelain.commands.context import App
 from porcelain.errors import Declined, UserError
@@ -29,7 +29,7 @@ def conversation_id(app: App, target: str) -> str:
     store = app.store()
     try:
         return resolve(store, target).cid
-    except UserError:
+    except (UserError, ConversationNotFound):  # deleted here (`rm`): the whole id still names it
         try:
             return check_id(target.strip() if target.startswith("jp-c") else f"jp-c{target}")
         except InvalidId:

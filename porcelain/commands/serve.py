@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from typing import TYPE_CHECKING
 
 import click
@@ -26,9 +27,15 @@ if TYPE_CHECKING:
     "--host",
     default="127.0.0.1",
     show_default=True,
-    help="The address to listen on; one that is not loopback needs --yes.",
+    help="The address to listen on (0.0.0.0 or ::: every address, the URL naming this "
+    "machine); one that is not loopback (127.0.0.0/8, ::1, localhost) needs --yes.",
 )
-@click.option("--open", "open_browser", is_flag=True, help="Open the URL in a browser.")
+@click.option(
+    "--open",
+    "open_browser",
+    is_flag=True,
+    help="Open the URL in a browser (through a private file: the token is on no command line).",
+)
 @click.option("--yes", is_flag=True, help="Listen on a --host that is not loopback.")
 @click.pass_obj
 def serve(app: App, port: int, host: str, open_browser: bool, yes: bool) -> None:
@@ -61,18 +68,26 @@ def serve(app: App, port: int, host: str, open_browser: bool, yes: bool) -> None
             f"cannot listen on {host}:{port}: {exc.strerror or exc}",
             "choose another port: `jp serve --port N` (0: any free one)",
         ) from None
+    launch = None
+    signal.signal(signal.SIGTERM, _interrupt)  # a stop by kill ends as Ctrl-C does: cleanly
     try:  # Ctrl-C is how a server stops: from here on it ends the command cleanly
         app.output.line(site.url())
         app.output.note("Serving the store read-only; Ctrl-C stops it.")
-        if open_browser:
-            import webbrowser  # lazy: only --open needs a browser
+        if open_browser:  # a private page that redirects: the token on no command line
+            from porcelain.serve.browser import Launch  # lazy: only --open
 
-            webbrowser.open(site.url())
+            launch = Launch(site.url())
         server.serve_forever()
     except KeyboardInterrupt:
         app.output.note("stopped")
     finally:
         server.server_close()
+        if launch is not None:
+            launch.close()
+
+
+def _interrupt(_signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def _opener(app: App):  # type: ignore[no-untyped-def]

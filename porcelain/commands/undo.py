@@ -22,7 +22,9 @@ def undo(app: App, force: bool) -> None:
     Run again, it reverses the operation before that one (an undo is skipped
     together with what it undid).  A ref changed since the operation is not
     overwritten unless `--force`; `jp op restore OP` sets every ref to how
-    an operation left it.  `jp op log` lists the operations.
+    an operation left it.  `jp op log` lists the operations.  A change to a
+    configuration file (`jp config set`) is not an operation: undo never
+    reverses it, and says when the operation it undid ran.
     """
     store = app.store()
     result = undo_last(store, force=force)
@@ -33,4 +35,9 @@ def undo(app: App, force: bool) -> None:
             *opshow.moves_text(result.moved),
             *opshow.remote_lines(result.op, undone=True),
         ],
+    )
+    app.output.note(
+        f"that operation ran at {opshow.when(result.op.time)}; `jp undo` reverses the "
+        "store's operations only: a change to a configuration file (`jp config set` "
+        "included) is not one, and `jp op log` lists what is"
     )

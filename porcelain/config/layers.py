@@ -24,6 +24,7 @@ from porcelain.config.trust import (
     enabled_providers,
     filter_delta,
     removals,
+    turned_off,
     without_removals,
 )
 from porcelain.domain.defaults import default_model
@@ -147,11 +148,12 @@ def load_config(
     servers = lookup(own, ("providers", MCP))  # a conversation may choose among their tools
     tools |= {f"mcp.{name}.*" for name in servers} if isinstance(servers, dict) else set()
     enabled = enabled_providers(own, default_model(bool(environ.get("ANTHROPIC_API_KEY"))))
+    off = turned_off(own)
     ignored: list[Ignored] = []
     below = config  # what a removal marker (a null) goes back to
     for i, delta in enumerate(deltas, start=1):
         recorded = delta if isinstance(delta, Recorded) else Recorded(delta, _delta_name(i))
-        kept, left = filter_delta(recorded, tools, enabled)
+        kept, left = filter_delta(recorded, tools, enabled, off)
         ignored += left
         for path in removals(kept):
             config = config.restored(path, below)

@@ -115,6 +115,7 @@ class Ignored:
 
 DEFINES = "only the user's configuration files define a tool or how it runs"
 LOOSER = "a conversation may make a tool stricter (confirm = true), never looser"
+TURNED_OFF = "your configuration turns this tool off; a conversation may not turn it on"
 ONLY_OFF = "a conversation may turn this off (false), never on"
 NOT_CHOOSABLE = "not a key a conversation may set"
 INVALID = "not a valid value for this key"
@@ -236,7 +237,10 @@ def _valid(path: tuple[str, ...], value: Any) -> bool:
 
 
 def filter_delta(
-    recorded: Recorded, tools: Iterable[str], enabled: frozenset[str] | None = None
+    recorded: Recorded,
+    tools: Iterable[str],
+    enabled: frozenset[str] | None = None,
+    off: frozenset[str] = frozenset(),
 ) -> tuple[dict[str, Any], list[Ignored]]:
     """The part of ``recorded`` a conversation may set, and what was left out.
 
@@ -245,7 +249,10 @@ def filter_delta(
     or make ask first.  Switching off, or making ask first, a tool that does
     not exist has no effect: it is dropped without a report.  ``enabled``
     (``enabled_providers``) are the providers a model id of a delta that is not
-    ``own`` may name; None checks none.
+    ``own`` may name; None checks none.  ``off`` (``turned_off``) are the
+    tools the user's own layers turn off: no delta, ``own`` or not, turns one
+    of them on (a recorded delta outlives the command that wrote it; the
+    user's ``--cfg`` for one command is a layer above every delta).
     """
     existing = {*tools, *BUILTIN_TOOLS, "*"}
     kept: dict[str, Any] = {}
@@ -260,6 +267,8 @@ def filter_delta(
             reason = _refusal(path, value, existing)
         if reason is None and value is not None and enabled is not None and not recorded.own:
             reason = _provider_refusal(path, value, enabled)
+        if reason is None and value is True and _turns_on(path, off):
+            reason = TURNED_OFF
         if reason is None:
             _put(kept, path, value)
         elif reason:
@@ -355,6 +364,35 @@ def _refusal(path: tuple[str, ...], value: Any, existing: set[str]) -> str | Non
     if field == "enable" and value is True:
         return f"{name!r} is not a configured tool, and a conversation defines none"
     return ""  # off, or asking first, for a tool that is not there: no effect
+
+
+def turned_off(own: Mapping[str, Any]) -> frozenset[str]:
+    """The tools the user's own layers (``own``: files and command line, merged)
+    turn off: ``conversation.tools.NAME.enable = false`` (``*`` for all) and an MCP
+    server's ``providers.mcp.S.tools.T.enable = false`` (``mcp.S.T``; ``mcp.S.*``)."""
+    out: set[str] = set()
+    tools = (own.get("conversation") or {}).get("tools") if isinstance(own, Mapping) else None
+    for name, table in (tools or {}).items() if isinstance(tools, Mapping) else ():
+        if isinstance(table, Mapping) and table.get("enable") is False:
+            out.add(str(name))
+    servers = (own.get("providers") or {}).get(MCP) if isinstance(own, Mapping) else None
+    for sname, server in (servers or {}).items() if isinstance(servers, Mapping) else ():
+        stools = server.get("tools") if isinstance(server, Mapping) else None
+        for tname, table in (stools or {}).items() if isinstance(stools, Mapping) else ():
+            if isinstance(table, Mapping) and table.get("enable") is False:
+                out.add(f"mcp.{sname}.{tname}")
+    return frozenset(out)
+
+
+def _turns_on(path: tuple[str, ...], off: frozenset[str]) -> bool:
+    """``path`` is a tool's ``enable`` that ``off`` keeps off (the tool, its server's
+    ``*`` or every tool's ``*``)."""
+    if len(path) != len(TOOLS_PATH) + 2 or path[: len(TOOLS_PATH)] != TOOLS_PATH:
+        return False
+    name, field = path[len(TOOLS_PATH)], path[-1]
+    if field != "enable":
+        return False
+    return bool({name, "*", f"{name.rpartition('.')[0]}.*"} & off)
 
 
 def _put(out: dict[str, Any], path: tuple[str, ...], value: Any) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from typing import Protocol
 
 from gitstore import Event
 
@@ -43,7 +44,13 @@ def scoped_lines(event: Event, scopes: tuple[str, ...]) -> Iterator[tuple[str, l
         yield scope, body.splitlines()
 
 
-def matches(event: Event, matcher: re.Pattern[str]) -> bool:
+class Searcher(Protocol):
+    """What ``matches`` needs of a matcher: ``re.Pattern``, or recall's bounded one."""
+
+    def search(self, line: str, /) -> object: ...
+
+
+def matches(event: Event, matcher: Searcher) -> bool:
     """Some searchable line of ``event`` (any scope) holds a match of ``matcher``."""
     return any(
         matcher.search(line) for _, lines in scoped_lines(event, tuple(SCOPES)) for line in lines

@@ -7,6 +7,13 @@ reading of a pattern: `porcelain/domain/grepmatch.py`), or both.  The answer
 is the selected events as text, at most ``max_bytes`` of UTF-8, and says so
 plainly when it was cut.
 
+The pattern is the model's, and a pulled conversation can steer the model, so
+a regular expression runs on the ``regex`` engine (Python's syntax, grep's
+reading) within one budget for the whole search (``BUDGET_SECONDS``): a
+pattern that backtracks without end (``^(\\w+\\s?)*$`` on a sentence ending in
+punctuation, exponential on Python's ``re``) is an error result, never a
+query that does not end.  A fixed string is matched by ``re`` (linear).
+
 Pure: plain functions over a stream, no git, no model.
 """
 
@@ -14,12 +21,13 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from gitstore import Event, Kind
-from porcelain.domain.grepmatch import compile_pattern, matches
+from porcelain.domain.grepmatch import Searcher, compile_pattern, matches
 from porcelain.domain.stream import Stream
 
 RECALL = "recall"
@@ -27,6 +35,7 @@ DEFAULT_MAX_BYTES = 32 * 1024
 # what the recalled text may never exceed, whatever the configuration says
 MOST_BYTES = 1024 * 1024
 LONGEST_QUERY = 1000  # characters: a query is a needle, not a document
+BUDGET_SECONDS = 2.0  # all the regular-expression matching of one recall
 RECALLED_KINDS = (
     Kind.CHAT_REQUEST,
     Kind.CHAT_RESPONSE,
@@ -70,8 +79,34 @@ class RecallQuery:
     """What the model asked for: 0-based turns, and an optional matcher."""
 
     turns: range
-    matcher: re.Pattern[str] | None = None
+    matcher: Searcher | None = None
     query: str = ""
+
+
+class Bounded:
+    """A model's regular expression: every search within what is left of one budget."""
+
+    def __init__(self, pattern: Any, seconds: float) -> None:
+        self._pattern = pattern
+        self._left = seconds
+
+    def search(self, line: str, /) -> object:
+        if self._left <= 0:
+            raise RecallError(_TOO_SLOW)
+        # a budget of work, not a time of record: the real clock, whatever clock jp runs on
+        start = time.monotonic()
+        try:
+            return self._pattern.search(line, timeout=self._left)
+        except TimeoutError:
+            raise RecallError(_TOO_SLOW) from None
+        finally:
+            self._left -= time.monotonic() - start
+
+
+_TOO_SLOW = (
+    f"the regular expression took more than {BUDGET_SECONDS:g} s over the compacted turns "
+    "(it backtracks too much); search for a fixed string (regex false) or a simpler pattern"
+)
 
 
 def compacted_turns(stream: Stream) -> list[int]:
@@ -135,11 +170,17 @@ def parse_request(arguments: Mapping[str, Any], stream: Stream) -> RecallQuery:
     return RecallQuery(_checked(first, last, stream.count, compacted), matcher, str(text or ""))
 
 
-def _matcher(text: str, regex: bool) -> re.Pattern[str]:
+def _matcher(text: str, regex: bool) -> Searcher:
+    if not regex:
+        return compile_pattern(text, regex)  # a fixed string: linear on re
+    import regex as engine  # type: ignore[import-untyped]  # lazy: only a model's regular expression needs it
+
+    smart = not any(c.isupper() for c in text)
     try:
-        return compile_pattern(text, regex)
-    except re.error as exc:
+        pattern = engine.compile(text, engine.IGNORECASE if smart else 0)
+    except (engine.error, re.error, ValueError, OverflowError, RecursionError) as exc:
         raise RecallError(f"the query is not a valid regular expression: {exc}") from None
+    return Bounded(pattern, BUDGET_SECONDS)
 
 
 def _checked(first: int, last: int, count: int, compacted: Sequence[int]) -> range:

@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from porcelain.domain.escaping import escape_untrusted
+from porcelain.domain.highlight import MAX_BLOCK, MAX_LINE, lexer_name
 
 _LANGUAGE = re.compile(r"[\w+#.-]{1,40}")
 _PAD = " "
@@ -24,18 +25,23 @@ def language(info: str) -> str:
 
 
 class CodeLines:
-    """Style one line of code at a time for ``lang`` (plain when pygments does not
-    know it)."""
+    """Style one line of code at a time for ``lang`` (plain when it is not one of
+    the lexers jp highlights, for a line over ``MAX_LINE`` and once the block
+    passed ``MAX_BLOCK``: ``domain/highlight.py``)."""
 
     def __init__(self, lang: str) -> None:
         self._lexer: Any = _lexer(lang)
         self._styles: dict[Any, str] = {}
+        self._seen = 0
 
     def line(self, text: str) -> str:
         """``text`` (one line of untrusted code, no line end) styled, with its line end."""
         # tabs as the whole-answer renderer shows them (a tab is a control character)
         safe = escape_untrusted(text.expandtabs(4))
-        if self._lexer is None or not safe.strip():
+        self._seen += len(safe) + 1
+        if self._seen > MAX_BLOCK:  # the rest of a long block: plain
+            self._lexer = None
+        if self._lexer is None or len(safe) > MAX_LINE or not safe.strip():
             return (_PAD + safe).rstrip() + "\n"
         parts = [_PAD]
         for kind, value in self._lexer.get_tokens(safe):
@@ -52,14 +58,15 @@ class CodeLines:
 
 
 def _lexer(lang: str) -> Any:
-    if not lang:
+    name = lexer_name(lang)
+    if name is None:
         return None
     # lazy: pygments loads with rich, for answers on a terminal only
     from pygments.lexers import get_lexer_by_name  # type: ignore[import-untyped]
     from pygments.util import ClassNotFound  # type: ignore[import-untyped]
 
     try:
-        return get_lexer_by_name(lang, stripnl=False, ensurenl=False)
+        return get_lexer_by_name(name, stripnl=False, ensurenl=False)
     except ClassNotFound:
         return None
 

@@ -34,6 +34,7 @@ import shutil
 from typing import TYPE_CHECKING, Any
 
 from porcelain.domain.escaping import escape_untrusted
+from porcelain.domain.highlight import highlighted
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
 # containers (quotes, lists) one block may nest before it is shown as source
 MAX_DEPTH = 12
 # what the parser may nest (its own limit, 20, drops the rest of the text silently)
-_PARSER_NESTING = 4 * MAX_DEPTH + 8
+PARSER_NESTING = 4 * MAX_DEPTH + 8
 _COLUMNS_PER_LEVEL = 4
 _NARROWEST = 20
 _SGR = re.compile(r"\x1b\[[0-9;]*m")
@@ -113,7 +114,7 @@ def parse(safe: str) -> list[Token]:
     # lazy: markdown-it loads with rich, for answers on a terminal only
     from markdown_it import MarkdownIt
 
-    parser = MarkdownIt("commonmark", {"maxNesting": _PARSER_NESTING})
+    parser = MarkdownIt("commonmark", {"maxNesting": PARSER_NESTING})
     parser.enable("strikethrough").enable("table")
     parser.disable("reference")  # a definition no link uses would vanish: shown as text
     parser.normalizeLinkText = _as_written  # type: ignore[method-assign,assignment]
@@ -131,6 +132,8 @@ def _escape_tokens(tokens: list[Token]) -> None:
         token.content = escape_untrusted(token.content)
         for key, value in list(token.attrs.items()):
             token.attrs[key] = escape_untrusted(str(value))
+        if token.type == "fence":  # a lexer jp bounds, or plain text (domain/highlight.py)
+            token.info = highlighted(token.info, token.content) or ""
         if token.type == "html_block":  # shown as it was written, not hidden
             token.type, token.tag, token.info = "code_block", "code", ""
         elif token.type == "html_inline" and token.content not in ("<kbd>", "</kbd>"):

@@ -1,23 +1,37 @@
 """The HTTP side of `jp serve`: who may ask (token, Host), what every answer carries
 (security headers), and which page answers (`routes.py`).
 
-Standard library only: a ``ThreadingHTTPServer`` on loopback.  A request is
-served only with the token: in the URL jp printed (``?token=...``, answered with
-a redirect that drops it from the address bar and sets it as an ``HttpOnly``,
-``SameSite=Strict`` cookie) or in that cookie.  The Host header must name the
-address the server listens on (no DNS rebinding).  The store is opened anew
-for each request, so every page shows the refs as they are now.
+Standard library only: a ``ThreadingHTTPServer`` on loopback.  Every page
+lives under a root path drawn at random for this run (``/jp-KEY/``), and a
+request is served only with the token: in the URL jp printed
+(``/jp-KEY/?token=...``, answered with a redirect that drops it from the
+address bar and sets it as an ``HttpOnly``, ``SameSite=Strict`` cookie named for
+the port, whose ``Path`` is the root) or in that cookie.  Browsers send a cookie
+to every port of a host, so the root path is what keeps the credential from
+another server on 127.0.0.1: the browser sends it only to paths under this run's
+root, which no other server, page or link knows.  jp's own links are written
+from ``/``; the server puts the root in front of them (``_rooted``).  The Host
+header must name the address the server listens on (no DNS rebinding).  The
+store is opened anew for each request, so every page shows the refs as they
+are now.
 """
 
 from __future__ import annotations
 
+import errno
 import hmac
+import re
+import socket
 import sys
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from http import HTTPStatus
 from http.cookies import CookieError, SimpleCookie
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from ipaddress import IPv4Address, IPv6Address, ip_address
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
@@ -27,9 +41,18 @@ from porcelain.serve.routes import NotFound, Reply, route
 if TYPE_CHECKING:
     from gitstore import Conversation, Store
 
-COOKIE = "jp_token"
 SHOW_SECRETS = "secrets"  # ?secrets=1: a page shows what the scanner found (loopback only)
-LOOPBACK = ("127.0.0.1", "localhost", "[::1]", "::1")
+COOKIE = "jp-serve-{port}"
+LINKS = re.compile(rb'(\s(?:href|src|action)=")/(?!/)')
+MAX_CONNECTIONS = 64  # at once; one more is answered 503 and closed at once
+HEADER_SECONDS = 5.0  # the request line and headers must all arrive within this
+REQUEST_SECONDS = 60.0  # a whole request, its answer included
+IDLE_SECONDS = 10.0  # a read or a write that makes no progress for this long ends it
+BUSY = (
+    b"HTTP/1.0 503 Service Unavailable\r\nContent-Type: text/plain\r\n"
+    b"Retry-After: 5\r\nContent-Length: 30\r\nConnection: close\r\n\r\n"
+    b"busy: too many connections\r\n\r\n"
+)
 HEADERS = {
     "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; "
     "script-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
@@ -41,8 +64,33 @@ HEADERS = {
 }
 
 
+def address(host: str) -> IPv4Address | IPv6Address | None:
+    """``host`` as an IP address (``[::1]`` too), or None for a name."""
+    try:
+        return ip_address(host.strip("[]"))
+    except ValueError:
+        return None
+
+
 def is_loopback(host: str) -> bool:
-    return host in LOOPBACK or host.startswith("127.")
+    """Loopback by address: an address of 127.0.0.0/8 or ::1, or the name
+    ``localhost``; any other name (``127.example.com``) is not."""
+    found = address(host)
+    return host.lower() == "localhost" if found is None else found.is_loopback
+
+
+def is_wildcard(host: str) -> bool:
+    """``0.0.0.0`` or ``::``: every address of the machine."""
+    found = address(host)
+    return found is not None and found.is_unspecified
+
+
+@lru_cache(maxsize=1)
+def machine_names() -> frozenset[str]:
+    """The names a request reaching a server on every address may give: this
+    machine's host name and its fully qualified one."""
+    names = {socket.gethostname(), socket.getfqdn()}
+    return frozenset(name.lower() for name in names if name)
 
 
 @dataclass
@@ -54,23 +102,56 @@ class Site:
     host: str = "127.0.0.1"
     port: int = 0
     token: str = field(default_factory=lambda: clock.secret(32))
+    key: str = field(default_factory=lambda: clock.secret(16))
 
-    def hosts(self) -> set[str]:
-        """The Host headers a request may carry: a loopback name, or the bound host."""
-        names = {"127.0.0.1", "localhost", "[::1]"}
-        if not is_loopback(self.host):
-            names.add(f"[{self.host}]" if ":" in self.host.strip("[]") else self.host)
-        return {f"{name}:{self.port}" for name in names}
+    @property
+    def root(self) -> str:
+        """This run's root path: every page is under it, and the cookie too."""
+        return f"/jp-{self.key}"
+
+    @property
+    def cookie(self) -> str:
+        return COOKIE.format(port=self.port)
+
+    def allows(self, header: str) -> bool:
+        """The Host header names this server: its port, and a loopback name, the
+        address it listens on, or (listening on every address) any address or
+        this machine's name.  An address cannot be rebound by DNS; a name other
+        than these could be (DNS rebinding), so it is refused."""
+        name, colon, port = header.rpartition(":")
+        if not colon or port != str(self.port) or not name:
+            return False
+        if name.lower() in ("127.0.0.1", "localhost", "[::1]", _shown(self.host).lower()):
+            return True
+        given = address(name) if name.startswith("[") == (":" in name) else None
+        if is_wildcard(self.host):
+            return given is not None or name.lower() in machine_names()
+        return given is not None and given == address(self.host)
 
     def url(self) -> str:
-        shown = f"[{self.host}]" if ":" in self.host.strip("[]") else self.host
-        return f"http://{shown}:{self.port}/?{urlencode({'token': self.token})}"
+        """The URL to open: on every address, the machine's name stands for it."""
+        host = socket.gethostname() if is_wildcard(self.host) else self.host
+        return f"http://{_shown(host)}:{self.port}{self.root}/?{urlencode({'token': self.token})}"
+
+
+def _shown(host: str) -> str:
+    """``host`` as a URL spells it: an IPv6 address in brackets."""
+    host = host.strip("[]")
+    return f"[{host}]" if ":" in host else host
 
 
 class Handler(BaseHTTPRequestHandler):
     server_version = "jp-serve"
     sys_version = ""
+    timeout = IDLE_SECONDS
     site: Site  # set on the class made for one server (``make_server``)
+    server: Server
+
+    def parse_request(self) -> bool:
+        """The request line and headers are in: from here the whole request's limit holds."""
+        ok = super().parse_request()
+        self.server.parsed(self.connection)
+        return ok
 
     def do_GET(self) -> None:  # noqa: N802 (the standard library's name)
         self._answer(self._reply())
@@ -84,19 +165,23 @@ class Handler(BaseHTTPRequestHandler):
     do_PUT = do_DELETE = do_PATCH = do_POST  # noqa: N815
 
     def _reply(self) -> Reply:
-        if self.headers.get("Host", "") not in self.site.hosts():
+        if not self.site.allows(self.headers.get("Host", "")):
             return _text(HTTPStatus.MISDIRECTED_REQUEST, "refused: unknown Host header")
         parts = urlsplit(self.path)
+        root = self.site.root
+        if parts.path != root and not parts.path.startswith(root + "/"):
+            return _text(HTTPStatus.FORBIDDEN, "refused: open the URL `jp serve` printed")
+        path = parts.path[len(root) :] or "/"
         query = parse_qs(parts.query, keep_blank_values=True)
         given = query.pop("token", [None])[0]
         if given is not None and hmac.compare_digest(given.encode(), self.site.token.encode()):
-            return _login(parts.path, query, self.site.token)
+            return _login(self.site, path, query)
         if not self._has_cookie():
             return _text(HTTPStatus.FORBIDDEN, "refused: open the URL `jp serve` printed")
         if not is_loopback(str(self.client_address[0])):
             query.pop(SHOW_SECRETS, None)  # findings stay masked for another machine
         try:
-            return route(self.site, parts.path, query)
+            return _rooted(route(self.site, path, query), root)
         except NotFound as exc:
             return _text(HTTPStatus.NOT_FOUND, f"not found: {exc}")
         except Exception as exc:  # a page that failed must not stop the server
@@ -108,7 +193,7 @@ class Handler(BaseHTTPRequestHandler):
             jar = SimpleCookie(self.headers.get("Cookie", ""))
         except CookieError:
             return False
-        morsel = jar.get(COOKIE)
+        morsel = jar.get(self.site.cookie)
         return morsel is not None and hmac.compare_digest(
             morsel.value.encode(), self.site.token.encode()
         )
@@ -131,28 +216,120 @@ def _text(status: HTTPStatus, text: str) -> Reply:
     return Reply(int(status), "text/plain; charset=utf-8", (text + "\n").encode())
 
 
-def _login(path: str, query: dict[str, list[str]], token: str) -> Reply:
-    """The token was in the URL: keep it as a cookie, and show the page without it."""
+def _login(site: Site, path: str, query: dict[str, list[str]]) -> Reply:
+    """The token was in the URL: keep it as a cookie for this run's root only, and
+    show the page without it."""
     rest = urlencode(query, doseq=True)
-    cookie = f"{COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/"
+    cookie = f"{site.cookie}={site.token}; HttpOnly; SameSite=Strict; Path={site.root}"
     return Reply(
         int(HTTPStatus.SEE_OTHER),
         "text/plain; charset=utf-8",
         b"",
-        {"Location": (path or "/") + (f"?{rest}" if rest else ""), "Set-Cookie": cookie},
+        {"Location": site.root + path + (f"?{rest}" if rest else ""), "Set-Cookie": cookie},
     )
 
 
-def make_server(site: Site) -> ThreadingHTTPServer:
+def _rooted(reply: Reply, root: str) -> Reply:
+    """A page's own links (``href="/..."``, ``src``, ``action``) under this run's root.
+
+    Text from the store reaches a page only escaped (a quote is ``&quot;``) and
+    Markdown links only to http, https or mailto, so ``="/`` is always jp's markup.
+    """
+    if not reply.content_type.startswith("text/html"):
+        return reply
+    body = LINKS.sub(rb"\1" + root.encode() + b"/", reply.body)
+    return Reply(reply.status, reply.content_type, body, reply.headers)
+
+
+class Server(ThreadingHTTPServer):
+    """A threading server with bounds: ``MAX_CONNECTIONS`` at once, each one's
+    headers within ``HEADER_SECONDS`` and the whole request within
+    ``REQUEST_SECONDS`` (a reaper shuts a socket that overstays, which ends its
+    blocked read), and a client that goes away costs no traceback."""
+
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], handler: type[Handler]) -> None:
+        super().__init__(address, handler)
+        self.slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        self.lock = threading.Lock()
+        self.live: dict[socket.socket, tuple[float, float]] = {}  # socket -> (start, limit)
+        self.closing = threading.Event()
+        threading.Thread(target=self._reap, name="jp-serve-reaper", daemon=True).start()
+
+    def get_request(self) -> tuple[socket.socket, Any]:
+        try:
+            return super().get_request()
+        except OSError as exc:  # out of descriptors: wait a little rather than spin on accept
+            if exc.errno in (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM):
+                time.sleep(0.1)
+            raise
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self.slots.acquire(blocking=False):
+            try:
+                request.settimeout(0.5)
+                request.sendall(BUSY)
+            except OSError:
+                pass
+            self.shutdown_request(request)
+            return
+        with self.lock:
+            self.live[request] = (time.monotonic(), HEADER_SECONDS)
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._done(request)
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._done(request)
+
+    def _done(self, request: Any) -> None:
+        with self.lock:
+            self.live.pop(request, None)
+        self.slots.release()
+
+    def parsed(self, request: Any) -> None:
+        with self.lock:
+            if request in self.live:
+                self.live[request] = (self.live[request][0], REQUEST_SECONDS)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """One line, never a traceback; a client that reset or timed out, nothing."""
+        failed = sys.exc_info()[1]
+        if isinstance(failed, OSError):
+            return
+        sys.stderr.write(f"jp serve: a request failed: {type(failed).__name__}\n")
+
+    def _reap(self) -> None:
+        while not self.closing.wait(0.5):
+            now = time.monotonic()
+            with self.lock:
+                late = [sock for sock, (start, limit) in self.live.items() if now - start > limit]
+            for sock in late:
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def server_close(self) -> None:
+        self.closing.set()
+        super().server_close()
+
+
+def make_server(site: Site) -> Server:
     """Bind ``site.host:site.port`` (port 0: any free one, written back to ``site``)."""
     handler = type("SiteHandler", (Handler,), {"site": site})
     family_host = site.host.strip("[]")
-    server_class: type[ThreadingHTTPServer] = ThreadingHTTPServer
+    server_class: type[Server] = Server
     if ":" in family_host:
-        import socket  # lazy: only an IPv6 address needs the socket family
-
-        server_class = type("V6Server", (ThreadingHTTPServer,), {"address_family": socket.AF_INET6})
+        server_class = type("V6Server", (Server,), {"address_family": socket.AF_INET6})
     server = server_class((family_host, site.port), handler)
-    server.daemon_threads = True
     site.port = server.server_address[1]
+    if is_wildcard(family_host):
+        machine_names()  # looked up once, before the first request waits on it
     return server

@@ -5,9 +5,11 @@ called and recorded; each fault a server can have ends the call, never the query
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -74,6 +76,8 @@ def test_ask_without_a_terminal_runs_nothing(online: User, fake: FakeMessages) -
     online.config(server())
     _, result = ask(online, fake, "echo", text="NOT-RUN")
     assert result["is_error"] is True and "not asked to approve" in result["content"]
+    said = result["content"]  # the key that lets it run, and -y
+    assert 'run = "unattended" under [providers.mcp.t.tools.echo]' in said and "jp -y q" in said
 
 
 def test_unattended_runs_and_skip_answers_without_running(online: User, fake: FakeMessages) -> None:
@@ -238,3 +242,101 @@ def test_tools_ls_lists_every_kind_and_a_server_that_died(user: User) -> None:
     assert any(ln.startswith("date ") and "command" in ln and "confirm = false" in ln for ln in lines)
     assert any(ln.startswith("mcp.t ") and "not offered" in ln and "did not start" in ln for ln in lines)
     assert proc.stderr.count("MCP server t did not start") == 1
+
+
+def test_a_pulled_delta_turns_off_but_never_on_what_the_users_file_turned_off(
+    online: User, fake: FakeMessages, tmp_path: Path
+) -> None:
+    """The user's file turns `echo` off under `"*".run = "unattended"`; a pulled
+    config_delta switches it on (and `pid` off): `echo` stays off, named in one
+    warning, and `pid` is off."""
+    from tests.e2e.test_trust_config import append_with_git, delta_event
+
+    off = '[providers.mcp.t.tools.echo]\nenable = false\n'
+    online.config(server(extra=UNATTENDED + off))
+    fake.reply_text("Hello.")
+    online.ok("q", "--new", "hello")
+    cid = online.active()
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "--bare", "-q", str(remote)], check=True)
+    online.ok("remote", "add", "origin", str(remote))
+    online.ok("push", "origin")
+    chosen = {"mcp.t.echo": {"enable": True}, "mcp.t.pid": {"enable": False}}
+    delta = delta_event({"conversation": {"tools": chosen}})
+    hostile = append_with_git(remote, online.env, f"refs/conversations/{cid}", delta)
+    online.ok("pull", "origin")
+    assert online.tip(cid) == hostile
+    fake.reply_blocks([tool_use("mcp__t__echo", text="RAN")], {"last_user_contains": "go"})
+    fake.reply_text("Done.")
+    proc = online.run("q", "go")
+    assert proc.returncode == 0, proc.stderr
+    names = [t["name"] for t in fake.requests[-2].get("tools", [])]
+    assert "mcp__t__echo" not in names and "mcp__t__pid" not in names
+    (result,) = [e for e in online.events(cid) if e["type"] == "tool_call_response"]
+    assert result["is_error"] is True and "RAN" not in result["content"]
+    warned = [line for line in proc.stderr.splitlines() if '"mcp.t.echo".enable' in line]
+    assert len(warned) == 1 and "ignored" in warned[0], proc.stderr
+    shown = online.json("config", "show", "--conversation", cid)["ignored"]
+    [why] = [i["reason"] for i in shown if "mcp.t.echo" in i["key"]]
+    assert "turns this tool off" in why
+
+
+def _alive(pid: int) -> bool:
+    """``pid`` runs (a zombie waiting for its parent to reap it is gone)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_the_helpers_a_server_started_are_gone_when_the_query_ends(
+    online: User, fake: FakeMessages
+) -> None:
+    """A server that exits when its stdin closes (as MCP servers do) leaves the
+    helpers it started; jp kills the server's whole process group."""
+    online.config(server("spawner", extra=UNATTENDED))
+    _, result = ask(online, fake, "helper")
+    helper = int(result["content"])
+    try:
+        assert not _alive(helper), "the server's helper outlived the query"
+    finally:
+        with contextlib.suppress(OSError):
+            os.kill(helper, 9)
+
+
+def _peak_kib(user: User, *args: str) -> tuple[int, subprocess.CompletedProcess[str]]:
+    """Run ``jp ARGS`` and the largest resident size (KiB) of it or its servers."""
+    probe = (
+        "import resource, subprocess, sys\n"
+        "done = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+        "sys.stderr.write(done.stderr); sys.stdout.write(done.stdout)\n"
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+        "sys.exit(done.returncode)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", probe, str(JP), *args],
+        env=user.env, cwd=user.root, capture_output=True, text=True, timeout=600,
+    )
+    return int(proc.stdout.strip().splitlines()[-1]), proc
+
+
+def test_a_flood_result_is_cut_as_it_is_read(online: User, fake: FakeMessages) -> None:
+    """A result line of 160 MB costs jp a bounded amount (its 4 MiB cap and the
+    copies of it on the way to the model: about 60 MB more than a small result,
+    measured), not the whole line (read whole it did not even finish in the
+    call's 60 s); the model reads a cut, marked result."""
+    online.config(server("flood", extra=UNATTENDED))
+    fake.reply_blocks([tool_use("mcp__t__echo", text="small")], {"last_user_contains": "calm"})
+    fake.reply_text("Done.")
+    calm, proc = _peak_kib(online, "q", "--new", "calm")
+    assert proc.returncode == 0, proc.stderr
+    fake.reply_blocks([tool_use("mcp__t__flood")], {"last_user_contains": "flood"})
+    fake.reply_text("Done.")
+    flood, proc = _peak_kib(online, "q", "--new", "flood")
+    assert proc.returncode == 0 and "Done." in proc.stdout, proc.stderr
+    (result,) = [e for e in online.events(online.active()) if e["type"] == "tool_call_response"]
+    assert result["content"].startswith("flood flood") and "cut as it was read" in json.dumps(
+        fake.requests[-1]
+    )
+    assert flood - calm < 128 * 1024, (flood, calm)  # 160 MB read whole: several hundred MB

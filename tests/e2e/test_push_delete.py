@@ -103,13 +103,17 @@ def test_a_kill_during_push_delete_loses_nothing(pair: tuple[Machine, Machine, P
 
 
 def test_rm_says_what_is_true(pair: tuple[Machine, Machine, Path]) -> None:
-    laptop, _, _, cid = _shared(pair)
+    laptop, _, remote, cid = _shared(pair)
     out = _typed(laptop, "y\n", "conversation", "rm", cid)
     assert out.returncode == 0 and "cannot be undone" not in out.stderr
     assert "jp undo" in out.stderr
     assert "origin" in out.stderr and f"jp push --delete {cid}" in out.stderr, out.stderr
     data = json.loads(laptop.ok("-F", "json", "conversation", "ls", "--all"))
     assert cid not in [row["id"] for row in data]
+    done = laptop.run("push", "--delete", cid, "-y")  # the command the note names works
+    assert done.returncode == 0, done.stderr
+    assert f"Deleted {cid} from origin." in done.stdout, done.stdout
+    assert f"refs/conversations/{cid}" not in remote_refs(remote)
 
 
 # a path remote: its push runs git's receive-pack as the servers do, so the remote's

@@ -25,18 +25,25 @@ class Client:
     def __init__(self, url: str) -> None:
         parts = urlsplit(url)
         self.host, self.port = parts.hostname or "", parts.port or 0
+        self.root = parts.path.rstrip("/")  # this run's root: every page is under it
         self.token_path = f"/?{parts.query}"
         status, headers, _ = self.get(self.token_path)
         assert status == 303, status
         self.cookie = headers["Set-Cookie"].split(";")[0]
 
     def get(
-        self, path: str, headers: dict[str, str] | None = None, method: str = "GET"
+        self,
+        path: str,
+        headers: dict[str, str] | None = None,
+        method: str = "GET",
+        rooted: bool = True,
     ) -> tuple[int, dict[str, str], str]:
         conn = http.client.HTTPConnection(self.host, self.port, timeout=60)
         try:
             conn.request(
-                method, path, headers={"Host": f"127.0.0.1:{self.port}", **(headers or {})}
+                method,
+                self.root + path if rooted else path,
+                headers={"Host": f"127.0.0.1:{self.port}", **(headers or {})},
             )
             reply = conn.getresponse()
             return reply.status, dict(reply.getheaders()), reply.read().decode()
@@ -78,8 +85,25 @@ def test_the_url_is_loopback_with_a_long_random_token(client: Client) -> None:
 @pytest.mark.parametrize("path", ["/", "/api/ls", "/ops", "/static/style.css", "/c/x"])
 def test_a_request_without_the_token_is_refused(client: Client, path: str) -> None:
     assert client.get(path)[0] == 403
-    assert client.get(path, {"Cookie": "jp_token=wrong"})[0] == 403
+    assert client.get(path, {"Cookie": f"jp-serve-{client.port}=wrong"})[0] == 403
     assert client.get(path + "?token=wrong")[0] == 403
+    # outside this run's root nothing is served, the cookie and the token notwithstanding
+    assert client.get(path, {"Cookie": client.cookie}, rooted=False)[0] == 403
+    token = client.token_path.split("token=")[1]
+    assert client.get(f"{path}?token={token}", rooted=False)[0] == 403
+
+
+def test_the_cookie_is_this_runs_alone(client: Client) -> None:
+    """Named for the port, its Path this run's random root: a browser sends it to no
+    other server on 127.0.0.1, and two servers' cookies never share a name."""
+    status, headers, _ = client.get(client.token_path)
+    cookie = headers["Set-Cookie"]
+    assert cookie.startswith(f"jp-serve-{client.port}=")
+    assert f"Path={client.root};" in cookie + ";" and len(client.root) > 20
+    assert headers["Location"] == client.root + "/"
+    page = client.page("/")
+    assert f'href="{client.root}/static/style.css"' in page
+    assert page.count('="/') == page.count(f'="{client.root}/') > 3  # every link rooted
 
 
 @pytest.mark.parametrize(
@@ -150,7 +174,7 @@ def test_the_tree_review_and_size_pages(client: Client, built: Built) -> None:
     assert tree["root"] == built.main
     assert kinds[built.fork] == "fork" and kinds[built.review] == "review"
     page = client.page(f"/c/{built.main}/tree")
-    assert f'href="/c/{built.fork}"' in page and "<svg" in page
+    assert f'href="{client.root}/c/{built.fork}"' in page and "<svg" in page
     review = client.api(f"/c/{built.main}/review")
     [found] = review["reviews"]
     assert found["id"] == built.review and len(found["proposals"]) == 3

@@ -349,3 +349,14 @@ def test_an_undo_and_the_operation_log(pinned: User) -> None:
     assert pinned.ok("conversation", "ls") == (
         "ID               AGE     TURNS  TITLE\njp-c17676036600* 3m ago      1  keep this\n"
     )
+
+
+def test_undo_after_config_set_says_what_it_undid_and_when(pinned: User) -> None:
+    """`jp config set` is not an operation: an undo after it says which older
+    operation it undid, when it ran, and that configuration is not undone."""
+    pinned.ok("q", "--new", "keep this")
+    pinned.ok("config", "set", "assistant.instructions", "be brief")
+    proc = pinned.run("undo")
+    assert proc.returncode == 0 and "Undid operation" in proc.stdout and "jp q --new" in proc.stdout
+    assert "that operation ran at 2026-01-05 09:01:04" in proc.stderr, proc.stderr
+    assert "`jp config set`" in proc.stderr and "is not one" in proc.stderr

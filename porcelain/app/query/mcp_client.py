@@ -8,6 +8,15 @@ both sides: inside the loop by ``anyio.fail_after`` (the startup timeout,
 the call timeout) and here by a ``Future.result`` timeout a little longer,
 so a server or a stuck loop can delay a query, never hang it.
 
+Every process a server started is gone when the query ends: the ``mcp``
+package starts each server in a session of its own (its process group is
+its pid), but stops only the server itself when it exits on its stdin's
+close, so its helpers would live on.  jp records each server's pid as it is
+spawned (``_record_spawns``) and kills the whole group when the server stops,
+and at once, without the package's graceful waits, when it did not start in
+time (its start-up limit is what it costs).  Each server's stdout is read
+through ``CappedLines`` (``mcp_stream.py``): a result is cut as it is read.
+
 What a server says is untrusted: ``McpError`` messages and the results of
 ``call`` are plain text the caller escapes and bounds.  A server's stderr
 goes to a temporary file, never to the terminal; its last line is what an
@@ -19,10 +28,15 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import logging
+import os
+import signal
 import tempfile
 from collections.abc import Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import IO, Any
+
+from porcelain.app.query.mcp_stream import CappedLines
 
 # beyond a wait's own timeout, how long the loop may take to report it
 GRACE = 3.0
@@ -30,6 +44,8 @@ GRACE = 3.0
 # waits 2 s, then SIGTERMs its process group and SIGKILLs it 2 s later)
 STOP_WAIT = 8.0
 STDERR_TAIL = 2000
+# the pids of the servers spawned by the task that runs ``_serve`` (set there)
+_SPAWNED: ContextVar[list[int] | None] = ContextVar("jp_mcp_spawned", default=None)
 
 
 class McpError(Exception):
@@ -69,6 +85,7 @@ class _Running:
     stop: Any  # an anyio.Event, set from the loop's thread
     done: concurrent.futures.Future[Any]
     stderr: IO[bytes]
+    groups: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -86,17 +103,19 @@ class McpServers:
         ready: concurrent.futures.Future[tuple[Any, Any, list[Listed]]] = (
             concurrent.futures.Future()
         )
-        done = portal.start_task_soon(_serve, spec, stderr, ready)
+        groups: list[int] = []
+        done = portal.start_task_soon(_serve, spec, stderr, ready, groups)
         try:
             session, stop, tools = ready.result(timeout=spec.startup_timeout + GRACE)
         except concurrent.futures.TimeoutError:
-            self._stop(_Running(None, None, done, stderr))
+            _kill(groups)
+            self._stop(_Running(None, None, done, stderr, groups))
             raise McpError(f"did not start within {spec.startup_timeout:g} s") from None
         except BaseException as exc:  # what the server did is data: one line
             tail = _tail(stderr)
-            self._stop(_Running(None, None, done, stderr))
+            self._stop(_Running(None, None, done, stderr, groups))
             raise McpError(_startup_failure(exc, spec, tail)) from None
-        self._running[spec.name] = _Running(session, stop, done, stderr)
+        self._running[spec.name] = _Running(session, stop, done, stderr, groups)
         return tools
 
     def call(self, server: str, tool: str, arguments: dict[str, Any], timeout: float) -> CallResult:
@@ -146,20 +165,56 @@ class McpServers:
             running.done.cancel()
         with contextlib.suppress(BaseException):
             running.done.result(timeout=STOP_WAIT)
+        _kill(running.groups)  # whatever the server started and left behind
         running.stderr.close()
+
+
+def _kill(groups: list[int]) -> None:
+    """SIGKILL each process group in ``groups`` (a server's pid is its group's id)."""
+    for group in groups:
+        with contextlib.suppress(OSError):
+            os.killpg(group, signal.SIGKILL)
+
+
+def _record_spawns() -> None:
+    """Wrap the ``mcp`` package's spawn so that each server's pid lands in the list
+    ``_SPAWNED`` holds for the task that starts it (once; a package without that
+    function leaves jp without the group kill, never without a server)."""
+    # lazy: the mcp package is loaded only when a configured server is used
+    from mcp.client import stdio
+
+    spawn = getattr(stdio, "_create_platform_compatible_process", None)
+    if spawn is None or getattr(spawn, "jp_records", False):
+        return
+
+    async def recorded(*args: Any, **kwargs: Any) -> Any:
+        process = await spawn(*args, **kwargs)
+        if getattr(process, "_stdout", None) is not None:  # each message bounded as read
+            process._stdout = CappedLines(process._stdout)
+        pids = _SPAWNED.get()
+        if pids is not None and isinstance(getattr(process, "pid", None), int):
+            pids.append(process.pid)
+        return process
+
+    recorded.jp_records = True  # type: ignore[attr-defined]
+    stdio._create_platform_compatible_process = recorded
 
 
 async def _serve(
     spec: ServerSpec,
     stderr: IO[bytes],
     ready: concurrent.futures.Future[tuple[Any, Any, list[Listed]]],
+    groups: list[int],
 ) -> None:
-    """Run one server until its stop event is set; ``ready`` gets its session and tools."""
+    """Run one server until its stop event is set; ``ready`` gets its session and
+    tools; ``groups`` its pid, whose process group is killed when it ends."""
     # lazy: the mcp package is loaded only when a configured server is used
     import anyio
     from mcp import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
+    _record_spawns()
+    _SPAWNED.set(groups)
     params = StdioServerParameters(command=spec.command, args=list(spec.args), env=dict(spec.env))
     try:
         with open(stderr.fileno(), "w", closefd=False) as errlog:
@@ -167,9 +222,15 @@ async def _serve(
                 stdio_client(params, errlog=errlog) as (read, write),
                 ClientSession(read, write) as session,
             ):
-                with anyio.fail_after(spec.startup_timeout):
-                    await session.initialize()
-                    listed = await _list_tools(session)
+                try:
+                    with anyio.fail_after(spec.startup_timeout):
+                        await session.initialize()
+                        listed = await _list_tools(session)
+                except BaseException as exc:  # said now, killed now: no graceful wait
+                    if not ready.done():
+                        ready.set_exception(exc)
+                    _kill(groups)
+                    raise
                 stop = anyio.Event()
                 ready.set_result((session, stop, listed))
                 await stop.wait()
@@ -178,6 +239,8 @@ async def _serve(
             ready.set_exception(exc)
         if not isinstance(exc, Exception):
             raise
+    finally:
+        _kill(groups)
 
 
 async def _list_tools(session: Any) -> list[Listed]:

@@ -122,9 +122,12 @@ def settings(config: Config, server: Mapping[str, Any], sname: str, tool: str) -
     """(enabled, run mode) of one tool: the server's ``"*"`` and the tool's own table
     from the user's files, then what a conversation chose (``conversation.tools``)."""
     tables = server.get("tools") or {}
-    merged = {"enable": True, "run": "ask", **(tables.get("*") or {}), **(tables.get(tool) or {})}
+    own = tables.get(tool) or {}
+    merged = {"enable": True, "run": "ask", **(tables.get("*") or {}), **own}
     chosen = (config.data.get("conversation", {}).get("tools") or {}).get(shown_name(sname, tool))
     if isinstance(chosen, dict):
+        if chosen.get("enable") is True and merged["enable"] is False and "run" not in own:
+            merged["run"] = "ask"  # switched on over the server's off: no "*" run = unattended
         if "enable" in chosen:
             merged["enable"] = bool(chosen["enable"])
         if chosen.get("confirm") is True and merged["run"] == "unattended":

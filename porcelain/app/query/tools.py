@@ -132,6 +132,18 @@ def needs_confirmation(tool: BuiltinTool | dict[str, Any]) -> bool:
     return not isinstance(tool, BuiltinTool) and bool(tool.get("confirm", True))
 
 
+def unapproved(call: ToolCall, tool: BuiltinTool | dict[str, Any]) -> str:
+    """The error result of a tool that asks when nobody is at a terminal: the key
+    that lets it run unasked, and ``-y``."""
+    name = untrusted_field(call.name)
+    said = f"the user was not asked to approve running {name} (no terminal)"
+    if isinstance(tool, McpTool):
+        table = f"[providers.mcp.{tool.server}.tools.{untrusted_field(tool.tool)}]"
+        return f'{said}; `jp -y q ...` approves every call, or set run = "unattended" under {table}'
+    table = f"[conversation.tools.{name}]"
+    return f"{said}; `jp -y q ...` approves every call, or set confirm = false under {table}"
+
+
 def confirmation_question(call: ToolCall, tool: BuiltinTool | dict[str, Any]) -> str:
     """`Run tool NAME: `COMMAND` with {ARGS} on stdin?`: the command line jp will run
     and the model's arguments, both one-line and cut short (escaped by ``Output``)."""

@@ -24,6 +24,7 @@ from porcelain.app.query.tools import (
     response_event,
     run_command,
     specs,
+    unapproved,
 )
 from porcelain.config import Config
 from porcelain.config.toolenv import provider_keys
@@ -231,11 +232,7 @@ def _run_tool(
         return ToolOutcome(f"unknown or disabled tool {call.name!r}", True)
     if needs_confirmation(tool):
         if ctx.confirm is None:
-            return ToolOutcome(
-                f"the user was not asked to approve running {call.name} "
-                "(no terminal); set confirm = false for this tool to allow it",
-                True,
-            )
+            return ToolOutcome(unapproved(call, tool), True)
         if not ctx.confirm(confirmation_question(call, tool)):
             return ToolOutcome(f"the user declined to run {call.name}", True)
     try:

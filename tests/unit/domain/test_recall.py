@@ -144,3 +144,40 @@ def test_the_summary_block_names_its_turns_when_a_heading_is_given() -> None:
     assert requests[1] == summary_note(1, 3)
     assert "turns 2-4" in requests[1] and "recall tool" in requests[1]
     assert SUMMARY_REQUEST not in requests
+
+
+SENTENCE = "This is an ordinary sentence that a model wrote, and it ends in punctuation!"
+
+
+def test_a_pattern_that_backtracks_without_end_on_re_answers_at_once() -> None:
+    """`^(\\w+\\s?)*$` on a sentence ending in punctuation is exponential on Python's
+    `re`; the model's pattern runs on a bounded engine (run in a child: a regression
+    would never end, and the timeout fails it)."""
+    import subprocess
+    import sys
+
+    code = (
+        "from porcelain.domain.recall import recall\n"
+        "from porcelain.domain.stream import Stream\n"
+        "from tests.unit.domain.compaction.builders import comp, turns\n"
+        f"events = turns(4); events[2]['message'] = {SENTENCE!r} * 3\n"
+        "stream = Stream([*events, comp(0, 2, summary='s')])\n"
+        "print(recall({'query': r'^(\\w+\\s?)*$', 'regex': True}, stream, 1000))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=30, check=True
+    )
+    assert "user: q0" in done.stdout and "ordinary sentence" not in done.stdout
+
+
+def test_a_model_pattern_over_its_budget_is_a_plain_error() -> None:
+    from porcelain.domain import recall as module
+
+    stream = Stream([*turns(3), comp(0, 1, summary="s")])
+    query = parse_request({"query": "(.*a){12}$", "regex": True}, stream)
+    slow = module.Bounded(query.matcher._pattern, 0.0)  # type: ignore[union-attr]
+    with pytest.raises(RecallError, match="took more than .* fixed string"):
+        slow.search("a" * 50 + "b")
+    assert query.matcher is not None and query.matcher.search("m0") is None
+    with pytest.raises(RecallError, match="not a valid regular expression"):
+        parse_request({"query": "(unclosed", "regex": True}, stream)

@@ -9,7 +9,7 @@ import pytest
 
 from porcelain.app.query.mcp_client import Listed
 from porcelain.app.query.mcp_tools import refusal, settings, shown_wire, wire_name
-from porcelain.config import Config
+from porcelain.config import Config, Recorded
 from porcelain.config.layers import load_config
 from porcelain.config.schema import validate
 from porcelain.config.toolenv import check_tool_env, provider_keys
@@ -99,3 +99,53 @@ def test_the_schema_checks_a_server_and_mcp_is_no_model_provider() -> None:
     assert "OPENAI_API_KEY" in provider_keys(data)
     with pytest.raises(ConfigError, match="providers.mcp.fs.env names OPENAI_API_KEY"):
         check_tool_env(data, lambda _: "config.toml")
+
+
+def test_a_tool_the_users_file_turned_off_is_never_switched_on_by_a_delta(tmp_path: Path) -> None:
+    user = tmp_path / "config" / "jp" / "config.toml"
+    user.parent.mkdir(parents=True)
+    user.write_text(
+        '[providers.mcp.fs]\ncommand = "srv"\n[providers.mcp.fs.tools."*"]\nrun = "unattended"\n'
+        "[providers.mcp.fs.tools.rm]\nenable = false\n"
+        '[conversation.tools.shell]\ncommand = ["sh"]\nenable = false\n'
+    )
+    chosen = {"mcp.fs.rm": {"enable": True}, "shell": {"enable": True}, "mcp.fs.ls": {"enable": True}}
+    environ = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "HOME": str(tmp_path)}
+    for own in (False, True):  # a recorded delta outlives its command: own ones too
+        delta = Recorded({"conversation": {"tools": chosen}}, "delta", own=own)
+        config = load_config(environ=environ, store_config=None, files=(), overrides=(), deltas=[delta])
+        server = config.data["providers"]["mcp"]["fs"]
+        assert settings(config, server, "fs", "rm") == (False, "unattended")
+        assert config.data["conversation"]["tools"]["shell"]["enable"] is False
+        assert settings(config, server, "fs", "ls") == (True, "unattended")
+        ignored = {".".join(i.path) for i in config.ignored}
+        assert {"conversation.tools.mcp.fs.rm.enable", "conversation.tools.shell.enable"} <= ignored
+    # the user's --cfg for one command is above every delta, and even then "*" run is not inherited
+    cfg = ['conversation.tools."mcp.fs.rm".enable=true']
+    config = load_config(environ=environ, store_config=None, files=(), overrides=cfg)
+    assert settings(config, config.data["providers"]["mcp"]["fs"], "fs", "rm") == (True, "ask")
+
+
+def test_a_server_that_never_starts_costs_its_startup_limit_not_more() -> None:
+    """A server that sleeps instead of answering: `start` gives up at its limit and
+    kills it at once, without the package's graceful stop (2 s for stdin, then
+    SIGTERM) on top: 1 s costs under 2 s here, about 3.5 s before."""
+    import sys
+    import time
+
+    import anyio.from_thread  # noqa: F401 (loaded before the clock starts: imports are slow)
+    import mcp.client.stdio  # noqa: F401
+
+    from porcelain.app.query.mcp_client import McpError, McpServers, ServerSpec
+
+    server = Path(__file__).resolve().parents[3] / "support" / "mcp_server.py"
+    spec = ServerSpec("t", sys.executable, (str(server), "slow"), {"PATH": "/usr/bin:/bin"}, 1.0, 5.0)
+    servers = McpServers()
+    start = time.monotonic()
+    try:
+        with pytest.raises(McpError, match="did not start within 1 s"):
+            servers.start(spec)
+        took = time.monotonic() - start
+    finally:
+        servers.close()
+    assert took < 2.0, took

@@ -1,0 +1,85 @@
+"""`jp serve` under a bounded flood on loopback: hundreds of idle, half-sent
+requests and clients that reset never exhaust the server's descriptors (its
+limit is lowered to 256 here), never print a traceback, and the viewer is
+answered again once the idle ones overstay the header limit."""
+
+from __future__ import annotations
+
+import http.client
+import os
+import resource
+import socket
+import struct
+import subprocess
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from tests.e2e.harness import JP, User
+
+pytestmark = pytest.mark.e2e
+FLOOD = 400  # more than the descriptors the server may open
+
+
+def _low_fd_limit() -> None:
+    resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
+
+
+def _answer(port: int, path: str, cookie: str) -> int | None:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=3)
+    try:
+        conn.request("GET", path, headers={"Host": f"127.0.0.1:{port}", "Cookie": cookie})
+        return conn.getresponse().status
+    except OSError:
+        return None
+    finally:
+        conn.close()
+
+
+def test_a_flood_of_idle_and_reset_clients_is_bounded_and_quiet(tmp_path: Path) -> None:
+    user = User(tmp_path)
+    user.ok("init", str(user.store))
+    proc = subprocess.Popen(
+        [str(JP), "serve", "--port", "0"],
+        env=user.env,
+        cwd=user.root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_low_fd_limit,
+    )
+    held: list[socket.socket] = []
+    try:
+        assert proc.stdout is not None
+        url = urlsplit(proc.stdout.readline().strip())
+        port, root = url.port or 0, url.path.rstrip("/")
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        conn.request("GET", f"{url.path}?{url.query}", headers={"Host": url.netloc})
+        cookie = (conn.getresponse().getheader("Set-Cookie") or "").split(";")[0]
+        conn.close()
+        for i in range(FLOOD):
+            sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+            if i % 20 == 0:  # a whole request, then a reset before the answer is read
+                sock.sendall(f"GET {root}/ HTTP/1.0\r\nHost: {url.netloc}\r\nCookie: {cookie}\r\n\r\n".encode())
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                sock.close()
+            else:  # half a request, then nothing
+                sock.sendall(f"GET {root}/ HTTP/1.1\r\nHost: ".encode())
+                held.append(sock)
+        open_fds = len(os.listdir(f"/proc/{proc.pid}/fd"))
+        assert open_fds < 64 + 40, open_fds  # the bound, not the flood
+        answered = None
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and answered != 200:
+            answered = _answer(port, f"{root}/", cookie)
+            time.sleep(0.5)
+        assert answered == 200  # the idle ones were shut after the header limit
+        assert proc.poll() is None
+    finally:
+        for sock in held:
+            sock.close()
+        proc.terminate()
+        _, err = proc.communicate(timeout=60)
+    assert "Traceback" not in err, err[-2000:]
