@@ -17,7 +17,7 @@ from porcelain.domain.idprefix import unique_lengths
 from porcelain.render import lsview
 from porcelain.serve.html import Markup, esc, join, link, table, tag, void
 from porcelain.serve.html import page as layout
-from porcelain.serve.pages.common import pager, pages_of, short
+from porcelain.serve.pages.common import pager, pages_of, relation
 from porcelain.serve.routes import Query, flag, number, one
 
 PER_PAGE = 100
@@ -151,18 +151,24 @@ def markers(row: dict[str, Any]) -> Markup:
         tags.append(("archived", "archived"))
     if row.get("pinned"):
         tags.append(("pinned", "pinned"))
-    if row.get("source_id"):
-        tags.append(("review", f"review of {short(row['source_id'])}"))
-    elif row.get("forked_from"):
-        tags.append(("fork", f"fork of {short(row['forked_from'])}"))
+    parent, kind, label = relation(row)
+    if parent is not None and kind != "diverged":
+        tags.append((kind, f"{label} of {parent}"))
     if row.get("diverged_from"):
-        tags.append(("diverged", f"diverged from {short(row['diverged_from'])}"))
+        tags.append(("diverged", f"diverged from {row['diverged_from']}"))
     origin = row.get("imported_from")
     if isinstance(origin, dict) and origin.get("tool"):
         tags.append(("imported", f"imported from {origin['tool']}"))
     for key, value in (row.get("labels") or {}).items():
         tags.append(("label", f"{key}={value}" if value else key))
     return join(tag("span", text, class_=f"tag {kind}") for kind, text in tags)
+
+
+def ident(row: dict[str, Any]) -> Markup:
+    """The whole id, its shortest unique prefix (what `use` accepts) in bold."""
+    cid = str(row["id"])
+    cut = len(str(row.get("short_id") or cid))
+    return tag("code", Markup(tag("b", cid[:cut]) + esc(cid[cut:])), class_="id")
 
 
 def _form(query: Query) -> Markup:
@@ -212,16 +218,14 @@ def page(store: Store, query: Query) -> Markup:
     rows, hits = found.rows, found.hits
     body = []
     for row in rows:
-        title = link(
-            f"/c/{row['id']}", row["title"] or row["preview"] or "(untitled)", class_="title"
-        )
+        title = link(f"/c/{row['id']}", lsview.title_of(row), class_="title")
         hit = tag("div", hits[row["id"]], class_="hit") if row["id"] in hits else ""
         body.append(
             (
                 Markup(title + tag("div", markers(row), class_="tags") + hit),
                 lsview.age(row, now),
                 str(row["turns"]),
-                tag("code", short(row["id"])),
+                ident(row),
             )
         )
     kept = {k: v for k, v in query.items() if k != "page"}

@@ -14,7 +14,7 @@ from porcelain.render import opshow
 from porcelain.serve.html import Markup, esc, join, link, tag
 from porcelain.serve.html import page as layout
 from porcelain.serve.markdown import render
-from porcelain.serve.pages.common import load, short, tabs, title
+from porcelain.serve.pages.common import load, tabs, title
 
 _MARKS = re.compile(r"\[-(.*?)-\]|\{\+(.*?)\+\}", re.DOTALL)
 
@@ -144,8 +144,8 @@ def page(store: Store, query: Any, cid: str) -> Markup:
             "h3",
             Markup(
                 esc("Review ")
-                + link(f"/c/{review['id']}", short(review["id"]))
-                + esc(f" of {short(review['source_id'])}: {len(props)} proposal(s)")
+                + link(f"/c/{review['id']}", review["id"])
+                + esc(f" of {review['source_id']}: {len(props)} proposal(s)")
             ),
         )
         log = tag(
