@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 COOKIE = "jp_token"
 LOOPBACK = ("127.0.0.1", "localhost", "[::1]", "::1")
 HEADERS = {
-    "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; "
+    "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self' data:; "
     "script-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",

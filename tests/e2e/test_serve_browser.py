@@ -138,9 +138,11 @@ def test_search_and_a_hostile_conversation(browser: tuple[Any, str], built: Buil
     assert hrefs == ["https://example.invalid/x", "https://example.invalid/p.png"]
     assert {a.get_attribute("rel") for a in links} == {"noopener noreferrer"}
     assert answer.find_elements(By.CSS_SELECTOR, ".hl")
-    result = driver.find_element(By.CSS_SELECTOR, "details.tool-result")
-    result.find_element(By.TAG_NAME, "summary").click()
-    assert "show all" in result.text
+    call = driver.find_element(By.CSS_SELECTOR, "details.tool")
+    line = call.find_element(By.CSS_SELECTOR, "summary .tool-line").text
+    assert line == '{"path": "<script>document.title=\'pwned\';window.jpPwned=1</script>"}'
+    call.find_element(By.TAG_NAME, "summary").click()  # the result is folded under its call
+    assert "show all" in call.find_element(By.CSS_SELECTOR, ".tool-output").text
     not_pwned(driver)
     shot(driver, "hostile")
     driver.get(base + "/ops")
