@@ -156,6 +156,20 @@ def test_the_tree_review_and_size_pages(client: Client, built: Built) -> None:
     assert found["id"] == built.review and len(found["proposals"]) == 3
     assert len(found["diffs"]) == 2
     assert {a["operation"] is not None for a in review["applied"]} == {True}
+    # the review is finished (applied): its figures are those its proposals were scored
+    # with, never scored again against the source the review compacted
+    scored = [(p["scored"], p["coverage"]["tokens"]) for p in found["proposals"]]
+    assert {how for how, _ in scored} <= {
+        "when proposed",
+        "against the source when the review began",
+    }, scored
+    recorded = [
+        e["metadata"]["coverage"]["tokens"]
+        for e in built.user.events(built.review)
+        if e["type"] == "tool_call_response" and "coverage" in (e.get("metadata") or {})
+    ]
+    assert [t for how, t in scored if how == "when proposed"] == recorded
+    assert len({t["before"] for _, t in scored}) == 1, scored  # one source, as it was
     size = client.api(f"/c/{built.main}/size")
     assert size["window"] > 0 and len(size["turns"]) == 7 and size["compactions"]
     assert "<svg" in client.page(f"/c/{built.main}/size")
