@@ -85,9 +85,20 @@ def pictures(found: Sequence[tuple[Any, Any]]) -> Markup:
     return shown
 
 
-def _request(event: Event) -> Markup:
+def prompt_images(items: Sequence[Event]) -> list[tuple[Any, Any]]:
+    """The images of a turn's typed prompt (kept in the imported record, which the
+    turn's first event carries)."""
+    found = []
+    for event in items:
+        record = source_record(event)
+        if record is not None and record.get("type") == "user":
+            found.extend(images_of(_content(record)))
+    return found
+
+
+def _request(event: Event, shown: Sequence[tuple[Any, Any]] = ()) -> Markup:
     body = tag("div", str(event.get("content", "")), class_="text")
-    found = images_of(_content(source_record(event)))
+    found = list(shown)
     for item in attachments_of(event):
         media = media_of(item)
         if media is not None and media[0] in IMAGE_TYPES:
@@ -143,11 +154,15 @@ def turn_html(items: Sequence[tuple[Event, str]], names: dict[str, str]) -> list
     events = [e for e, _ in items]
     results = {str(e.get("id")): e for e in events if e.get("type") == Kind.TOOL_CALL_RESPONSE}
     calls = {str(e.get("id")) for e in events if e.get("type") == Kind.TOOL_CALL_REQUEST}
-    found = result_images(events) if any(source_record(e) for e in events) else {}
+    imported = any(source_record(e) for e in events)
+    found = result_images(events) if imported else {}
+    prompt = prompt_images(events) if imported else []
     parts = []
     for event, commit in items:
         kind = event.get("type")
-        if kind == Kind.TOOL_CALL_REQUEST:
+        if kind == Kind.CHAT_REQUEST:
+            body, prompt = _request(event, prompt), []
+        elif kind == Kind.TOOL_CALL_REQUEST:
             key = str(event.get("id"))
             body = tool_call(event, results.get(key), found.get(key, []))
         elif kind == Kind.TOOL_CALL_RESPONSE and str(event.get("id")) in calls:
