@@ -6,6 +6,7 @@ and hostile text in tool inputs, image data and project names kept inert."""
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterator
 
@@ -97,7 +98,7 @@ def test_a_conversation_compacted_twice_shows_the_summary_in_force(
     client: Client, store: tuple[User, dict[str, str]]
 ) -> None:
     page = client.page(f"/c/{store[1]['twice']}")
-    blocks = re.findall(r'<section class="compaction"><h2>([^<]*)</h2>', page)
+    blocks = re.findall(r'<section class="compaction" id="k-\d+"><h2>([^<]*)</h2>', page)
     assert blocks == ["turns 2-10, compacted"]  # not the earlier 2-8 with 9-10 raw
     assert '<details class="superseded"><summary>1 earlier compaction, superseded</summary>' in page
     assert "turns 2-8" in page and "superseded by the compaction of turns 2-10" in page
@@ -127,3 +128,39 @@ def test_the_project_filter_and_grouping(
     assert page.count('<tr class="group">') == 2
     assert '<span class="tool claude-code">claude-code</span>' in page
     assert '<span class="tool jp">jp</span>' in page
+
+
+def follow(page: str) -> str:
+    found = re.search(r'data-live="([^"]+)"', page)
+    assert found is not None
+    return html.unescape(found.group(1))
+
+
+def test_a_followed_page_gets_its_new_turns_and_the_list_its_new_rows(
+    client: Client, store: tuple[User, dict[str, str]]
+) -> None:
+    user = store[0]
+    offline = "--cfg=assistant.model.id=offline/echo"
+    user.ok(offline, "q", "--new", "followed from elsewhere")
+    cid = user.active()
+    page = client.page(f"/c/{cid}")
+    assert '<script src="/static/live.js" defer></script>' in page
+    asked, listed = follow(page), follow(client.page("/"))
+    cookie = {"Cookie": client.cookie}
+    assert client.get(asked, cookie)[:3:2] == (204, "")  # nothing moved: a refs check
+    assert client.get(listed, cookie)[0] == 204
+    user.ok(offline, "q", f"a hostile turn {SCRIPT}")
+    status, headers, body = client.get(asked, cookie)
+    assert status == 200 and 'id="t-2"' in body and 'id="t-1"' in body  # the last shown, redone
+    assert "&lt;script&gt;document.title" in body and "<script" not in body
+    after = headers["X-Next"]
+    assert after.startswith(f"/live/c/{cid}?") and client.get(after, cookie)[0] == 204
+    user.ok(offline, "q", "--new", "a conversation that appears")
+    status, headers, body = client.get(listed, cookie)
+    assert status == 200 and user.active() in body and "a conversation that appears" in body
+    assert client.get(headers["X-Next"], cookie)[0] == 204
+    user.ok(offline, "c", "compact", cid, "--turn", "1", "--summarize")
+    assert client.get(after, cookie)[1].get("X-Reload") == "1"  # new blocks: a reload shows them
+    assert client.get("/live/c/jp-c00000000000?tip=x", cookie)[0] == 404
+    assert client.get("/live/c/..%2F..?tip=x", cookie)[0] == 404
+    assert client.get(asked)[0] == 403  # no cookie, no answer

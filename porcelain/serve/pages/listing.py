@@ -15,12 +15,13 @@ from porcelain.app.search import SCOPES, candidates, chain_hits, compile_pattern
 from porcelain.app.targets import active_id
 from porcelain.domain.idprefix import unique_lengths
 from porcelain.render import lsview
-from porcelain.serve.html import Markup, esc, join, link, tag, void
+from porcelain.serve.html import Markup, esc, href, join, link, tag, void
 from porcelain.serve.html import page as layout
 from porcelain.serve.pages.common import pager, pages_of, relation
 from porcelain.serve.routes import Query, flag, number, one
 
 PER_PAGE = 100
+FOLLOWS = True  # the list follows the store's refs (``porcelain/serve/live.py``)
 SORTS = ("activity", "created", "id", "turns", "title")
 # the fields of the query that, set, filter the list (else it is read a page at a time)
 TEXTS = ("q", "title", "since", "imported", "project", "group")
@@ -290,17 +291,30 @@ def _rows(rows: list[dict[str, Any]], hits: dict[str, str], query: Query) -> Mar
     return tag("table", Markup(tag("thead", head) + tag("tbody", join(body))), class_="list")
 
 
-def page(store: Store, query: Query) -> Markup:
+def listed(store: Store, query: Query) -> Markup:
+    """The list's body: the count, the rows, the pager (what a followed list receives)."""
     found = shown(store, query)
     kept = {k: v for k, v in query.items() if k != "page"}
     total = found.total
     count = tag("p", f"{total} conversation{'s' if total != 1 else ''}", class_="count")
     if one(query, "project"):
         count = Markup(count + tag("p", f"in project {one(query, 'project')}", class_="count"))
-    listed = (
-        _rows(found.rows, found.hits, query) if found.rows else tag("p", "No conversations match.")
+    rows = found.rows
+    table = _rows(rows, found.hits, query) if rows else tag("p", "No conversations match.")
+    return Markup(count + table + pager("/", kept, found.page, found.pages))
+
+
+def follow_url(state: str, query: Query) -> str:
+    return href("/live/ls", {**query, "state": state})
+
+
+def page(store: Store, query: Query) -> Markup:
+    state = store.refs.state() or ""
+    body = tag(
+        "div",
+        listed(store, query),
+        id="listing",
+        data_live=follow_url(state, query),
+        data_live_mode="replace",
     )
-    return layout(
-        "Conversations",
-        Markup(_form(query) + count + listed + pager("/", kept, found.page, found.pages)),
-    )
+    return layout("Conversations", Markup(_form(query) + body), live=True)

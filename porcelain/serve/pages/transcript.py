@@ -14,12 +14,14 @@ from typing import Any
 from gitstore import Event, Kind, Store, turn_indices
 from porcelain.serve.html import Markup, esc, join, link, tag
 from porcelain.serve.html import page as layout
+from porcelain.serve.live import follow_url
 from porcelain.serve.markdown import render
 from porcelain.serve.pages.common import load, pager, pages_of, tabs, title
 from porcelain.serve.pages.events import folded, tool_names, turn_html
 from porcelain.serve.routes import Query, flag, number
 
 PER_PAGE = 50  # turns
+FOLLOWS = True  # the page follows its conversation (``porcelain/serve/live.py``)
 
 
 @dataclass(frozen=True)
@@ -149,10 +151,22 @@ def _body(
                 "section",
                 Markup(head + tag("div", render(block.text), class_="summary") + fold),
                 class_="compaction",
+                id=f"k-{block.from_turn + 1}",
             )
         )
         t = end
     return join(out)
+
+
+def turn_count(events: Sequence[Event]) -> int:
+    return len(set(turn_indices(events))) if events else 0
+
+
+def turns_html(
+    events: Sequence[Event], commits: Sequence[str], standing: Sequence[Summary], shown: range
+) -> Markup:
+    """The raw view's turns ``shown`` (what a followed page receives)."""
+    return _body(events, commits, None, standing, shown)
 
 
 def page(store: Store, query: Query, cid: str) -> Markup:
@@ -164,7 +178,7 @@ def page(store: Store, query: Query, cid: str) -> Markup:
     if compacted:
         events, headers = _projected(conv.events)
         commits = []
-    count = len(set(turn_indices(events))) if events else 0
+    count = turn_count(events)
     pages = pages_of(count, PER_PAGE)
     at = min(max(number(query, "page", 1), 1), pages)
     lo, hi = (at - 1) * PER_PAGE, at * PER_PAGE
@@ -176,6 +190,14 @@ def page(store: Store, query: Query, cid: str) -> Markup:
     )
     nav = pager(f"/c/{cid}", {"compacted": compacted and "1"}, at, pages)
     standing, gone = ([], []) if compacted else summaries(events)
-    turns = _body(events, commits, headers, standing, range(lo, hi))
+    made = sum(1 for e in conv.events if e.get("type") == Kind.COMPACTION)
+    last = max(min(count, hi) - 1, 0)
+    follow = follow_url(cid, conv.tip, last, made, at, compacted)
+    turns = tag(
+        "div",
+        _body(events, commits, headers, standing, range(lo, hi)),
+        id="turns",
+        data_live=follow,
+    )
     body = Markup(tabs(cid, "") + tag("p", toggle) + superseded(gone, standing) + nav + turns + nav)
-    return layout(title(store, cid), body, [("/", "Conversations")])
+    return layout(title(store, cid), body, [("/", "Conversations")], live=True)
