@@ -73,6 +73,11 @@ def result_images(items: Sequence[Event]) -> dict[str, list[tuple[Any, Any]]]:
     return out
 
 
+def _texts(content: Any) -> str:
+    """The text blocks of a tool result's content (its images are drawn, not dumped)."""
+    return "\n".join(str(b.get("text", "")) for b in _blocks(content) if b.get("type") == "text")
+
+
 def _blocks(content: Any) -> list[dict[str, Any]]:
     return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
 
@@ -124,6 +129,14 @@ def _response(event: Event) -> Markup:
     return Markup("")
 
 
+def _parsed(text: str) -> Any:
+    """A result's content that the import kept as the blocks' JSON (else None)."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
 def tool_call(event: Event, result: Event | None, found: Sequence[tuple[Any, Any]]) -> Markup:
     """One line (the tool's name, its input), folding its whole input and its result."""
     name = str(event.get("name"))
@@ -135,6 +148,9 @@ def tool_call(event: Event, result: Event | None, found: Sequence[tuple[Any, Any
         outcome, body = "no result", Markup("")
     else:
         text = str(result.get("content", ""))
+        blocks = _parsed(text) if found else None
+        if isinstance(blocks, list):  # the blocks' JSON, images' data too: their text only
+            text = _texts(blocks)
         outcome = ("error, " if result.get("is_error") else "") + f"{len(text):,} characters"
         body = tag("div", Markup(bounded(text) + pictures(found)), class_="tool-output")
     whole = json.dumps(arguments, indent=1, ensure_ascii=False)
