@@ -113,10 +113,10 @@ def _compactions(marks: list[dict[str, Any]], x: Callable[[float], float]) -> li
 
 
 def _step(top: int) -> int:
-    """A round step (1, 2 or 5 times a power of ten) that makes about TICKS steps."""
+    """A round step (1, 2, 2.5 or 5 times a power of ten) that makes about TICKS steps."""
     raw = max(top / TICKS, 1)
     power: int = 10 ** (len(str(int(raw))) - 1)
-    return next(int(m * power) for m in (1, 2, 5, 10) if m * power >= raw)
+    return next(max(int(m * power), 1) for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
 
 
 def _short(tokens: int) -> str:
