@@ -12,6 +12,8 @@ other view).  ``porcelain/serve/static/live.js`` asks and moves it in.
 
 from __future__ import annotations
 
+import hashlib
+
 from gitstore import Kind, Store, is_valid_id
 from porcelain.serve.html import Markup, href, link, tag
 from porcelain.serve.routes import Query, Reply, number, one
@@ -71,12 +73,22 @@ def _conversation(store: Store, query: Query, cid: str) -> Reply:
     return Reply(200, HTML, body.encode(), {"X-Next": nxt})
 
 
+def refs_state(store: Store) -> str:
+    """A fingerprint of every conversation ref: the store's own (``refs.state``), else
+    one made from the refs themselves (a layout without one), never the events."""
+    found = store.refs.state()
+    if found is not None:
+        return found
+    tips = sorted(f"{loc.cid} {loc.tip} {loc.archived}" for loc in store.refs.list(archived=None))
+    return hashlib.sha1("\n".join(tips).encode(), usedforsecurity=False).hexdigest()
+
+
 def _listing(store: Store, query: Query) -> Reply:
     # lazy: the list's parts load only once a ref moved
     from porcelain.serve.pages import listing
 
-    state = store.refs.state() or ""
-    if state and state == one(query, "state"):
+    state = refs_state(store)
+    if state == one(query, "state"):
         return _empty(204)
     asked = {k: v for k, v in query.items() if k != "state"}
     body = listing.listed(store, asked)

@@ -17,6 +17,7 @@ from porcelain.domain.idprefix import unique_lengths
 from porcelain.render import lsview
 from porcelain.serve.html import Markup, esc, href, join, link, tag, void
 from porcelain.serve.html import page as layout
+from porcelain.serve.live import refs_state
 from porcelain.serve.pages.common import pager, pages_of, relation
 from porcelain.serve.routes import Query, flag, number, one
 
@@ -309,7 +310,7 @@ def follow_url(state: str, query: Query) -> str:
 
 
 def page(store: Store, query: Query) -> Markup:
-    state = store.refs.state() or ""
+    state = refs_state(store)
     body = tag(
         "div",
         listed(store, query),
