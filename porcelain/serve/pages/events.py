@@ -154,7 +154,8 @@ def tool_call(event: Event, result: Event | None, found: Sequence[tuple[Any, Any
         outcome = ("error, " if result.get("is_error") else "") + f"{len(text):,} characters"
         body = tag("div", Markup(bounded(text) + pictures(found)), class_="tool-output")
     whole = json.dumps(arguments, indent=1, ensure_ascii=False)
-    shown = tag("div", bounded(whole), class_="tool-input") if whole != line else ""
+    alone = isinstance(arguments, dict) and list(arguments.values()) == [line]  # said in full
+    shown = "" if alone or whole == line else tag("div", bounded(whole), class_="tool-input")
     label = Markup(
         tag("span", name, class_="tool-name")
         + (tag("code", line, class_="tool-line") if line else "")
