@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import html
 import re
+import subprocess
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -164,3 +166,20 @@ def test_a_followed_page_gets_its_new_turns_and_the_list_its_new_rows(
     assert client.get("/live/c/jp-c00000000000?tip=x", cookie)[0] == 404
     assert client.get("/live/c/..%2F..?tip=x", cookie)[0] == 404
     assert client.get(asked)[0] == 403  # no cookie, no answer
+
+
+def test_a_project_stores_conversations_belong_to_its_project(tmp_path: Path) -> None:
+    user = User(tmp_path, "project")
+    project = tmp_path / f"app-{SCRIPT.replace('/', '')}"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    proc = user.run("init", "--here", cwd=project, drop=("JP_STORE",))
+    assert proc.returncode == 0, proc.stderr
+    user.env["JP_STORE"] = str(project / ".git")
+    user.ok("--cfg=assistant.model.id=offline/echo", "q", "--new", "in the project")
+    with serving(user) as (url, _proc):
+        client = Client(url)
+        assert [r["project"] for r in client.api("/ls")] == [str(project)]
+        page = client.page("/?group=project")
+        inert(page)
+        assert "app-&lt;script&gt;document.title=&#x27;pwned&#x27;" in page  # the folder, as text
