@@ -1,6 +1,8 @@
 """`jp serve` (design section 8): a page of a long conversation against `jp
 conversation print` of it, and a page of the list of many conversations against
-`jp conversation ls -F json`, each a whole request against a whole process.
+`jp conversation ls -F json`, each a whole request against a whole process; and
+what a followed page costs while nothing changes (its check of `/live/...`,
+answered 204 after a refs check) against the page itself.
 
 The server runs as `jp serve` itself; each request opens the store, reads the
 refs and renders (as every page does), timed from the request to the last byte.
@@ -8,7 +10,9 @@ refs and renders (as every page does), timed from the request to the last byte.
 
 from __future__ import annotations
 
+import html
 import http.client
+import re
 import subprocess
 import time
 from pathlib import Path
@@ -27,6 +31,7 @@ from bench.common import (
 )
 
 WITHIN = 2.0  # the page may take up to twice the command's whole process
+IDLE = 0.2  # a followed page's check while nothing moved: a small part of the page
 
 
 def _get(host: str, port: int, path: str, cookie: str) -> float:
@@ -36,7 +41,7 @@ def _get(host: str, port: int, path: str, cookie: str) -> float:
     reply = conn.getresponse()
     reply.read()
     conn.close()
-    if reply.status != 200:
+    if reply.status not in (200, 204):
         raise RuntimeError(f"GET {path}: {reply.status}")
     return time.perf_counter() - start
 
@@ -68,9 +73,11 @@ def serve_section(root: Path, profile: Profile, results: Results) -> None:
         conn.request("GET", f"/?{url.query}", headers={"Host": f"{host}:{port}"})
         cookie = (conn.getresponse().getheader("Set-Cookie") or "").split(";")[0]
         conn.close()
+        live = _follow(host, port, f"/c/{big}", cookie)
         medians = interleaved(
             {
                 "page": lambda: _get(host, port, f"/c/{big}", cookie),
+                "idle": lambda: _get(host, port, live, cookie),
                 "print": lambda: run_process([*jp, "conversation", "print", big], env, home),
                 "list": lambda: _get(host, port, "/", cookie),
                 "ls": lambda: run_process([*jp, "-F", "json", "conversation", "ls"], env, home),
@@ -105,3 +112,27 @@ def serve_section(root: Path, profile: Profile, results: Results) -> None:
                 verdict(ratio < WITHIN),
             )
         )
+    # a followed page while nothing changes: one refs check, no event read
+    ratio = medians["idle"] / medians["page"] if medians["page"] else 0.0
+    results.add(
+        Row(
+            f"serve: an idle check of a followed {size:,}-event page (204)",
+            medians["idle"],
+            "the page itself",
+            medians["page"],
+            f"< {IDLE:.1f}x",
+            verdict(ratio < IDLE),
+        )
+    )
+
+
+def _follow(host: str, port: int, path: str, cookie: str) -> str:
+    """The ``/live/...`` link a followed page asks while it is open."""
+    conn = http.client.HTTPConnection(host, port, timeout=600)
+    conn.request("GET", path, headers={"Host": f"{host}:{port}", "Cookie": cookie})
+    body = conn.getresponse().read().decode()
+    conn.close()
+    found = re.search(r'data-live="([^"]+)"', body)
+    if found is None:
+        raise RuntimeError(f"GET {path}: no data-live link")
+    return html.unescape(found.group(1))

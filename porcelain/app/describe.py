@@ -23,13 +23,13 @@ from gitstore import (
     parse_time,
     turn_count,
 )
-from porcelain.domain.sessionproject import project_of
+from porcelain.domain.titles import agent_type, session_facts, shown_title
 
 if TYPE_CHECKING:
     from porcelain.domain.token_count import TokenCount
     from porcelain.models.catalog import Catalog
 
-SUMMARY_VERSION = 7  # project (an imported session's folder): summaries of 6 or less lack it
+SUMMARY_VERSION = 7  # tool_title and project: summaries of 6 or less lack them
 
 
 def summarize(events: Sequence[Event]) -> dict[str, Any]:
@@ -43,10 +43,13 @@ def summarize(events: Sequence[Event]) -> dict[str, Any]:
         if event.get("type") == Kind.CONVERSATION_START:
             start = event
         last_time = event.get("timestamp", last_time)
+    facts = start_facts(start)
+    told = session_facts(events) if facts["imported_from"] else {}
     return {
-        **start_facts(start),
-        # where an imported session ran (`jp mcp serve` filters by it)
-        "project": project_of(events) if start.get("imported") else None,
+        **facts,
+        "tool_title": told.get("tool_title"),
+        "project": told.get("project"),
+        "agents": told.get("agents") or {},
         "v": SUMMARY_VERSION,
         "turns": turn_count(events),
         "events": event_count(events),
@@ -190,13 +193,41 @@ def listing(store: Store, located: Sequence[Located], active: str | None) -> lis
                 "created_at": created,
                 "last_event_at": s["last_event_at"],
                 "preview": s["first_request"],
+                "tool_title": s.get("tool_title"),
+                "project": s.get("project"),
                 "unreadable": s.get("unreadable"),
                 **lineage(loc.cid, s, meta),
                 "imported_from": s.get("imported_from") if s.get("start_id") == loc.cid else None,
             }
         )
     rows.sort(key=lambda r: (r["active"], r["pinned"], when[r["id"]]))
+    name_agents(store, rows)
     return rows
+
+
+def name_agents(store: Store, rows: Sequence[dict[str, Any]]) -> None:
+    """Add ``agent_type`` to each subagent stream's ``imported_from``: the type its
+    session's call gave it (read from the session's summary), else None."""
+    agents = [r for r in rows if (r.get("imported_from") or {}).get("agent")]
+    parents = {r["forked_from"] for r in agents if r.get("forked_from")}
+    located = [loc for loc in map(store.refs.locate, sorted(parents)) if loc is not None]
+    sums = summaries(store, located) if located else {}
+    by_id = {loc.cid: sums[loc.tip].get("agents") or {} for loc in located}
+    for row in agents:
+        origin = row["imported_from"]
+        origin["agent_type"] = agent_type(
+            origin["agent"], by_id.get(row.get("forked_from") or "", {})
+        )
+
+
+def _named_agent(store: Store, facts: dict[str, Any], cid: str) -> dict[str, Any] | None:
+    """``imported_from`` for `show`, a subagent stream's with its ``agent_type``."""
+    origin = facts.get("imported_from") if facts.get("start_id") == cid else None
+    if origin and origin.get("agent"):
+        row = {"imported_from": dict(origin), "forked_from": facts.get("forked_from")}
+        name_agents(store, [row])
+        return row["imported_from"]
+    return origin
 
 
 def lineage(cid: str, facts: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
@@ -282,6 +313,8 @@ def details(store: Store, conv: Conversation, active: str | None) -> dict[str, A
     info: dict[str, Any] = {
         "id": conv.cid,
         "title": meta.get("title") or None,
+        "shown_title": shown_title(meta.get("title"), s["tool_title"], s["first_request"]),
+        "project": s["project"],
         "turns": s["turns"],
         "events": s["events"],
         "archived": conv.archived,
@@ -294,7 +327,7 @@ def details(store: Store, conv: Conversation, active: str | None) -> dict[str, A
         "tip": conv.tip,
         "compactions": _compactions(conv),
         **origins(conv.cid, s, meta),
-        "imported_from": s.get("imported_from") if s.get("start_id") == conv.cid else None,
+        "imported_from": _named_agent(store, s, conv.cid),
         "tokens": token_count(store, conv, source).to_json(),
     }
     if source is not None:

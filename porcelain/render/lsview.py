@@ -16,6 +16,7 @@ from typing import Any
 from unicodedata import east_asian_width
 
 from gitstore import parse_time
+from porcelain.domain.titles import shown_title
 from porcelain.errors import UsageError
 from porcelain.render.output import escape_untrusted
 
@@ -161,6 +162,11 @@ def safe(text: Any) -> str:
     return escape_untrusted(str(text), one_line=True)
 
 
+def title_of(row: dict[str, Any]) -> str:
+    """The row's title by the one rule (``porcelain/domain/titles.py``)."""
+    return shown_title(row.get("title"), row.get("tool_title"), row.get("preview"))
+
+
 def keep_imported(
     rows: list[dict[str, Any]], tool: str | None, *, agents: bool
 ) -> list[dict[str, Any]]:
@@ -194,6 +200,7 @@ def markers(row: dict[str, Any], *, show_archived: bool) -> str:
     origin = row.get("imported_from")
     if isinstance(origin, dict) and origin.get("tool"):
         agent = " subagent" if origin.get("agent") else ""
+        agent += f" {safe(str(origin['agent_type']))}" if origin.get("agent_type") else ""
         agent += " rewind" if origin.get("branch") else ""
         tags.append(f"[{safe(str(origin['tool']))}{agent}]")
     return " ".join(tags)
@@ -238,7 +245,7 @@ def table(
         cut = unique.get(row["id"], len(cid))
         shown = style(cid[:cut], cid[cut:]) + " " * (width - len(cid))
         mark = "*" if row.get("active") else " "
-        title = safe(row.get("title") or row.get("preview") or "")
+        title = safe(title_of(row))
         text = " ".join(t for t in (markers(row, show_archived=show_archived), title) if t)
         if columns is not None:
             text = fit(text, columns - (width + age_width + 13))
@@ -252,6 +259,6 @@ def picker(rows: Sequence[dict[str, Any]], now: datetime) -> list[str]:
     out = []
     for number, row in enumerate(rows, start=1):
         mark = "*" if row.get("active") else " "
-        title = safe(row.get("title") or row.get("preview") or "")
+        title = safe(title_of(row))
         out.append(f"{number:>3}{mark} {safe(row['id'])}  {age(row, now):<9} {title}".rstrip())
     return out

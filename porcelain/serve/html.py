@@ -75,8 +75,14 @@ def svg(body: object, width: float, height: float, class_: str) -> Markup:
 NAV = (("/", "Conversations"), ("/ops", "Operation log"))
 
 
-def page(title: object, body: object, crumbs: Iterable[tuple[str, object]] = ()) -> Markup:
-    """A whole page: the stylesheet (a file: no inline style or script), a header, ``body``."""
+LIVE_SCRIPT = Markup('<script src="/static/live.js" defer></script>')
+
+
+def page(
+    title: object, body: object, crumbs: Iterable[tuple[str, object]] = (), live: bool = False
+) -> Markup:
+    """A whole page: the stylesheet (a file: no inline style or script), a header, ``body``;
+    ``live``: with jp's script that follows the page's ``data-live`` element (a file too)."""
     nav = join(link(path, text) for path, text in NAV)
     trail = join((link(path, text) for path, text in crumbs), " / ")
     head = Markup(
@@ -84,7 +90,7 @@ def page(title: object, body: object, crumbs: Iterable[tuple[str, object]] = ())
         '<meta name="referrer" content="no-referrer">'
         '<link rel="stylesheet" href="/static/style.css">'
         '<link rel="icon" href="/favicon.ico" type="image/svg+xml">'
-    )
+    ) + (LIVE_SCRIPT if live else "")
     header = tag(
         "header", Markup(tag("nav", nav) + (tag("div", trail, class_="crumbs") if trail else ""))
     )

@@ -1,8 +1,10 @@
-"""An answer's Markdown as HTML: no raw HTML, no images, links only to the web.
+"""An answer's Markdown as HTML: no raw HTML, inline images only, links only to the web.
 
 markdown-it-py (CommonMark) with ``html=False`` writes raw HTML in the text as
-text; images are off (a picture from another origin would leak that the page
-was read, and the CSP refuses it anyway); a link is a link only when it points
+text; an image is drawn only from a ``data:`` URL whose bytes are an image
+(``porcelain/serve/images.py``); an image elsewhere is a link to it, never
+loaded (a picture from another origin would leak that the page was read, and
+the CSP refuses it anyway); a link is a link only when it points
 at http, https or mailto, and then it carries ``rel="noopener noreferrer"``.
 Nothing of the answer is hidden: markdown-it skips whatever is nested deeper
 than its nesting limit, so the limit is raised past ``MAX_DEPTH`` containers
@@ -27,8 +29,10 @@ from pygments.util import ClassNotFound  # type: ignore[import-untyped]
 from porcelain.domain.highlight import highlighted
 from porcelain.render.markdown import MAX_DEPTH, PARSER_NESTING, depth
 from porcelain.serve.html import Markup, esc, tag
+from porcelain.serve.images import image
 
 SAFE_SCHEMES = ("http://", "https://", "mailto:")
+DATA_IMAGE = "data:image/"
 FORMATTER = HtmlFormatter(cssclass="hl", wrapcode=True)
 
 
@@ -44,11 +48,46 @@ def _highlight(code: str, lang: str, _attrs: str) -> str:
 
 
 def _safe_link(url: str) -> bool:
-    return url.strip().lower().startswith(SAFE_SCHEMES)
+    """A link to the web, or an inline image (an image token only: see ``_link_open``)."""
+    return url.strip().lower().startswith((*SAFE_SCHEMES, DATA_IMAGE))
+
+
+def _image(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
+    """An inline ``data:`` image when its bytes are an image (``images.image``);
+    an image elsewhere is a link to it (never loaded: it would tell its server)."""
+    token = tokens[idx]
+    src = str(token.attrGet("src") or "")
+    alt = self.renderInlineAsText(token.children or [], options, env)
+    head, _, data = src.partition(",")
+    if src.lower().startswith(DATA_IMAGE):
+        if not head.lower().endswith(";base64"):
+            return str(esc(f"[image {alt}: not base64]"))
+        return str(image(data, head[5:].split(";")[0].lower(), alt))
+    if src.lower().startswith(SAFE_SCHEMES[:2]):
+        return str(tag("a", f"image: {alt or src}", href=src, rel="noopener noreferrer"))
+    return str(esc(alt))
 
 
 def _link_open(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
-    tokens[idx].attrSet("rel", "noopener noreferrer")
+    token = tokens[idx]
+    if str(token.attrGet("href") or "").lower().startswith(DATA_IMAGE):
+        token.attrs.pop("href", None)  # a data: URL is an image's source, never a link's
+        return "<span>"
+    token.attrSet("rel", "noopener noreferrer")
+    return str(self.renderToken(tokens, idx, options, env))
+
+
+def _link_close(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
+    opening = next(
+        (
+            t
+            for t in reversed(tokens[:idx])
+            if t.type == "link_open" and t.level == tokens[idx].level
+        ),
+        None,
+    )
+    if opening is not None and opening.attrGet("href") is None:
+        return "</span>"
     return str(self.renderToken(tokens, idx, options, env))
 
 
@@ -57,9 +96,10 @@ def _parser() -> MarkdownIt:
     md = MarkdownIt(
         "commonmark", {"html": False, "highlight": _highlight, "maxNesting": PARSER_NESTING}
     )
-    md.disable("image")
     md.validateLink = _safe_link  # type: ignore[method-assign]
     md.add_render_rule("link_open", _link_open)
+    md.add_render_rule("link_close", _link_close)
+    md.add_render_rule("image", _image)
     return md
 
 

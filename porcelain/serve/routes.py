@@ -52,12 +52,31 @@ PAGES = (
     (re.compile(r"/c/(?P<cid>[^/]+)/size"), "size"),
     (re.compile(r"/ops"), "oplog"),
 )
-STATIC = {"/static/style.css": "text/css; charset=utf-8", "/favicon.ico": "image/svg+xml"}
+STATIC = {
+    "/static/style.css": "text/css; charset=utf-8",
+    "/favicon.ico": "image/svg+xml",
+    "/static/live.js": "text/javascript; charset=utf-8",
+}
+# what a page that follows its conversation may run: jp's one script, from here
+LIVE_CSP = (
+    "default-src 'none'; style-src 'self'; img-src 'self' data:; script-src 'self'; "
+    "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+)
+LIVE = (
+    (re.compile(r"/live/c/(?P<cid>[^/]+)"), "conversation"),
+    (re.compile(r"/live/ls"), "listing"),
+)
 
 
 def route(source: Source, path: str, query: Query) -> Reply:
     if path in STATIC:
-        return Reply(200, STATIC[path], _stylesheet() if path.endswith(".css") else _icon())
+        return Reply(200, STATIC[path], _static(path))
+    for pattern, kind in LIVE:
+        found = pattern.fullmatch(path)
+        if found is not None:
+            from porcelain.serve import live  # lazy: only a following page asks
+
+            return live.answer(source.open_store(), kind, query, **found.groupdict())
     api = path.startswith("/api/")
     wanted = path[4:] if api else path
     if api and wanted == "/ls":
@@ -76,7 +95,8 @@ def route(source: Source, path: str, query: Query) -> Reply:
             body = json.dumps(value, ensure_ascii=False, indent=1, default=str).encode()
             return Reply(200, "application/json; charset=utf-8", body)
         page: Markup = module.page(store, query, **params)
-        return Reply(200, "text/html; charset=utf-8", page.encode())
+        follows = {"Content-Security-Policy": LIVE_CSP} if getattr(module, "FOLLOWS", False) else {}
+        return Reply(200, "text/html; charset=utf-8", page.encode(), follows)
     raise NotFound(path)
 
 
@@ -95,10 +115,13 @@ def _stylesheet() -> bytes:
     return _CSS[0]
 
 
-def _icon() -> bytes:
+def _static(path: str) -> bytes:
+    if path.endswith(".css"):
+        return _stylesheet()
     from importlib.resources import files  # lazy: read on the browser's first visit
 
-    return files("porcelain.serve").joinpath("static/icon.svg").read_bytes()
+    name = "static/icon.svg" if path == "/favicon.ico" else path.lstrip("/")
+    return files("porcelain.serve").joinpath(name).read_bytes()
 
 
 def one(query: Query, name: str, default: str = "") -> str:

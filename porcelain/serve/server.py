@@ -54,7 +54,7 @@ BUSY = (
     b"busy: too many connections\r\n\r\n"
 )
 HEADERS = {
-    "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; "
+    "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self' data:; "
     "script-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",

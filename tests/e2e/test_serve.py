@@ -125,10 +125,13 @@ def test_loopback_names_are_served(client: Client, host: str) -> None:
 
 
 def test_every_answer_carries_the_security_headers(client: Client) -> None:
-    for path in ("/", "/nowhere", "/static/style.css"):
+    for path in ("/", "/nowhere", "/static/style.css", "/ops", "/api/ls", "/static/live.js"):
         headers = client.get(path, {"Cookie": client.cookie})[1]
         csp = headers["Content-Security-Policy"]
-        assert "default-src 'none'" in csp and "script-src 'none'" in csp
+        # jp's own script (from this origin) runs only on the pages that follow the store
+        script = "script-src 'self'" if path == "/" else "script-src 'none'"
+        assert "default-src 'none'" in csp and script in csp, (path, csp)
+        assert "img-src 'self' data:;" in csp and "http" not in csp
         assert "frame-ancestors 'none'" in csp
         assert headers["X-Content-Type-Options"] == "nosniff"
         assert headers["Referrer-Policy"] == "no-referrer"
@@ -180,6 +183,20 @@ def test_the_tree_review_and_size_pages(client: Client, built: Built) -> None:
     assert found["id"] == built.review and len(found["proposals"]) == 3
     assert len(found["diffs"]) == 2
     assert {a["operation"] is not None for a in review["applied"]} == {True}
+    # the review is finished (applied): its figures are those its proposals were scored
+    # with, never scored again against the source the review compacted
+    scored = [(p["scored"], p["coverage"]["tokens"]) for p in found["proposals"]]
+    assert {how for how, _ in scored} <= {
+        "when proposed",
+        "against the source when the review began",
+    }, scored
+    recorded = [
+        e["metadata"]["coverage"]["tokens"]
+        for e in built.user.events(built.review)
+        if e["type"] == "tool_call_response" and "coverage" in (e.get("metadata") or {})
+    ]
+    assert [t for how, t in scored if how == "when proposed"] == recorded
+    assert len({t["before"] for _, t in scored}) == 1, scored  # one source, as it was
     size = client.api(f"/c/{built.main}/size")
     assert size["window"] > 0 and len(size["turns"]) == 7 and size["compactions"]
     assert "<svg" in client.page(f"/c/{built.main}/size")
@@ -209,7 +226,8 @@ HOSTILE_PAGES = (
 @pytest.mark.parametrize("path", HOSTILE_PAGES)
 def test_hostile_text_is_escaped_on_every_page(client: Client, built: Built, path: str) -> None:
     page = client.page(path.format(h=built.hostile))
-    assert "<script" not in page.lower()
+    own = '<script src="/static/live.js" defer></script>'  # jp's one script, a file
+    assert page.count(own) <= 1 and "<script" not in page.lower().replace(own, "")
     assert "<img" not in page.lower()
     assert "javascript:" not in page.lower().replace("javascript:window.jppwned=3", "")
     assert "onerror=" not in page.replace("onerror=&quot;", "")

@@ -10,11 +10,14 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.e2e.harness import User
+from tests.e2e.serve.sessions import PROJECT, SUMMARY, build_sessions
 from tests.e2e.serve.store import Built, build, serving
 
 pytestmark = pytest.mark.e2e
@@ -45,8 +48,9 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     return build(tmp_path_factory.mktemp("browser"))
 
 
-@pytest.fixture(scope="module")
-def browser(built: Built) -> Iterator[tuple[Any, str]]:
+@contextmanager
+def chromium(user: User) -> Iterator[tuple[Any, str]]:
+    """A fresh headless Chromium on `jp serve` of ``user``'s store, logged in."""
     profile = tempfile.mkdtemp(prefix="jp-chromium-")
     options = webdriver.ChromeOptions()
     for flag in (*FLAGS, f"--user-data-dir={profile}"):
@@ -56,12 +60,30 @@ def browser(built: Built) -> Iterator[tuple[Any, str]]:
     service = webdriver.ChromeService(executable_path=str(DRIVER))
     driver = webdriver.Chrome(options=options, service=service)
     try:
-        with serving(built.user) as (url, _proc):
+        with serving(user) as (url, _proc):
             driver.get(url)
             yield driver, url.split("/?")[0]
     finally:
         driver.quit()
         shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def browser(built: Built) -> Iterator[tuple[Any, str]]:
+    with chromium(built.user) as found:
+        yield found
+
+
+@pytest.fixture(scope="module")
+def sessions(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[Any, str, User, dict[str, str]]]:
+    root = tmp_path_factory.mktemp("browser-sessions")
+    user = User(root, "serve")
+    user.ok("init", str(user.store))
+    ids = build_sessions(user, root)
+    with chromium(user) as (driver, base):
+        yield driver, base, user, ids
 
 
 def shot(driver: Any, name: str) -> None:
@@ -138,11 +160,88 @@ def test_search_and_a_hostile_conversation(browser: tuple[Any, str], built: Buil
     assert hrefs == ["https://example.invalid/x", "https://example.invalid/p.png"]
     assert {a.get_attribute("rel") for a in links} == {"noopener noreferrer"}
     assert answer.find_elements(By.CSS_SELECTOR, ".hl")
-    result = driver.find_element(By.CSS_SELECTOR, "details.tool-result")
-    result.find_element(By.TAG_NAME, "summary").click()
-    assert "show all" in result.text
+    call = driver.find_element(By.CSS_SELECTOR, "details.tool")
+    line = call.find_element(By.CSS_SELECTOR, "summary .tool-line").text
+    assert line == '{"path": "<script>document.title=\'pwned\';window.jpPwned=1</script>"}'
+    call.find_element(By.TAG_NAME, "summary").click()  # the result is folded under its call
+    assert "show all" in call.find_element(By.CSS_SELECTOR, ".tool-output").text
     not_pwned(driver)
     shot(driver, "hostile")
     driver.get(base + "/ops")
     assert "compact --continue" in driver.find_element(By.TAG_NAME, "main").text
+    clean_console(driver)
+
+
+def unfold(element: Any) -> None:
+    element.find_element(By.TAG_NAME, "summary").click()
+
+
+def test_an_imported_session_with_tool_calls_and_images(sessions: Any) -> None:
+    driver, base, _user, ids = sessions
+    driver.get(base + "/?all=1")
+    listed = driver.find_element(By.TAG_NAME, "main").text
+    assert f"subagent (Explore) of {ids['session']}" in listed and "claude-code" in listed
+    driver.find_element(By.LINK_TEXT, SUMMARY).click()
+    assert driver.current_url.endswith(f"/c/{ids['session']}")
+    calls = driver.find_elements(By.CSS_SELECTOR, "details.tool")
+    names = [c.find_element(By.CSS_SELECTOR, ".tool-name").text for c in calls]
+    assert names == ["Bash", "Read", "mcp__github__search_issues", "Task"]
+    assert "<script>document.title" in calls[0].find_element(By.CSS_SELECTOR, ".tool-line").text
+    read = calls[1]
+    assert not read.find_element(By.CSS_SELECTOR, ".tool-output").is_displayed()
+    unfold(read)  # its result, folded under it: the screenshot it returned
+    picture = read.find_element(By.CSS_SELECTOR, ".tool-output img")
+    assert picture.is_displayed()
+    assert driver.execute_script("return arguments[0].naturalWidth", picture) == 40  # loaded
+    assert "not an image" in read.text  # the bytes that only claimed to be one
+    prompt = driver.find_element(By.CSS_SELECTOR, ".request img")
+    assert driver.execute_script("return arguments[0].naturalWidth", prompt) == 6
+    not_pwned(driver)
+    shot(driver, "session")
+    clean_console(driver)
+
+
+def test_a_conversation_compacted_twice(sessions: Any) -> None:
+    driver, base, _user, ids = sessions
+    driver.get(base + f"/c/{ids['twice']}")
+    blocks = driver.find_elements(By.CSS_SELECTOR, "section.compaction > h2")
+    assert [b.text for b in blocks] == ["turns 2-10, compacted"]
+    old = driver.find_element(By.CSS_SELECTOR, "details.superseded")
+    unfold(old)
+    assert "turns 2-8" in old.text and "superseded by the compaction of turns 2-10" in old.text
+    shot(driver, "compacted-twice")
+    clean_console(driver)
+
+
+def test_the_project_filter(sessions: Any) -> None:
+    driver, base, _user, ids = sessions
+    driver.get(base + "/?all=1&group=project")
+    groups = [g.text for g in driver.find_elements(By.CSS_SELECTOR, "tr.group")]
+    assert groups == [f"project {PROJECT}", "project (none)"]
+    shot(driver, "projects")
+    driver.find_element(By.CSS_SELECTOR, ".project a").click()
+    WebDriverWait(driver, 30).until(loaded)
+    rows = driver.find_elements(By.CSS_SELECTOR, "table.list tbody tr:not(.group)")
+    assert {r.get_attribute("id") for r in rows} == {f"r-{ids['session']}", f"r-{ids['agent']}"}
+    not_pwned(driver)
+    clean_console(driver)
+
+
+def test_a_live_page_grows_while_it_is_open(sessions: Any) -> None:
+    driver, base, user, _ids = sessions
+    offline = "--cfg=assistant.model.id=offline/echo"
+    user.ok(offline, "q", "--new", "a session being written elsewhere")
+    cid = user.active()
+    driver.get(base + f"/c/{cid}")
+    assert not driver.find_elements(By.ID, "t-2")
+    driver.execute_script("window.scrollTo(0, 40); window.jpMark = 1")  # a reload would drop it
+    user.ok(offline, "q", "the second turn, written while the page is open")
+    WebDriverWait(driver, 30).until(lambda d: d.find_elements(By.ID, "t-2"))
+    assert "the second turn" in driver.find_element(By.ID, "t-2").text
+    assert driver.execute_script("return window.jpMark") == 1  # no reload: the same page
+    shot(driver, "live")
+    driver.get(base + "/")
+    user.ok(offline, "q", "--new", "a conversation that appears while the list is open")
+    new = user.active()
+    WebDriverWait(driver, 30).until(lambda d: d.find_elements(By.ID, f"r-{new}"))
     clean_console(driver)

@@ -69,6 +69,8 @@ def test_query_ls_show_and_print(pinned: User) -> None:
         "diverged_from": None,
         "labels": {},
         "imported_from": None,
+        "tool_title": None,
+        "project": None,
     }
     assert pinned.ls() == [
         row
@@ -96,7 +98,7 @@ def test_query_ls_show_and_print(pinned: User) -> None:
     ]
     assert pinned.ok("conversation", "show", "jp-c17676036600") == (
         "ID:           jp-c17676036600\n"
-        "Title:        (untitled)\n"
+        "Title:        tabs or spaces?\n"
         "Turns:        2\n"
         "Events:       6\n"
         "Latest event: 2026-01-05T09:02:01.000000Z\n"
@@ -110,6 +112,8 @@ def test_query_ls_show_and_print(pinned: User) -> None:
     assert pinned.show() == {
         "id": "jp-c17676037800",
         "title": None,
+        "shown_title": "a second one",
+        "project": None,
         "turns": 1,
         "events": 3,
         "archived": False,

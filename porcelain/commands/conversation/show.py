@@ -70,7 +70,7 @@ def render(info: dict[str, Any]) -> list[str]:
     # lazy: the configuration rows load only when `show` prints text
     from porcelain.commands.conversation.show_config import lines as config_rows
 
-    rows = [("ID", info["id"]), ("Title", info["title"] or "(untitled)")]
+    rows = [("ID", info["id"]), ("Title", info["shown_title"])]
     rows += [("Turns", str(info["turns"])), ("Events", str(info["events"]))]
     if info["last_event_at"]:
         rows.append(("Latest event", info["last_event_at"]))

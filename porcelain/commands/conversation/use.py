@@ -60,8 +60,15 @@ def _switched(app: App, store: Store, loc: Located, before: str | None) -> None:
     if before == loc.cid:
         app.output.line(f"Already active conversation: {loc.cid}")
         return
-    title = store.notes.meta(loc.cid).get("title")
-    suffix = f": {untrusted_field(title)}" if title else ""
+    # lazy: the summary (from the cache) is read only to name the conversation
+    from porcelain.app.describe import summaries
+    from porcelain.domain.titles import shown_title
+
+    facts = summaries(store, [loc])[loc.tip]
+    title = shown_title(
+        store.notes.meta(loc.cid).get("title"), facts.get("tool_title"), facts["first_request"]
+    )
+    suffix = f": {untrusted_field(title)}"
     app.output.line(f"Switched active conversation from {before or '(none)'} to {loc.cid}{suffix}")
 
 

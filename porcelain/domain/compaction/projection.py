@@ -101,6 +101,20 @@ def _runs(summary: list[Overlay | None]) -> dict[int, tuple[int, int]]:
     return runs
 
 
+def summary_runs(overlays: Sequence[Overlay], count: int) -> list[tuple[int, int, Overlay]]:
+    """(first turn, last turn, the compaction) of each run of turns a summary stands
+    for now, by the rule ``project`` applies (the latest covering compaction wins),
+    in turn order: what a reader of the raw stream is to see as compacted."""
+    won = _winners(overlays, count)
+    runs = _runs(won.summary)
+    out = []
+    for start in sorted(runs):
+        winner = won.summary[start]
+        assert winner is not None
+        out.append((start, runs[start][1], winner))
+    return out
+
+
 def _synthetic(timestamp: str, text: str, request: str = SUMMARY_REQUEST) -> list[Event]:
     return [
         turn_start_event(timestamp),

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from gitstore import Conversation, Store, is_valid_id
+from porcelain.app.describe import summaries
+from porcelain.domain.titles import shown_title
 from porcelain.serve.html import Markup, join, link, tag
 from porcelain.serve.routes import NotFound
 
@@ -24,7 +26,32 @@ def load(store: Store, cid: str) -> Conversation:
 
 
 def title(store: Store, cid: str) -> str:
-    return str(store.notes.meta(cid).get("title") or "(untitled)")
+    """The conversation's title by the one rule `ls`, `show` and `use` follow
+    (``porcelain/domain/titles.py``), its facts read from the cache's summary."""
+    loc = store.refs.locate(cid)
+    facts = summaries(store, [loc])[loc.tip] if loc is not None else {}
+    meta = store.notes.meta(cid)
+    return shown_title(meta.get("title"), facts.get("tool_title"), facts.get("first_request"))
+
+
+def relation(row: dict[str, Any]) -> tuple[str | None, str, str]:
+    """(the conversation a row descends from, its kind as a CSS class, its label):
+    a review, a subagent stream (with its agent type), a rewind branch, a fork,
+    a divergence; (None, "root", "") for none."""
+    origin = row.get("imported_from") or {}
+    if row.get("source_id"):
+        return str(row["source_id"]), "review", "review"
+    if row.get("forked_from"):
+        parent = str(row["forked_from"])
+        if origin.get("agent"):
+            kind = origin.get("agent_type")
+            return parent, "subagent", f"subagent ({kind})" if kind else "subagent"
+        if origin.get("branch"):
+            return parent, "rewind", "rewind"
+        return parent, "fork", "fork"
+    if row.get("diverged_from"):
+        return str(row["diverged_from"]), "diverged", "diverged"
+    return None, "root", ""
 
 
 def tabs(cid: str, current: str) -> Markup:
@@ -54,5 +81,7 @@ def pages_of(total: int, size: int) -> int:
     return max(1, -(-total // size))
 
 
-def short(cid: str | None) -> str:
-    return (cid or "")[:12]
+def short_commit(commit: str | None) -> str:
+    """A commit id as git abbreviates it by default (ids of conversations are
+    shown whole)."""
+    return (commit or "")[:12]

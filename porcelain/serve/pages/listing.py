@@ -15,15 +15,18 @@ from porcelain.app.search import SCOPES, candidates, chain_hits, compile_pattern
 from porcelain.app.targets import active_id
 from porcelain.domain.idprefix import unique_lengths
 from porcelain.render import lsview
-from porcelain.serve.html import Markup, esc, join, link, table, tag, void
+from porcelain.serve.html import Markup, esc, href, join, link, tag, void
 from porcelain.serve.html import page as layout
-from porcelain.serve.pages.common import pager, pages_of, short
+from porcelain.serve.live import refs_state
+from porcelain.serve.pages.common import pager, pages_of, relation
 from porcelain.serve.routes import Query, flag, number, one
 
 PER_PAGE = 100
+FOLLOWS = True  # the list follows the store's refs (``porcelain/serve/live.py``)
 SORTS = ("activity", "created", "id", "turns", "title")
 # the fields of the query that, set, filter the list (else it is read a page at a time)
-TEXTS = ("q", "title", "since", "imported")
+TEXTS = ("q", "title", "since", "imported", "project", "group")
+NO_PROJECT = "(none)"  # the project filter's value for conversations without one
 
 
 def rows_for(store: Store, query: Query) -> tuple[list[dict[str, Any]], dict[str, str]]:
@@ -49,12 +52,33 @@ def rows_for(store: Store, query: Query) -> tuple[list[dict[str, Any]], dict[str
         title=one(query, "title") or None,
         since=lsview.parse_since(since, now) if since else None,
     )
+    place = store_project(store)
+    for r in rows:
+        r["project"] = r.get("project") or place
+    if one(query, "project"):
+        wanted_project = one(query, "project")
+        rows = [r for r in rows if (r["project"] or NO_PROJECT) == wanted_project]
     unique = unique_lengths(loc.cid for loc in every)
     for r in rows:
         r["short_id"] = r["id"][: unique.get(r["id"], len(r["id"]))]
     sort = one(query, "sort", "activity")
     rows = lsview.order(rows, sort if sort in SORTS else "activity", not flag(query, "reverse"))
+    if one(query, "group") == "project":  # stable: each project's rows keep their order
+        rows.sort(key=lambda r: (r["project"] is None, r["project"] or ""))
     return rows, hits
+
+
+def store_project(store: Store) -> str | None:
+    """The project a store made by `jp init --here` belongs to (the folder holding its
+    ``.git``); None for a store of its own."""
+    path = store.path
+    return str(path.parent) if path.name == ".git" else None
+
+
+def tool_of(row: dict[str, Any]) -> str:
+    """The tool that wrote the conversation: claude-code, codex, or jp."""
+    origin = row.get("imported_from")
+    return str(origin.get("tool")) if isinstance(origin, dict) and origin.get("tool") else "jp"
 
 
 def _search(store: Store, pattern: str, regex: bool, archived: bool) -> dict[str, str]:
@@ -132,9 +156,10 @@ def _newest(store: Store, query: Query) -> Shown | None:
     if found is None:
         return None
     rows, total = found
-    unique = shortest(store, rows)
+    unique, place = shortest(store, rows), store_project(store)
     for r in rows:
         r["short_id"] = r["id"][: unique.get(r["id"], len(r["id"]))]
+        r["project"] = r.get("project") or place
     return Shown(rows, total, {}, page, pages_of(total, size))
 
 
@@ -151,18 +176,24 @@ def markers(row: dict[str, Any]) -> Markup:
         tags.append(("archived", "archived"))
     if row.get("pinned"):
         tags.append(("pinned", "pinned"))
-    if row.get("source_id"):
-        tags.append(("review", f"review of {short(row['source_id'])}"))
-    elif row.get("forked_from"):
-        tags.append(("fork", f"fork of {short(row['forked_from'])}"))
+    parent, kind, label = relation(row)
+    if parent is not None and kind != "diverged":
+        tags.append((kind, f"{label} of {parent}"))
     if row.get("diverged_from"):
-        tags.append(("diverged", f"diverged from {short(row['diverged_from'])}"))
+        tags.append(("diverged", f"diverged from {row['diverged_from']}"))
     origin = row.get("imported_from")
     if isinstance(origin, dict) and origin.get("tool"):
         tags.append(("imported", f"imported from {origin['tool']}"))
     for key, value in (row.get("labels") or {}).items():
         tags.append(("label", f"{key}={value}" if value else key))
     return join(tag("span", text, class_=f"tag {kind}") for kind, text in tags)
+
+
+def ident(row: dict[str, Any]) -> Markup:
+    """The whole id, its shortest unique prefix (what `use` accepts) in bold."""
+    cid = str(row["id"])
+    cut = len(str(row.get("short_id") or cid))
+    return tag("code", Markup(tag("b", cid[:cut]) + esc(cid[cut:])), class_="id")
 
 
 def _form(query: Query) -> Markup:
@@ -179,6 +210,13 @@ def _form(query: Query) -> Markup:
         )
         + void(
             "input", type="text", name="label", value=one(query, "label"), placeholder="label k=v"
+        )
+        + void(
+            "input",
+            type="text",
+            name="project",
+            value=one(query, "project"),
+            placeholder="project folder",
         )
     )
     checks = join(
@@ -197,42 +235,87 @@ def _form(query: Query) -> Markup:
         )
         for name in ("pinned", "archived", "all", "regex")
     )
+    group = tag(
+        "label",
+        Markup(
+            void(
+                "input",
+                type="checkbox",
+                name="group",
+                value="project",
+                checked="checked" if one(query, "group") == "project" else None,
+            )
+            + esc(" group by project")
+        ),
+    )
     return tag(
         "form",
-        Markup(fields + checks + tag("button", "Filter", type="submit")),
+        Markup(fields + checks + group + tag("button", "Filter", type="submit")),
         method="get",
         action="/",
         class_="filters",
     )
 
 
-def page(store: Store, query: Query) -> Markup:
+def _origin(row: dict[str, Any], query: Query) -> Markup:
+    """The tool that wrote it, and its project (a link that filters the list by it)."""
+    tool = tag("span", tool_of(row), class_=f"tool {tool_of(row)}")
+    project = row.get("project")
+    if not project:
+        return tool
+    kept = {k: v for k, v in query.items() if k not in ("page", "project")}
+    return Markup(
+        tool + tag("div", link("/", project, {**kept, "project": project}), class_="project")
+    )
+
+
+def _rows(rows: list[dict[str, Any]], hits: dict[str, str], query: Query) -> Markup:
     now = clock.now()
-    found = shown(store, query)
-    rows, hits = found.rows, found.hits
-    body = []
+    grouped = one(query, "group") == "project"
+    head = tag("tr", join(tag("th", h) for h in ("Title", "Tool · project", "Age", "Turns", "Id")))
+    body, group = [], object()
     for row in rows:
-        title = link(
-            f"/c/{row['id']}", row["title"] or row["preview"] or "(untitled)", class_="title"
-        )
+        if grouped and row.get("project") != group:
+            group = row.get("project")
+            name = str(group) if group else NO_PROJECT
+            body.append(tag("tr", tag("th", f"project {name}", colspan=5), class_="group"))
+        title = link(f"/c/{row['id']}", lsview.title_of(row), class_="title")
         hit = tag("div", hits[row["id"]], class_="hit") if row["id"] in hits else ""
-        body.append(
-            (
-                Markup(title + tag("div", markers(row), class_="tags") + hit),
-                lsview.age(row, now),
-                str(row["turns"]),
-                tag("code", short(row["id"])),
-            )
+        cells = (
+            Markup(title + tag("div", markers(row), class_="tags") + hit),
+            _origin(row, query),
+            lsview.age(row, now),
+            str(row["turns"]),
+            ident(row),
         )
+        body.append(tag("tr", join(tag("td", c) for c in cells), id=f"r-{row['id']}"))
+    return tag("table", Markup(tag("thead", head) + tag("tbody", join(body))), class_="list")
+
+
+def listed(store: Store, query: Query) -> Markup:
+    """The list's body: the count, the rows, the pager (what a followed list receives)."""
+    found = shown(store, query)
     kept = {k: v for k, v in query.items() if k != "page"}
     total = found.total
     count = tag("p", f"{total} conversation{'s' if total != 1 else ''}", class_="count")
-    listed = (
-        table(("Title", "Age", "Turns", "Id"), body, class_="list")
-        if body
-        else tag("p", "No conversations match.")
+    if one(query, "project"):
+        count = Markup(count + tag("p", f"in project {one(query, 'project')}", class_="count"))
+    rows = found.rows
+    table = _rows(rows, found.hits, query) if rows else tag("p", "No conversations match.")
+    return Markup(count + table + pager("/", kept, found.page, found.pages))
+
+
+def follow_url(state: str, query: Query) -> str:
+    return href("/live/ls", {**query, "state": state})
+
+
+def page(store: Store, query: Query) -> Markup:
+    state = refs_state(store)
+    body = tag(
+        "div",
+        listed(store, query),
+        id="listing",
+        data_live=follow_url(state, query),
+        data_live_mode="replace",
     )
-    return layout(
-        "Conversations",
-        Markup(_form(query) + count + listed + pager("/", kept, found.page, found.pages)),
-    )
+    return layout("Conversations", Markup(_form(query) + body), live=True)

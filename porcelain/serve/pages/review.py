@@ -7,14 +7,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from gitstore import Kind, Store
+from gitstore import Event, GitStoreError, Kind, Store
 from porcelain.app.describe import details
 from porcelain.app.targets import active_id
 from porcelain.render import opshow
 from porcelain.serve.html import Markup, esc, join, link, tag
 from porcelain.serve.html import page as layout
 from porcelain.serve.markdown import render
-from porcelain.serve.pages.common import load, short, tabs, title
+from porcelain.serve.pages.common import load, tabs, title
 
 _MARKS = re.compile(r"\[-(.*?)-\]|\{\+(.*?)\+\}", re.DOTALL)
 
@@ -49,6 +49,41 @@ def _applied(store: Store, cid: str) -> list[dict[str, Any]]:
     return out
 
 
+def _recorded_coverage(events: list[Event]) -> dict[int, dict[str, Any]]:
+    """The coverage report each proposal was answered with when it was made (the
+    review tool records it), by the position of its call."""
+    # lazy: the review modules load only for this page
+    from porcelain.domain.review.state import proposal_calls
+
+    out = {}
+    for pos, _request, response in proposal_calls(events):
+        found = ((response or {}).get("metadata") or {}).get("coverage")
+        if isinstance(found, dict):
+            out[pos] = found
+    return out
+
+
+def _source_as_scored(
+    store: Store, events: list[Event], source_id: str | None
+) -> tuple[list[Event] | None, str]:
+    """The source as the review read it (its commit when the review began), so that
+    a finished review's figures stay those its proposals were scored with; else the
+    source as it is now."""
+    # lazy: the review modules load only for this page
+    from porcelain.domain.review.markers import review_record
+
+    found = review_record(events)
+    commit = found[1].get("source_commit") if found else None
+    if isinstance(commit, str) and len(commit) in (40, 64):
+        try:
+            return store.log.read_chain(commit)[0], "against the source when the review began"
+        except (GitStoreError, KeyError, ValueError):
+            pass
+    if source_id is None or store.refs.locate(source_id) is None:
+        return None, ""
+    return store.log.load(source_id).events, "against the source now"
+
+
 def api(store: Store, _query: Any, cid: str) -> dict[str, Any]:
     # lazy: the review modules load only for this page
     from porcelain.app.review.revisions import diff_json, revisions
@@ -60,17 +95,20 @@ def api(store: Store, _query: Any, cid: str) -> dict[str, Any]:
         if store.refs.locate(rid) is None:
             continue
         source_id = cid if rid != cid else info["source_id"]
-        source = store.log.load(source_id).events if store.refs.locate(source_id) else None
-        found = revisions(store.log.load(rid).events, source)
+        events = store.log.load(rid).events
+        source, scored = _source_as_scored(store, events, source_id)
+        found = revisions(events, source)
+        recorded = _recorded_coverage(events)
+        proposals = []
+        for r in found:
+            shown = r.to_json()
+            if r.position in recorded:
+                shown["coverage"], shown["scored"] = recorded[r.position], "when proposed"
+            elif "coverage" in shown:
+                shown["scored"] = scored
+            proposals.append(shown)
         diffs = [diff_json(a, b) for a, b in zip(found, found[1:], strict=False)]
-        reviews.append(
-            {
-                "id": rid,
-                "source_id": source_id,
-                "proposals": [r.to_json() for r in found],
-                "diffs": diffs,
-            }
-        )
+        reviews.append({"id": rid, "source_id": source_id, "proposals": proposals, "diffs": diffs})
     return {
         "id": cid,
         "compactions": info["compactions"],
@@ -114,6 +152,8 @@ def _proposal(p: dict[str, Any], diff: dict[str, Any] | None) -> Markup:
                 class_="proposal-diff",
             )
         )
+    if p.get("scored"):
+        body.append(tag("p", f"Figures as scored {p['scored']}.", class_="scored"))
     body.append(_coverage(p.get("coverage")))
     return tag("article", join(body), class_="proposal")
 
@@ -144,8 +184,8 @@ def page(store: Store, query: Any, cid: str) -> Markup:
             "h3",
             Markup(
                 esc("Review ")
-                + link(f"/c/{review['id']}", short(review["id"]))
-                + esc(f" of {short(review['source_id'])}: {len(props)} proposal(s)")
+                + link(f"/c/{review['id']}", review["id"])
+                + esc(f" of {review['source_id']}: {len(props)} proposal(s)")
             ),
         )
         log = tag(

@@ -14,19 +14,23 @@ from typing import Any
 from gitstore import Event, Kind, Store, turn_indices
 from porcelain.serve.html import Markup, esc, join, link, tag
 from porcelain.serve.html import page as layout
+from porcelain.serve.live import follow_url
 from porcelain.serve.markdown import render
 from porcelain.serve.pages.common import load, pager, pages_of, tabs, title
-from porcelain.serve.pages.events import event_html, tool_names
+from porcelain.serve.pages.events import folded, tool_names, turn_html
 from porcelain.serve.routes import Query, flag, number
 
 PER_PAGE = 50  # turns
+FOLLOWS = True  # the page follows its conversation (``porcelain/serve/live.py``)
 
 
 @dataclass(frozen=True)
 class Summary:
-    from_turn: int  # 0-based, inclusive
+    from_turn: int  # 0-based, inclusive: the turns it stands for now
     to_turn: int
     text: str
+    own: tuple[int, int] = (0, 0)  # the turns the compaction was made over
+    timestamp: str = ""
 
 
 def _masked(cid: str, events: Sequence[Event], query: Query) -> tuple[list[Event], int]:
@@ -57,19 +61,54 @@ def _projected(events: Sequence[Event]) -> tuple[list[Event], list[str]]:
     return projected_with_headers(events)
 
 
-def summaries(events: Sequence[Event]) -> list[Summary]:
-    """The standing compactions with a summary, first come first kept where they overlap."""
+def summaries(events: Sequence[Event]) -> tuple[list[Summary], list[Summary]]:
+    """The summaries in force, by the rule the model's view follows (the latest
+    compaction covering a turn wins it), in turn order; and the compactions with a
+    summary that no turn is shown under any more (superseded), in stream order."""
     if not any(e.get("type") == Kind.COMPACTION for e in events):
-        return []
+        return [], []
     # lazy: the compaction modules load only for a conversation that has compactions
-    from porcelain.domain.compaction.overlays import standing_overlays
+    from porcelain.domain.compaction.projection import summary_runs
     from porcelain.domain.review.markers import review_view
+    from porcelain.domain.stream import Stream
 
-    out: list[Summary] = []
-    for o in sorted(standing_overlays(review_view(events)), key=lambda o: o.from_turn):
-        if o.summary is not None and all(o.from_turn > s.to_turn for s in out):
-            out.append(Summary(o.from_turn, o.to_turn, o.summary))
-    return out
+    stream = Stream.of(review_view(events))
+    overlays = [o for o in stream.overlays if o.summary is not None]
+    runs = summary_runs(overlays, stream.count)
+    winners = {id(o) for _s, _e, o in runs}
+    made = [
+        Summary(s, e, o.summary or "", (o.from_turn, o.to_turn), o.timestamp) for s, e, o in runs
+    ]
+    gone = [
+        Summary(o.from_turn, o.to_turn, o.summary or "", (o.from_turn, o.to_turn), o.timestamp)
+        for o in overlays
+        if id(o) not in winners
+    ]
+    return made, gone
+
+
+def _span(first: int, last: int) -> str:
+    return f"turn {first + 1}" if first == last else f"turns {first + 1}-{last + 1}"
+
+
+def superseded(gone: Sequence[Summary], standing: Sequence[Summary]) -> Markup:
+    """The compactions a later one replaced, listed (their summary folded), never
+    shown as current."""
+    if not gone:
+        return Markup("")
+    items = []
+    for old in gone:
+        later = [
+            _span(*s.own) for s in standing if s.own[0] <= old.to_turn and old.from_turn <= s.own[1]
+        ]
+        by = f", superseded by the compaction of {', '.join(later)}" if later else ", superseded"
+        when = f" ({old.timestamp[:16].replace('T', ' ')})" if old.timestamp else ""
+        line = f"{_span(old.from_turn, old.to_turn)}{when}{by}"
+        items.append(tag("li", folded(line, tag("div", render(old.text), class_="summary"), "old")))
+    head = f"{len(gone)} earlier compaction{'s' if len(gone) != 1 else ''}, superseded"
+    return tag(
+        "details", Markup(tag("summary", head) + tag("ul", join(items))), class_="superseded"
+    )
 
 
 def _turns(events: Sequence[Event], commits: Sequence[str]) -> list[list[tuple[Event, str]]]:
@@ -83,22 +122,24 @@ def _turns(events: Sequence[Event], commits: Sequence[str]) -> list[list[tuple[E
 
 
 def _turn(n: int, header: str, items: list[tuple[Event, str]], names: dict[str, str]) -> Markup:
-    parts = []
+    parts = turn_html(items, names)
     when = str(items[0][0].get("timestamp", ""))[:16].replace("T", " ") if items else ""
-    for event, commit in items:
-        body = event_html(event, names)
-        if body:
-            parts.append(tag("div", body, class_="event", id=f"e-{commit}" if commit else None))
-    head = tag("h2", Markup(esc(header) + tag("span", f" {when}", class_="when")))
+    calls = sum(1 for e, _ in items if e.get("type") == Kind.TOOL_CALL_REQUEST)
+    count = f" · {calls} tool call{'s' if calls != 1 else ''}" if calls else ""
+    head = tag("h2", Markup(esc(header) + tag("span", f" {when}{count}", class_="when")))
     return tag("section", Markup(head + join(parts)), class_="turn", id=f"t-{n + 1}")
 
 
 def _body(
-    events: Sequence[Event], commits: Sequence[str], headers: Sequence[str] | None, lo: int, hi: int
+    events: Sequence[Event],
+    commits: Sequence[str],
+    headers: Sequence[str] | None,
+    blocks: Sequence[Summary],
+    shown: range,
 ) -> Markup:
     turns = _turns(events, commits)
     names = tool_names(events)
-    blocks = [] if headers is not None else summaries(events)
+    lo, hi = shown.start, shown.stop
     out = []
     t = lo
     while t < min(hi, len(turns)):
@@ -110,18 +151,35 @@ def _body(
             continue
         end = min(block.to_turn + 1, hi, len(turns))
         raw = join(_turn(i, f"turn {i + 1}", turns[i], names) for i in range(t, end))
-        span = f"turns {block.from_turn + 1}-{block.to_turn + 1}"
+        span = _span(block.from_turn, block.to_turn)
         fold = tag("details", Markup(tag("summary", f"show the raw {span}") + raw), class_="raw")
-        head = tag("h2", f"{span}, compacted")
+        own = (
+            ""
+            if block.own == (block.from_turn, block.to_turn)
+            else f" (made over {_span(*block.own)})"
+        )
+        head = tag("h2", f"{span}, compacted{own}")
         out.append(
             tag(
                 "section",
                 Markup(head + tag("div", render(block.text), class_="summary") + fold),
                 class_="compaction",
+                id=f"k-{block.from_turn + 1}",
             )
         )
         t = end
     return join(out)
+
+
+def turn_count(events: Sequence[Event]) -> int:
+    return len(set(turn_indices(events))) if events else 0
+
+
+def turns_html(
+    events: Sequence[Event], commits: Sequence[str], standing: Sequence[Summary], shown: range
+) -> Markup:
+    """The raw view's turns ``shown`` (what a followed page receives)."""
+    return _body(events, commits, None, standing, shown)
 
 
 def page(store: Store, query: Query, cid: str) -> Markup:
@@ -134,7 +192,7 @@ def page(store: Store, query: Query, cid: str) -> Markup:
     if compacted:
         events, headers = _projected(raw)
         commits = []
-    count = len(set(turn_indices(events))) if events else 0
+    count = turn_count(events)
     pages = pages_of(count, PER_PAGE)
     at = min(max(number(query, "page", 1), 1), pages)
     lo, hi = (at - 1) * PER_PAGE, at * PER_PAGE
@@ -153,12 +211,22 @@ def page(store: Store, query: Query, cid: str) -> Markup:
         )
         toggle = Markup(toggle + " · " + secrets)
     nav = pager(f"/c/{cid}", {"compacted": compacted and "1"}, at, pages)
-    body = Markup(
-        tabs(cid, "") + tag("p", toggle) + nav + _body(events, commits, headers, lo, hi) + nav
+    standing, gone = ([], []) if compacted else summaries(events)
+    made = sum(1 for e in conv.events if e.get("type") == Kind.COMPACTION)
+    last = max(min(count, hi) - 1, 0)
+    follow = follow_url(cid, conv.tip, last, made, at, compacted)
+    turns = tag(
+        "div",
+        _body(events, commits, headers, standing, range(lo, hi)),
+        id="turns",
+        data_live=follow,
     )
-    return layout(title(store, cid), body, [("/", "Conversations")])
+    body = Markup(tabs(cid, "") + tag("p", toggle) + superseded(gone, standing) + nav + turns + nav)
+    return layout(title(store, cid), body, [("/", "Conversations")], live=True)
 
 
 def whole(events: Sequence[Event]) -> Markup:
     """Every turn of ``events`` on one page, as ``/c/ID`` shows them (``jp conversation share``)."""
-    return _body(events, [], None, 0, len(events) + 1)
+    standing, gone = summaries(events)
+    body = _body(events, [], None, standing, range(turn_count(events)))
+    return Markup(superseded(gone, standing) + body)

@@ -9,23 +9,19 @@ from typing import Any
 from gitstore import Store
 from porcelain.app.describe import listing, summaries
 from porcelain.app.targets import active_id
+from porcelain.domain.titles import cut
+from porcelain.render.lsview import title_of
 from porcelain.serve.html import Markup, esc, join, link, tag
 from porcelain.serve.html import page as layout
 from porcelain.serve.html import svg as drawing
-from porcelain.serve.pages.common import load, short, tabs, title
+from porcelain.serve.pages.common import load, relation, short_commit, tabs, title
 
 ROW, COLUMN, WIDTH, HEIGHT = 56, 220, 200, 40
 
 
 def _parent(row: dict[str, Any]) -> tuple[str | None, str]:
-    for key, kind in (
-        ("source_id", "review"),
-        ("forked_from", "fork"),
-        ("diverged_from", "diverged"),
-    ):
-        if row.get(key):
-            return str(row[key]), kind
-    return None, "root"
+    parent, kind, _label = relation(row)
+    return parent, kind
 
 
 def api(store: Store, _query: Any, cid: str) -> dict[str, Any]:
@@ -55,17 +51,18 @@ def api(store: Store, _query: Any, cid: str) -> dict[str, Any]:
             continue
         placed.add(node)
         r = rows[node]
-        parent, kind = _parent(r) if node != root else (None, "root")
+        parent, kind, label = relation(r) if node != root else (None, "root", "root")
         nodes.append(
             {
                 "id": node,
-                "title": r["title"],
+                "title": title_of(r),
                 "kind": kind,
+                "label": label,
                 "parent": parent,
                 "depth": depth,
                 "turns": r["turns"],
                 "archived": r["archived"],
-                "fork_commit": commit.get(node) if kind == "fork" else None,
+                "fork_commit": commit.get(node) if kind in ("fork", "rewind") else None,
             }
         )
         stack += [(c, depth + 1) for c in sorted(children.get(node, []), reverse=True)]
@@ -85,7 +82,7 @@ def svg(tree: dict[str, Any]) -> Markup:
                 tag("path", "", d=f"M{px},{py} V{y + HEIGHT / 2} H{x}", class_=f"edge {n['kind']}")
             )
             edges.append(
-                tag("text", n["kind"], x=px + 6, y=y + HEIGHT / 2 - 4, class_="edge-label")
+                tag("text", n["label"], x=px + 6, y=y + HEIGHT / 2 - 4, class_="edge-label")
             )
         current = " current" if n["id"] == tree["id"] else ""
         box = tag(
@@ -98,14 +95,12 @@ def svg(tree: dict[str, Any]) -> Markup:
             rx=6,
             class_=f"node {n['kind']}{current}",
         )
-        name = (n["title"] or "(untitled)")[:28]
+        name = cut(n["title"], 28)
         text = tag(
             "text",
             Markup(
                 tag("tspan", name, x=x + 8, dy=16)
-                + tag(
-                    "tspan", f"{short(n['id'])} · {n['turns']} turns", x=x + 8, dy=15, class_="meta"
-                )
+                + tag("tspan", f"{n['id']} · {n['turns']} turns", x=x + 8, dy=15, class_="meta")
             ),
             x=x + 8,
             y=y,
@@ -126,7 +121,7 @@ def page(store: Store, query: Any, cid: str) -> Markup:
                 esc(" forked at ")
                 + tag(
                     "a",
-                    short(n["fork_commit"]),
+                    short_commit(n["fork_commit"]),
                     href=f"/c/{n['parent']}#e-{n['fork_commit']}",
                     class_="commit",
                 )
@@ -135,9 +130,7 @@ def page(store: Store, query: Any, cid: str) -> Markup:
             tag(
                 "li",
                 Markup(
-                    link(f"/c/{n['id']}", n["title"] or "(untitled)")
-                    + esc(f" ({n['kind']}, {short(n['id'])})")
-                    + point
+                    link(f"/c/{n['id']}", n["title"]) + esc(f" ({n['label']}, {n['id']})") + point
                 ),
             )
         )
