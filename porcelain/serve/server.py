@@ -43,7 +43,8 @@ if TYPE_CHECKING:
 
 SHOW_SECRETS = "secrets"  # ?secrets=1: a page shows what the scanner found (loopback only)
 COOKIE = "jp-serve-{port}"
-LINKS = re.compile(rb'(\s(?:href|src|action)=")/(?!/)')
+LINKS = re.compile(rb'(\s(?:href|src|action|data-live)=")/(?!/)')
+FOLLOW = "X-Next"  # a live page's next address, a path of the site like its links
 MAX_CONNECTIONS = 64  # at once; one more is answered 503 and closed at once
 HEADER_SECONDS = 5.0  # the request line and headers must all arrive within this
 REQUEST_SECONDS = 60.0  # a whole request, its answer included
@@ -230,7 +231,8 @@ def _login(site: Site, path: str, query: dict[str, list[str]]) -> Reply:
 
 
 def _rooted(reply: Reply, root: str) -> Reply:
-    """A page's own links (``href="/..."``, ``src``, ``action``) under this run's root.
+    """A page's own links (``href="/..."``, ``src``, ``action``, a followed page's
+    ``data-live`` and the ``X-Next`` it is told to ask next) under this run's root.
 
     Text from the store reaches a page only escaped (a quote is ``&quot;``) and
     Markdown links only to http, https or mailto, so ``="/`` is always jp's markup.
@@ -238,7 +240,11 @@ def _rooted(reply: Reply, root: str) -> Reply:
     if not reply.content_type.startswith("text/html"):
         return reply
     body = LINKS.sub(rb"\1" + root.encode() + b"/", reply.body)
-    return Reply(reply.status, reply.content_type, body, reply.headers)
+    headers = dict(reply.headers)
+    follow = headers.get(FOLLOW)
+    if follow is not None and follow.startswith("/") and not follow.startswith("//"):
+        headers[FOLLOW] = root + follow
+    return Reply(reply.status, reply.content_type, body, headers)
 
 
 class Server(ThreadingHTTPServer):

@@ -132,10 +132,16 @@ def test_the_project_filter_and_grouping(
     assert '<span class="tool jp">jp</span>' in page
 
 
-def follow(page: str) -> str:
+def follow(page: str, root: str) -> str:
+    """The address a followed page asks, as a path of the site (less this run's root)."""
     found = re.search(r'data-live="([^"]+)"', page)
     assert found is not None
-    return html.unescape(found.group(1))
+    return unrooted(html.unescape(found.group(1)), root)
+
+
+def unrooted(path: str, root: str) -> str:
+    assert path.startswith(root + "/"), (path, root)  # the server roots every link of its pages
+    return path[len(root) :]
 
 
 def test_a_followed_page_gets_its_new_turns_and_the_list_its_new_rows(
@@ -146,8 +152,8 @@ def test_a_followed_page_gets_its_new_turns_and_the_list_its_new_rows(
     user.ok(offline, "q", "--new", "followed from elsewhere")
     cid = user.active()
     page = client.page(f"/c/{cid}")
-    assert '<script src="/static/live.js" defer></script>' in page
-    asked, listed = follow(page), follow(client.page("/"))
+    assert f'<script src="{client.root}/static/live.js" defer></script>' in page
+    asked, listed = follow(page, client.root), follow(client.page("/"), client.root)
     cookie = {"Cookie": client.cookie}
     assert client.get(asked, cookie)[:3:2] == (204, "")  # nothing moved: a refs check
     assert client.get(listed, cookie)[0] == 204
@@ -155,12 +161,12 @@ def test_a_followed_page_gets_its_new_turns_and_the_list_its_new_rows(
     status, headers, body = client.get(asked, cookie)
     assert status == 200 and 'id="t-2"' in body and 'id="t-1"' in body  # the last shown, redone
     assert "&lt;script&gt;document.title" in body and "<script" not in body
-    after = headers["X-Next"]
+    after = unrooted(headers["X-Next"], client.root)
     assert after.startswith(f"/live/c/{cid}?") and client.get(after, cookie)[0] == 204
     user.ok(offline, "q", "--new", "a conversation that appears")
     status, headers, body = client.get(listed, cookie)
     assert status == 200 and user.active() in body and "a conversation that appears" in body
-    assert client.get(headers["X-Next"], cookie)[0] == 204
+    assert client.get(unrooted(headers["X-Next"], client.root), cookie)[0] == 204
     user.ok(offline, "c", "compact", cid, "--turn", "1", "--summarize")
     assert client.get(after, cookie)[1].get("X-Reload") == "1"  # new blocks: a reload shows them
     assert client.get("/live/c/jp-c00000000000?tip=x", cookie)[0] == 404
