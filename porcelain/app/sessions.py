@@ -33,10 +33,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from gitstore import Event, Kind, Limits, Store
+from gitstore import CONVERSATION_TYPES, Event, Kind, Limits, Store
 from porcelain.app.describe import summaries
 from porcelain.domain.importsummary import BLOCK, prefix_sha1
 from porcelain.domain.sessionfiles import Found
+from porcelain.domain.sessionident import session_cid
 from porcelain.errors import UserError
 from porcelain.jpformat.sessionlines import SessionLines, Skipped, line_limit, scan
 
@@ -75,6 +76,7 @@ class FileOutcome:
     size: int | None = None  # the file's size when it was opened
     position: dict[str, Any] | None = None  # where this import left the file (size, sha1...)
     tip: str | None = None  # the conversation's commit that position is kept for
+    stored: int | None = None  # records the conversation holds, when more than the file's
 
 
 @dataclass
@@ -187,7 +189,7 @@ def _import_one(
         from porcelain.app.session_branches import import_branched
 
         parent = known.by_session.get((tool, session)) if agent else None
-        known_records = position["records"] if position else None
+        known_records = _vouched(position)
         outcome.action, outcome.cid, outcome.new_records, made = import_branched(
             store, cid, mapped, lines.records, imported, parent, forks, known_records
         )
@@ -199,13 +201,22 @@ def _import_one(
         outcome.cid = _create(store, groups, imported, parent)
         outcome.action, outcome.new_records = "imported", len(groups)
     else:
-        known_records = position["records"] if position else None
+        known_records = _vouched(position)
         _update(store, cid, lines, groups, imported, outcome, known_records)
     assert outcome.cid is not None
     known.add(tool, found.rel, session, agent, outcome.cid)
     made = known.forks.get(outcome.cid, {})
     _keep_position(store, tool, found.rel, outcome, made, lines, max_line)
     return outcome
+
+
+def _vouched(position: dict[str, Any] | None) -> int | None:
+    """The records a kept position says the conversation holds as the file's start
+    (None: none kept, or the conversation holds more than the file, which was behind)."""
+    if position is None:
+        return None
+    records = position["records"]
+    return records if position.get("stored", records) == records else None
 
 
 def _unchanged(
@@ -283,6 +294,8 @@ def _keep_position(
         "lines": lines.newlines,
         "max_line": max_line,
     }
+    if outcome.stored is not None:  # the file is behind its conversation
+        value["stored"] = outcome.stored
     if forks:  # a rewound session: the position holds while none of its branches moved
         value["forks"] = {c: t.tip for c in forks.values() if (t := store.refs.locate(c))}
     store.local.keep_value(POSITION + f"{tool}/{rel}", where.tip, value)
@@ -319,7 +332,20 @@ def _create(
         start["timestamp"] = events[0]["timestamp"]
         return [start, *events]
 
-    return publish(store, chain, None, REASON, packed=True)
+    wanted = session_cid(
+        imported["format"], imported["session"], imported["agent"], _first_time(events)
+    )
+    return publish(store, chain, None, REASON, cid=wanted, packed=True)
+
+
+def _first_time(events: Sequence[Event]) -> str:
+    """The time of the first event dated by its record (records before the first
+    dated one take the epoch)."""
+    # lazy: loaded with the mappers, by a file that changed
+    from porcelain.jpformat.sessionmap import EPOCH
+
+    stamps = [str(e["timestamp"]) for e in events]
+    return next((t for t in stamps if not t.startswith(EPOCH[:10])), stamps[0])
 
 
 def _update(
@@ -331,11 +357,12 @@ def _update(
     outcome: FileOutcome,
     known_records: int | None,
 ) -> None:
-    """Append what a grown file added; import a changed one as a fork.  With
-    ``known_records`` (the recorded position vouches for the file's start) the
-    stored events are not read back."""
+    """Bring ``cid`` up to the file: nothing for a file that is behind or equal, an
+    append for one that went on, a fork for one that went on from a point before jp
+    turns were added (the tool never saw them), a fork for one whose records contradict
+    the stored ones.  With ``known_records`` (the recorded position vouches for the
+    file's start) the stored events are not read back."""
     # lazy: only a file that changed writes
-    from porcelain.app.lifecycle import publish, start_event
     from porcelain.jpformat.sessionmap import records_of
 
     where = store.refs.require(cid)
@@ -345,25 +372,62 @@ def _update(
         return
     events, commits = store.log.read_chain(where.tip)
     stored = records_of(events)
+    carriers = [i for i, e in enumerate(events) if _carries(e)]
     if stored == lines.records[: len(stored)]:
-        _append(store, cid, where.tip, groups[len(stored) :], outcome)
+        last = carriers[len(stored) - 1] + len(groups[len(stored) - 1]) - 1 if stored else 0
+        new = groups[len(stored) :]
+        if new and any(_jp_turn(e) for e in events[last + 1 :]):
+            base = commits[min(last, len(commits) - 1)]
+            _fork_off(store, cid, base, events, new, imported, outcome, "continues")
+            outcome.new_records = len(new)
+            return
+        _append(store, cid, where.tip, new, outcome)
+        return
+    if lines.records == stored[: len(lines.records)]:  # behind its conversation
+        outcome.action, outcome.stored = "unchanged", len(stored)
         return
     same = 0
     while same < min(len(stored), len(lines.records)) and stored[same] == lines.records[same]:
         same += 1
-    carriers = [i for i, e in enumerate(events) if _carries(e)]
     base = commits[carriers[same] - 1] if same < len(carriers) else commits[-1]
+    _fork_off(store, cid, base, events, groups[same:], imported, outcome, "changed")
+    outcome.new_records = len(groups) - same
+
+
+def _fork_off(
+    store: Store,
+    cid: str,
+    base: str,
+    events: Sequence[Event],
+    groups: Sequence[list[Event]],
+    imported: dict[str, Any],
+    outcome: FileOutcome,
+    why: str,
+) -> None:
+    """The tool's records from ``base`` on, as a fork of ``cid`` that the next import
+    follows (``imported.replaces``; ``why``: ``changed`` for a file whose records
+    changed, ``continues`` for one that went on beside jp's turns)."""
+    # lazy: only a file that changed writes
+    from porcelain.app.lifecycle import publish, start_event
+
     origin = {"conversation_id": cid, "commit": base}
-    rest = _flat(groups[same:])
+    rest = _flat(groups)
+    facts = {**imported, "replaces": cid, "because": why}
 
     def chain(new: str) -> list[Event]:
-        start = start_event(new, imported={**imported, "replaces": cid}, forked_from=origin)
+        start = start_event(new, imported=facts, forked_from=origin)
         start["timestamp"] = rest[0]["timestamp"] if rest else events[-1]["timestamp"]
         return [start, *rest]
 
-    reason = f"{REASON} (changed file) {cid} ->"
-    outcome.cid = publish(store, chain, base, reason, packed=True)
-    outcome.action, outcome.new_records = "forked", len(groups) - same
+    label = "changed file" if why == "changed" else "tool went on beside jp's turns"
+    outcome.cid = publish(store, chain, base, f"{REASON} ({label}) {cid} ->", packed=True)
+    outcome.action = "forked"
+
+
+def _jp_turn(event: Event) -> bool:
+    """An event of a turn jp added (a prompt, an answer, a tool call); called only on
+    the events after the last record's."""
+    return event.get("type") in CONVERSATION_TYPES and not _carries(event)
 
 
 def _append(store: Store, cid: str, tip: str, new: list[list[Event]], outcome: FileOutcome) -> None:

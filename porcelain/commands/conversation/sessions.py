@@ -31,6 +31,7 @@ def import_sessions(
     files = find_files(tool, paths)
     if moment is not None:
         files = changed_since(files, moment)
+    app.machine_neutral = True  # the same session makes the same commits on every machine
     store = app.store()
     mark = config_mark(app.environ, store)  # before the configuration is read
     bar = _Progress(app, len(files)) if not quiet and not app.output.json else None

@@ -1,0 +1,116 @@
+"""One Claude Code session stays one conversation: the same id and commits on two
+machines, nothing written for a file behind or equal to its conversation, an append
+for one ahead, and a fork for the tool's records that went on beside jp's turns.
+
+Fixture: the project's own small session (tests/fixtures/sessions, see its README).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from tests.e2e.harness import User
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "sessions" / "claude-code"
+MAIN = "-home-me-demo/5b9f0c1e-1111-4a2b-9c3d-000000000001.jsonl"
+IMPORT = ("conversation", "import", "--from", "claude-code")
+LATER = "And now the tests, please."
+
+
+def lines() -> list[str]:
+    return (FIXTURES / MAIN).read_text(encoding="utf-8").splitlines()
+
+
+def grown() -> list[str]:
+    """The fixture's session, resumed: one more prompt and its answer."""
+    last = json.loads(lines()[-1])
+    prompt = {
+        "type": "user", "uuid": "u-later", "parentUuid": last.get("uuid"),
+        "sessionId": last.get("sessionId"), "timestamp": "2026-02-11T11:00:00.000Z",
+        "message": {"role": "user", "content": LATER},
+    }  # fmt: skip
+    answer = {
+        "type": "assistant", "uuid": "a-later", "parentUuid": "u-later",
+        "sessionId": last.get("sessionId"), "timestamp": "2026-02-11T11:00:01.000Z",
+        "message": {"id": "msg_later", "role": "assistant", "model": "m",
+                    "content": [{"type": "text", "text": "The tests pass."}]},
+    }  # fmt: skip
+    return [*lines(), json.dumps(prompt), json.dumps(answer)]
+
+
+def place(root: Path, text: list[str]) -> Path:
+    path = root / MAIN
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(text) + "\n", encoding="utf-8")
+    return path
+
+
+def mains(user: User) -> list[dict[str, Any]]:
+    return [
+        r for r in user.ls("--all")
+        if r.get("imported_from") and not r["imported_from"].get("agent")
+    ]  # fmt: skip
+
+
+def test_two_machines_make_the_same_id_and_commits(tmp_path: Path) -> None:
+    tips = []
+    for name in ("laptop", "desktop"):
+        user = User(tmp_path, name)
+        user.env["USER"] = name  # a machine's own name never reaches an import's commits
+        user.env.pop("GIT_COMMITTER_NAME", None)
+        user.ok("init")
+        user.ok(*IMPORT, str(place(tmp_path / f"{name}-files", lines()).parents[1]))
+        (row,) = mains(user)
+        assert row["id"].startswith("jp-c") and "-" in row["id"][4:]
+        tips.append((row["id"], user.tip(row["id"])))
+    assert tips[0] == tips[1]
+
+
+def test_behind_equal_and_ahead(user: User, tmp_path: Path) -> None:
+    root = tmp_path / "files"
+    live = place(root, grown())
+    user.ok(*IMPORT, str(root))
+    (row,) = mains(user)
+    tip = user.tip(row["id"])
+    live.write_text("\n".join(lines()) + "\n", encoding="utf-8")  # an older copy: behind
+    out = user.ok(*IMPORT, str(root))
+    assert "0 imported, 0 updated, 1 unchanged" in out and "fork" not in out
+    assert user.tip(row["id"]) == tip and len(mains(user)) == 1
+    user.ok(*IMPORT, str(root))  # again, from the position kept for the older copy
+    assert user.tip(row["id"]) == tip
+    place(root, [*grown(), grown()[-1].replace("a-later", "a-later-2")])  # ahead again
+    assert "1 updated" in user.ok(*IMPORT, str(root))
+    user.git("merge-base", "--is-ancestor", tip, user.tip(row["id"]))
+    assert len(mains(user)) == 1
+
+
+def test_the_tool_going_on_beside_jp_turns_is_a_fork_the_next_import_follows(
+    user: User, tmp_path: Path
+) -> None:
+    root = tmp_path / "files"
+    live = place(root, lines())
+    user.ok(*IMPORT, str(root))
+    (row,) = mains(user)
+    user.ok("q", "-i", row["id"], "JP-SIDE question")
+    jp_tip = user.tip(row["id"])
+    place(root, grown())
+    out = user.ok(*IMPORT, str(root))
+    assert "forked" in out or "fork" in out, out
+    assert user.tip(row["id"]) == jp_tip, "the conversation with jp's turn was moved"
+    (fork,) = [r for r in mains(user) if r["id"] != row["id"]]
+    assert fork["imported_from"]["tool_branch_of"] == row["id"]
+    texts = json.dumps(user.events(fork["id"]))
+    assert LATER in texts and "JP-SIDE" not in texts
+    assert LATER not in json.dumps(user.events(row["id"]))
+    shown = user.ok("conversation", "show", fork["id"])
+    assert "Tool's branch" in shown
+    more = json.loads(grown()[-1])
+    more.update(uuid="a-more", parentUuid="a-later", timestamp="2026-02-11T11:05:00.000Z")
+    live.write_text("\n".join([*grown(), json.dumps(more)]) + "\n", encoding="utf-8")
+    before = user.tip(fork["id"])
+    assert "1 updated" in user.ok(*IMPORT, str(root))
+    user.git("merge-base", "--is-ancestor", before, user.tip(fork["id"]))
+    assert user.tip(row["id"]) == jp_tip and len(mains(user)) == 2
