@@ -8,7 +8,6 @@ Fixture: the project's own small session (tests/fixtures/sessions, see its READM
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
