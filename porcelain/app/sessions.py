@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from gitstore import CONVERSATION_TYPES, Event, Kind, Limits, Store
+from porcelain.app import session_sidefiles as sidefiles
 from porcelain.app.describe import summaries
 from porcelain.domain.importsummary import BLOCK, prefix_sha1
 from porcelain.domain.sessionfiles import Found
@@ -76,6 +77,7 @@ class FileOutcome:
     size: int | None = None  # the file's size when it was opened
     position: dict[str, Any] | None = None  # where this import left the file (size, sha1...)
     tip: str | None = None  # the conversation's commit that position is kept for
+    notes: list[str] = field(default_factory=list)  # files beside it that were left out
     stored: int | None = None  # records the conversation holds, when more than the file's
 
 
@@ -183,6 +185,9 @@ def _import_one(
         agent = Path(found.rel).stem.removeprefix("agent-")
     session = session or _session_from_path(found)
     imported = _imported(tool, session, agent, found.rel)
+    side: list[tuple[str, bytes]] = []
+    if tool == "claude-code" and found.agent:  # agent-X.meta.json beside agent-X.jsonl
+        side, outcome.notes = sidefiles.beside(found.path)
     forks = known.forks.get(cid, {}) if cid else {}
     if mapped.forks or forks:
         # lazy: with the mappers, only for a file that changed
@@ -198,12 +203,17 @@ def _import_one(
         known.forks[outcome.cid] = made
     elif cid is None:
         parent = known.by_session.get((tool, session)) if agent else None
-        outcome.cid = _create(store, groups, imported, parent)
+        last = groups[-1][-1]["timestamp"]
+        extra = sidefiles.new_events(side, {}, last)
+        outcome.cid = _create(store, groups, imported, parent, extra)
         outcome.action, outcome.new_records = "imported", len(groups)
+        side = []
     else:
         known_records = _vouched(position)
         _update(store, cid, lines, groups, imported, outcome, known_records)
     assert outcome.cid is not None
+    if side:
+        _keep_side_files(store, outcome, side)
     known.add(tool, found.rel, session, agent, outcome.cid)
     made = known.forks.get(outcome.cid, {})
     _keep_position(store, tool, found.rel, outcome, made, lines, max_line)
@@ -315,8 +325,24 @@ def _flat(groups: Sequence[list[Event]]) -> list[Event]:
     return [e for g in groups for e in g]
 
 
+def _keep_side_files(store: Store, outcome: FileOutcome, side: list[tuple[str, bytes]]) -> None:
+    """Add the files beside a stream whose bytes are not the ones its conversation keeps."""
+    assert outcome.cid is not None
+    where = store.refs.require(outcome.cid)
+    events, _ = store.log.read_chain(where.tip)
+    new = sidefiles.new_events(side, sidefiles.kept(events), events[-1]["timestamp"])
+    if new:
+        store.log.append(outcome.cid, new, where.tip, f"{REASON} {outcome.cid}")
+        if outcome.action == "unchanged":
+            outcome.action = "updated"
+
+
 def _create(
-    store: Store, groups: list[list[Event]], imported: dict[str, Any], parent: str | None
+    store: Store,
+    groups: list[list[Event]],
+    imported: dict[str, Any],
+    parent: str | None,
+    extra: Sequence[Event] = (),
 ) -> str:
     # lazy: only a file that changed writes
     from porcelain.app.lifecycle import publish, start_event
@@ -330,7 +356,7 @@ def _create(
     def chain(cid: str) -> list[Event]:
         start = start_event(cid, imported=imported, forked_from=fork)
         start["timestamp"] = events[0]["timestamp"]
-        return [start, *events]
+        return [start, *events, *extra]
 
     wanted = session_cid(
         imported["format"], imported["session"], imported["agent"], _first_time(events)

@@ -8,6 +8,9 @@ Fixture: the project's own small session (tests/fixtures/sessions, see its READM
 from __future__ import annotations
 
 import json
+import os
+import shutil
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -113,3 +116,52 @@ def test_the_tool_going_on_beside_jp_turns_is_a_fork_the_next_import_follows(
     assert "1 updated" in user.ok(*IMPORT, str(root))
     user.git("merge-base", "--is-ancestor", before, user.tip(fork["id"]))
     assert user.tip(row["id"]) == jp_tip and len(mains(user)) == 2
+
+
+def test_export_is_private_dated_and_gives_back_the_files_beside_a_stream(
+    user: User, tmp_path: Path
+) -> None:
+    root = tmp_path / "files"
+    shutil.copytree(FIXTURES, root)
+    subs = next(root.rglob("subagents"))
+    meta = subs / "agent-a1b2c3.meta.json"
+    meta.write_bytes(b'{"agentType": "Explore",  "description": "look"}\n')
+    (subs / "agent-a1b2c3.link.json").symlink_to(meta)
+    out = user.run(*IMPORT, str(root))
+    assert out.returncode == 0, out.stderr
+    assert "agent-a1b2c3.link.json: not a regular file" in out.stderr
+    (row,) = mains(user)
+    dest = tmp_path / "out"
+    user.ok("conversation", "export", "--to", "claude-code", row["id"], "-o", str(dest))
+    back = dest / MAIN
+    assert oct(back.stat().st_mode & 0o777) == oct(0o600)
+    assert oct(back.parent.stat().st_mode & 0o777) == oct(0o700)
+    last = max(r["timestamp"] for r in map(json.loads, lines()) if "timestamp" in r)
+    when = datetime.fromisoformat(last.replace("Z", "+00:00")).timestamp()
+    assert abs(back.stat().st_mtime - when) < 1
+    given = dest / meta.relative_to(root)
+    assert given.read_bytes() == meta.read_bytes()
+    assert not (given.parent / "agent-a1b2c3.link.json").exists()
+
+
+def test_export_refuses_a_folder_link_and_a_fifo(user: User, tmp_path: Path) -> None:
+    root = tmp_path / "files"
+    place(root, lines())
+    user.ok(*IMPORT, str(root))
+    (row,) = mains(user)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    dest = tmp_path / "out"
+    dest.mkdir()
+    (dest / MAIN.split("/")[0]).symlink_to(outside)
+    err = user.fail(
+        "conversation", "export", "--to", "claude-code", row["id"], "-o", str(dest)
+    ).stderr
+    assert "is a link" in err and not list(outside.iterdir())
+    fifo_dest = tmp_path / "fifo-out"
+    (fifo_dest / MAIN).parent.mkdir(parents=True)
+    os.mkfifo(fifo_dest / MAIN)
+    err = user.fail(
+        "conversation", "export", "--to", "claude-code", row["id"], "-o", str(fifo_dest)
+    ).stderr
+    assert "not a regular file" in err

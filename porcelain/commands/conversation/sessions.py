@@ -47,6 +47,8 @@ def import_sessions(
             app.output.note(f"{outcome.found.path}:{skip.line}: {skip.reason}")
         if outcome.error:
             app.output.note(f"{outcome.found.path}: cannot be read: {outcome.error}")
+        for note in outcome.notes:
+            app.output.note(f"{note}: left out")
     app.output.emit(report.result(tool, done), None if quiet else report.summary(tool, done))
 
 
