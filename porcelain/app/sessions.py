@@ -37,10 +37,16 @@ from gitstore import CONVERSATION_TYPES, Event, Kind, Limits, Store
 from porcelain.app import session_sidefiles as sidefiles
 from porcelain.app.describe import summaries
 from porcelain.domain.importsummary import BLOCK, prefix_sha1
-from porcelain.domain.sessionfiles import Found
+from porcelain.domain.sessionfiles import Found, open_session
 from porcelain.domain.sessionident import session_cid
 from porcelain.errors import UserError
-from porcelain.jpformat.sessionlines import SessionLines, Skipped, line_limit, scan
+from porcelain.jpformat.sessionlines import (
+    SessionLines,
+    Skipped,
+    TooManyRecords,
+    line_limit,
+    scan,
+)
 
 if TYPE_CHECKING:
     from gitstore import Located
@@ -49,7 +55,7 @@ if TYPE_CHECKING:
 REASON = "jp conversation import"
 LOCK = "session-import"  # <gitdir>/jp/locks/session-import.lock
 WAIT_SECONDS = 300.0
-WROTE = ("imported", "updated", "forked")
+WROTE = ("imported", "updated", "forked", "diverged")
 
 
 class ImportBusy(UserError):
@@ -70,7 +76,8 @@ class FileOutcome:
     cid: str | None = None
     records: int = 0
     new_records: int = 0
-    skipped: list[Skipped] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)  # the first few, named
+    more_skipped: int = 0  # skipped lines past those named
     pending: bool = False
     error: str | None = None
     branches: int = 0  # rewind branches this import made conversations of (one more each)
@@ -155,8 +162,11 @@ def _import_one(
     cid = known.by_path.get((tool, found.rel))
     where = store.refs.locate(cid) if cid else None
     try:  # read a line at a time: what is held is one session's records, never its bytes
-        with open(found.path, "rb") as handle:
+        with open_session(found.path) as handle:
             size = os.fstat(handle.fileno()).st_size
+            if size > limits.max_file_bytes:
+                over = f"{size:,} bytes, over the {limits.max_file_bytes:,} a session file may hold"
+                return FileOutcome(found, "unreadable", error=over)
             position = (
                 _position(store, tool, found.rel, where.tip, handle, max_line) if where else None
             )
@@ -168,12 +178,15 @@ def _import_one(
             lines = scan(handle, max_line)
     except OSError as exc:
         return FileOutcome(found, "unreadable", error=exc.strerror or str(exc))
+    except TooManyRecords as exc:
+        return FileOutcome(found, "unreadable", error=str(exc))
     seen = position["lines"] if position else 0
     outcome = FileOutcome(
         found,
         "empty",
         records=len(lines.records),
         skipped=[s for s in lines.skipped if s.line > seen],
+        more_skipped=lines.skipped_total - len(lines.skipped),
         pending=lines.pending,
         size=size,
     )
@@ -447,7 +460,7 @@ def _fork_off(
 
     label = "changed file" if why == "changed" else "tool went on beside jp's turns"
     outcome.cid = publish(store, chain, base, f"{REASON} ({label}) {cid} ->", packed=True)
-    outcome.action = "forked"
+    outcome.action = "forked" if why == "changed" else "diverged"
 
 
 def _jp_turn(event: Event) -> bool:

@@ -28,7 +28,10 @@ def import_sessions(
     app: App, tool: str, paths: tuple[Path, ...], quiet: bool, since: str | None = None
 ) -> None:
     moment = _since(since) if since else None
-    files = find_files(tool, paths)
+    refused: list[str] = []
+    files = find_files(tool, paths, refused)
+    for line in refused:  # named, --quiet or not: the hook's import hides nothing it left out
+        app.output.note(f"{line}: left out")
     if moment is not None:
         files = changed_since(files, moment)
     app.machine_neutral = True  # the same session makes the same commits on every machine
@@ -43,8 +46,10 @@ def import_sessions(
     if moment is None:
         keep_summary(store, tool, paths, done, mark)
     for outcome in done:
-        for skip in outcome.skipped:  # every skipped line is named, --quiet or not
+        for skip in outcome.skipped:  # the first skipped lines are named, --quiet or not
             app.output.note(f"{outcome.found.path}:{skip.line}: {skip.reason}")
+        if outcome.more_skipped:
+            app.output.note(f"{outcome.found.path}: {outcome.more_skipped:,} more lines skipped")
         if outcome.error:
             app.output.note(f"{outcome.found.path}: cannot be read: {outcome.error}")
         for note in outcome.notes:
