@@ -28,6 +28,24 @@ class Written:
     cid: str
     path: Path
     records: int
+    jp_turns: int = 0  # turns added in jp (`q -i`), which the tool's file does not hold
+
+
+def jp_turns(tool: str, events: Sequence[Event]) -> int:
+    """The prompts of a chain that no record of the tool's file made (added in jp):
+    its requests less those its records map to."""
+    # lazy: the mappers, for an export only
+    from porcelain.jpformat import claude_code, codex
+    from porcelain.jpformat.sessionmap import records_of
+
+    records = records_of(events)
+    if tool == codex.TOOL:
+        groups = codex.map_records(records).groups
+    else:
+        groups = claude_code.map_records(records).groups
+    mapped = sum(1 for g in groups for e in g if e.get("type") == Kind.CHAT_REQUEST)
+    stored = sum(1 for e in events if e.get("type") == Kind.CHAT_REQUEST)
+    return max(0, stored - mapped)
 
 
 def _origin_of(events: Sequence[Event]) -> dict[str, Any] | None:
@@ -67,8 +85,8 @@ def export_session(
         except BrokenBranches as exc:
             raise SessionExportError(f"{owner} cannot be exported: {exc}") from None
         side = sidefiles.kept(chain)
-        targets.append((owner, dest / str(found["path"]), recs, side))
-    for owner, path, recs, side in targets:
+        targets.append((owner, dest / str(found["path"]), recs, side, jp_turns(tool, chain)))
+    for owner, path, recs, side, _ in targets:
         _check_place(dest, path, [path.parent / name for name in side])
         if _would_lose(path, recs):
             raise SessionExportError(
@@ -76,12 +94,12 @@ def export_session(
                 "move it away, or export to another folder with -o",
             )
     out = []
-    for owner, path, recs, side in targets:
+    for owner, path, recs, side, added in targets:
         _folders(dest, path.parent)
         for name, data in side.items():
             write_atomic(path.parent / name, data, durable=True, mode=PRIVATE)
         write_records(path, recs)
-        out.append(Written(owner, path, len(recs)))
+        out.append(Written(owner, path, len(recs), added))
     return out
 
 

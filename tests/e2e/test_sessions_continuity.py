@@ -165,3 +165,17 @@ def test_export_refuses_a_folder_link_and_a_fifo(user: User, tmp_path: Path) -> 
         "conversation", "export", "--to", "claude-code", row["id"], "-o", str(fifo_dest)
     ).stderr
     assert "not a regular file" in err
+
+
+def test_export_names_the_jp_turns_it_leaves_out(user: User, tmp_path: Path) -> None:
+    root = tmp_path / "files"
+    place(root, lines())
+    user.ok(*IMPORT, str(root))
+    (row,) = mains(user)
+    user.ok("q", "-i", row["id"], "JP-SIDE question")
+    proc = user.run(
+        "conversation", "export", "--to", "claude-code", row["id"], "-o", str(tmp_path / "o")
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "1 turn added in jp is not in" in proc.stderr
+    assert "JP-SIDE" not in (tmp_path / "o" / MAIN).read_text(encoding="utf-8")

@@ -100,9 +100,18 @@ def export_sessions(app: App, tool: str, target: str | None, dest: Path) -> None
         {
             "id": loc.cid,
             "output": str(dest),
-            "files": [{"id": w.cid, "path": str(w.path), "records": w.records} for w in written],
+            "files": [
+                {"id": w.cid, "path": str(w.path), "records": w.records, "jp_turns": w.jp_turns}
+                for w in written
+            ],
         }
     ):
         return
     for w in written:
         app.output.line(f"Exported {w.cid} ({w.records} records) to {w.path}")
+        if w.jp_turns:
+            s = "s" if w.jp_turns != 1 else ""
+            app.output.note(
+                f"note: {w.jp_turns} turn{s} added in jp {'are' if s else 'is'} not in "
+                f"{w.path.name}: the tool will not see {'them' if s else 'it'}"
+            )
