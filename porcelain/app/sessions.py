@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from gitstore import CONVERSATION_TYPES, Event, Kind, Limits, Store
+from gitstore import CONVERSATION_TYPES, Event, Kind, Limits, Store, parse_time
 from porcelain.app import session_sidefiles as sidefiles
 from porcelain.app.describe import summaries
 from porcelain.domain.importsummary import BLOCK, prefix_sha1
@@ -360,11 +360,11 @@ def _create(
     # lazy: only a file that changed writes
     from porcelain.app.lifecycle import publish, start_event
 
+    events = _flat(groups)
     fork = None
     if parent is not None:
-        where = store.refs.locate(parent)
-        fork = {"conversation_id": parent, "commit": where.tip} if where else None
-    events = _flat(groups)
+        point = _point_before(store, parent, _first_time(events))
+        fork = {"conversation_id": parent, "commit": point} if point else None
 
     def chain(cid: str) -> list[Event]:
         start = start_event(cid, imported=imported, forked_from=fork)
@@ -375,6 +375,26 @@ def _create(
         imported["format"], imported["session"], imported["agent"], _first_time(events)
     )
     return publish(store, chain, None, REASON, cid=wanted, packed=True)
+
+
+def _point_before(store: Store, parent: str, moment: str) -> str | None:
+    """The commit of ``parent``'s last event dated at or before ``moment`` (its first
+    when none is): where a subagent stream starts in its session, the same on every
+    machine whatever more of the session each one has imported."""
+    where = store.refs.locate(parent)
+    if where is None:
+        return None
+    events, commits = store.log.read_chain(where.tip)
+    try:
+        limit = parse_time(moment)
+        point = commits[0]
+        for event, commit in zip(events, commits, strict=True):
+            if parse_time(str(event["timestamp"])) > limit:
+                break
+            point = commit
+    except (ValueError, KeyError):
+        return where.tip
+    return point
 
 
 def _first_time(events: Sequence[Event]) -> str:

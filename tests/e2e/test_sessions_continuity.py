@@ -179,3 +179,19 @@ def test_export_names_the_jp_turns_it_leaves_out(user: User, tmp_path: Path) -> 
     assert proc.returncode == 0, proc.stderr
     assert "1 turn added in jp is not in" in proc.stderr
     assert "JP-SIDE" not in (tmp_path / "o" / MAIN).read_text(encoding="utf-8")
+
+
+def test_a_subagent_stream_is_the_same_on_two_machines(tmp_path: Path) -> None:
+    """The desktop's copy of the session went on further: the subagent's conversation
+    (forked from the session where the stream starts) is still the same commits."""
+    tips = []
+    for name, text in (("laptop", lines()), ("desktop", grown())):
+        user = User(tmp_path, name)
+        user.ok("init")
+        root = tmp_path / f"{name}-files"
+        shutil.copytree(FIXTURES, root)
+        place(root, text)
+        user.ok(*IMPORT, str(root))
+        agents = [r for r in user.ls("--all") if (r.get("imported_from") or {}).get("agent")]
+        tips.append({r["id"]: user.tip(r["id"]) for r in agents})
+    assert tips[0] == tips[1] and tips[0]
