@@ -33,9 +33,9 @@ def origin_rows(info: dict[str, Any]) -> list[tuple[str, str]]:
         if origin.get("tool_branch_of"):
             rows.append(
                 (
-                    "Tool's branch",
-                    f"{origin['tool']} went on from {origin['tool_branch_of']} before the jp "
-                    "turns it holds; re-imports of the file follow this one",
+                    "Tool branch",
+                    f"{origin['tool']}'s own line: it went on from {origin['tool_branch_of']} "
+                    "before the jp turns there; re-imports of the file follow this one",
                 )
             )
     return rows

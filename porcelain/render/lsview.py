@@ -196,7 +196,7 @@ def markers(row: dict[str, Any], *, show_archived: bool) -> str:
         agent = " subagent" if origin.get("agent") else ""
         agent += " rewind" if origin.get("branch") else ""
         if origin.get("tool_branch_of"):
-            agent += f", its branch beside jp turns of {safe(str(origin['tool_branch_of']))}"
+            agent += ", the tool's branch"
         tags.append(f"[{safe(str(origin['tool']))}{agent}]")
     return " ".join(tags)
 

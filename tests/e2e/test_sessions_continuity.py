@@ -108,7 +108,9 @@ def test_the_tool_going_on_beside_jp_turns_is_a_fork_the_next_import_follows(
     assert LATER in texts and "JP-SIDE" not in texts
     assert LATER not in json.dumps(user.events(row["id"]))
     shown = user.ok("conversation", "show", fork["id"])
-    assert "Tool's branch" in shown
+    assert "Tool branch" in shown and "[claude-code, the tool's branch]" in user.ok(
+        "c", "ls", "--all"
+    )
     more = json.loads(grown()[-1])
     more.update(uuid="a-more", parentUuid="a-later", timestamp="2026-02-11T11:05:00.000Z")
     live.write_text("\n".join([*grown(), json.dumps(more)]) + "\n", encoding="utf-8")
