@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from porcelain.domain.token_count import TokenCount
     from porcelain.models.catalog import Catalog
 
-SUMMARY_VERSION = 7  # tool_title and project: summaries of 6 or less lack them
+SUMMARY_VERSION = 8  # 7: tool_title and project; 8: imported_from.tool_branch_of
 
 
 def summarize(events: Sequence[Event]) -> dict[str, Any]:
@@ -86,9 +86,16 @@ def imported_facts(imported: Any) -> dict[str, Any]:
         for key in ("session", "agent", "path")
     }
     replaces = imported.get("replaces")
+    replaces = replaces if isinstance(replaces, str) else None
+    beside = replaces if imported.get("because") == "continues" else None
     return {
-        "imported_from": {"tool": imported["format"], **shown, "branch": _branch(imported)},
-        "replaces": replaces if isinstance(replaces, str) else None,
+        "imported_from": {
+            "tool": imported["format"],
+            **shown,
+            "branch": _branch(imported),
+            "tool_branch_of": beside,  # the tool went on from a point of this one, before jp's turns
+        },
+        "replaces": replaces,
     }
 
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from gitstore import Event, Kind, Store
 from porcelain.app.lifecycle import publish, start_event
+from porcelain.domain.sessionident import session_cid
 from porcelain.jpformat.claude_code import Mapped
 from porcelain.jpformat.rewind import Fork
 from porcelain.jpformat.sessionmap import indexed_records, records_of
@@ -198,7 +199,16 @@ def _main(
         start["timestamp"] = events[0]["timestamp"] if events else start["timestamp"]
         return [start, *events]
 
-    return publish(store, chain, None, REASON, packed=True)
+    wanted = None
+    if old is None and events:  # the session's own id, as on every machine (sessionident.py)
+        dated = [e["timestamp"] for e in events if not e["timestamp"].startswith("1970-01-01")]
+        wanted = session_cid(
+            imported["format"],
+            imported["session"],
+            imported.get("agent"),
+            dated[0] if dated else events[0]["timestamp"],
+        )
+    return publish(store, chain, None, REASON, cid=wanted, packed=True)
 
 
 class BrokenBranches(ValueError):

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gitstore import Event, Kind, Store, write_atomic
+from gitstore import Event, Kind, Store, parse_time, write_atomic
+from porcelain.app import session_sidefiles as sidefiles
 from porcelain.app.describe import imported_facts, summaries
 from porcelain.app.session_branches import BrokenBranches, session_records
 from porcelain.domain.sessionfiles import rel_path_problem
 from porcelain.errors import UserError
-from porcelain.jpformat.sessionlines import read_lines
+from porcelain.jpformat.sessionlines import read_lines, valid_time
 
 
 class SessionExportError(UserError):
@@ -25,6 +28,24 @@ class Written:
     cid: str
     path: Path
     records: int
+    jp_turns: int = 0  # turns added in jp (`q -i`), which the tool's file does not hold
+
+
+def jp_turns(tool: str, events: Sequence[Event]) -> int:
+    """The prompts of a chain that no record of the tool's file made (added in jp):
+    its requests less those its records map to."""
+    # lazy: the mappers, for an export only
+    from porcelain.jpformat import claude_code, codex
+    from porcelain.jpformat.sessionmap import records_of
+
+    records = records_of(events)
+    if tool == codex.TOOL:
+        groups = codex.map_records(records).groups
+    else:
+        groups = claude_code.map_records(records).groups
+    mapped = sum(1 for g in groups for e in g if e.get("type") == Kind.CHAT_REQUEST)
+    stored = sum(1 for e in events if e.get("type") == Kind.CHAT_REQUEST)
+    return max(0, stored - mapped)
 
 
 def _origin_of(events: Sequence[Event]) -> dict[str, Any] | None:
@@ -63,18 +84,66 @@ def export_session(
             recs = session_records(chain, branches)
         except BrokenBranches as exc:
             raise SessionExportError(f"{owner} cannot be exported: {exc}") from None
-        targets.append((owner, dest / str(found["path"]), recs))
-    for owner, path, recs in targets:
+        side = sidefiles.kept(chain)
+        targets.append((owner, dest / str(found["path"]), recs, side, jp_turns(tool, chain)))
+    for owner, path, recs, side, _ in targets:
+        _check_place(dest, path, [path.parent / name for name in side])
         if _would_lose(path, recs):
             raise SessionExportError(
                 f"{path} exists and holds records {owner} does not",
                 "move it away, or export to another folder with -o",
             )
     out = []
-    for owner, path, recs in targets:
+    for owner, path, recs, side, added in targets:
+        _folders(dest, path.parent)
+        for name, data in side.items():
+            write_atomic(path.parent / name, data, durable=True, mode=PRIVATE)
         write_records(path, recs)
-        out.append(Written(owner, path, len(recs)))
+        out.append(Written(owner, path, len(recs), added))
     return out
+
+
+PRIVATE = 0o600  # what Claude Code and Codex give their session files: tool output, file contents
+PRIVATE_FOLDER = 0o700
+
+
+def _check_place(dest: Path, path: Path, beside: Sequence[Path]) -> None:
+    """Refuse a folder link on the way from ``dest`` to ``path`` (it could lead out of
+    ``dest``), and anything at a target that is not a regular file (a FIFO would block)."""
+    try:
+        rel = path.parent.relative_to(dest)
+    except ValueError:
+        raise SessionExportError(f"{path} is not under {dest}") from None
+    here = dest
+    for part in rel.parts:
+        here = here / part
+        if here.is_symlink():
+            raise SessionExportError(
+                f"{here} is a link: export never follows a link out of -o",
+                "export to a folder without links in it, with -o",
+            )
+    for target in (path, *beside):
+        try:
+            mode = target.lstat().st_mode
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise SessionExportError(f"{target}: {exc.strerror or exc}") from None
+        if not stat.S_ISREG(mode):
+            raise SessionExportError(
+                f"{target} exists and is not a regular file",
+                "move it away, or export to another folder with -o",
+            )
+
+
+def _folders(dest: Path, folder: Path) -> None:
+    """Make the folders from ``dest`` down to ``folder`` that are missing, private."""
+    if not dest.exists():
+        dest.mkdir(mode=PRIVATE_FOLDER, parents=True)
+    missing = [p for p in (folder, *folder.parents) if dest in p.parents]
+    for part in reversed(missing):
+        if not part.exists():
+            part.mkdir(mode=PRIVATE_FOLDER, exist_ok=True)
 
 
 @dataclass
@@ -112,8 +181,25 @@ def _would_lose(path: Path, records: Sequence[dict[str, Any]]) -> bool:
 
 
 def write_records(path: Path, records: Sequence[dict[str, Any]]) -> None:
-    """One JSON line per record, written beside the target and moved into place."""
+    """One JSON line per record, written beside the target and moved into place,
+    readable by its owner only and dated by its last record (the tools' `--continue`
+    picks the session used last by the files' times)."""
     text = "".join(
         json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n" for record in records
     )
-    write_atomic(path, text, durable=True)
+    write_atomic(path, text, durable=True, mode=PRIVATE)
+    when = last_time(records)
+    if when is not None:
+        os.utime(path, (when, when))
+
+
+def last_time(records: Sequence[dict[str, Any]]) -> float | None:
+    """The latest ``timestamp`` of the records (a Codex record's too), in seconds."""
+    found: float | None = None
+    for record in records:
+        stamp = valid_time(record.get("timestamp"))
+        if stamp is None:
+            continue
+        moment = parse_time(stamp).timestamp()
+        found = moment if found is None or moment > found else found
+    return found

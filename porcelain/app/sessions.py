@@ -33,12 +33,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from gitstore import Event, Kind, Limits, Store
+from gitstore import CONVERSATION_TYPES, Event, Kind, Limits, Store, parse_time
+from porcelain.app import session_sidefiles as sidefiles
 from porcelain.app.describe import summaries
 from porcelain.domain.importsummary import BLOCK, prefix_sha1
-from porcelain.domain.sessionfiles import Found
+from porcelain.domain.sessionfiles import Found, open_session
+from porcelain.domain.sessionident import session_cid
 from porcelain.errors import UserError
-from porcelain.jpformat.sessionlines import SessionLines, Skipped, line_limit, scan
+from porcelain.jpformat.sessionlines import (
+    SessionLines,
+    Skipped,
+    TooManyRecords,
+    line_limit,
+    scan,
+)
 
 if TYPE_CHECKING:
     from gitstore import Located
@@ -47,7 +55,7 @@ if TYPE_CHECKING:
 REASON = "jp conversation import"
 LOCK = "session-import"  # <gitdir>/jp/locks/session-import.lock
 WAIT_SECONDS = 300.0
-WROTE = ("imported", "updated", "forked")
+WROTE = ("imported", "updated", "forked", "diverged")
 
 
 class ImportBusy(UserError):
@@ -68,13 +76,16 @@ class FileOutcome:
     cid: str | None = None
     records: int = 0
     new_records: int = 0
-    skipped: list[Skipped] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)  # the first few, named
+    more_skipped: int = 0  # skipped lines past those named
     pending: bool = False
     error: str | None = None
     branches: int = 0  # rewind branches this import made conversations of (one more each)
     size: int | None = None  # the file's size when it was opened
     position: dict[str, Any] | None = None  # where this import left the file (size, sha1...)
     tip: str | None = None  # the conversation's commit that position is kept for
+    notes: list[str] = field(default_factory=list)  # files beside it that were left out
+    stored: int | None = None  # records the conversation holds, when more than the file's
 
 
 @dataclass
@@ -151,8 +162,11 @@ def _import_one(
     cid = known.by_path.get((tool, found.rel))
     where = store.refs.locate(cid) if cid else None
     try:  # read a line at a time: what is held is one session's records, never its bytes
-        with open(found.path, "rb") as handle:
+        with open_session(found.path) as handle:
             size = os.fstat(handle.fileno()).st_size
+            if size > limits.max_file_bytes:
+                over = f"{size:,} bytes, over the {limits.max_file_bytes:,} a session file may hold"
+                return FileOutcome(found, "unreadable", error=over)
             position = (
                 _position(store, tool, found.rel, where.tip, handle, max_line) if where else None
             )
@@ -164,12 +178,15 @@ def _import_one(
             lines = scan(handle, max_line)
     except OSError as exc:
         return FileOutcome(found, "unreadable", error=exc.strerror or str(exc))
+    except TooManyRecords as exc:
+        return FileOutcome(found, "unreadable", error=str(exc))
     seen = position["lines"] if position else 0
     outcome = FileOutcome(
         found,
         "empty",
         records=len(lines.records),
         skipped=[s for s in lines.skipped if s.line > seen],
+        more_skipped=lines.skipped_total - len(lines.skipped),
         pending=lines.pending,
         size=size,
     )
@@ -181,13 +198,16 @@ def _import_one(
         agent = Path(found.rel).stem.removeprefix("agent-")
     session = session or _session_from_path(found)
     imported = _imported(tool, session, agent, found.rel)
+    side: list[tuple[str, bytes]] = []
+    if tool == "claude-code" and found.agent:  # agent-X.meta.json beside agent-X.jsonl
+        side, outcome.notes = sidefiles.beside(found.path)
     forks = known.forks.get(cid, {}) if cid else {}
     if mapped.forks or forks:
         # lazy: with the mappers, only for a file that changed
         from porcelain.app.session_branches import import_branched
 
         parent = known.by_session.get((tool, session)) if agent else None
-        known_records = position["records"] if position else None
+        known_records = _vouched(position)
         outcome.action, outcome.cid, outcome.new_records, made = import_branched(
             store, cid, mapped, lines.records, imported, parent, forks, known_records
         )
@@ -196,16 +216,30 @@ def _import_one(
         known.forks[outcome.cid] = made
     elif cid is None:
         parent = known.by_session.get((tool, session)) if agent else None
-        outcome.cid = _create(store, groups, imported, parent)
+        last = groups[-1][-1]["timestamp"]
+        extra = sidefiles.new_events(side, {}, last)
+        outcome.cid = _create(store, groups, imported, parent, extra)
         outcome.action, outcome.new_records = "imported", len(groups)
+        side = []
     else:
-        known_records = position["records"] if position else None
+        known_records = _vouched(position)
         _update(store, cid, lines, groups, imported, outcome, known_records)
     assert outcome.cid is not None
+    if side:
+        _keep_side_files(store, outcome, side)
     known.add(tool, found.rel, session, agent, outcome.cid)
     made = known.forks.get(outcome.cid, {})
     _keep_position(store, tool, found.rel, outcome, made, lines, max_line)
     return outcome
+
+
+def _vouched(position: dict[str, Any] | None) -> int | None:
+    """The records a kept position says the conversation holds as the file's start
+    (None: none kept, or the conversation holds more than the file, which was behind)."""
+    if position is None:
+        return None
+    records = position["records"]
+    return records if position.get("stored", records) == records else None
 
 
 def _unchanged(
@@ -283,6 +317,8 @@ def _keep_position(
         "lines": lines.newlines,
         "max_line": max_line,
     }
+    if outcome.stored is not None:  # the file is behind its conversation
+        value["stored"] = outcome.stored
     if forks:  # a rewound session: the position holds while none of its branches moved
         value["forks"] = {c: t.tip for c in forks.values() if (t := store.refs.locate(c))}
     store.local.keep_value(POSITION + f"{tool}/{rel}", where.tip, value)
@@ -302,24 +338,73 @@ def _flat(groups: Sequence[list[Event]]) -> list[Event]:
     return [e for g in groups for e in g]
 
 
+def _keep_side_files(store: Store, outcome: FileOutcome, side: list[tuple[str, bytes]]) -> None:
+    """Add the files beside a stream whose bytes are not the ones its conversation keeps."""
+    assert outcome.cid is not None
+    where = store.refs.require(outcome.cid)
+    events, _ = store.log.read_chain(where.tip)
+    new = sidefiles.new_events(side, sidefiles.kept(events), events[-1]["timestamp"])
+    if new:
+        store.log.append(outcome.cid, new, where.tip, f"{REASON} {outcome.cid}")
+        if outcome.action == "unchanged":
+            outcome.action = "updated"
+
+
 def _create(
-    store: Store, groups: list[list[Event]], imported: dict[str, Any], parent: str | None
+    store: Store,
+    groups: list[list[Event]],
+    imported: dict[str, Any],
+    parent: str | None,
+    extra: Sequence[Event] = (),
 ) -> str:
     # lazy: only a file that changed writes
     from porcelain.app.lifecycle import publish, start_event
 
+    events = _flat(groups)
     fork = None
     if parent is not None:
-        where = store.refs.locate(parent)
-        fork = {"conversation_id": parent, "commit": where.tip} if where else None
-    events = _flat(groups)
+        point = _point_before(store, parent, _first_time(events))
+        fork = {"conversation_id": parent, "commit": point} if point else None
 
     def chain(cid: str) -> list[Event]:
         start = start_event(cid, imported=imported, forked_from=fork)
         start["timestamp"] = events[0]["timestamp"]
-        return [start, *events]
+        return [start, *events, *extra]
 
-    return publish(store, chain, None, REASON, packed=True)
+    wanted = session_cid(
+        imported["format"], imported["session"], imported["agent"], _first_time(events)
+    )
+    return publish(store, chain, None, REASON, cid=wanted, packed=True)
+
+
+def _point_before(store: Store, parent: str, moment: str) -> str | None:
+    """The commit of ``parent``'s last event dated at or before ``moment`` (its first
+    when none is): where a subagent stream starts in its session, the same on every
+    machine whatever more of the session each one has imported."""
+    where = store.refs.locate(parent)
+    if where is None:
+        return None
+    events, commits = store.log.read_chain(where.tip)
+    try:
+        limit = parse_time(moment)
+        point = commits[0]
+        for event, commit in zip(events, commits, strict=True):
+            if parse_time(str(event["timestamp"])) > limit:
+                break
+            point = commit
+    except (ValueError, KeyError):
+        return where.tip
+    return point
+
+
+def _first_time(events: Sequence[Event]) -> str:
+    """The time of the first event dated by its record (records before the first
+    dated one take the epoch)."""
+    # lazy: loaded with the mappers, by a file that changed
+    from porcelain.jpformat.sessionmap import EPOCH
+
+    stamps = [str(e["timestamp"]) for e in events]
+    return next((t for t in stamps if not t.startswith(EPOCH[:10])), stamps[0])
 
 
 def _update(
@@ -331,11 +416,12 @@ def _update(
     outcome: FileOutcome,
     known_records: int | None,
 ) -> None:
-    """Append what a grown file added; import a changed one as a fork.  With
-    ``known_records`` (the recorded position vouches for the file's start) the
-    stored events are not read back."""
+    """Bring ``cid`` up to the file: nothing for a file that is behind or equal, an
+    append for one that went on, a fork for one that went on from a point before jp
+    turns were added (the tool never saw them), a fork for one whose records contradict
+    the stored ones.  With ``known_records`` (the recorded position vouches for the
+    file's start) the stored events are not read back."""
     # lazy: only a file that changed writes
-    from porcelain.app.lifecycle import publish, start_event
     from porcelain.jpformat.sessionmap import records_of
 
     where = store.refs.require(cid)
@@ -345,25 +431,62 @@ def _update(
         return
     events, commits = store.log.read_chain(where.tip)
     stored = records_of(events)
+    carriers = [i for i, e in enumerate(events) if _carries(e)]
     if stored == lines.records[: len(stored)]:
-        _append(store, cid, where.tip, groups[len(stored) :], outcome)
+        last = carriers[len(stored) - 1] + len(groups[len(stored) - 1]) - 1 if stored else 0
+        new = groups[len(stored) :]
+        if new and any(_jp_turn(e) for e in events[last + 1 :]):
+            base = commits[min(last, len(commits) - 1)]
+            _fork_off(store, cid, base, events, new, imported, outcome, "continues")
+            outcome.new_records = len(new)
+            return
+        _append(store, cid, where.tip, new, outcome)
+        return
+    if lines.records == stored[: len(lines.records)]:  # behind its conversation
+        outcome.action, outcome.stored = "unchanged", len(stored)
         return
     same = 0
     while same < min(len(stored), len(lines.records)) and stored[same] == lines.records[same]:
         same += 1
-    carriers = [i for i, e in enumerate(events) if _carries(e)]
     base = commits[carriers[same] - 1] if same < len(carriers) else commits[-1]
+    _fork_off(store, cid, base, events, groups[same:], imported, outcome, "changed")
+    outcome.new_records = len(groups) - same
+
+
+def _fork_off(
+    store: Store,
+    cid: str,
+    base: str,
+    events: Sequence[Event],
+    groups: Sequence[list[Event]],
+    imported: dict[str, Any],
+    outcome: FileOutcome,
+    why: str,
+) -> None:
+    """The tool's records from ``base`` on, as a fork of ``cid`` that the next import
+    follows (``imported.replaces``; ``why``: ``changed`` for a file whose records
+    changed, ``continues`` for one that went on beside jp's turns)."""
+    # lazy: only a file that changed writes
+    from porcelain.app.lifecycle import publish, start_event
+
     origin = {"conversation_id": cid, "commit": base}
-    rest = _flat(groups[same:])
+    rest = _flat(groups)
+    facts = {**imported, "replaces": cid, "because": why}
 
     def chain(new: str) -> list[Event]:
-        start = start_event(new, imported={**imported, "replaces": cid}, forked_from=origin)
+        start = start_event(new, imported=facts, forked_from=origin)
         start["timestamp"] = rest[0]["timestamp"] if rest else events[-1]["timestamp"]
         return [start, *rest]
 
-    reason = f"{REASON} (changed file) {cid} ->"
-    outcome.cid = publish(store, chain, base, reason, packed=True)
-    outcome.action, outcome.new_records = "forked", len(groups) - same
+    label = "changed file" if why == "changed" else "tool went on beside jp's turns"
+    outcome.cid = publish(store, chain, base, f"{REASON} ({label}) {cid} ->", packed=True)
+    outcome.action = "forked" if why == "changed" else "diverged"
+
+
+def _jp_turn(event: Event) -> bool:
+    """An event of a turn jp added (a prompt, an answer, a tool call); called only on
+    the events after the last record's."""
+    return event.get("type") in CONVERSATION_TYPES and not _carries(event)
 
 
 def _append(store: Store, cid: str, tip: str, new: list[list[Event]], outcome: FileOutcome) -> None:

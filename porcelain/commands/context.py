@@ -31,6 +31,8 @@ class App:
     _store: Store | None = None
     _config: Config | None = None
     _warned: bool = False  # the trust rule's warning was printed
+    # commits made the same on every machine (a session import): jp's own name, not the user's
+    machine_neutral: bool = False
 
     # -- the store -------------------------------------------------------------
 
@@ -86,6 +88,8 @@ class App:
         # lazy: `jp --help` loads no store module (start-up)
         from gitstore import Identity
 
+        if self.machine_neutral:
+            return Identity()
         name = self.environ.get("GIT_COMMITTER_NAME") or self.environ.get("USER") or "jp"
         email = self.environ.get("GIT_COMMITTER_EMAIL") or "jp@localhost"
         return Identity(name, email)

@@ -30,6 +30,14 @@ def origin_rows(info: dict[str, Any]) -> list[tuple[str, str]]:
             agent += f", rewind branch from record {branch.get('record')} of {branch.get('of')}"
         rows.append(("Imported", f"{origin['tool']} session {origin.get('session')}{agent}"))
         rows.append(("From file", str(origin.get("path"))))
+        if origin.get("tool_branch_of"):
+            rows.append(
+                (
+                    "Tool branch",
+                    f"{origin['tool']}'s own line: it went on from {origin['tool_branch_of']} "
+                    "before the jp turns there; re-imports of the file follow this one",
+                )
+            )
     return rows
 
 

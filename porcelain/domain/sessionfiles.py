@@ -15,10 +15,12 @@ writes anything at it.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import stat
 from pathlib import Path, PurePosixPath
-from typing import NamedTuple
+from typing import BinaryIO, NamedTuple
 
 from porcelain.errors import UserError
 
@@ -31,6 +33,44 @@ class Found(NamedTuple):
     path: Path  # where the file is
     rel: str  # relative to the tool's root, with ``/``
     agent: bool  # a Claude Code subagent stream
+
+
+CREDENTIALS = frozenset({".credentials.json", "credentials.json", "auth.json", ".env"})
+
+
+def open_session(path: Path) -> BinaryIO:
+    """``path`` open for reading, refused unless it is a regular file (a FIFO or a
+    device would block or never end)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def refusal(path: Path, root: Path) -> str | None:
+    """Why a session file found under ``root`` is not read (None: it is): a link (of
+    the file or a folder on the way) that leads out of the root, a tool's own
+    credential file, anything but a regular file."""
+    try:
+        real = path.resolve(strict=True)
+        top = root.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return "cannot be resolved (a broken or looping link)"
+    if real.name in CREDENTIALS or path.name in CREDENTIALS:
+        return "a credential file: never imported"
+    if top != real and top not in real.parents:
+        return f"a link out of {root}: never followed"
+    try:
+        if not stat.S_ISREG(real.stat().st_mode):
+            return "not a regular file"
+    except OSError as exc:
+        return f"cannot be read: {exc.strerror or exc}"
+    return None
 
 
 def _claude_rel(path: Path) -> str:
@@ -131,7 +171,9 @@ def default_roots(tool: str) -> list[Path]:
     return [Path(base) if base else Path.home() / ".codex"]
 
 
-def find_files(tool: str, paths: tuple[Path, ...]) -> list[Found]:
+def find_files(tool: str, paths: tuple[Path, ...], refused: list[str] | None = None) -> list[Found]:
+    """The session files under ``paths`` (else the tool's own location), sessions
+    before subagents; each one ``refusal`` names is left out and named in ``refused``."""
     given = bool(paths)
     roots = list(paths) or default_roots(tool)
     files: list[Found] = []
@@ -143,7 +185,18 @@ def find_files(tool: str, paths: tuple[Path, ...]) -> list[Found]:
                 f"give the folder {NAMES[tool]} keeps its sessions in: "
                 "jp conversation import --from " + tool + " PATH",
             )
-        files.extend(claude_files(root) if tool == "claude-code" else codex_files(root))
+        if not root.is_dir() and not root.is_file():
+            raise UserError(
+                f"{root}: not a session file or a folder (a FIFO or a device is never read)",
+                f"give the folder {NAMES[tool]} keeps its sessions in, or one of its files",
+            )
+        top = root if root.is_dir() else root.parent
+        for found in claude_files(root) if tool == "claude-code" else codex_files(root):
+            why = refusal(found.path, top)
+            if why is None:
+                files.append(found)
+            elif refused is not None:
+                refused.append(f"{found.path}: {why}")
     seen: set[Path] = set()
     unique = []
     for found in files:

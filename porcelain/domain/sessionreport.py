@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from porcelain.domain.sessionfiles import NAMES, Found
 
-ACTIONS = ("imported", "updated", "forked", "unchanged", "empty", "unreadable")
+ACTIONS = ("imported", "updated", "forked", "diverged", "unchanged", "empty", "unreadable")
 
 
 class Skip(Protocol):
@@ -39,6 +39,8 @@ class Outcome(Protocol):
     @property
     def skipped(self) -> Sequence[Skip]: ...
     @property
+    def more_skipped(self) -> int: ...
+    @property
     def pending(self) -> bool: ...
     @property
     def branches(self) -> int: ...
@@ -53,6 +55,7 @@ def row(o: Outcome) -> dict[str, Any]:
         "records": o.records,
         "new_records": o.new_records,
         "skipped_lines": [{"line": s.line, "reason": s.reason} for s in o.skipped],
+        "more_skipped_lines": o.more_skipped,
         "still_being_written": o.pending,
         "rewind_branches": o.branches,
     }
@@ -62,7 +65,7 @@ def counts(done: Sequence[Outcome]) -> dict[str, int]:
     found = dict.fromkeys(ACTIONS, 0)
     for o in done:
         found[o.action] += 1
-    found["skipped_lines"] = sum(len(o.skipped) for o in done)
+    found["skipped_lines"] = sum(len(o.skipped) + o.more_skipped for o in done)
     found["records"] = sum(o.new_records for o in done)
     found["rewind_branches"] = sum(o.branches for o in done)
     return found
@@ -78,6 +81,9 @@ def summary(tool: str, done: Sequence[Outcome]) -> str:
     parts = [f"{c['imported']} imported", f"{c['updated']} updated", f"{c['unchanged']} unchanged"]
     if c["forked"]:
         parts.append(f"{c['forked']} changed (kept as forks)")
+    if c["diverged"]:
+        n = c["diverged"]
+        parts.append(f"{n} went on beside jp's turns (the tool's branch, a fork: see ls --all)")
     if c["unreadable"]:
         parts.append(f"{c['unreadable']} unreadable")
     if c["rewind_branches"]:  # a file that was rewound is more than one conversation

@@ -35,8 +35,9 @@ from typing import Any, NamedTuple
 from gitstore import conversation_refs_state, is_valid_id
 from porcelain.domain import importsummary, sessionreport
 from porcelain.domain.places import choose_store
-from porcelain.domain.sessionfiles import Found, find_files
+from porcelain.domain.sessionfiles import Found, find_files, open_session
 from porcelain.early import HOOKS
+from porcelain.errors import UserError
 from porcelain.render.output import Output
 
 TOOLS = ("claude-code", "codex")
@@ -61,6 +62,7 @@ class Unchanged(NamedTuple):
     action: str = "unchanged"
     new_records: int = 0
     skipped: tuple[()] = ()
+    more_skipped: int = 0
     pending: bool = False
     branches: int = 0
 
@@ -151,7 +153,13 @@ def unchanged(request: Request, environ: Mapping[str, str], cwd: Path) -> list[U
         return None
     if summary.get("config") != importsummary.config_mark(environ, gitdir):
         return None
-    files = find_files(request.tool, request.paths)
+    refused: list[str] = []
+    try:
+        files = find_files(request.tool, request.paths, refused)
+    except UserError:
+        return None  # the whole command says why
+    if refused:
+        return None  # the whole command names them
     entries = summary.get("files")
     if not isinstance(entries, list) or len(entries) != len(files):
         return None
@@ -205,7 +213,7 @@ def _same_file(found: Found, entry: dict[str, Any]) -> bool:
     if entry["rel"] != found.rel or entry["path"] != str(found.path.resolve()):
         return False
     try:
-        with open(found.path, "rb") as handle:
+        with open_session(found.path) as handle:
             if os.fstat(handle.fileno()).st_size != entry["size"]:
                 return False
             if importsummary.prefix_sha1(handle, entry["size"]) != entry["sha1"]:

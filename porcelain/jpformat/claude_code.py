@@ -33,15 +33,17 @@ from porcelain.jpformat.sessionmap import (
     Builder,
     State,
     arguments_of,
+    images_left_out,
+    images_of,
     message_text,
     text_of,
 )
 
 TOOL = "claude-code"
-# what Claude Code writes as a "user" text that nobody typed (slash commands, shell echoes, hooks)
-_ECHO = re.compile(
-    r"^\s*<(command-|local-command-|bash-|system-reminder|user-prompt-submit-hook|task-notification)"
-)
+# what Claude Code writes as a "user" text that nobody typed (slash commands, shell echoes,
+# hooks); a <task-notification> (a background task's report) is sent to its model, so it is a
+# request here too
+_ECHO = re.compile(r"^\s*<(command-|local-command-|bash-|system-reminder|user-prompt-submit-hook)")
 
 _INTERRUPTED = "[Request interrupted by user"  # Claude Code's note of an Esc, as a text block
 
@@ -121,6 +123,8 @@ def _typed(record: dict[str, Any]) -> str | None:
     typed = "\n\n".join(t for t in texts if t.strip())
     if typed and not _ECHO.match(typed) and not typed.startswith(_INTERRUPTED):
         return typed
+    if not typed and images_of(content):
+        return ""  # a prompt of images alone
     return None
 
 
@@ -136,7 +140,9 @@ def _map(builder: Builder, record: dict[str, Any], typed: str | None) -> None:
         elif not record.get("isMeta"):
             _results(builder, content)
             if typed is not None:
-                builder.request(typed)
+                left = images_left_out(content)
+                text = f"{typed}\n\n{left}" if typed and left else typed or left
+                builder.request(text, images_of(content))
     elif kind == "assistant":
         _assistant(builder, content)
 

@@ -17,8 +17,18 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from gitstore import load_record, parse_time
+from porcelain.domain.sessionfiles import open_session
 
 MAX_LINE_SHARE = 3  # a record is stored twice (mapped, and whole): a third of an event's limit
+MAX_NAMED = 20  # skipped lines named one by one; the rest are counted
+MAX_RECORDS = 250_000  # records a session file may hold (the longest real ones: a few thousand)
+
+
+class TooManyRecords(ValueError):
+    """A file with more records than a session holds: refused whole."""
+
+    def __init__(self) -> None:
+        super().__init__(f"over {MAX_RECORDS:,} records: not a session jp imports")
 
 
 @dataclass(frozen=True)
@@ -33,11 +43,18 @@ class SessionLines:
 
     records: list[dict[str, Any]] = field(default_factory=list)
     lines: list[int] = field(default_factory=list)  # the 1-based line of each record
-    skipped: list[Skipped] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)  # the first ``MAX_NAMED``
+    skipped_total: int = 0
     pending: bool = False  # a last line still being written was left out
     size: int = 0  # the bytes read (up to the last whole line)
     sha1: str = ""  # of those bytes
     newlines: int = 0  # the lines they hold
+
+    def skip(self, skipped: Skipped) -> None:
+        """Count a skipped line; name it while fewer than ``MAX_NAMED`` are."""
+        self.skipped_total += 1
+        if len(self.skipped) < MAX_NAMED:
+            self.skipped.append(skipped)
 
 
 def scan(handle: BinaryIO, max_line: int) -> SessionLines:
@@ -61,9 +78,7 @@ def scan(handle: BinaryIO, max_line: int) -> SessionLines:
             length, digest = through
             out.size += length
             out.newlines += 1
-            out.skipped.append(
-                Skipped(out.newlines, f"line of {length - 1} bytes, over {max_line}")
-            )
+            out.skip(Skipped(out.newlines, f"line of {length - 1} bytes, over {max_line}"))
             continue
         digest.update(line)
         out.size += len(line)
@@ -99,13 +114,18 @@ def _take(out: SessionLines, line: bytes, max_line: int) -> None:
     if not body.strip():
         return
     if len(body) > max_line:
-        out.skipped.append(Skipped(number, f"line of {len(body)} bytes, over {max_line}"))
+        out.skip(Skipped(number, f"line of {len(body)} bytes, over {max_line}"))
         return
     try:  # vouched for (``Checked``): the events that carry it do not walk it again
         value = load_record(body)
     except ValueError as exc:
-        out.skipped.append(Skipped(number, str(exc)))
+        out.skip(Skipped(number, str(exc)))
         return
+    if not isinstance(value.get("type"), str):  # every tool's record names its type
+        out.skip(Skipped(number, "not a session record: no type"))
+        return
+    if len(out.records) >= MAX_RECORDS:
+        raise TooManyRecords
     out.records.append(value)
     out.lines.append(number)
 
@@ -122,7 +142,7 @@ def line_limit(max_event_bytes: int) -> int:
 
 def read_lines(path: Path, max_event_bytes: int) -> SessionLines:
     """``scan`` of a file; an unreadable file raises ``OSError``."""
-    with open(path, "rb") as handle:
+    with open_session(path) as handle:
         return scan(handle, line_limit(max_event_bytes))
 
 

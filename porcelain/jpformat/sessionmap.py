@@ -15,13 +15,17 @@ followed by new ones, so a re-import appends and never rewrites.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 from collections.abc import Iterable
 from typing import Any
 
 from gitstore import CONVERSATION_TYPES, Event, Kind, format_time, parse_time
+from porcelain.domain.media import IMAGE_TYPES, describe, media_attachment, placeholder, sniff
 from porcelain.jpformat.sessionlines import valid_time
 
+IMAGE_BUDGET = 3 << 20  # bytes of images a prompt sends (its record holds them once more)
 SOURCE_KEY = "source_record"  # metadata key of a mapped event holding its record
 RECORD_TYPE = "source_record"  # the event of a record jp maps onto nothing
 TOOLS = ("claude-code", "codex")
@@ -105,9 +109,13 @@ class Builder:
         if not self.fresh_turn:
             self.emit({"type": Kind.TURN_START.value, "timestamp": self.time})
 
-    def request(self, text: str) -> None:
+    def request(self, text: str, attachments: list[dict[str, Any]] | None = None) -> None:
+        """A prompt; ``attachments``: its images (``images_of``), sent to the model as images."""
         self.start_turn()
-        self.emit({"type": Kind.CHAT_REQUEST.value, "timestamp": self.time, "content": text})
+        event: Event = {"type": Kind.CHAT_REQUEST.value, "timestamp": self.time, "content": text}
+        if attachments:
+            event["attachments"] = attachments
+        self.emit(event)
 
     def answer(self, text: str, metadata: dict[str, Any] | None = None) -> None:
         event: Event = {"type": Kind.CHAT_RESPONSE.value, "timestamp": self.time, "message": text}
@@ -181,17 +189,78 @@ def arguments_of(value: Any) -> dict[str, Any]:
     return {} if value is None else {"input": value}
 
 
+def images_of(content: Any) -> list[dict[str, Any]]:
+    """The well-formed base64 images of a message's blocks, as request attachments
+    (``domain/media.py``: the bytes in base64, their type, size and a one-line text
+    naming them); an image whose bytes do not decode or are no image is left out
+    (it stays in the kept record)."""
+    if not isinstance(content, list):
+        return []
+    out = []
+    left = IMAGE_BUDGET
+    for block in content:
+        raw, kind = _image_bytes(block)
+        if raw is not None and kind is not None and len(raw) <= left:
+            out.append(media_attachment("file", "an image in the session", kind, raw))
+            left -= len(raw)
+    return out
+
+
+def images_left_out(content: Any) -> str:
+    """Lines naming the images of ``content`` that ``images_of`` leaves out (over its
+    budget: the record keeps them, and the event holding both must fit the store's limit)."""
+    if not isinstance(content, list):
+        return ""
+    kept = len(images_of(content))
+    found = [_image_bytes(b) for b in content]
+    named = [
+        f"[{describe(kind)}, {len(raw):,} bytes: too large to send again, kept in the record]"
+        for raw, kind in found
+        if raw is not None and kind is not None
+    ]
+    return "\n".join(named[kept:])
+
+
+def _image_bytes(block: Any) -> tuple[bytes | None, str | None]:
+    if not isinstance(block, dict) or block.get("type") != "image":
+        return None, None
+    source = block.get("source")
+    if not isinstance(source, dict) or source.get("type") != "base64":
+        return None, None
+    data = source.get("data")
+    if not isinstance(data, str):
+        return None, None
+    try:
+        raw = base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        return None, None
+    kind = sniff(raw)
+    return (raw, kind) if kind in IMAGE_TYPES else (None, None)
+
+
 def text_of(content: Any) -> str:
-    """A tool result's content as text: a string as it is, text blocks joined, else JSON."""
+    """A tool result's content as text: a string as it is, text blocks joined (an image
+    block as one line naming it and its size: its bytes stay in the kept record), else
+    JSON."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        texts = [b.get("text") for b in content if isinstance(b, dict)]
+        texts = [_block_text(b) for b in content if isinstance(b, dict)]
         if texts and all(isinstance(t, str) for t in texts):
             return "\n".join(t for t in texts if isinstance(t, str))
     if content is None:
         return ""
     return json.dumps(content, ensure_ascii=False, sort_keys=True)
+
+
+def _block_text(block: dict[str, Any]) -> str | None:
+    if block.get("type") == "image":
+        raw, kind = _image_bytes(block)
+        if raw is not None and kind is not None:
+            return placeholder(kind, len(raw))
+        return "[an image that could not be read]"
+    text = block.get("text")
+    return text if isinstance(text, str) else None
 
 
 def message_text(content: Any) -> str:

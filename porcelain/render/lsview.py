@@ -202,6 +202,8 @@ def markers(row: dict[str, Any], *, show_archived: bool) -> str:
         agent = " subagent" if origin.get("agent") else ""
         agent += f" {safe(str(origin['agent_type']))}" if origin.get("agent_type") else ""
         agent += " rewind" if origin.get("branch") else ""
+        if origin.get("tool_branch_of"):
+            agent += ", the tool's branch"
         tags.append(f"[{safe(str(origin['tool']))}{agent}]")
     return " ".join(tags)
 

@@ -59,6 +59,7 @@ def test_a_claude_code_root_is_imported_with_its_subagent(user: User, tmp_path: 
         "agent": None,
         "path": MAIN,
         "branch": None,
+        "tool_branch_of": None,
     }
     assert agent["imported_from"]["agent"] == "a1b2c3" and agent["forked_from"] == main["id"]
     assert set(imported(user)) == {MAIN}, "plain `ls` hides subagent streams"

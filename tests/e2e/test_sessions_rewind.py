@@ -74,6 +74,7 @@ def test_a_rewind_is_a_fork_listed_by_ls_all(user: User, tmp_path: Path) -> None
         "agent": None,
         "path": MAIN,
         "branch": {"of": main["id"], "record": REWOUND},
+        "tool_branch_of": None,
     }
     assert [r["id"] for r in user.ls() if r.get("imported_from")] == [main["id"]]
     assert "[claude-code rewind]" in user.ok("conversation", "ls", "--all")

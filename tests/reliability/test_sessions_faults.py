@@ -294,3 +294,50 @@ def test_two_imports_at_once_make_each_session_once(box: Sandbox, tmp_path: Path
     done = by_path(box)  # asserts that no file was imported twice
     assert set(done) == {MAIN, AGENT, f"{PROJECT}/big.jsonl"}
     box.fsck()
+
+
+# -- an import that both appends and forks ------------------------------------------------
+
+
+def _session_copy(text: str, session: str) -> str:
+    return text.replace(SESSION, session)
+
+
+@pytest.mark.parametrize("fault", ["append:objects-written", "create:objects-written"])
+def test_an_import_that_appends_and_forks_killed_is_completed_by_the_next(
+    box: Sandbox, tmp_path: Path, fault: str
+) -> None:
+    """One file grew (an append); another grew beside a jp turn (a fork, the tool's
+    branch): killed at either write, nothing is half-written, and the next import
+    completes both without moving the conversation that holds the jp turn."""
+    root = tmp_path / "projects"
+    (root / PROJECT).mkdir(parents=True)
+    whole = (FIXTURES / "claude-code" / MAIN).read_text(encoding="utf-8").splitlines(keepends=True)
+    grows, beside = root / MAIN, root / PROJECT / "zz.jsonl"
+    grows.write_text("".join(whole[:8]), encoding="utf-8")
+    beside.write_text(_session_copy("".join(whole[:8]), "other"), encoding="utf-8")
+    box.ok("conversation", "import", "--from", "claude-code", str(root))
+    first = {origin(c)["path"]: c for c in box.conversations().values() if origin(c)}
+    jp_side = first[f"{PROJECT}/zz.jsonl"].cid
+    box.ok("q", "-i", jp_side, "a jp turn")
+    jp_tip = box.conversations()[jp_side].tip
+    grows.write_text("".join(whole), encoding="utf-8")
+    beside.write_text(_session_copy("".join(whole), "other"), encoding="utf-8")
+    box.kill(fault, "conversation", "import", "--from", "claude-code", str(root))
+    box.fsck()
+    for conv in box.conversations().values():
+        found = origin(conv)
+        if found and found.get("replaces"):  # the tool's branch: whole or absent
+            assert kept(conv) == lines_of(beside)
+        elif found and found["path"] == MAIN:
+            assert kept(conv) in (kept(first[MAIN]), lines_of(grows))
+    assert box.conversations()[jp_side].tip == jp_tip
+    box.ok("conversation", "import", "--from", "claude-code", str(root))
+    box.fsck()
+    convs = box.conversations()
+    assert convs[jp_side].tip == jp_tip, "the conversation with the jp turn moved"
+    (branch,) = [c for c in convs.values() if (origin(c) or {}).get("replaces") == jp_side]
+    assert kept(branch) == lines_of(beside)
+    assert origin(branch)["because"] == "continues"
+    (main,) = [c for c in convs.values() if (origin(c) or {}).get("path") == MAIN]
+    assert kept(main) == lines_of(grows)

@@ -19,9 +19,10 @@ from typing import Any
 
 import porcelain.app.query.recall  # noqa: F401  (registers recall)
 import porcelain.app.review.tool  # noqa: F401  (registers propose_compaction)
-from gitstore import Event, Limits, fit_to_limits, tool_call_response_event
+from gitstore import Event, Limits, tool_call_response_event
 from porcelain import clock
 from porcelain.app.query.command_run import capture, decoded
+from porcelain.app.query.cutnote import fit_result
 from porcelain.app.query.mcp_tools import McpTool, question
 from porcelain.app.query.registry import BUILTINS, BuiltinTool, ToolCall, ToolOutcome
 from porcelain.config import Config
@@ -123,7 +124,7 @@ def response_event(call: ToolCall, outcome: ToolOutcome, limits: Limits | None =
     event = tool_call_response_event(clock.now_text(), call.id, outcome.content, outcome.is_error)
     if outcome.metadata:
         event["metadata"] = outcome.metadata
-    return fit_to_limits(event, limits or Limits())
+    return fit_result(event, limits or Limits())
 
 
 def needs_confirmation(tool: BuiltinTool | dict[str, Any]) -> bool:

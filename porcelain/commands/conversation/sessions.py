@@ -28,9 +28,13 @@ def import_sessions(
     app: App, tool: str, paths: tuple[Path, ...], quiet: bool, since: str | None = None
 ) -> None:
     moment = _since(since) if since else None
-    files = find_files(tool, paths)
+    refused: list[str] = []
+    files = find_files(tool, paths, refused)
+    for line in refused:  # named, --quiet or not: the hook's import hides nothing it left out
+        app.output.note(f"{line}: left out")
     if moment is not None:
         files = changed_since(files, moment)
+    app.machine_neutral = True  # the same session makes the same commits on every machine
     store = app.store()
     mark = config_mark(app.environ, store)  # before the configuration is read
     bar = _Progress(app, len(files)) if not quiet and not app.output.json else None
@@ -42,10 +46,14 @@ def import_sessions(
     if moment is None:
         keep_summary(store, tool, paths, done, mark)
     for outcome in done:
-        for skip in outcome.skipped:  # every skipped line is named, --quiet or not
+        for skip in outcome.skipped:  # the first skipped lines are named, --quiet or not
             app.output.note(f"{outcome.found.path}:{skip.line}: {skip.reason}")
+        if outcome.more_skipped:
+            app.output.note(f"{outcome.found.path}: {outcome.more_skipped:,} more lines skipped")
         if outcome.error:
             app.output.note(f"{outcome.found.path}: cannot be read: {outcome.error}")
+        for note in outcome.notes:
+            app.output.note(f"{note}: left out")
     app.output.emit(report.result(tool, done), None if quiet else report.summary(tool, done))
 
 
@@ -92,9 +100,18 @@ def export_sessions(app: App, tool: str, target: str | None, dest: Path) -> None
         {
             "id": loc.cid,
             "output": str(dest),
-            "files": [{"id": w.cid, "path": str(w.path), "records": w.records} for w in written],
+            "files": [
+                {"id": w.cid, "path": str(w.path), "records": w.records, "jp_turns": w.jp_turns}
+                for w in written
+            ],
         }
     ):
         return
     for w in written:
         app.output.line(f"Exported {w.cid} ({w.records} records) to {w.path}")
+        if w.jp_turns:
+            s = "s" if w.jp_turns != 1 else ""
+            app.output.note(
+                f"note: {w.jp_turns} turn{s} added in jp {'are' if s else 'is'} not in "
+                f"{w.path.name}: the tool will not see {'them' if s else 'it'}"
+            )

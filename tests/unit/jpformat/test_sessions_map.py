@@ -44,13 +44,13 @@ def kinds(groups: list[list[dict[str, Any]]]) -> list[str]:
 
 def test_bad_lines_are_named_and_the_rest_is_read() -> None:
     data = (
-        b'{"a": 1}\n{not json\n[1, 2]\n\n'
+        b'{"type": "a"}\n{not json\n[1, 2]\n\n'
         + b'{"b": "'
         + b"x" * 2000
-        + b'"}\n{"c": NaN}\n{"d": 2}\n'
+        + b'"}\n{"c": NaN}\n{"type": "d"}\n'
     )
     out = parse_lines(data, 1024)
-    assert out.records == [{"a": 1}, {"d": 2}]
+    assert out.records == [{"type": "a"}, {"type": "d"}]
     assert out.lines == [1, 7]
     assert [s.line for s in out.skipped] == [2, 3, 5, 6]
     assert "not a JSON object" in out.skipped[1].reason
@@ -59,9 +59,9 @@ def test_bad_lines_are_named_and_the_rest_is_read() -> None:
 
 def test_lines_are_read_one_at_a_time_and_a_long_one_is_read_through() -> None:
     long = b'{"x": "' + b"y" * 5000 + b'"}\n'
-    data = b'{"a": 1}\n' + long + b'{"b": 2}\n' + b'{"c": ' + b"3" * 3000
+    data = b'{"type": "a"}\n' + long + b'{"type": "b"}\n' + b'{"c": ' + b"3" * 3000
     out = parse_lines(data, 1024)
-    assert out.records == [{"a": 1}, {"b": 2}] and out.lines == [1, 3]
+    assert out.records == [{"type": "a"}, {"type": "b"}] and out.lines == [1, 3]
     assert [s.line for s in out.skipped] == [2] and "over 1024" in out.skipped[0].reason
     assert out.pending, "a long last line without its newline is being written"
     whole = data[: data.rindex(b"\n") + 1]
@@ -71,14 +71,14 @@ def test_lines_are_read_one_at_a_time_and_a_long_one_is_read_through() -> None:
 
 
 def test_a_last_line_without_its_newline_waits() -> None:
-    out = parse_lines(b'{"a": 1}\n{"b": ', 1024)
-    assert out.records == [{"a": 1}] and out.pending and not out.skipped
-    assert out.size == len(b'{"a": 1}\n')
-    assert not parse_lines(b'{"a": 1}\n', 1024).pending
+    out = parse_lines(b'{"type": "a"}\n{"b": ', 1024)
+    assert out.records == [{"type": "a"}] and out.pending and not out.skipped
+    assert out.size == len(b'{"type": "a"}\n')
+    assert not parse_lines(b'{"type": "a"}\n', 1024).pending
 
 
 def test_windows_line_ends_are_read() -> None:
-    assert parse_lines(b'{"a": 1}\r\n{"b": 2}\r\n', 1024).records == [{"a": 1}, {"b": 2}]
+    assert parse_lines(b'{"type": "a"}\r\n{"type": "b"}\r\n', 1024).records == [{"type": "a"}, {"type": "b"}]
 
 
 # -- Claude Code ------------------------------------------------------------------------
@@ -389,3 +389,10 @@ def test_records_without_a_parent_stay_on_the_branch_of_the_record_before() -> N
 def test_a_prompt_that_continues_from_the_leaf_is_no_rewind() -> None:
     recs = _rewound()[:5]
     assert Kind.COMPACTION not in kinds(claude_code.map_records(recs).groups)
+
+
+def test_a_line_without_a_type_is_skipped_and_skips_are_named_a_few() -> None:
+    out = parse_lines(b'{"type": "a"}\n' + b"{}\n" * 50, 1024)
+    assert out.records == [{"type": "a"}]
+    assert out.skipped_total == 50 and len(out.skipped) == 20
+    assert "no type" in out.skipped[0].reason

@@ -1,0 +1,82 @@
+"""What the model is sent from an imported Claude Code session: a prompt's images as
+images (never base64 text), a tool result's image as one line naming it, a background
+task's notification as a request; and a tool result cut twice names its true size once."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+from gitstore import Limits
+from gitstore.events import canonical_json
+from porcelain.app.query.cutnote import fit_result
+from porcelain.jpformat.claude_code import map_records
+from porcelain.models.messages import to_messages
+from porcelain.models.openai_messages import to_chat_messages
+
+PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8
+DATA = base64.b64encode(PNG).decode()
+IMAGE = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": DATA}}
+
+
+def rec(kind: str, uuid: str, content: object, **extra: object) -> dict[str, object]:
+    role = "user" if kind == "user" else "assistant"
+    return {"type": kind, "uuid": uuid, "sessionId": "s", "timestamp": "2026-01-01T00:00:00Z",
+            "message": {"role": role, "content": content}, **extra}  # fmt: skip
+
+
+def events(*records: dict[str, object]) -> list[dict[str, object]]:
+    return [e for g in map_records(list(records)).groups for e in g]
+
+
+def test_a_prompts_image_is_an_image_block_and_never_base64_text() -> None:
+    found = events(
+        rec("user", "u1", [{"type": "text", "text": "what is this?"}, IMAGE]),
+        rec("assistant", "a1", [{"type": "text", "text": "a picture"}]),
+    )
+    messages = to_messages(found)
+    blocks = [b for m in messages for b in m["content"] if isinstance(b, dict)]
+    assert any(b["type"] == "image" and b["source"]["data"] == DATA for b in blocks)
+    texts = " ".join(b.get("text", "") for b in blocks)
+    assert DATA[:100] not in texts and "image/png" in texts
+    chat = json.dumps(to_chat_messages(found, provider="openai"))
+    assert f"data:image/png;base64,{DATA}" in chat
+
+
+def test_an_image_alone_is_a_prompt() -> None:
+    found = events(rec("user", "u1", [IMAGE]))
+    (request,) = [e for e in found if e["type"] == "chat_request"]
+    assert request["attachments"][0]["size"] == len(PNG)
+
+
+def test_a_tool_results_image_is_one_line_naming_it() -> None:
+    found = events(
+        rec("user", "u0", "look at the screen"),
+        rec("assistant", "a0", [{"type": "tool_use", "id": "t1", "name": "shot", "input": {}}]),
+        rec("user", "u1", [{"type": "tool_result", "tool_use_id": "t1",
+                            "content": [{"type": "text", "text": "taken"}, IMAGE]}]),
+    )  # fmt: skip
+    (result,) = [e for e in found if e["type"] == "tool_call_response"]
+    assert DATA[:50] not in result["content"]
+    assert f"image/png), {len(PNG):,} bytes" in result["content"]
+
+
+def test_a_task_notification_is_sent() -> None:
+    note = "<task-notification>\n<status>completed</status>\n</task-notification>"
+    found = events(rec("user", "u1", "go"), rec("user", "u2", note))
+    assert note in [e.get("content") for e in found if e["type"] == "chat_request"]
+
+
+def test_a_result_cut_twice_names_its_true_size_once() -> None:
+    first = "x" * 300_000 + "\n[jp: the output was 16234567 bytes; only the first 300000 were kept]"
+    event = {"type": "tool_call_response", "timestamp": "2026-01-01T00:00:00Z", "id": "t",
+             "content": first, "is_error": False}  # fmt: skip
+    limits = Limits(max_event_bytes=100_000)
+    out = fit_result(event, limits)
+    assert len(canonical_json(out)) <= 100_000
+    assert out["content"].count("[jp:") == 1
+    assert "the output was 16,234,567 bytes; only the first 99," in out["content"]
+    kept = out["content"].split("\n\n[jp:")[0].encode()
+    assert f"only the first {len(kept):,} were kept" in out["content"]
+    small = {**event, "content": "fits"}
+    assert fit_result(small, limits) == small
