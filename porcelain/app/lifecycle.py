@@ -67,7 +67,7 @@ def publish_at(
         chosen = cid if attempt == 0 and cid and not store.refs.exists(cid) else fresh_id(store)
         try:
             return chosen, store.log.create(
-                chosen, events(chosen), parent, f"{reason} {chosen}", packed=packed
+                chosen, events(chosen), parent, f"{reason} {chosen}", packed=packed, remake=events
             )
         except ConversationExists:
             continue

@@ -9,7 +9,7 @@ the operation log (``Ops.moving``).
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -53,6 +53,8 @@ class Refs:
     def __init__(self, ground: Ground, ops: Ops) -> None:
         self._g = ground
         self._ops = ops
+        # an id a batch of creations took, its ref not yet written (``Log.batch``)
+        self.pending: Callable[[str], bool] = lambda cid: False
 
     def list(self, archived: bool | None = False) -> builtins.list[Located]:
         """Conversations (live, archived, or both with None), in ref-name order."""
@@ -102,7 +104,8 @@ class Refs:
         return None
 
     def exists(self, cid: str) -> bool:
-        return self.locate(cid) is not None
+        """Whether ``cid`` is a conversation here (or taken by a batch being written)."""
+        return self.pending(cid) or self.locate(cid) is not None
 
     def require(self, cid: str) -> Located:
         """``locate``, or ``ConversationNotFound``."""
