@@ -150,6 +150,8 @@ def _write_jp(
     titles = {batch.renamed.get(c, c): meta for c, meta in titles.items()}
     if titles:
         store.notes.set_metas(titles, "jp: metadata of imported conversations")
+    if any(not kept for kept in kept_ids):
+        store.local.maintain()  # git gc --auto in the background, when past git's limits
     for row in created:
         app.output.text(partial(_imported, app, row["id"], row))
     if activate and created:
