@@ -75,6 +75,11 @@ class Batch:
         """Whether ``cid`` is taken by a creation not yet flushed."""
         return cid in self.pending
 
+    def pending_tip(self, cid: str) -> str | None:
+        """The tip ``cid`` will have once flushed (None: not created here)."""
+        step = self.pending.get(cid)
+        return step.tip if step is not None else None
+
     def add(
         self,
         cid: str,

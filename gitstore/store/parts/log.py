@@ -52,8 +52,8 @@ PACK_AT = 1000  # events in one write from which they go into a pack
 RETRIES = 60  # tries of an append that concurrent appends keep getting ahead of
 
 
-def _nothing_pending(cid: str) -> bool:
-    return False
+def _nothing_pending(cid: str) -> str | None:
+    return None
 
 
 class Log(Chains):
@@ -77,7 +77,7 @@ class Log(Chains):
         from gitstore.store.batch import Batch
 
         batch = self._batch = Batch(self._g, self._ops, self._create_now, self._refs.exists)
-        self._refs.pending = batch.pending_ids
+        self._refs.pending = batch.pending_tip
         try:
             yield batch
             batch.flush()
@@ -85,6 +85,21 @@ class Log(Chains):
             self._batch = None
             self._refs.pending = _nothing_pending
             batch.close()
+
+    @contextmanager
+    def unbatched(self) -> Iterator[None]:
+        """Inside an open ``batch``: flush it, and write each creation in the block at
+        once (a caller that reads back what it creates: a rewind's branches)."""
+        batch = self._batch
+        if batch is None:
+            yield
+            return
+        batch.flush()
+        self._batch, self._refs.pending = None, _nothing_pending
+        try:
+            yield
+        finally:
+            self._batch, self._refs.pending = batch, batch.pending_tip
 
     def write_commits(
         self, events: Sequence[Event], parent: str | None, tool_names: dict[str, str] | None = None
