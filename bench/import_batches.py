@@ -26,6 +26,7 @@ from pathlib import Path
 from bench.common import Profile, Results, Row, clean_env, cpu_now, jp_command, run_process, verdict
 from bench.jpfolder import entries
 from bench.session_scale import _session
+from gitstore.fs.retry import until
 
 # (conversations in all, commands): 12 commands each time
 SIZES = {"full": (3_000, 12), "quick": (600, 12), "smoke": (24, 12)}
@@ -112,13 +113,10 @@ def _fast_import(stream: Path, store: Path) -> tuple[float, float]:
 
 def _packs(store: Path, settle: float = 120.0) -> int:
     """The store's packs once no maintenance of git's runs in it (up to ``settle`` s)."""
-    end = time.monotonic() + settle
-    pack = store / "objects" / "pack"
-    while time.monotonic() < end and any(
-        (store / name).exists() for name in ("gc.pid", "objects/maintenance.lock")
-    ):
-        time.sleep(0.2)
-    return len(list(pack.glob("*.pack")))
+    for _ in until(settle, 0.2):
+        if not any((store / name).exists() for name in ("gc.pid", "objects/maintenance.lock")):
+            break
+    return len(list((store / "objects" / "pack").glob("*.pack")))
 
 
 def _run(
