@@ -28,8 +28,8 @@ from bench.jpfolder import entries
 from bench.session_scale import _session
 from gitstore.fs.retry import until
 
-# (conversations in all, commands): 12 commands each time
-SIZES = {"full": (3_000, 12), "quick": (600, 12), "smoke": (24, 12)}
+# (conversations in all, commands): 12 commands, but 2 for the smoke run (the test suite's)
+SIZES = {"full": (3_000, 12), "quick": (600, 12), "smoke": (4, 2)}
 EVENTS = 4  # entries of each JP conversation: two turns
 
 
