@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from gitstore.store.parts.ops import Ops
 
 
+PACK_REFS_AT = 100  # refs created at once from which git packs the store's refs
 ID_ATTEMPTS = 20  # fresh ids tried for a creation whose id another writer took
 Alone = Callable[[str, EventSource, "str | None", str, "dict[str, str] | None", bool], str]
 
@@ -157,6 +158,8 @@ class Batch:
         with self._ops.moving(updates, verify=lambda: made):
             if _update_refs(self._g.gitdir, wanted, "jp conversation import"):
                 made.update(wanted)
+                if len(wanted) >= PACK_REFS_AT:  # loose refs: every listing reads each file
+                    _git(self._g.gitdir, ["pack-refs", "--all"], b"")
             for name, tip in wanted.items():
                 if name not in made and refcreate.create(self._g.place, name, tip, reasons[name]):
                     made.add(name)
@@ -174,13 +177,16 @@ def _update_refs(gitdir: Path, wanted: dict[str, str], message: str) -> bool:
     """Create every ref of ``wanted`` in one ``git update-ref --stdin`` transaction;
     whether it committed (git leaves every ref as it was when one cannot be created)."""
     lines = "".join(f"create {name}\0{tip}\0" for name, tip in wanted.items())
+    args = ["update-ref", "--create-reflog", "-z", "--stdin", "-m", message]
+    return _git(gitdir, args, lines.encode())
+
+
+def _git(gitdir: Path, args: list[str], data: bytes) -> bool:
+    """Run ``git args`` on ``data``; whether it succeeded."""
     try:
         done = subprocess.run(
-            ["git", "--git-dir", str(gitdir), "update-ref", "--create-reflog", "-z",
-             "--stdin", "-m", message],
-            input=lines.encode(),
-            capture_output=True,
-        )  # fmt: skip
+            ["git", "--git-dir", str(gitdir), *args], input=data, capture_output=True
+        )
     except OSError as exc:
         raise environment_fault(exc, str(gitdir)) or exc from None
     return done.returncode == 0
