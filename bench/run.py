@@ -35,6 +35,7 @@ SECTIONS = (
     "review",
     "many",
     "import",
+    "batches",
     "bulk",
     "render",
     "sessions",
@@ -107,6 +108,11 @@ def run(args: argparse.Namespace, profile: Profile, root: Path, results: Results
     if "import" in wanted:
         results.log("import")
         process_cases.import_section(root, profile, results, args.fixtures)
+    if "batches" in wanted:
+        from bench import import_batches
+
+        results.log("many small imports into one store")
+        import_batches.batches_section(root, profile, results)
     if "bulk" in wanted:
         from bench import bulk_cases
 

@@ -38,7 +38,7 @@ FSCK_LINES = 5  # fsck problems named one by one; the rest are counted
 
 @dataclass(frozen=True)
 class Finding:
-    check: str  # format, fsck, journal, oplog, lock, quarantine, cache
+    check: str  # format, fsck, journal, oplog, lock, quarantine, cache, maintenance
     problem: str  # one line
     fix: str  # the command that mends it
     fixable: bool = False  # ``mend`` applies it
@@ -70,6 +70,7 @@ def examine(store: Store, fsck: bool = True) -> list[Finding]:
     out += check_journals(store) + check_pending(store) + check_locks(store)
     out += check_packed_refs(store)
     out += check_quarantine(store) + check_cache(store) + check_oplog(store)
+    out += check_maintenance(store)
     if fsck:
         out += check_fsck(store)
     return out
@@ -293,6 +294,28 @@ def check_fsck(store: Store) -> list[Finding]:
     return [Finding("fsck", f"git fsck: {line}", fix) for line in shown]
 
 
+def check_maintenance(store: Store) -> list[Finding]:
+    """Past git's own limits (``gc.autoPackLimit`` packs, ``gc.auto`` loose objects) with
+    no git gc at work: every read looks through more files than it needs to."""
+    # lazy: only doctor and the writes that follow it count packs
+    from gitstore.store import maintenance
+
+    if not maintenance.due(store.place) or (store.gitdir / "gc.pid").exists():
+        return []
+    packs = maintenance.packs(store.gitdir)
+    loose = maintenance.loose_objects(store.gitdir)
+    return [
+        Finding(
+            "maintenance",
+            f"git's maintenance is due ({packs} packs, about {loose} loose objects): "
+            "reads look through more files than they need to",
+            FIX,
+            fixable=True,
+            severity="note",
+        )
+    ]
+
+
 # -- mending ---------------------------------------------------------------------------
 
 
@@ -325,6 +348,10 @@ def mend(store: Store, findings: list[Finding]) -> list[Finding]:
     if "cache" in kinds:
         rebuild_cache(store)
         done += [f for f in findings if f.check == "cache"]
+    if "maintenance" in kinds:
+        # git gc (its default grace for unreachable objects), waited for: the user asked
+        store.local.maintain(force=True, wait=True)
+        done += [f for f in findings if f.check == "maintenance"]
     return done
 
 

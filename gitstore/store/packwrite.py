@@ -30,7 +30,7 @@ import threading
 import uuid
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -226,14 +226,9 @@ def _write(
     out: list[str] | None,
     on_rows: Callable[[list[tuple[str, str | None, Event]]], None] | None,
 ) -> Packed:
-    try:
-        with _terminate_as_interrupt(), _workspace(gitdir) as work:
-            done, tip = _write_chunks(
-                gitdir, work, events, parent, names, sign, committer, out, on_rows
-            )
-            return Packed(tip, _publish(gitdir, done))
-    except OSError as exc:
-        raise environment_fault(exc, str(gitdir)) or exc from None
+    with Writer(gitdir) as writer:
+        tip = writer.chain(events, parent, names, sign, committer, out, on_rows)
+        return Packed(tip, writer.publish())
 
 
 @contextmanager
@@ -254,51 +249,118 @@ def _terminate_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, before)
 
 
-def _write_chunks(
-    gitdir: Path,
-    work: Path,
-    events: Iterable[tuple[Event, bytes]],
-    parent: str | None,
-    names: dict[str, str],
-    sign: Signer,
-    committer: str,
-    out: list[str] | None,
-    on_rows: Callable[[list[tuple[str, str | None, Event]]], None] | None,
-) -> tuple[list[tuple[Path, str]], str | None]:
-    """The complete (indexed) packs and the last commit; ``out`` (if any) takes each id."""
-    done: list[tuple[Path, str]] = []
-    pack: _Pack | None = None
-    rows: list[tuple[str, str | None, Event]] = []
-    for event, data in events:
-        if pack is None:
-            pack = _Pack(work / f"chunk-{len(done)}.pack")
-        if event.get("type") == Kind.TOOL_CALL_REQUEST:
-            names[str(event.get("id"))] = str(event.get("name"))
-        author = sign(commits.author_name(event), event)
-        blob, tree, commit = commit_bytes(
-            event, parent, names, author, sign(committer, event), data
-        )
-        pack.add("blob", blob)
-        pack.add("tree", tree)
-        oid = pack.add("commit", commit).hex()
-        if on_rows:
-            rows.append((oid, parent, event))
-        if out is not None:
-            out.append(oid)
-        parent = oid
-        if len(rows) >= ROWS and on_rows:
-            on_rows(rows)
-            rows = []
-        if pack.count >= 3 * CHUNK:
-            done.append((pack.path, pack.finish(gitdir)))
+class Writer:
+    """The packs one command writes: chains (and blobs) added one after another into
+    the same pack, a new one begun every ``CHUNK`` events, all published together
+    (``publish``) before any ref names them.  Leaving it unpublished (an error,
+    Ctrl-C) removes them; a kill leaves them to ``sweep``."""
+
+    def __init__(self, gitdir: Path) -> None:
+        self.gitdir = gitdir
+        self._stack = ExitStack()
+        self._done: list[tuple[Path, str]] = []
+        self._pack: _Pack | None = None
+        self._work: Path | None = None
+
+    def __enter__(self) -> Writer:
+        try:
+            self._stack.enter_context(_terminate_as_interrupt())
+            self._work = self._stack.enter_context(_workspace(self.gitdir))
+        except OSError as exc:
+            self._stack.close()
+            raise environment_fault(exc, str(self.gitdir)) or exc from None
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._pack is not None:
+            self._pack.file.close()
+        self._stack.close()
+
+    def _current(self) -> _Pack:
+        if self._pack is None:
+            assert self._work is not None, "a Writer is used inside its with block"
+            self._pack = _Pack(self._work / f"chunk-{len(self._done)}.pack")
+        return self._pack
+
+    def _close_pack(self) -> None:
+        if self._pack is not None:
+            self._done.append((self._pack.path, self._pack.finish(self.gitdir)))
             faults.point("pack:chunk-written")
-            pack = None
-    if pack is not None:
-        done.append((pack.path, pack.finish(gitdir)))
-        faults.point("pack:chunk-written")
-    if rows and on_rows:
-        on_rows(rows)
-    return done, parent
+            self._pack = None
+
+    @property
+    def empty(self) -> bool:
+        return not self._done and (self._pack is None or not self._pack.count)
+
+    def blob(self, data: bytes) -> str:
+        """Add one blob (an anchor); its id."""
+        try:
+            return self._current().add("blob", data).hex()
+        except OSError as exc:
+            raise environment_fault(exc, str(self.gitdir)) or exc from None
+
+    def chain(
+        self,
+        events: Iterable[tuple[Event, bytes]],
+        parent: str | None,
+        names: dict[str, str],
+        sign: Signer,
+        committer: str,
+        out: list[str] | None = None,
+        on_rows: Callable[[list[tuple[str, str | None, Event]]], None] | None = None,
+    ) -> str | None:
+        """Add one commit per event on top of ``parent``; the last commit.  ``out``
+        (if any) takes each id, ``on_rows`` the rows ``ROWS`` at a time."""
+        try:
+            return self._chain(events, parent, names, sign, committer, out, on_rows)
+        except OSError as exc:
+            raise environment_fault(exc, str(self.gitdir)) or exc from None
+
+    def _chain(
+        self,
+        events: Iterable[tuple[Event, bytes]],
+        parent: str | None,
+        names: dict[str, str],
+        sign: Signer,
+        committer: str,
+        out: list[str] | None,
+        on_rows: Callable[[list[tuple[str, str | None, Event]]], None] | None,
+    ) -> str | None:
+        rows: list[tuple[str, str | None, Event]] = []
+        for event, data in events:
+            pack = self._current()
+            if event.get("type") == Kind.TOOL_CALL_REQUEST:
+                names[str(event.get("id"))] = str(event.get("name"))
+            author = sign(commits.author_name(event), event)
+            blob, tree, commit = commit_bytes(
+                event, parent, names, author, sign(committer, event), data
+            )
+            pack.add("blob", blob)
+            pack.add("tree", tree)
+            oid = pack.add("commit", commit).hex()
+            if on_rows:
+                rows.append((oid, parent, event))
+            if out is not None:
+                out.append(oid)
+            parent = oid
+            if len(rows) >= ROWS and on_rows:
+                on_rows(rows)
+                rows = []
+            if pack.count >= 3 * CHUNK:
+                self._close_pack()
+        if rows and on_rows:
+            on_rows(rows)
+        return parent
+
+    def publish(self) -> tuple[str, ...]:
+        """Index the last pack and move every pack into the object database (each
+        behind a ``.keep`` until ``release``); their names.  The writer starts over."""
+        try:
+            self._close_pack()
+            done, self._done = self._done, []
+            return _publish(self.gitdir, done)
+        except OSError as exc:
+            raise environment_fault(exc, str(self.gitdir)) or exc from None
 
 
 def _publish(gitdir: Path, packs: list[tuple[Path, str]]) -> tuple[str, ...]:
@@ -349,6 +411,7 @@ __all__ = [
     "CHUNK",
     "EnvironmentFault",
     "Packed",
+    "Writer",
     "commit_bytes",
     "signature_line",
     "sweep",

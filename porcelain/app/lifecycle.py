@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from gitstore import (
@@ -17,6 +17,7 @@ from gitstore import (
     Store,
     config_delta_event,
     conversation_start_event,
+    created_at,
     new_id,
     record_activation,
     retry_jittered,
@@ -32,8 +33,20 @@ JP_WRITTEN = {"written_by": "jp"}
 ID_ATTEMPTS = 20
 
 
+# the last id this process took in each store: an import of thousands takes ids
+# faster than deciseconds pass, and each new one would otherwise be looked for
+# past every one taken before it (one ref look-up each)
+_LAST: dict[str, str] = {}
+
+
 def fresh_id(store: Store, moment: datetime | None = None) -> str:
-    return new_id(moment or clock.now(), store.refs.exists)
+    moment = moment or clock.now()
+    last = _LAST.get(str(store.gitdir))
+    if last is not None:
+        moment = max(moment, created_at(last) + timedelta(milliseconds=100))
+    cid = new_id(moment, store.refs.exists)
+    _LAST[str(store.gitdir)] = cid
+    return cid
 
 
 def publish(
@@ -67,7 +80,7 @@ def publish_at(
         chosen = cid if attempt == 0 and cid and not store.refs.exists(cid) else fresh_id(store)
         try:
             return chosen, store.log.create(
-                chosen, events(chosen), parent, f"{reason} {chosen}", packed=packed
+                chosen, events(chosen), parent, f"{reason} {chosen}", packed=packed, remake=events
             )
         except ConversationExists:
             continue

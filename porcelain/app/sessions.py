@@ -145,11 +145,16 @@ def import_files(
     out = []
     with store.refs.hold_named(LOCK, WAIT_SECONDS, ImportBusy()):
         known = known_imports(store)
-        for found in files:
-            outcome = _import_one(store, tool, found, limits, known)
-            out.append(outcome)
-            if progress:
-                progress(outcome)
+        # the new sessions go into one set of packs, their refs created together
+        with store.log.batch() as batch:
+            for found in files:
+                outcome = _import_one(store, tool, found, limits, known)
+                out.append(outcome)
+                if progress:
+                    progress(outcome)
+        for outcome in out:  # an id another writer took meanwhile: created under a fresh one
+            if outcome.cid in batch.renamed:
+                outcome.cid = batch.renamed[outcome.cid]
     if any(o.action in WROTE for o in out):
         store.local.maintain()  # a pack per new conversation: git gc --auto when past its limit
     return out
@@ -208,9 +213,10 @@ def _import_one(
 
         parent = known.by_session.get((tool, session)) if agent else None
         known_records = _vouched(position)
-        outcome.action, outcome.cid, outcome.new_records, made = import_branched(
-            store, cid, mapped, lines.records, imported, parent, forks, known_records
-        )
+        with store.log.unbatched():  # its branches start on the commits it writes
+            outcome.action, outcome.cid, outcome.new_records, made = import_branched(
+                store, cid, mapped, lines.records, imported, parent, forks, known_records
+            )
         before = forks if outcome.action != "forked" else {}
         outcome.branches = len(set(made.values()) - set(before.values()))
         known.forks[outcome.cid] = made

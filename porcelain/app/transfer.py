@@ -33,8 +33,14 @@ class _Chain:
         return 1 + len(self.events)
 
 
-def store_imported(store: Store, conv: JpConversation | JpFolder) -> str:
-    """Write one read JP conversation as a new chain; returns its id."""
+def store_imported(
+    store: Store,
+    conv: JpConversation | JpFolder,
+    metas: dict[str, dict[str, Any]] | None = None,
+) -> str:
+    """Write one read JP conversation as a new chain (into the store's batch, when one
+    is open); returns its id.  Its metadata (title, pin, labels) is set now, or put
+    in ``metas`` for the caller to set with the others (``Notes.set_metas``)."""
     wanted = conv.jp_id if conv.jp_id and is_valid_id(conv.jp_id) else None
     imported: dict[str, Any] = {"format": "jp"}
     if conv.jp_id:
@@ -54,7 +60,9 @@ def store_imported(store: Store, conv: JpConversation | JpFolder) -> str:
 
     cid = publish(store, chain, None, "jp conversation import", cid=wanted, packed=True)
     meta = {k: conv.metadata[k] for k in META_KEYS if conv.metadata.get(k)}
-    if meta:
+    if meta and metas is not None:
+        metas[cid] = meta
+    elif meta:
         store.notes.set_meta(cid, meta, f"jp: metadata of imported {cid}")
     return cid
 

@@ -24,12 +24,14 @@ from porcelain.render.output import untrusted_field
 @click.pass_obj
 def doctor(app: App, fix: bool, no_fsck: bool, ack: bool) -> int:
     """Check the store: git fsck, unfinished ref updates, stale lock files,
-    quarantined refs, the cache, the operation log and the format version.
+    quarantined refs, the cache, the operation log, the format version and
+    whether git's maintenance is due (too many packs or loose objects).
 
     Prints one line per finding with the command that mends it, and exits 0
     only when the store is healthy.  `--fix` removes lock files no live
     writer holds, finishes interrupted updates and operations, rebuilds a
-    damaged cache and records the format version; what it cannot mend
+    damaged cache, records the format version and runs git's maintenance
+    when due; what it cannot mend
     safely (fsck problems, quarantined refs) it names.  `--ack` accepts
     the refs a remote keeps that the last pulls refused: pull, push and sync
     then succeed while those refs stay as they are (a new tip is refused

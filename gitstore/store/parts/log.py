@@ -9,7 +9,8 @@ packs (``packwrite``, ``streamed``), never one loose object each.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     import pygit2
 
     from gitstore.store import packwrite
+    from gitstore.store.batch import Batch
     from gitstore.store.ground import Ground
     from gitstore.store.parts.ops import Ops
     from gitstore.store.parts.refs import Refs
@@ -50,12 +52,54 @@ PACK_AT = 1000  # events in one write from which they go into a pack
 RETRIES = 60  # tries of an append that concurrent appends keep getting ahead of
 
 
+def _nothing_pending(cid: str) -> str | None:
+    return None
+
+
 class Log(Chains):
     """The event chains: one commit per event, appended by compare-and-swap."""
 
     def __init__(self, ground: Ground, refs: Refs, ops: Ops) -> None:
         super().__init__(ground, refs)
         self._ops = ops
+        self._batch: Batch | None = None
+
+    @contextmanager
+    def batch(self) -> Iterator[Batch]:
+        """Inside, every ``create(..., packed=True)`` goes into one set of packs and
+        the refs are created together when the block ends (``Batch.flush``, which a
+        caller that must read them sooner calls itself); an error drops what was not
+        flushed.  Nested, the outer batch holds."""
+        if self._batch is not None:
+            yield self._batch
+            return
+        # lazy: only a command that creates many conversations batches them
+        from gitstore.store.batch import Batch
+
+        batch = self._batch = Batch(self._g, self._ops, self._create_now, self._refs.exists)
+        self._refs.pending = batch.pending_tip
+        try:
+            yield batch
+            batch.flush()
+        finally:
+            self._batch = None
+            self._refs.pending = _nothing_pending
+            batch.close()
+
+    @contextmanager
+    def unbatched(self) -> Iterator[None]:
+        """Inside an open ``batch``: flush it, and write each creation in the block at
+        once (a caller that reads back what it creates: a rewind's branches)."""
+        batch = self._batch
+        if batch is None:
+            yield
+            return
+        batch.flush()
+        self._batch, self._refs.pending = None, _nothing_pending
+        try:
+            yield
+        finally:
+            self._batch, self._refs.pending = batch, batch.pending_tip
 
     def write_commits(
         self, events: Sequence[Event], parent: str | None, tool_names: dict[str, str] | None = None
@@ -161,8 +205,14 @@ class Log(Chains):
         reason: str,
         tool_names: dict[str, str] | None = None,
         packed: bool = False,
+        remake: Callable[[str], EventSource] | None = None,
     ) -> str:
         """Publish a new conversation whose chain ends with ``events``.
+
+        Inside ``batch`` a ``packed`` one is only written into the batch's packs,
+        its ref created when the batch is flushed; should another writer take its
+        id first, ``remake(new id)`` gives its events under a fresh one
+        (``Batch.renamed``), else the flush raises ``ConversationExists``.
 
         ``PACK_AT`` events or more (an import), or any number with ``packed`` (one
         of many conversations an import writes: a pack each costs far less than
@@ -173,6 +223,20 @@ class Log(Chains):
         ids.check(cid)
         if self._refs.exists(cid):
             raise ConversationExists(cid)
+        if packed and self._batch is not None:
+            return self._batch.add(cid, events, parent, reason, tool_names, remake)
+        return self._create_now(cid, events, parent, reason, tool_names, packed)
+
+    def _create_now(
+        self,
+        cid: str,
+        events: EventSource,
+        parent: str | None,
+        reason: str,
+        tool_names: dict[str, str] | None = None,
+        packed: bool = True,
+    ) -> str:
+        """``create`` of one conversation, its ref written before it returns."""
         try:
             hold: Callable[[], None]
             if packed or len(events) >= PACK_AT:
@@ -201,7 +265,9 @@ class Log(Chains):
                 if locked is not None:
                     raise locked from None
                 raise
-            gcwatch.after_gc(self._g.gitdir)  # a prune that walked before the move deletes until then
+            gcwatch.after_gc(
+                self._g.gitdir
+            )  # a prune that walked before the move deletes until then
             hold()  # pruned as the ref moved
             return tip
         finally:
@@ -242,7 +308,9 @@ class Log(Chains):
             faults.point("append:objects-written")
             self._keep_written(chain, events, expected, tool_names)
             self._move_tip(cid, expected, chain[-1], reason)
-            gcwatch.after_gc(self._g.gitdir)  # a prune that walked before the move deletes until then
+            gcwatch.after_gc(
+                self._g.gitdir
+            )  # a prune that walked before the move deletes until then
             self._keep_written(chain, events, expected, tool_names)  # pruned as the ref moved
         finally:
             packwrite.release()  # the ref names the packs now (or never will)

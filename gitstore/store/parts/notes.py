@@ -106,21 +106,32 @@ class Notes:
         }
 
     def set_meta(self, cid: str, values: dict[str, Any], reason: str) -> None:
-        target = self.anchor(cid)
+        self.set_metas({cid: values}, reason)
+
+    def set_metas(self, values: dict[str, dict[str, Any]], reason: str) -> None:
+        """Add metadata values to each conversation of ``values`` in one notes commit
+        (an import of many conversations titles them all at once)."""
+        targets = {self.anchor(cid): changes for cid, changes in values.items()}
         moment = self._g.seconds()  # one reading: the lines' stamp and the commit's time
         machine = self.machine
 
         def change(current: notes.NoteTexts) -> dict[str, str | None]:
-            text = current.get(target, "")
-            # later writes from this machine must win even within one millisecond
-            stamp = max(int(moment * 1000), notes.last_stamp(text, machine) + 1)
-            lines = "".join(notes.meta_line(k, v, stamp, machine) + "\n" for k, v in values.items())
-            return {target: notes.compact_meta(text + lines)}
+            out: dict[str, str | None] = {}
+            for target, changes in targets.items():
+                text = current.get(target, "")
+                # later writes from this machine must win even within one millisecond
+                stamp = max(int(moment * 1000), notes.last_stamp(text, machine) + 1)
+                lines = "".join(
+                    notes.meta_line(k, v, stamp, machine) + "\n" for k, v in changes.items()
+                )
+                out[target] = notes.compact_meta(text + lines)
+            return out
 
         signature = self._g.signature(moment)
-        anchor = [ids.anchor_bytes(cid)]  # in the note's kept pack, not a loose file of its own
+        # the anchors go in the note's kept pack, not a loose file each
+        anchors = [ids.anchor_bytes(cid) for cid in values]
         notes.update(
-            self._g.repo, self.refs.meta, change, signature, reason, self._ops.moving, also=anchor
+            self._g.repo, self.refs.meta, change, signature, reason, self._ops.moving, also=anchors
         )
 
     def source_of(self, cid: str) -> str | None:

@@ -9,7 +9,7 @@ the operation log (``Ops.moving``).
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -53,6 +53,8 @@ class Refs:
     def __init__(self, ground: Ground, ops: Ops) -> None:
         self._g = ground
         self._ops = ops
+        # the tip of an id a batch of creations took, its ref not yet written (``Log.batch``)
+        self.pending: Callable[[str], str | None] = lambda cid: None
 
     def list(self, archived: bool | None = False) -> builtins.list[Located]:
         """Conversations (live, archived, or both with None), in ref-name order."""
@@ -94,7 +96,13 @@ class Refs:
         return self._g.reader.read(name)
 
     def locate(self, cid: str) -> Located | None:
+        """Where ``cid`` is, and its tip; inside ``Log.batch`` a conversation created
+        there but not yet flushed is located at the tip it will have (its commits are
+        not readable before the flush)."""
         ids.check(cid)
+        pending = self.pending(cid)
+        if pending is not None:
+            return Located(cid, pending, False)
         for archived in (False, True):
             oid = self._g.reader.read(refs.archived(cid) if archived else refs.live(cid))
             if oid is not None:
@@ -102,6 +110,7 @@ class Refs:
         return None
 
     def exists(self, cid: str) -> bool:
+        """Whether ``cid`` is a conversation here (or taken by a batch being written)."""
         return self.locate(cid) is not None
 
     def require(self, cid: str) -> Located:

@@ -130,15 +130,32 @@ def _write_jp(
 
     store = app.store()
     created: list[dict[str, Any]] = []
-    for folder, conv in zip(folders, read, strict=True):
-        _counted(conv, progress, "compared")
-        kept = already_there(store, conv.jp_id, conv.events)
-        _counted(conv, progress, "wrote")
-        cid = kept or store_imported(store, conv)
-        done = outcome(conv.jp_id, cid, kept)
-        progress.clear()
-        created.append({"id": cid, "folder": str(folder), "events": len(conv.events), **done})
-        app.output.text(partial(_imported, app, cid, done))
+    kept_ids: list[str | None] = []
+    titles: dict[str, dict[str, Any]] = {}
+    # one set of packs and one ref update for the whole command, not one per folder
+    with store.log.batch() as batch:
+        for folder, conv in zip(folders, read, strict=True):
+            if conv.jp_id and batch.pending_ids(conv.jp_id):
+                batch.flush()  # the same folder twice: the second compares with the first
+            _counted(conv, progress, "compared")
+            kept = already_there(store, conv.jp_id, conv.events)
+            _counted(conv, progress, "wrote")
+            cid = kept or store_imported(store, conv, titles)
+            kept_ids.append(kept)
+            progress.clear()
+            created.append({"id": cid, "folder": str(folder), "events": len(conv.events)})
+        batch.flush()
+    for row, conv, kept in zip(created, read, kept_ids, strict=True):
+        # an id another writer took as the batch was written: created under a fresh one
+        row["id"] = batch.renamed.get(row["id"], row["id"])
+        row.update(outcome(conv.jp_id, row["id"], kept))
+    titles = {batch.renamed.get(c, c): meta for c, meta in titles.items()}
+    if titles:
+        store.notes.set_metas(titles, "jp: metadata of imported conversations")
+    if any(not kept for kept in kept_ids):
+        store.local.maintain()  # git gc --auto in the background, when past git's limits
+    for row in created:
+        app.output.text(partial(_imported, app, row["id"], row))
     if activate and created:
         store.refs.set_active(str(created[-1]["id"]))
     app.output.emit(created)
