@@ -148,9 +148,14 @@ def prices(environ: Mapping[str, str]) -> dict[str, Price]:
 def conversation_total(conv: Conversation, environ: Mapping[str, str]) -> dict[str, Any] | None:
     """What one conversation's chain used, counted and priced as `jp usage` does (its
     forks' and other conversations' copies aside); None when it records no usage."""
+    return chain_total(conv, prices(environ))
+
+
+def chain_total(conv: Conversation, priced: Mapping[str, Price]) -> dict[str, Any] | None:
+    """``conversation_total`` with the user's prices already read (the web view's)."""
     row = chain_row(conv.events, conv.commits)
     if not row["entries"]:
         return None
-    result = report(merge([(conv.cid, row["entries"])]), "model", prices(environ))
+    result = report(merge([(conv.cid, row["entries"])]), "model", priced)
     models = [r["model"] for r in result["rows"] if r["model"] != "<synthetic>"]
     return {**result["total"], "models": models}

@@ -4,12 +4,14 @@ the filters, a model named to run a script shown as text, bad filters refused.""
 
 from __future__ import annotations
 
+import html
 import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from porcelain.render.usageview import cost
 from tests.e2e.harness import User
 from tests.e2e.serve.store import serving
 from tests.e2e.test_serve import Client
@@ -59,8 +61,8 @@ def test_the_page_and_its_json_give_jp_usage_figures(site: tuple[Client, User]) 
     data = client.api("/usage")
     got = [(r["period"], tuple(r[k] for k in COUNTS), r["cost_usd"]) for r in data["rows"]]
     assert [(p, c) for p, c, _ in got] == [(p, c) for p, c, _ in WANT]
-    for (_, _, cost), (_, _, expected) in zip(got, WANT, strict=True):
-        assert cost == (pytest.approx(expected) if expected is not None else None)
+    for (_, _, spent), (_, _, expected) in zip(got, WANT, strict=True):
+        assert spent == (pytest.approx(expected) if expected is not None else None)
     assert data["rows"] == json.loads(user.ok("-F", "json", "usage", env={"TZ": "UTC"}))
     assert data["total"]["cost_usd"] is None  # two days have a model without a price
     page = client.page("/usage")
@@ -104,3 +106,25 @@ def test_filters_as_the_command_has_them(site: tuple[Client, User]) -> None:
         status, headers, body = client.get(f"/usage?{bad}", {"Cookie": client.cookie})
         assert status == 400, (bad, status, body)
         assert headers["Content-Type"].startswith("text/plain")
+
+
+def test_a_conversation_page_shows_its_total(site: tuple[Client, User]) -> None:
+    client, user = site
+    rows = json.loads(user.ok("-F", "json", "conversation", "ls", "--all"))
+    for row in rows:
+        shown = json.loads(user.ok("-F", "json", "conversation", "show", row["id"]))
+        total = shown["usage_total"]
+        page = client.page(f"/c/{row['id']}")
+        if total is None:
+            assert "Spent:" not in page
+            continue
+        counts = f"in {total['input_tokens']:,}, out {total['output_tokens']:,}, "
+        assert f"Spent: {counts}" in page, row
+        if total["cost_usd"] is None:
+            assert "tokens: no price (" in page
+        else:
+            assert f"tokens: {html.escape(cost(total['cost_usd']))} (" in page
+    evil = next(r["id"] for r in rows if r.get("title") == "evil model")
+    page = client.page(f"/c/{evil}")
+    assert "Spent: in 3, out 4, cache write 0, cache read 0 tokens: no price (&lt;img" in page
+    assert "<img src=x" not in page
