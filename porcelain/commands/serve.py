@@ -43,7 +43,8 @@ if TYPE_CHECKING:
 @click.pass_obj
 def serve(app: App, port: int, host: str, open_browser: bool, yes: bool) -> None:
     """Show the store in a browser: conversations, their trees, compactions and
-    reviews, sizes, what every session spent and the operation log (read-only; Ctrl-C stops it).
+    reviews, sizes, what every session spent and the operation log (read-only;
+    Ctrl-C stops it).
 
     Prints one URL; it carries a random token, and every request without it
     (or the cookie the first visit sets) is refused, so another user of this
