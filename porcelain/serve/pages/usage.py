@@ -72,7 +72,9 @@ def _price(row: Mapping[str, Any]) -> str:
 
 
 def _colours(rows: list[dict[str, Any]]) -> dict[str, str]:
-    names = sorted({b["model"] for r in rows for b in r["breakdown"]})
+    """A colour for each model that used a token (Claude Code's empty ``<synthetic>``
+    records draw nothing)."""
+    names = sorted({b["model"] for r in rows for b in r["breakdown"] if b["total_tokens"]})
     return {name: COLOURS[i % len(COLOURS)] for i, name in enumerate(names)}
 
 
@@ -121,7 +123,7 @@ def svg(rows: list[dict[str, Any]], colours: Mapping[str, str]) -> Markup:
                     x=round(x, 1),
                     y=y(above),
                     width=round(max(slot * 0.7, 1), 1),
-                    height=round(y(below) - y(above), 1),
+                    height=max(round(y(below) - y(above), 1), 1),  # a few tokens still show
                     fill=colours[part["model"]],
                     class_="bar",
                 )
@@ -214,8 +216,8 @@ def page(store: Store, query: Query, prices: Mapping[str, Price]) -> Markup:
     )
     if not data["rows"]:
         body = Markup(_form(data) + tag("p", "No usage recorded here.") + note)
-        return layout("Usage", body, [("/", "Conversations")])
+        return layout("Usage", body)
     colours = _colours(data["rows"])
     figure = tag("div", svg(data["rows"], colours), class_="figure")
     body = Markup(_form(data) + figure + _legend(colours) + _table(data) + note)
-    return layout("Usage", body, [("/", "Conversations")])
+    return layout("Usage", body)
