@@ -16,7 +16,7 @@ from porcelain.render.usageview import cost
 from porcelain.serve.html import Markup, esc, join, tag, void
 from porcelain.serve.html import page as layout
 from porcelain.serve.html import svg as drawing
-from porcelain.serve.pages.size import _short, _step
+from porcelain.serve.pages.size import round_step, short_count
 from porcelain.serve.routes import BadRequest, Query, one
 
 WANTS_PRICES = True  # routes.py hands this page the user's prices
@@ -84,11 +84,11 @@ def _axes(top: int, y: Callable[[float], float]) -> list[Markup]:
         tag("line", "", x1=LEFT, y1=H - PAD, x2=W - PAD, y2=H - PAD, class_="axis"),
         tag("text", "tokens", x=4, y=PAD / 2 - 4, class_="label"),
     ]
-    for value in range(0, top + 1, _step(top)):
+    for value in range(0, top + 1, round_step(top)):
         at = y(value)
         out.append(tag("line", "", x1=LEFT, y1=at, x2=W - PAD, y2=at, class_="grid"))
         out.append(
-            tag("text", _short(value), x=LEFT - 6, y=at + 4, class_="label", text_anchor="end")
+            tag("text", short_count(value), x=LEFT - 6, y=at + 4, class_="label", text_anchor="end")
         )
     return out
 
@@ -97,7 +97,7 @@ def svg(rows: list[dict[str, Any]], colours: Mapping[str, str]) -> Markup:
     """One bar a day, its height the day's tokens, one segment per model (a tooltip
     each: the model, its tokens, its cost)."""
     highest = max([1, *(int(r["total_tokens"]) for r in rows)])
-    top = -(-highest // _step(highest)) * _step(highest)
+    top = -(-highest // round_step(highest)) * round_step(highest)
     n = max(len(rows), 1)
     slot = (W - LEFT - PAD) / n
 
