@@ -13,15 +13,16 @@ row that fails is made again from git.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
+from datetime import date
 from typing import Any
 
 from gitstore import Conversation, CorruptEvent, Event, Located, Store
 from porcelain.app.describe import imported_facts
 from porcelain.config.layers import read_layer, user_config_path
 from porcelain.domain.prices import Price, user_prices
-from porcelain.domain.usage_records import TIME, Entry, read, valid
-from porcelain.domain.usage_report import merge, report
+from porcelain.domain.usage_records import TIME, TOOL, Entry, read, valid
+from porcelain.domain.usage_report import local_day, merge, report
 
 VERSION = "usage-1"  # the kept rows' layout; another makes every row again
 PREFIX = "usage/"
@@ -110,6 +111,34 @@ def collect(
     return in_order(located, rows(store, located, progress, whole=only is None))
 
 
+def summary(
+    store: Store,
+    by: str,
+    priced: Mapping[str, Price],
+    since: date | None = None,
+    until: date | None = None,
+    tools: Collection[str] = (),
+    only: Sequence[Located] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
+    """`jp usage`'s report (``usage_report.report``) of the store, or of ``only``: the
+    entries of the local days ``since`` to ``until`` (inclusive) spent by ``tools``
+    (every tool when empty).  The command and the web view's usage page both ask this."""
+    per_conversation = collect(store, only, progress)
+
+    def keep(entry: Entry) -> bool:
+        if tools and entry[TOOL] not in tools:
+            return False
+        if since is None and until is None:
+            return True
+        day = local_day(entry[TIME])
+        return (since is None or day >= since) and (until is None or day <= until)
+
+    result = report(merge(per_conversation), by, priced, keep)
+    result["filtered"] = bool(tools or since or until or only is not None)
+    return result
+
+
 def prices(environ: Mapping[str, str]) -> dict[str, Price]:
     """The user's own prices (``[usage.prices."MODEL"]`` of the user's file only: a
     conversation, a pull or a store's file never sets one)."""
@@ -119,9 +148,14 @@ def prices(environ: Mapping[str, str]) -> dict[str, Price]:
 def conversation_total(conv: Conversation, environ: Mapping[str, str]) -> dict[str, Any] | None:
     """What one conversation's chain used, counted and priced as `jp usage` does (its
     forks' and other conversations' copies aside); None when it records no usage."""
+    return chain_total(conv, prices(environ))
+
+
+def chain_total(conv: Conversation, priced: Mapping[str, Price]) -> dict[str, Any] | None:
+    """``conversation_total`` with the user's prices already read (the web view's)."""
     row = chain_row(conv.events, conv.commits)
     if not row["entries"]:
         return None
-    result = report(merge([(conv.cid, row["entries"])]), "model", prices(environ))
+    result = report(merge([(conv.cid, row["entries"])]), "model", priced)
     models = [r["model"] for r in result["rows"] if r["model"] != "<synthetic>"]
     return {**result["total"], "models": models}

@@ -12,7 +12,10 @@ from porcelain.commands.context import App
 from porcelain.errors import UserError
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from gitstore import Conversation, Store
+    from porcelain.domain.prices import Price
 
 
 @click.command()
@@ -40,7 +43,8 @@ if TYPE_CHECKING:
 @click.pass_obj
 def serve(app: App, port: int, host: str, open_browser: bool, yes: bool) -> None:
     """Show the store in a browser: conversations, their trees, compactions and
-    reviews, sizes and the operation log (read-only; Ctrl-C stops it).
+    reviews, sizes, what every session spent and the operation log (read-only;
+    Ctrl-C stops it).
 
     Prints one URL; it carries a random token, and every request without it
     (or the cookie the first visit sets) is refused, so another user of this
@@ -58,7 +62,11 @@ def serve(app: App, port: int, host: str, open_browser: bool, yes: bool) -> None
                 f"pass --yes to listen there anyway: `jp serve --host {host} --yes`",
             )
         app.output.note(f"warning: listening on {host}: the URL's token is the only guard")
-    site = Site(open_store=_opener(app), window=lambda store, conv: _window(app, store, conv))
+    site = Site(
+        open_store=_opener(app),
+        window=lambda store, conv: _window(app, store, conv),
+        prices=lambda: _prices(app),
+    )
     site.host = host.strip("[]")
     site.port = port
     try:
@@ -98,6 +106,13 @@ def _opener(app: App):  # type: ignore[no-untyped-def]
     app.store()  # the same checks and messages as every command (a missing store...)
     path, identity, limits = app.store_path(), app.identity(), app.limits()
     return lambda: Store(path, identity, limits, clock=clock.for_store())
+
+
+def _prices(app: App) -> Mapping[str, Price]:
+    """The user's own prices (``[usage.prices]``), as `jp usage` reads them."""
+    from porcelain.app.usage import prices  # lazy: only a page that shows a cost
+
+    return prices(app.environ)
 
 
 def _window(app: App, store: Store, conv: Conversation) -> tuple[str, int]:

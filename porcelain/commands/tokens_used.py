@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import re
 import shutil
 from datetime import date
 
@@ -13,19 +12,16 @@ import click
 
 from porcelain.commands.context import App
 
-DATE = re.compile(r"(\d{4})-?(\d{2})-?(\d{2})")
-
 
 def _day(ctx: click.Context, param: click.Parameter, value: str | None) -> date | None:
     if value is None:
         return None
-    found = DATE.fullmatch(value.strip())
+    from porcelain.domain.usage_report import parse_day  # lazy: only a date given
+
     try:
-        if found is None:
-            raise ValueError
-        return date(*(int(g) for g in found.groups()))
-    except ValueError:
-        raise click.BadParameter(f"{value!r} is not a date: write YYYY-MM-DD") from None
+        return parse_day(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
 
 
 @click.command()
@@ -66,9 +62,7 @@ def usage(
     """
     # lazy: the store and the counting modules load only when the command runs
     from porcelain.app.targets import resolve
-    from porcelain.app.usage import collect, prices
-    from porcelain.domain.usage_records import TIME, TOOL, Entry
-    from porcelain.domain.usage_report import local_day, merge, report
+    from porcelain.app.usage import prices, summary
     from porcelain.render.progress import ReadProgress
     from porcelain.render.usageview import table
 
@@ -78,19 +72,9 @@ def usage(
     store = app.store()
     only = [resolve(store, target) for target in ids] if ids else None
     progress = ReadProgress(app.output, "usage")
-    per_conversation = collect(store, only, progress.counting("read", "conversations"))
+    read = progress.counting("read", "conversations")
+    result = summary(store, by, priced, since, until, tools, only, read)
     progress.clear()
-
-    def keep(entry: Entry) -> bool:
-        if tools and entry[TOOL] not in tools:
-            return False
-        if since is None and until is None:
-            return True
-        day = local_day(entry[TIME])
-        return (since is None or day >= since) and (until is None or day <= until)
-
-    result = report(merge(per_conversation), by, priced, keep)
-    result["filtered"] = bool(tools or since or until or ids)
 
     def text() -> None:
         columns = shutil.get_terminal_size().columns if app.output.is_terminal() else None

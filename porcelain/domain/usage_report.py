@@ -9,6 +9,7 @@ count once.  A period is the local date of an entry's time (``TZ`` honoured).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
@@ -29,6 +30,7 @@ from porcelain.domain.usage_records import (
 GROUPINGS = ("day", "week", "month", "session", "model", "project")
 TOOLS = ("claude-code", "codex", "jp")
 FAST_FACTOR = 6  # Anthropic's fast mode costs six times the standard price
+DAY = re.compile(r"(\d{4})-?(\d{2})-?(\d{2})")
 COUNT_KEYS = ("input_tokens", "output_tokens", "cache_creation_tokens", "cache_read_tokens")
 
 
@@ -42,6 +44,17 @@ def merge(per_conversation: Iterable[tuple[str, list[Entry]]]) -> list[tuple[str
                 seen.add(entry[KEY])
                 out.append((cid, entry))
     return out
+
+
+def parse_day(text: str) -> date:
+    """``YYYY-MM-DD`` (or ``YYYYMMDD``) as a date; ValueError for anything else."""
+    found = DAY.fullmatch(text.strip())
+    if found is None:
+        raise ValueError(f"{text!r} is not a date: write YYYY-MM-DD")
+    try:
+        return date(*(int(g) for g in found.groups()))
+    except ValueError:
+        raise ValueError(f"{text!r} is not a date: write YYYY-MM-DD") from None
 
 
 def local_day(seconds: float) -> date:

@@ -72,7 +72,7 @@ def svg(body: object, width: float, height: float, class_: str) -> Markup:
     )
 
 
-NAV = (("/", "Conversations"), ("/ops", "Operation log"))
+NAV = (("/", "Conversations"), ("/usage", "Usage"), ("/ops", "Operation log"))
 
 
 LIVE_SCRIPT = Markup('<script src="/static/live.js" defer></script>')

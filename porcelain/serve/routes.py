@@ -16,7 +16,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 from porcelain.serve.html import Markup
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from gitstore import Conversation, Store
+    from porcelain.domain.prices import Price
 
 Query = dict[str, list[str]]
 
@@ -30,9 +33,16 @@ class Source(Protocol):
     @property
     def window(self) -> Callable[[Store, Conversation], tuple[str, int]]: ...
 
+    @property
+    def prices(self) -> Callable[[], Mapping[str, Price]]: ...
+
 
 class NotFound(Exception):
     """No such page or conversation (a 404)."""
+
+
+class BadRequest(Exception):
+    """A query a page cannot read, such as a date that is not one (a 400)."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +61,7 @@ PAGES = (
     (re.compile(r"/c/(?P<cid>[^/]+)/review"), "review"),
     (re.compile(r"/c/(?P<cid>[^/]+)/size"), "size"),
     (re.compile(r"/ops"), "oplog"),
+    (re.compile(r"/usage"), "usage"),
 )
 STATIC = {
     "/static/style.css": "text/css; charset=utf-8",
@@ -90,6 +101,8 @@ def route(source: Source, path: str, query: Query) -> Reply:
         params: dict[str, Any] = found.groupdict()
         if getattr(module, "WANTS_WINDOW", False):
             params["window"] = source.window
+        if getattr(module, "WANTS_PRICES", False):
+            params["prices"] = source.prices()
         if api:
             value = module.api(store, query, **params)
             body = json.dumps(value, ensure_ascii=False, indent=1, default=str).encode()

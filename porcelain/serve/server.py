@@ -36,10 +36,13 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 from porcelain import clock
-from porcelain.serve.routes import NotFound, Reply, route
+from porcelain.serve.routes import BadRequest, NotFound, Reply, route
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from gitstore import Conversation, Store
+    from porcelain.domain.prices import Price
 
 SHOW_SECRETS = "secrets"  # ?secrets=1: a page shows what the scanner found (loopback only)
 COOKIE = "jp-serve-{port}"
@@ -100,6 +103,8 @@ class Site:
 
     open_store: Callable[[], Store]
     window: Callable[[Store, Conversation], tuple[str, int]]
+    # the user's prices, read anew for each page that shows a cost (none: jp's table alone)
+    prices: Callable[[], Mapping[str, Price]] = dict
     host: str = "127.0.0.1"
     port: int = 0
     token: str = field(default_factory=lambda: clock.secret(32))
@@ -185,6 +190,8 @@ class Handler(BaseHTTPRequestHandler):
             return _rooted(route(self.site, path, query), root)
         except NotFound as exc:
             return _text(HTTPStatus.NOT_FOUND, f"not found: {exc}")
+        except BadRequest as exc:
+            return _text(HTTPStatus.BAD_REQUEST, f"bad request: {exc}")
         except Exception as exc:  # a page that failed must not stop the server
             sys.stderr.write(f"jp serve: {self.path[:200]!r} failed: {type(exc).__name__}\n")
             return _text(HTTPStatus.INTERNAL_SERVER_ERROR, "internal error (see the server's log)")

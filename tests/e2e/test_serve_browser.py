@@ -245,3 +245,45 @@ def test_a_live_page_grows_while_it_is_open(sessions: Any) -> None:
     new = user.active()
     WebDriverWait(driver, 30).until(lambda d: d.find_elements(By.ID, f"r-{new}"))
     clean_console(driver)
+
+
+def test_the_usage_page(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Reached from the header: a bar a day, the legend and table, the hostile model
+    name as text, nothing run; the filter form narrows it to one tool."""
+    from tests.e2e.test_serve_usage import EVIL, evil_model
+    from tests.e2e.test_usage import imported
+
+    root = tmp_path_factory.mktemp("browser-usage")
+    user = User(root)
+    user.ok("init")
+    imported(user)
+    user.ok("conversation", "import", str(evil_model(root)))
+    user.env["TZ"] = "UTC"
+    with chromium(user) as (driver, _base):
+        driver.find_element(By.CSS_SELECTOR, "header nav").find_element(
+            By.LINK_TEXT, "Usage"
+        ).click()
+        WebDriverWait(driver, 30).until(loaded)
+        assert driver.title.startswith("Usage")
+        assert len(driver.find_elements(By.CSS_SELECTOR, "svg.chart rect.bar")) >= 5
+        legend = driver.find_element(By.CSS_SELECTOR, "ul.legend.models").text
+        assert EVIL in legend and "mystery-model-1" in legend
+        rows = driver.find_elements(By.CSS_SELECTOR, "table.usage tbody tr")
+        assert [r.text.split()[0] for r in rows] == [
+            "2026-03-01",
+            "2026-03-02",
+            "2026-03-03",
+            "2026-03-05",
+        ]
+        assert "no price (mystery-model-1)" in rows[1].text
+        not_pwned(driver)
+        assert driver.execute_script("return typeof alert") == "function"  # nothing replaced it
+        shot(driver, "usage")
+        driver.find_element(By.CSS_SELECTOR, "input[name=tool][value=codex]").click()
+        button = driver.find_element(By.CSS_SELECTOR, "form.filters button")
+        button.click()
+        WebDriverWait(driver, 30).until(expected_conditions.staleness_of(button))
+        WebDriverWait(driver, 30).until(loaded)
+        rows = driver.find_elements(By.CSS_SELECTOR, "table.usage tbody tr")
+        assert [r.text.split()[0] for r in rows] == ["2026-03-03"]
+        clean_console(driver)

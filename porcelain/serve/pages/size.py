@@ -112,14 +112,14 @@ def _compactions(marks: list[dict[str, Any]], x: Callable[[float], float]) -> li
     return out
 
 
-def _step(top: int) -> int:
+def round_step(top: int) -> int:
     """A round step (1, 2, 2.5 or 5 times a power of ten) that makes about TICKS steps."""
     raw = max(top / TICKS, 1)
     power: int = 10 ** (len(str(int(raw))) - 1)
     return next(max(int(m * power), 1) for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
 
 
-def _short(tokens: int) -> str:
+def short_count(tokens: int) -> str:
     if tokens >= 1_000_000:
         return f"{tokens / 1_000_000:g}M"
     return f"{tokens / 1000:g}k" if tokens >= 1000 else str(tokens)
@@ -134,12 +134,12 @@ def _axes(
         tag("line", "", x1=LEFT, y1=H - PAD, x2=W - PAD, y2=H - PAD, class_="axis"),
         tag("text", "tokens", x=4, y=PAD / 2 - 4, class_="label"),
     ]
-    step = _step(top)
+    step = round_step(top)
     for value in range(0, top + 1, step):
         at = y(value)
         out.append(tag("line", "", x1=LEFT, y1=at, x2=W - PAD, y2=at, class_="grid"))
         out.append(
-            tag("text", _short(value), x=LEFT - 6, y=at + 4, class_="label", text_anchor="end")
+            tag("text", short_count(value), x=LEFT - 6, y=at + 4, class_="label", text_anchor="end")
         )
     every = max(1, -(-n // 12))
     for turn in [*range(1, n + 1, every), *([n] if (n - 1) % every else [])]:
@@ -153,7 +153,7 @@ def _axes(
 def svg(data: dict[str, Any]) -> Markup:
     turns, window = data["turns"], data["window"]
     highest = max(int(max([window, *(t["tokens"] for t in turns)])), 1)
-    top = -(-highest // _step(highest)) * _step(highest)  # up to the next round step
+    top = -(-highest // round_step(highest)) * round_step(highest)  # up to the next round step
     n = max(len(turns), 1)
 
     def x(turn: float) -> float:

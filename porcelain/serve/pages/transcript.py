@@ -7,11 +7,14 @@ is sent instead (`jp conversation print --compacted`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gitstore import Event, Kind, Store, turn_indices
+from gitstore import Conversation, Event, Kind, Store, turn_indices
+from porcelain.app.usage import chain_total
+from porcelain.domain.prices import Price
+from porcelain.render.usageview import cost
 from porcelain.serve.html import Markup, esc, join, link, tag
 from porcelain.serve.html import page as layout
 from porcelain.serve.live import follow_url
@@ -22,6 +25,7 @@ from porcelain.serve.routes import Query, flag, number
 
 PER_PAGE = 50  # turns
 FOLLOWS = True  # the page follows its conversation (``porcelain/serve/live.py``)
+WANTS_PRICES = True  # routes.py hands this page the user's prices (its total's cost)
 
 
 @dataclass(frozen=True)
@@ -44,9 +48,9 @@ def _masked(cid: str, events: Sequence[Event], query: Query) -> tuple[list[Event
     return shown, sum(found.values())
 
 
-def api(store: Store, query: Query, cid: str) -> dict[str, Any]:
+def api(store: Store, query: Query, cid: str, prices: Mapping[str, Price]) -> dict[str, Any]:
     """`jp conversation print -F json` (``--compacted`` as ``?compacted=1``), secrets
-    masked unless ``?secrets=1``."""
+    masked unless ``?secrets=1``; ``prices`` serve the page's total only."""
     conv = load(store, cid)
     compacted = flag(query, "compacted")
     raw = _masked(cid, conv.events, query)[0]
@@ -182,7 +186,22 @@ def turns_html(
     return _body(events, commits, None, standing, shown)
 
 
-def page(store: Store, query: Query, cid: str) -> Markup:
+def spent(conv: Conversation, prices: Mapping[str, Price]) -> Markup:
+    """The conversation's total as `jp usage` counts it (``Spent:`` in `show`), or nothing."""
+    total = chain_total(conv, prices)
+    if total is None:
+        return Markup("")
+    counts = (
+        f"in {total['input_tokens']:,}, out {total['output_tokens']:,}, "
+        f"cache write {total['cache_creation_tokens']:,}, "
+        f"cache read {total['cache_read_tokens']:,}"
+    )
+    price = cost(total["cost_usd"]) if total["cost_usd"] is not None else "no price"
+    text = f"Spent: {counts} tokens: {price} ({', '.join(total['models'])})"
+    return tag("p", Markup(esc(text) + " · " + link("/usage", "all usage")), class_="spent")
+
+
+def page(store: Store, query: Query, cid: str, prices: Mapping[str, Price]) -> Markup:
     conv = load(store, cid)
     compacted = flag(query, "compacted")
     headers: list[str] | None = None
@@ -221,7 +240,15 @@ def page(store: Store, query: Query, cid: str) -> Markup:
         id="turns",
         data_live=follow,
     )
-    body = Markup(tabs(cid, "") + tag("p", toggle) + superseded(gone, standing) + nav + turns + nav)
+    body = Markup(
+        tabs(cid, "")
+        + spent(conv, prices)
+        + tag("p", toggle)
+        + superseded(gone, standing)
+        + nav
+        + turns
+        + nav
+    )
     return layout(title(store, cid), body, [("/", "Conversations")], live=True)
 
 
