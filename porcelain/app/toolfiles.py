@@ -105,6 +105,14 @@ def save(file: ToolFile, doc: Any, before: str | None) -> None:
     write_atomic(path, text, durable=True, mode=mode if mode is not None else 0o600)
 
 
+def remove(file: ToolFile) -> None:
+    """The file gone (one jp made and that holds nothing of anyone's now)."""
+    try:
+        Path(os.path.realpath(file.path)).unlink(missing_ok=True)
+    except OSError as exc:
+        raise UserError(f"cannot remove {file.path}: {exc}") from None
+
+
 def plain(value: Any) -> Any:
     """A tomlkit item as plain Python (JSON values are plain already)."""
     return tomldoc.plain(value)
