@@ -22,9 +22,9 @@ def hooks() -> None:
 @click.argument("tool", type=TOOL)
 @click.pass_obj
 def install(app: App, tool: str) -> None:
-    """Make TOOL (claude-code or codex) run `jp conversation import --from TOOL
-    --quiet && jp sync` when a session stops.
+    """Add the hook that imports TOOL's sessions as they stop (claude-code, codex).
 
+    The hook runs `jp conversation import --from TOOL --quiet && jp sync`.
     Claude Code: `Stop` and `SessionEnd` hooks in ~/.claude/settings.json
     ($CLAUDE_CONFIG_DIR when set); Codex: a `Stop` hook (the end of every turn)
     in $CODEX_HOME/hooks.json (~/.codex), which Codex runs once you trust it in
@@ -71,8 +71,11 @@ def install(app: App, tool: str) -> None:
 @click.argument("tool", type=TOOL)
 @click.pass_obj
 def uninstall(app: App, tool: str) -> None:
-    """Remove the hook `jp hooks install TOOL` added, and nothing else (refused
-    when it was edited since); the settings are as they were before the install."""
+    """Remove exactly the hook `jp hooks install TOOL` added.
+
+    The settings are left as they were before the install; refused while jp's
+    hook was edited since (a hook you removed yourself is just forgotten).
+    """
     # lazy: the other tools' files are read only by install and uninstall
     from porcelain.app import hookinstall
 
