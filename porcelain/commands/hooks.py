@@ -3,6 +3,8 @@ current, in the other tool's own settings (docs/sessions.md)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from porcelain.commands.context import App
@@ -52,6 +54,11 @@ def install(app: App, tool: str) -> None:
             f"{where.path} has another hook that imports {tool} sessions too (one by hand?): "
             "remove one, or both run."
         )
+    if not _has_remote(app, path):
+        lines.append(
+            "The store has no remote to sync with by default, so the hook's `jp sync` "
+            "fails (its import does not): add one with `jp remote add origin URL`."
+        )
     if tool == "codex":
         lines.append("Codex runs a new hook once you trust it: in codex, open /hooks.")
     lines.append(f"Undo: jp hooks uninstall {tool}")
@@ -86,3 +93,11 @@ def uninstall(app: App, tool: str) -> None:
         else f"jp's hook was gone from {done.file.path} already; forgot it."
     )
     app.output.emit({"tool": tool, "file": str(done.file.path), "changed": done.changed}, text)
+
+
+def _has_remote(app: App, path: Path) -> bool:
+    """Whether the hook's `jp sync` has a remote to sync with (reads only)."""
+    # lazy: the store's modules load only for commands that read it
+    from gitstore import default_remote
+
+    return path.exists() and default_remote(app.store()) is not None

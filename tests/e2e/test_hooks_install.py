@@ -6,13 +6,17 @@ edited hook or a file that does not parse is refused and left byte for byte;
 from __future__ import annotations
 
 import json
+import shutil
 import stat
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.e2e.harness import User
+
+SESSIONS = Path(__file__).parents[1] / "fixtures" / "sessions" / "claude-code"
 
 THEIRS = {"hooks": [{"type": "command", "command": "notify-send done"}]}
 SETTINGS: dict[str, Any] = {
@@ -112,9 +116,36 @@ def test_a_hook_removed_by_hand_is_forgotten(user: User) -> None:
     path = settings_file(user)
     write(path, json.dumps(SETTINGS))
     user.ok("hooks", "install", "claude-code")
-    path.write_text(json.dumps(SETTINGS))  # the user took it out again
+    path.write_text(json.dumps(SETTINGS))  # the user took it out (or a kill came first)
+    assert "no remote to sync with" in user.ok("hooks", "install", "claude-code")
+    assert len(json.loads(path.read_text())["hooks"]["Stop"]) == 2, "put back once"
+    path.write_text(json.dumps(SETTINGS))
     assert "gone" in user.ok("hooks", "uninstall", "claude-code")
     assert json.loads(path.read_text()) == SETTINGS
+
+
+def test_the_installed_hook_imports_and_pushes(user: User, tmp_path: Path) -> None:
+    home = Path(user.env["HOME"])
+    shutil.copytree(SESSIONS, home / ".claude" / "projects")
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    user.ok("init")
+    user.ok("remote", "add", "origin", str(remote))
+    user.ok("hooks", "install", "claude-code")
+    stop = json.loads(settings_file(user).read_text())["hooks"]["Stop"]
+    # as Claude Code runs it: a shell, in some project's folder, its own environment
+    proc = subprocess.run(
+        ["sh", "-c", stop[0]["hooks"][0]["command"]], cwd=tmp_path, env=user.env, timeout=120
+    )
+    assert proc.returncode == 0
+    assert user.json("conversation", "ls"), "the session imported"
+    refs = subprocess.run(
+        ["git", "--git-dir", str(remote), "for-each-ref", "refs/conversations/"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert refs.strip(), "and pushed"
 
 
 def test_another_store_replaces_our_hook_not_adds_one(user: User, tmp_path: Path) -> None:
