@@ -14,15 +14,17 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from gitstore import write_atomic
-from porcelain.config import tomldoc
 from porcelain.domain.places import user_config_path
 from porcelain.errors import UserError
+
+MAX_BYTES = 64 << 20  # ~/.claude.json keeps every project's state: megabytes, not more
 
 
 @dataclass(frozen=True)
@@ -66,13 +68,11 @@ def codex_home(environ: Mapping[str, str]) -> Path:
 
 def load(file: ToolFile) -> tuple[Any, str | None]:
     """The parsed file (an empty one when it is missing) and its text."""
-    try:
-        text = file.path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        text = None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"cannot read {file.path}: {exc}") from None
+    text = _read(file)
     if file.toml:
+        # lazy: tomlkit only for Codex's config.toml (`jp status` reads JSON ones)
+        from porcelain.config import tomldoc
+
         try:
             doc: Any = tomldoc.parse(text or "")
         except ValueError as exc:
@@ -87,6 +87,26 @@ def load(file: ToolFile) -> tuple[Any, str | None]:
     return doc, text
 
 
+def _read(file: ToolFile) -> str | None:
+    """The file's text (None: missing); never a FIFO or a device, nothing huge."""
+    try:
+        with open(file.path, "rb", opener=_nonblocking) as handle:
+            found = os.fstat(handle.fileno())
+            if not stat.S_ISREG(found.st_mode):
+                raise invalid(file, f"{file.path} is not a regular file")
+            if found.st_size > MAX_BYTES:
+                raise invalid(file, f"{file.path} is larger than {MAX_BYTES >> 20} MiB")
+            return handle.read(MAX_BYTES + 1).decode("utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"cannot read {file.path}: {exc}") from None
+
+
+def _nonblocking(path: str, flags: int) -> int:
+    return os.open(path, flags | os.O_NONBLOCK)  # a FIFO's open must not wait for a writer
+
+
 def invalid(file: ToolFile, message: str) -> UserError:
     """``file`` refused as it is, with ``message``."""
     return UserError(message, f"fix it by hand (jp left {file.path} as it was)")
@@ -95,10 +115,18 @@ def invalid(file: ToolFile, message: str) -> UserError:
 def save(file: ToolFile, doc: Any, before: str | None) -> None:
     """``doc`` as the file's whole text; its mode kept (0600 for a new one)."""
     if file.toml:
+        # lazy: tomlkit only for Codex's config.toml
+        from porcelain.config import tomldoc
+
         text = tomldoc.dumps(doc)
     else:
         text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
     path = Path(os.path.realpath(file.path))  # a linked file (dotfiles) stays linked
+    if _read(file) != before:  # the tool (or you) wrote it since jp read it
+        raise UserError(
+            f"{file.path} changed while jp was editing it; jp left it as it is now",
+            "run the command again",
+        )
     mode = None
     if before is not None:
         mode = path.stat().st_mode & 0o7777  # ~/.claude.json holds credentials: 0600
@@ -115,6 +143,9 @@ def remove(file: ToolFile) -> None:
 
 def plain(value: Any) -> Any:
     """A tomlkit item as plain Python (JSON values are plain already)."""
+    # lazy: tomlkit only where a TOML file is edited
+    from porcelain.config import tomldoc
+
     return tomldoc.plain(value)
 
 

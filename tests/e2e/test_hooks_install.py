@@ -6,6 +6,7 @@ edited hook or a file that does not parse is refused and left byte for byte;
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import stat
 import subprocess
@@ -204,3 +205,12 @@ def test_a_linked_settings_file_stays_linked(user: User, tmp_path: Path) -> None
     assert path.is_symlink() and "SessionEnd" in json.loads(real.read_text())["hooks"]
     user.ok("hooks", "uninstall", "claude-code")
     assert path.is_symlink() and json.loads(real.read_text()) == SETTINGS
+
+
+def test_a_fifo_is_refused_without_waiting(user: User) -> None:
+    path = settings_file(user)
+    path.parent.mkdir(parents=True)
+    os.mkfifo(path)
+    proc = user.fail("hooks", "install", "claude-code")
+    assert "is not a regular file" in proc.stderr
+    assert "not a regular file" in status_hooks(user)["claude-code"]["problem"]
