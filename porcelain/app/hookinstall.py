@@ -95,8 +95,13 @@ def _imports(item: Any, tool: str) -> bool:
 def install(file: ToolFile, cmd: str, environ: Mapping[str, str]) -> Done:
     """Our group in each event's list, what jp added recorded for uninstall."""
     records = RECORDS.read(environ)
-    doc, text = _load(file)
     mine = records.get(file.tool)
+    if isinstance(mine, dict) and mine.get("file") not in (None, str(file.path)):
+        raise UserError(
+            f"jp's {file.tool} hook is in {mine['file']}, not {file.path}",
+            f"take it out there first: `jp hooks uninstall {file.tool}`",
+        )
+    doc, text = _load(file)
     made: set[str] = set()
     if isinstance(mine, dict) and mine.get("command") != cmd:
         _take_back(file, doc, mine, environ)  # an earlier install, another jp or store

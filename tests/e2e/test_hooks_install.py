@@ -83,7 +83,10 @@ def test_claude_config_dir_and_a_missing_file(user: User, tmp_path: Path) -> Non
     path = folder / "settings.json"
     assert set(json.loads(path.read_text())["hooks"]) == {"Stop", "SessionEnd"}
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    user.ok("hooks", "uninstall", "claude-code", env=env)
+    proc = user.fail("hooks", "install", "claude-code")  # another folder: one hook at a time
+    assert "hooks uninstall claude-code" in proc.stderr
+    assert not settings_file(user).exists()
+    user.ok("hooks", "uninstall", "claude-code")  # the folder it went to, whatever the env
     assert not path.exists(), "the file jp made is gone again"
 
 
