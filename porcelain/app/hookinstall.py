@@ -50,8 +50,11 @@ def command(tool: str, jp: str, store: Path | None) -> str:
     return f"{head} conversation import --from {tool} --quiet && {head} sync >/dev/null 2>&1"
 
 
+TIMEOUT = 60  # seconds: Claude Code gives SessionEnd hooks 1.5 s unless one asks for more
+
+
 def group(cmd: str) -> dict[str, Any]:
-    return {"hooks": [{"type": "command", "command": cmd}]}
+    return {"hooks": [{"type": "command", "command": cmd, "timeout": TIMEOUT}]}
 
 
 # -- the settings file -------------------------------------------------------------------
@@ -103,11 +106,11 @@ def install(file: ToolFile, cmd: str, environ: Mapping[str, str]) -> Done:
         )
     doc, text = _load(file)
     made: set[str] = set()
-    if isinstance(mine, dict) and mine.get("command") != cmd:
-        _take_back(file, doc, mine, environ)  # an earlier install, another jp or store
+    ours = group(cmd)
+    if isinstance(mine, dict) and _ours(mine) != ours:
+        _take_back(file, doc, mine, environ)  # an earlier install: another jp, store or form
         made = {"file"} & set(mine.get("made", []))
         mine = None
-    ours = group(cmd)
     before = copy.deepcopy(doc)
     added = set(mine.get("added", [])) if mine else set()
     made |= set(mine.get("made", [])) if mine else set()
@@ -125,7 +128,13 @@ def install(file: ToolFile, cmd: str, environ: Mapping[str, str]) -> Done:
             groups.append(ours)
             added.add(event)
     changed = doc != before
-    record = {"file": str(file.path), "command": cmd, "added": sorted(added), "made": sorted(made)}
+    record = {
+        "file": str(file.path),
+        "command": cmd,
+        "group": ours,
+        "added": sorted(added),
+        "made": sorted(made),
+    }
     if changed or records.get(file.tool) != record:
         records[file.tool] = record
         RECORDS.keep(environ, records)  # first: a crash leaves a record, never a stray hook
@@ -159,7 +168,7 @@ def uninstall(file: ToolFile, environ: Mapping[str, str]) -> Done:
 def _take_back(file: ToolFile, doc: dict[str, Any], mine: dict[str, Any], environ: Any) -> bool:
     """``doc`` without what ``mine`` says jp added (in memory); whether it changed."""
     cmd = str(mine.get("command"))
-    ours = group(cmd)
+    ours = _ours(mine)
     found = doc.get("hooks")
     hooks: dict[str, Any] = found if isinstance(found, dict) else {}
     edited = [
@@ -190,6 +199,11 @@ def _take_back(file: ToolFile, doc: dict[str, Any], mine: dict[str, Any], enviro
     return changed
 
 
+def _ours(mine: dict[str, Any]) -> Any:
+    """The group an install recorded (as it wrote it, whatever this jp would write)."""
+    return mine.get("group") or group(str(mine.get("command")))
+
+
 # -- what `jp status` says ---------------------------------------------------------------
 
 
@@ -209,7 +223,7 @@ def state(tool: str, environ: Mapping[str, str]) -> dict[str, Any]:
     hooks = doc.get("hooks") or {}
     lists = [hooks.get(event, []) for event in EVENTS[tool]]
     if isinstance(mine, dict):
-        ours = group(str(mine.get("command")))
+        ours = _ours(mine)
         if all(ours in groups for groups in lists):
             report["installed"] = "jp"
             return report

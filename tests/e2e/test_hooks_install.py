@@ -52,7 +52,7 @@ def test_claude_code_gets_the_hook_and_loses_nothing(user: User) -> None:
     assert out["changed"] is True and out["file"] == str(path)
     assert out["events"] == ["Stop", "SessionEnd"]
     data = json.loads(path.read_text())
-    ours = {"hooks": [{"type": "command", "command": out["command"]}]}
+    ours = {"hooks": [{"type": "command", "command": out["command"], "timeout": 60}]}
     assert data["hooks"]["Stop"] == [THEIRS, ours], "theirs first, ours after it"
     assert data["hooks"]["SessionEnd"] == [ours]
     assert "conversation import --from claude-code --quiet && " in out["command"]
@@ -217,3 +217,18 @@ def test_a_fifo_is_refused_without_waiting(user: User) -> None:
     proc = user.fail("hooks", "install", "claude-code")
     assert "is not a regular file" in proc.stderr
     assert "not a regular file" in status_hooks(user)["claude-code"]["problem"]
+
+
+def test_a_hook_of_an_older_form_is_replaced_not_doubled(user: User) -> None:
+    user.ok("hooks", "install", "claude-code")
+    path, record = settings_file(user), user.config_dir / "jp" / "hooks-installed.json"
+    data, mine = json.loads(path.read_text()), json.loads(record.read_text())
+    old = {"hooks": [{"type": "command", "command": mine["claude-code"]["command"]}]}
+    for event in ("Stop", "SessionEnd"):  # as an earlier jp wrote it: no timeout
+        data["hooks"][event] = [old]
+    mine["claude-code"]["group"] = old
+    path.write_text(json.dumps(data))
+    record.write_text(json.dumps(mine))
+    assert user.json("hooks", "install", "claude-code")["changed"] is True
+    stop = json.loads(path.read_text())["hooks"]["Stop"]
+    assert len(stop) == 1 and stop[0]["hooks"][0]["timeout"] == 60
