@@ -33,6 +33,7 @@ COMMANDS = {
     "serve": "porcelain.commands.serve:serve",
     "tools": "porcelain.commands.tools:tools",
     "mcp": "porcelain.commands.mcp:mcp",
+    "hooks": "porcelain.commands.hooks:hooks",
     "usage": "porcelain.commands.tokens_used:usage",
 }
 SUMMARIES = {
@@ -53,6 +54,7 @@ SUMMARIES = {
     "serve": "The store in a browser, read-only (a local web server).",
     "tools": "The model's tools (tools ls): built in, commands, MCP servers'.",
     "mcp": "Serve the store to agents over MCP (mcp serve, mcp install claude-code|codex).",
+    "hooks": "Import each Claude Code or Codex session as it stops (hooks install TOOL).",
     "usage": "Tokens and cost of every session (Claude Code, Codex, jp), by day or model.",
 }
 ALIASES = {"q": "query", "c": "conversation", "conversations": "conversation", "cfg": "config"}

@@ -21,11 +21,13 @@ def status(app: App) -> None:
     with the command that deals with it.  Reads only; changes nothing."""
     # lazy: the store's modules load only for commands that read it
     from gitstore import examine, list_remotes
+    from porcelain.app.hookinstall import TOOLS, state
     from porcelain.app.targets import active_id
     from porcelain.domain.defaults import default_model
 
     path, chosen = app.chosen_store()
     report: dict[str, Any] = {"store": str(path), "store_from": chosen or "the default"}
+    report["hooks"] = [state(tool, app.environ) for tool in TOOLS]
     if not path.exists():
         report.update(exists=False)
         _show(app, report)
@@ -50,7 +52,7 @@ def _show(app: App, report: dict[str, Any]) -> None:
         return
     lines = [f"Store:   {report['store']} (from {report['store_from']})"]
     if not report["exists"]:
-        app.output.lines([*lines, "         not created yet: `jp init` makes it"])
+        app.output.lines([*lines, "         not created yet: `jp init` makes it", _hooks(report)])
         return
     remotes = report["remotes"]
     lines.append(
@@ -73,4 +75,20 @@ def _show(app: App, report: dict[str, Any]) -> None:
         for item in pending:
             lines.append(f"  - {item['problem']}")
             lines.append(f"    {item['fix']}")
-    app.output.lines(lines)
+    app.output.lines([*lines, _hooks(report)])
+
+
+def _hooks(report: dict[str, Any]) -> str:
+    """Which tools import their sessions into the store as they stop."""
+    parts = []
+    for found in report["hooks"]:
+        tool, how = found["tool"], found["installed"]
+        if "problem" in found:
+            parts.append(f"{tool} unknown ({untrusted_field(found['problem'])})")
+        elif how == "jp":
+            parts.append(f"{tool} installed ({untrusted_field(found['file'])})")
+        elif how:
+            parts.append(f"{tool} {how}")
+        else:
+            parts.append(f"{tool} none (`jp hooks install {tool}`)")
+    return "Hooks:   " + ", ".join(parts)
