@@ -250,3 +250,22 @@ def test_a_secret_in_a_title_or_label_holds_the_metadata_until_redacted(
     assert any(r.get("title") == title for r in user.ls("--all"))
     assert "metadata" in user.fail("sync", "origin").stderr
     assert leaked(origin) == [] and token not in remote_objects(origin).decode("utf-8", "replace")
+
+
+@pytest.mark.parametrize("point", ["notes:objects-written", "oplog:objects-written"])
+def test_a_kill_during_a_metadata_redaction_leaves_the_old_notes_or_the_new(
+    user: User, origin: Path, tmp_path: Path, point: str
+) -> None:
+    cid = user.import_(write_conversation(tmp_path / "17800000995-titled", 1))
+    user.ok("push", "origin")
+    title, token = PLANTED["slack token"]
+    user.ok("conversation", "edit", "--title", title, cid)
+    proc = user.run("conversation", "redact", cid, env={"JP_FAULT": point})
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    user.fsck()
+    (row,) = [r for r in user.ls("--all") if r["id"] == cid]
+    assert row["title"] in (title, title.replace(token, "[redacted: slack token]"))
+    user.ok("conversation", "redact", cid)
+    user.ok("push", "origin")
+    assert leaked(origin) == []
+    user.fsck()
