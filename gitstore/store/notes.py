@@ -101,6 +101,11 @@ def _tree_entries(repo: pygit2.Repository, tree: pygit2.Tree) -> dict[str, pygit
     return out
 
 
+def tree_notes(repo: pygit2.Repository, tree: pygit2.Tree) -> dict[str, pygit2.Oid]:
+    """Annotated hex id -> note blob id of every note in ``tree``."""
+    return _tree_entries(repo, tree)
+
+
 def _subtree(repo: pygit2.Repository, tree: pygit2.Tree | None, name: str) -> pygit2.Tree | None:
     if tree is None or len(name) != 2:
         return None
@@ -310,8 +315,12 @@ def update(
     message: str,
     record: Record = no_record,
     also: Sequence[bytes] = (),
+    onto: Callable[[str], list[str]] | None = None,
 ) -> None:
     """Apply ``changes(current notes) -> {target: new text or None to remove}`` with CAS.
+
+    ``onto(tip)``: the new commit's parents in place of the tip (the history since
+    those folded into the new commit; its tree is still the tip's, changed).
 
     ``also``: blobs written with the note, in its kept pack (the anchor it hangs on).
 
@@ -327,7 +336,7 @@ def update(
     for _ in retry.jittered(RETRIES):
         try:
             step = keep.reread(
-                partial(_prepare, repo, ref, changes, signature, message, also), gitdir, ref
+                partial(_prepare, repo, ref, changes, signature, message, also, onto), gitdir, ref
             )
         except (keep.Spoiled, pygit2.GitError, OSError) as exc:
             if not keep.spoiled(exc):
@@ -365,6 +374,7 @@ def _prepare(
     signature: pygit2.Signature,
     message: str,
     also: Sequence[bytes] = (),
+    onto: Callable[[str], list[str]] | None = None,
 ) -> tuple[pygit2.Reference | None, str | None, pygit2.Oid, keep.Kept] | None:
     """One attempt's objects: the ref as read, its commit, the new commit and the
     objects held (``keep.Spoiled`` when one is gone already); None: nothing to change."""
@@ -385,6 +395,8 @@ def _prepare(
     }
     tree = _write(repo, existing, blobs, kept.stage)
     parents = [str(parent.id)] if parent is not None else []
+    if onto is not None and parent is not None:
+        parents = onto(str(parent.id))
     person = gitobject.person(signature)
     commit = gitobject.commit_data(str(tree), parents, person, person, message)
     oid = kept.stage(gitobject.COMMIT, commit)

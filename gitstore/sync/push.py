@@ -31,8 +31,9 @@ from gitstore.sync.transport import GitCli, Transport
 
 RETRIES = 3
 
-# asked of each conversation a push would send: (id, the tip to send, the tips the
-# remote has of it) -> why it is held back, or None to send it (porcelain's secret scan)
+# asked of each conversation and notes ref a push would send: (id, or the notes ref's
+# name here; the tip to send; the tips the remote has of it) -> why it is held back,
+# or None to send it (porcelain's secret scan)
 Hold = Callable[[str, str, frozenset[str]], str | None]
 _SPACES = ("conversations/", "archive/conversations/")
 
@@ -224,21 +225,29 @@ def push(
 
 
 def _held(syncer: Syncer, planned: list[PushStep | Outcome], hold: Hold) -> list[PushStep | Outcome]:
-    """The plan with each conversation ``hold`` keeps back as a ``held`` outcome."""
+    """The plan with each conversation or notes ref ``hold`` keeps back as a ``held``
+    outcome (a notes ref is asked by its name here, with the remote's tip of it)."""
 
     def conversation(s: PushStep | Outcome) -> bool:
         return isinstance(s, PushStep) and not s.cid.startswith("refs/notes/")
 
     remote = syncer.remote_tips({s.cid for s in planned if isinstance(s, PushStep) and conversation(s)})
+    fetched = syncer.inbound.notes
     out: list[PushStep | Outcome] = []
     for step in planned:
-        if isinstance(step, PushStep) and conversation(step):
-            there = remote.get(step.cid, Tips())
-            known = frozenset(t for t in (there.live, there.archived) if t)
+        if isinstance(step, PushStep) and step.action is not Action.BLOCKED:
+            if conversation(step):
+                there = remote.get(step.cid, Tips())
+                known = frozenset(t for t in (there.live, there.archived) if t)
+                kind = "conversation"
+            else:  # notes: one update, to the remote's name of the ref
+                theirs = {fetched.get(u.ref.removeprefix("refs/notes/")) for u in step.updates}
+                known = frozenset(t for t in theirs if t)
+                kind = "notes"
             tips = [u.new for u in step.updates if u.new is not None and u.new not in known]
             why = next((w for w in (hold(step.cid, t, known) for t in tips) if w), None)
             if why is not None:
-                out.append(Outcome(step.cid, "held", direction="push", detail=why))
+                out.append(Outcome(step.cid, "held", kind=kind, direction="push", detail=why))
                 continue
         out.append(step)
     return out

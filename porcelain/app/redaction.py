@@ -19,9 +19,16 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from gitstore import remotes_containing
+from gitstore import remotes_containing, replace_unsent_meta
 from porcelain.app.secretcheck import allow_list, kinds_line
-from porcelain.domain.secretevents import AllowList, Located, conversation_findings, redact_event
+from porcelain.domain.secretevents import (
+    AllowList,
+    Located,
+    conversation_findings,
+    note_findings,
+    redact_event,
+    redact_note,
+)
 from porcelain.errors import UserError
 
 if TYPE_CHECKING:
@@ -90,6 +97,21 @@ def redact(store: Store, cid: str, allow: AllowList, kinds: Collection[str] = ()
         parent = commits[first - 1] if first > 0 else None
         new_tip = store.log.rewrite(cid, rewritten, parent, where.tip, f"jp conversation redact {cid}", names)
     return Redacted(cid, Counter(f.kind for f in found), first, where.tip, new_tip)
+
+
+def redact_meta(store: Store, cid: str, allow: AllowList, kinds: Collection[str] = ()) -> Counter[str]:
+    """Take the findings out of ``cid``'s metadata note (titles, labels, the old values
+    the note keeps) and fold the notes history no remote has into one commit, so
+    that nothing of the old note is left to push (``replace_unsent_meta``); the kinds
+    taken out.  What a remote has already stays there."""
+    text = store.notes.note(store.notes.refs.meta, cid)
+    if not text:
+        return Counter()
+    found = [f for f in note_findings(cid, text, allow) if not kinds or f.kind in kinds]
+    if not found:
+        return Counter()
+    replace_unsent_meta(store, cid, redact_note(text, found), f"jp conversation redact {cid}: metadata")
+    return Counter(f.kind for f in found)
 
 
 def redacted_copy(cid: str, events: list[dict[str, Any]], allow: AllowList | None = None) -> tuple[list[dict[str, Any]], Counter[str]]:

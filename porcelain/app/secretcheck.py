@@ -15,7 +15,12 @@ from collections.abc import Set
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from porcelain.domain.secretevents import AllowList, conversation_findings, redact_event
+from porcelain.domain.secretevents import (
+    AllowList,
+    conversation_findings,
+    note_findings,
+    redact_event,
+)
 
 if TYPE_CHECKING:
     from gitstore import Store
@@ -79,7 +84,11 @@ class PushCheck:
 
     def __call__(self, cid: str, tip: str, known: frozenset[str]) -> str | None:
         key = (cid, tip)
-        if key not in self._seen:  # a retried push plans again: scanned once
+        if key in self._seen:  # a retried push plans again: scanned once
+            return self._seen[key]
+        if cid.startswith("refs/notes/"):
+            self._seen[key] = self._notes(tip, known)
+        else:
             # a run already scanned clean for another conversation (a fork's shared
             # history) is not read again
             events, ids = outgoing_events(self.store, tip, known, self._clean)
@@ -89,3 +98,21 @@ class PushCheck:
             counts = Counter(loc.kind for loc in located)
             self._seen[key] = f"holds secrets: {kinds_line(counts)}" if located else None
         return self._seen[key]
+
+    def _notes(self, tip: str, known: frozenset[str]) -> str | None:
+        """A notes ref is held whole when a note it would send (titles, labels, any
+        past value still in a note or in the notes history the remote lacks) holds a
+        finding: ``metadata holds secrets: jp-c1 title (github token)``."""
+        where: dict[tuple[str, str], Counter[str]] = {}
+        for cid, text in self.store.notes.outgoing(tip, known):
+            for loc in note_findings(cid, text, self.allow):
+                where.setdefault((cid, _key(loc.path)), Counter())[loc.kind] += 1
+        if not where:
+            return None
+        named = "; ".join(f"{cid} {key} ({kinds_line(n)})" for (cid, key), n in sorted(where.items()))
+        return f"metadata holds secrets: {named}"
+
+
+def _key(path: str) -> str:
+    """``meta.labels[2]`` -> ``labels``: the metadata key a finding is in."""
+    return path.removeprefix("meta.").split("[", 1)[0].split(".", 1)[0]

@@ -128,14 +128,24 @@ def _report(
 
 
 def _refuse_held(remote: str, held: Sequence[Outcome]) -> None:
-    """A push that kept conversations back for their secrets fails, naming each, its
-    kinds and counts (never a value) and the commands to go on."""
+    """A push that kept conversations (or the metadata notes) back for their secrets
+    fails, naming each, its kinds and counts (never a value) and the commands to go on."""
+    notes = [o for o in held if o.kind == "notes"]
+    held = [o for o in held if o.kind != "notes"]
+    if not held:
+        raise UserError(
+            f"the metadata (titles, labels) was not sent to {remote}: it holds secrets "
+            "(named above); the rest was sent",
+            "`jp conversation redact ID` takes them out of the metadata not yet sent; "
+            "a false alarm goes in [secrets.allow] of your config (docs/security.md)",
+        )
     names = ", ".join(untrusted_field(o.id) for o in held)
     first = untrusted_field(held[0].id)
     n = len(held)
+    also = "; the metadata (titles, labels) was not sent either (named above)" if notes else ""
     raise UserError(
         f"{n} conversation{'s' if n != 1 else ''} not sent to {remote}: "
-        f"{'they hold' if n != 1 else 'it holds'} secrets ({names}); the rest was sent",
+        f"{'they hold' if n != 1 else 'it holds'} secrets ({names}){also}; the rest was sent",
         f"`jp conversation scan {first}` shows where, `jp conversation redact {first}` "
         "takes them out; a false alarm goes in [secrets.allow] of your config "
         "(docs/security.md)",

@@ -12,6 +12,7 @@ event back with each finding replaced; ``AllowList`` is the user's exceptions.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -135,6 +136,48 @@ def conversation_findings(
             if not allow.permits(f, conversation):
                 out.append(Located(conversation, turn, first_index + i, str(event.get("type")), path, f))
     return out
+
+
+def _note_values(text: str) -> list[tuple[str, dict[str, Any] | None, dict[str, Any]]]:
+    """Each non-blank line of a note: (the line; its metadata item, or None for any
+    other line; what is scanned of it)."""
+    out: list[tuple[str, dict[str, Any] | None, dict[str, Any]]] = []
+    for line in text.splitlines():
+        try:
+            item = json.loads(line)
+        except ValueError:
+            item = None
+        if isinstance(item, dict) and isinstance(item.get("k"), str):
+            out.append((line, item, {"meta": {item["k"]: item.get("v")}}))
+        elif line.strip():
+            out.append((line, None, {"note": line}))
+    return out
+
+
+def note_findings(conversation: str, text: str, allow: AllowList | None = None) -> list[Located]:
+    """The findings of a conversation's note (metadata lines ``{"k": key, "v": value}``:
+    every value, its key in the path, ``meta.title`` or ``meta.labels[0]``; any other
+    line whole, as ``note``), past values included: a push sends every line."""
+    return conversation_findings(conversation, [v for _, _, v in _note_values(text)], allow)
+
+
+def redact_note(text: str, findings: Sequence[Located]) -> str:
+    """The note with each of ``findings`` (``note_findings`` of it) replaced; every
+    other line, and every other field of a line, as it was."""
+    by_line: dict[int, list[Located]] = {}
+    for f in findings:
+        by_line.setdefault(f.event, []).append(f)
+    lines: list[str] = []
+    for i, (line, item, scanned) in enumerate(_note_values(text)):
+        found = by_line.get(i)
+        if not found:
+            lines.append(line)
+        elif item is None:
+            lines.append(redact_event(scanned, found)["note"])
+        else:
+            value = redact_event(scanned, found)["meta"][item["k"]]
+            lines.append(json.dumps({**item, "v": value}, sort_keys=True))
+    return "".join(line + "\n" for line in lines)
 
 
 def _redacted(value: Any, path: str, chosen: dict[str, list[Finding]]) -> Any:

@@ -223,3 +223,49 @@ def test_on_tool_result_redacts_before_the_store_and_the_model(user: User, tmp_p
     (result,) = [e for e in user.events(cid) if e["type"] == "tool_call_response"]
     assert "[redacted: github token]" in result["content"] and value not in json.dumps(result)
     assert value not in sent and "[redacted: github token]" in sent
+
+
+def test_a_secret_in_a_title_or_label_holds_the_metadata_until_redacted(
+    user: User, origin: Path, tmp_path: Path
+) -> None:
+    cid = user.import_(write_conversation(tmp_path / "17800000998-titled", 1))
+    user.ok("push", "origin")  # the metadata travels once, clean
+    title, token = PLANTED["github token"]
+    user.ok("conversation", "edit", "--title", title, "--label", f"db={PLANTED['stripe key'][0]}", cid)
+    other = user.import_(write_conversation(tmp_path / "17800000999-other", 1))
+    proc = user.fail("push", "origin")
+    assert f"{cid} labels (stripe key); {cid} title (github token)" in proc.stderr
+    assert "metadata" in proc.stderr and "redact" in proc.stderr
+    assert not [v for v in VALUES if v in proc.stdout + proc.stderr]
+    assert leaked(origin) == [], "neither the note nor the notes history went"
+    refs = subprocess.run(["git", "--git-dir", str(origin), "for-each-ref"], capture_output=True, text=True, check=True).stdout
+    assert f"refs/conversations/{other}" in refs, "the conversations went"
+    out = user.json("conversation", "redact", cid)
+    assert out[0]["metadata"] == {"github token": 1, "stripe key": 1} and out[0]["redacted"] == 0
+    user.ok("push", "origin")
+    assert leaked(origin) == []
+    (row,) = [r for r in user.ls("--all") if r["id"] == cid]
+    assert row["title"] == "remote: token [redacted: github token] ok"
+    user.ok("undo")  # the original note is back here, and held again
+    assert any(r.get("title") == title for r in user.ls("--all"))
+    assert "metadata" in user.fail("sync", "origin").stderr
+    assert leaked(origin) == [] and token not in remote_objects(origin).decode("utf-8", "replace")
+
+
+@pytest.mark.parametrize("point", ["notes:objects-written", "oplog:objects-written"])
+def test_a_kill_during_a_metadata_redaction_leaves_the_old_notes_or_the_new(
+    user: User, origin: Path, tmp_path: Path, point: str
+) -> None:
+    cid = user.import_(write_conversation(tmp_path / "17800000995-titled", 1))
+    user.ok("push", "origin")
+    title, token = PLANTED["slack token"]
+    user.ok("conversation", "edit", "--title", title, cid)
+    proc = user.run("conversation", "redact", cid, env={"JP_FAULT": point})
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    user.fsck()
+    (row,) = [r for r in user.ls("--all") if r["id"] == cid]
+    assert row["title"] in (title, title.replace(token, "[redacted: slack token]"))
+    user.ok("conversation", "redact", cid)
+    user.ok("push", "origin")
+    assert leaked(origin) == []
+    user.fsck()

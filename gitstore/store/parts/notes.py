@@ -8,7 +8,7 @@ repository keeps them under ``refs/notes/jp/``.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from gitstore import ids
@@ -21,6 +21,10 @@ if TYPE_CHECKING:
     from gitstore.store.ground import Ground
     from gitstore.store.parts.ops import Ops
     from gitstore.store.parts.refs import Refs
+else:
+    from gitstore.lazy import lazy_module
+
+    pygit2 = lazy_module("pygit2")  # only a push's notes check reads history
 
 
 class Notes:
@@ -134,6 +138,44 @@ class Notes:
             self._g.repo, self.refs.meta, change, signature, reason, self._ops.moving, also=anchors
         )
 
+    def outgoing(self, tip: str, known: Collection[str]) -> list[tuple[str, str]]:
+        """(conversation id, or the annotated id when it names none; note text) of each
+        note a push of the notes commit ``tip`` would send to a remote holding the
+        commits ``known``: every blob a commit from ``tip`` down to ``known`` brings
+        (one a merge takes from a parent is its parent's), each read once.  The check
+        asked before notes leave (porcelain's secret scan)."""
+        repo = self._g.repo
+        walker = repo.walk(pygit2.Oid(hex=tip))
+        for oid in known:
+            if oid in repo:
+                walker.hide(pygit2.Oid(hex=oid))
+        blobs: dict[str, str] = {}  # blob id -> annotated id
+        for commit in walker:
+            new: dict[str, str] | None = None
+            olds: list[pygit2.Tree | None] = [p.tree for p in commit.parents] or [None]
+            for old in olds:
+                brought = dict(_brought(repo, old, commit.tree))
+                new = brought if new is None else {b: p for b, p in new.items() if b in brought}
+            blobs.update(new or {})
+        out: list[tuple[str, str]] = []
+        for blob, target in sorted(blobs.items(), key=lambda item: item[1]):
+            found = repo[blob]
+            text = found.data.decode("utf-8", "replace") if isinstance(found, pygit2.Blob) else ""
+            out.append((self._named(target), text))
+        return out
+
+    def _named(self, target: str) -> str:
+        """The conversation whose anchor ``target`` is, else ``target`` itself."""
+        repo = self._g.repo
+        obj = repo.get(target)
+        if isinstance(obj, pygit2.Blob):
+            data = bytes(obj.data)
+            if data.startswith(b"jp-conversation ") and data.endswith(b"\n"):
+                cid = data[len("jp-conversation ") : -1].decode("ascii", "replace")
+                if ids.is_valid(cid):
+                    return cid
+        return target
+
     def source_of(self, cid: str) -> str | None:
         """The conversation a review ``cid`` reviews, if it is one."""
         return _source(self.note(self.refs.source, cid))
@@ -146,6 +188,19 @@ class Notes:
             if value is not None:
                 out[anchor] = value
         return out
+
+
+def _brought(
+    repo: pygit2.Repository, old: pygit2.Tree | None, new: pygit2.Tree
+) -> Iterator[tuple[str, str]]:
+    """(blob id, annotated id) of each note ``new`` holds that ``old`` does not."""
+    if old is None:
+        for target, oid in notes.tree_notes(repo, new).items():
+            yield str(oid), target
+        return
+    for delta in old.diff_to_tree(new).deltas:
+        if delta.status_char() in ("A", "M"):
+            yield str(delta.new_file.id), delta.new_file.path.replace("/", "")
 
 
 def _source(text: str | None) -> str | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from porcelain.app.redaction import chosen_allow, findings
+from porcelain.app.redaction import chosen_allow, findings, redact_meta
 from porcelain.app.redaction import redact as redact_one
 from porcelain.app.secretcheck import kinds_line
 from porcelain.app.targets import resolve
@@ -60,22 +60,29 @@ def redact(app: App, targets: tuple[str, ...], all_findings: bool, kinds: tuple[
     conversation already pushed is refused (docs/security.md says how to
     rewrite a remote's copy).  `jp undo` restores the original here; the
     original never travels.  Imported session records are redacted the same
-    way, so `export --to` then writes redacted files.
+    way, so `export --to` then writes redacted files.  Secrets in the
+    conversation's metadata (titles, labels, their old values) are taken out
+    too, and the metadata history not yet pushed is folded into one commit, so
+    that `jp push` no longer holds the metadata back.
     """
     unknown = [k for k in kinds if k not in KINDS]
     if unknown:
         raise UsageError(f"no kind of secret named {untrusted_field(unknown[0])}", f"kinds: {', '.join(KINDS)}")
     store = app.store()
     allow = chosen_allow(app, all_findings)
-    done = [redact_one(store, cid, allow, kinds) for cid in dict.fromkeys(resolve(store, t).cid for t in targets)]
+    done = []
+    for cid in dict.fromkeys(resolve(store, t).cid for t in targets):
+        done.append((redact_one(store, cid, allow, kinds), redact_meta(store, cid, allow, kinds)))
 
     def text() -> None:
-        for r in done:
+        for r, meta in done:
             if r.count:
                 app.output.line(f"{r.cid}: redacted {kinds_line(r.counts)} (from event {r.first_event + 1} on)")
-            else:
+            if meta:
+                app.output.line(f"{r.cid}: redacted {kinds_line(meta)} in its metadata (titles, labels)")
+            if not r.count and not meta:
                 app.output.line(f"{r.cid}: nothing to redact")
-        if any(r.count for r in done):
-            app.output.note("`jp undo` restores the original here.")
+        if any(r.count or meta for r, meta in done):
+            app.output.note("`jp undo` restores the original here (one undo for each change).")
 
-    app.output.emit([r.as_json() for r in done], text)
+    app.output.emit([{**r.as_json(), "metadata": dict(sorted(m.items()))} for r, m in done], text)

@@ -7,7 +7,13 @@ import json
 
 import pytest
 
-from porcelain.domain.secretevents import AllowList, conversation_findings, redact_event
+from porcelain.domain.secretevents import (
+    AllowList,
+    conversation_findings,
+    note_findings,
+    redact_event,
+    redact_note,
+)
 from porcelain.domain.secretscan import KINDS, digest, redact, scan
 from tests.support.secretcorpus import PLANTED, PRIVATE_KEY
 
@@ -102,3 +108,26 @@ def test_a_long_line_with_many_anchors_is_read_once() -> None:
     line = "input_tokens=1 " * 20000 + "SECRET_KEY=Zq8Wx7Cv6Bn5Ml4K"
     assert [f.kind for f in scan(line)] == []  # not at a line's start
     assert [f.kind for f in scan(line + "\nSECRET_KEY=Zq8Wx7Cv6Bn5Ml4K")] == ["env secret"]
+
+
+def test_a_notes_every_value_is_scanned_and_redacted_in_its_line_alone() -> None:
+    token, key = PLANTED["github token"][1], PLANTED["stripe key"][1]
+    lines = [
+        json.dumps({"k": "title", "v": f"see {token}", "t": 1, "m": "a"}, sort_keys=True),
+        json.dumps({"k": "title", "v": "clean now", "t": 2, "m": "a"}, sort_keys=True),
+        json.dumps({"k": "labels", "v": {"db": key}, "t": 3, "m": "a"}, sort_keys=True),
+        "",
+        f"not a metadata line {token}",
+    ]
+    text = "\n".join(lines) + "\n"
+    found = note_findings("jp-c1", text)
+    assert [(f.path, f.kind) for f in found] == [
+        ("meta.title", "github token"), ("meta.labels.db", "stripe key"), ("note", "github token"),
+    ]  # fmt: skip
+    out = redact_note(text, found)
+    assert token not in out and key not in out
+    kept = out.splitlines()
+    assert kept[1] == lines[1], "a line without a finding is kept byte for byte"
+    assert json.loads(kept[0]) == {"k": "title", "v": "see [redacted: github token]", "t": 1, "m": "a"}
+    assert kept[3] == "not a metadata line [redacted: github token]"
+    assert note_findings("jp-c1", text, AllowList(conversations=frozenset({"jp-c1"}))) == []

@@ -361,3 +361,24 @@ def test_metas_asked_for_keys_parse_only_the_notes_that_may_name_them(store: Sto
         "jp-c4": {},
     }
     assert store.notes.metas(["jp-c1"]) == {"jp-c1": {"title": "plain"}}
+
+
+def test_outgoing_names_each_note_a_push_would_send_and_no_other(store: Store) -> None:
+    repo, meta = store.place.repo, refs.NOTES_META
+    store.notes.set_meta("jp-c1", {"title": "one"}, "t1")
+    sent = str(repo.lookup_reference(meta).target)  # what the remote has
+    store.notes.set_meta("jp-c2", {"title": "two"}, "t2")
+    mine = str(repo.lookup_reference(meta).target)
+    assert [(c, json.loads(t)["v"]) for c, t in store.notes.outgoing(mine, [sent])] == [("jp-c2", "two")]
+    assert {c for c, _ in store.notes.outgoing(mine, [])} == {"jp-c1", "jp-c2"}, "a first push: all"
+    assert store.notes.outgoing(mine, [mine]) == []
+    # a merge with another machine's notes: what came from its side is that side's
+    texts = notes.read_all(repo, meta)
+    anchor3 = "ab" * 20  # no anchor blob here: named by the annotated id
+    side_tree = notes.write_tree(repo, {**notes.read_all(repo, sent), anchor3: "three\n"})
+    side = repo.create_commit(None, signature(), signature(), "side", side_tree, [pygit2.Oid(hex=sent)])
+    both = notes.write_tree(repo, {**texts, anchor3: "three\n"})
+    merge = repo.create_commit(None, signature(), signature(), "merge", both, [pygit2.Oid(hex=mine), side])
+    assert [c for c, _ in store.notes.outgoing(str(merge), [str(side)])] == ["jp-c2"]
+    assert sorted(c for c, _ in store.notes.outgoing(str(merge), [sent])) == [anchor3, "jp-c2"]
+    assert store.notes.outgoing(str(merge), [str(merge), "0" * 40]) == []
