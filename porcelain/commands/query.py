@@ -321,7 +321,7 @@ def _run(
         if not no_persist:  # the user's own choice: a later query keeps it
             accept(store, [ctx.tip])
     view = TerminalView(app.output, markdown=ask.render and app.output.colours())
-    if not no_persist:
+    if not no_persist and store.refs.active() == cid:  # `q -i` on another one activates nothing
         record_activation(store, cid)
     if ask.retry:
         # lazy: only --retry loads the retry module

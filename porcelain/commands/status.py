@@ -16,7 +16,8 @@ PENDING = ("journal", "oplog", "lock", "quarantine")
 @click.pass_obj
 def status(app: App) -> None:
     """Where jp is working: the store (and what chose it), its remotes, the active
-    conversation and the model a query would use, and anything pending (an
+    conversation and the model a query would use, an open compaction review (with
+    the commands that go on with it or end it), and anything pending (an
     unfinished ref update or operation record, a stale lock, a quarantined ref),
     with the command that deals with it.  Reads only; changes nothing."""
     # lazy: the store's modules load only for commands that read it
@@ -24,6 +25,7 @@ def status(app: App) -> None:
     from porcelain.app.hookinstall import TOOLS, state
     from porcelain.app.targets import active_id
     from porcelain.domain.defaults import default_model
+    from porcelain.domain.review.state import every_open_review
 
     path, chosen = app.chosen_store()
     report: dict[str, Any] = {"store": str(path), "store_from": chosen or "the default"}
@@ -43,6 +45,10 @@ def status(app: App) -> None:
         active_title=(store.notes.meta(active).get("title") if active else None),
         model=config.model_id() or default_model(app.has_api_key()),
         pending=[f.to_json() for f in findings],
+        reviews=[
+            {"id": rid, "source_id": source, "active": rid == active}
+            for rid, source in every_open_review(store)
+        ],
     )
     _show(app, report)
 
@@ -67,6 +73,8 @@ def _show(app: App, report: dict[str, Any]) -> None:
     else:
         lines.append("Active:  none (`jp q --new TEXT` starts one)")
     lines.append(f"Model:   {report['model']}")
+    for review in report["reviews"]:
+        lines.extend(_review_lines(review))
     pending = report["pending"]
     if not pending:
         lines.append("Pending: nothing")
@@ -92,3 +100,14 @@ def _hooks(report: dict[str, Any]) -> str:
         else:
             parts.append(f"{tool} none (`jp hooks install {tool}`)")
     return "Hooks:   " + ", ".join(parts)
+
+
+def _review_lines(review: dict[str, Any]) -> list[str]:
+    """An open review, as git names a rebase in progress, with what to run next."""
+    rid, source = review["id"], untrusted_field(review["source_id"])  # a note's text
+    where = "active" if review["active"] else f"not active: `jp conversation use {rid}` first"
+    return [
+        f"Review:  {rid} is a compaction review of {source}, still open ({where})",
+        '         discuss it: `jp q "..."`; apply it: `jp conversation compact --continue`;',
+        "         end it, source untouched: `jp conversation compact --abort`",
+    ]

@@ -32,7 +32,7 @@ def undo(app: App, force: bool) -> None:
         {"undone": opshow.as_json(result.op), "refs": opshow.moves_json(result.moved)},
         [
             f"Undid operation {result.op.id[: opshow.SHORT]}: {opshow.command(result.op)}",
-            *opshow.moves_text(result.moved),
+            *opshow.moves_brief(result.moved, result.op.id),
             *opshow.remote_lines(result.op, undone=True),
         ],
     )

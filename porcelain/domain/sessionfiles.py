@@ -73,6 +73,22 @@ def refusal(path: Path, root: Path) -> str | None:
     return None
 
 
+def claude_deeper(target: Path) -> list[Path]:
+    """Session files one folder deeper than ``claude_files`` reads under ``target``
+    (``~/.claude`` given for ``~/.claude/projects``, say): not imported, so named."""
+    if not target.is_dir() or target.name == "subagents":
+        return []
+    folders = (
+        [target] if _project_files(target) else sorted(p for p in target.iterdir() if p.is_dir())
+    )
+    return [
+        f
+        for folder in folders
+        for f in sorted(folder.glob("*/*.jsonl"))
+        if f.parent.name != "subagents" and f.is_file()
+    ]
+
+
 def _claude_rel(path: Path) -> str:
     if path.parent.name == "subagents" and len(path.parents) >= 3:
         return f"{path.parents[2].name}/{path.parents[1].name}/subagents/{path.name}"
@@ -171,9 +187,15 @@ def default_roots(tool: str) -> list[Path]:
     return [Path(base) if base else Path.home() / ".codex"]
 
 
-def find_files(tool: str, paths: tuple[Path, ...], refused: list[str] | None = None) -> list[Found]:
+def find_files(
+    tool: str,
+    paths: tuple[Path, ...],
+    refused: list[str] | None = None,
+    deeper: list[Path] | None = None,
+) -> list[Found]:
     """The session files under ``paths`` (else the tool's own location), sessions
-    before subagents; each one ``refusal`` names is left out and named in ``refused``."""
+    before subagents; each one ``refusal`` names is left out and named in ``refused``,
+    and Claude Code files one folder deeper than those read are added to ``deeper``."""
     given = bool(paths)
     roots = list(paths) or default_roots(tool)
     files: list[Found] = []
@@ -191,6 +213,8 @@ def find_files(tool: str, paths: tuple[Path, ...], refused: list[str] | None = N
                 f"give the folder {NAMES[tool]} keeps its sessions in, or one of its files",
             )
         top = root if root.is_dir() else root.parent
+        if deeper is not None and tool == "claude-code":
+            deeper += claude_deeper(root)
         for found in claude_files(root) if tool == "claude-code" else codex_files(root):
             why = refusal(found.path, top)
             if why is None:

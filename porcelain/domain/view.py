@@ -41,7 +41,7 @@ def _projected(
     inherited = inherited_turns(events, found)
     result = project(review_view(events, found), heading)
     shown = [
-        label(o.index + 1) if isinstance(o, Kept) else label(o.from_turn + 1, o.to_turn + 1)
+        label(o.index + 1) if isinstance(o, Kept) else _header(o.from_turn + 1, o.to_turn + 1)
         for o in (result.origins if headers else ())
     ]
     if not inherited:
@@ -55,6 +55,12 @@ def _projected(
         else:
             labels.append(None)
     return add_markers(result.events, labels), shown
+
+
+def _header(first: int, last: int) -> str:
+    """A summary's header for a person: `turn 3` for one turn (the model's marker
+    keeps `turns 3-3`, which says a summary stands there)."""
+    return label(first) if first == last else label(first, last)
 
 
 def model_events(events: Sequence[Event], heading: Heading | None = None) -> list[Event]:

@@ -154,11 +154,12 @@ def unchanged(request: Request, environ: Mapping[str, str], cwd: Path) -> list[U
     if summary.get("config") != importsummary.config_mark(environ, gitdir):
         return None
     refused: list[str] = []
+    deeper: list[Path] = []
     try:
-        files = find_files(request.tool, request.paths, refused)
+        files = find_files(request.tool, request.paths, refused, deeper)
     except UserError:
         return None  # the whole command says why
-    if refused:
+    if refused or deeper:
         return None  # the whole command names them
     entries = summary.get("files")
     if not isinstance(entries, list) or len(entries) != len(files):

@@ -43,7 +43,15 @@ def _count(n: int, word: str) -> str:
 
 
 def _pick(facts: Sequence[Fact], kinds: tuple[str, ...], limit: int) -> list[str]:
-    return [f.text for f in facts if f.kind in kinds][:limit]
+    """Up to ``limit`` facts of ``kinds``; blank ones left out, so no heading stands
+    over nothing."""
+    return [f.text.strip() for f in facts if f.kind in kinds and f.text.strip()][:limit]
+
+
+def _said(text: str) -> bool:
+    """A decision that says something: not a lead-in ending in a colon ("Now let's
+    add the configuration:"), a heading whose content the summary does not quote."""
+    return not text.rstrip().endswith(":")
 
 
 def _tools(events: Sequence[Event]) -> list[str]:
@@ -107,7 +115,7 @@ def summarize(events: Sequence[Event]) -> str:
     if asked[1:]:
         lines.append("Later requests:")
         lines += [f"- {r}" for r in asked[1:]]
-    decisions = [d for d in _pick(facts, ("decision",), 5) if d not in asked][:4]
+    decisions = [d for d in _pick(facts, ("decision",), 20) if d not in asked and _said(d)][:4]
     if decisions:
         lines.append("Decisions and constraints:")
         lines += [f"- {d}" for d in decisions]

@@ -23,8 +23,25 @@ def moves_json(moves: Sequence[Move]) -> list[dict[str, Any]]:
     return [{"ref": m.ref, "old": ref_value(m.old), "new": ref_value(m.new)} for m in moves]
 
 
+SHOWN_MOVES = 5  # refs an undo or a restore lists before it counts the rest
+
+
 def moves_text(moves: Sequence[Move]) -> list[str]:
     return [f"    {m.ref}: {value(m.old)} -> {value(m.new)}" for m in moves]
+
+
+def moves_brief(moves: Sequence[Move], op_id: str) -> list[str]:
+    """``moves_text`` of the first few refs and a count of the rest (`jp remote
+    remove` moves every tracking ref of its remote), with where to see them all."""
+    if len(moves) <= SHOWN_MOVES + 1:
+        return moves_text(moves)
+    rest = len(moves) - SHOWN_MOVES
+    return [
+        f"    {len(moves)} refs moved back, the first {SHOWN_MOVES}:",
+        *moves_text(moves[:SHOWN_MOVES]),
+        f"    ... and {rest} more (`jp op log` lists every ref of operation "
+        f"{op_id[:SHORT]}; `-F json` prints them all)",
+    ]
 
 
 def when(seconds: float) -> str:

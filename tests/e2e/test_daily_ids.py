@@ -161,3 +161,15 @@ def test_importing_a_folder_again_says_so_and_writes_nothing(user: User, tmp_pat
     (new,) = ids_in(proc.stdout)
     assert new != cid and f"{new}: a new id, since {cid} is another conversation here" in proc.stderr
     assert len(user.ls()) == 2
+
+
+def test_use_dash_skips_a_conversation_only_queried_by_id(user: User) -> None:
+    a = user.import_(RUST)
+    b = user.import_(NO_MARKERS)
+    c = user.import_(WITH_COMPACTION)
+    user.ok("conversation", "use", a)
+    user.ok("conversation", "use", b)
+    user.ok("q", "-i", c, "a question that leaves the active one alone")
+    assert user.active() == b
+    user.ok("conversation", "use", "-")
+    assert user.active() == a, "`use -` goes to the conversation active before, as `cd -`"

@@ -87,10 +87,12 @@ def test_request_is_committed_before_the_model_is_called(online: User, fake: Fak
     fake.reply_error(401, "authentication_error", "invalid x-api-key")
     proc = online.fail("q", "--new", "my PRECIOUS-PLAN for the release")
     assert "401" in proc.stderr or "authentication" in proc.stderr
+    assert "check ANTHROPIC_API_KEY, then `jp q --retry` asks again" in proc.stderr
     assert "PRECIOUS-PLAN" in online.git("log", "-p", "--all")
     cid = online.active()
     fake.reply_error(500, "api_error", "the fake is failing")
-    online.fail("q", "second SAVED-TOO")
+    proc = online.fail("q", "second SAVED-TOO")
+    assert "`jp q --retry` asks again (the request is saved)" in proc.stderr
     assert len(fake.requests) == 2, "max_retries = 0 makes one attempt"
     fake.reply_drop_mid_stream("This answer is cut off somewhere in the middle")
     proc = online.fail("q", "third")

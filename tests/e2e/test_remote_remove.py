@@ -199,3 +199,17 @@ def test_a_killed_remote_remove_of_a_remote_jp_made_is_finished_by_a_rerun(
     assert copies(synced.store), "killed before jp's copies were dropped"
     assert "already gone" in synced.ok("remote", "remove", "origin")
     assert copies(synced.store) == [] and kept_state(synced.store) == before
+
+
+def test_undo_of_a_remove_counts_the_refs_and_shows_a_few(synced: User) -> None:
+    for n in range(3):
+        synced.ok("conversation", "new", "--no-activate", "--title", f"more {n}")
+    synced.ok("push", "origin")
+    moved = len(copies(synced.store))
+    synced.ok("remote", "remove", "origin")
+    out = synced.ok("undo")
+    assert len(copies(synced.store)) == moved
+    listed = [line for line in out.splitlines() if line.startswith("    refs/")]
+    assert moved > 6 and len(listed) == 5, out
+    assert f"{moved} refs moved back, the first 5:" in out and f"and {moved - 5} more" in out
+    assert "remote origin: absent ->" in out

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.e2e.harness import User, blocks, ids_in, request_text, tool_use, write_conversation
+from tests.support.fake_chat import FakeChat
 from tests.support.fake_messages import FakeMessages
 
 CONFIG = """
@@ -241,3 +242,21 @@ def test_an_open_review_blocks_compaction_of_its_source(user: User, tmp_path: Pa
     user.ok("q", "ordinary chat goes on")
     assert user.show(source)["turns"] == 13
     assert len([r for r in user.ls() if r["source_id"] == source]) == 1
+
+
+def test_the_review_uses_the_model_the_conversation_recorded(user: User) -> None:
+    # `q -m` records openai/gpt-test, a provider the user's files never name: as
+    # `jp q` answers on it, the review's summary is drafted on it too
+    with FakeChat() as chat:
+        user.env.update(chat.env())
+        for _ in range(2):
+            chat.reply_text("ANSWER.", when={"last_user_contains": "question"})
+        user.ok("q", "--new", "-m", "openai/gpt-test", "first question")
+        user.ok("q", "second question")
+        assert [r["model"] for r in chat.requests] == ["gpt-test", "gpt-test"]
+        chat.reply_text("DRAFT on the recorded model.", when={"no_tools": True})
+        out = user.ok("conversation", "compact", "--interactive", "--from", "1", "--to", "1")
+        assert "DRAFT on the recorded model." in out
+        assert [r["model"] for r in chat.requests] == ["gpt-test"] * 3
+    (config,) = [e for e in user.events(user.active()) if e["type"] == "config_delta"][-1:]
+    assert "openai/gpt-test" in json.dumps(config), "the review runs on it as well"

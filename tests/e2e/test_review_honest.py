@@ -43,6 +43,11 @@ def test_one_note_per_thing_and_turn_n(user: User) -> None:
     assert "Proposing turn 1" in out
     log = user.ok("conversation", "compact", "--log")
     assert "turns 1-1" not in log
+    source = user.show()["source_id"]
+    user.ok("q", "summary: the first turn, in short")  # a summary of one turn, not a strip
+    user.ok("conversation", "compact", "--continue", "--yes")
+    printed = user.ok("conversation", "print", "--compacted", source)
+    assert "--- turn 1 (" in printed and "turns 1-1" not in printed
 
 
 def test_a_proposal_that_grows_the_context_says_so_up_to_continue(user: User) -> None:

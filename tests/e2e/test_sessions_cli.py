@@ -267,5 +267,25 @@ def test_since_reads_only_the_files_changed_since(user: User, tmp_path: Path) ->
     os.utime(root / MAIN)  # now
     user.ok("conversation", "import", "--from", "claude-code", "--since", "2h", str(root))
     assert set(imported(user, "--all")) == {MAIN}
-    bad = user.fail("conversation", "import", "--from", "codex", "--since", "soon", str(root), code=2)
+    bad = user.fail(
+        "conversation", "import", "--from", "codex", "--since", "soon", str(root), code=2
+    )
     assert "--since 'soon'" in bad.stderr
+
+
+def test_session_files_one_folder_deeper_are_named_not_skipped_silently(
+    user: User, tmp_path: Path
+) -> None:
+    claude_home = tmp_path / "claude-home"
+    claude_root(claude_home)  # ~/.claude/projects/<project>/<session>.jsonl
+    for flags in ((), ("--format", "json")):
+        proc = user.run(*flags, "conversation", "import", "--from", "claude-code", str(claude_home))
+        assert proc.returncode == 0, proc.stderr
+        assert "1 session file one folder deeper than jp reads was not imported" in proc.stderr
+        assert str(claude_home / "projects" / MAIN) in proc.stderr
+        assert f"--from claude-code {claude_home / 'projects'}`" in proc.stderr
+    assert user.ls() == []
+    proc = user.run(
+        "conversation", "import", "--from", "claude-code", str(claude_home / "projects")
+    )
+    assert proc.returncode == 0 and "deeper" not in proc.stderr, proc.stderr

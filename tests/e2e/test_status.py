@@ -8,7 +8,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from tests.e2e.harness import User
+from tests.e2e.harness import User, write_conversation
 
 
 def test_status_names_store_remote_active_and_pending(user: User, tmp_path: Path) -> None:
@@ -41,3 +41,22 @@ def test_status_without_a_store_says_how_to_make_one(user: User, tmp_path: Path)
     assert proc.returncode == 0, proc.stderr
     assert "not created yet" in proc.stdout and "jp init" in proc.stdout
     assert not (tmp_path / "none.git").exists()
+
+
+def test_status_shows_an_open_review_and_what_to_run_next(user: User, tmp_path: Path) -> None:
+    source = user.import_(write_conversation(tmp_path / "17800000502-five", 5))
+    user.ok("conversation", "use", source)
+    user.ok("conversation", "compact", "--interactive")
+    review = user.active()
+    out = user.ok("status")
+    assert f"Review:  {review} is a compaction review of {source}, still open (active)" in out
+    for step in ('jp q "..."', "compact --continue", "compact --abort"):
+        assert step in out, out
+    data = json.loads(user.ok("--format", "json", "status"))
+    assert data["reviews"] == [{"id": review, "source_id": source, "active": True}]
+    user.ok("conversation", "use", source)
+    assert f"`jp conversation use {review}` first" in user.ok("status")
+    user.ok("conversation", "use", review)
+    user.ok("conversation", "compact", "--abort")
+    assert "Review:" not in user.ok("status")
+    assert json.loads(user.ok("--format", "json", "status"))["reviews"] == []

@@ -191,7 +191,7 @@ def test_ctrl_c_and_errors_behave_as_in_process(warm: tuple[User, Path], fake: F
     assert proc.returncode == 130, proc.stderr
     cid = user.active()
     last = [line for line in proc.stderr.splitlines() if line.strip()][-1]
-    assert last.startswith("interrupted: the request and ") and last.endswith(f"saved in {cid}")
+    assert last.startswith("interrupted: the request and ") and f"saved in {cid}; `jp q --retry`" in last
     assert "error:" not in proc.stderr
     assert user.kinds(cid)[1:3] == ["turn_start", "chat_request"]
     (row,) = servers(user)

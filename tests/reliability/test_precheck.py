@@ -108,7 +108,8 @@ def test_ctrl_c_while_the_answer_streams(box: Sandbox) -> None:
     assert proc.returncode == INTERRUPTED, proc.stderr
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert lines[-1] == (
-        f"interrupted: the request and 0 events of the answer are saved in {RUST_ID}"
+        f"interrupted: the request and 0 events of the answer are saved in {RUST_ID}; "
+        "`jp q --retry` answers it again"
     ), proc.stderr
     assert "\n\n" not in proc.stderr
     after = box.conversations()[RUST_ID].events

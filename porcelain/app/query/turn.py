@@ -144,7 +144,10 @@ def interrupted_message(ctx: TurnContext, kept: int) -> str:
         return f"interrupted: nothing of this query was saved in {ctx.cid}"
     answer = kept - 2
     events = f"{answer} event{'s' if answer != 1 else ''} of the answer"
-    return f"interrupted: the request and {events} are saved in {ctx.cid}"
+    return (
+        f"interrupted: the request and {events} are saved in {ctx.cid}; "
+        "`jp q --retry` answers it again"
+    )
 
 
 def continue_turn(ctx: TurnContext, view: TurnView) -> None:
@@ -183,8 +186,11 @@ def _continue(ctx: TurnContext, view: TurnView, extra: Mapping[str, BuiltinTool]
             commit(ctx, mark(exc.partial_events, "stream"))
             exc.hint = _after_the_break(ctx)
             raise
-        except ProviderError:
+        except ProviderError as exc:
             view.finish()
+            if ctx.persist:  # the request is stored: say how to have it answered
+                retry = "`jp q --retry` asks again (the request is saved)"
+                exc.hint = f"{exc.hint}, then {retry}" if exc.hint else retry
             raise
         view.finish()
         commit(ctx, with_usage(response.events, response.usage, ctx.model_id))

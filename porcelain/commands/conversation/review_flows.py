@@ -7,7 +7,7 @@ from typing import Any
 
 from gitstore import Event
 from porcelain.app.compaction.run import default_model
-from porcelain.app.lifecycle import jp_deltas
+from porcelain.app.recorded import accept, chain_deltas, foreign_model, naming
 from porcelain.app.review import finish as steps
 from porcelain.app.review.start import refuse_if_review, start_review
 from porcelain.app.targets import resolve
@@ -27,7 +27,13 @@ def interactive(app: App, target: str | None, opts: CompactOptions) -> None:
         # read once, for the configuration and the review; only what they look at
         view = store.log.view_chain(source.tip)
         check_range_flags(overrides, view.facts.turn_count(), opts.typed_range())
-        config = app.config(deltas=jp_deltas([e for _, e in view.facts.internal_events()]))
+        # the recorded model by `jp q`'s rule: the user's own deltas as theirs, another's named
+        recorded = chain_deltas(store, source.cid, view)
+        config = app.config(deltas=recorded)
+        foreign = None if opts.model else foreign_model(config, recorded)
+        if foreign is not None:
+            app.output.note(naming(source.cid, str(config.model_id()), foreign))
+            accept(store, [foreign.commit])
         started = start_review(
             store,
             source,

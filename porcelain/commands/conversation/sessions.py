@@ -29,9 +29,11 @@ def import_sessions(
 ) -> None:
     moment = _since(since) if since else None
     refused: list[str] = []
-    files = find_files(tool, paths, refused)
+    deeper: list[Path] = []
+    files = find_files(tool, paths, refused, deeper)
     for line in refused:  # named, --quiet or not: the hook's import hides nothing it left out
         app.output.note(f"{line}: left out")
+    _name_deeper(app, deeper)
     if moment is not None:
         files = changed_since(files, moment)
     app.machine_neutral = True  # the same session makes the same commits on every machine
@@ -55,6 +57,26 @@ def import_sessions(
         for note in outcome.notes:
             app.output.note(f"{note}: left out")
     app.output.emit(report.result(tool, done), None if quiet else report.summary(tool, done))
+
+
+DEEPER_SHOWN = 3
+
+
+def _name_deeper(app: App, deeper: list[Path]) -> None:
+    """Session files one folder deeper than the import reads: a count, the first few."""
+    if not deeper:
+        return
+    many = len(deeper) != 1
+    app.output.note(
+        f"{len(deeper):,} session file{'s' if many else ''} one folder deeper than jp reads "
+        f"{'were' if many else 'was'} not imported, for instance:"
+    )
+    for path in deeper[:DEEPER_SHOWN]:
+        app.output.note(f"  {path}")
+    app.output.note(
+        f"  import {'their' if many else 'its'} folder itself: "
+        f"`jp conversation import --from claude-code {deeper[0].parent.parent}`"
+    )
 
 
 def _since(since: str) -> float:

@@ -72,3 +72,16 @@ def open_reviews(store: Store, source_id: str) -> list[str]:
         for loc in store.refs.list(archived=False)
         if sources.get(store.notes.anchor(loc.cid)) == source_id
     ]
+
+
+def every_open_review(store: Store) -> list[tuple[str, str]]:
+    """Every live compaction review and its source, as ``(review, source)`` pairs."""
+    sources = store.notes.sources()
+    if not sources:
+        return []
+    found = []
+    for loc in store.refs.list(archived=False):
+        source = sources.get(store.notes.anchor(loc.cid))
+        if source is not None:
+            found.append((loc.cid, source))
+    return found

@@ -10,6 +10,7 @@ from typing import Any
 from gitstore import Event, GitStoreError, Kind, Store
 from porcelain.app.describe import details
 from porcelain.app.targets import active_id
+from porcelain.domain.compaction.proposal import span
 from porcelain.render import opshow
 from porcelain.serve.html import Markup, esc, join, link, tag
 from porcelain.serve.html import page as layout
@@ -138,8 +139,7 @@ def _coverage(value: dict[str, Any] | None) -> Markup:
 
 
 def _proposal(p: dict[str, Any], diff: dict[str, Any] | None) -> Markup:
-    span = f"turns {p['from_turn']}-{p['to_turn']}"
-    head = tag("h4", f"Proposal {p['number']}: {span}, by {p['author']}")
+    head = tag("h4", f"Proposal {p['number']}: {_span(p)}, by {p['author']}")
     body = [head, tag("div", render(p.get("summary") or "(no summary)"), class_="summary")]
     if diff is not None:
         body.append(
@@ -158,6 +158,11 @@ def _proposal(p: dict[str, Any], diff: dict[str, Any] | None) -> Markup:
     return tag("article", join(body), class_="proposal")
 
 
+def _span(item: dict[str, Any]) -> str:
+    """`turn 3` or `turns 2-6`, as everywhere else."""
+    return span(item["from_turn"], item["to_turn"])
+
+
 def _operation(op: dict[str, Any] | None) -> str:
     return (
         ""
@@ -170,7 +175,7 @@ def page(store: Store, query: Any, cid: str) -> Markup:
     found = api(store, query, cid)
     parts = [tabs(cid, "/review"), tag("h2", "Compactions")]
     applied = [
-        tag("li", f"turns {a['from_turn']}-{a['to_turn']} at {a['at']}{_operation(a['operation'])}")
+        tag("li", f"{_span(a)} at {a['at']}{_operation(a['operation'])}")
         for a in found["applied"]
     ]
     parts.append(tag("ul", join(applied)) if applied else tag("p", "No compaction."))
@@ -193,7 +198,7 @@ def page(store: Store, query: Any, cid: str) -> Markup:
             join(
                 tag(
                     "li",
-                    f"turns {p['from_turn']}-{p['to_turn']}, {p['summary_words']} words, by {p['author']}",
+                    f"{_span(p)}, {p['summary_words']} words, by {p['author']}",
                 )
                 for p in props
             ),

@@ -210,3 +210,24 @@ def test_numbers_skip_positions_but_keep_quantities() -> None:
     numbers = next(line for line in text.splitlines() if line.startswith("Numbers:"))
     assert "Port 8080" in numbers and "250 ms" in numbers
     assert "12" not in numbers and "40" not in numbers
+
+
+def test_no_heading_stands_over_nothing() -> None:
+    """A lead-in ending in a colon is no decision: with only those, the section
+    and its heading are left out; a real decision beside them stays."""
+    only = summarize(
+        [
+            req("Set up tracing"),
+            say("Now let's add the dev configuration:\n\nNow let's verify it compiles:"),
+        ]
+    )
+    assert "Decisions and constraints:" not in only and "- Now let's" not in only
+    both = summarize(
+        [req("Set up tracing"), say("Now let's add it:\n\nWe decided to keep stdout in dev only.")]
+    )
+    assert "Decisions and constraints:\n- We decided to keep stdout in dev only." in both
+    for text in (only, both):
+        lines = text.splitlines()
+        for heading, after in zip(lines, [*lines[1:], ""], strict=True):
+            if heading.endswith(":") and ": " not in heading:  # a section's own heading
+                assert after.startswith("- "), text
