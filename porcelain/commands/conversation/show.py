@@ -11,7 +11,7 @@ from porcelain.app.targets import active_id, resolve
 from porcelain.commands.context import App
 from porcelain.commands.conversation.show_config import effective
 from porcelain.domain.origins import origin_rows
-from porcelain.render.output import untrusted_field
+from porcelain.render.output import escape_untrusted, untrusted_field
 
 
 @click.command()
@@ -70,7 +70,9 @@ def render(info: dict[str, Any]) -> list[str]:
     # lazy: the configuration rows load only when `show` prints text
     from porcelain.commands.conversation.show_config import lines as config_rows
 
-    rows = [("ID", info["id"]), ("Title", info["shown_title"])]
+    # the title may be a prompt's first words: escaped whole, piped or not, as ls does
+    title = escape_untrusted(str(info["shown_title"]), one_line=True)
+    rows = [("ID", info["id"]), ("Title", title)]
     rows += [("Turns", str(info["turns"])), ("Events", str(info["events"]))]
     if info["last_event_at"]:
         rows.append(("Latest event", info["last_event_at"]))
