@@ -209,6 +209,14 @@ def token(nbytes: int) -> str:
     return _current.token(nbytes)
 
 
+def elapsed() -> float:
+    """The machine's monotonic seconds, for a budget or a time limit (recall's
+    regex budget, the web view's request limits): always the real clock, never a
+    test's seeded one, whose steps would spend a budget at every reading; it
+    reaches no store and no output."""
+    return time.monotonic()
+
+
 def _urlsafe(data: bytes) -> str:
     import base64  # lazy: start-up; only a command that makes an id or a credential needs it
 

@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from gitstore import Event, Kind
+from porcelain import clock
 from porcelain.domain.grepmatch import Searcher, compile_pattern, matches
 from porcelain.domain.stream import Stream
 
@@ -94,13 +94,13 @@ class Bounded:
         if self._left <= 0:
             raise RecallError(_TOO_SLOW)
         # a budget of work, not a time of record: the real clock, whatever clock jp runs on
-        start = time.monotonic()
+        start = clock.elapsed()
         try:
             return self._pattern.search(line, timeout=self._left)
         except TimeoutError:
             raise RecallError(_TOO_SLOW) from None
         finally:
-            self._left -= time.monotonic() - start
+            self._left -= clock.elapsed() - start
 
 
 _TOO_SLOW = (

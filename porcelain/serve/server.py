@@ -288,7 +288,7 @@ class Server(ThreadingHTTPServer):
             self.shutdown_request(request)
             return
         with self.lock:
-            self.live[request] = (time.monotonic(), HEADER_SECONDS)
+            self.live[request] = (clock.elapsed(), HEADER_SECONDS)
         try:
             super().process_request(request, client_address)
         except BaseException:
@@ -320,7 +320,7 @@ class Server(ThreadingHTTPServer):
 
     def _reap(self) -> None:
         while not self.closing.wait(0.5):
-            now = time.monotonic()
+            now = clock.elapsed()
             with self.lock:
                 late = [sock for sock, (start, limit) in self.live.items() if now - start > limit]
             for sock in late:

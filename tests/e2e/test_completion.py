@@ -51,7 +51,7 @@ def test_bash_completes_commands_ids_keys_and_choices(user: User, tmp_path: Path
     script = tmp_path / "jp.bash"
     script.write_text(user.ok("completion", "bash"))
     assert "conversation" in bash_completions(user, script, ["jp", "con"])
-    assert bash_completions(user, script, ["jp", "conversation", "sh"]) == ["show"]
+    assert bash_completions(user, script, ["jp", "conversation", "sho"]) == ["show"]
     ids = bash_completions(user, script, ["jp", "c", "show", ""])
     assert {rust, plain, "active", "recent"} <= set(ids)
     assert bash_completions(user, script, ["jp", "c", "show", "178000001"]) == [
@@ -174,7 +174,7 @@ def test_a_cfg_value_completes_as_a_value_not_a_command(user: User, tmp_path: Pa
     assert "offline/jp" in after and "conversation" not in after, after
     switch = ["jp", "--cfg", 'conversation.tools."*".enable', "=", ""]
     assert bash_completions(user, script, switch) == ["true", "false"]
-    later = ["jp", "--cfg", "assistant.model.id", "=", "offline/jp", "conversation", "sh"]
+    later = ["jp", "--cfg", "assistant.model.id", "=", "offline/jp", "conversation", "sho"]
     assert bash_completions(user, script, later) == ["show"], "the words after it still parse"
     assert ask(user, "zsh", "--cfg", "assistant.model.id=offline/")[0].startswith(
         "assistant.model.id=offline/jp"

@@ -47,7 +47,7 @@ def test_completion_as_typed_in_bash(user: User, tmp_path: Path) -> None:
     )
     shell = Terminal(["bash", "--noprofile", "--rcfile", str(rc), "-i"], user.env, user.root)
     shell.expect(b"$ ")
-    shell.send("jp conversation sh\t")
+    shell.send("jp conversation sho\t")
     shell.expect(b"jp conversation show ")
     shell.send("\x15jp c use 17800000\t")  # Ctrl-U clears the line first
     shown = shell.expect(rust.removeprefix("jp-c").encode())

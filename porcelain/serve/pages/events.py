@@ -103,7 +103,7 @@ def prompt_images(items: Sequence[Event]) -> list[tuple[Any, Any]]:
 
 def _request(event: Event, shown: Sequence[tuple[Any, Any]] = ()) -> Markup:
     body = tag("div", str(event.get("content", "")), class_="text")
-    found = list(shown)
+    found = []
     for item in attachments_of(event):
         media = media_of(item)
         if media is not None and media[0] in IMAGE_TYPES:
@@ -111,6 +111,9 @@ def _request(event: Event, shown: Sequence[tuple[Any, Any]] = ()) -> Markup:
             continue
         note = f"attached: {item.get('kind', 'file')} {item.get('source')}"
         body = Markup(body + tag("div", note, class_="attached"))
+    # an import keeps a prompt's images as the request's own (what the model is
+    # sent); the record's copies are drawn only for a request that has none
+    found = found or list(shown)
     return tag("div", Markup(body + pictures(found)), class_="request")
 
 
