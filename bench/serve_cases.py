@@ -69,17 +69,18 @@ def serve_section(root: Path, profile: Profile, results: Results) -> None:
         assert server.stdout is not None
         url = urlsplit(server.stdout.readline().strip())
         host, port = url.hostname or "127.0.0.1", url.port or 0
+        site = url.path.rstrip("/")  # the run's root: every page is under it
         conn = http.client.HTTPConnection(host, port, timeout=600)
-        conn.request("GET", f"/?{url.query}", headers={"Host": f"{host}:{port}"})
+        conn.request("GET", f"{site}/?{url.query}", headers={"Host": f"{host}:{port}"})
         cookie = (conn.getresponse().getheader("Set-Cookie") or "").split(";")[0]
         conn.close()
-        live = _follow(host, port, f"/c/{big}", cookie)
+        live = _follow(host, port, f"{site}/c/{big}", cookie)
         medians = interleaved(
             {
-                "page": lambda: _get(host, port, f"/c/{big}", cookie),
+                "page": lambda: _get(host, port, f"{site}/c/{big}", cookie),
                 "idle": lambda: _get(host, port, live, cookie),
                 "print": lambda: run_process([*jp, "conversation", "print", big], env, home),
-                "list": lambda: _get(host, port, "/", cookie),
+                "list": lambda: _get(host, port, f"{site}/", cookie),
                 "ls": lambda: run_process([*jp, "-F", "json", "conversation", "ls"], env, home),
             },
             profile.few(profile.runs),

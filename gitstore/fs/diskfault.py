@@ -53,12 +53,17 @@ def pruning(gitdir: Path, oid: str) -> bool:
 
 
 def spoiled(exc: BaseException) -> bool:
-    """libgit2 lost a new object's file: its folder vanished under it, or a tree was
-    refused an entry whose object is gone (a prune between the two writes)."""
+    """libgit2 lost a new object's file: its folder vanished under it, or a tree or a
+    commit was refused an object that is gone (a prune between the two writes)."""
     text = str(exc).lower()
     return any(
         words in text
-        for words in ("failed to rename", "no such file or directory", "invalid object specified")
+        for words in (
+            "failed to rename",
+            "no such file or directory",
+            "invalid object specified",
+            "object not found",
+        )
     )
 
 
