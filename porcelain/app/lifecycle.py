@@ -41,11 +41,11 @@ _LAST: dict[str, str] = {}
 
 def fresh_id(store: Store, moment: datetime | None = None) -> str:
     moment = moment or clock.now()
-    last = _LAST.get(str(store.gitdir))
+    last = _LAST.get(str(store.local.folder))
     if last is not None:
         moment = max(moment, created_at(last) + timedelta(milliseconds=100))
     cid = new_id(moment, store.refs.exists)
-    _LAST[str(store.gitdir)] = cid
+    _LAST[str(store.local.folder)] = cid
     return cid
 
 

@@ -70,8 +70,11 @@ def render(info: dict[str, Any]) -> list[str]:
     # lazy: the configuration rows load only when `show` prints text
     from porcelain.commands.conversation.show_config import lines as config_rows
 
-    # the title may be a prompt's first words: escaped whole, piped or not, as ls does
-    title = escape_untrusted(str(info["shown_title"]), one_line=True)
+    # a title set as a title is text like any other (escaped on a terminal); one that
+    # is a prompt's first words is escaped whole, piped or not, as ls shows it
+    title = str(info["shown_title"])
+    if not info.get("title"):
+        title = escape_untrusted(title, one_line=True)
     rows = [("ID", info["id"]), ("Title", title)]
     rows += [("Turns", str(info["turns"])), ("Events", str(info["events"]))]
     if info["last_event_at"]:
