@@ -14,9 +14,9 @@ Points (in the order an operation reaches them):
 - ``create:objects-written``: a new conversation's commits exist, no ref yet
 - ``rewrite:objects-written``: a rewritten chain's commits exist (``log.rewrite``,
   a redaction), the conversation's ref has not moved
-- ``notes:objects-written``: a notes commit exists (sheltered in a kept pack,
-  ``store/keep.py``), the notes ref has not moved
-- ``oplog:objects-written``: an operation's commit exists (sheltered), the
+- ``notes:objects-written``: a notes commit exists (loose), the notes ref has
+  not moved
+- ``oplog:objects-written``: an operation's commit exists (loose), the
   operation log's ref has not moved
 - ``move:journal-written``: a multi-ref update's journal is on disk, no ref locked
 - ``move:locked``: every ref of the update is locked and checked, none renamed

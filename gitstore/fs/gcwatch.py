@@ -10,17 +10,25 @@ closes the gap: what is gone then is gone for good, and written again.  git's
 own gc (``--auto``, two weeks' grace for unreachable objects) takes nothing
 new and is not waited for.  ``git prune --expire=now`` run alone holds no
 ``gc.pid`` and is not seen.
+
+``holding`` takes git's own gc lock (``gc.pid``, as ``git gc`` takes it) for a
+moment: while jp holds it, no ``git gc`` starts (git refuses: "gc is already
+running"), so what a write puts back after such a prune stays.  A ``gc.pid``
+whose process died is stale to git, and to jp.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 GC_WAIT = 30.0  # seconds a write waits for a git gc beside it to end
 GC_STALE = 12 * 3600  # a gc.pid this old is a gc that died (as git reads it)
+LOCK_WAIT = 1.0  # seconds a gc.pid.lock may stay before it is taken for a killed gc's
 
 
 def gc_running(gitdir: Path) -> str | None:
@@ -90,6 +98,50 @@ def after_gc(gitdir: Path, wait: float = GC_WAIT) -> None:
     end = time.monotonic() + wait
     while gc_running(gitdir) == running and time.monotonic() < end:
         time.sleep(0.01)
+
+
+@contextlib.contextmanager
+def holding(gitdir: Path, wait: float = GC_WAIT) -> Iterator[bool]:
+    """git's gc lock held inside (``gc.pid`` naming this process, made through
+    ``gc.pid.lock`` as git makes it), once no gc runs; whether it was taken: a gc
+    that runs past ``wait``, or a ``gc.pid.lock`` that stays (a killed gc's), is
+    not waited for longer, and the block runs without it."""
+    lock, pid_file = gitdir / "gc.pid.lock", gitdir / "gc.pid"
+    end, locked_since = time.monotonic() + wait, None
+    while True:
+        now = time.monotonic()
+        try:
+            fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            locked_since = locked_since or now
+            if now - locked_since > LOCK_WAIT or now > end:
+                yield False
+                return
+            time.sleep(0.002)
+            continue
+        except OSError:  # a store jp cannot write in: the write itself will say so
+            yield False
+            return
+        if gc_running(gitdir) is None:
+            break
+        os.close(fd)
+        os.unlink(lock)
+        if now > end:
+            yield False
+            return
+        time.sleep(0.002)
+    mine = f"{os.getpid()} {_host()}"
+    try:
+        os.write(fd, mine.encode())
+    finally:
+        os.close(fd)
+    os.replace(lock, pid_file)
+    try:
+        yield True
+    finally:
+        with contextlib.suppress(OSError):
+            if pid_file.read_text(encoding="utf-8", errors="replace") == mine:
+                pid_file.unlink()
 
 
 def _host() -> str:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from gitstore import faults
 from gitstore.errors import ConcurrentUpdate, EnvironmentFault, LockedRef, environment_fault
-from gitstore.fs import diskfault, flock, gitobject, keep, retry
+from gitstore.fs import flock, gitobject, pruned, retry
 from gitstore.fs.place import Place
 from gitstore.oplog.model import SYMBOLIC, Op, printable
 from gitstore.refs import loose
@@ -49,16 +49,16 @@ RETRIES = 60
 def _op_of(repo: pygit2.Repository, commit: pygit2.Commit) -> Op | None:
     """The operation a commit records, or None when it is not an operation commit.
     An object of it that is missing (git's prune beside its writer) is read again
-    for a moment, then named (``keep.reread``)."""
-    return keep.reread(partial(_read_op, repo, commit), Path(repo.path), REF)
+    for a moment, then named (``pruned.reread``)."""
+    return pruned.reread(partial(_read_op, repo, commit), Path(repo.path), REF)
 
 
 def _read_op(repo: pygit2.Repository, commit: pygit2.Commit) -> Op | None:
     try:
-        entry = keep.tree_of(commit)[FILE]
+        entry = pruned.tree_of(commit)[FILE]
     except KeyError:
         return None
-    blob = keep.get(repo, entry.id)
+    blob = pruned.get(repo, entry.id)
     if not isinstance(blob, pygit2.Blob):
         return None
     try:
@@ -72,7 +72,7 @@ def _since_of(repo: pygit2.Repository, commit: pygit2.Commit) -> float | None:
     file, or (written by an older jp, or unreadable) its whole operation; None when
     ``commit`` records no operation."""
     try:
-        blob = keep.get(repo, keep.tree_of(commit)[SINCE].id)
+        blob = pruned.get(repo, pruned.tree_of(commit)[SINCE].id)
         since = float(bytes(blob.data)) if isinstance(blob, pygit2.Blob) else 0.0
     except (KeyError, ValueError):
         since = 0.0
@@ -90,19 +90,19 @@ def _tip(repo: pygit2.Repository) -> pygit2.Reference | None:
 
 
 def _tip_commit(repo: pygit2.Repository, ref: pygit2.Reference) -> pygit2.Commit | None:
-    """The commit ``ref`` names: None when it names no commit, ``keep.Gone`` when
-    that commit is missing (read again for a moment, then named)."""
+    """The commit ``ref`` names: None when it names no commit, ``pruned.Gone`` when
+    that commit is missing (read again for a moment, then named: ``pruned.reread``)."""
 
     def peel() -> pygit2.Commit | None:
         try:
             found: pygit2.Commit = ref.peel(pygit2.Commit)
         except KeyError:
-            raise keep.Gone(str(ref.target)) from None
+            raise pruned.Gone(str(ref.target)) from None
         except (ValueError, pygit2.GitError):
             return None
         return found
 
-    return keep.reread(peel, Path(repo.path), REF)
+    return pruned.reread(peel, Path(repo.path), REF)
 
 
 def entries(repo: pygit2.Repository) -> Iterator[tuple[pygit2.Commit, Op]]:
@@ -128,9 +128,9 @@ def _previous(repo: pygit2.Repository, commit: pygit2.Commit) -> pygit2.Commit |
     def parent_commit() -> pygit2.Commit | None:
         if first in repo.odb:
             return _commit_at(repo, first)
-        raise keep.Gone(first)  # every parent is kept reachable: a prune beside its writer
+        raise pruned.Gone(first)  # every parent is kept reachable: a prune beside its writer
 
-    parent = keep.reread(parent_commit, Path(repo.path), REF)
+    parent = pruned.reread(parent_commit, Path(repo.path), REF)
     if parent is not None and _op_of(repo, parent) is not None:
         return parent
     return None
@@ -188,18 +188,18 @@ def _is_commit(repo: pygit2.Repository, oid: str) -> bool:
 
 
 def _keepers(
-    oids: list[pygit2.Oid], signature: pygit2.Signature, held: keep.Kept
+    oids: list[pygit2.Oid], signature: pygit2.Signature, put: Callable[[int, bytes], pygit2.Oid]
 ) -> list[pygit2.Oid]:
     """At most ``KEEP`` parents that keep every commit of ``oids`` reachable (the
-    commits and the tree made for that are staged in ``held``)."""
+    commits and the tree made for that given to ``put``)."""
     if len(oids) <= KEEP:
         return oids
-    empty = str(held.stage(gitobject.TREE, b""))
+    empty = str(put(gitobject.TREE, b""))
     person = gitobject.person(signature)
     level = oids
     while len(level) > KEEP:
         level = [
-            held.stage(
+            put(
                 gitobject.COMMIT,
                 gitobject.commit_data(
                     empty,
@@ -238,41 +238,24 @@ def _commit(
 def write(repo: pygit2.Repository, op: Op, signature: pygit2.Signature) -> str:
     """Add ``op`` as the newest operation; returns its commit id.
 
-    Its objects are held until the ref names them (``keep``): one that git's
-    prune takes before they are sheltered is written again (the whole attempt),
-    and they stay in a kept pack until the ref has moved.
+    Its objects are written loose; a ``git gc --prune=now`` beside the write is
+    met as ``gitstore/fs/pruned.py`` says (written again once, then named).
     """
-    gitdir = Path(repo.path)
-    kept: tuple[list[pygit2.Oid], keep.Kept] | None = None
-    spoiled = 0
+    objects = Path(repo.path) / "objects"
+    written = pruned.Written(repo)
+    kept = pruned.once(lambda: _keepers(_commits_of(repo, op), signature, written.put), objects)
     for _ in retry.jittered(RETRIES):
-        try:
-            kept = kept or _kept_parents(repo, op, signature)
-            ref, oid = _prepare(repo, op, kept[0], signature, kept[1])
-        except (keep.Spoiled, pygit2.GitError, OSError) as exc:
-            if not keep.spoiled(exc):
-                raise
-            kept, spoiled = None, spoiled + 1
-            if spoiled == diskfault.PRUNE_RETRIES:
-                if isinstance(exc, keep.Spoiled):  # the disk's fault, if it is
-                    diskfault.check_written(Place.of(repo, gitdir), str(exc))
-                raise EnvironmentFault("pruned", str(gitdir / "objects"), REF) from None
-            continue
-        if _move(repo, ref, oid, op.id, kept[1]):
+        ref, oid = pruned.once(partial(_prepare, repo, op, kept, signature, written), objects)
+        written.refresh()  # what a prune took before the move
+        if _move(repo, ref, oid, op.id):
+            written.settle()  # what a prune beside took as the ref moved
             return str(oid)
     raise ConcurrentUpdate(REF)
 
 
-def _move(
-    repo: pygit2.Repository,
-    ref: pygit2.Reference | None,
-    oid: pygit2.Oid,
-    op_id: str,
-    held: keep.Kept,
-) -> bool:
-    """Compare-and-swap the log's ref to ``oid`` (its objects sheltered from git's
-    prune until then, ``_prepare``); False when another writer moved it first (or the prune took the
-    target: written again for the next attempt)."""
+def _move(repo: pygit2.Repository, ref: pygit2.Reference | None, oid: pygit2.Oid, op_id: str) -> bool:
+    """Compare-and-swap the log's ref to ``oid``; False when another writer moved it
+    first."""
     gitdir = Path(repo.path)
     try:
         if ref is None:
@@ -283,25 +266,12 @@ def _move(
         fault = environment_fault(exc, str(gitdir / REF))
         if fault is not None:
             raise fault from None
-        held.restore()
         lock = gitdir / f"{REF}.lock"
         age = flock.ref_lock_age(lock)
         if age is not None and age >= flock.REF_LOCK_STALE:
             raise LockedRef(REF, str(lock), age) from None
         return False
-    else:
-        held.restore()  # pruned as the ref moved (had the pack not held them)
-        return True
-    finally:
-        held.release()
-
-
-def _kept_parents(
-    repo: pygit2.Repository, op: Op, signature: pygit2.Signature
-) -> tuple[list[pygit2.Oid], keep.Kept]:
-    """The parents that keep ``op``'s commits reachable, and the objects staged."""
-    held = keep.Kept(repo)
-    return _keepers(_commits_of(repo, op), signature, held), held
+    return True
 
 
 def _prepare(
@@ -309,18 +279,17 @@ def _prepare(
     op: Op,
     parents: list[pygit2.Oid],
     signature: pygit2.Signature,
-    held: keep.Kept,
+    written: pruned.Written,
 ) -> tuple[pygit2.Reference | None, pygit2.Oid]:
-    """One attempt: the ref as read and ``op``'s commit on top of it, held."""
+    """One attempt: the ref as read and ``op``'s commit on top of it, written."""
     ref = _tip(repo)
     prev = _tip_commit(repo, ref) if ref is not None else None
     since = None
     if prev is not None:
-        since = keep.reread(partial(_since_of, repo, prev), Path(repo.path), REF)
+        since = pruned.reread(partial(_since_of, repo, prev), Path(repo.path), REF)
     op.since = op.time if since is None else since
     previous = prev.id if since is not None and prev is not None else None
-    oid = _commit(op, previous, parents, signature, held.stage)  # the kept pack is their only copy
-    held.shelter()
+    oid = _commit(op, previous, parents, signature, written.put)
     faults.point("oplog:objects-written")
     return ref, oid
 
@@ -350,7 +319,7 @@ def trim(place: Place, cutoff: float) -> int:
         return 0
     since = staying[-1][1].time if staying else 0.0
     prev: pygit2.Oid | None = None
-    held = keep.Kept(repo)
+    written = pruned.Written(repo)
     try:
         for commit, op in reversed(staying):
             kept = list(commit.parent_ids)
@@ -359,14 +328,14 @@ def trim(place: Place, cutoff: float) -> int:
             op.since = since
             # stamped with the operation's own time (the store's clock), not the machine's now
             signature = pygit2.Signature("jp", "jp@localhost", int(op.time), 0)
-            prev = _commit(op, prev, kept, signature, held.write)
+            prev = _commit(op, prev, kept, signature, written.put)
         if prev is None:
             repo.references.delete(REF)
         else:
             ref.set_target(prev, "jp op: trim the log")
-    except (pygit2.GitError, OSError, KeyError, keep.Spoiled):
+    except (pygit2.GitError, OSError, KeyError, EnvironmentFault):
         return 0  # another day (git's prune took what was written: the old log stays)
-    held.restore()
+    written.settle()
     # the ref's own reflog would keep the dropped operations (and their tips) for months
     (gitdir / "logs" / REF).unlink(missing_ok=True)
     return len(chain) - len(staying)

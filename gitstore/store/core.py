@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from gitstore.boundary import Limits
 from gitstore.clock import Clock
-from gitstore.fs import keep
+from gitstore.fs import writers
 from gitstore.fs.place import Place
 from gitstore.refs import transaction
 from gitstore.store.ground import Ground
@@ -118,13 +118,13 @@ class Store:
         g = self._ground
         if transaction.pending(g.gitdir):
             transaction.repair(g.place)
-        if _any_file(keep.packing_folder(g.gitdir)):  # a bulk writer was killed
+        if _any_file(writers.packing_folder(g.gitdir)):  # a bulk writer was killed
             # lazy: start-up; the pack writer loads only to clear a killed one's packs
             from gitstore.store import packwrite
 
             packwrite.sweep(g.gitdir)
-        if _any_file(keep.folder(g.gitdir)):  # a writer killed while it sheltered objects
-            keep.sweep(g.gitdir)
+        if _any_file(writers.kept_folder(g.gitdir)):  # a bulk writer killed before its ref
+            writers.sweep_kept(g.gitdir)
         if _any_file(g.gitdir / "jp" / "oplog"):  # one listing; the module only then
             from gitstore.oplog import recorder as oprecord  # only when a record was left
 

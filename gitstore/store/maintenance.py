@@ -6,8 +6,8 @@ them into a few percent of that and packs refs too, but only git's own
 commands run ``git gc --auto``; libgit2 never does.
 
 So after writes jp estimates the loose objects the way git does (the files
-in one of the 256 fan-out folders, times 256) and counts the packs (each
-notes or operation write leaves a small one, ``keep.py``); past git's own
+in one of the 256 fan-out folders, times 256) and counts the packs (a pull
+or an import leaves some); past git's own
 thresholds (``gc.auto``, 6,700 by default, 0 turns it off; ``gc.autoPackLimit``,
 50) it starts ``git gc --auto --quiet`` in the background.  git checks again, packs objects and refs,
 writes the commit-graph, and prunes only unreachable objects older than two

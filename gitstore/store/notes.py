@@ -18,8 +18,8 @@ key wins (ties broken by machine), and two notes merge by the union of their
 lines, like ``git notes merge -s cat_sort_uniq`` (``metalines.py``, whose
 names this module re-exports).
 
-A write holds the objects it made until the notes ref names them
-(``keep.py``): git's prune beside it cannot take them.
+A write's objects are written loose by libgit2; a ``git gc --prune=now``
+beside it is met as ``gitstore/fs/pruned.py`` says.
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING
 
 from gitstore import faults
 from gitstore.boundary import NOTES_MAX_DEPTH
-from gitstore.errors import ConcurrentUpdate, EnvironmentFault, LockedRef
-from gitstore.fs import diskfault, flock, gitobject, keep, retry
+from gitstore.errors import ConcurrentUpdate, LockedRef
+from gitstore.fs import flock, gitobject, pruned, retry
 from gitstore.refs import loose
 from gitstore.refs.transaction import RefUpdate
 from gitstore.store.metalines import compact_meta, last_stamp, meta_line, meta_values, union
@@ -66,7 +66,7 @@ def _stale_lock(repo: pygit2.Repository, ref: str) -> LockedRef | None:
 
 
 def _text(repo: pygit2.Repository, oid: pygit2.Oid) -> str:
-    blob = keep.get(repo, oid)
+    blob = pruned.get(repo, oid)
     assert isinstance(blob, pygit2.Blob)
     return bytes(blob.data).decode("utf-8", "replace")
 
@@ -93,7 +93,7 @@ def _tree_entries(repo: pygit2.Repository, tree: pygit2.Tree) -> dict[str, pygit
             name = prefix + (entry.name or "")
             if entry.type_str == "tree":
                 if depth + 1 < NOTES_MAX_DEPTH and _HEX_PART.fullmatch(entry.name or ""):
-                    sub = keep.get(repo, entry.id)
+                    sub = pruned.get(repo, entry.id)
                     if isinstance(sub, pygit2.Tree):
                         stack.append((sub, name, depth + 1))
             elif entry.type_str == "blob" and _FLAT.match(name):
@@ -115,7 +115,7 @@ def _subtree(repo: pygit2.Repository, tree: pygit2.Tree | None, name: str) -> py
         return None
     if entry.type_str != "tree":
         return None
-    sub = keep.get(repo, entry.id)
+    sub = pruned.get(repo, entry.id)
     assert isinstance(sub, pygit2.Tree)
     return sub
 
@@ -184,7 +184,7 @@ class NoteTexts(Mapping[str, str]):
 
 
 def _tip(repo: pygit2.Repository, ref: str) -> tuple[pygit2.Reference | None, pygit2.Commit | None]:
-    """``ref`` and its commit (None, None when there is no such ref); ``keep.Gone``
+    """``ref`` and its commit (None, None when there is no such ref); ``pruned.Gone``
     when the commit is missing (git's prune beside its writer)."""
     try:
         found = repo.lookup_reference(ref)
@@ -193,14 +193,14 @@ def _tip(repo: pygit2.Repository, ref: str) -> tuple[pygit2.Reference | None, py
     try:
         return found, found.peel(pygit2.Commit)
     except KeyError:
-        raise keep.Gone(str(found.target)) from None
+        raise pruned.Gone(str(found.target)) from None
     except (pygit2.InvalidSpecError, ValueError):
         return None, None
 
 
 def _tip_tree(repo: pygit2.Repository, ref: str) -> pygit2.Tree | None:
     commit = _tip(repo, ref)[1]
-    return keep.tree_of(commit) if commit is not None else None
+    return pruned.tree_of(commit) if commit is not None else None
 
 
 def _read_all(repo: pygit2.Repository, ref: str) -> dict[str, str]:
@@ -213,7 +213,7 @@ def _read_all(repo: pygit2.Repository, ref: str) -> dict[str, str]:
 
 def read_all(repo: pygit2.Repository, ref: str) -> dict[str, str]:
     """Every note under ``ref``: annotated hex id -> text."""
-    return keep.reread(partial(_read_all, repo, ref), Path(repo.path), ref)
+    return pruned.reread(partial(_read_all, repo, ref), Path(repo.path), ref)
 
 
 def _read(repo: pygit2.Repository, ref: str, target: str) -> str | None:
@@ -223,7 +223,7 @@ def _read(repo: pygit2.Repository, ref: str, target: str) -> str | None:
 
 
 def read(repo: pygit2.Repository, ref: str, target: str) -> str | None:
-    return keep.reread(partial(_read, repo, ref, target), Path(repo.path), ref)
+    return pruned.reread(partial(_read, repo, ref, target), Path(repo.path), ref)
 
 
 def _read_many(repo: pygit2.Repository, ref: str, targets: list[str]) -> dict[str, str | None]:
@@ -234,7 +234,7 @@ def _read_many(repo: pygit2.Repository, ref: str, targets: list[str]) -> dict[st
 def read_many(repo: pygit2.Repository, ref: str, targets: Iterable[str]) -> dict[str, str | None]:
     """The note of each of ``targets`` (None: none), the notes tree read once: many
     ``read`` calls would each parse the whole tree again."""
-    return keep.reread(partial(_read_many, repo, ref, list(targets)), Path(repo.path), ref)
+    return pruned.reread(partial(_read_many, repo, ref, list(targets)), Path(repo.path), ref)
 
 
 Put = Callable[[int, bytes], "pygit2.Oid"]  # writes (or stages) an object: its id
@@ -322,32 +322,22 @@ def update(
     ``onto(tip)``: the new commit's parents in place of the tip (the history since
     those folded into the new commit; its tree is still the tip's, changed).
 
-    ``also``: blobs written with the note, in its kept pack (the anchor it hangs on).
+    ``also``: blobs written with the note (the anchor it hangs on).
 
     ``current notes`` is a lazy mapping: only the notes ``changes`` looks up are read.
     ``record`` is told of the ref move (the operation log).  A lock file that
     outlived its writer raises ``LockedRef`` at once instead of retrying.  The
-    objects written are held until the ref names them (``keep``): one that git's
-    prune takes before they are sheltered is written again (the whole attempt),
-    and they stay in a kept pack until the ref has moved.
+    objects are written loose; a ``git gc --prune=now`` beside the write is met
+    as ``pruned.py`` says (written again once, then named).
     """
     gitdir = Path(repo.path)
-    spoiled = 0
+    prepare = partial(_prepare, repo, ref, changes, signature, message, also, onto)
     for _ in retry.jittered(RETRIES):
-        try:
-            step = keep.reread(
-                partial(_prepare, repo, ref, changes, signature, message, also, onto), gitdir, ref
-            )
-        except (keep.Spoiled, pygit2.GitError, OSError) as exc:
-            if not keep.spoiled(exc):
-                raise
-            spoiled += 1
-            if spoiled == diskfault.PRUNE_RETRIES:
-                raise EnvironmentFault("pruned", str(gitdir / "objects"), ref) from None
-            continue
+        step = pruned.once(partial(pruned.reread, prepare, gitdir, ref), gitdir / "objects")
         if step is None:
             return
-        current, old, oid, kept = step
+        current, old, oid, written = step
+        written.refresh()  # what a prune took before the move
         try:
             with record([RefUpdate(ref, old, str(oid))]):
                 if current is None:
@@ -356,14 +346,13 @@ def update(
                     # set_target moves the ref only if it still holds what ``current``
                     # was read with (compare-and-swap), and logs ``message`` as is
                     loose.move(repo, current, oid, message)
-            kept.restore()  # pruned as the ref moved (had the pack not held them)
-            return
         except (pygit2.AlreadyExistsError, pygit2.GitError, OSError):
             locked = _stale_lock(repo, ref)
             if locked is not None:
                 raise locked from None
-        finally:
-            kept.release()
+            continue
+        written.settle()  # what a prune beside took as the ref moved
+        return
     raise _stale_lock(repo, ref) or ConcurrentUpdate(ref)
 
 
@@ -375,31 +364,30 @@ def _prepare(
     message: str,
     also: Sequence[bytes] = (),
     onto: Callable[[str], list[str]] | None = None,
-) -> tuple[pygit2.Reference | None, str | None, pygit2.Oid, keep.Kept] | None:
+) -> tuple[pygit2.Reference | None, str | None, pygit2.Oid, pruned.Written] | None:
     """One attempt's objects: the ref as read, its commit, the new commit and the
-    objects held (``keep.Spoiled`` when one is gone already); None: nothing to change."""
+    objects written; None: nothing to change."""
     current, parent = _tip(repo, ref)
-    existing = keep.tree_of(parent) if parent is not None else None
+    existing = pruned.tree_of(parent) if parent is not None else None
     wanted = changes(NoteTexts(repo, existing))
     if not wanted:
         return None
     for target in wanted:
         if not _FLAT.match(target):
             raise ValueError(f"not an object id to annotate: {target!r}")
-    kept = keep.Kept(repo)  # the pack it shelters is the objects' only copy
+    written = pruned.Written(repo)
     for data in also:
-        kept.stage(gitobject.BLOB, data)
+        written.put(gitobject.BLOB, data)
     blobs = {
-        target: kept.stage(gitobject.BLOB, text.encode()) if text is not None else None
+        target: written.put(gitobject.BLOB, text.encode()) if text is not None else None
         for target, text in wanted.items()
     }
-    tree = _write(repo, existing, blobs, kept.stage)
+    tree = _write(repo, existing, blobs, written.put)
     parents = [str(parent.id)] if parent is not None else []
     if onto is not None and parent is not None:
         parents = onto(str(parent.id))
     person = gitobject.person(signature)
     commit = gitobject.commit_data(str(tree), parents, person, person, message)
-    oid = kept.stage(gitobject.COMMIT, commit)
-    kept.shelter()
+    oid = written.put(gitobject.COMMIT, commit)
     faults.point("notes:objects-written")
-    return current, (str(parent.id) if parent is not None else None), oid, kept
+    return current, (str(parent.id) if parent is not None else None), oid, written

@@ -38,7 +38,7 @@ from gitstore import faults
 from gitstore.errors import EnvironmentFault, StoreError, environment_fault
 from gitstore.events import Event, commits
 from gitstore.events.kinds import Kind
-from gitstore.fs import atomic, keep, shelters
+from gitstore.fs import atomic, writers
 
 CHUNK = 50_000  # events per pack: bounds index-pack's memory and time
 ROWS = 2_000  # events handed to ``on_rows`` at a time (the cache)
@@ -47,12 +47,12 @@ Signer = Callable[[str, Event], bytes]
 
 
 def folder(gitdir: Path) -> Path:
-    return keep.packing_folder(gitdir)
+    return writers.packing_folder(gitdir)
 
 
 def sweep(gitdir: Path) -> None:
     """Remove the temporary packs of writers that died (their ``flock`` is free)."""
-    for work, _ in keep.dead_writers(folder(gitdir)):
+    for work, _ in writers.dead_writers(folder(gitdir)):
         shutil.rmtree(work, ignore_errors=True)
 
 
@@ -370,7 +370,7 @@ def _publish(gitdir: Path, packs: list[tuple[Path, str]]) -> tuple[str, ...]:
     target.mkdir(parents=True, exist_ok=True)
     names = []
     for path, checksum in packs:
-        stem = shelters.free_stem(target, f"pack-{checksum}")  # an earlier one's name: not reused
+        stem = writers.free_stem(target, f"pack-{checksum}")  # an earlier one's name: not reused
         _shelter(gitdir, f"{stem}.keep")
         atomic.replace(path, target / f"{stem}.pack")
         atomic.replace(path.with_suffix(".idx"), target / f"{stem}.idx")
@@ -381,13 +381,13 @@ def _publish(gitdir: Path, packs: list[tuple[Path, str]]) -> tuple[str, ...]:
 # The .keep files of packs this process published whose ref may not name them yet:
 # git's repack drops a pack no ref reached when it began (``git gc --prune=now``
 # beside the write), but leaves a kept one alone.  ``release`` ends the shelter
-# once the ref is written; one a killed process left is removed by ``keep.sweep``
+# once the ref is written; one a killed process left is removed by ``writers.sweep_kept``
 # (the flock on its owner file ends with the process).
 _SHELTERED: list[tuple[Path, Path, int]] = []
 
 
 def _shelter(gitdir: Path, name: str) -> None:
-    work = keep.folder(gitdir) / uuid.uuid4().hex
+    work = writers.kept_folder(gitdir) / uuid.uuid4().hex
     work.mkdir(parents=True)
     owner = os.open(work / "owner", os.O_RDWR | os.O_CREAT, 0o644)
     fcntl.flock(owner, fcntl.LOCK_EX)

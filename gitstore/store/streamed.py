@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from gitstore.errors import EnvironmentFault
 from gitstore.events import Event, validate
-from gitstore.fs import diskfault
+from gitstore.fs import diskfault, pruned
 from gitstore.fs.place import Place
 from gitstore.store import packwrite
 from gitstore.store.repo import open_repo
@@ -71,19 +71,22 @@ class Streamed:
         )  # fmt: skip
 
     def keep(self) -> None:
-        """Write the chain again if git's prune removed any of it."""
+        """Write the chain again, once, if git's prune removed any of it; then name it."""
         gitdir = self.store.gitdir
-        for _ in range(diskfault.PRUNE_RETRIES):
+        for attempt in range(pruned.ATTEMPTS):
             if self.packed.present(gitdir) or _on_disk(gitdir, self.tip, len(self.events)):
                 return
+            if attempt == pruned.ATTEMPTS - 1:
+                break
             again = self._write()
             if again.tip != self.tip:
                 break
             self.packed = again
         if self.tip is not None:
             diskfault.check_written(Place.of(open_repo(gitdir), gitdir), self.tip)
-        kind = "pruned" if self.tip and diskfault.pruning(gitdir, self.tip) else "io"
-        raise EnvironmentFault(kind, str(gitdir / "objects"), "objects were not stored")
+        if self.tip and diskfault.pruning(gitdir, self.tip):
+            raise pruned.pruned(gitdir / "objects")
+        raise EnvironmentFault("io", str(gitdir / "objects"), "objects were not stored")
 
 
 def _on_disk(gitdir: Path, tip: str | None, count: int) -> bool:

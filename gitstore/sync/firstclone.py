@@ -26,7 +26,7 @@ from pathlib import Path
 
 from gitstore.errors import EnvironmentFault, RefBusy, SyncError
 from gitstore.fs import atomic
-from gitstore.fs.shelters import free_stem
+from gitstore.fs.writers import free_stem
 from gitstore.refs import bulk
 from gitstore.refs import files as refread
 from gitstore.refs.transaction import WAIT_SECONDS

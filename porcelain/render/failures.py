@@ -247,9 +247,8 @@ def _environment(fault: Any) -> JpError:
         )
     if fault.kind == "pruned":
         return FaultError(
-            f"git's prune (git gc --prune=now, git prune) removed objects jp had just "
-            f"written in {where}, before its ref pointed at them",
-            "run the command again once git's maintenance is done; what was written before is kept",
+            "a git gc --prune=now ran beside this write; run the command again",
+            f"it removed objects jp had just written in {where}; what was written before is kept",
         )
     if fault.kind == "io":
         return FaultError(

@@ -27,7 +27,7 @@ from gitstore.errors import (
 from gitstore.events import Event, commits, validate
 from gitstore.events.kinds import Kind
 from gitstore.events.turns import check_tool_responses
-from gitstore.fs import diskfault, gcwatch, retry
+from gitstore.fs import pruned, retry
 from gitstore.refs import create as refcreate
 from gitstore.refs import loose, transaction
 from gitstore.refs.transaction import RefUpdate
@@ -121,7 +121,8 @@ class Log(Chains):
         for event, data in fitted:
             if event.get("type") == Kind.TOOL_CALL_REQUEST:
                 names[str(event.get("id"))] = str(event.get("name"))
-            oid = diskfault.retried(partial(self._event_commit, event, data, parent, names))
+            put = partial(self._event_commit, event, data, parent, names)
+            oid = pruned.make(put, self._g.gitdir / "objects")
             rows.append((str(oid), parent, event))
             parent = str(oid)
             out.append(parent)
@@ -150,17 +151,21 @@ class Log(Chains):
         parent: str | None,
         tool_names: dict[str, str] | None,
     ) -> None:
-        """Write ``chain`` again if git's prune removed some of it (``git gc
-        --prune=now`` beside this write): the same events give the same commits."""
-        for _ in range(diskfault.PRUNE_RETRIES):
-            fresh = pygit2.Odb(str(self._g.gitdir / "objects"))  # no cache: looked for on disk
+        """Write ``chain`` again, once, if git's prune removed some of it (``git gc
+        --prune=now`` beside this write): the same events give the same commits.
+        Still gone after that: named (the disk's fault when it is, else the prune)."""
+        objects = self._g.gitdir / "objects"
+        for attempt in range(pruned.ATTEMPTS):
+            fresh = pygit2.Odb(str(objects))  # no cache: looked for on disk
             if all(pygit2.Oid(hex=oid) in fresh for oid in self._closure(chain)):
                 return
+            if attempt == pruned.ATTEMPTS - 1:
+                break
             if self.write_commits(events, parent, tool_names) != chain:
                 break
-        self._g.check_written(chain[-1])
-        for oid in chain:
+        for oid in reversed(chain):
             self._g.check_written(oid)
+        raise pruned.pruned(objects)
 
     def _closure(self, chain: list[str]) -> list[str]:
         """The commits of ``chain``, their trees and what those hold (not their parents)."""
@@ -252,7 +257,7 @@ class Log(Chains):
                 hold = partial(self._keep_written, chain, listed, parent, tool_names)
             if tip is None:
                 raise ValueError("a conversation needs at least one event")
-            diskfault.retried(partial(self._g.repo.create_blob, ids.anchor_bytes(cid)))
+            pruned.write(partial(self._g.repo.create_blob, ids.anchor_bytes(cid)))
             faults.point("create:objects-written")
             hold()
             name = refs.live(cid)
@@ -265,10 +270,7 @@ class Log(Chains):
                 if locked is not None:
                     raise locked from None
                 raise
-            gcwatch.after_gc(
-                self._g.gitdir
-            )  # a prune that walked before the move deletes until then
-            hold()  # pruned as the ref moved
+            pruned.after_move(self._g.gitdir, hold)  # what a prune beside took as the ref moved
             return tip
         finally:
             packwrite.release()  # the ref names the packs now (or never will)
@@ -308,10 +310,8 @@ class Log(Chains):
             faults.point("append:objects-written")
             self._keep_written(chain, events, expected, tool_names)
             self._move_tip(cid, expected, chain[-1], reason)
-            gcwatch.after_gc(
-                self._g.gitdir
-            )  # a prune that walked before the move deletes until then
-            self._keep_written(chain, events, expected, tool_names)  # pruned as the ref moved
+            keep = partial(self._keep_written, chain, events, expected, tool_names)
+            pruned.after_move(self._g.gitdir, keep)  # what a prune beside took as the ref moved
         finally:
             packwrite.release()  # the ref names the packs now (or never will)
 
@@ -331,7 +331,7 @@ class Log(Chains):
         """Write ``events`` on ``parent`` (an ancestor of the tip, or None: a new root)
         and move ``cid``'s ref from ``expected`` to their last commit (``StaleTip`` if
         it moved): the chain after ``parent`` replaced (``jp conversation redact``).
-        The commits exist, sheltered from a prune, before the ref moves."""
+        The commits exist before the ref moves (beside a prune: ``fs/pruned.py``)."""
         if not events:
             raise ValueError("a rewrite needs at least one event")
         try:
@@ -339,8 +339,8 @@ class Log(Chains):
             faults.point("rewrite:objects-written")
             self._keep_written(chain, events, parent, tool_names)
             self._move_tip(cid, expected, chain[-1], reason)
-            gcwatch.after_gc(self._g.gitdir)  # a prune that walked before the move deletes until then
-            self._keep_written(chain, events, parent, tool_names)  # pruned as the ref moved
+            keep = partial(self._keep_written, chain, events, parent, tool_names)
+            pruned.after_move(self._g.gitdir, keep)  # what a prune beside took as the ref moved
         finally:
             packwrite.release()  # the ref names the packs now (or never will)
         return chain[-1]

@@ -11,7 +11,7 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from gitstore.fs import keep, packfile
+from gitstore.fs import packfile
 
 
 def _objects(repo: pygit2.Repository) -> list[tuple[int, bytes]]:
@@ -88,57 +88,6 @@ def test_object_names_are_gits(repo: pygit2.Repository) -> None:
         assert packfile.object_id(kind, data).hex() == str(
             repo.odb.write(pygit2.enums.ObjectType(kind), data)
         )
-
-
-def test_a_write_shelters_its_objects_in_a_pack_git_reads(tmp_path: Path) -> None:
-    """``Kept.shelter`` packs the bytes it holds; with every loose copy gone, the
-    kept pack alone still has every object, and git checks it clean."""
-    repo = pygit2.init_repository(str(tmp_path / "s.git"), bare=True)
-    objects = _objects(repo)
-    names = [packfile.object_id(k, d).hex() for k, d in objects]
-    kept = keep.Kept(repo)
-    kept.hold(*names)
-    kept.shelter()
-    packs = Path(repo.path) / "objects" / "pack"
-    assert len(list(packs.glob("pack-*.keep"))) == 1
-    for name in names:  # git's prune of every loose copy
-        (Path(repo.path) / "objects" / name[:2] / name[2:]).unlink(missing_ok=True)
-    fresh = pygit2.Odb(str(Path(repo.path) / "objects"))
-    assert all(pygit2.Oid(hex=name) in fresh for name in names)
-    assert not kept.restore()  # nothing to write again: the pack holds them
-    kept.release()
-    assert not list(packs.glob("pack-*.keep"))
-    _git("--git-dir", repo.path, "fsck", "--strict", "--no-dangling")
-
-
-def test_the_same_objects_sheltered_twice_get_two_packs(tmp_path: Path) -> None:
-    """An attempt made again within the same second writes the same objects: its
-    pack must not take the name of the first, released one, or deleting that one
-    (git's repack had listed it, unreachable; a fold folds it by name) takes the
-    second write's objects with it."""
-    repo = pygit2.init_repository(str(tmp_path / "s.git"), bare=True)
-    names = [packfile.object_id(k, d).hex() for k, d in _objects(repo)]
-    packs = Path(repo.path) / "objects" / "pack"
-    first = keep.Kept(repo)
-    first.hold(*names)
-    first.shelter()
-    first.release()  # its ref move failed: released, its objects unreachable
-    (released,) = packs.glob("pack-*.pack")
-    second = keep.Kept(repo)
-    second.hold(*names)
-    second.shelter()
-    assert len(list(packs.glob("pack-*.pack"))) == 2
-    assert len(list(packs.glob("pack-*.keep"))) == 1
-    released.with_suffix(".idx").unlink()  # what git's repack does to the first
-    released.unlink()
-    for name in names:
-        (Path(repo.path) / "objects" / name[:2] / name[2:]).unlink(missing_ok=True)
-    fresh = pygit2.Odb(str(Path(repo.path) / "objects"))
-    assert all(pygit2.Oid(hex=name) in fresh for name in names)
-    second.release()
-    record = (Path(repo.path) / "jp" / "shelters").read_text().splitlines()
-    assert len({line.split()[1] for line in record}) == 2, record
-    _git("--git-dir", repo.path, "fsck", "--strict", "--no-dangling")
 
 
 def test_a_bulk_write_of_what_an_earlier_one_wrote_gets_a_pack_of_its_own(tmp_path: Path) -> None:

@@ -116,3 +116,59 @@ def test_a_gc_that_gives_grace_is_not_waited_for(path: Path, auto_pid: int) -> N
     assert time.monotonic() - started < 1
     (path / "config").write_text((path / "config").read_text() + "[gc]\n\tpruneExpire = now\n")
     assert gcwatch.prunes_now(path, running)  # the store's config makes it prune now
+
+
+def test_a_note_a_running_prune_takes_after_the_move_is_written_again(
+    store: Store, path: Path, live_pid: int
+) -> None:
+    """The same for a notes write (``pruned.Written.settle``): its commit, taken after
+    the notes ref names it, is written again once that gc has ended."""
+    store.notes.set_meta(CID, {"title": "first"}, "edit")
+    ref = store.notes.refs.meta
+    before = refread.read_ref(path, ref)
+    pid_file = path / "gc.pid"
+    pid_file.write_text(f"{live_pid} {socket.gethostname()}")
+    took: list[str] = []
+
+    def prune_after_the_move() -> None:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            now = refread.read_ref(path, ref)
+            if now is not None and now != before:
+                loose(path, now).unlink()
+                took.append(now)
+                break
+            time.sleep(0.001)
+        time.sleep(0.1)
+        pid_file.unlink()  # that gc ends
+
+    prune = threading.Thread(target=prune_after_the_move)
+    prune.start()
+    store.notes.set_meta(CID, {"title": "second"}, "edit")
+    prune.join()
+    assert took and loose(path, took[0]).exists()
+    assert Store(path).notes.meta(CID)["title"] == "second"
+    git(path, "fsck", "--strict", "--no-dangling")
+
+
+def test_while_jp_holds_the_gc_lock_no_git_gc_starts(path: Path) -> None:
+    """``gcwatch.holding``: git's own ``gc.pid``, so a ``git gc`` begun meanwhile
+    refuses; after the block the lock is gone and gc runs."""
+    with gcwatch.holding(path) as held:
+        assert held
+        refused = subprocess.run(
+            ["git", "--git-dir", str(path), "gc", "--prune=now"], capture_output=True, text=True
+        )
+        assert refused.returncode != 0 and "already running" in refused.stderr
+    assert not (path / "gc.pid").exists() and not (path / "gc.pid.lock").exists()
+    git(path, "gc", "--prune=now")
+
+
+def test_a_gc_lock_a_killed_process_left_stops_nothing(path: Path) -> None:
+    """A ``gc.pid`` naming a process that died is stale, to git and to jp."""
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    (path / "gc.pid").write_text(f"{dead.pid} {socket.gethostname()}")
+    with gcwatch.holding(path, wait=5) as held:
+        assert held
+    git(path, "gc", "--prune=now")

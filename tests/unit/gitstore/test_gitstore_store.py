@@ -221,7 +221,7 @@ def test_what_the_store_records_is_dated_by_its_clock(tmp_path: Path) -> None:
 
 def test_an_object_write_spoiled_by_a_prune_is_written_again() -> None:
     """git's prune removed `objects/XX/` between libgit2's mkdir and rename."""
-    from gitstore.fs import diskfault
+    from gitstore.fs import pruned
 
     calls: list[int] = []
 
@@ -231,7 +231,7 @@ def test_an_object_write_spoiled_by_a_prune_is_written_again() -> None:
             raise pygit2.GitError("failed to rename lockfile to '/x/objects/ab/cd': No such file")
         return "written"
 
-    assert diskfault.retried(write) == "written" and len(calls) == 2
+    assert pruned.write(write) == "written" and len(calls) == 2
 
 
 def test_a_written_object_gone_with_its_folder_is_named_as_a_prune(store: Store) -> None:

@@ -1,15 +1,16 @@
-"""Notes and operation-log writes beside git's prune (``gitstore/store/keep.py``).
+"""Writes beside git's prune: the one rule of ``gitstore/fs/pruned.py``.
 
 git's prune, run between a write's objects and its ref move (the fault points
 ``notes:objects-written`` and ``oplog:objects-written``), deletes every loose
-object not reachable yet.  The objects are sheltered in a kept pack until the
-ref has moved, so the ref never names an object that is gone.
+object not reachable yet.  The write finds them gone and writes them again,
+once, so the ref never names an object that is gone; gone again, it is named.
 """
 
 from __future__ import annotations
 
 import os
 import subprocess
+import threading
 import time
 
 import pygit2
@@ -17,11 +18,13 @@ import pytest
 
 from gitstore import faults
 from gitstore.errors import EnvironmentFault, StoreError
-from gitstore.fs import keep, shelters
+from gitstore.fs import pruned, writers
 from gitstore.oplog import log as oplog
 from gitstore.oplog.model import Move, Op
 from gitstore.store import notes
 from gitstore.store.core import Store
+
+WRITES = 30  # writes beside the maintenance loop
 
 
 def _prune_at(store: Store, point: str) -> list[str]:
@@ -51,7 +54,7 @@ def _fsck(store: Store) -> None:
 
 def _no_keep_left(store: Store) -> None:
     assert not list((store.gitdir / "objects" / "pack").glob("*.keep"))
-    assert not any(keep.folder(store.gitdir).glob("*"))
+    assert not any(writers.kept_folder(store.gitdir).glob("*"))
 
 
 def test_a_note_written_beside_a_prune_is_whole(store: Store) -> None:
@@ -98,8 +101,8 @@ def test_a_missing_notes_tree_is_named_not_an_internal_error(store: Store) -> No
 
 
 def test_a_killed_writers_keep_is_swept(store: Store) -> None:
-    """A `.keep` whose writer died (its flock free) goes at the next open."""
-    work = keep.folder(store.gitdir) / "dead"
+    """A bulk writer's `.keep` whose writer died (its flock free) goes at the next open."""
+    work = writers.kept_folder(store.gitdir) / "dead"
     work.mkdir(parents=True)
     name = "pack-" + "1" * 40 + ".keep"
     (work / "owner").write_text(name)
@@ -109,11 +112,11 @@ def test_a_killed_writers_keep_is_swept(store: Store) -> None:
     Store(store.gitdir)
     assert not (packs / name).exists()
     assert not work.exists()
-    assert os.path.isdir(keep.folder(store.gitdir))
+    assert os.path.isdir(writers.kept_folder(store.gitdir))
 
 
 def test_many_small_packs_make_maintenance_due(store: Store) -> None:
-    """Each sheltered write leaves a small pack: past `gc.autoPackLimit` git's gc is due."""
+    """Each pull or import leaves a pack: past `gc.autoPackLimit` git's gc is due."""
     from gitstore.store import maintenance
 
     packs = store.gitdir / "objects" / "pack"
@@ -136,42 +139,99 @@ def test_a_tree_refused_an_entry_whose_blob_a_prune_took_is_a_spoiled_write(stor
     builder = store.repo.TreeBuilder()
     with pytest.raises(pygit2.GitError) as refused:
         builder.insert(str(blob), blob, pygit2.GIT_FILEMODE_BLOB)
-    assert keep.spoiled(refused.value)
-    assert not keep.spoiled(pygit2.GitError("failed to parse revision specifier"))
+    assert pruned.spoiled(refused.value)
+    assert not pruned.spoiled(pygit2.GitError("failed to parse revision specifier"))
 
 
-def _packs(store: Store) -> int:
-    return len(list((store.gitdir / "objects" / "pack").glob("*.idx")))
+def test_a_write_spoiled_again_after_its_one_retry_is_named() -> None:
+    """The rule: a write a prune spoiled is made again once; spoiled again, it is
+    named in one line, never reported as done and never retried without end."""
+    tries: list[int] = []
+
+    def attempt() -> str:
+        tries.append(1)
+        raise pygit2.GitError(f"object not found - no match for id ({'ab' * 20})")
+
+    with pytest.raises(EnvironmentFault) as caught:
+        pruned.once(attempt, "/store/objects")
+    assert len(tries) == pruned.ATTEMPTS == 2
+    assert caught.value.kind == "pruned"
+
+    from porcelain.render.failures import translate
+
+    error = translate(caught.value)
+    assert error is not None
+    assert str(error).splitlines()[0] == (
+        "a git gc --prune=now ran beside this write; run the command again"
+    )
 
 
-def test_released_shelter_packs_fold_and_keep_every_object(store: Store) -> None:
-    """Each sheltered write leaves a pack; past FOLD_AT of them they fold into one,
-    so the packs stay few, and an object whose loose copy git's prune removed (it was
-    packed) is still read once its small pack has gone."""
-    writes = shelters.FOLD_AT * 3 + 2
-    cids = [f"jp-c178000001{n:02d}" for n in range(writes)]
-    for n, cid in enumerate(cids):
-        store.notes.set_meta(cid, {"title": f"t{n}"}, "jp conversation edit")
-        if n == shelters.FOLD_AT // 2:  # loose copies of packed objects go: packs alone hold them
-            subprocess.run(["git", "--git-dir", str(store.gitdir), "prune-packed"], check=True)
-    assert _packs(store) <= 2 * shelters.FOLD_AT, _packs(store)
+def test_a_write_spoiled_once_is_made_again() -> None:
+    tries: list[int] = []
+
+    def attempt() -> str:
+        tries.append(1)
+        if len(tries) == 1:
+            raise pygit2.GitError("invalid object specified - event.json")
+        return "written"
+
+    assert pruned.once(attempt, "/store/objects") == "written" and len(tries) == 2
+
+
+def test_another_failure_is_not_taken_for_a_prune() -> None:
+    def attempt() -> str:
+        raise pygit2.GitError("failed to parse revision specifier")
+
+    with pytest.raises(pygit2.GitError):
+        pruned.once(attempt, "/store/objects")
+
+
+def test_objects_a_prune_took_after_the_move_are_written_again(store: Store) -> None:
+    """``settle`` after the ref moved: what the prune took is written again (the same
+    bytes, the same ids), and the ref names whole objects."""
+    cid = "jp-c17800000004"
+    store.notes.set_meta(cid, {"title": "first"}, "jp conversation edit")
+    written = pruned.Written(store.repo)
+    blob = written.put(pygit2.GIT_OBJECT_BLOB, b"a note\n")
+    loose = store.gitdir / "objects" / str(blob)[:2] / str(blob)[2:]
+    loose.unlink()  # what `git gc --prune=now` does to it after its walk
+    written.settle()
+    assert loose.is_file()
+    assert store.repo.odb.read(blob)[1] == b"a note\n"
+
+
+def test_notes_ops_and_appends_beside_a_gc_and_prune_loop_all_land(store: Store) -> None:
+    """git's own maintenance (`git gc`, `git prune` with their grace) removes every
+    `objects/XX/` folder it empties, also between libgit2's mkdir and rename of a
+    new object: each write beside a loop of them lands whole, none is named."""
+    from tests.unit.gitstore.builders import request, start
+
+    stop = threading.Event()
+    rounds = [0]
+
+    def loop() -> None:
+        while not stop.is_set():
+            for args in (["gc", "--quiet"], ["prune", "--expire=2.weeks.ago"]):
+                subprocess.run(["git", "--git-dir", str(store.gitdir), *args], capture_output=True)
+            rounds[0] += 1
+
+    cid = "jp-c17800000005"
+    tip = store.log.create(cid, [start(cid)], None, "test")
+    worker = threading.Thread(target=loop, daemon=True)
+    worker.start()
+    try:
+        for n in range(WRITES):
+            with store.ops.operation(f"jp title {n}"):
+                store.notes.set_meta(f"jp-c178000001{n:02d}", {"title": f"t{n}"}, "edit")
+                tip = store.log.append(cid, [request(f"turn {n}")], tip, "test")
+    finally:
+        stop.set()
+        worker.join(timeout=120)
+    assert rounds[0] > 0
     fresh = Store(store.gitdir)
-    assert [fresh.notes.meta(c)["title"] for c in cids] == [f"t{n}" for n in range(writes)]
-    _fsck(store)
-    _no_keep_left(store)
-
-
-def test_a_damaged_shelter_record_folds_nothing_it_cannot_read(store: Store) -> None:
-    """A line of the record that is not a level, a pack and object ids is skipped,
-    and a pack no longer there (git's gc repacked it) is not folded."""
-    record = store.gitdir / "jp" / "shelters"
-    record.parent.mkdir(parents=True, exist_ok=True)
-    gone = "0 pack-" + "2" * 40 + " " + "3" * 40
-    record.write_text("\n".join(["0 ../../x 1", gone, "0 pack-zz", ""]))
-    for n in range(shelters.FOLD_AT + 2):
-        store.notes.set_meta(f"jp-c1780000020{n}", {"title": "t"}, "jp conversation edit")
-    text = record.read_text()
-    assert "../../x" not in text and "2" * 40 not in text and "pack-zz" not in text
-    assert _packs(store) <= shelters.FOLD_AT
-    assert Store(store.gitdir).notes.meta("jp-c17800000201")["title"] == "t"
+    assert [fresh.notes.meta(f"jp-c178000001{n:02d}")["title"] for n in range(WRITES)] == [
+        f"t{n}" for n in range(WRITES)
+    ]
+    assert len(fresh.ops.list(WRITES + 1)) >= WRITES
+    assert fresh.refs.require(cid).tip == tip
     _fsck(store)
