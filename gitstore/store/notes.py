@@ -237,7 +237,7 @@ def read_many(repo: pygit2.Repository, ref: str, targets: Iterable[str]) -> dict
     return pruned.reread(partial(_read_many, repo, ref, list(targets)), Path(repo.path), ref)
 
 
-Put = Callable[[int, bytes], "pygit2.Oid"]  # writes (or stages) an object: its id
+Put = Callable[[int, bytes], "pygit2.Oid"]  # writes an object: its id
 
 
 def _edit(
@@ -295,10 +295,10 @@ def _write(
 
 def write_tree(repo: pygit2.Repository, texts: Mapping[str, str]) -> pygit2.Oid:
     """A new notes tree, in the fan-out layout, holding ``texts`` (annotated hex id -> text),
-    its objects written loose."""
+    its objects written loose (again when a prune takes their folder: ``pruned.write``)."""
 
     def put(kind: int, data: bytes) -> pygit2.Oid:
-        oid: pygit2.Oid = repo.odb.write(kind, data)
+        oid: pygit2.Oid = pruned.write(partial(repo.odb.write, kind, data))
         return oid
 
     blobs: dict[str, pygit2.Oid | None] = {
