@@ -235,3 +235,22 @@ def test_notes_ops_and_appends_beside_a_gc_and_prune_loop_all_land(store: Store)
     assert len(fresh.ops.list(WRITES + 1)) >= WRITES
     assert fresh.refs.require(cid).tip == tip
     _fsck(store)
+
+
+def test_jp_never_asks_git_to_prune_without_its_grace() -> None:
+    """jp's own maintenance keeps git's grace period: no argument of a git command jp
+    runs is a prune or expiry of "now" (``--prune=now``, ``--expire=now``...)."""
+    import ast
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[3]
+    # an expiry of "now", git's prune run alone, or its expiry set in the config
+    now = re.compile(r"--(prune|expire|expire-unreachable)=(now|all)|prune|gc\.pruneexpire", re.I)
+    found = []
+    for source in [*(root / "gitstore").rglob("*.py"), *(root / "porcelain").rglob("*.py")]:
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                if now.fullmatch(node.value):
+                    found.append(f"{source.relative_to(root)}:{node.lineno}: {node.value}")
+    assert not found, found
