@@ -250,7 +250,7 @@ def test_jp_never_asks_git_to_prune_without_its_grace() -> None:
     found = []
     for source in [*(root / "gitstore").rglob("*.py"), *(root / "porcelain").rglob("*.py")]:
         for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str):
-                if now.fullmatch(node.value):
-                    found.append(f"{source.relative_to(root)}:{node.lineno}: {node.value}")
+            value = node.value if isinstance(node, ast.Constant) else None
+            if isinstance(value, str) and now.fullmatch(value):
+                found.append(f"{source.relative_to(root)}:{node.lineno}: {value}")
     assert not found, found
