@@ -81,6 +81,25 @@ def test_queries_beside_git_maintenance_land_whole(tmp_path: Path) -> None:
 
 # a user's `git gc --prune=now` (a bare `git prune --expire=now` holds no gc.pid:
 # nothing tells a write it runs, and git's documentation calls it unsafe beside writers)
+def test_notes_and_op_log_writes_beside_git_maintenance_all_land(tmp_path: Path) -> None:
+    """Titles and labels (notes, each an operation) beside `git gc` and `git prune`
+    with their grace: every emptied `objects/XX/` goes, also under libgit2's new
+    objects, and every write lands (none is named): the folder race is not optional."""
+    box = Sandbox(tmp_path / "box")
+    box.ok("init")
+    cid = box.new("beside maintenance")
+    with pruning(box, [["gc", "--quiet"], ["prune", "--expire=2.weeks.ago"]]):
+        for n in range(WRITES):
+            box.ok("conversation", "edit", cid, "--title", f"title-{n}", "--label", f"k{n}=v{n}")
+    shown = box.json("conversation", "show", cid)
+    assert shown["title"] == f"title-{WRITES - 1}"
+    assert all(f"k{n}" in shown["labels"] for n in range(WRITES)), shown["labels"]
+    logged = [op["command"] for op in box.json("op", "log")]
+    assert sum("--title" in line for line in logged) == WRITES, logged
+    box.git("fsck", "--full", "--strict", "--no-progress")
+    box.fsck()
+
+
 NOW = [["gc", "--quiet", "--prune=now"]]
 ROUNDS = 8
 
