@@ -110,7 +110,7 @@ if TYPE_CHECKING:
         remotes_containing,
         remotes_holding,
     )
-    from gitstore.sync.notes_unsent import replace_unsent_meta
+    from gitstore.sync.notes import replace_unsent_meta
     from gitstore.sync.pull import Outcome, Syncer, open_sync
     from gitstore.sync.pull_quick import nothing_to_pull
     from gitstore.sync.push import push
@@ -207,7 +207,7 @@ _WHERE: dict[str, str] = {
     "remote_has": "gitstore.sync.delete",
     "remotes_holding": "gitstore.sync.delete",
     "remotes_containing": "gitstore.sync.delete",
-    "replace_unsent_meta": "gitstore.sync.notes_unsent",
+    "replace_unsent_meta": "gitstore.sync.notes",
     "RemoteInfo": "gitstore.sync.remotes",
     "check_remote_name": "gitstore.sync.remotes:check_name",
     "list_remotes": "gitstore.sync.remotestate:listing",

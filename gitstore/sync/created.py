@@ -1,12 +1,8 @@
 """A pull that creates many conversations writes their refs into ``packed-refs``
 in one step (``gitstore.refs.bulk``), as ``git clone`` does, instead of a
-loose file, a lock and a reflog line each; and it packs the loose copies a
-fetch of many refs leaves, before they are listed."""
+loose file, a lock and a reflog line each."""
 
 from __future__ import annotations
-
-import os
-from pathlib import Path
 
 from gitstore import refs
 from gitstore.errors import RefBusy
@@ -14,7 +10,6 @@ from gitstore.refs import bulk
 from gitstore.refs.transaction import WAIT_SECONDS, RefUpdate
 from gitstore.sync.here import Here
 from gitstore.sync.plan import Action, PullStep
-from gitstore.sync.transport import Transport
 
 BULK_AT = 100  # conversations created at once from which their refs go into packed-refs
 
@@ -41,19 +36,3 @@ def create_packed(here: Here, steps: list[PullStep]) -> tuple[list[str], list[Pu
         return [], steps
     left = [s for n, s in by_name.items() if n not in made]
     return [by_name[n].cid for n in wanted if n in made], left
-
-
-def pack_copies(gitdir: Path, tracking: str, transport: Transport) -> None:
-    """Pack refs when a fetch left many loose copies (a first pull): every later
-    listing reads one file instead of thousands."""
-    folder = gitdir / (tracking + "conversations")
-    loose = 0
-    try:
-        with os.scandir(folder) as entries:
-            for _ in entries:
-                loose += 1
-                if loose >= BULK_AT:
-                    transport.pack_refs()
-                    return
-    except OSError:
-        return

@@ -1,7 +1,7 @@
 """What a sync reaches of this store: the parts it reads and moves, and the place
 of its git data.
 
-A ``Syncer`` (and what it calls: ``fetching``, ``meta``, ``journaled``, ``push``)
+A ``Syncer`` (and what it calls: ``fetch``, ``meta``, ``push``)
 holds a ``Here``, never the ``Store``: conversations through ``log`` and
 ``refs``, notes through ``notes``, the operation log through ``ops``, and git's
 own files (fetched copies, the quarantine, the journal's copies) through

@@ -9,6 +9,13 @@ by line and what does not parse is dropped (never fatal).
 
 Object sizes are read from headers before any content is loaded, so an
 oversized blob is refused without being read into memory.
+
+``screen`` runs these checks on every remote-tracking copy a fetch left
+(``gitstore.sync.fetch``): names, what each ref points at, each
+conversation's chain down to what this store already has.  A refused copy is
+deleted, so neither pull nor push ever acts on it; a chain that is a commit
+but not a valid one is kept under ``refs/jp/quarantine/``
+(``gitstore.refs.quarantine``).
 """
 
 from __future__ import annotations
@@ -18,12 +25,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from gitstore import boundary
+from gitstore import boundary, refs
 from gitstore.errors import Refused
+from gitstore.refs import quarantine
 from gitstore.sync import rawobjects
+from gitstore.sync.remotespecs import tracking_prefix
 
 if TYPE_CHECKING:
     import pygit2
+
+    from gitstore.sync.here import Here
+    from gitstore.sync.transport import Transport
 else:
     from gitstore.lazy import lazy_module
 
@@ -35,6 +47,8 @@ _PART = re.compile(r"[0-9a-f]{2}")
 BATCH = 64  # commits checked between two questions to the cache
 KEEP_ROWS = 32 * 1024 * 1024  # event text kept per chain to fill the cache afterwards
 Row = tuple[str, str | None, str]
+DEFER_CACHE_AT = 100  # copies checked at once from which their events are not cached
+JOURNAL = "jp/"  # the journal's copies, among the others but never screened as refs
 
 
 def kind_of(repo: pygit2.Repository, oid: str | pygit2.Oid) -> tuple[str, int]:
@@ -305,3 +319,125 @@ def _note_text(
         problems.append(f"{where} does not name a conversation")
         return None
     return text
+
+
+# -- the copies a fetch left -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A remote ref that did not come in, and why."""
+
+    ref: str  # as the remote names it: refs/conversations/jp-c1
+    reason: str
+    kept: str | None = None  # the quarantine ref holding its tip
+    tip: str = ""  # what the remote's ref pointed at
+    stage: str = "check"  # refused by git as it fetched ("fetch") or by jp's checks
+
+
+@dataclass
+class Inbound:
+    """The remote's refs as they may be used: the copies that passed, by the part of
+    their name after ``refs/`` (``conversations/jp-c1``, ``notes/meta``), and what was refused."""
+
+    conversations: dict[str, str] = field(default_factory=dict)
+    notes: dict[str, str] = field(default_factory=dict)
+    refused: list[Refusal] = field(default_factory=list)
+
+
+def name_problem(rest: str) -> str | None:
+    """Why ``refs/<rest>`` is not a name jp holds (None when it is)."""
+    if rest.startswith("notes/"):
+        return boundary.notes_name(rest)
+    named = boundary.conversation_name(rest)
+    return named if isinstance(named, str) else None
+
+
+def screen(
+    here: Here,
+    transport: Transport,
+    remote: str,
+    limits: boundary.Limits,
+    refused: list[Refusal],
+    scope: set[str] | None = None,
+) -> Inbound:
+    """Check every remote-tracking copy (with ``scope``: only those, by the part of
+    their name after ``refs/``); delete the refused ones, quarantine some."""
+    tracking, held = tracking_prefix(remote), quarantine.prefix(remote)
+    # one listing: the copies, this store's conversations (known good) and its quarantine
+    rows = transport.list_refs(_screened(tracking, held, scope))
+    if scope is not None:
+        rows = [
+            r for r in rows if not r.name.startswith(tracking) or r.name[len(tracking) :] in scope
+        ]
+    local = [r.oid for r in rows if r.name.startswith((refs.LIVE_PREFIX, refs.ARCHIVE_PREFIX))]
+    existing = {r.name: r.oid for r in rows if r.name.startswith(held)}
+    previous = quarantine.recorded(here.place.gitdir, remote)
+    known = Known(here.log, local)
+    # copies that did not move since they were accepted: one question to the cache
+    known.ids |= here.log.known([r.oid for r in rows if r.name.startswith(tracking)])
+    out = Inbound(refused=list(refused))
+    # a bulk (a first pull) leaves its events to be cached when first read: the cache
+    # is derived, and the chains the check accepts are this store's tips afterwards
+    copies = sum(1 for r in rows if r.name.startswith(tracking))
+    cache = copies < DEFER_CACHE_AT
+    dropped: list[str] = []
+    record: dict[str, quarantine.Entry] = {}
+    if scope is not None:  # what earlier pulls refused, outside what moved: still refused
+        record = {ref: e for ref, e in previous.items() if ref[len("refs/") :] not in scope}
+        out.refused += [
+            Refusal(ref, e.reason, _kept(remote, ref, e), e.tip) for ref, e in record.items()
+        ]
+    for row in rows:
+        if not row.name.startswith(tracking) or row.name[len(tracking) :].startswith(JOURNAL):
+            continue
+        rest = row.name[len(tracking) :]
+        ref = "refs/" + rest
+        why = name_problem(rest)
+        keep = False
+        if why is None and rest.startswith("notes/"):
+            if row.kind == "commit":
+                out.notes[rest[len("notes/") :]] = row.oid
+                continue
+            why = f"points at a {row.kind}, not a commit"
+        elif why is None:
+            seen = previous.get(ref)
+            if seen is not None and (seen.tip, seen.limit) == (row.oid, limits.max_event_bytes):
+                why, keep = seen.reason, seen.kept  # refused before: the same answer
+            else:
+                check = check_chain(here.place.repo, row.oid, known, limits, row.kind)
+                if check.reason is None:
+                    out.conversations[rest] = row.oid
+                    if cache:
+                        here.log.remember(check.rows)
+                    continue
+                why, keep = check.reason, check.keep
+        dropped.append(row.name)
+        record[ref] = quarantine.Entry(row.oid, why, keep, limits.max_event_bytes)
+        out.refused.append(
+            Refusal(ref, why, quarantine.quarantine_ref(remote, ref) if keep else None, row.oid)
+        )
+    transport.delete_refs(dropped)
+    for r in refused:  # the fetch's refusals are remembered too: not downloaded again
+        if r.tip and r.stage == "fetch":
+            record[r.ref] = quarantine.Entry(r.tip, r.reason, False, 0, "fetch")
+    quarantine.replace(here.place, remote, existing, record)
+    return out
+
+
+def _kept(remote: str, ref: str, entry: quarantine.Entry) -> str | None:
+    return quarantine.quarantine_ref(remote, ref) if entry.kept else None
+
+
+def _screened(tracking: str, held: str, scope: set[str] | None) -> list[str]:
+    """What ``screen`` lists: everything, or only the copies in ``scope`` and the
+    local refs of their conversations."""
+    if scope is None:
+        return [tracking, held, refs.LIVE_PREFIX, refs.ARCHIVE_PREFIX]
+    names = [held]
+    for rest in sorted(scope):
+        names.append(tracking + rest)
+        named = boundary.conversation_name(rest)
+        if not isinstance(named, str):
+            names += [refs.live(named[0]), refs.archived(named[0])]
+    return names

@@ -1,6 +1,11 @@
-"""When a pull from a remote reconciles: the store's count of journal pulls since
-the last reconcile, and how many conversations that reconcile found, in
-``jp/journal/<remote>.json`` (a count only: lost, the next pull reconciles).
+"""When a pull from a remote reconciles, and when it has nothing to do.
+
+The store's count of journal pulls since the last reconcile, and how many
+conversations that reconcile found, are kept in ``jp/journal/<remote>.json`` (a
+count only: lost, the next pull reconciles).  ``reconcile_due`` and
+``nothing_to_pull`` are the rules, written once: the pull's fetch
+(``gitstore.sync.fetch``) applies them to the journal it just fetched, and
+``pull_quick`` to the remote's files before anything heavy loads.
 
 Kept apart from the journal itself so that a look at it loads no libgit2.
 """
@@ -14,6 +19,23 @@ from gitstore.fs import jsonfile
 
 RECONCILE_EVERY = 50  # journal pulls between two reconciles
 JOURNAL_FROM = 1000  # conversations on the remote before a pull trusts the journal
+
+
+def reconcile_due(gitdir: Path, remote: str, journal_from: int = JOURNAL_FROM) -> str | None:
+    """Why a pull from ``remote`` lists and fetches every ref instead of what the
+    journal names (None: the journal may be trusted)."""
+    if refs_at_reconcile(gitdir, remote) < journal_from:
+        return "a small remote: every pull reconciles"
+    if pulls_since_reconcile(gitdir, remote) >= RECONCILE_EVERY:
+        return "a reconcile is due"
+    return None
+
+
+def nothing_to_pull(copy: str | None, journal: str | None, recheck: bool) -> bool:
+    """Whether a journal pull (one ``reconcile_due`` allows) has nothing to fetch,
+    check or move: the remote's ``journal`` is still the ``copy`` the last pull
+    finished with, and no refused ref waits to be checked again (``recheck``)."""
+    return copy is not None and journal == copy and not recheck
 
 
 def _state_path(gitdir: Path, remote: str) -> Path:

@@ -1,4 +1,6 @@
-"""Integrating a fetched notes ref into the local one.
+"""jp's notes between stores: a fetched notes ref integrated into the local one
+(``integrate``, and the pull's notes step, ``pull_notes``), and a metadata note
+written again with nothing of the old one left to send (``replace_unsent_meta``).
 
 A fast-forward when one contains the other; otherwise a merge commit whose
 tree holds, for every annotated object, the union of both notes' lines
@@ -7,6 +9,15 @@ with parents [local, remote], moved by compare-and-swap.  The tree is written
 in the fan-out layout of ``notes.update``, so that later writes stay small.  Notes histories
 contain merge commits, so ancestry here is git's merge base, not the
 first-parent walk used for conversations.
+
+For ``jp conversation redact`` (a secret in a title or label): a note's old
+lines stay in the note (its history of values) and every notes commit a remote
+lacks goes with a push, each with the notes it held.  So the note is replaced
+and the notes history since what the remotes have (the remote-tracking copies
+the tip contains) is folded into one commit on top of those copies: a push then
+sends the notes as they are now, not as they were.  One move of the notes ref,
+by compare-and-swap, recorded in the operation log (``jp undo`` puts the old tip
+back here).
 """
 
 from __future__ import annotations
@@ -17,15 +28,21 @@ from enum import StrEnum
 
 import pygit2
 
-from gitstore import refs
+from gitstore import ids, refs
 from gitstore.boundary import Limits
 from gitstore.errors import ConcurrentUpdate
 from gitstore.fs import retry
 from gitstore.fs.place import Place
+from gitstore.refs import ON_REMOTES
 from gitstore.refs.transaction import RefUpdate
 from gitstore.refs.transaction import apply as apply_updates
 from gitstore.store import notes
+from gitstore.store.core import Store
+from gitstore.sync import remotes
+from gitstore.sync.here import Here
 from gitstore.sync.inbound import NotesCheck, check_notes
+from gitstore.sync.outcome import Outcome
+from gitstore.sync.transport import Transport
 
 _HEX = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
 RETRIES = 5
@@ -156,3 +173,97 @@ def integrate(
         except ConcurrentUpdate:
             continue  # a local note was written meanwhile: start over
     raise ConcurrentUpdate(local_ref)
+
+
+# -- the pull's notes step ---------------------------------------------------------------
+
+
+def _summary(problems: list[str], shown: int = 3) -> str:
+    """What was dropped from a remote's notes, in one line."""
+    more = f"; and {len(problems) - shown} more" if len(problems) > shown else ""
+    return "; ".join(problems[:shown]) + more + " (the rest was merged)"
+
+
+def pull_notes(
+    here: Here,
+    transport: Transport,
+    remote: str,
+    fetched: Mapping[str, str],
+    signature: pygit2.Signature,
+    limits: Limits,
+    cids: Callable[[], set[str]],
+    first: Callable[[dict[str, str]], None],
+) -> list[Outcome]:
+    """Merge each of jp's notes refs the fetch brought (``fetched``: the copies that
+    passed, by the name after ``refs/notes/``) into the store's own name for it,
+    with what was dropped said in one line.  ``cids``: every conversation id either
+    side has, asked for only when a dropped note is reported (its anchor names it);
+    ``first``: told the metadata notes when the store had none (``integrate``)."""
+    out: list[Outcome] = []
+    tracking = remotes.tracking_prefix(remote)
+    local = {r.name: r.kind for r in transport.list_refs(["refs/notes/"])}
+    wanted = [
+        (local_ref, there.removeprefix("refs/notes/"))
+        for local_ref, there in here.notes.refs.synced()  # jp's notes refs, by name
+        if there.removeprefix("refs/notes/") in fetched
+    ]
+    # anchors named by their conversation in what is reported: made only if a note is dropped
+    names = LazyNames(lambda: {here.notes.anchor(cid): cid for cid in cids()})
+    for local_ref, rest in wanted:
+        if local.get(local_ref, "commit") != "commit":
+            detail = f"here it points at a {local[local_ref]}, not a commit; not synced"
+            out.append(Outcome(local_ref, "skipped", kind="warning", detail=detail))
+            continue
+        action, problems = integrate(
+            here.place,
+            local_ref,
+            tracking + "notes/" + rest,
+            signature,
+            f"jp pull {remote}: notes {rest}",
+            limits,
+            names,
+            here.ops.moving,
+            first if local_ref == here.notes.refs.meta else None,
+        )
+        if action not in (NotesAction.NONE, NotesAction.AHEAD):
+            out.append(Outcome(local_ref, action.value, kind="notes"))
+        if problems:
+            out.append(Outcome(local_ref, "cleaned", kind="warning", detail=_summary(problems)))
+    return out
+
+
+# -- a metadata note written again, nothing of the old one to send ----------------------
+
+
+def _sent_copies(repo: pygit2.Repository, tip: str) -> list[str]:
+    """The remote-tracking copies of the metadata notes that ``tip`` contains (each
+    remote's last fetched tip, once): what the remotes hold already."""
+    name = ON_REMOTES.meta[len("refs/") :]
+    out: list[str] = []
+    for info in remotes.all_remotes(repo):
+        ref = repo.references.get(remotes.tracking_prefix(info.name) + name)
+        if ref is None:
+            continue
+        copy = ref.resolve().target
+        if not isinstance(copy, pygit2.Oid) or str(copy) in out:
+            continue
+        if str(copy) == tip or repo.descendant_of(pygit2.Oid(hex=tip), copy):
+            out.append(str(copy))
+    return out
+
+
+def replace_unsent_meta(store: Store, cid: str, text: str, reason: str) -> None:
+    """``cid``'s metadata note becomes ``text``, and the notes history no remote has
+    is folded into the one new commit (module doc)."""
+    repo = store.place.repo
+    target = store.notes.anchor(cid)
+    notes.update(
+        repo,
+        store.notes.refs.meta,
+        lambda _: {target: text},
+        store.notes.signature(),
+        reason,
+        store.ops.moving,
+        also=[ids.anchor_bytes(cid)],
+        onto=lambda tip: _sent_copies(repo, tip),
+    )

@@ -1,48 +1,63 @@
 """Pull: fetch a remote's conversations and notes, then integrate them.
 
-Fetching copies the remote's ``refs/conversations/*``, ``refs/archive/*`` and
-jp's notes refs (``refs/notes/meta``, ``refs/notes/source``; never other
-notes) to ``refs/jp-remotes/<remote>/...`` (forced: they are copies); the
-notes are integrated into the store's own names (``pull_notes``).  Integrating
-decides per conversation id (``plan``) and moves local refs by compare-and-swap,
-in journaled transactions (``pull_apply``); every step can be
-rerun, so an interrupted pull is completed by the next one.  ``JP_HEAD``,
-caches, locks and the store's ``jp/`` folder never travel.
+Fetching (``gitstore.sync.fetch``) copies the remote's ``refs/conversations/*``,
+``refs/archive/*`` and jp's notes refs (``refs/notes/meta``, ``refs/notes/source``;
+never other notes) to ``refs/jp-remotes/<remote>/...`` (forced: they are copies)
+and checks them.  Integrating merges the notes into the store's own names
+(``notes.pull_notes``), decides per conversation id (``plan``) and moves local
+refs by compare-and-swap, in batches (one transaction each, one lock file per
+ref held open) that fall back to one step at a time when something moved
+meanwhile; a fork moves the local continuation to a fresh id, and a
+conversation a query is writing is left alone and reported ``busy``.  Every
+step can be rerun, so an interrupted pull is completed by the next one.
+``JP_HEAD``, caches, locks and the store's ``jp/`` folder never travel.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from gitstore import ids, refs
 from gitstore.boundary import Limits, conversation_name
+from gitstore.errors import ConcurrentUpdate, ConversationBusy
 from gitstore.refs import quarantine, transaction
+from gitstore.refs.transaction import SYMBOLIC, RefUpdate
 from gitstore.store.core import Store
 from gitstore.sync import created as bulkpull
-from gitstore.sync import fetching, journal, journaled, objectcache, pull_apply, pull_notes, remotes
+from gitstore.sync import fetch, journal, remotes
 from gitstore.sync import lock as synclock
 from gitstore.sync import meta as syncmeta
 from gitstore.sync.ancestry import Comparison, repo_parent
 from gitstore.sync.ancestry import compare as compare_tips
-from gitstore.sync.fetching import Inbound
+from gitstore.sync.fetch import SCOPED_MAX, SPACES
 from gitstore.sync.here import Here
+from gitstore.sync.inbound import Inbound
+from gitstore.sync.notes import pull_notes
 from gitstore.sync.outcome import Outcome, Tips
-from gitstore.sync.plan import Action, PullStep, archived_by_meta, plan_pull, reduce
+from gitstore.sync.plan import Action, PullStep, Side, archived_by_meta, plan_pull, reduce
 from gitstore.sync.stall import STALL_SECONDS
 from gitstore.sync.transport import Transport, choose
+
+if TYPE_CHECKING:
+    import pygit2
 
 __all__ = ["Outcome", "Syncer", "Tips", "open_sync"]
 
 Progress = Callable[[str, int, int], None]
 BATCH = 200  # conversations moved per transaction (each holds its lock file open)
-_SPACES = ("conversations/", "archive/conversations/")  # a conversation's names under refs/
-SCOPED_MAX = 2000  # conversations read by name; past that one listing of them all is cheaper
+_BUSY = "in use by another jp process"
+_CHANGED = "changed during the pull"
 
 
 class Syncer:
+    """A pull from one remote into this store (and the pull a push starts with):
+    ``fetch`` (module ``fetch``), then ``integrate``; ``pull`` does both under the
+    remote's sync lock."""
+
     def __init__(
         self,
         here: Here,
@@ -66,9 +81,8 @@ class Syncer:
         self._held = False
         self.scope: set[str] | None = None  # the copies the last fetch brought (None: all)
         self.partial = False  # whether ``inbound`` holds only some of the remote's copies
-        self.journal_note: Outcome | None = None  # why the journal was not used
+        self.said: list[Outcome] = []  # what the last fetch said of the journal
         self.journal_aside: str | None = None  # the remote's journal, set aside as unusable
-        self.drift_note: Outcome | None = None  # what a reconcile found the journal missed
         # the metadata notes as the pull's notes step left them, when the store had none
         # before (a first pull): what a created conversation continues is read here
         self._first_meta: dict[str, str] | None = None
@@ -105,7 +119,7 @@ class Syncer:
         out: dict[str, Tips] = {}
         found = self.inbound.conversations
         if cids is not None:
-            wanted = [f"{space}{c}" for c in cids for space in _SPACES]
+            wanted = [f"{space}{c}" for c in cids for space in SPACES]
             found = {rest: found[rest] for rest in wanted if rest in found}
         for rest, tip in found.items():
             named = conversation_name(rest)
@@ -122,51 +136,35 @@ class Syncer:
     # -- pull --------------------------------------------------------------------------
 
     def fetch(self, full: bool = False) -> None:
-        """Fetch what moved on the remote (the journal's names; ``full`` or when the
-        journal cannot say: everything), then check every copy that came
-        (``fetching``): what fails is refused, by name."""
-        self.progress("fetching", 0, 0)
-        self.journal_note, self.drift_note, self.scope = None, None, None
-        self.partial = False
-        gitdir = self.here.place.gitdir
-        if not full and journaled.usable(self):
-            scope = journaled.fetch(self)
-            if scope is not None:
-                bulkpull.pack_copies(gitdir, self.tracking, self.transport)
-                self.progress("checking", 0, len(scope))
-                self.inbound = fetching.screen(
-                    self.here, self.transport, self.remote, self.limits, [], scope
-                )
-                self.scope = scope
-                journaled.accept(self, reconciled=False)
-                return
-        else:
-            fetching.fetch_journal(self.transport, self.remote, gitdir)  # before the listing
-            journaled.set_aside(self)
-        since, before = self.journal_tip(), journaled.copies(self)
-        refused = fetching.fetch(self.transport, self.remote, gitdir)
-        bulkpull.pack_copies(gitdir, self.tracking, self.transport)
-        unnamed = journaled.drift(self, before, since)
-        if unnamed:
-            detail = journaled.drift_line(self.remote, unnamed)
-            self.drift_note = Outcome(journal.REMOTE_REF, "drift", kind="warning", detail=detail)
-        self.progress("checking", 0, 0)
-        self.inbound = fetching.screen(self.here, self.transport, self.remote, self.limits, refused)
-        journaled.accept(self, reconciled=True)
+        """Fetch what moved on the remote and check every copy that came
+        (``gitstore.sync.fetch``): what fails is refused, by name."""
+        self.said, self.scope, self.partial = [], None, False
+        done = fetch.run(
+            self.here,
+            self.transport,
+            self.remote,
+            self.limits,
+            self.progress,
+            full,
+            self.journal_from,
+        )
+        self.inbound, self.scope, self.journal_aside = done.inbound, done.scope, done.aside
+        self.said = done.notes
 
     def journal_tip(self, name: str = journal.COPY) -> str | None:
         """The remote's journal as the last pull finished with it (None: none)."""
-        ref = self.repo.references.get(self.tracking + name)
-        return None if ref is None else str(ref.target)
-
-    @staticmethod
-    def warning(ref: str, detail: str) -> Outcome:
-        return Outcome(ref, "skipped", kind="warning", detail=detail)
+        return fetch.journal_tip(self.repo, self.tracking, name)
 
     def complete(self, cids: set[str] | None = None) -> None:
-        """After a fetch of what moved: every other copy too (``journaled.complete``;
+        """After a fetch of what moved: every other copy too (``fetch.complete``;
         with ``cids``, the copies of those conversations only)."""
-        journaled.complete(self, cids)
+        if self.scope is None:
+            return
+        gitdir = self.here.place.gitdir
+        self.partial = fetch.complete(
+            gitdir, self.tracking, self.transport, self.scope, self.inbound, cids
+        )
+        self.scope = None
 
     def _cids(self) -> set[str] | None:
         """The conversations the last fetch may have moved (None: all)."""
@@ -193,8 +191,7 @@ class Syncer:
         """Fetch and integrate (``full``: list every ref of the remote, a reconcile)."""
         with self.exclusive():
             self.fetch(full)
-            note = [n for n in (self.journal_note, self.drift_note) if n is not None]
-            outcomes = note + self.refusals() + self.integrate()
+            outcomes = self.said + self.refusals() + self.integrate()
             if not any(o.action == "changed" for o in outcomes):
                 return outcomes
             # a ref locked by a jp killed a moment ago: once its lock is old enough
@@ -209,7 +206,7 @@ class Syncer:
         if self._held:
             yield
             return
-        with synclock.exclusive(self.here.place.gitdir, self.remote), objectcache.off():
+        with synclock.exclusive(self.here.place.gitdir, self.remote), synclock.no_object_cache():
             self._held = True
             try:
                 yield
@@ -230,7 +227,16 @@ class Syncer:
             return set(listed) | set(remote_tips)
 
         self._first_meta = None  # told again by this notes step if the store had none
-        outcomes = pull_notes.integrate(self, every_cid)
+        outcomes = pull_notes(
+            self.here,
+            self.transport,
+            self.remote,
+            self.inbound.notes,
+            self.signature,
+            self.limits,
+            every_cid,
+            self.first_meta,
+        )
         if cids is not None and not cids:
             return outcomes
         if listed is None:
@@ -263,7 +269,7 @@ class Syncer:
         ]
 
     def _steps(self, local: dict[str, Tips], remote_tips: dict[str, Tips]) -> list[Outcome]:
-        """Plan and apply every conversation's step (``pull_apply``)."""
+        """Plan and apply every conversation's step."""
         outcomes: list[Outcome] = []
         for cid in sorted(c for c, t in local.items() if t.broken):
             outcomes.append(self._broken(cid, local.pop(cid)))
@@ -293,10 +299,10 @@ class Syncer:
             for start in range(0, len(simple), BATCH):
                 self.progress("integrating", start, len(simple))
                 batch = simple[start : start + BATCH]
-                outcomes += self._created(pull_apply.apply_batch(self, batch))
+                outcomes += self._created(_apply_batch(self.here, self.remote, batch))
         taken = set(remote_tips)
         for step, now in forks:
-            outcomes.append(pull_apply.apply_fork(self, step, now, taken))
+            outcomes.append(_apply_fork(self.here, self.remote, self.signature, step, now, taken))
         return outcomes
 
     def _plan(self, cid: str, mine: Tips, theirs: Tips) -> PullStep:
@@ -310,6 +316,87 @@ class Syncer:
     def _broken(self, cid: str, tips: Tips) -> Outcome:
         what = f"here it points at a {tips.broken}, not a commit"
         return Outcome(cid, "skipped", kind="warning", detail=f"{what}; not synced")
+
+
+# -- the local ref moves ------------------------------------------------------------
+
+
+def _moves(cid: str, target: Side, now: Tips) -> list[RefUpdate]:
+    """Local ref updates that leave ``cid`` in state ``target``."""
+    want, other = (refs.archived(cid), refs.live(cid))
+    want_now, other_now = now.archived, now.live
+    if not target.archived:
+        want, other, want_now, other_now = other, want, other_now, want_now
+    updates = [] if want_now == target.tip else [RefUpdate(want, want_now, target.tip)]
+    if other_now is not None:
+        updates.append(RefUpdate(other, other_now, None))
+    return updates
+
+
+def _step_moves(step: PullStep, now: Tips) -> list[RefUpdate]:
+    return [] if step.target is None else _moves(step.cid, step.target, now)
+
+
+@contextmanager
+def _holding(here: Here, cids: list[str]) -> Iterator[set[str]]:
+    """Hold each conversation that no query is writing; yields the busy ones."""
+    busy: set[str] = set()
+    with ExitStack() as stack:
+        for cid in cids:
+            try:
+                stack.enter_context(here.refs.hold(cid))
+            except ConversationBusy:
+                busy.add(cid)
+        yield busy
+
+
+def _message(remote: str, step: PullStep) -> str:
+    return f"jp pull {remote}: {step.action.value} {step.cid}"
+
+
+def _apply_batch(here: Here, remote: str, batch: list[tuple[PullStep, Tips]]) -> list[Outcome]:
+    """Move the refs of ``batch`` in one transaction; one by one if something moved."""
+    held = [s.cid for s, now in batch if now.live or now.archived]
+    with _holding(here, held) as busy:
+        ready = [(s, now) for s, now in batch if s.cid not in busy]
+        updates = [u for s, now in ready for u in _step_moves(s, now)]
+        out = [Outcome(cid, "busy", detail=_BUSY) for cid in busy]
+        try:
+            here.refs.move(updates, f"jp pull {remote}")
+            return out + [Outcome(s.cid, s.action.value) for s, _ in ready]
+        except ConcurrentUpdate:
+            pass
+        for step, now in ready:  # one at a time, so one change does not block the rest
+            try:
+                here.refs.move(_step_moves(step, now), _message(remote, step))
+                out.append(Outcome(step.cid, step.action.value))
+            except ConcurrentUpdate:
+                out.append(Outcome(step.cid, "changed", detail=_CHANGED))
+        return out
+
+
+def _apply_fork(
+    here: Here, remote: str, signature: pygit2.Signature, step: PullStep, now: Tips, taken: set[str]
+) -> Outcome:
+    """The remote keeps the id; the local copy continues under a new id."""
+    assert step.fork is not None and step.target is not None
+    cid = step.cid
+    new_id = ids.new_id(here.clock.now(), lambda c: c in taken or here.refs.exists(c))
+    taken.add(new_id)
+    syncmeta.copy_meta(here, signature, cid, new_id, step, remote)
+    fork_ref = refs.archived(new_id) if step.fork.archived else refs.live(new_id)
+    updates = [RefUpdate(fork_ref, None, step.fork.tip), *_moves(cid, step.target, now)]
+    active = syncmeta.active_target(here.place.repo)
+    if active == refs.live(cid) and not step.fork.archived:
+        updates.append(RefUpdate(refs.ACTIVE, SYMBOLIC + active, SYMBOLIC + fork_ref))
+    with _holding(here, [cid]) as busy:
+        if busy:
+            return Outcome(cid, "busy", detail=_BUSY)
+        try:
+            here.refs.move(updates, _message(remote, step) + f" -> {new_id}")
+        except ConcurrentUpdate:
+            return Outcome(cid, "changed", detail=_CHANGED)
+    return Outcome(cid, step.action.value, new_id=new_id)
 
 
 def open_sync(

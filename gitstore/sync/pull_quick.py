@@ -1,6 +1,6 @@
 """A pull with nothing to do, told by reading two refs as files.
 
-A journal pull (``journaled``) whose remote journal is still the copy this store
+A journal pull (``fetch``) whose remote journal is still the copy this store
 finished with last time fetches nothing, checks nothing and moves nothing: it
 only counts itself towards the next reconcile.  For a remote that is a path on
 this machine, ``nothing_to_pull`` answers that from the files alone (no libgit2, no git
@@ -18,12 +18,14 @@ store's own state.  It says yes only when each of these holds, and None
 - no sync with that remote runs (its lock is free), and nothing waits for
   the store's repair (ref journals, a killed writer's folders, an operation
   record);
-- the reconcile is not due (``journal.usable``'s rule), no quarantine is
-  recorded for the remote, no fetched journal waits under ``jp/incoming``;
+- the reconcile is not due (``journalstate.reconcile_due``), no fetched
+  journal waits under ``jp/incoming``;
 - each ref is a regular file (no symlink anywhere on its path), at most 41
   bytes, 40 hex digits; or, with no such file, one line of a regular
-  ``packed-refs`` file; and both name the same commit.  The remote holds no
-  other ref the journal's refspec would fetch (``refs/jp/journal*``).
+  ``packed-refs`` file.  The remote holds no other ref the journal's
+  refspec would fetch (``refs/jp/journal*``);
+- the two name the same commit and no quarantine is recorded for the remote:
+  ``journalstate.nothing_to_pull``, the rule the full pull applies too.
 
 The remote is untrusted: its files are only compared with what this store
 holds, byte for byte, never followed, parsed as anything else or trusted
@@ -91,12 +93,15 @@ def _check(
     with _sync_lock_free(gitdir, remote):
         _due(gitdir, remote)
         tracking = tracking_prefix(remote)
-        copy = _ref(gitdir, tracking + COPY)
-        if copy is None or _present(gitdir, tracking + INCOMING):
-            raise Doubt("no copy, or a fetched journal waits")
+        if _present(gitdir, tracking + INCOMING):
+            raise Doubt("a fetched journal waits")
         _only_journal(where)
-        if _ref(where, JOURNAL) != copy:
-            raise Doubt("the journal moved")
+        # refused refs recorded: whether one waits to be checked again is the pull's to read
+        recheck = os.path.lexists(gitdir / "jp" / "quarantine" / f"{remote}.json")
+        if not journalstate.nothing_to_pull(
+            _ref(gitdir, tracking + COPY), _ref(where, JOURNAL), recheck
+        ):
+            raise Doubt("the journal moved, or refused refs are recorded")
         if not journalstate.record_pull(gitdir, remote, reconciled=False):
             raise Doubt("the count was not written")  # a read-only store: the pull says so
     return remote, where
@@ -235,13 +240,10 @@ def _sync_lock_free(gitdir: Path, remote: str) -> Iterator[None]:
 
 
 def _due(gitdir: Path, remote: str) -> None:
-    """Doubt when the pull would reconcile or look again at refused refs."""
-    if journalstate.refs_at_reconcile(gitdir, remote) < journalstate.JOURNAL_FROM:
-        raise Doubt("a small remote: every pull reconciles")
-    if journalstate.pulls_since_reconcile(gitdir, remote) >= journalstate.RECONCILE_EVERY:
-        raise Doubt("a reconcile is due")
-    if os.path.lexists(gitdir / "jp" / "quarantine" / f"{remote}.json"):
-        raise Doubt("refused refs are recorded")
+    """Doubt when the pull would reconcile (``journalstate.reconcile_due``)."""
+    due = journalstate.reconcile_due(gitdir, remote)
+    if due is not None:
+        raise Doubt(due)
 
 
 # -- refs, read strictly ------------------------------------------------------------

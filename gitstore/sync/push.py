@@ -13,18 +13,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-import pygit2
-
 from gitstore import refs
-from gitstore.errors import RefBusy, SyncError
+from gitstore.errors import RefBusy
 from gitstore.fs import retry
 from gitstore.refs import bulk, differ
 from gitstore.refs import files as refread
 from gitstore.refs.transaction import WAIT_SECONDS
 from gitstore.sync import beside, journal, remotes
 from gitstore.sync.created import BULK_AT
-from gitstore.sync.fetching import Refusal
+from gitstore.sync.fetch import SPACES
 from gitstore.sync.gitoutput import RefResult
+from gitstore.sync.inbound import Refusal
 from gitstore.sync.plan import Action, PushStep, RemoteUpdate, plan_push, reduce
 from gitstore.sync.pull import Outcome, Syncer, Tips
 from gitstore.sync.transport import GitCli, Transport
@@ -35,7 +34,6 @@ RETRIES = 3
 # name here; the tip to send; the tips the remote has of it) -> why it is held back,
 # or None to send it (porcelain's secret scan)
 Hold = Callable[[str, str, frozenset[str]], str | None]
-_SPACES = ("conversations/", "archive/conversations/")
 
 
 def plan(syncer: Syncer) -> list[PushStep | Outcome]:
@@ -80,7 +78,7 @@ def _differing(syncer: Syncer) -> set[str] | None:
             return None
         found |= {n for n in named if "/" not in n}
     refused = (r.ref[len("refs/") :] for r in syncer.inbound.refused)
-    found |= {n.rsplit("/", 1)[1] for n in refused if n.startswith(_SPACES)}
+    found |= {n.rsplit("/", 1)[1] for n in refused if n.startswith(SPACES)}
     return found
 
 
@@ -324,11 +322,3 @@ def _count_remote(syncer: Syncer, sent: list[RemoteUpdate]) -> None:
     if syncer.partial:
         count = journal.refs_at_reconcile(gitdir, syncer.remote) + count - before
     journal.record_refs(gitdir, syncer.remote, max(count, 0))
-
-
-def check_remote(repo: pygit2.Repository, name: str) -> remotes.RemoteInfo:
-    """The configured remote ``name`` (raises ``SyncError`` when there is none)."""
-    info = remotes.find(repo, remotes.check_name(name))
-    if info is None:
-        raise SyncError(name, "no such remote")
-    return info

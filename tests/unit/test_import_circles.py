@@ -1,5 +1,7 @@
-"""No circle of imports inside ``porcelain.models``: every module of the package
-imports only modules below it (``factory`` on top, ``base`` at the floor).
+"""No circle of imports inside ``porcelain.models`` (every module of the package
+imports only modules below it: ``factory`` on top, ``base`` at the floor) nor
+inside ``gitstore.sync`` (a module that took the whole ``Syncer`` back from
+the module that holds it made one).
 
 Imports inside functions and under ``TYPE_CHECKING`` count too: a lazy import
 is still an arrow, and a circle through one is a tangle all the same.
@@ -65,6 +67,11 @@ def _circles(arrows: dict[str, set[str]]) -> list[list[str]]:
 
 def test_models_has_no_circle() -> None:
     circles = _circles(_arrows("porcelain.models"))
+    assert not circles, "\n".join(" -> ".join(c) for c in circles)
+
+
+def test_sync_has_no_circle() -> None:
+    circles = _circles(_arrows("gitstore.sync"))
     assert not circles, "\n".join(" -> ".join(c) for c in circles)
 
 

@@ -18,7 +18,7 @@ HEAVY = {
     "click",
     "gitstore.store.core",
     "gitstore.cache",
-    "gitstore.sync.pull_apply",  # the pull's own module loads by import_module, unnamed
+    "gitstore.sync.fetch",  # the pull's own module loads by import_module, unnamed
     "gitstore.store.packwrite",
     "porcelain.config",
     "porcelain.cli",
@@ -40,4 +40,4 @@ def test_a_noop_pull_loads_nothing_heavy(tmp_path: Path) -> None:
     laptop.ok("push")
     out, heavy = _pull(desktop)
     assert "updated from origin" in out
-    assert {"pygit2", "click", "gitstore.sync.pull_apply", "porcelain.cli"} <= heavy
+    assert {"pygit2", "click", "gitstore.sync.fetch", "porcelain.cli"} <= heavy

@@ -152,7 +152,7 @@ def test_a_push_too_big_for_one_entry_writes_several_and_a_reader_reconciles_qui
         named |= set(lines)
     assert {refs.live(c) for c in cids} <= named
     outcomes = sb.pull()
-    assert sb.journal_note is None and not [o for o in outcomes if o.kind == "warning"]
+    assert sb.said == [] and not [o for o in outcomes if o.kind == "warning"]
     assert {o.id for o in outcomes if o.action == "created"} == set(cids)
     assert journal.pulls_since_reconcile(b.gitdir, "origin") == 0  # it reconciled
 

@@ -12,7 +12,7 @@ import pytest
 
 from gitstore.errors import SyncError
 from gitstore.refs import files as refread
-from gitstore.sync import beside, fetching, journal, remotes
+from gitstore.sync import beside, fetch, journal, remotes
 from gitstore.sync.pull import Syncer
 from gitstore.sync.push import push
 from gitstore.sync.transport import GitCli
@@ -91,11 +91,11 @@ def test_a_remote_that_lost_its_journal_prunes_the_incoming_copy(tmp_path: Path)
     tip = git(gitdir, "rev-parse", COPY)
     git(gitdir, "update-ref", INCOMING, tip)
     git(gitdir, "update-ref", INCOMING + "-old", tip)
-    fetching.fetch_journal(desktop.transport, "origin", gitdir)
+    fetch.fetch_journal(desktop.transport, "origin", gitdir)
     assert git(gitdir, "rev-parse", INCOMING) == git(remote, "rev-parse", journal.REMOTE_REF)
     assert INCOMING + "-old" not in refread.matching_refs(gitdir, [INCOMING + "*"])  # type: ignore[operator]
     git(remote, "update-ref", "-d", journal.REMOTE_REF)
-    fetching.fetch_journal(desktop.transport, "origin", gitdir)
+    fetch.fetch_journal(desktop.transport, "origin", gitdir)
     assert refread.matching_refs(gitdir, [INCOMING + "*"]) == {}
     assert leftovers(gitdir) == []
 
@@ -108,7 +108,7 @@ def test_a_malformed_journal_is_refused_and_nothing_of_it_stays(tmp_path: Path) 
     (remote / journal.REMOTE_REF).write_text(bad + "\n")  # git's update-ref would refuse it
     before = sorted(p.name for p in (gitdir / "objects" / "pack").iterdir())
     with pytest.raises(SyncError):
-        fetching.fetch_journal(desktop.transport, "origin", gitdir)
+        fetch.fetch_journal(desktop.transport, "origin", gitdir)
     assert refread.matching_refs(gitdir, [INCOMING + "*"]) == {}
     assert sorted(p.name for p in (gitdir / "objects" / "pack").iterdir()) == before
     assert leftovers(gitdir) == []
@@ -150,7 +150,7 @@ def test_a_store_named_by_a_relative_path_fetches_beside_it(
     transport = GitCli(desktop.transport.git, Path("desktop"), desktop.transport.environ,
                        desktop.here.place.repo)  # fmt: skip
     log.unlink()
-    fetching.fetch_journal(transport, "origin", Path("desktop"))
+    fetch.fetch_journal(transport, "origin", Path("desktop"))
     fetches = [c for c in calls(log) if " fetch " in c]  # one: none again in the store
     assert len(fetches) == 1 and fetches[0].startswith("--git-dir desktop/jp/fetch-"), fetches
     gitdir = tmp_path / "desktop"
@@ -166,7 +166,7 @@ def test_a_remote_out_of_reach_is_asked_once(tmp_path: Path) -> None:
     remote.rename(tmp_path / "gone.git")
     log.unlink()
     with pytest.raises(SyncError):
-        fetching.fetch_journal(desktop.transport, "origin", gitdir)
+        fetch.fetch_journal(desktop.transport, "origin", gitdir)
     fetches = [c for c in calls(log) if " fetch " in c]
     assert len(fetches) == 1 and "/jp/fetch-" in fetches[0], fetches
     assert leftovers(gitdir) == []

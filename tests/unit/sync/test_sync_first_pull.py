@@ -11,7 +11,7 @@ import pytest
 
 from gitstore.store.core import Store
 from gitstore.store.repo import init_bare
-from gitstore.sync import fetching, remotes
+from gitstore.sync import inbound, remotes
 from gitstore.sync import meta as syncmeta
 from gitstore.sync.here import Here
 from gitstore.sync.pull import Syncer
@@ -74,16 +74,16 @@ def test_a_pull_checks_what_came_without_libgit2s_object_cache(
     push(laptop)
     desktop = machine(tmp_path / "desktop", bare_remote.url)
     grown: list[int] = []
-    screen = fetching.screen
+    screen = inbound.screen
 
-    def watched(*args: object, **kwargs: object) -> fetching.Inbound:
+    def watched(*args: object, **kwargs: object) -> inbound.Inbound:
         before = pygit2.settings.cached_memory[0]
         try:
             return screen(*args, **kwargs)  # type: ignore[arg-type]
         finally:
             grown.append(pygit2.settings.cached_memory[0] - before)
 
-    monkeypatch.setattr(fetching, "screen", watched)
+    monkeypatch.setattr(inbound, "screen", watched)
     created = [o for o in desktop.pull() if o.action == "created"]
     assert len(created) == len(cids) and grown and max(grown) <= 0, grown
     before = pygit2.settings.cached_memory[0]

@@ -15,7 +15,7 @@ from gitstore.boundary import Limits
 from gitstore.refs import quarantine
 from gitstore.store.core import Store
 from gitstore.store.repo import init_bare
-from gitstore.sync import remotes
+from gitstore.sync import journal, remotes
 from gitstore.sync.here import Here
 from gitstore.sync.inbound import Known, check_chain
 from gitstore.sync.pull import Syncer
@@ -171,6 +171,31 @@ def test_an_oversized_event_is_refused_and_not_kept(machine: Make, tmp_path: Pat
         Here.of(store), "origin", syncer.transport, limits=Limits(max_event_bytes=100_000)
     )
     assert refused(bigger.pull()) == {}
+    assert store.log.load(CID).events[-1]["content"] == "x" * 50_000
+
+
+def test_a_journal_pull_checks_again_what_another_limit_refused(
+    machine: Make, tmp_path: Path
+) -> None:
+    """The journal has not moved, yet a pull under a raised limit is not "nothing to
+    pull" (``journalstate.nothing_to_pull``: a refused ref waits to be checked again):
+    it fetches that ref alone, and the event comes in."""
+    store, syncer = machine("mine", Limits(max_event_bytes=20_000))
+    store.log.create(CID, [start(CID), request("mine")], None, "test")
+    push(syncer)
+    bad = Hostile(tmp_path / "remote.git")
+    big = {"type": "tool_call_response", "timestamp": "2026-01-05T09:00:00Z", "id": "t",
+           "content": "x" * 50_000, "is_error": False}  # fmt: skip
+    bad.ref(refs.live(CID), bad.event(big, bad.tip(refs.live(CID))))  # no journal entry
+    assert "over the limit" in refused(syncer.pull(full=True))[refs.live(CID)].detail
+    gitdir = store.place.gitdir
+    assert journal.pulls_since_reconcile(gitdir, "origin") == 0
+    bigger = Syncer(
+        Here.of(store), "origin", syncer.transport, limits=Limits(max_event_bytes=100_000),
+        journal_from=0,
+    )  # fmt: skip
+    assert refused(bigger.pull()) == {}
+    assert journal.pulls_since_reconcile(gitdir, "origin") == 1, "a journal pull, no reconcile"
     assert store.log.load(CID).events[-1]["content"] == "x" * 50_000
 
 

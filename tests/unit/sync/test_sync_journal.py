@@ -13,7 +13,7 @@ import pytest
 from gitstore import refs
 from gitstore.store.core import Store
 from gitstore.store.repo import init_bare
-from gitstore.sync import fetching, journal, remotes
+from gitstore.sync import fetch, journal, remotes
 from gitstore.sync.here import Here
 from gitstore.sync.plan import RemoteUpdate
 from gitstore.sync.pull import Outcome, Syncer
@@ -251,7 +251,7 @@ def test_a_pull_killed_after_the_journal_came_walks_it_again(
     a, sa, b, sb = pair
     add(a, "jp-c1", "more")
     push(sa)
-    fetching.fetch_journal(sb.transport, "origin", sb.here.place.gitdir)
+    fetch.fetch_journal(sb.transport, "origin", sb.here.place.gitdir)
     assert sb.journal_tip(journal.INCOMING) != sb.journal_tip()
     assert pulled(sb.pull()) == {"jp-c1": "fast-forwarded"}
 

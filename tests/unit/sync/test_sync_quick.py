@@ -1,4 +1,4 @@
-"""``gitstore.sync.pull_quick.unmoved`` and ``porcelain.early.pull.parse``: the files
+"""``gitstore.sync.pull_quick.nothing_to_pull`` and ``porcelain.early.pull.parse``: the files
 path of a no-op pull says yes only when it is sure, on real stores and a real bare
 remote (tests/e2e/test_sync_noop.py runs it through `jp`)."""
 
@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from gitstore.sync import journalstate
 from gitstore.sync.pull_quick import nothing_to_pull
 from porcelain.early.pull import parse
 from tests.support.noop_pull import synced
@@ -144,3 +145,25 @@ def test_the_remotes_packed_journal_is_read_only_from_a_plain_line(
     ):
         packed.write_text(lines + odd)
         assert _ask(store) is None, odd
+
+
+def test_one_rule_says_when_there_is_nothing_to_pull(
+    desk: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``journalstate`` holds the rule the whole pull's fetch applies to the journal it
+    fetched, and the files path asks it too: told that the journal moved, it doubts."""
+    store, _ = desk
+    tip, other = "a" * 40, "b" * 40
+    assert journalstate.nothing_to_pull(tip, tip, recheck=False)
+    assert not journalstate.nothing_to_pull(tip, other, recheck=False), "the journal moved"
+    assert not journalstate.nothing_to_pull(tip, tip, recheck=True), "a refused ref waits"
+    assert not journalstate.nothing_to_pull(None, None, recheck=False), "no copy: reconcile"
+    state = store / "jp" / "journal" / "origin.json"
+    for pulls, found, due in ((49, 1000, None), (50, 1000, "due"), (0, 999, "small")):
+        state.write_text(json.dumps({"pulls": pulls, "refs": found}))
+        why = journalstate.reconcile_due(store, "origin")
+        assert (why is None) if due is None else (due in (why or "")), (pulls, found, why)
+    state.write_text(json.dumps({"pulls": 0, "refs": 5000}))
+    assert _ask(store) == "origin"
+    monkeypatch.setattr(journalstate, "nothing_to_pull", lambda *_a, **_k: False)
+    assert _ask(store) is None
