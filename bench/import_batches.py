@@ -13,6 +13,11 @@ synthetic Claude Code session files), every command into the same store:
   once git's maintenance started by the imports has finished.
 
 Whole processes on both sides, one sample each (the full run takes minutes).
+
+``big_section`` (``--only big-import``): one JP conversation of 50,000 events
+(``--quick``: 10,000) imported by one `jp conversation import FOLDER`, against
+`git fast-import` of the same commits from a stream prepared before its clock
+starts; wall and CPU (the process and its children), the verdict on CPU.
 """
 
 from __future__ import annotations
@@ -24,13 +29,14 @@ import time
 from pathlib import Path
 
 from bench.common import Profile, Results, Row, clean_env, cpu_now, jp_command, run_process, verdict
-from bench.jpfolder import entries
+from bench.jpfolder import entries, write_folder
 from bench.session_scale import _session
 from gitstore.fs.retry import until
 
 # (conversations in all, commands): 12 commands, but 2 for the smoke run (the test suite's)
 SIZES = {"full": (3_000, 12), "quick": (600, 12), "smoke": (4, 2)}
 EVENTS = 4  # entries of each JP conversation: two turns
+BIG = {"full": 50_000, "quick": 10_000, "smoke": 200}  # events of the one big conversation
 
 
 def _jp_folders(root: Path, total: int, commands: int) -> list[list[Path]]:
@@ -178,4 +184,35 @@ def batches_section(root: Path, profile: Profile, results: Results) -> None:
     projects = _claude_projects(work / "projects", total, commands)
     argvs = [["--from", "claude-code", "-q", str(p)] for p in projects]
     _run(f"{total:,} small Claude Code sessions", work, argvs, total, results)
+    shutil.rmtree(work)
+
+
+def big_section(root: Path, profile: Profile, results: Results) -> None:
+    """One conversation of many events, imported whole, against fast-import."""
+    count = BIG.get(profile.name, BIG["quick"])
+    work = root / "big-import"
+    folder = write_folder(work / "folder", count)
+    store = work / "jp.git"
+    home = work / "home"
+    home.mkdir(parents=True)
+    env = clean_env(home, store)
+    jp = jp_command()
+    run_process([*jp, "init"], env, work)
+    before = cpu_now()
+    wall = run_process([*jp, "conversation", "import", str(folder)], env, work)
+    cpu = cpu_now() - before
+    commits = _stream(store, work / "stream")
+    git_time, git_cpu = _fast_import(work / "stream", work / "git.git")
+    results.add(
+        Row(
+            f"one JP conversation of {count:,} events imported ({commits:,} event commits)",
+            wall,
+            "git fast-import of as many commits (prepared stream)",
+            git_time,
+            "<= 2x (CPU)",
+            verdict(cpu <= 2 * git_cpu),
+            cpu=cpu,
+            base_cpu=git_cpu,
+        )
+    )
     shutil.rmtree(work)

@@ -4,8 +4,11 @@
 The client is this process speaking the protocol's JSON lines on the server's
 pipes (no `mcp` package here, so only the server's own cost is measured).
 Start-up: spawn `jp mcp serve`, `initialize`, `tools/list`, close stdin, wait
-for the exit, against the whole `jp conversation ls --limit 50` process.  A
-search: one `tools/call` of search_conversations for the word on a server
+for the exit, against the whole `jp conversation ls --limit 50` process, and
+against a floor no code of jp's feeds: a Python process that imports the
+modules of the `mcp` package `jp mcp serve` uses (``FLOOR``) and exits as jp
+does (its objects frozen, out of the interpreter's last collection); the
+difference is jp's own share of the start-up.  A search: one `tools/call` of search_conversations for the word on a server
 started before (an agent keeps its server running), against the whole
 `jp conversation grep WORD` process; its CPU is the server's (its /proc
 times before and after the call).  The target of both: within 2x.
@@ -20,7 +23,16 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-from bench.common import Profile, Results, Row, clean_env, interleaved, jp_command, run_process
+from bench.common import (
+    VENV_BIN,
+    Profile,
+    Results,
+    Row,
+    clean_env,
+    interleaved,
+    jp_command,
+    run_process,
+)
 from bench.common import verdict as met
 from bench.search_cases import HOLDERS, SIZES, WORD, build_stores
 
@@ -30,6 +42,14 @@ INIT = {
     "clientInfo": {"name": "jp-bench", "version": "1"},
 }
 TICKS = os.sysconf("SC_CLK_TCK")
+# what `jp mcp serve` imports of the mcp package (porcelain/app/mcpserve/server.py), and
+# jp's exit: everything alive frozen (porcelain/cli.py), not collected once more
+FLOOR = (
+    "import anyio, mcp_types\n"
+    "from mcp.server.lowlevel import Server\n"
+    "from mcp.server.stdio import stdio_server\n"
+    "import gc; gc.freeze()\n"
+)
 
 
 class Server:
@@ -106,8 +126,14 @@ def _start_row(
         return ready
 
     ls = [*jp_command(), "conversation", "ls", "--limit", "50"]
+    floor = [str(VENV_BIN / "python"), "-c", FLOOR]
     medians = interleaved(
-        {"start": start, "ls": lambda: run_process(ls, env, home)}, profile.few(profile.runs)
+        {
+            "start": start,
+            "ls": lambda: run_process(ls, env, home),
+            "floor": lambda: run_process(floor, env, home),
+        },
+        profile.few(profile.runs),
     )
     cpu, base = medians.cpu["start"], medians.cpu["ls"]
     results.add(
@@ -121,6 +147,20 @@ def _start_row(
             note=f"CPU ratio {cpu / base:.2f}x" if base else "",
             cpu=cpu,
             base_cpu=base,
+        )
+    )
+    floor_cpu = medians.cpu["floor"]
+    results.add(
+        Row(
+            f"process: jp mcp serve ready, {count:,} conversations, against its floor",
+            medians["start"],
+            "python importing the mcp modules jp mcp serve uses (a floor)",
+            medians["floor"],
+            "jp's own share: what is left",
+            "",
+            note=f"jp's own share {cpu - floor_cpu:+.3f} s of CPU" if floor_cpu else "",
+            cpu=cpu,
+            base_cpu=floor_cpu,
         )
     )
 

@@ -36,6 +36,7 @@ SECTIONS = (
     "many",
     "import",
     "batches",
+    "big-import",
     "bulk",
     "render",
     "sessions",
@@ -113,6 +114,11 @@ def run(args: argparse.Namespace, profile: Profile, root: Path, results: Results
 
         results.log("many small imports into one store")
         import_batches.batches_section(root, profile, results)
+    if "big-import" in wanted:
+        from bench import import_batches
+
+        results.log("one conversation of many events imported")
+        import_batches.big_section(root, profile, results)
     if "bulk" in wanted:
         from bench import bulk_cases
 

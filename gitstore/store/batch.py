@@ -8,9 +8,11 @@ commits and its anchor to the packs this command writes (``packwrite.Writer``,
 a new pack every ``CHUNK`` events, so memory stays bounded) and reserves its
 id; ``flush`` (at the end of the block, or when a caller must read what was
 created) publishes the packs, each behind a ``.keep``, then creates every ref
-in one transaction of ``git update-ref --stdin`` (one by one when that fails:
-a name taken meanwhile, a lock held), recorded as one move in the operation
-log (``jp undo`` deletes them), and only then drops the ``.keep`` files.
+in one step: 100 or more straight into ``packed-refs`` (``refs.bulk``, no
+loose file or reflog per ref, as a pull of many writes them), fewer in one
+transaction of ``git update-ref --stdin``; one by one when that fails (a name
+taken meanwhile, a lock held).  It is recorded as one move in the operation
+log (``jp undo`` deletes them), and only then are the ``.keep`` files dropped.
 
 A kill before the refs move leaves packs nothing names (git's prune takes them
 after its grace period) or a temporary folder the next ``Store`` sweeps; git's
@@ -28,11 +30,12 @@ from typing import TYPE_CHECKING
 
 from gitstore import faults, ids, refs
 from gitstore.clock import seconds
-from gitstore.errors import ConversationExists, EnvironmentFault, environment_fault
+from gitstore.errors import ConversationExists, EnvironmentFault, RefBusy, environment_fault
 from gitstore.events import validate
 from gitstore.fs import gcwatch
+from gitstore.refs import bulk
 from gitstore.refs import create as refcreate
-from gitstore.refs.transaction import RefUpdate
+from gitstore.refs.transaction import WAIT_SECONDS, RefUpdate
 from gitstore.store import packwrite
 from gitstore.store.types import EventSource
 
@@ -41,7 +44,7 @@ if TYPE_CHECKING:
     from gitstore.store.parts.ops import Ops
 
 
-PACK_REFS_AT = 100  # refs created at once from which git packs the store's refs
+PACKED_AT = 100  # refs created at once from which they go straight into packed-refs
 ID_ATTEMPTS = 20  # fresh ids tried for a creation whose id another writer took
 Alone = Callable[[str, EventSource, "str | None", str, "dict[str, str] | None", bool], str]
 
@@ -148,18 +151,18 @@ class Batch:
         raise ConversationExists(cid)
 
     def _create(self, wanted: dict[str, str], reasons: dict[str, str]) -> set[str]:
-        """The refs of ``wanted`` created: in one transaction of ``git update-ref
-        --stdin`` (each ref created only where none is, each with its reflog line;
-        all or none), else, when that fails (a name taken meanwhile, a lock held),
+        """The refs of ``wanted`` created: many in one rewrite of ``packed-refs``,
+        a few in one transaction of ``git update-ref --stdin`` (each ref created only
+        where none is, each with its reflog line; all or none), else, when that fails (a name taken meanwhile, a lock held),
         one by one, each a compare-and-swap against absence.  Recorded as one
         operation step."""
         made: set[str] = set()
         updates = [RefUpdate(n, None, tip) for n, tip in wanted.items()]
         with self._ops.moving(updates, verify=lambda: made):
-            if _update_refs(self._g.gitdir, wanted, "jp conversation import"):
+            if len(wanted) >= PACKED_AT:
+                made.update(_packed(self._g.gitdir, wanted))
+            elif _update_refs(self._g.gitdir, wanted, "jp conversation import"):
                 made.update(wanted)
-                if len(wanted) >= PACK_REFS_AT:  # loose refs: every listing reads each file
-                    _git(self._g.gitdir, ["pack-refs", "--all"], b"")
             for name, tip in wanted.items():
                 if name not in made and refcreate.create(self._g.place, name, tip, reasons[name]):
                     made.add(name)
@@ -171,6 +174,18 @@ class Batch:
         self.pending = {}
         if writer is not None:
             writer.__exit__(None, None, None)
+
+
+def _packed(gitdir: Path, wanted: dict[str, str]) -> list[str]:
+    """The refs of ``wanted`` created straight into ``packed-refs`` in one rewrite
+    (``refs.bulk``, as a pull of many does): a loose file, its lock and a reflog
+    file per ref cost about a millisecond each of file creation, most of an import
+    of small conversations.  None where hard links fail or git holds the lock past
+    the wait: the caller then moves them one by one."""
+    try:
+        return bulk.create(gitdir, wanted, WAIT_SECONDS)
+    except (bulk.NoHardLinks, RefBusy):
+        return []
 
 
 def _update_refs(gitdir: Path, wanted: dict[str, str], message: str) -> bool:

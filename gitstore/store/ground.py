@@ -66,6 +66,7 @@ class Ground:
     ) -> None:
         self.path = path
         self.identity = identity or Identity()
+        self._raw_names: dict[str, tuple[bytes, bytes]] = {}  # signature_line's
         self.clock: Clock = clock or SYSTEM  # the time of what the store records
         self._limits = limits
         self._repo: pygit2.Repository | None = None
@@ -193,6 +194,11 @@ class Ground:
         return pygit2.Signature(name, self.identity.email, _epoch(str(event["timestamp"])), 0)
 
     def signature_line(self, name: str, event: Event) -> bytes:
-        """``event_signature`` as a pack writer spells it in a commit."""
-        sig = self.event_signature(name, event)
-        return packwrite.signature_line(sig.raw_name, sig.raw_email, sig.time, sig.offset)
+        """``event_signature`` as a pack writer spells it in a commit (the name and
+        e-mail as libgit2 cleans them, asked once per name: a bulk write signs
+        two lines per event with the same few names)."""
+        raw = self._raw_names.get(name)
+        if raw is None:
+            sig = pygit2.Signature(name, self.identity.email, 0, 0)
+            raw = self._raw_names[name] = (sig.raw_name, sig.raw_email)
+        return packwrite.signature_line(*raw, _epoch(str(event["timestamp"])), 0)

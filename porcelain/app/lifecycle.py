@@ -76,8 +76,15 @@ def publish_at(
     id; the creation is a compare-and-swap against absence, so the loser takes
     the next free id instead of failing (or of writing over the winner).
     """
-    for attempt in retry_jittered(ID_ATTEMPTS):  # losers spread apart
-        chosen = cid if attempt == 0 and cid and not store.refs.exists(cid) else fresh_id(store)
+    if cid:  # the id asked for, if free (the creation looks it up: not once more here)
+        try:
+            return cid, store.log.create(
+                cid, events(cid), parent, f"{reason} {cid}", packed=packed, remake=events
+            )
+        except ConversationExists:
+            pass
+    for _ in retry_jittered(ID_ATTEMPTS):  # losers spread apart
+        chosen = fresh_id(store)
         try:
             return chosen, store.log.create(
                 chosen, events(chosen), parent, f"{reason} {chosen}", packed=packed, remake=events

@@ -39,9 +39,12 @@ def same_import(existing: Iterable[Event], jp_id: str, events: Iterable[Event]) 
 
 def already_there(store: Store, jp_id: str | None, events: Iterable[Event]) -> str | None:
     """The id of the conversation this folder was imported as, if it is here."""
-    if not jp_id or not is_valid_id(jp_id) or not store.refs.exists(jp_id):
+    if not jp_id or not is_valid_id(jp_id):
         return None
-    chain = store.log.iter_chain(store.refs.require(jp_id).tip)
+    found = store.refs.locate(jp_id)  # one look-up (not whether it exists, then where)
+    if found is None:
+        return None
+    chain = store.log.iter_chain(found.tip)
     return jp_id if same_import(chain, jp_id, events) else None
 
 

@@ -15,6 +15,7 @@ from porcelain.errors import UserError
 
 if TYPE_CHECKING:
     from gitstore import Store
+    from porcelain.app.mcpserve.answers import Answering
 
 MAX_BYTES_KEY = "mcp.max_bytes"
 VERSION = "0.1.0"  # as `jp --version` says
@@ -38,12 +39,9 @@ def serve(app: App, store_path: str | None) -> None:
     registers it.  The store is opened for each call, so what an import or a
     pull adds meanwhile is found at once.
     """
-    # lazy: the server and its answers load only for `jp mcp serve`
-    from porcelain.app.mcpserve.answers import answering
+    # lazy: the server loads only for `jp mcp serve` (its answers at the first call)
     from porcelain.app.mcpserve.server import Serving
     from porcelain.app.mcpserve.server import serve as run
-    from porcelain.app.secretcheck import allow_list
-    from porcelain.render import failures, lsview
 
     if store_path is not None:
         app.store_option = store_path
@@ -55,9 +53,19 @@ def serve(app: App, store_path: str | None) -> None:
         )
     app.store()  # the same checks and messages as every command
     limit = app.config().get(MAX_BYTES_KEY)
-    how = answering(limit if isinstance(limit, int) else None, lsview.rank, allow_list(app))
+
+    def how() -> Answering:
+        # lazy: the answers and the secret scanner, at the first call (start-up)
+        from porcelain.app.mcpserve.answers import answering
+        from porcelain.app.secretcheck import allow_list
+        from porcelain.render import lsview
+
+        return answering(limit if isinstance(limit, int) else None, lsview.rank, allow_list(app))
 
     def explain(exc: BaseException) -> str | None:
+        # lazy: the error table, for a failed call only
+        from porcelain.render import failures
+
         found = failures.translate(exc)
         return None if found is None else found.message
 

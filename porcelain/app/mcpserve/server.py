@@ -14,14 +14,16 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
-from gitstore import Store
-from porcelain.app.mcpserve import answers
-from porcelain.app.mcpserve.answers import Answering
 from porcelain.domain import mcptools
 from porcelain.domain.mcptools import ToolInputError, bounded
 from porcelain.errors import JpError
+
+if TYPE_CHECKING:
+    from gitstore import Store
+    from porcelain.app.mcpserve.answers import Answering
 
 TRIES = 3  # a call that met the store changing under it is tried again, this often
 INSTRUCTIONS = (
@@ -31,19 +33,33 @@ INSTRUCTIONS = (
     "(read_conversation), or list recent ones (list_conversations). Read-only."
 )
 
-_RUN: dict[str, tuple[Callable[[Mapping[str, Any]], Any], Callable[[Store, Any, Answering], str]]]
-_RUN = {
-    mcptools.SEARCH: (mcptools.search_request, answers.search),
-    mcptools.READ: (mcptools.read_request, answers.read),
-    mcptools.LIST: (mcptools.list_request, answers.listing),
+# a tool's request parser, and the name of its answer in ``answers`` (loaded at the
+# first call: the answers, the cache's views and the secret scanner are no part of
+# start-up, which an agent waits for before its session begins)
+_RUN: dict[str, tuple[Callable[[Mapping[str, Any]], Any], str]] = {
+    mcptools.SEARCH: (mcptools.search_request, "search"),
+    mcptools.READ: (mcptools.read_request, "read"),
+    mcptools.LIST: (mcptools.list_request, "listing"),
 }
 
 
 @dataclass(frozen=True)
 class Serving:
     open_store: Callable[[], Store]  # a store opened afresh for one call
-    how: Answering
+    make_how: Callable[[], Answering]  # called once, at the first call
     explain: Callable[[BaseException], str | None]  # an expected failure's one line; None: a bug
+
+    @cached_property
+    def how(self) -> Answering:
+        return self.make_how()
+
+
+def _run(attribute: str) -> Callable[[Store, Any, Answering], str]:
+    # lazy: the answers load at the first call, not at start-up
+    from porcelain.app.mcpserve import answers
+
+    run: Callable[[Store, Any, Answering], str] = getattr(answers, attribute)
+    return run
 
 
 def answer(serving: Serving, name: str, arguments: Mapping[str, Any]) -> tuple[str, bool]:
@@ -56,11 +72,12 @@ def answer(serving: Serving, name: str, arguments: Mapping[str, Any]) -> tuple[s
 def _answer(serving: Serving, name: str, arguments: Mapping[str, Any]) -> tuple[str, bool]:
     if name not in _RUN:
         return f"unknown tool {name[:80]!r}; the tools are {', '.join(_RUN)}", True
-    parse, run = _RUN[name]
+    parse, attribute = _RUN[name]
     try:
         request = parse(arguments)
     except ToolInputError as exc:
         return str(exc), True
+    run = _run(attribute)
     for attempt in range(TRIES):
         try:
             store = serving.open_store()
