@@ -95,6 +95,8 @@ class _Known:
     by_path: dict[tuple[str, str], str] = field(default_factory=dict)
     by_session: dict[tuple[str, str], str] = field(default_factory=dict)
     forks: dict[str, dict[int, str]] = field(default_factory=dict)  # main -> first record -> id
+    # (tool, session id) -> the conversation of jp's own that export gave it to
+    given: dict[tuple[str, str], str] = field(default_factory=dict)
 
     def add(self, tool: str, path: str, session: str | None, agent: str | None, cid: str) -> None:
         self.by_path[(tool, path)] = cid
@@ -112,6 +114,12 @@ def known_imports(store: Store) -> _Known:
     known = _Known()
     for cid, s in sorted(rows):
         origin = s.get("imported_from")
+        if not origin:  # a fork of a session, or jp's own: export gives it a session id
+            # lazy: the id jp's own conversations take in a tool's files
+            from porcelain.jpformat.giveback import given_session
+
+            for tool in ("claude-code", "codex"):
+                known.given[(tool, given_session(cid))] = cid
         if not origin or cid in replaced or not origin.get("path"):
             continue
         if origin.get("branch"):  # a rewind branch of the session ``of``
@@ -220,6 +228,8 @@ def _import_one(
         before = forks if outcome.action != "forked" else {}
         outcome.branches = len(set(made.values()) - set(before.values()))
         known.forks[outcome.cid] = made
+    elif cid is None and not agent and (mine := known.given.get((tool, session))):
+        _update(store, mine, lines, groups, imported, outcome, None)
     elif cid is None:
         parent = known.by_session.get((tool, session)) if agent else None
         last = groups[-1][-1]["timestamp"]
@@ -436,6 +446,8 @@ def _update(
         _append(store, cid, where.tip, groups[known_records:], outcome)
         return
     events, commits = store.log.read_chain(where.tip)
+    if _against_given(store, cid, events, commits, lines, groups, imported, outcome):
+        return
     stored = records_of(events)
     carriers = [i for i, e in enumerate(events) if _carries(e)]
     if stored == lines.records[: len(stored)]:
@@ -457,6 +469,47 @@ def _update(
     base = commits[carriers[same] - 1] if same < len(carriers) else commits[-1]
     _fork_off(store, cid, base, events, groups[same:], imported, outcome, "changed")
     outcome.new_records = len(groups) - same
+
+
+def _against_given(
+    store: Store,
+    cid: str,
+    events: list[Event],
+    commits: list[str],
+    lines: SessionLines,
+    groups: list[list[Event]],
+    imported: dict[str, Any],
+    outcome: FileOutcome,
+) -> bool:
+    """Compare the file with the records ``export`` writes for ``cid``, jp's turns
+    included (False: it holds no jp turns, the kept records decide).  The file is behind
+    or equal (nothing), went on after them (an append: the tool resumed an export), or
+    went on from a point before them (the tool's branch)."""
+    # lazy: only a file that changed
+    from porcelain.jpformat import giveback
+
+    cwd = giveback.file_cwd(imported["format"], lines.records)
+    pieces = giveback.plan(imported["format"], cid, events, cwd)[1]
+    if not any(p.jp for p in pieces):
+        return False
+    given = [p.record for p in pieces]
+    found = lines.records
+    if found == given[: len(found)]:
+        outcome.action = "unchanged"
+        outcome.stored = len(given) if len(given) > len(found) else None
+        return True
+    if given == found[: len(given)]:
+        _append(store, cid, commits[-1], groups[len(given) :], outcome)
+        return True
+    same = 0
+    while same < min(len(given), len(found)) and given[same] == found[same]:
+        same += 1
+    if same and all(p.jp for p in pieces[same:]):  # the tool went on beside jp's turns
+        base = commits[min(pieces[same - 1].end, len(commits) - 1)]
+        _fork_off(store, cid, base, events, groups[same:], imported, outcome, "continues")
+        outcome.new_records = len(groups) - same
+        return True
+    return False
 
 
 def _fork_off(
