@@ -455,7 +455,8 @@ def _update(
         new = groups[len(stored) :]
         if new and any(_jp_turn(e) for e in events[last + 1 :]):
             base = commits[min(last, len(commits) - 1)]
-            _fork_off(store, cid, base, events, new, imported, outcome, "continues")
+            shared = stored[-1] if stored else None
+            _fork_off(store, cid, base, events, new, imported, outcome, "continues", shared)
             outcome.new_records = len(new)
             return
         _append(store, cid, where.tip, new, outcome)
@@ -467,7 +468,8 @@ def _update(
     while same < min(len(stored), len(lines.records)) and stored[same] == lines.records[same]:
         same += 1
     base = commits[carriers[same] - 1] if same < len(carriers) else commits[-1]
-    _fork_off(store, cid, base, events, groups[same:], imported, outcome, "changed")
+    shared = stored[same - 1] if same else None
+    _fork_off(store, cid, base, events, groups[same:], imported, outcome, "changed", shared)
     outcome.new_records = len(groups) - same
 
 
@@ -506,7 +508,8 @@ def _against_given(
         same += 1
     if same and all(p.jp for p in pieces[same:]):  # the tool went on beside jp's turns
         base = commits[min(pieces[same - 1].end, len(commits) - 1)]
-        _fork_off(store, cid, base, events, groups[same:], imported, outcome, "continues")
+        shared = given[same - 1]
+        _fork_off(store, cid, base, events, groups[same:], imported, outcome, "continues", shared)
         outcome.new_records = len(groups) - same
         return True
     return False
@@ -521,15 +524,29 @@ def _fork_off(
     imported: dict[str, Any],
     outcome: FileOutcome,
     why: str,
+    shared: dict[str, Any] | None,
 ) -> None:
     """The tool's records from ``base`` on, as a fork of ``cid`` that the next import
     follows (``imported.replaces``; ``why``: ``changed`` for a file whose records
-    changed, ``continues`` for one that went on beside jp's turns)."""
+    changed, ``continues`` for one that went on beside jp's turns).  Its id is made
+    from the divergence (``shared``: the last record both hold; the first of the
+    fork), so two machines that see the same one make the same branch."""
     # lazy: only a file that changed writes
     from porcelain.app.lifecycle import publish, start_event
+    from porcelain.domain.sessionident import branch_cid
+    from porcelain.jpformat.giveback import carried
 
     origin = {"conversation_id": cid, "commit": base}
     rest = _flat(groups)
+    first = carried(rest[0]) if rest else None
+    wanted = branch_cid(
+        str(imported["format"]),
+        str(imported["session"]),
+        imported.get("agent"),
+        shared,
+        first,
+        str(rest[0]["timestamp"]) if rest else str(events[-1]["timestamp"]),
+    )
     facts = {**imported, "replaces": cid, "because": why}
 
     def chain(new: str) -> list[Event]:
@@ -538,7 +555,9 @@ def _fork_off(
         return [start, *rest]
 
     label = "changed file" if why == "changed" else "tool went on beside jp's turns"
-    outcome.cid = publish(store, chain, base, f"{REASON} ({label}) {cid} ->", packed=True)
+    outcome.cid = publish(
+        store, chain, base, f"{REASON} ({label}) {cid} ->", cid=wanted, packed=True
+    )
     outcome.action = "forked" if why == "changed" else "diverged"
 
 

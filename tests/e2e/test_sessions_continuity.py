@@ -197,3 +197,30 @@ def test_a_subagent_stream_is_the_same_on_two_machines(tmp_path: Path) -> None:
         agents = [r for r in user.ls("--all") if (r.get("imported_from") or {}).get("agent")]
         tips.append({r["id"]: user.tip(r["id"]) for r in agents})
     assert tips[0] == tips[1] and tips[0]
+
+
+def test_two_machines_seeing_the_same_divergence_make_the_same_branch(tmp_path: Path) -> None:
+    """The tool's branch (and a rewind's branch) is named by the divergence, not by the
+    clock: each machine added its own jp turn, then imported the same longer file."""
+    rewind = next((FIXTURES.parent / "claude-code-rewind").rglob("*.jsonl"))
+    found = []
+    for name in ("laptop", "desktop"):
+        user = User(tmp_path, name)
+        user.ok("init")
+        root = tmp_path / f"{name}-files"
+        place(root, lines())
+        user.ok(*IMPORT, str(root))
+        (row,) = mains(user)
+        user.ok("q", "-i", row["id"], f"JP-SIDE question on the {name}")
+        place(root, grown())
+        user.ok(*IMPORT, str(root))
+        (fork,) = [r for r in mains(user) if r["id"] != row["id"]]
+        other = tmp_path / f"{name}-rewind"
+        (other / "-home-me-demo").mkdir(parents=True)
+        shutil.copyfile(rewind, other / "-home-me-demo" / rewind.name)
+        user.ok(*IMPORT, str(other))
+        branches = sorted(r["id"] for r in mains(user) if r["imported_from"].get("branch"))
+        assert branches
+        found.append((fork["id"], user.tip(fork["id"]), branches))
+    assert found[0][0] == found[1][0] and found[0][2] == found[1][2]
+    assert found[0][0].startswith("jp-c") and found[0][0].count("-") == 2

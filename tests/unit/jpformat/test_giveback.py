@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from gitstore import Kind
+from porcelain.domain.sessionident import branch_cid, session_cid
 from porcelain.jpformat import claude_code, codex, giveback
 from porcelain.jpformat.sessionmap import records_of
 
@@ -140,3 +141,20 @@ def test_a_turn_start_dated_as_its_record_belongs_to_the_record() -> None:
         {"type": "chat_request", "timestamp": when, "content": "hi"},
     ]  # fmt: skip
     assert giveback.split(events) == [(1, 3, record)]
+
+
+def test_a_branch_id_is_made_from_its_divergence() -> None:
+    when = "2026-02-11T10:00:00.000Z"
+    a, b = {"uuid": "a"}, {"uuid": "b"}
+    made = branch_cid("claude-code", "s", None, a, b, when)
+    assert made == branch_cid("claude-code", "s", None, a, b, when)
+    assert made != session_cid("claude-code", "s", None, when)
+    others = {
+        branch_cid("claude-code", "s", None, b, a, when),
+        branch_cid("claude-code", "s", None, None, b, when),
+        branch_cid("codex", "s", None, a, b, when),
+        branch_cid("claude-code", "t", None, a, b, when),
+        branch_cid("claude-code", "s", "agent", a, b, when),
+    }
+    assert made not in others and len(others) == 5
+    assert branch_cid("claude-code", "s", None, {"x": "\ud800"}, b, when)  # a lone surrogate
