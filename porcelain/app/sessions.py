@@ -228,6 +228,9 @@ def _import_one(
         before = forks if outcome.action != "forked" else {}
         outcome.branches = len(set(made.values()) - set(before.values()))
         known.forks[outcome.cid] = made
+    elif cid is None and (same := _same_session(store, known, imported, groups)):
+        with store.log.unbatched():  # it may be one this import created: read it back
+            _update(store, same, lines, groups, imported, outcome, None)
     elif cid is None and not agent and (mine := known.given.get((tool, session))):
         _update(store, mine, lines, groups, imported, outcome, None)
     elif cid is None:
@@ -247,6 +250,31 @@ def _import_one(
     made = known.forks.get(outcome.cid, {})
     _keep_position(store, tool, found.rel, outcome, made, lines, max_line)
     return outcome
+
+
+def _same_session(
+    store: Store, known: _Known, imported: dict[str, Any], groups: list[list[Event]]
+) -> str | None:
+    """The conversation that already holds this session (the same tool, session id and
+    agent) though its file is at another path: imported from another folder, pulled from
+    another machine, or created while this import ran.  One session is one conversation,
+    so the file is a re-import of it, never a second conversation under a fresh id."""
+    tool, session, agent = imported["format"], imported["session"], imported["agent"]
+    if not agent and (found := known.by_session.get((tool, session))):
+        return found
+    wanted = session_cid(tool, session, agent, _first_time(_flat(groups)))
+    if wanted is None or not store.refs.exists(wanted):
+        return None
+    # lazy: with the mappers, only for a file whose session is stored under another path
+    from porcelain.jpformat.giveback import origin_of
+
+    origin = origin_of(store.log.load(wanted).events) or {}
+    same = (origin.get("format"), origin.get("session"), origin.get("agent")) == (
+        tool,
+        session,
+        agent,
+    )
+    return wanted if same and not origin.get("branch") else None
 
 
 def _vouched(position: dict[str, Any] | None) -> int | None:
