@@ -22,8 +22,9 @@ from typing import Any
 
 from gitstore import Event, Kind, Store
 from porcelain.app.lifecycle import publish, start_event
-from porcelain.domain.sessionident import session_cid
+from porcelain.domain.sessionident import branch_cid, session_cid
 from porcelain.jpformat.claude_code import Mapped
+from porcelain.jpformat.giveback import carried
 from porcelain.jpformat.rewind import Fork
 from porcelain.jpformat.sessionmap import indexed_records, records_of
 
@@ -132,7 +133,17 @@ def _fork(
         first["timestamp"] = events[0]["timestamp"]
         return [first, *events]
 
-    return publish(store, start, point, f"{REASON} (rewind) {parent} ->", packed=True)
+    wanted = branch_cid(  # the same branch on every machine that imports the rewind
+        str(imported.get("format")),
+        str(imported.get("session")),
+        imported.get("agent"),
+        target,
+        carried(events[0]) if events else None,
+        str(events[0]["timestamp"]) if events else "",
+    )
+    return publish(
+        store, start, point, f"{REASON} (rewind) {parent} ->", cid=wanted, packed=True
+    )
 
 
 def import_branched(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ from porcelain.app.describe import imported_facts, summaries
 from porcelain.app.session_branches import BrokenBranches, session_records
 from porcelain.domain.sessionfiles import rel_path_problem
 from porcelain.errors import UserError
+from porcelain.jpformat import giveback
 from porcelain.jpformat.sessionlines import read_lines, valid_time
 
 
@@ -48,30 +50,35 @@ def jp_turns(tool: str, events: Sequence[Event]) -> int:
     return max(0, stored - mapped)
 
 
-def _origin_of(events: Sequence[Event]) -> dict[str, Any] | None:
-    start = next((e for e in reversed(events) if e.get("type") == Kind.CONVERSATION_START), None)
-    imported = start.get("imported") if start else None
-    return imported if isinstance(imported, dict) else None
-
-
 def export_session(
-    store: Store, cid: str, tool: str, dest: Path, follow: bool = True
+    store: Store, cid: str, tool: str, dest: Path, cwd: str, follow: bool = True
 ) -> list[Written]:
     """Write the session of ``cid`` (and its subagent streams) under ``dest`` at their
     paths relative to the tool's root, every kept record as a JSON line, in order (a
-    rewound session's branches put back in their places; a branch exports its session)."""
+    rewound session's branches put back in their places; a branch exports its session),
+    with the turns added in jp as the tool's records.  A conversation not imported from
+    ``tool`` (a fork of a session, or jp's own) is a session of its own (``cwd``: the
+    folder it is given to when no record names one)."""
     events = store.log.load(cid).events
-    origin = _origin_of(events)
-    if origin is None or origin.get("format") != tool:
-        raise SessionExportError(f"{cid} was not imported from {tool}")
+    other = giveback.foreign(tool, events)
+    if other is not None:
+        raise SessionExportError(
+            f"{cid} was not imported from {tool}: it holds {other}'s records, which cannot "
+            f"be written as {tool}'s",
+            f"export it with --to {other}",
+        )
+    if giveback.own_session(tool, cid, events):
+        return [_export_own(cid, tool, events, dest, cwd)]
+    origin = giveback.origin_of(events)
+    assert origin is not None
     branch = imported_facts(origin)["imported_from"]["branch"]
     if branch is not None and follow and store.refs.exists(branch["of"]):
-        return export_session(store, branch["of"], tool, dest, follow=False)
+        return export_session(store, branch["of"], tool, dest, cwd, follow=False)
     related = _related(store, tool)
     plan = [(cid, origin, events)]
     for sub in related.subagents.get(cid, []):
         sub_events = store.log.load(sub).events
-        sub_origin = _origin_of(sub_events)
+        sub_origin = giveback.origin_of(sub_events)
         if sub_origin is not None:
             plan.append((sub, sub_origin, sub_events))
     targets = []
@@ -80,19 +87,18 @@ def export_session(
         if problem:
             raise SessionExportError(f"{owner}: its recorded path cannot be written: {problem}")
         branches = [store.log.load(b).events for b in related.branches.get(owner, [])]
-        try:
-            recs = session_records(chain, branches)
-        except BrokenBranches as exc:
-            raise SessionExportError(f"{owner} cannot be exported: {exc}") from None
         side = sidefiles.kept(chain)
-        targets.append((owner, dest / str(found["path"]), recs, side, jp_turns(tool, chain)))
-    for owner, path, recs, side, _ in targets:
-        _check_place(dest, path, [path.parent / name for name in side])
-        if _would_lose(path, recs):
-            raise SessionExportError(
-                f"{path} exists and holds records {owner} does not",
-                "move it away, or export to another folder with -o",
-            )
+        if branches:  # a rewound session: its records in their places, jp's turns named
+            try:
+                recs = session_records(chain, branches)
+            except BrokenBranches as exc:
+                raise SessionExportError(f"{owner} cannot be exported: {exc}") from None
+            left = jp_turns(tool, chain)
+        else:
+            recs = [p.record for p in giveback.plan(tool, owner, chain, cwd)[1]]
+            left = 0
+        targets.append((owner, dest / str(found["path"]), recs, side, left))
+    _check_all(dest, targets)
     out = []
     for owner, path, recs, side, added in targets:
         _folders(dest, path.parent)
@@ -101,6 +107,57 @@ def export_session(
         write_records(path, recs)
         out.append(Written(owner, path, len(recs), added))
     return out
+
+
+Target = tuple[str, Path, list[dict[str, Any]], dict[str, bytes], int]
+
+
+def _check_all(dest: Path, targets: Sequence[Target]) -> None:
+    for owner, path, recs, side, _ in targets:
+        _check_place(dest, path, [path.parent / name for name in side])
+        if _would_lose(path, recs):
+            raise SessionExportError(
+                f"{path} exists and holds records {owner} does not",
+                "move it away, or export to another folder with -o",
+            )
+
+
+def _export_own(cid: str, tool: str, events: Sequence[Event], dest: Path, cwd: str) -> Written:
+    """A fork of a session, or a conversation of jp's own, as a session of its own."""
+    context, pieces = giveback.plan(tool, cid, events, cwd)
+    recs = [p.record for p in pieces]
+    if not any(p.jp for p in pieces) and not any(
+        e.get("type") == Kind.CHAT_REQUEST for e in events
+    ):
+        raise SessionExportError(f"{cid} has no turns to write", "add one with `jp q -i ID`")
+    path = dest / own_path(tool, context.session, events, recs, context.cwd)
+    _check_all(dest, [(cid, path, recs, {}, 0)])
+    _folders(dest, path.parent)
+    write_records(path, recs)
+    return Written(cid, path, len(recs))
+
+
+def own_path(
+    tool: str, session: str, events: Sequence[Event], recs: Sequence[dict[str, Any]], cwd: str
+) -> str:
+    """Where a session of its own goes under the tool's root: Claude Code's project
+    folder of the session it was forked from (else of ``cwd``, named as Claude Code
+    names it), Codex's day folder of its first record."""
+    if tool == giveback.CODEX:
+        stamp = str(recs[0].get("timestamp") or "") if recs else ""
+        when = parse_time(stamp) if valid_time(stamp) else parse_time("1970-01-01T00:00:00Z")
+        day = when.strftime("%Y/%m/%d")
+        return f"sessions/{day}/rollout-{when.strftime('%Y-%m-%dT%H-%M-%S')}-{session}.jsonl"
+    project = None
+    for event in events:
+        imported = event.get("imported") if event.get("type") == Kind.CONVERSATION_START else None
+        path = imported.get("path") if isinstance(imported, dict) else None
+        if isinstance(path, str) and "/" in path and rel_path_problem(path) is None:
+            project = path.split("/", 1)[0]
+            break
+    if project is None:
+        project = re.sub(r"[^A-Za-z0-9]", "-", cwd) or "-"
+    return f"{project}/{session}.jsonl"
 
 
 PRIVATE = 0o600  # what Claude Code and Codex give their session files: tool output, file contents

@@ -95,6 +95,8 @@ class _Known:
     by_path: dict[tuple[str, str], str] = field(default_factory=dict)
     by_session: dict[tuple[str, str], str] = field(default_factory=dict)
     forks: dict[str, dict[int, str]] = field(default_factory=dict)  # main -> first record -> id
+    # (tool, session id) -> the conversation of jp's own that export gave it to
+    given: dict[tuple[str, str], str] = field(default_factory=dict)
 
     def add(self, tool: str, path: str, session: str | None, agent: str | None, cid: str) -> None:
         self.by_path[(tool, path)] = cid
@@ -112,6 +114,12 @@ def known_imports(store: Store) -> _Known:
     known = _Known()
     for cid, s in sorted(rows):
         origin = s.get("imported_from")
+        if not origin:  # a fork of a session, or jp's own: export gives it a session id
+            # lazy: the id jp's own conversations take in a tool's files
+            from porcelain.jpformat.giveback import given_session
+
+            for tool in ("claude-code", "codex"):
+                known.given[(tool, given_session(cid))] = cid
         if not origin or cid in replaced or not origin.get("path"):
             continue
         if origin.get("branch"):  # a rewind branch of the session ``of``
@@ -220,6 +228,11 @@ def _import_one(
         before = forks if outcome.action != "forked" else {}
         outcome.branches = len(set(made.values()) - set(before.values()))
         known.forks[outcome.cid] = made
+    elif cid is None and (same := _same_session(store, known, imported, groups)):
+        with store.log.unbatched():  # it may be one this import created: read it back
+            _update(store, same, lines, groups, imported, outcome, None)
+    elif cid is None and not agent and (mine := known.given.get((tool, session))):
+        _update(store, mine, lines, groups, imported, outcome, None)
     elif cid is None:
         parent = known.by_session.get((tool, session)) if agent else None
         last = groups[-1][-1]["timestamp"]
@@ -237,6 +250,31 @@ def _import_one(
     made = known.forks.get(outcome.cid, {})
     _keep_position(store, tool, found.rel, outcome, made, lines, max_line)
     return outcome
+
+
+def _same_session(
+    store: Store, known: _Known, imported: dict[str, Any], groups: list[list[Event]]
+) -> str | None:
+    """The conversation that already holds this session (the same tool, session id and
+    agent) though its file is at another path: imported from another folder, pulled from
+    another machine, or created while this import ran.  One session is one conversation,
+    so the file is a re-import of it, never a second conversation under a fresh id."""
+    tool, session, agent = imported["format"], imported["session"], imported["agent"]
+    if not agent and (found := known.by_session.get((tool, session))):
+        return found
+    wanted = session_cid(tool, session, agent, _first_time(_flat(groups)))
+    if wanted is None or not store.refs.exists(wanted):
+        return None
+    # lazy: with the mappers, only for a file whose session is stored under another path
+    from porcelain.jpformat.giveback import origin_of
+
+    origin = origin_of(store.log.load(wanted).events) or {}
+    same = (origin.get("format"), origin.get("session"), origin.get("agent")) == (
+        tool,
+        session,
+        agent,
+    )
+    return wanted if same and not origin.get("branch") else None
 
 
 def _vouched(position: dict[str, Any] | None) -> int | None:
@@ -436,6 +474,8 @@ def _update(
         _append(store, cid, where.tip, groups[known_records:], outcome)
         return
     events, commits = store.log.read_chain(where.tip)
+    if _against_given(store, cid, events, commits, lines, groups, imported, outcome):
+        return
     stored = records_of(events)
     carriers = [i for i, e in enumerate(events) if _carries(e)]
     if stored == lines.records[: len(stored)]:
@@ -443,7 +483,8 @@ def _update(
         new = groups[len(stored) :]
         if new and any(_jp_turn(e) for e in events[last + 1 :]):
             base = commits[min(last, len(commits) - 1)]
-            _fork_off(store, cid, base, events, new, imported, outcome, "continues")
+            shared = stored[-1] if stored else None
+            _fork_off(store, cid, base, events, new, imported, outcome, "continues", shared)
             outcome.new_records = len(new)
             return
         _append(store, cid, where.tip, new, outcome)
@@ -455,8 +496,51 @@ def _update(
     while same < min(len(stored), len(lines.records)) and stored[same] == lines.records[same]:
         same += 1
     base = commits[carriers[same] - 1] if same < len(carriers) else commits[-1]
-    _fork_off(store, cid, base, events, groups[same:], imported, outcome, "changed")
+    shared = stored[same - 1] if same else None
+    _fork_off(store, cid, base, events, groups[same:], imported, outcome, "changed", shared)
     outcome.new_records = len(groups) - same
+
+
+def _against_given(
+    store: Store,
+    cid: str,
+    events: list[Event],
+    commits: list[str],
+    lines: SessionLines,
+    groups: list[list[Event]],
+    imported: dict[str, Any],
+    outcome: FileOutcome,
+) -> bool:
+    """Compare the file with the records ``export`` writes for ``cid``, jp's turns
+    included (False: it holds no jp turns, the kept records decide).  The file is behind
+    or equal (nothing), went on after them (an append: the tool resumed an export), or
+    went on from a point before them (the tool's branch)."""
+    # lazy: only a file that changed
+    from porcelain.jpformat import giveback
+
+    cwd = giveback.file_cwd(imported["format"], lines.records)
+    pieces = giveback.plan(imported["format"], cid, events, cwd)[1]
+    if not any(p.jp for p in pieces):
+        return False
+    given = [p.record for p in pieces]
+    found = lines.records
+    if found == given[: len(found)]:
+        outcome.action = "unchanged"
+        outcome.stored = len(given) if len(given) > len(found) else None
+        return True
+    if given == found[: len(given)]:
+        _append(store, cid, commits[-1], groups[len(given) :], outcome)
+        return True
+    same = 0
+    while same < min(len(given), len(found)) and given[same] == found[same]:
+        same += 1
+    if same and all(p.jp for p in pieces[same:]):  # the tool went on beside jp's turns
+        base = commits[min(pieces[same - 1].end, len(commits) - 1)]
+        shared = given[same - 1]
+        _fork_off(store, cid, base, events, groups[same:], imported, outcome, "continues", shared)
+        outcome.new_records = len(groups) - same
+        return True
+    return False
 
 
 def _fork_off(
@@ -468,15 +552,29 @@ def _fork_off(
     imported: dict[str, Any],
     outcome: FileOutcome,
     why: str,
+    shared: dict[str, Any] | None,
 ) -> None:
     """The tool's records from ``base`` on, as a fork of ``cid`` that the next import
     follows (``imported.replaces``; ``why``: ``changed`` for a file whose records
-    changed, ``continues`` for one that went on beside jp's turns)."""
+    changed, ``continues`` for one that went on beside jp's turns).  Its id is made
+    from the divergence (``shared``: the last record both hold; the first of the
+    fork), so two machines that see the same one make the same branch."""
     # lazy: only a file that changed writes
     from porcelain.app.lifecycle import publish, start_event
+    from porcelain.domain.sessionident import branch_cid
+    from porcelain.jpformat.giveback import carried
 
     origin = {"conversation_id": cid, "commit": base}
     rest = _flat(groups)
+    first = carried(rest[0]) if rest else None
+    wanted = branch_cid(
+        str(imported["format"]),
+        str(imported["session"]),
+        imported.get("agent"),
+        shared,
+        first,
+        str(rest[0]["timestamp"]) if rest else str(events[-1]["timestamp"]),
+    )
     facts = {**imported, "replaces": cid, "because": why}
 
     def chain(new: str) -> list[Event]:
@@ -485,7 +583,9 @@ def _fork_off(
         return [start, *rest]
 
     label = "changed file" if why == "changed" else "tool went on beside jp's turns"
-    outcome.cid = publish(store, chain, base, f"{REASON} ({label}) {cid} ->", packed=True)
+    outcome.cid = publish(
+        store, chain, base, f"{REASON} ({label}) {cid} ->", cid=wanted, packed=True
+    )
     outcome.action = "forked" if why == "changed" else "diverged"
 
 

@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 from gitstore import Event
-from porcelain.domain.media import media_of
+from porcelain.domain.media import IMAGE_TYPES, media_of
 
 _CLOSE = "</attachment"
 _CLOSE_ESCAPED = "<\\/attachment"
@@ -58,3 +58,15 @@ def request_text(event: Event) -> str:
         return text
     framed = "\n\n".join(frame(a) for a in attached)
     return f"{framed}\n\n{text}" if text.strip() else framed
+
+
+def result_media(event: Event) -> list[tuple[str, str]]:
+    """``(media_type, base64 data)`` of each image a tool result carries (an imported
+    session's, kept in ``metadata.attachments``: a result's ``content`` is text), in
+    order; its text names each one too."""
+    meta = event.get("metadata")
+    found = meta.get("attachments") if isinstance(meta, dict) else None
+    if not isinstance(found, list):
+        return []
+    media = (media_of(a) for a in found if isinstance(a, dict))
+    return [m for m in media if m is not None and m[0] in IMAGE_TYPES]

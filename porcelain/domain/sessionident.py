@@ -14,13 +14,36 @@ file holds other records), the sync keeps both as it keeps any divergence.
 from __future__ import annotations
 
 import hashlib
+import json
 from datetime import UTC, datetime
+from typing import Any
 
 SUFFIX_DIGITS = 10
 
 
 def session_cid(tool: str, session: str, agent: str | None, first_time: str) -> str | None:
     """The conversation id of a session (None: a first time that does not parse)."""
+    return _cid("\0".join((tool, session, agent or "")), first_time)
+
+
+def branch_cid(
+    tool: str,
+    session: str,
+    agent: str | None,
+    shared: dict[str, Any] | None,
+    first: dict[str, Any] | None,
+    first_time: str,
+) -> str | None:
+    """The conversation id of a fork an import makes where a session's file and its
+    conversation part (the tool's branch, a changed file): made from the session, the
+    last record both hold (``shared``) and the first of the fork, never from the clock,
+    so every machine that sees the same divergence names it alike."""
+    records = json.dumps([shared, first], sort_keys=True)
+    name = "\0".join((tool, session, agent or "", "fork", records))
+    return _cid(name, first_time)
+
+
+def _cid(name: str, first_time: str) -> str | None:
     try:
         moment = datetime.fromisoformat(first_time.replace("Z", "+00:00"))
     except ValueError:
@@ -30,6 +53,5 @@ def session_cid(tool: str, session: str, agent: str | None, first_time: str) -> 
     tenths = int(moment.timestamp() * 10)
     if tenths < 0:
         return None
-    name = "\0".join((tool, session, agent or ""))
     digest = hashlib.sha1(name.encode("utf-8", "surrogateescape")).hexdigest()
     return f"jp-c{tenths}-{digest[:SUFFIX_DIGITS]}"

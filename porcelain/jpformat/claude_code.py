@@ -154,8 +154,11 @@ def _results(builder: Builder, content: Any) -> None:
     for block in content:
         if isinstance(block, dict) and block.get("type") == "tool_result":
             call = block.get("tool_use_id")
-            if isinstance(call, str):
-                builder.result(call, text_of(block.get("content")), block.get("is_error") is True)
+            if isinstance(call, str) and call in builder.open_calls:
+                images, left = builder.result_images(block.get("content"))
+                text = text_of(block.get("content"))
+                text = f"{text}\n{left}" if text and left else text or left
+                builder.result(call, text, block.get("is_error") is True, images)
 
 
 def _assistant(builder: Builder, content: Any) -> None:

@@ -29,6 +29,7 @@ IMAGE_BUDGET = 3 << 20  # bytes of images a prompt sends (its record holds them 
 SOURCE_KEY = "source_record"  # metadata key of a mapped event holding its record
 RECORD_TYPE = "source_record"  # the event of a record jp maps onto nothing
 TOOLS = ("claude-code", "codex")
+RESULT_MEDIA = "attachments"  # metadata key of a tool result's images (domain/attachments.py)
 INDEX_KEY = "source_index"  # metadata key: a rewind branch's record, its 0-based place in the file
 MAX_NAME = 200  # a tool name or model name from a record, as jp keeps it
 EPOCH = "1970-01-01T00:00:00Z"  # the time of records before the first that has one
@@ -53,6 +54,7 @@ class Builder:
         self.fresh_turn = False  # the last conversation event is a turn_start
         self.open_calls: dict[str, str] = {}  # id -> name, requested in this turn, unanswered
         self.seen_any = False
+        self.images_left = IMAGE_BUDGET  # bytes of images the turn may still send
 
     # -- a branch point ----------------------------------------------------------
 
@@ -116,6 +118,7 @@ class Builder:
         if attachments:
             event["attachments"] = attachments
         self.emit(event)
+        self.images_left = IMAGE_BUDGET - sum(int(a.get("size", 0)) for a in attachments or [])
 
     def answer(self, text: str, metadata: dict[str, Any] | None = None) -> None:
         event: Event = {"type": Kind.CHAT_RESPONSE.value, "timestamp": self.time, "message": text}
@@ -143,21 +146,33 @@ class Builder:
         self.open_calls[call_id] = name
         return True
 
-    def result(self, call_id: str, content: str, is_error: bool) -> bool:
-        """A tool result; False (nothing made) when no open call of this turn has its id."""
+    def result(
+        self, call_id: str, content: str, is_error: bool, images: list[dict[str, Any]] | None = None
+    ) -> bool:
+        """A tool result; False (nothing made) when no open call of this turn has its id.
+        ``images``: the result's images (``images_of``), sent to the model as images
+        (``metadata.attachments``: a tool result holds text only)."""
         if call_id not in self.open_calls:
             return False
         del self.open_calls[call_id]
-        self.emit(
-            {
-                "type": Kind.TOOL_CALL_RESPONSE.value,
-                "timestamp": self.time,
-                "id": call_id,
-                "content": content,
-                "is_error": is_error,
-            }
-        )
+        event: Event = {
+            "type": Kind.TOOL_CALL_RESPONSE.value,
+            "timestamp": self.time,
+            "id": call_id,
+            "content": content,
+            "is_error": is_error,
+        }
+        if images:
+            event["metadata"] = {RESULT_MEDIA: images}
+        self.emit(event)
         return True
+
+    def result_images(self, content: Any) -> tuple[list[dict[str, Any]], str]:
+        """A tool result's images within what the turn may still send, and lines naming
+        the ones left out."""
+        found = images_of(content, self.images_left)
+        self.images_left -= sum(int(a["size"]) for a in found)
+        return found, images_left_out(content, len(found))
 
     def compaction(self, summary: str) -> None:
         """The tool compacted everything so far: a jp compaction over every turn
@@ -189,7 +204,7 @@ def arguments_of(value: Any) -> dict[str, Any]:
     return {} if value is None else {"input": value}
 
 
-def images_of(content: Any) -> list[dict[str, Any]]:
+def images_of(content: Any, budget: int = IMAGE_BUDGET) -> list[dict[str, Any]]:
     """The well-formed base64 images of a message's blocks, as request attachments
     (``domain/media.py``: the bytes in base64, their type, size and a one-line text
     naming them); an image whose bytes do not decode or are no image is left out
@@ -197,7 +212,7 @@ def images_of(content: Any) -> list[dict[str, Any]]:
     if not isinstance(content, list):
         return []
     out = []
-    left = IMAGE_BUDGET
+    left = budget
     for block in content:
         raw, kind = _image_bytes(block)
         if raw is not None and kind is not None and len(raw) <= left:
@@ -206,12 +221,13 @@ def images_of(content: Any) -> list[dict[str, Any]]:
     return out
 
 
-def images_left_out(content: Any) -> str:
+def images_left_out(content: Any, kept: int | None = None) -> str:
     """Lines naming the images of ``content`` that ``images_of`` leaves out (over its
-    budget: the record keeps them, and the event holding both must fit the store's limit)."""
+    budget: the record keeps them, and the event holding both must fit the store's limit;
+    ``kept``: how many it took, when given another budget)."""
     if not isinstance(content, list):
         return ""
-    kept = len(images_of(content))
+    kept = len(images_of(content)) if kept is None else kept
     found = [_image_bytes(b) for b in content]
     named = [
         f"[{describe(kind)}, {len(raw):,} bytes: too large to send again, kept in the record]"

@@ -12,6 +12,8 @@ about each:
   message, results first in that message: a call with no result gets a
   synthetic error result ``Tool call was interrupted.``; a result whose call is
   not pending is dropped;
+- a tool result's images (an imported session's) go inside its ``tool_result``
+  as image blocks, after its text;
 - empty (or blank) text blocks are never sent;
 - ``thinking`` blocks need their signature (``redacted_thinking`` its data), and
   are only sent when the request enables thinking; otherwise reasoning is left
@@ -27,11 +29,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from gitstore import Event, Kind
-from porcelain.domain.attachments import media_in, request_text
+from porcelain.domain.attachments import media_in, request_text, result_media
 from porcelain.domain.media import PDF
 
 Block = dict[str, Any]
@@ -101,12 +103,17 @@ class _Builder:
         self.assistant(block)
         self.pending[raw_id] = None
 
-    def result(self, raw_id: str, content: str, is_error: bool) -> None:
+    def result(
+        self, raw_id: str, content: str, is_error: bool, media: Sequence[tuple[str, str]] = ()
+    ) -> None:
         if raw_id not in self.pending:
             return  # its call is not in the last assistant message: the API would refuse it
         del self.pending[raw_id]
         block: Block = {"type": "tool_result", "tool_use_id": tool_use_id(raw_id)}
-        if content:
+        if media:  # a result's images go inside it, after its text
+            texts = [text_block(content)] if content.strip() else []
+            block["content"] = texts + [media_block(kind, data) for kind, data in media]
+        elif content:
             block["content"] = content
         if is_error:
             block["is_error"] = True
@@ -181,7 +188,7 @@ def to_messages(
             if tools:
                 content = event.get("content")
                 text = content if isinstance(content, str) else json.dumps(content)
-                builder.result(raw_id, text, bool(event.get("is_error")))
+                builder.result(raw_id, text, bool(event.get("is_error")), result_media(event))
             elif raw_id in call_names:
                 builder.user(text_block(_result_as_text(call_names.pop(raw_id), event)))
     messages = builder.finish()

@@ -20,6 +20,9 @@ OpenAI-compatible servers) enforce, and what is done about each:
 - a request's attachments are framed before its text as every provider
   reads them (``porcelain/domain/attachments.py``); its images also go as
   ``image_url`` parts with a data URL (the content becomes a list of parts);
+- a tool result's images (an imported session's) follow the tool messages as a
+  user message of ``image_url`` parts (a ``tool`` message holds text only); the
+  result's text names each one;
 - reasoning goes back only to the provider that wrote it, in the field it used
   (``reasoning_content``, ``reasoning``); other reasoning is left out.
 """
@@ -29,11 +32,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from gitstore import Event, Kind
-from porcelain.domain.attachments import media_in, request_text
+from porcelain.domain.attachments import media_in, request_text, result_media
 from porcelain.domain.media import IMAGE_TYPES
 from porcelain.models.messages import CONTINUE, INTERRUPTED, OPENING
 
@@ -59,6 +62,9 @@ def tool_name(raw: str) -> str:
     return name or "unnamed_tool"
 
 
+RESULT_IMAGES = "(the images the tool results above returned)"
+
+
 def _arguments(event: Event) -> dict[str, Any]:
     args = event.get("arguments")
     return dict(args) if isinstance(args, dict) else {}
@@ -69,6 +75,7 @@ class _Builder:
         self.provider = provider
         self.messages: list[Message] = []
         self.pending: dict[str, None] = {}  # raw ids of the last assistant message's calls
+        self.images: list[dict[str, Any]] = []  # tool results' images, sent after the results
 
     def _last(self) -> Message | None:
         return self.messages[-1] if self.messages else None
@@ -79,6 +86,10 @@ class _Builder:
                 {"role": "tool", "tool_call_id": call_id(raw), "content": INTERRUPTED}
             )
         self.pending.clear()
+        if self.images:  # a tool message holds text only: its images follow as the user's
+            text = {"type": "text", "text": RESULT_IMAGES}
+            self.messages.append({"role": "user", "content": [text, *self.images]})
+            self.images = []
 
     def user(self, text: str, images: list[dict[str, Any]] | None = None) -> None:
         """Add user text (and image parts, which make the content a list of parts)."""
@@ -132,12 +143,15 @@ class _Builder:
         message.setdefault("tool_calls", []).append(entry)
         self.pending[raw] = None
 
-    def result(self, raw: str, content: str, is_error: bool) -> None:
+    def result(
+        self, raw: str, content: str, is_error: bool, images: Sequence[dict[str, Any]] = ()
+    ) -> None:
         if raw not in self.pending:
             return  # its call is not in the last assistant message: the API would refuse it
         del self.pending[raw]
         text = content if content.strip() else ("(error, no output)" if is_error else "(no output)")
         self.messages.append({"role": "tool", "tool_call_id": call_id(raw), "content": text})
+        self.images.extend(images)
 
     def finish(self, system: str) -> list[Message]:
         self._settle()
@@ -167,10 +181,14 @@ def _image_parts(event: Event) -> list[dict[str, Any]]:
     """The attached images of a request as ``image_url`` parts (data URLs); a PDF,
     which Chat Completions does not take here, is read as its text frame only."""
     return [
-        {"type": "image_url", "image_url": {"url": f"data:{media_type};base64,{data}"}}
+        _image_url(media_type, data)
         for media_type, data in media_in(event)
         if media_type in IMAGE_TYPES
     ]
+
+
+def _image_url(media_type: str, data: str) -> dict[str, Any]:
+    return {"type": "image_url", "image_url": {"url": f"data:{media_type};base64,{data}"}}
 
 
 def _text_of_result(event: Event) -> str:
@@ -207,7 +225,8 @@ def to_chat_messages(
         elif kind == Kind.TOOL_CALL_RESPONSE:
             raw = str(event.get("id", ""))
             if tools:
-                builder.result(raw, _text_of_result(event), bool(event.get("is_error")))
+                images = [_image_url(kind, data) for kind, data in result_media(event)]
+                builder.result(raw, _text_of_result(event), bool(event.get("is_error")), images)
             elif raw in names:
                 label = "tool error" if event.get("is_error") else "tool result"
                 builder.user(f"[{label} from {names.pop(raw)}]\n{_text_of_result(event)}")

@@ -101,7 +101,9 @@ def test_a_file_changed_in_the_middle_falls_through(user: User, root: Path) -> N
 def test_new_and_removed_files_fall_through(user: User, root: Path) -> None:
     extra = root / "-home-me-other" / "6b9f0c1e-1111-4a2b-9c3d-000000000002.jsonl"
     extra.parent.mkdir()
-    shutil.copyfile(root / MAIN, extra)
+    text = (root / MAIN).read_text(encoding="utf-8")  # another session (the same one
+    session = MAIN.split("/")[-1][: -len(".jsonl")]  # at two paths is one conversation)
+    extra.write_text(text.replace(session, extra.stem), encoding="utf-8")
     assert "1 imported" in whole(user, *IMPORT, str(root))
     extra.unlink()
     assert "3 Claude Code files" not in whole(user, *IMPORT, str(root))

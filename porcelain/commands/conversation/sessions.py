@@ -3,6 +3,7 @@ command-line side of other tools' sessions (porcelain/app/sessions.py does the w
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from porcelain.app.session_summary import config_mark, keep_summary
@@ -117,7 +118,7 @@ def export_sessions(app: App, tool: str, target: str | None, dest: Path) -> None
 
     store = app.store()
     loc = resolve(store, target)
-    written = export_session(store, loc.cid, tool, dest)
+    written = export_session(store, loc.cid, tool, dest, os.getcwd())
     if app.output.emit_json(
         {
             "id": loc.cid,

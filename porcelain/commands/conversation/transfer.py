@@ -202,8 +202,11 @@ def export(app: App, target: str | None, dest: Path, fmt: str, redact: bool) -> 
 
     With `--to claude-code|codex`, a conversation imported from that tool is
     written back as its session files (Claude Code's subagent streams too) at
-    their paths under DIR, every record as it was: export into
-    ~/.claude/projects or $CODEX_HOME to resume it there.
+    their paths under DIR, every record as it was, and the turns added in jp
+    as the tool's records: export into ~/.claude/projects or $CODEX_HOME to
+    resume it there. A fork of a session, or a conversation never imported,
+    becomes a session of its own (Claude Code's project of the folder the
+    export runs in when it has none; docs/sessions.md).
     """
     if fmt in SESSION_TOOLS and redact:
         raise UsageError(

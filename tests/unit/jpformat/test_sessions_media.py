@@ -1,5 +1,5 @@
 """What the model is sent from an imported Claude Code session: a prompt's images as
-images (never base64 text), a tool result's image as one line naming it, a background
+images (never base64 text), a tool result's images as images too, a background
 task's notification as a request; and a tool result cut twice names its true size once."""
 
 from __future__ import annotations
@@ -49,16 +49,47 @@ def test_an_image_alone_is_a_prompt() -> None:
     assert request["attachments"][0]["size"] == len(PNG)
 
 
-def test_a_tool_results_image_is_one_line_naming_it() -> None:
-    found = events(
-        rec("user", "u0", "look at the screen"),
+def shot(*images: dict[str, object], prompt: object = "look at the screen") -> list[dict[str, object]]:
+    return events(
+        rec("user", "u0", prompt),
         rec("assistant", "a0", [{"type": "tool_use", "id": "t1", "name": "shot", "input": {}}]),
         rec("user", "u1", [{"type": "tool_result", "tool_use_id": "t1",
-                            "content": [{"type": "text", "text": "taken"}, IMAGE]}]),
+                            "content": [{"type": "text", "text": "taken"}, *images]}]),
+        rec("assistant", "a1", [{"type": "text", "text": "I see it"}]),
     )  # fmt: skip
+
+
+def test_a_tool_results_image_is_sent_as_an_image_never_as_base64_text() -> None:
+    found = shot(IMAGE)
     (result,) = [e for e in found if e["type"] == "tool_call_response"]
     assert DATA[:50] not in result["content"]
     assert f"image/png), {len(PNG):,} bytes" in result["content"]
+    assert result["metadata"]["attachments"][0]["data"] == DATA
+    messages = to_messages(found)
+    (block,) = [b for m in messages for b in m["content"] if b.get("type") == "tool_result"]
+    assert [b["type"] for b in block["content"]] == ["text", "image"]
+    assert block["content"][1]["source"] == {"type": "base64", "media_type": "image/png", "data": DATA}
+    chat = to_chat_messages(found, provider="openai")
+    roles = [m["role"] for m in chat]
+    assert roles[:5] == ["user", "assistant", "tool", "user", "assistant"], roles
+    assert DATA not in json.dumps(chat[2])  # the tool message: text only
+    parts = chat[3]["content"]
+    assert parts[1] == {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{DATA}"}}
+
+
+def test_a_tool_results_images_share_the_turns_budget_with_its_prompt() -> None:
+    from porcelain.jpformat.sessionmap import IMAGE_BUDGET
+
+    big = b"\x89PNG\r\n\x1a\n" + bytes(IMAGE_BUDGET - len(PNG) - 8)
+    large = {"type": "image", "source": {"type": "base64", "media_type": "image/png",
+             "data": base64.b64encode(big).decode()}}  # fmt: skip
+    found = shot(IMAGE, IMAGE, prompt=[{"type": "text", "text": "look"}, large])
+    (result,) = [e for e in found if e["type"] == "tool_call_response"]
+    assert len(result["metadata"]["attachments"]) == 1, "over the turn's budget"
+    assert "too large to send again" in result["content"]
+    again = shot(IMAGE, IMAGE)
+    (result,) = [e for e in again if e["type"] == "tool_call_response"]
+    assert len(result["metadata"]["attachments"]) == 2
 
 
 def test_a_task_notification_is_sent() -> None:
