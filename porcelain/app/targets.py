@@ -5,8 +5,9 @@
 recently archived), `@N` (the N-th most recently active live conversation:
 `@1` has the latest event; ids hold no `@`, so a handle never clashes with a
 prefix).  Anything else must be a conversation id or a unique
-prefix of one, with or without ``jp-c`` (`porcelain/domain/idprefix.py`); it is
-checked before it is used in a ref name.
+prefix of one, with or without ``jp-c``, or an imported session's handle (the
+start of its hex suffix, `porcelain/domain/idprefix.py`); it is checked before
+it is used in a ref name.
 """
 
 from __future__ import annotations
@@ -70,16 +71,23 @@ def _by_id(store: Store, text: str) -> str:
     if is_valid_id(text) and store.refs.exists(text):
         return text
     wanted = idprefix.normalize(text)
-    if wanted is None:
-        return check_id(text)  # not an id and no prefix of one: says so
+    if wanted is None and not idprefix.is_handle(text):
+        return check_id(text)  # not an id, no prefix of one and no handle: says so
     try:
-        found = idprefix.pick(wanted, [loc.cid for loc in store.refs.list(archived=None)])
+        found = idprefix.pick(text, [loc.cid for loc in store.refs.list(archived=None)])
     except idprefix.Ambiguous as exc:
         raise UserError(
-            f"{wanted} is ambiguous: it could be {idprefix.describe_candidates(exc.candidates)}",
-            "type more of the id (`jp conversation ls` shows each one's shortest unique prefix)",
+            f"{wanted or text} is ambiguous: it could be "
+            f"{idprefix.describe_candidates(exc.candidates)}",
+            "type more of the id (`jp conversation ls` shows each one's shortest unique "
+            "prefix, and an imported session's handle)",
         ) from None
-    return found if found is not None else check_id(wanted)
+    if found is None and wanted is None:
+        raise UserError(
+            f"no conversation has the handle {text}",
+            "`jp conversation ls --all` lists every conversation with its handle",
+        )
+    return found if found is not None else check_id(wanted or text)
 
 
 def active_id(store: Store) -> str | None:

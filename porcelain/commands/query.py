@@ -16,7 +16,7 @@ from porcelain.app.lifecycle import (
 )
 from porcelain.app.query.meter import fill_to_report
 from porcelain.app.query.plan import QueryPlan, command_delta
-from porcelain.app.query.prompt import Ask, gather
+from porcelain.app.query.prompt import Ask, gather, piped_text
 from porcelain.app.query.turn import TurnContext, commit, is_review, run_turn
 from porcelain.app.recorded import accept, conversation_deltas, naming
 from porcelain.app.targets import resolve
@@ -81,6 +81,22 @@ if TYPE_CHECKING:
     help="Answer the last request again: an unanswered one in place, an answered one "
     "in a fork (the earlier answer stays).",
 )
+@click.option(
+    "-t",
+    "--template",
+    metavar="NAME",
+    help="Ask through the template [templates.NAME] of your configuration: its prompt "
+    "($input is TEXT), system instruction and model.",
+)
+@click.option(
+    "-p",
+    "--param",
+    "params",
+    nargs=2,
+    multiple=True,
+    metavar="KEY VALUE",
+    help="A template's parameter ($KEY in it; repeatable).",
+)
 @compact_specs
 @click.option("-P", "--no-persist", is_flag=True, help="Write nothing to the store.")
 @click.option("--title", help="Title for a new conversation.")
@@ -97,6 +113,8 @@ def query(
     system: str | None,
     no_render: bool,
     retry: bool,
+    template: str | None,
+    params: tuple[tuple[str, str], ...],
     specs: tuple[str, ...],
     no_persist: bool,
     title: str | None,
@@ -112,9 +130,13 @@ def query(
     """
     if new and target:
         raise UsageError("--new and --id do not go together")
+    if params and not template:
+        raise UsageError("-p gives a template's parameter", "name the template: -t NAME")
     if retry:
-        _refuse_with_retry(words, new, attach, attach_cmd, edit, title, system)
+        _refuse_with_retry(words, new, attach, attach_cmd, edit, title, system or template)
         ask = Ask(retry=True)
+    elif template and not (words or edit or attach or attach_cmd):
+        ask = Ask(piped_text())  # the template's own prompt may be the whole query
     else:
         ask = gather(
             words,
@@ -127,6 +149,11 @@ def query(
         ask.system = system.strip() if system and system.strip() else None
     ask.render = not no_render
     base = app.config()  # refuse a broken configuration before anything is written
+    if template:
+        if edit:
+            raise UsageError("-t and --edit do not go together", "give the text after -t NAME")
+        templated = _templated(ask, template, params, base)
+        model = model or templated
     if specs:  # and a bad compaction spec
         # lazy: only `q -k` loads the compaction modules
         from porcelain.domain.compaction.dsl import parse_spec
@@ -147,6 +174,29 @@ def query(
     except BaseException:
         _name_the_draft(app, ask)
         raise
+
+
+def _templated(
+    ask: Ask, name: str, params: tuple[tuple[str, str], ...], base: Config
+) -> str | None:
+    """Put ``ask`` through template ``name`` (the user's files only: a conversation
+    records none); the template's model, unless -m named one."""
+    # lazy: only `q -t` loads the template filler
+    from porcelain.domain.templates import fill
+
+    kept = base.data.get("templates")
+    table = kept.get(name) if isinstance(kept, dict) else None
+    if not isinstance(table, dict):
+        known = ", ".join(sorted(kept)) if isinstance(kept, dict) and kept else "none"
+        raise UsageError(
+            f"no template {name!r} in your configuration (templates: {known})",
+            "a template is a [templates.NAME] table in your config file (docs/everyday.md, Templates)",
+        )
+    filled = fill(name, table, ask.text, params)
+    ask.text = filled.text
+    if filled.system:
+        ask.system = "\n\n".join(x for x in (filled.system, ask.system) if x)
+    return filled.model
 
 
 class _Wanted:

@@ -212,6 +212,11 @@ WARM = Table({"enable": BOOL, "idle_minutes": POSITIVE_NUMBER})
 # ``conversation.tools."*"``: defaults for every tool.
 TOOL_DEFAULTS = Table({"enable": BOOL, "confirm": BOOL, "timeout": POSITIVE_NUMBER})
 
+# ``templates.NAME`` (`jp q -t NAME`, docs/everyday.md, Templates): the user's files only
+TEMPLATE = Table(
+    {"prompt": STRING, "system": STRING, "model": MODEL_REF, "defaults": MapOf(STRING)}
+)
+
 ROOT = Table(
     {
         "assistant": Table(
@@ -253,6 +258,8 @@ ROOT = Table(
         "redaction": Table({"on_tool_result": BOOL}),
         # how long a remote may say nothing before a sync gives up (docs/sync.md)
         "sync": Table({"stall_seconds": POSITIVE_INT}),
+        # prompts kept by name for `jp q -t NAME` (docs/everyday.md, Templates); never a conversation's
+        "templates": MapOf(TEMPLATE),
     }
 )
 

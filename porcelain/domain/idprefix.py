@@ -1,4 +1,5 @@
-"""Conversation ids typed short: any unique prefix, with or without ``jp-c``.
+"""Conversation ids typed short: any unique prefix, with or without ``jp-c``,
+or for an imported session the start of its hex suffix (its handle).
 
 Pure functions over lists of ids; `targets.resolve` feeds them every id of the
 store (live and archived), and `ls` shows each id's shortest unique prefix, as
@@ -8,6 +9,7 @@ git abbreviates commit ids.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 
 PREFIX = "jp-c"
@@ -51,9 +53,19 @@ def matches(text: str, ids: Iterable[str]) -> list[str]:
     return [cid for cid in pool if cid.startswith(wanted)]
 
 
+def named(text: str, ids: Iterable[str]) -> list[str]:
+    """The ids ``text`` names: as a prefix (``matches``: an exact id only itself)
+    or as the start of an imported session's hex suffix (a handle, ``handles``)."""
+    pool = sorted(set(ids))
+    prefixed = matches(text, pool)
+    if prefixed == [normalize(text)]:
+        return prefixed
+    return sorted({*prefixed, *by_suffix(text, pool)})
+
+
 def pick(text: str, ids: Iterable[str]) -> str | None:
     """The one id ``text`` names; None when none does; ``Ambiguous`` when several do."""
-    found = matches(text, ids)
+    found = named(text, ids)
     if len(found) > 1:
         raise Ambiguous(text, found)
     return found[0] if found else None
@@ -91,3 +103,54 @@ def _common(a: str, b: str) -> int:
         else:
             high = mid - 1
     return low
+
+
+# An imported session's id ends in hex digits drawn from its name
+# (``jp-c<deciseconds>-<10 hex>``, domain/sessionident.py).  Sessions imported
+# together start at nearly the same decisecond, so their shortest unique prefix
+# runs into the hex; the start of the hex alone (at least HANDLE_DIGITS) is the
+# handle a person types instead: ``jp c show 3fa9``.
+HANDLE_DIGITS = 4
+_HANDLE = re.compile(rf"[0-9a-f]{{{HANDLE_DIGITS},32}}")
+
+
+def suffix(cid: str) -> str:
+    """The part of ``cid`` after its deciseconds (``""`` for an id without one)."""
+    return cid[len(PREFIX) :].partition("-")[2]
+
+
+def is_handle(text: str) -> bool:
+    """Whether ``text`` could be an imported session's handle (hex, long enough)."""
+    return _HANDLE.fullmatch(text) is not None
+
+
+def by_suffix(text: str, ids: Iterable[str]) -> list[str]:
+    """The ids whose suffix starts with ``text`` (a handle), sorted."""
+    if not _HANDLE.fullmatch(text):
+        return []
+    return sorted({cid for cid in ids if suffix(cid).startswith(text)})
+
+
+def handles(ids: Iterable[str]) -> dict[str, str]:
+    """For each id with a hex suffix, the shortest start of it (at least
+    ``HANDLE_DIGITS``) that names it alone: no other id's suffix starts with it,
+    and no id is named by it as a prefix (``3917`` beside ``jp-c3917...``).  An id
+    whose every start is shared has none."""
+    pool = sorted(set(ids))
+    tails = sorted((suffix(cid), cid) for cid in pool if _HANDLE.fullmatch(suffix(cid)))
+    bodies = sorted(cid[len(PREFIX) :] for cid in pool)
+    out: dict[str, str] = {}
+    for i, (tail, cid) in enumerate(tails):
+        near = [tails[j][0] for j in (i - 1, i + 1) if 0 <= j < len(tails)]
+        length = max([HANDLE_DIGITS, *(_common(tail, other) + 1 for other in near)])
+        while length <= len(tail) and _starts_a_body(tail[:length], bodies):
+            length += 1
+        if length <= len(tail):
+            out[cid] = tail[:length]
+    return out
+
+
+def _starts_a_body(text: str, bodies: Sequence[str]) -> bool:
+    """Whether some id (less ``jp-c``, sorted in ``bodies``) starts with ``text``."""
+    at = bisect_left(bodies, text)
+    return at < len(bodies) and bodies[at].startswith(text)

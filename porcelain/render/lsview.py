@@ -39,6 +39,16 @@ def highlighted(prefix: str, rest: str) -> str:
     )
 
 
+def shown_id(cid: str, cut: int, handle: str | None, style: Style) -> str:
+    """An id in the list with what a person types of it marked: its shortest unique
+    prefix (``cut`` characters), or an imported session's handle (the start of its
+    hex suffix) where that is shorter to type than the prefix without ``jp-c``."""
+    if not handle or len(handle) >= cut - 4 or style is plain:
+        return style(cid[:cut], cid[cut:])
+    start = len(cid) - len(cid.rpartition("-")[2])
+    return f"\x1b[2m{cid[:start]}\x1b[0m" + style(handle, cid[start + len(handle) :])
+
+
 def parse_since(text: str, now: datetime) -> datetime:
     """``30m``, ``2h``, ``3d``, ``1w`` ago, or a date / RFC 3339 time."""
     found = _DURATION.fullmatch(text.strip())
@@ -245,7 +255,7 @@ def table(
     out = [f"{'ID':<{width}}  {'AGE':<{age_width}}  {'TURNS':>5}  TITLE"]
     for row, cid, when in zip(rows, ids, ages, strict=True):
         cut = unique.get(row["id"], len(cid))
-        shown = style(cid[:cut], cid[cut:]) + " " * (width - len(cid))
+        shown = shown_id(cid, cut, row.get("handle"), style) + " " * (width - len(cid))
         mark = "*" if row.get("active") else " "
         title = safe(title_of(row))
         text = " ".join(t for t in (markers(row, show_archived=show_archived), title) if t)

@@ -66,13 +66,15 @@ def only_styles(rendered: str) -> str:
     return "".join(parts)
 
 
-def render_markdown(text: str, width: int | None = None) -> str:
+def render_markdown(text: str, width: int | None = None, breaks: bool = False) -> str:
     """``text`` (one or more untrusted Markdown blocks) as styled terminal text,
-    ending in a newline (empty when the text shows nothing)."""
+    ending in a newline (empty when the text shows nothing).  ``breaks``: every
+    newline of a paragraph stays a line break (text that was cut off, whose
+    lines are not known to make one paragraph)."""
     columns = terminal_columns(width)
     safe = escape_untrusted(text)
     try:
-        shown = _render(safe, columns)
+        shown = _render(safe, columns, breaks)
     except Exception:  # noqa: BLE001 (a renderer's bug must never hide an answer)
         shown = None
     if shown is None:  # too deep to render, or the renderer failed: the source, escaped
@@ -85,11 +87,11 @@ def render_markdown(text: str, width: int | None = None) -> str:
     return only_styles("\n".join(lines) + "\n") if lines else ""
 
 
-def _render(safe: str, columns: int) -> str | None:
+def _render(safe: str, columns: int, breaks: bool = False) -> str | None:
     # lazy: rich costs about 90 ms to import; only an answer on a terminal needs it
     from rich.console import Console
 
-    tokens = parse(safe)
+    tokens = parse(safe, breaks)
     if depth(tokens) > min(MAX_DEPTH, (columns - _NARROWEST) // _COLUMNS_PER_LEVEL):
         return None
     buffer = io.StringIO()
@@ -109,8 +111,9 @@ def _render(safe: str, columns: int) -> str | None:
     return shown
 
 
-def parse(safe: str) -> list[Token]:
-    """The tokens of ``safe`` (escaped Markdown), each text escaped again."""
+def parse(safe: str, breaks: bool = False) -> list[Token]:
+    """The tokens of ``safe`` (escaped Markdown), each text escaped again
+    (``breaks``: a newline inside a paragraph is a line break, not a space)."""
     # lazy: markdown-it loads with rich, for answers on a terminal only
     from markdown_it import MarkdownIt
 
@@ -120,7 +123,18 @@ def parse(safe: str) -> list[Token]:
     parser.normalizeLinkText = _as_written  # type: ignore[method-assign,assignment]
     tokens = parser.parse(safe)
     _escape_tokens(tokens)
+    if breaks:
+        _hard_breaks(tokens)
     return tokens
+
+
+def _hard_breaks(tokens: list[Token]) -> None:
+    """Every soft line break (a newline inside a paragraph, shown as a space) a hard one."""
+    for token in tokens:
+        if token.type == "softbreak":
+            token.type, token.tag = "hardbreak", "br"
+        if token.children:
+            _hard_breaks(token.children)
 
 
 def _as_written(text: str) -> str:

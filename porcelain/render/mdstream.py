@@ -81,12 +81,14 @@ class MarkdownStream:
         self._piece = [rest] if rest else []
         return "".join(self._line(line) for line in lines)
 
-    def flush(self) -> str:
-        """The rest: the line still arriving and the block not ended yet."""
+    def flush(self, cut: bool = False) -> str:
+        """The rest: the line still arriving and the block not ended yet.  ``cut``:
+        the answer broke off, so the rest keeps its lines as they arrived (a
+        paragraph's newlines are not joined into spaces: its end never came)."""
         piece = "".join(self._piece)
         self._piece = []
         shown = self._line(piece) if piece else ""
-        shown += self._render_block()
+        shown += self._render_block(breaks=cut)
         self._code = self._lines = None
         return shown
 
@@ -123,13 +125,13 @@ class MarkdownStream:
             return ""
         return self._lines.line(line)
 
-    def _render_block(self) -> str:
+    def _render_block(self, breaks: bool = False) -> str:
         text = "\n".join(self._block) + "\n"
         self._block = []
         self._nested = None
         if not text.strip():
             return ""
-        shown = render_markdown(text, self.width)
+        shown = render_markdown(text, self.width, breaks)
         return self._gap() + shown if shown else ""
 
     def _gap(self) -> str:

@@ -95,17 +95,18 @@ class TerminalView:
         else:
             self._settle()
 
-    def _end_text(self) -> None:
-        held = self._text.flush()
+    def _end_text(self, cut: bool = False) -> None:
+        held = self._text.flush(cut) if isinstance(self._text, MarkdownStream) else self._text.flush()
         if held:
             self.output.write_styled(held)
             self.open_line = not held.endswith("\n")
 
-    def finish(self) -> None:
+    def finish(self, cut: bool = False) -> None:
+        """The answer ended (``cut``: it broke off, by Ctrl-C or a stream that failed)."""
         with self._lock:
             self._settle()
             if not self.quiet:
-                self._end_text()
+                self._end_text(cut)
             if not self.quiet and self.open_line:
                 self.output.write("\n")
                 self.open_line = False

@@ -2,7 +2,8 @@
 
 A followed page (a conversation's, the list) names in its ``data-live``
 attribute what it shows now: the conversation's tip commit, or the refs'
-fingerprint (``refs.state``).  While that is still the store's, the answer is
+fingerprint (``refs.state`` and the metadata notes' tip, so a title edited
+elsewhere shows too).  While that is still the store's, the answer is
 ``204 No Content`` after one refs check: an idle page costs no event read.
 Otherwise the answer is the part that changed, as HTML jp escaped (the turns
 from the last one shown, or the list's body), with ``X-Next`` naming what to
@@ -74,13 +75,18 @@ def _conversation(store: Store, query: Query, cid: str) -> Reply:
 
 
 def refs_state(store: Store) -> str:
-    """A fingerprint of every conversation ref: the store's own (``refs.state``), else
-    one made from the refs themselves (a layout without one), never the events."""
+    """A fingerprint of every conversation ref and of the metadata notes' ref (a
+    title, a pin or a label set by ``jp conversation edit`` moves only that one):
+    the store's own (``refs.state``), else one made from the refs themselves (a
+    layout without one); never the events, never a note read."""
+    meta = store.refs.target(store.notes.refs.meta) or "-"
     found = store.refs.state()
-    if found is not None:
-        return found
-    tips = sorted(f"{loc.cid} {loc.tip} {loc.archived}" for loc in store.refs.list(archived=None))
-    return hashlib.sha1("\n".join(tips).encode(), usedforsecurity=False).hexdigest()
+    if found is None:
+        tips = sorted(
+            f"{loc.cid} {loc.tip} {loc.archived}" for loc in store.refs.list(archived=None)
+        )
+        found = hashlib.sha1("\n".join(tips).encode(), usedforsecurity=False).hexdigest()
+    return f"{found}.{meta}"
 
 
 def _listing(store: Store, query: Query) -> Reply:

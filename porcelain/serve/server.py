@@ -49,6 +49,7 @@ COOKIE = "jp-serve-{port}"
 LINKS = re.compile(rb'(\s(?:href|src|action|data-live)=")/(?!/)')
 FOLLOW = "X-Next"  # a live page's next address, a path of the site like its links
 MAX_CONNECTIONS = 64  # at once; one more is answered 503 and closed at once
+PER_CLIENT = 8  # at once from one address (a browser opens 6); one more is answered 429
 HEADER_SECONDS = 5.0  # the request line and headers must all arrive within this
 REQUEST_SECONDS = 60.0  # a whole request, its answer included
 IDLE_SECONDS = 10.0  # a read or a write that makes no progress for this long ends it
@@ -56,6 +57,11 @@ BUSY = (
     b"HTTP/1.0 503 Service Unavailable\r\nContent-Type: text/plain\r\n"
     b"Retry-After: 5\r\nContent-Length: 30\r\nConnection: close\r\n\r\n"
     b"busy: too many connections\r\n\r\n"
+)
+CROWDED = (
+    b"HTTP/1.0 429 Too Many Requests\r\nContent-Type: text/plain\r\n"
+    b"Retry-After: 5\r\nContent-Length: 39\r\nConnection: close\r\n\r\n"
+    b"busy: too many connections from you\r\n\r\n"
 )
 HEADERS = {
     "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self' data:; "
@@ -255,7 +261,9 @@ def _rooted(reply: Reply, root: str) -> Reply:
 
 
 class Server(ThreadingHTTPServer):
-    """A threading server with bounds: ``MAX_CONNECTIONS`` at once, each one's
+    """A threading server with bounds: ``MAX_CONNECTIONS`` at once and
+    ``PER_CLIENT`` of them from one address (so one client cannot hold every
+    slot: another is still answered), each one's
     headers within ``HEADER_SECONDS`` and the whole request within
     ``REQUEST_SECONDS`` (a reaper shuts a socket that overstays, which ends its
     blocked read), and a client that goes away costs no traceback."""
@@ -267,6 +275,8 @@ class Server(ThreadingHTTPServer):
         self.slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
         self.lock = threading.Lock()
         self.live: dict[socket.socket, tuple[float, float]] = {}  # socket -> (start, limit)
+        self.clients: dict[socket.socket, str] = {}  # socket -> the address it came from
+        self.per_client: dict[str, int] = {}  # address -> connections open now
         self.closing = threading.Event()
         threading.Thread(target=self._reap, name="jp-serve-reaper", daemon=True).start()
 
@@ -279,21 +289,35 @@ class Server(ThreadingHTTPServer):
             raise
 
     def process_request(self, request: Any, client_address: Any) -> None:
+        client = str(client_address[0]) if isinstance(client_address, tuple) else ""
+        with self.lock:
+            crowded = self.per_client.get(client, 0) >= PER_CLIENT
+            if not crowded:
+                self.per_client[client] = self.per_client.get(client, 0) + 1
+        if crowded:
+            self._refuse(request, CROWDED)
+            return
         if not self.slots.acquire(blocking=False):
-            try:
-                request.settimeout(0.5)
-                request.sendall(BUSY)
-            except OSError:
-                pass
-            self.shutdown_request(request)
+            self._leave(client)
+            self._refuse(request, BUSY)
             return
         with self.lock:
             self.live[request] = (clock.elapsed(), HEADER_SECONDS)
+            self.clients[request] = client
         try:
             super().process_request(request, client_address)
         except BaseException:
             self._done(request)
             raise
+
+    def _refuse(self, request: Any, answer: bytes) -> None:
+        """Say why in one short answer, without waiting on the client, and close."""
+        try:
+            request.settimeout(0.5)
+            request.sendall(answer)
+        except OSError:
+            pass
+        self.shutdown_request(request)
 
     def process_request_thread(self, request: Any, client_address: Any) -> None:
         try:
@@ -301,9 +325,21 @@ class Server(ThreadingHTTPServer):
         finally:
             self._done(request)
 
+    def _leave(self, client: str) -> None:
+        with self.lock:
+            left = self.per_client.get(client, 0) - 1
+            if left > 0:
+                self.per_client[client] = left
+            else:
+                self.per_client.pop(client, None)
+
     def _done(self, request: Any) -> None:
         with self.lock:
+            if request not in self.clients:
+                return  # already released (an error after the thread ended)
             self.live.pop(request, None)
+            client = self.clients.pop(request)
+        self._leave(client)
         self.slots.release()
 
     def parsed(self, request: Any) -> None:

@@ -340,3 +340,25 @@ def test_a_flood_result_is_cut_as_it_is_read(online: User, fake: FakeMessages) -
         fake.requests[-1]
     )
     assert flood - calm < 128 * 1024, (flood, calm)  # 160 MB read whole: several hundred MB
+
+
+def test_every_tool_off_in_the_users_file_takes_the_mcp_tools_too(
+    online: User, fake: FakeMessages
+) -> None:
+    """`conversation.tools."*".enable = false` in the user's file: no MCP tool is
+    offered (the server is not even started); `--cfg` naming one turns it on for
+    that command, and what that command recorded never turns it on later."""
+    all_off = '[conversation.tools."*"]\nenable = false\n'
+    online.config(server(extra=UNATTENDED) + all_off)
+    fake.reply_text("Fine.")
+    online.ok("q", "--new", "hello")
+    assert not [n for n in offered(fake) if n.startswith("mcp__")]
+    rows = {r["name"]: r for r in online.json("tools", "ls")}
+    assert rows["mcp.t"]["offered"] is False and '"*".enable = false' in rows["mcp.t"]["why"]
+    fake.reply_text("Echo is on.")
+    online.ok("q", "--cfg", 'conversation.tools."mcp.t.echo".enable=true', "only echo")
+    names = [t["name"] for t in fake.requests[-1].get("tools", [])]
+    assert "mcp__t__echo" in names and "mcp__t__pid" not in names
+    fake.reply_text("And now?")
+    online.ok("q", "and later")
+    assert not [t for t in fake.requests[-1].get("tools", []) if t["name"].startswith("mcp__")]

@@ -157,3 +157,17 @@ def test_hostile_markdown_is_escaped_before_it_is_rendered(
     assert raw_controls(text) == [], f"raw controls reached the terminal: {shown!r}"
     assert b"\\x1b]0;PWNED\\x07" in text and b"\\x1b[31mred" in text
     assert b"\x1b]8;" not in shown, "no terminal hyperlink"
+
+
+def test_an_interrupted_answer_keeps_its_lines(online: User, fake: FakeMessages) -> None:
+    """A stream cut mid-answer: what arrived is shown line for line, as the model
+    wrote it, and the error says how to go on (`jp q --retry`)."""
+    head = "Steps:\nfirst line\nsecond line\nthird line"
+    cut = head + "\n" + "x" * (2 * len(head) + 1)  # the stream breaks after its first third
+    fake.reply_drop_mid_stream(cut, when={"last_user_contains": "cut me"})
+    code, shown = jp(online, "q", "--new", "cut me").finish()
+    assert code != 0, shown
+    text = plain(shown).replace(b"\r\n", b"\n")
+    assert b"second line\n" in text and b"third line" in text, text
+    assert b"second line third line" not in text, text
+    assert b"`jp q --retry` answers again" in text, text

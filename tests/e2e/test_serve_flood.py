@@ -83,3 +83,76 @@ def test_a_flood_of_idle_and_reset_clients_is_bounded_and_quiet(tmp_path: Path) 
         proc.terminate()
         _, err = proc.communicate(timeout=60)
     assert "Traceback" not in err, err[-2000:]
+
+
+def _from(source: str, port: int) -> socket.socket:
+    """A connection to the server from the loopback address ``source``."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.settimeout(5)
+    sock.bind((source, 0))
+    sock.connect(("127.0.0.1", port))
+    return sock
+
+
+def _status(sock: socket.socket, root: str, port: int, cookie: str) -> bytes:
+    sock.sendall(
+        f"GET {root}/ HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\nCookie: {cookie}\r\n\r\n".encode()
+    )
+    return sock.recv(64).split(b"\r\n")[0]
+
+
+def test_one_client_holds_a_few_connections_and_the_others_are_still_served(
+    tmp_path: Path,
+) -> None:
+    """One address holding idle connections gets 429 past its share; a second
+    address is answered meanwhile, and the first again once it lets go."""
+    from porcelain.serve.server import PER_CLIENT  # the bound under test
+
+    user = User(tmp_path)
+    user.ok("init", str(user.store))
+    proc = subprocess.Popen(
+        [str(JP), "serve", "--port", "0"],
+        env=user.env,
+        cwd=user.root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    held: list[socket.socket] = []
+    try:
+        assert proc.stdout is not None
+        url = urlsplit(proc.stdout.readline().strip())
+        port, root = url.port or 0, url.path.rstrip("/")
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        conn.request("GET", f"{url.path}?{url.query}", headers={"Host": url.netloc})
+        cookie = (conn.getresponse().getheader("Set-Cookie") or "").split(";")[0]
+        conn.close()
+        for _ in range(PER_CLIENT):
+            sock = _from("127.0.0.3", port)
+            sock.sendall(f"GET {root}/ HTTP/1.1\r\nHost: ".encode())  # and then nothing
+            held.append(sock)
+        time.sleep(0.3)  # the server has taken them all in
+        refused = _from("127.0.0.3", port)
+        first = _status(refused, root, port, cookie)
+        refused.close()
+        assert first == b"HTTP/1.0 429 Too Many Requests", first
+        other = _from("127.0.0.4", port)
+        assert _status(other, root, port, cookie) == b"HTTP/1.0 200 OK"
+        other.close()
+        for sock in held:
+            sock.close()
+        held.clear()
+        again = None
+        deadline = time.monotonic() + 10
+        while again != b"HTTP/1.0 200 OK" and time.monotonic() < deadline:
+            sock = _from("127.0.0.3", port)
+            again = _status(sock, root, port, cookie)
+            sock.close()
+            time.sleep(0.2)
+        assert again == b"HTTP/1.0 200 OK"  # its connections closed, its share is back
+    finally:
+        for sock in held:
+            sock.close()
+        proc.terminate()
+        _, err = proc.communicate(timeout=60)
+    assert "Traceback" not in err, err[-2000:]

@@ -174,6 +174,26 @@ def test_a_followed_page_gets_its_new_turns_and_the_list_its_new_rows(
     assert client.get(asked)[0] == 403  # no cookie, no answer
 
 
+def test_a_title_edited_elsewhere_reaches_a_followed_list(
+    client: Client, store: tuple[User, dict[str, str]]
+) -> None:
+    """An edit moves only the metadata notes' ref, no conversation's: the list's
+    refs check sees it all the same, and the new title arrives escaped."""
+    user = store[0]
+    user.ok("--cfg=assistant.model.id=offline/echo", "q", "--new", "to be renamed")
+    cid = user.active()
+    listed = follow(client.page("/"), client.root)
+    cookie = {"Cookie": client.cookie}
+    assert client.get(listed, cookie)[0] == 204
+    user.ok("c", "edit", cid, "--title", f"renamed {SCRIPT}")
+    status, headers, body = client.get(listed, cookie)
+    assert status == 200 and "renamed &lt;script&gt;document.title" in body
+    assert "<script" not in body
+    assert client.get(unrooted(headers["X-Next"], client.root), cookie)[0] == 204
+    user.ok("c", "edit", cid, "--pin")
+    assert client.get(unrooted(headers["X-Next"], client.root), cookie)[0] == 200
+
+
 def test_a_project_stores_conversations_belong_to_its_project(tmp_path: Path) -> None:
     user = User(tmp_path, "project")
     project = tmp_path / f"app-{SCRIPT.replace('/', '')}"

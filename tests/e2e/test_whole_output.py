@@ -71,6 +71,7 @@ def test_query_ls_show_and_print(pinned: User) -> None:
         "imported_from": None,
         "tool_title": None,
         "project": None,
+        "handle": None,
     }
     assert pinned.ls() == [
         row

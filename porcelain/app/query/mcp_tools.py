@@ -124,7 +124,9 @@ def settings(config: Config, server: Mapping[str, Any], sname: str, tool: str) -
     tables = server.get("tools") or {}
     own = tables.get(tool) or {}
     merged = {"enable": True, "run": "ask", **(tables.get("*") or {}), **own}
-    chosen = (config.data.get("conversation", {}).get("tools") or {}).get(shown_name(sname, tool))
+    chosen = _chosen(config).get(shown_name(sname, tool))
+    if _all_off(config) and not (isinstance(chosen, dict) and "enable" in chosen):
+        merged["enable"] = False  # ``conversation.tools."*".enable = false``: every tool, these too
     if isinstance(chosen, dict):
         if chosen.get("enable") is True and merged["enable"] is False and "run" not in own:
             merged["run"] = "ask"  # switched on over the server's off: no "*" run = unattended
@@ -133,6 +135,27 @@ def settings(config: Config, server: Mapping[str, Any], sname: str, tool: str) -
         if chosen.get("confirm") is True and merged["run"] == "unattended":
             merged["run"] = "ask"
     return bool(merged["enable"]), str(merged["run"])
+
+
+def _chosen(config: Config) -> Mapping[str, Any]:
+    tools = (config.data.get("conversation") or {}).get("tools")
+    return tools if isinstance(tools, Mapping) else {}
+
+
+def _all_off(config: Config) -> bool:
+    """``conversation.tools."*".enable = false``: no tool unless its own table turns it on
+    (a conversation's ``enable = true`` over the user's off never gets here: config/trust.py)."""
+    star = _chosen(config).get("*")
+    return isinstance(star, Mapping) and star.get("enable") is False
+
+
+def _any_on(config: Config, sname: str) -> bool:
+    """Whether a tool of server ``sname`` is turned on by name (over ``"*"``'s off)."""
+    lead = shown_name(sname, "")
+    return any(
+        name.startswith(lead) and isinstance(table, Mapping) and table.get("enable") is True
+        for name, table in _chosen(config).items()
+    )
 
 
 def refusal(listed: Listed, sname: str) -> str | None:
@@ -175,6 +198,10 @@ def offer(
             continue
         if not table.get("enable", True) or not table.get("command"):
             why = "enable = false" if table.get("command") else "it has no command"
+            served.rows.append(Offer(f"mcp.{sname}", "mcp server", False, why))
+            continue
+        if _all_off(config) and not _any_on(config, sname):  # every tool off: not started
+            why = 'conversation.tools."*".enable = false'
             served.rows.append(Offer(f"mcp.{sname}", "mcp server", False, why))
             continue
         spec = spec_of(sname, table, config, environ)

@@ -66,6 +66,12 @@ def _attach_piped(found: Collected) -> str | None:
     )
 
 
+def piped_text() -> str:
+    """Standard input as a query's text when it is not a terminal; else nothing
+    (a template's prompt may need no text)."""
+    return "" if sys.stdin.isatty() else stdin_text().strip()
+
+
 def gather(
     words: tuple[str, ...],
     edit: bool,

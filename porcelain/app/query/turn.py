@@ -71,7 +71,7 @@ class TurnView(Protocol):
 
     def waiting(self, label: str = ...) -> None: ...
 
-    def finish(self) -> None: ...
+    def finish(self, cut: bool = False) -> None: ...
 
     def tool_call(self, event: Event) -> None: ...
 
@@ -178,11 +178,11 @@ def _continue(ctx: TurnContext, view: TurnView, extra: Mapping[str, BuiltinTool]
         try:
             response = model.respond(request, view)
         except KeyboardInterrupt as exc:
-            view.finish()
+            view.finish(cut=True)
             commit(ctx, mark(getattr(exc, "partial_events", []), "user"))
             raise
         except StreamInterrupted as exc:
-            view.finish()
+            view.finish(cut=True)
             commit(ctx, mark(exc.partial_events, "stream"))
             exc.hint = _after_the_break(ctx)
             raise

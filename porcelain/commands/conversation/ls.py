@@ -14,6 +14,7 @@ from porcelain.app import listed
 from porcelain.app.describe import listing
 from porcelain.app.targets import active_id
 from porcelain.commands.context import App
+from porcelain.domain import idprefix
 from porcelain.domain.idprefix import unique_lengths
 from porcelain.render import lsview
 
@@ -63,7 +64,9 @@ def ls(
     rewind branches of imported Claude Code sessions.
 
     The highlighted start of each id is its shortest unique prefix: any
-    command takes it in place of the whole id.
+    command takes it in place of the whole id.  An imported session's id
+    ends in hex digits: where the start of those is shorter to type, it is
+    highlighted instead (its handle, `jp c show 3fa9`; `handle` in -F json).
     """
     now = clock.now()
     wanted = [lsview.parse_label(spec) for spec in labels]
@@ -87,8 +90,10 @@ def ls(
         if limit is not None and len(rows) > limit:
             hidden = len(rows) - limit
             rows = rows[-limit:]
+    marks = _handles(store, rows)
     for r in rows:
         r["short_id"] = r["id"][: unique.get(r["id"], len(r["id"]))]
+        r["handle"] = marks.get(r["id"])
     for r in rows:
         if r["unreadable"]:  # one broken chain never hides the others
             app.output.note(f"warning: {r['id']} cannot be read: {r['unreadable']}")
@@ -119,6 +124,14 @@ def _show(
     columns = shutil.get_terminal_size().columns if app.output.is_terminal() else None
     text = lsview.table(rows, unique, now, style=style, show_archived=everything, columns=columns)
     app.output.styled_lines(text)
+
+
+def _handles(store: Store, rows: list[dict[str, Any]]) -> dict[str, str]:
+    """Imported sessions' handles among every id (the refs listed only when a row
+    shown is an imported session's)."""
+    if not any(idprefix.suffix(r["id"]) for r in rows):
+        return {}
+    return idprefix.handles(loc.cid for loc in store.refs.list(archived=None))
 
 
 def _limited(

@@ -81,3 +81,26 @@ def test_one_ids_length_from_its_neighbours_is_the_whole_answer() -> None:
         before = pool[i - 1] if i else None
         after = pool[i + 1] if i + 1 < len(pool) else None
         assert idprefix.unique_length(cid, before, after) == every[cid]
+
+
+def test_handles_are_the_shortest_unshared_start_of_the_hex_suffix() -> None:
+    ids = [
+        "jp-c17966001234-3fa9c0ffee",
+        "jp-c17966001234-3fa1000000",
+        "jp-c17966001234-b00000000a",
+        "jp-c17966001234-b00000000a".replace("jp-c17966001234", "jp-c17966001299"),
+        "jp-c17966001235-1796aaaaaa",
+        "jp-c17727391057",
+    ]
+    got = idprefix.handles(ids)
+    assert got["jp-c17966001234-3fa9c0ffee"] == "3fa9"
+    assert got["jp-c17966001234-3fa1000000"] == "3fa1"
+    assert "jp-c17966001234-b00000000a" not in got  # the same suffix twice: no handle
+    assert got["jp-c17966001235-1796aaaaaa"] == "1796a"  # 1796 starts an id: one more
+    assert "jp-c17727391057" not in got
+    assert idprefix.pick("3fa9", ids) == "jp-c17966001234-3fa9c0ffee"
+    assert idprefix.pick("3fa9c0ffee", ids) == "jp-c17966001234-3fa9c0ffee"
+    with pytest.raises(idprefix.Ambiguous):
+        idprefix.pick("1796", ids)  # a prefix of ids and a handle at once
+    assert idprefix.pick("abc", ids) is None  # three digits: no handle
+    assert idprefix.pick("17727", ids) == "jp-c17727391057"  # a prefix is still a prefix

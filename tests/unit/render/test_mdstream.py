@@ -37,6 +37,20 @@ def test_a_stream_shows_each_block_once_it_is_complete() -> None:
     assert "Last words" in visible(stream.flush())
 
 
+def test_an_answer_cut_off_keeps_the_lines_of_its_rest() -> None:
+    """The held paragraph of an answer that broke off is shown line for line, styled;
+    a whole answer's paragraph is joined as Markdown joins it."""
+    text = "Done:\n\nfirst **step**\nsecond step\nthird st"
+    stream = MarkdownStream(width=60)
+    shown = stream.feed(text) + stream.flush(cut=True)
+    assert visible(shown) == "Done:\n\nfirst step\nsecond step\nthird st\n"
+    assert "\x1b[1mstep\x1b[0m" in shown  # still Markdown: bold is bold
+    whole = MarkdownStream(width=60)
+    assert visible(whole.feed(text) + whole.flush()).endswith("first step second step third st\n")
+    hostile = MarkdownStream(width=60)
+    assert raw_controls(hostile.feed("a\x1b[2J\nb\x07") + hostile.flush(cut=True)) == []
+
+
 def test_code_lines_show_as_they_complete() -> None:
     stream = MarkdownStream(width=60)
     assert "Intro" in visible(stream.feed("Intro\n```python\n"))
