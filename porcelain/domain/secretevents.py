@@ -207,3 +207,26 @@ def redact_text(text: str, allow: AllowList | None = None, conversation: str | N
     allow = allow or AllowList()
     found = [f for f in scan(text) if not allow.permits(f, conversation)]
     return redact(text, found) if found else text
+
+
+def redact_value(value: Any) -> tuple[Any, int]:
+    """Every string of a JSON value (a dict's keys included) with its findings
+    replaced, whatever any allow-list says; and how many were replaced.  For what a
+    page or an answer shows of stored text (titles, labels, snippets, summaries,
+    the commands the operation log recorded)."""
+    if isinstance(value, str):
+        found = scan(value)
+        return (redact(value, found), len(found)) if found else (value, 0)
+    if isinstance(value, dict):
+        out: dict[Any, Any] = {}
+        count = 0
+        for key, item in value.items():
+            new_key, n = redact_value(key) if isinstance(key, str) else (key, 0)
+            out[new_key], m = redact_value(item)
+            count += n + m
+        return out, count
+    if isinstance(value, list | tuple):
+        items = [redact_value(item) for item in value]
+        kept = [item for item, _ in items]
+        return (tuple(kept) if isinstance(value, tuple) else kept), sum(n for _, n in items)
+    return value, 0

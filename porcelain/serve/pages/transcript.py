@@ -37,7 +37,7 @@ class Summary:
     timestamp: str = ""
 
 
-def _masked(cid: str, events: Sequence[Event], query: Query) -> tuple[list[Event], int]:
+def masked_events(cid: str, events: Sequence[Event], query: Query) -> tuple[list[Event], int]:
     """The events with every secret found masked, unless ``?secrets=1`` (which the
     server keeps only for a request from loopback); how many were masked."""
     if flag(query, "secrets"):
@@ -53,7 +53,7 @@ def api(store: Store, query: Query, cid: str, prices: Mapping[str, Price]) -> di
     masked unless ``?secrets=1``; ``prices`` serve the page's total only."""
     conv = load(store, cid)
     compacted = flag(query, "compacted")
-    raw = _masked(cid, conv.events, query)[0]
+    raw = masked_events(cid, conv.events, query)[0]
     events = _projected(raw)[0] if compacted else raw
     return {"id": conv.cid, "compacted": compacted, "events": events}
 
@@ -205,7 +205,7 @@ def page(store: Store, query: Query, cid: str, prices: Mapping[str, Price]) -> M
     conv = load(store, cid)
     compacted = flag(query, "compacted")
     headers: list[str] | None = None
-    raw, masked = _masked(cid, conv.events, query)
+    raw, masked = masked_events(cid, conv.events, query)
     events: Sequence[Event] = raw
     commits: Sequence[str] = conv.commits
     if compacted:
@@ -233,7 +233,7 @@ def page(store: Store, query: Query, cid: str, prices: Mapping[str, Price]) -> M
     standing, gone = ([], []) if compacted else summaries(events)
     made = sum(1 for e in conv.events if e.get("type") == Kind.COMPACTION)
     last = max(min(count, hi) - 1, 0)
-    follow = follow_url(cid, conv.tip, last, made, at, compacted)
+    follow = follow_url(cid, conv.tip, last, made, at, compacted, flag(query, "secrets"))
     turns = tag(
         "div",
         _body(events, commits, headers, standing, range(lo, hi)),
@@ -249,7 +249,7 @@ def page(store: Store, query: Query, cid: str, prices: Mapping[str, Price]) -> M
         + turns
         + nav
     )
-    return layout(title(store, cid), body, [("/", "Conversations")], live=True)
+    return layout(title(store, cid, query), body, [("/", "Conversations")], live=True)
 
 
 def whole(events: Sequence[Event]) -> Markup:
