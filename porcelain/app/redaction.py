@@ -28,6 +28,7 @@ from porcelain.domain.secretevents import (
     note_findings,
     redact_event,
     redact_note,
+    redact_value,
 )
 from porcelain.errors import UserError
 
@@ -124,3 +125,23 @@ def redacted_copy(cid: str, events: list[dict[str, Any]], allow: AllowList | Non
         by_event.setdefault(f.event, []).append(f)
     out = [redact_event(e, by_event.get(i, ())) for i, e in enumerate(events)]
     return out, Counter(f.kind for f in found)
+
+
+def redacted_records(
+    cid: str, records: list[dict[str, Any]], side: dict[str, bytes], allow: AllowList
+) -> tuple[list[dict[str, Any]], dict[str, bytes], Counter[str]]:
+    """A session's records and side files (``export --to ... --redact``) with every
+    finding replaced in every string (the placeholder holds no quote, so a JSON text
+    inside a string stays JSON), those ``allow`` permits kept; and the kinds taken out."""
+    out, found = redact_value(records, allow, cid)
+    files: dict[str, bytes] = {}
+    for name, data in side.items():
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            files[name] = data  # not text: nothing the scanner reads
+            continue
+        new, kinds = redact_value(text, allow, cid)
+        files[name] = str(new).encode("utf-8")
+        found.update(kinds)
+    return list(out), files, found

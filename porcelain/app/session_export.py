@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,7 +14,9 @@ from typing import Any
 from gitstore import Event, Kind, Store, parse_time, write_atomic
 from porcelain.app import session_sidefiles as sidefiles
 from porcelain.app.describe import imported_facts, summaries
+from porcelain.app.redaction import redacted_records
 from porcelain.app.session_branches import BrokenBranches, session_records
+from porcelain.domain.secretevents import AllowList
 from porcelain.domain.sessionfiles import rel_path_problem
 from porcelain.errors import UserError
 from porcelain.jpformat.sessionlines import read_lines, valid_time
@@ -29,6 +32,7 @@ class Written:
     path: Path
     records: int
     jp_turns: int = 0  # turns added in jp (`q -i`), which the tool's file does not hold
+    secrets: Counter[str] = field(default_factory=Counter)  # the kinds redacted (``redact``)
 
 
 def jp_turns(tool: str, events: Sequence[Event]) -> int:
@@ -55,18 +59,24 @@ def _origin_of(events: Sequence[Event]) -> dict[str, Any] | None:
 
 
 def export_session(
-    store: Store, cid: str, tool: str, dest: Path, follow: bool = True
+    store: Store,
+    cid: str,
+    tool: str,
+    dest: Path,
+    follow: bool = True,
+    redact: AllowList | None = None,
 ) -> list[Written]:
     """Write the session of ``cid`` (and its subagent streams) under ``dest`` at their
     paths relative to the tool's root, every kept record as a JSON line, in order (a
-    rewound session's branches put back in their places; a branch exports its session)."""
+    rewound session's branches put back in their places; a branch exports its session);
+    with ``redact``, every secret it does not allow replaced (``app/redaction.py``)."""
     events = store.log.load(cid).events
     origin = _origin_of(events)
     if origin is None or origin.get("format") != tool:
         raise SessionExportError(f"{cid} was not imported from {tool}")
     branch = imported_facts(origin)["imported_from"]["branch"]
     if branch is not None and follow and store.refs.exists(branch["of"]):
-        return export_session(store, branch["of"], tool, dest, follow=False)
+        return export_session(store, branch["of"], tool, dest, follow=False, redact=redact)
     related = _related(store, tool)
     plan = [(cid, origin, events)]
     for sub in related.subagents.get(cid, []):
@@ -84,9 +94,11 @@ def export_session(
             recs = session_records(chain, branches)
         except BrokenBranches as exc:
             raise SessionExportError(f"{owner} cannot be exported: {exc}") from None
-        side = sidefiles.kept(chain)
-        targets.append((owner, dest / str(found["path"]), recs, side, jp_turns(tool, chain)))
-    for owner, path, recs, side, _ in targets:
+        side, kinds = sidefiles.kept(chain), Counter[str]()
+        if redact is not None:
+            recs, side, kinds = redacted_records(owner, recs, side, redact)
+        targets.append((owner, dest / str(found["path"]), recs, side, jp_turns(tool, chain), kinds))
+    for owner, path, recs, side, *_ in targets:
         _check_place(dest, path, [path.parent / name for name in side])
         if _would_lose(path, recs):
             raise SessionExportError(
@@ -94,12 +106,12 @@ def export_session(
                 "move it away, or export to another folder with -o",
             )
     out = []
-    for owner, path, recs, side, added in targets:
+    for owner, path, recs, side, added, kinds in targets:
         _folders(dest, path.parent)
         for name, data in side.items():
             write_atomic(path.parent / name, data, durable=True, mode=PRIVATE)
         write_records(path, recs)
-        out.append(Written(owner, path, len(recs), added))
+        out.append(Written(owner, path, len(recs), added, kinds))
     return out
 
 

@@ -13,6 +13,7 @@ event back with each finding replaced; ``AllowList`` is the user's exceptions.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -209,24 +210,25 @@ def redact_text(text: str, allow: AllowList | None = None, conversation: str | N
     return redact(text, found) if found else text
 
 
-def redact_value(value: Any) -> tuple[Any, int]:
+def redact_value(
+    value: Any, allow: AllowList | None = None, conversation: str | None = None
+) -> tuple[Any, Counter[str]]:
     """Every string of a JSON value (a dict's keys included) with its findings
-    replaced, whatever any allow-list says; and how many were replaced.  For what a
-    page or an answer shows of stored text (titles, labels, snippets, summaries,
-    the commands the operation log recorded)."""
-    if isinstance(value, str):
-        found = scan(value)
-        return (redact(value, found), len(found)) if found else (value, 0)
-    if isinstance(value, dict):
-        out: dict[Any, Any] = {}
-        count = 0
-        for key, item in value.items():
-            new_key, n = redact_value(key) if isinstance(key, str) else (key, 0)
-            out[new_key], m = redact_value(item)
-            count += n + m
-        return out, count
-    if isinstance(value, list | tuple):
-        items = [redact_value(item) for item in value]
-        kept = [item for item, _ in items]
-        return (tuple(kept) if isinstance(value, tuple) else kept), sum(n for _, n in items)
-    return value, 0
+    replaced (those ``allow`` permits kept), and the kinds replaced.  For what a
+    page shows of stored text (titles, labels, summaries, the commands the log
+    recorded) and for a session's records written out (``export --redact``)."""
+    found: Counter[str] = Counter()
+
+    def walk(item: Any) -> Any:
+        if isinstance(item, str):
+            hits = [f for f in scan(item) if allow is None or not allow.permits(f, conversation)]
+            found.update(f.kind for f in hits)
+            return redact(item, hits) if hits else item
+        if isinstance(item, dict):
+            return {walk(k) if isinstance(k, str) else k: walk(v) for k, v in item.items()}
+        if isinstance(item, list | tuple):
+            kept = [walk(v) for v in item]
+            return tuple(kept) if isinstance(item, tuple) else kept
+        return item
+
+    return walk(value), found

@@ -194,7 +194,7 @@ def _imported(app: App, cid: str, done: dict[str, Any]) -> None:
     "--redact",
     is_flag=True,
     help="Replace each secret found with [redacted: KIND] in what is written "
-    "(JP's layout; docs/security.md).",
+    "(JP's layout, or the session's records with --to; docs/security.md).",
 )
 @click.pass_obj
 def export(app: App, target: str | None, dest: Path, fmt: str, redact: bool) -> None:
@@ -203,19 +203,18 @@ def export(app: App, target: str | None, dest: Path, fmt: str, redact: bool) -> 
     With `--to claude-code|codex`, a conversation imported from that tool is
     written back as its session files (Claude Code's subagent streams too) at
     their paths under DIR, every record as it was: export into
-    ~/.claude/projects or $CODEX_HOME to resume it there.
+    ~/.claude/projects or $CODEX_HOME to resume it there.  Either way a warning
+    names the secrets written (kinds and counts); `--redact` writes
+    [redacted: KIND] in their place instead.
     """
-    if fmt in SESSION_TOOLS and redact:
-        raise UsageError(
-            "--redact writes JP's layout only; a session's own files are written as stored",
-            "redact the conversation first (`jp conversation redact ID`), then export it",
-        )
     if fmt in SESSION_TOOLS:
         # lazy: only a session export loads the session modules
+        from porcelain.app.secretcheck import allow_list  # lazy: the user's allow-list
         from porcelain.commands.conversation.sessions import export_sessions
 
-        export_sessions(app, fmt, target, dest)
-        _warn_of_secrets(app, target, dest)
+        export_sessions(app, fmt, target, dest, allow_list(app) if redact else None)
+        if not redact:
+            _warn_of_secrets(app, target, dest)
         return
     # lazy: the JP layout's writer, not loaded by a session import
     # lazy: the scanner and the allow-list's reader, for an export only

@@ -50,8 +50,8 @@ def masked(value: T, query: Query) -> tuple[T, int]:
         return value, 0
     from porcelain.domain.secretevents import redact_value  # lazy: the scanner, for a page
 
-    shown, count = redact_value(value)
-    return cast(T, shown), count
+    shown, found = redact_value(value)
+    return cast(T, shown), sum(found.values())
 
 
 def secrets_toggle(path: str, query: Query, count: int) -> Markup:

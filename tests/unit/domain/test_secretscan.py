@@ -137,8 +137,10 @@ def test_a_notes_every_value_is_scanned_and_redacted_in_its_line_alone() -> None
 def test_every_string_of_a_value_keys_included_is_masked_and_counted() -> None:
     token, key = PLANTED["github token"][1], PLANTED["stripe key"][1]
     value = {"title": f"deploy {token}", "labels": {key: "x"}, "turns": [3, (f"a {key}", None)], "n": 4}
-    shown, count = redact_value(value)
-    assert count == 3 and token not in json.dumps(shown) and key not in json.dumps(shown)
+    shown, found = redact_value(value)
+    assert found == {"github token": 1, "stripe key": 2} and token not in json.dumps(shown) and key not in json.dumps(shown)
     assert shown["title"] == "deploy [redacted: github token]" and shown["n"] == 4
     assert shown["turns"][1] == ("a [redacted: stripe key]", None)
-    assert redact_value({"plain": ["text", 1]}) == ({"plain": ["text", 1]}, 0)
+    assert redact_value({"plain": ["text", 1]}) == ({"plain": ["text", 1]}, {})
+    kept, found = redact_value(value, AllowList(kinds=frozenset({"stripe key"})))
+    assert found == {"github token": 1} and key in json.dumps(kept) and token not in json.dumps(kept)
