@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from gitstore import remotes_containing, replace_unsent_meta
@@ -35,6 +35,7 @@ from porcelain.errors import UserError
 if TYPE_CHECKING:
     from gitstore import Store
     from porcelain.app.session import Session
+    from porcelain.jpformat import JpFolder
 
 
 @dataclass(frozen=True)
@@ -125,6 +126,33 @@ def redacted_copy(cid: str, events: list[dict[str, Any]], allow: AllowList | Non
         by_event.setdefault(f.event, []).append(f)
     out = [redact_event(e, by_event.get(i, ())) for i, e in enumerate(events)]
     return out, Counter(f.kind for f in found)
+
+
+def redacted_import(
+    records: list[dict[str, Any]], side: list[tuple[str, bytes]] | None = None
+) -> tuple[list[dict[str, Any]], list[tuple[str, bytes]]]:
+    """A session file's records (and side files) as ``redaction.on_import`` stores
+    them: every finding replaced, whatever the allow-list says, so that the same
+    file always gives the same records (a re-import compares these, finds them
+    equal, and writes nothing)."""
+    out, files, _found = redacted_records("", records, dict(side or ()), AllowList())
+    return out, list(files.items())
+
+
+def redacted_folder(conv: JpFolder) -> JpFolder:
+    """A read JP folder as ``redaction.on_import`` stores it: every string of its
+    events, metadata and base configuration with every finding replaced (the same
+    folder always gives the same events, so a re-import compares equal).  The events
+    are held as a list, since each is written changed."""
+    events = [redact_value(e)[0] for e in conv.events]
+    return replace(
+        conv,
+        title=redact_value(conv.title)[0],
+        metadata=redact_value(conv.metadata)[0],
+        base_config=redact_value(conv.base_config)[0],
+        events=events,
+        first=events[0] if events else None,
+    )
 
 
 def redacted_records(

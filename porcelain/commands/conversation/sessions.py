@@ -44,8 +44,10 @@ def import_sessions(
     store = app.store()
     mark = config_mark(app.environ, store)  # before the configuration is read
     bar = _Progress(app, len(files)) if not quiet and not app.output.json else None
+    # the records redacted as they are read (docs/security.md); the scanner loads only then
+    redact = app.config(warn=False).get("redaction.on_import") is True
     try:
-        done = import_files(store, tool, files, app.limits(), bar.step if bar else None)
+        done = import_files(store, tool, files, app.limits(), bar.step if bar else None, redact)
     finally:
         if bar:
             bar.clear()

@@ -104,6 +104,10 @@ def _import_jp(app: App, folders: tuple[Path, ...], activate: bool) -> None:
     try:
         # every folder read and checked first; its events are then read again as written
         read = [scan_conversation(folder, limits, progress) for folder in folders]
+        if app.config(warn=False).get("redaction.on_import") is True:  # docs/security.md
+            from porcelain.app.redaction import redacted_folder  # lazy: the scanner, when asked
+
+            read = [redacted_folder(conv) for conv in read]
         _write_jp(app, folders, read, activate, progress)
     finally:
         progress.clear()
