@@ -19,7 +19,7 @@ from porcelain.serve.html import Markup, esc, join, link, tag
 from porcelain.serve.html import page as layout
 from porcelain.serve.live import follow_url
 from porcelain.serve.markdown import render
-from porcelain.serve.pages.common import load, pager, pages_of, tabs, title
+from porcelain.serve.pages.common import load, masked, pager, pages_of, tabs, title
 from porcelain.serve.pages.events import folded, tool_names, turn_html
 from porcelain.serve.routes import Query, flag, number
 
@@ -186,8 +186,9 @@ def turns_html(
     return _body(events, commits, None, standing, shown)
 
 
-def spent(conv: Conversation, prices: Mapping[str, Price]) -> Markup:
-    """The conversation's total as `jp usage` counts it (``Spent:`` in `show`), or nothing."""
+def spent(conv: Conversation, prices: Mapping[str, Price], query: Query) -> Markup:
+    """The conversation's total as `jp usage` counts it (``Spent:`` in `show`), or nothing;
+    the models' names (stored text) masked unless ``?secrets=1``."""
     total = chain_total(conv, prices)
     if total is None:
         return Markup("")
@@ -197,7 +198,7 @@ def spent(conv: Conversation, prices: Mapping[str, Price]) -> Markup:
         f"cache read {total['cache_read_tokens']:,}"
     )
     price = cost(total["cost_usd"]) if total["cost_usd"] is not None else "no price"
-    text = f"Spent: {counts} tokens: {price} ({', '.join(total['models'])})"
+    text = masked(f"Spent: {counts} tokens: {price} ({', '.join(total['models'])})", query)[0]
     return tag("p", Markup(esc(text) + " · " + link("/usage", "all usage")), class_="spent")
 
 
@@ -242,7 +243,7 @@ def page(store: Store, query: Query, cid: str, prices: Mapping[str, Price]) -> M
     )
     body = Markup(
         tabs(cid, "")
-        + spent(conv, prices)
+        + spent(conv, prices, query)
         + tag("p", toggle)
         + superseded(gone, standing)
         + nav
