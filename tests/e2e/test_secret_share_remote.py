@@ -72,9 +72,15 @@ def test_share_pushes_the_redacted_chain_that_a_clone_shows_and_unshare_deletes_
     undone = user.run("undo")
     assert undone.returncode == 0 and f"conversation unshare {cid} --remote share" in undone.stderr
     assert _refs(remote) == [f"refs/heads/jp-shared/{cid}"]
+    user.ok("conversation", "share", cid, "--remote", "share")  # recorded again, sent nothing
     gone = user.run("conversation", "unshare", cid, "--remote", "share")
     assert gone.returncode == 0 and _refs(remote) == []
     assert user.fail("conversation", "unshare", cid, "--remote", "share").returncode == 1
+    # undo of the unshare brings back the record here, not the copy there, and says so
+    undone = user.run("undo")
+    assert undone.returncode == 0 and f"conversation share {cid} --remote share" in undone.stderr
+    assert _refs(remote) == []
+    assert "no longer on share" in user.ok("conversation", "unshare", cid, "--remote", "share")
     user.fsck()
 
 
