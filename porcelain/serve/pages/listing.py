@@ -101,19 +101,32 @@ def _search(
             events, commits = store.log.read_chain(loc.tip)
         except CorruptEvent:
             continue
-        events = _as_shown(loc.cid, events, query)
-        for _commit, hit in chain_hits(events, commits, tuple(SCOPES), matcher):
+        hit = _first_hit(loc.cid, events, commits, matcher, not flag(query, SECRETS))
+        if hit is not None:
             found[loc.cid] = f"turn {hit['turn']}, {hit['scope']}: {hit['text']}"
-            break
     return found
 
 
-def _as_shown(cid: str, events: list[Any], query: Query) -> list[Any]:
-    if flag(query, SECRETS):
-        return events
-    from porcelain.app.redaction import redacted_copy  # lazy: the scanner, for a search
+def _first_hit(
+    cid: str, events: list[Any], commits: list[str], matcher: re.Pattern[str], mask: bool
+) -> dict[str, object] | None:
+    """The chain's first hit; with ``mask``, the first that still matches once its
+    event's secrets are masked (only the events holding a hit are scanned, each once)."""
+    at = {c: i for i, c in enumerate(commits)}
+    checked: set[int] = set()
+    for commit, hit in chain_hits(events, commits, tuple(SCOPES), matcher):
+        if not mask:
+            return hit
+        i = at[commit]
+        if i in checked:
+            continue  # its masked text matched nothing
+        checked.add(i)
+        from porcelain.app.redaction import redacted_copy  # lazy: the scanner, for a search
 
-    return redacted_copy(cid, events)[0]
+        shown = redacted_copy(cid, [events[i]])[0]
+        for _commit, masked_hit in chain_hits(shown, [commit], tuple(SCOPES), matcher):
+            return {**masked_hit, "turn": hit["turn"]}
+    return None
 
 
 @dataclass
