@@ -134,3 +134,17 @@ def test_a_kill_before_the_push_or_after_the_remote_deletion_is_completed_next_t
     assert done.returncode == 0 and "no longer on share" in done.stdout
     assert "jp/shared" not in _git("--git-dir", str(user.store), "for-each-ref")
     user.fsck()
+
+
+def test_a_remote_that_refuses_leaves_nothing_recorded_and_says_why(
+    user: User, shared: tuple[str, Path]
+) -> None:
+    cid, remote = shared
+    hook = remote / "hooks" / "pre-receive"
+    hook.write_text('#!/bin/sh\necho "shares are closed here" >&2\nexit 1\n')
+    hook.chmod(0o755)
+    before = user.ok("op", "log")
+    proc = user.fail("conversation", "share", cid, "--remote", "share")
+    assert proc.returncode == 1 and "shares are closed here" in proc.stderr
+    assert _refs(remote) == [] and user.ok("op", "log") == before  # no success claimed, no record kept
+    assert "jp/shared" not in _git("--git-dir", str(user.store), "for-each-ref")
