@@ -24,7 +24,7 @@ TITLE = PLANTED["github token"][1]
 LABEL = PLANTED["stripe key"][1]
 GUIDANCE = PLANTED["slack token"][1]
 RESULT = PLANTED["aws secret access key"][1]
-VALUES = (TITLE, LABEL, GUIDANCE, RESULT)
+VALUES = (TITLE, LABEL, GUIDANCE, RESULT, PLANTED["private key"][1])
 
 
 def _leaks(text: str) -> list[str]:
@@ -40,6 +40,7 @@ def planted(user: User, tmp_path: Path) -> str:
     user.ok("c", "use", cid)
     user.ok(OFFLINE, "c", "compact", "--turn", "1", f"--summarize=keep {GUIDANCE}")
     user.ok("c", "fork", cid)
+    user.import_(Path(str(corpus.leaky_jp(tmp_path / "17800000941-key", "private key"))))
     return cid
 
 
@@ -64,6 +65,10 @@ def test_every_page_and_answer_masks_what_the_scanner_finds(user: User, planted:
         # a search for a secret's own text finds nothing: no page is an oracle for it
         assert "No conversations match." in client.page(f"/?q={quote(RESULT[:16])}")
         assert f"r-{cid}" in client.page(f"/?q={quote(RESULT[:16])}&secrets=1")
+        # a line inside a private key block: the block is found in its whole event
+        key_line = corpus.PRIVATE_KEY.splitlines()[2]
+        assert "No conversations match." in client.page(f"/?q={quote(key_line[:24])}")
+        assert key_line[:24] in client.page(f"/?q={quote(key_line[:24])}&secrets=1")
         # from loopback the toggle shows them, page by page
         assert TITLE in client.page(f"/c/{cid}/tree?secrets=1")
         assert LABEL in json.dumps(client.api("/ls?secrets=1"))
