@@ -121,6 +121,7 @@ if TYPE_CHECKING:
     from gitstore.sync.remotestate import find as find_remote
     from gitstore.sync.remotestate import listing as list_remotes
     from gitstore.sync.remotestate import remove as remove_remote
+    from gitstore.sync.shared import Shared, share_on_remote, shared_record, unshare_on_remote
     from gitstore.sync.urls import check as check_remote_url
     from gitstore.sync.urls import redact as redact_url
     from gitstore.undoing import Result as UndoResult
@@ -208,6 +209,10 @@ _WHERE: dict[str, str] = {
     "remotes_holding": "gitstore.sync.delete",
     "remotes_containing": "gitstore.sync.delete",
     "replace_unsent_meta": "gitstore.sync.notes",
+    "Shared": "gitstore.sync.shared",
+    "share_on_remote": "gitstore.sync.shared",
+    "unshare_on_remote": "gitstore.sync.shared",
+    "shared_record": "gitstore.sync.shared",
     "RemoteInfo": "gitstore.sync.remotes",
     "check_remote_name": "gitstore.sync.remotes:check_name",
     "list_remotes": "gitstore.sync.remotestate:listing",
@@ -364,6 +369,10 @@ __all__ = [
     "remotes_holding",
     "remotes_containing",
     "replace_unsent_meta",
+    "Shared",
+    "share_on_remote",
+    "unshare_on_remote",
+    "shared_record",
     "read_file",
     "NotStreamable",
     "stream_array",

@@ -29,6 +29,10 @@ Points (in the order an operation reaches them):
 - ``config:locked``: a config change is written to ``config.lock``, not yet renamed
 - ``remote:config-written``: a removed remote's settings are gone, jp's copies
   of it (``refs/jp-remotes/<name>/``) not yet deleted
+- ``share:before-push``: a shared chain is written and recorded here
+  (``refs/jp/shared/<remote>/<id>``), not yet pushed
+- ``unshare:remote-deleted``: the shared branch is deleted on the remote, the
+  record here not yet
 
 Porcelain adds ``model:streaming`` (the first answer text of a model response
 has arrived, nothing of it is committed).
@@ -58,6 +62,8 @@ POINTS = (
     "copies:renamed",
     "config:locked",
     "remote:config-written",
+    "share:before-push",
+    "unshare:remote-deleted",
     "model:streaming",
 )
 

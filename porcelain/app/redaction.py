@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from gitstore import remotes_containing, replace_unsent_meta
@@ -28,12 +28,14 @@ from porcelain.domain.secretevents import (
     note_findings,
     redact_event,
     redact_note,
+    redact_value,
 )
 from porcelain.errors import UserError
 
 if TYPE_CHECKING:
     from gitstore import Store
     from porcelain.app.session import Session
+    from porcelain.jpformat import JpFolder
 
 
 @dataclass(frozen=True)
@@ -124,3 +126,50 @@ def redacted_copy(cid: str, events: list[dict[str, Any]], allow: AllowList | Non
         by_event.setdefault(f.event, []).append(f)
     out = [redact_event(e, by_event.get(i, ())) for i, e in enumerate(events)]
     return out, Counter(f.kind for f in found)
+
+
+def redacted_import(
+    records: list[dict[str, Any]], side: list[tuple[str, bytes]] | None = None
+) -> tuple[list[dict[str, Any]], list[tuple[str, bytes]]]:
+    """A session file's records (and side files) as ``redaction.on_import`` stores
+    them: every finding replaced, whatever the allow-list says, so that the same
+    file always gives the same records (a re-import compares these, finds them
+    equal, and writes nothing)."""
+    out, files, _found = redacted_records("", records, dict(side or ()), AllowList())
+    return out, list(files.items())
+
+
+def redacted_folder(conv: JpFolder) -> JpFolder:
+    """A read JP folder as ``redaction.on_import`` stores it: every string of its
+    events, metadata and base configuration with every finding replaced (the same
+    folder always gives the same events, so a re-import compares equal).  The events
+    are held as a list, since each is written changed."""
+    events = [redact_value(e)[0] for e in conv.events]
+    return replace(
+        conv,
+        title=redact_value(conv.title)[0],
+        metadata=redact_value(conv.metadata)[0],
+        base_config=redact_value(conv.base_config)[0],
+        events=events,
+        first=events[0] if events else None,
+    )
+
+
+def redacted_records(
+    cid: str, records: list[dict[str, Any]], side: dict[str, bytes], allow: AllowList
+) -> tuple[list[dict[str, Any]], dict[str, bytes], Counter[str]]:
+    """A session's records and side files (``export --to ... --redact``) with every
+    finding replaced in every string (the placeholder holds no quote, so a JSON text
+    inside a string stays JSON), those ``allow`` permits kept; and the kinds taken out."""
+    out, found = redact_value(records, allow, cid)
+    files: dict[str, bytes] = {}
+    for name, data in side.items():
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            files[name] = data  # not text: nothing the scanner reads
+            continue
+        new, kinds = redact_value(text, allow, cid)
+        files[name] = str(new).encode("utf-8")
+        found.update(kinds)
+    return list(out), files, found

@@ -6,6 +6,7 @@ import json
 import os
 import re
 import stat
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,7 +15,9 @@ from typing import Any
 from gitstore import Event, Kind, Store, parse_time, write_atomic
 from porcelain.app import session_sidefiles as sidefiles
 from porcelain.app.describe import imported_facts, summaries
+from porcelain.app.redaction import redacted_records
 from porcelain.app.session_branches import BrokenBranches, session_records
+from porcelain.domain.secretevents import AllowList
 from porcelain.domain.sessionfiles import rel_path_problem
 from porcelain.errors import UserError
 from porcelain.jpformat import giveback
@@ -31,6 +34,7 @@ class Written:
     path: Path
     records: int
     jp_turns: int = 0  # turns added in jp (`q -i`), which the tool's file does not hold
+    secrets: Counter[str] = field(default_factory=Counter)  # the kinds redacted (``redact``)
 
 
 def jp_turns(tool: str, events: Sequence[Event]) -> int:
@@ -51,14 +55,21 @@ def jp_turns(tool: str, events: Sequence[Event]) -> int:
 
 
 def export_session(
-    store: Store, cid: str, tool: str, dest: Path, cwd: str, follow: bool = True
+    store: Store,
+    cid: str,
+    tool: str,
+    dest: Path,
+    cwd: str,
+    follow: bool = True,
+    redact: AllowList | None = None,
 ) -> list[Written]:
     """Write the session of ``cid`` (and its subagent streams) under ``dest`` at their
     paths relative to the tool's root, every kept record as a JSON line, in order (a
     rewound session's branches put back in their places; a branch exports its session),
     with the turns added in jp as the tool's records.  A conversation not imported from
     ``tool`` (a fork of a session, or jp's own) is a session of its own (``cwd``: the
-    folder it is given to when no record names one)."""
+    folder it is given to when no record names one).  With ``redact``, every secret it
+    does not allow is replaced (``app/redaction.py``)."""
     events = store.log.load(cid).events
     other = giveback.foreign(tool, events)
     if other is not None:
@@ -68,12 +79,12 @@ def export_session(
             f"export it with --to {other}",
         )
     if giveback.own_session(tool, cid, events):
-        return [_export_own(cid, tool, events, dest, cwd)]
+        return [_export_own(cid, tool, events, dest, cwd, redact)]
     origin = giveback.origin_of(events)
     assert origin is not None
     branch = imported_facts(origin)["imported_from"]["branch"]
     if branch is not None and follow and store.refs.exists(branch["of"]):
-        return export_session(store, branch["of"], tool, dest, cwd, follow=False)
+        return export_session(store, branch["of"], tool, dest, cwd, follow=False, redact=redact)
     related = _related(store, tool)
     plan = [(cid, origin, events)]
     for sub in related.subagents.get(cid, []):
@@ -87,7 +98,7 @@ def export_session(
         if problem:
             raise SessionExportError(f"{owner}: its recorded path cannot be written: {problem}")
         branches = [store.log.load(b).events for b in related.branches.get(owner, [])]
-        side = sidefiles.kept(chain)
+        side, kinds = sidefiles.kept(chain), Counter[str]()
         if branches:  # a rewound session: its records in their places, jp's turns named
             try:
                 recs = session_records(chain, branches)
@@ -97,23 +108,25 @@ def export_session(
         else:
             recs = [p.record for p in giveback.plan(tool, owner, chain, cwd)[1]]
             left = 0
-        targets.append((owner, dest / str(found["path"]), recs, side, left))
+        if redact is not None:
+            recs, side, kinds = redacted_records(owner, recs, side, redact)
+        targets.append((owner, dest / str(found["path"]), recs, side, left, kinds))
     _check_all(dest, targets)
     out = []
-    for owner, path, recs, side, added in targets:
+    for owner, path, recs, side, added, kinds in targets:
         _folders(dest, path.parent)
         for name, data in side.items():
             write_atomic(path.parent / name, data, durable=True, mode=PRIVATE)
         write_records(path, recs)
-        out.append(Written(owner, path, len(recs), added))
+        out.append(Written(owner, path, len(recs), added, kinds))
     return out
 
 
-Target = tuple[str, Path, list[dict[str, Any]], dict[str, bytes], int]
+Target = tuple[str, Path, list[dict[str, Any]], dict[str, bytes], int, Counter[str]]
 
 
 def _check_all(dest: Path, targets: Sequence[Target]) -> None:
-    for owner, path, recs, side, _ in targets:
+    for owner, path, recs, side, *_ in targets:
         _check_place(dest, path, [path.parent / name for name in side])
         if _would_lose(path, recs):
             raise SessionExportError(
@@ -122,19 +135,23 @@ def _check_all(dest: Path, targets: Sequence[Target]) -> None:
             )
 
 
-def _export_own(cid: str, tool: str, events: Sequence[Event], dest: Path, cwd: str) -> Written:
+def _export_own(
+    cid: str, tool: str, events: Sequence[Event], dest: Path, cwd: str, redact: AllowList | None
+) -> Written:
     """A fork of a session, or a conversation of jp's own, as a session of its own."""
     context, pieces = giveback.plan(tool, cid, events, cwd)
-    recs = [p.record for p in pieces]
+    recs, kinds = [p.record for p in pieces], Counter[str]()
     if not any(p.jp for p in pieces) and not any(
         e.get("type") == Kind.CHAT_REQUEST for e in events
     ):
         raise SessionExportError(f"{cid} has no turns to write", "add one with `jp q -i ID`")
+    if redact is not None:
+        recs, _, kinds = redacted_records(cid, recs, {}, redact)
     path = dest / own_path(tool, context.session, events, recs, context.cwd)
-    _check_all(dest, [(cid, path, recs, {}, 0)])
+    _check_all(dest, [(cid, path, recs, {}, 0, kinds)])
     _folders(dest, path.parent)
     write_records(path, recs)
-    return Written(cid, path, len(recs))
+    return Written(cid, path, len(recs), 0, kinds)
 
 
 def own_path(

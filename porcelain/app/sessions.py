@@ -146,17 +146,20 @@ def import_files(
     files: Sequence[Found],
     limits: Limits,
     progress: Callable[[FileOutcome], None] | None = None,
+    redact: bool = False,
 ) -> list[FileOutcome]:
     """Import each file in turn (sessions before their subagents).  One import of
     sessions at a time per store (two hooks firing together would both create the
-    same new session): a second one waits for the first."""
+    same new session): a second one waits for the first.  ``redact``
+    (``redaction.on_import``): each file's records are redacted as they are read,
+    before they are mapped, compared with the stored ones or written."""
     out = []
     with store.refs.hold_named(LOCK, WAIT_SECONDS, ImportBusy()):
         known = known_imports(store)
         # the new sessions go into one set of packs, their refs created together
         with store.log.batch() as batch:
             for found in files:
-                outcome = _import_one(store, tool, found, limits, known)
+                outcome = _import_one(store, tool, found, limits, known, redact)
                 out.append(outcome)
                 if progress:
                     progress(outcome)
@@ -169,7 +172,7 @@ def import_files(
 
 
 def _import_one(
-    store: Store, tool: str, found: Found, limits: Limits, known: _Known
+    store: Store, tool: str, found: Found, limits: Limits, known: _Known, redact: bool = False
 ) -> FileOutcome:
     max_line = line_limit(limits.max_event_bytes)
     cid = known.by_path.get((tool, found.rel))
@@ -205,6 +208,11 @@ def _import_one(
     )
     if not lines.records:
         return outcome
+    if redact:  # before the mapping: the same file always redacts the same way, so a
+        # re-import compares the stored records with these, finds them equal, writes nothing
+        from porcelain.app.redaction import redacted_import  # lazy: the scanner, when asked
+
+        lines.records = redacted_import(lines.records)[0]
     mapped = _mapped(tool, lines.records)
     groups, session, agent = mapped.groups, mapped.session, mapped.agent
     if agent is None and found.agent:
@@ -214,6 +222,8 @@ def _import_one(
     side: list[tuple[str, bytes]] = []
     if tool == "claude-code" and found.agent:  # agent-X.meta.json beside agent-X.jsonl
         side, outcome.notes = sidefiles.beside(found.path)
+    if redact and side:
+        side = redacted_import([], side)[1]
     forks = known.forks.get(cid, {}) if cid else {}
     if mapped.forks or forks:
         # lazy: with the mappers, only for a file that changed

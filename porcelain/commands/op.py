@@ -62,3 +62,5 @@ def restore(app: App, operation: str) -> None:
         return
     app.output.line(f"Restored the store to after operation {short}: {opshow.command(result.op)}")
     app.output.lines(opshow.moves_text(result.moved))
+    for line in opshow.shared_lines(result.moved):  # what a remote keeps
+        app.output.note(line)

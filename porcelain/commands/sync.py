@@ -247,6 +247,12 @@ def _syncer(app: App, name: str | None, progress: _Progress) -> Syncer:
     return open_sync(store, name, git, progress, unattended)
 
 
+def remote_syncer(app: App, name: str) -> Syncer:
+    """The remote ``name`` opened as a push opens it (its name checked, git found,
+    never prompting without a terminal): for `jp conversation share --remote`."""
+    return _syncer(app, name, _Progress(app))
+
+
 def _someone_can_answer(app: App) -> bool:
     """Whether git and ssh may ask for a password or passphrase: only with stdin and
     stderr on a terminal (docs/sync.md); elsewhere the prompt would wait forever."""

@@ -36,6 +36,8 @@ def undo(app: App, force: bool) -> None:
             *opshow.remote_lines(result.op, undone=True),
         ],
     )
+    for line in opshow.shared_lines(result.moved):
+        app.output.note(line)
     app.output.note(
         f"that operation ran at {opshow.when(result.op.time)}; `jp undo` reverses the "
         "store's operations only: a change to a configuration file (`jp config set` "

@@ -254,8 +254,8 @@ ROOT = Table(
         "secrets": Table(
             {"allow": Table({"kinds": STRINGS, "hashes": STRINGS, "conversations": STRINGS})}
         ),
-        # a tool's result redacted before it is stored or sent (user files only)
-        "redaction": Table({"on_tool_result": BOOL}),
+        # a tool's result, an import's records, redacted before they are stored (user files only)
+        "redaction": Table({"on_tool_result": BOOL, "on_import": BOOL}),
         # how long a remote may say nothing before a sync gives up (docs/sync.md)
         "sync": Table({"stall_seconds": POSITIVE_INT}),
         # prompts kept by name for `jp q -t NAME` (docs/everyday.md, Templates); never a conversation's

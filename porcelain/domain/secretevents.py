@@ -13,6 +13,7 @@ event back with each finding replaced; ``AllowList`` is the user's exceptions.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -207,3 +208,27 @@ def redact_text(text: str, allow: AllowList | None = None, conversation: str | N
     allow = allow or AllowList()
     found = [f for f in scan(text) if not allow.permits(f, conversation)]
     return redact(text, found) if found else text
+
+
+def redact_value(
+    value: Any, allow: AllowList | None = None, conversation: str | None = None
+) -> tuple[Any, Counter[str]]:
+    """Every string of a JSON value (a dict's keys included) with its findings
+    replaced (those ``allow`` permits kept), and the kinds replaced.  For what a
+    page shows of stored text (titles, labels, summaries, the commands the log
+    recorded) and for a session's records written out (``export --redact``)."""
+    found: Counter[str] = Counter()
+
+    def walk(item: Any) -> Any:
+        if isinstance(item, str):
+            hits = [f for f in scan(item) if allow is None or not allow.permits(f, conversation)]
+            found.update(f.kind for f in hits)
+            return redact(item, hits) if hits else item
+        if isinstance(item, dict):
+            return {walk(k) if isinstance(k, str) else k: walk(v) for k, v in item.items()}
+        if isinstance(item, list | tuple):
+            kept = [walk(v) for v in item]
+            return tuple(kept) if isinstance(item, tuple) else kept
+        return item
+
+    return walk(value), found

@@ -30,6 +30,30 @@ def moves_text(moves: Sequence[Move]) -> list[str]:
     return [f"    {m.ref}: {value(m.old)} -> {value(m.new)}" for m in moves]
 
 
+def shared_lines(moved: Sequence[Move]) -> list[str]:
+    """What an undo or a restore did not take back: a copy shared on a remote
+    (`jp conversation share --remote`) whose record here it moved."""
+    from gitstore import shared_record  # lazy: the sync modules, for an undo only
+
+    out = []
+    for m in moved:
+        found = shared_record(m.ref)
+        if found is None:
+            continue
+        remote, cid = found
+        if m.new is None:
+            out.append(
+                f"the copy of {cid} shared on {remote} is still there (undo changes this store "
+                f"only): `jp conversation unshare {cid} --remote {remote}` deletes it"
+            )
+        else:
+            out.append(
+                f"the record of {cid}'s share on {remote} is back here, but not the copy there "
+                f"if it was deleted: `jp conversation share {cid} --remote {remote}` shares it again"
+            )
+    return out
+
+
 def moves_brief(moves: Sequence[Move], op_id: str) -> list[str]:
     """``moves_text`` of the first few refs and a count of the rest (`jp remote
     remove` moves every tracking ref of its remote), with where to see them all."""

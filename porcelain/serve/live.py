@@ -17,7 +17,7 @@ import hashlib
 
 from gitstore import Kind, Store, is_valid_id
 from porcelain.serve.html import Markup, href, link, tag
-from porcelain.serve.routes import Query, Reply, number, one
+from porcelain.serve.routes import Query, Reply, flag, number, one
 
 HTML = "text/html; charset=utf-8"
 
@@ -32,14 +32,18 @@ def answer(store: Store, kind: str, query: Query, cid: str = "") -> Reply:
     return _conversation(store, query, cid)
 
 
-def follow_url(cid: str, tip: str, last: int, compactions: int, page: int, compacted: bool) -> str:
-    """What a page of ``cid`` showing turns up to ``last`` (0-based) at ``tip`` asks."""
+def follow_url(
+    cid: str, tip: str, last: int, compactions: int, page: int, compacted: bool, secrets: bool
+) -> str:
+    """What a page of ``cid`` showing turns up to ``last`` (0-based) at ``tip`` asks
+    (``secrets``: the page shows them, and so do the turns it is sent)."""
     wanted = {
         "tip": tip,
         "from": last,
         "c": compactions,
         "page": page,
         "compacted": compacted and "1",
+        "secrets": secrets and "1",
     }
     return href(f"/live/c/{cid}", wanted)
 
@@ -58,19 +62,20 @@ def _conversation(store: Store, query: Query, cid: str) -> Reply:
     if one(query, "compacted"):
         return _empty(200, {"X-Reload": "1"})
     conv = store.log.load(cid)
-    compactions = sum(1 for e in conv.events if e.get("type") == Kind.COMPACTION)
+    events = transcript.masked_events(cid, conv.events, query)[0]  # as the page masks them
+    compactions = sum(1 for e in events if e.get("type") == Kind.COMPACTION)
     if compactions != number(query, "c", 0):
         return _empty(200, {"X-Reload": "1"})  # the page's blocks are not those now
-    count = transcript.turn_count(conv.events)
+    count = transcript.turn_count(events)
     page = max(number(query, "page", 1), 1)
     lo, hi = number(query, "from", 0), page * transcript.PER_PAGE
-    standing = transcript.summaries(conv.events)[0]
-    body = transcript.turns_html(conv.events, conv.commits, standing, range(lo, min(count, hi)))
+    standing = transcript.summaries(events)[0]
+    body = transcript.turns_html(events, conv.commits, standing, range(lo, min(count, hi)))
     if count > hi:
         more = link(f"/c/{cid}", "newer turns are on the next page", {"page": page + 1})
         body = Markup(body + tag("p", more, class_="more", id="more"))
     last = max(min(count, hi) - 1, 0)
-    nxt = follow_url(cid, loc.tip, last, compactions, page, False)
+    nxt = follow_url(cid, loc.tip, last, compactions, page, False, flag(query, "secrets"))
     return Reply(200, HTML, body.encode(), {"X-Next": nxt})
 
 

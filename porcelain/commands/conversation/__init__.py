@@ -27,6 +27,7 @@ SUBCOMMANDS = {
         "scan": "redact",
         "redact": "redact",
         "share": "share",
+        "unshare": "unshare",
     }.items()
 }
 SUBCOMMANDS["print"] = f"{_BASE}printing:print_"
@@ -64,7 +65,8 @@ SUMMARIES = {
     "export": "Export a conversation to JP's folder layout.",
     "scan": "List the secrets found in conversations (masked).",
     "redact": "Replace the secrets in conversations with placeholders.",
-    "share": "Write a conversation as one HTML page, secrets redacted.",
+    "share": "Share a conversation as an HTML page or on a git remote, secrets redacted.",
+    "unshare": "Delete a conversation's shared copy on a git remote.",
 }
 
 

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from porcelain.app.session_summary import config_mark, keep_summary
 from porcelain.app.sessions import FileOutcome, import_files
 from porcelain.commands.context import App
 from porcelain.domain import sessionreport as report
 from porcelain.domain.sessionfiles import Found, find_files
+
+if TYPE_CHECKING:
+    from porcelain.domain.secretevents import AllowList
 
 
 def changed_since(files: list[Found], moment: float) -> list[Found]:
@@ -41,8 +45,10 @@ def import_sessions(
     store = app.store()
     mark = config_mark(app.environ, store)  # before the configuration is read
     bar = _Progress(app, len(files)) if not quiet and not app.output.json else None
+    # the records redacted as they are read (docs/security.md); the scanner loads only then
+    redact = app.config(warn=False).get("redaction.on_import") is True
     try:
-        done = import_files(store, tool, files, app.limits(), bar.step if bar else None)
+        done = import_files(store, tool, files, app.limits(), bar.step if bar else None, redact)
     finally:
         if bar:
             bar.clear()
@@ -111,27 +117,33 @@ class _Progress:
             self.app.output.err.flush()
 
 
-def export_sessions(app: App, tool: str, target: str | None, dest: Path) -> None:
+def export_sessions(
+    app: App, tool: str, target: str | None, dest: Path, redact: AllowList | None = None
+) -> None:
     # lazy: an import, the frequent call, does not load the export side
     from porcelain.app.session_export import export_session
     from porcelain.app.targets import resolve
 
     store = app.store()
     loc = resolve(store, target)
-    written = export_session(store, loc.cid, tool, dest, os.getcwd())
+    written = export_session(store, loc.cid, tool, dest, os.getcwd(), redact=redact)
     if app.output.emit_json(
         {
             "id": loc.cid,
             "output": str(dest),
             "files": [
-                {"id": w.cid, "path": str(w.path), "records": w.records, "jp_turns": w.jp_turns}
+                {"id": w.cid, "path": str(w.path), "records": w.records, "jp_turns": w.jp_turns,
+                 "secrets": dict(sorted(w.secrets.items()))}  # fmt: skip
                 for w in written
             ],
+            "redacted": redact is not None,
         }
     ):
         return
     for w in written:
-        app.output.line(f"Exported {w.cid} ({w.records} records) to {w.path}")
+        n = sum(w.secrets.values())
+        gone = f", {n} secret(s) redacted" if n else ""
+        app.output.line(f"Exported {w.cid} ({w.records} records) to {w.path}{gone}")
         if w.jp_turns:
             s = "s" if w.jp_turns != 1 else ""
             app.output.note(

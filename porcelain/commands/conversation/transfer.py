@@ -104,6 +104,10 @@ def _import_jp(app: App, folders: tuple[Path, ...], activate: bool) -> None:
     try:
         # every folder read and checked first; its events are then read again as written
         read = [scan_conversation(folder, limits, progress) for folder in folders]
+        if app.config(warn=False).get("redaction.on_import") is True:  # docs/security.md
+            from porcelain.app.redaction import redacted_folder  # lazy: the scanner, when asked
+
+            read = [redacted_folder(conv) for conv in read]
         _write_jp(app, folders, read, activate, progress)
     finally:
         progress.clear()
@@ -194,7 +198,7 @@ def _imported(app: App, cid: str, done: dict[str, Any]) -> None:
     "--redact",
     is_flag=True,
     help="Replace each secret found with [redacted: KIND] in what is written "
-    "(JP's layout; docs/security.md).",
+    "(JP's layout, or the session's records with --to; docs/security.md).",
 )
 @click.pass_obj
 def export(app: App, target: str | None, dest: Path, fmt: str, redact: bool) -> None:
@@ -206,19 +210,18 @@ def export(app: App, target: str | None, dest: Path, fmt: str, redact: bool) -> 
     as the tool's records: export into ~/.claude/projects or $CODEX_HOME to
     resume it there. A fork of a session, or a conversation never imported,
     becomes a session of its own (Claude Code's project of the folder the
-    export runs in when it has none; docs/sessions.md).
+    export runs in when it has none; docs/sessions.md).  Either way a warning
+    names the secrets written (kinds and counts); `--redact` writes
+    [redacted: KIND] in their place instead.
     """
-    if fmt in SESSION_TOOLS and redact:
-        raise UsageError(
-            "--redact writes JP's layout only; a session's own files are written as stored",
-            "redact the conversation first (`jp conversation redact ID`), then export it",
-        )
     if fmt in SESSION_TOOLS:
         # lazy: only a session export loads the session modules
+        from porcelain.app.secretcheck import allow_list  # lazy: the user's allow-list
         from porcelain.commands.conversation.sessions import export_sessions
 
-        export_sessions(app, fmt, target, dest)
-        _warn_of_secrets(app, target, dest)
+        export_sessions(app, fmt, target, dest, allow_list(app) if redact else None)
+        if not redact:
+            _warn_of_secrets(app, target, dest)
         return
     # lazy: the JP layout's writer, not loaded by a session import
     # lazy: the scanner and the allow-list's reader, for an export only

@@ -1,14 +1,17 @@
-"""What several pages share: finding a conversation, its tabs, a pager."""
+"""What several pages share: finding a conversation, its title, its tabs, a pager,
+and the masking of secrets in what a page shows of stored text."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from gitstore import Conversation, Store, is_valid_id
 from porcelain.app.describe import summaries
 from porcelain.domain.titles import shown_title
 from porcelain.serve.html import Markup, join, link, tag
-from porcelain.serve.routes import NotFound
+from porcelain.serve.routes import NotFound, Query, flag
+
+T = TypeVar("T")
 
 TABS = (
     ("", "Transcript"),
@@ -25,13 +28,41 @@ def load(store: Store, cid: str) -> Conversation:
     return store.log.load(cid)
 
 
-def title(store: Store, cid: str) -> str:
+def title(store: Store, cid: str, query: Query) -> str:
     """The conversation's title by the one rule `ls`, `show` and `use` follow
-    (``porcelain/domain/titles.py``), its facts read from the cache's summary."""
+    (``porcelain/domain/titles.py``), its facts read from the cache's summary;
+    secrets masked unless ``?secrets=1``."""
     loc = store.refs.locate(cid)
     facts = summaries(store, [loc])[loc.tip] if loc is not None else {}
     meta = store.notes.meta(cid)
-    return shown_title(meta.get("title"), facts.get("tool_title"), facts.get("first_request"))
+    found = shown_title(meta.get("title"), facts.get("tool_title"), facts.get("first_request"))
+    return masked(found, query)[0]
+
+
+SECRETS = "secrets"  # ?secrets=1: the page shows what the scanner found (the server keeps it for loopback only)
+
+
+def masked(value: T, query: Query) -> tuple[T, int]:
+    """``value`` (a page's JSON, a title) with every secret the scanner finds in its
+    strings replaced by ``[redacted: KIND]``, and how many; as it is with
+    ``?secrets=1``, which the server keeps only for a request from loopback."""
+    if flag(query, SECRETS):
+        return value, 0
+    from porcelain.domain.secretevents import redact_value  # lazy: the scanner, for a page
+
+    shown, found = redact_value(value)
+    return cast(T, shown), sum(found.values())
+
+
+def secrets_toggle(path: str, query: Query, count: int) -> Markup:
+    """The link that shows the ``count`` secrets masked on this page (from this
+    machine only), or masks them again; nothing when there is nothing to toggle."""
+    showing = flag(query, SECRETS)
+    if not count and not showing:
+        return Markup("")
+    kept = {k: v for k, v in query.items() if k != SECRETS}
+    text = "mask secrets" if showing else f"show the {count} secret(s) found (this machine only)"
+    return tag("p", link(path, text, {**kept, SECRETS: "" if showing else "1"}, class_="toggle"))
 
 
 def relation(row: dict[str, Any]) -> tuple[str | None, str, str]:

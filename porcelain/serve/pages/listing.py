@@ -18,7 +18,7 @@ from porcelain.render import lsview
 from porcelain.serve.html import Markup, esc, href, join, link, tag, void
 from porcelain.serve.html import page as layout
 from porcelain.serve.live import refs_state
-from porcelain.serve.pages.common import pager, pages_of, relation
+from porcelain.serve.pages.common import SECRETS, masked, pager, pages_of, relation
 from porcelain.serve.routes import Query, flag, number, one
 
 PER_PAGE = 100
@@ -31,7 +31,8 @@ NO_PROJECT = "(none)"  # the project filter's value for conversations without on
 
 def rows_for(store: Store, query: Query) -> tuple[list[dict[str, Any]], dict[str, str]]:
     """The rows the filters keep, in ls's order (newest activity first on a page),
-    and for a search the first matching line of each."""
+    and for a search the first matching line of each; secrets masked unless
+    ``?secrets=1``."""
     now = clock.now()
     archived, everything = flag(query, "archived"), flag(query, "all")
     every = store.refs.list(archived=None)
@@ -39,9 +40,11 @@ def rows_for(store: Store, query: Query) -> tuple[list[dict[str, Any]], dict[str
     hits: dict[str, str] = {}
     pattern = one(query, "q")
     if pattern:
-        hits = _search(store, pattern, flag(query, "regex"), everything or archived)
+        hits = _search(store, pattern, flag(query, "regex"), everything or archived, query)
         located = [loc for loc in located if loc.cid in hits]
-    rows = listing(store, located, active_id(store))
+    # titles and labels as the page shows them (masked unless ?secrets=1), so that
+    # the title filter and the sort see what the reader sees
+    rows = masked(listing(store, located, active_id(store)), query)[0]
     rows = lsview.keep_imported(rows, one(query, "imported") or None, agents=everything)
     wanted = [lsview.parse_label(spec) for spec in query.get("label", []) if spec]
     since = one(query, "since")
@@ -81,8 +84,12 @@ def tool_of(row: dict[str, Any]) -> str:
     return str(origin.get("tool")) if isinstance(origin, dict) and origin.get("tool") else "jp"
 
 
-def _search(store: Store, pattern: str, regex: bool, archived: bool) -> dict[str, str]:
-    """id -> its first line that matches (grep's smart case, over every scope)."""
+def _search(
+    store: Store, pattern: str, regex: bool, archived: bool, query: Query
+) -> dict[str, str]:
+    """id -> its first line that matches (grep's smart case, over every scope); over
+    the events as the transcript shows them, so a masked secret's own text matches
+    nothing unless ``?secrets=1`` (no search probes it)."""
     try:
         matcher = compile_pattern(pattern, regex)
     except re.error:
@@ -94,10 +101,32 @@ def _search(store: Store, pattern: str, regex: bool, archived: bool) -> dict[str
             events, commits = store.log.read_chain(loc.tip)
         except CorruptEvent:
             continue
-        for _commit, hit in chain_hits(events, commits, tuple(SCOPES), matcher):
+        hit = _first_hit(loc.cid, events, commits, matcher, not flag(query, SECRETS))
+        if hit is not None:
             found[loc.cid] = f"turn {hit['turn']}, {hit['scope']}: {hit['text']}"
-            break
     return found
+
+
+def _first_hit(
+    cid: str, events: list[Any], commits: list[str], matcher: re.Pattern[str], mask: bool
+) -> dict[str, object] | None:
+    """The chain's first hit; with ``mask``, the first that still matches once its
+    event's secrets are masked (only the events holding a hit are scanned, each once)."""
+    at = {c: i for i, c in enumerate(commits)}
+    checked: set[int] = set()
+    for commit, hit in chain_hits(events, commits, tuple(SCOPES), matcher):
+        if not mask:
+            return hit
+        i = at[commit]
+        if i in checked:
+            continue  # its masked text matched nothing
+        checked.add(i)
+        from porcelain.app.redaction import redacted_copy  # lazy: the scanner, for a search
+
+        shown = redacted_copy(cid, [events[i]])[0]
+        for _commit, masked_hit in chain_hits(shown, [commit], tuple(SCOPES), matcher):
+            return {**masked_hit, "turn": hit["turn"]}
+    return None
 
 
 @dataclass
@@ -160,7 +189,7 @@ def _newest(store: Store, query: Query) -> Shown | None:
     for r in rows:
         r["short_id"] = r["id"][: unique.get(r["id"], len(r["id"]))]
         r["project"] = r.get("project") or place
-    return Shown(rows, total, {}, page, pages_of(total, size))
+    return Shown(masked(rows, query)[0], total, {}, page, pages_of(total, size))
 
 
 def api(store: Store, query: Query) -> list[dict[str, Any]]:

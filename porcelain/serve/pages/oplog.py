@@ -8,14 +8,17 @@ from gitstore import Store
 from porcelain.render import opshow
 from porcelain.serve.html import Markup, join, tag
 from porcelain.serve.html import page as layout
+from porcelain.serve.pages.common import masked
 from porcelain.serve.routes import Query, number
 
 LIMIT = 200
 
 
 def api(store: Store, query: Query) -> list[dict[str, Any]]:
-    """`jp op log -F json` (``?limit=N``, default 200)."""
-    return [opshow.as_json(o) for o in store.ops.list(number(query, "limit", LIMIT))]
+    """`jp op log -F json` (``?limit=N``, default 200); secrets in the commands as
+    typed (`jp conversation edit --title ...`) masked unless ``?secrets=1``."""
+    ops = [opshow.as_json(o) for o in store.ops.list(number(query, "limit", LIMIT))]
+    return masked(ops, query)[0]
 
 
 def page(store: Store, query: Query) -> Markup:

@@ -15,7 +15,8 @@ from porcelain.render import opshow
 from porcelain.serve.html import Markup, esc, join, link, tag
 from porcelain.serve.html import page as layout
 from porcelain.serve.markdown import render
-from porcelain.serve.pages.common import load, tabs, title
+from porcelain.serve.pages.common import load, masked, secrets_toggle, tabs, title
+from porcelain.serve.routes import Query
 
 _MARKS = re.compile(r"\[-(.*?)-\]|\{\+(.*?)\+\}", re.DOTALL)
 
@@ -85,7 +86,13 @@ def _source_as_scored(
     return store.log.load(source_id).events, "against the source now"
 
 
-def api(store: Store, _query: Any, cid: str) -> dict[str, Any]:
+def api(store: Store, query: Query, cid: str) -> dict[str, Any]:
+    """The compactions and reviews; secrets in their text (summaries, diffs, the
+    commands the log recorded) masked unless ``?secrets=1``."""
+    return masked(_found(store, cid), query)[0]
+
+
+def _found(store: Store, cid: str) -> dict[str, Any]:
     # lazy: the review modules load only for this page
     from porcelain.app.review.revisions import diff_json, revisions
 
@@ -171,9 +178,10 @@ def _operation(op: dict[str, Any] | None) -> str:
     )
 
 
-def page(store: Store, query: Any, cid: str) -> Markup:
-    found = api(store, query, cid)
-    parts = [tabs(cid, "/review"), tag("h2", "Compactions")]
+def page(store: Store, query: Query, cid: str) -> Markup:
+    found, hidden = masked(_found(store, cid), query)
+    parts = [tabs(cid, "/review"), secrets_toggle(f"/c/{cid}/review", query, hidden)]
+    parts.append(tag("h2", "Compactions"))
     applied = [
         tag("li", f"{_span(a)} at {a['at']}{_operation(a['operation'])}")
         for a in found["applied"]
@@ -213,5 +221,6 @@ def page(store: Store, query: Any, cid: str) -> Markup:
                 class_="review",
             )
         )
-    crumbs = [("/", "Conversations"), (f"/c/{cid}", title(store, cid))]
-    return layout(f"Compactions and reviews of {title(store, cid)}", join(parts), crumbs)
+    name = title(store, cid, query)
+    crumbs = [("/", "Conversations"), (f"/c/{cid}", name)]
+    return layout(f"Compactions and reviews of {name}", join(parts), crumbs)

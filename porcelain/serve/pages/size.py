@@ -14,7 +14,8 @@ from porcelain.domain.tokens import PROVIDER_VISIBLE, event_text
 from porcelain.serve.html import Markup, join, tag
 from porcelain.serve.html import page as layout
 from porcelain.serve.html import svg as drawing
-from porcelain.serve.pages.common import load, tabs, title
+from porcelain.serve.pages.common import load, masked, tabs, title
+from porcelain.serve.routes import Query
 
 WANTS_WINDOW = True  # routes.py hands this page the window of a conversation's model
 Window = Callable[[Store, Conversation], tuple[str, int]]
@@ -82,11 +83,13 @@ def points(events: Sequence[Event]) -> tuple[list[dict[str, Any]], list[dict[str
     return turns, marks
 
 
-def api(store: Store, _query: Any, cid: str, window: Window) -> dict[str, Any]:
+def api(store: Store, query: Query, cid: str, window: Window) -> dict[str, Any]:
+    """The figures; the model's name (stored text) masked unless ``?secrets=1``."""
     conv = load(store, cid)
     model, size = window(store, conv)
     turns, marks = points(conv.events)
-    return {"id": cid, "model": model, "window": size, "turns": turns, "compactions": marks}
+    found = {"id": cid, "model": model, "window": size, "turns": turns, "compactions": marks}
+    return masked(found, query)[0]
 
 
 def _compactions(marks: list[dict[str, Any]], x: Callable[[float], float]) -> list[Markup]:
@@ -177,7 +180,7 @@ def svg(data: dict[str, Any]) -> Markup:
     return drawing(join(parts), W, H, "chart")
 
 
-def page(store: Store, query: Any, cid: str, window: Window) -> Markup:
+def page(store: Store, query: Query, cid: str, window: Window) -> Markup:
     data = api(store, query, cid, window)
     counted = sum(1 for t in data["turns"] if t["counted"])
     legend = tag(
@@ -186,5 +189,6 @@ def page(store: Store, query: Any, cid: str, window: Window) -> Markup:
         class_="legend",
     )
     body = Markup(tabs(cid, "/size") + tag("div", svg(data), class_="figure") + legend)
-    crumbs = [("/", "Conversations"), (f"/c/{cid}", title(store, cid))]
-    return layout(f"Size of {title(store, cid)}", body, crumbs)
+    name = title(store, cid, query)
+    crumbs = [("/", "Conversations"), (f"/c/{cid}", name)]
+    return layout(f"Size of {name}", body, crumbs)

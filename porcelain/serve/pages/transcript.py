@@ -19,7 +19,7 @@ from porcelain.serve.html import Markup, esc, join, link, tag
 from porcelain.serve.html import page as layout
 from porcelain.serve.live import follow_url
 from porcelain.serve.markdown import render
-from porcelain.serve.pages.common import load, pager, pages_of, tabs, title
+from porcelain.serve.pages.common import load, masked, pager, pages_of, tabs, title
 from porcelain.serve.pages.events import folded, tool_names, turn_html
 from porcelain.serve.routes import Query, flag, number
 
@@ -37,7 +37,7 @@ class Summary:
     timestamp: str = ""
 
 
-def _masked(cid: str, events: Sequence[Event], query: Query) -> tuple[list[Event], int]:
+def masked_events(cid: str, events: Sequence[Event], query: Query) -> tuple[list[Event], int]:
     """The events with every secret found masked, unless ``?secrets=1`` (which the
     server keeps only for a request from loopback); how many were masked."""
     if flag(query, "secrets"):
@@ -53,7 +53,7 @@ def api(store: Store, query: Query, cid: str, prices: Mapping[str, Price]) -> di
     masked unless ``?secrets=1``; ``prices`` serve the page's total only."""
     conv = load(store, cid)
     compacted = flag(query, "compacted")
-    raw = _masked(cid, conv.events, query)[0]
+    raw = masked_events(cid, conv.events, query)[0]
     events = _projected(raw)[0] if compacted else raw
     return {"id": conv.cid, "compacted": compacted, "events": events}
 
@@ -186,8 +186,9 @@ def turns_html(
     return _body(events, commits, None, standing, shown)
 
 
-def spent(conv: Conversation, prices: Mapping[str, Price]) -> Markup:
-    """The conversation's total as `jp usage` counts it (``Spent:`` in `show`), or nothing."""
+def spent(conv: Conversation, prices: Mapping[str, Price], query: Query) -> Markup:
+    """The conversation's total as `jp usage` counts it (``Spent:`` in `show`), or nothing;
+    the models' names (stored text) masked unless ``?secrets=1``."""
     total = chain_total(conv, prices)
     if total is None:
         return Markup("")
@@ -197,7 +198,7 @@ def spent(conv: Conversation, prices: Mapping[str, Price]) -> Markup:
         f"cache read {total['cache_read_tokens']:,}"
     )
     price = cost(total["cost_usd"]) if total["cost_usd"] is not None else "no price"
-    text = f"Spent: {counts} tokens: {price} ({', '.join(total['models'])})"
+    text = masked(f"Spent: {counts} tokens: {price} ({', '.join(total['models'])})", query)[0]
     return tag("p", Markup(esc(text) + " · " + link("/usage", "all usage")), class_="spent")
 
 
@@ -205,7 +206,7 @@ def page(store: Store, query: Query, cid: str, prices: Mapping[str, Price]) -> M
     conv = load(store, cid)
     compacted = flag(query, "compacted")
     headers: list[str] | None = None
-    raw, masked = _masked(cid, conv.events, query)
+    raw, masked = masked_events(cid, conv.events, query)
     events: Sequence[Event] = raw
     commits: Sequence[str] = conv.commits
     if compacted:
@@ -233,7 +234,7 @@ def page(store: Store, query: Query, cid: str, prices: Mapping[str, Price]) -> M
     standing, gone = ([], []) if compacted else summaries(events)
     made = sum(1 for e in conv.events if e.get("type") == Kind.COMPACTION)
     last = max(min(count, hi) - 1, 0)
-    follow = follow_url(cid, conv.tip, last, made, at, compacted)
+    follow = follow_url(cid, conv.tip, last, made, at, compacted, flag(query, "secrets"))
     turns = tag(
         "div",
         _body(events, commits, headers, standing, range(lo, hi)),
@@ -242,14 +243,14 @@ def page(store: Store, query: Query, cid: str, prices: Mapping[str, Price]) -> M
     )
     body = Markup(
         tabs(cid, "")
-        + spent(conv, prices)
+        + spent(conv, prices, query)
         + tag("p", toggle)
         + superseded(gone, standing)
         + nav
         + turns
         + nav
     )
-    return layout(title(store, cid), body, [("/", "Conversations")], live=True)
+    return layout(title(store, cid, query), body, [("/", "Conversations")], live=True)
 
 
 def whole(events: Sequence[Event]) -> Markup:

@@ -14,7 +14,16 @@ from porcelain.render.lsview import title_of
 from porcelain.serve.html import Markup, esc, join, link, tag
 from porcelain.serve.html import page as layout
 from porcelain.serve.html import svg as drawing
-from porcelain.serve.pages.common import load, relation, short_commit, tabs, title
+from porcelain.serve.pages.common import (
+    load,
+    masked,
+    relation,
+    secrets_toggle,
+    short_commit,
+    tabs,
+    title,
+)
+from porcelain.serve.routes import Query
 
 ROW, COLUMN, WIDTH, HEIGHT = 56, 220, 200, 40
 
@@ -24,9 +33,13 @@ def _parent(row: dict[str, Any]) -> tuple[str | None, str]:
     return parent, kind
 
 
-def api(store: Store, _query: Any, cid: str) -> dict[str, Any]:
+def api(store: Store, query: Query, cid: str) -> dict[str, Any]:
     """``{id, root, nodes: [{id, title, kind, parent, depth, turns, fork_commit}]}``,
-    depth first from the root."""
+    depth first from the root; secrets in titles masked unless ``?secrets=1``."""
+    return masked(_family(store, cid), query)[0]
+
+
+def _family(store: Store, cid: str) -> dict[str, Any]:
     load(store, cid)
     located = store.refs.list(archived=None)
     rows = {r["id"]: r for r in listing(store, located, active_id(store))}
@@ -111,8 +124,8 @@ def svg(tree: dict[str, Any]) -> Markup:
     return drawing(Markup(join(edges) + join(boxes)), width, height, "tree")
 
 
-def page(store: Store, query: Any, cid: str) -> Markup:
-    tree = api(store, query, cid)
+def page(store: Store, query: Query, cid: str) -> Markup:
+    tree, hidden = masked(_family(store, cid), query)
     rows = []
     for n in tree["nodes"]:
         point = Markup("")
@@ -136,11 +149,12 @@ def page(store: Store, query: Any, cid: str) -> Markup:
         )
     body = Markup(
         tabs(cid, "/tree")
+        + secrets_toggle(f"/c/{cid}/tree", query, hidden)
         + tag("div", svg(tree), class_="figure")
         + tag("ul", join(rows), class_="nodes")
     )
     return layout(
-        f"Tree of {title(store, cid)}",
+        f"Tree of {title(store, cid, query)}",
         body,
-        [("/", "Conversations"), (f"/c/{cid}", title(store, cid))],
+        [("/", "Conversations"), (f"/c/{cid}", title(store, cid, query))],
     )

@@ -16,6 +16,7 @@ from porcelain.render.usageview import cost
 from porcelain.serve.html import Markup, esc, join, tag, void
 from porcelain.serve.html import page as layout
 from porcelain.serve.html import svg as drawing
+from porcelain.serve.pages.common import masked
 from porcelain.serve.pages.size import round_step, short_count
 from porcelain.serve.routes import BadRequest, Query, one
 
@@ -61,7 +62,7 @@ def api(store: Store, query: Query, prices: Mapping[str, Price]) -> dict[str, An
     wanted = _filters(query)
     result = summary(store, "day", prices, wanted["since"], wanted["until"], wanted["tools"])
     shown = {k: (v.isoformat() if k != "tools" and v else v) for k, v in wanted.items()}
-    return {**result, **shown}
+    return masked({**result, **shown}, query)[0]  # model names are stored text
 
 
 def _price(row: Mapping[str, Any]) -> str:

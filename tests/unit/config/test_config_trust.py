@@ -250,6 +250,7 @@ def test_every_allowed_key_is_a_schema_key_and_none_defines_execution() -> None:
         f"providers.mcp.{TOOL}.timeout",
         f"providers.mcp.{TOOL}.tools.{TOOL}.enable",
         f"providers.mcp.{TOOL}.tools.{TOOL}.run",
+        "redaction.on_import",
         "redaction.on_tool_result",
         "secrets.allow.conversations",
         "secrets.allow.hashes",

@@ -13,6 +13,7 @@ from porcelain.domain.secretevents import (
     note_findings,
     redact_event,
     redact_note,
+    redact_value,
 )
 from porcelain.domain.secretscan import KINDS, digest, redact, scan
 from tests.support.secretcorpus import PLANTED, PRIVATE_KEY
@@ -131,3 +132,15 @@ def test_a_notes_every_value_is_scanned_and_redacted_in_its_line_alone() -> None
     assert json.loads(kept[0]) == {"k": "title", "v": "see [redacted: github token]", "t": 1, "m": "a"}
     assert kept[3] == "not a metadata line [redacted: github token]"
     assert note_findings("jp-c1", text, AllowList(conversations=frozenset({"jp-c1"}))) == []
+
+
+def test_every_string_of_a_value_keys_included_is_masked_and_counted() -> None:
+    token, key = PLANTED["github token"][1], PLANTED["stripe key"][1]
+    value = {"title": f"deploy {token}", "labels": {key: "x"}, "turns": [3, (f"a {key}", None)], "n": 4}
+    shown, found = redact_value(value)
+    assert found == {"github token": 1, "stripe key": 2} and token not in json.dumps(shown) and key not in json.dumps(shown)
+    assert shown["title"] == "deploy [redacted: github token]" and shown["n"] == 4
+    assert shown["turns"][1] == ("a [redacted: stripe key]", None)
+    assert redact_value({"plain": ["text", 1]}) == ({"plain": ["text", 1]}, {})
+    kept, found = redact_value(value, AllowList(kinds=frozenset({"stripe key"})))
+    assert found == {"github token": 1} and key in json.dumps(kept) and token not in json.dumps(kept)
