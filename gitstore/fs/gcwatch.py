@@ -98,4 +98,3 @@ def _host() -> str:
     import socket
 
     return socket.gethostname()
-

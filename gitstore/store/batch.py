@@ -19,7 +19,6 @@ transaction creates all the refs or none, and each names a complete chain.
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -28,9 +27,10 @@ from typing import TYPE_CHECKING
 
 from gitstore import faults, ids, refs
 from gitstore.clock import seconds
-from gitstore.errors import ConversationExists, EnvironmentFault, environment_fault
+from gitstore.errors import ConversationExists, EnvironmentFault
 from gitstore.events import validate
 from gitstore.fs import gcwatch
+from gitstore.git import command
 from gitstore.refs import create as refcreate
 from gitstore.refs.transaction import RefUpdate
 from gitstore.store import packwrite
@@ -98,9 +98,7 @@ class Batch:
             self._writer = packwrite.Writer(g.gitdir).__enter__()
         fitted = (g.fit(validate(e, f"event {n}")) for n, e in enumerate(events))
         names = dict(tool_names or {})
-        tip = self._writer.chain(
-            fitted, parent, names, g.signature_line, g.identity.name, on_rows=g.cache.add
-        )
+        tip = self._writer.chain(fitted, parent, names, g.who, g.identity.name, on_rows=g.cache.add)
         if tip is None:
             raise ValueError("a conversation needs at least one event")
         self._writer.blob(ids.anchor_bytes(cid))
@@ -159,7 +157,7 @@ class Batch:
             if _update_refs(self._g.gitdir, wanted, "jp conversation import"):
                 made.update(wanted)
                 if len(wanted) >= PACK_REFS_AT:  # loose refs: every listing reads each file
-                    _git(self._g.gitdir, ["pack-refs", "--all"], b"")
+                    command.run(self._g.gitdir, ["pack-refs", "--all"], check=False)
             for name, tip in wanted.items():
                 if name not in made and refcreate.create(self._g.place, name, tip, reasons[name]):
                     made.add(name)
@@ -178,18 +176,7 @@ def _update_refs(gitdir: Path, wanted: dict[str, str], message: str) -> bool:
     whether it committed (git leaves every ref as it was when one cannot be created)."""
     lines = "".join(f"create {name}\0{tip}\0" for name, tip in wanted.items())
     args = ["update-ref", "--create-reflog", "-z", "--stdin", "-m", message]
-    return _git(gitdir, args, lines.encode())
-
-
-def _git(gitdir: Path, args: list[str], data: bytes) -> bool:
-    """Run ``git args`` on ``data``; whether it succeeded."""
-    try:
-        done = subprocess.run(
-            ["git", "--git-dir", str(gitdir), *args], input=data, capture_output=True
-        )
-    except OSError as exc:
-        raise environment_fault(exc, str(gitdir)) or exc from None
-    return done.returncode == 0
+    return command.run(gitdir, args, lines.encode(), check=False).returncode == 0
 
 
 def _check_present(gitdir: Path, written: tuple[str, ...]) -> None:

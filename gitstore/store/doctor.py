@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
-import subprocess
 import time
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
@@ -22,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from gitstore import refs
 from gitstore.fs import flock
+from gitstore.git import command
 from gitstore.oplog import log as oplog
 from gitstore.oplog import recorder as oprecord
 from gitstore.refs import packed, quarantine, transaction
@@ -271,19 +271,13 @@ def check_fsck(store: Store) -> list[Finding]:
         return [
             Finding("fsck", "git is not installed: fsck skipped", "install git", severity="note")
         ]
-    proc = subprocess.run(
-        [git, "--git-dir", str(store.gitdir), "fsck", "--no-dangling", "--no-progress"],
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        errors="replace",
-        check=False,
-    )
+    proc = command.run(store.gitdir, ["fsck", "--no-dangling", "--no-progress"], check=False)
     if proc.returncode == 0:
         return []
+    said = (proc.stdout + proc.stderr).decode("utf-8", "replace")
     lines = [
         line.strip()
-        for line in (proc.stdout + proc.stderr).splitlines()
+        for line in said.splitlines()
         if line.strip() and not line.startswith(("notice:", "Checking"))
     ]
     lines = lines or [f"git fsck exited with {proc.returncode}"]

@@ -31,13 +31,12 @@ from gitstore.store.types import Identity
 if TYPE_CHECKING:
     import pygit2
 
-    from gitstore.store import packwrite
+    from gitstore.git.objects import Who
     from gitstore.store.maintenance import Maintenance
 else:
     from gitstore.lazy import lazy_module
 
     pygit2 = lazy_module("pygit2")  # loaded by the first command that touches git objects
-    packwrite = lazy_module("gitstore.store.packwrite")  # loaded by the first bulk write
 
 
 OPLOG_RETENTION = 90 * 86400.0  # seconds the operation log keeps an operation, by default
@@ -188,11 +187,6 @@ class Ground:
             return event, data
         return fitted, commits.blob_bytes(fitted)
 
-    def event_signature(self, name: str, event: Event) -> pygit2.Signature:
+    def who(self, name: str, event: Event) -> Who:
         """An event commit's author or committer ``name``, at the event's own time."""
-        return pygit2.Signature(name, self.identity.email, _epoch(str(event["timestamp"])), 0)
-
-    def signature_line(self, name: str, event: Event) -> bytes:
-        """``event_signature`` as a pack writer spells it in a commit."""
-        sig = self.event_signature(name, event)
-        return packwrite.signature_line(sig.raw_name, sig.raw_email, sig.time, sig.offset)
+        return name.encode(), self.identity.email.encode(), _epoch(str(event["timestamp"])), 0

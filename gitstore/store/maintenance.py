@@ -138,7 +138,8 @@ class Maintenance:
         """Maintain now: ``git gc`` (``--auto`` unless forced), in the background unless
         ``wait``.  Returns what ran ("git gc", "git gc --auto", "compress_references" or "")."""
         import shutil  # lazy: start-up; only maintenance starts git
-        import subprocess  # lazy: as shutil
+
+        from gitstore.git import command  # lazy: as shutil (subprocess)
 
         if self.retention is not None:
             trim_oplog(Place.of(self.repo, self.gitdir), self.retention(), self.now())
@@ -150,14 +151,6 @@ class Maintenance:
             if not wait:
                 return ""
             self._running.wait()
-        args = [git, "--git-dir", str(self.gitdir), "gc", "--quiet"]
-        if not force:
-            args.insert(4, "--auto")
-        null = subprocess.DEVNULL
-        if wait:
-            subprocess.run(args, check=False, stdin=null, stdout=null, stderr=null)
-        else:
-            self._running = subprocess.Popen(
-                args, stdin=null, stdout=null, stderr=null, start_new_session=True
-            )
-        return " ".join(["git", *args[3:]])
+        args = ["gc", "--quiet"] if force else ["gc", "--auto", "--quiet"]
+        self._running = command.start(self.gitdir, args, wait)
+        return " ".join(["git", *args])

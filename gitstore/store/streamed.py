@@ -66,7 +66,7 @@ class Streamed:
         store = self.store
         names = dict(self.tool_names or {})
         return packwrite.write_stream(
-            store.gitdir, self._fitted(), self.parent, names, store.signature_line,
+            store.gitdir, self._fitted(), self.parent, names, store.who,
             store.identity.name, store.cache.add,
         )  # fmt: skip
 

@@ -27,11 +27,11 @@ from pathlib import Path
 from gitstore.errors import EnvironmentFault, RefBusy, SyncError
 from gitstore.fs import atomic
 from gitstore.fs.shelters import free_stem
+from gitstore.git import command
 from gitstore.refs import bulk
 from gitstore.refs import files as refread
 from gitstore.refs.transaction import WAIT_SECONDS
 from gitstore.sync import remotes
-from gitstore.sync import stall as stalling
 from gitstore.sync.transport import FSCK, GitCli, Transport
 
 BULK_AT = 100  # names on the remote from which a first pull clones
@@ -103,7 +103,7 @@ def _clone(
     args = [transport.git, *FSCK, "-c", "transfer.unpackLimit=1", "clone", "--mirror"]
     args += ["--no-local", "--quiet", "--", url, str(work)]
     try:
-        proc = stalling.run(args, remote, transport.stall, transport.env(remote), text=False)
+        proc = command.watched(args, remote, transport.stall, transport.env(remote), text=False)
     except OSError:
         return False
     if proc.returncode != 0 or has_loose_objects(work):

@@ -19,6 +19,7 @@ from dataclasses import replace
 
 from gitstore import ids, refs
 from gitstore.boundary import Limits, conversation_name
+from gitstore.git.command import STALL_SECONDS
 from gitstore.refs import quarantine, transaction
 from gitstore.store.core import Store
 from gitstore.sync import created as bulkpull
@@ -31,7 +32,6 @@ from gitstore.sync.fetching import Inbound
 from gitstore.sync.here import Here
 from gitstore.sync.outcome import Outcome, Tips
 from gitstore.sync.plan import Action, PullStep, archived_by_meta, plan_pull, reduce
-from gitstore.sync.stall import STALL_SECONDS
 from gitstore.sync.transport import Transport, choose
 
 __all__ = ["Outcome", "Syncer", "Tips", "open_sync"]

@@ -133,15 +133,13 @@ class Log(Chains):
         self, event: Event, data: bytes, parent: str | None, names: dict[str, str]
     ) -> pygit2.Oid:
         """One event's blob, tree and commit (the same ids whenever it is written)."""
-        blob = self._g.repo.create_blob(data)
-        builder = self._g.repo.TreeBuilder()
-        builder.insert("event.json", blob, pygit2.GIT_FILEMODE_BLOB)
-        tree = builder.write()
-        author = self._g.event_signature(commits.author_name(event), event)
-        committer = self._g.event_signature(self._g.identity.name, event)
-        parents = [pygit2.Oid(hex=parent)] if parent else []
-        message = commits.message(event, names)
-        return self._g.repo.create_commit(None, author, committer, message, tree, parents)
+        g = self._g
+        author, committer = g.who(commits.author_name(event), event), g.who(g.identity.name, event)
+        blob, tree, commit = commits.objects(event, parent, names, author, committer, data)
+        odb = g.repo.odb
+        odb.write(pygit2.GIT_OBJECT_BLOB, blob)
+        odb.write(pygit2.GIT_OBJECT_TREE, tree)
+        return odb.write(pygit2.GIT_OBJECT_COMMIT, commit)
 
     def _keep_written(
         self,
@@ -193,9 +191,7 @@ class Log(Chains):
         """``write_packed`` of events with their ``event.json`` bytes (computed once)."""
         g = self._g
         # libgit2 rescans objects/pack when a lookup misses, so the new packs are found
-        return packwrite.write(
-            g.gitdir, pairs, parent, names, g.signature_line, g.identity.name, g.cache.add
-        )
+        return packwrite.write(g.gitdir, pairs, parent, names, g.who, g.identity.name, g.cache.add)
 
     def create(
         self,
@@ -339,7 +335,9 @@ class Log(Chains):
             faults.point("rewrite:objects-written")
             self._keep_written(chain, events, parent, tool_names)
             self._move_tip(cid, expected, chain[-1], reason)
-            gcwatch.after_gc(self._g.gitdir)  # a prune that walked before the move deletes until then
+            gcwatch.after_gc(
+                self._g.gitdir
+            )  # a prune that walked before the move deletes until then
             self._keep_written(chain, events, parent, tool_names)  # pruned as the ref moved
         finally:
             packwrite.release()  # the ref names the packs now (or never will)

@@ -1,0 +1,170 @@
+"""git's pack files: the one writer of them in jp.
+
+Two shapes, one entry format (whole objects, never deltas, deflated at the
+fastest level; a tree, mostly object ids, only stored in zlib's format):
+
+- ``pack_bytes`` / ``write``: a handful of objects whose bytes jp holds, packed
+  in memory with their index made from what was written (pack version 2, index
+  version 2, SHA-1 names, as ``git index-pack`` would index the same pack);
+  libgit2's pack builder would read each back and search for deltas, a few
+  milliseconds a write.
+- ``PackFile``: a pack of any size streamed to a file object by object, then
+  closed and indexed by ``git index-pack``, which checks every object (an
+  import's chains, ``store.packwrite``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import os
+import struct
+import zlib
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from gitstore.git import command
+from gitstore.git.objects import object_id
+
+# a pack entry's type (as pygit2's ``ObjectType`` numbers them)
+KINDS = frozenset({1, 2, 3, 4})  # commit, tree, blob, tag
+_BIG = 0x7FFFFFFF  # an offset past this needs the index's 64-bit table: not written here
+
+
+def entry_header(kind: int, size: int) -> bytes:
+    """An entry's type and inflated size: 3 bits of type, then the size 4 bits first
+    and 7 bits a byte after, each byte but the last with its top bit set."""
+    out = bytearray()
+    byte = (kind << 4) | (size & 0x0F)
+    size >>= 4
+    while size:
+        out.append(byte | 0x80)
+        byte = size & 0x7F
+        size >>= 7
+    out.append(byte)
+    return bytes(out)
+
+
+Entry = tuple[bytes, bytes]  # (raw name, the entry's bytes: header and deflated data)
+
+
+def pack_bytes(objects: Sequence[tuple[int, bytes]]) -> tuple[bytes, bytes]:
+    """The pack of ``objects`` (type, bytes) and its index; refuses what they cannot hold."""
+    entries: list[Entry] = []
+    for kind, data in objects:
+        if kind not in KINDS:
+            raise ValueError(f"not an object type a pack stores whole: {kind}")
+        # a tree is mostly object ids, which do not deflate: stored, not searched
+        record = entry_header(kind, len(data)) + zlib.compress(data, 0 if kind == 2 else 1)
+        entries.append((object_id(kind, data), record))
+    return assemble(entries)
+
+
+def assemble(entries: Iterable[Entry]) -> tuple[bytes, bytes]:
+    """A pack of ``entries`` (each object once, the first kept) and its index."""
+    pack = bytearray(b"PACK" + struct.pack(">II", 2, 0))
+    index: dict[bytes, tuple[int, int]] = {}  # name -> (offset, CRC-32 of the entry)
+    for name, record in entries:
+        if name in index:
+            continue
+        index[name] = (len(pack), zlib.crc32(record))
+        pack += record
+        if len(pack) > _BIG:
+            raise ValueError("a pack this large needs 64-bit offsets")
+    pack[8:12] = struct.pack(">I", len(index))
+    digest = hashlib.sha1(pack).digest()
+    pack += digest
+    return bytes(pack), index_bytes(index, digest)
+
+
+def whole_entries(pack: bytes, index: bytes) -> list[Entry]:
+    """Every entry of a pack (its bytes and its index's), each to be copied as it is
+    into another pack; ``ValueError`` when one is a delta (its base named by its place
+    in this pack) or the two do not agree."""
+    if index[:8] != b"\xfftOc\x00\x00\x00\x02" or pack[:8] != b"PACK\x00\x00\x00\x02":
+        raise ValueError("not a version-2 pack and index")
+    count = struct.unpack_from(">I", index, 8 + 255 * 4)[0]
+    names_at = 8 + 256 * 4
+    offsets_at = names_at + count * 24
+    if len(index) != offsets_at + count * 4 + 40 or pack[-20:] != index[-40:-20]:
+        raise ValueError("an index that is not its pack's (or has 64-bit offsets)")
+    offsets = struct.unpack_from(f">{count}I", index, offsets_at)
+    ends = dict(zip(sorted(offsets), [*sorted(offsets)[1:], len(pack) - 20], strict=True))
+    out: list[Entry] = []
+    for n, offset in enumerate(offsets):
+        if (pack[offset] >> 4) & 7 not in KINDS:
+            raise ValueError("a delta entry")
+        out.append((index[names_at + n * 20 : names_at + n * 20 + 20], pack[offset : ends[offset]]))
+    return out
+
+
+def index_bytes(entries: dict[bytes, tuple[int, int]], pack_digest: bytes) -> bytes:
+    """Index version 2: fan-out table, sorted names, CRC-32s, offsets, both checksums."""
+    names = sorted(entries)
+    counts = [0] * 256
+    for name in names:
+        counts[name[0]] += 1
+    index = bytearray(b"\xfftOc" + struct.pack(">I", 2))
+    index += struct.pack(">256I", *itertools.accumulate(counts))
+    index += b"".join(names)
+    index += struct.pack(f">{len(names)}I", *(entries[n][1] for n in names))
+    index += struct.pack(f">{len(names)}I", *(entries[n][0] for n in names))
+    index += pack_digest
+    index += hashlib.sha1(index).digest()
+    return bytes(index)
+
+
+def write(objects: Sequence[tuple[int, bytes]], folder: Path) -> Path:
+    """Write ``pack-<name>.pack`` and its ``.idx`` into ``folder``; the pack's path."""
+    return install(*pack_bytes(objects), folder)
+
+
+def install(pack: bytes, index: bytes, folder: Path) -> Path:
+    """Write a pack and its index as ``pack-<name>`` into ``folder``; the pack's path."""
+    stem = folder / f"pack-{pack[-20:].hex()}"
+    for suffix, data in ((".pack", pack), (".idx", index)):
+        fd = os.open(stem.with_suffix(suffix), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
+    return stem.with_suffix(".pack")
+
+
+class PackFile:
+    """One pack file being written: objects appended as they come, then closed and
+    indexed (``finish``)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.file = open(path, "wb")  # noqa: SIM115 - closed by finish
+        self.count = 0
+        self.file.write(b"PACK" + struct.pack(">II", 2, 0))  # the count is set at the end
+
+    def add(self, kind: int, data: bytes) -> bytes:
+        """Append one object; its raw name."""
+        level = 0 if kind == 2 else 1
+        self.file.write(entry_header(kind, len(data)) + zlib.compress(data, level))
+        self.count += 1
+        return object_id(kind, data)
+
+    def finish(self, gitdir: Path) -> str:
+        """Close the pack, set its object count, index it with ``git index-pack``;
+        git's name for it.  ``GitFailed`` when git refuses it."""
+        self.file.flush()
+        self.file.seek(8)
+        self.file.write(struct.pack(">I", self.count))
+        self.file.close()
+        digest = hashlib.sha1()
+        with open(self.path, "rb") as pack:  # the count changed: hash the file again
+            for block in iter(lambda: pack.read(1 << 20), b""):
+                digest.update(block)
+        with open(self.path, "ab") as pack:
+            pack.write(digest.digest())
+            pack.flush()
+            os.fsync(pack.fileno())
+        index = self.path.with_suffix(".idx")
+        done = command.run(gitdir, ["index-pack", "-o", str(index), str(self.path)])
+        return done.stdout.split()[-1].decode()  # "pack\t<name>" or "<name>"
