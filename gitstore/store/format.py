@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitstore.errors import StoreFormatTooNew
-from gitstore.refs.gitconfig import IncludesOthers, config_entries
+from gitstore.git.config import IncludesOthers, config_entries
 
 if TYPE_CHECKING:
     import pygit2

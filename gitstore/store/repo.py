@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 from gitstore import refs
 from gitstore.clock import SYSTEM, Clock
 from gitstore.errors import StoreError
+from gitstore.git.config import config_flag
 from gitstore.refs.files import plain_gitdir
-from gitstore.refs.gitconfig import config_flag
 from gitstore.store import format as storeformat
 
 if TYPE_CHECKING:

@@ -10,6 +10,7 @@ import pygit2
 import pytest
 
 from gitstore import refs
+from gitstore.git.config import config_flag
 from gitstore.refs.files import (
     list_refs,
     matching_refs,
@@ -19,7 +20,6 @@ from gitstore.refs.files import (
     read_ref,
     symbolic_target,
 )
-from gitstore.refs.gitconfig import config_flag
 from gitstore.store.core import Store
 from gitstore.store.repo import is_marked
 from tests.unit.gitstore.builders import git, start, turn

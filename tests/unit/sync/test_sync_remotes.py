@@ -10,7 +10,8 @@ import pytest
 
 from gitstore import refs
 from gitstore.errors import StoreError
-from gitstore.sync import configfile, remotes
+from gitstore.git import config as configfile
+from gitstore.sync import remotes
 
 
 @pytest.fixture
