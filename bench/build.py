@@ -16,8 +16,9 @@ from pathlib import Path
 import pygit2
 
 from bench.synth import EVENTS_PER_TURN, Writer
-from gitstore import ids, refs
+from gitstore import ids
 from gitstore.events import Event
+from gitstore.git import refs
 from gitstore.store import notes
 from gitstore.store.core import Store
 from gitstore.store.repo import init_bare

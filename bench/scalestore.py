@@ -17,8 +17,9 @@ from typing import BinaryIO
 
 from bench import build
 from bench.synth import EVENTS_PER_TURN, Writer
-from gitstore import ids, refs
+from gitstore import ids
 from gitstore.events import Event, commits, parse_time, validate
+from gitstore.git import refs
 from gitstore.store import notes
 from gitstore.store.core import Store
 from gitstore.store.types import Identity

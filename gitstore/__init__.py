@@ -82,6 +82,7 @@ if TYPE_CHECKING:
     from gitstore.fs.atomic import write as write_atomic
     from gitstore.fs.retry import jittered as retry_jittered
     from gitstore.fs.retry import until as retry_until
+    from gitstore.git.refs.files import conversations_state as conversation_refs_state
     from gitstore.ids import check as check_id
     from gitstore.ids import created_at, new_id
     from gitstore.ids import is_valid as is_valid_id
@@ -89,7 +90,6 @@ if TYPE_CHECKING:
     from gitstore.oplog.model import Move, Op
     from gitstore.oplog.model import printable as printable_command
     from gitstore.oplog.model import shown as ref_value
-    from gitstore.refs.files import conversations_state as conversation_refs_state
     from gitstore.store.activity import (
         accept_commits,
         accepted_commits,
@@ -149,7 +149,7 @@ _WHERE: dict[str, str] = {
     "init_project": "gitstore.store.repo",
     "ProjectStore": "gitstore.store.repo",
     "is_store": "gitstore.store.repo:is_marked",
-    "conversation_refs_state": "gitstore.refs.files:conversations_state",
+    "conversation_refs_state": "gitstore.git.refs.files:conversations_state",
     # the clock
     "Clock": "gitstore.clock",
     "SystemClock": "gitstore.clock",

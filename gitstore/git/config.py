@@ -59,16 +59,21 @@ def config_entries(text: str) -> Iterator[tuple[str, str, str | None]]:
         yield current, name.strip().lower(), value
 
 
+def text(gitdir: Path) -> str:
+    """The git directory's own ``config`` file (``OSError`` when it cannot be read)."""
+    return (gitdir / "config").read_text(encoding="utf-8", errors="replace")
+
+
 def config_flag(gitdir: Path, section: str, key: str) -> bool | None:
     """A boolean from the git directory's own ``config`` file (unset: False), or None
     when this cannot say for sure (not a boolean, or the file includes others)."""
     try:
-        text = (gitdir / "config").read_text(encoding="utf-8", errors="replace")
+        found = text(gitdir)
     except OSError:
         return None
     value = False
     try:
-        for found_section, name, raw in config_entries(text):
+        for found_section, name, raw in config_entries(found):
             if found_section != section or name != key:
                 continue
             word = "true" if raw is None else raw.lower()

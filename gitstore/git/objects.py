@@ -14,8 +14,10 @@ with ``git fsck --strict``.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -132,3 +134,26 @@ def commit_data(
     head += [b"parent %s\n" % parent.encode("ascii") for parent in parents]
     head += [_line(b"author", author), _line(b"committer", committer), b"\n"]
     return b"".join(head) + message.encode("utf-8")
+
+
+_SAMPLE = "17"  # the fan-out folder git samples too
+
+
+def folder(gitdir: Path) -> Path:
+    """The object database: loose objects in fan-out folders, packs in ``pack/``."""
+    return gitdir / "objects"
+
+
+def loose_estimate(gitdir: Path) -> int:
+    """git's estimate of the loose objects: one fan-out folder's count times 256."""
+    try:
+        names = os.listdir(folder(gitdir) / _SAMPLE)
+    except OSError:
+        return 0
+    return 256 * sum(1 for name in names if len(name) == 38)
+
+
+def fan_out(gitdir: Path, oid: str) -> Path:
+    """The fan-out folder a loose object ``oid`` is written in (git's prune removes
+    the ones it empties)."""
+    return folder(gitdir) / oid[:2]

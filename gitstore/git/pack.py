@@ -24,11 +24,25 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from gitstore.git import command
+from gitstore.git.objects import folder as objects_folder
 from gitstore.git.objects import object_id
 
 # a pack entry's type (as pygit2's ``ObjectType`` numbers them)
 KINDS = frozenset({1, 2, 3, 4})  # commit, tree, blob, tag
 _BIG = 0x7FFFFFFF  # an offset past this needs the index's 64-bit table: not written here
+
+
+def folder(gitdir: Path) -> Path:
+    """Where the store's packs are (``objects/pack``)."""
+    return objects_folder(gitdir) / "pack"
+
+
+def count(gitdir: Path) -> int:
+    """The packs in the store."""
+    try:
+        return sum(1 for name in os.listdir(folder(gitdir)) if name.endswith(".idx"))
+    except OSError:
+        return 0
 
 
 def entry_header(kind: int, size: int) -> bytes:

@@ -25,14 +25,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitstore import faults, ids, refs
+from gitstore import faults, ids
 from gitstore.clock import seconds
 from gitstore.errors import ConversationExists, EnvironmentFault
 from gitstore.events import validate
 from gitstore.fs import gcwatch
-from gitstore.git import command
-from gitstore.refs import create as refcreate
-from gitstore.refs.transaction import RefUpdate
+from gitstore.git import refs
+from gitstore.git.refs.transaction import RefUpdate
+from gitstore.git.refs.update import update_refs
 from gitstore.store import packwrite
 from gitstore.store.types import EventSource
 
@@ -41,7 +41,6 @@ if TYPE_CHECKING:
     from gitstore.store.parts.ops import Ops
 
 
-PACK_REFS_AT = 100  # refs created at once from which git packs the store's refs
 ID_ATTEMPTS = 20  # fresh ids tried for a creation whose id another writer took
 Alone = Callable[[str, EventSource, "str | None", str, "dict[str, str] | None", bool], str]
 
@@ -117,7 +116,7 @@ class Batch:
             written = self._writer.publish()
             faults.point("create:objects-written")  # packs there, no ref yet
             wanted = {refs.live(cid): p.tip for cid, p in pending.items()}
-            made = self._create(wanted, {refs.live(c): p.reason for c, p in pending.items()})
+            made = self._create(wanted, "jp conversation import")
             gcwatch.after_gc(
                 self._g.gitdir
             )  # a prune that walked before the move deletes until then
@@ -145,22 +144,14 @@ class Batch:
                 continue
         raise ConversationExists(cid)
 
-    def _create(self, wanted: dict[str, str], reasons: dict[str, str]) -> set[str]:
-        """The refs of ``wanted`` created: in one transaction of ``git update-ref
-        --stdin`` (each ref created only where none is, each with its reflog line;
-        all or none), else, when that fails (a name taken meanwhile, a lock held),
-        one by one, each a compare-and-swap against absence.  Recorded as one
-        operation step."""
+    def _create(self, wanted: dict[str, str], reason: str) -> set[str]:
+        """The refs of ``wanted`` created where their names are free (``update_refs``:
+        one ``git update-ref --stdin`` for an import's hundreds, all or none, else
+        one by one), recorded as one operation step."""
         made: set[str] = set()
         updates = [RefUpdate(n, None, tip) for n, tip in wanted.items()]
         with self._ops.moving(updates, verify=lambda: made):
-            if _update_refs(self._g.gitdir, wanted, "jp conversation import"):
-                made.update(wanted)
-                if len(wanted) >= PACK_REFS_AT:  # loose refs: every listing reads each file
-                    command.run(self._g.gitdir, ["pack-refs", "--all"], check=False)
-            for name, tip in wanted.items():
-                if name not in made and refcreate.create(self._g.place, name, tip, reasons[name]):
-                    made.add(name)
+            made |= update_refs(self._g.place, updates, reason, atomic=False)
         return made
 
     def close(self) -> None:
@@ -169,14 +160,6 @@ class Batch:
         self.pending = {}
         if writer is not None:
             writer.__exit__(None, None, None)
-
-
-def _update_refs(gitdir: Path, wanted: dict[str, str], message: str) -> bool:
-    """Create every ref of ``wanted`` in one ``git update-ref --stdin`` transaction;
-    whether it committed (git leaves every ref as it was when one cannot be created)."""
-    lines = "".join(f"create {name}\0{tip}\0" for name, tip in wanted.items())
-    args = ["update-ref", "--create-reflog", "-z", "--stdin", "-m", message]
-    return command.run(gitdir, args, lines.encode(), check=False).returncode == 0
 
 
 def _check_present(gitdir: Path, written: tuple[str, ...]) -> None:

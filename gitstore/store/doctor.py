@@ -19,13 +19,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitstore import refs
 from gitstore.fs import flock
-from gitstore.git import command
+from gitstore.git import command, objects, pack, refs
+from gitstore.git.refs import packed, quarantine, transaction
+from gitstore.git.refs.transaction import RefUpdate
 from gitstore.oplog import log as oplog
 from gitstore.oplog import recorder as oprecord
-from gitstore.refs import packed, quarantine, transaction
-from gitstore.refs.transaction import RefUpdate
 from gitstore.store import format as storeformat
 
 if TYPE_CHECKING:
@@ -296,8 +295,8 @@ def check_maintenance(store: Store) -> list[Finding]:
 
     if not maintenance.due(store.place) or (store.gitdir / "gc.pid").exists():
         return []
-    packs = maintenance.packs(store.gitdir)
-    loose = maintenance.loose_objects(store.gitdir)
+    packs = pack.count(store.gitdir)
+    loose = objects.loose_estimate(store.gitdir)
     return [
         Finding(
             "maintenance",

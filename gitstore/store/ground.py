@@ -14,7 +14,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitstore import refs
 from gitstore.boundary import Limits, fit_event, stored_event_problem
 from gitstore.cache.db import Cache
 from gitstore.clock import SYSTEM, Clock, seconds
@@ -22,8 +21,9 @@ from gitstore.errors import CorruptEvent, EnvironmentFault, LockedRef
 from gitstore.events import Event, commits, parse_time
 from gitstore.fs import diskfault, flock
 from gitstore.fs.place import Place
-from gitstore.refs import files as refread
-from gitstore.refs.reader import RefReader, reader_for
+from gitstore.git import refs
+from gitstore.git.refs import files as refread
+from gitstore.git.refs.reader import RefReader, reader_for
 from gitstore.store import format as storeformat
 from gitstore.store.repo import machine_id, notes_refs, open_repo
 from gitstore.store.types import Identity

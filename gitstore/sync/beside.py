@@ -37,7 +37,7 @@ from pathlib import Path
 from gitstore.errors import SyncError
 from gitstore.git import command
 from gitstore.git.command import error_lines
-from gitstore.refs import files as refread
+from gitstore.git.refs import files as refread
 from gitstore.sync import firstclone, remotes, sidegit
 from gitstore.sync.transport import FSCK, NO_REFLOG, GitCli, Transport
 

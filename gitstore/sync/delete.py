@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import pygit2
 
-from gitstore import refs
+from gitstore.git import refs
 from gitstore.store.core import Store
 from gitstore.sync import remotes
 from gitstore.sync.plan import RemoteUpdate

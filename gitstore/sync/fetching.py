@@ -24,9 +24,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gitstore import boundary, refs
+from gitstore import boundary
 from gitstore.errors import EnvironmentFault, SyncError, environment_fault
-from gitstore.refs import quarantine
+from gitstore.git import refs
+from gitstore.git.refs import quarantine
 from gitstore.sync import beside, firstclone, journal, remotes
 from gitstore.sync import lock as synclock
 from gitstore.sync.here import Here

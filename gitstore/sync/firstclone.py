@@ -9,7 +9,7 @@ copies of the remote yet and the remote holds only names jp syncs (at least
 into a folder under ``jp/`` (git's object checks on, as for every fetch); its
 packs move into this store behind a ``.keep`` (git's gc leaves them alone while
 nothing names their objects), the copies are written into ``packed-refs`` in
-one rewrite (``gitstore.refs.bulk``), then the ``.keep`` files and the folder go.
+one rewrite (``gitstore.git.refs.bulk``), then the ``.keep`` files and the folder go.
 
 Anything unusual (a clone git refused, loose objects, a copy that exists by now,
 no hard links, git's gc holding ``packed-refs``) gives up: the ordinary fetch
@@ -28,9 +28,9 @@ from gitstore.errors import EnvironmentFault, RefBusy, SyncError
 from gitstore.fs import atomic
 from gitstore.fs.shelters import free_stem
 from gitstore.git import command
-from gitstore.refs import bulk
-from gitstore.refs import files as refread
-from gitstore.refs.transaction import WAIT_SECONDS
+from gitstore.git.refs import bulk
+from gitstore.git.refs import files as refread
+from gitstore.git.refs.transaction import WAIT_SECONDS
 from gitstore.sync import remotes
 from gitstore.sync.transport import FSCK, GitCli, Transport
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gitstore.refs import files as refread
-from gitstore.refs import quarantine
+from gitstore.git.refs import files as refread
+from gitstore.git.refs import quarantine
 from gitstore.sync import beside, fetching, journal, remotes
 from gitstore.sync.transport import GitCli
 

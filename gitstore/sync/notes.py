@@ -17,13 +17,13 @@ from enum import StrEnum
 
 import pygit2
 
-from gitstore import refs
 from gitstore.boundary import Limits
 from gitstore.errors import ConcurrentUpdate
 from gitstore.fs import retry
 from gitstore.fs.place import Place
-from gitstore.refs.transaction import RefUpdate
-from gitstore.refs.transaction import apply as apply_updates
+from gitstore.git import refs
+from gitstore.git.refs.transaction import RefUpdate
+from gitstore.git.refs.transaction import apply as apply_updates
 from gitstore.store import notes
 from gitstore.sync.inbound import NotesCheck, check_notes
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import pygit2
 
 from gitstore import ids
-from gitstore.refs import ON_REMOTES
+from gitstore.git.refs import ON_REMOTES
 from gitstore.store import notes
 from gitstore.store.core import Store
 from gitstore.sync import remotes

@@ -17,10 +17,11 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
 
-from gitstore import ids, refs
+from gitstore import ids
 from gitstore.boundary import Limits, conversation_name
+from gitstore.git import refs
 from gitstore.git.command import STALL_SECONDS
-from gitstore.refs import quarantine, transaction
+from gitstore.git.refs import quarantine, transaction
 from gitstore.store.core import Store
 from gitstore.sync import created as bulkpull
 from gitstore.sync import fetching, journal, journaled, objectcache, pull_apply, pull_notes, remotes

@@ -12,9 +12,10 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING
 
-from gitstore import ids, refs
+from gitstore import ids
 from gitstore.errors import ConcurrentUpdate, ConversationBusy
-from gitstore.refs.transaction import SYMBOLIC, RefUpdate
+from gitstore.git import refs
+from gitstore.git.refs.transaction import SYMBOLIC, RefUpdate
 from gitstore.sync import meta as syncmeta
 from gitstore.sync.outcome import Outcome, Tips
 from gitstore.sync.plan import PullStep, Side

@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pygit2
 
-from gitstore import refs
 from gitstore.errors import RefBusy, SyncError
 from gitstore.fs import retry
+from gitstore.git import refs
 from gitstore.git.command import RefResult
-from gitstore.refs import bulk, differ
-from gitstore.refs import files as refread
-from gitstore.refs.transaction import WAIT_SECONDS
+from gitstore.git.refs import bulk, differ
+from gitstore.git.refs import files as refread
+from gitstore.git.refs.transaction import WAIT_SECONDS
 from gitstore.sync import beside, journal, remotes
 from gitstore.sync.created import BULK_AT
 from gitstore.sync.fetching import Refusal

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from functools import partial
 from typing import TYPE_CHECKING
 
-from gitstore import faults, ids, refs
+from gitstore import faults, ids
 from gitstore.errors import (
     ConcurrentUpdate,
     ConversationExists,
@@ -28,9 +28,10 @@ from gitstore.events import Event, commits, validate
 from gitstore.events.kinds import Kind
 from gitstore.events.turns import check_tool_responses
 from gitstore.fs import diskfault, gcwatch, retry
-from gitstore.refs import create as refcreate
-from gitstore.refs import loose, transaction
-from gitstore.refs.transaction import RefUpdate
+from gitstore.git import refs
+from gitstore.git.refs import transaction
+from gitstore.git.refs.transaction import RefUpdate
+from gitstore.git.refs.update import update_refs
 from gitstore.store.parts.chains import Chains
 from gitstore.store.types import EventSource
 
@@ -254,7 +255,10 @@ class Log(Chains):
             name = refs.live(cid)
             try:
                 with self._ops.moving([RefUpdate(name, None, tip)]):
-                    if not refcreate.create(self._g.place, name, tip, reason):
+                    made = update_refs(
+                        self._g.place, [RefUpdate(name, None, tip)], reason, atomic=False
+                    )
+                    if not made:
                         raise ConversationExists(cid)  # another writer took the id first
             except RefBusy:
                 locked = self._g.locked(name)  # a lock that outlived its writer
@@ -354,9 +358,10 @@ class Log(Chains):
                 # libgit2 moves the ref only if it still holds the value ``ref`` was
                 # read with, ``expected``: a writer in between makes this fail
                 with self._ops.moving([RefUpdate(where.ref, expected, new)]):
-                    loose.move(self._g.repo, ref, pygit2.Oid(hex=new), reason)
+                    moved = [RefUpdate(where.ref, expected, new)]
+                    update_refs(self._g.place, moved, reason, wait=0)  # waited for here
                 return
-            except (pygit2.GitError, OSError, KeyError) as exc:
+            except (pygit2.GitError, OSError, KeyError, ConcurrentUpdate, RefBusy) as exc:
                 fault = environment_fault(exc, str(self._g.gitdir / where.ref))
                 if fault is not None:
                     raise fault from None

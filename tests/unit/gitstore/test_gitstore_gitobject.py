@@ -10,9 +10,8 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from gitstore import refs
 from gitstore.fs import keep, shelters
-from gitstore.git import objects
+from gitstore.git import objects, refs
 from gitstore.git import pack as gitpack
 from gitstore.oplog import log as oplog
 from gitstore.store.core import Store

@@ -1,4 +1,4 @@
-"""gitstore.ids and gitstore.refs: ids are checked before they become ref names."""
+"""gitstore.ids and gitstore.git.refs: ids are checked before they become ref names."""
 
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from gitstore import ids, refs
+from gitstore import ids
 from gitstore.errors import InvalidId
+from gitstore.git import refs
 
 GOOD = ["jp-c17727391057", "jp-c1", "jp-c17727391057-abc123", "jp-c" + "9" * 20]
 BAD = [

@@ -1,5 +1,5 @@
 """Moving one ref by compare-and-swap as git's files backend does
-(``gitstore.refs.loose``): what git reads after, the reflog, refusals that leave
+(``gitstore.git.refs.loose``): what git reads after, the reflog, refusals that leave
 the ref and any other writer's lock alone, and git's pack-refs racing the moves."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from gitstore.refs import loose
+from gitstore.git.refs import loose
 from tests.support.background import repeating
 
 GIT = shutil.which("git")

@@ -10,8 +10,9 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from gitstore import ids, refs
+from gitstore import ids
 from gitstore.clock import FixedClock
+from gitstore.git import refs
 from gitstore.store import notes
 from gitstore.store.core import Store
 from gitstore.store.repo import init_bare

@@ -9,9 +9,9 @@ from typing import Any
 import pygit2
 import pytest
 
-from gitstore import refs
+from gitstore.git import refs
 from gitstore.git.config import config_flag
-from gitstore.refs.files import (
+from gitstore.git.refs.files import (
     list_refs,
     matching_refs,
     packed_ref,

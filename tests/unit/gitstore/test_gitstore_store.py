@@ -7,7 +7,7 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from gitstore import faults, refs
+from gitstore import faults
 from gitstore.errors import (
     ConversationBusy,
     ConversationExists,
@@ -15,6 +15,7 @@ from gitstore.errors import (
     InvalidId,
     StaleTip,
 )
+from gitstore.git import refs
 from gitstore.store.core import Store
 from tests.unit.gitstore.builders import git, request, start, turn
 

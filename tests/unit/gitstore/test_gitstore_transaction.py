@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from gitstore import faults, refs
+from gitstore import faults
 from gitstore.errors import ConcurrentUpdate
-from gitstore.refs import transaction
-from gitstore.refs.transaction import SYMBOLIC, RefUpdate
+from gitstore.git import refs
+from gitstore.git.refs import transaction
+from gitstore.git.refs.transaction import SYMBOLIC, RefUpdate
 from gitstore.store.core import Store
 from tests.unit.gitstore.builders import git, request, start, turn
 

@@ -16,9 +16,8 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from gitstore import refs
-from gitstore.git import command
-from gitstore.refs import files as refread
+from gitstore.git import command, refs
+from gitstore.git.refs import files as refread
 from gitstore.store.core import Store
 from gitstore.store.repo import init_bare
 from gitstore.sync import meta as syncmeta

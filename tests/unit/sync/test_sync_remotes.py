@@ -8,9 +8,9 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from gitstore import refs
 from gitstore.errors import StoreError
 from gitstore.git import config as configfile
+from gitstore.git import refs
 from gitstore.sync import remotes
 
 

@@ -10,10 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from gitstore import refs
 from gitstore.errors import SyncError
-from gitstore.git import command
-from gitstore.refs import quarantine
+from gitstore.git import command, refs
+from gitstore.git.refs import quarantine
 from gitstore.store.core import Store
 from gitstore.store.repo import init_bare
 from gitstore.sync import remotes

@@ -154,8 +154,9 @@ def test_fits_tokens_stops_reading_once_over_budget() -> None:
 def test_compact_with_the_loaded_conversation_appends_the_same(
     store: Store, config: Config, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from gitstore import Conversation, refs
-    from gitstore.refs.transaction import RefUpdate
+    from gitstore import Conversation
+    from gitstore.git import refs
+    from gitstore.git.refs.transaction import RefUpdate
     from porcelain.app.compaction import run
     from porcelain.domain.compaction.projection import project as real
     from porcelain.domain.compaction.rules import Rule, SummarySpec

@@ -1,0 +1,406 @@
+"""Multi-ref updates that a crash cannot leave half-done for long.
+
+libgit2's ref transaction is atomic against other writers (every ref is
+locked first) but not against a crash between its lock-file renames.  So an
+update of several refs first writes an intent journal
+(``<gitdir>/jp/ops/<id>.json``: every ref with its expected old and new
+value), then runs the transaction, then deletes the journal.  ``repair``
+(run when a store is opened) finishes whatever a journal describes: refs
+still at their old value are moved forward, so the operation completes.
+
+The writer holds an ``flock`` on its journal until it is done, so ``repair``
+in another process never touches an operation that is still running.  A
+writer killed while it held its ref locks leaves ``<ref>.lock`` files that
+would block those refs for every writer, git's included; ``repair`` removes
+them once the journal's writer is dead and the lock is older than
+``STALE_LOCK_SECONDS`` (no live writer holds a ref lock that long).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gitstore import faults
+from gitstore.errors import (
+    ConcurrentUpdate,
+    PackedRefsDamaged,
+    RefBusy,
+    StoreError,
+    environment_fault,
+)
+from gitstore.fs import atomic, retry
+from gitstore.fs.claim import claim
+from gitstore.fs.place import Place
+from gitstore.git.refs import files as refread
+from gitstore.git.refs import packedform
+
+if TYPE_CHECKING:
+    import pygit2
+
+    from gitstore.git.refs import bulk
+else:
+    from gitstore.lazy import lazy_module
+
+    pygit2 = lazy_module("pygit2")
+    bulk = lazy_module("gitstore.git.refs.bulk")  # only a repair meeting a killed bulk creation
+
+SYMBOLIC = "symbolic:"  # a value that names a ref: a symbolic ref's target
+ANY = "*"  # an ``old`` value: whatever the ref holds now (JP_HEAD)
+STALE_LOCK_SECONDS = 1.0
+WAIT_SECONDS = 5.0  # how long a lock held by another process (git gc) is waited for
+POLL_SECONDS = 0.05
+BLIND_RETRIES = 3  # a commit failing this often with no lock seen is left to repair
+
+
+@dataclass(frozen=True, slots=True)
+class RefUpdate:
+    """Move ``name`` from ``old`` to ``new`` (None = absent).
+
+    Values are commit ids, or ``symbolic:<refname>`` for a symbolic ref.
+    ``old`` of ``"*"`` means "whatever it is now" (used for JP_HEAD).
+    """
+
+    name: str
+    old: str | None
+    new: str | None
+
+
+def current(repo: pygit2.Repository, name: str) -> str | None:
+    try:
+        ref = repo.lookup_reference(name)
+    except (KeyError, pygit2.InvalidSpecError):
+        return None
+    if ref.type == pygit2.enums.ReferenceType.SYMBOLIC:
+        return SYMBOLIC + str(ref.target)
+    return str(ref.target)
+
+
+def _journal_dir(gitdir: Path) -> Path:
+    return gitdir.joinpath(*refread.JOURNALS)
+
+
+def _write_journal(gitdir: Path, updates: list[RefUpdate], message: str) -> tuple[Path, int]:
+    """Write the journal; returns its path and a descriptor holding its ``flock``."""
+    folder = _journal_dir(gitdir)
+    import uuid  # lazy: start-up; only a ref update journals, reads never do
+
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{uuid.uuid4().hex}.json"
+    tmp = path.with_suffix(".tmp")
+    rows = [{"name": u.name, "old": u.old, "new": u.new} for u in updates]  # asdict: 10x slower
+    data = json.dumps({"message": message, "updates": rows}).encode()
+    fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # locked before the journal has its name
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        atomic.replace(tmp, path)
+    except BaseException:
+        os.close(fd)
+        tmp.unlink(missing_ok=True)
+        raise
+    return path, fd
+
+
+class _CommitFailed(Exception):
+    """libgit2 failed while renaming the lock files: some refs may have moved."""
+
+
+def _run(repo: pygit2.Repository, updates: list[RefUpdate], message: str, check: bool) -> None:
+    prepared = False
+    if not check:  # finishing: a ref already moved is not locked again, since a failed
+        # commit leaves the locks of refs it did not rename, and those would be ours
+        updates = [u for u in updates if current(repo, u.name) != u.new]
+    try:
+        with repo.transaction() as txn:
+            for u in updates:
+                txn.lock_ref(u.name)
+            for u in updates:
+                now = current(repo, u.name)
+                if check and u.old != ANY and now != u.old:
+                    raise ConcurrentUpdate(u.name)
+                if not check and (now == u.new or (u.old != ANY and now != u.old)):
+                    continue  # done already, or moved by another writer since: leave it
+                if u.new is None:
+                    if now is not None:
+                        txn.remove(u.name)
+                elif u.new.startswith(SYMBOLIC):
+                    txn.set_symbolic_target(u.name, u.new[len(SYMBOLIC) :], message=message)
+                else:
+                    txn.set_target(u.name, pygit2.Oid(hex=u.new), message=message)
+            faults.point("move:locked")
+            prepared = True  # leaving the block commits: lock files renamed one by one
+    except (pygit2.GitError, OSError) as exc:
+        if prepared:
+            raise _CommitFailed(str(exc)) from exc
+        raise
+
+
+def apply(
+    place: Place,
+    updates: list[RefUpdate],
+    message: str,
+    wait: float | None = None,
+) -> None:
+    """All of ``updates`` or none of them; a crash midway is finished by ``repair``.
+
+    A ref whose lock another process holds (git's maintenance packing refs,
+    another writer) is waited for up to ``wait`` seconds, then ``RefBusy``.
+    The journal goes only once every ref is seen at its new value.
+    """
+    deadline = retry.deadline(WAIT_SECONDS if wait is None else wait)
+    _check_packed(place.gitdir, updates)
+    journal, fd = _write_journal(place.gitdir, updates, message)
+    try:
+        faults.point("move:journal-written")
+        try:
+            _commit(place, updates, message, deadline)
+        except _CommitFailed as exc:
+            # libgit2 renames lock files one by one: a failure there may leave some
+            # refs moved, and it leaves the locks of the others behind.  Those are
+            # ours; every ref was checked, so drop them and finish now.
+            _drop_own_locks(place, updates)
+            _finish(place, updates, message, deadline, str(exc))
+        except BaseException:
+            journal.unlink(missing_ok=True)  # nothing moved
+            raise
+        faults.point("move:committed")
+        _finish(place, updates, message, deadline, "")
+        journal.unlink(missing_ok=True)
+    finally:
+        os.close(fd)
+
+
+def _check_packed(gitdir: Path, updates: list[RefUpdate], read: bool = False) -> None:
+    """Before anything moves: a deletion rewrites ``packed-refs``, which libgit2 reads
+    whole only then, after the refs before it in the commit have moved; a damaged
+    file would leave the update part-way (an archive both live and archived).  So
+    a damaged one stops the update here, nothing changed, with the fix named.
+    ``read``: libgit2 already failed reading refs, so look whatever the updates."""
+    if not read and not any(u.new is None for u in updates):
+        return
+    why = packedform.damage(gitdir)
+    if why is not None:
+        raise PackedRefsDamaged(
+            str(gitdir),
+            f"packed-refs is damaged ({why}); nothing was changed; "
+            "`jp doctor --fix` rebuilds it, then run this command again",
+        )
+
+
+def _commit(place: Place, updates: list[RefUpdate], message: str, deadline: float) -> None:
+    """Run the transaction, waiting while another process holds a lock it needs."""
+    repo, gitdir = place.repo, place.gitdir
+    for attempt in retry.before(deadline, POLL_SECONDS):
+        blocker = _blocker(gitdir, updates)
+        if blocker is None:
+            try:
+                _run(repo, updates, message, check=True)
+                return
+            except (pygit2.GitError, OSError) as exc:  # locking failed: nothing moved
+                fault = environment_fault(exc, str(gitdir))
+                if fault is not None:
+                    raise fault from None
+                blocker = _blocker(gitdir, updates) or _held(exc, updates)
+                if blocker is None:
+                    _check_packed(gitdir, updates, read=True)
+                    raise ConcurrentUpdate(str(exc)) from None
+        if attempt.last:
+            raise blocker
+        if pending(gitdir):  # a killed writer's locks: its journal says whose they are
+            repair(place)
+    raise AssertionError("unreachable: the last try raises")
+
+
+def _finish(
+    place: Place,
+    updates: list[RefUpdate],
+    message: str,
+    deadline: float,
+    failure: str,
+) -> None:
+    """Make sure every ref reached its new value, finishing what is left.
+
+    Raises (leaving the journal for ``repair``) when a ref stays behind: a lock
+    held by another process past ``deadline``, or a commit that keeps failing.
+    """
+    repo, gitdir = place.repo, place.gitdir
+    left = unmoved(repo, updates)
+    if not left:
+        return
+    blind = 0  # attempts that failed with no lock in sight
+    for attempt in retry.before(deadline, POLL_SECONDS):
+        held: RefBusy | None = None  # the lock this attempt met (git packing refs)
+        try:
+            _run(repo, updates, message, check=False)
+        except _CommitFailed as exc:
+            _drop_own_locks(place, updates)  # the locks it left are ours
+            held = _held(exc, left, partial=True)
+        except (pygit2.GitError, OSError) as exc:  # locking failed (the locks are not ours)
+            fault = environment_fault(exc, str(gitdir))
+            if fault is not None:
+                raise fault from None
+            held = _held(exc, left, partial=True)
+        left = unmoved(repo, updates)
+        if not left:
+            return
+        # a lock git holds for a moment (pack-refs) may be gone before it is seen:
+        # a few quick tries, and while a lock is in sight until the deadline
+        blocker = _blocker(gitdir, left, partial=True) or held
+        blind = blind + 1 if blocker is None else blind
+        if attempt.last or blind > BLIND_RETRIES:
+            if blocker is not None:
+                raise blocker
+            reason = failure or f"{left[0].name} did not move"
+            why = packedform.damage(gitdir)
+            fix = "the next jp command repairs the store"  # it runs this journal again
+            if why is not None:  # which fails again until the file is rebuilt
+                reason, fix = (
+                    f"packed-refs is damaged: {why}",
+                    ("`jp doctor --fix` rebuilds it, and the next jp command then finishes it"),
+                )
+            raise StoreError(
+                str(gitdir),
+                f"a ref update failed part-way ({reason}); {fix}, then run this one again",
+            )
+    raise AssertionError("unreachable: the last try raises")
+
+
+_LOCK_FILE = re.compile(r"failed to lock file '([^']+\.lock)'")
+
+
+def _held(exc: BaseException, updates: list[RefUpdate], partial: bool = False) -> RefBusy | None:
+    """The lock another process held when libgit2 could not take it (it names the
+    file; gone again by the time we look when git holds it briefly, as pack-refs does)."""
+    found = _LOCK_FILE.search(str(exc))
+    if found is None or not updates:
+        return None
+    lock = found.group(1)
+    name = next((u.name for u in updates if lock.endswith(f"/{u.name}.lock")), updates[0].name)
+    return RefBusy(name, lock, by_maintenance=lock.endswith("packed-refs.lock"), partial=partial)
+
+
+def unmoved(repo: pygit2.Repository, updates: list[RefUpdate]) -> list[RefUpdate]:
+    """The updates whose ref still holds its old value (JP_HEAD's ``*`` aside)."""
+    return [
+        u for u in updates if u.old != ANY and u.old != u.new and current(repo, u.name) == u.old
+    ]
+
+
+def _blocker(gitdir: Path, updates: list[RefUpdate], partial: bool = False) -> RefBusy | None:
+    """The lock another process holds that would stop ``updates``, if any.
+
+    Deleting a ref that git packed rewrites ``packed-refs`` under its lock, which
+    git's maintenance (``gc``, ``pack-refs``) holds while it packs.
+    """
+    for u in updates:
+        lock = gitdir / f"{u.name}.lock"
+        if lock.exists():
+            return RefBusy(u.name, str(lock), partial=partial)
+    packed = gitdir / "packed-refs.lock"
+    for u in updates:
+        if u.new is None and packed.exists() and refread.packed_ref(gitdir, u.name) is not None:
+            return RefBusy(u.name, str(packed), by_maintenance=True, partial=partial)
+    return None
+
+
+blocker = _blocker  # also for a creation (update.create)
+
+
+def _drop_own_locks(place: Place, updates: list[RefUpdate]) -> None:
+    """After a failed commit: the lock files of refs not renamed are still ours."""
+    for u in updates:
+        if current(place.repo, u.name) != u.new:
+            (place.gitdir / f"{u.name}.lock").unlink(missing_ok=True)
+
+
+def _stale_locks(gitdir: Path, updates: list[RefUpdate], older_than: float) -> bool:
+    """Remove the ref locks a dead writer left; True if some are still too young to judge."""
+    young = False
+    for u in updates:
+        lock = gitdir / f"{u.name}.lock"
+        try:
+            age = time.time() - lock.stat().st_mtime
+        except OSError:
+            continue
+        if age < older_than:
+            young = True
+            continue
+        lock.unlink(missing_ok=True)
+    return young
+
+
+def pending(gitdir: Path) -> bool:
+    """Whether any operation left a journal (so ``repair`` has work), from one listing."""
+    try:
+        return any(True for _ in os.scandir(_journal_dir(gitdir)))
+    except OSError:
+        return False
+
+
+def repair(place: Place, stale_after: float = STALE_LOCK_SECONDS) -> int:
+    """Finish every operation a crash interrupted.  Returns how many were found."""
+    folder = _journal_dir(place.gitdir)
+    if not folder.is_dir():
+        return 0
+    found = 0
+    for path in sorted(folder.iterdir()):
+        if path.suffix not in (".json", ".tmp", bulk.SUFFIX):
+            continue
+        fd = claim(path)
+        if fd is None:
+            continue  # its writer is still at work (or just finished)
+        try:
+            if path.suffix == bulk.SUFFIX:  # a bulk creation died: its lock goes
+                bulk.recover(place.gitdir, path, fd)
+                continue
+            if path.suffix == ".tmp":  # died while writing the journal: nothing moved
+                if time.time() - path.stat().st_mtime >= stale_after:
+                    path.unlink(missing_ok=True)
+                continue
+            found += 1
+            _repair_one(place, path, stale_after)
+        except OSError:
+            continue
+        finally:
+            os.close(fd)
+    return found
+
+
+def _repair_one(place: Place, path: Path, stale_after: float) -> None:
+    repo = place.repo
+    try:
+        data = json.loads(path.read_text())
+        updates = [RefUpdate(**u) for u in data["updates"]]
+        message = str(data.get("message") or "jp repair")
+    except (ValueError, KeyError, TypeError):
+        path.unlink(missing_ok=True)
+        return
+    if _stale_locks(place.gitdir, updates, stale_after):
+        return  # a lock too young to call stale: the next command looks again
+    # Only refs the operation itself moved tell that its commit began (JP_HEAD,
+    # "*", decides nothing); a ref moved elsewhere by another writer since is
+    # not a sign of it, and rolling forward then would archive a live
+    # conversation's old tip, for one.
+    landed = any(current(repo, u.name) == u.new for u in updates if u.old != ANY and u.old != u.new)
+    if not landed:
+        path.unlink(missing_ok=True)  # the writer died before any ref moved
+        return
+    try:  # some moved (or all did): move the rest that are still where they were
+        _run(repo, updates, f"{message} (repaired)", check=False)
+    except _CommitFailed:
+        _drop_own_locks(place, updates)
+        return
+    except (pygit2.GitError, OSError, ConcurrentUpdate):
+        return
+    if unmoved(repo, updates):
+        return  # something still blocks a ref (git gc holding packed-refs): next time
+    path.unlink(missing_ok=True)
