@@ -30,7 +30,7 @@ from gitstore.clock import seconds
 from gitstore.errors import ConversationExists, EnvironmentFault
 from gitstore.events import validate
 from gitstore.fs import gcwatch
-from gitstore.git import refs
+from gitstore.git import objects, refs
 from gitstore.git.refs.transaction import RefUpdate
 from gitstore.git.refs.update import update_refs
 from gitstore.store import packwrite
@@ -165,7 +165,7 @@ class Batch:
 def _check_present(gitdir: Path, written: tuple[str, ...]) -> None:
     """The published packs are all there (git's repack leaves a kept pack alone)."""
     if not packwrite.Packed(None, written).present(gitdir):
-        raise EnvironmentFault("pruned", str(gitdir / "objects"), "objects were not stored")
+        raise EnvironmentFault("pruned", str(objects.folder(gitdir)), "objects were not stored")
 
 
 __all__ = ["Batch"]

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from gitstore.fs import flock
 from gitstore.git import command, objects, pack, refs
-from gitstore.git.refs import packed, quarantine, transaction
+from gitstore.git.refs import packed, packedform, quarantine, transaction
 from gitstore.git.refs.transaction import RefUpdate
 from gitstore.oplog import log as oplog
 from gitstore.oplog import recorder as oprecord
@@ -183,7 +183,7 @@ def check_packed_refs(store: Store) -> list[Finding]:
             f"packed-refs is damaged ({problem}): the refs it holds cannot be read or moved",
             f"{FIX} rebuilds it from its good lines, the loose refs and the reflogs",
             fixable=True,
-            path=str(store.gitdir / "packed-refs"),
+            path=str(packedform.path(store.gitdir)),
         )
     ]
 

@@ -36,6 +36,7 @@ from gitstore.errors import EnvironmentFault, environment_fault
 from gitstore.events import Event, commits
 from gitstore.events.kinds import Kind
 from gitstore.fs import atomic, keep, shelters
+from gitstore.git import pack as gitpack
 from gitstore.git.objects import BLOB, COMMIT, TREE, Who
 from gitstore.git.pack import PackFile
 
@@ -79,7 +80,7 @@ class Packed:
     def present(self, gitdir: Path) -> bool:
         """Whether every pack is still where it was published (git's repack replaces
         packs whole; none is ever changed in place)."""
-        pack = gitdir / "objects" / "pack"
+        pack = gitpack.folder(gitdir)
         return all((pack / name).is_file() for name in self.packs)
 
 
@@ -283,7 +284,7 @@ class Writer:
 def _publish(gitdir: Path, packs: list[tuple[Path, str]]) -> tuple[str, ...]:
     """Move complete packs into the object database: each pack, then its index,
     each behind a ``.keep`` made first (``_shelter``). Returns the packs' names."""
-    target = gitdir / "objects" / "pack"
+    target = gitpack.folder(gitdir)
     target.mkdir(parents=True, exist_ok=True)
     names = []
     for path, checksum in packs:
@@ -309,7 +310,7 @@ def _shelter(gitdir: Path, name: str) -> None:
     owner = os.open(work / "owner", os.O_RDWR | os.O_CREAT, 0o644)
     fcntl.flock(owner, fcntl.LOCK_EX)
     os.write(owner, name.encode())
-    path = gitdir / "objects" / "pack" / name
+    path = gitpack.folder(gitdir) / name
     _SHELTERED.append((path, work, owner))
     path.write_text(f"jp: until its ref names this pack (pid {os.getpid()})\n")
 

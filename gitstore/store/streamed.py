@@ -22,6 +22,7 @@ from gitstore.errors import EnvironmentFault
 from gitstore.events import Event, validate
 from gitstore.fs import diskfault
 from gitstore.fs.place import Place
+from gitstore.git import objects
 from gitstore.store import packwrite
 from gitstore.store.repo import open_repo
 from gitstore.store.types import EventSource
@@ -83,7 +84,7 @@ class Streamed:
         if self.tip is not None:
             diskfault.check_written(Place.of(open_repo(gitdir), gitdir), self.tip)
         kind = "pruned" if self.tip and diskfault.pruning(gitdir, self.tip) else "io"
-        raise EnvironmentFault(kind, str(gitdir / "objects"), "objects were not stored")
+        raise EnvironmentFault(kind, str(objects.folder(gitdir)), "objects were not stored")
 
 
 def _on_disk(gitdir: Path, tip: str | None, count: int) -> bool:

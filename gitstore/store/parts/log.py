@@ -28,7 +28,7 @@ from gitstore.events import Event, commits, validate
 from gitstore.events.kinds import Kind
 from gitstore.events.turns import check_tool_responses
 from gitstore.fs import diskfault, gcwatch, retry
-from gitstore.git import refs
+from gitstore.git import objects, refs
 from gitstore.git.refs import transaction
 from gitstore.git.refs.transaction import RefUpdate
 from gitstore.git.refs.update import update_refs
@@ -152,7 +152,7 @@ class Log(Chains):
         """Write ``chain`` again if git's prune removed some of it (``git gc
         --prune=now`` beside this write): the same events give the same commits."""
         for _ in range(diskfault.PRUNE_RETRIES):
-            fresh = pygit2.Odb(str(self._g.gitdir / "objects"))  # no cache: looked for on disk
+            fresh = pygit2.Odb(str(objects.folder(self._g.gitdir)))  # no cache: looked for on disk
             if all(pygit2.Oid(hex=oid) in fresh for oid in self._closure(chain)):
                 return
             if self.write_commits(events, parent, tool_names) != chain:

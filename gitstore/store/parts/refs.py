@@ -25,7 +25,7 @@ from gitstore.errors import (
 )
 from gitstore.fs import flock, retry
 from gitstore.git import refs
-from gitstore.git.refs import files, transaction
+from gitstore.git.refs import files, packedform, transaction
 from gitstore.git.refs.transaction import ANY, RefUpdate
 from gitstore.git.refs.update import update_refs
 from gitstore.store.transaction import Transaction
@@ -122,7 +122,7 @@ class Refs:
             gitdir = self._g.gitdir
             problem = packed.damage(gitdir)  # the ref may be in the part lost
             if problem is not None:
-                raise EnvironmentFault("damaged-refs", str(gitdir / "packed-refs"), problem)
+                raise EnvironmentFault("damaged-refs", str(packedform.path(gitdir)), problem)
             raise ConversationNotFound(cid)
         return found
 

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from gitstore.errors import InvalidEvent
-from gitstore.events.kinds import _quick, validate
+from gitstore.events import validate
+from gitstore.events.kinds import quick as _quick
 from gitstore.events.schema import validate_event
 
 T = "2026-01-05 09:00:00.123"

@@ -201,7 +201,8 @@ def test_append_refuses_invalid_events(store: Store, bad: dict[str, object]) -> 
 def test_what_the_store_records_is_dated_by_its_clock(tmp_path: Path) -> None:
     from datetime import UTC, datetime
 
-    from gitstore import FixedClock, activations, record_activation
+    from gitstore import activations, record_activation
+    from gitstore.clock import FixedClock
     from gitstore.store.repo import init_store
 
     at = datetime(2030, 5, 6, 7, 8, 9, tzinfo=UTC)
