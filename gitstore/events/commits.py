@@ -14,7 +14,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from gitstore.events import Event, canonical_json, parse_time
+from gitstore.events import Event, canonical_json
 from gitstore.events.kinds import PROPOSE_COMPACTION, Kind
 from gitstore.git import objects as gitobjects
 from gitstore.git.objects import Who
@@ -209,11 +209,6 @@ def author_name(event: Event) -> str:
     if kind == Kind.TOOL_CALL_RESPONSE:
         return "tool"
     return "jp"
-
-
-def epoch_and_offset(event: Event) -> tuple[int, int]:
-    moment = parse_time(str(event["timestamp"]))
-    return int(moment.timestamp()), 0
 
 
 def blob_bytes(event: Event) -> bytes:

@@ -151,9 +151,3 @@ def loose_estimate(gitdir: Path) -> int:
     except OSError:
         return 0
     return 256 * sum(1 for name in names if len(name) == 38)
-
-
-def fan_out(gitdir: Path, oid: str) -> Path:
-    """The fan-out folder a loose object ``oid`` is written in (git's prune removes
-    the ones it empties)."""
-    return folder(gitdir) / oid[:2]
