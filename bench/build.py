@@ -16,8 +16,9 @@ from pathlib import Path
 import pygit2
 
 from bench.synth import EVENTS_PER_TURN, Writer
-from gitstore import ids, refs
+from gitstore import ids
 from gitstore.events import Event
+from gitstore.git import refs
 from gitstore.store import notes
 from gitstore.store.core import Store
 from gitstore.store.repo import init_bare
@@ -119,7 +120,9 @@ def _titles(store: Store, cids: list[str]) -> None:
     builder = repo.TreeBuilder()
     for n, cid in enumerate(cids):
         line = notes.meta_line("title", f"Synthetic conversation {n}", stamp, store.notes.machine)
-        builder.insert(store.notes.anchor(cid), repo.create_blob(line + "\n"), pygit2.GIT_FILEMODE_BLOB)
+        builder.insert(
+            store.notes.anchor(cid), repo.create_blob(line + "\n"), pygit2.GIT_FILEMODE_BLOB
+        )
     signature = pygit2.Signature("jp", "jp@localhost")
     repo.create_commit(refs.NOTES_META, signature, signature, "bench: titles", builder.write(), [])
 

@@ -1,7 +1,7 @@
 """Bulk writes: an import's commits streamed into packs, against `git fast-import`.
 
 Both sides write the same commits (the bytes ``store.log.write_commits`` writes,
-from ``gitstore.packwrite.commit_bytes``) into an empty store: jp through
+from ``gitstore.events.commits``) into an empty store: jp through
 ``store.log.write_packed`` fed by a generator, git through ``git fast-import``
 fed the same objects on a pipe.  Each runs in a child process, so its peak
 memory (``ru_maxrss``) is its own; for git it is fast-import's, the feeder
@@ -35,7 +35,6 @@ _FEED = """
 import sys
 from bench import synth
 from gitstore.events import commits
-from gitstore.store import packwrite
 from gitstore.events import parse_time
 out = sys.stdout.buffer
 names, parent, mark = {}, None, 0
@@ -45,10 +44,7 @@ def line(who, event):
 for event in synth.Writer(7).events(sys.argv[1], int(sys.argv[2])):
     if event.get("type") == "tool_call_request":
         names[str(event.get("id"))] = str(event.get("name"))
-    blob, _, commit = packwrite.commit_bytes(
-        event, None, names, line(commits.author_name(event), event), line("jp", event)
-    )
-    message = commit.split(b"\\n\\n", 1)[1]
+    blob, message = commits.blob_bytes(event), commits.message(event, names).encode()
     mark += 1
     out.write(b"blob\\nmark :%d\\ndata %d\\n%s\\n" % (mark, len(blob), blob))
     author, committer = line(commits.author_name(event), event), line("jp", event)

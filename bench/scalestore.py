@@ -2,7 +2,7 @@
 
 The same store as ``bench.build.many_conversations`` (conversation 0 holds one
 turn, every other one is a fork of it, each titled by one metadata note, refs
-packed), but its commits are the bytes jp writes (``packwrite.commit_bytes``)
+packed), but its commits are the bytes jp writes (``events.commits``)
 fed to one `git fast-import`: one pack instead of half a million loose objects,
 so 100,000 conversations are written in about a minute, not twelve.  The event
 cache is not filled (it is derived: the first read fills it).
@@ -17,9 +17,10 @@ from typing import BinaryIO
 
 from bench import build
 from bench.synth import EVENTS_PER_TURN, Writer
-from gitstore import ids, refs
+from gitstore import ids
 from gitstore.events import Event, commits, parse_time, validate
-from gitstore.store import notes, packwrite
+from gitstore.git import refs
+from gitstore.store import notes
 from gitstore.store.core import Store
 from gitstore.store.types import Identity
 
@@ -27,15 +28,14 @@ from gitstore.store.types import Identity
 def _line(who: str, event: Event) -> bytes:
     moment = int(parse_time(str(event["timestamp"])).timestamp())
     email = Identity().email.encode()
-    return packwrite.signature_line(who.encode(), email, moment, 0)
+    return b"%s <%s> %d +0000" % (who.encode(), email, moment)
 
 
 def _commit(feed: BinaryIO, ref: str, event: Event, parent: str | None) -> None:
     """One event commit on ``ref`` (its tree only ``event.json``), as jp writes it."""
     checked = validate(event)
     author, committer = _line(commits.author_name(checked), checked), _line("jp", checked)
-    blob, _, raw = packwrite.commit_bytes(checked, None, {}, author, committer)
-    message = raw.split(b"\n\n", 1)[1]
+    blob, message = commits.blob_bytes(checked), commits.message(checked).encode()
     feed.write(b"commit %s\nauthor %s\ncommitter %s\n" % (ref.encode(), author, committer))
     feed.write(b"data %d\n%s\n" % (len(message), message))
     if parent is not None:
@@ -94,4 +94,3 @@ def many_conversations(store: Store, count: int, log: Callable[[str], None]) -> 
     build.pack_refs(store)
     store.refs.set_active(cids[-1])
     return cids
-

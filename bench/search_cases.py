@@ -2,7 +2,7 @@
 
 Each store holds conversations of 5 turns (a request and an answer of 20 to
 60 words each), written with `git fast-import` (the same commits jp writes,
-``packwrite.commit_bytes``), one ref per conversation; 20 of them hold the
+``events.commits``), one ref per conversation; 20 of them hold the
 word searched for.  The baseline of `grep` is simonw/llm's search, run as
 llm runs it: the same texts in an SQLite database of llm's layout (one row
 per turn: prompt and response, an external-content FTS5 table over both),
@@ -31,7 +31,6 @@ from bench.common import Profile, Results, Row, clean_env, interleaved, jp_comma
 from bench.common import verdict as met
 from bench.synth import Writer
 from gitstore.events import commits, parse_time
-from gitstore.store import packwrite
 
 WORD = "quetzalcoatl"
 HOLDERS = 20
@@ -142,10 +141,7 @@ def _stream(count: int, out: Path, llm: sqlite3.Connection) -> None:
     with out.open("wb") as feed:
         for cid, events in conversations(count):
             for n, event in enumerate(events):
-                blob, _, commit = packwrite.commit_bytes(
-                    event, None, {}, line(commits.author_name(event), event), line("jp", event)
-                )
-                message = commit.split(b"\n\n", 1)[1]
+                blob, message = commits.blob_bytes(event), commits.message(event).encode()
                 author, committer = line(commits.author_name(event), event), line("jp", event)
                 feed.write(b"commit refs/conversations/%s\n" % cid.encode())
                 feed.write(b"author %s\ncommitter %s\n" % (author, committer))

@@ -49,8 +49,8 @@ from bench.common import (
     run_process,
     table,
 )
-from gitstore import refs
 from gitstore.fs import retry
+from gitstore.git import refs
 from gitstore.store.core import Store
 
 CHANGED = 10

@@ -2,7 +2,7 @@
 
 Each store holds conversations of 5 turns (a request and an answer, the answer
 with ``metadata.usage`` and its model, as `jp q` records them), written with
-`git fast-import` (the commits jp writes, ``packwrite.commit_bytes``), one ref
+`git fast-import` (the commits jp writes, ``events.commits``), one ref
 per conversation, refs packed.  The first `jp usage` reads every chain and keeps
 one row per tip in the cache (timed once: "first"); the rows measured after it
 are what every later run costs: one query for the kept rows, no event read.
@@ -22,7 +22,6 @@ from bench.common import Profile, Results, Row, clean_env, interleaved, jp_comma
 from bench.common import verdict as met
 from bench.synth import Writer
 from gitstore.events import commits, parse_time
-from gitstore.store import packwrite
 
 TURNS = 5
 SIZES = {"full": (1_000, 10_000), "quick": (1_000, 10_000), "smoke": (40, 120)}
@@ -67,8 +66,7 @@ def build_store(root: Path, count: int) -> Path:
         for cid, events in conversations(count):
             for n, event in enumerate(events):
                 author, committer = line(commits.author_name(event), event), line("jp", event)
-                blob, _, commit = packwrite.commit_bytes(event, None, {}, author, committer)
-                message = commit.split(b"\n\n", 1)[1]
+                blob, message = commits.blob_bytes(event), commits.message(event).encode()
                 out.write(b"commit refs/conversations/%s\n" % cid.encode())
                 out.write(b"author %s\ncommitter %s\n" % (author, committer))
                 out.write(b"data %d\n%s\n" % (len(message), message))

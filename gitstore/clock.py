@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import time
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Protocol
 
 
@@ -62,23 +62,6 @@ class FixedClock:
 
     def set(self, at: datetime) -> None:
         self.at = _aware(at)
-
-    def token(self, nbytes: int) -> str:
-        return _random_token(nbytes)
-
-
-class SteppingClock:
-    """``start``, then ``start + step``, ``start + 2 * step``...: one step per reading,
-    so every reading differs and their order is the order they were taken in."""
-
-    def __init__(self, start: datetime, step: timedelta = timedelta(seconds=1)) -> None:
-        self._next = _aware(start)
-        self.step = step
-
-    def now(self) -> datetime:
-        value = self._next
-        self._next = value + self.step
-        return value
 
     def token(self, nbytes: int) -> str:
         return _random_token(nbytes)

@@ -19,7 +19,6 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from gitstore import refs
 from gitstore.errors import (
     ConcurrentUpdate,
     ConversationBusy,
@@ -29,12 +28,13 @@ from gitstore.errors import (
     UnknownOperation,
 )
 from gitstore.fs import flock, retry
+from gitstore.git import refs
+from gitstore.git.refs import transaction
+from gitstore.git.refs.transaction import RefUpdate
 from gitstore.oplog import log as oplog
 from gitstore.oplog import model as opmodel
 from gitstore.oplog import recorder, remotediff
 from gitstore.oplog.model import Move, Op
-from gitstore.refs import transaction
-from gitstore.refs.transaction import RefUpdate
 from gitstore.sync import remotestate
 
 if TYPE_CHECKING:

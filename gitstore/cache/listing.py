@@ -17,12 +17,10 @@ import json
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from gitstore.cache.sql import Connected as Cached
 from gitstore.cache.sql import rollback
-
-if TYPE_CHECKING:
-    from gitstore.cache.db import Cache
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS listed (cid TEXT PRIMARY KEY, tip TEXT NOT NULL,
@@ -71,7 +69,7 @@ class Listed:
 
 
 class Listing:
-    def __init__(self, cache: Cache) -> None:
+    def __init__(self, cache: Cached) -> None:
         self._cache = cache
         self._made = False
 

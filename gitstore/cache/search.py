@@ -37,12 +37,17 @@ import importlib
 import json
 import sqlite3
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from gitstore.cache import space, sql
 
-if TYPE_CHECKING:
-    from gitstore.cache.db import Cache
+
+class Cached(sql.Connected, Protocol):
+    """What the index asks of ``db.Cache``: its connection, and whom to tell of a
+    slow step."""
+
+    notice: space.Notice
+
 
 # (event type, field) pairs whose text is searched
 SEARCHED = (
@@ -181,7 +186,7 @@ def matching(db: sqlite3.Connection, query: str, needles: Sequence[str]) -> list
 class Search:
     """The index of one cache (``Cache.search``)."""
 
-    def __init__(self, cache: Cache) -> None:
+    def __init__(self, cache: Cached) -> None:
         self._cache = cache
         self._usable: bool | None = None
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from itertools import repeat
-from typing import Any
+from typing import Any, Protocol
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (commit_id TEXT PRIMARY KEY, parent TEXT, json TEXT NOT NULL);
@@ -165,3 +165,10 @@ def rollback(db: sqlite3.Connection) -> None:
         db.execute("ROLLBACK")
     except sqlite3.Error:
         pass
+
+
+class Connected(Protocol):
+    """What the cache's listing and search ask of ``db.Cache``: its connection
+    (None: no cache file), without importing it (``db`` makes them)."""
+
+    def _conn(self) -> sqlite3.Connection | None: ...

@@ -14,8 +14,10 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from gitstore.events import Event, canonical_json, parse_time
+from gitstore.events import Event, canonical_json
 from gitstore.events.kinds import PROPOSE_COMPACTION, Kind
+from gitstore.git import objects as gitobjects
+from gitstore.git.objects import Who
 
 SUBJECT_WIDTH = 72
 
@@ -209,10 +211,27 @@ def author_name(event: Event) -> str:
     return "jp"
 
 
-def epoch_and_offset(event: Event) -> tuple[int, int]:
-    moment = parse_time(str(event["timestamp"]))
-    return int(moment.timestamp()), 0
-
-
 def blob_bytes(event: Event) -> bytes:
     return canonical_json(event)
+
+
+def objects(
+    event: Event,
+    parent: str | None,
+    names: Mapping[str, str],
+    author: Who,
+    committer: Who,
+    blob: bytes | None = None,
+) -> tuple[bytes, bytes, bytes]:
+    """The blob, tree and commit of one event, as raw object contents (``blob``: its
+    ``event.json`` bytes, when the caller has them already)."""
+    if blob is None:
+        blob = blob_bytes(event)
+    tree = b"100644 event.json\0" + gitobjects.object_id(gitobjects.BLOB, blob)
+    tree_id = gitobjects.object_id(gitobjects.TREE, tree).hex()
+    parents = [parent] if parent else []
+    return (
+        blob,
+        tree,
+        gitobjects.commit_data(tree_id, parents, author, committer, message(event, names)),
+    )

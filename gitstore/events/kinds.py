@@ -125,24 +125,7 @@ def now_text() -> str:
     return format_time(datetime.now(UTC))
 
 
-def validate(event: Any, where: str = "event") -> Event:
-    """Check one event and return its normalised form (timestamp in RFC 3339).
-
-    Unknown ``type`` tags are kept as they are (a newer writer's events); a
-    known tag with a body that does not fit is refused.  An event of one of the
-    common shapes (``plainly_valid``), or of an unknown type, is checked here;
-    anything else goes to the pydantic models in ``gitstore.schema``, imported on
-    first use to keep start-up cheap, which accept it or say what is wrong.
-    """
-    quick = _quick(event)
-    if quick is not None:
-        return quick
-    from gitstore.events.schema import validate_event  # lazy: pydantic, past the quick check
-
-    return validate_event(event, where)
-
-
-def _quick(event: Any) -> Event | None:
+def quick(event: Any) -> Event | None:
     """``event`` normalised as ``schema.validate_event`` normalises it, when it is
     plainly valid without the models; None: ask them."""
     if not isinstance(event, dict):

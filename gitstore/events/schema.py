@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
 from gitstore.errors import InvalidEvent
-from gitstore.events import KNOWN_TYPES, Event, format_time, parse_time
+from gitstore.events.kinds import KNOWN_TYPES, Event, format_time, parse_time
 from gitstore.values import check_value
 
 

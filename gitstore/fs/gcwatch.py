@@ -150,4 +150,3 @@ def _host() -> str:
     import socket
 
     return socket.gethostname()
-

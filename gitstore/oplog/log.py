@@ -25,10 +25,11 @@ from typing import TYPE_CHECKING
 
 from gitstore import faults
 from gitstore.errors import ConcurrentUpdate, EnvironmentFault, LockedRef, environment_fault
-from gitstore.fs import flock, gitobject, pruned, retry
+from gitstore.fs import flock, pruned, retry
 from gitstore.fs.place import Place
+from gitstore.git import objects
+from gitstore.git.refs import loose
 from gitstore.oplog.model import SYMBOLIC, Op, printable
-from gitstore.refs import loose
 
 if TYPE_CHECKING:
     import pygit2
@@ -194,14 +195,14 @@ def _keepers(
     commits and the tree made for that given to ``put``)."""
     if len(oids) <= KEEP:
         return oids
-    empty = str(put(gitobject.TREE, b""))
-    person = gitobject.person(signature)
+    empty = str(put(objects.TREE, b""))
+    person = objects.person(signature)
     level = oids
     while len(level) > KEEP:
         level = [
             put(
-                gitobject.COMMIT,
-                gitobject.commit_data(
+                objects.COMMIT,
+                objects.commit_data(
                     empty,
                     [str(c) for c in chunk],
                     person,
@@ -222,17 +223,17 @@ def _commit(
     put: Callable[[int, bytes], pygit2.Oid],
 ) -> pygit2.Oid:
     """``op``'s commit on ``prev``, each of its objects given to ``put``."""
-    builder = gitobject.TreeEdit()
-    blob = put(gitobject.BLOB, json.dumps(op.to_json(), sort_keys=True).encode())
-    builder.insert(FILE, blob.raw, gitobject.BLOB_MODE)
-    since = put(gitobject.BLOB, repr(float(op.since or op.time)).encode())
-    builder.insert(SINCE, since.raw, gitobject.BLOB_MODE)
-    tree = put(gitobject.TREE, builder.data())
+    builder = objects.TreeEdit()
+    blob = put(objects.BLOB, json.dumps(op.to_json(), sort_keys=True).encode())
+    builder.insert(FILE, blob.raw, objects.BLOB_MODE)
+    since = put(objects.BLOB, repr(float(op.since or op.time)).encode())
+    builder.insert(SINCE, since.raw, objects.BLOB_MODE)
+    tree = put(objects.TREE, builder.data())
     parents = [str(p) for p in ([prev] if prev is not None else []) + kept]
     subject = printable(op.command).splitlines()[0][:200] if op.command.strip() else "jp"
     message = f"jp op {op.id}: {subject}\n"
-    person = gitobject.person(signature)
-    return put(gitobject.COMMIT, gitobject.commit_data(str(tree), parents, person, person, message))
+    person = objects.person(signature)
+    return put(objects.COMMIT, objects.commit_data(str(tree), parents, person, person, message))
 
 
 def write(repo: pygit2.Repository, op: Op, signature: pygit2.Signature) -> str:
@@ -241,11 +242,11 @@ def write(repo: pygit2.Repository, op: Op, signature: pygit2.Signature) -> str:
     Its objects are written loose; a ``git gc --prune=now`` beside the write is
     met as ``gitstore/fs/pruned.py`` says (written again once, then named).
     """
-    objects = Path(repo.path) / "objects"
+    folder = objects.folder(Path(repo.path))
     written = pruned.Written(repo)
-    kept = pruned.once(lambda: _keepers(_commits_of(repo, op), signature, written.put), objects)
+    kept = pruned.once(lambda: _keepers(_commits_of(repo, op), signature, written.put), folder)
     for _ in retry.jittered(RETRIES):
-        ref, oid = pruned.once(partial(_prepare, repo, op, kept, signature, written), objects)
+        ref, oid = pruned.once(partial(_prepare, repo, op, kept, signature, written), folder)
         written.refresh()  # what a prune took before the move
         if _move(repo, ref, oid, op.id):
             written.settle()  # what a prune beside took as the ref moved

@@ -36,10 +36,10 @@ from typing import TYPE_CHECKING, Any
 from gitstore.clock import SYSTEM
 from gitstore.errors import GitStoreError, environment_fault
 from gitstore.fs.claim import claim
+from gitstore.git.refs import transaction
+from gitstore.git.refs.transaction import ANY, RefUpdate
 from gitstore.oplog import log as oplog
 from gitstore.oplog.model import Move, Op, RemoteChange, coalesce
-from gitstore.refs import transaction
-from gitstore.refs.transaction import ANY, RefUpdate
 
 if TYPE_CHECKING:
     import pygit2

@@ -8,11 +8,9 @@ commits and its anchor to the packs this command writes (``packwrite.Writer``,
 a new pack every ``CHUNK`` events, so memory stays bounded) and reserves its
 id; ``flush`` (at the end of the block, or when a caller must read what was
 created) publishes the packs, each behind a ``.keep``, then creates every ref
-in one step: 100 or more straight into ``packed-refs`` (``refs.bulk``, no
-loose file or reflog per ref, as a pull of many writes them), fewer in one
-transaction of ``git update-ref --stdin``; one by one when that fails (a name
-taken meanwhile, a lock held).  It is recorded as one move in the operation
-log (``jp undo`` deletes them), and only then are the ``.keep`` files dropped.
+in one transaction of ``git update-ref --stdin`` (one by one when that fails:
+a name taken meanwhile, a lock held), recorded as one move in the operation
+log (``jp undo`` deletes them), and only then drops the ``.keep`` files.
 
 A kill before the refs move leaves packs nothing names (git's prune takes them
 after its grace period) or a temporary folder the next ``Store`` sweeps; git's
@@ -21,21 +19,20 @@ transaction creates all the refs or none, and each names a complete chain.
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitstore import faults, ids, refs
+from gitstore import faults, ids
 from gitstore.clock import seconds
-from gitstore.errors import ConversationExists, EnvironmentFault, RefBusy, environment_fault
+from gitstore.errors import ConversationExists, EnvironmentFault
 from gitstore.events import validate
 from gitstore.fs import gcwatch
-from gitstore.refs import bulk
-from gitstore.refs import create as refcreate
-from gitstore.refs.transaction import WAIT_SECONDS, RefUpdate
+from gitstore.git import objects, refs
+from gitstore.git.refs.transaction import RefUpdate
+from gitstore.git.refs.update import update_refs
 from gitstore.store import packwrite
 from gitstore.store.types import EventSource
 
@@ -44,7 +41,6 @@ if TYPE_CHECKING:
     from gitstore.store.parts.ops import Ops
 
 
-PACKED_AT = 100  # refs created at once from which they go straight into packed-refs
 ID_ATTEMPTS = 20  # fresh ids tried for a creation whose id another writer took
 Alone = Callable[[str, EventSource, "str | None", str, "dict[str, str] | None", bool], str]
 
@@ -101,9 +97,7 @@ class Batch:
             self._writer = packwrite.Writer(g.gitdir).__enter__()
         fitted = (g.fit(validate(e, f"event {n}")) for n, e in enumerate(events))
         names = dict(tool_names or {})
-        tip = self._writer.chain(
-            fitted, parent, names, g.signature_line, g.identity.name, on_rows=g.cache.add
-        )
+        tip = self._writer.chain(fitted, parent, names, g.who, g.identity.name, on_rows=g.cache.add)
         if tip is None:
             raise ValueError("a conversation needs at least one event")
         self._writer.blob(ids.anchor_bytes(cid))
@@ -122,7 +116,7 @@ class Batch:
             written = self._writer.publish()
             faults.point("create:objects-written")  # packs there, no ref yet
             wanted = {refs.live(cid): p.tip for cid, p in pending.items()}
-            made = self._create(wanted, {refs.live(c): p.reason for c, p in pending.items()})
+            made = self._create(wanted, "jp conversation import")
             gcwatch.after_gc(
                 self._g.gitdir
             )  # a prune that walked before the move deletes until then
@@ -150,22 +144,14 @@ class Batch:
                 continue
         raise ConversationExists(cid)
 
-    def _create(self, wanted: dict[str, str], reasons: dict[str, str]) -> set[str]:
-        """The refs of ``wanted`` created: many in one rewrite of ``packed-refs``,
-        a few in one transaction of ``git update-ref --stdin`` (each ref created only
-        where none is, each with its reflog line; all or none), else, when that fails (a name taken meanwhile, a lock held),
-        one by one, each a compare-and-swap against absence.  Recorded as one
-        operation step."""
+    def _create(self, wanted: dict[str, str], reason: str) -> set[str]:
+        """The refs of ``wanted`` created where their names are free (``update_refs``:
+        one ``git update-ref --stdin`` for an import's hundreds, all or none, else
+        one by one), recorded as one operation step."""
         made: set[str] = set()
         updates = [RefUpdate(n, None, tip) for n, tip in wanted.items()]
         with self._ops.moving(updates, verify=lambda: made):
-            if len(wanted) >= PACKED_AT:
-                made.update(_packed(self._g.gitdir, wanted))
-            elif _update_refs(self._g.gitdir, wanted, "jp conversation import"):
-                made.update(wanted)
-            for name, tip in wanted.items():
-                if name not in made and refcreate.create(self._g.place, name, tip, reasons[name]):
-                    made.add(name)
+            made |= update_refs(self._g.place, updates, reason, atomic=False)
         return made
 
     def close(self) -> None:
@@ -176,41 +162,10 @@ class Batch:
             writer.__exit__(None, None, None)
 
 
-def _packed(gitdir: Path, wanted: dict[str, str]) -> list[str]:
-    """The refs of ``wanted`` created straight into ``packed-refs`` in one rewrite
-    (``refs.bulk``, as a pull of many does): a loose file, its lock and a reflog
-    file per ref cost about a millisecond each of file creation, most of an import
-    of small conversations.  None where hard links fail or git holds the lock past
-    the wait: the caller then moves them one by one."""
-    try:
-        return bulk.create(gitdir, wanted, WAIT_SECONDS)
-    except (bulk.NoHardLinks, RefBusy):
-        return []
-
-
-def _update_refs(gitdir: Path, wanted: dict[str, str], message: str) -> bool:
-    """Create every ref of ``wanted`` in one ``git update-ref --stdin`` transaction;
-    whether it committed (git leaves every ref as it was when one cannot be created)."""
-    lines = "".join(f"create {name}\0{tip}\0" for name, tip in wanted.items())
-    args = ["update-ref", "--create-reflog", "-z", "--stdin", "-m", message]
-    return _git(gitdir, args, lines.encode())
-
-
-def _git(gitdir: Path, args: list[str], data: bytes) -> bool:
-    """Run ``git args`` on ``data``; whether it succeeded."""
-    try:
-        done = subprocess.run(
-            ["git", "--git-dir", str(gitdir), *args], input=data, capture_output=True
-        )
-    except OSError as exc:
-        raise environment_fault(exc, str(gitdir)) or exc from None
-    return done.returncode == 0
-
-
 def _check_present(gitdir: Path, written: tuple[str, ...]) -> None:
     """The published packs are all there (git's repack leaves a kept pack alone)."""
     if not packwrite.Packed(None, written).present(gitdir):
-        raise EnvironmentFault("pruned", str(gitdir / "objects"), "objects were not stored")
+        raise EnvironmentFault("pruned", str(objects.folder(gitdir)), "objects were not stored")
 
 
 __all__ = ["Batch"]

@@ -17,7 +17,7 @@ from gitstore.boundary import Limits
 from gitstore.clock import Clock
 from gitstore.fs import writers
 from gitstore.fs.place import Place
-from gitstore.refs import transaction
+from gitstore.git.refs import transaction
 from gitstore.store.ground import Ground
 from gitstore.store.parts import Local, Log, Notes, Ops, Refs
 from gitstore.store.types import Identity

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
-import subprocess
 import time
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
@@ -20,12 +19,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitstore import refs
 from gitstore.fs import flock
+from gitstore.git import command, objects, pack, refs
+from gitstore.git.refs import packed, packedform, quarantine, transaction
+from gitstore.git.refs.transaction import RefUpdate
 from gitstore.oplog import log as oplog
 from gitstore.oplog import recorder as oprecord
-from gitstore.refs import packed, quarantine, transaction
-from gitstore.refs.transaction import RefUpdate
 from gitstore.store import format as storeformat
 
 if TYPE_CHECKING:
@@ -184,7 +183,7 @@ def check_packed_refs(store: Store) -> list[Finding]:
             f"packed-refs is damaged ({problem}): the refs it holds cannot be read or moved",
             f"{FIX} rebuilds it from its good lines, the loose refs and the reflogs",
             fixable=True,
-            path=str(store.gitdir / "packed-refs"),
+            path=str(packedform.path(store.gitdir)),
         )
     ]
 
@@ -271,19 +270,13 @@ def check_fsck(store: Store) -> list[Finding]:
         return [
             Finding("fsck", "git is not installed: fsck skipped", "install git", severity="note")
         ]
-    proc = subprocess.run(
-        [git, "--git-dir", str(store.gitdir), "fsck", "--no-dangling", "--no-progress"],
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        errors="replace",
-        check=False,
-    )
+    proc = command.run(store.gitdir, ["fsck", "--no-dangling", "--no-progress"], check=False)
     if proc.returncode == 0:
         return []
+    said = (proc.stdout + proc.stderr).decode("utf-8", "replace")
     lines = [
         line.strip()
-        for line in (proc.stdout + proc.stderr).splitlines()
+        for line in said.splitlines()
         if line.strip() and not line.startswith(("notice:", "Checking"))
     ]
     lines = lines or [f"git fsck exited with {proc.returncode}"]
@@ -302,8 +295,8 @@ def check_maintenance(store: Store) -> list[Finding]:
 
     if not maintenance.due(store.place) or (store.gitdir / "gc.pid").exists():
         return []
-    packs = maintenance.packs(store.gitdir)
-    loose = maintenance.loose_objects(store.gitdir)
+    packs = pack.count(store.gitdir)
+    loose = objects.loose_estimate(store.gitdir)
     return [
         Finding(
             "maintenance",

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitstore.errors import StoreFormatTooNew
-from gitstore.refs.gitconfig import IncludesOthers, config_entries
+from gitstore.git import config as gitconfig
+from gitstore.git.config import IncludesOthers, config_entries
 
 if TYPE_CHECKING:
     import pygit2
@@ -49,7 +50,7 @@ UNKNOWN = 1 << 30  # a value that is not a number: some newer jp's
 def read(gitdir: Path, repo: Callable[[], pygit2.Repository] | None = None) -> int | None:
     """The recorded format (None: not recorded, an older store)."""
     try:
-        return _number(_from_text((gitdir / "config").read_text(errors="replace")))
+        return _number(_from_text(gitconfig.text(gitdir)))
     except OSError:
         return None
     except IncludesOthers:

@@ -14,7 +14,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitstore import refs
 from gitstore.boundary import Limits, fit_event, stored_event_problem
 from gitstore.cache.db import Cache
 from gitstore.clock import SYSTEM, Clock, seconds
@@ -22,8 +21,9 @@ from gitstore.errors import CorruptEvent, EnvironmentFault, LockedRef
 from gitstore.events import Event, commits, parse_time
 from gitstore.fs import diskfault, flock
 from gitstore.fs.place import Place
-from gitstore.refs import files as refread
-from gitstore.refs.reader import RefReader, reader_for
+from gitstore.git import refs
+from gitstore.git.refs import files as refread
+from gitstore.git.refs.reader import RefReader, reader_for
 from gitstore.store import format as storeformat
 from gitstore.store.repo import machine_id, notes_refs, open_repo
 from gitstore.store.types import Identity
@@ -31,13 +31,12 @@ from gitstore.store.types import Identity
 if TYPE_CHECKING:
     import pygit2
 
-    from gitstore.store import packwrite
+    from gitstore.git.objects import Who
     from gitstore.store.maintenance import Maintenance
 else:
     from gitstore.lazy import lazy_module
 
     pygit2 = lazy_module("pygit2")  # loaded by the first command that touches git objects
-    packwrite = lazy_module("gitstore.store.packwrite")  # loaded by the first bulk write
 
 
 OPLOG_RETENTION = 90 * 86400.0  # seconds the operation log keeps an operation, by default
@@ -66,7 +65,6 @@ class Ground:
     ) -> None:
         self.path = path
         self.identity = identity or Identity()
-        self._raw_names: dict[str, tuple[bytes, bytes]] = {}  # signature_line's
         self.clock: Clock = clock or SYSTEM  # the time of what the store records
         self._limits = limits
         self._repo: pygit2.Repository | None = None
@@ -189,16 +187,6 @@ class Ground:
             return event, data
         return fitted, commits.blob_bytes(fitted)
 
-    def event_signature(self, name: str, event: Event) -> pygit2.Signature:
+    def who(self, name: str, event: Event) -> Who:
         """An event commit's author or committer ``name``, at the event's own time."""
-        return pygit2.Signature(name, self.identity.email, _epoch(str(event["timestamp"])), 0)
-
-    def signature_line(self, name: str, event: Event) -> bytes:
-        """``event_signature`` as a pack writer spells it in a commit (the name and
-        e-mail as libgit2 cleans them, asked once per name: a bulk write signs
-        two lines per event with the same few names)."""
-        raw = self._raw_names.get(name)
-        if raw is None:
-            sig = pygit2.Signature(name, self.identity.email, 0, 0)
-            raw = self._raw_names[name] = (sig.raw_name, sig.raw_email)
-        return packwrite.signature_line(*raw, _epoch(str(event["timestamp"])), 0)
+        return name.encode(), self.identity.email.encode(), _epoch(str(event["timestamp"])), 0

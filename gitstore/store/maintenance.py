@@ -25,13 +25,13 @@ again, runs at most about once a day).
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitstore.fs.place import Place
+from gitstore.git import objects, pack
 
 if TYPE_CHECKING:  # subprocess is imported when maintenance runs: most commands never do
     import subprocess
@@ -47,7 +47,6 @@ else:
 GC_AUTO = 6700  # git's default gc.auto
 PACK_LIMIT = 50  # git's default gc.autoPackLimit
 CHECK_EVERY = 256  # writes between two estimates within one process
-_SAMPLE = "17"  # the fan-out folder git samples too
 TRIM_SLACK = 86400.0  # seconds past the retention before a trim after an operation
 Retention = Callable[[], float]
 
@@ -72,23 +71,6 @@ def trim_oplog_when_due(place: Place, retention: Retention, newest: Op) -> int:
     return trim_oplog(place, keep, newest.time)  # on the clock that stamped it
 
 
-def loose_objects(gitdir: Path) -> int:
-    """git's estimate of the loose objects: one fan-out folder's count times 256."""
-    try:
-        names = os.listdir(gitdir / "objects" / _SAMPLE)
-    except OSError:
-        return 0
-    return 256 * sum(1 for name in names if len(name) == 38)
-
-
-def packs(gitdir: Path) -> int:
-    """The packs in the store (each notes or operation write leaves a small one)."""
-    try:
-        return sum(1 for name in os.listdir(gitdir / "objects" / "pack") if name.endswith(".idx"))
-    except OSError:
-        return 0
-
-
 def threshold(repo: pygit2.Repository, key: str = "gc.auto", default: int = GC_AUTO) -> int:
     try:
         return int(repo.config.get_int(key))
@@ -103,7 +85,7 @@ def due(place: Place) -> bool:
     if limit <= 0:
         return False
     pack_limit = threshold(repo, "gc.autoPackLimit", PACK_LIMIT)
-    return loose_objects(gitdir) > limit or 0 < pack_limit < packs(gitdir)
+    return objects.loose_estimate(gitdir) > limit or 0 < pack_limit < pack.count(gitdir)
 
 
 class Maintenance:
@@ -138,7 +120,8 @@ class Maintenance:
         """Maintain now: ``git gc`` (``--auto`` unless forced), in the background unless
         ``wait``.  Returns what ran ("git gc", "git gc --auto", "compress_references" or "")."""
         import shutil  # lazy: start-up; only maintenance starts git
-        import subprocess  # lazy: as shutil
+
+        from gitstore.git import command  # lazy: as shutil (subprocess)
 
         if self.retention is not None:
             trim_oplog(Place.of(self.repo, self.gitdir), self.retention(), self.now())
@@ -150,14 +133,6 @@ class Maintenance:
             if not wait:
                 return ""
             self._running.wait()
-        args = [git, "--git-dir", str(self.gitdir), "gc", "--quiet"]
-        if not force:
-            args.insert(4, "--auto")
-        null = subprocess.DEVNULL
-        if wait:
-            subprocess.run(args, check=False, stdin=null, stdout=null, stderr=null)
-        else:
-            self._running = subprocess.Popen(
-                args, stdin=null, stdout=null, stderr=null, start_new_session=True
-            )
-        return " ".join(["git", *args[3:]])
+        args = ["gc", "--quiet"] if force else ["gc", "--auto", "--quiet"]
+        self._running = command.start(self.gitdir, args, wait)
+        return " ".join(["git", *args])

@@ -35,9 +35,10 @@ from typing import TYPE_CHECKING
 from gitstore import faults
 from gitstore.boundary import NOTES_MAX_DEPTH
 from gitstore.errors import ConcurrentUpdate, LockedRef
-from gitstore.fs import flock, gitobject, pruned, retry
-from gitstore.refs import loose
-from gitstore.refs.transaction import RefUpdate
+from gitstore.fs import flock, pruned, retry
+from gitstore.git import objects
+from gitstore.git.refs import loose
+from gitstore.git.refs.transaction import RefUpdate
 from gitstore.store.metalines import compact_meta, last_stamp, meta_line, meta_values, union
 
 if TYPE_CHECKING:
@@ -251,7 +252,7 @@ def _edit(
     depth ``FANOUT``, or removed when None, and removed wherever else it is (flat at
     the root, deeper fan-out).  Only the subtrees on those notes' paths are made
     again, each given to ``put``.  None when the tree ends up empty (below the root)."""
-    builder = gitobject.TreeEdit(tree.read_raw() if tree is not None else b"")
+    builder = objects.TreeEdit(tree.read_raw() if tree is not None else b"")
     edits = dict(edits)
     if depth == 0:
         # flat notes at the root (older jp, small git trees) move into the fan-out
@@ -262,7 +263,7 @@ def _edit(
     inner: dict[str, dict[str, pygit2.Oid | None]] = {}
     for name, blob in edits.items():
         if depth == FANOUT and blob is not None:
-            builder.insert(name, blob.raw, gitobject.BLOB_MODE)
+            builder.insert(name, blob.raw, objects.BLOB_MODE)
         else:
             builder.remove(name)
         if len(name) <= 2:
@@ -274,12 +275,12 @@ def _edit(
     for prefix, sub_edits in inner.items():
         sub = _edit(repo, _subtree(repo, tree, prefix), sub_edits, put, depth + 1)
         if sub is not None:
-            builder.insert(prefix, sub.raw, gitobject.TREE_MODE)
+            builder.insert(prefix, sub.raw, objects.TREE_MODE)
         else:
             builder.remove(prefix)
     if depth > 0 and len(builder) == 0:
         return None
-    return put(gitobject.TREE, builder.data())
+    return put(objects.TREE, builder.data())
 
 
 def _write(
@@ -302,7 +303,7 @@ def write_tree(repo: pygit2.Repository, texts: Mapping[str, str]) -> pygit2.Oid:
         return oid
 
     blobs: dict[str, pygit2.Oid | None] = {
-        t: put(gitobject.BLOB, x.encode()) for t, x in texts.items()
+        t: put(objects.BLOB, x.encode()) for t, x in texts.items()
     }
     return _write(repo, None, blobs, put)
 
@@ -377,17 +378,17 @@ def _prepare(
             raise ValueError(f"not an object id to annotate: {target!r}")
     written = pruned.Written(repo)
     for data in also:
-        written.put(gitobject.BLOB, data)
+        written.put(objects.BLOB, data)
     blobs = {
-        target: written.put(gitobject.BLOB, text.encode()) if text is not None else None
+        target: written.put(objects.BLOB, text.encode()) if text is not None else None
         for target, text in wanted.items()
     }
     tree = _write(repo, existing, blobs, written.put)
     parents = [str(parent.id)] if parent is not None else []
     if onto is not None and parent is not None:
         parents = onto(str(parent.id))
-    person = gitobject.person(signature)
-    commit = gitobject.commit_data(str(tree), parents, person, person, message)
-    oid = written.put(gitobject.COMMIT, commit)
+    person = objects.person(signature)
+    commit = objects.commit_data(str(tree), parents, person, person, message)
+    oid = written.put(objects.COMMIT, commit)
     faults.point("notes:objects-written")
     return current, (str(parent.id) if parent is not None else None), oid, written

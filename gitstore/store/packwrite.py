@@ -9,9 +9,9 @@ and a new one begins, so memory stays bounded whatever the size.  Only once
 every chunk is complete are the packs moved into ``objects/pack/`` (pack,
 then index, as git does); the caller moves a ref only after that.
 
-The bytes are exactly those ``store.log.write_commits`` writes through libgit2
-(the ids are computed here and checked against what git indexed), so a
-conversation imported this way is identical to one written event by event.
+The bytes are ``events.commits.objects``, the same a write of one event makes
+(``store.log.write_commits``), so a conversation imported this way is
+identical to one written event by event; git's ``index-pack`` checks them.
 
 An interrupted writer (an exception, Ctrl-C, SIGTERM turned into one)
 removes its folder; one killed outright leaves it, holding an ``flock`` that
@@ -21,29 +21,28 @@ dies with it, and the next ``Store`` removes it (``sweep``).
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import os
 import shutil
 import signal
-import subprocess
 import threading
 import uuid
-import zlib
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from gitstore import faults
-from gitstore.errors import EnvironmentFault, StoreError, environment_fault
+from gitstore.errors import EnvironmentFault, environment_fault
 from gitstore.events import Event, commits
 from gitstore.events.kinds import Kind
 from gitstore.fs import atomic, writers
+from gitstore.git import pack as gitpack
+from gitstore.git.objects import BLOB, COMMIT, TREE, Who
+from gitstore.git.pack import PackFile
 
 CHUNK = 50_000  # events per pack: bounds index-pack's memory and time
 ROWS = 2_000  # events handed to ``on_rows`` at a time (the cache)
-_TYPES = {"commit": 1, "tree": 2, "blob": 3}
-Signer = Callable[[str, Event], bytes]
+Signer = Callable[[str, Event], Who]
 
 
 def folder(gitdir: Path) -> Path:
@@ -54,87 +53,6 @@ def sweep(gitdir: Path) -> None:
     """Remove the temporary packs of writers that died (their ``flock`` is free)."""
     for work, _ in writers.dead_writers(folder(gitdir)):
         shutil.rmtree(work, ignore_errors=True)
-
-
-def signature_line(raw_name: bytes, raw_email: bytes, time: int, offset: int) -> bytes:
-    """A signature as git writes it in a commit: ``Name <email> <epoch> +HHMM``."""
-    sign = "-" if offset < 0 else "+"
-    hours, minutes = divmod(abs(offset), 60)
-    return b"%s <%s> %d %s%02d%02d" % (raw_name, raw_email, time, sign.encode(), hours, minutes)
-
-
-def commit_bytes(
-    event: Event,
-    parent: str | None,
-    names: Mapping[str, str],
-    author: bytes,
-    committer: bytes,
-    blob: bytes | None = None,
-) -> tuple[bytes, bytes, bytes]:
-    """The blob, tree and commit of one event, as raw object contents (``blob``: its
-    ``event.json`` bytes, when the caller has them already)."""
-    if blob is None:
-        blob = commits.blob_bytes(event)
-    tree = b"100644 event.json\0" + _sha(b"blob", blob)
-    head = b"tree %s\n" % _sha(b"tree", tree).hex().encode()
-    if parent:
-        head += b"parent %s\n" % parent.encode()
-    head += b"author %s\ncommitter %s\n\n" % (author, committer)
-    return blob, tree, head + commits.message(event, names).encode()
-
-
-def _sha(kind: bytes, data: bytes) -> bytes:
-    return hashlib.sha1(b"%s %d\0%s" % (kind, len(data), data)).digest()
-
-
-class _Pack:
-    """One pack file being written: objects appended, then closed and indexed."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.file = open(path, "wb")  # noqa: SIM115 - closed by finish
-        self.count = 0
-        self.file.write(b"PACK" + (2).to_bytes(4, "big") + b"\0\0\0\0")  # count set at the end
-
-    def add(self, kind: str, data: bytes) -> bytes:
-        size = len(data)
-        byte = (_TYPES[kind] << 4) | (size & 0x0F)
-        size >>= 4
-        header = bytearray()
-        while size:
-            header.append(byte | 0x80)
-            byte, size = size & 0x7F, size >> 7
-        header.append(byte)
-        self.file.write(bytes(header) + zlib.compress(data, 1))
-        self.count += 1
-        return _sha(kind.encode(), data)
-
-    def finish(self, gitdir: Path) -> str:
-        """Close the pack, fix its object count, index it; returns git's name for it."""
-        self.file.flush()
-        self.file.seek(8)
-        self.file.write(self.count.to_bytes(4, "big"))
-        self.file.close()
-        digest = hashlib.sha1()
-        with open(self.path, "rb") as pack:  # the count changed: hash the file again
-            for block in iter(lambda: pack.read(1 << 20), b""):
-                digest.update(block)
-        checksum = digest.digest()
-        with open(self.path, "ab") as pack:
-            pack.write(checksum)
-            pack.flush()
-            os.fsync(pack.fileno())
-        index = self.path.with_suffix(".idx")
-        proc = subprocess.run(
-            ["git", "--git-dir", str(gitdir), "index-pack", "-o", str(index), str(self.path)],
-            capture_output=True,
-            text=True,
-        )
-        if proc.returncode != 0:
-            error = proc.stderr.strip().splitlines()[-1:] or ["failed"]
-            fault = environment_fault(OSError(error[0]), str(self.path))
-            raise fault or StoreError(str(gitdir), f"git index-pack: {error[0]}")
-        return proc.stdout.split()[-1]  # "pack\t<name>" or "<name>"
 
 
 @contextmanager
@@ -162,7 +80,7 @@ class Packed:
     def present(self, gitdir: Path) -> bool:
         """Whether every pack is still where it was published (git's repack replaces
         packs whole; none is ever changed in place)."""
-        pack = gitdir / "objects" / "pack"
+        pack = gitpack.folder(gitdir)
         return all((pack / name).is_file() for name in self.packs)
 
 
@@ -176,7 +94,7 @@ def write(
     on_rows: Callable[[list[tuple[str, str | None, Event]]], None] | None = None,
 ) -> list[str]:
     """Write one commit per event (each with its ``event.json`` bytes) on top of
-    ``parent`` into packs; returns the commit ids.  ``sign(name, event)`` gives a signature line (``signature_line``) for
+    ``parent`` into packs; returns the commit ids.  ``sign(name, event)`` gives the author (``Who``) for
     the author or committer ``name``; ``on_rows`` is handed the rows (commit,
     parent, event) ``ROWS`` at a time (they may name commits of a pack that an
     interruption then drops: harmless for a cache keyed by commit id)."""
@@ -205,9 +123,9 @@ def write_blobs(gitdir: Path, blobs: Iterable[bytes]) -> tuple[str, ...]:
     ``release``), not a loose file each; the packs' names (none for no blobs)."""
     try:
         with _terminate_as_interrupt(), _workspace(gitdir) as work:
-            pack = _Pack(work / "blobs.pack")
+            pack = PackFile(work / "blobs.pack")
             for data in blobs:
-                pack.add("blob", data)
+                pack.add(BLOB, data)
             if not pack.count:
                 pack.file.close()
                 return ()
@@ -259,7 +177,7 @@ class Writer:
         self.gitdir = gitdir
         self._stack = ExitStack()
         self._done: list[tuple[Path, str]] = []
-        self._pack: _Pack | None = None
+        self._pack: PackFile | None = None
         self._work: Path | None = None
 
     def __enter__(self) -> Writer:
@@ -276,10 +194,10 @@ class Writer:
             self._pack.file.close()
         self._stack.close()
 
-    def _current(self) -> _Pack:
+    def _current(self) -> PackFile:
         if self._pack is None:
             assert self._work is not None, "a Writer is used inside its with block"
-            self._pack = _Pack(self._work / f"chunk-{len(self._done)}.pack")
+            self._pack = PackFile(self._work / f"chunk-{len(self._done)}.pack")
         return self._pack
 
     def _close_pack(self) -> None:
@@ -295,7 +213,7 @@ class Writer:
     def blob(self, data: bytes) -> str:
         """Add one blob (an anchor); its id."""
         try:
-            return self._current().add("blob", data).hex()
+            return self._current().add(BLOB, data).hex()
         except OSError as exc:
             raise environment_fault(exc, str(self.gitdir)) or exc from None
 
@@ -332,12 +250,12 @@ class Writer:
             if event.get("type") == Kind.TOOL_CALL_REQUEST:
                 names[str(event.get("id"))] = str(event.get("name"))
             author = sign(commits.author_name(event), event)
-            blob, tree, commit = commit_bytes(
+            blob, tree, commit = commits.objects(
                 event, parent, names, author, sign(committer, event), data
             )
-            pack.add("blob", blob)
-            pack.add("tree", tree)
-            oid = pack.add("commit", commit).hex()
+            pack.add(BLOB, blob)
+            pack.add(TREE, tree)
+            oid = pack.add(COMMIT, commit).hex()
             if on_rows:
                 rows.append((oid, parent, event))
             if out is not None:
@@ -366,7 +284,7 @@ class Writer:
 def _publish(gitdir: Path, packs: list[tuple[Path, str]]) -> tuple[str, ...]:
     """Move complete packs into the object database: each pack, then its index,
     each behind a ``.keep`` made first (``_shelter``). Returns the packs' names."""
-    target = gitdir / "objects" / "pack"
+    target = gitpack.folder(gitdir)
     target.mkdir(parents=True, exist_ok=True)
     names = []
     for path, checksum in packs:
@@ -392,7 +310,7 @@ def _shelter(gitdir: Path, name: str) -> None:
     owner = os.open(work / "owner", os.O_RDWR | os.O_CREAT, 0o644)
     fcntl.flock(owner, fcntl.LOCK_EX)
     os.write(owner, name.encode())
-    path = gitdir / "objects" / "pack" / name
+    path = gitpack.folder(gitdir) / name
     _SHELTERED.append((path, work, owner))
     path.write_text(f"jp: until its ref names this pack (pid {os.getpid()})\n")
 
@@ -412,8 +330,6 @@ __all__ = [
     "EnvironmentFault",
     "Packed",
     "Writer",
-    "commit_bytes",
-    "signature_line",
     "sweep",
     "release",
     "write",

@@ -6,11 +6,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitstore import refs
 from gitstore.clock import SYSTEM, Clock
 from gitstore.errors import StoreError
-from gitstore.refs.files import plain_gitdir
-from gitstore.refs.gitconfig import config_flag
+from gitstore.git import config as gitconfig
+from gitstore.git import refs
+from gitstore.git.config import config_flag
+from gitstore.git.refs.files import plain_gitdir
 from gitstore.store import format as storeformat
 
 if TYPE_CHECKING:
@@ -110,7 +111,7 @@ def _flag(cfg: pygit2.Config, name: str) -> bool:
 
 def notes_refs(gitdir: Path) -> refs.NotesRefs:
     """The notes refs of the store at ``gitdir`` (read as a file when it can be)."""
-    found = config_flag(gitdir, "jp", "project") if (gitdir / "config").is_file() else None
+    found = config_flag(gitdir, "jp", "project")
     if found is None:
         try:
             found = _flag(pygit2.Repository(str(gitdir)).config, PROJECT_MARK)
@@ -137,8 +138,11 @@ def open_repo(path: Path) -> pygit2.Repository:
         repo = pygit2.Repository(str(path))
     except (pygit2.GitError, KeyError) as exc:
         reason = str(exc)
-        config = path / "config"
-        if config.exists() and "reftable" in config.read_text(errors="replace"):
+        try:
+            reftable = "reftable" in gitconfig.text(path)
+        except OSError:
+            reftable = False
+        if reftable:
             reason = (
                 "it uses git's reftable ref format, which libgit2 cannot read; "
                 "create the store with `jp init` (files ref format)"

@@ -22,6 +22,7 @@ from gitstore.errors import EnvironmentFault
 from gitstore.events import Event, validate
 from gitstore.fs import diskfault, pruned
 from gitstore.fs.place import Place
+from gitstore.git import objects
 from gitstore.store import packwrite
 from gitstore.store.repo import open_repo
 from gitstore.store.types import EventSource
@@ -66,7 +67,7 @@ class Streamed:
         store = self.store
         names = dict(self.tool_names or {})
         return packwrite.write_stream(
-            store.gitdir, self._fitted(), self.parent, names, store.signature_line,
+            store.gitdir, self._fitted(), self.parent, names, store.who,
             store.identity.name, store.cache.add,
         )  # fmt: skip
 
@@ -85,8 +86,8 @@ class Streamed:
         if self.tip is not None:
             diskfault.check_written(Place.of(open_repo(gitdir), gitdir), self.tip)
         if self.tip and diskfault.pruning(gitdir, self.tip):
-            raise pruned.pruned(gitdir / "objects")
-        raise EnvironmentFault("io", str(gitdir / "objects"), "objects were not stored")
+            raise pruned.pruned(objects.folder(gitdir))
+        raise EnvironmentFault("io", str(objects.folder(gitdir)), "objects were not stored")
 
 
 def _on_disk(gitdir: Path, tip: str | None, count: int) -> bool:

@@ -2,7 +2,7 @@
 
 A caller says what happens to conversations (advance one, archive one, make
 one active...) and the store spells the refs: each step becomes the
-compare-and-swap updates of ``gitstore.refs.transaction``, all committed at
+compare-and-swap updates of ``gitstore.git.refs.transaction``, all committed at
 once through its intent journal (so a crash midway is finished by the next
 command) and recorded as one move in the operation log, as ``store.refs.move``
 does.  Nothing moves until ``commit`` (or the end of a ``with`` block that
@@ -18,8 +18,8 @@ from __future__ import annotations
 from types import TracebackType
 from typing import TYPE_CHECKING, Protocol, Self
 
-from gitstore import refs
-from gitstore.refs.transaction import ANY, SYMBOLIC, RefUpdate
+from gitstore.git import refs
+from gitstore.git.refs.transaction import ANY, SYMBOLIC, RefUpdate
 
 if TYPE_CHECKING:
     from gitstore.store.types import Located

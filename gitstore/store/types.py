@@ -6,8 +6,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from gitstore import refs
 from gitstore.events import Event
+from gitstore.git import refs
 
 
 @dataclass

@@ -35,10 +35,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from gitstore.errors import SyncError
-from gitstore.refs import files as refread
+from gitstore.git import command
+from gitstore.git.command import error_lines
+from gitstore.git.refs import files as refread
 from gitstore.sync import firstclone, remotes, sidegit
-from gitstore.sync import stall as stalling
-from gitstore.sync.gitoutput import error_lines
 from gitstore.sync.transport import FSCK, NO_REFLOG, GitCli, Transport
 
 # copies written through libgit2 up to this many, in a store whose packed-refs is
@@ -90,7 +90,7 @@ def fetch(
         args += ["--no-write-fetch-head", *(f"--negotiation-tip={t}" for t in tips)]
         args += ["--prune", remote, *specs]
         try:
-            done = stalling.run(args, remote, transport.stall, transport.env(remote))
+            done = command.watched(args, remote, transport.stall, transport.env(remote))
         except OSError:
             return False
         if done.returncode != 0:

@@ -1,13 +1,13 @@
 """A pull that creates many conversations writes their refs into ``packed-refs``
-in one step (``gitstore.refs.bulk``), as ``git clone`` does, instead of a
+in one step (``gitstore.git.refs.bulk``), as ``git clone`` does, instead of a
 loose file, a lock and a reflog line each."""
 
 from __future__ import annotations
 
-from gitstore import refs
 from gitstore.errors import RefBusy
-from gitstore.refs import bulk
-from gitstore.refs.transaction import WAIT_SECONDS, RefUpdate
+from gitstore.git import refs
+from gitstore.git.refs import bulk
+from gitstore.git.refs.transaction import WAIT_SECONDS, RefUpdate
 from gitstore.sync.here import Here
 from gitstore.sync.plan import Action, PullStep
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import pygit2
 
-from gitstore import refs
+from gitstore.git import refs
 from gitstore.store.core import Store
 from gitstore.sync import remotes
 from gitstore.sync.plan import RemoteUpdate
@@ -63,7 +63,6 @@ def remotes_holding(store: Store, cid: str) -> list[str]:
         if any(name in store.place.repo.references for name in names):
             held.append(info.name)
     return held
-
 
 
 def remotes_containing(store: Store, commit: str) -> list[str]:

@@ -36,8 +36,8 @@ import pygit2
 
 from gitstore.boundary import Limits
 from gitstore.errors import EnvironmentFault, SyncError, environment_fault
-from gitstore.refs import files as refread
-from gitstore.refs import quarantine
+from gitstore.git.refs import files as refread
+from gitstore.git.refs import quarantine
 from gitstore.sync import beside, firstclone, inbound, journal, journalstate, remotes
 from gitstore.sync import lock as synclock
 from gitstore.sync.here import Here

@@ -9,7 +9,7 @@ copies of the remote yet and the remote holds only names jp syncs (at least
 into a folder under ``jp/`` (git's object checks on, as for every fetch); its
 packs move into this store behind a ``.keep`` (git's gc leaves them alone while
 nothing names their objects), the copies are written into ``packed-refs`` in
-one rewrite (``gitstore.refs.bulk``), then the ``.keep`` files and the folder go.
+one rewrite (``gitstore.git.refs.bulk``), then the ``.keep`` files and the folder go.
 
 Anything unusual (a clone git refused, loose objects, a copy that exists by now,
 no hard links, git's gc holding ``packed-refs``) gives up: the ordinary fetch
@@ -27,11 +27,11 @@ from pathlib import Path
 from gitstore.errors import EnvironmentFault, RefBusy, SyncError
 from gitstore.fs import atomic
 from gitstore.fs.writers import free_stem
-from gitstore.refs import bulk
-from gitstore.refs import files as refread
-from gitstore.refs.transaction import WAIT_SECONDS
+from gitstore.git import command
+from gitstore.git.refs import bulk
+from gitstore.git.refs import files as refread
+from gitstore.git.refs.transaction import WAIT_SECONDS
 from gitstore.sync import remotes
-from gitstore.sync import stall as stalling
 from gitstore.sync.transport import FSCK, GitCli, Transport
 
 BULK_AT = 100  # names on the remote from which a first pull clones
@@ -103,7 +103,7 @@ def _clone(
     args = [transport.git, *FSCK, "-c", "transfer.unpackLimit=1", "clone", "--mirror"]
     args += ["--no-local", "--quiet", "--", url, str(work)]
     try:
-        proc = stalling.run(args, remote, transport.stall, transport.env(remote), text=False)
+        proc = command.watched(args, remote, transport.stall, transport.env(remote), text=False)
     except OSError:
         return False
     if proc.returncode != 0 or has_loose_objects(work):

@@ -15,7 +15,7 @@ oversized blob is refused without being read into memory.
 conversation's chain down to what this store already has.  A refused copy is
 deleted, so neither pull nor push ever acts on it; a chain that is a commit
 but not a valid one is kept under ``refs/jp/quarantine/``
-(``gitstore.refs.quarantine``).
+(``gitstore.git.refs.quarantine``).
 """
 
 from __future__ import annotations
@@ -25,9 +25,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from gitstore import boundary, refs
+from gitstore import boundary
 from gitstore.errors import Refused
-from gitstore.refs import quarantine
+from gitstore.git import refs
+from gitstore.git.refs import quarantine
 from gitstore.sync import rawobjects
 from gitstore.sync.remotespecs import tracking_prefix
 

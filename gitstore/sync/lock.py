@@ -28,7 +28,7 @@ import pygit2
 
 from gitstore.errors import SyncError
 from gitstore.fs import flock
-from gitstore.refs.transaction import STALE_LOCK_SECONDS
+from gitstore.git.refs.transaction import STALE_LOCK_SECONDS
 
 STALE_AFTER = 60.0  # seconds: no ref transaction holds its lock files this long
 OWN = "jp"  # under the tracking namespace: the journal's copies, written by jp alone

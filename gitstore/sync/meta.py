@@ -9,8 +9,9 @@ from datetime import UTC, datetime
 
 import pygit2
 
-from gitstore import ids, refs
+from gitstore import ids
 from gitstore.clock import seconds
+from gitstore.git import refs
 from gitstore.store import notes, packwrite
 from gitstore.sync.here import Here
 from gitstore.sync.plan import PullStep

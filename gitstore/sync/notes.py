@@ -28,14 +28,15 @@ from enum import StrEnum
 
 import pygit2
 
-from gitstore import ids, refs
+from gitstore import ids
 from gitstore.boundary import Limits
 from gitstore.errors import ConcurrentUpdate
 from gitstore.fs import retry
 from gitstore.fs.place import Place
-from gitstore.refs import ON_REMOTES
-from gitstore.refs.transaction import RefUpdate
-from gitstore.refs.transaction import apply as apply_updates
+from gitstore.git import refs
+from gitstore.git.refs import ON_REMOTES
+from gitstore.git.refs.transaction import RefUpdate
+from gitstore.git.refs.transaction import apply as apply_updates
 from gitstore.store import notes
 from gitstore.store.core import Store
 from gitstore.sync import remotes

@@ -21,11 +21,13 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from gitstore import ids, refs
+from gitstore import ids
 from gitstore.boundary import Limits, conversation_name
 from gitstore.errors import ConcurrentUpdate, ConversationBusy
-from gitstore.refs import quarantine, transaction
-from gitstore.refs.transaction import SYMBOLIC, RefUpdate
+from gitstore.git import refs
+from gitstore.git.command import STALL_SECONDS
+from gitstore.git.refs import quarantine, transaction
+from gitstore.git.refs.transaction import SYMBOLIC, RefUpdate
 from gitstore.store.core import Store
 from gitstore.sync import created as bulkpull
 from gitstore.sync import fetch, journal, remotes
@@ -39,7 +41,6 @@ from gitstore.sync.inbound import Inbound
 from gitstore.sync.notes import pull_notes
 from gitstore.sync.outcome import Outcome, Tips
 from gitstore.sync.plan import Action, PullStep, Side, archived_by_meta, plan_pull, reduce
-from gitstore.sync.stall import STALL_SECONDS
 from gitstore.sync.transport import Transport, choose
 
 if TYPE_CHECKING:

@@ -13,16 +13,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from gitstore import refs
 from gitstore.errors import RefBusy
 from gitstore.fs import retry
-from gitstore.refs import bulk, differ
-from gitstore.refs import files as refread
-from gitstore.refs.transaction import WAIT_SECONDS
+from gitstore.git import refs
+from gitstore.git.command import RefResult
+from gitstore.git.refs import bulk, differ
+from gitstore.git.refs import files as refread
+from gitstore.git.refs.transaction import WAIT_SECONDS
 from gitstore.sync import beside, journal, remotes
 from gitstore.sync.created import BULK_AT
 from gitstore.sync.fetch import SPACES
-from gitstore.sync.gitoutput import RefResult
 from gitstore.sync.inbound import Refusal
 from gitstore.sync.plan import Action, PushStep, RemoteUpdate, plan_push, reduce
 from gitstore.sync.pull import Outcome, Syncer, Tips

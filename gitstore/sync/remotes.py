@@ -32,11 +32,13 @@ from pathlib import Path
 
 import pygit2
 
-from gitstore import faults, refs
+from gitstore import faults
 from gitstore.errors import RemoteSetupError, SyncError
 from gitstore.fs import retry
-from gitstore.refs import quarantine
-from gitstore.sync import configfile, urls
+from gitstore.git import config as configfile
+from gitstore.git import refs
+from gitstore.git.refs import quarantine
+from gitstore.sync import urls
 from gitstore.sync.remotespecs import (  # the names and refspecs, read without libgit2
     PUSH_REFSPECS,
     SPACES,

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from gitstore import refs
 from gitstore.errors import SyncError
+from gitstore.git import refs
 
 TRACKING_ROOT = "refs/jp-remotes/"
 SPACES = ("conversations", "archive")  # whole namespaces under refs/ that are jp's

@@ -13,11 +13,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gitstore.errors import UndoConflict
+from gitstore.git import config as configfile
+from gitstore.git.refs import quarantine
+from gitstore.git.refs.transaction import RefUpdate
 from gitstore.oplog import remotediff
 from gitstore.oplog.model import RemoteChange
-from gitstore.refs import quarantine
-from gitstore.refs.transaction import RefUpdate
-from gitstore.sync import configfile, remotes
+from gitstore.sync import remotes
 
 if TYPE_CHECKING:
     import pygit2

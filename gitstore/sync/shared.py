@@ -26,8 +26,8 @@ from gitstore import faults
 from gitstore.errors import SyncError
 from gitstore.events import Event
 from gitstore.fs import gcwatch
-from gitstore.refs import transaction
-from gitstore.refs.transaction import RefUpdate
+from gitstore.git.refs import transaction
+from gitstore.git.refs.transaction import RefUpdate
 from gitstore.store.core import Store
 from gitstore.sync.plan import RemoteUpdate
 from gitstore.sync.pull import Syncer

@@ -19,7 +19,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
-from gitstore.refs import files as refread
+from gitstore.git.refs import files as refread
 
 
 def folder(gitdir: Path, kind: str, remote: str) -> Path:

@@ -17,9 +17,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from gitstore.errors import RefBusy
-from gitstore.refs import bulk
-from gitstore.refs import files as refread
-from gitstore.refs.transaction import WAIT_SECONDS
+from gitstore.git.refs import bulk
+from gitstore.git.refs import files as refread
+from gitstore.git.refs.transaction import WAIT_SECONDS
 from gitstore.sync.plan import RemoteUpdate
 
 Commands = Callable[[list[str]], None]  # `git update-ref --stdin` of these lines

@@ -10,23 +10,25 @@ remote API, once a fallback for machines without it, is gone.
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import pygit2
 
 from gitstore.errors import SyncError
 from gitstore.fs import retry
 from gitstore.fs.place import Place
-from gitstore.refs import files as refread
+from gitstore.git import command
+from gitstore.git.command import RefResult, error_lines, parse_porcelain, remote_said
+from gitstore.git.refs import files as refread
 from gitstore.store import maintenance
-from gitstore.sync import gitenv, pushto, sidegit, staged
-from gitstore.sync import stall as stalling
-from gitstore.sync.gitoutput import RefResult, error_lines, parse_porcelain, remote_said
+from gitstore.sync import pushto, sidegit, staged
 from gitstore.sync.plan import RemoteUpdate
+
+if TYPE_CHECKING:
+    import subprocess
 
 CHUNK = 2000  # updates per `git push`, to stay far below the argument limit
 EXPLICIT_MAX = 20  # above this, refs are sent through a staging namespace and globs
@@ -80,13 +82,13 @@ def choose(
     repo: pygit2.Repository,
     git: str,
     environ: Mapping[str, str] | None = None,
-    stall: float | None = stalling.STALL_SECONDS,
+    stall: float | None = command.STALL_SECONDS,
 ) -> Transport:
     """The git command line at ``git`` (jp syncs through git alone).  With
-    ``environ``, git runs in it and never prompts (``gitstore.sync.gitenv``):
+    ``environ``, git runs in it and never prompts (``gitstore.git.command``):
     nobody is there to answer; without, git inherits this process's environment.
     A git that reaches the remote is given up after ``stall`` seconds without a
-    byte (``gitstore.sync.stall``; None: never)."""
+    byte (``gitstore.git.command``; None: never)."""
     if not git:
         raise SyncError("git", "jp syncs through the git command line, and none was found")
     return GitCli(git, Path(repo.path), environ, repo, stall)
@@ -113,7 +115,7 @@ class GitCli:
         gitdir: Path,
         environ: Mapping[str, str] | None = None,
         repo: pygit2.Repository | None = None,
-        stall: float | None = stalling.STALL_SECONDS,
+        stall: float | None = command.STALL_SECONDS,
     ) -> None:
         self.git = git
         self.stall = stall  # seconds without a byte from the remote before giving up
@@ -129,7 +131,7 @@ class GitCli:
         ssh = remote is not None and self._may_use_ssh(remote)
         if ssh not in self._envs:
             asked = self._ssh_command if ssh else lambda: ""
-            self._envs[ssh] = gitenv.unattended(self.environ, asked)
+            self._envs[ssh] = command.unattended(self.environ, asked)
         return self._envs[ssh]
 
     def _may_use_ssh(self, remote: str) -> bool:
@@ -139,7 +141,7 @@ class GitCli:
             entries = [(e.name, e.value or "") for e in self.repo.config]
         except pygit2.GitError:
             return True
-        return gitenv.may_use_ssh(entries, remote)
+        return command.may_use_ssh(entries, remote)
 
     def _ssh_command(self) -> str:
         """The user's ``core.sshCommand``, as git reads it (empty when unset)."""
@@ -154,15 +156,11 @@ class GitCli:
         env: dict[str, str] | None = None,
         gitdir: Path | None = None,
     ) -> subprocess.CompletedProcess[str]:
-        command = [self.git, "--git-dir", str(gitdir or self.gitdir), *args]
+        argv = [self.git, "--git-dir", str(gitdir or self.gitdir), *args]
+        chosen = env if env is not None else self.env(remote)
+        stall = self.stall if remote is not None else None  # it talks to the remote: watched
         try:
-            if remote is not None:  # it talks to the remote: watched for a stall
-                chosen = env if env is not None else self.env(remote)
-                return stalling.run(command, remote, self.stall, chosen, stdin)
-            return subprocess.run(
-                command, capture_output=True, text=True, input=stdin,
-                env=env if env is not None else self.env(remote),
-            )
+            return command.watched(argv, remote or "git", stall, chosen, stdin)
         except OSError as exc:
             raise SyncError(args[-1] if args else "git", f"cannot run git: {exc}") from None
 

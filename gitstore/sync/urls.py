@@ -8,7 +8,7 @@ terminals.  ``check`` refuses each of those before anything is configured;
 every other form git takes (a path, ``scp``-like ``user@host:path`` with IPv6
 brackets, ``ssh://``, ``https://``, ``file://``) passes unchanged.
 
-``redact`` hides the password of ``scheme://user:secret@host``, which git keeps
+``redact`` (``git.command``, which reads what git prints) hides the password of ``scheme://user:secret@host``, which git keeps
 in the config and uses, whenever jp shows the URL.  A URL holding only a token
 as its user name (``https://TOKEN@host``) cannot be told from a user name and is
 shown as it is.
@@ -19,14 +19,12 @@ from __future__ import annotations
 import re
 
 from gitstore.errors import RemoteSetupError
+from gitstore.git.command import redact
 
 # a transport helper named before "::" at the very start (ext::, fd::, foo+bar::);
 # an scp-like IPv6 address such as git@[::1]:repo has "::" only inside brackets
 _HELPER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9+.-]*::")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-# scheme://user:password@ anywhere: a URL alone, or inside a line git printed,
-# where a URL ends at a space or a quote
-_PASSWORD = re.compile(r"(?P<head>\b[A-Za-z][A-Za-z0-9+.-]*://[^/@:\s'\"]*):[^/@\s'\"]*@")
 
 
 def check(name: str, url: str) -> str:
@@ -49,7 +47,4 @@ def check(name: str, url: str) -> str:
     return url
 
 
-def redact(text: str) -> str:
-    """``text`` (a URL, or a line git printed) with the password of every
-    ``scheme://user:password@host`` in it shown as ``***``."""
-    return _PASSWORD.sub(lambda m: f"{m.group('head')}:***@", text)
+__all__ = ["check", "redact"]

@@ -14,8 +14,9 @@ from typing import Any
 import pygit2
 import pytest
 
-from gitstore import Identity, Store, faults, refs
+from gitstore import Identity, Store, faults
 from gitstore.events import format_time, parse_time
+from gitstore.git import refs
 from gitstore.store import packwrite
 from gitstore.store.parts import log as store_module
 from gitstore.store.repo import init_bare

@@ -232,8 +232,8 @@ def test_a_review_that_loses_its_id_takes_the_next(
 ) -> None:
     """Two processes picked one id in the same decisecond: the review moves on, and
     the source note it wrote first on that id's anchor is put back as it was."""
-    from gitstore import refs
     from gitstore.events import now_text
+    from gitstore.git import refs
     from gitstore.store.core import Store
     from gitstore.store.repo import init_bare
     from porcelain.app.review import start

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from gitstore import faults
-from gitstore.refs import transaction
+from gitstore.git.refs import transaction
 from gitstore.store.core import Store
 from gitstore.store.repo import init_bare
 from porcelain.app.lifecycle import new_conversation

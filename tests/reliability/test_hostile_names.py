@@ -14,8 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gitstore import ids, refs
+from gitstore import ids
 from gitstore.errors import GitStoreError
+from gitstore.git import refs
 from porcelain.app.query.tools import ToolCall, run_command
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from gitstore import faults, refs
+from gitstore import faults
 from gitstore.errors import RefBusy
-from gitstore.refs import transaction
-from gitstore.refs.files import list_refs
+from gitstore.git import refs
+from gitstore.git.refs import transaction
+from gitstore.git.refs.files import list_refs
 from gitstore.store.core import Store
 from gitstore.store.repo import init_bare
 from tests.support.sandbox import ID

@@ -20,11 +20,12 @@ from pathlib import Path
 
 import pytest
 
-from gitstore import faults, refs
+from gitstore import faults
 from gitstore.errors import StoreError
 from gitstore.events import now_text
-from gitstore.refs import transaction
-from gitstore.refs.transaction import SYMBOLIC, RefUpdate
+from gitstore.git import refs
+from gitstore.git.refs import transaction
+from gitstore.git.refs.transaction import SYMBOLIC, RefUpdate
 from gitstore.store.core import Store
 from gitstore.store.repo import init_bare
 from tests.reliability.harness import RUST_ID, Sandbox

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from gitstore import Store, faults, jsonstream, refs
+from gitstore import Store, faults, jsonstream
+from gitstore.git import refs
 from gitstore.store import packwrite
 from gitstore.store.repo import init_bare
 from porcelain.app.reimport import already_there
@@ -245,8 +246,13 @@ def test_a_short_folder_goes_into_one_pack_and_nothing_is_loose(tmp_path: Path) 
     cid = store_imported(store, scan_conversation(small))
 
     def git(*args: str, input: str | None = None) -> str:
-        return subprocess.run(["git", "--git-dir", str(gitdir), *args], capture_output=True,
-                              text=True, check=True, input=input).stdout
+        return subprocess.run(
+            ["git", "--git-dir", str(gitdir), *args],
+            capture_output=True,
+            text=True,
+            check=True,
+            input=input,
+        ).stdout
 
     loose = sorted(p.parent.name + p.name for p in (gitdir / "objects").glob("??/*"))
     anchor = git("hash-object", "--stdin", input=f"jp-conversation {cid}\n").strip()

@@ -162,13 +162,17 @@ def test_a_back_arrow_inside_gitstore_breaks_the_contract(tmp_path: Path) -> Non
     from a low floor (events) of a high one (sync)."""
     if not LINT_IMPORTS.is_file():
         pytest.skip("lint-imports is not installed beside this Python")
-    shutil.copytree(ROOT / "gitstore", tmp_path / "gitstore", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        ROOT / "gitstore", tmp_path / "gitstore", ignore=shutil.ignore_patterns("__pycache__")
+    )
     contract = _gitstore_floors()
     layers = ", ".join(f'"{floor}"' for floor in contract["layers"])
+    ignored = ", ".join(f'"{arrow}"' for arrow in contract.get("ignore_imports", []))
     (tmp_path / "floors.toml").write_text(
         '[tool.importlinter]\nroot_package = "gitstore"\n\n'
         "[[tool.importlinter.contracts]]\n"
         f'name = "floors"\ntype = "layers"\ncontainers = ["gitstore"]\nlayers = [{layers}]\n'
+        f"ignore_imports = [{ignored}]\n"
     )
     kept = _lint(tmp_path)
     assert kept.returncode == 0, kept.stdout + kept.stderr

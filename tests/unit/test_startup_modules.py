@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from gitstore.refs.names import LIVE_PREFIX
+from gitstore.git.refs.names import LIVE_PREFIX
 from tests.support.module_probe import probe
 from tests.support.sandbox import ROOT, sealed_env
 
@@ -32,9 +32,9 @@ WRITING = (
 # what a plain read never needs (``gitstore`` itself: only for --help)
 READING = (
     "gitstore",
-    "gitstore.refs.quarantine",
-    "gitstore.refs.packed",
-    "gitstore.refs.bulk",
+    "gitstore.git.refs.quarantine",
+    "gitstore.git.refs.packed",
+    "gitstore.git.refs.bulk",
     "gitstore.cache.search",
     "gitstore.cache.listing",
     "tempfile",
@@ -91,10 +91,10 @@ def test_help_loads_no_store_module_and_reads_load_only_what_they_read(
 
 
 def test_the_probe_sees_a_reading_module_loaded_eagerly(env: dict[str, str]) -> None:
-    eager = "import gitstore.refs.quarantine"
+    eager = "import gitstore.git.refs.quarantine"
     assert loaded(env, "--help", preload=eager, among=READING) == {
         "gitstore",
-        "gitstore.refs.quarantine",
+        "gitstore.git.refs.quarantine",
     }
 
 

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from functools import partial
 from typing import TYPE_CHECKING
 
-from gitstore import faults, ids, refs
+from gitstore import faults, ids
 from gitstore.errors import (
     ConcurrentUpdate,
     ConversationExists,
@@ -28,9 +28,10 @@ from gitstore.events import Event, commits, validate
 from gitstore.events.kinds import Kind
 from gitstore.events.turns import check_tool_responses
 from gitstore.fs import pruned, retry
-from gitstore.refs import create as refcreate
-from gitstore.refs import loose, transaction
-from gitstore.refs.transaction import RefUpdate
+from gitstore.git import objects, refs
+from gitstore.git.refs import transaction
+from gitstore.git.refs.transaction import RefUpdate
+from gitstore.git.refs.update import update_refs
 from gitstore.store.parts.chains import Chains
 from gitstore.store.types import EventSource
 
@@ -134,15 +135,13 @@ class Log(Chains):
         self, event: Event, data: bytes, parent: str | None, names: dict[str, str]
     ) -> pygit2.Oid:
         """One event's blob, tree and commit (the same ids whenever it is written)."""
-        blob = self._g.repo.create_blob(data)
-        builder = self._g.repo.TreeBuilder()
-        builder.insert("event.json", blob, pygit2.GIT_FILEMODE_BLOB)
-        tree = builder.write()
-        author = self._g.event_signature(commits.author_name(event), event)
-        committer = self._g.event_signature(self._g.identity.name, event)
-        parents = [pygit2.Oid(hex=parent)] if parent else []
-        message = commits.message(event, names)
-        return self._g.repo.create_commit(None, author, committer, message, tree, parents)
+        g = self._g
+        author, committer = g.who(commits.author_name(event), event), g.who(g.identity.name, event)
+        blob, tree, commit = commits.objects(event, parent, names, author, committer, data)
+        odb = g.repo.odb
+        odb.write(pygit2.GIT_OBJECT_BLOB, blob)
+        odb.write(pygit2.GIT_OBJECT_TREE, tree)
+        return odb.write(pygit2.GIT_OBJECT_COMMIT, commit)
 
     def _keep_written(
         self,
@@ -154,9 +153,9 @@ class Log(Chains):
         """Write ``chain`` again, once, if git's prune removed some of it (``git gc
         --prune=now`` beside this write): the same events give the same commits.
         Still gone after that: named (the disk's fault when it is, else the prune)."""
-        objects = self._g.gitdir / "objects"
+        folder = objects.folder(self._g.gitdir)
         for attempt in range(pruned.ATTEMPTS):
-            fresh = pygit2.Odb(str(objects))  # no cache: looked for on disk
+            fresh = pygit2.Odb(str(folder))  # no cache: looked for on disk
             if all(pygit2.Oid(hex=oid) in fresh for oid in self._closure(chain)):
                 return
             if attempt == pruned.ATTEMPTS - 1:
@@ -165,7 +164,7 @@ class Log(Chains):
                 break
         for oid in reversed(chain):
             self._g.check_written(oid)
-        raise pruned.pruned(objects)
+        raise pruned.pruned(folder)
 
     def _closure(self, chain: list[str]) -> list[str]:
         """The commits of ``chain``, their trees and what those hold (not their parents)."""
@@ -198,9 +197,7 @@ class Log(Chains):
         """``write_packed`` of events with their ``event.json`` bytes (computed once)."""
         g = self._g
         # libgit2 rescans objects/pack when a lookup misses, so the new packs are found
-        return packwrite.write(
-            g.gitdir, pairs, parent, names, g.signature_line, g.identity.name, g.cache.add
-        )
+        return packwrite.write(g.gitdir, pairs, parent, names, g.who, g.identity.name, g.cache.add)
 
     def create(
         self,
@@ -263,7 +260,10 @@ class Log(Chains):
             name = refs.live(cid)
             try:
                 with self._ops.moving([RefUpdate(name, None, tip)]):
-                    if not refcreate.create(self._g.place, name, tip, reason):
+                    made = update_refs(
+                        self._g.place, [RefUpdate(name, None, tip)], reason, atomic=False
+                    )
+                    if not made:
                         raise ConversationExists(cid)  # another writer took the id first
             except RefBusy:
                 locked = self._g.locked(name)  # a lock that outlived its writer
@@ -356,9 +356,10 @@ class Log(Chains):
                 # libgit2 moves the ref only if it still holds the value ``ref`` was
                 # read with, ``expected``: a writer in between makes this fail
                 with self._ops.moving([RefUpdate(where.ref, expected, new)]):
-                    loose.move(self._g.repo, ref, pygit2.Oid(hex=new), reason)
+                    moved = [RefUpdate(where.ref, expected, new)]
+                    update_refs(self._g.place, moved, reason, wait=0)  # waited for here
                 return
-            except (pygit2.GitError, OSError, KeyError) as exc:
+            except (pygit2.GitError, OSError, KeyError, ConcurrentUpdate, RefBusy) as exc:
                 fault = environment_fault(exc, str(self._g.gitdir / where.ref))
                 if fault is not None:
                     raise fault from None

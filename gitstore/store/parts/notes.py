@@ -12,7 +12,7 @@ from collections.abc import Collection, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from gitstore import ids
-from gitstore import refs as refnames
+from gitstore.git import refs as refnames
 from gitstore.store import notes
 
 if TYPE_CHECKING:

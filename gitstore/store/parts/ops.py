@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 from gitstore.clock import seconds
 
 if TYPE_CHECKING:
+    from gitstore.git.refs.transaction import RefUpdate
     from gitstore.oplog.model import Op, RemoteChange
     from gitstore.oplog.recorder import Recorder, Verify
-    from gitstore.refs.transaction import RefUpdate
     from gitstore.store.ground import Ground
 
 

@@ -2,7 +2,7 @@
 
 Conversations are ``refs/jp/live/<id>`` and ``refs/jp/archive/<id>``, the
 active one is ``JP_HEAD`` (symbolic); several refs move together through the
-journaled transaction of ``gitstore.refs.transaction``, each move recorded in
+journaled transaction of ``gitstore.git.refs.transaction``, each move recorded in
 the operation log (``Ops.moving``).
 """
 
@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from gitstore import ids, refs
+from gitstore import ids
 from gitstore.errors import (
     ConcurrentUpdate,
     ConversationBusy,
@@ -24,16 +24,18 @@ from gitstore.errors import (
     environment_fault,
 )
 from gitstore.fs import flock, retry
-from gitstore.refs import files, transaction
-from gitstore.refs.transaction import ANY, RefUpdate
+from gitstore.git import refs
+from gitstore.git.refs import files, packedform, transaction
+from gitstore.git.refs.transaction import ANY, RefUpdate
+from gitstore.git.refs.update import update_refs
 from gitstore.store.transaction import Transaction
 from gitstore.store.types import Located
 
 if TYPE_CHECKING:
     import pygit2
 
-    from gitstore.refs import packed, quarantine
-    from gitstore.refs.quarantine import Quarantined
+    from gitstore.git.refs import packed, quarantine
+    from gitstore.git.refs.quarantine import Quarantined
     from gitstore.store.ground import Ground
     from gitstore.store.parts.ops import Ops
 else:
@@ -41,8 +43,8 @@ else:
 
     pygit2 = lazy_module("pygit2")  # loaded by the first command that touches git objects
     # loaded by a damaged packed-refs, a quarantine listing or a sync, never by a plain read
-    packed = lazy_module("gitstore.refs.packed")
-    quarantine = lazy_module("gitstore.refs.quarantine")
+    packed = lazy_module("gitstore.git.refs.packed")
+    quarantine = lazy_module("gitstore.git.refs.quarantine")
 
 RETRIES = 60  # tries of a move that a concurrent append keeps spoiling
 
@@ -120,7 +122,7 @@ class Refs:
             gitdir = self._g.gitdir
             problem = packed.damage(gitdir)  # the ref may be in the part lost
             if problem is not None:
-                raise EnvironmentFault("damaged-refs", str(gitdir / "packed-refs"), problem)
+                raise EnvironmentFault("damaged-refs", str(packedform.path(gitdir)), problem)
             raise ConversationNotFound(cid)
         return found
 
@@ -186,7 +188,7 @@ class Refs:
         try:
             with self._ops.moving(updates, partial=(StoreError,)):
                 try:
-                    transaction.apply(self._g.place, updates, reason)
+                    update_refs(self._g.place, updates, reason)
                 except RefBusy as exc:
                     if not exc.partial:
                         raise

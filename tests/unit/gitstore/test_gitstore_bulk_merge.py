@@ -1,4 +1,4 @@
-"""The new ``packed-refs`` a bulk creation writes (``gitstore.refs.bulk``): new names
+"""The new ``packed-refs`` a bulk creation writes (``gitstore.git.refs.bulk``): new names
 go into a sorted file as runs between its records, with the same result as reading
 and sorting every record, and without taking the file apart."""
 
@@ -8,7 +8,7 @@ import hashlib
 import random
 import tracemalloc
 
-from gitstore.refs import bulk
+from gitstore.git.refs import bulk
 
 
 def oid(seed: object) -> str:

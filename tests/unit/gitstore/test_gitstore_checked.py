@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from gitstore import Checked, load_json, load_record
-from gitstore.boundary import Limits
+from gitstore import load_json, load_record
+from gitstore.boundary import Checked, Limits
 from gitstore.errors import InvalidEvent, Refused
 from gitstore.events import validate
 from gitstore.store.core import Store

@@ -8,16 +8,12 @@ import pytest
 
 from gitstore import (
     CONVERSATION_TYPES,
-    INTERNAL_TYPES,
-    KNOWN_TYPES,
     Event,
     InvalidEvent,
     Kind,
     chat_message_event,
     chat_reasoning_event,
     chat_request_event,
-    compaction_event,
-    compaction_reset_event,
     config_delta_event,
     conversation_start_event,
     tool_call_request_event,
@@ -25,7 +21,9 @@ from gitstore import (
     turn_start_event,
     validate_event,
 )
-from gitstore.events import schema
+from gitstore.events import INTERNAL_TYPES, KNOWN_TYPES, schema
+from gitstore.events.make import compaction as compaction_event
+from gitstore.events.make import compaction_reset as compaction_reset_event
 
 T = "2026-01-05T09:00:07.000000Z"
 

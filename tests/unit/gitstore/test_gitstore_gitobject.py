@@ -1,4 +1,4 @@
-"""Trees and commits made without libgit2 (``gitstore/fs/gitobject.py``) are the bytes
+"""Trees and commits made without libgit2 (``gitstore/fs/objects.py``) are the bytes
 libgit2 writes for the same objects; a notes or operation-log write then leaves its
 objects in the kept pack alone, and git checks the store clean."""
 
@@ -10,8 +10,7 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from gitstore import refs
-from gitstore.fs import gitobject
+from gitstore.git import objects, refs
 from gitstore.oplog import log as oplog
 from gitstore.store.core import Store
 from tests.unit.gitstore.builders import start
@@ -55,14 +54,14 @@ def _entries(repo: pygit2.Repository) -> list[tuple[str, pygit2.Oid, int]]:
 
 
 def test_a_tree_is_the_bytes_libgit2_writes(repo: pygit2.Repository) -> None:
-    builder, edit = repo.TreeBuilder(), gitobject.TreeEdit()
+    builder, edit = repo.TreeBuilder(), objects.TreeEdit()
     for name, oid, mode in _entries(repo):
         builder.insert(name, oid, mode)
         edit.insert(name, oid.raw, int(mode))
     theirs = builder.write()
     assert edit.data() == repo[theirs].read_raw()
-    assert gitobject.object_id(gitobject.TREE, edit.data()).hex() == str(theirs)
-    assert gitobject.TreeEdit().data() == b"" and repo[repo.TreeBuilder().write()].read_raw() == b""
+    assert objects.object_id(objects.TREE, edit.data()).hex() == str(theirs)
+    assert objects.TreeEdit().data() == b"" and repo[repo.TreeBuilder().write()].read_raw() == b""
 
 
 def test_an_edited_tree_is_the_bytes_libgit2_writes(repo: pygit2.Repository) -> None:
@@ -71,7 +70,7 @@ def test_an_edited_tree_is_the_bytes_libgit2_writes(repo: pygit2.Repository) -> 
         builder.insert(name, oid, mode)
     base = repo[builder.write()]
     assert isinstance(base, pygit2.Tree)
-    ours, theirs = gitobject.TreeEdit(base.read_raw()), repo.TreeBuilder(base)
+    ours, theirs = objects.TreeEdit(base.read_raw()), repo.TreeBuilder(base)
     new = repo.create_blob(b"new\n")
     ours.remove("not there")  # as libgit2's, but without its error
     for edit in (ours, theirs):
@@ -94,7 +93,7 @@ def test_a_zero_padded_mode_is_written_as_libgit2_writes_it(repo: pygit2.Reposit
     odd = repo.odb.write(pygit2.enums.ObjectType.TREE, raw)
     tree = repo[odd]
     assert isinstance(tree, pygit2.Tree)
-    assert gitobject.TreeEdit(raw).data() == repo[repo.TreeBuilder(tree).write()].read_raw()
+    assert objects.TreeEdit(raw).data() == repo[repo.TreeBuilder(tree).write()].read_raw()
 
 
 @pytest.mark.parametrize(
@@ -102,7 +101,7 @@ def test_a_zero_padded_mode_is_written_as_libgit2_writes_it(repo: pygit2.Reposit
 )
 def test_bytes_that_are_no_tree_are_refused(raw: bytes) -> None:
     with pytest.raises(ValueError):
-        gitobject.TreeEdit(raw)
+        objects.TreeEdit(raw)
 
 
 @pytest.mark.parametrize("offset", [0, 330, -480, -30])
@@ -117,11 +116,11 @@ def test_a_commit_is_the_bytes_libgit2_writes(
     other = pygit2.Signature("jp", "jp@localhost", 1_600_000_000, 0)
     for parents in ([], [first], [first, second]):
         theirs = repo.create_commit(None, sig, other, message, tree, parents)
-        ours = gitobject.commit_data(
+        ours = objects.commit_data(
             str(tree),
             [str(p) for p in parents],
-            gitobject.person(sig),
-            gitobject.person(other),
+            objects.person(sig),
+            objects.person(other),
             message,
         )
         assert ours == repo[theirs].read_raw()

@@ -1,4 +1,4 @@
-"""gitstore.ids and gitstore.refs: ids are checked before they become ref names."""
+"""gitstore.ids and gitstore.git.refs: ids are checked before they become ref names."""
 
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from gitstore import ids, refs
+from gitstore import ids
 from gitstore.errors import InvalidId
+from gitstore.git import refs
 
 GOOD = ["jp-c17727391057", "jp-c1", "jp-c17727391057-abc123", "jp-c" + "9" * 20]
 BAD = [
@@ -61,6 +62,8 @@ def test_ids_count_deciseconds_and_step_past_collisions() -> None:
     first = ids.new_id(moment, lambda c: False)
     assert first == f"jp-c{int(moment.timestamp() * 10)}"
     taken = {first, ids.from_deciseconds(ids.deciseconds(moment) + 1)}
-    assert ids.new_id(moment, taken.__contains__) == ids.from_deciseconds(ids.deciseconds(moment) + 2)
+    assert ids.new_id(moment, taken.__contains__) == ids.from_deciseconds(
+        ids.deciseconds(moment) + 2
+    )
     assert ids.created_at(first) == datetime(2026, 3, 1, 12, 0, 0, 200000, tzinfo=UTC)
     assert ids.created_at(first + "-abc") == ids.created_at(first)

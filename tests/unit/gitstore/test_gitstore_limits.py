@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from gitstore import refs
 from gitstore.boundary import Limits
 from gitstore.errors import CorruptEvent, Refused
+from gitstore.git import refs
 from gitstore.store.core import Store
 from tests.unit.gitstore.builders import at, git, request, start
 

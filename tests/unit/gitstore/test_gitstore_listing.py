@@ -6,7 +6,7 @@ import sqlite3
 from pathlib import Path
 
 from gitstore import Listed
-from gitstore.refs import files
+from gitstore.git.refs import files
 from gitstore.store.core import Store
 from tests.unit.gitstore.builders import git, start, turn
 from tests.unit.gitstore.test_gitstore_refread import PREFIXES, make

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from gitstore import refs
 from gitstore import undoing as opundo
 from gitstore.errors import StoreFormatTooNew
+from gitstore.git import refs
 from gitstore.oplog import log as oplog
 from gitstore.oplog import model as opmodel
 from gitstore.oplog import recorder as oprecord
@@ -109,8 +109,8 @@ def test_a_writer_that_names_what_landed_is_recorded_for_those_refs_alone(
 ) -> None:
     """A first pull creates thousands of refs in one write that says which it made:
     they are recorded from its word, not looked up one by one."""
-    from gitstore.refs import transaction
-    from gitstore.refs.transaction import RefUpdate
+    from gitstore.git.refs import transaction
+    from gitstore.git.refs.transaction import RefUpdate
 
     tip = store.log.create("jp-c1", [start("jp-c1")], None, "create")
     wanted = [RefUpdate(refs.live(f"jp-c{i + 10}"), None, tip) for i in range(3)]

@@ -1,4 +1,4 @@
-"""A pack of whole objects written without libgit2 (``gitstore/fs/packfile.py``) is one
+"""A pack of whole objects written without libgit2 (``gitstore/fs/pack.py``) is one
 git itself reads, checks and indexes byte for byte the same."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from gitstore.fs import packfile
+from gitstore.git import pack as gitpack
 
 
 def _objects(repo: pygit2.Repository) -> list[tuple[int, bytes]]:
@@ -47,7 +47,7 @@ def test_git_reads_every_object_of_the_pack_and_indexes_it_the_same(
     objects = _objects(repo)
     folder = tmp_path / "out"
     folder.mkdir()
-    pack = packfile.write(objects, folder)
+    pack = gitpack.write(objects, folder)
 
     verified = _git("verify-pack", "-v", str(pack.with_suffix(".idx"))).stdout
     assert f"non delta: {len(objects)} objects" in verified, verified
@@ -62,14 +62,14 @@ def test_git_reads_every_object_of_the_pack_and_indexes_it_the_same(
     shutil.copy(pack, Path(only.path) / "objects" / "pack" / pack.name)
     shutil.copy(pack.with_suffix(".idx"), Path(only.path) / "objects" / "pack")
     for kind, data in objects:
-        name = packfile.object_id(kind, data).hex()
+        name = gitpack.object_id(kind, data).hex()
         assert only.odb.read(name)[0] == kind and bytes(only.odb.read(name)[1]) == data
     _git("--git-dir", only.path, "fsck", "--strict", "--no-dangling")
 
 
 def test_an_object_given_twice_is_stored_once(repo: pygit2.Repository, tmp_path: Path) -> None:
     blob = (3, b"the same bytes\n")
-    data, index = packfile.pack_bytes([blob, (3, b"other\n"), blob])
+    data, index = gitpack.pack_bytes([blob, (3, b"other\n"), blob])
     assert data[8:12] == (2).to_bytes(4, "big")  # the header counts two
     pack = tmp_path / "p.pack"
     pack.write_bytes(data)
@@ -79,13 +79,13 @@ def test_an_object_given_twice_is_stored_once(repo: pygit2.Repository, tmp_path:
 
 def test_what_a_pack_cannot_hold_whole_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="type"):
-        packfile.pack_bytes([(6, b"a delta is not a whole object")])
+        gitpack.pack_bytes([(6, b"a delta is not a whole object")])
     assert not list(tmp_path.iterdir())
 
 
 def test_object_names_are_gits(repo: pygit2.Repository) -> None:
     for kind, data in _objects(repo):
-        assert packfile.object_id(kind, data).hex() == str(
+        assert gitpack.object_id(kind, data).hex() == str(
             repo.odb.write(pygit2.enums.ObjectType(kind), data)
         )
 
@@ -108,6 +108,6 @@ def test_a_bulk_write_of_what_an_earlier_one_wrote_gets_a_pack_of_its_own(tmp_pa
     (packs / first).with_suffix(".idx").unlink()  # git's repack, which listed the first
     (packs / first).unlink()
     fresh = pygit2.Odb(str(gitdir / "objects"))
-    assert all(pygit2.Oid(hex=packfile.object_id(3, b).hex()) in fresh for b in blobs)
+    assert all(pygit2.Oid(hex=gitpack.object_id(3, b).hex()) in fresh for b in blobs)
     packwrite.release()
     _git("--git-dir", str(gitdir), "fsck", "--strict", "--no-dangling")

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from gitstore.errors import InvalidEvent
-from gitstore.events.kinds import _quick, validate
+from gitstore.events import validate
+from gitstore.events.kinds import quick as _quick
 from gitstore.events.schema import validate_event
 
 T = "2026-01-05 09:00:00.123"
@@ -62,4 +63,6 @@ def test_the_usual_shapes_take_the_plain_path() -> None:
     assert _quick({"type": "chat_response", "timestamp": T, "message": "m"}) is not None
     assert _quick({"type": "source_record", "timestamp": T, "record": {}}) is not None
     # an unusual shape is the models' to judge
-    assert _quick({"type": "chat_request", "timestamp": T, "content": "x", "attachments": []}) is None
+    assert (
+        _quick({"type": "chat_request", "timestamp": T, "content": "x", "attachments": []}) is None
+    )

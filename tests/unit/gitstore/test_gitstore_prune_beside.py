@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from gitstore import refs
 from gitstore.fs import gcwatch
-from gitstore.refs import files as refread
+from gitstore.git import refs
+from gitstore.git.refs import files as refread
 from gitstore.store.core import Store
 from tests.unit.gitstore.builders import git, request, start
 

@@ -9,8 +9,9 @@ from typing import Any
 import pygit2
 import pytest
 
-from gitstore import refs
-from gitstore.refs.files import (
+from gitstore.git import refs
+from gitstore.git.config import config_flag
+from gitstore.git.refs.files import (
     list_refs,
     matching_refs,
     packed_ref,
@@ -19,7 +20,6 @@ from gitstore.refs.files import (
     read_ref,
     symbolic_target,
 )
-from gitstore.refs.gitconfig import config_flag
 from gitstore.store.core import Store
 from gitstore.store.repo import is_marked
 from tests.unit.gitstore.builders import git, start, turn
@@ -161,7 +161,6 @@ def test_config_flags_read_as_git_reads_them(path: Path) -> None:
     git(path, "config", "jp.store", "true")
     git(path, "config", "include.path", "elsewhere")
     assert config_flag(path, "jp", "store") is None
-
 
 
 def test_a_folder_git_prunes_under_a_pattern_read_finds_its_refs_packed(

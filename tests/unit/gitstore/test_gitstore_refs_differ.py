@@ -1,4 +1,4 @@
-"""Which refs of two folders differ (``gitstore.refs.differ``), told from the runs of
+"""Which refs of two folders differ (``gitstore.git.refs.differ``), told from the runs of
 a sorted ``packed-refs`` and the loose refs over them: always what listing both
 folders ref by ref and comparing says."""
 
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from gitstore.refs import differ
-from gitstore.refs import files as refread
+from gitstore.git.refs import differ
+from gitstore.git.refs import files as refread
 
 GIT = shutil.which("git")
 pytestmark = pytest.mark.skipif(GIT is None, reason="git writes the refs")

@@ -7,7 +7,7 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from gitstore import faults, refs
+from gitstore import faults
 from gitstore.errors import (
     ConversationBusy,
     ConversationExists,
@@ -15,6 +15,7 @@ from gitstore.errors import (
     InvalidId,
     StaleTip,
 )
+from gitstore.git import refs
 from gitstore.store.core import Store
 from tests.unit.gitstore.builders import git, request, start, turn
 
@@ -151,7 +152,11 @@ def test_the_active_conversation_is_a_symbolic_ref(store: Store, path: Path) -> 
 
 def test_hold_is_exclusive_across_stores(store: Store, path: Path) -> None:
     other = Store(path)
-    with store.refs.hold("jp-c1"), pytest.raises(ConversationBusy), other.refs.hold("jp-c1", wait=0.1):
+    with (
+        store.refs.hold("jp-c1"),
+        pytest.raises(ConversationBusy),
+        other.refs.hold("jp-c1", wait=0.1),
+    ):
         pass
     with other.refs.hold("jp-c1"):
         pass  # released when the first holder left
@@ -196,7 +201,8 @@ def test_append_refuses_invalid_events(store: Store, bad: dict[str, object]) -> 
 def test_what_the_store_records_is_dated_by_its_clock(tmp_path: Path) -> None:
     from datetime import UTC, datetime
 
-    from gitstore import FixedClock, activations, record_activation
+    from gitstore import activations, record_activation
+    from gitstore.clock import FixedClock
     from gitstore.store.repo import init_store
 
     at = datetime(2030, 5, 6, 7, 8, 9, tzinfo=UTC)

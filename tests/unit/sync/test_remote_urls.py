@@ -8,7 +8,8 @@ import pygit2
 import pytest
 
 from gitstore.errors import RemoteSetupError
-from gitstore.sync import gitoutput, remotes, urls
+from gitstore.git import command
+from gitstore.sync import remotes, urls
 
 REFUSED = {
     "": "needs a URL",
@@ -93,7 +94,7 @@ def test_git_errors_shown_by_push_and_pull_hide_the_password() -> None:
         "fatal: unable to access 'https://ann:s3cret@host/jp.git/': Could not resolve host\n"
         "remote: see https://bob:pw@mirror/x for details\n"
     )
-    assert "s3cret" not in gitoutput.error_lines(said)
-    assert "https://ann:***@host/jp.git/" in gitoutput.error_lines(said)
-    assert gitoutput.remote_said(said) == "see https://bob:***@mirror/x for details"
+    assert "s3cret" not in command.error_lines(said)
+    assert "https://ann:***@host/jp.git/" in command.error_lines(said)
+    assert command.remote_said(said) == "see https://bob:***@mirror/x for details"
     assert urls.redact("ssh://host/a:b@c and git@host:x") == "ssh://host/a:b@c and git@host:x"

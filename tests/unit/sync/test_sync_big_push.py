@@ -13,8 +13,8 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from gitstore import refs
-from gitstore.refs import bulk
+from gitstore.git import refs
+from gitstore.git.refs import bulk
 from gitstore.store.core import Store
 from gitstore.store.repo import init_bare
 from gitstore.sync import created, journal, pushto, remotes, transport

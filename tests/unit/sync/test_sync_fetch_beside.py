@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gitstore.errors import SyncError
-from gitstore.refs import files as refread
+from gitstore.git.refs import files as refread
 from gitstore.sync import beside, fetch, journal, remotes
 from gitstore.sync.pull import Syncer
 from gitstore.sync.push import push

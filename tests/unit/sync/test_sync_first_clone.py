@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from gitstore import refs
-from gitstore.refs import files as refread
+from gitstore.git import refs
+from gitstore.git.refs import files as refread
 from gitstore.store.core import Store
 from gitstore.store.repo import init_bare
 from gitstore.sync import firstclone, remotes

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from gitstore import refs
 from gitstore.boundary import Limits
-from gitstore.refs import quarantine
+from gitstore.git import refs
+from gitstore.git.refs import quarantine
 from gitstore.store.core import Store
 from gitstore.store.repo import init_bare
 from gitstore.sync import journal, remotes

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gitstore import refs
+from gitstore.git import refs
 from gitstore.store.core import Store
 from gitstore.store.repo import init_bare
 from gitstore.sync import fetch, journal, remotes

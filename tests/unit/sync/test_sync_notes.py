@@ -7,8 +7,8 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from gitstore import refs
 from gitstore.fs.place import Place
+from gitstore.git import refs
 from gitstore.store import notes
 from gitstore.store.core import Store
 from gitstore.store.repo import init_bare

@@ -1,5 +1,5 @@
 """A pull that creates many conversations writes their refs into ``packed-refs``
-under git's lock (``gitstore.refs.bulk``): git reads, checks and repacks the
+under git's lock (``gitstore.git.refs.bulk``): git reads, checks and repacks the
 result, a loose ref or a lock of the same name is respected, a lock git holds
 is waited out, and a kill at every step leaves a store git accepts, which the
 next pull completes."""
@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from gitstore import refs, undoing
+from gitstore import undoing
 from gitstore.errors import RefBusy
-from gitstore.refs import bulk
+from gitstore.git import refs
+from gitstore.git.refs import bulk
 from gitstore.store.core import Store
 from gitstore.store.repo import init_bare
 from gitstore.sync import created, remotes

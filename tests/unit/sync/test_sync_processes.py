@@ -16,12 +16,12 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from gitstore import refs
-from gitstore.refs import files as refread
+from gitstore.git import command, refs
+from gitstore.git.refs import files as refread
 from gitstore.store.core import Store
 from gitstore.store.repo import init_bare
-from gitstore.sync import gitenv, remotes
 from gitstore.sync import meta as syncmeta
+from gitstore.sync import remotes
 from gitstore.sync.here import Here
 from gitstore.sync.pull import Syncer
 from gitstore.sync.push import push
@@ -176,14 +176,14 @@ def test_ssh_is_considered_for_every_remote_but_a_path_here() -> None:
     def entries(url: str, *more: tuple[str, str]) -> list[tuple[str, str]]:
         return [("remote.origin.url", url), *more]
 
-    assert not gitenv.may_use_ssh(entries("/srv/jp.git"), "origin")
-    assert not gitenv.may_use_ssh(entries("file:///srv/jp.git"), "origin")
-    assert not gitenv.may_use_ssh([], "/srv/jp.git")  # a URL given as the remote
-    assert gitenv.may_use_ssh(entries("git@host:jp.git"), "origin")
-    assert gitenv.may_use_ssh(entries("ssh://host/jp.git"), "origin")
-    assert gitenv.may_use_ssh(entries("https://host/jp.git"), "origin")  # not here: asked
-    assert gitenv.may_use_ssh([], "origin")  # not configured: git takes it for a URL
+    assert not command.may_use_ssh(entries("/srv/jp.git"), "origin")
+    assert not command.may_use_ssh(entries("file:///srv/jp.git"), "origin")
+    assert not command.may_use_ssh([], "/srv/jp.git")  # a URL given as the remote
+    assert command.may_use_ssh(entries("git@host:jp.git"), "origin")
+    assert command.may_use_ssh(entries("ssh://host/jp.git"), "origin")
+    assert command.may_use_ssh(entries("https://host/jp.git"), "origin")  # not here: asked
+    assert command.may_use_ssh([], "origin")  # not configured: git takes it for a URL
     pushurl = ("remote.origin.pushurl", "git@host:jp.git")
-    assert gitenv.may_use_ssh(entries("/srv/jp.git", pushurl), "origin")
+    assert command.may_use_ssh(entries("/srv/jp.git", pushurl), "origin")
     rewrite = ("url.git@host:.insteadof", "/srv/")
-    assert gitenv.may_use_ssh(entries("/srv/jp.git", rewrite), "origin")
+    assert command.may_use_ssh(entries("/srv/jp.git", rewrite), "origin")

@@ -8,9 +8,10 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from gitstore import refs
 from gitstore.errors import StoreError
-from gitstore.sync import configfile, remotes
+from gitstore.git import config as configfile
+from gitstore.git import refs
+from gitstore.sync import remotes
 
 
 @pytest.fixture

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from gitstore import refs
 from gitstore.errors import SyncError
-from gitstore.refs import quarantine
+from gitstore.git import command, refs
+from gitstore.git.refs import quarantine
 from gitstore.store.core import Store
 from gitstore.store.repo import init_bare
-from gitstore.sync import gitenv, remotes
+from gitstore.sync import remotes
 from gitstore.sync.here import Here
 from gitstore.sync.pull import Syncer
 from gitstore.sync.push import push
@@ -89,20 +89,20 @@ def test_a_git_that_must_not_prompt() -> None:
     def asked() -> str:
         raise AssertionError("core.sshCommand is read only when it matters")
 
-    env = gitenv.unattended({"PATH": "/bin"}, none)
+    env = command.unattended({"PATH": "/bin"}, none)
     assert env == {
         "PATH": "/bin",
         "GIT_TERMINAL_PROMPT": "0",
         "GIT_SSH_COMMAND": "ssh -o BatchMode=yes",
     }
-    own = gitenv.unattended({"GIT_SSH_COMMAND": "/opt/ssh -i 'my key'"}, asked)
+    own = command.unattended({"GIT_SSH_COMMAND": "/opt/ssh -i 'my key'"}, asked)
     assert own["GIT_SSH_COMMAND"] == "/opt/ssh -i 'my key' -o BatchMode=yes"
-    configured = gitenv.unattended({}, lambda: "ssh -F ~/.ssh/work")
+    configured = command.unattended({}, lambda: "ssh -F ~/.ssh/work")
     assert configured["GIT_SSH_COMMAND"] == "ssh -F ~/.ssh/work -o BatchMode=yes"
     # not OpenSSH, or a program rather than a command line: left as the user set it up
-    assert "GIT_SSH_COMMAND" not in gitenv.unattended({"GIT_SSH": "/usr/bin/plink"}, asked)
-    plink = gitenv.unattended({"GIT_SSH_COMMAND": "plink -batch"}, asked)
+    assert "GIT_SSH_COMMAND" not in command.unattended({"GIT_SSH": "/usr/bin/plink"}, asked)
+    plink = command.unattended({"GIT_SSH_COMMAND": "plink -batch"}, asked)
     assert plink["GIT_SSH_COMMAND"] == "plink -batch"
-    already = gitenv.unattended({"GIT_SSH_COMMAND": "ssh -o BatchMode=no"}, asked)
+    already = command.unattended({"GIT_SSH_COMMAND": "ssh -o BatchMode=no"}, asked)
     assert already["GIT_SSH_COMMAND"] == "ssh -o BatchMode=no", "the user's own choice"
-    assert gitenv.unattended({"GIT_SSH_COMMAND": "ssh 'unclosed"}, asked)["GIT_TERMINAL_PROMPT"]
+    assert command.unattended({"GIT_SSH_COMMAND": "ssh 'unclosed"}, asked)["GIT_TERMINAL_PROMPT"]

@@ -11,8 +11,8 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from gitstore import refs
 from gitstore.events import now_text
+from gitstore.git import refs
 from gitstore.store.core import Store
 from gitstore.store.repo import init_bare
 from gitstore.sync import remotes

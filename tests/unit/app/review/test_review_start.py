@@ -154,8 +154,9 @@ def test_fits_tokens_stops_reading_once_over_budget() -> None:
 def test_compact_with_the_loaded_conversation_appends_the_same(
     store: Store, config: Config, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from gitstore import Conversation, refs
-    from gitstore.refs.transaction import RefUpdate
+    from gitstore import Conversation
+    from gitstore.git import refs
+    from gitstore.git.refs.transaction import RefUpdate
     from porcelain.app.compaction import run
     from porcelain.domain.compaction.projection import project as real
     from porcelain.domain.compaction.rules import Rule, SummarySpec
@@ -187,7 +188,9 @@ def test_compact_with_the_loaded_conversation_appends_the_same(
     plain = once(SOURCE)
     assert made == []  # every raw range fit: no projection
     # back to the tip before the compaction, and again from the loaded source
-    store.refs.move([RefUpdate(refs.live(SOURCE), store.refs.require(SOURCE).tip, tip)], "test: rewind")
+    store.refs.move(
+        [RefUpdate(refs.live(SOURCE), store.refs.require(SOURCE).tip, tip)], "test: rewind"
+    )
     assert once(store.log.load(SOURCE)) == plain
 
 
@@ -199,7 +202,8 @@ def test_the_reviews_own_configuration_entries_are_accepted_and_nothing_else(
     _source(store, [])
     started = _start(store, config)
     conv = store.log.load(started.review_id)
-    deltas = {c for e, c in zip(conv.events, conv.commits, strict=True)
-              if e.get("type") == "config_delta"}
+    deltas = {
+        c for e, c in zip(conv.events, conv.commits, strict=True) if e.get("type") == "config_delta"
+    }
     assert deltas  # the review writes its configuration as entries of its own
     assert accepted_commits(store) == frozenset(deltas)

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitstore.fs import atomic
-from gitstore.refs import files
+from gitstore.git.refs import files
 
 if TYPE_CHECKING:
     import pygit2
@@ -40,6 +40,10 @@ _OID_LEN = 40
 
 class Refused(Exception):
     """The ref held another value than the expected one, or its lock was taken."""
+
+
+class Held(Refused):
+    """The ref's lock was taken (another writer, git packing refs)."""
 
 
 def swap(gitdir: Path, name: str, old: str, new: str, log: str | None) -> bool:
@@ -56,7 +60,7 @@ def swap(gitdir: Path, name: str, old: str, new: str, log: str | None) -> bool:
     try:
         fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     except FileExistsError:
-        raise Refused(f"{name}: its lock is held ({lock})") from None
+        raise Held(f"{name}: its lock is held ({lock})") from None
     except (NotADirectoryError, FileNotFoundError, IsADirectoryError):
         return False  # a folder missing or in the way: libgit2 says what is wrong
     moved = False
@@ -112,7 +116,7 @@ def move(repo: pygit2.Repository, ref: pygit2.Reference, new: pygit2.Oid, messag
     the file system); without the parse of all of ``packed-refs`` where it can."""
     if new not in repo:  # libgit2 refuses a ref to a missing object: so does this
         raise pygit2.GitError(f"the object {new} of {ref.name} is missing")
-    log = f"{_identity(repo)}\t{message}" if _logged(repo, ref.name) else None
+    log = f"{identity(repo)}\t{message}" if logged(repo, ref.name) else None
     try:
         if swap(Path(repo.path), ref.name, str(ref.target), str(new), log):
             return
@@ -121,7 +125,7 @@ def move(repo: pygit2.Repository, ref: pygit2.Reference, new: pygit2.Oid, messag
     ref.set_target(new, message)
 
 
-def _logged(repo: pygit2.Repository, name: str) -> bool:
+def logged(repo: pygit2.Repository, name: str) -> bool:
     """Whether a move of ``name`` is logged (``core.logAllRefUpdates``, as libgit2
     reads it: unset is false in a bare repository)."""
     try:
@@ -135,7 +139,7 @@ def _logged(repo: pygit2.Repository, name: str) -> bool:
     return name.startswith(("refs/heads/", "refs/remotes/", "refs/notes/"))
 
 
-def _identity(repo: pygit2.Repository) -> str:
+def identity(repo: pygit2.Repository) -> str:
     """Whom the reflog names: the store's configured identity, as libgit2's."""
     try:
         sig = repo.default_signature

@@ -14,10 +14,15 @@ _LINE = re.compile(r"[0-9a-f]{40} refs/[!-~]+")
 _PEELED = re.compile(r"\^[0-9a-f]{40}")
 
 
+def path(gitdir: Path) -> Path:
+    """The ``packed-refs`` file of ``gitdir``."""
+    return gitdir / "packed-refs"
+
+
 def damage(gitdir: Path) -> str | None:
     """What is wrong with ``packed-refs`` (its first bad line), None if nothing."""
     try:
-        data = (gitdir / "packed-refs").read_bytes()
+        data = path(gitdir).read_bytes()
     except OSError:
         return None
     if data and not data.endswith(b"\n"):

@@ -19,7 +19,7 @@ import os
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
-from gitstore.refs import names
+from gitstore.git.refs import names
 
 _HEX = frozenset("0123456789abcdef")
 
@@ -391,5 +391,5 @@ def matching_refs(gitdir: Path, patterns: Iterable[str]) -> dict[str, str] | Non
     return out
 
 
-# what ``gitstore.refs.differ`` reads the same way a listing does
+# what ``gitstore.git.refs.differ`` reads the same way a listing does
 packed_bytes, packed_stat, loose_refs = _packed_bytes, _packed_stat, _loose_refs

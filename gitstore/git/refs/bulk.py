@@ -40,7 +40,7 @@ from pathlib import Path
 from gitstore import faults
 from gitstore.errors import RefBusy, environment_fault
 from gitstore.fs import atomic, retry
-from gitstore.refs import files as refread
+from gitstore.git.refs import files as refread
 
 SUFFIX = ".packed"
 _NO_LINKS = (errno.EPERM, errno.EMLINK, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV)

@@ -38,18 +38,18 @@ from gitstore.errors import (
 from gitstore.fs import atomic, retry
 from gitstore.fs.claim import claim
 from gitstore.fs.place import Place
-from gitstore.refs import files as refread
-from gitstore.refs import packedform
+from gitstore.git.refs import files as refread
+from gitstore.git.refs import packedform
 
 if TYPE_CHECKING:
     import pygit2
 
-    from gitstore.refs import bulk
+    from gitstore.git.refs import bulk
 else:
     from gitstore.lazy import lazy_module
 
     pygit2 = lazy_module("pygit2")
-    bulk = lazy_module("gitstore.refs.bulk")  # only a repair meeting a killed bulk creation
+    bulk = lazy_module("gitstore.git.refs.bulk")  # only a repair meeting a killed bulk creation
 
 SYMBOLIC = "symbolic:"  # a value that names a ref: a symbolic ref's target
 ANY = "*"  # an ``old`` value: whatever the ref holds now (JP_HEAD)
@@ -263,11 +263,13 @@ def _finish(
             why = packedform.damage(gitdir)
             fix = "the next jp command repairs the store"  # it runs this journal again
             if why is not None:  # which fails again until the file is rebuilt
-                reason, fix = f"packed-refs is damaged: {why}", (
-                    "`jp doctor --fix` rebuilds it, and the next jp command then finishes it"
+                reason, fix = (
+                    f"packed-refs is damaged: {why}",
+                    ("`jp doctor --fix` rebuilds it, and the next jp command then finishes it"),
                 )
             raise StoreError(
-                str(gitdir), f"a ref update failed part-way ({reason}); {fix}, then run this one again"
+                str(gitdir),
+                f"a ref update failed part-way ({reason}); {fix}, then run this one again",
             )
     raise AssertionError("unreachable: the last try raises")
 
@@ -310,7 +312,7 @@ def _blocker(gitdir: Path, updates: list[RefUpdate], partial: bool = False) -> R
     return None
 
 
-blocker = _blocker  # also for a creation (refs/create.py)
+blocker = _blocker  # also for a creation (update.create)
 
 
 def _drop_own_locks(place: Place, updates: list[RefUpdate]) -> None:

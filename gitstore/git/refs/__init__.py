@@ -1,12 +1,12 @@
 """Refs: their names (the layout), reading them, and moving several at once.
 
-The names (``gitstore.refs.names``) are this package's own; reading refs as
+The names (``gitstore.git.refs.names``) are this package's own; reading refs as
 files is ``files``, the journaled multi-ref update ``transaction``.
 """
 
 from __future__ import annotations
 
-from gitstore.refs.names import (
+from gitstore.git.refs.names import (
     ACTIVE,
     ARCHIVE_PREFIX,
     LIVE_PREFIX,

@@ -1,10 +1,9 @@
-"""The bytes of git's blobs, trees and commits, made without writing them.
+"""git's objects as bytes: an object's name, a tree's entries, a commit's lines.
 
-A notes or operation-log write shelters the few objects it makes in a pack of
-their own (``keep.Kept.shelter``) before its ref names them.  Written first as
-loose objects by libgit2, each cost a file, a deflate at git's default level and
-a read back, and then went into the pack all the same; made here, the pack is
-their only copy, and it is kept from git's prune and repack from the start.
+The one place jp spells the bytes of a blob, tree or commit.  Every writer
+makes them here and hands them to a pack (``git.pack``) or to the object
+database as they are: an event's commit (``events.commits.objects``), a notes
+or operation-log commit, an import's chains.
 
 Each function gives exactly the bytes libgit2 writes for the same object (its
 tree builder, ``git_commit_create``), so the ids are the ones it would give:
@@ -15,8 +14,10 @@ with ``git fsck --strict``.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -110,12 +111,15 @@ if TYPE_CHECKING:
         def offset(self) -> int: ...
 
 
-def person(signature: Signature) -> tuple[bytes, bytes, int, int]:
-    """An author or committer's parts: name, email, time, minutes east of UTC."""
+Who = tuple[bytes, bytes, int, int]  # name, email, time, minutes east of UTC
+
+
+def person(signature: Signature) -> Who:
+    """An author or committer's parts, from a pygit2 signature."""
     return bytes(signature.raw_name), bytes(signature.raw_email), signature.time, signature.offset
 
 
-def _line(header: bytes, who: tuple[bytes, bytes, int, int]) -> bytes:
+def _line(header: bytes, who: Who) -> bytes:
     name, email, time, offset = who
     hours, minutes = divmod(abs(offset), 60)
     sign = b"-" if offset < 0 else b"+"
@@ -123,14 +127,27 @@ def _line(header: bytes, who: tuple[bytes, bytes, int, int]) -> bytes:
 
 
 def commit_data(
-    tree: str,
-    parents: Sequence[str],
-    author: tuple[bytes, bytes, int, int],
-    committer: tuple[bytes, bytes, int, int],
-    message: str,
+    tree: str, parents: Sequence[str], author: Who, committer: Who, message: str
 ) -> bytes:
     """A commit's bytes, as ``git_commit_create`` writes them (the message as given)."""
     head = [b"tree %s\n" % tree.encode("ascii")]
     head += [b"parent %s\n" % parent.encode("ascii") for parent in parents]
     head += [_line(b"author", author), _line(b"committer", committer), b"\n"]
     return b"".join(head) + message.encode("utf-8")
+
+
+_SAMPLE = "17"  # the fan-out folder git samples too
+
+
+def folder(gitdir: Path) -> Path:
+    """The object database: loose objects in fan-out folders, packs in ``pack/``."""
+    return gitdir / "objects"
+
+
+def loose_estimate(gitdir: Path) -> int:
+    """git's estimate of the loose objects: one fan-out folder's count times 256."""
+    try:
+        names = os.listdir(folder(gitdir) / _SAMPLE)
+    except OSError:
+        return 0
+    return 256 * sum(1 for name in names if len(name) == 38)

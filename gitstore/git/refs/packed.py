@@ -20,9 +20,9 @@ from pathlib import Path
 
 from gitstore.fs import atomic
 from gitstore.fs.place import Place
-from gitstore.refs.packedform import HEADER, good
-from gitstore.refs.packedform import damage as damage  # what doctor asks of this module
-from gitstore.refs.transaction import RefUpdate
+from gitstore.git.refs.packedform import HEADER, good
+from gitstore.git.refs.packedform import damage as damage  # what doctor asks of this module
+from gitstore.git.refs.transaction import RefUpdate
 
 # the operation log's hook around a ref move (``Recorder.moving``)
 Record = Callable[[Sequence[RefUpdate]], AbstractContextManager[None]]

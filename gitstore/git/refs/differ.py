@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gitstore.refs import files as refread
+from gitstore.git.refs import files as refread
 
 _ATTEMPTS = 5
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from gitstore.refs import files
+from gitstore.git.refs import files
 
 if TYPE_CHECKING:
     import pygit2

@@ -1,22 +1,23 @@
-"""Changing a repository's own ``config`` file so that a crash leaves the old
-file or the new one, never a mix.
+"""A git directory's own ``config`` file: read as git reads it, changed in one step.
 
-libgit2 writes each single change atomically (a lock file renamed over the
-file), but a change of several keys is several writes: a process killed
-between two of them leaves a remote half removed, or a project's remote
-without the refspecs that were to be written back.  Here every change is
-made on a copy; the copy's bytes then go into ``config.lock``, taken the way
-git takes it (created exclusively, so no git or jp writes meanwhile), and
-that file is renamed over ``config``.  When the file changed between the
-copy and the lock, the change is made again on the new file.
+Reading, without libgit2 (``config_entries``, ``config_flag``): whether a
+folder is a store (``jp.store``) or a project's, and its format.
+
+Changing (``edit``).  libgit2 writes each single change atomically (a lock file
+renamed over the file), but a change of several keys is several writes: a
+process killed between two of them leaves a remote half removed, or a
+project's remote without the refspecs that were to be written back.  Here
+every change is made on a copy; the copy's bytes then go into ``config.lock``,
+taken the way git takes it (created exclusively, so no git or jp writes
+meanwhile), and that file is renamed over ``config``.  When the file changed
+between the copy and the lock, the change is made again on the new file.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,6 +36,58 @@ RETRIES = 5
 _ERE_SPECIAL = set("\\.^$|?*+()[]{}")
 
 
+class IncludesOthers(Exception):
+    """A git config file that includes others: it alone cannot say what a value is."""
+
+
+def config_entries(text: str) -> Iterator[tuple[str, str, str | None]]:
+    """``(section, key, value)`` per entry of a git config file's text, lowercased names;
+    a key without ``=`` has the value None (git reads it as true).  Raises
+    ``IncludesOthers`` at an ``[include]`` section."""
+    current = ""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line[0] in "#;":
+            continue
+        if line.startswith("["):
+            current = line[1:].split("]", 1)[0].strip().lower()
+            if current.startswith("include"):
+                raise IncludesOthers(current)
+            continue
+        name, sep, rest = line.partition("=")
+        value = rest.split("#", 1)[0].split(";", 1)[0].strip().strip('"') if sep else None
+        yield current, name.strip().lower(), value
+
+
+def text(gitdir: Path) -> str:
+    """The git directory's own ``config`` file (``OSError`` when it cannot be read)."""
+    return (gitdir / "config").read_text(encoding="utf-8", errors="replace")
+
+
+def config_flag(gitdir: Path, section: str, key: str) -> bool | None:
+    """A boolean from the git directory's own ``config`` file (unset: False), or None
+    when this cannot say for sure (not a boolean, or the file includes others)."""
+    try:
+        found = text(gitdir)
+    except OSError:
+        return None
+    value = False
+    try:
+        for found_section, name, raw in config_entries(found):
+            if found_section != section or name != key:
+                continue
+            word = "true" if raw is None else raw.lower()
+            if word in ("true", "yes", "on", "1"):
+                value = True
+            elif word in ("false", "no", "off", "0", ""):
+                value = False
+            else:
+                return None
+    except IncludesOthers:
+        return None  # values from elsewhere may override
+    return value
+
+
 def exact(values: list[str]) -> str:
     """A regular expression (POSIX extended, as libgit2 takes it) matching
     exactly one of ``values``."""
@@ -43,6 +96,8 @@ def exact(values: list[str]) -> str:
 
 
 def _changed_copy(path: Path, before: bytes, change: Callable[[pygit2.Config], None]) -> bytes:
+    import tempfile  # lazy: start-up reads the config; only a change copies it
+
     work_dir = path.parent / "jp"
     work_dir.mkdir(exist_ok=True)
     handle, name = tempfile.mkstemp(prefix="config-", suffix=".tmp", dir=work_dir)

@@ -1,14 +1,16 @@
-"""A git pack of a few whole objects, and its index, written without libgit2.
+"""git's pack files: the one writer of them in jp.
 
-A write's shelter pack (``keep.Kept.shelter``) holds the handful of objects one
-write made, whose bytes jp already holds: libgit2's pack builder would read
-each back from the object database, search for deltas among them and index
-the pack it made, a few milliseconds a write (most of a fork's time in a store
-of thousands of titled conversations, whose notes tree is one large tree).
-Here every object is stored whole, deflated at the fastest level (a tree, mostly
-object ids, only stored in zlib's format), and the
-index is made from what was written: pack version 2, index version 2, SHA-1
-object names, as ``git index-pack`` would index the same pack.
+Two shapes, one entry format (whole objects, never deltas, deflated at the
+fastest level; a tree, mostly object ids, only stored in zlib's format):
+
+- ``pack_bytes`` / ``write``: a handful of objects whose bytes jp holds, packed
+  in memory with their index made from what was written (pack version 2, index
+  version 2, SHA-1 names, as ``git index-pack`` would index the same pack);
+  libgit2's pack builder would read each back and search for deltas, a few
+  milliseconds a write.
+- ``PackFile``: a pack of any size streamed to a file object by object, then
+  closed and indexed by ``git index-pack``, which checks every object (an
+  import's chains, ``store.packwrite``).
 """
 
 from __future__ import annotations
@@ -21,11 +23,26 @@ import zlib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from gitstore.fs.gitobject import object_id
+from gitstore.git import command
+from gitstore.git.objects import folder as objects_folder
+from gitstore.git.objects import object_id
 
 # a pack entry's type (as pygit2's ``ObjectType`` numbers them)
 KINDS = frozenset({1, 2, 3, 4})  # commit, tree, blob, tag
 _BIG = 0x7FFFFFFF  # an offset past this needs the index's 64-bit table: not written here
+
+
+def folder(gitdir: Path) -> Path:
+    """Where the store's packs are (``objects/pack``)."""
+    return objects_folder(gitdir) / "pack"
+
+
+def count(gitdir: Path) -> int:
+    """The packs in the store."""
+    try:
+        return sum(1 for name in os.listdir(folder(gitdir)) if name.endswith(".idx"))
+    except OSError:
+        return 0
 
 
 def entry_header(kind: int, size: int) -> bytes:
@@ -128,3 +145,40 @@ def install(pack: bytes, index: bytes, folder: Path) -> Path:
         finally:
             os.close(fd)
     return stem.with_suffix(".pack")
+
+
+class PackFile:
+    """One pack file being written: objects appended as they come, then closed and
+    indexed (``finish``)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.file = open(path, "wb")  # noqa: SIM115 - closed by finish
+        self.count = 0
+        self.file.write(b"PACK" + struct.pack(">II", 2, 0))  # the count is set at the end
+
+    def add(self, kind: int, data: bytes) -> bytes:
+        """Append one object; its raw name."""
+        level = 0 if kind == 2 else 1
+        self.file.write(entry_header(kind, len(data)) + zlib.compress(data, level))
+        self.count += 1
+        return object_id(kind, data)
+
+    def finish(self, gitdir: Path) -> str:
+        """Close the pack, set its object count, index it with ``git index-pack``;
+        git's name for it.  ``GitFailed`` when git refuses it."""
+        self.file.flush()
+        self.file.seek(8)
+        self.file.write(struct.pack(">I", self.count))
+        self.file.close()
+        digest = hashlib.sha1()
+        with open(self.path, "rb") as pack:  # the count changed: hash the file again
+            for block in iter(lambda: pack.read(1 << 20), b""):
+                digest.update(block)
+        with open(self.path, "ab") as pack:
+            pack.write(digest.digest())
+            pack.flush()
+            os.fsync(pack.fileno())
+        index = self.path.with_suffix(".idx")
+        done = command.run(gitdir, ["index-pack", "-o", str(index), str(self.path)])
+        return done.stdout.split()[-1].decode()  # "pack\t<name>" or "<name>"

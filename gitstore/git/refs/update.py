@@ -1,0 +1,196 @@
+"""Moving refs: one function, ``update_refs``, whatever the number or the case.
+
+Four mechanisms move refs, each the cheapest for its case; ``choose`` picks one
+from the updates alone, and every caller goes through ``update_refs``:
+
+- ``LOOSE`` (``loose.swap``): one ref that exists moving from one object id to
+  another (a conversation's append, an operation record): its lock file, its
+  value read under the lock (loose file, else its ``packed-refs`` line found by
+  bisection), its reflog line, a rename.  libgit2 would parse all of
+  ``packed-refs`` first (80 ms at 100,000 refs).  A store or ref it does not
+  handle (a symbolic ref, refs under a folder link) falls back to ``TRANSACTION``.
+- ``TRANSACTION`` (``transaction.apply``): several refs, or a deletion or a
+  symbolic ref: libgit2's transaction behind an intent journal, so a crash part
+  way is finished by the next command (``repair``).
+- ``GIT`` (``git update-ref --stdin``): ``GIT_AT`` creations or more, each made
+  where its name is free (``atomic=False``: an import's batch, where a name
+  another writer took is created again under a fresh id): one git process
+  moves them in one transaction of its own, with their reflog lines, and the
+  refs are packed after (``git pack-refs``) so that listings do not read one
+  file per ref.  A crash part way leaves refs that each name a whole chain,
+  and the operation log lists them for ``jp undo``; no journal is needed.
+- ``PACKED`` (``bulk.create``): creations with no reflog (the copies of a first
+  pull, as ``git clone`` writes them): straight into one new ``packed-refs``.
+
+Failures are the same whichever moved the refs: a ref not at its old value (a
+stale value, a missing ref, a name taken) raises ``ConcurrentUpdate`` and moves
+nothing; a lock held past the wait raises ``RefBusy``; a fault of the disk
+raises ``EnvironmentFault``.  ``atomic=False`` (creations only) instead creates
+each ref whose name is free and returns the names created.
+``tests/unit/gitstore/test_gitstore_update_refs.py`` runs the same updates
+through each mechanism and reads the result with plain git.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gitstore.errors import ConcurrentUpdate, environment_fault
+from gitstore.fs import retry
+from gitstore.fs.place import Place
+from gitstore.git import command
+from gitstore.git.refs import bulk, loose, transaction
+from gitstore.git.refs.transaction import ANY, SYMBOLIC, RefUpdate
+
+LOOSE, TRANSACTION, GIT, PACKED = "loose", "transaction", "git update-ref", "packed-refs"
+GIT_AT = 100  # creations at once from which one git process writes them, then packs refs
+_HEX = frozenset("0123456789abcdef")
+
+
+def _oid(value: str | None) -> bool:
+    return value is not None and len(value) == 40 and _HEX.issuperset(value)
+
+
+def choose(updates: Sequence[RefUpdate], reflog: bool = True, atomic: bool = True) -> str:
+    """The mechanism for ``updates`` (see the module's text)."""
+    creations = all(u.old is None and _oid(u.new) for u in updates)
+    if creations and not reflog:
+        return PACKED
+    if len(updates) == 1 and _oid(updates[0].old) and _oid(updates[0].new):
+        return LOOSE
+    if creations and not atomic and len(updates) >= GIT_AT:
+        return GIT
+    return TRANSACTION
+
+
+def update_refs(
+    place: Place,
+    updates: Sequence[RefUpdate],
+    message: str,
+    *,
+    atomic: bool = True,
+    reflog: bool = True,
+    wait: float | None = None,
+    how: str | None = None,
+) -> set[str]:
+    """Move each ref of ``updates`` from its ``old`` value to its ``new`` one; the
+    names moved.  ``atomic``: all or none (``ConcurrentUpdate``, ``RefBusy``).
+    Not ``atomic`` (creations only): each ref created where its name is free.
+    ``how`` forces a mechanism (the parity test); else ``choose`` picks it."""
+    updates = list(updates)
+    if not updates:
+        return set()
+    how = how or choose(updates, reflog, atomic)
+    if not atomic and any(u.old is not None for u in updates):
+        raise ValueError("only creations may be made one by one")
+    if how == PACKED:
+        return _packed(place, updates, atomic, wait)
+    if how == GIT:
+        return _git(place, updates, message, atomic)
+    if how == LOOSE and _loose(place, updates, message):
+        return {updates[0].name}
+    if atomic:
+        transaction.apply(place, updates, message, wait)
+        return {u.name for u in updates}
+    return {u.name for u in updates if create(place, u.name, str(u.new), message)}
+
+
+def _loose(place: Place, updates: list[RefUpdate], message: str) -> bool:
+    """One ref moved by ``loose.swap``; False when it is not a case swap handles."""
+    (u,) = updates
+    assert u.old is not None and u.new is not None
+    repo = place.repo
+    if u.new not in repo:  # libgit2 refuses a ref to a missing object: so does this
+        raise ConcurrentUpdate(f"{u.name}: the object {u.new} is missing")
+    log = f"{loose.identity(repo)}\t{message}" if loose.logged(repo, u.name) else None
+    try:
+        return loose.swap(place.gitdir, u.name, u.old, u.new, log)
+    except loose.Held:
+        return False  # the transaction waits for the lock, as for several refs
+    except loose.Refused as exc:
+        raise ConcurrentUpdate(str(exc)) from None
+
+
+def _packed(place: Place, updates: list[RefUpdate], atomic: bool, wait: float | None) -> set[str]:
+    wanted = {u.name: str(u.new) for u in updates}
+    limit = transaction.WAIT_SECONDS if wait is None else wait
+    if atomic:
+        taken = [n for n in wanted if transaction.current(place.repo, n) is not None]
+        if taken:
+            raise ConcurrentUpdate(f"{taken[0]}: exists already")
+    made = set(bulk.create(place.gitdir, wanted, limit))
+    if atomic and len(made) < len(wanted):
+        raise ConcurrentUpdate(f"{sorted(set(wanted) - made)[0]}: created by another writer")
+    return made
+
+
+def _line(u: RefUpdate) -> str:
+    if u.new is None:
+        return f"delete {u.name}\0{'' if u.old in (None, ANY) else u.old}\0"
+    if u.new.startswith(SYMBOLIC):
+        return f"symref-update {u.name}\0{u.new[len(SYMBOLIC) :]}\0"
+    if u.old is None:
+        return f"create {u.name}\0{u.new}\0"
+    return f"update {u.name}\0{u.new}\0{'' if u.old == ANY else u.old}\0"
+
+
+def _git(place: Place, updates: list[RefUpdate], message: str, atomic: bool) -> set[str]:
+    """One ``git update-ref --stdin`` transaction (git leaves every ref as it was
+    when one cannot move); not ``atomic``, the refs it could not create are then
+    created one by one where their names are free."""
+    data = "".join(_line(u) for u in updates).encode()
+    args = ["update-ref", "--create-reflog", "-z", "--stdin", "-m", message]
+    done = command.run(place.gitdir, args, data, check=False)
+    if done.returncode == 0:
+        if len(updates) >= GIT_AT:  # loose refs: every listing would read each file
+            command.run(place.gitdir, ["pack-refs", "--all"], check=False)
+        return {u.name for u in updates}
+    said = command.error_lines(done.stderr.decode("utf-8", "replace"))
+    fault = environment_fault(OSError(said), str(place.gitdir))
+    if fault is not None:  # a read-only store, a full disk: not a name taken
+        raise fault
+    if atomic:
+        raise ConcurrentUpdate(said)
+    return {u.name for u in updates if create(place, u.name, str(u.new), message)}
+
+
+class _Exists(Exception):
+    """Inside a creation's transaction: the ref is there (the lock is let go)."""
+
+
+def create(place: Place, name: str, target: str, message: str) -> bool:
+    """Create ``name`` at ``target`` only if it is absent, checked under the ref's
+    lock (a compare-and-swap against absence): True if created, False if it exists.
+
+    libgit2's own "create, do not overwrite" looks before it locks, so two
+    creators in the same instant could both "create" the ref, the second over
+    the first.  A lock another writer holds (a sibling creating the same name) is
+    waited for: once it is gone the ref exists, or it is free again.
+    """
+    import pygit2  # lazy: loaded by the store that made ``place`` already
+
+    repo, gitdir = place.repo, place.gitdir
+    for attempt in retry.until(transaction.WAIT_SECONDS, transaction.POLL_SECONDS):
+        try:
+            with repo.transaction() as txn:
+                txn.lock_ref(name)
+                if transaction.current(repo, name) is not None:
+                    raise _Exists(name)
+                txn.set_target(name, pygit2.Oid(hex=target), message=message)
+            return True
+        except _Exists:
+            return False
+        except (pygit2.GitError, OSError) as exc:  # the lock is another's (or the disk's)
+            fault = environment_fault(exc, str(gitdir / name))
+            if fault is not None:
+                raise fault from None
+            if transaction.current(repo, name) is not None:
+                return False
+            if attempt.last:
+                raise transaction.blocker(
+                    gitdir, [RefUpdate(name, None, target)]
+                ) or ConcurrentUpdate(name) from None
+    raise AssertionError("unreachable: the last try raises")
+
+
+__all__ = ["GIT", "GIT_AT", "LOOSE", "PACKED", "TRANSACTION", "choose", "create", "update_refs"]
