@@ -159,8 +159,9 @@ class Batch:
         made: set[str] = set()
         updates = [RefUpdate(n, None, tip) for n, tip in wanted.items()]
         with self._ops.moving(updates, verify=lambda: made):
-            if len(wanted) >= PACKED_AT:
-                made.update(_packed(self._g.gitdir, wanted))
+            packed = _packed(self._g.gitdir, wanted) if len(wanted) >= PACKED_AT else None
+            if packed is not None:
+                made.update(packed)
             elif _update_refs(self._g.gitdir, wanted, "jp conversation import"):
                 made.update(wanted)
             for name, tip in wanted.items():
@@ -176,16 +177,19 @@ class Batch:
             writer.__exit__(None, None, None)
 
 
-def _packed(gitdir: Path, wanted: dict[str, str]) -> list[str]:
+def _packed(gitdir: Path, wanted: dict[str, str]) -> list[str] | None:
     """The refs of ``wanted`` created straight into ``packed-refs`` in one rewrite
-    (``refs.bulk``, as a pull of many does): a loose file, its lock and a reflog
-    file per ref cost about a millisecond each of file creation, most of an import
-    of small conversations.  None where hard links fail or git holds the lock past
-    the wait: the caller then moves them one by one."""
+    (``refs.bulk``, as a pull of many does; a name that exists is left out): a
+    loose file, its lock and a reflog file per ref cost about a millisecond each
+    of file creation, most of an import of small conversations.  None, nothing
+    written, where hard links fail or git holds the lock past the wait: the
+    caller then creates them through git."""
     try:
         return bulk.create(gitdir, wanted, WAIT_SECONDS)
     except (bulk.NoHardLinks, RefBusy):
-        return []
+        return None
+    except OSError as exc:  # a full disk, a read-only store: named as such
+        raise environment_fault(exc, str(gitdir)) or exc from None
 
 
 def _update_refs(gitdir: Path, wanted: dict[str, str], message: str) -> bool:
