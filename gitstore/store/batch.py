@@ -152,10 +152,10 @@ class Batch:
 
     def _create(self, wanted: dict[str, str], reasons: dict[str, str]) -> set[str]:
         """The refs of ``wanted`` created: many in one rewrite of ``packed-refs``,
-        a few in one transaction of ``git update-ref --stdin`` (each ref created only
-        where none is, each with its reflog line; all or none), else, when that fails (a name taken meanwhile, a lock held),
-        one by one, each a compare-and-swap against absence.  Recorded as one
-        operation step."""
+        a few in one transaction of ``git update-ref --stdin`` (each ref created
+        only where none is, each with its reflog line; all or none), else, when
+        that fails (a name taken meanwhile, a lock held), one by one, each a
+        compare-and-swap against absence.  Recorded as one operation step."""
         made: set[str] = set()
         updates = [RefUpdate(n, None, tip) for n, tip in wanted.items()]
         with self._ops.moving(updates, verify=lambda: made):
