@@ -22,14 +22,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitstore import faults, ids
 from gitstore.clock import seconds
-from gitstore.errors import ConversationExists, EnvironmentFault
+from gitstore.errors import ConversationExists
 from gitstore.events import validate
-from gitstore.fs import gcwatch
+from gitstore.fs import pruned
 from gitstore.git import objects, refs
 from gitstore.git.refs.transaction import RefUpdate
 from gitstore.git.refs.update import update_refs
@@ -117,10 +118,8 @@ class Batch:
             faults.point("create:objects-written")  # packs there, no ref yet
             wanted = {refs.live(cid): p.tip for cid, p in pending.items()}
             made = self._create(wanted, "jp conversation import")
-            gcwatch.after_gc(
-                self._g.gitdir
-            )  # a prune that walked before the move deletes until then
-            _check_present(self._g.gitdir, written)
+            check = partial(_check_present, self._g.gitdir, written)
+            pruned.after_move(self._g.gitdir, check)  # a prune that walked before the move
         finally:
             packwrite.release()  # the refs name the packs now (or never will)
             self.close()
@@ -165,7 +164,7 @@ class Batch:
 def _check_present(gitdir: Path, written: tuple[str, ...]) -> None:
     """The published packs are all there (git's repack leaves a kept pack alone)."""
     if not packwrite.Packed(None, written).present(gitdir):
-        raise EnvironmentFault("pruned", str(objects.folder(gitdir)), "objects were not stored")
+        raise pruned.pruned(objects.folder(gitdir))
 
 
 __all__ = ["Batch"]

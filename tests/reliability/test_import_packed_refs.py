@@ -115,3 +115,18 @@ def test_git_gc_and_pack_refs_looping_beside_an_import_lose_nothing(
     )
     assert len(done.stdout.splitlines()) == COUNT
     box.fsck()
+
+
+def test_a_packed_refs_lock_held_past_the_wait_leaves_the_refs_to_git(
+    box: Sandbox, tmp_path: Path
+) -> None:
+    # git's own lock (a gc packing refs that never ends): waited for, then the refs
+    # are created through `git update-ref` as loose files, each with its reflog
+    lock = box.store / "packed-refs.lock"
+    lock.write_text("")
+    box.ok("conversation", "import", *_folders(tmp_path / "in"))
+    assert lock.exists(), "another's lock was taken away"
+    lock.unlink()
+    assert _whole(box) == _expected()
+    assert len(_loose(box)) == COUNT
+    box.fsck()
