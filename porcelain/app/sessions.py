@@ -163,12 +163,44 @@ def import_files(
                 out.append(outcome)
                 if progress:
                     progress(outcome)
+        taken = []
         for outcome in out:  # an id another writer took meanwhile: created under a fresh one
             if outcome.cid in batch.renamed:
+                taken.append((outcome, outcome.cid))
                 outcome.cid = batch.renamed[outcome.cid]
+        for outcome, wanted in taken:
+            _taken_by_the_session(store, tool, outcome, wanted, limits, out)
     if any(o.action in WROTE for o in out):
         store.local.maintain()  # a pack per new conversation: git gc --auto when past its limit
     return out
+
+
+def _taken_by_the_session(
+    store: Store,
+    tool: str,
+    outcome: FileOutcome,
+    wanted: str,
+    limits: Limits,
+    out: list[FileOutcome],
+) -> None:
+    """A session's id that another writer (a `jp pull`) took between this import's
+    look and its write, with the same session: the conversation just made under a fresh
+    id is a second one of the session, so it is taken back and the file imported again
+    as a re-import of the one that is there (behind, equal or ahead)."""
+    # lazy: only after a creation lost its id
+    from porcelain.jpformat.giveback import origin_of
+
+    made, there = outcome.cid, store.refs.locate(wanted)
+    if made is None or there is None or store.refs.locate(made) is None:
+        return
+    mine = origin_of(store.log.load(made).events) or {}
+    theirs = origin_of(store.log.load(wanted).events) or {}
+    keys = ("format", "session", "agent")
+    if any(mine.get(k) != theirs.get(k) for k in keys) or theirs.get("branch"):
+        return
+    store.refs.delete(made, f"{REASON}: {made} is {wanted}, which a pull brought meanwhile")
+    again = _import_one(store, tool, outcome.found, limits, known_imports(store))
+    out[next(i for i, o in enumerate(out) if o is outcome)] = again
 
 
 def _import_one(

@@ -158,7 +158,7 @@ def _claude(
     events: Sequence[Event], start: int, end: int, before: list[Piece], context: Context
 ) -> list[Piece]:
     parent = next(
-        (p.record["uuid"] for p in reversed(before) if isinstance(p.record.get("uuid"), str)),
+        (p.record["uuid"] for p in reversed(before) if _in_chain(p.record)),
         None,
     )
     out: list[Piece] = []
@@ -194,6 +194,15 @@ def _claude(
         pending.append((index, role, block))
     flush(end)
     return out
+
+
+CHAINED = ("user", "assistant", "system", "attachment")  # what Claude Code's chain links
+
+
+def _in_chain(record: dict[str, Any]) -> bool:
+    """Whether Claude Code follows ``parentUuid`` through this record when it resumes
+    (a record of a type it does not load would cut the history there)."""
+    return isinstance(record.get("uuid"), str) and record.get("type") in CHAINED
 
 
 def _claude_block(event: Event) -> tuple[dict[str, Any] | None, str]:

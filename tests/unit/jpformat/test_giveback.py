@@ -98,7 +98,9 @@ def test_claude_records_chain_and_take_the_session_s_context() -> None:
     mine = given[len(found) :]
     assert [r["type"] for r in mine] == ["user", "assistant", "user", "assistant"]
     last_uuid = [r["uuid"] for r in found if "uuid" in r][-1]
-    assert mine[0]["parentUuid"] == last_uuid
+    last_message = [r["uuid"] for r in found if r["type"] in ("user", "assistant")][-1]
+    assert found[-1]["uuid"] == last_uuid != last_message  # a type Claude Code does not load
+    assert mine[0]["parentUuid"] == last_message, "the chain Claude Code follows is cut"
     assert all(b["parentUuid"] == a["uuid"] for a, b in zip(mine, mine[1:], strict=False))
     assert {r["cwd"] for r in mine} == {"/home/me/demo"} and mine[0]["gitBranch"] == "main"
     assert mine[0]["timestamp"] == "2026-12-01T10:00:00.123Z"
