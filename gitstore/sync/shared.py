@@ -21,13 +21,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from gitstore import faults
 from gitstore.errors import SyncError
 from gitstore.events import Event
-from gitstore.fs import gcwatch
+from gitstore.fs import pruned
 from gitstore.git.refs import transaction
 from gitstore.git.refs.transaction import RefUpdate
+from gitstore.store import packwrite
 from gitstore.store.core import Store
 from gitstore.sync.plan import RemoteUpdate
 from gitstore.sync.pull import Syncer
@@ -80,14 +82,18 @@ def share_on_remote(
     repo, gitdir = store.place.repo, store.place.gitdir
     local = local_ref(syncer.remote, cid)
     with syncer.exclusive():
-        chain = store.log.write_commits(events, None)
-        tip = chain[-1]
-        old = transaction.current(repo, local)
-        if old != tip:
-            store.refs.move([RefUpdate(local, old, tip)], reason)
-        gcwatch.after_gc(gitdir)  # a prune that walked before the move: written again
-        if store.log.write_commits(events, None) != chain:
-            raise SyncError(syncer.remote, "the shared chain could not be written whole")
+        try:
+            chain = store.log.write_commits(events, None)
+            tip = chain[-1]
+            old = transaction.current(repo, local)
+            if old != tip:
+                store.refs.move([RefUpdate(local, old, tip)], reason)
+            # what a prune beside took as the ref moved is written again (the same
+            # events, the same commits), as a rewrite does (``Log.rewrite``)
+            keep = partial(store.log._keep_written, chain, events, None, None)  # noqa: SLF001
+            pruned.after_move(gitdir, keep)
+        finally:
+            packwrite.release()  # a long chain's packs: the ref names them now
         faults.point("share:before-push")
         there = _there(syncer, cid)
         if there != tip:

@@ -148,3 +148,30 @@ def test_a_remote_that_refuses_leaves_nothing_recorded_and_says_why(
     assert proc.returncode == 1 and "shares are closed here" in proc.stderr
     assert _refs(remote) == [] and user.ok("op", "log") == before  # no success claimed, no record kept
     assert "jp/shared" not in _git("--git-dir", str(user.store), "for-each-ref")
+
+
+def test_a_long_conversation_is_shared_whole_and_leaves_no_pack_sheltered(user: User, tmp_path: Path) -> None:
+    """Past 1,000 events the chain is written into packs: each is released once the
+    record here names it, and the remote holds every commit."""
+    folder = tmp_path / "17800000910-long"
+    folder.mkdir()
+    token = PLANTED["github token"][1]
+    events: list[dict[str, str]] = []
+    for t in range(370):
+        at = f"2026-02-01T{10 + t // 60:02d}:{t % 60:02d}:0"
+        events += [{"type": "turn_start", "timestamp": at + "1.5"},
+                   {"type": "chat_request", "timestamp": at + "2.5", "content": f"q {t} {token}"},
+                   {"type": "chat_response", "timestamp": at + "3.5", "message": f"a {t}"}]  # fmt: skip
+    (folder / "events.json").write_text(json.dumps(events))
+    (folder / "metadata.json").write_text("{}")
+    cid = user.import_(folder)
+    remote = _bare(tmp_path / "share.git")
+    _git("--git-dir", str(user.store), "remote", "add", "share", str(remote))
+    out = user.json("conversation", "share", cid, "--remote", "share")
+    assert out["redacted"] == {"github token": 370}
+    assert list((user.store / "objects" / "pack").glob("*.keep")) == []
+    _git("--git-dir", str(remote), "fsck", "--strict", "--no-progress")
+    count = _git("--git-dir", str(remote), "rev-list", "--count", f"refs/heads/jp-shared/{cid}").strip()
+    assert int(count) == len(user.events(cid)) > 1000
+    assert token not in _git("--git-dir", str(remote), "cat-file", "--batch-all-objects", "--batch")
+    user.fsck()
