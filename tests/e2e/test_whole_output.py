@@ -209,6 +209,8 @@ def test_a_review_offline_from_start_to_continue(pinned: User, tmp_path: Path) -
         f"Proposed: compact turns 2-5 of 6 (summarize)\n\n{opening}\n\n{kept_all}"
         "Model-visible size: about 95 tokens before, 109 after.\n"
         "Warning: this proposal makes the model's context larger (95 -> 109 tokens).\n\n"
+        "Each turn of this review (`jp q`) sends the review model about 95 tokens of the "
+        "source (estimated), with the discussion so far.\n\n"
         "Next:\n"
         '  jp q "..."                          discuss it; the model records each revision\n'
         "  jp conversation show                the current proposal\n"
