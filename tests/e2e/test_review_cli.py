@@ -276,3 +276,26 @@ def test_the_review_uses_the_model_the_conversation_recorded(user: User) -> None
         assert [r["model"] for r in chat.requests] == ["gpt-test"] * 3
     (config,) = [e for e in user.events(user.active()) if e["type"] == "config_delta"][-1:]
     assert "openai/gpt-test" in json.dumps(config), "the review runs on it as well"
+
+
+def test_the_start_says_what_each_review_turn_will_send(
+    online: User, fake: FakeMessages, tmp_path: Path
+) -> None:
+    """A big source: before the first review turn, the start names its size, and the
+    first turn then sends about that much (and no less)."""
+    online.config(CONFIG)
+    folder = write_conversation(tmp_path / "17800000402-big", 12, tool_bytes=20_000)
+    source = online.import_(folder)
+    fake.reply_text("DRAFT", when=SUMMARIZER)
+    online.ok("conversation", "use", source)
+    out = online.ok("conversation", "compact", "--interactive", "--from", "2", "--to", "9")
+    said = [line for line in out.splitlines() if line.startswith("Each turn of this review")]
+    assert len(said) == 1 and out.index(said[0]) < out.index("Next:"), out
+    tokens = int(said[0].split("about ")[1].split(" tokens")[0].replace(",", ""))
+    assert tokens > 20_000  # the tool outputs are in it
+    fake.reply_blocks([tool_use("propose_compaction", from_turn=2, to_turn=9, summary="S")],
+                      REVIEW)
+    fake.reply_text("Recorded.")
+    online.ok("q", "tighter please")
+    sent = len(json.dumps(fake.requests[-2]["messages"])) // 4
+    assert tokens * 0.7 <= sent <= tokens * 1.5 + 2_000, (tokens, sent)

@@ -190,9 +190,11 @@ def test_a_review_offline_from_start_to_continue(pinned: User, tmp_path: Path) -
     )
     kept_all = "Coverage: the text keeps every path, command, number and request found.\n"
     gaps = (
-        "Coverage: 5 facts of the range not in the text:\n"
+        "Coverage: 5 facts of the range not in the text (3 requests, 2 paths).\n"
+        "Most important:\n"
         "- turn 2, request: Q02 <<Q02>>\n- turn 3, request: Q03 <<Q03>>\n"
-        "- turn 4, request: Q04 <<Q04>>\n- turn 2, path: src/f02.rs\n- turn 4, path: src/f04.rs\n"
+        "- turn 4, request: Q04 <<Q04>>\n"
+        "Paths (2): src/f02.rs (turn 2), src/f04.rs (turn 4)\n"
         "Nothing is deleted: the raw turns stay in the conversation, and the model can read "
         "them back with its recall tool (docs/tools.md).\n"
         "Model-visible size: about 95 tokens before, 54 after.\n"
@@ -207,6 +209,8 @@ def test_a_review_offline_from_start_to_continue(pinned: User, tmp_path: Path) -
         f"Proposed: compact turns 2-5 of 6 (summarize)\n\n{opening}\n\n{kept_all}"
         "Model-visible size: about 95 tokens before, 109 after.\n"
         "Warning: this proposal makes the model's context larger (95 -> 109 tokens).\n\n"
+        "Each turn of this review (`jp q`) sends the review model about 95 tokens of the "
+        "source (estimated), with the discussion so far.\n\n"
         "Next:\n"
         '  jp q "..."                          discuss it; the model records each revision\n'
         "  jp conversation show                the current proposal\n"

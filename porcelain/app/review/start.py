@@ -42,7 +42,7 @@ from porcelain.domain.compaction.rules import DEFAULT_RULE, Rule, rules_from_con
 from porcelain.domain.review.instructions import REVIEW_INSTRUCTIONS
 from porcelain.domain.review.state import open_reviews, proposal_from_args
 from porcelain.domain.stream import Stream
-from porcelain.domain.tokens import event_text
+from porcelain.domain.tokens import event_text, visible_chars
 from porcelain.domain.view import PROVIDER_VISIBLE
 from porcelain.errors import UserError
 from porcelain.models.base import context_window
@@ -56,6 +56,8 @@ class Started:
     proposal_text: str
     prior: str  # "drop", "keep" or "none"
     proposal: Proposal | None = None  # the opening proposal, as recorded
+    # what each turn of the review sends the model of the source (tokens, estimated)
+    sends: int = 0
 
 
 def refuse_if_open(store: Store, source_id: str, *, starting: bool) -> None:
@@ -138,14 +140,17 @@ def start_review(
     proposal = validate_proposal(args, stream)
     review = {"source_id": source.cid, "source_commit": source.tip, "inherited_turns": inherited}
     review.update({"prior_compactions": prior, "model": review_model})
-    rendered = "\n".join([proposal.render(inherited), "", *coverage(stream, proposal).lines()])
+    report = coverage(stream, proposal)
+    rendered = "\n".join([proposal.render(inherited), "", *report.lines()])
+    # the review's model reads the source as the model does now, or every raw turn
+    sends = visible_chars(stream.events) // 4 if prior == "drop" else report.before
     extra = [
         config_delta(_review_config(config, review_model, window)),
         *_opening_proposal(proposal.to_args(), rendered, used),
     ]
     started = _publish(store, source, review, extra, rendered, prior)
     # as `latest_proposal` reads it back from the review's opening result
-    return replace(started, proposal=proposal_from_args(proposal.to_args()))
+    return replace(started, proposal=proposal_from_args(proposal.to_args()), sends=sends)
 
 
 def _review_side(

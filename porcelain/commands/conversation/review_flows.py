@@ -51,6 +51,7 @@ def interactive(app: App, target: str | None, opts: CompactOptions) -> None:
             "source_id": started.source_id,
             "prior_compactions": started.prior,
             "proposal": proposal.to_json() if proposal else None,
+            "sends_tokens": started.sends,
         }
     ):
         return
@@ -65,6 +66,11 @@ def interactive(app: App, target: str | None, opts: CompactOptions) -> None:
         )
     out.line("")
     out.line(started.proposal_text)
+    out.line("")
+    out.line(
+        f"Each turn of this review (`jp q`) sends the review model about {started.sends:,} "
+        "tokens of the source (estimated), with the discussion so far."
+    )
     out.line("")
     out.line("Next:")
     out.line('  jp q "..."                          discuss it; the model records each revision')

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gitstore import Event, Kind
-from porcelain.domain.compaction.facts import KINDS, Fact, facts_of, range_turns
+from porcelain.domain.compaction.facts import KINDS, Fact, clip, facts_of, range_turns
 from porcelain.domain.compaction.overlays import Overlay, overlay_from_event
 from porcelain.domain.compaction.projection import project, project_part
 from porcelain.domain.compaction.proposal import Proposal, span
@@ -25,8 +25,11 @@ from porcelain.domain.stream import Stream
 from porcelain.domain.tokens import event_text, visible_chars
 
 PROSE_KINDS = frozenset({"request", "decision", "question"})
+IMPORTANT_KINDS = (*sorted(PROSE_KINDS, key=KINDS.index), "approval")  # listed first, each
 _WORD = re.compile(r"[\w./:-]{4,}")
-_SHOWN = 12
+_SHOWN = 8  # the most important gaps listed one a line
+_PER_KIND = 5  # the first few of each other kind, on its line
+_PLURAL = {"approval": "approvals", "identifier": "identifiers"}
 WARNING = "Warning: this proposal "
 RECALLABLE = (
     "Nothing is deleted: the raw turns stay in the conversation, and the model can read "
@@ -64,21 +67,32 @@ class Coverage:
         return Coverage(missing, int(tokens.get("before", 0)), int(tokens.get("after", 0)), earlier)
 
     def lines(self, limit: int = _SHOWN) -> list[str]:
-        """The report as the user and the model read it."""
+        """The report as the user and the model read it: a count by kind, the most
+        important gaps (requests, decisions, questions, approvals) one a line, then
+        each other kind on one line with its first few."""
         size = f"Model-visible size: about {self.before:,} tokens before, {self.after:,} after."
         out = [*self._earlier_lines()]
         if not self.missing:
             out.append("Coverage: the text keeps every path, command, number and request found.")
-        else:
-            gaps = len(self.missing)
-            out.append(
-                f"Coverage: {gaps} fact{'' if gaps == 1 else 's'} of the range not in the text:"
-            )
-            for fact in self.missing[:limit]:
-                out.append(f"- turn {fact.turn}, {fact.kind}: {fact.text}")
-            if gaps > limit:
-                out.append(f"- ... and {gaps - limit} more (`jp conversation show -F json`)")
-            out.append(RECALLABLE)
+            return [*out, size, *self.saving_lines()]
+        groups: dict[str, list[Fact]] = {}
+        for fact in self.missing:  # in KINDS order, then by turn
+            groups.setdefault(fact.kind, []).append(fact)
+        counts = ", ".join(_counted(len(facts), kind) for kind, facts in groups.items())
+        gaps = len(self.missing)
+        out.append(
+            f"Coverage: {gaps} fact{'' if gaps == 1 else 's'} of the range not in the text "
+            f"({counts})."
+        )
+        top = [f for f in self.missing if f.kind in IMPORTANT_KINDS][:limit]
+        if top:
+            out.append("Most important:")
+            out += [f"- turn {f.turn}, {f.kind}: {f.text}" for f in top]
+        for kind, facts in groups.items():
+            rest = [f for f in facts if f not in top]
+            if rest:
+                out.append(_group_line(kind, rest))
+        out.append(RECALLABLE)
         return [*out, size, *self.saving_lines()]
 
     def _earlier_lines(self) -> list[str]:
@@ -101,6 +115,47 @@ class Coverage:
         if self.after == self.before:
             return [f"{WARNING}saves nothing ({self.before:,} tokens either way)."]
         return []
+
+
+def _counted(n: int, kind: str) -> str:
+    return f"{n} {kind if n == 1 else _PLURAL.get(kind, kind + 's')}"
+
+
+def _group_line(kind: str, facts: Sequence[Fact]) -> str:
+    shown = ", ".join(f"{clip(f.text, 80)} (turn {f.turn})" for f in facts[:_PER_KIND])
+    more = f", and {len(facts) - _PER_KIND} more" if len(facts) > _PER_KIND else ""
+    return f"{_PLURAL.get(kind, kind + 's').capitalize()} ({len(facts)}): {shown}{more}"
+
+
+def same_file(a: str, b: str) -> bool:
+    """Two paths of one file as a session writes them: ``app.js``, ``assets/js/app.js``
+    and ``/home/me/site/assets/js/app.js`` (one ends with the other, at a ``/``)."""
+    return a == b or a.endswith("/" + b) or b.endswith("/" + a)
+
+
+def one_path_a_file(missing: Sequence[Fact], found: Sequence[Fact], text: str) -> list[Fact]:
+    """``missing`` with each file's paths counted once: a path is not missing when
+    the text holds another spelling of its file, and of the spellings that are
+    missing only the shortest with a folder in it is listed (at its first turn)."""
+    paths = [f for f in found if f.kind == "path"]
+    by_name: dict[str, list[Fact]] = {}
+    for fact in paths:
+        by_name.setdefault(fact.text.rpartition("/")[2], []).append(fact)
+    out: list[Fact] = []
+    listed: list[Fact] = []
+    for fact in missing:
+        if fact.kind != "path":
+            out.append(fact)
+            continue
+        kin = [f for f in by_name.get(fact.text.rpartition("/")[2], []) if same_file(f.text, fact.text)]
+        if any(kept(f, text) for f in kin) or any(same_file(f.text, fact.text) for f in listed):
+            continue
+        gaps = [f for f in kin if not kept(f, text)]
+        best = min(gaps, key=lambda f: ("/" not in f.text, len(f.text), f.turn))
+        first = min(f.turn for f in gaps)
+        listed.append(Fact("path", best.text, first))
+        out.append(listed[-1])
+    return out
 
 
 def _norm(text: str) -> str:
@@ -177,7 +232,8 @@ def coverage(source: Sequence[Event] | Stream, proposal: Proposal) -> Coverage:
     applied = stream.with_overlays([*standing, overlay])
     pairs = range_turns(stream, proposal.from_turn - 1, proposal.to_turn - 1)
     text = _norm(_replacement_text(applied, proposal))
-    missing = [f for f in facts_of(_still_visible(pairs, standing)) if not kept(f, text)]
+    found = facts_of(_still_visible(pairs, standing))
+    missing = one_path_a_file([f for f in found if not kept(f, text)], found, text)
     replaced = _replaced_summaries(standing, proposal) if proposal.summary is not None else {}
     for earlier in {id(o): o for o in replaced.values()}.values():
         turns = {t for t, o in replaced.items() if o is earlier}

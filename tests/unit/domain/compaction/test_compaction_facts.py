@@ -192,3 +192,36 @@ def test_the_offline_summary_lists_only_facts_of_its_range(
     report = coverage(events, Proposal(lo + 1, hi + 1, summary))
     assert all(lo + 1 <= f.turn <= hi + 1 for f in report.missing)
     assert not [f for f in report.missing if f.text in summary]
+
+
+def test_one_file_spelled_three_ways_is_one_gap_or_none() -> None:
+    events = [
+        *turn(0, "Look at app.js please.", "It is assets/js/app.js."),
+        *turn(1, "Open /home/me/site/assets/js/app.js and src/main.py.", "Opened both."),
+        *turn(2, "Later.", "Later."),
+    ]
+    report = coverage(events, Proposal(1, 2, "Worked on the site."))
+    assert kinds(list(report.missing), "path") == ["assets/js/app.js", "src/main.py"]
+    assert [f.turn for f in report.missing if f.text == "assets/js/app.js"] == [1]
+    kept_one = coverage(events, Proposal(1, 2, "Edited /home/me/site/assets/js/app.js."))
+    assert kinds(list(kept_one.missing), "path") == ["src/main.py"]  # another spelling kept
+
+
+def test_the_report_groups_by_kind_with_requests_and_decisions_first() -> None:
+    from porcelain.domain.compaction.coverage import Coverage
+
+    facts = [Fact("request", f"do thing {n}", n) for n in range(1, 11)]
+    facts += [Fact("path", f"src/f{n}.py", n) for n in range(1, 8)]
+    facts += [Fact("number", "4242", 3)]
+    lines = Coverage(tuple(facts), 100, 50).lines()
+    assert lines[0] == (
+        "Coverage: 18 facts of the range not in the text (10 requests, 7 paths, 1 number)."
+    )
+    assert lines[1] == "Most important:"
+    assert lines[2:10] == [f"- turn {n}, request: do thing {n}" for n in range(1, 9)]
+    assert lines[10] == "Requests (2): do thing 9 (turn 9), do thing 10 (turn 10)"
+    assert lines[11] == (
+        "Paths (7): src/f1.py (turn 1), src/f2.py (turn 2), src/f3.py (turn 3), "
+        "src/f4.py (turn 4), src/f5.py (turn 5), and 2 more"
+    )
+    assert lines[12] == "Numbers (1): 4242 (turn 3)"
