@@ -98,3 +98,4 @@ def _host() -> str:
     import socket
 
     return socket.gethostname()
+

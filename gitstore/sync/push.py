@@ -94,9 +94,7 @@ def _moved(syncer: Syncer, remote: dict[str, Tips]) -> set[str] | None:
     here: dict[str, Tips] = {}
     for name, oid in refread.list_refs(plain, [refs.LIVE_PREFIX, refs.ARCHIVE_PREFIX]).items():
         archived = name.startswith(refs.ARCHIVE_PREFIX)
-        tips = here.setdefault(
-            name[len(refs.ARCHIVE_PREFIX if archived else refs.LIVE_PREFIX) :], Tips()
-        )
+        tips = here.setdefault(name[len(refs.ARCHIVE_PREFIX if archived else refs.LIVE_PREFIX) :], Tips())
         if archived:
             tips.archived = oid
         else:
@@ -223,23 +221,17 @@ def push(
     resend what was rejected.  ``hold`` may keep conversations back (outcome
     ``held``, its reason as the detail); the rest is sent."""
     with syncer.exclusive():
-        return list(
-            dict.fromkeys(_push(syncer, retries, full, hold))
-        )  # each pull names its refusals
+        return list(dict.fromkeys(_push(syncer, retries, full, hold)))  # each pull names its refusals
 
 
-def _held(
-    syncer: Syncer, planned: list[PushStep | Outcome], hold: Hold
-) -> list[PushStep | Outcome]:
+def _held(syncer: Syncer, planned: list[PushStep | Outcome], hold: Hold) -> list[PushStep | Outcome]:
     """The plan with each conversation or notes ref ``hold`` keeps back as a ``held``
     outcome (a notes ref is asked by its name here, with the remote's tip of it)."""
 
     def conversation(s: PushStep | Outcome) -> bool:
         return isinstance(s, PushStep) and not s.cid.startswith("refs/notes/")
 
-    remote = syncer.remote_tips(
-        {s.cid for s in planned if isinstance(s, PushStep) and conversation(s)}
-    )
+    remote = syncer.remote_tips({s.cid for s in planned if isinstance(s, PushStep) and conversation(s)})
     fetched = syncer.inbound.notes
     out: list[PushStep | Outcome] = []
     for step in planned:

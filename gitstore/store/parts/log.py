@@ -339,9 +339,7 @@ class Log(Chains):
             faults.point("rewrite:objects-written")
             self._keep_written(chain, events, parent, tool_names)
             self._move_tip(cid, expected, chain[-1], reason)
-            gcwatch.after_gc(
-                self._g.gitdir
-            )  # a prune that walked before the move deletes until then
+            gcwatch.after_gc(self._g.gitdir)  # a prune that walked before the move deletes until then
             self._keep_written(chain, events, parent, tool_names)  # pruned as the ref moved
         finally:
             packwrite.release()  # the ref names the packs now (or never will)
