@@ -120,9 +120,7 @@ def _titles(store: Store, cids: list[str]) -> None:
     builder = repo.TreeBuilder()
     for n, cid in enumerate(cids):
         line = notes.meta_line("title", f"Synthetic conversation {n}", stamp, store.notes.machine)
-        builder.insert(
-            store.notes.anchor(cid), repo.create_blob(line + "\n"), pygit2.GIT_FILEMODE_BLOB
-        )
+        builder.insert(store.notes.anchor(cid), repo.create_blob(line + "\n"), pygit2.GIT_FILEMODE_BLOB)
     signature = pygit2.Signature("jp", "jp@localhost")
     repo.create_commit(refs.NOTES_META, signature, signature, "bench: titles", builder.write(), [])
 

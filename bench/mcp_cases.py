@@ -53,9 +53,7 @@ def mcp_section(root: Path, profile: Profile, results: Results) -> None:
         home = root / f"home-mcp-{name}"
         (home / "config" / "jp").mkdir(parents=True)
         (home / "config" / "jp" / "config.toml").write_text(text)
-        subprocess.run(
-            [*jp_command(), "init"], env=clean_env(home), cwd=home, capture_output=True, check=True
-        )
+        subprocess.run([*jp_command(), "init"], env=clean_env(home), cwd=home, capture_output=True, check=True)
         homes[name] = home
     arrivals: list[float] = []
 
@@ -68,32 +66,20 @@ def mcp_section(root: Path, profile: Profile, results: Results) -> None:
         fake.reply_text("ok", when=arrived, times=None)
 
         def query(name: str) -> Callable[[], float]:
-            env = {
-                **clean_env(homes[name]),
-                **fake.env(),
-                "XDG_RUNTIME_DIR": str(runtime),
-                "JP_WARM": "0",
-            }
+            env = {**clean_env(homes[name]), **fake.env(), "XDG_RUNTIME_DIR": str(runtime), "JP_WARM": "0"}
 
             def run() -> float:
                 arrivals.clear()
                 start = time.perf_counter()
-                subprocess.run(
-                    [*jp_command(), "q", "--new", "bench"],
-                    env=env,
-                    cwd=homes[name],
-                    capture_output=True,
-                    check=True,
-                )
+                subprocess.run([*jp_command(), "q", "--new", "bench"], env=env, cwd=homes[name],
+                               capture_output=True, check=True)
                 return arrivals[0] - start
 
             return run
 
         def client() -> float:
             start = time.perf_counter()
-            subprocess.run(
-                [sys.executable, "-c", CLIENT, str(SERVER)], check=True, capture_output=True
-            )
+            subprocess.run([sys.executable, "-c", CLIENT, str(SERVER)], check=True, capture_output=True)
             return time.perf_counter() - start
 
         medians = interleaved(

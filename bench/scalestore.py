@@ -94,3 +94,4 @@ def many_conversations(store: Store, count: int, log: Callable[[str], None]) -> 
     build.pack_refs(store)
     store.refs.set_active(cids[-1])
     return cids
+

@@ -150,3 +150,4 @@ def _host() -> str:
     import socket
 
     return socket.gethostname()
+

@@ -65,6 +65,7 @@ def remotes_holding(store: Store, cid: str) -> list[str]:
     return held
 
 
+
 def remotes_containing(store: Store, commit: str) -> list[str]:
     """The remotes whose last fetched copies hold ``commit``: a copy whose chain has
     it (the conversation's own, or a fork's pushed from it).  A rewrite from

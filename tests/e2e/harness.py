@@ -196,15 +196,7 @@ class User(GitReader):
 
     def note(self, ref: str, cid: str) -> str | None:
         proc = subprocess.run(
-            [
-                "git",
-                "--git-dir",
-                str(self.store),
-                "notes",
-                f"--ref={ref}",
-                "show",
-                self.anchor(cid),
-            ],
+            ["git", "--git-dir", str(self.store), "notes", f"--ref={ref}", "show", self.anchor(cid)],
             env=self.env,
             capture_output=True,
             text=True,
@@ -342,7 +334,9 @@ def write_conversation(
                     "is_error": False,
                 }
             )
-        events.append({"type": "chat_response", "timestamp": at(), "message": f"A{tag} <<A{tag}>>"})
+        events.append(
+            {"type": "chat_response", "timestamp": at(), "message": f"A{tag} <<A{tag}>>"}
+        )
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "events.json").write_text(json.dumps(events, indent=2) + "\n")
     meta = {"title": title, "last_activated_at": events[-1]["timestamp"]}

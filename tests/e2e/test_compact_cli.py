@@ -57,9 +57,7 @@ def test_default_rule_strips_turns_2_to_8(user: User, tmp_path: Path) -> None:
     user.fsck()
 
 
-def test_summarize_range_with_the_fake_then_q_k(
-    online: User, fake: FakeMessages, tmp_path: Path
-) -> None:
+def test_summarize_range_with_the_fake_then_q_k(online: User, fake: FakeMessages, tmp_path: Path) -> None:
     cid = nine(online, tmp_path)
     online.ok("conversation", "use", cid)
     fake.reply_text("SUMMARY-OF-3-TO-5 keeps src/f04.rs", when={"no_tools": True})
@@ -76,9 +74,7 @@ def test_summarize_range_with_the_fake_then_q_k(
     event = online.event(online.tip(cid))
     assert (event["from_turn"], event["to_turn"]) == (2, 4)
     assert event["summary"] == {"summary": "SUMMARY-OF-3-TO-5 keeps src/f04.rs"}
-    assert "compaction: summarize turns 3-5" in online.git(
-        "log", "-1", "--format=%s", online.tip(cid)
-    )
+    assert "compaction: summarize turns 3-5" in online.git("log", "-1", "--format=%s", online.tip(cid))
 
     printed = online.ok("conversation", "print", "--compacted")
     assert "SUMMARY-OF-3-TO-5" in printed and "<<Q04>>" not in printed
@@ -115,9 +111,7 @@ def test_failed_summaries_write_nothing(online: User, fake: FakeMessages, tmp_pa
 def test_dry_run_calls_no_model_and_json(online: User, fake: FakeMessages, tmp_path: Path) -> None:
     cid = nine(online, tmp_path)
     before = online.refs()
-    out = online.ok(
-        "conversation", "compact", cid, "--from", "3", "--to", "5", "--summarize", "--dry-run"
-    )
+    out = online.ok("conversation", "compact", cid, "--from", "3", "--to", "5", "--summarize", "--dry-run")
     assert "Would have compacted turns 3-5 (summary)." in out
     data = json.loads(online.ok("--format", "json", "conversation", "compact", cid, "--dry-run"))
     assert data["dry_run"] is True

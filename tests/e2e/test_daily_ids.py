@@ -159,9 +159,7 @@ def test_importing_a_folder_again_says_so_and_writes_nothing(user: User, tmp_pat
     other = jp_folder(tmp_path / "other", "17727391057", "a different conversation")
     proc = user.run("conversation", "import", str(other))
     (new,) = ids_in(proc.stdout)
-    assert (
-        new != cid and f"{new}: a new id, since {cid} is another conversation here" in proc.stderr
-    )
+    assert new != cid and f"{new}: a new id, since {cid} is another conversation here" in proc.stderr
     assert len(user.ls()) == 2
 
 

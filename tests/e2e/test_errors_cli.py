@@ -49,10 +49,7 @@ def test_bad_stores_are_refused_clearly(user: User, tmp_path: Path) -> None:
     assert (folder / "mine.txt").read_text() == "keep me" and len(list(folder.iterdir())) == 1
     reftable = tmp_path / "reftable.git"
     subprocess.run(["git", "init", "-q", "--bare", str(reftable)], check=True, env=user.env)
-    for key, value in (
-        ("core.repositoryformatversion", "1"),
-        ("extensions.refStorage", "reftable"),
-    ):
+    for key, value in (("core.repositoryformatversion", "1"), ("extensions.refStorage", "reftable")):
         subprocess.run(["git", "--git-dir", str(reftable), "config", key, value], check=True)
     proc = user.fail("conversation", "ls", env={"JP_STORE": str(reftable)})
     assert "reftable" in proc.stderr and "jp init" in proc.stderr

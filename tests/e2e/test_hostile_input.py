@@ -135,4 +135,6 @@ def test_a_tool_result_over_the_limit_is_kept_cut(
     assert set(kept) == {"F"} and 5_000 <= len(kept) < 20_000
     assert marker == f"the output was 100001 bytes; only the first {len(kept)} were kept]"
     sent = blocks(fake.requests[-1], "tool_result")[0]["content"]
-    assert "only the first" in json.dumps(sent), "the model saw another text"
+    assert "only the first" in json.dumps(sent), (
+        "the model saw another text"
+    )

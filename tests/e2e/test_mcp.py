@@ -105,9 +105,7 @@ def test_the_server_sees_only_its_allow_list_and_never_a_provider_key(
     online: User, fake: FakeMessages
 ) -> None:
     extra = UNATTENDED
-    text = server(extra=extra).replace(
-        "startup_timeout_secs", 'env = ["MCP_ALLOWED"]\nstartup_timeout_secs'
-    )
+    text = server(extra=extra).replace("startup_timeout_secs", 'env = ["MCP_ALLOWED"]\nstartup_timeout_secs')
     online.config(text)
     online.env.update({"MCP_ALLOWED": "yes-1", "MCP_SECRET": "no-2"})
     _, result = ask(online, fake, "env")
@@ -118,9 +116,7 @@ def test_the_server_sees_only_its_allow_list_and_never_a_provider_key(
 
 
 def test_an_allow_list_naming_a_provider_key_is_refused(online: User) -> None:
-    text = server().replace(
-        "startup_timeout_secs", 'env = ["ANTHROPIC_API_KEY"]\nstartup_timeout_secs'
-    )
+    text = server().replace("startup_timeout_secs", 'env = ["ANTHROPIC_API_KEY"]\nstartup_timeout_secs')
     online.config(text)
     proc = online.run("q", "--new", "hello")
     assert proc.returncode != 0
@@ -145,9 +141,7 @@ def test_the_server_is_stopped_when_the_query_ends(online: User, fake: FakeMessa
 def test_a_server_that_does_not_start_costs_one_line(
     online: User, fake: FakeMessages, mode: str, wait: int, said: str
 ) -> None:
-    online.config(
-        server(mode).replace("startup_timeout_secs = 60", f"startup_timeout_secs = {wait}")
-    )
+    online.config(server(mode).replace("startup_timeout_secs = 60", f"startup_timeout_secs = {wait}"))
     fake.reply_text("Answered anyway.")
     proc = online.run("q", "--new", "hello")
     assert proc.returncode == 0, proc.stderr
@@ -168,7 +162,7 @@ def test_a_missing_command_costs_one_line(online: User, fake: FakeMessages) -> N
 def test_a_server_speaking_junk_costs_one_line(online: User, fake: FakeMessages) -> None:
     junk = "print('\\x1b[2J this is not JSON-RPC', flush=True); import sys; sys.stdin.read()"
     online.config(
-        MODEL + f"[providers.mcp.t]\ncommand = {json.dumps(sys.executable)}\n"
+        MODEL + f'[providers.mcp.t]\ncommand = {json.dumps(sys.executable)}\n'
         f'args = ["-c", {json.dumps(junk)}]\nstartup_timeout_secs = 2\n'
     )
     fake.reply_text("Answered anyway.")
@@ -185,11 +179,7 @@ def test_a_crash_mid_call_is_an_error_result(online: User, fake: FakeMessages) -
 
 
 def test_a_hung_call_times_out(online: User, fake: FakeMessages) -> None:
-    online.config(
-        server(extra=UNATTENDED).replace(
-            "startup_timeout_secs", "timeout = 1\nstartup_timeout_secs"
-        )
-    )
+    online.config(server(extra=UNATTENDED).replace("startup_timeout_secs", "timeout = 1\nstartup_timeout_secs"))
     _, result = ask(online, fake, "hang")
     assert result["is_error"] is True and "no answer within 1 s" in result["content"]
 
@@ -222,9 +212,7 @@ def test_hostile_tools_are_refused_and_output_escaped_and_bounded(
     shown = online.ok("tools", "ls")
     assert "\x1b" not in shown
     _, result = ask(online, fake, "huge")
-    assert re.search(
-        r"\[jp: the output was 3000000 bytes; only the first \d+ were kept\]$", result["content"]
-    )
+    assert re.search(r"\[jp: the output was 3000000 bytes; only the first \d+ were kept\]$", result["content"])
 
 
 def test_the_openai_fake_is_offered_and_calls_a_tool(user: User) -> None:
@@ -232,10 +220,8 @@ def test_the_openai_fake_is_offered_and_calls_a_tool(user: User) -> None:
         user.env.update(chat.env())
         openai = '[assistant]\nmax_retries = 0\n[assistant.model]\nid = "openai/gpt-test"\n'
         user.config(server(model=openai, extra=UNATTENDED))
-        chat.reply_calls(
-            [{"name": "mcp__t__echo", "arguments": {"text": "VIA-OPENAI"}}],
-            when={"last_user_contains": "go"},
-        )
+        chat.reply_calls([{"name": "mcp__t__echo", "arguments": {"text": "VIA-OPENAI"}}],
+                         when={"last_user_contains": "go"})
         chat.reply_text("Echoed.")
         proc = user.run("q", "--new", "go")
         assert proc.returncode == 0, proc.stderr
@@ -246,16 +232,15 @@ def test_the_openai_fake_is_offered_and_calls_a_tool(user: User) -> None:
 
 
 def test_tools_ls_lists_every_kind_and_a_server_that_died(user: User) -> None:
-    user.config(server("die") + '[conversation.tools.date]\ncommand = "date -u"\nconfirm = false\n')
+    user.config(
+        server("die")
+        + '[conversation.tools.date]\ncommand = "date -u"\nconfirm = false\n'
+    )
     proc = user.run("tools", "ls")
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert any(
-        ln.startswith("date ") and "command" in ln and "confirm = false" in ln for ln in lines
-    )
-    assert any(
-        ln.startswith("mcp.t ") and "not offered" in ln and "did not start" in ln for ln in lines
-    )
+    assert any(ln.startswith("date ") and "command" in ln and "confirm = false" in ln for ln in lines)
+    assert any(ln.startswith("mcp.t ") and "not offered" in ln and "did not start" in ln for ln in lines)
     assert proc.stderr.count("MCP server t did not start") == 1
 
 
@@ -267,7 +252,7 @@ def test_a_pulled_delta_turns_off_but_never_on_what_the_users_file_turned_off(
     warning, and `pid` is off."""
     from tests.e2e.test_trust_config import append_with_git, delta_event
 
-    off = "[providers.mcp.t.tools.echo]\nenable = false\n"
+    off = '[providers.mcp.t.tools.echo]\nenable = false\n'
     online.config(server(extra=UNATTENDED + off))
     fake.reply_text("Hello.")
     online.ok("q", "--new", "hello")
@@ -331,11 +316,7 @@ def _peak_kib(user: User, *args: str) -> tuple[int, subprocess.CompletedProcess[
     )
     proc = subprocess.run(
         [sys.executable, "-c", probe, str(JP), *args],
-        env=user.env,
-        cwd=user.root,
-        capture_output=True,
-        text=True,
-        timeout=600,
+        env=user.env, cwd=user.root, capture_output=True, text=True, timeout=600,
     )
     return int(proc.stdout.strip().splitlines()[-1]), proc
 

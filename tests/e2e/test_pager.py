@@ -5,9 +5,7 @@ from __future__ import annotations
 from tests.e2e.harness import NO_MARKERS, User
 from tests.support.terminal import run_on_terminal
 
-PAGER = (
-    "python3 -c \"import sys; d = sys.stdin.read(); print('PAGED<<%d>>' % len(d.splitlines()))\""
-)
+PAGER = "python3 -c \"import sys; d = sys.stdin.read(); print('PAGED<<%d>>' % len(d.splitlines()))\""
 
 
 def test_long_print_is_paged_on_a_terminal_only(user: User) -> None:

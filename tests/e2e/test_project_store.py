@@ -233,12 +233,7 @@ def test_a_store_another_user_owns_is_refused_when_found_by_walking_up(
     assert "PLANTED" not in completed.stdout + completed.stderr
     assert "Traceback" not in completed.stderr
     named = project.user.run(
-        "--store",
-        str(project.root / ".git"),
-        "conversation",
-        "print",
-        cwd=inside,
-        drop=("JP_STORE",),
+        "--store", str(project.root / ".git"), "conversation", "print", cwd=inside, drop=("JP_STORE",)
     )  # named by the user: their choice, read as asked
     assert named.returncode == 0 and "PLANTED-QUESTION" in named.stdout, named.stderr
 

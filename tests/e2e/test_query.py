@@ -74,9 +74,7 @@ def test_model_flag_records_a_config_delta_and_json_output(
     assert data["events"][-1]["message"] == "Other model."
     assert fake.requests[-1]["model"] == "claude-other"
     deltas = [e for e in online.events(cid) if e["type"] == "config_delta"]
-    assert [d["delta"] for d in deltas] == [
-        {"assistant": {"model": {"id": "anthropic/claude-other"}}}
-    ]
+    assert [d["delta"] for d in deltas] == [{"assistant": {"model": {"id": "anthropic/claude-other"}}}]
     # the recorded model stays in force without the flag
     fake.reply_text("Still other.", when={"last_user_contains": "third"})
     online.ok("q", "third")

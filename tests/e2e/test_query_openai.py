@@ -67,15 +67,12 @@ def test_a_provider_entry_and_an_alias(user: User, chat: FakeChat, tmp_path: Pat
     assert "nosuch" in proc.stderr and "alias" in proc.stderr
 
 
-TOOLS = (
-    OPENAI
-    + """
+TOOLS = OPENAI + """
 [conversation.tools.show_env]
 command = ["env"]
 description = "Print the environment"
 confirm = false
 """
-)
 
 
 def test_a_streamed_tool_call_runs_and_its_result_goes_back(
@@ -84,11 +81,8 @@ def test_a_streamed_tool_call_runs_and_its_result_goes_back(
     openai_user.config(TOOLS)
     openai_user.env["LOCAL_KEY"] = LOCAL_KEY
     arguments = {"why": "to see what a tool is given"}
-    chat.reply_calls(
-        [{"name": "show_env", "arguments": arguments, "id": "call_env_1"}],
-        when={"last_role": "user"},
-        text="Checking.",
-    )
+    chat.reply_calls([{"name": "show_env", "arguments": arguments, "id": "call_env_1"}],
+                     when={"last_role": "user"}, text="Checking.")
     chat.reply_text("Seen it.", when={"last_role": "tool"})
     proc = openai_user.run("q", "--new", "what do tools see?")
     assert proc.returncode == 0, proc.stderr
@@ -100,17 +94,9 @@ def test_a_streamed_tool_call_runs_and_its_result_goes_back(
     results = [m for m in second["messages"] if m["role"] == "tool"]
     assert [m["tool_call_id"] for m in results] == ["call_env_1"]
     assert "PATH=" in results[0]["content"]
-    assert (
-        "OPENAI_API_KEY" not in results[0]["content"]
-        and "test-openai-key" not in results[0]["content"]
-    )
+    assert "OPENAI_API_KEY" not in results[0]["content"] and "test-openai-key" not in results[0]["content"]
     kinds = openai_user.kinds(openai_user.active())
-    assert kinds[-4:] == [
-        "chat_response",
-        "tool_call_request",
-        "tool_call_response",
-        "chat_response",
-    ]
+    assert kinds[-4:] == ["chat_response", "tool_call_request", "tool_call_response", "chat_response"]
 
 
 def test_a_review_on_openai(openai_user: User, chat: FakeChat, tmp_path: Path) -> None:
@@ -123,24 +109,16 @@ def test_a_review_on_openai(openai_user: User, chat: FakeChat, tmp_path: Path) -
     summarizer = chat.requests[0]
     assert summarizer["model"] == "gpt-test" and "tools" not in summarizer
     args = {"from_turn": 1, "to_turn": 2, "summary": "NEW summary."}
-    chat.reply_calls(
-        [{"name": "propose_compaction", "arguments": args, "id": "call_p1"}],
-        when={"last_role": "user", "tools_include": "propose_compaction"},
-    )
+    chat.reply_calls([{"name": "propose_compaction", "arguments": args, "id": "call_p1"}],
+                     when={"last_role": "user", "tools_include": "propose_compaction"})
     chat.reply_text("Recorded.", when={"last_role": "tool"})
     openai_user.ok("q", "only the first two")
     first, second = chat.requests[-2:]
     assert [t["function"]["name"] for t in first["tools"]] == ["propose_compaction"]
-    answer = [
-        m for m in second["messages"] if m["role"] == "tool" and m["tool_call_id"] == "call_p1"
-    ]
+    answer = [m for m in second["messages"] if m["role"] == "tool" and m["tool_call_id"] == "call_p1"]
     assert len(answer) == 1
     proposal = openai_user.show(review)["proposal"]
-    assert (proposal["from_turn"], proposal["to_turn"], proposal["summary"]) == (
-        1,
-        2,
-        "NEW summary.",
-    )
+    assert (proposal["from_turn"], proposal["to_turn"], proposal["summary"]) == (1, 2, "NEW summary.")
     openai_user.ok("conversation", "compact", "--continue", "--yes")
     compactions = openai_user.show(source)["compactions"]
     assert [(c["from_turn"], c["to_turn"]) for c in compactions] == [(1, 2)]

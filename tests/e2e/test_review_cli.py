@@ -44,9 +44,7 @@ def results(body: dict[str, Any]) -> list[dict[str, Any]]:
     return blocks(body, "tool_result")
 
 
-def test_start_and_discussion_with_the_fake(
-    online: User, fake: FakeMessages, tmp_path: Path
-) -> None:
+def test_start_and_discussion_with_the_fake(online: User, fake: FakeMessages, tmp_path: Path) -> None:
     online.config(CONFIG)
     source = twelve(online, tmp_path)
     fake.reply_text("DRAFT-ONE", when=SUMMARIZER)
@@ -75,10 +73,7 @@ def test_start_and_discussion_with_the_fake(
     assert rows[review]["source_id"] == source and rows[source]["source_id"] is None
 
     fake.reply_blocks(
-        [
-            {"type": "text", "text": "Trying."},
-            tool_use("propose_compaction", from_turn=2, to_turn=15, summary="S"),
-        ],
+        [{"type": "text", "text": "Trying."}, tool_use("propose_compaction", from_turn=2, to_turn=15, summary="S")],
         when=REVIEW,
     )
     fake.reply_blocks(
@@ -91,9 +86,7 @@ def test_start_and_discussion_with_the_fake(
     first, second, third = fake.requests[1:]
     for body in (first, second, third):
         assert body["model"] == "claude-review"
-        assert [t["name"] for t in body["tools"]] == ["propose_compaction"], (
-            "inherited tools are off"
-        )
+        assert [t["name"] for t in body["tools"]] == ["propose_compaction"], "inherited tools are off"
     seen = request_text(first)
     assert "[turn 1] Q01" in seen and "[turn 12] Q12" in seen
     assert "DRAFT-ONE" in seen, "the opening proposal is part of the review's history"
@@ -102,15 +95,9 @@ def test_start_and_discussion_with_the_fake(
     assert refused.get("is_error") is True
     assert "15" in refused["content"] and "12" in refused["content"]
     accepted = results(third)[-1]
-    assert (
-        not accepted.get("is_error") and "3" in accepted["content"] and "8" in accepted["content"]
-    )
+    assert not accepted.get("is_error") and "3" in accepted["content"] and "8" in accepted["content"]
     revised = online.show(review)["proposal"]
-    assert (revised["from_turn"], revised["to_turn"], revised["summary"]) == (
-        3,
-        8,
-        "REVISED-SUMMARY",
-    )
+    assert (revised["from_turn"], revised["to_turn"], revised["summary"]) == (3, 8, "REVISED-SUMMARY")
 
     printed = online.ok("conversation", "print", review)
     assert "> [turn 1] Q01" in printed and "> [turn 12] Q12" in printed
@@ -156,9 +143,9 @@ def test_continue_decline_apply_and_rerun(online: User, fake: FakeMessages, tmp_
     assert online.ref(f"refs/archive/conversations/{review}")
     assert online.active() == source
     assert online.show(review)["source_id"] == source, "an archived review still names its source"
-    assert [
-        (c["from_turn"], c["to_turn"], c["summary"]) for c in online.show(source)["compactions"]
-    ] == [(2, 9, "DRAFT-TO-APPLY")]
+    assert [(c["from_turn"], c["to_turn"], c["summary"]) for c in online.show(source)["compactions"]] == [
+        (2, 9, "DRAFT-TO-APPLY")
+    ]
     reflog = online.git("reflog", "show", "--format=%gs", f"refs/conversations/{source}")
     assert reflog.splitlines()[0].startswith("jp conversation compact --continue")
 
@@ -195,10 +182,7 @@ def test_review_flow_fully_offline(user: User, tmp_path: Path) -> None:
 
     out = user.ok("q", "turns 2-5")
     assert "turns 2-5" in out
-    assert (
-        offline_proposal(user, review)["from_turn"],
-        offline_proposal(user, review)["to_turn"],
-    ) == (2, 5)
+    assert (offline_proposal(user, review)["from_turn"], offline_proposal(user, review)["to_turn"]) == (2, 5)
     user.ok("q", "keep the last 3")
     assert offline_proposal(user, review)["to_turn"] == 9
     user.ok("q", "summary: NEW-SUMMARY about src/f04.rs")

@@ -47,9 +47,7 @@ def origin(user: User, tmp_path: Path) -> Path:
     return remote
 
 
-def test_no_planted_secret_reaches_the_remote_until_redacted(
-    user: User, origin: Path, tmp_path: Path
-) -> None:
+def test_no_planted_secret_reaches_the_remote_until_redacted(user: User, origin: Path, tmp_path: Path) -> None:
     claude, codex = tmp_path / "claude", tmp_path / "codex"
     planted = claude_code_session(claude) + codex_home(codex)
     assert len(set(planted)) >= 20
@@ -65,15 +63,9 @@ def test_no_planted_secret_reaches_the_remote_until_redacted(
     assert "redact" in proc.stderr and "secrets.allow" in proc.stderr
     assert not [v for v in VALUES if v in proc.stdout + proc.stderr]
     assert leaked(origin) == []
-    assert (
-        f"refs/conversations/{clean}"
-        in subprocess.run(
-            ["git", "--git-dir", str(origin), "for-each-ref"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-    ), "the clean conversation of the same push goes"
+    assert f"refs/conversations/{clean}" in subprocess.run(
+        ["git", "--git-dir", str(origin), "for-each-ref"], capture_output=True, text=True, check=True
+    ).stdout, "the clean conversation of the same push goes"
     scanned = user.json("conversation", "scan", *[i for i in ids if i != clean])
     assert {f["kind"] for f in scanned} == set(PLANTED)
     assert not [v for v in VALUES if v in json.dumps(scanned)]
@@ -82,30 +74,18 @@ def test_no_planted_secret_reaches_the_remote_until_redacted(
     assert leaked(origin) == []
     printed = user.ok("conversation", "print", "--style", "full", jp_id)
     assert "[redacted: private key]" in printed
-    session = next(
-        r["id"]
-        for r in user.ls("--all")
-        if (r.get("imported_from") or {}).get("tool") == "claude-code"
-    )
-    back = user.run(
-        "conversation", "export", "--to", "claude-code", session, "-o", str(tmp_path / "back")
-    )
+    session = next(r["id"] for r in user.ls("--all") if (r.get("imported_from") or {}).get("tool") == "claude-code")
+    back = user.run("conversation", "export", "--to", "claude-code", session, "-o", str(tmp_path / "back"))
     assert back.returncode == 0 and "was redacted" in back.stderr
     written = "".join(p.read_text() for p in (tmp_path / "back").rglob("*.jsonl"))
     assert "[redacted: " in written and not [v for v in VALUES if v in written]
 
 
-def test_sync_holds_back_too_and_the_allow_list_is_the_users_own(
-    user: User, origin: Path, tmp_path: Path
-) -> None:
+def test_sync_holds_back_too_and_the_allow_list_is_the_users_own(user: User, origin: Path, tmp_path: Path) -> None:
     folder = leaky_jp(tmp_path / "17800000960-leaky", "github token")
     events = json.loads((folder / "events.json").read_text())
-    hostile = {
-        "secrets": {"allow": {"kinds": ["github token"], "conversations": ["jp-c17800000960"]}}
-    }
-    events.insert(
-        1, {"type": "config_delta", "timestamp": events[0]["timestamp"], "delta": hostile}
-    )
+    hostile = {"secrets": {"allow": {"kinds": ["github token"], "conversations": ["jp-c17800000960"]}}}
+    events.insert(1, {"type": "config_delta", "timestamp": events[0]["timestamp"], "delta": hostile})
     (folder / "events.json").write_text(json.dumps(events))
     cid = user.import_(folder)
     assert "github token" in user.fail("sync", "origin").stderr, "a conversation allowed itself"
@@ -121,9 +101,7 @@ def test_sync_holds_back_too_and_the_allow_list_is_the_users_own(
     assert user.commits(cid) == before
 
 
-def test_an_allowed_hash_lets_one_value_through_and_no_other(
-    user: User, origin: Path, tmp_path: Path
-) -> None:
+def test_an_allowed_hash_lets_one_value_through_and_no_other(user: User, origin: Path, tmp_path: Path) -> None:
     cid = user.import_(leaky_jp(tmp_path / "17800000970-leaky", "stripe key"))
     (finding,) = user.json("conversation", "scan", cid)
     user.config(f'[secrets.allow]\nhashes = ["{finding["hash"]}"]\n')
@@ -167,9 +145,7 @@ def test_a_kill_during_redact_leaves_the_original_or_the_whole_redaction(
     user.fsck()
 
 
-def test_share_writes_one_page_without_secrets_or_outside_requests(
-    user: User, tmp_path: Path
-) -> None:
+def test_share_writes_one_page_without_secrets_or_outside_requests(user: User, tmp_path: Path) -> None:
     claude = tmp_path / "claude"
     claude_code_session(claude)
     user.ok("conversation", "import", "--from", "claude-code", str(claude))
@@ -256,21 +232,14 @@ def test_a_secret_in_a_title_or_label_holds_the_metadata_until_redacted(
     cid = user.import_(write_conversation(tmp_path / "17800000998-titled", 1))
     user.ok("push", "origin")  # the metadata travels once, clean
     title, token = PLANTED["github token"]
-    user.ok(
-        "conversation", "edit", "--title", title, "--label", f"db={PLANTED['stripe key'][0]}", cid
-    )
+    user.ok("conversation", "edit", "--title", title, "--label", f"db={PLANTED['stripe key'][0]}", cid)
     other = user.import_(write_conversation(tmp_path / "17800000999-other", 1))
     proc = user.fail("push", "origin")
     assert f"{cid} labels (stripe key); {cid} title (github token)" in proc.stderr
     assert "metadata" in proc.stderr and "redact" in proc.stderr
     assert not [v for v in VALUES if v in proc.stdout + proc.stderr]
     assert leaked(origin) == [], "neither the note nor the notes history went"
-    refs = subprocess.run(
-        ["git", "--git-dir", str(origin), "for-each-ref"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+    refs = subprocess.run(["git", "--git-dir", str(origin), "for-each-ref"], capture_output=True, text=True, check=True).stdout
     assert f"refs/conversations/{other}" in refs, "the conversations went"
     out = user.json("conversation", "redact", cid)
     assert out[0]["metadata"] == {"github token": 1, "stripe key": 1} and out[0]["redacted"] == 0

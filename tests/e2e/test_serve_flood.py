@@ -62,9 +62,7 @@ def test_a_flood_of_idle_and_reset_clients_is_bounded_and_quiet(tmp_path: Path) 
         for i in range(FLOOD):
             sock = socket.create_connection(("127.0.0.1", port), timeout=5)
             if i % 20 == 0:  # a whole request, then a reset before the answer is read
-                sock.sendall(
-                    f"GET {root}/ HTTP/1.0\r\nHost: {url.netloc}\r\nCookie: {cookie}\r\n\r\n".encode()
-                )
+                sock.sendall(f"GET {root}/ HTTP/1.0\r\nHost: {url.netloc}\r\nCookie: {cookie}\r\n\r\n".encode())
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
                 sock.close()
             else:  # half a request, then nothing

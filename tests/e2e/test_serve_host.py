@@ -38,9 +38,7 @@ def test_another_loopback_address_answers(user: User) -> None:
     with serving(user, "--host", "127.0.0.2") as (url, _proc):
         parts = urlsplit(url)
         assert parts.hostname == "127.0.0.2"
-        code, cookie = status(
-            "127.0.0.2", parts.port or 0, f"{parts.path}?{parts.query}", parts.netloc
-        )
+        code, cookie = status("127.0.0.2", parts.port or 0, f"{parts.path}?{parts.query}", parts.netloc)
         assert code == 303
         assert status("127.0.0.2", parts.port or 0, parts.path, parts.netloc, cookie)[0] == 200
         assert status("127.0.0.2", parts.port or 0, parts.path, "evil.example", cookie)[0] == 421

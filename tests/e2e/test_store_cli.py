@@ -20,6 +20,7 @@ def epoch(jp_time: str) -> int:
     return int(moment.timestamp())
 
 
+
 # -- init ----------------------------------------------------------------------
 
 
@@ -51,13 +52,8 @@ def test_init_here_keeps_conversations_in_the_project_repository(user: User) -> 
     (project / "src").mkdir(parents=True)
 
     def git(*args: str) -> str:
-        return subprocess.run(
-            ["git", "-C", str(project), *args],
-            env=user.env,
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout
+        return subprocess.run(["git", "-C", str(project), *args], env=user.env, check=True,
+                              capture_output=True, text=True).stdout
 
     git("init", "-q")
     (project / "README").write_text("hello\n")
@@ -70,9 +66,7 @@ def test_init_here_keeps_conversations_in_the_project_repository(user: User) -> 
     index, status = (project / ".git" / "index").read_bytes(), git("status", "--porcelain")
     out = user.run("init", "--here", cwd=project, drop=["JP_STORE"])
     assert out.returncode == 0 and ".git" in out.stdout
-    proc = user.run(
-        "q", "--new", "asked inside the project", cwd=project / "src", drop=["JP_STORE"]
-    )
+    proc = user.run("q", "--new", "asked inside the project", cwd=project / "src", drop=["JP_STORE"])
     assert proc.returncode == 0, proc.stderr
     conversations = git("for-each-ref", "--format=%(refname)", "refs/conversations")
     assert conversations.startswith("refs/conversations/jp-c")

@@ -74,9 +74,7 @@ def test_export_import_round_trip(user: User, tmp_path: Path) -> None:
     before = {cid: (user.show(cid), user.kinds(cid)) for cid in ids}
     user.ok("conversation", "rm", *ids, "--yes")
     again = ids_in(
-        user.ok(
-            "conversation", "import", *(str(tmp_path / "exported" / f.name) for f in OWN_FOLDERS)
-        )
+        user.ok("conversation", "import", *(str(tmp_path / "exported" / f.name) for f in OWN_FOLDERS))
     )
     assert again == ids, "the exported folders keep their ids"
     for cid in again:
@@ -169,9 +167,7 @@ def test_malformed_imports_are_refused_whole(user: User, tmp_path: Path) -> None
     before = user.refs()
     broken = tmp_path / "17800000201-broken"
     broken.mkdir()
-    (broken / "events.json").write_text(
-        '[{"type": "turn_start", "timestamp": "2026-01-01 10:00:00.0"},\n'
-    )
+    (broken / "events.json").write_text('[{"type": "turn_start", "timestamp": "2026-01-01 10:00:00.0"},\n')
     (broken / "metadata.json").write_text("{}\n")
     proc = user.fail("conversation", "import", str(broken))
     assert "events.json" in proc.stderr and "17800000201-broken" in proc.stderr

@@ -34,10 +34,8 @@ def test_a_pull_names_what_plain_git_moved_in_one_line(
     proc = desktop.run("pull")
     assert proc.returncode == 0, proc.stderr
     lines = [line for line in proc.stderr.splitlines() if "journal entry" in line]
-    assert lines == [
-        f"{DRIFT} (plain git or an older jp): "
-        f"refs/conversations/{cid}; this reconcile fetched and checked them"
-    ]
+    assert lines == [f"{DRIFT} (plain git or an older jp): "
+                     f"refs/conversations/{cid}; this reconcile fetched and checked them"]
     assert desktop.tip(cid) == laptop.tip(cid), "and it was brought in"
     _plain_git_push(laptop, cid, "PLAIN-TWO")
     rows = desktop.json("pull")
@@ -75,13 +73,9 @@ def _hostile_journal(remote: Path, what: str) -> str:
     elif what == "tree":
         oid = _remote_git(remote, "mktree", stdin="")
     else:
-        oid = _remote_git(
-            remote,
-            "rev-parse",
-            _remote_git(
-                remote, "for-each-ref", "--count=1", "--format=%(refname)", "refs/conversations"
-            ),
-        )
+        oid = _remote_git(remote, "rev-parse", _remote_git(remote, "for-each-ref",
+                                                           "--count=1", "--format=%(refname)",
+                                                           "refs/conversations"))
     _remote_git(remote, "update-ref", "refs/jp/journal", oid)
     return oid
 

@@ -42,12 +42,9 @@ def test_sync_and_doctor_name_a_missing_or_old_git(tmp_path: Path, git: str) -> 
         lines = proc.stderr.splitlines()
         assert lines[0].startswith(f"error: cannot sync: {said}; jp needs git 2.29"), lines
         assert len(lines) == 2 and "install git" in lines[1], lines
-    assert (
-        subprocess.run(
-            ["git", "--git-dir", str(remote), "for-each-ref"], capture_output=True, text=True
-        ).stdout
-        == ""
-    ), "nothing was sent another way"
+    assert subprocess.run(
+        ["git", "--git-dir", str(remote), "for-each-ref"], capture_output=True, text=True
+    ).stdout == "", "nothing was sent another way"
     doctor = _without_git(machine, folder, "doctor", "--no-fsck")
     assert doctor.returncode == 1
     assert f"problem: {said}" in doctor.stdout, doctor.stdout

@@ -65,7 +65,9 @@ def _gits_of(machine: Machine) -> list[str]:
 
 
 @pytest.mark.parametrize("kind", sorted(URLS))
-def test_a_silent_remote_is_given_up_in_one_line(silent: int, tmp_path: Path, kind: str) -> None:
+def test_a_silent_remote_is_given_up_in_one_line(
+    silent: int, tmp_path: Path, kind: str
+) -> None:
     machine = _machine(tmp_path, URLS[kind].format(port=silent))
     started = time.monotonic()
     proc = machine.run("pull")

@@ -100,9 +100,7 @@ def test_it_exits_when_idle_and_when_stopped(warm: tuple[User, Path], fake: Fake
     assert "No warm model process" in user.ok("model", "stop")
 
 
-def test_switched_off_no_process_is_started(
-    online: User, fake: FakeMessages, tmp_path: Path
-) -> None:
+def test_switched_off_no_process_is_started(online: User, fake: FakeMessages, tmp_path: Path) -> None:
     with warm_runtime(online) as run:
         fake.reply_text("Off.")
         online.ok("--cfg", "assistant.warm.enable=false", "q", "--new", "one")
@@ -175,9 +173,7 @@ def test_a_stale_socket_is_replaced(warm: tuple[User, Path], fake: FakeMessages)
     assert fresh["pid"] != row["pid"]
 
 
-def test_a_folder_that_is_not_private_is_not_used(
-    online: User, fake: FakeMessages, tmp_path: Path
-) -> None:
+def test_a_folder_that_is_not_private_is_not_used(online: User, fake: FakeMessages, tmp_path: Path) -> None:
     with warm_runtime(online) as run:
         elsewhere = tmp_path / "elsewhere"
         elsewhere.mkdir()
@@ -188,19 +184,14 @@ def test_a_folder_that_is_not_private_is_not_used(
         assert servers(online) == []
 
 
-def test_ctrl_c_and_errors_behave_as_in_process(
-    warm: tuple[User, Path], fake: FakeMessages
-) -> None:
+def test_ctrl_c_and_errors_behave_as_in_process(warm: tuple[User, Path], fake: FakeMessages) -> None:
     user, _ = warm
     fake.reply_text("A long answer that streams in pieces")
     proc = user.run("q", "--new", "stop it", env={"JP_FAULT": "model:streaming:int"})
     assert proc.returncode == 130, proc.stderr
     cid = user.active()
     last = [line for line in proc.stderr.splitlines() if line.strip()][-1]
-    assert (
-        last.startswith("interrupted: the request and ")
-        and f"saved in {cid}; `jp q --retry`" in last
-    )
+    assert last.startswith("interrupted: the request and ") and f"saved in {cid}; `jp q --retry`" in last
     assert "error:" not in proc.stderr
     assert user.kinds(cid)[1:3] == ["turn_start", "chat_request"]
     (row,) = servers(user)

@@ -23,9 +23,7 @@ def test_redactions_beside_prune_now_land_whole_or_name_it(tmp_path: Path) -> No
     box.ok("init")
     ids = []
     for n, kind in enumerate(KINDS):
-        out = box.ok(
-            "conversation", "import", str(leaky_jp(tmp_path / f"1780000097{n}-leaky", kind))
-        )
+        out = box.ok("conversation", "import", str(leaky_jp(tmp_path / f"1780000097{n}-leaky", kind)))
         ids.append(out.split()[0])
     with pruning(box, GC_NOW):
         for cid in ids:

@@ -95,8 +95,7 @@ def box(tmp_path: Path) -> Sandbox:
 @pytest.mark.parametrize(
     # one import writes its new sessions as one batch: its packs, then every ref, then
     # the operation's record (a kill there leaves the refs, recorded by the next command)
-    "fault",
-    ["pack:chunk-written@1", "create:objects-written@1", "oplog:objects-written@1"],
+    "fault", ["pack:chunk-written@1", "create:objects-written@1", "oplog:objects-written@1"]
 )
 def test_an_import_killed_at_each_write_leaves_whole_sessions(
     box: Sandbox, tmp_path: Path, fault: str

@@ -246,13 +246,8 @@ def test_a_short_folder_goes_into_one_pack_and_nothing_is_loose(tmp_path: Path) 
     cid = store_imported(store, scan_conversation(small))
 
     def git(*args: str, input: str | None = None) -> str:
-        return subprocess.run(
-            ["git", "--git-dir", str(gitdir), *args],
-            capture_output=True,
-            text=True,
-            check=True,
-            input=input,
-        ).stdout
+        return subprocess.run(["git", "--git-dir", str(gitdir), *args], capture_output=True,
+                              text=True, check=True, input=input).stdout
 
     loose = sorted(p.parent.name + p.name for p in (gitdir / "objects").glob("??/*"))
     anchor = git("hash-object", "--stdin", input=f"jp-conversation {cid}\n").strip()

@@ -1,6 +1,6 @@
 """Render docs/cli.md from the commands' own --help (run as a module to rewrite it).
 
-python -m tests.support.cli_docs        # rewrite docs/cli.md
+    python -m tests.support.cli_docs        # rewrite docs/cli.md
 """
 
 from __future__ import annotations
@@ -38,9 +38,8 @@ def _walk(command: click.Command, ctx: click.Context, path: list[str]) -> list[s
             sub = command.get_command(ctx, name)
             if sub is None or sub.hidden:
                 continue
-            sub_ctx = click.Context(
-                sub, info_name=name, parent=ctx, terminal_width=100, max_content_width=100
-            )
+            sub_ctx = click.Context(sub, info_name=name, parent=ctx, terminal_width=100,
+                                    max_content_width=100)
             out += _walk(sub, sub_ctx, [*path, name])
     return out
 

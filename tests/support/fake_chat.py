@@ -35,23 +35,7 @@ When = Callable[[Body], bool] | Mapping[str, Any] | None
 
 PATHS = ("/v1/chat/completions", "/chat/completions")
 PARAMS = frozenset(
-    [
-        "model",
-        "messages",
-        "max_tokens",
-        "max_completion_tokens",
-        "stream",
-        "stream_options",
-        "tools",
-        "tool_choice",
-        "parallel_tool_calls",
-        "temperature",
-        "top_p",
-        "stop",
-        "seed",
-        "user",
-        "n",
-    ]
+    ["model", "messages", "max_tokens", "max_completion_tokens", "stream", "stream_options", "tools", "tool_choice", "parallel_tool_calls", "temperature", "top_p", "stop", "seed", "user", "n"]
 )
 ROLES = ("system", "developer", "user", "assistant", "tool")
 NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
@@ -111,11 +95,7 @@ def _check_tools(body: Body) -> None:
         raise Refused("Invalid 'tools': expected a non-empty array.")
     for i, tool in enumerate(tools):
         function = tool.get("function") if isinstance(tool, dict) else None
-        if (
-            not isinstance(tool, dict)
-            or tool.get("type") != "function"
-            or not isinstance(function, dict)
-        ):
+        if not isinstance(tool, dict) or tool.get("type") != "function" or not isinstance(function, dict):
             raise Refused(f"Invalid 'tools[{i}]': expected a function tool.")
         if not NAME.fullmatch(str(function.get("name", ""))):
             raise Refused(f"Invalid 'tools[{i}].function.name': string does not match pattern.")
@@ -130,11 +110,7 @@ def _check_calls(i: int, calls: Any, pending: list[str]) -> None:
     for k, call in enumerate(calls):
         at = f"messages[{i}].tool_calls[{k}]"
         function = call.get("function") if isinstance(call, dict) else None
-        if (
-            not isinstance(call, dict)
-            or call.get("type") != "function"
-            or not isinstance(function, dict)
-        ):
+        if not isinstance(call, dict) or call.get("type") != "function" or not isinstance(function, dict):
             raise Refused(f"Invalid '{at}': expected a function call.")
         call_id = call.get("id")
         if not isinstance(call_id, str) or not call_id or len(call_id) > MAX_ID:
@@ -234,48 +210,24 @@ class FakeChat(Loopback):
     # -- scripting ----------------------------------------------------------------
 
     def reply_text(
-        self,
-        text: str,
-        when: When = None,
-        *,
-        reasoning: str = "",
-        finish: str | None = None,
+        self, text: str, when: When = None, *, reasoning: str = "", finish: str | None = None,
         times: int | None = 1,
     ) -> None:
         self._add(_Script(_predicate(when), "answer", text, reasoning, finish=finish, times=times))
 
     def reply_calls(
-        self,
-        calls: list[dict[str, Any]],
-        when: When = None,
-        *,
-        text: str = "",
-        times: int | None = 1,
+        self, calls: list[dict[str, Any]], when: When = None, *, text: str = "", times: int | None = 1
     ) -> None:
         """``calls``: ``{"name", "arguments": dict or str, "id"?}``."""
-        self._add(
-            _Script(_predicate(when), "answer", text, calls=[dict(c) for c in calls], times=times)
-        )
+        self._add(_Script(_predicate(when), "answer", text, calls=[dict(c) for c in calls], times=times))
 
     def reply_error(
-        self,
-        status: int,
-        type: str,
-        message: str,
-        when: When = None,
-        *,
-        retry_after_ms: int | None = None,
-        times: int | None = 1,
+        self, status: int, type: str, message: str, when: When = None, *,
+        retry_after_ms: int | None = None, times: int | None = 1,
     ) -> None:
         self._add(
-            _Script(
-                _predicate(when),
-                "error",
-                status=status,
-                error=(type, message),
-                retry_after_ms=retry_after_ms,
-                times=times,
-            )
+            _Script(_predicate(when), "error", status=status, error=(type, message),
+                    retry_after_ms=retry_after_ms, times=times)
         )
 
     def reply_drop_mid_stream(self, text: str, when: When = None) -> None:
@@ -286,15 +238,10 @@ class FakeChat(Loopback):
         """Stream the first pieces of ``text``, then an ``error`` event, as the API does."""
         self._add(_Script(_predicate(when), "stream_error", text, error=("server_error", message)))
 
-
 def chunks(fake: FakeChat, body: Body, script: _Script) -> Iterator[Body]:
     """The ``chat.completion.chunk`` objects that stream ``script``'s answer."""
-    base = {
-        "id": fake._next_id("chatcmpl-", 6),
-        "object": "chat.completion.chunk",
-        "created": 1780000000,
-        "model": body.get("model"),
-    }
+    base = {"id": fake._next_id("chatcmpl-", 6), "object": "chat.completion.chunk",
+            "created": 1780000000, "model": body.get("model")}
 
     def chunk(delta: Body, finish: str | None = None) -> Body:
         return {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
@@ -308,12 +255,8 @@ def chunks(fake: FakeChat, body: Body, script: _Script) -> Iterator[Body]:
         args = call.get("arguments", {})
         raw = args if isinstance(args, str) else json.dumps(args)
         call_id = call.get("id") or fake._next_id("call_", 6)
-        head = {
-            "index": index,
-            "id": call_id,
-            "type": "function",
-            "function": {"name": call["name"], "arguments": ""},
-        }
+        head = {"index": index, "id": call_id, "type": "function",
+                "function": {"name": call["name"], "arguments": ""}}
         yield chunk({"tool_calls": [head]})
         for piece in _pieces(raw, PIECE):
             yield chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
@@ -322,15 +265,9 @@ def chunks(fake: FakeChat, body: Body, script: _Script) -> Iterator[Body]:
     if (body.get("stream_options") or {}).get("include_usage"):
         prompt = len(json.dumps(body.get("messages"))) // 4
         done = (len(script.text) + len(json.dumps(script.calls))) // 4
-        yield {
-            **base,
-            "choices": [],
-            "usage": {
-                "prompt_tokens": prompt,
-                "completion_tokens": done,
-                "total_tokens": prompt + done,
-            },
-        }
+        yield {**base, "choices": [],
+               "usage": {"prompt_tokens": prompt, "completion_tokens": done,
+                         "total_tokens": prompt + done}}
 
 
 def _handler(fake: FakeChat) -> type[BaseHTTPRequestHandler]:
@@ -350,9 +287,7 @@ def _handler(fake: FakeChat) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
 
-        def _error(
-            self, status: int, kind: str, message: str, headers: Mapping[str, str] = {}
-        ) -> None:
+        def _error(self, status: int, kind: str, message: str, headers: Mapping[str, str] = {}) -> None:
             error = {"message": message, "type": kind, "param": None, "code": None}
             self._json(status, {"error": error}, headers)
 
@@ -404,17 +339,12 @@ def _handler(fake: FakeChat) -> type[BaseHTTPRequestHandler]:
             if script is None:
                 text = last_user_text(body)[:80]
                 return self._error(
-                    500,
-                    "server_error",
+                    500, "server_error",
                     f"fake_chat: no scripted reply matches request #{number} ({text!r})",
                     {"x-should-retry": "false"},
                 )
             if script.kind == "error":
-                extra = (
-                    {}
-                    if script.retry_after_ms is None
-                    else {"retry-after-ms": str(script.retry_after_ms)}
-                )
+                extra = {} if script.retry_after_ms is None else {"retry-after-ms": str(script.retry_after_ms)}
                 return self._error(script.status, *script.error, extra)
             fake.release.wait(30)
             if not body.get("stream"):

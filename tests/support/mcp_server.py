@@ -48,9 +48,7 @@ def _tools(mode: str) -> list[types.Tool]:
         types.Tool(name="env", description="Report the environment", input_schema=EMPTY),
         types.Tool(name="crash", description="Exit mid-call", input_schema=EMPTY),
         types.Tool(name="hang", description="Never answer", input_schema=EMPTY),
-        types.Tool(
-            name="loud", description="Print control \x1b[31mcodes\x1b[0m", input_schema=EMPTY
-        ),
+        types.Tool(name="loud", description="Print control \x1b[31mcodes\x1b[0m", input_schema=EMPTY),
         types.Tool(name="huge", description="Print 3 MB", input_schema=EMPTY),
         types.Tool(name="failing", description="Fail", input_schema=EMPTY),
         types.Tool(name="pid", description="Its process id", input_schema=EMPTY),

@@ -23,6 +23,7 @@ When = Predicate | Mapping[str, Any] | None
 Event = tuple[str, Body]
 
 
+
 class Refused(Exception):
     """A request the real API would refuse: 400 ``invalid_request_error``."""
 

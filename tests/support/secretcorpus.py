@@ -15,19 +15,13 @@ PRIVATE_KEY = (
 )
 
 PLANTED: dict[str, tuple[str, str]] = {
-    "private key": (
-        f"$ cat ~/.ssh/id_rsa\n{PRIVATE_KEY}\n",
-        "MIIEowIBAAKCAQEAu9kq3VZr7mXbQ2pLw8sT4nYf6cJ1hG5dK0eR3tU7iO9pA2sD",
-    ),
+    "private key": (f"$ cat ~/.ssh/id_rsa\n{PRIVATE_KEY}\n", "MIIEowIBAAKCAQEAu9kq3VZr7mXbQ2pLw8sT4nYf6cJ1hG5dK0eR3tU7iO9pA2sD"),
     "aws access key id": ("aws_access_key_id = AKIAQX7Z2M4N6P8R3T5V\n", "AKIAQX7Z2M4N6P8R3T5V"),
     "aws secret access key": (
         "aws_secret_access_key = k9Zq2Xw7Vb4Nm1Lp8Rt6Yh3Jd5Fg0Sa2Qe7Wc9Ub\n",
         "k9Zq2Xw7Vb4Nm1Lp8Rt6Yh3Jd5Fg0Sa2Qe7Wc9Ub",
     ),
-    "github token": (
-        "remote: token ghp_Z8y7X6w5V4u3T2s1R0q9P8o7N6m5L4k3J2h1 ok",
-        "ghp_Z8y7X6w5V4u3T2s1R0q9P8o7N6m5L4k3J2h1",
-    ),
+    "github token": ("remote: token ghp_Z8y7X6w5V4u3T2s1R0q9P8o7N6m5L4k3J2h1 ok", "ghp_Z8y7X6w5V4u3T2s1R0q9P8o7N6m5L4k3J2h1"),
     "gitlab token": ("GITLAB=glpat-Qw3Er5Ty7Ui9Op1As3Df", "glpat-Qw3Er5Ty7Ui9Op1As3Df"),
     "anthropic api key": (
         "export ANTHROPIC_API_KEY=sk-ant-api03-Xq7Lm2Np9Rt4Vw6Yz8Ab1Cd3Ef5Gh7Ij9Kl2Mn4Op6Qr8St0Uv-AAA\n",
@@ -41,10 +35,7 @@ PLANTED: dict[str, tuple[str, str]] = {
         "key: sk-or-v1-" + "3f9a" * 16,
         "sk-or-v1-" + "3f9a" * 16,
     ),
-    "slack token": (
-        "SLACK_BOT=xoxb-2837465019-9182736450-Zq8Wx7Cv6Bn5",
-        "xoxb-2837465019-9182736450-Zq8Wx7Cv6Bn5",
-    ),
+    "slack token": ("SLACK_BOT=xoxb-2837465019-9182736450-Zq8Wx7Cv6Bn5", "xoxb-2837465019-9182736450-Zq8Wx7Cv6Bn5"),
     "slack webhook": (
         "curl -X POST https://hooks.slack.com/services/T0ABC1234/B0DEF5678/Xy9Zq8Wv7Ut6Sr5Qp4On",
         "Xy9Zq8Wv7Ut6Sr5Qp4On",
@@ -53,51 +44,25 @@ PLANTED: dict[str, tuple[str, str]] = {
         "url=https://discord.com/api/webhooks/123456789012345678/Ab3Cd5Ef7Gh9Ij1Kl3Mn5Op7Qr9St1Uv3Wx5Yz7Ab9Cd1Ef3Gh",
         "Ab3Cd5Ef7Gh9Ij1Kl3Mn5Op7Qr9St1Uv3Wx5Yz7Ab9Cd1Ef3Gh",
     ),
-    "stripe key": (
-        'stripe.api_key = "sk_live_4eC39HqLyjWDarjtT1zdp7dcXz"',
-        "sk_live_4eC39HqLyjWDarjtT1zdp7dcXz",
-    ),
-    "google api key": (
-        "?key=AIzaSyQ7x9Zk2Lm4Np6Rt8Vw0Yb1Cd3Ef5Gh7Ij",
-        "AIzaSyQ7x9Zk2Lm4Np6Rt8Vw0Yb1Cd3Ef5Gh7Ij",
-    ),
-    "google oauth client secret": (
-        '"client_secret": "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t"',
-        "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t",
-    ),
-    "npm token": (
-        "//registry.npmjs.org/:_authToken=npm_Zx9Cv8Bn7Mq6Wr5Et4Yu3Io2Pa1Sd0Fg9Hj8K",
-        "npm_Zx9Cv8Bn7Mq6Wr5Et4Yu3Io2Pa1Sd0Fg9Hj8K",
-    ),
+    "stripe key": ("stripe.api_key = \"sk_live_4eC39HqLyjWDarjtT1zdp7dcXz\"", "sk_live_4eC39HqLyjWDarjtT1zdp7dcXz"),
+    "google api key": ("?key=AIzaSyQ7x9Zk2Lm4Np6Rt8Vw0Yb1Cd3Ef5Gh7Ij", "AIzaSyQ7x9Zk2Lm4Np6Rt8Vw0Yb1Cd3Ef5Gh7Ij"),
+    "google oauth client secret": ("\"client_secret\": \"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t\"", "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t"),
+    "npm token": ("//registry.npmjs.org/:_authToken=npm_Zx9Cv8Bn7Mq6Wr5Et4Yu3Io2Pa1Sd0Fg9Hj8K", "npm_Zx9Cv8Bn7Mq6Wr5Et4Yu3Io2Pa1Sd0Fg9Hj8K"),
     "pypi token": (
         "password = pypi-AgEIcHlwaS5vcmcCJDQ5ZTcxYjZhLTk4ZjMtNGIxZC1hMmQ0LWM3ZTU1OWQ3ZjhhYQ",
         "pypi-AgEIcHlwaS5vcmcCJDQ5ZTcxYjZhLTk4ZjMtNGIxZC1hMmQ0LWM3ZTU1OWQ3ZjhhYQ",
     ),
-    "hugging face token": (
-        "HF_TOKEN=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",
-        "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",
-    ),
+    "hugging face token": ("HF_TOKEN=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", "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"),
     "sendgrid api key": (
         "SG.Ab1Cd2Ef3Gh4Ij5Kl6Mn7O.Pq8Rs9Tu0Vw1Xy2Za3Bc4De5Fg6Hi7Jk8Lm9No0Pq1Rs2Tu",
         "SG.Ab1Cd2Ef3Gh4Ij5Kl6Mn7O.Pq8Rs9Tu0Vw1Xy2Za3Bc4De5Fg6Hi7Jk8Lm9No0Pq1Rs2Tu",
     ),
     "digitalocean token": ("doctl auth init -t dop_v1_" + "a7c3" * 16, "dop_v1_" + "a7c3" * 16),
-    "shopify token": (
-        "X-Shopify-Access-Token: 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",
-        "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",
-    ),
-    "databricks token": (
-        "DATABRICKS_HOST=x dapi0a1b2c3d4e5f60718293a4b5c6d7e8f9",
-        "dapi0a1b2c3d4e5f60718293a4b5c6d7e8f9",
-    ),
-    "telegram bot token": (
-        "bot 5829301746:AAHq7Xw2Ez9Rt4Yu6Io8Pa1Sd3Fg5Hj7Kl9Z",
-        "5829301746:AAHq7Xw2Ez9Rt4Yu6Io8Pa1Sd3Fg5Hj7Kl9Z",
-    ),
+    "shopify token": ("X-Shopify-Access-Token: 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", "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"),
+    "databricks token": ("DATABRICKS_HOST=x dapi0a1b2c3d4e5f60718293a4b5c6d7e8f9", "dapi0a1b2c3d4e5f60718293a4b5c6d7e8f9"),
+    "telegram bot token": ("bot 5829301746:AAHq7Xw2Ez9Rt4Yu6Io8Pa1Sd3Fg5Hj7Kl9Z", "5829301746:AAHq7Xw2Ez9Rt4Yu6Io8Pa1Sd3Fg5Hj7Kl9Z"),
     "azure storage key": (
-        "DefaultEndpointsProtocol=https;AccountName=prod;AccountKey="
-        + "Zq8Wx7Cv6Bn5Ml4Kj3Hg2Fd1Sa0Po9Iu8Yt7Re6Wq5Ez4Xc3Vb2Nm1Lk0Jh9Gf8Ds7Aq6Sw5De4Fr3Gt2Hy1Ju0Ki9Lo8"
-        + "==;",
+        "DefaultEndpointsProtocol=https;AccountName=prod;AccountKey=" + "Zq8Wx7Cv6Bn5Ml4Kj3Hg2Fd1Sa0Po9Iu8Yt7Re6Wq5Ez4Xc3Vb2Nm1Lk0Jh9Gf8Ds7Aq6Sw5De4Fr3Gt2Hy1Ju0Ki9Lo8" + "==;",
         "Zq8Wx7Cv6Bn5Ml4Kj3Hg2Fd1Sa0Po9Iu8Yt7Re6Wq5Ez4Xc3Vb2Nm1Lk0Jh9Gf8Ds7Aq6Sw5De4Fr3Gt2Hy1Ju0Ki9Lo8",
     ),
     "jwt": (
@@ -177,9 +142,7 @@ def codex_home(root: object) -> list[str]:
     t = _values(kinds)
 
     def rec(n: int, kind: str, payload: dict[str, object]) -> str:
-        return json.dumps(
-            {"timestamp": f"2026-03-02T08:00:{n:02d}.000Z", "type": kind, "payload": payload}
-        )
+        return json.dumps({"timestamp": f"2026-03-02T08:00:{n:02d}.000Z", "type": kind, "payload": payload})
 
     lines = [
         rec(1, "session_meta", {"id": ROLLOUT_ID, "timestamp": "2026-03-02T08:00:00.000Z", "cwd": "/home/me/app",
@@ -208,9 +171,7 @@ def codex_home(root: object) -> list[str]:
     return kinds
 
 
-def leaky_jp(
-    folder: object, kind: str = "aws secret access key", *, attachment: str = ""
-) -> object:
+def leaky_jp(folder: object, kind: str = "aws secret access key", *, attachment: str = "") -> object:
     """A JP folder of 2 turns whose first tool result printed a planted secret (and
     whose first request attached a file holding another, when ``attachment`` names
     its kind)."""
@@ -226,8 +187,6 @@ def leaky_jp(
     result["content"] = base64.b64encode(PLANTED[kind][0].encode()).decode()
     if attachment:
         request = next(e for e in events if e["type"] == "chat_request")
-        request["attachments"] = [
-            {"kind": "file", "source": "notes.txt", "content": PLANTED[attachment][0]}
-        ]
+        request["attachments"] = [{"kind": "file", "source": "notes.txt", "content": PLANTED[attachment][0]}]
     (path / "events.json").write_text(json.dumps(events))
     return path

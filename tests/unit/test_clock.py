@@ -39,6 +39,7 @@ def test_a_seed_gives_the_same_tokens_and_another_seed_others() -> None:
     assert len(set(tokens)) == 3 and all(len(t) == 16 for t in tokens)
 
 
+
 def test_the_store_reads_a_seeded_clock_without_moving_it_or_its_tokens() -> None:
     """The clock handed to a Store: the porcelain's readings and tokens are those it had
     without a store, and the store's own are seeded too."""
@@ -62,7 +63,6 @@ def test_the_store_gets_the_system_clock_as_it_is() -> None:
     assert isinstance(handed, SystemClock)
     clock.install(SeededClock(T0, seed=1))
     assert clock.for_store().now() == T0
-
 
 def test_the_system_clock_is_the_machines() -> None:
     system = SystemClock()

@@ -162,9 +162,7 @@ def test_a_back_arrow_inside_gitstore_breaks_the_contract(tmp_path: Path) -> Non
     from a low floor (events) of a high one (sync)."""
     if not LINT_IMPORTS.is_file():
         pytest.skip("lint-imports is not installed beside this Python")
-    shutil.copytree(
-        ROOT / "gitstore", tmp_path / "gitstore", ignore=shutil.ignore_patterns("__pycache__")
-    )
+    shutil.copytree(ROOT / "gitstore", tmp_path / "gitstore", ignore=shutil.ignore_patterns("__pycache__"))
     contract = _gitstore_floors()
     layers = ", ".join(f'"{floor}"' for floor in contract["layers"])
     ignored = ", ".join(f'"{arrow}"' for arrow in contract.get("ignore_imports", []))

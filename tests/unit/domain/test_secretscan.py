@@ -91,10 +91,7 @@ def test_the_allow_list_by_kind_hash_and_conversation() -> None:
         assert conversation_findings("jp-c1", events, allow) == []
     assert conversation_findings("jp-c2", events, by_conversation)
     assert digest(value) != scan(text)[0].digest  # the hash is of the whole finding
-    assert (
-        AllowList.of("kinds = ['jwt']") == AllowList()
-        and AllowList.of({"kinds": "jwt"}) == AllowList()
-    )
+    assert AllowList.of("kinds = ['jwt']") == AllowList() and AllowList.of({"kinds": "jwt"}) == AllowList()
 
 
 def test_json_escaped_text_and_code_that_names_keys() -> None:
@@ -132,12 +129,7 @@ def test_a_notes_every_value_is_scanned_and_redacted_in_its_line_alone() -> None
     assert token not in out and key not in out
     kept = out.splitlines()
     assert kept[1] == lines[1], "a line without a finding is kept byte for byte"
-    assert json.loads(kept[0]) == {
-        "k": "title",
-        "v": "see [redacted: github token]",
-        "t": 1,
-        "m": "a",
-    }
+    assert json.loads(kept[0]) == {"k": "title", "v": "see [redacted: github token]", "t": 1, "m": "a"}
     assert kept[3] == "not a metadata line [redacted: github token]"
     assert note_findings("jp-c1", text, AllowList(conversations=frozenset({"jp-c1"}))) == []
 

@@ -158,23 +158,12 @@ def test_commits_made_with_plain_git_are_seen(store: Store, path: Path) -> None:
     tip = store.log.create("jp-c1", [start("jp-c1"), *turn(1)], None, "create")
     store.log.load("jp-c1")
     event = {"type": "chat_request", "timestamp": at(30), "content": "written by plain git"}
-    env = {
-        "GIT_AUTHOR_NAME": "g",
-        "GIT_AUTHOR_EMAIL": "g@x",
-        "GIT_COMMITTER_NAME": "g",
-        "GIT_COMMITTER_EMAIL": "g@x",
-        "PATH": "/usr/bin:/bin",
-    }
+    env = {"GIT_AUTHOR_NAME": "g", "GIT_AUTHOR_EMAIL": "g@x", "GIT_COMMITTER_NAME": "g",
+           "GIT_COMMITTER_EMAIL": "g@x", "PATH": "/usr/bin:/bin"}
 
     def run(*args: str, input: str | None = None) -> str:
-        return subprocess.run(
-            ["git", "--git-dir", str(path), *args],
-            input=input,
-            env=env,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
+        return subprocess.run(["git", "--git-dir", str(path), *args], input=input, env=env,
+                              capture_output=True, text=True, check=True).stdout.strip()
 
     blob = run("hash-object", "-w", "--stdin", input=json.dumps(event))
     tree = run("mktree", input=f"100644 blob {blob}\tevent.json\n")
@@ -260,23 +249,12 @@ def _reads(store: Store, monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 def _plain_git_events(path: Path, tip: str, count: int) -> str:
     """``count`` events committed on ``tip`` with git alone; the last commit."""
-    env = {
-        "GIT_AUTHOR_NAME": "g",
-        "GIT_AUTHOR_EMAIL": "g@x",
-        "GIT_COMMITTER_NAME": "g",
-        "GIT_COMMITTER_EMAIL": "g@x",
-        "PATH": "/usr/bin:/bin",
-    }
+    env = {"GIT_AUTHOR_NAME": "g", "GIT_AUTHOR_EMAIL": "g@x", "GIT_COMMITTER_NAME": "g",
+           "GIT_COMMITTER_EMAIL": "g@x", "PATH": "/usr/bin:/bin"}
 
     def run(*args: str, input: str | None = None) -> str:
-        return subprocess.run(
-            ["git", "--git-dir", str(path), *args],
-            input=input,
-            env=env,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
+        return subprocess.run(["git", "--git-dir", str(path), *args], input=input, env=env,
+                              capture_output=True, text=True, check=True).stdout.strip()
 
     for n in range(count):
         event = {"type": "chat_request", "timestamp": at(40 + n), "content": f"plain {n}"}
@@ -294,10 +272,8 @@ def test_a_chain_the_cache_holds_below_is_read_from_git_only_above_it(
     store.log.load("jp-c1")  # the whole chain is in the cache
     old = store.refs.require("jp-c1").tip
     new = _plain_git_events(path, old, above)
-    subprocess.run(
-        ["git", "--git-dir", str(path), "update-ref", "refs/conversations/jp-c1", new, old],
-        check=True,
-    )
+    subprocess.run(["git", "--git-dir", str(path), "update-ref", "refs/conversations/jp-c1",
+                    new, old], check=True)
     fresh = Store(path)
     read = _reads(fresh, monkeypatch)
     conv = fresh.log.load("jp-c1")
@@ -327,10 +303,8 @@ def test_a_new_commit_on_a_cached_chain_stops_at_its_parent_without_json_each(
     store.log.load("jp-c1")
     old = store.refs.require("jp-c1").tip
     new = _plain_git_events(path, old, 1)
-    subprocess.run(
-        ["git", "--git-dir", str(path), "update-ref", "refs/conversations/jp-c1", new, old],
-        check=True,
-    )
+    subprocess.run(["git", "--git-dir", str(path), "update-ref", "refs/conversations/jp-c1",
+                    new, old], check=True)
     monkeypatch.setattr(cache_module.Cache, "known", lambda self, commits: set())
     fresh = Store(path)
     read = _reads(fresh, monkeypatch)

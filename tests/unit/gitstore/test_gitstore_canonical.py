@@ -27,9 +27,8 @@ leaves = (
 )
 values = st.recursive(
     leaves,
-    lambda inner: (
-        st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=8), inner, max_size=5)
-    ),
+    lambda inner: st.lists(inner, max_size=5)
+    | st.dictionaries(st.text(max_size=8), inner, max_size=5),
     max_leaves=40,
 )
 

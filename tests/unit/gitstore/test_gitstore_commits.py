@@ -31,22 +31,10 @@ def ev(kind: str, **fields: Any) -> dict[str, Any]:
             'tool call fs_read_file: {"path": "a.rs"}',
         ),
         (ev("turn_start"), "turn: start"),
+        (ev("compaction", from_turn=1, to_turn=16, summary={"summary": "S"}), "compaction: summarize turns 2-17"),
+        (ev("compaction", from_turn=2, to_turn=2, summary={"summary": "S"}), "compaction: summarize turn 3"),
         (
-            ev("compaction", from_turn=1, to_turn=16, summary={"summary": "S"}),
-            "compaction: summarize turns 2-17",
-        ),
-        (
-            ev("compaction", from_turn=2, to_turn=2, summary={"summary": "S"}),
-            "compaction: summarize turn 3",
-        ),
-        (
-            ev(
-                "compaction",
-                from_turn=1,
-                to_turn=7,
-                reasoning="strip",
-                tool_calls={"policy": "strip"},
-            ),
+            ev("compaction", from_turn=1, to_turn=7, reasoning="strip", tool_calls={"policy": "strip"}),
             "compaction: strip reasoning + tools on turns 2-8",
         ),
         (ev("compaction", from_turn=0, to_turn=0), "compaction: strip no policy on turn 1"),
@@ -59,11 +47,7 @@ def ev(kind: str, **fields: Any) -> dict[str, Any]:
         (ev("config_delta", delta={}), "config: (empty)"),
         (ev("conversation_start", conversation_id="jp-c1"), "start: conversation jp-c1"),
         (
-            ev(
-                "conversation_start",
-                conversation_id="jp-c2",
-                forked_from={"conversation_id": "jp-c1"},
-            ),
+            ev("conversation_start", conversation_id="jp-c2", forked_from={"conversation_id": "jp-c1"}),
             "start: conversation jp-c2, forked from jp-c1",
         ),
         (
@@ -151,10 +135,6 @@ def test_a_response_in_the_same_batch_names_its_tool(store: Store) -> None:
 
 def test_a_response_appended_later_names_its_tool(store: Store) -> None:
     tip = store.log.create("jp-c1", [start("jp-c1")], None, "test")
-    tip = store.log.append(
-        "jp-c1", [ev("tool_call_request", id="t9", name="cargo_test", arguments={})], tip, "t"
-    )
-    tip = store.log.append(
-        "jp-c1", [ev("tool_call_response", id="t9", content="ok", is_error=False)], tip, "t"
-    )
+    tip = store.log.append("jp-c1", [ev("tool_call_request", id="t9", name="cargo_test", arguments={})], tip, "t")
+    tip = store.log.append("jp-c1", [ev("tool_call_response", id="t9", content="ok", is_error=False)], tip, "t")
     assert store.repo[tip].peel(pygit2.Commit).message.startswith("tool cargo_test: ok")

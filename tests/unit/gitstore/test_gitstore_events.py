@@ -44,13 +44,7 @@ VALID: list[dict[str, Any]] = [
         "reasoning": "strip",
         "tool_calls": {"policy": "strip", "request": True, "response": False},
     },
-    {
-        "type": "compaction",
-        "timestamp": T,
-        "from_turn": 2,
-        "to_turn": 2,
-        "tool_calls": {"policy": "omit"},
-    },
+    {"type": "compaction", "timestamp": T, "from_turn": 2, "to_turn": 2, "tool_calls": {"policy": "omit"}},
     {"type": "compaction_reset", "timestamp": T},
     {"type": "compaction_reset", "timestamp": T, "withdraw": [0, 2]},
     {"type": "conversation_start", "timestamp": T, "conversation_id": "jp-c1"},
@@ -86,37 +80,16 @@ def test_known_and_internal_kinds_are_disjoint() -> None:
         ({"type": "chat_request", "timestamp": T}, ["content"]),
         ({"type": "chat_request", "timestamp": T, "content": "x", "colour": 1}, ["colour"]),
         ({"type": "chat_response", "timestamp": T}, ["exactly one"]),
-        (
-            {"type": "chat_response", "timestamp": T, "message": "a", "reasoning": "b"},
-            ["exactly one"],
-        ),
+        ({"type": "chat_response", "timestamp": T, "message": "a", "reasoning": "b"}, ["exactly one"]),
         ({"type": "tool_call_request", "timestamp": T, "name": "x"}, ["id"]),
         ({"type": "tool_call_response", "timestamp": T, "id": "t", "content": 3}, ["content"]),
         ({"type": "compaction", "timestamp": T, "from_turn": -1, "to_turn": 2}, ["from_turn"]),
+        ({"type": "compaction", "timestamp": T, "from_turn": 0, "to_turn": 2, "reasoning": "keep"}, ["reasoning"]),
         (
-            {
-                "type": "compaction",
-                "timestamp": T,
-                "from_turn": 0,
-                "to_turn": 2,
-                "reasoning": "keep",
-            },
-            ["reasoning"],
-        ),
-        (
-            {
-                "type": "compaction",
-                "timestamp": T,
-                "from_turn": 0,
-                "to_turn": 2,
-                "tool_calls": {"policy": "shred"},
-            },
+            {"type": "compaction", "timestamp": T, "from_turn": 0, "to_turn": 2, "tool_calls": {"policy": "shred"}},
             ["tool_calls"],
         ),
-        (
-            {"type": "compaction", "timestamp": T, "from_turn": 0, "to_turn": 1, "summary": "S"},
-            ["summary"],
-        ),
+        ({"type": "compaction", "timestamp": T, "from_turn": 0, "to_turn": 1, "summary": "S"}, ["summary"]),
         ({"type": "compaction_reset", "timestamp": T, "withdraw": "all"}, ["withdraw"]),
         ({"type": "conversation_start", "timestamp": T}, ["conversation_id"]),
         ({"type": "turn_start", "timestamp": "yesterday"}, ["timestamp", "yesterday"]),
@@ -176,13 +149,8 @@ def test_parse_time_refuses_non_dates(text: str) -> None:
 def test_format_time_is_utc_with_microseconds() -> None:
     assert format_time(datetime(2026, 1, 5, 9, 0, 7, tzinfo=UTC)) == "2026-01-05T09:00:07.000000Z"
     plus_two = timezone(timedelta(hours=2))
-    assert (
-        format_time(datetime(2026, 1, 5, 11, 0, 7, 5, tzinfo=plus_two))
-        == "2026-01-05T09:00:07.000005Z"
-    )
-    assert format_time(datetime(2026, 1, 5, 9, 0, 7)) == "2026-01-05T09:00:07.000000Z", (
-        "naive is UTC"
-    )
+    assert format_time(datetime(2026, 1, 5, 11, 0, 7, 5, tzinfo=plus_two)) == "2026-01-05T09:00:07.000005Z"
+    assert format_time(datetime(2026, 1, 5, 9, 0, 7)) == "2026-01-05T09:00:07.000000Z", "naive is UTC"
     moment = datetime(2026, 3, 1, 12, 30, 1, 999999, tzinfo=UTC)
     assert parse_time(format_time(moment)) == moment
 

@@ -62,8 +62,6 @@ def test_ids_count_deciseconds_and_step_past_collisions() -> None:
     first = ids.new_id(moment, lambda c: False)
     assert first == f"jp-c{int(moment.timestamp() * 10)}"
     taken = {first, ids.from_deciseconds(ids.deciseconds(moment) + 1)}
-    assert ids.new_id(moment, taken.__contains__) == ids.from_deciseconds(
-        ids.deciseconds(moment) + 2
-    )
+    assert ids.new_id(moment, taken.__contains__) == ids.from_deciseconds(ids.deciseconds(moment) + 2)
     assert ids.created_at(first) == datetime(2026, 3, 1, 12, 0, 0, 200000, tzinfo=UTC)
     assert ids.created_at(first + "-abc") == ids.created_at(first)

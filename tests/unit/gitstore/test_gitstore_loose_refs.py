@@ -52,9 +52,7 @@ def test_a_move_is_what_git_reads_and_logs(store: tuple[pygit2.Repository, list[
     git(gitdir, "fsck", "--no-progress")
 
 
-def test_a_packed_ref_moves_over_its_packed_line(
-    store: tuple[pygit2.Repository, list[str]],
-) -> None:
+def test_a_packed_ref_moves_over_its_packed_line(store: tuple[pygit2.Repository, list[str]]) -> None:
     repo, commits = store
     gitdir = Path(repo.path)
     git(gitdir, "pack-refs", "--all", "--prune")
@@ -64,9 +62,7 @@ def test_a_packed_ref_moves_over_its_packed_line(
     assert pygit2.Repository(str(gitdir)).lookup_reference(REF).target == pygit2.Oid(hex=commits[2])
 
 
-def test_a_ref_that_moved_first_is_left_as_it_is(
-    store: tuple[pygit2.Repository, list[str]],
-) -> None:
+def test_a_ref_that_moved_first_is_left_as_it_is(store: tuple[pygit2.Repository, list[str]]) -> None:
     repo, commits = store
     gitdir = Path(repo.path)
     ref = repo.lookup_reference(REF)  # read at commits[0]
@@ -104,9 +100,7 @@ def test_a_symbolic_ref_is_left_to_libgit2(store: tuple[pygit2.Repository, list[
     assert not (gitdir / f"{REF}.lock").exists()
 
 
-def test_of_racing_moves_from_one_value_one_wins(
-    store: tuple[pygit2.Repository, list[str]],
-) -> None:
+def test_of_racing_moves_from_one_value_one_wins(store: tuple[pygit2.Repository, list[str]]) -> None:
     repo, commits = store
     gitdir = Path(repo.path)
     won: list[str] = []

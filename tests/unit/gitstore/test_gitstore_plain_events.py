@@ -63,6 +63,4 @@ def test_the_usual_shapes_take_the_plain_path() -> None:
     assert _quick({"type": "chat_response", "timestamp": T, "message": "m"}) is not None
     assert _quick({"type": "source_record", "timestamp": T, "record": {}}) is not None
     # an unusual shape is the models' to judge
-    assert (
-        _quick({"type": "chat_request", "timestamp": T, "content": "x", "attachments": []}) is None
-    )
+    assert _quick({"type": "chat_request", "timestamp": T, "content": "x", "attachments": []}) is None

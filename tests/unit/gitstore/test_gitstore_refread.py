@@ -163,6 +163,7 @@ def test_config_flags_read_as_git_reads_them(path: Path) -> None:
     assert config_flag(path, "jp", "store") is None
 
 
+
 def test_a_folder_git_prunes_under_a_pattern_read_finds_its_refs_packed(
     store: Store, path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

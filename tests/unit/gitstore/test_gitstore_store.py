@@ -152,11 +152,7 @@ def test_the_active_conversation_is_a_symbolic_ref(store: Store, path: Path) -> 
 
 def test_hold_is_exclusive_across_stores(store: Store, path: Path) -> None:
     other = Store(path)
-    with (
-        store.refs.hold("jp-c1"),
-        pytest.raises(ConversationBusy),
-        other.refs.hold("jp-c1", wait=0.1),
-    ):
+    with store.refs.hold("jp-c1"), pytest.raises(ConversationBusy), other.refs.hold("jp-c1", wait=0.1):
         pass
     with other.refs.hold("jp-c1"):
         pass  # released when the first holder left

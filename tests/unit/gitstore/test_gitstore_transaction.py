@@ -76,14 +76,7 @@ def test_review_apply_half_done_is_finished(store: Store, path: Path, tip: str) 
     review_tip = store.log.create("jp-c3", [start("jp-c3")], tip, "review")
     store.refs.set_active("jp-c3")
     applied = store.log.write_commits(
-        [
-            {
-                "type": "compaction",
-                "timestamp": "2026-01-05T10:00:00.000000Z",
-                "from_turn": 0,
-                "to_turn": 0,
-            }
-        ],
+        [{"type": "compaction", "timestamp": "2026-01-05T10:00:00.000000Z", "from_turn": 0, "to_turn": 0}],
         tip,
     )[-1]
     updates = [
@@ -114,10 +107,7 @@ def test_a_ref_another_writer_moved_since_is_left_alone(store: Store, path: Path
     other_tip = store.refs.require("jp-c2").tip
     moved = store.log.append("jp-c2", [request("later")], other_tip, "someone else")
     done = store.log.write_commits([request("op", 50)], tip)[-1]
-    updates = [
-        RefUpdate(refs.live("jp-c1"), tip, done),
-        RefUpdate(refs.live("jp-c2"), other_tip, None),
-    ]
+    updates = [RefUpdate(refs.live("jp-c1"), tip, done), RefUpdate(refs.live("jp-c2"), other_tip, None)]
     file = journal(path, updates)
     git(path, "update-ref", "refs/conversations/jp-c1", done, tip)
     Store(path)
@@ -169,19 +159,14 @@ def test_a_stale_ref_lock_of_a_dead_writer_is_removed(path: Path, tip: str) -> N
 
 def test_apply_is_all_or_nothing_against_a_moved_ref(store: Store, path: Path, tip: str) -> None:
     before = git(path, "for-each-ref")
-    stale = [
-        RefUpdate(refs.live("jp-c1"), "0" * 40, None),
-        RefUpdate(refs.archived("jp-c1"), None, tip),
-    ]
+    stale = [RefUpdate(refs.live("jp-c1"), "0" * 40, None), RefUpdate(refs.archived("jp-c1"), None, tip)]
     with pytest.raises(ConcurrentUpdate):
         store.refs.move(stale, "stale")
     assert git(path, "for-each-ref") == before
     assert not list((path / "jp" / "ops").glob("*.json"))
 
 
-def test_a_crash_after_the_journal_is_finished_by_the_next_store(
-    store: Store, path: Path, tip: str
-) -> None:
+def test_a_crash_after_the_journal_is_finished_by_the_next_store(store: Store, path: Path, tip: str) -> None:
     class Crash(Exception):
         pass
 

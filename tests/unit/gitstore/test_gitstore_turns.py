@@ -40,9 +40,7 @@ def test_case_10_events_before_the_first_turn_start() -> None:
 
 
 def test_leading_and_consecutive_turn_starts() -> None:
-    assert turn_indices([TS, TS, cr("x")]) == [0, 1, 1], (
-        "[TS, TS, CR]: turn 0 [TS], turn 1 [TS, CR]"
-    )
+    assert turn_indices([TS, TS, cr("x")]) == [0, 1, 1], "[TS, TS, CR]: turn 0 [TS], turn 1 [TS, CR]"
     assert turn_count([TS]) == 1
     assert turn_count([cr("no markers"), answer("at all")]) == 1
 
@@ -89,42 +87,23 @@ def test_case_11_turn_at_time() -> None:
 
 
 def tool_request(call_id: str, second: int) -> dict[str, Any]:
-    return {
-        "type": "tool_call_request",
-        "timestamp": at(second),
-        "id": call_id,
-        "name": "fs",
-        "arguments": {},
-    }
+    return {"type": "tool_call_request", "timestamp": at(second), "id": call_id, "name": "fs", "arguments": {}}
 
 
 def tool_response(call_id: str, second: int) -> dict[str, Any]:
-    return {
-        "type": "tool_call_response",
-        "timestamp": at(second),
-        "id": call_id,
-        "content": "ok",
-        "is_error": False,
-    }
+    return {"type": "tool_call_response", "timestamp": at(second), "id": call_id, "content": "ok", "is_error": False}
 
 
 def test_case_12_gemini_style_id_reuse_is_accepted(store: Store) -> None:
     tip = store.log.create("jp-c1", [start("jp-c1"), *turn(1)], None, "test")
-    reuse = [
-        tool_request("X", 10),
-        tool_request("X", 11),
-        tool_response("X", 12),
-        tool_response("X", 13),
-    ]
+    reuse = [tool_request("X", 10), tool_request("X", 11), tool_response("X", 12), tool_response("X", 13)]
     store.log.append("jp-c1", reuse, tip, "test")
     assert [e["type"] for e in store.log.load("jp-c1").events][-4:] == [e["type"] for e in reuse]
 
 
 @pytest.mark.parametrize("case", ["orphan", "earlier-turn", "twice"])
 def test_case_12_unmatched_tool_responses_are_refused(store: Store, case: str) -> None:
-    tip = store.log.create(
-        "jp-c1", [start("jp-c1"), *turn(1), tool_request("A", 5), tool_response("A", 6)], None, "t"
-    )
+    tip = store.log.create("jp-c1", [start("jp-c1"), *turn(1), tool_request("A", 5), tool_response("A", 6)], None, "t")
     tip = store.log.append("jp-c1", turn(2, 10), tip, "t")
     bad = {
         "orphan": [tool_response("nope", 20)],
@@ -142,15 +121,8 @@ def _turns_step_by_step(events: list[dict[str, Any]]) -> list[int]:
     out, current, seen = [], 0, False
     for event in events:
         kind = event.get("type")
-        if kind in {
-            "turn_start",
-            "chat_request",
-            "chat_response",
-            "tool_call_request",
-            "tool_call_response",
-            "inquiry_request",
-            "inquiry_response",
-        }:
+        if kind in {"turn_start", "chat_request", "chat_response", "tool_call_request",
+                    "tool_call_response", "inquiry_request", "inquiry_response"}:
             if kind == "turn_start" and seen:
                 current += 1
             seen = True
@@ -161,23 +133,12 @@ def _turns_step_by_step(events: list[dict[str, Any]]) -> list[int]:
 def test_turn_indices_agree_with_the_rule_step_by_step_on_random_streams() -> None:
     import random
 
-    kinds = [
-        "turn_start",
-        "chat_request",
-        "chat_response",
-        "tool_call_request",
-        "config_delta",
-        "compaction",
-        "conversation_start",
-        None,
-        5,
-    ]
+    kinds = ["turn_start", "chat_request", "chat_response", "tool_call_request",
+             "config_delta", "compaction", "conversation_start", None, 5]
     rng = random.Random(7)
     for _ in range(2000):
-        events = [
-            {"type": rng.choice(kinds)} if rng.random() > 0.05 else {}
-            for _ in range(rng.randrange(0, 12))
-        ]
+        events = [{"type": rng.choice(kinds)} if rng.random() > 0.05 else {}
+                  for _ in range(rng.randrange(0, 12))]
         got = turn_indices(events)
         assert got == _turns_step_by_step(events), events
         assert all(type(n) is int for n in got)  # never a bool from the counting

@@ -78,10 +78,7 @@ def test_a_last_line_without_its_newline_waits() -> None:
 
 
 def test_windows_line_ends_are_read() -> None:
-    assert parse_lines(b'{"type": "a"}\r\n{"type": "b"}\r\n', 1024).records == [
-        {"type": "a"},
-        {"type": "b"},
-    ]
+    assert parse_lines(b'{"type": "a"}\r\n{"type": "b"}\r\n', 1024).records == [{"type": "a"}, {"type": "b"}]
 
 
 # -- Claude Code ------------------------------------------------------------------------

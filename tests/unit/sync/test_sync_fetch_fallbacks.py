@@ -133,8 +133,7 @@ def test_a_server_without_shallow_clients_is_fetched_from_the_store(tmp_path: Pa
     desktop = machine(tmp_path, "desktop", str(remote), counting, env)
     config = desktop.here.place.gitdir / "config"
     config.write_text(
-        config.read_text()
-        + f'[protocol]\n\tversion = 0\n[remote "origin"]\n\tuploadpack = {wrapper}\n'
+        config.read_text() + f"[protocol]\n\tversion = 0\n[remote \"origin\"]\n\tuploadpack = {wrapper}\n"
     )
     fetches = pulled_twice(laptop, desktop, log)
     assert [("/jp/fetch-" in c) for c in fetches] == [True, False, True, False], fetches

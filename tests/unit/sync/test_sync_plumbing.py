@@ -51,9 +51,7 @@ def test_remote_add_writes_jp_refspecs(repo: pygit2.Repository) -> None:
     assert set(info.push) == set(remotes.PUSH_REFSPECS)
     assert "+refs/notes/meta*:refs/jp-remotes/origin/notes/meta*" in info.fetch
     assert "+refs/notes/source*:refs/jp-remotes/origin/notes/source*" in info.fetch
-    assert not [
-        s for s in info.fetch + info.push if s.startswith(("refs/notes/*", "+refs/notes/*"))
-    ]
+    assert not [s for s in info.fetch + info.push if s.startswith(("refs/notes/*", "+refs/notes/*"))]
     assert remotes.add(repo, "origin", "/srv/x.git") == "unchanged"
     with pytest.raises(SyncError, match="already exists"):
         remotes.add(repo, "origin", "/srv/other.git")

@@ -21,9 +21,7 @@ def run(code: str, cap: int | None = None, timeout: float = 60) -> tuple[str, bo
 
 
 def test_latin1_and_binary_output_are_a_result_not_a_crash() -> None:
-    text, error = run(
-        "import sys; sys.stdout.buffer.write('Jos\\xe9 Mu\\xf1oz\\n'.encode('latin-1'))"
-    )
+    text, error = run("import sys; sys.stdout.buffer.write('Jos\\xe9 Mu\\xf1oz\\n'.encode('latin-1'))")
     assert not error
     assert text.startswith("Jos\ufffd Mu\ufffdoz\n")
     assert "[jp: the output is not UTF-8 text: 2 byte(s) shown as U+FFFD]" in text
@@ -37,7 +35,9 @@ def test_utf8_output_is_kept_exactly() -> None:
 
 
 def test_a_failing_command_with_latin1_errors_is_an_error_result() -> None:
-    text, error = run("import sys; sys.stderr.buffer.write(b'bad \\xff'); sys.exit(3)")
+    text, error = run(
+        "import sys; sys.stderr.buffer.write(b'bad \\xff'); sys.exit(3)"
+    )
     assert error and text.startswith("tool t exited 3: bad \ufffd") and "not UTF-8" in text
 
 

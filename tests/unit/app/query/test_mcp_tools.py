@@ -32,9 +32,7 @@ OBJECT = {"type": "object", "properties": {"q": {"type": "string"}}}
         ("s", {"type": "object", "description": "x" * 70_000}, "over 64 KB"),
     ],
 )
-def test_a_listed_tool_is_refused_for_a_reason(
-    name: object, schema: object, why: str | None
-) -> None:
+def test_a_listed_tool_is_refused_for_a_reason(name: object, schema: object, why: str | None) -> None:
     found = refusal(Listed(name, "d", schema), "srv")
     assert found is None if why is None else (found is not None and why in found)
 
@@ -70,21 +68,13 @@ def test_a_conversation_may_switch_off_or_make_ask_never_loosen() -> None:
     assert settings(config, server, "fs", "old") == (False, "unattended")
 
 
-def test_a_recorded_delta_chooses_among_a_servers_tools_and_defines_no_server(
-    tmp_path: Path,
-) -> None:
+def test_a_recorded_delta_chooses_among_a_servers_tools_and_defines_no_server(tmp_path: Path) -> None:
     user = tmp_path / "config" / "jp" / "config.toml"
     user.parent.mkdir(parents=True)
-    user.write_text(
-        '[providers.mcp.fs]\ncommand = "srv"\n[providers.mcp.fs.tools."*"]\nrun = "unattended"\n'
-    )
+    user.write_text('[providers.mcp.fs]\ncommand = "srv"\n[providers.mcp.fs.tools."*"]\nrun = "unattended"\n')
     delta = {
-        "conversation": {
-            "tools": {
-                "mcp.fs.read": {"enable": False, "confirm": True},
-                "mcp.other.x": {"enable": True},
-            }
-        },
+        "conversation": {"tools": {"mcp.fs.read": {"enable": False, "confirm": True},
+                                   "mcp.other.x": {"enable": True}}},
         "providers": {"mcp": {"evil": {"command": "rm -rf /"}}},
     }
     environ = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "HOME": str(tmp_path)}
@@ -97,22 +87,9 @@ def test_a_recorded_delta_chooses_among_a_servers_tools_and_defines_no_server(
 
 
 def test_the_schema_checks_a_server_and_mcp_is_no_model_provider() -> None:
-    validate(
-        {
-            "providers": {
-                "mcp": {
-                    "fs": {
-                        "command": "s",
-                        "args": ["-v"],
-                        "env": ["TOKEN"],
-                        "startup_timeout_secs": 5,
-                        "tools": {"*": {"run": "skip"}},
-                    }
-                }
-            }
-        },
-        "t",
-    )
+    validate({"providers": {"mcp": {"fs": {"command": "s", "args": ["-v"], "env": ["TOKEN"],
+                                           "startup_timeout_secs": 5,
+                                           "tools": {"*": {"run": "skip"}}}}}}, "t")
     with pytest.raises(ConfigError, match="run must be"):
         validate({"providers": {"mcp": {"fs": {"tools": {"x": {"run": "always"}}}}}}, "t")
     with pytest.raises(ConfigError, match="unknown key providers.mcp.fs.kind"):
@@ -132,17 +109,11 @@ def test_a_tool_the_users_file_turned_off_is_never_switched_on_by_a_delta(tmp_pa
         "[providers.mcp.fs.tools.rm]\nenable = false\n"
         '[conversation.tools.shell]\ncommand = ["sh"]\nenable = false\n'
     )
-    chosen = {
-        "mcp.fs.rm": {"enable": True},
-        "shell": {"enable": True},
-        "mcp.fs.ls": {"enable": True},
-    }
+    chosen = {"mcp.fs.rm": {"enable": True}, "shell": {"enable": True}, "mcp.fs.ls": {"enable": True}}
     environ = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "HOME": str(tmp_path)}
     for own in (False, True):  # a recorded delta outlives its command: own ones too
         delta = Recorded({"conversation": {"tools": chosen}}, "delta", own=own)
-        config = load_config(
-            environ=environ, store_config=None, files=(), overrides=(), deltas=[delta]
-        )
+        config = load_config(environ=environ, store_config=None, files=(), overrides=(), deltas=[delta])
         server = config.data["providers"]["mcp"]["fs"]
         assert settings(config, server, "fs", "rm") == (False, "unattended")
         assert config.data["conversation"]["tools"]["shell"]["enable"] is False
@@ -168,9 +139,7 @@ def test_a_server_that_never_starts_costs_its_startup_limit_not_more() -> None:
     from porcelain.app.query.mcp_client import McpError, McpServers, ServerSpec
 
     server = Path(__file__).resolve().parents[3] / "support" / "mcp_server.py"
-    spec = ServerSpec(
-        "t", sys.executable, (str(server), "slow"), {"PATH": "/usr/bin:/bin"}, 1.0, 5.0
-    )
+    spec = ServerSpec("t", sys.executable, (str(server), "slow"), {"PATH": "/usr/bin:/bin"}, 1.0, 5.0)
     servers = McpServers()
     start = time.monotonic()
     try:

@@ -188,9 +188,7 @@ def test_compact_with_the_loaded_conversation_appends_the_same(
     plain = once(SOURCE)
     assert made == []  # every raw range fit: no projection
     # back to the tip before the compaction, and again from the loaded source
-    store.refs.move(
-        [RefUpdate(refs.live(SOURCE), store.refs.require(SOURCE).tip, tip)], "test: rewind"
-    )
+    store.refs.move([RefUpdate(refs.live(SOURCE), store.refs.require(SOURCE).tip, tip)], "test: rewind")
     assert once(store.log.load(SOURCE)) == plain
 
 
@@ -202,8 +200,7 @@ def test_the_reviews_own_configuration_entries_are_accepted_and_nothing_else(
     _source(store, [])
     started = _start(store, config)
     conv = store.log.load(started.review_id)
-    deltas = {
-        c for e, c in zip(conv.events, conv.commits, strict=True) if e.get("type") == "config_delta"
-    }
+    deltas = {c for e, c in zip(conv.events, conv.commits, strict=True)
+              if e.get("type") == "config_delta"}
     assert deltas  # the review writes its configuration as entries of its own
     assert accepted_commits(store) == frozenset(deltas)
