@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING
 
 from gitstore import faults
 from gitstore.errors import ConcurrentUpdate, EnvironmentFault, LockedRef, environment_fault
-from gitstore.fs import flock, pruned, retry
+from gitstore.fs import flock, retry
 from gitstore.fs.place import Place
-from gitstore.git import objects
+from gitstore.git import objects, pruned
 from gitstore.git.refs import loose
 from gitstore.oplog.model import SYMBOLIC, Op, printable
 
@@ -240,7 +240,7 @@ def write(repo: pygit2.Repository, op: Op, signature: pygit2.Signature) -> str:
     """Add ``op`` as the newest operation; returns its commit id.
 
     Its objects are written loose; a ``git gc --prune=now`` beside the write is
-    met as ``gitstore/fs/pruned.py`` says (written again once, then named).
+    met as ``gitstore/git/pruned.py`` says (written again once, then named).
     """
     folder = objects.folder(Path(repo.path))
     written = pruned.Written(repo)

@@ -30,8 +30,7 @@ from gitstore import faults, ids
 from gitstore.clock import seconds
 from gitstore.errors import ConversationExists
 from gitstore.events import validate
-from gitstore.fs import pruned
-from gitstore.git import objects, refs
+from gitstore.git import objects, pruned, refs
 from gitstore.git.refs.transaction import RefUpdate
 from gitstore.git.refs.update import update_refs
 from gitstore.store import packwrite

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 from gitstore.boundary import Limits
 from gitstore.clock import Clock
-from gitstore.fs import writers
 from gitstore.fs.place import Place
+from gitstore.git import writers
 from gitstore.git.refs import transaction
 from gitstore.store.ground import Ground
 from gitstore.store.parts import Local, Log, Notes, Ops, Refs

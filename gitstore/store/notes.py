@@ -19,7 +19,7 @@ lines, like ``git notes merge -s cat_sort_uniq`` (``metalines.py``, whose
 names this module re-exports).
 
 A write's objects are written loose by libgit2; a ``git gc --prune=now``
-beside it is met as ``gitstore/fs/pruned.py`` says.
+beside it is met as ``gitstore/git/pruned.py`` says.
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ from typing import TYPE_CHECKING
 from gitstore import faults
 from gitstore.boundary import NOTES_MAX_DEPTH
 from gitstore.errors import ConcurrentUpdate, LockedRef
-from gitstore.fs import flock, pruned, retry
-from gitstore.git import objects
+from gitstore.fs import flock, retry
+from gitstore.git import objects, pruned
 from gitstore.git.refs import loose
 from gitstore.git.refs.transaction import RefUpdate
 from gitstore.store.metalines import compact_meta, last_stamp, meta_line, meta_values, union
@@ -334,7 +334,7 @@ def update(
     gitdir = Path(repo.path)
     prepare = partial(_prepare, repo, ref, changes, signature, message, also, onto)
     for _ in retry.jittered(RETRIES):
-        step = pruned.once(partial(pruned.reread, prepare, gitdir, ref), gitdir / "objects")
+        step = pruned.once(partial(pruned.reread, prepare, gitdir, ref), objects.folder(gitdir))
         if step is None:
             return
         current, old, oid, written = step

@@ -35,8 +35,9 @@ from gitstore import faults
 from gitstore.errors import EnvironmentFault, environment_fault
 from gitstore.events import Event, commits
 from gitstore.events.kinds import Kind
-from gitstore.fs import atomic, writers
+from gitstore.fs import atomic
 from gitstore.git import pack as gitpack
+from gitstore.git import writers
 from gitstore.git.objects import BLOB, COMMIT, TREE, Who
 from gitstore.git.pack import PackFile
 

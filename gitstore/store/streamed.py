@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING
 
 from gitstore.errors import EnvironmentFault
 from gitstore.events import Event, validate
-from gitstore.fs import diskfault, pruned
+from gitstore.fs import diskfault
 from gitstore.fs.place import Place
-from gitstore.git import objects
+from gitstore.git import objects, pruned
 from gitstore.store import packwrite
 from gitstore.store.repo import open_repo
 from gitstore.store.types import EventSource

@@ -35,10 +35,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from gitstore.errors import SyncError
-from gitstore.git import command
+from gitstore.git import command, sidegit
 from gitstore.git.command import error_lines
 from gitstore.git.refs import files as refread
-from gitstore.sync import firstclone, remotes, sidegit
+from gitstore.git.refs import packedform
+from gitstore.sync import firstclone, remotes
 from gitstore.sync.transport import FSCK, NO_REFLOG, GitCli, Transport
 
 # copies written through libgit2 up to this many, in a store whose packed-refs is
@@ -155,6 +156,6 @@ def write_copies(transport: GitCli, gitdir: Path, values: dict[str, str | None])
 
 def _packed_size(gitdir: Path) -> int:
     try:
-        return os.stat(gitdir / "packed-refs").st_size
+        return os.stat(packedform.path(gitdir)).st_size
     except OSError:
         return 0

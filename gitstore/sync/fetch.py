@@ -36,6 +36,7 @@ import pygit2
 
 from gitstore.boundary import Limits
 from gitstore.errors import EnvironmentFault, SyncError, environment_fault
+from gitstore.git import pack as gitpack
 from gitstore.git.refs import files as refread
 from gitstore.git.refs import quarantine
 from gitstore.sync import beside, firstclone, inbound, journal, journalstate, remotes
@@ -373,7 +374,7 @@ def fetch_reason(text: str) -> str:
 
 
 def _tmp_packs(gitdir: Path) -> set[Path]:
-    return set((gitdir / "objects" / "pack").glob("tmp_pack_*"))
+    return set(gitpack.folder(gitdir).glob("tmp_pack_*"))
 
 
 def _clear_tmp_packs(gitdir: Path, before: set[Path]) -> None:

@@ -26,11 +26,12 @@ from pathlib import Path
 
 from gitstore.errors import EnvironmentFault, RefBusy, SyncError
 from gitstore.fs import atomic
-from gitstore.fs.writers import free_stem
-from gitstore.git import command
+from gitstore.git import command, objects
+from gitstore.git import pack as gitpack
 from gitstore.git.refs import bulk
 from gitstore.git.refs import files as refread
 from gitstore.git.refs.transaction import WAIT_SECONDS
+from gitstore.git.writers import free_stem
 from gitstore.sync import remotes
 from gitstore.sync.transport import FSCK, GitCli, Transport
 
@@ -60,7 +61,7 @@ def sweep(gitdir: Path, work: Path, mark: str) -> None:
     refread.forget(work)  # its packed-refs as last read: megabytes in a big first pull
     if work.exists():
         shutil.rmtree(work, ignore_errors=True)
-    for keep in (gitdir / "objects" / "pack").glob("pack-*.keep"):
+    for keep in gitpack.folder(gitdir).glob("pack-*.keep"):
         try:
             if keep.read_text(errors="replace") == mark:
                 keep.unlink()
@@ -131,9 +132,9 @@ def _copies(work: Path, tracking: str) -> dict[str, str]:
 
 
 def has_loose_objects(work: Path) -> bool:
-    objects = work / "objects"
+    folder = objects.folder(work)
     try:
-        return any(len(p.name) == 2 and any(p.iterdir()) for p in objects.iterdir() if p.is_dir())
+        return any(len(p.name) == 2 and any(p.iterdir()) for p in folder.iterdir() if p.is_dir())
     except OSError:
         return True
 
@@ -141,9 +142,9 @@ def has_loose_objects(work: Path) -> bool:
 def move_packs(work: Path, gitdir: Path, mark: str, kept: list[Path]) -> None:
     """The clone's packs moved into this store, each behind a ``.keep`` (added to
     ``kept`` as it is written, so that a failure midway still removes it)."""
-    into = gitdir / "objects" / "pack"
+    into = gitpack.folder(gitdir)
     into.mkdir(parents=True, exist_ok=True)
-    for pack in sorted((work / "objects" / "pack").glob("pack-*.pack")):
+    for pack in sorted(gitpack.folder(work).glob("pack-*.pack")):
         # a pack of this name here already may be one git's repack is deleting: not reused
         stem = free_stem(into, pack.stem)
         keep = into / f"{stem}.keep"

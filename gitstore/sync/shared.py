@@ -26,7 +26,7 @@ from functools import partial
 from gitstore import faults
 from gitstore.errors import SyncError
 from gitstore.events import Event
-from gitstore.fs import pruned
+from gitstore.git import pruned
 from gitstore.git.refs import transaction
 from gitstore.git.refs.transaction import RefUpdate
 from gitstore.store import packwrite

@@ -20,11 +20,11 @@ import pygit2
 from gitstore.errors import SyncError
 from gitstore.fs import retry
 from gitstore.fs.place import Place
-from gitstore.git import command
+from gitstore.git import command, sidegit
 from gitstore.git.command import RefResult, error_lines, parse_porcelain, remote_said
 from gitstore.git.refs import files as refread
 from gitstore.store import maintenance
-from gitstore.sync import pushto, sidegit, staged
+from gitstore.sync import pushto, staged
 from gitstore.sync.plan import RemoteUpdate
 
 if TYPE_CHECKING:

@@ -142,7 +142,7 @@ def test_notes_and_op_log_writes_beside_prune_now_are_kept_or_named(tmp_path: Pa
     """Every note and operation commit is written loose before its ref moves, so
     `git gc --prune=now` (which deletes every unreachable loose object) may take it
     before the ref points at it: jp writes it again, once, before and after the
-    move (``gitstore/fs/pruned.py``), and a write or read it spoils again names the
+    move (``gitstore/git/pruned.py``), and a write or read it spoils again names the
     prune in one line.  After the loop the store is whole and holds every write
     that said it succeeded."""
     box = Sandbox(tmp_path / "box")

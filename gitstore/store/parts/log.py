@@ -27,8 +27,8 @@ from gitstore.errors import (
 from gitstore.events import Event, commits, validate
 from gitstore.events.kinds import Kind
 from gitstore.events.turns import check_tool_responses
-from gitstore.fs import pruned, retry
-from gitstore.git import objects, refs
+from gitstore.fs import retry
+from gitstore.git import objects, pruned, refs
 from gitstore.git.refs import transaction
 from gitstore.git.refs.transaction import RefUpdate
 from gitstore.git.refs.update import update_refs
@@ -123,7 +123,7 @@ class Log(Chains):
             if event.get("type") == Kind.TOOL_CALL_REQUEST:
                 names[str(event.get("id"))] = str(event.get("name"))
             put = partial(self._event_commit, event, data, parent, names)
-            oid = pruned.make(put, self._g.gitdir / "objects")
+            oid = pruned.make(put, objects.folder(self._g.gitdir))
             rows.append((str(oid), parent, event))
             parent = str(oid)
             out.append(parent)
@@ -331,7 +331,7 @@ class Log(Chains):
         """Write ``events`` on ``parent`` (an ancestor of the tip, or None: a new root)
         and move ``cid``'s ref from ``expected`` to their last commit (``StaleTip`` if
         it moved): the chain after ``parent`` replaced (``jp conversation redact``).
-        The commits exist before the ref moves (beside a prune: ``fs/pruned.py``)."""
+        The commits exist before the ref moves (beside a prune: ``git/pruned.py``)."""
         if not events:
             raise ValueError("a rewrite needs at least one event")
         try:

@@ -1,4 +1,4 @@
-"""Writes beside git's prune: the one rule of ``gitstore/fs/pruned.py``.
+"""Writes beside git's prune: the one rule of ``gitstore/git/pruned.py``.
 
 git's prune, run between a write's objects and its ref move (the fault points
 ``notes:objects-written`` and ``oplog:objects-written``), deletes every loose
@@ -18,7 +18,7 @@ import pytest
 
 from gitstore import faults
 from gitstore.errors import EnvironmentFault, StoreError
-from gitstore.fs import pruned, writers
+from gitstore.git import pruned, writers
 from gitstore.oplog import log as oplog
 from gitstore.oplog.model import Move, Op
 from gitstore.store import notes

@@ -1,5 +1,5 @@
 """A push of a few refs sent from a repository beside the store
-(``gitstore.sync.sidegit``): git reads none of the store's refs, the remote gets
+(``gitstore.git.sidegit``): git reads none of the store's refs, the remote gets
 the same refs and the same journal entry, a remote's own push settings still
 apply, a rejection is still reported, and nothing is left behind."""
 
@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from gitstore.errors import EnvironmentFault
-from gitstore.sync import beside, journal, sidegit
+from gitstore.git import sidegit
+from gitstore.sync import beside, journal
 from gitstore.sync.pull import Syncer
 from gitstore.sync.push import push
 from tests.unit.sync.test_sync_processes import (
