@@ -144,3 +144,19 @@ def test_every_string_of_a_value_keys_included_is_masked_and_counted() -> None:
     assert redact_value({"plain": ["text", 1]}) == ({"plain": ["text", 1]}, {})
     kept, found = redact_value(value, AllowList(kinds=frozenset({"stripe key"})))
     assert found == {"github token": 1} and key in json.dumps(kept) and token not in json.dumps(kept)
+
+
+def test_a_records_redaction_is_deterministic_and_keeps_json_inside_strings_json() -> None:
+    """What `redaction.on_import` and `export --redact` rely on: the same records give
+    the same redaction (a re-import compares equal), and a JSON text inside a string
+    (a Codex call's arguments) stays JSON."""
+    inner = json.dumps({"cmd": ["curl", "-H", f"Authorization: token {PLANTED['github token'][1]}"],
+                        "env": PLANTED["aws secret access key"][0]})  # fmt: skip
+    records = [{"type": "response_item", "payload": {"type": "function_call", "arguments": inner}},
+               {"type": "user", "message": {"content": PLANTED["private key"][0]}}]  # fmt: skip
+    once, found = redact_value(records)
+    assert redact_value(records)[0] == once and redact_value(once) == (once, {})
+    assert set(found) == {"github token", "aws secret access key", "private key"}
+    args = json.loads(once[0]["payload"]["arguments"])
+    assert "[redacted: github token]" in args["cmd"][2] and "[redacted: aws secret access key]" in args["env"]
+    assert PLANTED["private key"][1] not in json.dumps(once)
