@@ -10,6 +10,7 @@ from porcelain.app.session_summary import config_mark, keep_summary
 from porcelain.app.sessions import FileOutcome, import_files
 from porcelain.commands.context import App
 from porcelain.domain import sessionreport as report
+from porcelain.domain.escaping import escape_untrusted
 from porcelain.domain.sessionfiles import Found, find_files
 
 
@@ -124,7 +125,14 @@ def export_sessions(app: App, tool: str, target: str | None, dest: Path) -> None
             "id": loc.cid,
             "output": str(dest),
             "files": [
-                {"id": w.cid, "path": str(w.path), "records": w.records, "jp_turns": w.jp_turns}
+                {
+                    "id": w.cid,
+                    "path": str(w.path),
+                    "records": w.records,
+                    "jp_turns": w.jp_turns,
+                    "session": w.session,
+                    "cwd": w.cwd,
+                }
                 for w in written
             ],
         }
@@ -132,6 +140,10 @@ def export_sessions(app: App, tool: str, target: str | None, dest: Path) -> None
         return
     for w in written:
         app.output.line(f"Exported {w.cid} ({w.records} records) to {w.path}")
+        if w.session:  # from the records: data, escaped
+            resume = "claude --resume" if tool == "claude-code" else "codex resume"
+            place = f" in {escape_untrusted(w.cwd, one_line=True)}" if w.cwd else ""
+            app.output.line(f"  resume it: {resume} {escape_untrusted(w.session, one_line=True)}{place}")
         if w.jp_turns:
             s = "s" if w.jp_turns != 1 else ""
             app.output.note(
