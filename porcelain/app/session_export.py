@@ -35,6 +35,8 @@ class Written:
     records: int
     jp_turns: int = 0  # turns added in jp (`q -i`), which the tool's file does not hold
     secrets: Counter[str] = field(default_factory=Counter)  # the kinds redacted (``redact``)
+    session: str | None = None  # the session id to resume (a session's own file only)
+    cwd: str | None = None  # the folder its records name (where to resume it)
 
 
 def jp_turns(tool: str, events: Sequence[Event]) -> int:
@@ -118,7 +120,10 @@ def export_session(
         for name, data in side.items():
             write_atomic(path.parent / name, data, durable=True, mode=PRIVATE)
         write_records(path, recs)
-        out.append(Written(owner, path, len(recs), added, kinds))
+        main = owner == cid and not origin.get("agent")
+        session = str(origin.get("session") or "") or None if main else None
+        where = giveback.file_cwd(tool, recs) or None if main else None
+        out.append(Written(owner, path, len(recs), added, kinds, session, where))
     return out
 
 
@@ -151,7 +156,7 @@ def _export_own(
     _check_all(dest, [(cid, path, recs, {}, 0, kinds)])
     _folders(dest, path.parent)
     write_records(path, recs)
-    return Written(cid, path, len(recs), 0, kinds)
+    return Written(cid, path, len(recs), 0, kinds, context.session, context.cwd or None)
 
 
 def own_path(

@@ -226,3 +226,29 @@ def test_a_conversation_imported_from_codex_is_not_written_as_claude_code(
     ).stderr
     assert "holds codex's records" in err and "--to codex" in err
     assert not (tmp_path / "o").exists()
+
+
+def test_export_names_the_session_to_resume_and_escapes_what_the_records_say(
+    user: User, tmp_path: Path
+) -> None:
+    hostile = [x.replace('"cwd":"/home/me/demo"', '"cwd":"/home/me/\\u001b]0;pwned\\u0007demo"')
+               for x in lines()]  # fmt: skip
+    place(tmp_path / "files", hostile)
+    user.ok("conversation", "import", "--from", "claude-code", str(tmp_path / "files"))
+    (row,) = mains(user)
+    user.ok("q", "-i", row["id"], "JP-SIDE question")
+    proc = user.run(
+        "conversation", "export", "--to", "claude-code", row["id"], "-o", str(tmp_path / "out")
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "\x1b" not in proc.stdout and "\x07" not in proc.stdout
+    session = MAIN.split("/")[1][: -len(".jsonl")]
+    assert f"resume it: claude --resume {session} in /home/me/" in proc.stdout
+    out = json.loads(
+        user.ok("-F", "json", "conversation", "export", "--to", "claude-code", row["id"],
+                "-o", str(tmp_path / "again"))
+    )  # fmt: skip
+    (written,) = out["files"]
+    assert written["session"] == session and "\x1b" in written["cwd"]  # JSON: the data as it is
+    given = claude_records(Path(written["path"]))[-1]
+    assert given["cwd"] == written["cwd"], "jp's records take the session's folder"

@@ -11,6 +11,7 @@ from porcelain.app.session_summary import config_mark, keep_summary
 from porcelain.app.sessions import FileOutcome, import_files
 from porcelain.commands.context import App
 from porcelain.domain import sessionreport as report
+from porcelain.domain.escaping import escape_untrusted
 from porcelain.domain.sessionfiles import Found, find_files
 
 if TYPE_CHECKING:
@@ -132,8 +133,15 @@ def export_sessions(
             "id": loc.cid,
             "output": str(dest),
             "files": [
-                {"id": w.cid, "path": str(w.path), "records": w.records, "jp_turns": w.jp_turns,
-                 "secrets": dict(sorted(w.secrets.items()))}  # fmt: skip
+                {
+                    "id": w.cid,
+                    "path": str(w.path),
+                    "records": w.records,
+                    "jp_turns": w.jp_turns,
+                    "secrets": dict(sorted(w.secrets.items())),
+                    "session": w.session,
+                    "cwd": w.cwd,
+                }
                 for w in written
             ],
             "redacted": redact is not None,
@@ -144,6 +152,10 @@ def export_sessions(
         n = sum(w.secrets.values())
         gone = f", {n} secret(s) redacted" if n else ""
         app.output.line(f"Exported {w.cid} ({w.records} records) to {w.path}{gone}")
+        if w.session:  # from the records: data, escaped
+            resume = "claude --resume" if tool == "claude-code" else "codex resume"
+            place = f" in {escape_untrusted(w.cwd, one_line=True)}" if w.cwd else ""
+            app.output.line(f"  resume it: {resume} {escape_untrusted(w.session, one_line=True)}{place}")
         if w.jp_turns:
             s = "s" if w.jp_turns != 1 else ""
             app.output.note(
