@@ -97,6 +97,11 @@ def _imports(item: Any, tool: str) -> bool:
 
 def install(file: ToolFile, cmd: str, environ: Mapping[str, str]) -> Done:
     """Our group in each event's list, what jp added recorded for uninstall."""
+    with toolfiles.editing(environ):  # one jp at a time
+        return _install(file, cmd, environ)
+
+
+def _install(file: ToolFile, cmd: str, environ: Mapping[str, str]) -> Done:
     records = RECORDS.read(environ)
     mine = records.get(file.tool)
     if isinstance(mine, dict) and mine.get("file") not in (None, str(file.path)):
@@ -146,6 +151,11 @@ def install(file: ToolFile, cmd: str, environ: Mapping[str, str]) -> Done:
 def uninstall(file: ToolFile, environ: Mapping[str, str]) -> Done:
     """Our group taken out of each list jp appended it to, the keys jp made removed
     when empty; refused while one of our groups was edited."""
+    with toolfiles.editing(environ):  # one jp at a time
+        return _uninstall(file, environ)
+
+
+def _uninstall(file: ToolFile, environ: Mapping[str, str]) -> Done:
     records = RECORDS.read(environ)
     mine = records.get(file.tool)
     if not isinstance(mine, dict):

@@ -12,10 +12,13 @@ uninstall reads to take back exactly that.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import stat
-from collections.abc import Mapping
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +28,8 @@ from porcelain.domain.places import user_config_path
 from porcelain.errors import UserError
 
 MAX_BYTES = 64 << 20  # ~/.claude.json keeps every project's state: megabytes, not more
+LOCK = "tool-files.lock"  # beside jp's config.toml: one jp at a time edits tools' files
+WAIT = 10.0  # seconds another jp's edit is waited for
 
 
 @dataclass(frozen=True)
@@ -61,6 +66,40 @@ def claude_state(environ: Mapping[str, str]) -> Path:
 def codex_home(environ: Mapping[str, str]) -> Path:
     codex = environ.get("CODEX_HOME")
     return Path(codex) if codex else _home(environ) / ".codex"
+
+
+# -- one jp at a time ---------------------------------------------------------------------
+
+
+@contextmanager
+def editing(environ: Mapping[str, str], wait: float = WAIT) -> Iterator[None]:
+    """Held while an install or uninstall reads and writes a tool's file and jp's
+    record of it: two jp at once would each write what it read, and the second
+    would drop the first's entry or its record (the uninstall could not take it
+    back).  An ``flock`` the kernel drops when its holder dies, so a killed jp
+    leaves no stale lock; waited for up to ``wait`` seconds."""
+    path = user_config_path(environ).parent / LOCK
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as exc:
+        raise UserError(f"cannot lock {path}: {exc}") from None
+    try:
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise UserError(
+                        f"another jp is editing a tool's files ({path} is locked)",
+                        "run the command again when it is done",
+                    ) from None
+                time.sleep(0.05)
+        yield
+    finally:
+        os.close(fd)  # the lock goes with the descriptor
 
 
 # -- the other tool's file ---------------------------------------------------------------

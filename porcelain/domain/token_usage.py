@@ -81,7 +81,7 @@ def per_turn(events: Sequence[Event]) -> list[dict[str, Any]]:
 
 
 def summary_line(usage: Sequence[dict[str, Any]]) -> str:
-    """`in 1234, out 567 over 3 turns (last turn: in 500, out 80)`."""
+    """`in 1,234, out 567 over 3 turns; turn 3: in 500, out 80`."""
     if not usage:
         return "not reported"
     total_in = sum(int(u.get("input_tokens", 0)) for u in usage)
@@ -89,9 +89,9 @@ def summary_line(usage: Sequence[dict[str, Any]]) -> str:
     last = usage[-1]
     turns = f"{len(usage)} turn{'s' if len(usage) != 1 else ''}"
     return (
-        f"in {total_in}, out {total_out} over {turns} "
-        f"(turn {last['turn']}: in {last.get('input_tokens', 0)}, "
-        f"out {last.get('output_tokens', 0)})"
+        f"in {total_in:,}, out {total_out:,} over {turns}; "
+        f"turn {last['turn']}: in {int(last.get('input_tokens', 0)):,}, "
+        f"out {int(last.get('output_tokens', 0)):,}"
     )
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.harness import User
+from tests.e2e.harness import JP, User
 
 SESSIONS = Path(__file__).parents[1] / "fixtures" / "sessions" / "claude-code"
 
@@ -232,3 +232,46 @@ def test_a_hook_of_an_older_form_is_replaced_not_doubled(user: User) -> None:
     assert user.json("hooks", "install", "claude-code")["changed"] is True
     stop = json.loads(path.read_text())["hooks"]["Stop"]
     assert len(stop) == 1 and stop[0]["hooks"][0]["timeout"] == 60
+
+
+def two_at_once(user: User, command: str, records: str) -> dict[str, Any]:
+    """``jp COMMAND install`` for both tools at once, first while the test holds the
+    lock of tools' files (both wait for it), then three times racing each other:
+    each install's entry and record survive the other's.  jp's records after it."""
+    import fcntl
+    import time
+
+    lock = user.config_file.parent / "tool-files.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+
+    def start(tool: str) -> subprocess.Popen[str]:
+        return subprocess.Popen(
+            [str(JP), command, "install", tool], env=user.env, cwd=user.root,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+
+    with lock.open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        procs = [start("claude-code"), start("codex")]
+        time.sleep(1.5)
+        assert [p.poll() for p in procs] == [None, None], "they wait for the lock"
+    for _ in range(4):
+        for proc in procs:
+            _, err = proc.communicate(timeout=60)
+            assert proc.returncode == 0, err
+        recorded = json.loads((user.config_file.parent / records).read_text())
+        assert sorted(recorded) == ["claude-code", "codex"], recorded
+        procs = [start("claude-code"), start("codex")]  # again, racing each other
+    for proc in procs:
+        proc.communicate(timeout=60)
+    return dict(recorded)
+
+
+def test_two_installs_at_once_keep_both(user: User) -> None:
+    recorded = two_at_once(user, "hooks", "hooks-installed.json")
+    claude = json.loads(settings_file(user).read_text())["hooks"]
+    codex = json.loads((Path(user.env["HOME"]) / ".codex" / "hooks.json").read_text())
+    assert recorded["claude-code"]["command"] in json.dumps(claude["Stop"])
+    assert recorded["codex"]["command"] in json.dumps(codex["hooks"]["Stop"])
+    user.ok("hooks", "uninstall", "claude-code")
+    user.ok("hooks", "uninstall", "codex")  # each record was kept: both taken back

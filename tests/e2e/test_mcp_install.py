@@ -133,3 +133,15 @@ def test_a_file_that_does_not_parse_is_left_as_it_was(
     assert says in proc.stderr and proc.stderr.startswith("error: "), proc.stderr
     assert "\x1b" not in proc.stderr
     assert path.read_text() == text
+
+
+def test_two_installs_at_once_keep_both(user: User) -> None:
+    from tests.e2e.test_hooks_install import two_at_once
+
+    recorded = two_at_once(user, "mcp", "mcp-installed.json")
+    assert "jp" in json.loads(claude_file(user).read_text())["mcpServers"]
+    assert "jp" in tomllib.loads(codex_file(user).read_text())["mcp_servers"]
+    assert sorted(recorded) == ["claude-code", "codex"]
+    user.ok("mcp", "uninstall", "claude-code")
+    user.ok("mcp", "uninstall", "codex")
+    assert "jp" not in json.loads(claude_file(user).read_text()).get("mcpServers", {})

@@ -283,3 +283,21 @@ def test_the_start_says_what_each_review_turn_will_send(
     online.ok("q", "tighter please")
     sent = len(json.dumps(fake.requests[-2]["messages"])) // 4
     assert tokens * 0.7 <= sent <= tokens * 1.5 + 2_000, (tokens, sent)
+
+
+def test_show_of_a_review_is_brief(user: User, tmp_path: Path) -> None:
+    """The review's recorded instructions are a line's start and a length, numbers
+    have separators, and no parentheses nest; -F json keeps every character."""
+    source = twelve(user, tmp_path)
+    review = start(user, source)
+    shown = user.ok("conversation", "show", review)
+    [recorded] = [line for line in shown.splitlines() if line.startswith("Recorded:")]
+    whole = user.show(review)["conversation_sets"]
+    longest = max((v for v in whole.values() if isinstance(v, str)), key=len)
+    assert len(longest) > 200 and longest not in recorded, recorded
+    assert f"({len(longest):,} characters)" in recorded and len(recorded) < 400, recorded
+    for line in shown.splitlines():
+        depth = 0
+        for c in line:
+            depth += {"(": 1, ")": -1}.get(c, 0)
+            assert depth <= 1, f"nested parentheses: {line}"

@@ -192,7 +192,7 @@ def test_show_counts_turns_and_events_like_jp(pinned: User) -> None:
         "State:        live\n"
         "Active:       no\n"
         "Pinned:       no\n"
-        "Model:        offline/jp (from default (no model configured))\n"
+        "Model:        offline/jp, from default: no model configured\n"
         "Recorded:     nothing\n"
         "Tokens:       ~896 (estimated)\n"
         "Compactions:\n"

@@ -106,7 +106,7 @@ def test_query_ls_show_and_print(pinned: User) -> None:
         "State:        live\n"
         "Active:       no\n"
         "Pinned:       no\n"
-        "Model:        offline/jp (from default (no model configured))\n"
+        "Model:        offline/jp, from default: no model configured\n"
         "Recorded:     nothing\n"
         "Tokens:       ~53 (estimated)\n"
     )
@@ -126,7 +126,7 @@ def test_query_ls_show_and_print(pinned: User) -> None:
         "last_event_at": "2026-01-05T09:03:03.000000Z",
         "tip": "ed98664794bcc9ab3baaa3f9b4acfb845c358c03",
         "compactions": [],
-        "model": {"id": "offline/jp", "source": "default (no model configured)"},
+        "model": {"id": "offline/jp", "source": "default: no model configured"},
         "conversation_sets": {},
         "usage": [],
         "usage_total": None,
@@ -268,7 +268,7 @@ def test_a_review_offline_from_start_to_continue(pinned: User, tmp_path: Path) -
         "State:        live\n"
         "Active:       yes\n"
         "Pinned:       no\n"
-        "Model:        offline/jp (from default (no model configured))\n"
+        "Model:        offline/jp, from default: no model configured\n"
         "Recorded:     nothing\n"
         "Tokens:       ~54 (estimated)\n"
         "Compactions:\n"

@@ -90,6 +90,11 @@ def current(target: Target) -> dict[str, Any] | None:
 
 def install(target: Target, ours: dict[str, Any], environ: Mapping[str, str]) -> Done:
     """Our entry in ``target``'s file, what was there recorded (once) for uninstall."""
+    with toolfiles.editing(environ):  # one jp at a time
+        return _install(target, ours, environ)
+
+
+def _install(target: Target, ours: dict[str, Any], environ: Mapping[str, str]) -> Done:
     records = RECORDS.read(environ)
     doc, text = _load(target)
     there = _plain((doc.get(_key(target)) or {}).get(NAME))
@@ -110,6 +115,11 @@ def install(target: Target, ours: dict[str, Any], environ: Mapping[str, str]) ->
 
 def uninstall(target: Target, environ: Mapping[str, str]) -> Done:
     """What the entry was before our install put back, while it is still ours."""
+    with toolfiles.editing(environ):  # one jp at a time
+        return _uninstall(target, environ)
+
+
+def _uninstall(target: Target, environ: Mapping[str, str]) -> Done:
     records = RECORDS.read(environ)
     mine = records.get(target.tool)
     if mine is None:

@@ -76,7 +76,7 @@ def render(info: dict[str, Any]) -> list[str]:
     if not info.get("title"):
         title = escape_untrusted(title, one_line=True)
     rows = [("ID", info["id"]), ("Title", title)]
-    rows += [("Turns", str(info["turns"])), ("Events", str(info["events"]))]
+    rows += [("Turns", f"{info['turns']:,}"), ("Events", f"{info['events']:,}")]
     if info["last_event_at"]:
         rows.append(("Latest event", info["last_event_at"]))
     rows.append(("State", "archived" if info["archived"] else "live"))

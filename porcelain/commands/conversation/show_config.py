@@ -31,7 +31,7 @@ def effective(app: App, conv: Conversation) -> dict[str, Any]:
     if model:
         source = merged.origin(MODEL_KEY)
     else:
-        model, source = default_model(app.has_api_key()), "default (no model configured)"
+        model, source = default_model(app.has_api_key()), "default: no model configured"
     return {
         "model": {"id": model, "source": source},
         "conversation_sets": sets,
@@ -43,12 +43,12 @@ def effective(app: App, conv: Conversation) -> dict[str, Any]:
 def lines(info: dict[str, Any]) -> list[tuple[str, str]]:
     """The rows of `show` for ``effective``'s answer (values are untrusted)."""
     model = info["model"]
-    rows = [("Model", f"{model['id']} (from {model['source']})")]
+    rows = [("Model", f"{model['id']}, from {model['source']}")]
     sets = info["conversation_sets"]
     rows.append(
         (
             "Recorded",
-            ", ".join(f"{k} = {toml_value(v)}" for k, v in sets.items()) if sets else "nothing",
+            ", ".join(f"{k} = {_brief(v)}" for k, v in sets.items()) if sets else "nothing",
         )
     )
     if info.get("usage"):
@@ -56,6 +56,18 @@ def lines(info: dict[str, Any]) -> list[tuple[str, str]]:
     if info.get("usage_total"):
         rows.append(("Spent", spent_line(info["usage_total"])))
     return rows
+
+
+BRIEF = 60  # a recorded text longer than this shows its start and its length
+
+
+def _brief(value: Any) -> str:
+    """A recorded value as TOML, a long text (a review's whole instructions) cut to
+    its first words and its length: `show` is a summary, `-F json` has it whole."""
+    if not isinstance(value, str) or (len(value) <= BRIEF and "\n" not in value):
+        return toml_value(value)
+    start = " ".join(value.split())[:BRIEF].rsplit(" ", 1)[0]
+    return f"{toml_value(start + '...')} ({len(value):,} characters)"
 
 
 def spent_line(total: dict[str, Any]) -> str:
