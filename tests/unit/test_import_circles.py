@@ -68,6 +68,20 @@ def test_models_has_no_circle() -> None:
     assert not circles, "\n".join(" -> ".join(c) for c in circles)
 
 
+# gitstore's circles left, each to go with the change that reshapes its modules
+GITSTORE_KNOWN = {
+    ("gitstore.fs.keep", "gitstore.fs.shelters"),  # the prune shelters, being removed
+    ("gitstore.sync.journaled", "gitstore.sync.pull"),  # sync, being regrouped by role
+    ("gitstore.sync.pull", "gitstore.sync.pull_apply"),
+    ("gitstore.sync.pull", "gitstore.sync.pull_notes"),
+}
+
+
+def test_gitstore_has_no_circle_but_the_known_ones() -> None:
+    found = {tuple(sorted(set(c))) for c in _circles(_arrows("gitstore"))}
+    assert found <= GITSTORE_KNOWN, "\n".join(" -> ".join(c) for c in sorted(found - GITSTORE_KNOWN))
+
+
 def test_the_check_finds_a_circle() -> None:
     arrows = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert _circles(arrows) == [["a", "b", "c", "a"]]
