@@ -70,8 +70,8 @@ def test_models_has_no_circle() -> None:
     assert not circles, "\n".join(" -> ".join(c) for c in circles)
 
 
-def test_sync_has_no_circle() -> None:
-    circles = _circles(_arrows("gitstore.sync"))
+def test_gitstore_has_no_circle() -> None:
+    circles = _circles(_arrows("gitstore"))
     assert not circles, "\n".join(" -> ".join(c) for c in circles)
 
 
