@@ -26,12 +26,13 @@ is for the stores where listing is what a pull would cost.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import partial
 
 import pygit2
 
+from gitstore.git import pruned
 from gitstore.sync.journalstate import (  # when to reconcile: no libgit2 needed
     JOURNAL_FROM,
     RECONCILE_EVERY,
@@ -92,7 +93,7 @@ def stamp(
     that records ``parent`` as its base, so the remote's journal never grows past
     it.  Pushed with a lease on ``parent`` in the same atomic push as the refs; a
     reader whose copy is that base goes on from it, one further behind reconciles."""
-    tree = _written(lambda: repo.TreeBuilder().write())
+    tree = pruned.write(lambda: repo.TreeBuilder().write())
     if parent is not None and problem(repo, parent) is not None:
         parent = None  # a journal set aside (a blob, a tree...): the push's lease replaces it
     depth = 0 if parent is None else _head(repo, parent)[0] + 1
@@ -103,23 +104,10 @@ def stamp(
     for part in _parts(sorted(set(names))):
         parents = [pygit2.Oid(hex=tip)] if tip else []
         text = message(part, depth, base)
-        tip = str(_written(partial(repo.create_commit, None, sig, sig, text, tree, parents)))
+        tip = str(pruned.write(partial(repo.create_commit, None, sig, sig, text, tree, parents)))
         depth, base = depth + 1, None
     assert tip is not None
     return tip
-
-
-def _written(write: Callable[[], pygit2.Oid]) -> pygit2.Oid:
-    """An object written, again if git's prune removed its empty ``objects/XX/`` folder
-    between libgit2 making it and renaming the object in (a ``git gc`` beside the push:
-    git itself retries so)."""
-    for attempt in range(3):
-        try:
-            return write()
-        except OSError:
-            if attempt == 2:
-                raise
-    raise AssertionError("unreachable")
 
 
 _ROOM = 512  # bytes of an entry's head, at most

@@ -6,12 +6,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from functools import partial
 
 import pygit2
 
 from gitstore import ids
 from gitstore.clock import seconds
-from gitstore.git import refs
+from gitstore.git import pruned, refs
 from gitstore.store import notes, packwrite
 from gitstore.sync.here import Here
 from gitstore.sync.plan import PullStep
@@ -26,7 +27,7 @@ def anchors(here: Here, cids: list[str]) -> Iterator[None]:
     a loose file each."""
     if len(cids) < PACKED_AT:
         for cid in cids:
-            here.place.repo.create_blob(ids.anchor_bytes(cid))
+            pruned.write(partial(here.place.repo.create_blob, ids.anchor_bytes(cid)))
         yield
         return
     packwrite.write_blobs(here.place.gitdir, (ids.anchor_bytes(c) for c in cids))
@@ -71,7 +72,7 @@ def copy_meta(
     and ``diverged_at``; a review's
     source note is copied too."""
     anchor = here.notes.anchor(new_id)
-    here.place.repo.create_blob(ids.anchor_bytes(new_id))
+    pruned.write(partial(here.place.repo.create_blob, ids.anchor_bytes(new_id)))
     stamp = int(seconds(here.clock) * 1000)
     extra = {
         "diverged_from": cid,

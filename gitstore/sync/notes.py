@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Mapping
 from enum import StrEnum
+from functools import partial
 
 import pygit2
 
@@ -33,7 +34,7 @@ from gitstore.boundary import Limits
 from gitstore.errors import ConcurrentUpdate
 from gitstore.fs import retry
 from gitstore.fs.place import Place
-from gitstore.git import refs
+from gitstore.git import pruned, refs
 from gitstore.git.refs import ON_REMOTES
 from gitstore.git.refs.transaction import RefUpdate
 from gitstore.git.refs.transaction import apply as apply_updates
@@ -154,7 +155,7 @@ def integrate(
         if not check.clean:  # never the remote's tree as it is: a cleaned one on top of it
             tree = cleaned_tree(repo, local_ref if local is not None else None, check)
             parents = [pygit2.Oid(hex=h) for h in (local, remote) if h is not None]
-            new = str(repo.create_commit(None, signature, signature, message, tree, parents))
+            new = str(pruned.write(partial(repo.create_commit, None, signature, signature, message, tree, parents)))
             action = NotesAction.MERGED
         elif local is None:
             new, action = remote, NotesAction.CREATED
@@ -163,7 +164,7 @@ def integrate(
         else:
             tree = merged_tree(repo, local_ref, remote_ref)
             parents = [pygit2.Oid(hex=local), pygit2.Oid(hex=remote)]
-            new = str(repo.create_commit(None, signature, signature, message, tree, parents))
+            new = str(pruned.write(partial(repo.create_commit, None, signature, signature, message, tree, parents)))
             action = NotesAction.MERGED
         try:
             with record([RefUpdate(local_ref, local, new)]):
