@@ -229,3 +229,12 @@ def secret(nbytes: int) -> str:
     seeded clock can make a credential guessable (it is never stored or compared
     across runs)."""
     return _urlsafe(os.urandom(nbytes))
+
+
+def name_uuid(namespace: str, name: str) -> str:
+    """The UUID (version 5) of ``name`` in ``namespace`` (a UUID's text): no clock and
+    no randomness, the same on every machine and every run, for ids another tool's
+    records need (a session or a record given back) that must not change on export."""
+    import uuid  # lazy: only a session export makes one
+
+    return str(uuid.uuid5(uuid.UUID(namespace), name))

@@ -28,17 +28,17 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from gitstore import CONVERSATION_TYPES, Event, Kind
+from porcelain.clock import name_uuid
 from porcelain.jpformat.sessionmap import RECORD_TYPE, SOURCE_KEY
 
 CLAUDE = "claude-code"
 CODEX = "codex"
-NAMESPACE = uuid.UUID("6a7e0b52-5b1e-4c3a-9d1e-6a7067697662")  # jp's, for session and record ids
+NAMESPACE = "6a7e0b52-5b1e-4c3a-9d1e-6a7067697662"  # jp's, for session and record ids
 CLAUDE_VERSION = "2.1.39"  # written in the records of a conversation never imported
 CODEX_VERSION = "0.125.0"
 MODEL = "jp"  # an answer's model when jp did not record one
@@ -68,7 +68,7 @@ class Context:
 def given_session(cid: str) -> str:
     """The session id a conversation of jp's own takes in the tool's files: the same
     on every machine, and found again when its file is imported back."""
-    return str(uuid.uuid5(NAMESPACE, f"jp-conversation:{cid}"))
+    return name_uuid(NAMESPACE, f"jp-conversation:{cid}")
 
 
 def carried(event: Event) -> dict[str, Any] | None:
@@ -271,7 +271,7 @@ def _claude_record(
         "gitBranch": context.fields.get("gitBranch", ""),
         "type": role,
         "message": message,
-        "uuid": str(uuid.uuid5(NAMESPACE, name)),
+        "uuid": name_uuid(NAMESPACE, name),
         "timestamp": _millis(stamp),
     }
 

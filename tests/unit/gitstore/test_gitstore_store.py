@@ -223,7 +223,7 @@ def test_what_the_store_records_is_dated_by_its_clock(tmp_path: Path) -> None:
 
 def test_an_object_write_spoiled_by_a_prune_is_written_again() -> None:
     """git's prune removed `objects/XX/` between libgit2's mkdir and rename."""
-    from gitstore.fs import pruned
+    from gitstore.git import pruned
 
     calls: list[int] = []
 
