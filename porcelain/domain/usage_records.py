@@ -31,15 +31,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from gitstore import Event, parse_time
+from porcelain.domain.titles import source_record
 from porcelain.domain.token_usage import FIELDS, MAX_COUNT, SUMMARY_KEY
 
 Entry = list[Any]  # [key, time, model, tool, session, project, in, out, cache_w, cache_r]
 KEY, TIME, MODEL, TOOL, SESSION, PROJECT = range(6)
 COUNTS = slice(6, 10)
 MAX_NAME = 200  # a model, session or project name as an entry keeps it
-SOURCE_KEY = (
-    "source_record"  # as jpformat/sessionmap.py keeps a record (the domain cannot import it)
-)
 
 
 def _name(value: Any) -> str | None:
@@ -60,15 +58,6 @@ def _seconds(stamp: Any) -> float | None:
         return None
 
 
-def _record(event: Event) -> dict[str, Any] | None:
-    if event.get("type") == SOURCE_KEY:
-        record = event.get("record")
-    else:
-        meta = event.get("metadata")
-        record = meta.get(SOURCE_KEY) if isinstance(meta, dict) else None
-    return record if isinstance(record, dict) else None
-
-
 class Reader:
     """Entries of one chain, event by event (``entries`` runs it)."""
 
@@ -83,7 +72,7 @@ class Reader:
         self.earliest: float | None = None  # of any kept record (ccusage orders files by it)
 
     def event(self, event: Event, commit: str) -> None:
-        record = _record(event)
+        record = source_record(event)
         if record is not None:
             when = _seconds(record.get("timestamp"))
             if when is not None and (self.earliest is None or when < self.earliest):

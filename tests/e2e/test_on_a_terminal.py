@@ -171,3 +171,27 @@ def test_an_interrupted_answer_keeps_its_lines(online: User, fake: FakeMessages)
     assert b"second line\n" in text and b"third line" in text, text
     assert b"second line third line" not in text, text
     assert b"`jp q --retry` answers again" in text, text
+
+
+def test_an_answer_cut_by_ctrl_c_keeps_its_lines(online: User, fake: FakeMessages) -> None:
+    """Ctrl-C while a paragraph is arriving: what arrived is shown line for line."""
+    import threading
+
+    from tests.support.messages_api import message, sse_events
+
+    head = "Steps:\nfirst line\nsecond line\nthird line\n"
+    text = head + "x" * (len(head) // 2)  # the first two of three pieces are the head
+    events = sse_events(message([{"type": "text", "text": text}]))
+    later = threading.Event()
+    fake.reply_events(events, {"last_user_contains": "stop me"}, hold={5: later})
+    try:
+        term = jp(online, "q", "--new", "stop me")
+        term.expect(b"receiving the answer")  # the paragraph is held, still arriving
+        term.send("\x03")
+        code, shown = term.finish()
+    finally:
+        later.set()
+    assert code == 130, shown
+    text_shown = plain(shown).replace(b"\r\n", b"\n")
+    assert b"first line\nsecond line\nthird line" in text_shown, text_shown
+    assert b"`jp q --retry` answers it again" in text_shown, text_shown

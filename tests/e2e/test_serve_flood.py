@@ -12,8 +12,9 @@ import socket
 import struct
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 import pytest
 
@@ -38,27 +39,37 @@ def _answer(port: int, path: str, cookie: str) -> int | None:
         conn.close()
 
 
-def test_a_flood_of_idle_and_reset_clients_is_bounded_and_quiet(tmp_path: Path) -> None:
-    user = User(tmp_path)
+def _serve(user: User, preexec: Callable[[], None] | None = None) -> subprocess.Popen[str]:
     user.ok("init", str(user.store))
-    proc = subprocess.Popen(
+    return subprocess.Popen(
         [str(JP), "serve", "--port", "0"],
         env=user.env,
         cwd=user.root,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        preexec_fn=_low_fd_limit,
+        preexec_fn=preexec,
     )
+
+
+def _login(proc: subprocess.Popen[str]) -> tuple[SplitResult, int, str, str]:
+    """The URL the server printed, its port and root, and the cookie its token buys."""
+    assert proc.stdout is not None
+    url = urlsplit(proc.stdout.readline().strip())
+    port, root = url.port or 0, url.path.rstrip("/")
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.request("GET", f"{url.path}?{url.query}", headers={"Host": url.netloc})
+    cookie = (conn.getresponse().getheader("Set-Cookie") or "").split(";")[0]
+    conn.close()
+    return url, port, root, cookie
+
+
+def test_a_flood_of_idle_and_reset_clients_is_bounded_and_quiet(tmp_path: Path) -> None:
+    user = User(tmp_path)
+    proc = _serve(user, _low_fd_limit)
     held: list[socket.socket] = []
     try:
-        assert proc.stdout is not None
-        url = urlsplit(proc.stdout.readline().strip())
-        port, root = url.port or 0, url.path.rstrip("/")
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-        conn.request("GET", f"{url.path}?{url.query}", headers={"Host": url.netloc})
-        cookie = (conn.getresponse().getheader("Set-Cookie") or "").split(";")[0]
-        conn.close()
+        url, port, root, cookie = _login(proc)
         for i in range(FLOOD):
             sock = socket.create_connection(("127.0.0.1", port), timeout=5)
             if i % 20 == 0:  # a whole request, then a reset before the answer is read
@@ -109,24 +120,10 @@ def test_one_client_holds_a_few_connections_and_the_others_are_still_served(
     from porcelain.serve.server import PER_CLIENT  # the bound under test
 
     user = User(tmp_path)
-    user.ok("init", str(user.store))
-    proc = subprocess.Popen(
-        [str(JP), "serve", "--port", "0"],
-        env=user.env,
-        cwd=user.root,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = _serve(user)
     held: list[socket.socket] = []
     try:
-        assert proc.stdout is not None
-        url = urlsplit(proc.stdout.readline().strip())
-        port, root = url.port or 0, url.path.rstrip("/")
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-        conn.request("GET", f"{url.path}?{url.query}", headers={"Host": url.netloc})
-        cookie = (conn.getresponse().getheader("Set-Cookie") or "").split(";")[0]
-        conn.close()
+        _, port, root, cookie = _login(proc)
         for _ in range(PER_CLIENT):
             sock = _from("127.0.0.3", port)
             sock.sendall(f"GET {root}/ HTTP/1.1\r\nHost: ".encode())  # and then nothing

@@ -151,22 +151,6 @@ def build_request(job: SummaryJob, events: Sequence[Event]) -> ModelRequest:
     )
 
 
-def summarize(
-    job: SummaryJob,
-    raw: Sequence[Event] | Stream,
-    projection: Projecting,
-    from0: int,
-    to0: int,
-    on_delta: OnDelta = ignore_delta,
-) -> str:
-    """Run the summarizer over turns ``from0..to0``; the summary text.
-
-    ``projection`` may be a function that makes it: it is called only when
-    the raw range does not fit.
-    """
-    return summarize_counted(job, raw, projection, from0, to0, on_delta)[0]
-
-
 def summarize_counted(
     job: SummaryJob,
     raw: Sequence[Event] | Stream,
@@ -175,8 +159,13 @@ def summarize_counted(
     to0: int,
     on_delta: OnDelta = ignore_delta,
 ) -> tuple[str, dict[str, Any]]:
-    """``summarize``, and the metadata that records what the call used
-    (``token_usage.usage_metadata`` under ``summary_usage``; {} when not reported)."""
+    """Run the summarizer over turns ``from0..to0``: the summary text, and the metadata
+    that records what the call used (``token_usage.usage_metadata`` under
+    ``summary_usage``; {} when not reported).
+
+    ``projection`` may be a function that makes it: it is called only when
+    the raw range does not fit.
+    """
     # lazy: the token counter loads only when a summary is made
     from porcelain.models.tokens import fits
 

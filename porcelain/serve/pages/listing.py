@@ -13,7 +13,7 @@ from porcelain.app.describe import listing
 from porcelain.app.listed import AGENT, newest, shortest
 from porcelain.app.search import SCOPES, candidates, chain_hits, compile_pattern, searched
 from porcelain.app.targets import active_id
-from porcelain.domain.idprefix import unique_lengths
+from porcelain.domain.idprefix import handles, suffix, unique_lengths
 from porcelain.render import lsview
 from porcelain.serve.html import Markup, esc, href, join, link, tag, void
 from porcelain.serve.html import page as layout
@@ -62,8 +62,10 @@ def rows_for(store: Store, query: Query) -> tuple[list[dict[str, Any]], dict[str
         wanted_project = one(query, "project")
         rows = [r for r in rows if (r["project"] or NO_PROJECT) == wanted_project]
     unique = unique_lengths(loc.cid for loc in every)
+    marks = handles(loc.cid for loc in every) if any(suffix(r["id"]) for r in rows) else {}
     for r in rows:
         r["short_id"] = r["id"][: unique.get(r["id"], len(r["id"]))]
+        r["handle"] = marks.get(r["id"])  # an imported session's, as `ls -F json` gives it
     sort = one(query, "sort", "activity")
     rows = lsview.order(rows, sort if sort in SORTS else "activity", not flag(query, "reverse"))
     if one(query, "group") == "project":  # stable: each project's rows keep their order
@@ -186,8 +188,12 @@ def _newest(store: Store, query: Query) -> Shown | None:
         return None
     rows, total = found
     unique, place = shortest(store, rows), store_project(store)
+    marks = {}
+    if any(suffix(r["id"]) for r in rows):  # every id, only for a page with imported rows
+        marks = handles(loc.cid for loc in store.refs.list(archived=None))
     for r in rows:
         r["short_id"] = r["id"][: unique.get(r["id"], len(r["id"]))]
+        r["handle"] = marks.get(r["id"])
         r["project"] = r.get("project") or place
     return Shown(masked(rows, query)[0], total, {}, page, pages_of(total, size))
 
