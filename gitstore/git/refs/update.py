@@ -12,12 +12,12 @@ from the updates alone, and every caller goes through ``update_refs``:
 - ``TRANSACTION`` (``transaction.apply``): several refs, or a deletion or a
   symbolic ref: libgit2's transaction behind an intent journal, so a crash part
   way is finished by the next command (``repair``).
-- ``GIT`` (``git update-ref --stdin``): ``GIT_AT`` creations or more, each made
-  where its name is free (``atomic=False``: an import's batch, where a name
-  another writer took is created again under a fresh id): one git process
-  moves them in one transaction of its own, with their reflog lines, and the
-  refs are packed after (``git pack-refs``) so that listings do not read one
-  file per ref.  A crash part way leaves refs that each name a whole chain,
+- ``GIT`` (``git update-ref --stdin``): several creations, each made where its
+  name is free (``atomic=False``: an import's batch, where a name another
+  writer took is created again under a fresh id): one git process moves them
+  in one transaction of its own, with their reflog lines (libgit2 would parse
+  all of ``packed-refs`` for each); from ``PACK_AT`` refs they are packed
+  after (``git pack-refs``) so that listings do not read one file per ref.  A crash part way leaves refs that each name a whole chain,
   and the operation log lists them for ``jp undo``; no journal is needed.
 - ``PACKED`` (``bulk.create``): creations with no reflog (the copies of a first
   pull, as ``git clone`` writes them): straight into one new ``packed-refs``.
@@ -43,7 +43,7 @@ from gitstore.git.refs import bulk, loose, transaction
 from gitstore.git.refs.transaction import ANY, SYMBOLIC, RefUpdate
 
 LOOSE, TRANSACTION, GIT, PACKED = "loose", "transaction", "git update-ref", "packed-refs"
-GIT_AT = 100  # creations at once from which one git process writes them, then packs refs
+PACK_AT = 100  # refs created by one git process from which git packs the refs after
 _HEX = frozenset("0123456789abcdef")
 
 
@@ -58,7 +58,7 @@ def choose(updates: Sequence[RefUpdate], reflog: bool = True, atomic: bool = Tru
         return PACKED
     if len(updates) == 1 and _oid(updates[0].old) and _oid(updates[0].new):
         return LOOSE
-    if creations and not atomic and len(updates) >= GIT_AT:
+    if creations and not atomic and len(updates) > 1:
         return GIT
     return TRANSACTION
 
@@ -142,7 +142,7 @@ def _git(place: Place, updates: list[RefUpdate], message: str, atomic: bool) -> 
     args = ["update-ref", "--create-reflog", "-z", "--stdin", "-m", message]
     done = command.run(place.gitdir, args, data, check=False)
     if done.returncode == 0:
-        if len(updates) >= GIT_AT:  # loose refs: every listing would read each file
+        if len(updates) >= PACK_AT:  # loose refs: every listing would read each file
             command.run(place.gitdir, ["pack-refs", "--all"], check=False)
         return {u.name for u in updates}
     said = command.error_lines(done.stderr.decode("utf-8", "replace"))
@@ -193,4 +193,4 @@ def create(place: Place, name: str, target: str, message: str) -> bool:
     raise AssertionError("unreachable: the last try raises")
 
 
-__all__ = ["GIT", "GIT_AT", "LOOSE", "PACKED", "TRANSACTION", "choose", "create", "update_refs"]
+__all__ = ["GIT", "LOOSE", "PACK_AT", "PACKED", "TRANSACTION", "choose", "create", "update_refs"]
