@@ -12,6 +12,14 @@ from the updates alone, and every caller goes through ``update_refs``:
 - ``TRANSACTION`` (``transaction.apply``): several refs, or a deletion or a
   symbolic ref: libgit2's transaction behind an intent journal, so a crash part
   way is finished by the next command (``repair``).
+- ``GIT`` (``git update-ref --stdin``): several creations made each where its
+  name is free (``atomic=False``), fewer than ``BULK_AT``, or an import's batch
+  that ``PACKED`` cannot write (no hard links, git's lock held past the wait):
+  one git process creates them in one transaction of its own, with their
+  reflog lines (libgit2 would parse all of ``packed-refs`` for each); from
+  ``PACK_AT`` refs they are packed after (``git pack-refs``) so that listings
+  do not read one file per ref.  A crash part way leaves refs that each name a
+  whole chain, and the operation log lists them for ``jp undo``.
 - ``PACKED`` (``bulk.create``): creations with no reflog (the copies of a first
   pull, as ``git clone`` writes them), and ``BULK_AT`` creations or more made
   each where its name is free (``atomic=False``: an import's batch, where a
@@ -20,10 +28,6 @@ from the updates alone, and every caller goes through ``update_refs``:
   per ref (those file creations were half the CPU of an import of 250 small
   conversations: 0.86 s against 0.56 s).  A crash part way leaves refs that
   each name a whole chain, and the operation log lists them for ``jp undo``.
-- ``GIT`` (``git update-ref --stdin``): where ``PACKED`` cannot write (no hard
-  links, git's lock held past the wait), one git process creates them in one
-  transaction of its own, with their reflog lines, and the refs are packed
-  after (``git pack-refs``) so that listings do not read one file per ref.
 
 Failures are the same whichever moved the refs: a ref not at its old value (a
 stale value, a missing ref, a name taken) raises ``ConcurrentUpdate`` and moves
@@ -47,7 +51,7 @@ from gitstore.git.refs.transaction import ANY, SYMBOLIC, RefUpdate
 
 LOOSE, TRANSACTION, GIT, PACKED = "loose", "transaction", "git update-ref", "packed-refs"
 BULK_AT = 100  # creations at once from which they go straight into packed-refs
-GIT_AT = BULK_AT  # creations at once from which git packs the refs it made
+PACK_AT = 100  # refs created by one git process from which git packs the refs after
 _HEX = frozenset("0123456789abcdef")
 
 
@@ -64,6 +68,8 @@ def choose(updates: Sequence[RefUpdate], reflog: bool = True, atomic: bool = Tru
         return LOOSE
     if creations and not atomic and len(updates) >= BULK_AT:
         return PACKED
+    if creations and not atomic and len(updates) > 1:
+        return GIT
     return TRANSACTION
 
 
@@ -154,7 +160,7 @@ def _git(place: Place, updates: list[RefUpdate], message: str, atomic: bool) -> 
     args = ["update-ref", "--create-reflog", "-z", "--stdin", "-m", message]
     done = command.run(place.gitdir, args, data, check=False)
     if done.returncode == 0:
-        if len(updates) >= GIT_AT:  # loose refs: every listing would read each file
+        if len(updates) >= PACK_AT:  # loose refs: every listing would read each file
             command.run(place.gitdir, ["pack-refs", "--all"], check=False)
         return {u.name for u in updates}
     said = command.error_lines(done.stderr.decode("utf-8", "replace"))
@@ -205,4 +211,5 @@ def create(place: Place, name: str, target: str, message: str) -> bool:
     raise AssertionError("unreachable: the last try raises")
 
 
-__all__ = ["BULK_AT", "GIT", "GIT_AT", "LOOSE", "PACKED", "TRANSACTION", "choose", "create", "update_refs"]
+__all__ = ["BULK_AT", "GIT", "LOOSE", "PACK_AT", "PACKED", "TRANSACTION", "choose", "create"]
+__all__ += ["update_refs"]

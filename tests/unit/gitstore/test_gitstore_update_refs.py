@@ -18,7 +18,7 @@ import pytest
 from gitstore.errors import ConcurrentUpdate
 from gitstore.fs.place import Place
 from gitstore.git.refs.transaction import RefUpdate
-from gitstore.git.refs.update import GIT, GIT_AT, LOOSE, PACKED, TRANSACTION, choose, update_refs
+from gitstore.git.refs.update import BULK_AT, GIT, LOOSE, PACKED, TRANSACTION, choose, update_refs
 from gitstore.store.repo import init_bare
 
 REF = "refs/conversations/a"
@@ -134,8 +134,9 @@ def test_the_choice_follows_the_case() -> None:
     assert choose([RefUpdate(REF, None, b)]) == TRANSACTION
     assert choose([RefUpdate(REF, a, None)]) == TRANSACTION
     assert choose([RefUpdate(REF, a, b), RefUpdate("refs/x", a, b)]) == TRANSACTION
-    many = [RefUpdate(f"refs/conversations/{n}", None, b) for n in range(GIT_AT)]
+    many = [RefUpdate(f"refs/conversations/{n}", None, b) for n in range(BULK_AT)]
     assert choose(many) == TRANSACTION  # all or none: behind its journal
     assert choose(many, atomic=False) == PACKED  # an import's batch
-    assert choose(many[:-1], atomic=False) == TRANSACTION
+    assert choose(many[:-1], atomic=False) == GIT  # fewer: one git process
+    assert choose(many[:1], atomic=False) == TRANSACTION  # one creation: its own CAS
     assert choose(many[:2], reflog=False) == PACKED
