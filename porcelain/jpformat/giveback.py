@@ -220,7 +220,7 @@ def _claude_block(event: Event) -> tuple[dict[str, Any] | None, str]:
         return {
             "type": "tool_use",
             "id": call_id(event.get("id")),
-            "name": str(event.get("name") or "tool"),
+            "name": tool_name(event.get("name")),
             "input": arguments if isinstance(arguments, dict) else {},
         }, "assistant"
     if kind == Kind.TOOL_CALL_RESPONSE:
@@ -237,6 +237,13 @@ def _claude_block(event: Event) -> tuple[dict[str, Any] | None, str]:
 def call_id(value: Any) -> str:
     """A tool call's id as the tools' APIs take it (letters, digits, ``_`` and ``-``)."""
     text = value if isinstance(value, str) and value else "call"
+    return _CALL_ID.sub("_", text)[:64]
+
+
+def tool_name(value: Any) -> str:
+    """A tool's name as the APIs take it in a call (letters, digits, ``_`` and ``-``,
+    at most 64): an MCP tool's ``server.tool`` becomes ``server_tool``."""
+    text = value if isinstance(value, str) and value else "tool"
     return _CALL_ID.sub("_", text)[:64]
 
 
@@ -327,7 +334,7 @@ def _codex_items(event: Event) -> list[dict[str, Any]]:
     if kind == Kind.TOOL_CALL_REQUEST:
         arguments = event.get("arguments")
         return [
-            item({"type": "function_call", "name": str(event.get("name") or "tool"),
+            item({"type": "function_call", "name": tool_name(event.get("name")),
                   "arguments": json.dumps(arguments if isinstance(arguments, dict) else {}),
                   "call_id": call_id(event.get("id"))}),
         ]  # fmt: skip

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -128,6 +129,18 @@ def test_a_fork_renames_the_kept_records_session() -> None:
         context.session
     }
     assert records_of(events) == found, "the stored records are not touched"
+
+
+@pytest.mark.parametrize("tool", ["claude-code", "codex"])
+def test_hostile_ids_and_names_are_written_as_the_apis_take_them(tool: str) -> None:
+    turn = jp_turn("2026-12-01T10:00:00Z", call="../\x1b[2J" + "x" * 200)
+    turn[4]["name"] = "mcp.server/\x07tool"
+    _, pieces = giveback.plan(tool, CID, [start(None), *turn], "/x")
+    found = json.dumps([p.record for p in pieces])
+    names = re.findall(r'"(?:id|tool_use_id|call_id|name)": "([^"]*)"', found)
+    assert names and all(re.fullmatch(r"[A-Za-z0-9_-]{1,64}", n) for n in names), names
+    assert giveback.tool_name("mcp.server/\x07tool") == "mcp_server__tool"
+    assert len(giveback.call_id("x" * 200)) == 64
 
 
 def test_a_turn_start_dated_as_its_record_belongs_to_the_record() -> None:
