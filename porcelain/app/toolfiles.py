@@ -16,14 +16,13 @@ import fcntl
 import json
 import os
 import stat
-import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gitstore import write_atomic
+from gitstore import retry_until, write_atomic
 from porcelain.domain.places import user_config_path
 from porcelain.errors import UserError
 
@@ -85,18 +84,16 @@ def editing(environ: Mapping[str, str], wait: float = WAIT) -> Iterator[None]:
     except OSError as exc:
         raise UserError(f"cannot lock {path}: {exc}") from None
     try:
-        deadline = time.monotonic() + wait
-        while True:
+        for attempt in retry_until(wait, 0.05):
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
             except BlockingIOError:
-                if time.monotonic() >= deadline:
+                if attempt.last:
                     raise UserError(
                         f"another jp is editing a tool's files ({path} is locked)",
                         "run the command again when it is done",
                     ) from None
-                time.sleep(0.05)
         yield
     finally:
         os.close(fd)  # the lock goes with the descriptor
