@@ -151,3 +151,25 @@ def _host() -> str:
 
     return socket.gethostname()
 
+
+@contextlib.contextmanager
+def shielded(gitdir: Path) -> Iterator[bool]:
+    """A small write's objects and its ref move inside: no ``git gc`` starts
+    meanwhile (git's gc lock held, as ``holding``), after one beside that prunes
+    whatever the date has ended; whether the lock was taken.  A gc that keeps git's
+    grace period takes nothing new, so one running is neither waited for nor
+    locked out.  The lock is held for the milliseconds of one write, so that a
+    loop of ``git gc --prune=now`` beside jp never takes a note or an operation
+    record before its ref names it (a bare ``git prune`` takes no lock: not
+    defended, docs/reliability.md)."""
+    running = gc_running(gitdir)
+    if running == f"{os.getpid()} {_host()}":  # this process holds it already
+        yield True
+        return
+    if running is not None and not prunes_now(gitdir, running):
+        yield False
+        return
+    after_gc(gitdir)
+    with holding(gitdir) as held:
+        yield held
+

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from gitstore import faults
 from gitstore.errors import ConcurrentUpdate, EnvironmentFault, LockedRef, environment_fault
-from gitstore.fs import flock, retry
+from gitstore.fs import flock, gcwatch, retry
 from gitstore.fs.place import Place
 from gitstore.git import objects, pruned
 from gitstore.git.refs import loose
@@ -244,13 +244,14 @@ def write(repo: pygit2.Repository, op: Op, signature: pygit2.Signature) -> str:
     """
     folder = objects.folder(Path(repo.path))
     written = pruned.Written(repo)
-    kept = pruned.once(lambda: _keepers(_commits_of(repo, op), signature, written.put), folder)
-    for _ in retry.jittered(RETRIES):
-        ref, oid = pruned.once(partial(_prepare, repo, op, kept, signature, written), folder)
-        written.refresh()  # what a prune took before the move
-        if _move(repo, ref, oid, op.id):
-            written.settle()  # what a prune beside took as the ref moved
-            return str(oid)
+    with gcwatch.shielded(Path(repo.path)):  # no gc starts between the objects and the ref
+        kept = pruned.once(lambda: _keepers(_commits_of(repo, op), signature, written.put), folder)
+        for _ in retry.jittered(RETRIES):
+            ref, oid = pruned.once(partial(_prepare, repo, op, kept, signature, written), folder)
+            written.refresh()  # what a prune took before the move
+            if _move(repo, ref, oid, op.id):
+                written.settle()  # what a prune beside took as the ref moved
+                return str(oid)
     raise ConcurrentUpdate(REF)
 
 

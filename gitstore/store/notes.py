@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING
 
 from gitstore import faults
 from gitstore.boundary import NOTES_MAX_DEPTH
-from gitstore.errors import ConcurrentUpdate, LockedRef
-from gitstore.fs import flock, retry
+from gitstore.errors import ConcurrentUpdate, LockedRef, environment_fault
+from gitstore.fs import flock, gcwatch, retry
 from gitstore.git import objects, pruned
 from gitstore.git.refs import loose
 from gitstore.git.refs.transaction import RefUpdate
@@ -333,27 +333,31 @@ def update(
     """
     gitdir = Path(repo.path)
     prepare = partial(_prepare, repo, ref, changes, signature, message, also, onto)
-    for _ in retry.jittered(RETRIES):
-        step = pruned.once(partial(pruned.reread, prepare, gitdir, ref), objects.folder(gitdir))
-        if step is None:
+    with gcwatch.shielded(gitdir):  # no gc starts between the objects and the ref
+        for _ in retry.jittered(RETRIES):
+            step = pruned.once(partial(pruned.reread, prepare, gitdir, ref), objects.folder(gitdir))
+            if step is None:
+                return
+            current, old, oid, written = step
+            written.refresh()  # what a prune took before the move
+            try:
+                with record([RefUpdate(ref, old, str(oid))]):
+                    if current is None:
+                        repo.create_reference_direct(ref, oid, False, message=message)
+                    else:
+                        # set_target moves the ref only if it still holds what ``current``
+                        # was read with (compare-and-swap), and logs ``message`` as is
+                        loose.move(repo, current, oid, message)
+            except (pygit2.AlreadyExistsError, pygit2.GitError, OSError) as exc:
+                fault = environment_fault(exc, str(gitdir / ref))
+                if fault is not None:  # a full disk, a read-only store: not another writer
+                    raise fault from None
+                locked = _stale_lock(repo, ref)
+                if locked is not None:
+                    raise locked from None
+                continue
+            written.settle()  # what a prune beside took as the ref moved
             return
-        current, old, oid, written = step
-        written.refresh()  # what a prune took before the move
-        try:
-            with record([RefUpdate(ref, old, str(oid))]):
-                if current is None:
-                    repo.create_reference_direct(ref, oid, False, message=message)
-                else:
-                    # set_target moves the ref only if it still holds what ``current``
-                    # was read with (compare-and-swap), and logs ``message`` as is
-                    loose.move(repo, current, oid, message)
-        except (pygit2.AlreadyExistsError, pygit2.GitError, OSError):
-            locked = _stale_lock(repo, ref)
-            if locked is not None:
-                raise locked from None
-            continue
-        written.settle()  # what a prune beside took as the ref moved
-        return
     raise _stale_lock(repo, ref) or ConcurrentUpdate(ref)
 
 

@@ -73,7 +73,7 @@ def test_show_names_the_model_and_what_the_conversation_records(user: User) -> N
     rows = dict(line.split(":", 1) for line in out.splitlines() if ":" in line)
     assert rows["Title"].strip() == "hello"  # untitled: the first prompt (one rule for every view)
     assert rows["State"].strip() == "live" and rows["Active"].strip() == "yes"
-    assert rows["Model"].strip().startswith("offline/jp (from conversation ")
+    assert rows["Model"].strip().startswith("offline/jp, from conversation ")
     assert rows["Recorded"].strip() == 'assistant.model.id = "offline/jp"'
     data = user.show()
     assert data["model"]["id"] == "offline/jp"

@@ -118,35 +118,28 @@ def test_a_gc_that_gives_grace_is_not_waited_for(path: Path, auto_pid: int) -> N
     assert gcwatch.prunes_now(path, running)  # the store's config makes it prune now
 
 
-def test_a_note_a_running_prune_takes_after_the_move_is_written_again(
+def test_a_note_waits_out_a_running_prune_before_it_writes(
     store: Store, path: Path, live_pid: int
 ) -> None:
-    """The same for a notes write (``pruned.Written.settle``): its commit, taken after
-    the notes ref names it, is written again once that gc has ended."""
+    """A notes write (``gcwatch.shielded``) waits for a running ``gc --prune=now``
+    to end before it writes its objects, then holds git's gc lock until its ref
+    names them: no prune can take them, before the move or after it."""
     store.notes.set_meta(CID, {"title": "first"}, "edit")
-    ref = store.notes.refs.meta
-    before = refread.read_ref(path, ref)
     pid_file = path / "gc.pid"
     pid_file.write_text(f"{live_pid} {socket.gethostname()}")
-    took: list[str] = []
+    ended: list[bool] = []
 
-    def prune_after_the_move() -> None:
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            now = refread.read_ref(path, ref)
-            if now is not None and now != before:
-                loose(path, now).unlink()
-                took.append(now)
-                break
-            time.sleep(0.001)
-        time.sleep(0.1)
-        pid_file.unlink()  # that gc ends
+    def gc_ends() -> None:
+        time.sleep(0.3)
+        ended.append(True)
+        pid_file.unlink()
 
-    prune = threading.Thread(target=prune_after_the_move)
-    prune.start()
+    gc = threading.Thread(target=gc_ends)
+    gc.start()
     store.notes.set_meta(CID, {"title": "second"}, "edit")
-    prune.join()
-    assert took and loose(path, took[0]).exists()
+    assert ended, "the write did not wait for the running gc"
+    gc.join()
+    assert not pid_file.exists()  # the write's own hold of the lock is gone too
     assert Store(path).notes.meta(CID)["title"] == "second"
     git(path, "fsck", "--strict", "--no-dangling")
 
