@@ -81,6 +81,7 @@ if TYPE_CHECKING:
     from gitstore.fs.retry import jittered as retry_jittered
     from gitstore.fs.retry import until as retry_until
     from gitstore.git.command import redact as redact_url
+    from gitstore.git.command import version_text as git_version_text
     from gitstore.git.refs.files import conversations_state as conversation_refs_state
     from gitstore.ids import check as check_id
     from gitstore.ids import created_at, new_id
@@ -191,6 +192,7 @@ __all__ = [
     "install_fault_hook",
     "is_store",
     "conversation_refs_state",
+    "git_version_text",
     "is_valid_id",
     "list_remotes",
     "load_json",

@@ -72,6 +72,16 @@ def run(
     return done
 
 
+def version_text(git: str) -> str:
+    """What the git at ``git`` says of itself (``git --version``); ``OSError`` when
+    it does not run (its time limit included)."""
+    try:
+        said = subprocess.run([git, "--version"], capture_output=True, text=True, timeout=30)
+    except subprocess.SubprocessError as exc:
+        raise OSError(str(exc)) from None
+    return said.stdout
+
+
 def start(gitdir: Path, args: Sequence[str], wait: bool) -> subprocess.Popen[bytes] | None:
     """``git --git-dir <gitdir> args`` with no input or output: waited for, or
     started in a session of its own and left to run (its ``Popen``)."""

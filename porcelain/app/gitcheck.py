@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 from collections.abc import Mapping
+
+from gitstore import git_version_text
 
 MINIMUM = (2, 29)
 NEEDED = "jp needs git 2.29 or newer"
@@ -25,10 +26,10 @@ def find(environ: Mapping[str, str]) -> tuple[str | None, str | None]:
     if git is None:
         return None, f"git was not found on PATH; {NEEDED} to sync and to import"
     try:
-        said = subprocess.run([git, "--version"], capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.SubprocessError) as exc:
+        said = git_version_text(git)  # run by gitstore's git floor, as every git jp starts
+    except OSError as exc:
         return git, f"git at {git} does not run ({exc}); {NEEDED}"
-    found = _VERSION.search(said.stdout)
+    found = _VERSION.search(said)
     if found is None:
         return git, f"`{git} --version` did not say which git it is; {NEEDED}"
     version = (int(found[1]), int(found[2]))
