@@ -12,12 +12,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gitstore.events import Event, canonical_json
 from gitstore.events.kinds import PROPOSE_COMPACTION, Kind
-from gitstore.git import objects as gitobjects
-from gitstore.git.objects import Who
+
+if TYPE_CHECKING:
+    from gitstore.git import objects as gitobjects
+    from gitstore.git.objects import Who
+else:
+    from gitstore.lazy import lazy_module
+
+    gitobjects = lazy_module("gitstore.git.objects")  # with hashlib: for a write, not a read
 
 SUBJECT_WIDTH = 72
 

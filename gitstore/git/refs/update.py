@@ -41,13 +41,20 @@ through each mechanism and reads the result with plain git.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from gitstore.errors import ConcurrentUpdate, RefBusy, environment_fault
 from gitstore.fs import retry
 from gitstore.fs.place import Place
-from gitstore.git import command
 from gitstore.git.refs import bulk, loose, transaction
 from gitstore.git.refs.transaction import ANY, SYMBOLIC, RefUpdate
+
+if TYPE_CHECKING:
+    from gitstore.git import command
+else:
+    from gitstore.lazy import lazy_module
+
+    command = lazy_module("gitstore.git.command")  # git runs for a batch only: not on a read
 
 LOOSE, TRANSACTION, GIT, PACKED = "loose", "transaction", "git update-ref", "packed-refs"
 BULK_AT = 100  # creations at once from which they go straight into packed-refs
