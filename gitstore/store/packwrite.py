@@ -231,45 +231,33 @@ class Writer:
         """Add one commit per event on top of ``parent``; the last commit.  ``out``
         (if any) takes each id, ``on_rows`` the rows ``ROWS`` at a time."""
         try:
-            return self._chain(events, parent, names, sign, committer, out, on_rows)
+            rows: list[tuple[str, str | None, Event]] = []
+            for event, data in events:
+                pack = self._current()
+                if event.get("type") == Kind.TOOL_CALL_REQUEST:
+                    names[str(event.get("id"))] = str(event.get("name"))
+                author = sign(commits.author_name(event), event)
+                blob, tree, commit = commits.objects(
+                    event, parent, names, author, sign(committer, event), data
+                )
+                pack.add(BLOB, blob)
+                pack.add(TREE, tree)
+                oid = pack.add(COMMIT, commit).hex()
+                if on_rows:
+                    rows.append((oid, parent, event))
+                if out is not None:
+                    out.append(oid)
+                parent = oid
+                if len(rows) >= ROWS and on_rows:
+                    on_rows(rows)
+                    rows = []
+                if pack.count >= 3 * CHUNK:
+                    self._close_pack()
+            if rows and on_rows:
+                on_rows(rows)
+            return parent
         except OSError as exc:
             raise environment_fault(exc, str(self.gitdir)) or exc from None
-
-    def _chain(
-        self,
-        events: Iterable[tuple[Event, bytes]],
-        parent: str | None,
-        names: dict[str, str],
-        sign: Signer,
-        committer: str,
-        out: list[str] | None,
-        on_rows: Callable[[list[tuple[str, str | None, Event]]], None] | None,
-    ) -> str | None:
-        rows: list[tuple[str, str | None, Event]] = []
-        for event, data in events:
-            pack = self._current()
-            if event.get("type") == Kind.TOOL_CALL_REQUEST:
-                names[str(event.get("id"))] = str(event.get("name"))
-            author = sign(commits.author_name(event), event)
-            blob, tree, commit = commits.objects(
-                event, parent, names, author, sign(committer, event), data
-            )
-            pack.add(BLOB, blob)
-            pack.add(TREE, tree)
-            oid = pack.add(COMMIT, commit).hex()
-            if on_rows:
-                rows.append((oid, parent, event))
-            if out is not None:
-                out.append(oid)
-            parent = oid
-            if len(rows) >= ROWS and on_rows:
-                on_rows(rows)
-                rows = []
-            if pack.count >= 3 * CHUNK:
-                self._close_pack()
-        if rows and on_rows:
-            on_rows(rows)
-        return parent
 
     def publish(self) -> tuple[str, ...]:
         """Index the last pack and move every pack into the object database (each
