@@ -93,7 +93,7 @@ def after_gc(gitdir: Path, wait: float = GC_WAIT) -> None:
     grace) takes no new object: neither is waited for.
     """
     running = gc_running(gitdir)
-    if running is None or not prunes_now(gitdir, running):
+    if running is None or _mine(running) or not prunes_now(gitdir, running):
         return
     end = time.monotonic() + wait
     while gc_running(gitdir) == running and time.monotonic() < end:
@@ -106,6 +106,9 @@ def holding(gitdir: Path, wait: float = GC_WAIT) -> Iterator[bool]:
     ``gc.pid.lock`` as git makes it), once no gc runs; whether it was taken: a gc
     that runs past ``wait``, or a ``gc.pid.lock`` that stays (a killed gc's), is
     not waited for longer, and the block runs without it."""
+    if _mine(gc_running(gitdir)):  # this process holds it already (``shielded``)
+        yield True
+        return
     lock, pid_file = gitdir / "gc.pid.lock", gitdir / "gc.pid"
     end, locked_since = time.monotonic() + wait, None
     while True:
@@ -144,6 +147,12 @@ def holding(gitdir: Path, wait: float = GC_WAIT) -> Iterator[bool]:
                 pid_file.unlink()
 
 
+def _mine(running: str | None) -> bool:
+    """Whether the ``gc.pid`` text ``running`` names this process (a write inside
+    ``shielded`` that waits for or takes the lock again)."""
+    return running is not None and running == f"{os.getpid()} {_host()}"
+
+
 def _host() -> str:
     """This machine's name, as git writes it in ``gc.pid`` (``socket`` loads only
     when a gc.pid is there: a write that finds none never pays for it)."""
@@ -163,10 +172,7 @@ def shielded(gitdir: Path) -> Iterator[bool]:
     record before its ref names it (a bare ``git prune`` takes no lock: not
     defended, docs/reliability.md)."""
     running = gc_running(gitdir)
-    if running == f"{os.getpid()} {_host()}":  # this process holds it already
-        yield True
-        return
-    if running is not None and not prunes_now(gitdir, running):
+    if running is not None and not _mine(running) and not prunes_now(gitdir, running):
         yield False
         return
     after_gc(gitdir)

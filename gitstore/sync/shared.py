@@ -19,13 +19,15 @@ it.  An unshare deletes the branch (leased) before the local ref.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 
 from gitstore import faults
 from gitstore.errors import SyncError
 from gitstore.events import Event
+from gitstore.fs import gcwatch
 from gitstore.git import pruned
 from gitstore.git.refs import transaction
 from gitstore.git.refs.transaction import RefUpdate
@@ -71,6 +73,15 @@ def _send(syncer: Syncer, update: RemoteUpdate) -> None:
         raise SyncError(syncer.remote, f"{update.ref}: {result.summary}")
 
 
+@contextmanager
+def _released() -> Iterator[None]:
+    """A long chain's packs let go of at the end: the ref names them then."""
+    try:
+        yield
+    finally:
+        packwrite.release()
+
+
 def share_on_remote(
     store: Store, syncer: Syncer, cid: str, events: Sequence[Event], reason: str
 ) -> Shared:
@@ -82,7 +93,10 @@ def share_on_remote(
     repo, gitdir = store.place.repo, store.place.gitdir
     local = local_ref(syncer.remote, cid)
     with syncer.exclusive():
-        try:
+        # no gc starts between the chain's objects and the ref that names them (a
+        # chain shared before and then unshared is unreachable: a prune beside may
+        # be taking it as it is written again)
+        with gcwatch.shielded(gitdir), _released():
             chain = store.log.write_commits(events, None)
             tip = chain[-1]
             old = transaction.current(repo, local)
@@ -92,8 +106,6 @@ def share_on_remote(
             # events, the same commits), as a rewrite does (``Log.rewrite``)
             keep = partial(store.log._keep_written, chain, events, None, None)  # noqa: SLF001
             pruned.after_move(gitdir, keep)
-        finally:
-            packwrite.release()  # a long chain's packs: the ref names them now
         faults.point("share:before-push")
         there = _there(syncer, cid)
         if there != tip:

@@ -18,6 +18,7 @@ them once the journal's writer is dead and the lock is older than
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -115,7 +116,7 @@ class _CommitFailed(Exception):
 
 
 def _run(repo: pygit2.Repository, updates: list[RefUpdate], message: str, check: bool) -> None:
-    prepared = False
+    prepared, removed = False, []
     if not check:  # finishing: a ref already moved is not locked again, since a failed
         # commit leaves the locks of refs it did not rename, and those would be ours
         updates = [u for u in updates if current(repo, u.name) != u.new]
@@ -132,6 +133,7 @@ def _run(repo: pygit2.Repository, updates: list[RefUpdate], message: str, check:
                 if u.new is None:
                     if now is not None:
                         txn.remove(u.name)
+                        removed.append(u.name)
                 elif u.new.startswith(SYMBOLIC):
                     txn.set_symbolic_target(u.name, u.new[len(SYMBOLIC) :], message=message)
                 else:
@@ -142,6 +144,19 @@ def _run(repo: pygit2.Repository, updates: list[RefUpdate], message: str, check:
         if prepared:
             raise _CommitFailed(str(exc)) from exc
         raise
+    _drop_reflogs(repo, removed)
+
+
+def _drop_reflogs(repo: pygit2.Repository, names: list[str]) -> None:
+    """The reflogs of refs this transaction deleted, gone with them as git deletes
+    them (libgit2's transaction keeps them): a reflog left behind keeps its
+    commits reachable for ``git fsck`` after a prune took them, and a
+    ``packed-refs`` rebuild (``packed.py``) would bring the deleted ref back from
+    it.  A ref made again meanwhile keeps its new log."""
+    for name in names:
+        if current(repo, name) is None:
+            with contextlib.suppress(OSError):  # the ref is gone either way
+                (Path(repo.path) / "logs" / name).unlink(missing_ok=True)
 
 
 def apply(

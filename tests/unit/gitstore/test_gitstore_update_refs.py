@@ -86,6 +86,23 @@ def test_a_move_gives_the_same_ref_and_reflog(tmp_path: Path, how: str, packed: 
     git(place.gitdir, "fsck", "--no-progress")
 
 
+@pytest.mark.parametrize("packed", [False, True], ids=["loose-ref", "packed-ref"])
+@pytest.mark.parametrize("how", [TRANSACTION, GIT])
+def test_a_deletion_takes_the_reflog_with_the_ref_alike(tmp_path: Path, how: str, packed: bool) -> None:
+    """As git deletes a ref's reflog with it: a reflog left behind would keep its
+    commits reachable for ``git fsck`` after they are gone, and a ``packed-refs``
+    rebuild would bring the deleted ref back from it."""
+    place, commits = _store(tmp_path, "s")
+    _made(place, commits[0])
+    if packed:
+        git(place.gitdir, "pack-refs", "--all", "--prune")
+    assert update_refs(place, [RefUpdate(REF, commits[0], None)], "jp rm", how=how) == {REF}
+    assert git(place.gitdir, "for-each-ref") == ""
+    assert not Path(place.gitdir, "logs", REF).exists()
+    update_refs(place, [RefUpdate(REF, None, commits[1])], "jp again", how=how)
+    assert _seen(place.gitdir)[1][REF] == [f"{commits[1]} jp again"]  # a new ref's log starts anew
+
+
 def _refused(tmp_path: Path, how: str, update: RefUpdate, name: str) -> None:
     """``update`` raises ``ConcurrentUpdate`` through ``how`` and changes nothing."""
     place, commits = _store(tmp_path, name)
