@@ -1,0 +1,15 @@
+"""A namespace of gitstore's face: a store examined (``Finding``) and mended."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from gitstore.lazy import face
+
+if TYPE_CHECKING:
+    from gitstore.store.doctor import Finding, examine, mend
+
+__all__: list[str]  # the names above, read from them when first asked for
+
+if not TYPE_CHECKING:  # mypy reads the imports above; a misspelt name stays an error
+    __getattr__, __dir__ = face(__name__, __file__)

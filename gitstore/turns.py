@@ -1,0 +1,21 @@
+"""A namespace of gitstore's face: turns and kinds counted over an event stream."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from gitstore.lazy import face
+
+if TYPE_CHECKING:
+    from gitstore.events.turns import (
+        event_count,
+        event_kinds,
+        turn_bounds,
+        turn_count,
+        turn_indices,
+    )
+
+__all__: list[str]  # the names above, read from them when first asked for
+
+if not TYPE_CHECKING:  # mypy reads the imports above; a misspelt name stays an error
+    __getattr__, __dir__ = face(__name__, __file__)
