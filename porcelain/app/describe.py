@@ -11,17 +11,15 @@ from typing import TYPE_CHECKING, Any
 
 from gitstore import (
     Conversation,
-    CorruptEvent,
     Event,
     Kind,
     Located,
     Store,
-    created_at,
-    event_count,
-    is_valid_id,
+    errors,
+    ids,
     meta_values,
     parse_time,
-    turn_count,
+    turns,
 )
 from porcelain.domain.titles import agent_type, session_facts, shown_title
 
@@ -51,8 +49,8 @@ def summarize(events: Sequence[Event]) -> dict[str, Any]:
         "project": told.get("project"),
         "agents": told.get("agents") or {},
         "v": SUMMARY_VERSION,
-        "turns": turn_count(events),
-        "events": event_count(events),
+        "turns": turns.turn_count(events),
+        "events": turns.event_count(events),
         "first_request": first_request,
         "last_event_at": last_time,
         "last_ts": _seconds(last_time),  # what `ls` sorts by, parsed once
@@ -66,7 +64,7 @@ def start_facts(start: dict[str, Any]) -> dict[str, Any]:
     point = fork.get("commit") if isinstance(fork, dict) else None
     return {
         "start_id": start.get("conversation_id") if start else None,
-        "forked_from": parent if isinstance(parent, str) and is_valid_id(parent) else None,
+        "forked_from": parent if isinstance(parent, str) and ids.is_valid(parent) else None,
         "fork_commit": point if isinstance(point, str) else None,
         **imported_facts(start.get("imported")),
     }
@@ -106,7 +104,7 @@ def _branch(imported: dict[str, Any]) -> dict[str, Any] | None:
     if not isinstance(rewind, dict):
         return None
     of, record = rewind.get("of"), rewind.get("record")
-    if not isinstance(of, str) or not is_valid_id(of):
+    if not isinstance(of, str) or not ids.is_valid(of):
         return None
     if not isinstance(record, int) or isinstance(record, bool) or record < 1:
         return None
@@ -124,7 +122,7 @@ def summaries(store: Store, located: Sequence[Located]) -> dict[str, dict[str, A
     for tip in missing:
         try:
             events, _ = store.log.read_chain(tip)
-        except CorruptEvent as exc:  # one damaged chain must not hide the others
+        except errors.CorruptEvent as exc:  # one damaged chain must not hide the others
             broken[tip] = {**summarize([]), "first_request": "", "unreadable": exc.reason}
             continue
         fresh[tip] = summarize(events)
@@ -244,7 +242,7 @@ def lineage(cid: str, facts: dict[str, Any], meta: dict[str, Any]) -> dict[str, 
     diverged = meta.get("diverged_from")
     return {
         "forked_from": facts.get("forked_from") if own else None,
-        "diverged_from": diverged if isinstance(diverged, str) and is_valid_id(diverged) else None,
+        "diverged_from": diverged if isinstance(diverged, str) and ids.is_valid(diverged) else None,
         "labels": meta.get("labels") or {},
     }
 
@@ -302,7 +300,7 @@ def _identities(store: Store, located: Sequence[Located]) -> dict[str, list[str]
 
 
 def _created(cid: str) -> str:
-    return created_at(cid).isoformat().replace("+00:00", "Z")
+    return ids.created_at(cid).isoformat().replace("+00:00", "Z")
 
 
 def _seconds(stamp: Any) -> float:

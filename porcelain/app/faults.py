@@ -3,7 +3,7 @@
 Not for users.  ``JP_FAULT=<point>[@N][:kill]`` makes this process SIGKILL
 itself the N-th time (default: the first) it reaches ``<point>`` (``:int``
 sends it SIGINT instead, as Ctrl-C does, ``:term`` SIGTERM), one of
-``gitstore.FAULT_POINTS``; the reliability tests use it to crash ``jp`` at
+``gitstore.faults.POINTS``; the reliability tests use it to crash ``jp`` at
 every stage of a write.  ``cli.main`` imports this module only when the
 variable is set, so an ordinary run pays nothing.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import signal
 
-from gitstore import FAULT_POINTS, install_fault_hook
+from gitstore import faults
 from porcelain.errors import UsageError
 
 ACTIONS = ("kill", "int", "term")
@@ -27,10 +27,10 @@ def parse(spec: str) -> tuple[str, int, str]:
         if rest.endswith(":" + name):
             rest, action = rest[: -len(name) - 1], name
     point, _, count = rest.partition("@")
-    if point not in FAULT_POINTS:
+    if point not in faults.POINTS:
         raise UsageError(
             f"JP_FAULT: unknown fault point {point!r}",
-            "it is a testing hook; known points: " + ", ".join(FAULT_POINTS),
+            "it is a testing hook; known points: " + ", ".join(faults.POINTS),
         )
     if count and not (count.isascii() and count.isdigit() and int(count) >= 1):
         raise UsageError(f"JP_FAULT: @{count} is not a count of 1 or more")
@@ -51,4 +51,4 @@ def install(spec: str) -> None:
             sent = {"int": signal.SIGINT, "term": signal.SIGTERM}.get(action, signal.SIGKILL)
             os.kill(os.getpid(), sent)
 
-    install_fault_hook(hook)
+    faults.install(hook)

@@ -6,22 +6,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from gitstore import (
-    ConversationExists,
-    Event,
-    EventSource,
-    Kind,
-    Located,
-    LockedRef,
-    RefBusy,
-    Store,
-    config_delta_event,
-    conversation_start_event,
-    created_at,
-    new_id,
-    record_activation,
-    retry_jittered,
-)
+from gitstore import Event, EventSource, Kind, Located, Store, activity, errors, files, ids, make
 from porcelain import clock
 from porcelain.config import Recorded
 from porcelain.errors import UserError
@@ -43,8 +28,8 @@ def fresh_id(store: Store, moment: datetime | None = None) -> str:
     moment = moment or clock.now()
     last = _LAST.get(str(store.local.folder))
     if last is not None:
-        moment = max(moment, created_at(last) + timedelta(milliseconds=100))
-    cid = new_id(moment, store.refs.exists)
+        moment = max(moment, ids.created_at(last) + timedelta(milliseconds=100))
+    cid = ids.new_id(moment, store.refs.exists)
     _LAST[str(store.local.folder)] = cid
     return cid
 
@@ -81,21 +66,21 @@ def publish_at(
             return cid, store.log.create(
                 cid, events(cid), parent, f"{reason} {cid}", packed=packed, remake=events
             )
-        except ConversationExists:
+        except errors.ConversationExists:
             pass
-    for _ in retry_jittered(ID_ATTEMPTS):  # losers spread apart
+    for _ in files.retry_jittered(ID_ATTEMPTS):  # losers spread apart
         chosen = fresh_id(store)
         try:
             return chosen, store.log.create(
                 chosen, events(chosen), parent, f"{reason} {chosen}", packed=packed, remake=events
             )
-        except ConversationExists:
+        except errors.ConversationExists:
             continue
-    raise ConversationExists(chosen)
+    raise errors.ConversationExists(chosen)
 
 
 def start_event(cid: str, **fields: Any) -> Event:
-    event = conversation_start_event(clock.now_text(), cid)
+    event = make.conversation_start(clock.now_text(), cid)
     event.update({k: v for k, v in fields.items() if v is not None})
     return event
 
@@ -116,13 +101,13 @@ def create_conversation(
     if activate:
         try:
             store.refs.set_active(cid)
-        except (RefBusy, LockedRef) as exc:  # the conversation exists: say so, not "nothing"
+        except (errors.RefBusy, errors.LockedRef) as exc:  # the conversation exists: say so, not "nothing"
             raise UserError(
                 f"created conversation {cid}, but JP_HEAD stayed locked ({exc}), so it "
                 "is not the active one",
                 f"make it active once the other command is done: `jp conversation use {cid}`",
             ) from None
-        record_activation(store, cid)
+        activity.record_activation(store, cid)
     return cid, tip
 
 
@@ -165,7 +150,7 @@ def fork(
 
 def config_delta(delta: dict[str, Any]) -> Event:
     """A configuration entry in jp's own keys (``written_by`` is a label, not a credential)."""
-    return {**config_delta_event(clock.now_text(), delta), "metadata": dict(JP_WRITTEN)}
+    return {**make.config_delta(clock.now_text(), delta), "metadata": dict(JP_WRITTEN)}
 
 
 def _in_jp_keys(event: Event) -> bool:

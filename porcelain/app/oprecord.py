@@ -51,9 +51,9 @@ def finish(store: Store | None, failed: bool) -> list[str]:
         op = store.ops.end()
     except Exception as exc:  # the command's own outcome stands; the next command records it
         # lazy: gitstore's errors load only when something failed
-        from gitstore import LockedRef
+        from gitstore import errors
 
-        if isinstance(exc, LockedRef):  # it stays until removed: every later write fails too
+        if isinstance(exc, errors.LockedRef):  # it stays until removed: every later write fails too
             return [
                 f"warning: the operation log was not written ({exc}, {exc.age:.0f} s old); "
                 "`jp doctor --fix` removes the stale lock and records the operation"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from gitstore import Store, activations
+from gitstore import Store, activity
 from porcelain.errors import UserError
 
 
@@ -17,7 +17,7 @@ def latest_other(seen: Mapping[str, float], exists: set[str], current: str | Non
 def previous_id(store: Store, current: str | None) -> str:
     """The id `use -` switches to; an error when there is none."""
     exists = {loc.cid for loc in store.refs.list(archived=None)}
-    found = latest_other(activations(store), exists, current)
+    found = latest_other(activity.activations(store), exists, current)
     if found is None:
         raise UserError(
             "no previous conversation on this machine",

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gitstore import ChainView, Conversation, Store, accept_commits, accepted_commits
+from gitstore import ChainView, Conversation, Store, activity
 from porcelain.app.lifecycle import recorded_deltas
 from porcelain.config import Config, Recorded
 
@@ -23,14 +23,14 @@ MODEL_ID_PATH = ("assistant", "model", "id")
 
 def conversation_deltas(store: Store, conv: Conversation) -> list[Recorded]:
     """``conv``'s recorded deltas, those the user accepted on this machine marked own."""
-    return recorded_deltas(conv.cid, conv.events, conv.commits, accepted_commits(store))
+    return recorded_deltas(conv.cid, conv.events, conv.commits, activity.accepted_commits(store))
 
 
 def chain_deltas(store: Store, cid: str, view: ChainView) -> list[Recorded]:
     """As ``conversation_deltas``, for a chain read as a view (only its internal events)."""
     internal = view.facts.internal_events()
     commits = [view.commit(pos) for pos, _ in internal]
-    return recorded_deltas(cid, [e for _, e in internal], commits, accepted_commits(store))
+    return recorded_deltas(cid, [e for _, e in internal], commits, activity.accepted_commits(store))
 
 
 def own(delta: dict[str, object], source: str) -> Recorded:
@@ -58,4 +58,4 @@ def naming(cid: str, model_id: str, chosen: Recorded) -> str:
 
 def accept(store: Store, commits: Sequence[str]) -> None:
     """Remember ``commits`` as accepted by this machine's user."""
-    accept_commits(store, commits)
+    activity.accept_commits(store, commits)

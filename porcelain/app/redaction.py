@@ -19,7 +19,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from gitstore import remotes_containing, replace_unsent_meta
+from gitstore import syncing
 from porcelain.app.secretcheck import allow_list, kinds_line
 from porcelain.domain.secretevents import (
     AllowList,
@@ -81,7 +81,7 @@ def redact(store: Store, cid: str, allow: AllowList, kinds: Collection[str] = ()
         if not found:
             return Redacted(cid, Counter())
         first = min(f.event for f in found)
-        holders = remotes_containing(store, commits[first])
+        holders = syncing.remotes_containing(store, commits[first])
         if holders:
             raise UserError(
                 f"{cid} is already on {', '.join(holders)} from event {first + 1} on, where its "
@@ -112,7 +112,7 @@ def redact_meta(store: Store, cid: str, allow: AllowList, kinds: Collection[str]
     found = [f for f in note_findings(cid, text, allow) if not kinds or f.kind in kinds]
     if not found:
         return Counter()
-    replace_unsent_meta(store, cid, redact_note(text, found), f"jp conversation redact {cid}: metadata")
+    syncing.replace_unsent_meta(store, cid, redact_note(text, found), f"jp conversation redact {cid}: metadata")
     return Counter(f.kind for f in found)
 
 

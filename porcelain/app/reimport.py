@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from gitstore import Event, Kind, Store, is_valid_id
+from gitstore import Event, Kind, Store, ids
 
 
 def _canonical(event: Event) -> str:
@@ -39,7 +39,7 @@ def same_import(existing: Iterable[Event], jp_id: str, events: Iterable[Event]) 
 
 def already_there(store: Store, jp_id: str | None, events: Iterable[Event]) -> str | None:
     """The id of the conversation this folder was imported as, if it is here."""
-    if not jp_id or not is_valid_id(jp_id):
+    if not jp_id or not ids.is_valid(jp_id):
         return None
     found = store.refs.locate(jp_id)  # one look-up (not whether it exists, then where)
     if found is None:
@@ -52,6 +52,6 @@ def outcome(wanted: str | None, cid: str, kept: str | None) -> dict[str, Any]:
     """What one folder's import did: ``unchanged``, ``imported`` or ``renamed``."""
     if kept:
         return {"action": "unchanged"}
-    if wanted and is_valid_id(wanted) and wanted != cid:
+    if wanted and ids.is_valid(wanted) and wanted != cid:
         return {"action": "renamed", "jp_id": wanted}
     return {"action": "imported"}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from gitstore import Event, Located, Store, turn_indices
+from gitstore import Event, Located, Store, turns
 from porcelain.app import listed
 from porcelain.domain.grepmatch import SCOPES, compile_pattern, scoped_lines
 from porcelain.domain.grepneedles import needles
@@ -62,7 +62,7 @@ def chain_hits(
 ) -> Iterator[tuple[str, dict[str, object]]]:
     """(commit, hit) for each line of an event's scoped field that ``matcher`` finds,
     with ``context`` lines of that field before and after it."""
-    for event, turn, commit in zip(events, turn_indices(events), commits, strict=True):
+    for event, turn, commit in zip(events, turns.turn_indices(events), commits, strict=True):
         for scope, lines in scoped_lines(event, scopes):
             for n, line in enumerate(lines):
                 if matcher.search(line):

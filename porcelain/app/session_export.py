@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gitstore import Event, Kind, Store, parse_time, write_atomic
+from gitstore import Event, Kind, Store, files, parse_time
 from porcelain.app import session_sidefiles as sidefiles
 from porcelain.app.describe import imported_facts, summaries
 from porcelain.app.redaction import redacted_records
@@ -118,7 +118,7 @@ def export_session(
     for owner, path, recs, side, added, kinds in targets:
         _folders(dest, path.parent)
         for name, data in side.items():
-            write_atomic(path.parent / name, data, durable=True, mode=PRIVATE)
+            files.write_atomic(path.parent / name, data, durable=True, mode=PRIVATE)
         write_records(path, recs)
         main = owner == cid and not origin.get("agent")
         session = str(origin.get("session") or "") or None if main else None
@@ -266,7 +266,7 @@ def write_records(path: Path, records: Sequence[dict[str, Any]]) -> None:
     text = "".join(
         json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n" for record in records
     )
-    write_atomic(path, text, durable=True, mode=PRIVATE)
+    files.write_atomic(path, text, durable=True, mode=PRIVATE)
     when = last_time(records)
     if when is not None:
         os.utime(path, (when, when))

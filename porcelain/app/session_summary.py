@@ -15,7 +15,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from gitstore import GitStoreError, Store, write_atomic
+from gitstore import Store, errors
+from gitstore import files as store_files
 from porcelain.app.sessions import FileOutcome
 from porcelain.domain import importsummary
 from porcelain.errors import JpError
@@ -51,8 +52,8 @@ def keep_summary(
             "config": mark,
             "files": files,
         }
-        write_atomic(path, json.dumps(value, ensure_ascii=False, separators=(",", ":")))
-    except (OSError, GitStoreError):  # a read-only or full store: the next import reads all
+        store_files.write_atomic(path, json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+    except (OSError, errors.GitStoreError):  # a read-only or full store: the next import reads all
         return
 
 

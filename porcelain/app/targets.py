@@ -14,16 +14,8 @@ from __future__ import annotations
 
 import re
 
-from gitstore import (
-    ConversationNotFound,
-    InvalidId,
-    Located,
-    Store,
-    activations,
-    check_id,
-    created_at,
-    is_valid_id,
-)
+from gitstore import Located, Store, activity, errors
+from gitstore import ids as store_ids
 from porcelain.domain import idprefix
 from porcelain.errors import UserError
 
@@ -68,11 +60,11 @@ def resolve(store: Store, target: str | None, *, archived_ok: bool = True) -> Lo
 
 def _by_id(store: Store, text: str) -> str:
     """The id ``text`` names: the id itself, or a unique prefix of one (``jp-c`` optional)."""
-    if is_valid_id(text) and store.refs.exists(text):
+    if store_ids.is_valid(text) and store.refs.exists(text):
         return text
     wanted = idprefix.normalize(text)
     if wanted is None and not idprefix.is_handle(text):
-        return check_id(text)  # not an id, no prefix of one and no handle: says so
+        return store_ids.check(text)  # not an id, no prefix of one and no handle: says so
     try:
         found = idprefix.pick(text, [loc.cid for loc in store.refs.list(archived=None)])
     except idprefix.Ambiguous as exc:
@@ -87,7 +79,7 @@ def _by_id(store: Store, text: str) -> str:
             f"no conversation has the handle {text}",
             "`jp conversation ls --all` lists every conversation with its handle",
         )
-    return found if found is not None else check_id(wanted or text)
+    return found if found is not None else store_ids.check(wanted or text)
 
 
 def active_id(store: Store) -> str | None:
@@ -111,9 +103,9 @@ def _keyword(store: Store, keyword: str) -> str:
     if not live:
         raise UserError("there are no conversations", NO_ACTIVE_HINT)
     if keyword == "newest":
-        return max(live, key=lambda c: (created_at(c), c))
-    seen = activations(store)
-    return max(live, key=lambda c: (seen.get(c, 0.0), created_at(c), c))
+        return max(live, key=lambda c: (store_ids.created_at(c), c))
+    seen = activity.activations(store)
+    return max(live, key=lambda c: (seen.get(c, 0.0), store_ids.created_at(c), c))
 
 
 def _latest(store: Store, *, archived: bool, key: str) -> str:
@@ -179,7 +171,7 @@ def resolve_or_search(store: Store, target: str) -> Located:
     conversation whose title holds it (several: an error naming them)."""
     try:
         return resolve(store, target)
-    except (UserError, InvalidId, ConversationNotFound) as first:
+    except (UserError, errors.InvalidId, errors.ConversationNotFound) as first:
         if target in KEYWORDS or HANDLE.fullmatch(target):
             raise
         found = search_titles(store, target)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gitstore import retry_until, write_atomic
+from gitstore import files
 from porcelain.domain.places import user_config_path
 from porcelain.errors import UserError
 
@@ -84,7 +84,7 @@ def editing(environ: Mapping[str, str], wait: float = WAIT) -> Iterator[None]:
     except OSError as exc:
         raise UserError(f"cannot lock {path}: {exc}") from None
     try:
-        for attempt in retry_until(wait, 0.05):
+        for attempt in files.retry_until(wait, 0.05):
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
@@ -166,7 +166,7 @@ def save(file: ToolFile, doc: Any, before: str | None) -> None:
     mode = None
     if before is not None:
         mode = path.stat().st_mode & 0o7777  # ~/.claude.json holds credentials: 0600
-    write_atomic(path, text, durable=True, mode=mode if mode is not None else 0o600)
+    files.write_atomic(path, text, durable=True, mode=mode if mode is not None else 0o600)
 
 
 def remove(file: ToolFile) -> None:
@@ -214,4 +214,4 @@ class Records:
     def keep(self, environ: Mapping[str, str], records: dict[str, Any]) -> None:
         path = self.path(environ)
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, json.dumps(records, indent=2, sort_keys=True) + "\n")
+        files.write_atomic(path, json.dumps(records, indent=2, sort_keys=True) + "\n")

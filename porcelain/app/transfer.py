@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitstore import Event, EventSource, Kind, Located, Store, event_count, is_valid_id
+from gitstore import Event, EventSource, Kind, Located, Store, ids, turns
 from porcelain.app.lifecycle import publish, start_event
 from porcelain.jpformat import JpConversation, JpFolder, write_conversation
 
@@ -41,7 +41,7 @@ def store_imported(
     """Write one read JP conversation as a new chain (into the store's batch, when one
     is open); returns its id.  Its metadata (title, pin, labels) is set now, or put
     in ``metas`` for the caller to set with the others (``Notes.set_metas``)."""
-    wanted = conv.jp_id if conv.jp_id and is_valid_id(conv.jp_id) else None
+    wanted = conv.jp_id if conv.jp_id and ids.is_valid(conv.jp_id) else None
     imported: dict[str, Any] = {"format": "jp"}
     if conv.jp_id:
         imported["jp_id"] = conv.jp_id
@@ -103,4 +103,4 @@ def export_conversation(
         events=events,
     )
     write_conversation(dest, parts)
-    return event_count(events), found
+    return turns.event_count(events), found

@@ -17,7 +17,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import date
 from typing import Any
 
-from gitstore import Conversation, CorruptEvent, Event, Located, Store
+from gitstore import Conversation, Event, Located, Store, errors
 from porcelain.app.describe import imported_facts
 from porcelain.config.layers import read_layer, user_config_path
 from porcelain.domain.prices import Price, user_prices
@@ -77,7 +77,7 @@ def rows(
     for done, tip in enumerate(missing, start=1):
         try:
             events, commits = store.log.read_chain(tip)
-        except CorruptEvent:
+        except errors.CorruptEvent:
             continue  # a damaged chain counts nothing; `jp doctor` names it
         fresh[PREFIX + tip] = found[tip] = chain_row(events, commits)
         if progress is not None:

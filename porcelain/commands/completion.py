@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from gitstore import EnvironmentFault, GitStoreError, move_file, write_atomic
+from gitstore import errors, files
 from porcelain.commands.context import App
 from porcelain.errors import JpError, UserError
 
@@ -74,10 +74,10 @@ def completion(
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         if found == "foreign":
-            move_file(path, path.with_name(path.name + ".bak"))
+            files.move_file(path, path.with_name(path.name + ".bak"))
             app.output.note(f"kept the previous file as {path}.bak")
         _write_new(path, text)
-    except (OSError, EnvironmentFault) as exc:
+    except (OSError, errors.EnvironmentFault) as exc:
         reason = exc.strerror if isinstance(exc, OSError) else exc.detail
         raise UserError(f"cannot write {path}: {reason or exc}") from None
     app.output.line(f"{'Replaced' if found == 'jp' else 'Wrote'} {path}")
@@ -114,7 +114,7 @@ def _existing(path: Path, shell: str) -> str:
 def _write_new(path: Path, text: str) -> None:
     """``text`` into ``path`` through a fresh temporary file beside it (created,
     never opened through a link), renamed over it whole."""
-    write_atomic(path, text, durable=True, mode=0o644)
+    files.write_atomic(path, text, durable=True, mode=0o644)
 
 
 def _home(name: str, under: str) -> Path:
@@ -147,15 +147,15 @@ def _source(app: App, kind: str, start: str) -> list[tuple[str, str]]:
             return titles(app.store(), start)
         if kind == "remotes":
             # lazy: the remote code loads only to complete remotes
-            from gitstore import list_remotes
+            from gitstore import remotes
 
-            return [(r.name, r.url) for r in list_remotes(app.store())]
+            return [(r.name, r.url) for r in remotes.listing(app.store())]
         if kind == "models":
             # lazy: the model list loads only to complete -m
             from porcelain.app.modellist import completions, model_list
 
             config = app.config(warn=False)
             return completions(model_list(config, app.environ, config.model_id() or ""))
-    except (GitStoreError, JpError, OSError):
+    except (errors.GitStoreError, JpError, OSError):
         return []
     return []

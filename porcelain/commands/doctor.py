@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from gitstore import Finding, Store, examine, mend
+from gitstore import Store
+from gitstore import doctor as store_doctor
 from porcelain import clock
 from porcelain.app import gitcheck
 from porcelain.commands.context import App
@@ -43,11 +44,11 @@ def doctor(app: App, fix: bool, no_fsck: bool, ack: bool) -> int:
     # repair=False: see what a command would mend silently
     store = Store(path, app.identity(), repair=False, clock=clock.for_store())
     acked = store.refs.acknowledge_refusals() if ack else []
-    findings = _git(app) + examine(store, fsck=not no_fsck)
-    fixed: list[Finding] = []
+    findings = _git(app) + store_doctor.examine(store, fsck=not no_fsck)
+    fixed: list[store_doctor.Finding] = []
     if fix and any(f.fixable for f in findings):
         fixed = _mend_recorded(app, store, findings)
-        findings = _git(app) + examine(store, fsck=not no_fsck)
+        findings = _git(app) + store_doctor.examine(store, fsck=not no_fsck)
     problems = [f for f in findings if f.severity == "problem"]
     lines = [
         f"acknowledged: {remote}'s {untrusted_field(ref)}: {untrusted_field(e.reason)}"
@@ -74,13 +75,13 @@ def doctor(app: App, fix: bool, no_fsck: bool, ack: bool) -> int:
     return Exit.OK if not problems else Exit.USER
 
 
-def _git(app: App) -> list[Finding]:
+def _git(app: App) -> list[store_doctor.Finding]:
     """A finding when this machine has no git jp can use (sync and imports need it)."""
     _, missing = gitcheck.find(app.environ)
-    return [] if missing is None else [Finding("git", missing, gitcheck.INSTALL)]
+    return [] if missing is None else [store_doctor.Finding("git", missing, gitcheck.INSTALL)]
 
 
-def _mend_recorded(app: App, store: Store, findings: list[Finding]) -> list[Finding]:
+def _mend_recorded(app: App, store: Store, findings: list[store_doctor.Finding]) -> list[store_doctor.Finding]:
     """``mend``, the refs it moves recorded as one operation (``jp undo`` reverses it)."""
     # lazy: only a repair records an operation here
     from porcelain.app import oprecord
@@ -88,7 +89,7 @@ def _mend_recorded(app: App, store: Store, findings: list[Finding]) -> list[Find
     oprecord.begin(app, store)
     failed = True
     try:
-        fixed = mend(store, findings)
+        fixed = store_doctor.mend(store, findings)
         failed = False
     finally:
         for line in oprecord.finish(store, failed):

@@ -98,6 +98,6 @@ def uninstall(app: App, tool: str) -> None:
 def _has_remote(app: App, path: Path) -> bool:
     """Whether the hook's `jp sync` has a remote to sync with (reads only)."""
     # lazy: the store's modules load only for commands that read it
-    from gitstore import default_remote
+    from gitstore import remotes
 
-    return path.exists() and default_remote(app.store()) is not None
+    return path.exists() and remotes.default(app.store()) is not None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from gitstore import restore as restore_to
+from gitstore import ops
 from porcelain.commands.context import App
 from porcelain.render import opshow
 
@@ -48,7 +48,7 @@ def restore(app: App, operation: str) -> None:
     Refs that later operations moved return to their value then, whatever
     they hold now; the restore is an operation itself (`jp undo` reverses it).
     """
-    result = restore_to(app.store(), operation)
+    result = ops.restore(app.store(), operation)
     if app.output.emit_json(
         {
             "restored": opshow.as_json(result.op),

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gitstore import ConversationNotFound, InvalidId, check_id, delete_on_remote, remote_has
+from gitstore import errors, ids, syncing
 from porcelain.app.targets import active_id, resolve
 from porcelain.commands.context import App
 from porcelain.errors import Declined, UserError
 from porcelain.render.output import untrusted_field
 
 if TYPE_CHECKING:
-    from gitstore import Syncer
+    from gitstore import syncing
 
 
 def conversation_id(app: App, target: str) -> str:
@@ -29,22 +29,22 @@ def conversation_id(app: App, target: str) -> str:
     store = app.store()
     try:
         return resolve(store, target).cid
-    except (UserError, ConversationNotFound):  # deleted here (`rm`): the whole id still names it
+    except (UserError, errors.ConversationNotFound):  # deleted here (`rm`): the whole id still names it
         try:
-            return check_id(target.strip() if target.startswith("jp-c") else f"jp-c{target}")
-        except InvalidId:
+            return ids.check(target.strip() if target.startswith("jp-c") else f"jp-c{target}")
+        except errors.InvalidId:
             raise UserError(
                 f"{untrusted_field(target)} names no conversation here and is not a whole id",
                 "give the conversation's whole id (`jp conversation ls --all` lists them)",
             ) from None
 
 
-def delete(app: App, syncer: Syncer, target: str, yes: bool) -> None:
+def delete(app: App, syncer: syncing.Syncer, target: str, yes: bool) -> None:
     store = app.store()
     cid = conversation_id(app, target)
     remote = syncer.remote
     with syncer.exclusive():
-        if not remote_has(syncer, cid):
+        if not syncing.remote_has(syncer, cid):
             raise UserError(
                 f"the remote {remote} has no conversation {cid}",
                 "`jp conversation rm ID` deletes a conversation of this store only",
@@ -54,7 +54,7 @@ def delete(app: App, syncer: Syncer, target: str, yes: bool) -> None:
         question = f"Delete {what}? (other machines keep their copies)"
         if not app.confirm(question, yes):
             raise Declined("nothing was deleted")
-        done = delete_on_remote(syncer, cid)
+        done = syncing.delete_on_remote(syncer, cid)
         if done.refused:
             ref, why = done.refused[0]
             raise UserError(

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from gitstore import Conversation, Event, record_activation
+from gitstore import Conversation, Event, activity
 from porcelain.app.lifecycle import (
     config_delta,
     create_conversation,
@@ -372,7 +372,7 @@ def _run(
             accept(store, [ctx.tip])
     view = TerminalView(app.output, markdown=ask.render and app.output.colours())
     if not no_persist and store.refs.active() == cid:  # `q -i` on another one activates nothing
-        record_activation(store, cid)
+        activity.record_activation(store, cid)
     if ask.retry:
         # lazy: only --retry loads the retry module
         from porcelain.app.query.retry import retry_turn

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click  # noqa: TID251
 
-from gitstore import add_remote, check_remote_url, list_remotes, redact_url, remove_remote
+from gitstore import remotes
 from porcelain.commands.context import App
 
 
@@ -50,11 +50,11 @@ def add(app: App, name: str, url: str) -> None:
     one that makes git run a command (`ext::`, `fd::`, any `helper::`) is
     refused.  A password in the URL is kept for git but never shown.
     """
-    check_remote_url(name, url)  # before a path is resolved: '' is not the current folder
+    remotes.check_url(name, url)  # before a path is resolved: '' is not the current folder
     store = app.store()
     url = _url(url, app.cwd)
-    result = add_remote(store, name, url)
-    shown = redact_url(url)
+    result = remotes.add(store, name, url)
+    shown = remotes.redact_url(url)
     app.output.emit({"name": name, "url": shown, "result": result}, _added(name, result))
 
 
@@ -81,7 +81,7 @@ def remove(app: App, name: str) -> None:
     nothing on the remote changes.  A remote jp did not make (a project's code
     remote) keeps its own settings: only jp's refspecs go.
     """
-    result = remove_remote(app.store(), name)
+    result = remotes.remove(app.store(), name)
     if result == "removed":
         text = f"Remote {name} removed."
     elif result == "copies-removed":
@@ -95,16 +95,16 @@ def remove(app: App, name: str) -> None:
 @click.pass_obj
 def list_(app: App) -> None:
     """List remotes."""
-    found = list_remotes(app.store())
+    found = remotes.listing(app.store())
 
     def text() -> None:
         if not found:
             app.output.note("No remotes. Add one with `jp remote add NAME URL`.")
         for r in found:
             extra = "" if r.configured else "  (pull and push pass jp's refspecs explicitly)"
-            app.output.line(f"{r.name}\t{redact_url(r.url)}{extra}")
+            app.output.line(f"{r.name}\t{remotes.redact_url(r.url)}{extra}")
 
     app.output.emit(
-        [{"name": r.name, "url": redact_url(r.url), "conversations": r.configured} for r in found],
+        [{"name": r.name, "url": remotes.redact_url(r.url), "conversations": r.configured} for r in found],
         text,
     )

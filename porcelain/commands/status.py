@@ -21,7 +21,8 @@ def status(app: App) -> None:
     unfinished ref update or operation record, a stale lock, a quarantined ref),
     with the command that deals with it.  Reads only; changes nothing."""
     # lazy: the store's modules load only for commands that read it
-    from gitstore import examine, list_remotes
+    from gitstore import doctor
+    from gitstore import remotes as store_remotes
     from porcelain.app.hookinstall import TOOLS, state
     from porcelain.app.targets import active_id
     from porcelain.domain.defaults import default_model
@@ -37,10 +38,10 @@ def status(app: App) -> None:
     store = app.store()
     active = active_id(store)
     config = app.config(warn=False)
-    findings = [f for f in examine(store, fsck=False) if f.check in PENDING]
+    findings = [f for f in doctor.examine(store, fsck=False) if f.check in PENDING]
     report.update(
         exists=True,
-        remotes=[{"name": r.name, "url": r.url} for r in list_remotes(store)],
+        remotes=[{"name": r.name, "url": r.url} for r in store_remotes.listing(store)],
         active=active,
         active_title=(store.notes.meta(active).get("title") if active else None),
         model=config.model_id() or default_model(app.has_api_key()),

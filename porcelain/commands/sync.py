@@ -14,8 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import click  # noqa: TID251
 
-from gitstore import check_remote_name, default_remote, find_remote, list_remotes, open_sync
-from gitstore import push as push_all
+from gitstore import remotes, syncing
 from porcelain import clock
 from porcelain.app import gitcheck
 from porcelain.commands.context import App
@@ -24,13 +23,13 @@ from porcelain.errors import UsageError, UserError
 from porcelain.render.output import untrusted_field
 
 if TYPE_CHECKING:
-    from gitstore import Outcome, Syncer
+    from gitstore import syncing
 
 UNFINISHED = {"busy", "changed", "rejected", "blocked"}
 PROGRESS_AFTER = 1.0  # seconds before a progress line appears
 
 
-def _phrase(o: Outcome, remote: str, continues: dict[str, str] | None = None) -> str:
+def _phrase(o: syncing.Outcome, remote: str, continues: dict[str, str] | None = None) -> str:
     parent = (continues or {}).get(o.id)
     pulled = {
         "created": f"continues {parent} from another machine (new from {remote})"
@@ -70,7 +69,7 @@ _COUNTED = {
 }
 
 
-def _routine(o: Outcome, continues: dict[str, str]) -> bool:
+def _routine(o: syncing.Outcome, continues: dict[str, str]) -> bool:
     """A plain new, updated or archived conversation (or notes): counted in a long list;
     a divergence, a collision or a continuation is always named."""
     if o.kind in ("refused", "warning") or o.action in UNFINISHED | {"refused", "held"}:
@@ -78,7 +77,7 @@ def _routine(o: Outcome, continues: dict[str, str]) -> bool:
     return o.action in _COUNTED and o.id not in continues
 
 
-def _rows(outcomes: Sequence[Outcome], continues: dict[str, str]) -> list[dict[str, Any]]:
+def _rows(outcomes: Sequence[syncing.Outcome], continues: dict[str, str]) -> list[dict[str, Any]]:
     """The outcomes as `-F json` gives them (always every one)."""
     rows: list[dict[str, Any]] = []
     for o in outcomes:
@@ -99,7 +98,7 @@ def _rows(outcomes: Sequence[Outcome], continues: dict[str, str]) -> list[dict[s
 
 
 def _report(
-    app: App, remote: str, outcomes: Sequence[Outcome], verb: str, verbose: bool = False
+    app: App, remote: str, outcomes: Sequence[syncing.Outcome], verb: str, verbose: bool = False
 ) -> None:
     continues = continuations(app.store(), outcomes)
     app.output.emit(
@@ -127,7 +126,7 @@ def _report(
         _refuse_held(remote, held)
 
 
-def _refuse_held(remote: str, held: Sequence[Outcome]) -> None:
+def _refuse_held(remote: str, held: Sequence[syncing.Outcome]) -> None:
     """A push that kept conversations (or the metadata notes) back for their secrets
     fails, naming each, its kinds and counts (never a value) and the commands to go on."""
     notes = [o for o in held if o.kind == "notes"]
@@ -155,7 +154,7 @@ def _refuse_held(remote: str, held: Sequence[Outcome]) -> None:
 def _text(
     app: App,
     remote: str,
-    outcomes: Sequence[Outcome],
+    outcomes: Sequence[syncing.Outcome],
     continues: dict[str, str],
     verb: str,
     verbose: bool,
@@ -222,11 +221,11 @@ class _Progress:
             self.err.flush()
 
 
-def _syncer(app: App, name: str | None, progress: _Progress) -> Syncer:
+def _syncer(app: App, name: str | None, progress: _Progress) -> syncing.Syncer:
     store = app.store()
     if name is None:
-        name = default_remote(store)
-        if name is None and not list_remotes(store):
+        name = remotes.default(store)
+        if name is None and not remotes.listing(store):
             name = "origin"  # says: no remote named origin, add one
         if name is None:
             raise UserError(
@@ -234,8 +233,8 @@ def _syncer(app: App, name: str | None, progress: _Progress) -> Syncer:
                 "name it on the command line (`jp remote list` shows them); a remote with "
                 "settings of its own, such as a project's code remote, is never the default",
             )
-    check_remote_name(name)
-    if find_remote(store, name) is None:
+    remotes.check_name(name)
+    if remotes.find(store, name) is None:
         raise UserError(f"no remote named {name}", "add one: `jp remote add NAME URL`")
     git, missing = gitcheck.find(app.environ)
     if git is None or missing is not None:
@@ -243,11 +242,11 @@ def _syncer(app: App, name: str | None, progress: _Progress) -> Syncer:
     unattended = None if _someone_can_answer(app) else app.environ
     stall = app.config().get("sync.stall_seconds")  # the user's files only (trust rule)
     if isinstance(stall, int) and not isinstance(stall, bool) and stall > 0:
-        return open_sync(store, name, git, progress, unattended, float(stall))
-    return open_sync(store, name, git, progress, unattended)
+        return syncing.open_sync(store, name, git, progress, unattended, float(stall))
+    return syncing.open_sync(store, name, git, progress, unattended)
 
 
-def remote_syncer(app: App, name: str) -> Syncer:
+def remote_syncer(app: App, name: str) -> syncing.Syncer:
     """The remote ``name`` opened as a push opens it (its name checked, git found,
     never prompting without a terminal): for `jp conversation share --remote`."""
     return _syncer(app, name, _Progress(app))
@@ -273,7 +272,7 @@ def _run(app: App, name: str | None, verb: str, verbose: bool = False, full: boo
 
         hold = PushCheck(app.store(), allow_list(app))
     try:
-        outcomes = syncer.pull(full) if hold is None else push_all(syncer, full=full, hold=hold)
+        outcomes = syncer.pull(full) if hold is None else syncing.push(syncer, full=full, hold=hold)
     finally:
         progress.clear()
     _report(app, syncer.remote, outcomes, verb, verbose)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from gitstore import undo as undo_last
+from gitstore import ops
 from porcelain.commands.context import App
 from porcelain.render import opshow
 
@@ -27,7 +27,7 @@ def undo(app: App, force: bool) -> None:
     reverses it, and says when the operation it undid ran.
     """
     store = app.store()
-    result = undo_last(store, force=force)
+    result = ops.undo(store, force=force)
     app.output.emit(
         {"undone": opshow.as_json(result.op), "refs": opshow.moves_json(result.moved)},
         [

@@ -15,7 +15,7 @@ from typing import Any
 import tomlkit
 import tomlkit.exceptions
 
-from gitstore import EnvironmentFault, write_atomic
+from gitstore import errors, files
 from porcelain.config.layers import parse_toml, parse_value, read_text
 from porcelain.config.merge import RULES_PATH, lookup, split_key
 from porcelain.config.model import DEFAULT_RULE, Config
@@ -96,8 +96,8 @@ def atomic_write(path: Path, text: str) -> None:
     target = Path(os.path.realpath(path))
     try:
         mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else 0o644
-        write_atomic(target, text, durable=True, mode=mode)
-    except (OSError, EnvironmentFault) as exc:
+        files.write_atomic(target, text, durable=True, mode=mode)
+    except (OSError, errors.EnvironmentFault) as exc:
         reason = exc.strerror if isinstance(exc, OSError) else exc.detail
         raise ConfigError(f"{path}: cannot write: {reason or exc}") from None
 

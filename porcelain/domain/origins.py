@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from gitstore import is_valid_id
+from gitstore import ids
 
 if TYPE_CHECKING:
-    from gitstore import Outcome, Store
+    from gitstore import Store, syncing
 
 
 def origin_rows(info: dict[str, Any]) -> list[tuple[str, str]]:
@@ -57,7 +57,7 @@ def divergence_text(cid: str, divergence: dict[str, Any] | None) -> str:
     return cid + (f" ({'; '.join(parts)})" if parts else "")
 
 
-def continuations(store: Store, outcomes: Sequence[Outcome]) -> dict[str, str]:
+def continuations(store: Store, outcomes: Sequence[syncing.Outcome]) -> dict[str, str]:
     """Conversations a pull brought in that continue another one (a divergence on
     the machine that pushed them): new id -> the id they diverged from."""
     created = [
@@ -66,7 +66,7 @@ def continuations(store: Store, outcomes: Sequence[Outcome]) -> dict[str, str]:
         if o.direction == "pull"
         and o.kind == "conversation"
         and o.action == "created"
-        and is_valid_id(o.id)
+        and ids.is_valid(o.id)
     ]
     # what the pull knew already (the first pull's notes, in hand), else the notes read
     found: dict[str, Any] = {o.id: o.continues for o in created if o.continues is not None}
@@ -76,5 +76,5 @@ def continuations(store: Store, outcomes: Sequence[Outcome]) -> dict[str, str]:
     return {
         cid: parent
         for cid, parent in found.items()
-        if isinstance(parent, str) and is_valid_id(parent)
+        if isinstance(parent, str) and ids.is_valid(parent)
     }

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from gitstore import ChainView, Event, Kind, parse_time, turn_bounds, turn_count, turn_indices
+from gitstore import ChainView, Event, Kind, parse_time, turns
 from porcelain.domain.compaction.overlays import Overlay, standing_overlays, standing_overlays_at
 
 _OVERLAY_KINDS = (Kind.COMPACTION, Kind.COMPACTION_RESET)
@@ -52,7 +52,7 @@ class Stream:
             if self._view is not None:
                 self._indices = self._view.facts.indices()
             else:
-                self._indices = turn_indices(self.events)
+                self._indices = turns.turn_indices(self.events)
         return self._indices
 
     @property
@@ -62,7 +62,7 @@ class Stream:
             if self._view is not None:
                 self._count = self._view.facts.turn_count()
             else:
-                self._count = turn_count(self.events, indices=self.indices)
+                self._count = turns.turn_count(self.events, indices=self.indices)
         return self._count
 
     @property
@@ -109,7 +109,7 @@ class Stream:
     def _turn_times(self) -> list[datetime]:
         if self._times is None:
             events = self.events
-            bounds = turn_bounds(events, indices=self.indices)
+            bounds = turns.turn_bounds(events, indices=self.indices)
             self._times = [
                 parse_time(str(events[start].get("timestamp", ""))) for start, _ in bounds
             ]

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from gitstore import Event, turn_indices
+from gitstore import Event
+from gitstore import turns as store_turns
 
 FIELDS = (
     "input_tokens",
@@ -69,7 +70,7 @@ def total(events: Sequence[Event]) -> dict[str, int]:
 def per_turn(events: Sequence[Event]) -> list[dict[str, Any]]:
     """``[{"turn": N (1-based), "input_tokens": .., "output_tokens": .., ...}]`` for
     each turn that has reported usage."""
-    indices = turn_indices(events)
+    indices = store_turns.turn_indices(events)
     turns: dict[int, dict[str, int]] = {}
     for event, index in zip(events, indices, strict=False):
         counts = _counts(event)

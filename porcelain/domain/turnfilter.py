@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gitstore import CONVERSATION_TYPES, Event, Kind, turn_count, turn_indices
+from gitstore import CONVERSATION_TYPES, Event, Kind, turns
 
 
 def keep_turns(events: Sequence[Event], first: int | None, last: int | None) -> list[Event]:
-    count = turn_count(events)
+    count = turns.turn_count(events)
     keep: set[int] = set()
     if first is not None:
         keep.update(range(min(first, count)))
@@ -24,7 +24,7 @@ def keep_turns(events: Sequence[Event], first: int | None, last: int | None) -> 
     removed = [t for t in range(count) if t not in keep]
     cut = min(removed) if removed else None
     out: list[Event] = []
-    for event, turn in zip(events, turn_indices(events), strict=True):
+    for event, turn in zip(events, turns.turn_indices(events), strict=True):
         kind = event.get("type")
         if kind == Kind.CONVERSATION_START:
             continue

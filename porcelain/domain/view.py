@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import compress
 
-from gitstore import Event, event_kinds
+from gitstore import Event, turns
 from porcelain.domain.compaction.projection import Heading, Kept, project
 from porcelain.domain.interrupted import for_the_model
 from porcelain.domain.review.markers import (
@@ -68,7 +68,7 @@ def model_events(events: Sequence[Event], heading: Heading | None = None) -> lis
     answer left out or marked as such: porcelain/domain/interrupted.py); ``heading``
     writes each summary block's request line (the recall tool's note)."""
     shown = projected(events, heading)
-    visible = map(PROVIDER_VISIBLE.__contains__, event_kinds(shown))  # C-level passes
+    visible = map(PROVIDER_VISIBLE.__contains__, turns.event_kinds(shown))  # C-level passes
     return for_the_model(list(compress(shown, visible)))
 
 

@@ -67,9 +67,9 @@ def answer(argv: Sequence[str], environ: Mapping[str, str]) -> int | None:
     if gitdir is None or not _config_loads(gitdir, environ):
         return None
     # lazy: only a pull that may be a no-op reads the remote's files
-    from gitstore import nothing_to_pull
+    from gitstore import syncing
 
-    found = nothing_to_pull(gitdir, line.get("remote"), _git_configs(environ), os.geteuid())
+    found = syncing.nothing_to_pull(gitdir, line.get("remote"), _git_configs(environ), os.geteuid())
     if found is None:
         return None
     text = "[]" if line["fmt"] == "json" else f"Already up to date with {found[0]}."

@@ -32,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from gitstore import conversation_refs_state, is_valid_id
+from gitstore import conversation_refs_state, ids
 from porcelain.domain import importsummary, sessionreport
 from porcelain.domain.places import choose_store
 from porcelain.domain.sessionfiles import Found, find_files, open_session
@@ -200,7 +200,7 @@ def _entry(entry: Any) -> dict[str, Any] | None:
     for key in ("size", "records"):
         if type(entry.get(key)) is not int or entry[key] < 0:
             return None
-    if not is_valid_id(entry["id"]) or not _hex(entry["sha1"], 40) or not _hex(entry["tip"], 40):
+    if not ids.is_valid(entry["id"]) or not _hex(entry["sha1"], 40) or not _hex(entry["tip"], 40):
         return None
     return entry
 

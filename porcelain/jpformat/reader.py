@@ -20,11 +20,10 @@ from typing import Any
 from gitstore import (
     CONVERSATION_TYPES,
     Event,
-    InvalidEvent,
     Kind,
     Limits,
     NotStreamable,
-    Refused,
+    errors,
     fit_to_limits,
     format_time,
     load_json,
@@ -123,7 +122,7 @@ def _load_json(path: Path, limits: Limits) -> Any:
         data = read_file(path, limits.max_file_bytes)
     except FileNotFoundError:
         raise UserError(f"{path}: no such file", FOLDER_HINT)
-    except Refused as exc:  # a FIFO, a device, a file over the size limit
+    except errors.Refused as exc:  # a FIFO, a device, a file over the size limit
         raise UserError(f"{exc.what}: {exc.reason}")
     except OSError as exc:
         raise UserError(f"{path}: cannot read: {exc.strerror or exc}")
@@ -257,7 +256,7 @@ def stream_events(
 
     try:
         yield from checked(path, entries(), limits)
-    except Refused as exc:  # a FIFO, a device, a file over the size limit
+    except errors.Refused as exc:  # a FIFO, a device, a file over the size limit
         raise UserError(f"{exc.what}: {exc.reason}")
     except OSError as exc:
         raise UserError(f"{path}: cannot read: {exc.strerror or exc}")
@@ -277,13 +276,13 @@ def checked(path: Path, raw: Iterable[Any], limits: Limits) -> Iterator[Event]:
             entry = decode_entry(_unflatten_delta(entry))
         try:
             event = validate_event(entry, where)
-        except InvalidEvent as exc:
+        except errors.InvalidEvent as exc:
             raise UserError(str(exc), "fix or remove that entry of events.json and try again")
         if event["type"] == Kind.TOOL_CALL_RESPONSE:
             event.setdefault("is_error", False)
         try:
             event = fit_to_limits(event, limits)
-        except Refused as exc:
+        except errors.Refused as exc:
             raise UserError(f"{where}: {exc.what} is {exc.reason}")
         yield event
 

@@ -17,11 +17,13 @@ from typing import Any, Protocol
 from gitstore import (
     CONVERSATION_TYPES,
     Event,
-    InvalidEvent,
     Kind,
+    errors,
     parse_time,
     validate_event,
-    write_atomic,
+)
+from gitstore import (
+    files as store_files,
 )
 from porcelain import clock
 from porcelain.errors import UserError
@@ -208,7 +210,7 @@ def render_conversation(conv: ConversationParts) -> dict[str, bytes]:
     for i, event in enumerate(standing_events(conv.events)):
         try:
             validate_event(dict(event), f"event {i}")
-        except InvalidEvent as exc:
+        except errors.InvalidEvent as exc:
             raise UserError(f"cannot export: {exc}")
         entries.append(to_jp_entry(event))
     files = {
@@ -234,7 +236,7 @@ def write_conversation(folder: Path, conv: ConversationParts) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
         for name, data in files.items():
-            write_atomic(folder / name, data, mode=0o600, unchanged=True)  # as mkstemp made it
+            store_files.write_atomic(folder / name, data, mode=0o600, unchanged=True)  # as mkstemp made it
         if BASE_CONFIG_FILE not in files:
             (folder / BASE_CONFIG_FILE).unlink(missing_ok=True)
     except OSError as exc:

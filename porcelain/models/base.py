@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from gitstore import Event, Kind, chat_message_event, chat_reasoning_event, tool_call_request_event
+from gitstore import Event, Kind, make
 from porcelain import clock
 from porcelain.errors import ProviderError, UserError
 
@@ -139,18 +139,18 @@ def ignore_delta(kind: DeltaKind, text: str) -> None:
 
 
 def reasoning_event(text: str, signature: str | None = None) -> Event:
-    event = chat_reasoning_event(clock.now_text(), text)
+    event = make.chat_reasoning(clock.now_text(), text)
     if signature:
         event["metadata"] = {"anthropic_thinking_signature": signature}
     return event
 
 
 def message_event(text: str) -> Event:
-    return chat_message_event(clock.now_text(), text)
+    return make.chat_message(clock.now_text(), text)
 
 
 def tool_call_event(call_id: str, name: str, arguments: dict[str, Any]) -> Event:
-    return tool_call_request_event(clock.now_text(), call_id, name, arguments)
+    return make.tool_call_request(clock.now_text(), call_id, name, arguments)
 
 
 # -- ids, windows, sizes --------------------------------------------------------

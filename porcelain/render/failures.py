@@ -16,17 +16,17 @@ def translate(exc: BaseException) -> JpError | None:
     if isinstance(exc, JpError):
         return exc
     # lazy: gitstore's errors load only when one happened
-    from gitstore import EnvironmentFault, GitStoreError, environment_fault
+    from gitstore import errors
 
     for kind, message in _messages():
         if isinstance(exc, kind):
             return message(exc)
-    fault = environment_fault(exc) if isinstance(exc, (EnvironmentFault, OSError)) else None
+    fault = errors.environment_fault(exc) if isinstance(exc, (errors.EnvironmentFault, OSError)) else None
     if fault is None and type(exc).__name__ == "GitError":  # libgit2's, by its text
-        fault = environment_fault(exc)
+        fault = errors.environment_fault(exc)
     if fault is not None:
         return _environment(fault)
-    if isinstance(exc, GitStoreError):
+    if isinstance(exc, errors.GitStoreError):
         return UserError(str(exc))
     return None
 
@@ -42,49 +42,29 @@ def _messages() -> list[tuple[type[BaseException], Message]]:
     """
     if not _TABLE:
         # lazy: gitstore's errors load only when one happened
-        from gitstore import (
-            ConcurrentUpdate,
-            ConversationBusy,
-            ConversationExists,
-            ConversationNotFound,
-            CorruptEvent,
-            InvalidEvent,
-            InvalidId,
-            LockedRef,
-            NothingToUndo,
-            OplogBehind,
-            RefBusy,
-            RefLocked,
-            RemoteSetupError,
-            StaleTip,
-            StoreError,
-            StoreFormatTooNew,
-            SyncError,
-            UndoConflict,
-            UnknownOperation,
-        )
+        from gitstore import errors
 
         _TABLE.extend(
             [
-                (InvalidId, _invalid_id),
-                (ConversationNotFound, lambda e: UserError(f"no conversation {e.cid}", LS_HINT)),
-                (ConversationExists, lambda e: UserError(f"conversation {e.cid} already exists")),
-                (ConversationBusy, _busy),
-                (RefLocked, _ref_locked),
-                (LockedRef, _stale_lock),
-                (StoreFormatTooNew, _too_new),
-                (StaleTip, _stale_tip),
-                (ConcurrentUpdate, _kept_changing),
-                (CorruptEvent, _corrupt),
-                (NothingToUndo, lambda e: UserError("nothing to undo", OP_LOG_HINT)),
-                (UnknownOperation, lambda e: UserError(str(e), OP_LOG_HINT + " and their ids")),
-                (UndoConflict, _undo_conflict),
-                (OplogBehind, _oplog_behind),
-                (InvalidEvent, lambda e: UserError(str(e))),
-                (StoreError, lambda e: UserError(f"store {e.path}: {e.reason}")),
-                (RemoteSetupError, _remote_setup),
-                (SyncError, _sync_failed),
-                (RefBusy, _ref_busy),
+                (errors.InvalidId, _invalid_id),
+                (errors.ConversationNotFound, lambda e: UserError(f"no conversation {e.cid}", LS_HINT)),
+                (errors.ConversationExists, lambda e: UserError(f"conversation {e.cid} already exists")),
+                (errors.ConversationBusy, _busy),
+                (errors.RefLocked, _ref_locked),
+                (errors.LockedRef, _stale_lock),
+                (errors.StoreFormatTooNew, _too_new),
+                (errors.StaleTip, _stale_tip),
+                (errors.ConcurrentUpdate, _kept_changing),
+                (errors.CorruptEvent, _corrupt),
+                (errors.NothingToUndo, lambda e: UserError("nothing to undo", OP_LOG_HINT)),
+                (errors.UnknownOperation, lambda e: UserError(str(e), OP_LOG_HINT + " and their ids")),
+                (errors.UndoConflict, _undo_conflict),
+                (errors.OplogBehind, _oplog_behind),
+                (errors.InvalidEvent, lambda e: UserError(str(e))),
+                (errors.StoreError, lambda e: UserError(f"store {e.path}: {e.reason}")),
+                (errors.RemoteSetupError, _remote_setup),
+                (errors.SyncError, _sync_failed),
+                (errors.RefBusy, _ref_busy),
             ]
         )
     return _TABLE

@@ -6,38 +6,38 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from gitstore import Move, Op, printable_command, ref_value
+from gitstore import ops
 
 SHORT = 12  # characters of an operation id or a commit id in text
 
 
 def value(v: str | None) -> str:
     """A ref value in text: a short commit id, the ref a symbolic ref names, or "absent"."""
-    text = ref_value(v)
+    text = ops.ref_value(v)
     if text is None:
         return "absent"
     return text if text.startswith("refs/") or len(text) != 40 else text[:SHORT]
 
 
-def moves_json(moves: Sequence[Move]) -> list[dict[str, Any]]:
-    return [{"ref": m.ref, "old": ref_value(m.old), "new": ref_value(m.new)} for m in moves]
+def moves_json(moves: Sequence[ops.Move]) -> list[dict[str, Any]]:
+    return [{"ref": m.ref, "old": ops.ref_value(m.old), "new": ops.ref_value(m.new)} for m in moves]
 
 
 SHOWN_MOVES = 5  # refs an undo or a restore lists before it counts the rest
 
 
-def moves_text(moves: Sequence[Move]) -> list[str]:
+def moves_text(moves: Sequence[ops.Move]) -> list[str]:
     return [f"    {m.ref}: {value(m.old)} -> {value(m.new)}" for m in moves]
 
 
-def shared_lines(moved: Sequence[Move]) -> list[str]:
+def shared_lines(moved: Sequence[ops.Move]) -> list[str]:
     """What an undo or a restore did not take back: a copy shared on a remote
     (`jp conversation share --remote`) whose record here it moved."""
-    from gitstore import shared_record  # lazy: the sync modules, for an undo only
+    from gitstore import syncing  # lazy: the sync modules, for an undo only
 
     out = []
     for m in moved:
-        found = shared_record(m.ref)
+        found = syncing.shared_record(m.ref)
         if found is None:
             continue
         remote, cid = found
@@ -54,7 +54,7 @@ def shared_lines(moved: Sequence[Move]) -> list[str]:
     return out
 
 
-def moves_brief(moves: Sequence[Move], op_id: str) -> list[str]:
+def moves_brief(moves: Sequence[ops.Move], op_id: str) -> list[str]:
     """``moves_text`` of the first few refs and a count of the rest (`jp remote
     remove` moves every tracking ref of its remote), with where to see them all."""
     if len(moves) <= SHOWN_MOVES + 1:
@@ -76,12 +76,12 @@ def utc(seconds: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
 
 
-def command(op: Op) -> str:
+def command(op: ops.Op) -> str:
     """The command line as text that prints (a byte that is not UTF-8 as ``\\xNN``)."""
-    return printable_command(op.command)
+    return ops.printable_command(op.command)
 
 
-def headline(op: Op) -> str:
+def headline(op: ops.Op) -> str:
     extra = ""
     if op.undoes:
         extra = f"  (undoes {op.undoes[:SHORT]})"
@@ -92,7 +92,7 @@ def headline(op: Op) -> str:
     return f"{op.id[:SHORT]}  {when(op.time)}  {command(op)}{extra}"
 
 
-def as_json(op: Op) -> dict[str, Any]:
+def as_json(op: ops.Op) -> dict[str, Any]:
     out: dict[str, Any] = {
         "id": op.id,
         "command": command(op),
@@ -111,7 +111,7 @@ def as_json(op: Op) -> dict[str, Any]:
     return out
 
 
-def remote_lines(op: Op, undone: bool = False) -> list[str]:
+def remote_lines(op: ops.Op, undone: bool = False) -> list[str]:
     """A line per remote the operation changed (``undone``: as its undo changes it back)."""
     out = []
     for r in reversed(op.remotes) if undone else op.remotes:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 
-from gitstore import PROPOSE_COMPACTION, Event, Kind, turn_indices
+from gitstore import PROPOSE_COMPACTION, Event, Kind, turns
 from porcelain.domain.attachments import attachments_of
 from porcelain.domain.interrupted import is_interrupted
 from porcelain.domain.media import media_of
@@ -140,7 +140,7 @@ def transcript(
     }
     out: list[str] = []
     current = -1
-    for event, turn in zip(events, turn_indices(events), strict=True):
+    for event, turn in zip(events, turns.turn_indices(events), strict=True):
         if keep is not None and turn not in keep:
             continue
         body = _body(event, style, names, markdown)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import threading
 
-from gitstore import PROPOSE_COMPACTION, Event, fault_point
+from gitstore import PROPOSE_COMPACTION, Event, faults
 from porcelain.app.query.mcp_tools import shown_wire
 from porcelain.models.base import DeltaKind
 from porcelain.render.mdstream import MarkdownStream
@@ -62,7 +62,7 @@ class TerminalView:
             self.spinner = None
 
     def __call__(self, kind: DeltaKind, text: str) -> None:
-        fault_point("model:streaming")
+        faults.point("model:streaming")
         with self._lock:
             if self.quiet:
                 self._settle()

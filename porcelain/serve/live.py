@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 
-from gitstore import Kind, Store, is_valid_id
+from gitstore import Kind, Store, ids
 from porcelain.serve.html import Markup, href, link, tag
 from porcelain.serve.routes import Query, Reply, flag, number, one
 
@@ -52,7 +52,7 @@ def _conversation(store: Store, query: Query, cid: str) -> Reply:
     # lazy: the transcript's parts load only once the conversation moved
     from porcelain.serve.pages import transcript
 
-    if not is_valid_id(cid):
+    if not ids.is_valid(cid):
         return _empty(404)
     loc = store.refs.locate(cid)
     if loc is None:

@@ -93,7 +93,8 @@ def _gitstore_imports(path: Path) -> list[tuple[int, str, list[str]]]:
 
 
 def test_porcelain_uses_gitstore_only_through_its_face() -> None:
-    """``from gitstore import X`` with X in ``gitstore.__all__``; never a submodule."""
+    """``from gitstore import X`` with X in ``gitstore.__all__`` (a namespace among
+    them, used as ``X.name``); never ``gitstore.sub`` nor ``from gitstore.sub``."""
     import gitstore
 
     face = set(gitstore.__all__)
@@ -115,8 +116,13 @@ def test_the_face_names_only_what_it_can_give() -> None:
     assert len(set(gitstore.__all__)) == len(gitstore.__all__)
     for name in gitstore.__all__:
         assert getattr(gitstore, name) is not None, name
-    # no submodule is a name of the face: porcelain never holds a module of gitstore
-    assert not any(isinstance(getattr(gitstore, n), type(gitstore)) for n in gitstore.__all__)
+    # a module on the face is a namespace: a module file of gitstore's own top, never
+    # one of its subpackages (porcelain never holds gitstore's insides)
+    for name in gitstore.__all__:
+        value = getattr(gitstore, name)
+        if isinstance(value, type(gitstore)):
+            assert value.__name__ == f"gitstore.{name}"
+            assert value.__file__ == str(ROOT / "gitstore" / f"{name}.py"), name
 
 
 # -- gitstore's floors --------------------------------------------------------------------

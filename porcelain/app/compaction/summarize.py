@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from gitstore import Event, Kind, chat_request_event, turn_indices
+from gitstore import Event, Kind, make, turns
 from porcelain.domain.compaction.projection import Projection
 from porcelain.domain.stream import Stream
 from porcelain.domain.token_usage import SUMMARY_KEY, usage_metadata
@@ -72,7 +72,7 @@ def range_events(source: Sequence[Event] | Stream, from0: int, to0: int) -> list
 def projected_range(projection: Projection, from0: int, to0: int) -> list[Event]:
     """Projected events standing for raw turns that meet ``from0..to0``."""
     out = []
-    for event, t in zip(projection.events, turn_indices(projection.events), strict=True):
+    for event, t in zip(projection.events, turns.turn_indices(projection.events), strict=True):
         if t >= len(projection.origins) or event.get("type") not in PROVIDER_VISIBLE:
             continue
         origin = projection.origins[t]
@@ -140,7 +140,7 @@ def build_request(job: SummaryJob, events: Sequence[Event]) -> ModelRequest:
     text = "<conversation>\n" + as_transcript(events) + "\n</conversation>\n\n" + REQUEST
     if job.context:
         text += f"\n\nAdditional context: {job.context}"
-    request = chat_request_event(events[0]["timestamp"], text)
+    request = make.chat_request(events[0]["timestamp"], text)
     return ModelRequest(
         model_id=job.model_id,
         system=job.instructions or DEFAULT_PROMPT,

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from gitstore import CorruptEvent, Event, Located, Store, parse_time, turn_indices
+from gitstore import Event, Located, Store, errors, parse_time
+from gitstore import turns as store_turns
 from porcelain.app import describe, listed
 from porcelain.app.search import candidates, compile_pattern, indexed, searched
 from porcelain.app.targets import resolve
@@ -126,7 +127,7 @@ def search(store: Store, request: SearchRequest, how: Answering) -> str:
     for loc in kept:
         try:
             events, commits = store.log.read_chain(loc.tip)
-        except CorruptEvent:
+        except errors.CorruptEvent:
             unreadable.append(loc.cid)
             continue
         hits = list(_hits(events, commits, matcher, (request.filters, how.mask), seen))
@@ -184,7 +185,7 @@ def _hits(
     conversation (forks share their history), within the filters' dates."""
     filters, mask = narrowing
     scopes = tuple(SCOPES)
-    for event, turn, commit in zip(events, turn_indices(events), commits, strict=True):
+    for event, turn, commit in zip(events, store_turns.turn_indices(events), commits, strict=True):
         for scope, lines in scoped_lines(event, scopes):
             for n, line in enumerate(lines):
                 if not matcher.search(line) or (commit, scope, n) in seen:
@@ -246,7 +247,7 @@ def _model_blocks(stream: Stream, turns: range) -> list[str]:
     projection = project(stream)
     out: list[str] = []
     last = None
-    for event, turn in zip(projection.events, turn_indices(projection.events), strict=True):
+    for event, turn in zip(projection.events, store_turns.turn_indices(projection.events), strict=True):
         if event.get("type") not in RECALLED_KINDS or turn >= len(projection.origins):
             continue
         origin = projection.origins[turn]

@@ -19,7 +19,7 @@ from typing import Any
 
 import porcelain.app.query.recall  # noqa: F401  (registers recall)
 import porcelain.app.review.tool  # noqa: F401  (registers propose_compaction)
-from gitstore import Event, Limits, tool_call_response_event
+from gitstore import Event, Limits, make
 from porcelain import clock
 from porcelain.app.query.command_run import capture, decoded
 from porcelain.app.query.cutnote import fit_result
@@ -121,7 +121,7 @@ def _notes(invalid: int, total: int, kept: int) -> str:
 def response_event(call: ToolCall, outcome: ToolOutcome, limits: Limits | None = None) -> Event:
     """The result event; a result over the size limit is cut, with a marker saying
     how many bytes were dropped (the model sees what the store keeps)."""
-    event = tool_call_response_event(clock.now_text(), call.id, outcome.content, outcome.is_error)
+    event = make.tool_call_response(clock.now_text(), call.id, outcome.content, outcome.is_error)
     if outcome.metadata:
         event["metadata"] = outcome.metadata
     return fit_result(event, limits or Limits())

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from gitstore import PROPOSE_COMPACTION, Event, Kind, Store, chat_request_event, turn_start_event
+from gitstore import PROPOSE_COMPACTION, Event, Kind, Store, make
 from porcelain import clock
 from porcelain.app.query.mcp_tools import served
 from porcelain.app.query.recall import with_recall
@@ -118,7 +118,7 @@ def run_turn(
 ) -> list[Event]:
     """Start a turn with ``text`` (and ``attachments``) and run the model until it
     ends its turn; ``committed`` is called once the request is stored."""
-    request = chat_request_event(clock.now_text(), text)
+    request = make.chat_request(clock.now_text(), text)
     if ctx.config.user_name():
         request["author"] = ctx.config.user_name()
     if attachments:
@@ -127,7 +127,7 @@ def run_turn(
         request["metadata"] = {ONE_OFF_SYSTEM: system}
     before = len(ctx.written)
     try:
-        commit(ctx, [turn_start_event(request["timestamp"]), request])
+        commit(ctx, [make.turn_start(request["timestamp"]), request])
         if committed is not None and ctx.persist:
             committed()
         continue_turn(ctx, view)

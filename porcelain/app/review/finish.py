@@ -16,7 +16,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Any
 
-from gitstore import ConcurrentUpdate, Located, Store, record_activation
+from gitstore import Located, Store, activity, errors
 from porcelain import clock
 from porcelain.domain.compaction.overlays import overlay_from_event
 from porcelain.domain.compaction.proposal import Proposal, ProposalError
@@ -101,7 +101,7 @@ def apply(store: Store, ask: Callable[[Proposal, int], bool]) -> Finished:
             try:
                 _apply_once(store, rid, store.refs.require(source_id), proposal, origin)
                 return Finished(rid, source_id, applied=True, proposal=proposal)
-            except ConcurrentUpdate:
+            except errors.ConcurrentUpdate:
                 proposal = revalidate(proposal, store.log.load(source_id).events)
         raise UserError(
             f"the source {source_id} kept changing; nothing was applied",
@@ -149,4 +149,4 @@ def _archive_and_switch(store: Store, rid: str, source_id: str, _: Any) -> None:
 def _after_archive(store: Store, rid: str, source_id: str) -> None:
     store.notes.set_meta(rid, {"archived_at": clock.now_text()}, f"jp: archive review {rid}")
     if store.refs.exists(source_id):
-        record_activation(store, source_id)
+        activity.record_activation(store, source_id)

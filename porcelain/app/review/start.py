@@ -19,14 +19,13 @@ from gitstore import (
     PROPOSE_COMPACTION,
     ChainView,
     Conversation,
-    ConversationExists,
     Event,
     Kind,
     Located,
     Store,
-    accept_commits,
-    record_activation,
-    retry_until,
+    activity,
+    errors,
+    files,
 )
 from porcelain import clock
 from porcelain.app.compaction.summarize import SummaryJob, summarize_counted
@@ -220,12 +219,12 @@ def _publish(
         try:
             made, tip = fork(store, source, extra=extra, review=review, cid=rid)
             break
-        except ConversationExists:  # another process took the id in the same decisecond
+        except errors.ConversationExists:  # another process took the id in the same decisecond
             _restore_source_note(store, rid)
     else:
-        raise ConversationExists(rid)
+        raise errors.ConversationExists(rid)
     store.refs.set_active(made)
-    record_activation(store, made)
+    activity.record_activation(store, made)
     _accept_own_delta(store, tip, extra)
     return Started(made, source.cid, text, prior)
 
@@ -239,7 +238,7 @@ def _accept_own_delta(store: Store, tip: str, extra: Sequence[Event]) -> None:
     if not extra:
         return
     commits = store.log.ids_down(tip, len(extra))
-    accept_commits(
+    activity.accept_commits(
         store,
         [c for e, c in zip(extra, commits, strict=True) if e.get("type") == Kind.CONFIG_DELTA],
     )
@@ -247,7 +246,7 @@ def _accept_own_delta(store: Store, tip: str, extra: Sequence[Event]) -> None:
 
 def _restore_source_note(store: Store, cid: str) -> None:
     """Give a conversation whose id we raced for the source note its own chain implies."""
-    for _ in retry_until(0.5, 0.01):  # its creator may be renaming the ref's lock file now
+    for _ in files.retry_until(0.5, 0.01):  # its creator may be renaming the ref's lock file now
         if store.refs.exists(cid):
             break
     else:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from contextlib import nullcontext
 from typing import Any
 
-from gitstore import turn_count
+from gitstore import turns
 from porcelain import clock
 from porcelain.app.compaction.run import compact, default_model
 from porcelain.app.recorded import conversation_deltas
@@ -38,7 +38,7 @@ def run(app: App, target: str | None, opts: CompactOptions) -> None:
     with nullcontext() if dry else store.refs.hold(loc.cid, wait=10.0):  # a dry run only reads
         conv = store.log.load(loc.cid)  # read once, for the checks, the configuration and the run
         events = conv.events
-        check_range_flags(overrides, turn_count(events), opts.typed_range())
+        check_range_flags(overrides, turns.turn_count(events), opts.typed_range())
         config = app.config(deltas=conversation_deltas(store, conv))
         rules = _rules(opts, config)
         outcome = compact(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from gitstore import record_activation
+from gitstore import activity
 from porcelain.app.lifecycle import fork as do_fork
 from porcelain.app.targets import resolve
 from porcelain.commands.context import App
@@ -61,5 +61,5 @@ def fork(
             raise
     if activate:
         store.refs.set_active(cid)
-        record_activation(store, cid)
+        activity.record_activation(store, cid)
     app.output.emit({"id": cid, "source_id": source.cid}, cid)

@@ -7,7 +7,8 @@ from typing import Any
 
 import click
 
-from gitstore import CorruptEvent, Located, Store, created_at
+from gitstore import Located, Store, errors
+from gitstore import ids as store_ids
 from porcelain.app.search import (
     SCOPES,
     candidates,
@@ -119,12 +120,12 @@ def grep(
     for loc in located:
         try:
             events, commits = store.log.read_chain(loc.tip)
-        except CorruptEvent as exc:  # one broken chain never stops the search of the others
+        except errors.CorruptEvent as exc:  # one broken chain never stops the search of the others
             app.output.note(f"warning: {loc.cid} cannot be read: {exc.reason}")
             continue
         for commit, hit in chain_hits(events, commits, wanted, matcher, context):
             found.append((loc.cid, commit, hit))
-    hits = merge_hits(found, created_at)
+    hits = merge_hits(found, store_ids.created_at)
     if names_only:
         ids = list(dict.fromkeys(cid for hit in hits for cid in hit["ids"]))
         app.output.emit(ids, ids)

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from gitstore import Kind, turn_count
+from gitstore import Kind, turns
 from porcelain.app.targets import resolve
 from porcelain.commands.context import App
 from porcelain.render.transcripts import transcript
@@ -69,7 +69,7 @@ def print_(
         events = raw_with_markers(conv.events)
     else:
         events = list(conv.events)
-    count = turn_count(events)
+    count = turns.turn_count(events)
     keep = None
     if first is not None or last is not None:
         keep = set(range(min(first or 0, count))) | set(range(count - min(last or 0, count), count))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from gitstore import remotes_holding
+from gitstore import syncing
 from porcelain.app.targets import active_id, resolve
 from porcelain.commands.context import App
 from porcelain.errors import Declined
@@ -30,7 +30,7 @@ def rm(app: App, targets: tuple[str, ...], yes: bool) -> None:
         raise Declined("nothing was deleted")
     active = active_id(store)
     titles = {loc.cid: store.notes.meta(loc.cid).get("title") for loc in locs}
-    held = {loc.cid: remotes_holding(store, loc.cid) for loc in locs}
+    held = {loc.cid: syncing.remotes_holding(store, loc.cid) for loc in locs}
     for loc in locs:
         store.refs.delete(loc.cid, f"jp conversation rm {loc.cid}")
         if loc.cid == active:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from gitstore import write_atomic
+from gitstore import files
 from porcelain.app.redaction import redacted_copy
 from porcelain.app.secretcheck import kinds_line
 from porcelain.app.targets import resolve
@@ -63,7 +63,7 @@ def share(app: App, target: str | None, output: Path | None, remote: str | None)
     from porcelain.serve.share import page
 
     note = f"{sum(counts.values())} secret(s) redacted." if counts else "No secret found."
-    write_atomic(output, page(title, where.cid, events, note))
+    files.write_atomic(output, page(title, where.cid, events, note))
     app.output.emit(
         {"id": where.cid, "output": str(output), "redacted": dict(sorted(counts.items()))},
         f"Wrote {output}" + (f" ({kinds_line(counts)} redacted)" if counts else ""),

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from gitstore import record_activation
+from gitstore import activity
 from porcelain.commands.context import App
 from porcelain.errors import UsageError, UserError
 
@@ -163,7 +163,7 @@ def _write_jp(
         app.output.text(partial(_imported, app, row["id"], row))
     if activate and created:
         store.refs.set_active(str(created[-1]["id"]))
-        record_activation(store, str(created[-1]["id"]))
+        activity.record_activation(store, str(created[-1]["id"]))
     app.output.emit(created)
 
 

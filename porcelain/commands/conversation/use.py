@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from gitstore import Located, Store, record_activation
+from gitstore import Located, Store, activity
 from porcelain.app.targets import active_id, resolve, resolve_or_search
 from porcelain.commands.context import App
 from porcelain.render.output import untrusted_field
@@ -52,7 +52,7 @@ def use(app: App, target: str | None) -> None:
         store.refs.unarchive(loc.cid, f"jp conversation use: unarchive {loc.cid}")
         app.output.note(f"Unarchived conversation {loc.cid}")
     store.refs.set_active(loc.cid)
-    record_activation(store, loc.cid)
+    activity.record_activation(store, loc.cid)
     app.output.emit({"id": loc.cid, "previous": before}, lambda: _switched(app, store, loc, before))
 
 

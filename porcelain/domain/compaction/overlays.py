@@ -19,7 +19,7 @@ from enum import StrEnum
 from itertools import compress, count
 from typing import Any
 
-from gitstore import Event, Kind, event_kinds
+from gitstore import Event, Kind, turns
 from porcelain.errors import UsageError
 
 
@@ -189,7 +189,7 @@ def reset_event(timestamp: str, withdraw: Sequence[int] | None = None) -> Event:
 
 def all_overlays(events: Sequence[Event]) -> list[tuple[Overlay, bool]]:
     """Every compaction event in stream order, with whether it was withdrawn."""
-    kinds = map(_OVERLAY_KINDS.__contains__, event_kinds(events))  # C-level, not per event
+    kinds = map(_OVERLAY_KINDS.__contains__, turns.event_kinds(events))  # C-level, not per event
     return all_overlays_at((at, events[at]) for at in compress(count(), kinds))
 
 

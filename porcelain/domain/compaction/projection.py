@@ -18,15 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import compress
 
-from gitstore import (
-    CONVERSATION_TYPES,
-    Event,
-    Kind,
-    chat_message_event,
-    chat_request_event,
-    event_kinds,
-    turn_start_event,
-)
+from gitstore import CONVERSATION_TYPES, Event, Kind, make, turns
 from porcelain.domain.compaction.overlays import Overlay, ToolCalls
 from porcelain.domain.stream import Stream
 
@@ -117,9 +109,9 @@ def summary_runs(overlays: Sequence[Overlay], count: int) -> list[tuple[int, int
 
 def _synthetic(timestamp: str, text: str, request: str = SUMMARY_REQUEST) -> list[Event]:
     return [
-        turn_start_event(timestamp),
-        chat_request_event(timestamp, request),
-        chat_message_event(timestamp, text),
+        make.turn_start(timestamp),
+        make.chat_request(timestamp, request),
+        make.chat_message(timestamp, text),
     ]
 
 
@@ -187,7 +179,7 @@ def project(source: Sequence[Event] | Stream, heading: Heading | None = None) ->
     events, overlays, count = stream.events, stream.overlays, stream.count
     if not overlays:
         # C-level passes, not a Python step per event: what is not an overlay entry
-        entries = map(operator.not_, map(OVERLAY_TYPES.__contains__, event_kinds(events)))
+        entries = map(operator.not_, map(OVERLAY_TYPES.__contains__, turns.event_kinds(events)))
         return Projection(list(compress(events, entries)), list(map(Kept, range(count))))
     indices = stream.indices
     won = _winners(overlays, count)

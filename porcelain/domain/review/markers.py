@@ -16,12 +16,12 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from gitstore import Event, Kind, event_kinds, turn_indices
+from gitstore import Event, Kind, turns
 
 
 def review_record(events: Sequence[Event]) -> tuple[int, dict[str, Any]] | None:
     """Position and `review` table of the review's creation event, if this is a review."""
-    kinds = event_kinds(events)  # one C-level pass; the starts are found by list.index
+    kinds = turns.event_kinds(events)  # one C-level pass; the starts are found by list.index
     starts: list[int] = []
     at = -1
     while True:
@@ -108,7 +108,7 @@ def add_markers(events: Sequence[Event], turn_of: Sequence[str | None]) -> list[
     """
     out: list[Event] = []
     done: set[int] = set()
-    for event, turn in zip(events, turn_indices(events), strict=True):
+    for event, turn in zip(events, turns.turn_indices(events), strict=True):
         label = turn_of[turn] if turn < len(turn_of) else None
         if event.get("type") == Kind.CHAT_REQUEST and label and turn not in done:
             done.add(turn)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, TypeVar, cast
 
-from gitstore import Conversation, Store, is_valid_id
+from gitstore import Conversation, Store, ids
 from porcelain.app.describe import summaries
 from porcelain.domain.titles import shown_title
 from porcelain.serve.html import Markup, join, link, tag
@@ -23,7 +23,7 @@ TABS = (
 
 def load(store: Store, cid: str) -> Conversation:
     """The conversation ``cid`` names (a whole id, as links carry), else a 404."""
-    if not is_valid_id(cid) or store.refs.locate(cid) is None:
+    if not ids.is_valid(cid) or store.refs.locate(cid) is None:
         raise NotFound(f"no conversation {cid}")
     return store.log.load(cid)
 

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from gitstore import CorruptEvent, Store
+from gitstore import Store, errors
 from porcelain import clock
 from porcelain.app.describe import listing
 from porcelain.app.listed import AGENT, newest, shortest
@@ -101,7 +101,7 @@ def _search(
     for loc in located:
         try:
             events, commits = store.log.read_chain(loc.tip)
-        except CorruptEvent:
+        except errors.CorruptEvent:
             continue
         hit = _first_hit(loc.cid, events, commits, matcher, not flag(query, SECRETS))
         if hit is not None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from gitstore import Event, GitStoreError, Kind, Store
+from gitstore import Event, Kind, Store, errors
 from porcelain.app.describe import details
 from porcelain.app.targets import active_id
 from porcelain.domain.compaction.proposal import span
@@ -79,7 +79,7 @@ def _source_as_scored(
     if isinstance(commit, str) and len(commit) in (40, 64):
         try:
             return store.log.read_chain(commit)[0], "against the source when the review began"
-        except (GitStoreError, KeyError, ValueError):
+        except (errors.GitStoreError, KeyError, ValueError):
             pass
     if source_id is None or store.refs.locate(source_id) is None:
         return None, ""

@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from gitstore import Conversation, Event, Kind, Store, turn_indices
+from gitstore import Conversation, Event, Kind, Store
+from gitstore import turns as store_turns
 from porcelain.domain.titles import source_record
 from porcelain.domain.token_usage import FIELDS, MAX_COUNT
 from porcelain.domain.tokens import PROVIDER_VISIBLE, event_text
@@ -61,7 +62,7 @@ def points(events: Sequence[Event]) -> tuple[list[dict[str, Any]], list[dict[str
     turns: list[dict[str, Any]] = []
     marks: list[dict[str, Any]] = []
     chars = 0
-    for event, turn in zip(events, turn_indices(events), strict=True):
+    for event, turn in zip(events, store_turns.turn_indices(events), strict=True):
         while len(turns) <= turn:
             turns.append({"turn": len(turns) + 1, "tokens": 0, "counted": False})
         if event.get("type") in PROVIDER_VISIBLE:

@@ -11,7 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gitstore import Conversation, Event, Kind, Store, turn_indices
+from gitstore import Conversation, Event, Kind, Store
+from gitstore import turns as store_turns
 from porcelain.app.usage import chain_total
 from porcelain.domain.prices import Price
 from porcelain.render.usageview import cost
@@ -118,7 +119,7 @@ def superseded(gone: Sequence[Summary], standing: Sequence[Summary]) -> Markup:
 def _turns(events: Sequence[Event], commits: Sequence[str]) -> list[list[tuple[Event, str]]]:
     turns: list[list[tuple[Event, str]]] = []
     shown = list(commits) if len(commits) == len(events) else [""] * len(events)
-    for event, turn, commit in zip(events, turn_indices(events), shown, strict=True):
+    for event, turn, commit in zip(events, store_turns.turn_indices(events), shown, strict=True):
         while len(turns) <= turn:
             turns.append([])
         turns[turn].append((event, commit))
@@ -176,7 +177,7 @@ def _body(
 
 
 def turn_count(events: Sequence[Event]) -> int:
-    return len(set(turn_indices(events))) if events else 0
+    return len(set(store_turns.turn_indices(events))) if events else 0
 
 
 def turns_html(

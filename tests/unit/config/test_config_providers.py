@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from gitstore import Store, accept_commits, accepted_commits, init_store
+from gitstore import Store, activity, init_store
 from porcelain.config import Recorded, filter_delta, load_config
 from porcelain.config.trust import enabled_providers, not_enabled
 
@@ -68,9 +68,9 @@ def test_load_config_checks_plain_deltas_against_the_users_layers(tmp_path: Path
 def test_accepted_commits_are_kept_locally_and_bad_lines_skipped(tmp_path: Path) -> None:
     init_store(tmp_path / "store.git")
     store = Store(tmp_path / "store.git")
-    assert accepted_commits(store) == frozenset()
+    assert activity.accepted_commits(store) == frozenset()
     first, second = "a" * 40, "b" * 40
-    accept_commits(store, [first, "not a commit", "../x"])
+    activity.accept_commits(store, [first, "not a commit", "../x"])
     (store.gitdir / "jp" / "accepted").open("a").write("garbage\n\x00\n")
-    accept_commits(store, [second])
-    assert accepted_commits(store) == {first, second}
+    activity.accept_commits(store, [second])
+    assert activity.accepted_commits(store) == {first, second}

@@ -84,7 +84,7 @@ def test_the_commit_message_names_the_attachments() -> None:
 
 
 def test_the_boundary_refuses_a_media_attachment_that_does_not_add_up() -> None:
-    from gitstore import InvalidEvent
+    from gitstore import errors
     from gitstore.events import validate
 
     whole = media_attachment("file", "a.png", "image/png", PNG)
@@ -95,5 +95,5 @@ def test_the_boundary_refuses_a_media_attachment_that_does_not_add_up() -> None:
         {**whole, "media_type": "image/svg+xml"},
         {k: v for k, v in whole.items() if k != "size"},
     ):
-        with pytest.raises(InvalidEvent):
+        with pytest.raises(errors.InvalidEvent):
             validate(_request(bad))

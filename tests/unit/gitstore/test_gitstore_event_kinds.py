@@ -6,21 +6,7 @@ import typing
 
 import pytest
 
-from gitstore import (
-    CONVERSATION_TYPES,
-    Event,
-    InvalidEvent,
-    Kind,
-    chat_message_event,
-    chat_reasoning_event,
-    chat_request_event,
-    config_delta_event,
-    conversation_start_event,
-    tool_call_request_event,
-    tool_call_response_event,
-    turn_start_event,
-    validate_event,
-)
+from gitstore import CONVERSATION_TYPES, Event, Kind, errors, make, validate_event
 from gitstore.events import INTERNAL_TYPES, KNOWN_TYPES, schema
 from gitstore.events.make import compaction as compaction_event
 from gitstore.events.make import compaction_reset as compaction_reset_event
@@ -28,19 +14,19 @@ from gitstore.events.make import compaction_reset as compaction_reset_event
 T = "2026-01-05T09:00:07.000000Z"
 
 BUILT: list[Event] = [
-    turn_start_event(T),
-    chat_request_event(T, "hello"),
-    chat_request_event(T, "hello", author="ada"),
-    chat_message_event(T, "hi"),
-    chat_reasoning_event(T, "thinking"),
-    tool_call_request_event(T, "call_1", "read", {"path": "a.txt"}),
-    tool_call_response_event(T, "call_1", "contents", False),
-    config_delta_event(T, {"assistant": {"model": {"id": "offline/echo"}}}),
+    make.turn_start(T),
+    make.chat_request(T, "hello"),
+    make.chat_request(T, "hello", author="ada"),
+    make.chat_message(T, "hi"),
+    make.chat_reasoning(T, "thinking"),
+    make.tool_call_request(T, "call_1", "read", {"path": "a.txt"}),
+    make.tool_call_response(T, "call_1", "contents", False),
+    make.config_delta(T, {"assistant": {"model": {"id": "offline/echo"}}}),
     compaction_event(T, 1, 3, summary="what happened"),
     compaction_event(T, 0, 0, reasoning="strip", tool_calls={"policy": "strip"}),
     compaction_reset_event(T),
     compaction_reset_event(T, withdraw=[2]),
-    conversation_start_event(T, "jp-c17800000401", forked_from={"conversation": "x"}),
+    make.conversation_start(T, "jp-c17800000401", forked_from={"conversation": "x"}),
 ]
 
 
@@ -66,5 +52,5 @@ def test_a_kind_is_its_string() -> None:
 
 
 def test_a_constructor_misused_is_refused_by_the_store() -> None:
-    with pytest.raises(InvalidEvent):
+    with pytest.raises(errors.InvalidEvent):
         validate_event(compaction_event("not a time", 1, 2))

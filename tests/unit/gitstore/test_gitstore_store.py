@@ -197,7 +197,7 @@ def test_append_refuses_invalid_events(store: Store, bad: dict[str, object]) -> 
 def test_what_the_store_records_is_dated_by_its_clock(tmp_path: Path) -> None:
     from datetime import UTC, datetime
 
-    from gitstore import activations, record_activation
+    from gitstore import activity
     from gitstore.clock import FixedClock
     from gitstore.store.repo import init_store
 
@@ -212,11 +212,11 @@ def test_what_the_store_records_is_dated_by_its_clock(tmp_path: Path) -> None:
             None,
             "new",
         )
-    record_activation(store, "jp-c19000000001")
+    activity.record_activation(store, "jp-c19000000001")
     store.notes.set_meta("jp-c19000000001", {"title": "T"}, "title")
     op = store.ops.list(1)[0]
     assert op.time == op.started == at.timestamp()
-    assert activations(store) == {"jp-c19000000001": at.timestamp()}
+    assert activity.activations(store) == {"jp-c19000000001": at.timestamp()}
     note = store.notes.note(store.notes.refs.meta, "jp-c19000000001") or ""
     assert f'"t":{int(at.timestamp() * 1000)}' in note.replace(" ", "")
 

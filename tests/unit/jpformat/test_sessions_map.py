@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from gitstore import Kind, turn_indices
+from gitstore import Kind
+from gitstore import turns as store_turns
 from porcelain.domain.sessionfiles import claude_files, codex_files, detect, rel_path_problem
 from porcelain.jpformat import claude_code, codex
 from porcelain.jpformat.rewind import Fork
@@ -104,7 +105,7 @@ def test_claude_code_records_map_onto_jp_events() -> None:
 def test_one_api_message_over_several_lines_is_one_answer() -> None:
     recs = records(CLAUDE)
     events = flat(claude_code.map_records(recs).groups)
-    turns = turn_indices(events)
+    turns = store_turns.turn_indices(events)
     first = [t for e, t in zip(events, turns, strict=True) if e["type"] != RECORD_TYPE][:6]
     assert len(set(first)) == 1, (
         "thinking, text and tool_use of msg_01A sit in one turn, no turn_start between"
@@ -146,7 +147,7 @@ def test_a_compact_boundary_is_a_compaction_of_the_turns_before_it() -> None:
     (compaction,) = [e for e in events if e["type"] == Kind.COMPACTION]
     summary = next(r for r in recs if r.get("isCompactSummary"))["message"]["content"]
     assert compaction["summary"] == {"summary": summary}
-    turns = turn_indices(events)
+    turns = store_turns.turn_indices(events)
     at = events.index(compaction)
     assert compaction["from_turn"] == 0 and compaction["to_turn"] == turns[at] - 1
     before = {
@@ -351,7 +352,7 @@ def test_a_rewind_is_a_branch_of_its_own_from_the_record_it_went_back_to() -> No
     shared = flat(mapped.groups[:3])
     main = shared + flat(mapped.groups[3:5])
     branch = shared + flat(fork)
-    assert turn_indices(main)[-1] == turn_indices(branch)[-1] == 1
+    assert store_turns.turn_indices(main)[-1] == store_turns.turn_indices(branch)[-1] == 1
     texts = [e.get("content") or e.get("message") for e in branch if e["type"] != RECORD_TYPE]
     assert "second prompt" not in texts and texts[-2:] == [
         "second prompt, rewritten after /rewind",

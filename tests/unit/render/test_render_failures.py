@@ -6,34 +6,23 @@ import errno
 
 import pytest
 
-from gitstore import (
-    ConcurrentUpdate,
-    ConversationBusy,
-    ConversationExists,
-    ConversationNotFound,
-    InvalidId,
-    LockedRef,
-    NothingToUndo,
-    RefBusy,
-    RefLocked,
-    StaleTip,
-)
+from gitstore import errors
 from porcelain.errors import FaultError, UserError
 from porcelain.render.failures import translate
 
 CID = "jp-c17727391057"
 CASES: list[tuple[BaseException, str, str | None]] = [
-    (InvalidId("x!"), "not a conversation id: 'x!'", "ids look like"),
-    (ConversationNotFound(CID), f"no conversation {CID}", "jp conversation ls"),
-    (ConversationExists(CID), f"conversation {CID} already exists", None),
-    (ConversationBusy(CID), f"conversation {CID} is in use", "jp conversation fork"),
-    (RefLocked(CID, "a" * 40, "/s/refs/x.lock"), f"conversation {CID} is locked", "doctor"),
-    (LockedRef("refs/x", "/s/refs/x.lock", 7300.0), "refs/x is locked", None),
-    (StaleTip(CID, "a" * 40, "b" * 40), "changed by another writer", "run the command again"),
-    (ConcurrentUpdate("refs/x"), "refs/x kept changing", "jp op log"),
-    (NothingToUndo(), "nothing to undo", "jp op log"),
-    (RefBusy("refs/x", "/s/packed-refs.lock", by_maintenance=True), "git's maintenance", None),
-    (RefBusy("refs/x", "/s/refs/x.lock", partial=True), "it is half done", None),
+    (errors.InvalidId("x!"), "not a conversation id: 'x!'", "ids look like"),
+    (errors.ConversationNotFound(CID), f"no conversation {CID}", "jp conversation ls"),
+    (errors.ConversationExists(CID), f"conversation {CID} already exists", None),
+    (errors.ConversationBusy(CID), f"conversation {CID} is in use", "jp conversation fork"),
+    (errors.RefLocked(CID, "a" * 40, "/s/refs/x.lock"), f"conversation {CID} is locked", "doctor"),
+    (errors.LockedRef("refs/x", "/s/refs/x.lock", 7300.0), "refs/x is locked", None),
+    (errors.StaleTip(CID, "a" * 40, "b" * 40), "changed by another writer", "run the command again"),
+    (errors.ConcurrentUpdate("refs/x"), "refs/x kept changing", "jp op log"),
+    (errors.NothingToUndo(), "nothing to undo", "jp op log"),
+    (errors.RefBusy("refs/x", "/s/packed-refs.lock", by_maintenance=True), "git's maintenance", None),
+    (errors.RefBusy("refs/x", "/s/refs/x.lock", partial=True), "it is half done", None),
 ]
 
 
@@ -49,8 +38,8 @@ def test_a_store_error_reads_as_one_message_and_its_hint(
 
 
 def test_a_subclass_is_told_apart_from_its_base() -> None:
-    locked = translate(RefLocked(CID, "a" * 40, "/s/refs/x.lock"))
-    stale = translate(StaleTip(CID, "a" * 40, None))
+    locked = translate(errors.RefLocked(CID, "a" * 40, "/s/refs/x.lock"))
+    stale = translate(errors.StaleTip(CID, "a" * 40, None))
     assert locked is not None and stale is not None
     assert "locked" in locked.message and "locked" not in stale.message
 

@@ -195,7 +195,7 @@ def test_compact_with_the_loaded_conversation_appends_the_same(
 def test_the_reviews_own_configuration_entries_are_accepted_and_nothing_else(
     store: Store, config: Config
 ) -> None:
-    from gitstore import accepted_commits
+    from gitstore import activity
 
     _source(store, [])
     started = _start(store, config)
@@ -203,4 +203,4 @@ def test_the_reviews_own_configuration_entries_are_accepted_and_nothing_else(
     deltas = {c for e, c in zip(conv.events, conv.commits, strict=True)
               if e.get("type") == "config_delta"}
     assert deltas  # the review writes its configuration as entries of its own
-    assert accepted_commits(store) == frozenset(deltas)
+    assert activity.accepted_commits(store) == frozenset(deltas)
