@@ -15,6 +15,12 @@ conversation never imported) become records of the tool's format:
   (Codex lists a session by it), an answer an assistant ``message``, a tool
   call a ``function_call`` and its ``function_call_output``.
 
+A prompt is written as the model read it: its attachments framed before its
+text (``request_text``), its images (and, for Claude Code, its PDFs) as the
+tool's own image blocks (``image`` / ``document``; Codex: ``input_image`` items
+with a ``data:`` URL and the ``user_message``'s ``images``), before the text as
+jp sends them; a tool result's images go inside it the same way.
+
 jp's reasoning is not given back: the tools send earlier thinking back to the
 model only with the provider's signature, which jp's text does not have.
 
@@ -34,6 +40,8 @@ from typing import Any
 
 from gitstore import CONVERSATION_TYPES, Event, Kind
 from porcelain.clock import name_uuid
+from porcelain.domain.attachments import media_in, request_text, result_media
+from porcelain.domain.media import IMAGE_TYPES, PDF
 from porcelain.jpformat.sessionmap import RECORD_TYPE, SOURCE_KEY
 
 CLAUDE = "claude-code"
@@ -172,7 +180,7 @@ def _claude(
         first = pending[0][0]
         blocks = [b for _, _, b in pending]
         stamp = str(events[pending[-1][0]].get("timestamp"))
-        if role == "user" and blocks[0].get("type") == "text":
+        if role == "user" and len(blocks) == 1 and blocks[0].get("type") == "text":
             message: dict[str, Any] = {"role": "user", "content": blocks[0]["text"]}
         elif role == "user":
             message = {"role": "user", "content": blocks}
@@ -186,12 +194,12 @@ def _claude(
     for index in range(start, end + 1):
         event = events[index]
         kind = event.get("type")
-        block, role = _claude_block(event)
-        if block is None:
+        made, role = _claude_blocks(event)
+        if not made:
             continue
         if pending and (pending[-1][1] != role or kind == Kind.CHAT_REQUEST):
             flush(index - 1)
-        pending.append((index, role, block))
+        pending.extend((index, role, block) for block in made)
     flush(end)
     return out
 
@@ -205,33 +213,48 @@ def _in_chain(record: dict[str, Any]) -> bool:
     return isinstance(record.get("uuid"), str) and record.get("type") in CHAINED
 
 
-def _claude_block(event: Event) -> tuple[dict[str, Any] | None, str]:
+def _claude_blocks(event: Event) -> tuple[list[dict[str, Any]], str]:
+    """The blocks an event gives its record, and the record's role (none: nothing)."""
     kind = event.get("type")
     if kind == Kind.CHAT_REQUEST:
-        content = event.get("content")
-        return {"type": "text", "text": content if isinstance(content, str) else ""}, "user"
+        media = [_claude_media(media_type, data) for media_type, data in media_in(event)]
+        text = request_text(event)
+        if media and not text.strip():
+            return media, "user"
+        return [*media, {"type": "text", "text": text}], "user"
     if kind == Kind.CHAT_RESPONSE:
-        text = event.get("message")
-        if isinstance(text, str) and text.strip():
-            return {"type": "text", "text": text}, "assistant"
-        return None, ""
+        said = event.get("message")
+        if isinstance(said, str) and said.strip():
+            return [{"type": "text", "text": said}], "assistant"
+        return [], ""
     if kind == Kind.TOOL_CALL_REQUEST:
         arguments = event.get("arguments")
-        return {
+        return [{
             "type": "tool_use",
             "id": call_id(event.get("id")),
             "name": tool_name(event.get("name")),
             "input": arguments if isinstance(arguments, dict) else {},
-        }, "assistant"
+        }], "assistant"  # fmt: skip
     if kind == Kind.TOOL_CALL_RESPONSE:
         content = event.get("content")
-        return {
+        output: Any = content if isinstance(content, str) else json.dumps(content)
+        images = result_media(event)
+        if images:
+            output = [{"type": "text", "text": output},
+                      *(_claude_media(media_type, data) for media_type, data in images)]  # fmt: skip
+        return [{
             "tool_use_id": call_id(event.get("id")),
             "type": "tool_result",
-            "content": content if isinstance(content, str) else json.dumps(content),
+            "content": output,
             "is_error": event.get("is_error") is True,
-        }, "user"
-    return None, ""
+        }], "user"  # fmt: skip
+    return [], ""
+
+
+def _claude_media(media_type: str, data: str) -> dict[str, Any]:
+    """An image or PDF as Claude Code keeps it in a message (a base64 source)."""
+    block = "document" if media_type == PDF else "image"
+    return {"type": block, "source": {"type": "base64", "media_type": media_type, "data": data}}
 
 
 def call_id(value: Any) -> str:
@@ -317,11 +340,13 @@ def _codex_items(event: Event) -> list[dict[str, Any]]:
         return {"timestamp": stamp, "type": typ, "payload": payload}
 
     if kind == Kind.CHAT_REQUEST:
-        text = event.get("content") if isinstance(event.get("content"), str) else ""
+        text = request_text(event)
+        urls = _data_urls(media_in(event))
         return [
             item({"type": "message", "role": "user",
-                  "content": [{"type": "input_text", "text": text}]}),
-            item({"type": "user_message", "message": text, "images": []}, "event_msg"),
+                  "content": [*({"type": "input_image", "image_url": u} for u in urls),
+                              {"type": "input_text", "text": text}]}),
+            item({"type": "user_message", "message": text, "images": urls}, "event_msg"),
         ]  # fmt: skip
     if kind == Kind.CHAT_RESPONSE:
         text = event.get("message")
@@ -340,11 +365,22 @@ def _codex_items(event: Event) -> list[dict[str, Any]]:
         ]  # fmt: skip
     if kind == Kind.TOOL_CALL_RESPONSE:
         content = event.get("content")
+        output: Any = content if isinstance(content, str) else json.dumps(content)
+        urls = _data_urls(result_media(event))
+        if urls:
+            output = [{"type": "input_text", "text": output},
+                      *({"type": "input_image", "image_url": u} for u in urls)]  # fmt: skip
         return [
             item({"type": "function_call_output", "call_id": call_id(event.get("id")),
-                  "output": content if isinstance(content, str) else json.dumps(content)}),
+                  "output": output}),
         ]  # fmt: skip
     return []
+
+
+def _data_urls(media: list[tuple[str, str]]) -> list[str]:
+    """The images among ``media`` as ``data:`` URLs (a PDF stays named in the text: a
+    Codex message holds no documents)."""
+    return [f"data:{kind};base64,{data}" for kind, data in media if kind in IMAGE_TYPES]
 
 
 def codex_meta(session: str, stamp: str, cwd: str) -> dict[str, Any]:
@@ -392,8 +428,10 @@ def plan(tool: str, cid: str, events: Sequence[Event], cwd: str) -> tuple[Contex
         assert origin is not None
         context = Context(str(origin.get("session") or ""), cwd, rename=False)
     pieces = records(tool, events, context)
-    if tool == CODEX and context.rename and (
-        not pieces or pieces[0].record.get("type") != "session_meta"
+    if (
+        tool == CODEX
+        and context.rename
+        and (not pieces or pieces[0].record.get("type") != "session_meta")
     ):
         stamp = str(events[0].get("timestamp")) if events else ""
         pieces.insert(0, Piece(0, 0, codex_meta(context.session, stamp, cwd), True))
