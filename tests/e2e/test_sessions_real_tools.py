@@ -1,6 +1,6 @@
 """The real Claude Code and Codex CLIs (each when on PATH; skipped otherwise) resume
-what `jp conversation export --to` wrote of a session continued in jp (a prompt, a tool
-call and its result, an answer), pointed at a loopback stand-in of their API: the
+what `jp conversation export --to` wrote of a session continued in jp (a prompt with an
+attached image, a tool call and its result, an answer), pointed at a loopback stand-in of their API: the
 resumed request carries jp's turns in order before the new prompt.  Codex's resume list
 (its app server's thread/list, which the `codex resume` picker shows) holds the exported
 session before Codex ever resumed it, in a Codex home whose database already exists.
@@ -8,6 +8,7 @@ session before Codex ever resumed it, in a Codex home whose database already exi
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import shutil
@@ -24,6 +25,8 @@ from tests.support.fake_messages import FakeMessages
 from tests.support.fake_responses import FakeResponses
 
 CLAUDE = shutil.which("claude")
+PIXEL = Path(__file__).parents[1] / "support" / "media" / "pixel.png"
+PIXEL_DATA = base64.b64encode(PIXEL.read_bytes()).decode()
 QUIET = {
     "DISABLE_AUTOUPDATER": "1",
     "DISABLE_TELEMETRY": "1",
@@ -56,7 +59,7 @@ def test_claude_code_resumes_a_session_continued_in_jp(user: User, tmp_path: Pat
             when={"last_user_contains": "JP-SIDE"},
         )
         fake.reply_text("JP-ANSWER given back.", when={"last_user_contains": "ECHO:"})
-        user.ok("q", "-i", row["id"], "JP-SIDE question")
+        user.ok("q", "-i", row["id"], "-a", str(PIXEL), "JP-SIDE question")
         config = tmp_path / "claude-config"
         config.mkdir()
         user.ok("conversation", "export", "--to", "claude-code", row["id"],
@@ -74,6 +77,9 @@ def test_claude_code_resumes_a_session_continued_in_jp(user: User, tmp_path: Pat
     order = ["JP-SIDE question", '"tool_use"', "ECHO:JP-TOOL", "JP-ANSWER given back.", "CC-NEXT"]
     assert [sent.find(x) for x in order] == sorted(sent.find(x) for x in order), sent[-3000:]
     assert -1 not in [sent.find(x) for x in order], sent[-3000:]
+    (asked,) = [m for m in resumed["messages"] if "JP-SIDE question" in json.dumps(m)]
+    images = [b for b in asked["content"] if isinstance(b, dict) and b.get("type") == "image"]
+    assert [b["source"]["data"] for b in images] == [PIXEL_DATA], "jp's image, as an image"
 
 
 CODEX = shutil.which("codex")
@@ -145,7 +151,7 @@ def test_codex_resumes_and_lists_a_session_continued_in_jp(user: User, tmp_path:
             [tool_use("echo", text="JP-TOOL")], when={"last_user_contains": "JP-SIDE"}
         )
         fake.reply_text("JP-ANSWER given back.", when={"last_user_contains": "ECHO:"})
-        user.ok("q", "-i", row["id"], "JP-SIDE question")
+        user.ok("q", "-i", row["id"], "-a", str(PIXEL), "JP-SIDE question")
     user.ok("conversation", "export", "--to", "codex", row["id"], "-o", str(home))
     assert session in _listed(home, user.env)  # listed before Codex resumed it
 
@@ -155,3 +161,6 @@ def test_codex_resumes_and_lists_a_session_continued_in_jp(user: User, tmp_path:
              "CODEX-NEXT"]  # fmt: skip
     found = [sent.find(x) for x in order]
     assert -1 not in found and found == sorted(found), sent[-3000:]
+    (asked,) = [m for m in resumed["input"] if "JP-SIDE question" in json.dumps(m)]
+    images = [c["image_url"] for c in asked["content"] if c.get("type") == "input_image"]
+    assert images == [f"data:image/png;base64,{PIXEL_DATA}"], "jp's image, as an image"
