@@ -233,3 +233,19 @@ def test_a_prompts_images_are_given_back_as_the_tools_images(tool: str) -> None:
     assert request["attachments"][0]["data"] == data  # imported again: an image, not text
     (result,) = [e for e in back if e["type"] == "tool_call_response" and e["id"] == "c1"]
     assert result["metadata"]["attachments"][0]["data"] == data
+
+
+@pytest.mark.parametrize("tool", ["claude-code", "codex"])
+def test_a_record_of_jp_s_stays_within_the_line_jp_imports(tool: str) -> None:
+    turn = media_turn("2026-12-01T10:00:00.123456Z")
+    turn[1]["attachments"].append({"kind": "file", "source": "log", "content": "L" * 40_000})
+    events = [start(None), *turn]
+    pieces = giveback.plan(tool, CID, events, "/x", max_line=20_000 + giveback.RECORD_MARGIN)[1]
+    lines = [json.dumps(p.record, ensure_ascii=False) for p in pieces]
+    assert max(len(x.encode()) for x in lines) <= 20_000 + giveback.RECORD_MARGIN
+    text = "\n".join(lines)
+    assert "L" * 1000 not in text and "4 attached files left out here" in text
+    assert "What is this?" in text and "image/png" in text
+    assert text.count("left out here, too large") == 0, "the image fits once the log is out"
+    whole = giveback.plan(tool, CID, events, "/x")[1]
+    assert "L" * 40_000 in json.dumps([p.record for p in whole]), "no limit: all of it"
