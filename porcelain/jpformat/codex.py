@@ -215,9 +215,14 @@ def image_block(url: Any) -> dict[str, Any]:
 
 
 def _images(content: Any) -> list[dict[str, Any]]:
-    """The image blocks of a message's content items."""
-    found = blocks(content)
-    return [b for b in found if b.get("type") == "image"] if isinstance(found, list) else []
+    """The image blocks of a message's content items (whatever other items it holds)."""
+    if not isinstance(content, list):
+        return []
+    return [
+        image_block(item.get("image_url"))
+        for item in content
+        if isinstance(item, dict) and item.get("type") == "input_image"
+    ]
 
 
 def _event(builder: Builder, state: _State, payload: dict[str, Any]) -> None:
