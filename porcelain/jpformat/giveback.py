@@ -44,7 +44,7 @@ from typing import Any
 from gitstore import CONVERSATION_TYPES, Event, Kind
 from porcelain.clock import name_uuid
 from porcelain.domain.attachments import attachments_of, media_in, request_text, result_media
-from porcelain.domain.media import IMAGE_TYPES, PDF, describe
+from porcelain.domain.media import IMAGE_TYPES, PDF, describe, media_of
 from porcelain.jpformat.sessionmap import RECORD_TYPE, SOURCE_KEY
 
 CLAUDE = "claude-code"
@@ -269,8 +269,8 @@ def prompt(event: Event, room: int | None) -> tuple[str, list[tuple[str, str]]]:
     text = request_text(event)
     if room is not None and _size(text) > room:
         content = event.get("content")
-        files = len(attachments_of(event))
-        note = f"[jp: {files} attached files left out here: too large for one record]"
+        files = sum(1 for a in attachments_of(event) if media_of(a) is None)
+        note = f"[jp: {files} attached text files left out here: too large for one record]"
         text = f"{content}\n\n{note}" if isinstance(content, str) and content else note
     return _fit(text, media_in(event), room, "\n\n")
 

@@ -244,7 +244,7 @@ def test_a_record_of_jp_s_stays_within_the_line_jp_imports(tool: str) -> None:
     lines = [json.dumps(p.record, ensure_ascii=False) for p in pieces]
     assert max(len(x.encode()) for x in lines) <= 20_000 + giveback.RECORD_MARGIN
     text = "\n".join(lines)
-    assert "L" * 1000 not in text and "4 attached files left out here" in text
+    assert "L" * 1000 not in text and "2 attached text files left out here" in text
     assert "What is this?" in text and "image/png" in text
     assert text.count("left out here, too large") == 0, "the image fits once the log is out"
     whole = giveback.plan(tool, CID, events, "/x")[1]
