@@ -64,6 +64,7 @@ def export_session(
     cwd: str,
     follow: bool = True,
     redact: AllowList | None = None,
+    max_line: int | None = None,
 ) -> list[Written]:
     """Write the session of ``cid`` (and its subagent streams) under ``dest`` at their
     paths relative to the tool's root, every kept record as a JSON line, in order (a
@@ -71,7 +72,8 @@ def export_session(
     with the turns added in jp as the tool's records.  A conversation not imported from
     ``tool`` (a fork of a session, or jp's own) is a session of its own (``cwd``: the
     folder it is given to when no record names one).  With ``redact``, every secret it
-    does not allow is replaced (``app/redaction.py``)."""
+    does not allow is replaced (``app/redaction.py``).  ``max_line``: the longest line
+    jp's import reads (``sessionlines.line_limit``), which jp's turns keep within."""
     events = store.log.load(cid).events
     other = giveback.foreign(tool, events)
     if other is not None:
@@ -81,12 +83,14 @@ def export_session(
             f"export it with --to {other}",
         )
     if giveback.own_session(tool, cid, events):
-        return [_export_own(cid, tool, events, dest, cwd, redact)]
+        return [_export_own(cid, tool, events, dest, cwd, redact, max_line)]
     origin = giveback.origin_of(events)
     assert origin is not None
     branch = imported_facts(origin)["imported_from"]["branch"]
     if branch is not None and follow and store.refs.exists(branch["of"]):
-        return export_session(store, branch["of"], tool, dest, cwd, follow=False, redact=redact)
+        return export_session(
+            store, branch["of"], tool, dest, cwd, follow=False, redact=redact, max_line=max_line
+        )
     related = _related(store, tool)
     plan = [(cid, origin, events)]
     for sub in related.subagents.get(cid, []):
@@ -108,7 +112,7 @@ def export_session(
                 raise SessionExportError(f"{owner} cannot be exported: {exc}") from None
             left = jp_turns(tool, chain)
         else:
-            recs = [p.record for p in giveback.plan(tool, owner, chain, cwd)[1]]
+            recs = [p.record for p in giveback.plan(tool, owner, chain, cwd, max_line)[1]]
             left = 0
         if redact is not None:
             recs, side, kinds = redacted_records(owner, recs, side, redact)
@@ -141,10 +145,16 @@ def _check_all(dest: Path, targets: Sequence[Target]) -> None:
 
 
 def _export_own(
-    cid: str, tool: str, events: Sequence[Event], dest: Path, cwd: str, redact: AllowList | None
+    cid: str,
+    tool: str,
+    events: Sequence[Event],
+    dest: Path,
+    cwd: str,
+    redact: AllowList | None,
+    max_line: int | None,
 ) -> Written:
     """A fork of a session, or a conversation of jp's own, as a session of its own."""
-    context, pieces = giveback.plan(tool, cid, events, cwd)
+    context, pieces = giveback.plan(tool, cid, events, cwd, max_line)
     recs, kinds = [p.record for p in pieces], Counter[str]()
     if not any(p.jp for p in pieces) and not any(
         e.get("type") == Kind.CHAT_REQUEST for e in events

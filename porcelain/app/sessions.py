@@ -561,7 +561,7 @@ def _against_given(
     from porcelain.jpformat import giveback
 
     cwd = giveback.file_cwd(imported["format"], lines.records)
-    pieces = giveback.plan(imported["format"], cid, events, cwd)[1]
+    pieces = giveback.plan(imported["format"], cid, events, cwd, lines.max_line)[1]
     if not any(p.jp for p in pieces):
         return False
     given = [p.record for p in pieces]

@@ -15,6 +15,15 @@ conversation never imported) become records of the tool's format:
   (Codex lists a session by it), an answer an assistant ``message``, a tool
   call a ``function_call`` and its ``function_call_output``.
 
+A prompt is written as the model read it: its attachments framed before its
+text (``request_text``), its images (and, for Claude Code, its PDFs) as the
+tool's own image blocks (``image`` / ``document``; Codex: ``input_image`` items
+with a ``data:`` URL and the ``user_message``'s ``images``), before the text as
+jp sends them; a tool result's images go inside it the same way.  A record
+stays within the longest line jp's own import reads (``max_line``), so the file
+imports back: the images that would not fit are left out and named in the text
+(and a prompt's attached text files too, when they alone would not fit).
+
 jp's reasoning is not given back: the tools send earlier thinking back to the
 model only with the provider's signature, which jp's text does not have.
 
@@ -34,6 +43,8 @@ from typing import Any
 
 from gitstore import CONVERSATION_TYPES, Event, Kind
 from porcelain.clock import name_uuid
+from porcelain.domain.attachments import attachments_of, media_in, request_text, result_media
+from porcelain.domain.media import IMAGE_TYPES, PDF, describe, media_of
 from porcelain.jpformat.sessionmap import RECORD_TYPE, SOURCE_KEY
 
 CLAUDE = "claude-code"
@@ -42,6 +53,8 @@ NAMESPACE = "6a7e0b52-5b1e-4c3a-9d1e-6a7067697662"  # jp's, for session and reco
 CLAUDE_VERSION = "2.1.39"  # written in the records of a conversation never imported
 CODEX_VERSION = "0.125.0"
 MODEL = "jp"  # an answer's model when jp did not record one
+RECORD_MARGIN = 16 << 10  # a record's fields besides its text and media, and then some
+MEDIA_MARGIN = 256  # an image's block besides its base64 bytes
 _CALL_ID = re.compile(r"[^A-Za-z0-9_-]")
 
 
@@ -63,6 +76,11 @@ class Context:
     cwd: str
     rename: bool = False  # kept records take ``session`` as theirs (a session of its own)
     fields: dict[str, Any] = field(default_factory=dict)
+    max_line: int | None = None  # the longest line a record may take (None: any)
+
+    def room(self) -> int | None:
+        """The bytes a record's text and media may take."""
+        return None if self.max_line is None else max(0, self.max_line - RECORD_MARGIN)
 
 
 def given_session(cid: str) -> str:
@@ -172,7 +190,7 @@ def _claude(
         first = pending[0][0]
         blocks = [b for _, _, b in pending]
         stamp = str(events[pending[-1][0]].get("timestamp"))
-        if role == "user" and blocks[0].get("type") == "text":
+        if role == "user" and len(blocks) == 1 and blocks[0].get("type") == "text":
             message: dict[str, Any] = {"role": "user", "content": blocks[0]["text"]}
         elif role == "user":
             message = {"role": "user", "content": blocks}
@@ -186,12 +204,12 @@ def _claude(
     for index in range(start, end + 1):
         event = events[index]
         kind = event.get("type")
-        block, role = _claude_block(event)
-        if block is None:
+        made, role = _claude_blocks(event, context.room())
+        if not made:
             continue
         if pending and (pending[-1][1] != role or kind == Kind.CHAT_REQUEST):
             flush(index - 1)
-        pending.append((index, role, block))
+        pending.extend((index, role, block) for block in made)
     flush(end)
     return out
 
@@ -205,33 +223,92 @@ def _in_chain(record: dict[str, Any]) -> bool:
     return isinstance(record.get("uuid"), str) and record.get("type") in CHAINED
 
 
-def _claude_block(event: Event) -> tuple[dict[str, Any] | None, str]:
+def _claude_blocks(event: Event, room: int | None) -> tuple[list[dict[str, Any]], str]:
+    """The blocks an event gives its record, and the record's role (none: nothing);
+    ``room``: the bytes its text and media may take."""
     kind = event.get("type")
     if kind == Kind.CHAT_REQUEST:
-        content = event.get("content")
-        return {"type": "text", "text": content if isinstance(content, str) else ""}, "user"
+        text, kept = prompt(event, room)
+        media = [_claude_media(media_type, data) for media_type, data in kept]
+        if media and not text.strip():
+            return media, "user"
+        return [*media, {"type": "text", "text": text}], "user"
     if kind == Kind.CHAT_RESPONSE:
-        text = event.get("message")
-        if isinstance(text, str) and text.strip():
-            return {"type": "text", "text": text}, "assistant"
-        return None, ""
+        said = event.get("message")
+        if isinstance(said, str) and said.strip():
+            return [{"type": "text", "text": said}], "assistant"
+        return [], ""
     if kind == Kind.TOOL_CALL_REQUEST:
         arguments = event.get("arguments")
-        return {
+        return [{
             "type": "tool_use",
             "id": call_id(event.get("id")),
             "name": tool_name(event.get("name")),
             "input": arguments if isinstance(arguments, dict) else {},
-        }, "assistant"
+        }], "assistant"  # fmt: skip
     if kind == Kind.TOOL_CALL_RESPONSE:
-        content = event.get("content")
-        return {
+        output: Any
+        output, images = result(event, room)
+        if images:
+            output = [{"type": "text", "text": output},
+                      *(_claude_media(media_type, data) for media_type, data in images)]  # fmt: skip
+        return [{
             "tool_use_id": call_id(event.get("id")),
             "type": "tool_result",
-            "content": content if isinstance(content, str) else json.dumps(content),
+            "content": output,
             "is_error": event.get("is_error") is True,
-        }, "user"
-    return None, ""
+        }], "user"  # fmt: skip
+    return [], ""
+
+
+def prompt(event: Event, room: int | None) -> tuple[str, list[tuple[str, str]]]:
+    """A prompt's text as the model read it (its attachments framed before it) and its
+    media, within ``room`` bytes: the media that fit, in order, the rest named in the
+    text; when the framed text files alone do not fit, the prompt's own text and a line
+    naming them."""
+    text = request_text(event)
+    if room is not None and _size(text) > room:
+        content = event.get("content")
+        files = sum(1 for a in attachments_of(event) if media_of(a) is None)
+        note = f"[jp: {files} attached text files left out here: too large for one record]"
+        text = f"{content}\n\n{note}" if isinstance(content, str) and content else note
+    return _fit(text, media_in(event), room, "\n\n")
+
+
+def result(event: Event, room: int | None) -> tuple[str, list[tuple[str, str]]]:
+    """A tool result's text and its images, within ``room`` bytes (as ``prompt``)."""
+    content = event.get("content")
+    text = content if isinstance(content, str) else json.dumps(content)
+    return _fit(text, result_media(event), room, "\n")
+
+
+def _fit(
+    text: str, media: list[tuple[str, str]], room: int | None, sep: str
+) -> tuple[str, list[tuple[str, str]]]:
+    if room is None:
+        return text, media
+    used = _size(text) + 256  # room for the lines naming what is left out
+    kept, left = [], []
+    for media_type, data in media:
+        if used + len(data) + MEDIA_MARGIN <= room:
+            kept.append((media_type, data))
+            used += len(data) + MEDIA_MARGIN
+        else:
+            size = len(data) * 3 // 4 - data[-2:].count("=")
+            left.append(f"[{describe(media_type)}, {size:,} bytes: left out here, too large]")
+    named = "\n".join(left)
+    return (f"{text}{sep}{named}" if text and named else text or named), kept
+
+
+def _size(text: str) -> int:
+    """The bytes ``text`` takes in a JSON line."""
+    return len(json.dumps(text, ensure_ascii=False).encode())
+
+
+def _claude_media(media_type: str, data: str) -> dict[str, Any]:
+    """An image or PDF as Claude Code keeps it in a message (a base64 source)."""
+    block = "document" if media_type == PDF else "image"
+    return {"type": block, "source": {"type": "base64", "media_type": media_type, "data": data}}
 
 
 def call_id(value: Any) -> str:
@@ -299,7 +376,7 @@ def _codex(events: Sequence[Event], start: int, end: int, context: Context) -> l
     out: list[Piece] = []
     first = start
     for index in range(start, end + 1):
-        made = _codex_items(events[index])
+        made = _codex_items(events[index], context.room())
         if not made:
             continue
         for record in made:
@@ -309,7 +386,7 @@ def _codex(events: Sequence[Event], start: int, end: int, context: Context) -> l
     return out
 
 
-def _codex_items(event: Event) -> list[dict[str, Any]]:
+def _codex_items(event: Event, room: int | None) -> list[dict[str, Any]]:
     kind = event.get("type")
     stamp = _millis(str(event.get("timestamp")))
 
@@ -317,19 +394,21 @@ def _codex_items(event: Event) -> list[dict[str, Any]]:
         return {"timestamp": stamp, "type": typ, "payload": payload}
 
     if kind == Kind.CHAT_REQUEST:
-        text = event.get("content") if isinstance(event.get("content"), str) else ""
+        text, kept = prompt(event, room)
+        urls = _data_urls(kept)
         return [
             item({"type": "message", "role": "user",
-                  "content": [{"type": "input_text", "text": text}]}),
-            item({"type": "user_message", "message": text, "images": []}, "event_msg"),
+                  "content": [*({"type": "input_image", "image_url": u} for u in urls),
+                              {"type": "input_text", "text": text}]}),
+            item({"type": "user_message", "message": text, "images": urls}, "event_msg"),
         ]  # fmt: skip
     if kind == Kind.CHAT_RESPONSE:
-        text = event.get("message")
-        if not isinstance(text, str) or not text.strip():
+        said = event.get("message")
+        if not isinstance(said, str) or not said.strip():
             return []
         return [
             item({"type": "message", "role": "assistant",
-                  "content": [{"type": "output_text", "text": text}]}),
+                  "content": [{"type": "output_text", "text": said}]}),
         ]  # fmt: skip
     if kind == Kind.TOOL_CALL_REQUEST:
         arguments = event.get("arguments")
@@ -339,12 +418,23 @@ def _codex_items(event: Event) -> list[dict[str, Any]]:
                   "call_id": call_id(event.get("id"))}),
         ]  # fmt: skip
     if kind == Kind.TOOL_CALL_RESPONSE:
-        content = event.get("content")
+        output: Any
+        output, images = result(event, room)
+        urls = _data_urls(images)
+        if urls:
+            output = [{"type": "input_text", "text": output},
+                      *({"type": "input_image", "image_url": u} for u in urls)]  # fmt: skip
         return [
             item({"type": "function_call_output", "call_id": call_id(event.get("id")),
-                  "output": content if isinstance(content, str) else json.dumps(content)}),
+                  "output": output}),
         ]  # fmt: skip
     return []
+
+
+def _data_urls(media: list[tuple[str, str]]) -> list[str]:
+    """The images among ``media`` as ``data:`` URLs (a PDF stays named in the text: a
+    Codex message holds no documents)."""
+    return [f"data:{kind};base64,{data}" for kind, data in media if kind in IMAGE_TYPES]
 
 
 def codex_meta(session: str, stamp: str, cwd: str) -> dict[str, Any]:
@@ -382,18 +472,23 @@ def own_session(tool: str, cid: str, events: Sequence[Event]) -> bool:
     return origin is None or origin.get("format") != tool
 
 
-def plan(tool: str, cid: str, events: Sequence[Event], cwd: str) -> tuple[Context, list[Piece]]:
+def plan(
+    tool: str, cid: str, events: Sequence[Event], cwd: str, max_line: int | None = None
+) -> tuple[Context, list[Piece]]:
     """The records ``cid``'s session file holds, and its context (``cwd``: the folder
-    a conversation of jp's own is given to, when no kept record names one)."""
+    a conversation of jp's own is given to, when no kept record names one;
+    ``max_line``: the longest line jp's import reads, which jp's records keep within)."""
     origin = origin_of(events)
     if own_session(tool, cid, events):
-        context = Context(given_session(cid), cwd, rename=True)
+        context = Context(given_session(cid), cwd, rename=True, max_line=max_line)
     else:
         assert origin is not None
-        context = Context(str(origin.get("session") or ""), cwd, rename=False)
+        context = Context(str(origin.get("session") or ""), cwd, False, max_line=max_line)
     pieces = records(tool, events, context)
-    if tool == CODEX and context.rename and (
-        not pieces or pieces[0].record.get("type") != "session_meta"
+    if (
+        tool == CODEX
+        and context.rename
+        and (not pieces or pieces[0].record.get("type") != "session_meta")
     ):
         stamp = str(events[0].get("timestamp")) if events else ""
         pieces.insert(0, Piece(0, 0, codex_meta(context.session, stamp, cwd), True))

@@ -49,6 +49,7 @@ class SessionLines:
     size: int = 0  # the bytes read (up to the last whole line)
     sha1: str = ""  # of those bytes
     newlines: int = 0  # the lines they hold
+    max_line: int | None = None  # the longest line read (``scan``'s)
 
     def skip(self, skipped: Skipped) -> None:
         """Count a skipped line; name it while fewer than ``MAX_NAMED`` are."""
@@ -61,7 +62,7 @@ def scan(handle: BinaryIO, max_line: int) -> SessionLines:
     """The records of a session file open for reading, one line at a time: no more
     than a line over ``max_line`` is held at once (a longer one is read through in
     blocks and skipped)."""
-    out = SessionLines()
+    out = SessionLines(max_line=max_line)
     digest = hashlib.sha1()
     while True:
         line = handle.readline(max_line + 2)  # room for the line's "\r\n"

@@ -9,6 +9,7 @@ Fixtures: the project's own small sessions (tests/fixtures/sessions, see its REA
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import shutil
@@ -178,9 +179,7 @@ def test_a_conversation_never_imported_goes_to_the_folder_of_the_export(
     assert user.tip(cid) == tip and len(user.ls("--all")) == 1
 
 
-def test_codex_gets_back_the_turns_of_a_session_and_of_jp_s_own(
-    user: User, tmp_path: Path
-) -> None:
+def test_codex_gets_back_the_turns_of_a_session_and_of_jp_s_own(user: User, tmp_path: Path) -> None:
     root = tmp_path / "codex"
     shutil.copytree(CODEX, root)
     imported(user, root, "codex")
@@ -252,3 +251,25 @@ def test_export_names_the_session_to_resume_and_escapes_what_the_records_say(
     assert written["session"] == session and "\x1b" in written["cwd"]  # JSON: the data as it is
     given = claude_records(Path(written["path"]))[-1]
     assert given["cwd"] == written["cwd"], "jp's records take the session's folder"
+
+
+def test_an_image_too_large_for_one_record_is_named_and_the_file_imports_back(
+    user: User, tmp_path: Path
+) -> None:
+    user.config("[store]\nmax_event_bytes = 300000\n")  # jp's import reads lines of 100,000
+    small = b"\x89PNG\r\n\x1a\n" + bytes(2000)
+    big = b"\x89PNG\r\n\x1a\n" + bytes(90_000)
+    (tmp_path / "small.png").write_bytes(small)
+    (tmp_path / "big.png").write_bytes(big)
+    user.ok("q", "--new", "-a", str(tmp_path / "big.png"), "-a", str(tmp_path / "small.png"),
+            "TWO images")  # fmt: skip
+    cid = user.active()
+    for tool in ("claude-code", "codex"):
+        path = export(user, cid, tmp_path / tool, tool)
+        text = path.read_text(encoding="utf-8")
+        assert max(len(line.encode()) for line in text.splitlines()) < 100_000
+        assert "90,008 bytes: left out here, too large" in text
+        assert base64.b64encode(small).decode() in text, "the one that fits is given back"
+        tip = user.tip(cid)
+        assert imported(user, tmp_path / tool, tool)["summary"]["unchanged"] == 1
+        assert user.tip(cid) == tip

@@ -1,10 +1,12 @@
-"""An imported session's tool result image reaches the model as an image, inside its
-``tool_result``, through the real SDK and the loopback fake (never as base64 text)."""
+"""An imported session's tool result image (Claude Code's, Codex's) reaches the model
+as an image, inside its ``tool_result``, through the real SDK and the loopback fake
+(never as base64 text)."""
 
 from __future__ import annotations
 
 import base64
 import json
+import shutil
 from pathlib import Path
 
 from tests.e2e.harness import User
@@ -55,3 +57,46 @@ def test_a_tool_results_screenshot_is_sent_as_an_image(
     assert kinds == ["text", "image"] and result["content"][1]["source"]["data"] == DATA
     assert "SHOT-TAKEN" in result["content"][0]["text"]
     assert DATA[:200] not in json.dumps(result["content"][0])
+
+
+CODEX = Path(__file__).resolve().parents[1] / "fixtures" / "sessions" / "codex"
+
+
+def test_a_codex_tool_outputs_screenshot_is_sent_as_an_image(
+    user: User, fake: FakeMessages, tmp_path: Path
+) -> None:
+    root = tmp_path / "codex"
+    shutil.copytree(CODEX, root)
+    (rollout,) = root.rglob("rollout-*.jsonl")
+
+    def item(second: int, payload: dict[str, object]) -> str:
+        stamp = f"2026-05-11T09:00:{second:02d}.000Z"
+        return json.dumps({"timestamp": stamp, "type": "response_item", "payload": payload})
+
+    shot = [
+        item(1, {"type": "message", "role": "user",
+                 "content": [{"type": "input_text", "text": "SHOT-PROMPT look"}]}),
+        item(2, {"type": "function_call", "name": "view_image", "call_id": "call_shot",
+                 "arguments": json.dumps({"path": "s.png"})}),
+        item(3, {"type": "function_call_output", "call_id": "call_shot", "output": [
+            {"type": "input_text", "text": "SHOT-TAKEN"},
+            {"type": "input_image", "image_url": f"data:image/png;base64,{DATA}"}]}),
+        item(4, {"type": "message", "role": "assistant",
+                 "content": [{"type": "output_text", "text": "A screen."}]}),
+    ]  # fmt: skip
+    with rollout.open("a", encoding="utf-8") as handle:
+        handle.write("\n".join(shot) + "\n")
+    user.ok("conversation", "import", "--from", "codex", str(root))
+    (row,) = mains(user)
+    user.connect(fake.env())
+    fake.reply_text("Seen.")
+    user.ok("q", "-i", row["id"], "And now?")
+    (body,) = fake.requests
+    (result,) = [
+        b for m in body["messages"] if isinstance(m["content"], list)
+        for b in m["content"] if b.get("type") == "tool_result" and b["tool_use_id"] == "call_shot"
+    ]  # fmt: skip
+    assert [b["type"] for b in result["content"]] == ["text", "image"]
+    assert result["content"][1]["source"]["data"] == DATA
+    assert "SHOT-TAKEN" in result["content"][0]["text"]
+    assert json.dumps(body).count(DATA) == 1, "once, as the image: never as text besides"

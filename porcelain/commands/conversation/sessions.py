@@ -124,10 +124,14 @@ def export_sessions(
     # lazy: an import, the frequent call, does not load the export side
     from porcelain.app.session_export import export_session
     from porcelain.app.targets import resolve
+    from porcelain.jpformat.sessionlines import line_limit
 
     store = app.store()
     loc = resolve(store, target)
-    written = export_session(store, loc.cid, tool, dest, os.getcwd(), redact=redact)
+    max_line = line_limit(app.limits().max_event_bytes)
+    written = export_session(
+        store, loc.cid, tool, dest, os.getcwd(), redact=redact, max_line=max_line
+    )
     if app.output.emit_json(
         {
             "id": loc.cid,
@@ -155,7 +159,9 @@ def export_sessions(
         if w.session:  # from the records: data, escaped
             resume = "claude --resume" if tool == "claude-code" else "codex resume"
             place = f" in {escape_untrusted(w.cwd, one_line=True)}" if w.cwd else ""
-            app.output.line(f"  resume it: {resume} {escape_untrusted(w.session, one_line=True)}{place}")
+            app.output.line(
+                f"  resume it: {resume} {escape_untrusted(w.session, one_line=True)}{place}"
+            )
         if w.jp_turns:
             s = "s" if w.jp_turns != 1 else ""
             app.output.note(

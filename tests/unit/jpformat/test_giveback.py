@@ -173,3 +173,79 @@ def test_a_branch_id_is_made_from_its_divergence() -> None:
     }
     assert made not in others and len(others) == 5
     assert branch_cid("claude-code", "s", None, {"x": "\ud800"}, b, when)  # a lone surrogate
+
+
+PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4
+PDF = b"%PDF-1.4\n" + b"x" * 300
+
+
+def media_turn(when: str) -> list[dict[str, Any]]:
+    """A jp turn whose prompt holds an image, a PDF and a text file, and whose tool
+    result holds an image (as an imported session's does)."""
+    from porcelain.domain.media import media_attachment
+
+    image = media_attachment("file", "shot.png", "image/png", PNG)
+    pdf = media_attachment("file", "doc.pdf", "application/pdf", PDF)
+    text = {"kind": "file", "source": "notes.txt", "content": "NOTES-TEXT"}
+    return [
+        {"type": "turn_start", "timestamp": when},
+        {"type": "chat_request", "timestamp": when, "content": "What is this?",
+         "attachments": [image, pdf, text]},
+        {"type": "tool_call_request", "timestamp": when, "id": "c1", "name": "shot",
+         "arguments": {}},
+        {"type": "tool_call_response", "timestamp": when, "id": "c1", "content": "taken",
+         "is_error": False, "metadata": {"attachments": [image]}},
+        {"type": "chat_response", "timestamp": when, "message": "A picture."},
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("tool", ["claude-code", "codex"])
+def test_a_prompts_images_are_given_back_as_the_tools_images(tool: str) -> None:
+    import base64
+
+    from porcelain.domain.attachments import request_text
+
+    data = base64.b64encode(PNG).decode()
+    found, events = imported(tool, CLAUDE if tool == "claude-code" else CODEX)
+    turn = media_turn("2026-12-01T10:00:00.123456Z")
+    events += turn
+    given = [p.record for p in giveback.plan(tool, CID, events, "/x")[1]][len(found) :]
+    text = json.dumps(given)
+    twice = tool == "codex"  # Codex writes a prompt's images in its item and its event
+    assert text.count(data) == (3 if twice else 2), "the prompt's image and the result's"
+    assert "NOTES-TEXT" in text, "a text attachment, framed as the model read it"
+    if tool == "claude-code":
+        prompt = given[0]["message"]["content"]
+        assert [b["type"] for b in prompt] == ["image", "document", "text"]
+        assert prompt[0]["source"] == {"type": "base64", "media_type": "image/png", "data": data}
+        result = given[2]["message"]["content"][0]["content"]
+        assert [b["type"] for b in result] == ["text", "image"]
+    else:
+        (message,) = [r for r in given if r["payload"].get("role") == "user"]
+        assert [c["type"] for c in message["payload"]["content"]] == ["input_image", "input_text"]
+        (event,) = [r for r in given if r["payload"].get("type") == "user_message"]
+        assert event["payload"]["images"] == [f"data:image/png;base64,{data}"]
+        (output,) = [r for r in given if r["payload"].get("type") == "function_call_output"]
+        assert output["payload"]["output"][1]["image_url"].endswith(data)
+    mapper = claude_code.map_records if tool == "claude-code" else codex.map_records
+    back = [e for g in mapper([*found, *given]).groups for e in g]
+    (request,) = [e for e in back if e.get("content") == request_text(turn[1])]
+    assert request["attachments"][0]["data"] == data  # imported again: an image, not text
+    (result,) = [e for e in back if e["type"] == "tool_call_response" and e["id"] == "c1"]
+    assert result["metadata"]["attachments"][0]["data"] == data
+
+
+@pytest.mark.parametrize("tool", ["claude-code", "codex"])
+def test_a_record_of_jp_s_stays_within_the_line_jp_imports(tool: str) -> None:
+    turn = media_turn("2026-12-01T10:00:00.123456Z")
+    turn[1]["attachments"].append({"kind": "file", "source": "log", "content": "L" * 40_000})
+    events = [start(None), *turn]
+    pieces = giveback.plan(tool, CID, events, "/x", max_line=20_000 + giveback.RECORD_MARGIN)[1]
+    lines = [json.dumps(p.record, ensure_ascii=False) for p in pieces]
+    assert max(len(x.encode()) for x in lines) <= 20_000 + giveback.RECORD_MARGIN
+    text = "\n".join(lines)
+    assert "L" * 1000 not in text and "2 attached text files left out here" in text
+    assert "What is this?" in text and "image/png" in text
+    assert text.count("left out here, too large") == 0, "the image fits once the log is out"
+    whole = giveback.plan(tool, CID, events, "/x")[1]
+    assert "L" * 40_000 in json.dumps([p.record for p in whole]), "no limit: all of it"

@@ -49,7 +49,9 @@ def test_an_image_alone_is_a_prompt() -> None:
     assert request["attachments"][0]["size"] == len(PNG)
 
 
-def shot(*images: dict[str, object], prompt: object = "look at the screen") -> list[dict[str, object]]:
+def shot(
+    *images: dict[str, object], prompt: object = "look at the screen"
+) -> list[dict[str, object]]:
     return events(
         rec("user", "u0", prompt),
         rec("assistant", "a0", [{"type": "tool_use", "id": "t1", "name": "shot", "input": {}}]),
@@ -68,7 +70,11 @@ def test_a_tool_results_image_is_sent_as_an_image_never_as_base64_text() -> None
     messages = to_messages(found)
     (block,) = [b for m in messages for b in m["content"] if b.get("type") == "tool_result"]
     assert [b["type"] for b in block["content"]] == ["text", "image"]
-    assert block["content"][1]["source"] == {"type": "base64", "media_type": "image/png", "data": DATA}
+    assert block["content"][1]["source"] == {
+        "type": "base64",
+        "media_type": "image/png",
+        "data": DATA,
+    }
     chat = to_chat_messages(found, provider="openai")
     roles = [m["role"] for m in chat]
     assert roles[:5] == ["user", "assistant", "tool", "user", "assistant"], roles
@@ -111,3 +117,74 @@ def test_a_result_cut_twice_names_its_true_size_once() -> None:
     assert f"only the first {len(kept):,} were kept" in out["content"]
     small = {**event, "content": "fits"}
     assert fit_result(small, limits) == small
+
+
+# -- Codex rollouts ------------------------------------------------------------------
+
+URL = f"data:image/png;base64,{DATA}"
+
+
+def item(payload: dict[str, object], kind: str = "response_item") -> dict[str, object]:
+    return {"timestamp": "2026-01-01T00:00:00Z", "type": kind, "payload": payload}
+
+
+def codex_events(*records: dict[str, object]) -> list[dict[str, object]]:
+    from porcelain.jpformat import codex
+
+    return [e for g in codex.map_records(list(records)).groups for e in g]
+
+
+def codex_shot(output: object) -> list[dict[str, object]]:
+    return codex_events(
+        item({"type": "message", "role": "user",
+              "content": [{"type": "input_text", "text": "look at the screen"}]}),
+        item({"type": "function_call", "name": "view_image", "arguments": "{}", "call_id": "c1"}),
+        item({"type": "function_call_output", "call_id": "c1", "output": output}),
+        item({"type": "message", "role": "assistant",
+              "content": [{"type": "output_text", "text": "I see it"}]}),
+    )  # fmt: skip
+
+
+def test_a_codex_tool_outputs_image_is_sent_as_an_image_never_as_base64_text() -> None:
+    found = codex_shot([{"type": "input_text", "text": "taken"},
+                        {"type": "input_image", "image_url": URL, "detail": "high"}])  # fmt: skip
+    (result,) = [e for e in found if e["type"] == "tool_call_response"]
+    assert DATA[:50] not in result["content"] and result["content"].startswith("taken\n")
+    assert f"image/png), {len(PNG):,} bytes" in result["content"]
+    assert result["metadata"]["attachments"][0]["data"] == DATA
+    (block,) = [
+        b for m in to_messages(found) for b in m["content"] if b.get("type") == "tool_result"
+    ]
+    assert [b["type"] for b in block["content"]] == ["text", "image"]
+    assert block["content"][1]["source"]["data"] == DATA
+    chat = to_chat_messages(found, provider="openai")
+    assert DATA not in json.dumps([m for m in chat if m["role"] == "tool"])
+    assert URL in json.dumps([m for m in chat if m["role"] == "user"])
+
+
+def test_a_codex_image_that_is_not_data_is_named_and_the_rest_is_kept() -> None:
+    found = codex_shot([{"type": "input_image", "image_url": "https://example.invalid/a.png"},
+                        {"type": "input_image", "file_id": "file_1"}])  # fmt: skip
+    (result,) = [e for e in found if e["type"] == "tool_call_response"]
+    assert result["content"].count("an image that could not be read") == 2
+    assert "metadata" not in result or not result["metadata"].get("attachments")
+    odd = codex_shot([{"type": "input_audio", "audio_url": "x"}])  # a kind jp does not map
+    (result,) = [e for e in odd if e["type"] == "tool_call_response"]
+    assert "input_audio" in result["content"]
+    plain = codex_shot("just text")
+    assert [e["content"] for e in plain if e["type"] == "tool_call_response"] == ["just text"]
+
+
+def test_a_codex_prompts_images_are_sent_as_images_once() -> None:
+    found = codex_events(
+        item({"type": "message", "role": "user", "content": [
+            {"type": "input_image", "image_url": URL}, {"type": "input_text", "text": "what?"}]}),
+        item({"type": "user_message", "message": "what?", "images": [URL]}, "event_msg"),
+        item({"type": "user_message", "message": "", "images": [URL]}, "event_msg"),
+    )  # fmt: skip
+    requests = [e for e in found if e["type"] == "chat_request"]
+    assert [r["content"] for r in requests] == ["what?", ""]  # the twin is one; an image alone
+    assert all(r["attachments"][0]["data"] == DATA for r in requests)
+    blocks = [b for m in to_messages(found) for b in m["content"] if isinstance(b, dict)]
+    assert [b["type"] for b in blocks].count("image") == 2
+    assert DATA[:100] not in json.dumps([b for b in blocks if b["type"] == "text"])
