@@ -163,16 +163,28 @@ class Ground:
 
     def event_bytes(self, commit: pygit2.Commit) -> bytes:
         """The ``event.json`` of an event commit, checked as a stored event."""
+        return self.blob_event_bytes(self.event_blob(commit), str(commit.id))
+
+    def event_blob(self, commit: pygit2.Commit) -> pygit2.Oid:
+        """The id of an event commit's ``event.json`` (its tree read, not the blob)."""
         try:
-            blob = self.repo[commit.tree["event.json"].id]
+            return commit.tree["event.json"].id
         except (KeyError, ValueError, pygit2.GitError):
             raise CorruptEvent(str(commit.id), "its tree has no event.json") from None
+
+    def blob_event_bytes(self, blob_id: str | pygit2.Oid, commit: str) -> bytes:
+        """The bytes of the ``event.json`` blob ``blob_id`` of ``commit``, checked as a
+        stored event."""
+        try:
+            blob = self.repo[blob_id]
+        except (KeyError, ValueError, pygit2.GitError):
+            raise CorruptEvent(commit, "its event.json is missing from the store") from None
         if not isinstance(blob, pygit2.Blob):
-            raise CorruptEvent(str(commit.id), "event.json is not a file")
+            raise CorruptEvent(commit, "event.json is not a file")
         data = bytes(blob.data)
         problem = stored_event_problem(data)
         if problem is not None:
-            raise CorruptEvent(str(commit.id), problem)
+            raise CorruptEvent(commit, problem)
         return data
 
     def check_written(self, oid: str) -> None:

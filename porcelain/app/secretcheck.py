@@ -11,13 +11,14 @@ to the root), so its cost is the change, not the store.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Set
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from porcelain.domain.secretevents import (
     AllowList,
     conversation_findings,
+    event_findings,
     note_findings,
     redact_event,
 )
@@ -25,39 +26,15 @@ from porcelain.domain.secretevents import (
 if TYPE_CHECKING:
     from gitstore import Store
     from porcelain.app.session import Session
+    from porcelain.domain.secretscan import Finding
 
 ALLOW_KEY = "secrets.allow"
 ON_TOOL_RESULT = "redaction.on_tool_result"  # a tool's result redacted as it is written
-_FIRST_WALK = 16  # commits read at first when looking for the remote's tip
 
 
 def allow_list(session: Session) -> AllowList:
     """The user's allow-list; conversations' recorded settings never take part."""
     return AllowList.of(session.config(warn=False).get(ALLOW_KEY))
-
-
-def outgoing_events(
-    store: Store, tip: str, known: frozenset[str], clean: Set[str] = frozenset()
-) -> tuple[list[dict[str, object]], list[str]]:
-    """The events from ``tip`` down to (not including) the first commit in ``known``
-    or ``clean``, or to the root: what a remote holding ``known`` lacks (less what was
-    scanned already), oldest first, with their commit ids."""
-    count = _FIRST_WALK
-    while True:
-        ids = store.log.ids_down(tip, count)  # root-most first
-        stop = next(
-            (i for i in range(len(ids) - 1, -1, -1) if ids[i] in known or ids[i] in clean), None
-        )
-        if stop is not None:
-            n = len(ids) - stop - 1
-            break
-        if len(ids) < count:  # the root reached
-            n = len(ids)
-            break
-        count *= 4
-    if n == 0:
-        return [], []
-    return store.log.read_run(tip, n)
 
 
 def redacted_result(event: dict[str, Any]) -> dict[str, Any]:
@@ -75,12 +52,20 @@ def kinds_line(counts: Counter[str]) -> str:
 @dataclass
 class PushCheck:
     """The push's ``hold``: a conversation whose outgoing events hold a finding the
-    allow-list does not permit is held back."""
+    allow-list does not permit is held back.
+
+    One push reads each commit it would send once and scans each distinct event
+    once: a commit's ``event.json`` is found by its blob id (the same event in two
+    conversations, a rewritten chain that kept its events, is one blob), and the
+    findings of a blob, taken before the allow-list, are kept for the push."""
 
     store: Store
     allow: AllowList
     _seen: dict[tuple[str, str], str | None] = field(default_factory=dict)
-    _clean: set[str] = field(default_factory=set)  # commits scanned without a finding
+    # commits whose run down to what the remote has holds no finding the allow-list's
+    # kinds and hashes leave (its conversations part is one conversation's own)
+    _clean: set[str] = field(default_factory=set)
+    _found: dict[str, tuple[Finding, ...]] = field(default_factory=dict)  # blob id -> findings
 
     def __call__(self, cid: str, tip: str, known: frozenset[str]) -> str | None:
         key = (cid, tip)
@@ -89,15 +74,28 @@ class PushCheck:
         if cid.startswith("refs/notes/"):
             self._seen[key] = self._notes(tip, known)
         else:
-            # a run already scanned clean for another conversation (a fork's shared
-            # history) is not read again
-            events, ids = outgoing_events(self.store, tip, known, self._clean)
-            located = conversation_findings(cid, events, self.allow)
-            if not located:
-                self._clean.update(ids)
-            counts = Counter(loc.kind for loc in located)
-            self._seen[key] = f"holds secrets: {kinds_line(counts)}" if located else None
+            self._seen[key] = self._conversation(cid, tip, known)
         return self._seen[key]
+
+    def _conversation(self, cid: str, tip: str, known: frozenset[str]) -> str | None:
+        """The events from ``tip`` down to a commit the remote has, or to one a run
+        already scanned clean for another conversation (a fork's shared history), or
+        to the root."""
+        run = self.store.log.event_blobs_down(tip, _Either(known, self._clean))
+        left = [f for commit, blob in run for f in self._findings(blob, commit) if not self.allow.permits(f)]
+        if not left:
+            self._clean.update(commit for commit, _ in run)
+            return None
+        if cid in self.allow.conversations:
+            return None
+        return f"holds secrets: {kinds_line(Counter(f.kind for f in left))}"
+
+    def _findings(self, blob: str, commit: str) -> tuple[Finding, ...]:
+        found = self._found.get(blob)
+        if found is None:
+            event = self.store.log.blob_event(blob, commit)
+            found = self._found[blob] = tuple(f for _, f in event_findings(event))
+        return found
 
     def _notes(self, tip: str, known: frozenset[str]) -> str | None:
         """A notes ref is held whole when a note it would send (titles, labels, any
@@ -116,3 +114,15 @@ class PushCheck:
 def _key(path: str) -> str:
     """``meta.labels[2]`` -> ``labels``: the metadata key a finding is in."""
     return path.removeprefix("meta.").split("[", 1)[0].split(".", 1)[0]
+
+
+@dataclass(frozen=True)
+class _Either:
+    """In either of two collections (the remote's tips, the commits scanned clean),
+    without copying them."""
+
+    first: Collection[str]
+    second: Collection[str]
+
+    def __contains__(self, item: object) -> bool:
+        return item in self.first or item in self.second

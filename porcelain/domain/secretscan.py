@@ -175,13 +175,35 @@ _LINES: Final = RULES[-1]
 _PATTERNS: Final = RULES[:-1]
 
 
+# each anchor of the expressions once, with the rules that name it; the line rule's
+# anchors are looked for in the lower-cased text
+_BY_ANCHOR: Final = tuple(
+    (anchor, tuple(i for i, r in enumerate(_PATTERNS) if anchor in r.anchors))
+    for anchor in dict.fromkeys(a for r in _PATTERNS for a in r.anchors)
+)
+_SHORT: Final = 2048  # a text shorter is asked first of one alternation of every anchor
+_ANY_ANCHOR: Final = re.compile("|".join(re.escape(a) for a, _ in _BY_ANCHOR))
+
+
 def applicable(text: str) -> tuple[Rule, ...]:
-    """The rules one of whose anchors ``text`` holds (the others cannot match it).
-    Scanning many small strings, ask once for all of them joined."""
-    out = [r for r in _PATTERNS if any(a in text for a in r.anchors)]
+    """The rules one of whose anchors ``text`` holds (the others cannot match it),
+    in the order of ``RULES``.  Scanning many small strings, ask once for all of
+    them joined.
+
+    Most text holds no anchor: a short text is told so by one search of an
+    alternation of them all (faster there than a substring search an anchor, which
+    is faster on a long text)."""
+    held: set[int] = set()
+    if len(text) >= _SHORT or _ANY_ANCHOR.search(text) is not None:
+        for anchor, rules in _BY_ANCHOR:
+            if anchor in text:
+                held.update(rules)
+    out = [_PATTERNS[i] for i in sorted(held)]
     lower = text.lower()
-    if any(a in lower for a in _LINES.anchors):
-        out.append(_LINES)
+    for anchor in _LINES.anchors:
+        if anchor in lower:
+            out.append(_LINES)
+            break
     return tuple(out)
 
 

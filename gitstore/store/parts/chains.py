@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Container, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from gitstore import ids
@@ -130,6 +130,26 @@ class Chains:
             commit = self._g.commit(commit.parent_ids[0])
         out.reverse()
         return out
+
+    def event_blobs_down(self, last: str, stop: Container[str]) -> list[tuple[str, str]]:
+        """(commit id, the id of its ``event.json``) of each commit from ``last`` down
+        to, not including, the first commit in ``stop`` (or to the root), root-most
+        first: what a remote holding ``stop`` lacks of the chain.  Each commit and
+        tree is read once; no event is (``blob_event`` reads one)."""
+        out: list[tuple[str, str]] = []
+        oid = last
+        while oid not in stop:
+            commit = self._g.commit(oid)
+            out.append((oid, str(self._g.event_blob(commit))))
+            if not commit.parent_ids:
+                break
+            oid = str(commit.parent_ids[0])
+        out.reverse()
+        return out
+
+    def blob_event(self, blob: str, commit: str) -> Event:
+        """The event the ``event.json`` blob ``blob`` of ``commit`` holds, checked."""
+        return json.loads(self._g.blob_event_bytes(blob, commit))  # type: ignore[no-any-return]
 
     def prefetch(self, tips: Sequence[str]) -> None:
         """Cache the chains of many tips at once (one cache transaction, not one per tip).

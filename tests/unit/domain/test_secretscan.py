@@ -15,7 +15,7 @@ from porcelain.domain.secretevents import (
     redact_note,
     redact_value,
 )
-from porcelain.domain.secretscan import KINDS, digest, redact, scan
+from porcelain.domain.secretscan import KINDS, RULES, Rule, applicable, digest, redact, scan
 from tests.support.secretcorpus import PLANTED, PRIVATE_KEY
 
 
@@ -160,3 +160,22 @@ def test_a_records_redaction_is_deterministic_and_keeps_json_inside_strings_json
     args = json.loads(once[0]["payload"]["arguments"])
     assert "[redacted: github token]" in args["cmd"][2] and "[redacted: aws secret access key]" in args["env"]
     assert PLANTED["private key"][1] not in json.dumps(once)
+
+
+@pytest.mark.parametrize("pad", ["", "plain words, nothing to see. " * 100])
+def test_the_rules_asked_of_a_text_are_those_whose_anchor_it_holds(pad: str) -> None:
+    """``applicable``'s quick answer for short text and its search of each anchor for
+    long text give what the rules' anchors say, in the rules' order."""
+
+    def named(text: str) -> tuple[Rule, ...]:
+        *patterns, lines = RULES
+        out = [r for r in patterns if any(a in text for a in r.anchors)]
+        return (*out, lines) if any(a in text.lower() for a in lines.anchors) else tuple(out)
+
+    texts = [pad + "no anchor here" + pad]
+    texts += [pad + a + pad for r in RULES for a in r.anchors]
+    texts += [pad + a.upper() + pad for a in RULES[-1].anchors]  # the line rule ignores case
+    texts += [f"{pad}AKIA sk-ant- PASSWORD={pad}", "x" * 3000 + "hooks.slack.com"]
+    for text in texts:
+        assert applicable(text) == named(text), text.strip()
+    assert applicable(texts[0]) == ()
