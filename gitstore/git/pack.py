@@ -1,7 +1,8 @@
 """git's pack files: the one writer of them in jp.
 
 Two shapes, one entry format (whole objects, never deltas, deflated at the
-fastest level; a tree, mostly object ids, only stored in zlib's format):
+fastest level; a tree, mostly object ids, only stored in zlib's format, see
+``deflated``):
 
 - ``pack_bytes`` / ``write``: a handful of objects whose bytes jp holds, packed
   in memory with their index made from what was written (pack version 2, index
@@ -61,6 +62,21 @@ def entry_header(kind: int, size: int) -> bytes:
 
 Entry = tuple[bytes, bytes]  # (raw name, the entry's bytes: header and deflated data)
 
+_STORED_MOST = 0xFFFF  # the most one stored deflate block holds
+
+
+def deflated(kind: int, data: bytes) -> bytes:
+    """``data`` in zlib's format, as a pack entry holds it: a tree (mostly object ids,
+    which do not compress) stored, anything else deflated at level 1, git's
+    ``core.looseCompression``.  A stored tree's bytes are made here (zlib's header,
+    one stored block, the Adler-32 sum): ``zlib.compress`` at level 0 sets up and
+    frees a whole compressor for each, a fifth of a tree's cost in a pack."""
+    size = len(data)
+    if kind != 2 or size > _STORED_MOST:
+        return zlib.compress(data, 0 if kind == 2 else 1)
+    block = b"\x01" + struct.pack("<HH", size, size ^ 0xFFFF)  # the last block, stored
+    return b"\x78\x01" + block + data + struct.pack(">I", zlib.adler32(data))
+
 
 def pack_bytes(objects: Sequence[tuple[int, bytes]]) -> tuple[bytes, bytes]:
     """The pack of ``objects`` (type, bytes) and its index; refuses what they cannot hold."""
@@ -68,8 +84,7 @@ def pack_bytes(objects: Sequence[tuple[int, bytes]]) -> tuple[bytes, bytes]:
     for kind, data in objects:
         if kind not in KINDS:
             raise ValueError(f"not an object type a pack stores whole: {kind}")
-        # a tree is mostly object ids, which do not deflate: stored, not searched
-        record = entry_header(kind, len(data)) + zlib.compress(data, 0 if kind == 2 else 1)
+        record = entry_header(kind, len(data)) + deflated(kind, data)
         entries.append((object_id(kind, data), record))
     return assemble(entries)
 
@@ -159,8 +174,7 @@ class PackFile:
 
     def add(self, kind: int, data: bytes) -> bytes:
         """Append one object; its raw name."""
-        level = 0 if kind == 2 else 1
-        self.file.write(entry_header(kind, len(data)) + zlib.compress(data, level))
+        self.file.write(entry_header(kind, len(data)) + deflated(kind, data))
         self.count += 1
         return object_id(kind, data)
 
