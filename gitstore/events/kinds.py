@@ -89,6 +89,7 @@ def format_time(moment: datetime) -> str:
 
 
 _STORED = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{6})?Z", re.ASCII)
+_JP = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{6})?", re.ASCII)  # JP's files
 
 
 @lru_cache(maxsize=256)  # an import's events share their record's time: parsed once
@@ -96,6 +97,8 @@ def parse_time(text: str) -> datetime:
     """Accept RFC 3339 and JP's ``YYYY-MM-DD HH:MM:SS.<fraction>`` (UTC)."""
     if _STORED.fullmatch(text) is not None:  # the form jp writes: read at every check
         return datetime.fromisoformat(text[:-1]).replace(tzinfo=UTC)
+    if _JP.fullmatch(text) is not None:  # what the general form below makes of it, sooner
+        return datetime.fromisoformat(text).replace(tzinfo=UTC)
     raw = text.strip()
     if not raw:
         raise ValueError("empty timestamp")
