@@ -44,6 +44,8 @@ from gitstore.git.pack import PackFile
 CHUNK = 50_000  # events per pack: bounds index-pack's memory and time
 ROWS = 2_000  # events handed to ``on_rows`` at a time (the cache)
 Signer = Callable[[str, Event], Who]
+# (commit, parent, the event's ``event.json`` text), as the cache keeps a chain read from git
+Rows = list[tuple[str, str | None, Event | str]]
 
 
 def folder(gitdir: Path) -> Path:
@@ -92,13 +94,13 @@ def write(
     names: dict[str, str],
     sign: Signer,
     committer: str,
-    on_rows: Callable[[list[tuple[str, str | None, Event]]], None] | None = None,
+    on_rows: Callable[[Rows], None] | None = None,
 ) -> list[str]:
     """Write one commit per event (each with its ``event.json`` bytes) on top of
     ``parent`` into packs; returns the commit ids.  ``sign(name, event)`` gives the author (``Who``) for
     the author or committer ``name``; ``on_rows`` is handed the rows (commit,
-    parent, event) ``ROWS`` at a time (they may name commits of a pack that an
-    interruption then drops: harmless for a cache keyed by commit id)."""
+    parent, the ``event.json`` text) ``ROWS`` at a time (they may name commits of a
+    pack that an interruption then drops: harmless for a cache keyed by commit id)."""
     out: list[str] = []
     _write(gitdir, events, parent, names, sign, committer, out, on_rows)
     return out
@@ -111,7 +113,7 @@ def write_stream(
     names: dict[str, str],
     sign: Signer,
     committer: str,
-    on_rows: Callable[[list[tuple[str, str | None, Event]]], None] | None = None,
+    on_rows: Callable[[Rows], None] | None = None,
 ) -> Packed:
     """``write`` that keeps no list of what it wrote (an import of any size in bounded
     memory, ``events`` consumed as they come): the tip and the packs holding it.
@@ -143,7 +145,7 @@ def _write(
     sign: Signer,
     committer: str,
     out: list[str] | None,
-    on_rows: Callable[[list[tuple[str, str | None, Event]]], None] | None,
+    on_rows: Callable[[Rows], None] | None,
 ) -> Packed:
     with Writer(gitdir) as writer:
         tip = writer.chain(events, parent, names, sign, committer, out, on_rows)
@@ -226,12 +228,12 @@ class Writer:
         sign: Signer,
         committer: str,
         out: list[str] | None = None,
-        on_rows: Callable[[list[tuple[str, str | None, Event]]], None] | None = None,
+        on_rows: Callable[[Rows], None] | None = None,
     ) -> str | None:
         """Add one commit per event on top of ``parent``; the last commit.  ``out``
         (if any) takes each id, ``on_rows`` the rows ``ROWS`` at a time."""
         try:
-            rows: list[tuple[str, str | None, Event]] = []
+            rows: Rows = []
             for event, data in events:
                 pack = self._current()
                 if event.get("type") == Kind.TOOL_CALL_REQUEST:
@@ -244,7 +246,7 @@ class Writer:
                 pack.add(TREE, tree)
                 oid = pack.add(COMMIT, commit).hex()
                 if on_rows:
-                    rows.append((oid, parent, event))
+                    rows.append((oid, parent, blob.decode()))  # not encoded again
                 if out is not None:
                     out.append(oid)
                 parent = oid
