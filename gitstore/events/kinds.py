@@ -148,10 +148,18 @@ def quick(event: Any) -> Event | None:
         return dict(event)
     if not plainly_valid(event):
         return None
+    return normalised(event)
+
+
+def normalised(event: Event) -> Event:
+    """A valid event in the form ``quick`` and ``schema.validate_event`` give it (a
+    copy; a known type's time in RFC 3339 and an empty ``metadata`` left out), without
+    checking it again."""
     out = dict(event)
-    out["timestamp"] = format_time(parse_time(stamp))
-    if not out.get("metadata"):
-        out.pop("metadata", None)
+    if out.get("type") in KNOWN_TYPES:
+        out["timestamp"] = format_time(parse_time(out["timestamp"]))
+        if not out.get("metadata"):
+            out.pop("metadata", None)
     return out
 
 

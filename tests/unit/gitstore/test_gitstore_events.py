@@ -117,6 +117,26 @@ def test_unknown_kinds_are_kept_verbatim() -> None:
     assert validate(newer) is not newer
 
 
+def test_a_validated_event_is_taken_as_it_is_and_cannot_be_changed() -> None:
+    out = validate({"type": "chat_request", "timestamp": T, "content": "hi"})
+    assert validate(out) is out, "checked once, not again"
+    with pytest.raises(TypeError):
+        out["content"] = 5
+    with pytest.raises(TypeError):
+        out.update(content=5)
+    copy = dict(out)
+    copy["content"] = 5
+    with pytest.raises(InvalidEvent):
+        validate(copy)  # a changed copy is a plain dict: checked again
+
+
+def test_an_event_seen_before_is_normalised_as_its_check_did() -> None:
+    for event in [*VALID, {"type": "turn_rating", "timestamp": "2026-05-28 20:40:59.2", "x": 1}]:
+        jp_form = {**event, "timestamp": "2026-01-05 09:00:00.5", "metadata": {}}
+        assert validate(jp_form, seen=True) == validate(jp_form)
+        assert validate(validate(jp_form, seen=True)) == validate(jp_form)
+
+
 def test_validate_normalises_time_and_drops_empty_metadata() -> None:
     event = {"type": "turn_start", "timestamp": "2026-01-05 09:00:07.5", "metadata": {}}
     out = validate(event)
