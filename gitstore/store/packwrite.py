@@ -4,14 +4,16 @@ An import of a million events written one object at a time leaves three
 million loose files, and an interrupted one leaves them all behind.  Here
 the blobs, trees and commits go, as they are made, into a temporary pack
 under ``<gitdir>/jp/packing/<writer>/``; every ``CHUNK`` events that pack is
-closed and indexed by ``git index-pack`` (which also checks every object),
-and a new one begins, so memory stays bounded whatever the size.  Only once
+closed and indexed (``git.pack.PackFile``, from what it kept of each entry: an
+index byte for byte git's own), and a new one begins, so memory stays bounded
+whatever the size.  Only once
 every chunk is complete are the packs moved into ``objects/pack/`` (pack,
 then index, as git does); the caller moves a ref only after that.
 
 The bytes are ``events.commits.objects``, the same a write of one event makes
 (``store.log.write_commits``), so a conversation imported this way is
-identical to one written event by event; git's ``index-pack`` checks them.
+identical to one written event by event (``tests/reliability/test_bulk_write.py``
+compares the two, and ``git fsck`` checks what an import wrote).
 
 An interrupted writer (an exception, Ctrl-C, SIGTERM turned into one)
 removes its folder; one killed outright leaves it, holding an ``flock`` that
@@ -41,7 +43,7 @@ from gitstore.git import writers
 from gitstore.git.objects import BLOB, COMMIT, TREE, Who
 from gitstore.git.pack import PackFile
 
-CHUNK = 50_000  # events per pack: bounds index-pack's memory and time
+CHUNK = 50_000  # events per pack: bounds what its index keeps (32 bytes an object)
 ROWS = 2_000  # events handed to ``on_rows`` at a time (the cache)
 Signer = Callable[[str, Event], Who]
 # (commit, parent, the event's ``event.json`` text), as the cache keeps a chain read from git
@@ -132,7 +134,7 @@ def write_blobs(gitdir: Path, blobs: Iterable[bytes]) -> tuple[str, ...]:
             if not pack.count:
                 pack.file.close()
                 return ()
-            return _publish(gitdir, [(pack.path, pack.finish(gitdir))])
+            return _publish(gitdir, [(pack.path, pack.finish())])
     except OSError as exc:
         raise environment_fault(exc, str(gitdir)) or exc from None
 
@@ -205,7 +207,7 @@ class Writer:
 
     def _close_pack(self) -> None:
         if self._pack is not None:
-            self._done.append((self._pack.path, self._pack.finish(self.gitdir)))
+            self._done.append((self._pack.path, self._pack.finish()))
             faults.point("pack:chunk-written")
             self._pack = None
 
