@@ -157,10 +157,24 @@ def normalised(event: Event) -> Event:
     checking it again."""
     out = dict(event)
     if out.get("type") in KNOWN_TYPES:
-        out["timestamp"] = format_time(parse_time(out["timestamp"]))
+        out["timestamp"] = stored_time(out["timestamp"])
         if not out.get("metadata"):
             out.pop("metadata", None)
     return out
+
+
+_PLAIN = re.compile(r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(\.\d{6})?Z?", re.ASCII)
+
+
+def stored_time(text: str) -> str:
+    """``format_time(parse_time(text))`` of a time stamp known to read (checked before):
+    JP's form and the stored one, to the microsecond, are rewritten as text, not
+    parsed (a date that does not exist was refused by the check)."""
+    found = _PLAIN.fullmatch(text)
+    if found is None or (text[10] == " ") == text.endswith("Z"):  # JP's has no Z, ours has
+        return format_time(parse_time(text))
+    head = text[:10] + "T" + text[11:19]
+    return f"{head}{found.group(1) or '.000000'}Z"
 
 
 def canonical_json(event: Event) -> bytes:

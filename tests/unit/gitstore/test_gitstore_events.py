@@ -18,6 +18,7 @@ from gitstore.events import (
     parse_time,
     validate,
 )
+from gitstore.events.kinds import stored_time
 
 T = "2026-01-05T09:00:00.000000Z"
 
@@ -135,6 +136,25 @@ def test_an_event_seen_before_is_normalised_as_its_check_did() -> None:
         jp_form = {**event, "timestamp": "2026-01-05 09:00:00.5", "metadata": {}}
         assert validate(jp_form, seen=True) == validate(jp_form)
         assert validate(validate(jp_form, seen=True)) == validate(jp_form)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2025-01-06 09:00:00.123456",
+        "2025-01-06 09:00:00",
+        "2025-01-06T09:00:00.123456Z",
+        "2025-01-06T09:00:00Z",
+        "2025-01-06 09:00:00.123456Z",
+        "2025-01-06T09:00:00.123456",
+        "2025-01-06 09:00:00.5",
+        "2026-01-05T09:00:07+02:00",
+        "0001-01-01 00:00:00.000000",
+        "9999-12-31T23:59:59.999999Z",
+    ],
+)
+def test_a_checked_time_is_stored_as_parsing_it_would_store_it(text: str) -> None:
+    assert stored_time(text) == format_time(parse_time(text))
 
 
 def test_validate_normalises_time_and_drops_empty_metadata() -> None:
