@@ -207,11 +207,13 @@ class PackFile:
         self._offsets = array("Q")
         self._crcs = array("I")
 
-    def add(self, kind: int, data: bytes) -> bytes:
-        """Append one object; its raw name."""
+    def add(self, kind: int, data: bytes, name: bytes | None = None) -> bytes:
+        """Append one object (``name``: its raw name, when the caller has it); its raw
+        name."""
         record = entry_header(kind, len(data)) + deflated(kind, data)
         self.file.write(record)
-        name = object_id(kind, data)
+        if name is None:
+            name = object_id(kind, data)
         self._names += name
         self._offsets.append(self._at)
         self._crcs.append(zlib.crc32(record))

@@ -244,8 +244,9 @@ class Writer:
                 blob, tree, commit = commits.objects(
                     event, parent, names, author, sign(committer, event), data
                 )
-                pack.add(BLOB, blob)
-                pack.add(TREE, tree)
+                # named already: the tree by the commit's first line, the blob by the tree
+                pack.add(BLOB, blob, tree[-20:])
+                pack.add(TREE, tree, bytes.fromhex(commit[5:45].decode("ascii")))
                 oid = pack.add(COMMIT, commit).hex()
                 if on_rows:
                     rows.append((oid, parent, blob.decode()))  # not encoded again
