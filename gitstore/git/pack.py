@@ -243,15 +243,17 @@ class PackFile:
             pack.write(digest.digest())
             pack.flush()
             os.fsync(pack.fileno())
-        names = bytes(self._names)
-        order = sorted(range(self.count), key=lambda n: names[20 * n : 20 * n + 20])
+        names, self._names = self._names, bytearray()
+        named = [bytes(names[at : at + 20]) for at in range(0, len(names), 20)]
+        del names
+        order = sorted(range(self.count), key=named.__getitem__)
         index = _index(
-            [names[20 * n : 20 * n + 20] for n in order],
+            [named[n] for n in order],
             (self._crcs[n] for n in order),
             (self._offsets[n] for n in order),
             digest.digest(),
         )
-        self._names, self._offsets, self._crcs = bytearray(), array("Q"), array("I")
+        self._offsets, self._crcs = array("Q"), array("I")
         with open(self.path.with_suffix(".idx"), "wb") as out:
             out.write(index)
             out.flush()
