@@ -6,9 +6,9 @@ the blobs, trees and commits go, as they are made, into a temporary pack
 under ``<gitdir>/jp/packing/<writer>/``; every ``CHUNK`` events that pack is
 closed and indexed (``git.pack.PackFile``, from what it kept of each entry: an
 index byte for byte git's own), and a new one begins, so memory stays bounded
-whatever the size.  Only once
-every chunk is complete are the packs moved into ``objects/pack/`` (pack,
-then index, as git does); the caller moves a ref only after that.
+whatever the size.  Only once every chunk is complete are the packs moved into
+``objects/pack/`` (pack, then index, as git does); the caller moves a ref only
+after that.
 
 The bytes are ``events.commits.objects``, the same a write of one event makes
 (``store.log.write_commits``), so a conversation imported this way is
