@@ -25,7 +25,7 @@ from typing import Any
 
 from gitstore.boundary import open_regular, size_text
 from gitstore.errors import Refused
-from gitstore.values import _STRICT, SURROGATE_ESCAPE, check_value
+from gitstore.values import _STRICT, MAX_DEPTH, SURROGATE_ESCAPE, check_value
 
 CHUNK = 1 << 20  # bytes read at a time
 _WS = " \t\n\r"
@@ -94,12 +94,18 @@ class _Buffer:
             if after == len(self.text) and self.more():
                 continue  # a number may go on in the next read: parse it again
             deep = SURROGATE_ESCAPE.search(self.text, self.pos, end) is not None
-            try:
-                check_value([value], deep=deep)  # as an element: one level down
+            try:  # as an element: one level down; fewer containers cannot nest too deep
+                if deep or self._containers(end) >= MAX_DEPTH:
+                    check_value([value], deep=deep)
             except ValueError:
                 raise NotStreamable("invalid JSON value") from None
             self.pos = end
             return value
+
+    def _containers(self, end: int) -> int:
+        """At most how many objects and arrays the element before ``end`` holds (its
+        brackets, counted in strings too), as ``load_json`` counts a whole text's."""
+        return self.text.count("{", self.pos, end) + self.text.count("[", self.pos, end)
 
 
 def iter_array(read: Callable[[int], bytes], chunk: int = CHUNK) -> Iterator[Any]:

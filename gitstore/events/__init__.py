@@ -16,27 +16,66 @@ from gitstore.events.kinds import (
     canonical_json,
     format_time,
     is_conversation_event,
+    normalised,
     now_text,
     parse_time,
     quick,
 )
 
+_VOUCH = object()  # held by this module: a ``Valid`` is made by ``validate`` only
 
-def validate(event: Any, where: str = "event") -> Event:
-    """Check one event and return its normalised form (timestamp in RFC 3339).
+
+class Valid(dict[str, Any]):
+    """An event ``validate`` returned: checked and normalised, so ``validate`` (and so
+    every writer of the store) takes it as it is, not checked a second time (an
+    import's events, checked as its file is read, are not checked again as they are
+    written).  Nothing else can make one (the constructor wants this module's token),
+    and it cannot be changed at its top level (``dict(event)`` is a copy that can);
+    what it holds must not be changed either.  A changed copy is a plain ``dict``,
+    checked again by whoever writes it."""
+
+    __slots__ = ()
+
+    def __init__(self, value: dict[str, Any], vouch: object) -> None:
+        if vouch is not _VOUCH:
+            raise TypeError("a Valid event is made only by gitstore.events.validate")
+        super().__init__(value)
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("a Valid event cannot be changed (copy it: dict(event))")
+
+    __setitem__ = __delitem__ = __ior__ = _refuse
+    update = pop = popitem = clear = setdefault = _refuse
+
+    def __reduce__(self) -> Any:  # a copy is a plain dict: only validate vouches
+        return (dict, (dict(self),))
+
+
+def validate(event: Any, where: str = "event", seen: bool = False) -> Event:
+    """Check one event and return its normalised form (timestamp in RFC 3339), a
+    ``Valid``; one already ``Valid`` is returned as it is.
 
     Unknown ``type`` tags are kept as they are (a newer writer's events); a
     known tag with a body that does not fit is refused.  An event of one of the
     common shapes (``plainly_valid``), or of an unknown type, is checked here;
     anything else goes to the pydantic models in ``gitstore.schema``, imported on
     first use to keep start-up cheap, which accept it or say what is wrong.
-    """
-    checked = quick(event)
-    if checked is not None:
-        return checked
-    from gitstore.events.schema import validate_event  # lazy: pydantic, past the quick check
 
-    return validate_event(event, where)
+    ``seen``: the caller had this same value checked here before and knows it is
+    unchanged (a file read a second time whose bytes it compared with the first
+    read's, block by block, before parsing them): only normalised, as the check
+    normalised it, not checked again.
+    """
+    if type(event) is Valid:
+        return event
+    if seen:
+        return Valid(normalised(event), _VOUCH)
+    checked = quick(event)
+    if checked is None:
+        from gitstore.events.schema import validate_event  # lazy: pydantic, past the quick check
+
+        checked = validate_event(event, where)
+    return Valid(checked, _VOUCH)
 
 
 __all__ = [
@@ -49,5 +88,6 @@ __all__ = [
     "is_conversation_event",
     "now_text",
     "parse_time",
+    "Valid",
     "validate",
 ]

@@ -89,6 +89,7 @@ def format_time(moment: datetime) -> str:
 
 
 _STORED = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{6})?Z", re.ASCII)
+_JP = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{6})?", re.ASCII)  # JP's files
 
 
 @lru_cache(maxsize=256)  # an import's events share their record's time: parsed once
@@ -96,6 +97,8 @@ def parse_time(text: str) -> datetime:
     """Accept RFC 3339 and JP's ``YYYY-MM-DD HH:MM:SS.<fraction>`` (UTC)."""
     if _STORED.fullmatch(text) is not None:  # the form jp writes: read at every check
         return datetime.fromisoformat(text[:-1]).replace(tzinfo=UTC)
+    if _JP.fullmatch(text) is not None:  # what the general form below makes of it, sooner
+        return datetime.fromisoformat(text).replace(tzinfo=UTC)
     raw = text.strip()
     if not raw:
         raise ValueError("empty timestamp")
@@ -145,11 +148,33 @@ def quick(event: Any) -> Event | None:
         return dict(event)
     if not plainly_valid(event):
         return None
+    return normalised(event)
+
+
+def normalised(event: Event) -> Event:
+    """A valid event in the form ``quick`` and ``schema.validate_event`` give it (a
+    copy; a known type's time in RFC 3339 and an empty ``metadata`` left out), without
+    checking it again."""
     out = dict(event)
-    out["timestamp"] = format_time(parse_time(stamp))
-    if not out.get("metadata"):
-        out.pop("metadata", None)
+    if out.get("type") in KNOWN_TYPES:
+        out["timestamp"] = stored_time(out["timestamp"])
+        if not out.get("metadata"):
+            out.pop("metadata", None)
     return out
+
+
+_PLAIN = re.compile(r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(\.\d{6})?Z?", re.ASCII)
+
+
+def stored_time(text: str) -> str:
+    """``format_time(parse_time(text))`` of a time stamp known to read (checked before):
+    JP's form and the stored one, to the microsecond, are rewritten as text, not
+    parsed (a date that does not exist was refused by the check)."""
+    found = _PLAIN.fullmatch(text)
+    if found is None or (text[10] == " ") == text.endswith("Z"):  # JP's has no Z, ours has
+        return format_time(parse_time(text))
+    head = text[:10] + "T" + text[11:19]
+    return f"{head}{found.group(1) or '.000000'}Z"
 
 
 def canonical_json(event: Event) -> bytes:

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
 from gitstore.errors import InvalidEvent
-from gitstore.events.kinds import KNOWN_TYPES, Event, format_time, parse_time
+from gitstore.events.kinds import KNOWN_TYPES, Event, normalised, parse_time
 from gitstore.values import check_value
 
 
@@ -177,13 +177,8 @@ def validate_event(event: Any, where: str = "event") -> Event:
     Unknown ``type`` tags are kept as they are (a newer writer's events); a
     known tag with a body that does not fit is refused.
     """
-    if check_event(event, where):
-        return dict(event)
-    out = dict(event)
-    out["timestamp"] = format_time(parse_time(event["timestamp"]))
-    if not out.get("metadata"):
-        out.pop("metadata", None)
-    return out
+    check_event(event, where)
+    return normalised(event)
 
 
 def check_event(event: Any, where: str = "event", walked: bool = False) -> bool:

@@ -1,7 +1,7 @@
 """Running the git command line: its environment, its output, a stall watch.
 
 Every git process jp starts is started here: a local one on the store
-(``run``: ``index-pack``, ``update-ref --stdin``, ``fsck``), git's maintenance in
+(``run``: ``update-ref --stdin``, ``fsck``), git's maintenance in
 the background (``start``), and one that talks to a remote (``watched``).
 
 The environment.  Where someone can answer (jp on a terminal), git and ssh ask

@@ -1,8 +1,9 @@
 """The conversations one command creates, written as one set of packs and one ref update.
 
 An import of 250 conversations written one at a time made 250 packs, each
-indexed by its own ``git index-pack`` (which checks the new pack against every
-earlier one, so each import cost more than the last) and 250 ref creations.
+indexed by its own ``git index-pack`` (which checked the new pack against every
+earlier one, so each import cost more than the last; packs are now indexed by
+jp as they are written, ``git.pack.PackFile``) and 250 ref creations.
 Inside ``Log.batch()`` a creation of a packed conversation instead adds its
 commits and its anchor to the packs this command writes (``packwrite.Writer``,
 a new pack every ``CHUNK`` events, so memory stays bounded) and reserves its

@@ -4,14 +4,16 @@ An import of a million events written one object at a time leaves three
 million loose files, and an interrupted one leaves them all behind.  Here
 the blobs, trees and commits go, as they are made, into a temporary pack
 under ``<gitdir>/jp/packing/<writer>/``; every ``CHUNK`` events that pack is
-closed and indexed by ``git index-pack`` (which also checks every object),
-and a new one begins, so memory stays bounded whatever the size.  Only once
-every chunk is complete are the packs moved into ``objects/pack/`` (pack,
-then index, as git does); the caller moves a ref only after that.
+closed and indexed (``git.pack.PackFile``, from what it kept of each entry: an
+index byte for byte git's own), and a new one begins, so memory stays bounded
+whatever the size.  Only once every chunk is complete are the packs moved into
+``objects/pack/`` (pack, then index, as git does); the caller moves a ref only
+after that.
 
 The bytes are ``events.commits.objects``, the same a write of one event makes
 (``store.log.write_commits``), so a conversation imported this way is
-identical to one written event by event; git's ``index-pack`` checks them.
+identical to one written event by event (``tests/reliability/test_bulk_write.py``
+compares the two, and ``git fsck`` checks what an import wrote).
 
 An interrupted writer (an exception, Ctrl-C, SIGTERM turned into one)
 removes its folder; one killed outright leaves it, holding an ``flock`` that
@@ -41,9 +43,11 @@ from gitstore.git import writers
 from gitstore.git.objects import BLOB, COMMIT, TREE, Who
 from gitstore.git.pack import PackFile
 
-CHUNK = 50_000  # events per pack: bounds index-pack's memory and time
+CHUNK = 50_000  # events per pack: bounds what its index keeps (32 bytes an object)
 ROWS = 2_000  # events handed to ``on_rows`` at a time (the cache)
 Signer = Callable[[str, Event], Who]
+# (commit, parent, the event's ``event.json`` text), as the cache keeps a chain read from git
+Rows = list[tuple[str, str | None, Event | str]]
 
 
 def folder(gitdir: Path) -> Path:
@@ -92,13 +96,13 @@ def write(
     names: dict[str, str],
     sign: Signer,
     committer: str,
-    on_rows: Callable[[list[tuple[str, str | None, Event]]], None] | None = None,
+    on_rows: Callable[[Rows], None] | None = None,
 ) -> list[str]:
     """Write one commit per event (each with its ``event.json`` bytes) on top of
     ``parent`` into packs; returns the commit ids.  ``sign(name, event)`` gives the author (``Who``) for
     the author or committer ``name``; ``on_rows`` is handed the rows (commit,
-    parent, event) ``ROWS`` at a time (they may name commits of a pack that an
-    interruption then drops: harmless for a cache keyed by commit id)."""
+    parent, the ``event.json`` text) ``ROWS`` at a time (they may name commits of a
+    pack that an interruption then drops: harmless for a cache keyed by commit id)."""
     out: list[str] = []
     _write(gitdir, events, parent, names, sign, committer, out, on_rows)
     return out
@@ -111,7 +115,7 @@ def write_stream(
     names: dict[str, str],
     sign: Signer,
     committer: str,
-    on_rows: Callable[[list[tuple[str, str | None, Event]]], None] | None = None,
+    on_rows: Callable[[Rows], None] | None = None,
 ) -> Packed:
     """``write`` that keeps no list of what it wrote (an import of any size in bounded
     memory, ``events`` consumed as they come): the tip and the packs holding it.
@@ -130,7 +134,7 @@ def write_blobs(gitdir: Path, blobs: Iterable[bytes]) -> tuple[str, ...]:
             if not pack.count:
                 pack.file.close()
                 return ()
-            return _publish(gitdir, [(pack.path, pack.finish(gitdir))])
+            return _publish(gitdir, [(pack.path, pack.finish())])
     except OSError as exc:
         raise environment_fault(exc, str(gitdir)) or exc from None
 
@@ -143,7 +147,7 @@ def _write(
     sign: Signer,
     committer: str,
     out: list[str] | None,
-    on_rows: Callable[[list[tuple[str, str | None, Event]]], None] | None,
+    on_rows: Callable[[Rows], None] | None,
 ) -> Packed:
     with Writer(gitdir) as writer:
         tip = writer.chain(events, parent, names, sign, committer, out, on_rows)
@@ -203,7 +207,7 @@ class Writer:
 
     def _close_pack(self) -> None:
         if self._pack is not None:
-            self._done.append((self._pack.path, self._pack.finish(self.gitdir)))
+            self._done.append((self._pack.path, self._pack.finish()))
             faults.point("pack:chunk-written")
             self._pack = None
 
@@ -226,12 +230,12 @@ class Writer:
         sign: Signer,
         committer: str,
         out: list[str] | None = None,
-        on_rows: Callable[[list[tuple[str, str | None, Event]]], None] | None = None,
+        on_rows: Callable[[Rows], None] | None = None,
     ) -> str | None:
         """Add one commit per event on top of ``parent``; the last commit.  ``out``
         (if any) takes each id, ``on_rows`` the rows ``ROWS`` at a time."""
         try:
-            rows: list[tuple[str, str | None, Event]] = []
+            rows: Rows = []
             for event, data in events:
                 pack = self._current()
                 if event.get("type") == Kind.TOOL_CALL_REQUEST:
@@ -240,11 +244,12 @@ class Writer:
                 blob, tree, commit = commits.objects(
                     event, parent, names, author, sign(committer, event), data
                 )
-                pack.add(BLOB, blob)
-                pack.add(TREE, tree)
+                # named already: the tree by the commit's first line, the blob by the tree
+                pack.add(BLOB, blob, tree[-20:])
+                pack.add(TREE, tree, bytes.fromhex(commit[5:45].decode("ascii")))
                 oid = pack.add(COMMIT, commit).hex()
                 if on_rows:
-                    rows.append((oid, parent, event))
+                    rows.append((oid, parent, blob.decode()))  # not encoded again
                 if out is not None:
                     out.append(oid)
                 parent = oid

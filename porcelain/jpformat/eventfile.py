@@ -2,11 +2,14 @@
 
 ``scan_conversation`` reads the folder as ``read_conversation`` does, with
 every entry of ``events.json`` parsed and checked, but keeps of the events
-only their count, the first two and a digest of the file's bytes.  Its
-``events`` is an ``EventFile``: each pass over it reads the file again, one
-entry at a time, with the same checks, and ends by comparing the bytes with
-the scan's; a file changed since (or changed part way through a pass) raises
-``UserError`` from the pass, so a write fed by it publishes nothing.  A file
+only their count, the first two and a digest of each block of the file's
+bytes as it was read.  Its ``events`` is an ``EventFile``: each pass over it
+reads the file again, one entry at a time, comparing each block with the
+scan's before any of it is parsed, so every entry a pass parses is one the
+scan checked: it is decoded and normalised (``validate_event(..., seen=True)``),
+not checked again, and the store's writer takes it as checked.  A file changed
+since (or changed part way through a pass) raises ``UserError`` from the pass,
+at the first block that differs, so a write fed by it publishes nothing.  A file
 the streaming parser does not take is read whole, as before (its fault named
 exactly; in the rare case that the whole reader takes it, its events are a
 list).  A small file (``KEEP_EVENTS`` events, ``KEEP_BYTES`` at most) keeps its
@@ -47,23 +50,30 @@ KEEP_BYTES = 2 * 2**20
 class EventFile:
     """The checked events of one ``events.json``, read again on each pass."""
 
-    def __init__(self, path: Path, limits: Limits, count: int, skip: int, digest: bytes) -> None:
+    def __init__(
+        self, path: Path, limits: Limits, count: int, skip: int, blocks: tuple[bytes, ...]
+    ) -> None:
         self.path = path
         self.limits = limits
         self.count = count
         self.skip = skip  # a legacy first entry taken as the base config
-        self.digest = digest
+        self.blocks = blocks  # the digest of each block the scan read, in order
         self.on_event: Callable[[int, int], None] | None = None
 
     def __len__(self) -> int:
         return self.count
 
     def __iter__(self) -> Iterator[Event]:
-        digest = hashlib.sha256()
+        expected = iter(self.blocks)
+
+        def same(data: bytes) -> None:
+            if next(expected, None) != hashlib.sha256(data).digest():
+                raise self._changed()  # before a byte of it is parsed
+
         total = self.skip + self.count
         seen = 0
         try:
-            for event in stream_events(self.path, self.limits, None, digest.update):
+            for event in stream_events(self.path, self.limits, None, same, again=True):
                 seen += 1
                 if seen > total:
                     raise self._changed()
@@ -73,7 +83,7 @@ class EventFile:
                         self.on_event(seen - self.skip, self.count)
         except (NotStreamable, UserError):
             raise self._changed() from None
-        if seen != total or digest.digest() != self.digest:
+        if seen != total or next(expected, None) is not None:
             raise self._changed()
         if self.on_event:
             self.on_event(self.count, self.count)
@@ -101,12 +111,16 @@ def _scan_events(
     path: Path, limits: Limits, progress: Progress | None
 ) -> tuple[EventFile | list[Event], list[Event]]:
     """The events of ``path`` and the first two of them."""
-    digest = hashlib.sha256()
+    blocks: list[bytes] = []
     kept: list[Event] | None = [] if _small(path) else None
     head: list[Event] = []
     count = 0
+
+    def block(data: bytes) -> None:
+        blocks.append(hashlib.sha256(data).digest())
+
     try:
-        for event in stream_events(path, limits, progress, digest.update):
+        for event in stream_events(path, limits, progress, block):
             if count < 2:
                 head.append(event)
             count += 1
@@ -119,7 +133,7 @@ def _scan_events(
         return events, events[:2]
     if kept is not None:
         return kept, kept[:2]
-    return EventFile(path, limits, count, 0, digest.digest()), head
+    return EventFile(path, limits, count, 0, tuple(blocks)), head
 
 
 def _small(path: Path) -> bool:
@@ -148,7 +162,7 @@ def scan_conversation(
         if isinstance(events, list):
             events.pop(0)
         else:
-            events = EventFile(events.path, limits, events.count - 1, 1, events.digest)
+            events = EventFile(events.path, limits, events.count - 1, 1, events.blocks)
     title = metadata.get("title")
     return JpFolder(
         jp_id=jp_id_from_folder(folder.resolve().name),

@@ -231,9 +231,13 @@ def stream_events(
     limits: Limits,
     progress: Progress | None = None,
     on_data: Callable[[bytes], None] | None = None,
+    again: bool = False,
 ) -> Iterator[Event]:
     """The checked events of ``events.json`` as they are parsed (``NotStreamable`` or a
-    ``UserError`` part way for a fault); ``on_data`` is handed every block read."""
+    ``UserError`` part way for a fault); ``on_data`` is handed every block read, before
+    any of it is parsed.  ``again``: a second read of a file whose events were checked
+    as they were read before, ``on_data`` raising for a block that differs from that
+    read's (``EventFile``): the events are decoded and normalised, not checked again."""
     try:
         size = path.stat().st_size
     except FileNotFoundError:
@@ -255,7 +259,7 @@ def stream_events(
                 progress(seen[0], seen[1], size)
 
     try:
-        yield from checked(path, entries(), limits)
+        yield from checked(path, entries(), limits, again)
     except errors.Refused as exc:  # a FIFO, a device, a file over the size limit
         raise UserError(f"{exc.what}: {exc.reason}")
     except OSError as exc:
@@ -268,18 +272,21 @@ def _checked(path: Path, raw: Iterable[Any], limits: Limits) -> list[Event]:
     return list(checked(path, raw, limits))
 
 
-def checked(path: Path, raw: Iterable[Any], limits: Limits) -> Iterator[Event]:
-    """Each entry of ``raw`` decoded, validated and fitted to the limits, in order."""
+def checked(
+    path: Path, raw: Iterable[Any], limits: Limits, again: bool = False
+) -> Iterator[Event]:
+    """Each entry of ``raw`` decoded, validated and fitted to the limits, in order
+    (``again``: entries checked before, as ``stream_events`` says, only normalised)."""
     for i, entry in enumerate(raw):
         where = f"{path}: entry {i}"
         if isinstance(entry, dict):
-            entry = decode_entry(_unflatten_delta(entry))
+            entry = decode_entry(_unflatten_delta(entry))  # a copy
+            if entry.get("type") == Kind.TOOL_CALL_RESPONSE:
+                entry.setdefault("is_error", False)
         try:
-            event = validate_event(entry, where)
+            event = validate_event(entry, where, seen=again)
         except errors.InvalidEvent as exc:
             raise UserError(str(exc), "fix or remove that entry of events.json and try again")
-        if event["type"] == Kind.TOOL_CALL_RESPONSE:
-            event.setdefault("is_error", False)
         try:
             event = fit_to_limits(event, limits)
         except errors.Refused as exc:

@@ -55,7 +55,7 @@ def test_a_legacy_first_delta_is_the_base_config_and_is_skipped(tmp_path: Path) 
     assert scanned.first == whole.events[0]
 
 
-@pytest.mark.parametrize("change", ["edited", "grown", "broken"])
+@pytest.mark.parametrize("change", ["edited", "grown", "broken", "hostile"])
 def test_a_file_changed_after_its_scan_is_refused_and_nothing_is_written(
     folder: Path, tmp_path: Path, change: str
 ) -> None:
@@ -70,6 +70,8 @@ def test_a_file_changed_after_its_scan_is_refused_and_nothing_is_written(
     entries = json.loads(path.read_text())
     if change == "edited":
         entries[-1]["message"] = "not what was checked"
+    elif change == "hostile":  # a pass takes its entries as checked: never this one
+        entries[-1] = {"type": "chat_request", "timestamp": "not a time", "content": 5}
     elif change == "grown":
         entries.append(entries[-1])
     path.write_text(json.dumps(entries) if change != "broken" else json.dumps(entries)[:-1])

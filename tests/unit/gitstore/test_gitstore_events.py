@@ -18,6 +18,7 @@ from gitstore.events import (
     parse_time,
     validate,
 )
+from gitstore.events.kinds import stored_time
 
 T = "2026-01-05T09:00:00.000000Z"
 
@@ -115,6 +116,45 @@ def test_unknown_kinds_are_kept_verbatim() -> None:
     newer = {"type": "turn_rating", "timestamp": "2026-05-28 20:40:59.293763", "stars": 5}
     assert validate(newer) == newer
     assert validate(newer) is not newer
+
+
+def test_a_validated_event_is_taken_as_it_is_and_cannot_be_changed() -> None:
+    out = validate({"type": "chat_request", "timestamp": T, "content": "hi"})
+    assert validate(out) is out, "checked once, not again"
+    with pytest.raises(TypeError):
+        out["content"] = 5
+    with pytest.raises(TypeError):
+        out.update(content=5)
+    copy = dict(out)
+    copy["content"] = 5
+    with pytest.raises(InvalidEvent):
+        validate(copy)  # a changed copy is a plain dict: checked again
+
+
+def test_an_event_seen_before_is_normalised_as_its_check_did() -> None:
+    for event in [*VALID, {"type": "turn_rating", "timestamp": "2026-05-28 20:40:59.2", "x": 1}]:
+        jp_form = {**event, "timestamp": "2026-01-05 09:00:00.5", "metadata": {}}
+        assert validate(jp_form, seen=True) == validate(jp_form)
+        assert validate(validate(jp_form, seen=True)) == validate(jp_form)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2025-01-06 09:00:00.123456",
+        "2025-01-06 09:00:00",
+        "2025-01-06T09:00:00.123456Z",
+        "2025-01-06T09:00:00Z",
+        "2025-01-06 09:00:00.123456Z",
+        "2025-01-06T09:00:00.123456",
+        "2025-01-06 09:00:00.5",
+        "2026-01-05T09:00:07+02:00",
+        "0001-01-01 00:00:00.000000",
+        "9999-12-31T23:59:59.999999Z",
+    ],
+)
+def test_a_checked_time_is_stored_as_parsing_it_would_store_it(text: str) -> None:
+    assert stored_time(text) == format_time(parse_time(text))
 
 
 def test_validate_normalises_time_and_drops_empty_metadata() -> None:

@@ -111,3 +111,39 @@ def test_a_bulk_write_of_what_an_earlier_one_wrote_gets_a_pack_of_its_own(tmp_pa
     assert all(pygit2.Oid(hex=gitpack.object_id(3, b).hex()) in fresh for b in blobs)
     packwrite.release()
     _git("--git-dir", str(gitdir), "fsck", "--strict", "--no-dangling")
+
+
+@pytest.mark.parametrize("twice", [False, True])
+def test_a_streamed_pack_is_indexed_as_git_indexes_it(
+    repo: pygit2.Repository, tmp_path: Path, twice: bool
+) -> None:
+    objects = _objects(repo)
+    if twice:  # the same event twice: its blob and tree written again
+        objects += objects[1:3]
+    written = gitpack.PackFile(tmp_path / "streamed.pack")
+    names = [written.add(kind, data) for kind, data in objects]
+    name = written.finish()
+    pack = tmp_path / "streamed.pack"
+    assert name == pack.read_bytes()[-20:].hex()
+    again = tmp_path / "again.pack"
+    shutil.copy(pack, again)
+    _git("index-pack", str(again))
+    assert again.with_suffix(".idx").read_bytes() == pack.with_suffix(".idx").read_bytes()
+    # a repository that has only this pack checks it whole and reads each object
+    store = tmp_path / "only.git"
+    _git("init", "-q", "--bare", str(store))
+    for suffix in (".pack", ".idx"):
+        shutil.copy(pack.with_suffix(suffix), store / "objects" / "pack" / f"pack-{name}{suffix}")
+    _git("--git-dir", str(store), "fsck", "--full", "--strict")
+    listed = _git("--git-dir", str(store), "cat-file", "--batch-all-objects", "--batch-check")
+    assert {n.hex() for n in names} == {line.split()[0] for line in listed.stdout.splitlines()}
+
+
+def test_an_offset_past_two_gibibytes_goes_into_the_wide_table() -> None:
+    names = [bytes([n]) * 20 for n in range(3)]
+    index = gitpack._index(names, [1, 2, 3], [12, 2**31, 2**33], b"\0" * 20)
+    small_at = 8 + 256 * 4 + 3 * 24
+    small = [int.from_bytes(index[small_at + 4 * n : small_at + 4 * n + 4], "big") for n in range(3)]
+    assert small == [12, 0x80000000, 0x80000001]
+    wide = index[small_at + 12 : small_at + 28]
+    assert [int.from_bytes(wide[:8], "big"), int.from_bytes(wide[8:], "big")] == [2**31, 2**33]
