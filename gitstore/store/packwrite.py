@@ -46,7 +46,7 @@ from gitstore.git.pack import PackFile
 CHUNK = 50_000  # events per pack: bounds what its index keeps (32 bytes an object)
 ROWS = 2_000  # events handed to ``on_rows`` at a time (the cache)
 Signer = Callable[[str, Event], Who]
-# (commit, parent, the event's ``event.json`` text), as the cache keeps a chain read from git
+# (commit, parent, the event, or its ``event.json`` text as a chain read from git gives it)
 Rows = list[tuple[str, str | None, Event | str]]
 
 
@@ -101,7 +101,7 @@ def write(
     """Write one commit per event (each with its ``event.json`` bytes) on top of
     ``parent`` into packs; returns the commit ids.  ``sign(name, event)`` gives the author (``Who``) for
     the author or committer ``name``; ``on_rows`` is handed the rows (commit,
-    parent, the ``event.json`` text) ``ROWS`` at a time (they may name commits of a
+    parent, the event) ``ROWS`` at a time (they may name commits of a
     pack that an interruption then drops: harmless for a cache keyed by commit id)."""
     out: list[str] = []
     _write(gitdir, events, parent, names, sign, committer, out, on_rows)
@@ -249,7 +249,10 @@ class Writer:
                 pack.add(TREE, tree, bytes.fromhex(commit[5:45].decode("ascii")))
                 oid = pack.add(COMMIT, commit).hex()
                 if on_rows:
-                    rows.append((oid, parent, blob.decode()))  # not encoded again
+                    # the event as it came, its keys in their order (a tool call's
+                    # arguments as the model wrote them): an export from a warm cache
+                    # gives JP's file back byte for byte; ``event.json`` sorts them
+                    rows.append((oid, parent, event))
                 if out is not None:
                     out.append(oid)
                 parent = oid
