@@ -15,9 +15,11 @@ the operation log, and the import's own record of what it read
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
+import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -62,10 +64,14 @@ def _points(trace: Path, store: Path) -> list[tuple[str, str, int]]:
 
 def _every_kill(
     template: Callable[[Path], Machine], tmp: Path, args: tuple[str, ...],
-    check: Callable[[Machine], None],
+    check: Callable[[Machine], None], locks: bool = False,
 ) -> int:  # fmt: skip
     """Kill ``jp args`` at each point in turn, each in a fresh copy of the template,
-    then run it again: it succeeds and ``check`` holds.  Returns the points killed at."""
+    then run it again: it succeeds and ``check`` holds.  Returns the points killed at.
+    ``locks``: a kill between a ref's lock file and its rename leaves the lock, as a
+    killed git does; the next command names it and ``jp doctor --fix``, which
+    clears it once it is stale (10 s: found a minute later here), and then the
+    command succeeds."""
     runs = []
     for n in range(2):
         machine = template(tmp / f"dry{n}")
@@ -87,6 +93,12 @@ def _every_kill(
         )  # fmt: skip
         killed += code in (-9, 137)
         again = machine.run(*args)
+        if locks and again.returncode != 0 and "is locked" in again.stderr:
+            assert "`jp doctor --fix` removes" in again.stderr, again.stderr
+            for lock in machine.store.rglob("*.lock"):  # found a minute later: stale
+                os.utime(lock, (time.time() - 60, time.time() - 60))
+            machine.ok("doctor", "--fix")
+            again = machine.run(*args)
         assert again.returncode == 0, f"killed at {call} {path} #{k}: {again.stderr}"
         check(machine)
     return killed
@@ -130,3 +142,51 @@ def test_a_session_import_killed_at_each_rename_and_unlink_is_done_by_the_next(
         assert again.returncode == 0 and _conversations(machine) == expected, again.stderr
 
     assert _every_kill(template, tmp_path, args, check) >= 3
+
+
+def _grow_and_contradict(sessions: Path) -> None:
+    """The session's file changed in its middle (a fork) and its subagent's file
+    grown by a record (an append): one import that both forks and appends."""
+    main = next(sessions.glob("*/*.jsonl"))
+    text = main.read_text(encoding="utf-8")
+    swapped = text.replace("There are two files", "There are six files", 1)
+    assert swapped != text
+    main.write_text(swapped, encoding="utf-8")
+    agent = next(sessions.glob("*/*/subagents/agent-*.jsonl"))
+    last = agent.read_text(encoding="utf-8").splitlines()[-1]
+    grown = last.replace('"uuid":"s-2"', '"uuid":"s-3"').replace('"parentUuid":"s-1"', '"parentUuid":"s-2"')
+    grown = grown.replace("There are no TODO comments.", "One TODO, in main.rs.")
+    assert grown != last
+    with open(agent, "a", encoding="utf-8") as out:
+        out.write(grown + "\n")
+
+
+def test_an_import_that_appends_and_forks_killed_at_each_rename_and_unlink_is_done_by_the_next(
+    tmp_path: Path,
+) -> None:
+    base = tmp_path / "base"
+    remote = base / "remote.git"
+    base.mkdir()
+    subprocess.run(["git", "init", "--bare", "-q", str(remote)], check=True)
+    sessions = base / "projects"
+    shutil.copytree(FIXTURE, sessions)
+    imported = Machine(base / "imported", remote)
+    args = ("conversation", "import", "--from", "claude-code", str(sessions))
+    imported.ok(*args)
+    _grow_and_contradict(sessions)
+    clean = imported.copy(tmp_path / "clean", remote)
+    said = clean.ok(*args)
+    assert "1 updated" in said and "1 changed (kept as forks)" in said, said
+    expected, rows = _conversations(clean), _rows(clean)
+    assert len(expected) == 3  # the session, its fork and the grown subagent
+
+    def template(root: Path) -> Machine:
+        return imported.copy(root / "m", remote)
+
+    def check(machine: Machine) -> None:
+        assert _conversations(machine) == expected  # a fork's id comes from its records
+        assert _rows(machine) == rows
+        again = machine.run(*args)  # a third run finds nothing new and changes nothing
+        assert again.returncode == 0 and _conversations(machine) == expected, again.stderr
+
+    assert _every_kill(template, tmp_path, args, check, locks=True) >= 3
