@@ -117,7 +117,8 @@ def _ref_locked(exc: Any) -> JpError:
     return UserError(
         f"conversation {exc.cid} is locked: {exc.lock} exists",
         "another jp or git process is writing it; if none is running (one was killed), "
-        "`jp doctor --fix` removes the lock; then run the command again",
+        "`jp doctor --fix` removes the lock once it is 10 seconds old (a live writer "
+        "holds one for less); then run the command again",
     )
 
 
