@@ -122,7 +122,25 @@ def walk(value: Any, deep: bool = True) -> int:
 _VOUCH = object()  # held by this module: ``Checked`` is made by ``load_record`` only
 
 
-class Checked(dict[str, Any]):
+class Vouched(dict[str, Any]):
+    """A JSON object one maker vouches for (``Checked``, an event's ``Valid``): it
+    cannot be changed at its top level, and a copy of it (``dict(value)``, a pickle)
+    is a plain ``dict``, which nobody vouches for."""
+
+    __slots__ = ()
+    _what = "a vouched value"
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(f"{self._what} cannot be changed (copy it: dict(value))")
+
+    __setitem__ = __delitem__ = __ior__ = _refuse
+    update = pop = popitem = clear = setdefault = _refuse
+
+    def __reduce__(self) -> Any:  # a copy is a plain dict: only the maker vouches
+        return (dict, (dict(self),))
+
+
+class Checked(Vouched):
     """A JSON object ``load_record`` parsed and walked: nested ``depth`` levels (its
     members one level below it), every string Unicode text.  ``check_value`` takes
     its word for what is inside, so a record an import read is walked once, not again
@@ -131,6 +149,7 @@ class Checked(dict[str, Any]):
     must not be changed either (a mapper reads records, never edits them)."""
 
     __slots__ = ("depth",)
+    _what = "a Checked value"
 
     def __init__(self, value: dict[str, Any], depth: int, vouch: object) -> None:
         if vouch is not _VOUCH:
@@ -138,14 +157,6 @@ class Checked(dict[str, Any]):
         super().__init__(value)
         self.depth = depth
 
-    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
-        raise TypeError("a Checked value cannot be changed (copy it: dict(value))")
-
-    __setitem__ = __delitem__ = __ior__ = _refuse
-    update = pop = popitem = clear = setdefault = _refuse
-
-    def __reduce__(self) -> Any:  # a copy is a plain dict: only load_record vouches
-        return (dict, (dict(self),))
 
 
 def load_record(data: bytes | str) -> Checked:

@@ -21,11 +21,12 @@ from gitstore.events.kinds import (
     parse_time,
     quick,
 )
+from gitstore.values import Vouched
 
 _VOUCH = object()  # held by this module: a ``Valid`` is made by ``validate`` only
 
 
-class Valid(dict[str, Any]):
+class Valid(Vouched):
     """An event ``validate`` returned: checked and normalised, so ``validate`` (and so
     every writer of the store) takes it as it is, not checked a second time (an
     import's events, checked as its file is read, are not checked again as they are
@@ -35,20 +36,12 @@ class Valid(dict[str, Any]):
     checked again by whoever writes it."""
 
     __slots__ = ()
+    _what = "a Valid event"
 
     def __init__(self, value: dict[str, Any], vouch: object) -> None:
         if vouch is not _VOUCH:
             raise TypeError("a Valid event is made only by gitstore.events.validate")
         super().__init__(value)
-
-    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
-        raise TypeError("a Valid event cannot be changed (copy it: dict(event))")
-
-    __setitem__ = __delitem__ = __ior__ = _refuse
-    update = pop = popitem = clear = setdefault = _refuse
-
-    def __reduce__(self) -> Any:  # a copy is a plain dict: only validate vouches
-        return (dict, (dict(self),))
 
 
 def validate(event: Any, where: str = "event", seen: bool = False) -> Event:

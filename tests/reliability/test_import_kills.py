@@ -116,16 +116,22 @@ def _conversations(machine: Machine) -> dict[str, str]:
     return {k: v for k, v in machine.refs().items() if k.startswith("refs/conversations/")}
 
 
-def test_a_session_import_killed_at_each_rename_and_unlink_is_done_by_the_next(
-    tmp_path: Path,
-) -> None:
+def _machine(tmp_path: Path) -> tuple[Machine, Path, Path]:
+    """A machine with no conversation, its bare remote, and a copy of the fixture's
+    sessions at one path for every copy of the machine (the import records it)."""
     base = tmp_path / "base"
     remote = base / "remote.git"
     base.mkdir()
     subprocess.run(["git", "init", "--bare", "-q", str(remote)], check=True)
-    sessions = base / "projects"  # one path for every copy: the import records it
+    sessions = base / "projects"
     shutil.copytree(FIXTURE, sessions)
-    fresh = Machine(base / "fresh", remote)
+    return Machine(base / "machine", remote), remote, sessions
+
+
+def test_a_session_import_killed_at_each_rename_and_unlink_is_done_by_the_next(
+    tmp_path: Path,
+) -> None:
+    fresh, remote, sessions = _machine(tmp_path)
     args = ("conversation", "import", "--from", "claude-code", str(sessions))
     clean = fresh.copy(tmp_path / "clean", remote)
     clean.ok(*args)
@@ -164,13 +170,7 @@ def _grow_and_contradict(sessions: Path) -> None:
 def test_an_import_that_appends_and_forks_killed_at_each_rename_and_unlink_is_done_by_the_next(
     tmp_path: Path,
 ) -> None:
-    base = tmp_path / "base"
-    remote = base / "remote.git"
-    base.mkdir()
-    subprocess.run(["git", "init", "--bare", "-q", str(remote)], check=True)
-    sessions = base / "projects"
-    shutil.copytree(FIXTURE, sessions)
-    imported = Machine(base / "imported", remote)
+    imported, remote, sessions = _machine(tmp_path)
     args = ("conversation", "import", "--from", "claude-code", str(sessions))
     imported.ok(*args)
     _grow_and_contradict(sessions)
