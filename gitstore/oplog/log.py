@@ -11,8 +11,9 @@ parents.  ``git log refs/jp/oplog`` reads as the list of commands.
 
 The ref lives under ``refs/jp/``: the sync refspecs name only
 ``refs/conversations``, ``refs/archive`` and ``refs/notes``, so the log
-never travels.  It is moved by compare-and-swap like an append; two
-processes that record at once each retry on top of the other.
+never travels.  A record enters the store as a note does (``intake.land``):
+moved by compare-and-swap like an append; two processes that record at once
+each retry on top of the other.
 """
 
 from __future__ import annotations
@@ -23,12 +24,11 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitstore import faults
-from gitstore.errors import ConcurrentUpdate, EnvironmentFault, LockedRef, environment_fault
-from gitstore.fs import flock, gcwatch, retry
+from gitstore import faults, intake
+from gitstore.errors import GitStoreError
 from gitstore.fs.place import Place
 from gitstore.git import objects, pruned
-from gitstore.git.refs import loose
+from gitstore.git.refs.transaction import RefUpdate
 from gitstore.oplog.model import SYMBOLIC, Op, printable
 
 if TYPE_CHECKING:
@@ -44,7 +44,6 @@ FILE = "op.json"
 # ``op.json`` that may list the 200,000 refs a first pull moved
 SINCE = "since"
 KEEP = 64  # parents of one commit that keeps tips reachable
-RETRIES = 60
 
 
 def _op_of(repo: pygit2.Repository, commit: pygit2.Commit) -> Op | None:
@@ -239,41 +238,23 @@ def _commit(
 def write(repo: pygit2.Repository, op: Op, signature: pygit2.Signature) -> str:
     """Add ``op`` as the newest operation; returns its commit id.
 
-    Its objects are written loose; a ``git gc --prune=now`` beside the write is
-    met as ``gitstore/git/pruned.py`` says (written again once, then named).
+    It enters the store as a note does (``intake.land``): its objects written
+    loose, the ref moved by compare-and-swap, made again on top of another
+    process that recorded first; a ``git gc --prune=now`` beside the write is met
+    as ``gitstore/git/pruned.py`` says (written again once, then named).
     """
-    folder = objects.folder(Path(repo.path))
     written = pruned.Written(repo)
-    with gcwatch.shielded(Path(repo.path)):  # no gc starts between the objects and the ref
-        kept = pruned.once(lambda: _keepers(_commits_of(repo, op), signature, written.put), folder)
-        for _ in retry.jittered(RETRIES):
-            ref, oid = pruned.once(partial(_prepare, repo, op, kept, signature, written), folder)
-            written.refresh()  # what a prune took before the move
-            if _move(repo, ref, oid, op.id):
-                written.settle()  # what a prune beside took as the ref moved
-                return str(oid)
-    raise ConcurrentUpdate(REF)
+    kept: list[pygit2.Oid] | None = None
 
+    def attempt() -> tuple[str | None, pygit2.Oid, pruned.Written]:
+        nonlocal kept
+        if kept is None:  # the commits it keeps reachable: made once, on the first try
+            kept = _keepers(_commits_of(repo, op), signature, written.put)
+        return _prepare(repo, op, kept, signature, written)
 
-def _move(repo: pygit2.Repository, ref: pygit2.Reference | None, oid: pygit2.Oid, op_id: str) -> bool:
-    """Compare-and-swap the log's ref to ``oid``; False when another writer moved it
-    first."""
-    gitdir = Path(repo.path)
-    try:
-        if ref is None:
-            repo.create_reference_direct(REF, oid, False, message=f"jp op {op_id}")
-        else:
-            loose.move(repo, ref, oid, f"jp op {op_id}")  # compare-and-swap, as an append
-    except (pygit2.AlreadyExistsError, pygit2.GitError, OSError) as exc:
-        fault = environment_fault(exc, str(gitdir / REF))
-        if fault is not None:
-            raise fault from None
-        lock = gitdir / f"{REF}.lock"
-        age = flock.ref_lock_age(lock)
-        if age is not None and age >= flock.REF_LOCK_STALE:
-            raise LockedRef(REF, str(lock), age) from None
-        return False
-    return True
+    oid = intake.land(Place.of(repo), REF, attempt, f"jp op {op.id}")
+    assert oid is not None, "an operation always makes a commit"
+    return oid
 
 
 def _prepare(
@@ -282,8 +263,9 @@ def _prepare(
     parents: list[pygit2.Oid],
     signature: pygit2.Signature,
     written: pruned.Written,
-) -> tuple[pygit2.Reference | None, pygit2.Oid]:
-    """One attempt: the ref as read and ``op``'s commit on top of it, written."""
+) -> tuple[str | None, pygit2.Oid, pruned.Written]:
+    """One attempt: the log's commit as read, and ``op``'s commit on top of it,
+    written."""
     ref = _tip(repo)
     prev = _tip_commit(repo, ref) if ref is not None else None
     since = None
@@ -293,7 +275,7 @@ def _prepare(
     previous = prev.id if since is not None and prev is not None else None
     oid = _commit(op, previous, parents, signature, written.put)
     faults.point("oplog:objects-written")
-    return ref, oid
+    return (str(ref.target) if ref is not None else None), oid, written
 
 
 def oldest_time(repo: pygit2.Repository) -> float | None:
@@ -331,11 +313,9 @@ def trim(place: Place, cutoff: float) -> int:
             # stamped with the operation's own time (the store's clock), not the machine's now
             signature = pygit2.Signature("jp", "jp@localhost", int(op.time), 0)
             prev = _commit(op, prev, kept, signature, written.put)
-        if prev is None:
-            repo.references.delete(REF)
-        else:
-            ref.set_target(prev, "jp op: trim the log")
-    except (pygit2.GitError, OSError, KeyError, EnvironmentFault):
+        moved = RefUpdate(REF, str(ref.target), None if prev is None else str(prev))
+        intake.move(place, [moved], "jp op: trim the log", wait=0)  # compare-and-swap
+    except (pygit2.GitError, OSError, KeyError, GitStoreError):
         return 0  # another day (git's prune took what was written: the old log stays)
     written.settle()
     # the ref's own reflog would keep the dropped operations (and their tips) for months

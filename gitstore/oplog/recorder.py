@@ -38,6 +38,7 @@ from gitstore.errors import GitStoreError, environment_fault
 from gitstore.fs.claim import claim
 from gitstore.git.refs import transaction
 from gitstore.git.refs.transaction import ANY, RefUpdate
+from gitstore.intake import Verify
 from gitstore.oplog import log as oplog
 from gitstore.oplog.model import Move, Op, RemoteChange, coalesce
 
@@ -51,7 +52,6 @@ else:
 FOLDER = ("jp", "oplog")
 SUFFIX = ".pending"
 _NULL: AbstractContextManager[None] = contextlib.nullcontext()
-Verify = bool | Callable[[], Iterable[str]]  # a move's refs looked up, or named by its writer
 
 
 def folder(gitdir: Path) -> Path:

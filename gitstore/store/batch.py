@@ -27,13 +27,11 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitstore import faults, ids
+from gitstore import faults, ids, intake
 from gitstore.clock import seconds
 from gitstore.errors import ConversationExists
-from gitstore.events import validate
 from gitstore.git import objects, pruned, refs
 from gitstore.git.refs.transaction import RefUpdate
-from gitstore.git.refs.update import update_refs
 from gitstore.store import packwrite
 from gitstore.store.types import EventSource
 
@@ -96,7 +94,7 @@ class Batch:
             g.commit(parent)  # a ref plain git pointed at a blob: CorruptEvent, not a crash
         if self._writer is None:
             self._writer = packwrite.Writer(g.gitdir).__enter__()
-        fitted = (g.fit(validate(e, f"event {n}")) for n, e in enumerate(events))
+        fitted = intake.checked(events, g.limits)
         names = dict(tool_names or {})
         tip = self._writer.chain(fitted, parent, names, g.who, g.identity.name, on_rows=g.cache.add)
         if tip is None:
@@ -147,11 +145,8 @@ class Batch:
         """The refs of ``wanted`` created where their names are free (``update_refs``:
         one ``git update-ref --stdin`` for an import's hundreds, all or none, else
         one by one), recorded as one operation step."""
-        made: set[str] = set()
         updates = [RefUpdate(n, None, tip) for n, tip in wanted.items()]
-        with self._ops.moving(updates, verify=lambda: made):
-            made |= update_refs(self._g.place, updates, reason, atomic=False)
-        return made
+        return intake.move(self._g.place, updates, reason, self._ops.moving, atomic=False)
 
     def close(self) -> None:
         """Drop what was not flushed (its packs were never published)."""

@@ -14,11 +14,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitstore.boundary import Limits, fit_event, stored_event_problem
+from gitstore.boundary import Limits, stored_event_problem
 from gitstore.cache.db import Cache
 from gitstore.clock import SYSTEM, Clock, seconds
 from gitstore.errors import CorruptEvent, EnvironmentFault, LockedRef
-from gitstore.events import Event, commits, parse_time
+from gitstore.events import Event, parse_time
 from gitstore.fs import diskfault, flock
 from gitstore.fs.place import Place
 from gitstore.git import refs
@@ -190,14 +190,6 @@ class Ground:
     def check_written(self, oid: str) -> None:
         """A commit jp wrote that the object database lacks: a write the disk dropped."""
         diskfault.check_written(self.place, oid)
-
-    def fit(self, event: Event) -> tuple[Event, bytes]:
-        """``event`` and its bytes, within the size limit (``boundary.fit_event``)."""
-        data = commits.blob_bytes(event)
-        fitted = fit_event(event, data, self.limits)
-        if fitted is None:
-            return event, data
-        return fitted, commits.blob_bytes(fitted)
 
     def who(self, name: str, event: Event) -> Who:
         """An event commit's author or committer ``name``, at the event's own time."""

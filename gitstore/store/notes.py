@@ -18,27 +18,24 @@ key wins (ties broken by machine), and two notes merge by the union of their
 lines, like ``git notes merge -s cat_sort_uniq`` (``metalines.py``, whose
 names this module re-exports).
 
-A write's objects are written loose by libgit2; a ``git gc --prune=now``
-beside it is met as ``gitstore/git/pruned.py`` says.
+A write's objects are written loose by libgit2 and enter the store as every
+note and operation record does, through ``gitstore/intake.py`` (``land``); a
+``git gc --prune=now`` beside it is met as ``gitstore/git/pruned.py`` says.
 """
 
 from __future__ import annotations
 
-import contextlib
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitstore import faults
+from gitstore import faults, intake
 from gitstore.boundary import NOTES_MAX_DEPTH
-from gitstore.errors import ConcurrentUpdate, LockedRef, environment_fault
-from gitstore.fs import flock, gcwatch, retry
+from gitstore.fs.place import Place
 from gitstore.git import objects, pruned
-from gitstore.git.refs import loose
-from gitstore.git.refs.transaction import RefUpdate
+from gitstore.intake import Record, no_record
 from gitstore.store.metalines import compact_meta, last_stamp, meta_line, meta_values, union
 
 if TYPE_CHECKING:
@@ -48,22 +45,8 @@ else:
 
     pygit2 = lazy_module("pygit2")
 
-RETRIES = 60
-__all__ = ["compact_meta", "last_stamp", "meta_line", "meta_values", "union"]  # and the rest
-# the operation log's hook around a ref move (``oprecord.Recorder.moving``)
-Record = Callable[[Sequence[RefUpdate]], AbstractContextManager[None]]
-
-
-def no_record(_: Sequence[RefUpdate]) -> AbstractContextManager[None]:
-    return contextlib.nullcontext()
-
-
-def _stale_lock(repo: pygit2.Repository, ref: str) -> LockedRef | None:
-    lock = Path(repo.path) / f"{ref}.lock"
-    age = flock.ref_lock_age(lock)
-    if age is None or age < flock.REF_LOCK_STALE:
-        return None
-    return LockedRef(ref, str(lock), age)
+# re-exported (and the rest): the meta lines', and the operation log's hook of ``intake``
+__all__ = ["Record", "compact_meta", "last_stamp", "meta_line", "meta_values", "no_record", "union"]
 
 
 def _text(repo: pygit2.Repository, oid: pygit2.Oid) -> str:
@@ -326,39 +309,13 @@ def update(
     ``also``: blobs written with the note (the anchor it hangs on).
 
     ``current notes`` is a lazy mapping: only the notes ``changes`` looks up are read.
-    ``record`` is told of the ref move (the operation log).  A lock file that
-    outlived its writer raises ``LockedRef`` at once instead of retrying.  The
-    objects are written loose; a ``git gc --prune=now`` beside the write is met
-    as ``pruned.py`` says (written again once, then named).
+    ``record`` is told of the ref move (the operation log).  The commit enters the
+    store through ``intake.land``: its objects written, the ref moved by
+    compare-and-swap, made again on top of another writer (a lock that outlived
+    its writer raises ``LockedRef`` at once; a prune beside: ``pruned.py``).
     """
-    gitdir = Path(repo.path)
     prepare = partial(_prepare, repo, ref, changes, signature, message, also, onto)
-    with gcwatch.shielded(gitdir):  # no gc starts between the objects and the ref
-        for _ in retry.jittered(RETRIES):
-            step = pruned.once(partial(pruned.reread, prepare, gitdir, ref), objects.folder(gitdir))
-            if step is None:
-                return
-            current, old, oid, written = step
-            written.refresh()  # what a prune took before the move
-            try:
-                with record([RefUpdate(ref, old, str(oid))]):
-                    if current is None:
-                        repo.create_reference_direct(ref, oid, False, message=message)
-                    else:
-                        # set_target moves the ref only if it still holds what ``current``
-                        # was read with (compare-and-swap), and logs ``message`` as is
-                        loose.move(repo, current, oid, message)
-            except (pygit2.AlreadyExistsError, pygit2.GitError, OSError) as exc:
-                fault = environment_fault(exc, str(gitdir / ref))
-                if fault is not None:  # a full disk, a read-only store: not another writer
-                    raise fault from None
-                locked = _stale_lock(repo, ref)
-                if locked is not None:
-                    raise locked from None
-                continue
-            written.settle()  # what a prune beside took as the ref moved
-            return
-    raise _stale_lock(repo, ref) or ConcurrentUpdate(ref)
+    intake.land(Place.of(repo), ref, prepare, message, record)
 
 
 def _prepare(
@@ -369,10 +326,10 @@ def _prepare(
     message: str,
     also: Sequence[bytes] = (),
     onto: Callable[[str], list[str]] | None = None,
-) -> tuple[pygit2.Reference | None, str | None, pygit2.Oid, pruned.Written] | None:
-    """One attempt's objects: the ref as read, its commit, the new commit and the
-    objects written; None: nothing to change."""
-    current, parent = _tip(repo, ref)
+) -> tuple[str | None, pygit2.Oid, pruned.Written] | None:
+    """One attempt's objects: the commit the ref was read at, the new commit and
+    the objects written; None: nothing to change."""
+    parent = _tip(repo, ref)[1]
     existing = pruned.tree_of(parent) if parent is not None else None
     wanted = changes(NoteTexts(repo, existing))
     if not wanted:
@@ -395,4 +352,4 @@ def _prepare(
     commit = objects.commit_data(str(tree), parents, person, person, message)
     oid = written.put(objects.COMMIT, commit)
     faults.point("notes:objects-written")
-    return current, (str(parent.id) if parent is not None else None), oid, written
+    return (str(parent.id) if parent is not None else None), oid, written

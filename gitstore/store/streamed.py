@@ -18,8 +18,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gitstore import intake
 from gitstore.errors import EnvironmentFault
-from gitstore.events import Event, validate
+from gitstore.events import Event
 from gitstore.fs import diskfault
 from gitstore.fs.place import Place
 from gitstore.git import objects, pruned
@@ -60,8 +61,7 @@ class Streamed:
     def _fitted(self) -> Iterator[tuple[Event, bytes]]:
         """Each event checked (a tool result over the size limit cut) as it is read,
         with its ``event.json`` bytes (made once, here)."""
-        for n, event in enumerate(self.events):
-            yield self.store.fit(validate(event, f"event {n}"))
+        yield from intake.checked(self.events, self.store.limits)
 
     def _write(self) -> packwrite.Packed:
         store = self.store

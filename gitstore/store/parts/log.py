@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from functools import partial
 from typing import TYPE_CHECKING
 
-from gitstore import faults, ids
+from gitstore import faults, ids, intake
 from gitstore.errors import (
     ConcurrentUpdate,
     ConversationExists,
@@ -24,14 +24,13 @@ from gitstore.errors import (
     StaleTip,
     environment_fault,
 )
-from gitstore.events import Event, commits, validate
+from gitstore.events import Event, commits
 from gitstore.events.kinds import Kind
 from gitstore.events.turns import check_tool_responses
 from gitstore.fs import retry
 from gitstore.git import objects, pruned, refs
 from gitstore.git.refs import transaction
 from gitstore.git.refs.transaction import RefUpdate
-from gitstore.git.refs.update import update_refs
 from gitstore.store.parts.chains import Chains
 from gitstore.store.types import EventSource
 
@@ -114,7 +113,7 @@ class Log(Chains):
         out: list[str] = []
         rows: list[tuple[str, str | None, Event]] = []
         # every event checked (and a tool result over the size limit cut) before any is written
-        fitted = [self._g.fit(validate(e, f"event {n}")) for n, e in enumerate(events)]
+        fitted = list(intake.checked(events, self._g.limits))
         if parent is not None:
             self._g.commit(parent)  # a ref plain git pointed at a blob: CorruptEvent, not a crash
         if len(fitted) >= PACK_AT:
@@ -259,12 +258,9 @@ class Log(Chains):
             hold()
             name = refs.live(cid)
             try:
-                with self._ops.moving([RefUpdate(name, None, tip)]):
-                    made = update_refs(
-                        self._g.place, [RefUpdate(name, None, tip)], reason, atomic=False
-                    )
-                    if not made:
-                        raise ConversationExists(cid)  # another writer took the id first
+                created = [RefUpdate(name, None, tip)]
+                if not intake.move(self._g.place, created, reason, self._ops.moving, atomic=False):
+                    raise ConversationExists(cid)  # another writer took the id first
             except RefBusy:
                 locked = self._g.locked(name)  # a lock that outlived its writer
                 if locked is not None:
@@ -355,9 +351,8 @@ class Log(Chains):
                     raise StaleTip(cid, expected, str(ref.target))
                 # libgit2 moves the ref only if it still holds the value ``ref`` was
                 # read with, ``expected``: a writer in between makes this fail
-                with self._ops.moving([RefUpdate(where.ref, expected, new)]):
-                    moved = [RefUpdate(where.ref, expected, new)]
-                    update_refs(self._g.place, moved, reason, wait=0)  # waited for here
+                moved = [RefUpdate(where.ref, expected, new)]
+                intake.move(self._g.place, moved, reason, self._ops.moving, wait=0)  # waited here
                 return
             except (pygit2.GitError, OSError, KeyError, ConcurrentUpdate, RefBusy) as exc:
                 fault = environment_fault(exc, str(self._g.gitdir / where.ref))

@@ -16,8 +16,9 @@ from gitstore.clock import seconds
 
 if TYPE_CHECKING:
     from gitstore.git.refs.transaction import RefUpdate
+    from gitstore.intake import Verify
     from gitstore.oplog.model import Op, RemoteChange
-    from gitstore.oplog.recorder import Recorder, Verify
+    from gitstore.oplog.recorder import Recorder
     from gitstore.store.ground import Ground
 
 

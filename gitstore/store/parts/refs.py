@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from gitstore import ids
+from gitstore import ids, intake
 from gitstore.errors import (
     ConcurrentUpdate,
     ConversationBusy,
@@ -27,7 +27,6 @@ from gitstore.fs import flock, retry
 from gitstore.git import refs
 from gitstore.git.refs import files, packedform, transaction
 from gitstore.git.refs.transaction import ANY, RefUpdate
-from gitstore.git.refs.update import update_refs
 from gitstore.store.transaction import Transaction
 from gitstore.store.types import Located
 
@@ -184,23 +183,14 @@ class Refs:
 
     def move(self, updates: builtins.list[RefUpdate], reason: str) -> None:
         """Move several refs in one journaled transaction."""
-        half_done: RefBusy | None = None
         try:
-            with self._ops.moving(updates, partial=(StoreError,)):
-                try:
-                    update_refs(self._g.place, updates, reason)
-                except RefBusy as exc:
-                    if not exc.partial:
-                        raise
-                    half_done = exc  # its journal finishes it: recorded as done
+            intake.move(self._g.place, updates, reason, self._ops.moving, partial=(StoreError,))
         except ConcurrentUpdate:
             for u in updates:
                 locked = self._g.locked(u.name)
                 if locked is not None:
                     raise locked from None
             raise
-        if half_done is not None:
-            raise half_done
 
     def transaction(self, reason: str) -> Transaction:
         """Named steps (advance, archive, activate...) moved together

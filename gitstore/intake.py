@@ -1,0 +1,161 @@
+"""The store's one door: every event, note and operation record enters here.
+
+Three kinds of thing enter a store, and each goes through this module:
+
+- **events** (a conversation's chain: ``store/parts/log.py``, an import's
+  batch and stream): ``checked`` validates each event and fits it to the size
+  limits (a tool result over them cut) and gives its ``event.json`` bytes,
+  before any object is written; the writer then makes the commits (loose, or
+  packs for many) and moves the conversation's ref with ``move``;
+- **notes** (``store/notes.py:update``) and **operation records**
+  (``oplog/log.py:write``): a commit on one ref made from what that ref holds
+  now; ``land`` writes its objects, moves the ref by compare-and-swap and
+  tries again on top of a writer that got there first.
+
+``move`` is the one way the store moves its own refs: the operation log is
+told of the move (``record``: ``Ops.moving``) around ``update_refs``, which
+picks the mechanism (``git/refs/update.py``).  So a batch, a session's
+identity or a redaction is applied in one place: to events in ``checked``, to
+every ref in ``move``.
+
+Beside git's prune (``git/pruned.py``): ``land`` holds git's gc lock from its
+objects to its ref (``gcwatch.shielded``), writes again before the move what a
+prune took already, and once the ref moved waits out a prune that walked
+before it and writes again what it took.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from functools import partial
+from typing import TYPE_CHECKING, Protocol
+
+from gitstore.boundary import Limits, fit_event
+from gitstore.errors import ConcurrentUpdate, LockedRef, RefBusy, environment_fault
+from gitstore.events import Event, commits, validate
+from gitstore.fs import flock, gcwatch, retry
+from gitstore.fs.place import Place
+from gitstore.git import objects, pruned
+from gitstore.git.refs.transaction import RefUpdate
+from gitstore.git.refs.update import update_refs
+
+if TYPE_CHECKING:
+    import pygit2
+else:
+    from gitstore.lazy import lazy_module
+
+    pygit2 = lazy_module("pygit2")
+
+RETRIES = 60  # tries of a record that other writers keep getting ahead of
+Verify = bool | Callable[[], Iterable[str]]  # a move's refs looked up, or named by its writer
+
+
+class Record(Protocol):
+    """The operation log's hook around a ref move (``oprecord.Recorder.moving``)."""
+
+    def __call__(
+        self,
+        updates: Sequence[RefUpdate],
+        partial: tuple[type[BaseException], ...] = (),
+        verify: Verify = False,
+    ) -> AbstractContextManager[None]: ...
+
+
+# one attempt of a record: the ref's value it was made on, the new commit and the
+# objects written for it; None when there is nothing to change
+Attempt = Callable[[], "tuple[str | None, pygit2.Oid, pruned.Written] | None"]
+
+
+def no_record(
+    updates: Sequence[RefUpdate],
+    partial: tuple[type[BaseException], ...] = (),
+    verify: Verify = False,
+) -> AbstractContextManager[None]:
+    """No operation log (a store's own writes outside any command, tests)."""
+    return contextlib.nullcontext()
+
+
+def checked(events: Iterable[Event], limits: Limits) -> Iterator[tuple[Event, bytes]]:
+    """Each of ``events`` validated (``CorruptEvent`` names the first that is not,
+    by its place), fitted within ``limits`` (``boundary.fit_event``), with its
+    ``event.json`` bytes; read as they are asked for (an import's stream)."""
+    for n, event in enumerate(events):
+        valid = validate(event, f"event {n}")
+        data = commits.blob_bytes(valid)
+        fitted = fit_event(valid, data, limits)
+        yield (valid, data) if fitted is None else (fitted, commits.blob_bytes(fitted))
+
+
+def move(
+    place: Place,
+    updates: Sequence[RefUpdate],
+    message: str,
+    record: Record = no_record,
+    *,
+    atomic: bool = True,
+    wait: float | None = None,
+    partial: tuple[type[BaseException], ...] = (),
+) -> set[str]:
+    """Move the store's refs of ``updates`` (``update_refs``), the operation log
+    told of it around the move; the names moved.  Not ``atomic`` (creations made
+    where their names are free), the log records only those made.  A transaction
+    stopped part way (``RefBusy.partial``, or an error of a ``partial`` type) is
+    recorded as done: its journal finishes it."""
+    made: set[str] = set()
+    verify: Verify = False if atomic else (lambda: made)
+    half_done: RefBusy | None = None
+    with record(updates, partial, verify):
+        try:
+            made |= update_refs(place, updates, message, atomic=atomic, wait=wait)
+        except RefBusy as exc:
+            if not exc.partial:
+                raise
+            half_done = exc  # some moved: their journal finishes the rest, recorded as done
+    if half_done is not None:
+        raise half_done
+    return made
+
+
+def land(
+    place: Place, ref: str, attempt: Attempt, message: str, record: Record = no_record
+) -> str | None:
+    """One commit on ``ref`` made by ``attempt()`` from what the ref holds (a note's,
+    an operation's), its objects written and the ref moved onto it by
+    compare-and-swap; made again on top of another writer that moved it first.
+    The new commit's id; None when ``attempt`` found nothing to change.
+
+    A lock file that outlived its writer raises ``LockedRef`` at once; a fault of
+    the disk raises as one; a writer ahead every time, ``ConcurrentUpdate``."""
+    gitdir = place.gitdir
+    folder = objects.folder(gitdir)
+    with gcwatch.shielded(gitdir):  # no gc starts between the objects and the ref
+        for _ in retry.jittered(RETRIES):
+            step = pruned.once(partial(pruned.reread, attempt, gitdir, ref), folder)
+            if step is None:
+                return None
+            old, oid, written = step
+            written.refresh()  # what a prune took before the move
+            try:
+                move(place, [RefUpdate(ref, old, str(oid))], message, record, wait=0)
+            except (ConcurrentUpdate, RefBusy, pygit2.GitError, OSError) as exc:
+                fault = environment_fault(exc, str(gitdir / ref))
+                if fault is not None:  # a full disk, a read-only store: not another writer
+                    raise fault from None
+                locked = stale_lock(place, ref)
+                if locked is not None:
+                    raise locked from None
+                continue  # another writer moved it first: made again on top
+            written.settle()  # what a prune beside took as the ref moved
+            return str(oid)
+    raise stale_lock(place, ref) or ConcurrentUpdate(ref)
+
+
+def stale_lock(place: Place, ref: str) -> LockedRef | None:
+    """The error for ``ref`` when its lock file outlived its writer."""
+    lock = place.gitdir / f"{ref}.lock"
+    age = flock.ref_lock_age(lock)
+    if age is None or age < flock.REF_LOCK_STALE:
+        return None
+    return LockedRef(ref, str(lock), age)
