@@ -95,6 +95,7 @@ def move(
     record: Record = no_record,
     *,
     atomic: bool = True,
+    reflog: bool = True,
     wait: float | None = None,
     partial: tuple[type[BaseException], ...] = (),
 ) -> set[str]:
@@ -108,7 +109,7 @@ def move(
     half_done: RefBusy | None = None
     with record(updates, partial, verify):
         try:
-            made |= update_refs(place, updates, message, atomic=atomic, wait=wait)
+            made |= update_refs(place, updates, message, atomic=atomic, reflog=reflog, wait=wait)
         except RefBusy as exc:
             if not exc.partial:
                 raise

@@ -1,13 +1,14 @@
 """A pull that creates many conversations writes their refs into ``packed-refs``
-in one step (``gitstore.git.refs.bulk``), as ``git clone`` does, instead of a
-loose file, a lock and a reflog line each."""
+in one step (``update_refs`` with no reflog: ``gitstore.git.refs.bulk``), as
+``git clone`` does, instead of a loose file, a lock and a reflog line each."""
 
 from __future__ import annotations
 
+from gitstore import intake
 from gitstore.errors import RefBusy
 from gitstore.git import refs
 from gitstore.git.refs import bulk
-from gitstore.git.refs.transaction import WAIT_SECONDS, RefUpdate
+from gitstore.git.refs.transaction import RefUpdate
 from gitstore.sync.here import Here
 from gitstore.sync.plan import Action, PullStep
 
@@ -26,10 +27,9 @@ def create_packed(here: Here, steps: list[PullStep]) -> tuple[list[str], list[Pu
         wanted[name] = step.target.tip
         by_name[name] = step
     updates = [RefUpdate(n, None, tip) for n, tip in wanted.items()]
-    made: set[str] = set()
-    try:
-        with here.ops.moving(updates, verify=lambda: made):  # it knows which it wrote
-            made.update(bulk.create(here.place.gitdir, wanted, WAIT_SECONDS))
+    try:  # recorded as the refs it created (``intake.move``)
+        made = intake.move(here.place, updates, "jp pull", here.ops.moving, atomic=False,
+                           reflog=False)  # fmt: skip
     except (bulk.NoHardLinks, RefBusy):
         # no hard links here, or git's gc held packed-refs.lock past the wait: the
         # refs are created as loose files instead, one batch at a time (no lock of it)

@@ -9,7 +9,7 @@ copies of the remote yet and the remote holds only names jp syncs (at least
 into a folder under ``jp/`` (git's object checks on, as for every fetch); its
 packs move into this store behind a ``.keep`` (git's gc leaves them alone while
 nothing names their objects), the copies are written into ``packed-refs`` in
-one rewrite (``gitstore.git.refs.bulk``), then the ``.keep`` files and the folder go.
+one rewrite (``update_refs`` with no reflog: ``gitstore.git.refs.bulk``), then the ``.keep`` files and the folder go.
 
 Anything unusual (a clone git refused, loose objects, a copy that exists by now,
 no hard links, git's gc holding ``packed-refs``) gives up: the ordinary fetch
@@ -26,11 +26,13 @@ from pathlib import Path
 
 from gitstore.errors import EnvironmentFault, RefBusy, SyncError
 from gitstore.fs import atomic
+from gitstore.fs.place import Place
 from gitstore.git import command, objects
 from gitstore.git import pack as gitpack
 from gitstore.git.refs import bulk
 from gitstore.git.refs import files as refread
-from gitstore.git.refs.transaction import WAIT_SECONDS
+from gitstore.git.refs.transaction import RefUpdate
+from gitstore.git.refs.update import update_refs
 from gitstore.git.writers import free_stem
 from gitstore.sync import remotes
 from gitstore.sync.transport import FSCK, GitCli, Transport
@@ -115,7 +117,10 @@ def _clone(
     kept: list[Path] = []
     try:
         move_packs(work, gitdir, _mark(remote), kept)
-        made = bulk.create(gitdir, copies, WAIT_SECONDS, stage="copies")
+        creations = [RefUpdate(name, None, oid) for name, oid in copies.items()]
+        assert transport.repo is not None, "fetch clones only with the store's repository"
+        place = Place.of(transport.repo, gitdir)
+        made = update_refs(place, creations, "jp pull", atomic=False, reflog=False, stage="copies")
     except (bulk.NoHardLinks, RefBusy, ValueError, OSError, EnvironmentFault):
         return False  # the ordinary fetch runs, and names a fault of this machine
     finally:

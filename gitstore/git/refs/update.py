@@ -20,8 +20,10 @@ from the updates alone, and every caller goes through ``update_refs``:
   ``PACK_AT`` refs they are packed after (``git pack-refs``) so that listings
   do not read one file per ref.  A crash part way leaves refs that each name a
   whole chain, and the operation log lists them for ``jp undo``.
-- ``PACKED`` (``bulk.create``): creations with no reflog (the copies of a first
-  pull, as ``git clone`` writes them), and ``BULK_AT`` creations or more made
+- ``PACKED`` (``bulk.create``): creations with no reflog (``reflog=False``: the
+  copies of a first pull, as ``git clone`` writes them; a pull's hundreds of
+  new conversations; a push's staged refs and its new remote-tracking copies),
+  and ``BULK_AT`` creations or more made
   each where its name is free (``atomic=False``: an import's batch, where a
   name another writer took is created again under a fresh id): straight into
   one new ``packed-refs`` under git's own lock, no loose file and no reflog
@@ -68,9 +70,9 @@ def _oid(value: str | None) -> bool:
 
 def choose(updates: Sequence[RefUpdate], reflog: bool = True, atomic: bool = True) -> str:
     """The mechanism for ``updates`` (see the module's text)."""
-    creations = all(u.old is None and _oid(u.new) for u in updates)
-    if creations and not reflog:
+    if not reflog:  # creations (``update_refs`` checks): only packed-refs writes none
         return PACKED
+    creations = all(u.old is None and _oid(u.new) for u in updates)
     if len(updates) == 1 and _oid(updates[0].old) and _oid(updates[0].new):
         return LOOSE
     if creations and not atomic and len(updates) >= BULK_AT:
@@ -89,20 +91,26 @@ def update_refs(
     reflog: bool = True,
     wait: float | None = None,
     how: str | None = None,
+    stage: str = "packed",
 ) -> set[str]:
     """Move each ref of ``updates`` from its ``old`` value to its ``new`` one; the
     names moved.  ``atomic``: all or none (``ConcurrentUpdate``, ``RefBusy``).
     Not ``atomic`` (creations only): each ref created where its name is free.
-    ``how`` forces a mechanism (the parity test); else ``choose`` picks it."""
+    ``how`` forces a mechanism (the parity test); else ``choose`` picks it.
+    ``stage``: the name of a ``PACKED`` rewrite's crash points (``faults``).
+
+    Creations with no reflog (``PACKED``) that cannot be written so (no hard
+    links, git's lock held past the wait) raise ``bulk.NoHardLinks`` or
+    ``RefBusy``, nothing written: the caller moves them another way."""
     updates = list(updates)
     if not updates:
         return set()
     how = how or choose(updates, reflog, atomic)
-    if not atomic and any(u.old is not None for u in updates):
-        raise ValueError("only creations may be made one by one")
+    if (not atomic or not reflog) and any(u.old is not None for u in updates):
+        raise ValueError("only creations may be made one by one, or with no reflog")
     if how == PACKED:
         try:
-            return _packed(place, updates, atomic, wait)
+            return _packed(place, updates, atomic, wait, stage)
         except (bulk.NoHardLinks, RefBusy):
             if atomic or not reflog:
                 raise
@@ -133,7 +141,9 @@ def _loose(place: Place, updates: list[RefUpdate], message: str) -> bool:
         raise ConcurrentUpdate(str(exc)) from None
 
 
-def _packed(place: Place, updates: list[RefUpdate], atomic: bool, wait: float | None) -> set[str]:
+def _packed(
+    place: Place, updates: list[RefUpdate], atomic: bool, wait: float | None, stage: str
+) -> set[str]:
     wanted = {u.name: str(u.new) for u in updates}
     limit = transaction.WAIT_SECONDS if wait is None else wait
     if atomic:
@@ -141,7 +151,7 @@ def _packed(place: Place, updates: list[RefUpdate], atomic: bool, wait: float | 
         if taken:
             raise ConcurrentUpdate(f"{taken[0]}: exists already")
     try:
-        made = set(bulk.create(place.gitdir, wanted, limit))
+        made = set(bulk.create(place.gitdir, wanted, limit, stage=stage))
     except OSError as exc:  # a full disk, a read-only store: named as such
         raise environment_fault(exc, str(place.gitdir)) or exc from None
     if atomic and len(made) < len(wanted):
