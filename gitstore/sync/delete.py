@@ -19,6 +19,7 @@ from gitstore.sync import remotes
 from gitstore.sync.plan import RemoteUpdate
 from gitstore.sync.pull import Syncer
 from gitstore.sync.push import send
+from gitstore.sync.sending import Sending
 
 
 @dataclass(frozen=True)
@@ -37,17 +38,18 @@ def remote_has(syncer: Syncer, cid: str) -> bool:
     return there is not None and (there.live is not None or there.archived is not None)
 
 
-def delete_on_remote(syncer: Syncer, cid: str) -> Deleted:
-    """Delete ``cid``'s refs on the remote as they were at the last fetch."""
-    there = syncer.remote_tips().get(cid)
-    updates = []
-    if there is not None and there.live is not None:
-        updates.append(RemoteUpdate(refs.live(cid), None, there.live))
-    if there is not None and there.archived is not None:
-        updates.append(RemoteUpdate(refs.archived(cid), None, there.archived))
+def delete_on_remote(sending: Sending, cid: str) -> Deleted:
+    """Delete ``cid``'s refs on the remote as they were at the last fetch
+    (``Syncer.sending``, after ``remote_has``)."""
+    fetched = sending.inbound.conversations  # by the name after ``refs/``
+    updates = [
+        RemoteUpdate(name, None, fetched[name[len("refs/") :]])
+        for name in (refs.live(cid), refs.archived(cid))
+        if name[len("refs/") :] in fetched
+    ]
     if not updates:
         return Deleted((), ())
-    results = send(syncer, updates, {u.ref for u in updates})
+    results = send(sending, updates, {u.ref for u in updates})
     return Deleted(
         tuple(r.ref for r in results if r.ok),
         tuple((r.ref, r.summary) for r in results if not r.ok),
@@ -63,7 +65,6 @@ def remotes_holding(store: Store, cid: str) -> list[str]:
         if any(name in store.place.repo.references for name in names):
             held.append(info.name)
     return held
-
 
 
 def remotes_containing(store: Store, commit: str) -> list[str]:

@@ -41,6 +41,7 @@ from gitstore.sync.inbound import Inbound
 from gitstore.sync.notes import pull_notes
 from gitstore.sync.outcome import Outcome, Tips
 from gitstore.sync.plan import Action, PullStep, Side, archived_by_meta, plan_pull, reduce
+from gitstore.sync.sending import Sending
 from gitstore.sync.transport import Transport, choose
 
 if TYPE_CHECKING:
@@ -90,6 +91,13 @@ class Syncer:
 
     def compare(self, a: str, b: str) -> Comparison:
         return compare_tips(a, b, self._parent)
+
+    def sending(self) -> Sending:
+        """What a push to this remote plans and sends with, as this pull left it."""
+        return Sending(
+            self.here.place, self.here.notes.refs, self.remote, self.transport,
+            self.signature, self.inbound, self.partial, self.journal_aside,
+        )  # fmt: skip
 
     # -- state ------------------------------------------------------------------------
 

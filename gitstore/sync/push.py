@@ -19,13 +19,15 @@ from gitstore.git import refs
 from gitstore.git.command import RefResult
 from gitstore.git.refs import bulk, differ
 from gitstore.git.refs import files as refread
-from gitstore.git.refs.transaction import WAIT_SECONDS
-from gitstore.sync import beside, journal, remotes
+from gitstore.git.refs.transaction import RefUpdate
+from gitstore.git.refs.update import update_refs
+from gitstore.sync import beside, fetch, journal, remotes
 from gitstore.sync.created import BULK_AT
 from gitstore.sync.fetch import SPACES
 from gitstore.sync.inbound import Refusal
 from gitstore.sync.plan import Action, PushStep, RemoteUpdate, plan_push, reduce
 from gitstore.sync.pull import Outcome, Syncer, Tips
+from gitstore.sync.sending import Sending
 from gitstore.sync.transport import GitCli, Transport
 
 RETRIES = 3
@@ -39,11 +41,12 @@ Hold = Callable[[str, str, frozenset[str]], str | None]
 def plan(syncer: Syncer) -> list[PushStep | Outcome]:
     """Every conversation and notes ref to send, as last fetched; an ``Outcome``
     for one whose copy on the remote was refused (nothing is sent over it)."""
-    moved = _differing(syncer)
+    moved = _differing(syncer.sending())
     syncer.complete(moved)
+    sending = syncer.sending()  # as complete left it
     remote = syncer.remote_tips(moved)
-    local = syncer.local_tips(moved if moved is not None else _moved(syncer, remote))
-    refusals = _Refusals(syncer)
+    local = syncer.local_tips(moved if moved is not None else _moved(sending, remote))
+    refusals = _Refusals(sending)
     steps: list[PushStep | Outcome] = []
     for cid in sorted(local):
         now, there = local[cid], remote.get(cid, Tips())
@@ -58,35 +61,35 @@ def plan(syncer: Syncer) -> list[PushStep | Outcome]:
         step = plan_push(cid, side, there.live, there.archived, syncer.compare, live, archived)
         if step.action is not Action.NONE:
             steps.append(step)
-    steps += _plan_notes(syncer, refusals)
+    steps += _plan_notes(sending, refusals)
     return steps
 
 
-def _differing(syncer: Syncer) -> set[str] | None:
+def _differing(sending: Sending) -> set[str] | None:
     """The conversations whose refs here differ from the copies of the remote's, told
     from the runs of ``packed-refs`` and the loose refs (``refs.differ``: what differs
     costs, not the store), with those whose copy the pull refused; None when that
     cannot tell (``_moved`` lists them all)."""
-    plain = refread.plain_gitdir(syncer.here.place.gitdir)
+    plain = refread.plain_gitdir(sending.place.gitdir)
     if plain is None:
         return None
     found: set[str] = set()
     for mine, copies in ((refs.LIVE_PREFIX, "conversations/"),
                          (refs.ARCHIVE_PREFIX, "archive/conversations/")):  # fmt: skip
-        named = differ.differing(plain, mine, syncer.tracking + copies)
+        named = differ.differing(plain, mine, sending.tracking + copies)
         if named is None:
             return None
         found |= {n for n in named if "/" not in n}
-    refused = (r.ref[len("refs/") :] for r in syncer.inbound.refused)
+    refused = (r.ref[len("refs/") :] for r in sending.inbound.refused)
     found |= {n.rsplit("/", 1)[1] for n in refused if n.startswith(SPACES)}
     return found
 
 
-def _moved(syncer: Syncer, remote: dict[str, Tips]) -> set[str] | None:
+def _moved(sending: Sending, remote: dict[str, Tips]) -> set[str] | None:
     """The conversations whose refs here are not exactly the remote's as fetched (None:
     every one): only those can have anything to send.  Read as files, one listing
     and no object: a push of 10 of 100,000 plans 10."""
-    plain = refread.plain_gitdir(syncer.here.place.gitdir)
+    plain = refread.plain_gitdir(sending.place.gitdir)
     if plain is None:
         return None
     here: dict[str, Tips] = {}
@@ -104,11 +107,11 @@ class _Refusals:
     """The pull's refusals, by the name refused and by every folder above it: each
     ref planned is looked up once, not compared with every refusal."""
 
-    def __init__(self, syncer: Syncer) -> None:
-        self.remote = syncer.remote
+    def __init__(self, sending: Sending) -> None:
+        self.remote = sending.remote
         self.by_name: dict[str, Refusal] = {}
         self.below: dict[str, Refusal] = {}  # a folder -> the first refusal under it
-        for r in syncer.inbound.refused:
+        for r in sending.inbound.refused:
             self.by_name.setdefault(r.ref, r)
             parts = r.ref.split("/")
             for end in range(1, len(parts)):
@@ -130,12 +133,12 @@ class _Refusals:
         return None
 
 
-def _plan_notes(syncer: Syncer, refusals: _Refusals) -> list[PushStep | Outcome]:
-    repo = syncer.repo
-    fetched = syncer.inbound.notes
-    local = {row.name: row for row in syncer.transport.list_refs(["refs/notes/"])}
+def _plan_notes(sending: Sending, refusals: _Refusals) -> list[PushStep | Outcome]:
+    repo = sending.place.repo
+    fetched = sending.inbound.notes
+    local = {row.name: row for row in sending.transport.list_refs(["refs/notes/"])}
     out: list[PushStep | Outcome] = []
-    for ref, there in syncer.here.notes.refs.synced():  # jp's notes refs, by name
+    for ref, there in sending.notes.synced():  # jp's notes refs, by name
         row = local.get(ref)
         if row is None or row.kind != "commit":
             continue  # none here, or not a commit (the pull named it)
@@ -158,7 +161,7 @@ def _plan_notes(syncer: Syncer, refusals: _Refusals) -> list[PushStep | Outcome]
     return out
 
 
-def _track(syncer: Syncer, results: list[RefResult], sent: dict[str, RemoteUpdate]) -> None:
+def _track(sending: Sending, results: list[RefResult], sent: dict[str, RemoteUpdate]) -> None:
     """Record on the remote-tracking copies what the remote accepted: many new ones
     at once straight into ``packed-refs`` (``refs.bulk``, as a pull's creations),
     the rest one by one."""
@@ -167,24 +170,26 @@ def _track(syncer: Syncer, results: list[RefResult], sent: dict[str, RemoteUpdat
         update = sent.get(result.ref)
         if not result.ok or update is None or not result.ref.startswith("refs/"):
             continue
-        copies[syncer.tracking + result.ref[len("refs/") :]] = update.new
+        copies[sending.tracking + result.ref[len("refs/") :]] = update.new
     new = {name: oid for name, oid in copies.items() if oid is not None}
-    gitdir = syncer.here.place.gitdir
+    gitdir = sending.place.gitdir
     plain = refread.plain_gitdir(gitdir)
+    message = f"jp push {sending.remote}"
     if len(new) >= BULK_AT and plain is not None:
         # copies git wrote already (a remote pushed to by name) are left as they are
-        there = refread.list_refs(plain, [syncer.tracking])
+        there = refread.list_refs(plain, [sending.tracking])
         for name in [n for n, oid in new.items() if there.get(n) == oid]:
             del copies[name], new[name]
+        creations = [RefUpdate(name, None, oid) for name, oid in new.items()]
         try:
-            for name in bulk.create(gitdir, new, WAIT_SECONDS):
+            for name in update_refs(sending.place, creations, message, atomic=False, reflog=False):
                 del copies[name]  # created (the others existed: moved one by one)
         except (bulk.NoHardLinks, RefBusy):
             pass
-    if copies and _written_by_git(syncer.transport, gitdir, copies):
+    if copies and _written_by_git(sending.transport, gitdir, copies):
         return
     for name, oid in copies.items():  # a lock held them (git's gc): waited out one by one
-        remotes.set_copy(syncer.repo, name, oid, f"jp push {syncer.remote}")
+        remotes.set_copy(sending.place.repo, name, oid, message)
 
 
 def _written_by_git(transport: Transport, gitdir: Path, copies: dict[str, str | None]) -> bool:
@@ -222,15 +227,18 @@ def push(
         return list(dict.fromkeys(_push(syncer, retries, full, hold)))  # each pull names its refusals
 
 
-def _held(syncer: Syncer, planned: list[PushStep | Outcome], hold: Hold) -> list[PushStep | Outcome]:
+def _conversation(s: PushStep | Outcome) -> bool:
+    return isinstance(s, PushStep) and not s.cid.startswith("refs/notes/")
+
+
+def _held(
+    planned: list[PushStep | Outcome], hold: Hold, remote: dict[str, Tips], fetched: dict[str, str]
+) -> list[PushStep | Outcome]:
     """The plan with each conversation or notes ref ``hold`` keeps back as a ``held``
-    outcome (a notes ref is asked by its name here, with the remote's tip of it)."""
-
-    def conversation(s: PushStep | Outcome) -> bool:
-        return isinstance(s, PushStep) and not s.cid.startswith("refs/notes/")
-
-    remote = syncer.remote_tips({s.cid for s in planned if isinstance(s, PushStep) and conversation(s)})
-    fetched = syncer.inbound.notes
+    outcome (a notes ref is asked by its name here, with the remote's tip of it;
+    ``remote``: the fetched tips of the conversations planned; ``fetched``: of the
+    notes refs)."""
+    conversation = _conversation
     out: list[PushStep | Outcome] = []
     for step in planned:
         if isinstance(step, PushStep) and step.action is not Action.BLOCKED:
@@ -260,22 +268,25 @@ def _push(syncer: Syncer, retries: int, full: bool, hold: Hold | None) -> list[O
         # or an old jp), so the retry lists it all
         outcomes += syncer.pull(full=full or attempt > 0)
         planned = plan(syncer)
+        sending = syncer.sending()
         if hold is not None:
-            planned = _held(syncer, planned, hold)
+            cids = {s.cid for s in planned if isinstance(s, PushStep) and _conversation(s)}
+            remote = syncer.remote_tips(cids)
+            planned = _held(planned, hold, remote, sending.inbound.notes)
         held = [s for s in planned if isinstance(s, Outcome)]
         steps = [s for s in planned if isinstance(s, PushStep)]
         outcomes += held
         updates = [u for s in steps for u in s.updates]
         if not updates:
             # refs went, entry not; or the journal was set aside: replaced even so
-            again = journal.REMOTE_REF in by_ref or syncer.journal_aside is not None
+            again = journal.REMOTE_REF in by_ref or sending.aside is not None
             if again:
-                send(syncer, [], sent)
+                send(sending, [], sent)
             outcomes += [_outcome(s, {}) for s in steps]
             return outcomes
         syncer.progress("pushing", 0, len(updates))
         sent |= {u.ref for u in updates}
-        by_ref = {r.ref: r for r in send(syncer, updates, sent)}
+        by_ref = {r.ref: r for r in send(sending, updates, sent)}
         done = [_outcome(s, by_ref) for s in steps]
         raced = any(r.lost_race for r in by_ref.values())
         if not raced or attempt == retries:
@@ -284,31 +295,32 @@ def _push(syncer: Syncer, retries: int, full: bool, hold: Hold | None) -> list[O
     return outcomes
 
 
-def send(syncer: Syncer, updates: list[RemoteUpdate], names: set[str]) -> list[RefResult]:
+def send(sending: Sending, updates: list[RemoteUpdate], names: set[str]) -> list[RefResult]:
     """Push ``updates`` with a journal entry naming ``names`` (the refs they move),
     in one atomic push (``git push --atomic``: an entry without its refs, or refs
     without their entry, would each mislead a reader); the fetched copies follow
     what the remote accepted."""
-    parent = syncer.journal_tip()
-    entry = journal.stamp(syncer.repo, parent, names, syncer.signature)
+    repo = sending.place.repo
+    parent = fetch.journal_tip(repo, sending.tracking)  # as the last pull finished with it
+    entry = journal.stamp(repo, parent, names, sending.signature)
     # a journal the pull set aside is replaced by this entry, a new chain, if unmoved
-    lease = parent if parent is not None else syncer.journal_aside
+    lease = parent if parent is not None else sending.aside
     stamped = [*updates, RemoteUpdate(journal.REMOTE_REF, entry, lease)]
-    results = syncer.transport.push(syncer.remote, stamped)
-    _track(syncer, results, {u.ref: u for u in stamped})
+    results = sending.transport.push(sending.remote, stamped)
+    _track(sending, results, {u.ref: u for u in stamped})
     if results and all(r.ok for r in results):
-        _count_remote(syncer, stamped)
+        _count_remote(sending, stamped)
     return [r for r in results if r.ref != journal.REMOTE_REF] + [
         r for r in results if r.ref == journal.REMOTE_REF and not r.ok
     ]
 
 
-def _count_remote(syncer: Syncer, sent: list[RemoteUpdate]) -> None:
+def _count_remote(sending: Sending, sent: list[RemoteUpdate]) -> None:
     """How many conversations the remote holds after this push went in whole: what
     was fetched (every copy, after ``plan``) with what it created or deleted; when
     only the copies of what moved were read, the count the store kept, moved by
     what this push created or deleted."""
-    names = set(syncer.inbound.conversations)
+    names = set(sending.inbound.conversations)
     before = len(names)
     for u in sent:
         rest = u.ref[len("refs/") :]
@@ -317,8 +329,8 @@ def _count_remote(syncer: Syncer, sent: list[RemoteUpdate]) -> None:
                 names.discard(rest)
             else:
                 names.add(rest)
-    gitdir = syncer.here.place.gitdir
+    gitdir = sending.place.gitdir
     count = len(names)
-    if syncer.partial:
-        count = journal.refs_at_reconcile(gitdir, syncer.remote) + count - before
-    journal.record_refs(gitdir, syncer.remote, max(count, 0))
+    if sending.partial:
+        count = journal.refs_at_reconcile(gitdir, sending.remote) + count - before
+    journal.record_refs(gitdir, sending.remote, max(count, 0))

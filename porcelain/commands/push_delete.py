@@ -54,7 +54,7 @@ def delete(app: App, syncer: syncing.Syncer, target: str, yes: bool) -> None:
         question = f"Delete {what}? (other machines keep their copies)"
         if not app.confirm(question, yes):
             raise Declined("nothing was deleted")
-        done = syncing.delete_on_remote(syncer, cid)
+        done = syncing.delete_on_remote(syncer.sending(), cid)
         if done.refused:
             ref, why = done.refused[0]
             raise UserError(
