@@ -14,12 +14,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gitstore import intake
 from gitstore.boundary import Limits, stored_event_problem
 from gitstore.cache.db import Cache
 from gitstore.clock import SYSTEM, Clock, seconds
 from gitstore.errors import CorruptEvent, EnvironmentFault, LockedRef
 from gitstore.events import Event, parse_time
-from gitstore.fs import diskfault, flock
+from gitstore.fs import diskfault
 from gitstore.fs.place import Place
 from gitstore.git import refs
 from gitstore.git.refs import files as refread
@@ -143,11 +144,7 @@ class Ground:
 
     def locked(self, name: str) -> LockedRef | None:
         """The error for ``name`` when its lock file outlived its writer."""
-        lock = self.gitdir / f"{name}.lock"
-        age = flock.ref_lock_age(lock)
-        if age is None or age < flock.REF_LOCK_STALE:
-            return None
-        return LockedRef(name, str(lock), age)
+        return intake.stale_lock(self.place, name)
 
     def commit(self, oid: str | pygit2.Oid) -> pygit2.Commit:
         """The commit ``oid`` (``CorruptEvent`` when it is missing or no commit)."""

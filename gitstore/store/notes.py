@@ -45,8 +45,7 @@ else:
 
     pygit2 = lazy_module("pygit2")
 
-# re-exported (and the rest): the meta lines', and the operation log's hook of ``intake``
-__all__ = ["Record", "compact_meta", "last_stamp", "meta_line", "meta_values", "no_record", "union"]
+__all__ = ["compact_meta", "last_stamp", "meta_line", "meta_values", "union"]  # and the rest
 
 
 def _text(repo: pygit2.Repository, oid: pygit2.Oid) -> str:

@@ -29,7 +29,7 @@ from functools import partial
 
 import pygit2
 
-from gitstore import ids
+from gitstore import ids, intake
 from gitstore.boundary import Limits
 from gitstore.errors import ConcurrentUpdate
 from gitstore.fs import retry
@@ -37,7 +37,6 @@ from gitstore.fs.place import Place
 from gitstore.git import pruned, refs
 from gitstore.git.refs import ON_REMOTES
 from gitstore.git.refs.transaction import RefUpdate
-from gitstore.git.refs.transaction import apply as apply_updates
 from gitstore.store import notes
 from gitstore.store.core import Store
 from gitstore.sync import remotes
@@ -130,7 +129,7 @@ def integrate(
     message: str,
     limits: Limits | None = None,
     names: Mapping[str, str] | None = None,
-    record: notes.Record = notes.no_record,
+    record: intake.Record = intake.no_record,
     first: Callable[[dict[str, str]], None] | None = None,
 ) -> tuple[NotesAction, list[str]]:
     """Bring ``remote_ref`` (a fetched copy) into ``local_ref``; with it, what of the
@@ -167,8 +166,7 @@ def integrate(
             new = str(pruned.write(partial(repo.create_commit, None, signature, signature, message, tree, parents)))
             action = NotesAction.MERGED
         try:
-            with record([RefUpdate(local_ref, local, new)]):
-                apply_updates(place, [RefUpdate(local_ref, local, new)], message)
+            intake.move(place, [RefUpdate(local_ref, local, new)], message, record)
             if local is None and first is not None:
                 first(check.texts)  # a new ref: it holds these notes and no other
             return action, check.problems

@@ -15,7 +15,8 @@ does what git does for a loose ref:
 
 It moves refs whose value is an object id and that exist already (creation and
 symbolic refs stay with libgit2), in stores whose refs are plain files; for
-anything else ``swap`` says None and the caller moves the ref through libgit2.
+anything else ``swap`` says False and ``update_refs`` moves the ref through
+libgit2's transaction.
 """
 
 from __future__ import annotations
@@ -107,22 +108,6 @@ def _log(gitdir: Path, name: str, old: str, new: str, log: str) -> None:
     message = " ".join(message.split())  # one line, as git writes it
     with open(logfile, "a", encoding="utf-8") as out:
         out.write(f"{old} {new} {who} {stamp}\t{message}\n")
-
-
-def move(repo: pygit2.Repository, ref: pygit2.Reference, new: pygit2.Oid, message: str) -> None:
-    """``ref.set_target(new, message)``: moves ``ref`` only if it still holds the value
-    it was read with (compare-and-swap), logged as libgit2 logs it, and raises
-    ``pygit2.GitError`` as libgit2 does when it does not (``OSError`` for a fault of
-    the file system); without the parse of all of ``packed-refs`` where it can."""
-    if new not in repo:  # libgit2 refuses a ref to a missing object: so does this
-        raise pygit2.GitError(f"the object {new} of {ref.name} is missing")
-    log = f"{identity(repo)}\t{message}" if logged(repo, ref.name) else None
-    try:
-        if swap(Path(repo.path), ref.name, str(ref.target), str(new), log):
-            return
-    except Refused as exc:
-        raise pygit2.GitError(str(exc)) from None
-    ref.set_target(new, message)
 
 
 def logged(repo: pygit2.Repository, name: str) -> bool:

@@ -1,6 +1,7 @@
 """Moving one ref by compare-and-swap as git's files backend does
-(``gitstore.git.refs.loose``): what git reads after, the reflog, refusals that leave
-the ref and any other writer's lock alone, and git's pack-refs racing the moves."""
+(``gitstore.git.refs.loose``, ``update_refs``' ``LOOSE``): what git reads after, the
+reflog, refusals that leave the ref and any other writer's lock alone, and git's
+pack-refs racing the moves."""
 
 from __future__ import annotations
 
@@ -12,7 +13,11 @@ from pathlib import Path
 import pygit2
 import pytest
 
+from gitstore.errors import ConcurrentUpdate
+from gitstore.fs.place import Place
 from gitstore.git.refs import loose
+from gitstore.git.refs.transaction import RefUpdate
+from gitstore.git.refs.update import LOOSE, update_refs
 from tests.support.background import repeating
 
 GIT = shutil.which("git")
@@ -39,10 +44,15 @@ def store(tmp_path: Path) -> tuple[pygit2.Repository, list[str]]:
     return pygit2.Repository(str(gitdir)), commits
 
 
+def move(repo: pygit2.Repository, old: str, new: str, message: str) -> None:
+    """``REF`` from ``old`` to ``new`` by a loose compare-and-swap (``update_refs``)."""
+    update_refs(Place.of(repo), [RefUpdate(REF, old, new)], message, how=LOOSE, wait=0)
+
+
 def test_a_move_is_what_git_reads_and_logs(store: tuple[pygit2.Repository, list[str]]) -> None:
     repo, commits = store
     gitdir = Path(repo.path)
-    loose.move(repo, repo.lookup_reference(REF), pygit2.Oid(hex=commits[1]), "jp op 1")
+    move(repo, commits[0], commits[1], "jp op 1")
     assert git(gitdir, "rev-parse", REF) == commits[1]
     assert git(gitdir, "reflog", "show", "--format=%H %gs", REF).splitlines() == [
         f"{commits[1]} jp op 1",
@@ -65,10 +75,9 @@ def test_a_packed_ref_moves_over_its_packed_line(store: tuple[pygit2.Repository,
 def test_a_ref_that_moved_first_is_left_as_it_is(store: tuple[pygit2.Repository, list[str]]) -> None:
     repo, commits = store
     gitdir = Path(repo.path)
-    ref = repo.lookup_reference(REF)  # read at commits[0]
-    git(gitdir, "update-ref", REF, commits[3])
-    with pytest.raises(pygit2.GitError):
-        loose.move(repo, ref, pygit2.Oid(hex=commits[1]), "jp op 2")
+    git(gitdir, "update-ref", REF, commits[3])  # after it was read at commits[0]
+    with pytest.raises(ConcurrentUpdate):
+        move(repo, commits[0], commits[1], "jp op 2")
     assert git(gitdir, "rev-parse", REF) == commits[3]
     assert not (gitdir / f"{REF}.lock").exists()
 
@@ -86,8 +95,8 @@ def test_another_writers_lock_refuses_and_stays(store: tuple[pygit2.Repository, 
 
 def test_a_missing_object_is_refused(store: tuple[pygit2.Repository, list[str]]) -> None:
     repo, commits = store
-    with pytest.raises(pygit2.GitError):
-        loose.move(repo, repo.lookup_reference(REF), pygit2.Oid(hex="1" * 40), "jp op 3")
+    with pytest.raises(ConcurrentUpdate):
+        move(repo, commits[0], "1" * 40, "jp op 3")
     assert git(Path(repo.path), "rev-parse", REF) == commits[0]
 
 
