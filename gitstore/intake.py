@@ -1,27 +1,16 @@
 """The store's one door: every event, note and operation record enters here.
 
-Three kinds of thing enter a store, and each goes through this module:
+- ``checked``: each event validated and fitted to the size limits, with its
+  ``event.json`` bytes, before any object is written (the log, an import's
+  batch and its stream take their events from it);
+- ``land``: one commit on one ref built from what the ref holds (a note's,
+  an operation record's), its objects written under git's gc lock and the
+  ref moved by compare-and-swap, made again on top of a writer ahead;
+- ``move``: the store's refs moved (``update_refs``), the operation log told.
 
-- **events** (a conversation's chain: ``store/parts/log.py``, an import's
-  batch and stream): ``checked`` validates each event and fits it to the size
-  limits (a tool result over them cut) and gives its ``event.json`` bytes,
-  before any object is written; the writer then makes the commits (loose, or
-  packs for many) and moves the conversation's ref with ``move``;
-- **notes** (``store/notes.py:update``) and **operation records**
-  (``oplog/log.py:write``): a commit on one ref made from what that ref holds
-  now; ``land`` writes its objects, moves the ref by compare-and-swap and
-  tries again on top of a writer that got there first.
-
-``move`` is the one way the store moves its own refs: the operation log is
-told of the move (``record``: ``Ops.moving``) around ``update_refs``, which
-picks the mechanism (``git/refs/update.py``).  So a batch, a session's
-identity or a redaction is applied in one place: to events in ``checked``, to
-every ref in ``move``.
-
-Beside git's prune (``git/pruned.py``): ``land`` holds git's gc lock from its
-objects to its ref (``gcwatch.shielded``), writes again before the move what a
-prune took already, and once the ref moved waits out a prune that walked
-before it and writes again what it took.
+A batch, a session's identity or a redaction applies here, once per kind.
+docs/architecture.md, "The write seam", follows a turn, an import and a pull
+through it; a write beside git's prune is ``git/pruned.py``'s rule.
 """
 
 from __future__ import annotations

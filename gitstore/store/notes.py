@@ -166,23 +166,24 @@ class NoteTexts(Mapping[str, str]):
         return len(self._all())
 
 
-def _tip(repo: pygit2.Repository, ref: str) -> tuple[pygit2.Reference | None, pygit2.Commit | None]:
-    """``ref`` and its commit (None, None when there is no such ref); ``pruned.Gone``
-    when the commit is missing (git's prune beside its writer)."""
+def _tip(repo: pygit2.Repository, ref: str) -> pygit2.Commit | None:
+    """The commit of ``ref`` (None when there is no such ref); ``pruned.Gone`` when
+    the commit is missing (git's prune beside its writer)."""
     try:
         found = repo.lookup_reference(ref)
     except (KeyError, pygit2.InvalidSpecError, ValueError):
-        return None, None
+        return None
     try:
-        return found, found.peel(pygit2.Commit)
+        commit: pygit2.Commit = found.peel(pygit2.Commit)
     except KeyError:
         raise pruned.Gone(str(found.target)) from None
     except (pygit2.InvalidSpecError, ValueError):
-        return None, None
+        return None
+    return commit
 
 
 def _tip_tree(repo: pygit2.Repository, ref: str) -> pygit2.Tree | None:
-    commit = _tip(repo, ref)[1]
+    commit = _tip(repo, ref)
     return pruned.tree_of(commit) if commit is not None else None
 
 
@@ -328,7 +329,7 @@ def _prepare(
 ) -> tuple[str | None, pygit2.Oid, pruned.Written] | None:
     """One attempt's objects: the commit the ref was read at, the new commit and
     the objects written; None: nothing to change."""
-    parent = _tip(repo, ref)[1]
+    parent = _tip(repo, ref)
     existing = pruned.tree_of(parent) if parent is not None else None
     wanted = changes(NoteTexts(repo, existing))
     if not wanted:

@@ -1,10 +1,6 @@
-"""What a push plans and sends with: the few parts of its pull it needs, as one record.
-
-A push starts with a pull (``Syncer.pull``); what it then reads of that pull
-(``sync/push.py``: the plan, the send, the copies it tracks, the count it keeps)
-and what a delete sends (``sync/delete.py``) is this record, made by
-``Syncer.sending`` once the pull's fetch is complete, not the whole ``Syncer``.
-"""
+"""What a push plans and sends with (``sync/push.py``) and a delete sends
+(``sync/delete.py``): the few parts of its pull they need, as one record made by
+``Syncer.sending``, never the whole ``Syncer``."""
 
 from __future__ import annotations
 
