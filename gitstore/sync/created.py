@@ -27,9 +27,9 @@ def create_packed(here: Here, steps: list[PullStep]) -> tuple[list[str], list[Pu
         wanted[name] = step.target.tip
         by_name[name] = step
     updates = [RefUpdate(n, None, tip) for n, tip in wanted.items()]
-    try:  # recorded as the refs it created (``intake.move``)
-        made = intake.move(here.place, updates, "jp pull", here.ops.moving, atomic=False,
-                           reflog=False)  # fmt: skip
+    record = here.ops.moving  # told the refs it created
+    try:
+        made = intake.move(here.place, updates, "jp pull", record, atomic=False, reflog=False)
     except (bulk.NoHardLinks, RefBusy):
         # no hard links here, or git's gc held packed-refs.lock past the wait: the
         # refs are created as loose files instead, one batch at a time (no lock of it)
