@@ -37,6 +37,7 @@ from gitstore.fs.place import Place
 from gitstore.git import pruned, refs
 from gitstore.git.refs import ON_REMOTES
 from gitstore.git.refs.transaction import RefUpdate
+from gitstore.git.refs.transaction import apply as apply_updates
 from gitstore.store import notes
 from gitstore.store.core import Store
 from gitstore.sync import remotes
@@ -166,7 +167,8 @@ def integrate(
             new = str(pruned.write(partial(repo.create_commit, None, signature, signature, message, tree, parents)))
             action = NotesAction.MERGED
         try:
-            intake.move(place, [RefUpdate(local_ref, local, new)], message, record)
+            with record([RefUpdate(local_ref, local, new)]):
+                apply_updates(place, [RefUpdate(local_ref, local, new)], message)
             if local is None and first is not None:
                 first(check.texts)  # a new ref: it holds these notes and no other
             return action, check.problems
