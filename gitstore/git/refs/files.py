@@ -19,7 +19,7 @@ import os
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
-from gitstore.git.refs import names
+from gitstore.git import refs as layout
 
 _HEX = frozenset("0123456789abcdef")
 
@@ -253,7 +253,7 @@ def conversations_state(path: Path) -> tuple[Path, str] | None:
                 return None
     except FileNotFoundError:
         pass
-    return gitdir, refs_state(gitdir, (names.LIVE_PREFIX, names.ARCHIVE_PREFIX))
+    return gitdir, refs_state(gitdir, (layout.LIVE_PREFIX, layout.ARCHIVE_PREFIX))
 
 
 def moved_names(old: str, new: str) -> set[str] | None:
