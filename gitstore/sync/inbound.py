@@ -338,21 +338,10 @@ def _note_text(
         return None
     data = bytes(repo.odb.read(oid)[1]) if kind_read == "blob" else b""
     if kind == "meta":
-        lines, dropped = [], 0
-        for raw in data.split(b"\n"):
-            if not raw.strip():
-                continue
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                line = ""
-            if boundary.meta_item(line) is None:
-                dropped += 1
-            else:
-                lines.append(line)
+        cleaned, dropped = boundary.clean_meta(data)
         if dropped:
             problems.append(f"{where}: dropped {dropped} line(s) that do not parse")
-        return "".join(line + "\n" for line in lines) if lines else None
+        return cleaned or None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
