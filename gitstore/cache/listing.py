@@ -51,7 +51,6 @@ _RECOUNT = """
 DELETE FROM listed_n;
 INSERT INTO listed_n SELECT archived, flags, count(*) FROM listed GROUP BY archived, flags;
 """
-TABLE_NAMES = ("listed", "listed_state", "listed_n")
 _WHERE = "archived IN ({}) AND flags & ? = 0"
 
 
