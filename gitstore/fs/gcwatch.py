@@ -1,20 +1,13 @@
 """The ``git gc`` running beside a write, read from its ``gc.pid``, and waited for
-when its prune could take what the write made.
-
-``git gc --prune=now`` walks the refs when its prune starts and then deletes every
-loose object that was unreachable at that walk, whatever its date (git reads
-"now" as the end of time), until it ends.  A write whose objects went loose
-before its ref moved can lose them after the ref names them, and after the
-write looked for them once.  Waiting for that gc to end before looking again
-closes the gap: what is gone then is gone for good, and written again.  git's
-own gc (``--auto``, two weeks' grace for unreachable objects) takes nothing
-new and is not waited for.  ``git prune --expire=now`` run alone holds no
-``gc.pid`` and is not seen.
+when its prune could take what the write made (why: ``git/pruned.py``, the one
+rule for a write beside a prune).  Only a ``--prune=now`` gc takes new objects;
+git's own (``--auto``, two weeks' grace) is not waited for, and ``git prune
+--expire=now`` run alone holds no ``gc.pid`` and is not seen.
 
 ``holding`` takes git's own gc lock (``gc.pid``, as ``git gc`` takes it) for a
-moment: while jp holds it, no ``git gc`` starts (git refuses: "gc is already
-running"), so what a write puts back after such a prune stays.  A ``gc.pid``
-whose process died is stale to git, and to jp.
+moment: meanwhile no ``git gc`` starts ("gc is already running"), so what a write
+puts back after such a prune stays.  A ``gc.pid`` whose process died is stale to
+git, and to jp.
 """
 
 from __future__ import annotations
