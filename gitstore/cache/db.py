@@ -27,7 +27,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitstore.cache import space, sql
+from gitstore.cache import sql
 from gitstore.cache.facts import SEGMENT, Facts, Run, segment_facts
 from gitstore.cache.sql import CHAIN, FORMAT, SEGMENTS, TO_SEGMENT, rollback
 from gitstore.cache.view import CachedChain, Segment
@@ -50,7 +50,7 @@ class Cache:
 
     def __init__(self, gitdir: Path) -> None:
         self.path = gitdir / "jp" / "cache.sqlite"
-        self.notice: space.Notice = space.quiet  # told of a slow step before it (to say so)
+        self.notice: sql.Notice = sql.quiet  # told of a slow step before it (to say so)
         self._db: sqlite3.Connection | None = None
         # rows this cache's writes may still index as they add them: together, not
         # each (an import of many small conversations is a big write, left to a search)
@@ -73,13 +73,13 @@ class Cache:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             db = sqlite3.connect(self.path, timeout=10, isolation_level=None)
             if db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
-                space.new_file(db)  # before the file's header is written
+                sql.new_file(db)  # before the file's header is written
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=OFF")
             version = db.execute("PRAGMA user_version").fetchone()[0]
             if str(version) != FORMAT:  # another layout: start again (nothing is lost)
                 sql.start_again(db)
-                space.reclaim(db, self.notice)  # what the old layout's rows took
+                sql.reclaim(db, self.notice)  # what the old layout's rows took
             self._db = db
         except (sqlite3.Error, OSError):
             self._db = self._read_only()
