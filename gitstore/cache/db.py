@@ -97,19 +97,22 @@ class Cache:
             return None
         return db if str(version) == FORMAT else None
 
-    def chain(self, tip: str) -> tuple[list[tuple[str, str | None, str]], bool]:
-        """Cached links from ``tip`` towards the root, and whether they reach it."""
+    def _fetch(self, query: str, args: Sequence[Any]) -> list[Any] | None:
+        """The rows ``query`` reads (None: no cache, or an SQLite error: a miss)."""
         db = self._conn()
         if db is None:
-            return [], False
+            return None
         try:
-            rows = db.execute(CHAIN, (tip,)).fetchall()
+            return db.execute(query, args).fetchall()
         except sqlite3.Error:
+            return None
+
+    def chain(self, tip: str) -> tuple[list[tuple[str, str | None, str]], bool]:
+        """Cached links from ``tip`` towards the root, and whether they reach it."""
+        rows = self._fetch(CHAIN, (tip,))
+        if not rows or (sql.repeats(rows) and self._db and sql.reset(self._db)):  # a loop: dropped
             return [], False
-        if sql.repeats(rows) and sql.reset(db):  # a parent loop: a damaged cache, dropped
-            return [], False
-        complete = bool(rows) and rows[-1][1] is None
-        return rows, complete
+        return rows, rows[-1][1] is None
 
     def events(self, tip: str) -> tuple[list[Event], list[str]] | None:
         """The chain ending at ``tip``, root first: events and commit ids (None: a miss)."""
@@ -223,15 +226,8 @@ class Cache:
         return None
 
     def _segment_row(self, segment: Segment, columns: str) -> tuple[Any, ...] | None:
-        db = self._conn()
-        if db is None:
-            return None
-        try:
-            found = db.execute(f"SELECT {columns} FROM segments WHERE last = ?", (segment.last,))
-            row: tuple[Any, ...] | None = found.fetchone()
-        except sqlite3.Error:
-            return None
-        return row
+        rows = self._fetch(f"SELECT {columns} FROM segments WHERE last = ?", (segment.last,))
+        return tuple(rows[0]) if rows else None
 
     def _damaged(self, segment: Segment) -> None:
         db = self._conn()
@@ -326,15 +322,10 @@ class Cache:
 
     def known(self, commits: Sequence[str]) -> set[str]:
         """Which of ``commits`` have a row (one query, not one per commit)."""
-        db = self._conn()
-        if db is None or not commits:
-            return set()
+        # an SQLite without json_each (an error: a miss) knows nothing; reads still work
         query = f"SELECT e.commit_id FROM {_EACH}"
-        try:
-            rows = db.execute(query, (json.dumps(list(commits)),)).fetchall()
-        except sqlite3.Error:  # an SQLite without json_each: nothing is known, reads still work
-            return set()
-        return {r[0] for r in rows}
+        rows = self._fetch(query, (json.dumps(list(commits)),)) if commits else None
+        return {r[0] for r in rows or []}
 
     def add(self, entries: Iterable[tuple[str, str | None, Event | str]]) -> None:
         db = self._conn()
