@@ -308,13 +308,18 @@ def _value_fits(key: str, value: Any) -> bool:
     return True
 
 
-def clean_meta(text: str) -> tuple[str, int]:
-    """A metadata note's well-formed lines, and how many others were dropped."""
+def clean_meta(data: bytes) -> tuple[str, int]:
+    """A metadata note's well-formed lines, and how many others (one that is not
+    UTF-8 among them) were dropped."""
     kept: list[str] = []
     dropped = 0
-    for line in text.splitlines():
-        if not line.strip():
+    for raw in data.split(b"\n"):
+        if not raw.strip():
             continue
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            line = ""
         if meta_item(line) is None:
             dropped += 1
         else:

@@ -27,7 +27,7 @@ class InvalidId(GitStoreError):
 
 
 class ConversationNotFound(GitStoreError):
-    def __init__(self, cid: str, archived_too: bool = True) -> None:
+    def __init__(self, cid: str) -> None:
         super().__init__(f"no conversation {cid}")
         self.cid = cid
 

@@ -9,9 +9,8 @@ from gitstore.lazy import face
 
 if TYPE_CHECKING:
     from gitstore.git.command import redact as redact_url
-    from gitstore.sync.remotes import check_name
+    from gitstore.sync.remotespecs import check_name, check_url
     from gitstore.sync.remotestate import add, default, find, listing, remove
-    from gitstore.sync.urls import check as check_url
 
 __all__: list[str]  # the names above, read from them when first asked for
 

@@ -4,9 +4,10 @@ Commits never change, so an entry never goes stale and forks share entries.  A
 conversation is read from its tip by following ``parent`` links inside SQLite
 (one recursive query); what the cache lacks is read from git and added.
 
-A second table keeps per-tip summaries (counts, first request, last time:
-``keyed``), and ``listing`` the rows of `ls`, so that listing reads no event
-chains.
+Two keyed tables keep a summary per tip (counts, first request, last time) and
+one derived value per name (computed from the git state its ``version`` names),
+and ``listing`` the rows of `ls`, so that listing reads no event chains.  A
+failure reads as a miss, and a write that fails is dropped.
 
 A third keeps segments: every chain is cut, from its root, into runs of
 ``SEGMENT`` events, each stored as one JSON array with its commit ids and
@@ -26,7 +27,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitstore.cache import keyed, space, sql
+from gitstore.cache import sql
 from gitstore.cache.facts import SEGMENT, Facts, Run, segment_facts
 from gitstore.cache.sql import CHAIN, FORMAT, SEGMENTS, TO_SEGMENT, rollback
 from gitstore.cache.view import CachedChain, Segment
@@ -49,7 +50,7 @@ class Cache:
 
     def __init__(self, gitdir: Path) -> None:
         self.path = gitdir / "jp" / "cache.sqlite"
-        self.notice: space.Notice = space.quiet  # told of a slow step before it (to say so)
+        self.notice: sql.Notice = sql.quiet  # told of a slow step before it (to say so)
         self._db: sqlite3.Connection | None = None
         # rows this cache's writes may still index as they add them: together, not
         # each (an import of many small conversations is a big write, left to a search)
@@ -72,13 +73,13 @@ class Cache:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             db = sqlite3.connect(self.path, timeout=10, isolation_level=None)
             if db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
-                space.new_file(db)  # before the file's header is written
+                sql.new_file(db)  # before the file's header is written
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=OFF")
             version = db.execute("PRAGMA user_version").fetchone()[0]
             if str(version) != FORMAT:  # another layout: start again (nothing is lost)
                 sql.start_again(db)
-                space.reclaim(db, self.notice)  # what the old layout's rows took
+                sql.reclaim(db, self.notice)  # what the old layout's rows took
             self._db = db
         except (sqlite3.Error, OSError):
             self._db = self._read_only()
@@ -96,19 +97,22 @@ class Cache:
             return None
         return db if str(version) == FORMAT else None
 
-    def chain(self, tip: str) -> tuple[list[tuple[str, str | None, str]], bool]:
-        """Cached links from ``tip`` towards the root, and whether they reach it."""
+    def _fetch(self, query: str, args: Sequence[Any]) -> list[Any] | None:
+        """The rows ``query`` reads (None: no cache, or an SQLite error: a miss)."""
         db = self._conn()
         if db is None:
-            return [], False
+            return None
         try:
-            rows = db.execute(CHAIN, (tip,)).fetchall()
+            return db.execute(query, args).fetchall()
         except sqlite3.Error:
+            return None
+
+    def chain(self, tip: str) -> tuple[list[tuple[str, str | None, str]], bool]:
+        """Cached links from ``tip`` towards the root, and whether they reach it."""
+        rows = self._fetch(CHAIN, (tip,))
+        if not rows or (sql.repeats(rows) and self._db and sql.reset(self._db)):  # a loop: dropped
             return [], False
-        if sql.repeats(rows) and sql.reset(db):  # a parent loop: a damaged cache, dropped
-            return [], False
-        complete = bool(rows) and rows[-1][1] is None
-        return rows, complete
+        return rows, rows[-1][1] is None
 
     def events(self, tip: str) -> tuple[list[Event], list[str]] | None:
         """The chain ending at ``tip``, root first: events and commit ids (None: a miss)."""
@@ -222,15 +226,8 @@ class Cache:
         return None
 
     def _segment_row(self, segment: Segment, columns: str) -> tuple[Any, ...] | None:
-        db = self._conn()
-        if db is None:
-            return None
-        try:
-            found = db.execute(f"SELECT {columns} FROM segments WHERE last = ?", (segment.last,))
-            row: tuple[Any, ...] | None = found.fetchone()
-        except sqlite3.Error:
-            return None
-        return row
+        rows = self._fetch(f"SELECT {columns} FROM segments WHERE last = ?", (segment.last,))
+        return tuple(rows[0]) if rows else None
 
     def _damaged(self, segment: Segment) -> None:
         db = self._conn()
@@ -325,15 +322,10 @@ class Cache:
 
     def known(self, commits: Sequence[str]) -> set[str]:
         """Which of ``commits`` have a row (one query, not one per commit)."""
-        db = self._conn()
-        if db is None or not commits:
-            return set()
+        # an SQLite without json_each (an error: a miss) knows nothing; reads still work
         query = f"SELECT e.commit_id FROM {_EACH}"
-        try:
-            rows = db.execute(query, (json.dumps(list(commits)),)).fetchall()
-        except sqlite3.Error:  # an SQLite without json_each: nothing is known, reads still work
-            return set()
-        return {r[0] for r in rows}
+        rows = self._fetch(query, (json.dumps(list(commits)),)) if commits else None
+        return {r[0] for r in rows or []}
 
     def add(self, entries: Iterable[tuple[str, str | None, Event | str]]) -> None:
         db = self._conn()
@@ -354,39 +346,87 @@ class Cache:
             rollback(db)
 
     def summaries(self, tips: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """The summaries kept for ``tips`` (a tip without one is absent)."""
         db = self._conn()
-        return keyed.summaries(db, tips) if db is not None and tips else {}
+        if db is None or not tips:
+            return {}
+        query = "SELECT s.tip, s.json FROM json_each(?) AS t JOIN summaries AS s ON s.tip = t.value"
+        try:
+            try:
+                rows = db.execute(query, (json.dumps(list(tips)),)).fetchall()
+            except sqlite3.OperationalError:  # an SQLite without json_each
+                rows = []
+                for start in range(0, len(tips), 500):
+                    part = list(tips[start : start + 500])
+                    marks = ",".join("?" * len(part))
+                    found = db.execute(
+                        f"SELECT tip, json FROM summaries WHERE tip IN ({marks})", part
+                    )
+                    rows += found.fetchall()
+            found = json.loads("{" + ",".join(f'"{t}":{raw}' for t, raw in rows) + "}")
+        except (sqlite3.Error, ValueError, TypeError):
+            return {}
+        return {t: v for t, v in found.items() if isinstance(v, dict)}  # rows of a shape
 
     def put_summaries(self, items: dict[str, dict[str, Any]]) -> None:
-        db = self._conn()
-        if db is not None and items:
-            keyed.put_summaries(db, items)
+        rows = [(t, json.dumps(s, ensure_ascii=False)) for t, s in items.items()]
+        self._write("INSERT OR REPLACE INTO summaries VALUES (?, ?)", rows)
 
     def derived(self, name: str, version: str) -> Any:
         """A value computed from git state named by ``version`` (e.g. a commit id), or None."""
         db = self._conn()
-        return keyed.derived(db, name, version) if db is not None else None
+        if db is None:
+            return None
+        try:
+            row = db.execute("SELECT version, json FROM derived WHERE name = ?", (name,)).fetchone()
+            return json.loads(row[1]) if row is not None and row[0] == version else None
+        except (sqlite3.Error, ValueError):
+            return None
 
     def put_derived(self, name: str, version: str, value: Any) -> None:
         """Keep one value per name: the one for the newest ``version`` seen."""
-        db = self._conn()
-        if db is not None:
-            keyed.put_derived(db, name, version, value)
+        self.put_derived_many(version, {name: value})
 
     def derived_many(self, names: Sequence[str], version: str) -> dict[str, Any]:
         """The values kept for ``names`` under ``version`` (``derived``), in one query."""
         db = self._conn()
-        return keyed.derived_many(db, names, version) if db is not None and names else {}
+        if db is None or not names:
+            return {}
+        query = (
+            "SELECT d.name, d.json FROM json_each(?) AS t JOIN derived AS d ON d.name = t.value"
+            " WHERE d.version = ?"
+        )
+        try:
+            rows = db.execute(query, (json.dumps(list(names)), version)).fetchall()
+            # one parse for every row; a row that is not one whole value fails it all (a miss)
+            values = json.loads("[" + ",".join(r[1] for r in rows) + "]")
+            return dict(zip((r[0] for r in rows), values, strict=True))
+        except (sqlite3.Error, ValueError, TypeError):
+            return {}
 
     def put_derived_many(self, version: str, items: dict[str, Any]) -> None:
-        db = self._conn()
-        if db is not None and items:
-            keyed.put_derived_many(db, version, items)
+        rows = [(n, version, json.dumps(v, ensure_ascii=False)) for n, v in items.items()]
+        self._write("INSERT OR REPLACE INTO derived VALUES (?, ?, ?)", rows)
 
     def drop_derived(self, prefix: str, keep: Sequence[str]) -> None:
+        """Drop the values whose name starts with ``prefix``, but those named in ``keep``."""
+        query = (
+            "DELETE FROM derived WHERE substr(name, 1, ?) = ?"
+            " AND name NOT IN (SELECT value FROM json_each(?))"
+        )
+        self._write(query, [(len(prefix), prefix, json.dumps(list(keep)))])
+
+    def _write(self, query: str, rows: list[tuple[Any, ...]]) -> None:
+        """``query`` for each of ``rows``, in one transaction; a failure drops the write."""
         db = self._conn()
-        if db is not None:
-            keyed.drop_derived(db, prefix, keep)
+        if db is None or not rows:
+            return
+        try:
+            db.execute("BEGIN")
+            db.executemany(query, rows)
+            db.execute("COMMIT")
+        except sqlite3.Error:
+            rollback(db)
 
     def close(self) -> None:
         if self._db is not None:

@@ -51,7 +51,6 @@ _RECOUNT = """
 DELETE FROM listed_n;
 INSERT INTO listed_n SELECT archived, flags, count(*) FROM listed GROUP BY archived, flags;
 """
-TABLE_NAMES = ("listed", "listed_state", "listed_n")
 _WHERE = "archived IN ({}) AND flags & ? = 0"
 
 
@@ -88,32 +87,30 @@ class Listing:
         self._made = True
         return db
 
+    def _rows(self, query: str, args: Sequence[Any] = ()) -> list[Any] | None:
+        """The rows ``query`` reads (None: no cache, or an SQLite error: a miss)."""
+        db = self._db()
+        if db is None:
+            return None
+        try:
+            return db.execute(query, args).fetchall()
+        except sqlite3.Error:
+            return None
+
     def state(self) -> tuple[str, str] | None:
         """(refs fingerprint, key) the rows were last brought up to date for; None
         when there is none, or the rows are not as many as were written (rows deleted
         by hand: every row is made again).  The rows are counted by triggers as they
         are written (``listed_n``), so this reads no row."""
-        db = self._db()
-        if db is None:
-            return None
         query = "SELECT refs, key, n, (SELECT coalesce(sum(n), 0) FROM listed_n) FROM listed_state WHERE id = 1"
-        try:
-            row = db.execute(query).fetchone()
-        except sqlite3.Error:
+        rows = self._rows(query)
+        if not rows or rows[0][2] != rows[0][3]:
             return None
-        if row is None or row[2] != row[3]:
-            return None
-        return str(row[0]), str(row[1])
+        return str(rows[0][0]), str(rows[0][1])
 
     def known(self) -> dict[str, tuple[str, bool]]:
         """Every row's id -> (tip, archived)."""
-        db = self._db()
-        if db is None:
-            return {}
-        try:
-            rows = db.execute("SELECT cid, tip, archived FROM listed").fetchall()
-        except sqlite3.Error:
-            return {}
+        rows = self._rows("SELECT cid, tip, archived FROM listed") or []
         return {str(c): (str(t), bool(a)) for c, t, a in rows}
 
     def update(
@@ -222,28 +219,16 @@ class Listing:
 
     def neighbours(self, cid: str) -> tuple[str | None, str | None]:
         """The ids just before and just after ``cid`` in id order (every row)."""
-        db = self._db()
-        if db is None:
-            return None, None
-        try:
-            before = db.execute("SELECT max(cid) FROM listed WHERE cid < ?", (cid,)).fetchone()[0]
-            after = db.execute("SELECT min(cid) FROM listed WHERE cid > ?", (cid,)).fetchone()[0]
-        except sqlite3.Error:
-            return None, None
-        return before, after
+        query = "SELECT (SELECT max(cid) FROM listed WHERE cid < ?), (SELECT min(cid) FROM listed WHERE cid > ?)"
+        rows = self._rows(query, (cid, cid))
+        return (rows[0][0], rows[0][1]) if rows else (None, None)
 
     def ids(self, start: str = "") -> list[tuple[str, bool, str]]:
         """(id, archived, title) of every row whose id begins with ``start``, in id
         order (a range of the primary key: what completion shows, not every row)."""
-        db = self._db()
-        if db is None:
-            return []
         query = "SELECT cid, archived, coalesce(json_extract(row, '$.title'), '') FROM listed"
         query += " WHERE cid >= ? AND cid < ? ORDER BY cid"
-        try:
-            rows = db.execute(query, (start, start + "\U0010ffff")).fetchall()
-        except sqlite3.Error:
-            return []
+        rows = self._rows(query, (start, start + "\U0010ffff")) or []
         return [(str(c), bool(a), str(t)) for c, a, t in rows]
 
 

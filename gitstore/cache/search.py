@@ -39,14 +39,14 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from gitstore.cache import space, sql
+from gitstore.cache import sql
 
 
 class Cached(sql.Connected, Protocol):
     """What the index asks of ``db.Cache``: its connection, and whom to tell of a
     slow step."""
 
-    notice: space.Notice
+    notice: sql.Notice
 
 
 # (event type, field) pairs whose text is searched
@@ -344,7 +344,7 @@ class Search:
         except sqlite3.Error:
             pass
         self._usable = None
-        space.reclaim(db, self._cache.notice)
+        sql.reclaim(db, self._cache.notice)
 
     def _mark_whole(self, db: sqlite3.Connection, tips: Sequence[str]) -> list[str]:
         """Record the tips found whole; return the ones that are not."""

@@ -1,8 +1,30 @@
-"""The cache's SQLite schema and the recursive walks it reads chains with."""
+"""The cache's SQLite file: its schema, the recursive walks it reads chains with,
+a layout started again, and the space of what it no longer keeps given back.
+
+A cache of another layout has its tables dropped (``Cache._conn``) and an index
+of another layout is made again (``Search.rebuild``); SQLite keeps the freed
+pages in the file for later rows, so an old cache would stay its old size (the
+index of positions alone was 679 MiB at 100,000 conversations).  Past
+``LEAST`` freed bytes they are given back once, at that change:
+
+- a cache made by this layout keeps ``auto_vacuum = INCREMENTAL``, so the free
+  pages are cut off the end of the file (``incremental_vacuum``): it costs the
+  pages freed, not the file;
+- an older cache, made without it, is copied once by ``VACUUM`` into a file
+  of its live pages, which turns the mode on for every later change.  That
+  costs the whole cache (seconds for hundreds of MiB), so the caller is told
+  first, to say so.
+
+Both run in SQLite's own write transaction, so concurrent readers keep their
+snapshot and writers wait (the connection's timeout) or get a miss; a crash
+leaves the old file or the new one, never a mix.  Every failure (a busy cache,
+a full disk) leaves the space where it is: the cache works the same.
+"""
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from itertools import repeat
 from typing import Any, Protocol
 
@@ -102,31 +124,28 @@ def events_ok(events: Any) -> bool:
     return {str}.issuperset(map(type, kinds))
 
 
-def start_again(db: sqlite3.Connection) -> None:
-    """Drop every table of any layout and make this one's, in one transaction (a cache
-    of another ``FORMAT``: nothing is lost, git has it all)."""
-    db.executescript(
-        "BEGIN IMMEDIATE;"
-        + "".join(f"DROP TABLE IF EXISTS {t};" for t in OLD_TABLES)
+def start_again(db: sqlite3.Connection, damaged: bool = False) -> bool:
+    """Drop every table of any layout and make this one's (nothing is lost: git has it
+    all): a cache of another ``FORMAT``, in one transaction, or a ``damaged`` one's
+    contents, whatever fails.  True, so that a caller can say ``if ... and
+    sql.reset(db): return None``."""
+    script = (
+        "".join(f"DROP TABLE IF EXISTS {t};" for t in OLD_TABLES)
         + SCHEMA
-        + f"PRAGMA user_version = {int(FORMAT)}; COMMIT;"
+        + f"PRAGMA user_version = {int(FORMAT)};"
     )
+    try:
+        db.executescript(script if damaged else f"BEGIN IMMEDIATE;{script} COMMIT;")
+    except sqlite3.Error:
+        if not damaged:
+            raise
     search_table(db)
+    return True
 
 
 def reset(db: sqlite3.Connection) -> bool:
-    """Drop a damaged cache's contents and start again (nothing is lost: git has it
-    all).  True, so that a caller can say ``if ... and sql.reset(db): return None``."""
-    try:
-        db.executescript(
-            "".join(f"DROP TABLE IF EXISTS {t};" for t in OLD_TABLES)
-            + SCHEMA
-            + f"PRAGMA user_version = {int(FORMAT)};"
-        )
-    except sqlite3.Error:
-        pass
-    search_table(db)
-    return True
+    """A damaged cache's contents dropped, and started again (``start_again``)."""
+    return start_again(db, damaged=True)
 
 
 def search_table(db: sqlite3.Connection) -> None:
@@ -172,3 +191,59 @@ class Connected(Protocol):
     (None: no cache file), without importing it (``db`` makes them)."""
 
     def _conn(self) -> sqlite3.Connection | None: ...
+
+
+# -- the space of what the cache no longer keeps --------------------------------------
+
+LEAST = 16 * 2**20  # freed bytes below which nothing is given back
+NOTE_FROM = 64 * 2**20  # a copy of more live bytes than this is said first
+INCREMENTAL = 2  # PRAGMA auto_vacuum's value for INCREMENTAL
+
+Notice = Callable[[str], None]
+
+
+def quiet(_message: str) -> None:
+    """A notice that nobody hears (the store's default)."""
+
+
+def _bytes(db: sqlite3.Connection, pages: str = "freelist_count") -> int:
+    """The bytes of the file's free pages (``page_count``: of all its pages)."""
+    (count,) = db.execute(f"PRAGMA {pages}").fetchone()
+    (size,) = db.execute("PRAGMA page_size").fetchone()
+    return int(count) * int(size)
+
+
+def new_file(db: sqlite3.Connection) -> None:
+    """Before a new cache's first table: free pages can be given back cheaply later."""
+    try:
+        db.execute(f"PRAGMA auto_vacuum = {INCREMENTAL}")
+    except sqlite3.Error:
+        pass
+
+
+def reclaim(db: sqlite3.Connection, notice: Notice) -> bool:
+    """Give the freed pages back to the file system (outside any transaction);
+    whether it was done.  ``notice`` is told before a copy of the whole cache."""
+    if db.in_transaction:
+        return False
+    try:
+        free = _bytes(db)
+        if free < LEAST:
+            return False
+        (mode,) = db.execute("PRAGMA auto_vacuum").fetchone()
+        if mode == INCREMENTAL:
+            # run to its end (``execute`` would step it once: one page)
+            db.executescript("PRAGMA incremental_vacuum;")
+        else:
+            size = _bytes(db, "page_count")
+            if size - free > NOTE_FROM:
+                notice(
+                    f"note: giving back {free / 2**20:.0f} MiB that an older layout of the "
+                    f"cache left in {size / 2**20:.0f} MiB (once; it may take a while)"
+                )
+            db.execute(f"PRAGMA auto_vacuum = {INCREMENTAL}")
+            db.execute("VACUUM")
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+    except sqlite3.Error:
+        return False
+    return True

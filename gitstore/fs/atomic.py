@@ -6,14 +6,17 @@ leaves the old file or the new one.  The temporary name is unique to the write
 (``mkstemp`` in the target's folder, so the rename stays on one file system),
 two writers at once leave one whole file, and the temporary is removed when the
 write fails.  A disk that fails the write is named as the ``EnvironmentFault``
-it is.
+it is.  Local state's small JSON files (the quarantine's reasons, the journal's
+pull count) are read and written here too (``read_json``, ``write_json``).
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 from pathlib import Path
+from typing import Any
 
 from gitstore.errors import EnvironmentFault, environment_fault
 
@@ -104,3 +107,24 @@ def _fault(exc: OSError, path: Path) -> EnvironmentFault | None:
     if fault is None:
         return None
     return EnvironmentFault(fault.kind, fault.path, exc.strerror or str(exc))
+
+
+def read_json(path: Path) -> dict[str, Any]:
+    """The JSON object in ``path``; empty when it is missing, unreadable or not an
+    object (local state: a lost file only costs its hint)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def write_json(path: Path, data: Any, pretty: bool = False) -> None:
+    """``data`` as ``path``'s whole content (``pretty``: indented, sorted, one
+    final newline)."""
+    text = (
+        json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+        if pretty
+        else json.dumps(data)
+    )
+    write(path, text)

@@ -10,6 +10,10 @@ is the ref's new value, they carry no owner, and a killed git or libgit2
 leaves them behind.  A live writer holds one for milliseconds, so one older
 than ``REF_LOCK_STALE`` seconds has no live writer: a blocked command says
 so, and ``jp doctor --fix`` removes it.
+
+A writer's own record (a ref journal, a pending operation) is locked with
+``flock`` for as long as it lives: one whose lock ``claim`` takes has no writer
+left, and whoever takes it finishes the writer's work.
 """
 
 from __future__ import annotations
@@ -123,3 +127,23 @@ def jp_owned(name: str, project: bool) -> bool:
     if name == "index.lock":
         return False
     return not project or name.startswith(JP_LOCKS)
+
+
+def claim(path: Path, still_there: bool = False) -> int | None:
+    """A descriptor holding ``path``'s lock, or None while its writer lives (or it is gone).
+
+    ``still_there``: also None when the file was removed (and perhaps made
+    again) between the open and the lock, as a writer that completes does.
+    """
+    try:
+        fd = os.open(path, os.O_RDWR)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        if still_there and os.fstat(fd).st_ino != os.stat(path).st_ino:
+            raise OSError("completed and removed meanwhile")
+    except OSError:
+        os.close(fd)
+        return None
+    return fd

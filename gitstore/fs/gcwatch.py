@@ -1,20 +1,13 @@
 """The ``git gc`` running beside a write, read from its ``gc.pid``, and waited for
-when its prune could take what the write made.
-
-``git gc --prune=now`` walks the refs when its prune starts and then deletes every
-loose object that was unreachable at that walk, whatever its date (git reads
-"now" as the end of time), until it ends.  A write whose objects went loose
-before its ref moved can lose them after the ref names them, and after the
-write looked for them once.  Waiting for that gc to end before looking again
-closes the gap: what is gone then is gone for good, and written again.  git's
-own gc (``--auto``, two weeks' grace for unreachable objects) takes nothing
-new and is not waited for.  ``git prune --expire=now`` run alone holds no
-``gc.pid`` and is not seen.
+when its prune could take what the write made (why: ``git/pruned.py``, the one
+rule for a write beside a prune).  Only a ``--prune=now`` gc takes new objects;
+git's own (``--auto``, two weeks' grace) is not waited for, and ``git prune
+--expire=now`` run alone holds no ``gc.pid`` and is not seen.
 
 ``holding`` takes git's own gc lock (``gc.pid``, as ``git gc`` takes it) for a
-moment: while jp holds it, no ``git gc`` starts (git refuses: "gc is already
-running"), so what a write puts back after such a prune stays.  A ``gc.pid``
-whose process died is stale to git, and to jp.
+moment: meanwhile no ``git gc`` starts ("gc is already running"), so what a write
+puts back after such a prune stays.  A ``gc.pid`` whose process died is stale to
+git, and to jp.
 """
 
 from __future__ import annotations
@@ -82,16 +75,9 @@ _PRUNE_NOW = re.compile(r"pruneexpire\s*=\s*\"?\s*(now|all)\b")
 
 
 def after_gc(gitdir: Path, wait: float = GC_WAIT) -> None:
-    """Wait (up to ``wait`` seconds) for the ``git gc`` running beside a write to end,
-    if it prunes whatever the date (``prunes_now``).
-
-    Such a prune deletes every loose object that was unreachable when its walk
-    began, until it ends: objects written loose before their ref moved can go
-    after the ref names them.  Once that gc has ended, what the write looks for
-    again is either there or gone for good, and written again.  A gc that starts
-    after the ref moved finds the ref, and git's own gc (``--auto``: two weeks'
-    grace) takes no new object: neither is waited for.
-    """
+    """Wait (up to ``wait`` seconds) for the ``git gc`` beside a write to end, if it
+    prunes whatever the date (``prunes_now``; why: the module's docstring).  A gc
+    that starts after the ref moved finds the ref: it is not waited for."""
     running = gc_running(gitdir)
     if running is None or _mine(running) or not prunes_now(gitdir, running):
         return
@@ -163,14 +149,11 @@ def _host() -> str:
 
 @contextlib.contextmanager
 def shielded(gitdir: Path) -> Iterator[bool]:
-    """A small write's objects and its ref move inside: no ``git gc`` starts
-    meanwhile (git's gc lock held, as ``holding``), after one beside that prunes
-    whatever the date has ended; whether the lock was taken.  A gc that keeps git's
-    grace period takes nothing new, so one running is neither waited for nor
-    locked out.  The lock is held for the milliseconds of one write, so that a
-    loop of ``git gc --prune=now`` beside jp never takes a note or an operation
-    record before its ref names it (a bare ``git prune`` takes no lock: not
-    defended, docs/reliability.md)."""
+    """A small write's objects and its ref move inside, after a pruning gc beside
+    has ended and with git's gc lock held (``holding``); whether it was taken.  A gc
+    that keeps git's grace period takes nothing new: not waited for nor locked out.
+    So a loop of ``git gc --prune=now`` never takes a note or an operation record
+    before its ref names it (a bare ``git prune`` is not defended, docs/reliability.md)."""
     running = gc_running(gitdir)
     if running is not None and not _mine(running) and not prunes_now(gitdir, running):
         yield False

@@ -1,24 +1,12 @@
-"""Trying again: the loops that wait out a sibling's lock or a concurrent move.
+"""Trying again: every loop that waits out a sibling's lock or a concurrent move.
 
-Two shapes cover every retry in gitstore:
-
-- ``until(limit, poll)``: tries for up to ``limit`` seconds, ``poll`` apart
-  (a ref lock another process holds for a moment).  Each try is an
-  ``Attempt``; its ``last`` says the time is up, and the loop ends once a try
-  whose time was up is done.  A loop that falls through ran out of time.
-- ``jittered(count)``: at most ``count`` tries, a short random sleep between
-  them that grows with each (writers racing for one ref spread apart);
-- ``growing(count, step)``: at most ``count`` tries, ``step`` seconds after the
-  first, twice that after the second... (a prune beside a write finishing);
-- ``pausing(pauses)``: one try more than ``pauses``, each pause after its try
-  (a git command another one beside it holds a lock from);
-- ``tries(count)``: at most ``count`` tries, no wait (the loop reads again what
-  moved, as a compare-and-swap does).
-
-``before(deadline, poll)`` is ``until`` against a deadline the caller took
-once (``deadline(limit)``), so that several loops of one command share it.
-
-Waiting uses the machine's monotonic clock: it is no data, and nothing records it.
+``until``/``before`` try for a time (each try an ``Attempt`` whose ``last`` says
+the time is up; several loops of one command share a ``deadline``); ``jittered``,
+``growing``, ``pausing`` and ``tries`` try a number of times, with random growing
+sleeps (writers racing for one ref spread apart), growing ones (a prune beside a
+write finishing), given ones (a git beside holding a lock) or none (a
+compare-and-swap reads again what moved).  Waiting uses the machine's monotonic
+clock: it is no data, and nothing records it.
 """
 
 from __future__ import annotations

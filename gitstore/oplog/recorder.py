@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from gitstore.clock import SYSTEM
 from gitstore.errors import GitStoreError, environment_fault
-from gitstore.fs.claim import claim
+from gitstore.fs.flock import claim
 from gitstore.git.refs import transaction
 from gitstore.git.refs.transaction import ANY, RefUpdate
 from gitstore.intake import Verify

@@ -30,7 +30,6 @@ from gitstore.store import format as storeformat
 if TYPE_CHECKING:
     from gitstore.store.core import Store
 
-QUARANTINE = "refs/jp/quarantine/"
 FIX = "jp doctor --fix"
 FSCK_LINES = 5  # fsck problems named one by one; the rest are counted
 

@@ -29,7 +29,6 @@ from gitstore import boundary
 from gitstore.errors import Refused
 from gitstore.git import refs
 from gitstore.git.refs import quarantine
-from gitstore.sync import rawobjects
 from gitstore.sync.remotespecs import tracking_prefix
 
 if TYPE_CHECKING:
@@ -42,7 +41,7 @@ else:
 
     pygit2 = lazy_module("pygit2")
 
-_KINDS = {1: "commit", 2: "tree", 3: "blob", 4: "tag"}
+_KINDS = {1: "commit", 2: "tree", 3: "blob", 4: "tag"}  # git's object type numbers
 _NOTE = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 _PART = re.compile(r"[0-9a-f]{2}")
 BATCH = 64  # commits checked between two questions to the cache
@@ -141,8 +140,51 @@ def _check_commit(repo: pygit2.Repository, oid: str, limits: boundary.Limits) ->
         raise _Bad("an object of it is missing", keep=False) from None
 
 
+class Plain:
+    """An event commit of the plain shape: its parent and its blob's id."""
+
+    __slots__ = ("blob", "parent")
+
+    def __init__(self, parent: str | None, blob: bytes) -> None:
+        self.parent = parent
+        self.blob = blob
+
+
+_HEAD = re.compile(
+    rb"tree ([0-9a-f]{40}|[0-9a-f]{64})\n(?:parent ([0-9a-f]{40}|[0-9a-f]{64})\n)?"
+    rb"author [^\n]*\ncommitter [^\n]*\n"
+)
+_ENTRY = re.compile(rb"10[0-7]{4} event\.json\x00")  # a file: libgit2 reads any 10xxxx so
+
+
+def read_plain(odb: pygit2.Odb, oid: str) -> Plain | None:
+    """``oid`` read quickly, as a plain event commit (one object database read for
+    the commit, one for the tree, no libgit2 objects): a commit that starts with its
+    tree, at most one parent, an author and a committer; a tree of exactly one file
+    entry, ``event.json``.  Nothing is taken on trust: anything else is None, and the
+    slow reading (``_check_read``) refuses it in its own words or accepts what is
+    merely unusual (a second parent line)."""
+    try:
+        kind, raw = odb.read(oid)
+    except (KeyError, ValueError, pygit2.GitError):
+        return None
+    head = _HEAD.match(raw) if _KINDS.get(int(kind)) == "commit" else None
+    if head is None:
+        return None
+    tree, parent = head.group(1), head.group(2)
+    try:
+        kind, entries = odb.read(tree.decode("ascii"))
+    except (KeyError, ValueError, pygit2.GitError):
+        return None
+    width = len(tree) // 2  # the raw id's bytes: 20 (SHA-1) or 32 (SHA-256)
+    entry = _ENTRY.match(entries)
+    if _KINDS.get(int(kind)) != "tree" or entry is None or len(entries) != entry.end() + width:
+        return None
+    return Plain(parent.decode("ascii") if parent is not None else None, entries[-width:])
+
+
 def _check_present(repo: pygit2.Repository, oid: str, limits: boundary.Limits) -> Row:
-    plain = rawobjects.read_plain(repo.odb, oid)
+    plain = read_plain(repo.odb, oid)
     if plain is None:  # not the plain shape: the slow reading says why, or accepts it
         return _check_read(repo, oid, limits)
     kind, size = kind_of(repo, plain.blob.hex())
@@ -296,21 +338,10 @@ def _note_text(
         return None
     data = bytes(repo.odb.read(oid)[1]) if kind_read == "blob" else b""
     if kind == "meta":
-        lines, dropped = [], 0
-        for raw in data.split(b"\n"):
-            if not raw.strip():
-                continue
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                line = ""
-            if boundary.meta_item(line) is None:
-                dropped += 1
-            else:
-                lines.append(line)
+        cleaned, dropped = boundary.clean_meta(data)
         if dropped:
             problems.append(f"{where}: dropped {dropped} line(s) that do not parse")
-        return "".join(line + "\n" for line in lines) if lines else None
+        return cleaned or None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

@@ -33,6 +33,7 @@ from functools import partial
 import pygit2
 
 from gitstore.git import pruned
+from gitstore.sync.inbound import kind_of
 from gitstore.sync.journalstate import (  # when to reconcile: no libgit2 needed
     JOURNAL_FROM,
     RECONCILE_EVERY,
@@ -128,20 +129,12 @@ def _parts(names: list[str]) -> list[list[str]]:
 
 def _head(repo: pygit2.Repository, oid: str) -> tuple[int, str | None]:
     """An entry's depth in its chain and the base it records (0, None: not said)."""
-    header = _size(repo, oid)
-    if header is None or header[0] != pygit2.enums.ObjectType.COMMIT or header[1] > MAX_MESSAGE:
+    kind, size = kind_of(repo, oid)
+    if kind != "commit" or size > MAX_MESSAGE:
         return 0, None
     head = repo[oid].peel(pygit2.Commit).message.partition("\n\n")[0].split("\n")
     depth = next((int(m[1]) for m in map(_DEPTH.fullmatch, head) if m), 0)
     return depth, next((m[1] for m in map(_BASE.fullmatch, head) if m), None)
-
-
-def _size(repo: pygit2.Repository, oid: str) -> tuple[int, int] | None:
-    try:
-        kind, size = repo.odb.read_header(oid)
-    except (KeyError, ValueError, pygit2.GitError):
-        return None
-    return int(kind), int(size)
 
 
 def name_problem(name: str) -> str | None:
@@ -172,19 +165,16 @@ def _lines(text: str) -> list[str] | str:
     return names
 
 
-_KINDS = {2: "tree", 3: "blob", 4: "tag"}
-
-
 def _entry(repo: pygit2.Repository, oid: str) -> tuple[pygit2.Commit, list[str]] | str:
     """The journal entry ``oid`` and the names it holds, or why it is not one jp
     could have written."""
-    header = _size(repo, oid)
-    if header is None:
+    kind, size = kind_of(repo, oid)
+    if kind == "missing":
         return "the journal names an object that did not arrive"
-    if header[0] != pygit2.enums.ObjectType.COMMIT:
-        return f"the journal points at a {_KINDS.get(header[0], 'object')}, not a chain of commits"
-    if header[1] > MAX_MESSAGE:
-        return f"a journal entry of {header[1]} bytes"
+    if kind != "commit":
+        return f"the journal points at a {kind}, not a chain of commits"
+    if size > MAX_MESSAGE:
+        return f"a journal entry of {size} bytes"
     commit: pygit2.Commit = repo[oid].peel(pygit2.Commit)
     if len(commit.parent_ids) > 1:
         return "a journal entry with several parents"

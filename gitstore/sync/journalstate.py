@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from gitstore.errors import EnvironmentFault
-from gitstore.fs import jsonfile
+from gitstore.fs import atomic
 
 RECONCILE_EVERY = 50  # journal pulls between two reconciles
 JOURNAL_FROM = 1000  # conversations on the remote before a pull trusts the journal
@@ -43,7 +43,7 @@ def _state_path(gitdir: Path, remote: str) -> Path:
 
 
 def _state(gitdir: Path, remote: str) -> dict[str, object]:
-    return jsonfile.read_object(_state_path(gitdir, remote))
+    return atomic.read_json(_state_path(gitdir, remote))
 
 
 def _count(data: dict[str, object], key: str, missing: int) -> int:
@@ -83,7 +83,7 @@ def _write(gitdir: Path, remote: str, pulls: int, refs: int) -> bool:
     """The counts, or False when they could not be written: only counts, so the next
     pull reconciles sooner or later."""
     try:
-        jsonfile.write(_state_path(gitdir, remote), {"pulls": pulls, "refs": refs})
+        atomic.write_json(_state_path(gitdir, remote), {"pulls": pulls, "refs": refs})
     except (OSError, EnvironmentFault):
         return False
     return True

@@ -55,8 +55,8 @@ def clear_own(gitdir: Path, namespace: str, stale: float = STALE_LOCK_SECONDS) -
 
 
 def _locks(root: Path) -> list[Path]:
-    if not root.is_dir():
-        return []
+    """The lock files under ``root``: os.walk passes over a folder that goes while it
+    walks (git's gc prunes the empty folders of the refs it packs); Path.rglob raised."""
     return [Path(d) / n for d, _, names in os.walk(root) for n in names if n.endswith(".lock")]
 
 
@@ -69,24 +69,15 @@ def _age(path: Path) -> float:
 
 def clear_stale(gitdir: Path, namespace: str, older_than: float = 0.0) -> int:
     """Remove ref lock files under ``namespace`` older than ``older_than`` seconds."""
-    root = gitdir / namespace
-    if not root.is_dir():
-        return 0
     now = time.time()
     removed = 0
-    # os.walk passes over a folder that goes while it walks (git's gc prunes the
-    # empty folders of the refs it packs); Path.rglob raised there
-    for folder, _, files in os.walk(root):
-        for name in files:
-            if not name.endswith(".lock"):
-                continue
-            path = Path(folder) / name
-            try:
-                if now - path.stat().st_mtime >= older_than:
-                    path.unlink()
-                    removed += 1
-            except OSError:
-                continue
+    for path in _locks(gitdir / namespace):
+        try:
+            if now - path.stat().st_mtime >= older_than:
+                path.unlink()
+                removed += 1
+        except OSError:
+            continue
     return removed
 
 

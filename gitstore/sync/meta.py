@@ -1,5 +1,5 @@
-"""Metadata for a conversation that a pull moved to a new id, and which
-conversation is active (both local to this store)."""
+"""Metadata for a conversation that a pull moved to a new id (local to this store),
+and the anchors of those it creates."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pygit2
 
 from gitstore import ids
 from gitstore.clock import seconds
-from gitstore.git import pruned, refs
+from gitstore.git import pruned
 from gitstore.store import notes, packwrite
 from gitstore.sync.here import Here
 from gitstore.sync.plan import PullStep
@@ -53,15 +53,6 @@ def continues(here: Here, texts: dict[str, str], cid: str) -> str:
         return ""
     value = notes.meta_values(text).get("diverged_from")
     return value if isinstance(value, str) else ""
-
-
-def active_target(repo: pygit2.Repository) -> str | None:
-    """The ref ``JP_HEAD`` points at, if it is symbolic."""
-    try:
-        ref = repo.lookup_reference(refs.ACTIVE)
-    except (KeyError, pygit2.InvalidSpecError):
-        return None
-    return str(ref.target) if ref.type == pygit2.enums.ReferenceType.SYMBOLIC else None
 
 
 def copy_meta(

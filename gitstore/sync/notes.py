@@ -152,20 +152,17 @@ def integrate(
         theirs = repo[remote].peel(pygit2.Commit).tree
         ours = repo[local].peel(pygit2.Commit).tree if local is not None else None
         check = check_notes(repo, _kind(local_ref), theirs, ours, limits or Limits(), names)
+        new, action, tree = remote, NotesAction.CREATED, None
         if not check.clean:  # never the remote's tree as it is: a cleaned one on top of it
             tree = cleaned_tree(repo, local_ref if local is not None else None, check)
-            parents = [pygit2.Oid(hex=h) for h in (local, remote) if h is not None]
-            new = str(pruned.write(partial(repo.create_commit, None, signature, signature, message, tree, parents)))
-            action = NotesAction.MERGED
-        elif local is None:
-            new, action = remote, NotesAction.CREATED
-        elif base_hex == local:
-            new, action = remote, NotesAction.FAST_FORWARDED
-        else:
+        elif base_hex == local and local is not None:
+            action = NotesAction.FAST_FORWARDED
+        elif local is not None:
             tree = merged_tree(repo, local_ref, remote_ref)
-            parents = [pygit2.Oid(hex=local), pygit2.Oid(hex=remote)]
-            new = str(pruned.write(partial(repo.create_commit, None, signature, signature, message, tree, parents)))
-            action = NotesAction.MERGED
+        if tree is not None:  # a merge commit: parents [local, remote]
+            parents = [pygit2.Oid(hex=h) for h in (local, remote) if h is not None]
+            commit = partial(repo.create_commit, None, signature, signature, message, tree, parents)
+            new, action = str(pruned.write(commit)), NotesAction.MERGED
         try:
             with record([RefUpdate(local_ref, local, new)]):
                 apply_updates(place, [RefUpdate(local_ref, local, new)], message)

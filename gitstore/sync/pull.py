@@ -395,9 +395,9 @@ def _apply_fork(
     syncmeta.copy_meta(here, signature, cid, new_id, step, remote)
     fork_ref = refs.archived(new_id) if step.fork.archived else refs.live(new_id)
     updates = [RefUpdate(fork_ref, None, step.fork.tip), *_moves(cid, step.target, now)]
-    active = syncmeta.active_target(here.place.repo)
-    if active == refs.live(cid) and not step.fork.archived:
-        updates.append(RefUpdate(refs.ACTIVE, SYMBOLIC + active, SYMBOLIC + fork_ref))
+    active = transaction.current(here.place.repo, refs.ACTIVE)  # symbolic: "symbolic:<ref>"
+    if active == SYMBOLIC + refs.live(cid) and not step.fork.archived:
+        updates.append(RefUpdate(refs.ACTIVE, active, SYMBOLIC + fork_ref))
     with _holding(here, [cid]) as busy:
         if busy:
             return Outcome(cid, "busy", detail=_BUSY)

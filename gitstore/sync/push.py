@@ -17,7 +17,7 @@ from gitstore.errors import RefBusy
 from gitstore.fs import retry
 from gitstore.git import refs
 from gitstore.git.command import RefResult
-from gitstore.git.refs import bulk, differ
+from gitstore.git.refs import bulk
 from gitstore.git.refs import files as refread
 from gitstore.git.refs.transaction import RefUpdate
 from gitstore.git.refs.update import update_refs
@@ -67,7 +67,7 @@ def plan(syncer: Syncer) -> list[PushStep | Outcome]:
 
 def _differing(sending: Sending) -> set[str] | None:
     """The conversations whose refs here differ from the copies of the remote's, told
-    from the runs of ``packed-refs`` and the loose refs (``refs.differ``: what differs
+    from the runs of ``packed-refs`` and the loose refs (``refread.differing``: what differs
     costs, not the store), with those whose copy the pull refused; None when that
     cannot tell (``_moved`` lists them all)."""
     plain = refread.plain_gitdir(sending.place.gitdir)
@@ -76,7 +76,7 @@ def _differing(sending: Sending) -> set[str] | None:
     found: set[str] = set()
     for mine, copies in ((refs.LIVE_PREFIX, "conversations/"),
                          (refs.ARCHIVE_PREFIX, "archive/conversations/")):  # fmt: skip
-        named = differ.differing(plain, mine, sending.tracking + copies)
+        named = refread.differing(plain, mine, sending.tracking + copies)
         if named is None:
             return None
         found |= {n for n in named if "/" not in n}

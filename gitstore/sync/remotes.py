@@ -37,14 +37,15 @@ from gitstore.errors import RemoteSetupError, SyncError
 from gitstore.fs import retry
 from gitstore.git import config as configfile
 from gitstore.git import refs
+from gitstore.git.command import redact
 from gitstore.git.refs import quarantine
-from gitstore.sync import urls
 from gitstore.sync.remotespecs import (  # the names and refspecs, read without libgit2
     PUSH_REFSPECS,
     SPACES,
     TRACKING_ROOT,
     RemoteInfo,
     check_name,
+    check_url,
     fetch_refspecs,
     jp_refspecs,
     legacy_refspecs,
@@ -116,12 +117,12 @@ def add(
     with the same URL.  Refspecs an earlier jp wrote are replaced.  Returns
     "created", "configured", "updated" (replaced) or "unchanged"."""
     check_name(name)
-    urls.check(name, url)
+    check_url(name, url)
     existing = find(repo, name)
     fetch, legacy = fetch_refspecs(name), legacy_refspecs(name)
     if existing is not None:
         if existing.url != url:
-            raise RemoteSetupError(name, f"already exists with URL {urls.redact(existing.url)}")
+            raise RemoteSetupError(name, f"already exists with URL {redact(existing.url)}")
         missing = [s for s in fetch if s not in existing.fetch]
         stale = [s for s in existing.fetch + existing.push if s in legacy]
         if not missing and not stale:

@@ -1,12 +1,12 @@
-"""A remote's names and jp's refspecs for it, and whether jp made it: plain data,
-read without libgit2 (``remotes`` holds what needs the repository)."""
+"""A remote's name and URL checked, jp's refspecs for it, and whether jp made it:
+plain data, read without libgit2 (``remotes`` holds what needs the repository)."""
 
 from __future__ import annotations
 
 import re
 from typing import NamedTuple
 
-from gitstore.errors import SyncError
+from gitstore.errors import RemoteSetupError, SyncError
 from gitstore.git import refs
 
 TRACKING_ROOT = "refs/jp-remotes/"
@@ -19,6 +19,40 @@ def check_name(name: str) -> str:
     if not _NAME.fullmatch(name) or ".." in name or name.endswith((".lock", ".")):
         raise SyncError(name, "not a valid remote name (letters, digits, '.', '_', '-')")
     return name
+
+
+# a transport helper named before "::" at the very start (ext::, fd::, foo+bar::);
+# an scp-like IPv6 address such as git@[::1]:repo has "::" only inside brackets
+_HELPER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9+.-]*::")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def check_url(name: str, url: str) -> str:
+    """``url`` as given, if git may be pointed at it; else ``RemoteSetupError``.
+
+    A URL comes from a user's command line, often pasted, and git acts on it:
+    ``ext::CMD``, ``fd::N`` (any ``helper::address``) make git run a command or a
+    helper, a leading ``-`` reads as an option to the ssh or git child, control
+    characters end up in config files and terminals.  Every other form git takes
+    (a path, ``user@host:path`` with IPv6 brackets, ``ssh://``, ``https://``,
+    ``file://``) passes unchanged.  Shown, a URL's password is hidden
+    (``git.command.redact``)."""
+    if not url.strip():
+        raise RemoteSetupError(name, "needs a URL")
+    if url != url.strip():
+        raise RemoteSetupError(name, "URL starts or ends with spaces")
+    if _CONTROL.search(url):
+        raise RemoteSetupError(name, "URL holds control characters")
+    if url.startswith("-"):
+        raise RemoteSetupError(name, "URL starts with '-', which git would read as an option")
+    helper = _HELPER.match(url)
+    if helper:
+        raise RemoteSetupError(
+            name,
+            f"URL names the transport {helper.group(0)!r}, which makes git run a command; "
+            "use a path, ssh or https URL",
+        )
+    return url
 
 
 def tracking_prefix(remote: str) -> str:

@@ -24,7 +24,7 @@ from gitstore.git import command, sidegit
 from gitstore.git.command import RefResult, error_lines, parse_porcelain, remote_said
 from gitstore.git.refs import files as refread
 from gitstore.store import maintenance
-from gitstore.sync import pushto, staged
+from gitstore.sync import remotes, staged
 from gitstore.sync.plan import RemoteUpdate
 
 if TYPE_CHECKING:
@@ -287,7 +287,7 @@ class GitCli:
                 specs.append(f":{u.ref}")
             elif u.lease is not None:  # the journal: a new root replaces it only if unmoved
                 args.append(f"--force-with-lease={u.ref}:{u.lease}")
-        where = pushto.target(self.repo, remote)
+        where = push_target(self.repo, remote)
         proc = self._run([*args, where, *specs], remote=remote, gitdir=side)
         found = parse_porcelain(proc.stdout)
         if proc.returncode != 0 and not found:
@@ -301,3 +301,35 @@ class GitCli:
         by_ref = {r.ref: r for r in found}
         # a ref git did not report was not pushed
         return [by_ref.get(u.ref, RefResult(u.ref, False, "not reported by git")) for u in updates]
+
+
+def push_target(repo: pygit2.Repository | None, remote: str) -> str:
+    """What to name on ``git push``'s command line for ``remote``: its URL, or its name.
+
+    By its name, git also writes a loose remote-tracking copy of every ref it sent;
+    jp writes those itself, many in one step (``push._track``), so for the 100,000
+    refs of a first push git's copies are pure cost.  A remote that is one absolute
+    URL and jp's refspecs (as ``jp remote add`` makes it) is pushed to by that URL:
+    the same server, ``insteadOf`` rules, credentials and ``http.<url>.*`` settings.
+    Any other (a ``pushurl``, settings of its own, several URLs, a relative path)
+    is pushed to by its name, as git would."""
+    if repo is None:
+        return remote
+    info = remotes.find(repo, remote)
+    if info is None or info.settings or not _absolute(info.url):
+        return remote
+    try:
+        urls = [str(u) for u in repo.config.get_multivar(f"remote.{remote}.url")]
+    except (KeyError, pygit2.GitError):
+        return remote
+    return info.url if urls == [info.url] else remote
+
+
+def _absolute(url: str) -> bool:
+    """Whether git reads ``url`` the same from any folder: a URL, ``host:path`` (a
+    colon before any slash), or an absolute path; never one git could take for an
+    option (the name, checked, cannot be)."""
+    if url.startswith("-") or any(c in url for c in "\n\0"):
+        return False
+    colon, slash = url.find(":"), url.find("/")
+    return url.startswith("/") or (colon > 0 and (slash < 0 or colon < slash))

@@ -39,7 +39,7 @@ def test_ids_are_safe_ref_components_and_file_names(text: str) -> None:
 
 def test_every_ref_name_is_built_from_a_checked_id() -> None:
     """The only places that put a conversation id into a ref name go through ids.check."""
-    tree = ast.parse((ROOT / "gitstore" / "git" / "refs" / "names.py").read_text())
+    tree = ast.parse((ROOT / "gitstore" / "git" / "refs" / "__init__.py").read_text())
     builders = [
         n
         for n in ast.walk(tree)

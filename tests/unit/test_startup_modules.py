@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from gitstore.git.refs.names import LIVE_PREFIX
+from gitstore.git.refs import LIVE_PREFIX
 from tests.support.module_probe import probe
 from tests.support.sandbox import ROOT, sealed_env
 

@@ -19,7 +19,7 @@ import os
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
-from gitstore.git.refs import names
+from gitstore.git import refs as layout
 
 _HEX = frozenset("0123456789abcdef")
 
@@ -253,7 +253,7 @@ def conversations_state(path: Path) -> tuple[Path, str] | None:
                 return None
     except FileNotFoundError:
         pass
-    return gitdir, refs_state(gitdir, (names.LIVE_PREFIX, names.ARCHIVE_PREFIX))
+    return gitdir, refs_state(gitdir, (layout.LIVE_PREFIX, layout.ARCHIVE_PREFIX))
 
 
 def moved_names(old: str, new: str) -> set[str] | None:
@@ -391,5 +391,65 @@ def matching_refs(gitdir: Path, patterns: Iterable[str]) -> dict[str, str] | Non
     return out
 
 
-# what ``gitstore.git.refs.differ`` reads the same way a listing does
-packed_bytes, packed_stat, loose_refs = _packed_bytes, _packed_stat, _loose_refs
+# -- which refs of two folders differ, at the cost of what differs ----------------------
+
+
+_ATTEMPTS = 5
+
+
+def differing(gitdir: Path, mine: str, theirs: str) -> set[str] | None:
+    """The names under ``mine`` or ``theirs`` (folders ending in ``/``; each given
+    relative to its folder) whose value is not the same in both, at the cost of what
+    differs; None when it cannot be told so (``packed-refs`` not sorted, or a peeled
+    line in the runs): the caller lists them.
+
+    A push compares this store's conversations with the remote's copies as last
+    fetched: listed ref by ref, a pass over 200,000 names at 100,000 conversations.
+    In a sorted ``packed-refs`` each folder is one run of lines; with the folders'
+    names taken out, equal runs are equal bytes (one comparison in C), and unequal
+    ones differ by the lines in one and not the other.  Loose refs are read on top,
+    as a listing reads them: loose first, then ``packed-refs``, again if it was
+    replaced meanwhile."""
+    for _ in range(_ATTEMPTS):
+        before = _packed_stat(gitdir)
+        loose = {p: _loose_refs(gitdir, (p,)) for p in (mine, theirs)}
+        data = _packed_bytes(gitdir)
+        if _packed_stat(gitdir) == before:
+            break
+    if data and not _sorted(data):
+        return None
+    runs = [_run(data, prefix) for prefix in (mine, theirs)]
+    if any(b"\n^" in run or run.startswith(b"^") for run in runs):
+        return None
+    out: set[str] = set()
+    if runs[0] != runs[1]:
+        lines = [set(run.split(b"\n")) for run in runs]
+        out = {line[41:].decode("utf-8", errors="replace") for line in lines[0] ^ lines[1]}
+    names = {n[len(p) :] for p in (mine, theirs) for n in loose[p]}
+    for name in names:
+        values = [
+            loose[p][p + name] if p + name in loose[p] else _bisect(data, (p + name).encode())
+            for p in (mine, theirs)
+        ]
+        if values[0] != values[1]:  # a loose ref hides the packed one of its name
+            out.add(name)
+        else:
+            out.discard(name)
+    out.discard("")
+    return out
+
+
+def _run(data: bytes, prefix: str) -> bytes:
+    """The lines of the records under ``prefix``, with ``prefix`` taken out of each."""
+    lead = prefix.encode()
+    start = _past_header(data, lower_bound(data, lead))
+    end = lower_bound(data, lead[:-1] + bytes([lead[-1] + 1]))  # past the folder
+    while data[end : end + 1] == b"^":  # the peeled line of the run's last record
+        end = data.index(b"\n", end) + 1
+    return data[start:end].replace(b" " + lead, b" ")
+
+
+def _past_header(data: bytes, at: int) -> int:
+    while data[at : at + 1] == b"#":
+        at = data.index(b"\n", at) + 1
+    return at

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from gitstore.fs import jsonfile
+from gitstore.fs import atomic
 from gitstore.fs.place import Place
 
 ROOT = "refs/jp/quarantine/"
@@ -75,7 +75,7 @@ def _reasons_path(gitdir: Path, remote: str) -> Path:
 
 def recorded(gitdir: Path, remote: str) -> dict[str, Entry]:
     """What the last pull from ``remote`` refused (remote ref -> entry)."""
-    data = jsonfile.read_object(_reasons_path(gitdir, remote))
+    data = atomic.read_json(_reasons_path(gitdir, remote))
     out: dict[str, Entry] = {}
     for ref, item in data.items():
         if isinstance(item, dict) and isinstance(item.get("tip"), str):
@@ -135,7 +135,7 @@ def replace(
         ref: {"tip": e.tip, "reason": e.reason, "kept": e.kept, "limit": e.limit, "stage": e.stage}
         for ref, e in refused.items()
     }
-    jsonfile.write(path, data, pretty=True)
+    atomic.write_json(path, data, pretty=True)
 
 
 # -- refusals the user acknowledged ------------------------------------------------------
@@ -147,7 +147,7 @@ def _acks_path(gitdir: Path) -> Path:
 
 def acknowledged(gitdir: Path) -> dict[str, dict[str, str]]:
     """The refusals the user acknowledged (``jp doctor --ack``): remote -> ref -> tip."""
-    data = jsonfile.read_object(_acks_path(gitdir))
+    data = atomic.read_json(_acks_path(gitdir))
     out: dict[str, dict[str, str]] = {}
     for remote, refs in data.items():
         if isinstance(refs, dict):
@@ -176,5 +176,5 @@ def acknowledge(gitdir: Path) -> list[tuple[str, str, Entry]]:
     if not acks:
         target.unlink(missing_ok=True)
         return out
-    jsonfile.write(target, acks, pretty=True)
+    atomic.write_json(target, acks, pretty=True)
     return out

@@ -37,7 +37,7 @@ from gitstore.errors import (
     environment_fault,
 )
 from gitstore.fs import atomic, retry
-from gitstore.fs.claim import claim
+from gitstore.fs.flock import claim
 from gitstore.fs.place import Place
 from gitstore.git.refs import files as refread
 from gitstore.git.refs import packedform

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gitstore.cache import space
+from gitstore.cache import sql
 from gitstore.store.core import Store
 from tests.unit.gitstore.builders import request, start
 
@@ -44,8 +44,8 @@ def search(store: Store) -> set[str] | None:
 
 @pytest.fixture(autouse=True)
 def _small(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(space, "LEAST", 256 * 1024)  # what a test can fill in a second
-    monkeypatch.setattr(space, "NOTE_FROM", 0)
+    monkeypatch.setattr(sql, "LEAST", 256 * 1024)  # what a test can fill in a second
+    monkeypatch.setattr(sql, "NOTE_FROM", 0)
 
 
 def test_an_older_layouts_space_is_given_back_once_said(store: Store, path: Path) -> None:
@@ -53,7 +53,7 @@ def test_an_older_layouts_space_is_given_back_once_said(store: Store, path: Path
     assert search(store)
     store.close()
     made = sqlite3.connect(cache_of(path), isolation_level=None)  # a cache made before
-    assert made.execute("PRAGMA auto_vacuum").fetchone() == (space.INCREMENTAL,)
+    assert made.execute("PRAGMA auto_vacuum").fetchone() == (sql.INCREMENTAL,)
     made.execute("PRAGMA auto_vacuum = 0")
     made.execute("VACUUM")
     made.close()
@@ -68,7 +68,7 @@ def test_an_older_layouts_space_is_given_back_once_said(store: Store, path: Path
     assert after < before - 1024 * 1024, (before, after)
     assert len(told) == 1 and "giving back" in told[0], told
     db = sqlite3.connect(cache_of(path))
-    assert db.execute("PRAGMA auto_vacuum").fetchone() == (space.INCREMENTAL,)
+    assert db.execute("PRAGMA auto_vacuum").fetchone() == (sql.INCREMENTAL,)
     db.close()
     old_index(path)  # the next layout change: the freed pages are cut off, nothing said
     before = size(path)

@@ -1,4 +1,4 @@
-"""Which refs of two folders differ (``gitstore.git.refs.differ``), told from the runs of
+"""Which refs of two folders differ (``gitstore.git.refs.files.differing``), told from the runs of
 a sorted ``packed-refs`` and the loose refs over them: always what listing both
 folders ref by ref and comparing says."""
 
@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from gitstore.git.refs import differ
 from gitstore.git.refs import files as refread
 
 GIT = shutil.which("git")
@@ -51,7 +50,7 @@ def test_the_runs_and_the_loose_refs_tell_what_a_listing_tells(tmp_path: Path) -
         for _ in range(rng.randrange(0, 5)):  # moves since, left loose
             folder, name = rng.choice([MINE, THEIRS]), rng.choice(NAMES)
             git(gitdir, "update-ref", folder + name, rng.choice(commits))
-        assert differ.differing(gitdir, MINE, THEIRS) == expected(gitdir)
+        assert refread.differing(gitdir, MINE, THEIRS) == expected(gitdir)
 
 
 def test_a_file_it_cannot_read_as_runs_says_so(tmp_path: Path) -> None:
@@ -60,7 +59,7 @@ def test_a_file_it_cannot_read_as_runs_says_so(tmp_path: Path) -> None:
     tree = git(gitdir, "mktree", input="")
     commit = git(gitdir, "commit-tree", tree, "-m", "x")
     (gitdir / "packed-refs").write_text(f"{commit} {MINE}jp-c2\n{commit} {MINE}jp-c1\n")
-    assert differ.differing(gitdir, MINE, THEIRS) is None  # no header: not known sorted
+    assert refread.differing(gitdir, MINE, THEIRS) is None  # no header: not known sorted
     header = "# pack-refs with: peeled fully-peeled sorted \n"
     (gitdir / "packed-refs").write_text(f"{header}{commit} {MINE}jp-c1\n^{commit}\n")
-    assert differ.differing(gitdir, MINE, THEIRS) is None  # a peeled line in a run
+    assert refread.differing(gitdir, MINE, THEIRS) is None  # a peeled line in a run

@@ -9,7 +9,9 @@ import pytest
 
 from gitstore.errors import RemoteSetupError
 from gitstore.git import command
-from gitstore.sync import remotes, urls
+from gitstore.git.command import redact
+from gitstore.sync import remotes
+from gitstore.sync.remotespecs import check_url
 
 REFUSED = {
     "": "needs a URL",
@@ -44,13 +46,13 @@ ACCEPTED = [
 @pytest.mark.parametrize(("url", "why"), sorted(REFUSED.items()))
 def test_a_url_git_would_misread_or_run_is_refused(url: str, why: str) -> None:
     with pytest.raises(RemoteSetupError, match=why) as raised:
-        urls.check("origin", url)
+        check_url("origin", url)
     assert raised.value.remote == "origin"
 
 
 @pytest.mark.parametrize("url", ACCEPTED)
 def test_every_form_git_takes_for_a_repository_passes_unchanged(url: str) -> None:
-    assert urls.check("origin", url) == url
+    assert check_url("origin", url) == url
 
 
 def test_a_refused_url_leaves_the_config_as_it_was(tmp_path: Path) -> None:
@@ -76,7 +78,7 @@ def test_a_refused_url_leaves_the_config_as_it_was(tmp_path: Path) -> None:
     ],
 )
 def test_a_password_in_a_url_is_hidden_when_shown(url: str, shown: str) -> None:
-    assert urls.redact(url) == shown
+    assert redact(url) == shown
 
 
 def test_the_taken_name_error_does_not_show_the_other_urls_password(tmp_path: Path) -> None:
@@ -97,4 +99,4 @@ def test_git_errors_shown_by_push_and_pull_hide_the_password() -> None:
     assert "s3cret" not in command.error_lines(said)
     assert "https://ann:***@host/jp.git/" in command.error_lines(said)
     assert command.remote_said(said) == "see https://bob:***@mirror/x for details"
-    assert urls.redact("ssh://host/a:b@c and git@host:x") == "ssh://host/a:b@c and git@host:x"
+    assert redact("ssh://host/a:b@c and git@host:x") == "ssh://host/a:b@c and git@host:x"

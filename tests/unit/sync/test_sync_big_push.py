@@ -17,7 +17,7 @@ from gitstore.git import refs
 from gitstore.git.refs import bulk
 from gitstore.store.core import Store
 from gitstore.store.repo import init_bare
-from gitstore.sync import created, journal, pushto, remotes, transport
+from gitstore.sync import created, journal, remotes, transport
 from gitstore.sync.here import Here
 from gitstore.sync.pull import Syncer
 from gitstore.sync.push import push
@@ -190,7 +190,7 @@ def test_a_remote_jp_made_is_pushed_to_by_its_url_any_other_by_its_name(tmp_path
         repo.config.set_multivar("remote.dashed.fetch", "^$", value)
     repo.config["remote.pushurl.pushurl"] = "/srv/other.git"
     repo.config.set_multivar("remote.twice.url", "^$", "/srv/mirror.git")
-    targets = {name: pushto.target(repo, name) for name in cases}
+    targets = {name: transport.push_target(repo, name) for name in cases}
     assert targets == {
         "plain": "/srv/jp.git",
         "ssh": "ssh://host/jp.git",
@@ -200,4 +200,4 @@ def test_a_remote_jp_made_is_pushed_to_by_its_url_any_other_by_its_name(tmp_path
         "pushurl": "pushurl",
         "twice": "twice",
     }
-    assert pushto.target(None, "plain") == "plain"
+    assert transport.push_target(None, "plain") == "plain"

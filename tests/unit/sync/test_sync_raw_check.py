@@ -11,7 +11,7 @@ import pytest
 
 from gitstore.boundary import Limits
 from gitstore.store.repo import init_bare
-from gitstore.sync import inbound, rawobjects
+from gitstore.sync import inbound
 from gitstore.sync.inbound import Known, check_chain
 
 EVENT = json.dumps(
@@ -51,7 +51,7 @@ def reason(repo: pygit2.Repository, tip: str, limits: Limits | None = None) -> s
 def test_a_plain_event_is_read_quickly_and_accepted(repo: pygit2.Repository) -> None:
     first = commit(repo, tree(repo, ("100644", "event.json", blob(repo))))
     second = commit(repo, tree(repo, ("100755", "event.json", blob(repo))), first)
-    plain = rawobjects.read_plain(repo.odb, second)
+    plain = inbound.read_plain(repo.odb, second)
     assert plain is not None and plain.parent == first
     checked = check_chain(repo, second, Known(None, []), Limits())
     assert checked.reason is None
@@ -63,7 +63,7 @@ def test_a_signed_or_encoded_commit_is_still_plain(repo: pygit2.Repository) -> N
     signed = commit(
         repo, tree(repo, ("100644", "event.json", blob(repo))), extra="encoding UTF-8\n"
     )
-    assert rawobjects.read_plain(repo.odb, signed) is not None
+    assert inbound.read_plain(repo.odb, signed) is not None
     assert reason(repo, signed) is None
 
 
@@ -84,7 +84,7 @@ def test_odd_trees_go_the_slow_way_and_are_refused(
     ids = {"B": blob(repo), "T": tree(repo, ("100644", "event.json", blob(repo)))}
     odd = commit(repo, tree(repo, *((m, n, ids.get(o, o)) for m, n, o in entries)))
     if "not a file" in expected or "nothing else" in expected:  # the shape says so
-        assert rawobjects.read_plain(repo.odb, odd) is None
+        assert inbound.read_plain(repo.odb, odd) is None
     found = reason(repo, odd)
     assert found is not None and expected in found
 
@@ -92,7 +92,7 @@ def test_odd_trees_go_the_slow_way_and_are_refused(
 def test_two_parents_are_refused_in_the_slow_words(repo: pygit2.Repository) -> None:
     base = commit(repo, tree(repo, ("100644", "event.json", blob(repo))))
     merge = commit(repo, tree(repo, ("100644", "event.json", blob(repo))), base, base)
-    assert rawobjects.read_plain(repo.odb, merge) is None
+    assert inbound.read_plain(repo.odb, merge) is None
     assert "has 2 parents" in (reason(repo, merge) or "")
 
 
