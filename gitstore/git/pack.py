@@ -26,7 +26,7 @@ from array import array
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from gitstore.git.objects import BLOB, TREE, object_id
+from gitstore.git.objects import BLOB, COMMIT, TREE, object_id
 from gitstore.git.objects import folder as objects_folder
 
 # a pack entry's type (as pygit2's ``ObjectType`` numbers them)
@@ -219,6 +219,28 @@ class PackFile:
         self._crcs.append(zlib.crc32(record))
         self._at += len(record)
         self.count += 1
+        return name
+
+    def add_event(self, blob: bytes, tree: bytes, commit: bytes) -> bytes:
+        """Append a blob, the one-entry tree that names it and the commit that names
+        the tree (an event's three objects, ``events.commits.objects``); the commit's
+        raw name.  The same entries as three ``add`` calls, in one write: the blob
+        and the tree are named by what names them (only the commit is hashed), and
+        the per-call work of ``add`` is done once (an import adds 150,000 objects
+        for 50,000 events)."""
+        blob_record = entry_header(BLOB, len(blob)) + deflated(BLOB, blob)
+        tree_record = entry_header(TREE, len(tree)) + deflated(TREE, tree)
+        commit_record = entry_header(COMMIT, len(commit)) + deflated(COMMIT, commit)
+        self.file.write(blob_record + tree_record + commit_record)
+        name = hashlib.sha1(b"commit %d\0" % len(commit) + commit).digest()
+        self._names += tree[-20:] + bytes.fromhex(commit[5:45].decode("ascii")) + name
+        at = self._at
+        self._offsets.extend((at, at + len(blob_record), at + len(blob_record) + len(tree_record)))
+        self._crcs.extend(
+            (zlib.crc32(blob_record), zlib.crc32(tree_record), zlib.crc32(commit_record))
+        )
+        self._at = at + len(blob_record) + len(tree_record) + len(commit_record)
+        self.count += 3
         return name
 
     def finish(self) -> str:
