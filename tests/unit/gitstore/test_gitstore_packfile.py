@@ -183,3 +183,18 @@ def test_an_events_three_objects_added_at_once_are_the_pack_three_adds_write(
     for suffix in (".pack", ".idx"):
         shutil.copy(tmp_path / f"one{suffix}", store / "objects" / "pack" / f"pack-x{suffix}")
     _git("--git-dir", str(store), "fsck", "--full", "--strict")
+
+
+def test_a_streamed_packs_index_is_the_same_whether_its_offsets_are_narrow_or_not(
+    repo: pygit2.Repository, tmp_path: Path
+) -> None:
+    """The index of a pack past 2 GiB is made entry by entry (``_index``), of any other
+    from the records' columns at once: for the same records, the same bytes."""
+    written = gitpack.PackFile(tmp_path / "p.pack")
+    for kind, data in _objects(repo) * 2:  # every object twice: ties broken by offset
+        written.add(kind, data)
+    records, count = bytes(written._records), written.count
+    written.finish()
+    digest = b"\1" * 20
+    narrow = gitpack._sorted_index(bytearray(records), count, True, digest)
+    assert narrow == gitpack._sorted_index(bytearray(records), count, False, digest)
