@@ -44,10 +44,7 @@ from gitstore.git.objects import BLOB, Who
 from gitstore.git.pack import PackFile
 
 CHUNK = 50_000  # events per pack: bounds what its index keeps (32 bytes an object)
-# events handed to ``on_rows`` at a time, one cache transaction each: the cache indexes
-# commit ids (random keys), so a transaction rewrites most of its index pages; 10,000
-# a transaction instead of 2,000: 0.66 s to 0.50 s at 50,000 events (docs/performance.md)
-ROWS = 10_000
+ROWS = 2_000  # events handed to ``on_rows`` at a time (the cache)
 Signer = Callable[[str, Event], Who]
 # (commit, parent, the event, or its ``event.json`` text as a chain read from git gives it)
 Rows = list[tuple[str, str | None, Event | str]]
