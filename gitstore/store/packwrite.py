@@ -40,7 +40,7 @@ from gitstore.events.kinds import Kind
 from gitstore.fs import atomic
 from gitstore.git import pack as gitpack
 from gitstore.git import writers
-from gitstore.git.objects import BLOB, COMMIT, TREE, Who
+from gitstore.git.objects import BLOB, Who
 from gitstore.git.pack import PackFile
 
 CHUNK = 50_000  # events per pack: bounds what its index keeps (32 bytes an object)
@@ -244,10 +244,7 @@ class Writer:
                 blob, tree, commit = commits.objects(
                     event, parent, names, author, sign(committer, event), data
                 )
-                # named already: the tree by the commit's first line, the blob by the tree
-                pack.add(BLOB, blob, tree[-20:])
-                pack.add(TREE, tree, bytes.fromhex(commit[5:45].decode("ascii")))
-                oid = pack.add(COMMIT, commit).hex()
+                oid = pack.add_event(blob, tree, commit).hex()
                 if on_rows:
                     # the event as it came, its keys in their order (a tool call's
                     # arguments as the model wrote them): an export from a warm cache

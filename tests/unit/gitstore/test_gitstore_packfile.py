@@ -147,3 +147,54 @@ def test_an_offset_past_two_gibibytes_goes_into_the_wide_table() -> None:
     assert small == [12, 0x80000000, 0x80000001]
     wide = index[small_at + 12 : small_at + 28]
     assert [int.from_bytes(wide[:8], "big"), int.from_bytes(wide[8:], "big")] == [2**31, 2**33]
+
+
+@pytest.mark.parametrize("size", [10, 600, 70_000])  # stored, deflated, past one stored block
+def test_an_events_three_objects_added_at_once_are_the_pack_three_adds_write(
+    tmp_path: Path, size: int
+) -> None:
+    """``add_event`` (an import's every event) writes the bytes and index that three
+    ``add`` calls write, and git checks the pack whole."""
+    from gitstore.git import objects
+
+    sig = (b"user", b"u@example.invalid", 1_700_000_000, 0)
+    events = []
+    parents: list[str] = []
+    for n in range(3):
+        blob = b'{\n "n": %d, "text": "%s"\n}\n' % (n, b"x" * size)
+        tree = b"100644 event.json\0" + objects.object_id(objects.BLOB, blob)
+        tree_id = objects.object_id(objects.TREE, tree).hex()
+        commit = objects.commit_data(tree_id, parents, sig, sig, f"event {n}\n")
+        parents = [objects.object_id(objects.COMMIT, commit).hex()]
+        events.append((blob, tree, commit))
+    one, three = gitpack.PackFile(tmp_path / "one.pack"), gitpack.PackFile(tmp_path / "three.pack")
+    for blob, tree, commit in events:
+        name = one.add_event(blob, tree, commit)
+        three.add(objects.BLOB, blob)
+        three.add(objects.TREE, tree)
+        assert name == three.add(objects.COMMIT, commit)
+    assert one.finish() == three.finish()
+    for suffix in (".pack", ".idx"):
+        assert (tmp_path / f"one{suffix}").read_bytes() == (
+            tmp_path / f"three{suffix}"
+        ).read_bytes()
+    store = tmp_path / "only.git"
+    _git("init", "-q", "--bare", str(store))
+    for suffix in (".pack", ".idx"):
+        shutil.copy(tmp_path / f"one{suffix}", store / "objects" / "pack" / f"pack-x{suffix}")
+    _git("--git-dir", str(store), "fsck", "--full", "--strict")
+
+
+def test_a_streamed_packs_index_is_the_same_whether_its_offsets_are_narrow_or_not(
+    repo: pygit2.Repository, tmp_path: Path
+) -> None:
+    """The index of a pack past 2 GiB is made entry by entry (``_index``), of any other
+    from the records' columns at once: for the same records, the same bytes."""
+    written = gitpack.PackFile(tmp_path / "p.pack")
+    for kind, data in _objects(repo) * 2:  # every object twice: ties broken by offset
+        written.add(kind, data)
+    records, count = bytes(written._records), written.count
+    written.finish()
+    digest = b"\1" * 20
+    narrow = gitpack._sorted_index(bytearray(records), count, True, digest)
+    assert narrow == gitpack._sorted_index(bytearray(records), count, False, digest)
