@@ -71,6 +71,9 @@ class Batch:
         self.pending: dict[str, _Pending] = {}
         self.renamed: dict[str, str] = {}  # id asked for -> the id it was created under
         self._writer: packwrite.Writer | None = None
+        # the cache's rows of every chain (and a session's positions) in one
+        # transaction at the end, not one or two each
+        ground.cache.hold()
 
     def pending_ids(self, cid: str) -> bool:
         """Whether ``cid`` is taken by a creation not yet flushed."""
@@ -96,6 +99,7 @@ class Batch:
             g.commit(parent)  # a ref plain git pointed at a blob: CorruptEvent, not a crash
         if self._writer is None:
             self._writer = packwrite.Writer(g.gitdir).__enter__()
+            g.cache.hold()  # again after a flush
         fitted = (g.fit(validate(e, f"event {n}")) for n, e in enumerate(events))
         names = dict(tool_names or {})
         tip = self._writer.chain(fitted, parent, names, g.who, g.identity.name, on_rows=g.cache.add)
@@ -157,6 +161,7 @@ class Batch:
         """Drop what was not flushed (its packs were never published)."""
         writer, self._writer = self._writer, None
         self.pending = {}
+        self._g.cache.release()  # keyed by commit: rows of commits never named do no harm
         if writer is not None:
             writer.__exit__(None, None, None)
 
