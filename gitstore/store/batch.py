@@ -94,12 +94,12 @@ class Batch:
         remake: Callable[[str], EventSource] | None = None,
     ) -> str:
         """Write the chain of ``cid`` (on ``parent``) into the packs; its tip."""
+        self._g.cache.hold()  # again after a flush
         g = self._g
         if parent is not None:
             g.commit(parent)  # a ref plain git pointed at a blob: CorruptEvent, not a crash
         if self._writer is None:
             self._writer = packwrite.Writer(g.gitdir).__enter__()
-            g.cache.hold()  # again after a flush
         fitted = (g.fit(validate(e, f"event {n}")) for n, e in enumerate(events))
         names = dict(tool_names or {})
         tip = self._writer.chain(fitted, parent, names, g.who, g.identity.name, on_rows=g.cache.add)
