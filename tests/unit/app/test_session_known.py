@@ -46,7 +46,8 @@ def test_a_conversation_deleted_with_plain_git_is_imported_again(tmp_path: Path)
     )
     assert ("claude-code", rel) not in known_imports(Store(path)).by_path
     files = find_files("claude-code", (FIXTURES,), [], [])
-    again = {o.found.rel: o.action for o in import_files(Store(path), "claude-code", files, Limits())}
+    outcomes = import_files(Store(path), "claude-code", files, Limits())
+    again = {o.found.rel: o.action for o in outcomes}
     assert again[rel] == "imported"
     assert {a for r, a in again.items() if r != rel} <= {"unchanged"}
 
