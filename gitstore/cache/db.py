@@ -360,7 +360,8 @@ class Cache:
 
     def release(self) -> None:
         """Write the rows held (``hold``), and write the next ones at once again."""
-        self._conn()
+        if self._held or self._held_values:
+            self._conn()
         self._held = None
 
     def add(self, entries: Iterable[tuple[str, str | None, Event | str]]) -> None:
