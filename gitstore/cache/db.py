@@ -42,6 +42,7 @@ else:
     search = lazy_module("gitstore.cache.search")
 
 HELD_MOST = 2_000  # rows ``hold`` keeps in memory at most
+_PUT_DERIVED = "INSERT OR REPLACE INTO derived VALUES (?, ?, ?)"  # as ``keyed.put_derived``
 _EACH = "json_each(?) AS c JOIN events AS e ON e.commit_id = c.value"
 
 
@@ -386,7 +387,7 @@ class Cache:
         try:
             db.execute("BEGIN")
             db.executemany("INSERT OR IGNORE INTO events VALUES (?, ?, ?)", rows)
-            db.executemany(keyed.PUT_DERIVED, values)
+            db.executemany(_PUT_DERIVED, values)
             budget = search.WRITE_MOST if self._index_budget is None else self._index_budget
             if budget > 0 and self.search.catch_up(db, budget):  # the new rows' text, if few
                 self._index_budget = budget - len(rows)

@@ -93,11 +93,11 @@ def drop_derived(db: sqlite3.Connection, prefix: str, keep: Sequence[str]) -> No
         rollback(db)
 
 
-PUT_DERIVED = "INSERT OR REPLACE INTO derived VALUES (?, ?, ?)"
-
-
 def put_derived(db: sqlite3.Connection, name: str, version: str, value: Any) -> None:
     try:
-        db.execute(PUT_DERIVED, (name, version, json.dumps(value, ensure_ascii=False)))
+        db.execute(
+            "INSERT OR REPLACE INTO derived VALUES (?, ?, ?)",
+            (name, version, json.dumps(value, ensure_ascii=False)),
+        )
     except sqlite3.Error:
         pass
