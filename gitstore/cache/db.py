@@ -42,6 +42,8 @@ else:
     listing = lazy_module("gitstore.cache.listing")
     search = lazy_module("gitstore.cache.search")
 
+HELD_MOST = 2_000  # rows ``hold`` keeps in memory at most
+_PUT_DERIVED = "INSERT OR REPLACE INTO derived VALUES (?, ?, ?)"  # as ``put_derived_many``
 _EACH = "json_each(?) AS c JOIN events AS e ON e.commit_id = c.value"
 
 
@@ -55,6 +57,10 @@ class Cache:
         # rows this cache's writes may still index as they add them: together, not
         # each (an import of many small conversations is a big write, left to a search)
         self._index_budget: int | None = None  # None: all of WRITE_MOST
+        # rows ``add`` and values ``put_derived`` keep until ``release`` or the next
+        # read (None: each written at once)
+        self._held: list[tuple[str, str | None, str]] | None = None
+        self._held_values: list[tuple[str, str, str]] = []
 
     @cached_property
     def search(self) -> search.Search:
@@ -67,6 +73,16 @@ class Cache:
         return listing.Listing(self)
 
     def _conn(self) -> sqlite3.Connection | None:
+        """The connection, every row ``hold`` kept written first (a read sees them)."""
+        db = self._open()
+        if self._held or self._held_values:
+            rows, values = self._held or [], self._held_values
+            self._held, self._held_values = ([] if self._held is not None else None), []
+            if db is not None:
+                self._add_rows(db, rows, values)
+        return db
+
+    def _open(self) -> sqlite3.Connection | None:
         if self._db is not None:
             return self._db
         try:
@@ -327,17 +343,43 @@ class Cache:
         rows = self._fetch(query, (json.dumps(list(commits)),)) if commits else None
         return {r[0] for r in rows or []}
 
+    def hold(self) -> None:
+        """Keep the rows of later ``add`` calls and the values of ``put_derived``,
+        written together at ``release`` (or before the next read of this cache, or
+        every ``HELD_MOST`` rows): one transaction for an import's many small
+        conversations, not one or two each."""
+        if self._held is None:
+            self._held = []
+
+    def release(self) -> None:
+        """Write the rows held (``hold``), and write the next ones at once again."""
+        if self._held or self._held_values:
+            self._conn()
+        self._held = None
+
     def add(self, entries: Iterable[tuple[str, str | None, Event | str]]) -> None:
-        db = self._conn()
-        if db is None:
-            return
         rows = [
             (c, p, e if isinstance(e, str) else json.dumps(e, ensure_ascii=False))
             for c, p, e in entries
         ]
+        if self._held is not None:
+            self._held += rows
+            if len(self._held) < HELD_MOST:
+                return
+        db = self._conn()
+        if db is not None and self._held is None:
+            self._add_rows(db, rows)
+
+    def _add_rows(
+        self,
+        db: sqlite3.Connection,
+        rows: list[tuple[str, str | None, str]],
+        values: Sequence[tuple[str, str, str]] = (),
+    ) -> None:
         try:
             db.execute("BEGIN")
             db.executemany("INSERT OR IGNORE INTO events VALUES (?, ?, ?)", rows)
+            db.executemany(_PUT_DERIVED, values)
             budget = search.WRITE_MOST if self._index_budget is None else self._index_budget
             if budget > 0 and self.search.catch_up(db, budget):  # the new rows' text, if few
                 self._index_budget = budget - len(rows)
@@ -385,6 +427,9 @@ class Cache:
 
     def put_derived(self, name: str, version: str, value: Any) -> None:
         """Keep one value per name: the one for the newest ``version`` seen."""
+        if self._held is not None:
+            self._held_values.append((name, version, json.dumps(value, ensure_ascii=False)))
+            return
         self.put_derived_many(version, {name: value})
 
     def derived_many(self, names: Sequence[str], version: str) -> dict[str, Any]:
@@ -406,7 +451,7 @@ class Cache:
 
     def put_derived_many(self, version: str, items: dict[str, Any]) -> None:
         rows = [(n, version, json.dumps(v, ensure_ascii=False)) for n, v in items.items()]
-        self._write("INSERT OR REPLACE INTO derived VALUES (?, ?, ?)", rows)
+        self._write(_PUT_DERIVED, rows)
 
     def drop_derived(self, prefix: str, keep: Sequence[str]) -> None:
         """Drop the values whose name starts with ``prefix``, but those named in ``keep``."""

@@ -69,6 +69,9 @@ class Batch:
         self.pending: dict[str, _Pending] = {}
         self.renamed: dict[str, str] = {}  # id asked for -> the id it was created under
         self._writer: packwrite.Writer | None = None
+        # the cache's rows of every chain (and a session's positions) in one
+        # transaction at the end, not one or two each
+        ground.cache.hold()
 
     def pending_ids(self, cid: str) -> bool:
         """Whether ``cid`` is taken by a creation not yet flushed."""
@@ -89,6 +92,7 @@ class Batch:
         remake: Callable[[str], EventSource] | None = None,
     ) -> str:
         """Write the chain of ``cid`` (on ``parent``) into the packs; its tip."""
+        self._g.cache.hold()  # again after a flush
         g = self._g
         if parent is not None:
             g.commit(parent)  # a ref plain git pointed at a blob: CorruptEvent, not a crash
@@ -152,6 +156,7 @@ class Batch:
         """Drop what was not flushed (its packs were never published)."""
         writer, self._writer = self._writer, None
         self.pending = {}
+        self._g.cache.release()  # keyed by commit: rows of commits never named do no harm
         if writer is not None:
             writer.__exit__(None, None, None)
 

@@ -27,6 +27,7 @@ conversation that moved since) the stored records are compared instead.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -35,7 +36,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from gitstore import CONVERSATION_TYPES, Event, Kind, Limits, Store, parse_time
 from porcelain.app import session_sidefiles as sidefiles
-from porcelain.app.describe import summaries
+from porcelain.app.describe import SUMMARY_VERSION, summaries
 from porcelain.domain.importsummary import BLOCK, prefix_sha1
 from porcelain.domain.sessionfiles import Found, open_session
 from porcelain.domain.sessionident import session_cid
@@ -104,16 +105,65 @@ class _Known:
             self.by_session[(tool, session)] = cid
 
 
+KNOWN = "session-known"  # the cache entry of what earlier imports made, and for which refs
+_KEPT = f"1/{SUMMARY_VERSION}"  # its layout, and the summaries' it was made from
+
+# one conversation as ``known_imports`` keeps it: [id, tip, imported_from, replaces,
+# whether it is a conversation's own start (not a fork's chain)]
+_Entry = list[Any]
+
+
 def known_imports(store: Store) -> _Known:
+    """What earlier imports made, read from the cache entry kept for the refs as
+    they are now; when they moved, only the conversations whose tip moved are
+    summarized again (not every summary of the store, growing with it)."""
+    state = store.refs.state()
+    digest = hashlib.sha1(state.encode()).hexdigest() if state is not None else None
+    kept = store.local.value(KNOWN, _KEPT)
+    earlier = kept.get("entries") if isinstance(kept, dict) else None
+    if not isinstance(earlier, list) or not all(map(_whole, earlier)):  # none, or damaged
+        earlier = []
+    elif digest is not None and kept.get("refs") == digest:
+        return _known_from(earlier)
+    entries = _entries(store, earlier)
+    if digest is not None:
+        store.local.keep_value(KNOWN, _KEPT, {"refs": digest, "entries": entries})
+    return _known_from(entries)
+
+
+def _entries(store: Store, kept: list[Any]) -> list[_Entry]:
+    """Every conversation's entry; those of an unmoved tip taken from ``kept``."""
+    earlier = {(entry[0], entry[1]): entry for entry in kept}
     located = store.refs.list(archived=None)
-    facts = summaries(store, located)
-    rows = [
-        (loc.cid, facts[loc.tip]) for loc in located if facts[loc.tip].get("start_id") == loc.cid
-    ]
-    replaced = {s.get("replaces") for _, s in rows if s.get("replaces")}
+    moved = [loc for loc in located if (loc.cid, loc.tip) not in earlier]
+    facts = summaries(store, moved) if moved else {}
+    out = []
+    for loc in located:
+        entry = earlier.get((loc.cid, loc.tip))
+        if entry is None:
+            s = facts[loc.tip]
+            own = s.get("start_id") == loc.cid
+            entry = [loc.cid, loc.tip, s.get("imported_from"), s.get("replaces"), own]
+        out.append(entry)
+    return out
+
+
+def _whole(entry: Any) -> bool:
+    """Whether a kept entry has the shape ``_entries`` gives it."""
+    return (
+        isinstance(entry, list)
+        and len(entry) == 5
+        and isinstance(entry[0], str)
+        and isinstance(entry[1], str)
+        and (entry[2] is None or isinstance(entry[2], dict))
+    )
+
+
+def _known_from(entries: list[_Entry]) -> _Known:
+    rows = [e for e in entries if e[4]]
+    replaced = {e[3] for e in rows if e[3]}
     known = _Known()
-    for cid, s in sorted(rows):
-        origin = s.get("imported_from")
+    for cid, _, origin, _, _ in sorted(rows, key=lambda e: str(e[0])):
         if not origin:  # a fork of a session, or jp's own: export gives it a session id
             # lazy: the id jp's own conversations take in a tool's files
             from porcelain.jpformat.giveback import given_session

@@ -7,7 +7,6 @@ is validated on its own, so an error names where the bad key came from:
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from collections.abc import Callable, Iterator, Mapping
@@ -346,6 +345,8 @@ def unknown_key(source: str, path: tuple[str, ...]) -> ConfigError:
     if isinstance(parent, TableArray):
         parent = parent.item
     known = sorted(parent.fields) if isinstance(parent, Table) else []
+    import difflib  # lazy: start-up; only a mistyped key is matched, every command loads this
+
     close = difflib.get_close_matches(path[-1], known, n=1)
     prefix = dotted(path[:-1]) + "." if len(path) > 1 else ""
     if close:

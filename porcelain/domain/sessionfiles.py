@@ -57,20 +57,34 @@ def refusal(path: Path, root: Path) -> str | None:
     the file or a folder on the way) that leads out of the root, a tool's own
     credential file, anything but a regular file."""
     try:
-        real = path.resolve(strict=True)
         top = root.resolve(strict=True)
     except (OSError, RuntimeError):
-        return "cannot be resolved (a broken or looping link)"
+        return _UNRESOLVED
+    return _refused(path, root, top)[0]
+
+
+_UNRESOLVED = "cannot be resolved (a broken or looping link)"
+
+
+def _refused(path: Path, root: Path, top: Path | None) -> tuple[str | None, Path | None]:
+    """``refusal`` of ``path``, with ``root`` resolved already (``top``; None: it could
+    not be), and the file's resolved path."""
+    try:
+        real = path.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return _UNRESOLVED, None
+    if top is None:
+        return _UNRESOLVED, real
     if real.name in CREDENTIALS or path.name in CREDENTIALS:
-        return "a credential file: never imported"
+        return "a credential file: never imported", real
     if top != real and top not in real.parents:
-        return f"a link out of {root}: never followed"
+        return f"a link out of {root}: never followed", real
     try:
         if not stat.S_ISREG(real.stat().st_mode):
-            return "not a regular file"
+            return "not a regular file", real
     except OSError as exc:
-        return f"cannot be read: {exc.strerror or exc}"
-    return None
+        return f"cannot be read: {exc.strerror or exc}", real
+    return None, real
 
 
 def claude_deeper(target: Path) -> list[Path]:
@@ -198,7 +212,7 @@ def find_files(
     and Claude Code files one folder deeper than those read are added to ``deeper``."""
     given = bool(paths)
     roots = list(paths) or default_roots(tool)
-    files: list[Found] = []
+    files: list[tuple[Found, Path]] = []
     for root in roots:
         if not root.exists():
             where = "" if given else f" ({NAMES[tool]}'s own location)"
@@ -215,16 +229,19 @@ def find_files(
         top = root if root.is_dir() else root.parent
         if deeper is not None and tool == "claude-code":
             deeper += claude_deeper(root)
+        try:
+            real_top: Path | None = top.resolve(strict=True)  # once, not once a file
+        except (OSError, RuntimeError):
+            real_top = None
         for found in claude_files(root) if tool == "claude-code" else codex_files(root):
-            why = refusal(found.path, top)
-            if why is None:
-                files.append(found)
+            why, real = _refused(found.path, top, real_top)
+            if why is None and real is not None:
+                files.append((found, real))
             elif refused is not None:
                 refused.append(f"{found.path}: {why}")
     seen: set[Path] = set()
     unique = []
-    for found in files:
-        key = found.path.resolve()
+    for found, key in files:  # the same file by two paths (a link) is read once
         if key not in seen:
             seen.add(key)
             unique.append(found)

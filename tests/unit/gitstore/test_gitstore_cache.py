@@ -311,3 +311,26 @@ def test_a_new_commit_on_a_cached_chain_stops_at_its_parent_without_json_each(
     conv = fresh.log.load("jp-c1")
     assert (conv.events, conv.commits) == from_git(path, "jp-c1")
     assert read == [new]
+
+
+def test_a_batch_writes_its_cache_rows_together_and_reads_see_them_before(
+    store: Store, path: Path
+) -> None:
+    """Inside ``Log.batch`` the rows of every creation (and the values kept) wait for one
+    transaction at the end; a read of the cache meanwhile finds them all the same."""
+    assert store.local.value("a value", "v1") is None  # the cache file made
+    with store.log.batch():
+        for n in (1, 2):
+            events = [start(f"jp-c{n}"), *turn(0, 0)]
+            store.log.create(f"jp-c{n}", events, None, "c", packed=True)
+        store.local.keep_value("a value", "v1", {"kept": True})
+        other = sqlite3.connect(path / "jp" / "cache.sqlite")
+        assert other.execute("SELECT count(*) FROM events").fetchone()[0] == 0  # not yet
+        assert store.local.value("a value", "v1") == {"kept": True}  # read back all the same
+        assert other.execute("SELECT count(*) FROM events").fetchone()[0] > 0  # the read wrote
+    rows = other.execute("SELECT count(*) FROM events").fetchone()[0]
+    assert rows == sum(len(from_git(path, f"jp-c{n}")[1]) for n in (1, 2))
+    for n in (1, 2):
+        loaded = Store(path).log.load(f"jp-c{n}")
+        assert (loaded.events, loaded.commits) == from_git(path, f"jp-c{n}")
+    other.close()
