@@ -138,3 +138,37 @@ def test_a_response_appended_later_names_its_tool(store: Store) -> None:
     tip = store.log.append("jp-c1", [ev("tool_call_request", id="t9", name="cargo_test", arguments={})], tip, "t")
     tip = store.log.append("jp-c1", [ev("tool_call_response", id="t9", content="ok", is_error=False)], tip, "t")
     assert store.repo[tip].peel(pygit2.Commit).message.startswith("tool cargo_test: ok")
+
+
+@pytest.mark.parametrize(
+    "stamp",
+    [
+        "2025-01-06T09:00:31.123456Z",
+        "2024-02-29T23:59:59.999999Z",  # a leap day, the last microsecond
+        "1970-01-01T00:00:00.000000Z",
+        "1969-12-31T23:59:59.500000Z",  # before 1970: truncated towards zero, as int() does
+        "1969-12-31T23:59:59.000000Z",
+        "0001-01-01T00:00:00.000001Z",
+        "9999-12-31T23:59:59.999999Z",  # the float of its microseconds rounds up a second
+        "2025-01-06T09:00:31Z",  # forms the stored one is not: read as before
+        "2025-01-06 09:00:31.123456",
+        "2025-01-06T10:00:31.123456+01:00",
+    ],
+)
+def test_commit_time_of_a_stamp_is_the_parsed_ones(stamp: str) -> None:
+    """The author and committer time read from the stored form's fields is what
+    parsing the stamp into a datetime gives, to the second."""
+    from gitstore.events import parse_time
+    from gitstore.store.ground import _epoch
+
+    assert _epoch(stamp) == int(parse_time(stamp).timestamp())
+
+
+@pytest.mark.parametrize(
+    "stamp", ["2025-02-30T09:00:31.123456Z", "2025-13-01T09:00:31.123456Z", "2025-01-06T24:00:00.000000Z"]
+)
+def test_commit_time_of_an_impossible_stamp_is_refused(stamp: str) -> None:
+    from gitstore.store.ground import _epoch
+
+    with pytest.raises(ValueError):
+        _epoch(stamp)
