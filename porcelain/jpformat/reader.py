@@ -277,8 +277,9 @@ def checked(
 ) -> Iterator[Event]:
     """Each entry of ``raw`` decoded, validated and fitted to the limits, in order
     (``again``: entries checked before, as ``stream_events`` says, only normalised)."""
+    label = f"{path}: entry "  # the path formatted once, not twice an entry (1 us each)
     for i, entry in enumerate(raw):
-        where = f"{path}: entry {i}"
+        where = f"{label}{i}"
         if isinstance(entry, dict):
             entry = decode_entry(_unflatten_delta(entry))  # a copy
             if entry.get("type") == Kind.TOOL_CALL_RESPONSE:
