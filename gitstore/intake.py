@@ -126,19 +126,22 @@ def land(
             if step is None:
                 return None
             old, oid, written = step
-            written.refresh()  # what a prune took before the move
             try:
-                move(place, [RefUpdate(ref, old, str(oid))], message, record, wait=0)
-            except (ConcurrentUpdate, RefBusy, pygit2.GitError, OSError) as exc:
-                fault = environment_fault(exc, str(gitdir / ref))
-                if fault is not None:  # a full disk, a read-only store: not another writer
-                    raise fault from None
-                locked = stale_lock(place, ref)
-                if locked is not None:
-                    raise locked from None
-                continue  # another writer moved it first: made again on top
-            written.settle()  # what a prune beside took as the ref moved
-            return str(oid)
+                written.refresh()  # what a prune took before the move
+                try:
+                    move(place, [RefUpdate(ref, old, str(oid))], message, record, wait=0)
+                except (ConcurrentUpdate, RefBusy, pygit2.GitError, OSError) as exc:
+                    fault = environment_fault(exc, str(gitdir / ref))
+                    if fault is not None:  # a full disk, a read-only store: not another writer
+                        raise fault from None
+                    locked = stale_lock(place, ref)
+                    if locked is not None:
+                        raise locked from None
+                    continue  # another writer moved it first: made again on top
+                written.settle()  # what a prune beside took as the ref moved
+                return str(oid)
+            finally:
+                written.close()  # a pack's shelter from git's repack ends, moved or not
     raise stale_lock(place, ref) or ConcurrentUpdate(ref)
 
 

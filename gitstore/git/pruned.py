@@ -161,6 +161,10 @@ class Written:
             if self._gone():
                 raise pruned(gitdir / "objects")
 
+    def close(self) -> None:
+        """The write is over (its ref moved, or the attempt given up): loose objects
+        hold nothing to let go of (a packed write's ``.keep``: ``store/notes.py``)."""
+
     def _gone(self) -> list[tuple[int, bytes]]:
         """The objects made that are not on disk now."""
         fresh = pygit2.Odb(str(Path(self._repo.path) / "objects"))  # no cache: on disk

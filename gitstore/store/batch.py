@@ -60,12 +60,18 @@ class Batch:
     objects in this command's packs, their refs not yet written."""
 
     def __init__(
-        self, ground: Ground, ops: Ops, alone: Alone, taken: Callable[[str], bool]
+        self,
+        ground: Ground,
+        ops: Ops,
+        alone: Alone,
+        taken: Callable[[str], bool],
+        moved: Callable[[], None] = lambda: None,
     ) -> None:
         self._g = ground
         self._ops = ops
         self._alone = alone  # a creation outside the batch (an id another writer took)
         self._taken = taken
+        self._moved = moved  # tells the refs' look-ups that this batch created refs
         self.pending: dict[str, _Pending] = {}
         self.renamed: dict[str, str] = {}  # id asked for -> the id it was created under
         self._writer: packwrite.Writer | None = None
@@ -115,6 +121,7 @@ class Batch:
             return []
         assert self._writer is not None
         pending, self.pending = self.pending, {}
+        self._moved()  # the ids looked up absent so far are about to be created
         try:
             written = self._writer.publish()
             faults.point("create:objects-written")  # packs there, no ref yet

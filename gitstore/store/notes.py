@@ -18,9 +18,11 @@ key wins (ties broken by machine), and two notes merge by the union of their
 lines, like ``git notes merge -s cat_sort_uniq`` (``metalines.py``, whose
 names this module re-exports).
 
-A write's objects are written loose by libgit2 and enter the store as every
-note and operation record does, through ``gitstore/intake.py`` (``land``); a
-``git gc --prune=now`` beside it is met as ``gitstore/git/pruned.py`` says.
+A write's objects are written loose by libgit2, or, for a write of many notes
+(``PACK_FROM``: an import's titles), as one pack (``Packed``), and enter the
+store as every note and operation record does, through ``gitstore/intake.py``
+(``land``); a ``git gc --prune=now`` beside it is met as
+``gitstore/git/pruned.py`` says.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from gitstore.boundary import NOTES_MAX_DEPTH
 from gitstore.fs.place import Place
 from gitstore.git import objects, pruned
 from gitstore.intake import Record, no_record
+from gitstore.store import packwrite
 from gitstore.store.metalines import compact_meta, last_stamp, meta_line, meta_values, union
 
 if TYPE_CHECKING:
@@ -337,7 +340,8 @@ def _prepare(
     for target in wanted:
         if not _FLAT.match(target):
             raise ValueError(f"not an object id to annotate: {target!r}")
-    written = pruned.Written(repo)
+    many = len(also) + len(wanted) >= PACK_FROM
+    written = Packed(repo) if many else pruned.Written(repo)
     for data in also:
         written.put(objects.BLOB, data)
     blobs = {
@@ -351,5 +355,66 @@ def _prepare(
     person = objects.person(signature)
     commit = objects.commit_data(str(tree), parents, person, person, message)
     oid = written.put(objects.COMMIT, commit)
-    faults.point("notes:objects-written")
+    try:
+        if isinstance(written, Packed):
+            written.publish()
+        faults.point("notes:objects-written")
+    except BaseException:
+        written.close()  # the attempt never reaches ``land``'s move
+        raise
     return (str(parent.id) if parent is not None else None), oid, written
+
+
+# notes (and anchors) from which a write's objects go into one pack, not a loose
+# file each: an import's titles (hundreds), not a title set by hand (a few objects,
+# where a pack would cost more than it saves and add to the packs git's gc counts)
+PACK_FROM = 32
+
+
+class Packed(pruned.Written):
+    """The objects of one notes commit of many notes, written as one pack
+    (``packwrite.write_objects``) once the commit is made, not one loose file each
+    (an import of 250 titles wrote about 420, each its own ``openat`` and rename).
+
+    Their ids are the loose ones' (the same bytes); the pack is published behind a
+    ``.keep``, so git's repack (``gc --prune=now`` beside the write included) leaves
+    it alone until the ref names it, and ``close`` (``intake.land``, moved or not)
+    lets it go."""
+
+    def __init__(self, repo: pygit2.Repository) -> None:
+        super().__init__(repo)
+        self._gitdir = Path(repo.path)
+        self._packs: tuple[str, ...] = ()
+
+    def put(self, kind: int, data: bytes) -> pygit2.Oid:
+        """Keep one object for the pack; its id."""
+        oid = pygit2.Oid(raw=objects.object_id(kind, data))
+        self._made.setdefault(str(oid), (kind, data))
+        return oid
+
+    def publish(self) -> None:
+        """Write the pack of every object kept (behind its ``.keep``)."""
+        self._packs += packwrite.write_objects(self._gitdir, self._made.values())
+
+    def _present(self) -> bool:
+        return bool(self._packs) and packwrite.Packed(None, self._packs).present(self._gitdir)
+
+    def refresh(self) -> None:
+        """Before the ref moves: the pack again should it be gone (a kept pack is
+        left alone by git; only a hand could remove it)."""
+        if not self._present():
+            self.publish()
+
+    def settle(self) -> None:
+        """After the ref moved: a ``gc --prune=now`` beside waited out, the pack still
+        there (git's repack leaves a kept pack alone), else ``pruned``."""
+
+        def check() -> None:
+            if not self._present():
+                raise pruned.pruned(objects.folder(self._gitdir))
+
+        pruned.after_move(self._gitdir, check)
+
+    def close(self) -> None:
+        packwrite.release(self._packs)
+        self._packs = ()

@@ -28,7 +28,7 @@ import shutil
 import signal
 import threading
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -126,11 +126,18 @@ def write_stream(
 def write_blobs(gitdir: Path, blobs: Iterable[bytes]) -> tuple[str, ...]:
     """Write ``blobs`` into one pack (published behind a ``.keep`` until
     ``release``), not a loose file each; the packs' names (none for no blobs)."""
+    return write_objects(gitdir, ((BLOB, data) for data in blobs))
+
+
+def write_objects(gitdir: Path, objects: Iterable[tuple[int, bytes]]) -> tuple[str, ...]:
+    """Write ``objects`` (type, bytes: whole objects of any kind, as a notes commit
+    of many notes makes them) into one pack published behind a ``.keep`` until
+    ``release``; the packs' names (none for no objects)."""
     try:
         with _terminate_as_interrupt(), _workspace(gitdir) as work:
-            pack = PackFile(work / "blobs.pack")
-            for data in blobs:
-                pack.add(BLOB, data)
+            pack = PackFile(work / "objects.pack")
+            for kind, data in objects:
+                pack.add(kind, data)
             if not pack.count:
                 pack.file.close()
                 return ()
@@ -309,14 +316,20 @@ def _shelter(gitdir: Path, name: str) -> None:
     path.write_text(f"jp: until its ref names this pack (pid {os.getpid()})\n")
 
 
-def release() -> None:
+def release(names: Collection[str] | None = None) -> None:
     """Let git's maintenance repack the packs this process published (their refs
-    name them now)."""
+    name them now); with ``names`` (as ``_publish`` gave them), those packs only."""
+    stems = None if names is None else {name.removesuffix(".pack") for name in names}
+    kept = []
     while _SHELTERED:
         path, work, owner = _SHELTERED.pop()
+        if stems is not None and path.name.removesuffix(".keep") not in stems:
+            kept.append((path, work, owner))
+            continue
         path.unlink(missing_ok=True)
         shutil.rmtree(work, ignore_errors=True)
         os.close(owner)
+    _SHELTERED.extend(reversed(kept))
 
 
 __all__ = [
@@ -328,5 +341,6 @@ __all__ = [
     "release",
     "write",
     "write_blobs",
+    "write_objects",
     "write_stream",
 ]

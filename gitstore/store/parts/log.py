@@ -76,14 +76,15 @@ class Log(Chains):
         # lazy: only a command that creates many conversations batches them
         from gitstore.store.batch import Batch
 
-        batch = self._batch = Batch(self._g, self._ops, self._create_now, self._refs.exists)
-        self._refs.pending = batch.pending_tip
+        refs = self._refs
+        batch = self._batch = Batch(self._g, self._ops, self._create_now, refs.exists, refs.moved)
+        refs.pending, refs.absent = batch.pending_tip, set()
         try:
             yield batch
             batch.flush()
         finally:
             self._batch = None
-            self._refs.pending = _nothing_pending
+            refs.pending, refs.absent = _nothing_pending, None
             batch.close()
 
     @contextmanager
@@ -95,11 +96,11 @@ class Log(Chains):
             yield
             return
         batch.flush()
-        self._batch, self._refs.pending = None, _nothing_pending
+        self._batch, self._refs.pending, self._refs.absent = None, _nothing_pending, None
         try:
             yield
         finally:
-            self._batch, self._refs.pending = batch, batch.pending_tip
+            self._batch, self._refs.pending, self._refs.absent = batch, batch.pending_tip, set()
 
     def write_commits(
         self, events: Sequence[Event], parent: str | None, tool_names: dict[str, str] | None = None
@@ -270,6 +271,7 @@ class Log(Chains):
             return tip
         finally:
             packwrite.release()  # the ref names the packs now (or never will)
+            self._refs.moved()  # inside a batch (an id another writer took): looked up again
 
     def append(
         self,

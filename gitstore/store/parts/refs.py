@@ -56,6 +56,12 @@ class Refs:
         self._ops = ops
         # the tip of an id a batch of creations took, its ref not yet written (``Log.batch``)
         self.pending: Callable[[str], str | None] = lambda cid: None
+        # inside a batch, the ids looked up and found in neither ref: an import's
+        # check that a folder is here already, then the creation's own, probe the
+        # files once, not twice each.  Emptied by every ref this process moves (the
+        # batch's creations, a transaction, an archive); a name another process
+        # takes meanwhile is refused by the creation's compare-and-swap anyway.
+        self.absent: set[str] | None = None
 
     def list(self, archived: bool | None = False) -> builtins.list[Located]:
         """Conversations (live, archived, or both with None), in ref-name order."""
@@ -104,11 +110,21 @@ class Refs:
         pending = self.pending(cid)
         if pending is not None:
             return Located(cid, pending, False)
+        absent = self.absent
+        if absent is not None and cid in absent:
+            return None
         for archived in (False, True):
             oid = self._g.reader.read(refs.archived(cid) if archived else refs.live(cid))
             if oid is not None:
                 return Located(cid, oid, archived)
+        if absent is not None:
+            absent.add(cid)
         return None
+
+    def moved(self) -> None:
+        """This process moved or created refs: what a batch found absent is looked up again."""
+        if self.absent:
+            self.absent.clear()
 
     def exists(self, cid: str) -> bool:
         """Whether ``cid`` is a conversation here (or taken by a batch being written)."""
@@ -183,6 +199,7 @@ class Refs:
 
     def move(self, updates: builtins.list[RefUpdate], reason: str) -> None:
         """Move several refs in one journaled transaction."""
+        self.moved()
         try:
             intake.move(self._g.place, updates, reason, self._ops.moving, partial=(StoreError,))
         except ConcurrentUpdate:

@@ -383,3 +383,53 @@ def test_outgoing_names_each_note_a_push_would_send_and_no_other(store: Store) -
     assert [c for c, _ in store.notes.outgoing(str(merge), [str(side)])] == ["jp-c2"]
     assert sorted(c for c, _ in store.notes.outgoing(str(merge), [sent])) == [anchor3, "jp-c2"]
     assert store.notes.outgoing(str(merge), [str(merge), "0" * 40]) == []
+
+
+def _loose(path: Path) -> set[str]:
+    """The loose objects of the store at ``path``."""
+    found = path.glob("objects/[0-9a-f][0-9a-f]/*")
+    return {f"{p.parent.name}{p.name}" for p in found}
+
+
+def _many_notes(store: Store, count: int, first: int = 0) -> str:
+    """Notes on ``count`` anchors (and the anchors) in one commit; its id."""
+    targets = {store.notes.anchor(f"jp-c{n}"): f"note {n}\n" for n in range(first, first + count)}
+    anchors = [ids.anchor_bytes(f"jp-c{n}") for n in range(first, first + count)]
+    when = pygit2.Signature("t", "t@example.invalid", 1_780_000_000, 0)  # the same ids
+    notes.update(store.repo, refs.NOTES_SOURCE, lambda _: targets, when, "many", also=anchors)
+    tip = store.refs.target(refs.NOTES_SOURCE)
+    assert tip is not None
+    return tip
+
+
+def test_a_write_of_many_notes_is_one_pack_of_the_same_objects(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past ``PACK_FROM`` notes a write's objects go into one pack, not a loose file
+    each; the commit (so its tree and every note) has the id loose writes give it,
+    a later write on top of it too, and no ``.keep`` stays once the ref moved."""
+    count = 3 * notes.PACK_FROM
+    packed_path, loose_path = tmp_path / "packed.git", tmp_path / "loose.git"
+    init_bare(packed_path)
+    init_bare(loose_path)
+    packed, loose = Store(packed_path), Store(loose_path)
+    before = _loose(packed_path)
+    first = _many_notes(packed, count)
+    assert _loose(packed_path) == before, "nothing written loose"
+    assert not list(packed_path.glob("objects/pack/*.keep"))
+    assert len(list(packed_path.glob("objects/pack/*.pack"))) == 1
+    second = _many_notes(packed, count, first=count // 2)  # half of them again, on top
+    monkeypatch.setattr(notes, "PACK_FROM", 10 * count)  # the same writes, loose
+    assert _many_notes(loose, count) == first
+    assert _many_notes(loose, count, first=count // 2) == second
+    fresh = Store(packed_path)
+    assert fresh.notes.note(refs.NOTES_SOURCE, "jp-c1") == "note 1\n"
+    assert len(notes.read_all(fresh.repo, refs.NOTES_SOURCE)) == count + count // 2
+    assert git(packed_path, "fsck", "--strict", "--no-dangling", "--no-progress") == ""
+    assert not list(packed_path.glob("objects/pack/*.keep"))
+
+
+def test_a_write_of_few_notes_stays_loose(store: Store, path: Path) -> None:
+    """A title set by hand is a few objects: loose, no pack for git's gc to count."""
+    _many_notes(store, 2)
+    assert not list(path.glob("objects/pack/*.pack"))

@@ -73,6 +73,18 @@ def test_a_note_written_beside_a_prune_is_whole(store: Store) -> None:
     _no_keep_left(store)
 
 
+def test_many_notes_written_beside_a_prune_are_whole(store: Store) -> None:
+    """An import's titles, one pack behind a ``.keep``: the prune leaves it alone."""
+    cids = [f"jp-c1780000{n:04d}" for n in range(2 * notes.PACK_FROM)]
+    reached = _prune_at(store, "notes:objects-written")
+    store.notes.set_metas({c: {"title": c} for c in cids}, "jp conversation import")
+    faults.install(None)
+    assert reached, "the fault point was not reached"
+    assert Store(store.gitdir).notes.metas(cids) == {c: {"title": c} for c in cids}
+    _fsck(store)
+    _no_keep_left(store)
+
+
 def test_an_operation_written_beside_a_prune_is_whole(store: Store) -> None:
     cid = "jp-c17800000002"
     store.notes.set_meta(cid, {"title": "t"}, "jp conversation edit")
