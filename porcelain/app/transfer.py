@@ -67,6 +67,22 @@ def store_imported(
     return cid
 
 
+def unfinished_metas(
+    store: Store, kept: dict[str, JpConversation | JpFolder]
+) -> dict[str, dict[str, Any]]:
+    """The metadata (title, pin, labels) of folders found imported already, for the
+    conversations here that have no metadata at all: an import killed after its
+    refs and before its titles' note is finished by the next (one read of the notes
+    for all of them)."""
+    wanted = {
+        cid: meta
+        for cid, conv in kept.items()
+        if (meta := {k: conv.metadata[k] for k in META_KEYS if conv.metadata.get(k)})
+    }
+    have = store.notes.metas(wanted) if wanted else {}
+    return {cid: meta for cid, meta in wanted.items() if not have.get(cid)}
+
+
 def export_conversation(
     store: Store, loc: Located, dest: Path, allow: AllowList | None = None, redact: bool = False
 ) -> tuple[int, Counter[str]]:

@@ -15,6 +15,7 @@ the operation log, and the import's own record of what it read
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -188,5 +189,47 @@ def test_an_import_that_appends_and_forks_killed_at_each_rename_and_unlink_is_do
         assert _rows(machine) == rows
         again = machine.run(*args)  # a third run finds nothing new and changes nothing
         assert again.returncode == 0 and _conversations(machine) == expected, again.stderr
+
+    assert _every_kill(template, tmp_path, args, check, locks=True) >= 3
+
+
+def _titled_folders(root: Path, count: int) -> list[Path]:
+    """``count`` small JP folders with a title each: past ``notes.PACK_FROM`` (32),
+    so the import writes its titles' notes commit as one pack behind a ``.keep``."""
+    out = []
+    for n in range(count):
+        folder = root / f"{17727391000 + n}-titled-{n}"
+        folder.mkdir(parents=True)
+        events = [
+            {"timestamp": "2026-03-01 10:00:01.0", "type": "chat_request", "content": f"q{n}"},
+            {"timestamp": "2026-03-01 10:00:02.0", "type": "chat_response", "message": "ok"},
+        ]
+        (folder / "events.json").write_text(json.dumps(events))
+        meta = {"title": f"titled {n}", "last_activated_at": "2026-03-01 10:00:02.0"}
+        (folder / "metadata.json").write_text(json.dumps(meta))
+        out.append(folder)
+    return out
+
+
+def test_an_import_whose_titles_go_in_one_pack_killed_at_each_rename_and_unlink_is_done_by_the_next(
+    tmp_path: Path,
+) -> None:
+    fresh, remote, _ = _machine(tmp_path)
+    folders = _titled_folders(tmp_path / "folders", 40)
+    args = ("conversation", "import", *map(str, folders))
+    clean = fresh.copy(tmp_path / "clean", remote)
+    clean.ok(*args)
+    expected, rows = _conversations(clean), _rows(clean)
+    assert len(expected) == 40 and all(r[1].startswith("titled ") for r in rows)
+
+    def template(root: Path) -> Machine:
+        return fresh.copy(root / "m", remote)
+
+    def check(machine: Machine) -> None:
+        assert _conversations(machine) == expected
+        assert _rows(machine) == rows  # every title, once
+        # a killed writer's .keep is swept by the next command: no pack pinned for ever
+        assert not list((machine.store / "objects" / "pack").glob("*.keep"))
+        machine.git("fsck", "--strict", "--no-progress")
 
     assert _every_kill(template, tmp_path, args, check, locks=True) >= 3

@@ -131,7 +131,7 @@ def _write_jp(
 ) -> None:
     # lazy: only an import reads the re-import records
     from porcelain.app.reimport import already_there, outcome
-    from porcelain.app.transfer import store_imported
+    from porcelain.app.transfer import store_imported, unfinished_metas
 
     store = app.store()
     created: list[dict[str, Any]] = []
@@ -155,6 +155,7 @@ def _write_jp(
         row["id"] = batch.renamed.get(row["id"], row["id"])
         row.update(outcome(conv.jp_id, row["id"], kept))
     titles = {batch.renamed.get(c, c): meta for c, meta in titles.items()}
+    titles.update(unfinished_metas(store, {k: c for c, k in zip(read, kept_ids, strict=True) if k}))
     if titles:
         store.notes.set_metas(titles, "jp: metadata of imported conversations")
     if any(not kept for kept in kept_ids):
