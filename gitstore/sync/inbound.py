@@ -21,7 +21,7 @@ but not a valid one is kept under ``refs/jp/quarantine/``
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
@@ -255,10 +255,11 @@ def check_notes(
     theirs: pygit2.Tree,
     ours: pygit2.Tree | None,
     limits: boundary.Limits,
-    names: Mapping[str, str] | None = None,
+    names: Callable[[], Mapping[str, str]] | None = None,
 ) -> NotesCheck:
     """The notes of ``theirs`` that ``ours`` lacks, checked (``kind``: meta, source, other;
-    ``names``: annotated id -> the conversation it is the anchor of, for the messages).
+    ``names``: annotated id -> the conversation it is the anchor of, asked for only to
+    name a note in a problem).
 
     Subtrees identical to ours are not entered.  Entries that are not notes,
     folders nested deeper than any fan-out, a note stored twice, notes over
@@ -294,22 +295,10 @@ def check_notes(
             else:
                 out.problems.append(f"{path[:60]} is not a note")
     for target, oid in sorted(blobs.items()):
-        text = _note_text(repo, kind, _Where(target, names), oid, limits, out.problems)
+        text = _note_text(repo, kind, target, names, oid, limits, out.problems)
         if text is not None:
             out.texts[target] = text
     return out
-
-
-class _Where:
-    """How a note is named in a problem (``names`` asked only if there is one)."""
-
-    __slots__ = ("names", "target")
-
-    def __init__(self, target: str, names: Mapping[str, str] | None) -> None:
-        self.target, self.names = target, names
-
-    def __str__(self) -> str:
-        return f"the note on {(self.names or {}).get(self.target) or self.target[:12]}"
 
 
 def _entry(tree: pygit2.Tree | None, name: str) -> pygit2.Object | None:
@@ -324,31 +313,36 @@ def _entry(tree: pygit2.Tree | None, name: str) -> pygit2.Object | None:
 def _note_text(
     repo: pygit2.Repository,
     kind: str,
-    where: _Where,
+    target: str,
+    names: Callable[[], Mapping[str, str]] | None,
     oid: pygit2.Oid,
     limits: boundary.Limits,
     problems: list[str],
 ) -> str | None:
+    def problem(what: str) -> None:  # the note's conversation is looked up only here
+        named = names().get(target) if names is not None else None
+        problems.append(f"the note on {named or target[:12]}{what}")
+
     kind_read, size = kind_of(repo, oid)
     if size > limits.max_event_bytes:
-        problems.append(f"{where} is {boundary.over_limit(size, limits)}")
+        problem(f" is {boundary.over_limit(size, limits)}")
         return None
     if kind_read == "missing":  # git's fetch checks connectivity; libgit2's may not
-        problems.append(f"{where} is missing")
+        problem(" is missing")
         return None
     data = bytes(repo.odb.read(oid)[1]) if kind_read == "blob" else b""
     if kind == "meta":
         cleaned, dropped = boundary.clean_meta(data)
         if dropped:
-            problems.append(f"{where}: dropped {dropped} line(s) that do not parse")
+            problem(f": dropped {dropped} line(s) that do not parse")
         return cleaned or None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        problems.append(f"{where} is not UTF-8 text")
+        problem(" is not UTF-8 text")
         return None
     if kind == "source" and boundary.source_id(text) is None:
-        problems.append(f"{where} does not name a conversation")
+        problem(" does not name a conversation")
         return None
     return text
 

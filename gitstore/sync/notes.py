@@ -1,6 +1,8 @@
 """jp's notes between stores: a fetched notes ref integrated into the local one
-(``integrate``, and the pull's notes step, ``pull_notes``), and a metadata note
-written again with nothing of the old one left to send (``replace_unsent_meta``).
+(``integrate``, and the pull's notes step, ``pull_notes``), a metadata note
+written again with nothing of the old one left to send (``replace_unsent_meta``),
+and the notes of the conversations a pull creates (their anchors, what they
+continue) or moves to a new id (``copy_meta``: local to this store).
 
 A fast-forward when one contains the other; otherwise a merge commit whose
 tree holds, for every annotated object, the union of both notes' lines
@@ -22,15 +24,17 @@ back here).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from datetime import UTC, datetime
 from enum import StrEnum
-from functools import partial
+from functools import cache, partial
 
 import pygit2
 
 from gitstore import ids, intake
 from gitstore.boundary import Limits
+from gitstore.clock import seconds
 from gitstore.errors import ConcurrentUpdate
 from gitstore.fs import retry
 from gitstore.fs.place import Place
@@ -38,16 +42,17 @@ from gitstore.git import pruned, refs
 from gitstore.git.refs import ON_REMOTES
 from gitstore.git.refs.transaction import RefUpdate
 from gitstore.git.refs.transaction import apply as apply_updates
-from gitstore.store import notes
+from gitstore.store import notes, packwrite
 from gitstore.store.core import Store
 from gitstore.sync import remotes
 from gitstore.sync.here import Here
 from gitstore.sync.inbound import NotesCheck, check_notes
 from gitstore.sync.outcome import Outcome
+from gitstore.sync.plan import PullStep
 from gitstore.sync.transport import Transport
 
-_HEX = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
 RETRIES = 5
+PACKED_AT = 100  # anchors written at once from which they go into one pack
 
 
 class NotesAction(StrEnum):
@@ -58,50 +63,11 @@ class NotesAction(StrEnum):
     MERGED = "merged"
 
 
-class LazyNames(Mapping[str, str]):
-    """Annotated id -> conversation, made on first use: the names appear only in
-    the report of a note that was dropped, and making them lists every ref."""
-
-    def __init__(self, make: Callable[[], dict[str, str]]) -> None:
-        self._make: Callable[[], dict[str, str]] | None = make
-        self._made: dict[str, str] = {}
-
-    def _names(self) -> dict[str, str]:
-        if self._make is not None:
-            self._made, self._make = self._make(), None
-        return self._made
-
-    def __getitem__(self, key: str) -> str:
-        return self._names()[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._names())
-
-    def __len__(self) -> int:
-        return len(self._names())
-
-
 def _tip(repo: pygit2.Repository, ref: str) -> str | None:
     try:
         return str(repo.lookup_reference(ref).peel(pygit2.Commit).id)
     except (KeyError, ValueError, pygit2.InvalidSpecError):
         return None
-
-
-def merged_tree(repo: pygit2.Repository, ours: str, theirs: str) -> pygit2.Oid:
-    """A fan-out notes tree with the union of both sides' lines per object."""
-    # every note of both sides: the union needs them all
-    mine = notes.read_all(repo, ours)
-    other = notes.read_all(repo, theirs)
-    texts: dict[str, str] = {}
-    for target in sorted(set(mine) | set(other)):
-        if not _HEX.match(target):
-            continue
-        if target in mine and target in other and mine[target] != other[target]:
-            texts[target] = notes.union(mine[target], other[target])
-        else:
-            texts[target] = mine.get(target, other.get(target, ""))
-    return notes.write_tree(repo, texts)
 
 
 def _kind(local_ref: str) -> str:
@@ -113,8 +79,9 @@ def _kind(local_ref: str) -> str:
     return "other"
 
 
-def cleaned_tree(repo: pygit2.Repository, ours: str | None, check: NotesCheck) -> pygit2.Oid:
-    """Our notes with the checked notes of the remote added (lines merged by union)."""
+def merged_tree(repo: pygit2.Repository, ours: str | None, check: NotesCheck) -> pygit2.Oid:
+    """Our notes with the checked notes of the remote added (lines merged by union):
+    what ours lacks of the remote's notes is all ``check`` holds, cleaned or not."""
     texts = notes.read_all(repo, ours) if ours is not None else {}
     for target, text in check.texts.items():
         now = texts.get(target)
@@ -129,7 +96,7 @@ def integrate(
     signature: pygit2.Signature,
     message: str,
     limits: Limits | None = None,
-    names: Mapping[str, str] | None = None,
+    names: Callable[[], Mapping[str, str]] | None = None,
     record: intake.Record = intake.no_record,
     first: Callable[[dict[str, str]], None] | None = None,
 ) -> tuple[NotesAction, list[str]]:
@@ -153,12 +120,10 @@ def integrate(
         ours = repo[local].peel(pygit2.Commit).tree if local is not None else None
         check = check_notes(repo, _kind(local_ref), theirs, ours, limits or Limits(), names)
         new, action, tree = remote, NotesAction.CREATED, None
-        if not check.clean:  # never the remote's tree as it is: a cleaned one on top of it
-            tree = cleaned_tree(repo, local_ref if local is not None else None, check)
-        elif base_hex == local and local is not None:
+        if check.clean and local is not None and base_hex == local:
             action = NotesAction.FAST_FORWARDED
-        elif local is not None:
-            tree = merged_tree(repo, local_ref, remote_ref)
+        elif local is not None or not check.clean:  # never the remote's tree unless clean
+            tree = merged_tree(repo, local_ref if local is not None else None, check)
         if tree is not None:  # a merge commit: parents [local, remote]
             parents = [pygit2.Oid(hex=h) for h in (local, remote) if h is not None]
             commit = partial(repo.create_commit, None, signature, signature, message, tree, parents)
@@ -207,7 +172,7 @@ def pull_notes(
         if there.removeprefix("refs/notes/") in fetched
     ]
     # anchors named by their conversation in what is reported: made only if a note is dropped
-    names = LazyNames(lambda: {here.notes.anchor(cid): cid for cid in cids()})
+    names = cache(lambda: {here.notes.anchor(cid): cid for cid in cids()})
     for local_ref, rest in wanted:
         if local.get(local_ref, "commit") != "commit":
             detail = f"here it points at a {local[local_ref]}, not a commit; not synced"
@@ -266,3 +231,78 @@ def replace_unsent_meta(store: Store, cid: str, text: str, reason: str) -> None:
         also=[ids.anchor_bytes(cid)],
         onto=lambda tip: _sent_copies(repo, tip),
     )
+
+
+# -- the notes of what a pull creates, and of a fork it moves to a new id ----------------
+
+
+@contextmanager
+def anchors(here: Here, cids: list[str]) -> Iterator[None]:
+    """The anchor blob of each of ``cids`` (their notes hang on it) written before
+    their refs are created: a first pull of thousands writes one pack of them, not
+    a loose file each."""
+    if len(cids) < PACKED_AT:
+        for cid in cids:
+            pruned.write(partial(here.place.repo.create_blob, ids.anchor_bytes(cid)))
+        yield
+        return
+    packwrite.write_blobs(here.place.gitdir, (ids.anchor_bytes(c) for c in cids))
+    try:
+        yield
+    finally:
+        packwrite.release()  # nothing will name them: they need no shelter past the moves
+
+
+def naming_origins(texts: dict[str, str]) -> dict[str, str]:
+    """The metadata notes of ``texts`` that may say what their conversation continues:
+    those that name the key, as a JSON string or through an escape (the others, nearly
+    every note of a first pull, need not be looked at again)."""
+    return {k: t for k, t in texts.items() if '"diverged_from"' in t or "\\" in t}
+
+
+def continues(here: Here, texts: dict[str, str], cid: str) -> str:
+    """The ``diverged_from`` of ``cid``'s metadata note among ``texts`` (annotated hex
+    id -> text, from ``naming_origins`` of every note the store holds), "" when it
+    has none."""
+    text = texts.get(here.notes.anchor(cid)) if texts else None
+    if not text:
+        return ""
+    value = notes.meta_values(text).get("diverged_from")
+    return value if isinstance(value, str) else ""
+
+
+def copy_meta(
+    here: Here, signature: pygit2.Signature, cid: str, new_id: str, step: PullStep, remote: str
+) -> None:
+    """``new_id`` gets ``cid``'s metadata (title, labels...) and its origin:
+    ``diverged_from``, ``diverge_reason``, ``diverged_at_commit``, ``diverged_remote``
+    and ``diverged_at``; a review's
+    source note is copied too."""
+    anchor = here.notes.anchor(new_id)
+    pruned.write(partial(here.place.repo.create_blob, ids.anchor_bytes(new_id)))
+    stamp = int(seconds(here.clock) * 1000)
+    extra = {
+        "diverged_from": cid,
+        "diverge_reason": step.action.value,
+        "diverged_at_commit": step.base,
+        "diverged_remote": remote,
+        "diverged_at": datetime.fromtimestamp(stamp / 1000, UTC).isoformat().replace("+00:00", "Z"),
+    }
+    lines = "".join(
+        notes.meta_line(k, v, stamp, here.notes.machine) + "\n" for k, v in extra.items()
+    )
+    meta = here.notes.note(here.notes.refs.meta, cid) or ""
+    if meta and not meta.endswith("\n"):
+        meta += "\n"
+    source = here.notes.note(here.notes.refs.source, cid)
+
+    def change_meta(_: notes.NoteTexts) -> dict[str, str | None]:
+        return {anchor: notes.compact_meta(meta + lines)}
+
+    message = f"jp pull {remote}: metadata of {new_id}"
+    own = here.notes.refs
+    record = here.ops.moving
+    notes.update(here.place.repo, own.meta, change_meta, signature, message, record)
+    if source:
+        take = {anchor: source}
+        notes.update(here.place.repo, own.source, lambda _: take, signature, message, record)

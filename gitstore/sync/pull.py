@@ -32,13 +32,12 @@ from gitstore.store.core import Store
 from gitstore.sync import created as bulkpull
 from gitstore.sync import fetch, journal, remotes
 from gitstore.sync import lock as synclock
-from gitstore.sync import meta as syncmeta
+from gitstore.sync import notes as syncnotes
 from gitstore.sync.ancestry import Comparison, repo_parent
 from gitstore.sync.ancestry import compare as compare_tips
 from gitstore.sync.fetch import SCOPED_MAX, SPACES
 from gitstore.sync.here import Here
 from gitstore.sync.inbound import Inbound
-from gitstore.sync.notes import pull_notes
 from gitstore.sync.outcome import Outcome, Tips
 from gitstore.sync.plan import Action, PullStep, Side, archived_by_meta, plan_pull, reduce
 from gitstore.sync.sending import Sending
@@ -236,7 +235,7 @@ class Syncer:
             return set(listed) | set(remote_tips)
 
         self._first_meta = None  # told again by this notes step if the store had none
-        outcomes = pull_notes(
+        outcomes = syncnotes.pull_notes(
             self.here,
             self.transport,
             self.remote,
@@ -257,14 +256,14 @@ class Syncer:
 
     def first_meta(self, texts: dict[str, str]) -> None:
         """Keep the metadata notes a first pull's notes step took in (all the store has)."""
-        self._first_meta = syncmeta.naming_origins(texts)
+        self._first_meta = syncnotes.naming_origins(texts)
 
     def _continues(self, cid: str) -> str | None:
         """What a conversation this pull created continues, from the first pull's notes
         ("" when its note names nothing); None when the notes must be read to know."""
         if self._first_meta is None:
             return None
-        return syncmeta.continues(self.here, self._first_meta, cid)
+        return syncnotes.continues(self.here, self._first_meta, cid)
 
     def _created(self, outcomes: list[Outcome]) -> list[Outcome]:
         """``outcomes`` with what each created conversation continues, when known."""
@@ -296,7 +295,7 @@ class Syncer:
                 continue
             (forks if step.fork is not None else simple).append((step, mine))
         created = [s.cid for s, _ in simple if s.action is Action.CREATED]
-        with syncmeta.anchors(self.here, created):
+        with syncnotes.anchors(self.here, created):
             if len(created) >= bulkpull.BULK_AT:  # into packed-refs, as `git clone` does
                 made, left = bulkpull.create_packed(
                     self.here, [s for s, _ in simple if s.action is Action.CREATED]
@@ -392,7 +391,7 @@ def _apply_fork(
     cid = step.cid
     new_id = ids.new_id(here.clock.now(), lambda c: c in taken or here.refs.exists(c))
     taken.add(new_id)
-    syncmeta.copy_meta(here, signature, cid, new_id, step, remote)
+    syncnotes.copy_meta(here, signature, cid, new_id, step, remote)
     fork_ref = refs.archived(new_id) if step.fork.archived else refs.live(new_id)
     updates = [RefUpdate(fork_ref, None, step.fork.tip), *_moves(cid, step.target, now)]
     active = transaction.current(here.place.repo, refs.ACTIVE)  # symbolic: "symbolic:<ref>"

@@ -12,7 +12,7 @@ import pytest
 from gitstore.store.core import Store
 from gitstore.store.repo import init_bare
 from gitstore.sync import inbound, remotes
-from gitstore.sync import meta as syncmeta
+from gitstore.sync import notes as syncnotes
 from gitstore.sync.here import Here
 from gitstore.sync.pull import Syncer
 from gitstore.sync.push import push
@@ -42,7 +42,7 @@ def test_a_first_pull_packs_the_anchors_and_keeps_every_note(
     tmp_path: Path, bare_remote: Remote
 ) -> None:
     laptop = machine(tmp_path / "laptop", bare_remote.url)
-    count = syncmeta.PACKED_AT + 5
+    count = syncnotes.PACKED_AT + 5
     cids = [f"jp-c{n}" for n in range(1, count + 1)]
     create(laptop, *cids)
     laptop.here.notes.set_meta(cids[0], {"title": "first"}, "test")
@@ -104,7 +104,7 @@ def test_a_pull_of_a_few_writes_their_anchors_as_before(
     assert desktop.here.place.repo.get(desktop.here.notes.anchor("jp-c1")) is not None
 
 
-@pytest.mark.parametrize("count", [3, syncmeta.PACKED_AT + 2])  # created one by one, in bulk
+@pytest.mark.parametrize("count", [3, syncnotes.PACKED_AT + 2])  # created one by one, in bulk
 def test_a_first_pull_says_what_each_conversation_continues_without_reading_the_notes(
     tmp_path: Path, bare_remote: Remote, monkeypatch: pytest.MonkeyPatch, count: int
 ) -> None:

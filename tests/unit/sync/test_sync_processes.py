@@ -20,7 +20,7 @@ from gitstore.git import command, refs
 from gitstore.git.refs import files as refread
 from gitstore.store.core import Store
 from gitstore.store.repo import init_bare
-from gitstore.sync import meta as syncmeta
+from gitstore.sync import notes as syncnotes
 from gitstore.sync import remotes
 from gitstore.sync.here import Here
 from gitstore.sync.pull import Syncer
@@ -159,7 +159,7 @@ def test_a_pull_that_creates_many_leaves_the_refs_packed(tmp_path: Path) -> None
     subprocess.run([GIT, "init", "--bare", "-q", str(remote)], check=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     laptop = machine(tmp_path, "laptop", str(remote), GIT, env)
-    cids = [f"jp-c{n}" for n in range(1, syncmeta.PACKED_AT + 1)]
+    cids = [f"jp-c{n}" for n in range(1, syncnotes.PACKED_AT + 1)]
     for cid in cids:
         laptop.here.log.create(cid, [start(cid)], None, "test")
     push(laptop)
