@@ -43,7 +43,7 @@ from gitstore.sync import beside, firstclone, inbound, journal, journalstate, re
 from gitstore.sync import lock as synclock
 from gitstore.sync.here import Here
 from gitstore.sync.inbound import JOURNAL, Inbound, Refusal, name_problem
-from gitstore.sync.outcome import Outcome
+from gitstore.sync.plan import Outcome
 from gitstore.sync.transport import GitCli, Transport
 
 Progress = Callable[[str, int, int], None]

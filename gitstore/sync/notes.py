@@ -47,8 +47,7 @@ from gitstore.store.core import Store
 from gitstore.sync import remotes
 from gitstore.sync.here import Here
 from gitstore.sync.inbound import NotesCheck, check_notes
-from gitstore.sync.outcome import Outcome
-from gitstore.sync.plan import PullStep
+from gitstore.sync.plan import Outcome, PullStep
 from gitstore.sync.transport import Transport
 
 RETRIES = 5

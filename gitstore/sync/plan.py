@@ -1,4 +1,6 @@
-"""What pull and push do with one conversation: pure decisions, no git.
+"""What pull and push do with one conversation: pure decisions, no git (but the
+first parents ``repo_parent`` reads); how two tips relate (``compare``) and what
+a sync reports (``Outcome``).
 
 Each side holds a conversation live or archived at some tip.  The rules
 (docs/sync.md has an example for each):
@@ -10,6 +12,9 @@ Each side holds a conversation live or archived at some tip.  The rules
   archive state (activity un-archives; archiving covers what it saw);
 - diverged, or unrelated (the same id made twice): the remote's copy keeps
   the id and the local copy moves to a new id.
+
+``compare`` walks both tips' first parents alternately, so its cost is the
+distance to the fork point, not the history's length (``descendant_of``'s).
 """
 
 from __future__ import annotations
@@ -17,11 +22,113 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from gitstore.boundary import meta_item
-from gitstore.sync.ancestry import Comparison, Relation
+
+if TYPE_CHECKING:
+    import pygit2
+
+# a hard stop, far beyond any real conversation; past it the walk gives up
+LIMIT = 5_000_000
+
+
+class Relation(StrEnum):
+    EQUAL = "equal"
+    AHEAD = "ahead"  # the first tip contains the second and more
+    BEHIND = "behind"  # the second tip contains the first and more
+    DIVERGED = "diverged"  # a common prefix, then different events
+    UNRELATED = "unrelated"  # no common commit at all
+
+
+@dataclass(frozen=True)
+class Comparison:
+    relation: Relation
+    base: str | None = None  # the fork point when diverged
+
+    @property
+    def contains(self) -> bool:
+        """The first tip holds every event of the second."""
+        return self.relation in (Relation.EQUAL, Relation.AHEAD)
+
+
+class WalkTooLong(Exception):
+    """The walk passed ``LIMIT`` steps without an answer."""
+
+
+Parent = Callable[[str], str | None]
+
+
+def compare(a: str, b: str, parent: Parent, limit: int = LIMIT) -> Comparison:
+    """How tip ``a`` relates to tip ``b``; ``parent`` gives a commit's first parent."""
+    if a == b:
+        return Comparison(Relation.EQUAL, a)
+    seen_a, seen_b = {a}, {b}
+    cur_a: str | None = a
+    cur_b: str | None = b
+    steps = 0
+    while cur_a is not None or cur_b is not None:
+        steps += 1
+        if steps > limit:
+            raise WalkTooLong(f"{a}..{b}")
+        if cur_a is not None:
+            cur_a = parent(cur_a)
+            if cur_a == b:
+                return Comparison(Relation.AHEAD, b)
+            if cur_a is not None:
+                if cur_a in seen_b:
+                    return Comparison(Relation.DIVERGED, cur_a)
+                seen_a.add(cur_a)
+        if cur_b is not None:
+            cur_b = parent(cur_b)
+            if cur_b == a:
+                return Comparison(Relation.BEHIND, a)
+            if cur_b is not None:
+                if cur_b in seen_a:
+                    return Comparison(Relation.DIVERGED, cur_b)
+                seen_b.add(cur_b)
+    return Comparison(Relation.UNRELATED)
+
+
+def repo_parent(repo: pygit2.Repository) -> Parent:
+    """First parents read from ``repo`` (a missing object ends the walk)."""
+
+    def parent(oid: str) -> str | None:
+        try:
+            commit = repo[oid]
+        except (KeyError, ValueError):
+            return None
+        ids = getattr(commit, "parent_ids", None)
+        return str(ids[0]) if ids else None
+
+    return parent
+
 
 Compare = Callable[[str, str], Comparison]
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What happened to one conversation (or notes ref, or skipped ref)."""
+
+    id: str
+    action: str
+    new_id: str | None = None
+    kind: str = "conversation"  # conversation | notes | warning | refused
+    direction: str = "pull"
+    detail: str = ""
+    kept: str | None = None  # refused: the quarantine ref that holds its tip
+    acknowledged: bool = False  # refused, and the user acknowledged it (`jp doctor --ack`)
+    # created by a pull: the id it continues as its metadata note says ("" if none),
+    # known when the pull brought the store's first notes; None: read them to know
+    continues: str | None = None
+
+
+@dataclass(slots=True)
+class Tips:
+    live: str | None = None
+    archived: str | None = None
+    broken: str | None = None  # a ref that is not a commit: its object's type
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,13 +33,22 @@ from gitstore.sync import created as bulkpull
 from gitstore.sync import fetch, journal, remotes
 from gitstore.sync import lock as synclock
 from gitstore.sync import notes as syncnotes
-from gitstore.sync.ancestry import Comparison, repo_parent
-from gitstore.sync.ancestry import compare as compare_tips
 from gitstore.sync.fetch import SCOPED_MAX, SPACES
 from gitstore.sync.here import Here
 from gitstore.sync.inbound import Inbound
-from gitstore.sync.outcome import Outcome, Tips
-from gitstore.sync.plan import Action, PullStep, Side, archived_by_meta, plan_pull, reduce
+from gitstore.sync.plan import (
+    Action,
+    Comparison,
+    Outcome,
+    PullStep,
+    Side,
+    Tips,
+    archived_by_meta,
+    plan_pull,
+    reduce,
+    repo_parent,
+)
+from gitstore.sync.plan import compare as compare_tips
 from gitstore.sync.sending import Sending
 from gitstore.sync.transport import Transport, choose
 

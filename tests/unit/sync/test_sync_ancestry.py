@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gitstore.sync.ancestry import Relation, WalkTooLong, compare
+from gitstore.sync.plan import Relation, WalkTooLong, compare
 
 
 def chain(names: str, parents: dict[str, str | None], base: str | None = None) -> None:

@@ -6,14 +6,15 @@ import json
 
 import pytest
 
-from gitstore.sync.ancestry import Comparison, compare
 from gitstore.sync.plan import (
     Action,
+    Comparison,
     PullStep,
     PushStep,
     RemoteUpdate,
     Side,
     archived_by_meta,
+    compare,
     plan_pull,
     plan_push,
     reduce,
