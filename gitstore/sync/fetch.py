@@ -28,7 +28,8 @@ word at a ref nested about 100 levels deep.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -126,12 +127,8 @@ def fetch_journal(transport: Transport, remote: str, gitdir: Path) -> None:
     # a glob: a remote without a journal is no error (and prunes the copy); the
     # copy is offered as what this side has
     specs, tips = [f"+{journal.REMOTE_REF}*:{incoming}*"], [copy + "*"]
-    try:
-        if not beside.fetch(transport, remote, gitdir, specs, tips):  # the journal's cost
-            transport.fetch(remote, specs, True, tips)
-    except SyncError as exc:
-        _raise_local(exc, gitdir)
-        raise
+    with _attempt(gitdir):
+        _narrow(transport, remote, gitdir, specs, tips)
 
 
 def _set_aside(
@@ -211,15 +208,11 @@ def _fetch_moved(
         globs.append(f"{tracking}{rest}*")
     before = {r.name: r.oid for r in transport.list_refs(globs)} if globs else {}
     tips = [*before, tracking + journal.COPY + "*"]
-    packs = _tmp_packs(gitdir)
     try:
-        for start in range(0, len(specs), CHUNK):
-            chunk = specs[start : start + CHUNK]
-            if not beside.fetch(transport, remote, gitdir, chunk, tips):  # the change alone
-                transport.fetch(remote, chunk, True, tips)
-    except SyncError as exc:
-        _clear_tmp_packs(gitdir, packs)
-        _raise_local(exc, gitdir)
+        with _attempt(gitdir):
+            for start in range(0, len(specs), CHUNK):
+                _narrow(transport, remote, gitdir, specs[start : start + CHUNK], tips)
+    except SyncError:
         return None
     after = {r.name: r.oid for r in transport.list_refs(globs)} if globs else {}
     changed = {n for n in set(before) | set(after) if before.get(n) != after.get(n)}
@@ -248,13 +241,11 @@ def fetch_all(transport: Transport, remote: str, gitdir: Path) -> list[Refusal]:
     if firstclone.fetch(transport, remote, gitdir):
         return []
     specs = remotes.fetch_refspecs(remote)
-    before = _tmp_packs(gitdir)
     try:
-        transport.fetch(remote, specs)
+        with _attempt(gitdir):
+            transport.fetch(remote, specs)
         return []
     except SyncError as exc:
-        _clear_tmp_packs(gitdir, before)
-        _raise_local(exc, gitdir)
         namespace = remotes.tracking_prefix(remote).rstrip("/")
         if ".lock" in exc.reason and synclock.clear_stale(gitdir, namespace):
             try:  # a git killed with an earlier jp left lock files on the copies
@@ -323,13 +314,12 @@ def _halves(
     queue = [wanted[i : i + CHUNK] for i in range(0, len(wanted), CHUNK)]
     while queue:
         part = queue.pop()
-        before = _tmp_packs(gitdir)
         try:
-            transport.fetch(remote, [f"+{n}:{tracking}{n[len('refs/') :]}" for n in part], False)
+            with _attempt(gitdir):
+                specs = [f"+{n}:{tracking}{n[len('refs/') :]}" for n in part]
+                transport.fetch(remote, specs, False)
             arrived.update(part)
         except SyncError as exc:
-            _clear_tmp_packs(gitdir, before)
-            _raise_local(exc, gitdir)
             if len(part) == 1:
                 _raise_unreachable(transport, remote, exc)
                 why = fetch_reason(exc.reason)
@@ -359,31 +349,38 @@ def local_fault(text: str, gitdir: Path) -> EnvironmentFault | None:
     return fault if fault is not None and fault.kind in LOCAL_FAULTS else None
 
 
-def _raise_local(exc: SyncError, gitdir: Path) -> None:
-    """A fetch that failed because of this machine fails the pull (the next one
-    fetches again), instead of being remembered as the remote's fault."""
-    fault = local_fault(exc.reason, gitdir)
-    if fault is not None:
-        raise fault from None
+@contextmanager
+def _attempt(gitdir: Path) -> Iterator[None]:
+    """A fetch that may fail: what a refused pack left goes (git keeps its temporary
+    file, which holds nothing we keep), and a failure of this machine (a full disk)
+    fails the pull (the next one fetches again) instead of being remembered as the
+    remote's fault; any other ``SyncError`` is the caller's."""
+    before = set(gitpack.folder(gitdir).glob("tmp_pack_*"))
+    try:
+        yield
+    except SyncError as exc:
+        for path in set(gitpack.folder(gitdir).glob("tmp_pack_*")) - before:
+            with suppress(OSError):
+                path.unlink()
+        fault = local_fault(exc.reason, gitdir)
+        if fault is not None:
+            raise fault from None
+        raise
+
+
+def _narrow(
+    transport: Transport, remote: str, gitdir: Path, specs: list[str], tips: list[str]
+) -> None:
+    """A fetch of a few refs (forced, pruned, ``tips`` offered as had): beside the
+    store when it can be (``beside``: the cost of what it brings), else in it."""
+    if not beside.fetch(transport, remote, gitdir, specs, tips):
+        transport.fetch(remote, specs, True, tips)
 
 
 def fetch_reason(text: str) -> str:
     if "fsck" in text or "index-pack" in text or "unpack" in text:
         return f"git's object checks refused what it holds ({text})"
     return f"git could not fetch it ({text})"
-
-
-def _tmp_packs(gitdir: Path) -> set[Path]:
-    return set(gitpack.folder(gitdir).glob("tmp_pack_*"))
-
-
-def _clear_tmp_packs(gitdir: Path, before: set[Path]) -> None:
-    """What a refused pack left (git keeps its temporary file): it holds nothing we keep."""
-    for path in _tmp_packs(gitdir) - before:
-        try:
-            path.unlink()
-        except OSError:
-            continue
 
 
 def _pack_copies(gitdir: Path, tracking: str, transport: Transport) -> None:

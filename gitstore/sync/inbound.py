@@ -107,6 +107,8 @@ def check_chain(
     while oid is not None and oid not in known.ids:
         try:
             row = _check_commit(repo, oid, limits)
+        except KeyError:  # git's fetch checks connectivity; libgit2's may not
+            return ChainCheck(f"commit {oid[:12]}: an object of it is missing")
         except _Bad as bad:
             return ChainCheck(f"commit {oid[:12]}: {bad.reason}", keep=bad.keep)
         kept += len(row[2])
@@ -133,23 +135,6 @@ class _Bad(Exception):
         self.keep = keep
 
 
-def _check_commit(repo: pygit2.Repository, oid: str, limits: boundary.Limits) -> Row:
-    try:
-        return _check_present(repo, oid, limits)
-    except KeyError:  # git's fetch checks connectivity; libgit2's may not
-        raise _Bad("an object of it is missing", keep=False) from None
-
-
-class Plain:
-    """An event commit of the plain shape: its parent and its blob's id."""
-
-    __slots__ = ("blob", "parent")
-
-    def __init__(self, parent: str | None, blob: bytes) -> None:
-        self.parent = parent
-        self.blob = blob
-
-
 _HEAD = re.compile(
     rb"tree ([0-9a-f]{40}|[0-9a-f]{64})\n(?:parent ([0-9a-f]{40}|[0-9a-f]{64})\n)?"
     rb"author [^\n]*\ncommitter [^\n]*\n"
@@ -157,8 +142,8 @@ _HEAD = re.compile(
 _ENTRY = re.compile(rb"10[0-7]{4} event\.json\x00")  # a file: libgit2 reads any 10xxxx so
 
 
-def read_plain(odb: pygit2.Odb, oid: str) -> Plain | None:
-    """``oid`` read quickly, as a plain event commit (one object database read for
+def read_plain(odb: pygit2.Odb, oid: str) -> tuple[str | None, bytes] | None:
+    """``oid`` read quickly, as a plain event commit (its parent and its blob's raw id) (one object database read for
     the commit, one for the tree, no libgit2 objects): a commit that starts with its
     tree, at most one parent, an author and a committer; a tree of exactly one file
     entry, ``event.json``.  Nothing is taken on trust: anything else is None, and the
@@ -180,17 +165,17 @@ def read_plain(odb: pygit2.Odb, oid: str) -> Plain | None:
     entry = _ENTRY.match(entries)
     if _KINDS.get(int(kind)) != "tree" or entry is None or len(entries) != entry.end() + width:
         return None
-    return Plain(parent.decode("ascii") if parent is not None else None, entries[-width:])
+    return (parent.decode("ascii") if parent is not None else None), entries[-width:]
 
 
-def _check_present(repo: pygit2.Repository, oid: str, limits: boundary.Limits) -> Row:
+def _check_commit(repo: pygit2.Repository, oid: str, limits: boundary.Limits) -> Row:
     plain = read_plain(repo.odb, oid)
     if plain is None:  # not the plain shape: the slow reading says why, or accepts it
         return _check_read(repo, oid, limits)
-    kind, size = kind_of(repo, plain.blob.hex())
+    kind, size = kind_of(repo, plain[1].hex())
     if kind != "blob":
         return _check_read(repo, oid, limits)
-    return oid, plain.parent, _event_text(repo, plain.blob.hex(), size, limits)
+    return oid, plain[0], _event_text(repo, plain[1].hex(), size, limits)
 
 
 def _event_text(

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import UTC, datetime
 from enum import StrEnum
 from functools import cache, partial
@@ -47,7 +48,7 @@ from gitstore.store.core import Store
 from gitstore.sync import remotes
 from gitstore.sync.here import Here
 from gitstore.sync.inbound import NotesCheck, check_notes
-from gitstore.sync.plan import Outcome, PullStep
+from gitstore.sync.plan import Action, Outcome, PullStep
 from gitstore.sync.transport import Transport
 
 RETRIES = 5
@@ -259,15 +260,18 @@ def naming_origins(texts: dict[str, str]) -> dict[str, str]:
     return {k: t for k, t in texts.items() if '"diverged_from"' in t or "\\" in t}
 
 
-def continues(here: Here, texts: dict[str, str], cid: str) -> str:
-    """The ``diverged_from`` of ``cid``'s metadata note among ``texts`` (annotated hex
-    id -> text, from ``naming_origins`` of every note the store holds), "" when it
-    has none."""
-    text = texts.get(here.notes.anchor(cid)) if texts else None
-    if not text:
-        return ""
-    value = notes.meta_values(text).get("diverged_from")
-    return value if isinstance(value, str) else ""
+def continuing(here: Here, texts: dict[str, str], outcomes: list[Outcome]) -> list[Outcome]:
+    """``outcomes`` with what each conversation a first pull created continues: the
+    ``diverged_from`` of its metadata note among ``texts`` (``naming_origins`` of
+    every note the store holds), "" when it has none."""
+    out = []
+    for o in outcomes:
+        if o.kind == "conversation" and o.action == Action.CREATED.value:
+            text = texts.get(here.notes.anchor(o.id))
+            value = notes.meta_values(text).get("diverged_from") if text else None
+            o = replace(o, continues=value if isinstance(value, str) else "")
+        out.append(o)
+    return out
 
 
 def copy_meta(

@@ -18,7 +18,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from gitstore import ids
@@ -93,9 +92,6 @@ class Syncer:
         self.partial = False  # whether ``inbound`` holds only some of the remote's copies
         self.said: list[Outcome] = []  # what the last fetch said of the journal
         self.journal_aside: str | None = None  # the remote's journal, set aside as unusable
-        # the metadata notes as the pull's notes step left them, when the store had none
-        # before (a first pull): what a created conversation continues is read here
-        self._first_meta: dict[str, str] | None = None
 
     def compare(self, a: str, b: str) -> Comparison:
         return compare_tips(a, b, self._parent)
@@ -243,7 +239,9 @@ class Syncer:
             listed = self.local_tips()
             return set(listed) | set(remote_tips)
 
-        self._first_meta = None  # told again by this notes step if the store had none
+        # the metadata notes, when the store had none before (a first pull): what each
+        # conversation it creates continues is read there, not from its note again
+        origins: list[dict[str, str]] = []
         outcomes = syncnotes.pull_notes(
             self.here,
             self.transport,
@@ -252,7 +250,7 @@ class Syncer:
             self.signature,
             self.limits,
             every_cid,
-            self.first_meta,
+            lambda texts: origins.append(syncnotes.naming_origins(texts)),
         )
         if cids is not None and not cids:
             return outcomes
@@ -261,29 +259,7 @@ class Syncer:
         else:
             local = {c: t for c, t in listed.items() if cids is None or c in cids}
         outcomes += self._steps(local, remote_tips)
-        return outcomes
-
-    def first_meta(self, texts: dict[str, str]) -> None:
-        """Keep the metadata notes a first pull's notes step took in (all the store has)."""
-        self._first_meta = syncnotes.naming_origins(texts)
-
-    def _continues(self, cid: str) -> str | None:
-        """What a conversation this pull created continues, from the first pull's notes
-        ("" when its note names nothing); None when the notes must be read to know."""
-        if self._first_meta is None:
-            return None
-        return syncnotes.continues(self.here, self._first_meta, cid)
-
-    def _created(self, outcomes: list[Outcome]) -> list[Outcome]:
-        """``outcomes`` with what each created conversation continues, when known."""
-        if self._first_meta is None:
-            return outcomes
-        return [
-            replace(o, continues=self._continues(o.id))
-            if o.kind == "conversation" and o.action == Action.CREATED.value
-            else o
-            for o in outcomes
-        ]
+        return syncnotes.continuing(self.here, origins[0], outcomes) if origins else outcomes
 
     def _steps(self, local: dict[str, Tips], remote_tips: dict[str, Tips]) -> list[Outcome]:
         """Plan and apply every conversation's step."""
@@ -309,14 +285,13 @@ class Syncer:
                 made, left = bulkpull.create_packed(
                     self.here, [s for s, _ in simple if s.action is Action.CREATED]
                 )
-                made_value = Action.CREATED.value
-                outcomes += [Outcome(c, made_value, continues=self._continues(c)) for c in made]
+                outcomes += [Outcome(c, Action.CREATED.value) for c in made]
                 simple = [(s, t) for s, t in simple if s.action is not Action.CREATED]
                 simple += [(s, Tips()) for s in left]
             for start in range(0, len(simple), BATCH):
                 self.progress("integrating", start, len(simple))
                 batch = simple[start : start + BATCH]
-                outcomes += self._created(_apply_batch(self.here, self.remote, batch))
+                outcomes += _apply_batch(self.here, self.remote, batch)
         taken = set(remote_tips)
         for step, now in forks:
             outcomes.append(_apply_fork(self.here, self.remote, self.signature, step, now, taken))

@@ -43,7 +43,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from gitstore.sync import journalstate
-from gitstore.sync.remotespecs import RemoteInfo, check_name, tracking_prefix
+from gitstore.sync.remotespecs import RemoteInfo, check_name, default_of, tracking_prefix
 
 JOURNAL = "refs/jp/journal"  # journal.REMOTE_REF, without loading libgit2
 COPY, INCOMING = "jp/journal", "jp/incoming"  # journal.COPY, journal.INCOMING
@@ -91,9 +91,10 @@ def _check(
     where = _remote_path(sections[("remote", remote)], uid)
     _idle(gitdir)
     with _sync_lock_free(gitdir, remote):
-        _due(gitdir, remote)
+        if journalstate.reconcile_due(gitdir, remote) is not None:
+            raise Doubt("the pull would reconcile")
         tracking = tracking_prefix(remote)
-        if _present(gitdir, tracking + INCOMING):
+        if _ref(gitdir, tracking + INCOMING) is not None:
             raise Doubt("a fetched journal waits")
         _only_journal(where)
         # refused refs recorded: whether one waits to be checked again is the pull's to read
@@ -176,8 +177,7 @@ def _remote(sections: Sections, name: str | None) -> str:
     """The remote a pull uses (``remotes.default`` when none is named)."""
     found = {sub: keys for (section, sub), keys in sections.items() if section == "remote" and sub}
     if name is None:
-        mine = sorted(n for n, keys in found.items() if not _info(n, keys).foreign)
-        name = mine[0] if len(mine) == 1 else "origin" if "origin" in mine else None
+        name = default_of(_info(n, keys) for n, keys in found.items())
         if name is None:
             raise Doubt("no default remote")
     check_name(name)
@@ -237,13 +237,6 @@ def _sync_lock_free(gitdir: Path, remote: str) -> Iterator[None]:
         yield
     finally:
         os.close(fd)
-
-
-def _due(gitdir: Path, remote: str) -> None:
-    """Doubt when the pull would reconcile (``journalstate.reconcile_due``)."""
-    due = journalstate.reconcile_due(gitdir, remote)
-    if due is not None:
-        raise Doubt(due)
 
 
 # -- refs, read strictly ------------------------------------------------------------
@@ -312,12 +305,6 @@ def _lines_with(data: bytes, needle: bytes) -> Iterator[bytes]:
         start = data.rfind(b"\n", 0, at) + 1
         yield data[start : at + len(needle)]
         at = data.find(needle, at + 1)
-
-
-def _present(gitdir: Path, name: str) -> bool:
-    if _loose(gitdir, name) is not None:
-        return True
-    return (b" " + name.encode() + b"\n") in _packed(gitdir)
 
 
 def _only_journal(where: Path) -> None:

@@ -46,6 +46,7 @@ from gitstore.sync.remotespecs import (  # the names and refspecs, read without 
     RemoteInfo,
     check_name,
     check_url,
+    default_of,
     fetch_refspecs,
     jp_refspecs,
     legacy_refspecs,
@@ -97,13 +98,7 @@ def find(repo: pygit2.Repository, name: str) -> RemoteInfo | None:
 
 
 def default(repo: pygit2.Repository) -> str | None:
-    """The remote ``jp push``/``pull`` use when none is named: the only remote jp
-    made, else one jp made called origin.  Never a remote with settings of its own
-    (a project's code remote): conversations go there only when it is named."""
-    mine = [r.name for r in all_remotes(repo) if not r.foreign]
-    if len(mine) == 1:
-        return mine[0]
-    return "origin" if "origin" in mine else None
+    return default_of(all_remotes(repo))
 
 
 def _gitdir(repo: pygit2.Repository) -> Path:

@@ -4,6 +4,7 @@ plain data, read without libgit2 (``remotes`` holds what needs the repository)."
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import NamedTuple
 
 from gitstore.errors import RemoteSetupError, SyncError
@@ -107,3 +108,13 @@ class RemoteInfo(NamedTuple):  # no dataclasses (they load ``inspect``) at start
         if self.settings or any(spec not in ours for spec in self.fetch + self.push):
             return True
         return not self.push
+
+
+def default_of(remotes: Iterable[RemoteInfo]) -> str | None:
+    """The remote ``jp push``/``pull`` use when none is named: the only remote jp
+    made, else one jp made called origin.  Never a remote with settings of its own
+    (a project's code remote): conversations go there only when it is named."""
+    mine = sorted(r.name for r in remotes if not r.foreign)
+    if len(mine) == 1:
+        return mine[0]
+    return "origin" if "origin" in mine else None

@@ -52,7 +52,7 @@ def test_a_plain_event_is_read_quickly_and_accepted(repo: pygit2.Repository) -> 
     first = commit(repo, tree(repo, ("100644", "event.json", blob(repo))))
     second = commit(repo, tree(repo, ("100755", "event.json", blob(repo))), first)
     plain = inbound.read_plain(repo.odb, second)
-    assert plain is not None and plain.parent == first
+    assert plain is not None and plain[0] == first
     checked = check_chain(repo, second, Known(None, []), Limits())
     assert checked.reason is None
     assert [(r[0], r[1]) for r in checked.rows] == [(second, first), (first, None)]
@@ -109,6 +109,6 @@ def test_an_oversized_event_is_refused_by_its_header(repo: pygit2.Repository) ->
 
 def test_the_slow_reading_agrees_on_a_plain_commit(repo: pygit2.Repository) -> None:
     tip = commit(repo, tree(repo, ("100644", "event.json", blob(repo))))
-    quick = inbound._check_present(repo, tip, Limits())
+    quick = inbound._check_commit(repo, tip, Limits())
     slow = inbound._check_read(repo, tip, Limits())
     assert quick == slow
