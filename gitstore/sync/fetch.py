@@ -182,12 +182,12 @@ def _fetch_named(
         return set()
     names = set(recheck)
     if now != since:
-        reading = journal.read(repo, now, since)
-        if reading.names is None:
-            if reading.problem:
-                said.append(_warning(f"{reading.problem}; every ref was fetched instead"))
+        named, why = journal.read(repo, now, since)
+        if named is None:
+            if why:
+                said.append(_warning(f"{why}; every ref was fetched instead"))
             return None
-        names |= reading.names
+        names |= named
     if not names:
         return set()
     progress("fetching", 0, len(names))
@@ -420,7 +420,7 @@ def _drift(
         return set()
     named: set[str] | None = set()
     if incoming != since:
-        named = journal.read(repo, incoming, since).names
+        named = journal.read(repo, incoming, since)[0]
     if named is None:
         return set()
     return {"refs/" + n[len(tracking) :] for n in moved} - named

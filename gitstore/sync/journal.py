@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from functools import partial
 
 import pygit2
@@ -57,16 +56,6 @@ _PLAIN = re.compile(r"[A-Za-z0-9._/-]+")
 TRIM_AT = 2 * MAX_WALK  # entries in one chain; the push past it starts a new root
 _BASE = re.compile(r"base: ([0-9a-f]{40}|[0-9a-f]{64})")
 _DEPTH = re.compile(r"depth: ([0-9]{1,9})")
-
-
-@dataclass
-class Reading:
-    """What the journal says moved since the copy here (``names`` None: reconcile)."""
-
-    names: set[str] | None = None
-    problem: str = ""  # why the journal was refused (a one-line reason), or ""
-    walked: int = 0
-    entries: list[str] = field(default_factory=list)
 
 
 def message(names: Iterable[str], depth: int = 0, base: str | None = None) -> str:
@@ -190,28 +179,28 @@ def problem(repo: pygit2.Repository, tip: str) -> str | None:
     return found if isinstance(found, str) else None
 
 
-def read(repo: pygit2.Repository, tip: str, since: str | None) -> Reading:
-    """The refs named by the journal commits from ``tip`` down to ``since``."""
-    out = Reading(names=set())
+def read(repo: pygit2.Repository, tip: str, since: str | None) -> tuple[set[str] | None, str]:
+    """The refs named by the journal commits from ``tip`` down to ``since``; None when
+    a reconcile must say, with why the journal was refused ("" when it was not: it was
+    rewritten, so that the copy here is not below it, or is too long to walk)."""
+    names: set[str] = set()
     oid: str | None = tip
+    walked = 0
     while oid != since:
-        if oid is None:
-            return Reading(walked=out.walked)  # rewritten: the copy here is not below it
-        if out.walked >= MAX_WALK:
-            return Reading(walked=out.walked)
+        if oid is None or walked >= MAX_WALK:
+            return None, ""
         found = _entry(repo, oid)
         if isinstance(found, str):
-            return Reading(problem=found)
-        commit, names = found
-        assert out.names is not None
-        out.names.update(names)
-        if len(out.names) > MAX_NAMES:
-            return Reading(walked=out.walked)
-        out.walked += 1
+            return None, found
+        commit, named = found
+        names.update(named)
+        if len(names) > MAX_NAMES:
+            return None, ""
+        walked += 1
         if not commit.parent_ids and since is not None and _head(repo, oid)[1] == since:
-            return out  # a new root over the copy here: nothing before it is unread
+            return names, ""  # a new root over the copy here: nothing before it is unread
         oid = str(commit.parent_ids[0]) if commit.parent_ids else None
-    return out
+    return names, ""
 
 
 __all__ = [
