@@ -1,26 +1,13 @@
 """A narrow fetch (the journal, the few refs it names) run in the side repository
-beside the store (``git/sidegit.py``), not in the store.
+beside the store (``git/sidegit.py``), not in the store: it costs what it brings,
+not what the store holds (docs/sync.md, "Fetched beside the store").
 
-Whatever a ``git fetch`` into the store brings, git pays for every ref the store
-holds: it marks the commit of each local ref as had (0.54 s at 100,000
-conversations and as many copies), and its connectivity check lists every ref
-again (0.71 s): 1.5 s for the journal alone, paid twice a pull.  In the side
-repository (one per remote, used only under that remote's sync lock, holding
-only the copies the fetch offers as had) the same fetch costs what it brings
-(0.05 s for the journal at 100,000).  It is git's own fetch, by the remote's
-name, with any fetch's environment; git checks every object it receives
-(``fetch.fsckObjects``) and keeps them as a pack (``fetch.unpackLimit=1``).  The
-pack moves into the store behind a ``.keep`` (git's gc leaves it alone while no
-ref names it), the store's copies are set (and pruned) as the fetch would have,
-then the ``.keep`` goes.
-
-A fetch git refuses (a remote out of reach, an object that fails its checks)
-raises ``SyncError`` with git's words and is not tried again in the store: an
-unreachable remote costs one timeout, not two.  Anything else unusual (loose
-objects, a store that is not a plain SHA-1 git directory, a copy the store would
-not let be written) says False, and the fetch runs in the store.  A killed run
-leaves the side repository and marked ``.keep`` files, which the next one clears
-first.
+git's own fetch, by the remote's name, with its object checks
+(``fetch.fsckObjects``); the pack moves into the store behind a ``.keep`` while
+the store's copies are set (and pruned) as that fetch would have.  A fetch git
+refuses raises ``SyncError`` and is not tried again in the store; anything
+unusual says False, and the fetch runs in the store.  A killed run's side
+repository and marked ``.keep`` files are cleared by the next.
 """
 
 from __future__ import annotations

@@ -1,26 +1,11 @@
-"""The change journal on a remote: which synced refs moved, push by push.
+"""The change journal on a remote: which synced refs moved, push by push
+(docs/sync.md, "The change journal").
 
-Every ``jp push`` (and ``jp push --delete``) sends, in the same atomic push as
-the refs it moves, one commit to the remote's ``refs/jp/journal``: its parent
-is the journal as that push last fetched it, its tree is empty, and its message
-names the remote refs the push moved, one a line.  A pull fetches that one ref
-(protocol v2 asks for it by prefix, so the remote lists nothing else), walks
-the new commits down to the copy it had, and fetches exactly the refs they
-name.  Nothing moved: one small fetch, whatever the size of the store.
-
-The journal is untrusted like everything a remote sends, and it is only ever a
-hint: a name it holds is fetched and checked like any other ref.  When it
-cannot be used (none yet, rewritten so that the copy here is not among its
-ancestors, too long a walk, a commit or a name that is not what jp writes),
-the pull reconciles: it lists and fetches everything, as a pull always did,
-and starts from the journal as it was before that listing.  Plain git and jp
-before the journal move refs without a journal commit; a reconcile, every
-``RECONCILE_EVERY`` pulls or with ``jp pull --full``, brings those in.
-
-Below ``JOURNAL_FROM`` conversations (as the last reconcile counted them) every
-pull reconciles: listing a remote that small costs little, and a pull then sees
-at once what plain git, an older jp or a hostile writer put there.  The journal
-is for the stores where listing is what a pull would cost.
+Every push sends, in the same atomic push as the refs it moves, one commit to
+the remote's ``refs/jp/journal`` (``stamp``) whose message names those refs; a
+pull walks the new commits down to the copy it had (``read``) and fetches
+exactly the refs they name.  The journal is untrusted and only ever a hint:
+when it cannot be used the pull reconciles (lists and fetches everything).
 """
 
 from __future__ import annotations

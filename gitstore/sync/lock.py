@@ -1,19 +1,9 @@
 """One pull or push per store and remote at a time, what it turns off while it
-runs (libgit2's object cache), and the lock files that killed git processes
-leave behind in the namespaces sync owns.
-
-``git update-ref`` and ``git fetch`` lock every ref they write with a
-``<ref>.lock`` file; killed midway they leave those files, and every later
-write of those refs fails until someone removes them.  Under this lock no
-other jp writes ``refs/jp-push/<remote>/``, so its stale lock files go at
-once; in ``refs/jp-remotes/<remote>/`` (which plain ``git fetch`` writes
-too) only lock files older than a minute go.  The journal's copies
-(``refs/jp-remotes/<remote>/jp/``: ``journal`` and the ``incoming`` a pull holds
-while it runs) are jp's alone, written only under this lock: a lock file there
-is a killed jp's, or of a git it started that ends within moments, so it goes
-once it is ``STALE_LOCK_SECONDS`` old (a younger one is waited for), as the
-store's own ref locks do when their writer is gone.  Without that, a jp killed
-while it held ``incoming.lock`` stopped every later sync with the remote.
+runs (libgit2's object cache), and the ref lock files killed git processes leave
+in the namespaces sync owns (docs/sync.md, "Interrupted runs"): at once under
+``refs/jp-push/<remote>/``, once a minute old under ``refs/jp-remotes/<remote>/``
+(plain ``git fetch`` writes there too), and once ``STALE_LOCK_SECONDS`` old under
+its ``jp/`` (the journal's copies, jp's alone: a younger one is waited for).
 """
 
 from __future__ import annotations

@@ -1,36 +1,14 @@
-"""A pull with nothing to do, told by reading two refs as files.
+"""A pull with nothing to do, told by reading two refs as files (docs/sync.md, "A
+pull with nothing to do, from a path remote", lists every condition).
 
-A journal pull (``fetch``) whose remote journal is still the copy this store
-finished with last time fetches nothing, checks nothing and moves nothing: it
-only counts itself towards the next reconcile.  For a remote that is a path on
-this machine, ``nothing_to_pull`` answers that from the files alone (no libgit2, no git
-process): the remote's ``refs/jp/journal``, the store's copy of it, and the
-store's own state.  It says yes only when each of these holds, and None
-(``Doubt``) on anything else, so the caller runs the whole pull:
-
-- both are plain git directories whose refs are files (no reftable, no linked
-  worktree, no ``.git`` inside the remote, which git would open instead),
-  owned by this user (git refuses another's), and the remote's config hides
-  no refs and includes no other file; no other git config names remotes,
-  rewrites URLs or hides refs;
-- the store's config is read strictly (an include, a quoted value, a line
-  that is not a plain ``key = value``: doubt) and is jp's of this format;
-- no sync with that remote runs (its lock is free), and nothing waits for
-  the store's repair (ref journals, a killed writer's folders, an operation
-  record);
-- the reconcile is not due (``journalstate.reconcile_due``), no fetched
-  journal waits under ``jp/incoming``;
-- each ref is a regular file (no symlink anywhere on its path), at most 41
-  bytes, 40 hex digits; or, with no such file, one line of a regular
-  ``packed-refs`` file.  The remote holds no other ref the journal's
-  refspec would fetch (``refs/jp/journal*``);
-- the two name the same commit and no quarantine is recorded for the remote:
-  ``journalstate.nothing_to_pull``, the rule the full pull applies too.
-
-The remote is untrusted: its files are only compared with what this store
-holds, byte for byte, never followed, parsed as anything else or trusted
-with more than a yes or no.  Nothing here reads the environment: the caller
-passes the git config files that apply.
+For a remote that is a path on this machine, ``nothing_to_pull`` compares the
+remote's ``refs/jp/journal`` with the store's copy of it and reads the store's
+own state, with no libgit2 and no git process; it applies the rule the whole
+pull applies (``journalstate.nothing_to_pull``) and says None (``Doubt``) on
+anything else, so the caller runs the whole pull.  The remote is untrusted: its
+files are only compared with what this store holds, byte for byte, never
+followed or parsed as anything else.  Nothing here reads the environment: the
+caller passes the git config files that apply.
 """
 
 from __future__ import annotations

@@ -1,28 +1,11 @@
-"""Remotes of a store: git config entries with jp's refspecs.
+"""Remotes of a store: git config entries with jp's refspecs (docs/sync.md, "What
+travels" and "Removing a remote").
 
-Fetched copies live under ``refs/jp-remotes/<remote>/`` (not
-``refs/remotes/``, which ``git branch -r`` lists), so plain ``git fetch`` in
-the store does what ``jp pull`` fetches.  A remote jp creates also gets push
-refspecs, so plain ``git push`` sends what ``jp push`` sends.  A remote that
-already existed (a project's ``origin``) only gets the fetch refspecs: push
-refspecs would change what a bare ``git push`` of the project's branch does.
-
-jp's refspecs name jp's refs only: ``refs/conversations/*``,
-``refs/archive/*`` and its two notes refs by name, never ``refs/notes/*``
-(a project's own notes are not jp's).  git refuses a whole fetch or push
-when a refspec without ``*`` names a ref that does not exist, and a remote
-without reviews has no ``refs/notes/source``, so the notes refspecs end in
-``*`` (``refs/notes/meta*``); jp itself integrates and sends only the exact
-names.
-
-Removing a remote touches nothing but its ``remote.<name>.*`` settings and
-the copies under ``refs/jp-remotes/<name>/``.  libgit2's remote delete is
-never used: it deletes every local ref that matches one of the remote's
-refspecs, which for jp's push refspecs is every conversation.  Plain
-``git remote remove`` only deletes refs under ``refs/remotes/``, so it
-leaves the conversations alone too (and jp's copies, which
-``jp remote remove NAME`` then drops).  A remote with settings of its own
-keeps them: only what jp added goes, in one atomic write of the config.
+Fetched copies live under ``refs/jp-remotes/<remote>/``.  A remote jp creates
+gets push refspecs too; one that already existed (a project's ``origin``) only
+the fetch refspecs.  Removing a remote touches nothing but its settings and
+copies, in one atomic write of the config: libgit2's remote delete is never
+used (it deletes every local ref its refspecs match: every conversation).
 """
 
 from __future__ import annotations
