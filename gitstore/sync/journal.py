@@ -21,7 +21,6 @@ from gitstore.sync.inbound import kind_of
 from gitstore.sync.journalstate import (  # when to reconcile: no libgit2 needed
     JOURNAL_FROM,
     RECONCILE_EVERY,
-    forget,
     pulls_since_reconcile,
     record_pull,
     record_refs,
@@ -191,7 +190,6 @@ def read(repo: pygit2.Repository, tip: str, since: str | None) -> tuple[set[str]
 __all__ = [
     "JOURNAL_FROM",
     "RECONCILE_EVERY",
-    "forget",
     "pulls_since_reconcile",
     "record_pull",
     "record_refs",

@@ -87,7 +87,3 @@ def _write(gitdir: Path, remote: str, pulls: int, refs: int) -> bool:
     except (OSError, EnvironmentFault):
         return False
     return True
-
-
-def forget(gitdir: Path, remote: str) -> None:
-    _state_path(gitdir, remote).unlink(missing_ok=True)
