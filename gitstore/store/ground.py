@@ -174,6 +174,11 @@ class Ground:
         moment = seconds(self.clock) if at is None else at
         return pygit2.Signature(self.identity.name, self.identity.email, int(moment), 0)
 
+    def person(self, at: float | None = None) -> Who:
+        """``signature``'s parts (``objects.Who``), made without libgit2."""
+        moment = seconds(self.clock) if at is None else at
+        return self.identity.name.encode(), self.identity.email.encode(), int(moment), 0
+
     def first_write(self) -> None:
         """Record the format version in a store that predates it (best effort: a store
         whose config cannot be written fails the write itself, with its own message)."""

@@ -8,7 +8,8 @@ from the updates alone, and every caller goes through ``update_refs``:
   value read under the lock (loose file, else its ``packed-refs`` line found by
   bisection), its reflog line, a rename.  libgit2 would parse all of
   ``packed-refs`` first (80 ms at 100,000 refs).  A store or ref it does not
-  handle (a symbolic ref, refs under a folder link) falls back to ``TRANSACTION``.
+  handle (a symbolic ref, refs under a folder link) falls back to ``TRANSACTION``;
+  in a process that has not loaded libgit2 (an import), ``GIT`` moves it.
 - ``TRANSACTION`` (``transaction.apply``): several refs, or a deletion or a
   symbolic ref: libgit2's transaction behind an intent journal, so a crash part
   way is finished by the next command (``repair``).
@@ -50,6 +51,7 @@ from gitstore.fs import retry
 from gitstore.fs.place import Place
 from gitstore.git.refs import bulk, loose, transaction
 from gitstore.git.refs.transaction import ANY, SYMBOLIC, RefUpdate
+from gitstore.lazy import loaded
 
 if TYPE_CHECKING:
     from gitstore.git import command
@@ -115,6 +117,8 @@ def update_refs(
             if atomic or not reflog:
                 raise
             how = GIT  # an import's batch: through git instead
+    if how == LOOSE and not loaded("pygit2"):
+        how = GIT  # its checks need libgit2: one git process costs less than loading it
     if how == GIT:
         return _git(place, updates, message, atomic)
     if how == LOOSE and _loose(place, updates, message):
