@@ -9,7 +9,7 @@ calls that unsafe beside writers and does not defend it; jp does not shelter
 its writes from it either.  What jp does:
 
 - **The folder race** (not optional): any prune, grace or not, removes the
-  ``objects/XX/`` folders it empties, also between libgit2's mkdir and rename
+  ``objects/XX/`` folders it empties, also between the mkdir and rename
   of a new object there.  ``write`` writes such an object again, as git
   itself makes the folder again (``folder_gone``).
 - **A write that met the prune**: just before its ref moves, what is gone

@@ -18,11 +18,13 @@ key wins (ties broken by machine), and two notes merge by the union of their
 lines, like ``git notes merge -s cat_sort_uniq`` (``metalines.py``, whose
 names this module re-exports).
 
-A write's objects are written loose by libgit2, or, for a write of many notes
-(``PACK_FROM``: an import's titles), as one pack (``Packed``), and enter the
-store as every note and operation record does, through ``gitstore/intake.py``
-(``land``); a ``git gc --prune=now`` beside it is met as
-``gitstore/git/pruned.py`` says.
+A write reads the trees it changes as bytes (``objects.TreeEdit``), through
+libgit2 where the process has loaded it, else through one ``git cat-file``
+(``objects.reading``: an import never loads libgit2).  Its objects are written
+loose (``pruned.Written``), or, for a write of many notes (``PACK_FROM``: an
+import's titles), as one pack (``Packed``), and enter the store as every note
+and operation record does, through ``gitstore/intake.py`` (``land``); a ``git
+gc --prune=now`` beside it is met as ``gitstore/git/pruned.py`` says.
 """
 
 from __future__ import annotations
