@@ -54,7 +54,7 @@ class Record(Protocol):
 
 # one attempt of a record: the ref's value it was made on, the new commit and the
 # objects written for it; None when there is nothing to change
-Attempt = Callable[[], "tuple[str | None, pygit2.Oid, pruned.Written] | None"]
+Attempt = Callable[[], "tuple[str | None, str | pygit2.Oid, pruned.Written] | None"]
 
 
 def no_record(

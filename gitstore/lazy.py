@@ -98,3 +98,10 @@ def face(name: str, path: str) -> tuple[Callable[[str], Any], Callable[[], list[
         return sorted({*vars(sys.modules[name]), *table()})
 
     return attribute, listing
+
+
+def loaded(name: str) -> bool:
+    """Whether the module ``name`` is imported in this process (one bound by
+    ``lazy_module`` only once something of it was asked for)."""
+    module = sys.modules.get(name)
+    return module is not None and type(module).__name__ != "_LazyModule"

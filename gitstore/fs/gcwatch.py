@@ -140,11 +140,9 @@ def _mine(running: str | None) -> bool:
 
 
 def _host() -> str:
-    """This machine's name, as git writes it in ``gc.pid`` (``socket`` loads only
-    when a gc.pid is there: a write that finds none never pays for it)."""
-    import socket
-
-    return socket.gethostname()
+    """This machine's name, as git writes it in ``gc.pid`` (``gethostname``, which is
+    the kernel's node name: read here without loading ``socket``)."""
+    return os.uname().nodename
 
 
 @contextlib.contextmanager

@@ -13,19 +13,33 @@ with ``git fsck --strict``.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gitstore.errors import StoreError, environment_fault
+
 if TYPE_CHECKING:
+    import subprocess
     from typing import Protocol
+
+    import pygit2
+
+    from gitstore.fs.place import Place
+else:
+    from gitstore.lazy import lazy_module
+
+    pygit2 = lazy_module("pygit2")
 
 COMMIT, TREE, BLOB = 1, 2, 3  # as pygit2's ``ObjectType`` numbers them
 BLOB_MODE, TREE_MODE = 0o100644, 0o040000
-_WORDS = {COMMIT: b"commit", TREE: b"tree", BLOB: b"blob", 4: b"tag"}
+TAG = 4
+_WORDS = {COMMIT: b"commit", TREE: b"tree", BLOB: b"blob", TAG: b"tag"}
+_KINDS = {word: kind for kind, word in _WORDS.items()}
 
 
 def object_id(kind: int, data: bytes) -> bytes:
@@ -69,6 +83,17 @@ class TreeEdit:
         """(mode, raw id) of the entry ``name``, or None."""
         found = self._entries.get(name.encode("utf-8", "surrogateescape"))
         return None if found is None else (int(found[0], 8), found[1][-20:])
+
+    def entries(self) -> Iterator[tuple[str, int, bytes]]:
+        """The name (decoded as ``insert`` encodes it), mode and raw id of each entry."""
+        for name, (mode, whole) in self._entries.items():
+            yield name.decode("utf-8", "surrogateescape"), int(mode, 8), whole[-20:]
+
+    def copy(self) -> TreeEdit:
+        """Another tree of the same entries, changed apart from this one."""
+        other = TreeEdit()
+        other._entries = dict(self._entries)
+        return other
 
     def insert(self, name: str, oid: bytes, mode: int) -> None:
         raw = name.encode("utf-8", "surrogateescape")
@@ -114,8 +139,10 @@ if TYPE_CHECKING:
 Who = tuple[bytes, bytes, int, int]  # name, email, time, minutes east of UTC
 
 
-def person(signature: Signature) -> Who:
-    """An author or committer's parts, from a pygit2 signature."""
+def person(signature: Signature | Who) -> Who:
+    """An author or committer's parts, from a pygit2 signature (or those parts)."""
+    if isinstance(signature, tuple):
+        return signature
     return bytes(signature.raw_name), bytes(signature.raw_email), signature.time, signature.offset
 
 
@@ -157,6 +184,48 @@ def folder(gitdir: Path) -> Path:
     return gitdir / "objects"
 
 
+def loose_path(gitdir: Path, oid: str) -> Path:
+    """Where the object ``oid`` (hex) is, written loose."""
+    return folder(gitdir) / oid[:2] / oid[2:]
+
+
+def write_loose(gitdir: Path, kind: int, data: bytes) -> bytes:
+    """Write one object loose, as git does (deflated into a temporary file of its
+    fan-out folder, then renamed to its name); its raw id.  The folder vanishing
+    under it (git's prune emptied it) raises ``FileNotFoundError``: ``pruned.write``
+    writes it again."""
+    import zlib  # lazy: only a write deflates
+
+    oid = object_id(kind, data)
+    path = loose_path(gitdir, oid.hex())
+    path.parent.mkdir(exist_ok=True)
+    fd, temporary = _temporary(path.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(zlib.compress(b"%s %d\0" % (_WORDS[kind], len(data)) + data, 1))
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    return oid
+
+
+_made = [0]  # temporary files this process made
+
+
+def _temporary(folder: Path) -> tuple[int, Path]:
+    """A new file ``tmp_obj_*`` in ``folder`` (the name git's prune sweeps after its
+    grace period), read-only once written, as git leaves objects."""
+    while True:
+        _made[0] += 1
+        path = folder / f"tmp_obj_{os.getpid()}_{_made[0]}"
+        try:
+            return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444), path
+        except FileExistsError:  # a killed process's, of the same pid
+            continue
+
+
 def loose_estimate(gitdir: Path) -> int:
     """git's estimate of the loose objects: one fan-out folder's count times 256."""
     try:
@@ -164,3 +233,155 @@ def loose_estimate(gitdir: Path) -> int:
     except OSError:
         return 0
     return 256 * sum(1 for name in names if len(name) == 38)
+
+
+# -- reading ------------------------------------------------------------------------------
+
+Put = Callable[[int, bytes], bytes]  # writes an object: its raw id
+Read = Callable[[str], "tuple[int, bytes]"]
+"""An object's kind and bytes by its hex id; ``KeyError`` when the store lacks it
+(libgit2's ``Odb.read`` is one, ``CatFile`` another)."""
+
+_HEX = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
+
+
+class CatFile:
+    """The store's objects read by one ``git cat-file --batch``, started at the first
+    read and ended by ``close``; each object read is kept (objects never change).
+
+    A command that reads a few trees and commits (an import's titles, its
+    operation record) reads them so when it has not loaded libgit2: loading it
+    costs more than the whole of that git process."""
+
+    def __init__(self, gitdir: Path) -> None:
+        self._gitdir = gitdir
+        self._git: subprocess.Popen[bytes] | None = None
+        self._kept: dict[str, tuple[int, bytes]] = {}
+
+    def __call__(self, oid: str) -> tuple[int, bytes]:
+        found = self._kept.get(oid)
+        if found is None:
+            found = self._kept[oid] = self._ask(oid)
+        return found
+
+    def fetch(self, oids: Iterable[str]) -> None:
+        """Read ``oids`` in one exchange, each kept (one missing is asked again when
+        read).  Asked 1,000 at a time: git's answers fill its pipe until read, and a
+        thousand questions fit in the other, so neither side waits on the other."""
+        wanted = [o for o in dict.fromkeys(oids) if o not in self._kept and _HEX.fullmatch(o)]
+        for at in range(0, len(wanted), 1000):
+            chunk = wanted[at : at + 1000]
+            self._send(b"".join(oid.encode("ascii") + b"\n" for oid in chunk))
+            for oid in chunk:
+                with contextlib.suppress(KeyError):
+                    self._kept[oid] = self._answer(oid)
+
+    def _ask(self, oid: str) -> tuple[int, bytes]:
+        if not _HEX.fullmatch(oid):
+            raise ValueError(f"not an object id: {oid!r}")
+        self._send(oid.encode("ascii") + b"\n")
+        return self._answer(oid)
+
+    def _send(self, lines: bytes) -> None:
+        git = self._started()
+        assert git.stdin is not None
+        try:
+            git.stdin.write(lines)
+            git.stdin.flush()
+        except OSError:
+            pass  # git is gone: its answer is then empty
+
+    def _answer(self, oid: str) -> tuple[int, bytes]:
+        git = self._started()
+        assert git.stdout is not None
+        head = git.stdout.readline().split()
+        if head[1:] == [b"missing"]:
+            raise KeyError(oid)
+        if len(head) != 3 or head[1] not in _KINDS or not head[2].isdigit():
+            raise StoreError(str(self._gitdir), f"git cat-file could not read {oid}")
+        size = int(head[2])
+        data = git.stdout.read(size + 1)  # the object and git's newline after it
+        if len(data) != size + 1:
+            raise StoreError(str(self._gitdir), f"git cat-file could not read {oid}")
+        return _KINDS[head[1]], data[:size]
+
+    def _started(self) -> subprocess.Popen[bytes]:
+        if self._git is None:
+            import subprocess  # lazy: start-up; only a read without libgit2 starts git
+
+            argv = ["git", "--git-dir", str(self._gitdir), "cat-file", "--batch"]
+            pipe = subprocess.PIPE
+            try:
+                self._git = subprocess.Popen(
+                    argv, stdin=pipe, stdout=pipe, stderr=subprocess.DEVNULL
+                )
+            except OSError as exc:
+                raise environment_fault(exc, str(self._gitdir)) or StoreError(
+                    str(self._gitdir), f"cannot run git: {exc}"
+                ) from None
+        return self._git
+
+    def close(self) -> None:
+        """End git's process (if one was started)."""
+        git, self._git = self._git, None
+        if git is not None:
+            for pipe in (git.stdin, git.stdout):
+                with contextlib.suppress(OSError):
+                    if pipe is not None:
+                        pipe.close()
+            git.wait()
+
+
+def peeled(read: Read, oid: str | None, depth: int = 8) -> tuple[str, bytes] | None:
+    """The commit ``oid`` names (tags followed): its id and bytes; None when it names
+    none.  ``KeyError`` when one of them is missing."""
+    for _ in range(depth):
+        if oid is None:
+            return None
+        kind, data = read(oid)
+        if kind == COMMIT:
+            return oid, data
+        head = data[: data.find(b"\n")].split(b" ")
+        if kind != TAG or len(head) != 2 or head[0] != b"object":
+            return None
+        oid = head[1].decode("ascii", "replace")
+    return None
+
+
+def commit_tree(data: bytes) -> str | None:
+    """The tree a commit's bytes name (None when their first line names none)."""
+    head = data[: data.find(b"\n")].split(b" ")
+    return head[1].decode("ascii", "replace") if len(head) == 2 and head[0] == b"tree" else None
+
+
+def odb_reader(repo: pygit2.Repository) -> Read:
+    """libgit2's reading of ``repo``'s objects."""
+
+    def read(oid: str) -> tuple[int, bytes]:
+        kind, data = repo.odb.read(oid)
+        return int(kind), bytes(data)
+
+    return read
+
+
+def reading(place: Place, ref: str) -> tuple[Read, Callable[[], str | None], CatFile | None]:
+    """How a write reads the store's objects and what ``ref`` points at: through
+    libgit2 when this process has loaded it (or the refs are not plain files), else
+    through one git process (the ``CatFile`` given, for the caller to close) and the
+    ref's file.  A command that needs nothing else of libgit2 (an import) so never
+    loads it: that costs more than the whole of git's process."""
+    from gitstore.git.refs import files  # lazy: the refs' floor is above this module's
+    from gitstore.lazy import loaded
+
+    if loaded("pygit2") or files.plain_gitdir(place.gitdir) is None:
+        repo = place.repo
+
+        def tip() -> str | None:
+            try:
+                return str(repo.lookup_reference(ref).resolve().target)
+            except (KeyError, ValueError, pygit2.InvalidSpecError):
+                return None
+
+        return odb_reader(repo), tip, None
+    cat = CatFile(place.gitdir)
+    return cat, lambda: files.read_ref(place.gitdir, ref), cat

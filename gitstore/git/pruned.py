@@ -9,7 +9,7 @@ calls that unsafe beside writers and does not defend it; jp does not shelter
 its writes from it either.  What jp does:
 
 - **The folder race** (not optional): any prune, grace or not, removes the
-  ``objects/XX/`` folders it empties, also between libgit2's mkdir and rename
+  ``objects/XX/`` folders it empties, also between the mkdir and rename
   of a new object there.  ``write`` writes such an object again, as git
   itself makes the folder again (``folder_gone``).
 - **A write that met the prune**: just before its ref moves, what is gone
@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from gitstore.errors import EnvironmentFault, GitStoreError, StoreError
 from gitstore.fs import diskfault, gcwatch, retry
+from gitstore.git import objects
 
 if TYPE_CHECKING:
     import pygit2
@@ -128,47 +129,61 @@ def after_move(gitdir: Path, restore: Callable[[], None]) -> None:
 
 
 class Written:
-    """The objects one write made (loose, libgit2's ordinary writes), their bytes
-    kept until ``settle`` finds them all still there after the ref moved."""
+    """The objects one write made (loose, ``objects.write_loose``), their bytes kept
+    until ``settle`` finds them all still there after the ref moved."""
 
-    def __init__(self, repo: pygit2.Repository) -> None:
-        self._repo = repo
+    def __init__(self, gitdir: Path) -> None:
+        self._gitdir = gitdir
         self._made: dict[str, tuple[int, bytes]] = {}
 
-    def put(self, kind: int, data: bytes) -> pygit2.Oid:
-        """Write one object; its id."""
-        oid: pygit2.Oid = write(lambda: self._repo.odb.write(kind, data))
-        self._made[str(oid)] = (kind, data)
+    def put(self, kind: int, data: bytes) -> bytes:
+        """Write one object; its raw id."""
+        oid = write(partial(objects.write_loose, self._gitdir, kind, data))
+        self._made[oid.hex()] = (kind, data)
         return oid
 
     def refresh(self) -> None:
-        """Before the ref moves: write again what a prune took already (libgit2 will
-        not move a ref to a missing object; a prune that takes it again before the
-        move makes that move fail, and the caller's attempt starts again)."""
+        """Before the ref moves: write again what a prune took already (no ref moves
+        to a missing object; a prune that takes it again before the move makes that
+        move fail, and the caller's attempt starts again)."""
         for kind, data in self._gone():
-            write(partial(self._repo.odb.write, kind, data))
+            write(partial(objects.write_loose, self._gitdir, kind, data))
 
     def settle(self) -> None:
         """After the ref moved: wait out a ``gc --prune=now`` beside, then write again
         what it took, once; ``pruned`` when some is gone again after that."""
-        gitdir = Path(self._repo.path)
-        gcwatch.after_gc(gitdir)  # a prune that walked before the move deletes until it ends
+        gcwatch.after_gc(self._gitdir)  # a prune that walked before the move deletes until it ends
         if not self._gone():
             return
-        with gcwatch.holding(gitdir):  # no gc starts while the objects go back
+        with gcwatch.holding(self._gitdir):  # no gc starts while the objects go back
             for kind, data in self._gone():
-                write(partial(self._repo.odb.write, kind, data))
+                write(partial(objects.write_loose, self._gitdir, kind, data))
             if self._gone():
-                raise pruned(gitdir / "objects")
+                raise pruned(self._gitdir / "objects")
 
     def close(self) -> None:
         """The write is over (its ref moved, or the attempt given up): loose objects
         hold nothing to let go of (a packed write's ``.keep``: ``store/notes.py``)."""
 
     def _gone(self) -> list[tuple[int, bytes]]:
-        """The objects made that are not on disk now."""
-        fresh = pygit2.Odb(str(Path(self._repo.path) / "objects"))  # no cache: on disk
-        return [v for k, v in self._made.items() if pygit2.Oid(hex=k) not in fresh]
+        """The objects made that are not on disk now: not loose, nor in a pack (git's
+        repack moved them there) as a new git process finds them."""
+        absent = [k for k in self._made if not objects.loose_path(self._gitdir, k).exists()]
+        if not absent:
+            return []
+        read = objects.CatFile(self._gitdir)
+        try:
+            return [self._made[k] for k in absent if not _present(read, k)]
+        finally:
+            read.close()
+
+
+def _present(read: objects.Read, oid: str) -> bool:
+    try:
+        read(oid)
+    except KeyError:
+        return False
+    return True
 
 
 class Gone(Exception):

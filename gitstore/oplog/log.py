@@ -67,21 +67,6 @@ def _read_op(repo: pygit2.Repository, commit: pygit2.Commit) -> Op | None:
         return None
 
 
-def _since_of(repo: pygit2.Repository, commit: pygit2.Commit) -> float | None:
-    """When the oldest operation the log held at ``commit`` was recorded: its ``since``
-    file, or (written by an older jp, or unreadable) its whole operation; None when
-    ``commit`` records no operation."""
-    try:
-        blob = pruned.get(repo, pruned.tree_of(commit)[SINCE].id)
-        since = float(bytes(blob.data)) if isinstance(blob, pygit2.Blob) else 0.0
-    except (KeyError, ValueError):
-        since = 0.0
-    if since > 0.0:
-        return since
-    op = _read_op(repo, commit)
-    return None if op is None else (op.since or op.time)
-
-
 def _tip(repo: pygit2.Repository) -> pygit2.Reference | None:
     try:
         return repo.lookup_reference(REF)
@@ -163,119 +148,167 @@ def has(repo: pygit2.Repository, op_id: str, depth: int = 500) -> bool:
     return any(op.id == op_id for op in ops(repo, depth))
 
 
-def _commits_of(repo: pygit2.Repository, op: Op) -> list[pygit2.Oid]:
+def _commits_of(kind: Callable[[str], int | None], op: Op) -> list[str]:
     """The commits ``op`` moved refs from or to, that exist (in a stable order)."""
     seen: set[str] = set()
-    out: list[pygit2.Oid] = []
+    out: list[str] = []
     for move in op.moves:
         for value in (move.old, move.new):
             if value is None or value.startswith(SYMBOLIC) or value in seen:
                 continue
             seen.add(value)
-            if _is_commit(repo, value):
-                out.append(pygit2.Oid(hex=value))
+            if kind(value) == objects.COMMIT:
+                out.append(value)
     return out
 
 
-def _is_commit(repo: pygit2.Repository, oid: str) -> bool:
-    """Whether ``oid`` names a commit here, from its header: a pull's record names
-    100,000 of them, and parsing each took 0.7 s and 40 MiB of libgit2's cache."""
-    try:
-        kind, _ = repo.odb.read_header(oid)
-    except (KeyError, ValueError, pygit2.GitError):
-        return False
-    return int(kind) == pygit2.GIT_OBJECT_COMMIT
+def _header_kind(repo: pygit2.Repository) -> Callable[[str], int | None]:
+    """An object's kind from its header, by libgit2: a pull's record names 100,000
+    commits, and parsing each took 0.7 s and 40 MiB of libgit2's cache."""
+
+    def kind(oid: str) -> int | None:
+        try:
+            found, _ = repo.odb.read_header(oid)
+        except (KeyError, ValueError, pygit2.GitError):
+            return None
+        return int(found)
+
+    return kind
 
 
-def _keepers(
-    oids: list[pygit2.Oid], signature: pygit2.Signature, put: Callable[[int, bytes], pygit2.Oid]
-) -> list[pygit2.Oid]:
+def _read_kind(read: objects.Read) -> Callable[[str], int | None]:
+    def kind(oid: str) -> int | None:
+        try:
+            return read(oid)[0]
+        except (KeyError, ValueError):
+            return None
+
+    return kind
+
+
+def _keepers(oids: list[str], person: objects.Who, put: objects.Put) -> list[str]:
     """At most ``KEEP`` parents that keep every commit of ``oids`` reachable (the
     commits and the tree made for that given to ``put``)."""
     if len(oids) <= KEEP:
         return oids
-    empty = str(put(objects.TREE, b""))
-    person = objects.person(signature)
+    empty = put(objects.TREE, b"").hex()
     level = oids
     while len(level) > KEEP:
         level = [
             put(
                 objects.COMMIT,
                 objects.commit_data(
-                    empty,
-                    [str(c) for c in chunk],
-                    person,
-                    person,
-                    f"jp op: keeps {len(chunk)} commits",
+                    empty, chunk, person, person, f"jp op: keeps {len(chunk)} commits"
                 ),
-            )
+            ).hex()
             for chunk in (level[i : i + KEEP] for i in range(0, len(level), KEEP))
         ]
     return level
 
 
 def _commit(
-    op: Op,
-    prev: pygit2.Oid | None,
-    kept: list[pygit2.Oid],
-    signature: pygit2.Signature,
-    put: Callable[[int, bytes], pygit2.Oid],
-) -> pygit2.Oid:
-    """``op``'s commit on ``prev``, each of its objects given to ``put``."""
+    op: Op, prev: str | None, kept: list[str], person: objects.Who, put: objects.Put
+) -> bytes:
+    """``op``'s commit on ``prev``, each of its objects given to ``put``; its raw id."""
     builder = objects.TreeEdit()
     blob = put(objects.BLOB, json.dumps(op.to_json(), sort_keys=True).encode())
-    builder.insert(FILE, blob.raw, objects.BLOB_MODE)
+    builder.insert(FILE, blob, objects.BLOB_MODE)
     since = put(objects.BLOB, repr(float(op.since or op.time)).encode())
-    builder.insert(SINCE, since.raw, objects.BLOB_MODE)
+    builder.insert(SINCE, since, objects.BLOB_MODE)
     tree = put(objects.TREE, builder.data())
-    parents = [str(p) for p in ([prev] if prev is not None else []) + kept]
+    parents = ([prev] if prev is not None else []) + kept
     subject = printable(op.command).splitlines()[0][:200] if op.command.strip() else "jp"
     message = f"jp op {op.id}: {subject}\n"
-    person = objects.person(signature)
-    return put(objects.COMMIT, objects.commit_data(str(tree), parents, person, person, message))
+    return put(objects.COMMIT, objects.commit_data(tree.hex(), parents, person, person, message))
 
 
-def write(repo: pygit2.Repository, op: Op, signature: pygit2.Signature) -> str:
+def write(
+    where: Place | pygit2.Repository, op: Op, signature: pygit2.Signature | objects.Who
+) -> str:
     """Add ``op`` as the newest operation; returns its commit id.
 
     It enters the store as a note does (``intake.land``): its objects written
     loose, the ref moved by compare-and-swap, made again on top of another
     process that recorded first; a ``git gc --prune=now`` beside the write is met
-    as ``gitstore/git/pruned.py`` says (written again once, then named).
+    as ``gitstore/git/pruned.py`` says (written again once, then named).  The
+    log is read as ``objects.reading`` says: without libgit2 in a process that
+    has not loaded it.
     """
-    written = pruned.Written(repo)
-    kept: list[pygit2.Oid] | None = None
+    place = where if isinstance(where, Place) else Place.of(where)
+    person = objects.person(signature)
+    written = pruned.Written(place.gitdir)
+    read, tip, cat = objects.reading(place, REF)
+    kind = _header_kind(place.repo) if cat is None else _read_kind(read)
+    if cat is not None:  # the commits it moved refs between: read in one exchange
+        cat.fetch(v for m in op.moves for v in (m.old, m.new) if v and not v.startswith(SYMBOLIC))
+    kept: list[str] | None = None
 
-    def attempt() -> tuple[str | None, pygit2.Oid, pruned.Written]:
+    def attempt() -> tuple[str | None, str, pruned.Written]:
         nonlocal kept
         if kept is None:  # the commits it keeps reachable: made once, on the first try
-            kept = _keepers(_commits_of(repo, op), signature, written.put)
-        return _prepare(repo, op, kept, signature, written)
+            kept = _keepers(_commits_of(kind, op), person, written.put)
+        return _prepare(read, tip(), op, kept, person, written)
 
-    oid = intake.land(Place.of(repo), REF, attempt, f"jp op {op.id}")
+    try:
+        oid = intake.land(place, REF, attempt, f"jp op {op.id}")
+    finally:
+        if cat is not None:
+            cat.close()
     assert oid is not None, "an operation always makes a commit"
     return oid
 
 
 def _prepare(
-    repo: pygit2.Repository,
+    read: objects.Read,
+    ref: str | None,
     op: Op,
-    parents: list[pygit2.Oid],
-    signature: pygit2.Signature,
+    parents: list[str],
+    person: objects.Who,
     written: pruned.Written,
-) -> tuple[str | None, pygit2.Oid, pruned.Written]:
-    """One attempt: the log's commit as read, and ``op``'s commit on top of it,
-    written."""
-    ref = _tip(repo)
-    prev = _tip_commit(repo, ref) if ref is not None else None
-    since = None
-    if prev is not None:
-        since = pruned.reread(partial(_since_of, repo, prev), Path(repo.path), REF)
+) -> tuple[str | None, str, pruned.Written]:
+    """One attempt: the log's commit as read (the ref's value ``ref``), and ``op``'s
+    commit on top of it, written."""
+    prev = objects.peeled(partial(_get, read), ref)
+    since = _since_in(read, prev[1]) if prev is not None else None
     op.since = op.time if since is None else since
-    previous = prev.id if since is not None and prev is not None else None
-    oid = _commit(op, previous, parents, signature, written.put)
+    previous = prev[0] if since is not None and prev is not None else None
+    oid = _commit(op, previous, parents, person, written.put)
     faults.point("oplog:objects-written")
-    return (str(ref.target) if ref is not None else None), oid, written
+    return ref, oid.hex(), written
+
+
+def _since_in(read: objects.Read, commit: bytes) -> float | None:
+    """When the oldest operation the log held at the commit of bytes ``commit`` was
+    recorded: its ``since`` file, or (written by an older jp, or unreadable) its
+    whole operation; None when it records no operation."""
+    tree_id = objects.commit_tree(commit)
+    kind, raw = _get(read, tree_id) if tree_id is not None else (0, b"")
+    tree = objects.TreeEdit(raw) if kind == objects.TREE else objects.TreeEdit()
+
+    def blob(name: str) -> bytes | None:
+        entry = tree.get(name)
+        found = _get(read, entry[1].hex()) if entry is not None else None
+        return found[1] if found is not None and found[0] == objects.BLOB else None
+
+    try:
+        since = float(blob(SINCE) or b"")
+    except ValueError:
+        since = 0.0
+    if since > 0.0:
+        return since
+    try:
+        op = Op.from_json(json.loads(blob(FILE) or b""))
+    except (ValueError, KeyError, TypeError):
+        return None
+    return op.since or op.time
+
+
+def _get(read: objects.Read, oid: str) -> tuple[int, bytes]:
+    """``read(oid)``, raising ``pruned.Gone`` when it is missing."""
+    try:
+        return read(oid)
+    except KeyError:
+        raise pruned.Gone(oid) from None
 
 
 def oldest_time(repo: pygit2.Repository) -> float | None:
@@ -302,18 +335,18 @@ def trim(place: Place, cutoff: float) -> int:
     if len(staying) == len(chain):
         return 0
     since = staying[-1][1].time if staying else 0.0
-    prev: pygit2.Oid | None = None
-    written = pruned.Written(repo)
+    prev: str | None = None
+    written = pruned.Written(gitdir)
     try:
         for commit, op in reversed(staying):
-            kept = list(commit.parent_ids)
+            kept = [str(p) for p in commit.parent_ids]
             if kept and _previous(repo, commit) is not None:
                 kept = kept[1:]
             op.since = since
             # stamped with the operation's own time (the store's clock), not the machine's now
-            signature = pygit2.Signature("jp", "jp@localhost", int(op.time), 0)
-            prev = _commit(op, prev, kept, signature, written.put)
-        moved = RefUpdate(REF, str(ref.target), None if prev is None else str(prev))
+            person: objects.Who = (b"jp", b"jp@localhost", int(op.time), 0)
+            prev = _commit(op, prev, kept, person, written.put).hex()
+        moved = RefUpdate(REF, str(ref.target), prev)
         intake.move(place, [moved], "jp op: trim the log", wait=0)  # compare-and-swap
     except (pygit2.GitError, OSError, KeyError, GitStoreError):
         return 0  # another day (git's prune took what was written: the old log stays)

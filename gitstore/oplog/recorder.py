@@ -36,6 +36,8 @@ from typing import TYPE_CHECKING, Any
 from gitstore.clock import SYSTEM
 from gitstore.errors import GitStoreError, environment_fault
 from gitstore.fs.flock import claim
+from gitstore.fs.place import Place
+from gitstore.git import objects
 from gitstore.git.refs import transaction
 from gitstore.git.refs.transaction import ANY, RefUpdate
 from gitstore.intake import Verify
@@ -202,7 +204,9 @@ class Recorder:
 
     # -- the end of the command ----------------------------------------------------------
 
-    def end(self, signature: pygit2.Signature, active: Callable[[], str | None]) -> Op | None:
+    def end(
+        self, signature: pygit2.Signature | objects.Who, active: Callable[[], str | None]
+    ) -> Op | None:
         """Write the operation (if it moved anything) and stop recording.
 
         If writing fails the pending record stays, unlocked, and the next
@@ -229,7 +233,7 @@ class Recorder:
                 undoes=self._marks.get("undoes"),
                 restores=self._marks.get("restores"),
             )
-            oplog.write(self._repo(), op, signature)
+            oplog.write(Place(self.gitdir, self._repo), op, signature)
             self._drop()
             return op
         finally:

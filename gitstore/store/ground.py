@@ -24,7 +24,9 @@ from gitstore.errors import CorruptEvent, EnvironmentFault, LockedRef
 from gitstore.events import Event, parse_time
 from gitstore.fs import diskfault
 from gitstore.fs.place import Place
+from gitstore.git import config as gitconfig
 from gitstore.git import refs
+from gitstore.git.config import IncludesOthers, config_entries
 from gitstore.git.refs import files as refread
 from gitstore.git.refs.reader import RefReader, reader_for
 from gitstore.store import format as storeformat
@@ -73,6 +75,19 @@ def _epoch(stamp: str) -> int:
     day, hour, minute, second, micro = found.groups()
     whole = _day_start(day) + int(hour) * 3600 + int(minute) * 60 + int(second)
     return int((whole * 1_000_000 + int(micro)) / 1_000_000)
+
+
+def _own_value(gitdir: Path, section: str, key: str) -> str | None:
+    """The last ``section.key`` of the git directory's own config file, read without
+    libgit2; None when it has none or cannot say (unreadable, or it includes others)."""
+    found: str | None = None
+    try:
+        for at, name, value in config_entries(gitconfig.text(gitdir)):
+            if at == section and name == key and value:
+                found = value
+    except (OSError, IncludesOthers):
+        return None
+    return found
 
 
 class Ground:
@@ -138,7 +153,9 @@ class Ground:
     def machine(self) -> str:
         """This machine's id in metadata lines (``jp.machine`` in the store's config)."""
         if self._machine is None:
-            self._machine = machine_id(self.repo, self.clock)
+            self._machine = _own_value(self.gitdir, "jp", "machine") or machine_id(
+                self.repo, self.clock
+            )
         return self._machine
 
     @property
@@ -156,6 +173,11 @@ class Ground:
         ``at`` (seconds), else the time of its clock."""
         moment = seconds(self.clock) if at is None else at
         return pygit2.Signature(self.identity.name, self.identity.email, int(moment), 0)
+
+    def person(self, at: float | None = None) -> Who:
+        """``signature``'s parts (``objects.Who``), made without libgit2."""
+        moment = seconds(self.clock) if at is None else at
+        return self.identity.name.encode(), self.identity.email.encode(), int(moment), 0
 
     def first_write(self) -> None:
         """Record the format version in a store that predates it (best effort: a store

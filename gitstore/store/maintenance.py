@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 from gitstore.fs.place import Place
 from gitstore.git import objects, pack
+from gitstore.lazy import loaded
 
 if TYPE_CHECKING:  # subprocess is imported when maintenance runs: most commands never do
     import subprocess
@@ -78,13 +79,41 @@ def threshold(repo: pygit2.Repository, key: str = "gc.auto", default: int = GC_A
         return default
 
 
+def _git_thresholds(gitdir: Path) -> tuple[int, int]:
+    """``gc.auto`` and ``gc.autoPackLimit`` as one git process reads them."""
+    from gitstore.git import command  # lazy: as subprocess
+
+    done = command.run(
+        gitdir, ["config", "--type=int", "--get-regexp", r"^gc\.auto(packlimit)?$"], check=False
+    )
+    found = dict(
+        line.split(" ", 1)
+        for line in done.stdout.decode("ascii", "replace").split("\n")
+        if " " in line
+    )
+    values = []
+    for key, default in (("gc.auto", GC_AUTO), ("gc.autopacklimit", PACK_LIMIT)):
+        try:
+            values.append(int(found[key]))
+        except (KeyError, ValueError):
+            values.append(default)
+    return values[0], values[1]
+
+
 def due(place: Place) -> bool:
-    """Past git's own thresholds: loose objects (``gc.auto``) or packs (``gc.autoPackLimit``)."""
-    repo, gitdir = place.repo, place.gitdir
-    limit = threshold(repo)
+    """Past git's own thresholds: loose objects (``gc.auto``) or packs (``gc.autoPackLimit``),
+    read by libgit2 when this process has loaded it, else by git (an import never
+    loads libgit2 for them)."""
+    gitdir = place.gitdir
+    if loaded("pygit2"):
+        limit, pack_limit = (
+            threshold(place.repo),
+            threshold(place.repo, "gc.autoPackLimit", PACK_LIMIT),
+        )
+    else:
+        limit, pack_limit = _git_thresholds(gitdir)
     if limit <= 0:
         return False
-    pack_limit = threshold(repo, "gc.autoPackLimit", PACK_LIMIT)
     return objects.loose_estimate(gitdir) > limit or 0 < pack_limit < pack.count(gitdir)
 
 

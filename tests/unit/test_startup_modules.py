@@ -106,3 +106,30 @@ def test_the_probe_sees_a_writer_loaded_eagerly(env: dict[str, str]) -> None:
     eager = "import gitstore.store.packwrite, gitstore.store.maintenance"
     seen = loaded(env, "conversation", "ls", preload=eager)
     assert seen == {"gitstore.store.packwrite", "gitstore.store.maintenance"}
+
+
+def test_imports_never_load_libgit2(tmp_path: Path) -> None:
+    """Loading pygit2 was a quarter of the instructions of an import of 250 small
+    conversations (issue 45): an import's packs, refs, titles, operation record and
+    gc check are written and read with git instead, JP folders and sessions alike,
+    and the store it leaves is whole."""
+    env = sealed_env(tmp_path, tmp_path / "store.git", tmp_path / "config", "T", "t@e.invalid")
+    (tmp_path / "home").mkdir()
+    libgit2 = ("pygit2",)
+    loaded(env, "init", str(tmp_path / "store.git"), among=libgit2)  # init makes it with libgit2
+    folders = sorted(str(p) for p in (ROOT / "fixtures" / "conversations").iterdir())
+    assert loaded(env, "conversation", "import", *folders, among=libgit2) == set()
+    sessions = ("conversation", "import", "--from", "claude-code", str(CLAUDE))
+    assert loaded(env, *sessions, among=libgit2) == set()
+    git = ["git", "--git-dir", env["JP_STORE"]]
+    checked = subprocess.run([*git, "fsck", "--strict"], capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stderr
+    titles = subprocess.run([*git, "notes", "--ref=meta", "list"], capture_output=True, text=True)
+    assert len(titles.stdout.splitlines()) >= len(folders)
+    ops = subprocess.run(
+        [*git, "log", "--format=%s", "refs/jp/oplog"], capture_output=True, text=True
+    )
+    assert [line.split(": ", 1)[1][:27] for line in ops.stdout.splitlines()[:2]] == [
+        "jp conversation import --fr",
+        "jp conversation import " + folders[0][:4],
+    ]

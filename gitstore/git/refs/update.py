@@ -12,7 +12,10 @@ from the updates alone, and every caller goes through ``update_refs``:
 - ``TRANSACTION`` (``transaction.apply``): several refs, or a deletion or a
   symbolic ref: libgit2's transaction behind an intent journal, so a crash part
   way is finished by the next command (``repair``).
-- ``GIT`` (``git update-ref --stdin``): several creations made each where its
+- ``GIT`` (``git update-ref --stdin``): in a process that has not loaded
+  libgit2 (an import), one ref that ``LOOSE`` or ``TRANSACTION`` would move
+  (a symbolic one aside): their checks need libgit2, whose loading costs more
+  than git's whole process.  Several creations made each where its
   name is free (``atomic=False``), fewer than ``BULK_AT``, or an import's batch
   that ``PACKED`` cannot write (no hard links, git's lock held past the wait):
   one git process creates them in one transaction of its own, with their
@@ -50,6 +53,7 @@ from gitstore.fs import retry
 from gitstore.fs.place import Place
 from gitstore.git.refs import bulk, loose, transaction
 from gitstore.git.refs.transaction import ANY, SYMBOLIC, RefUpdate
+from gitstore.lazy import loaded
 
 if TYPE_CHECKING:
     from gitstore.git import command
@@ -115,6 +119,8 @@ def update_refs(
             if atomic or not reflog:
                 raise
             how = GIT  # an import's batch: through git instead
+    if how in (LOOSE, TRANSACTION) and _alone(updates) and not loaded("pygit2"):
+        how = GIT  # they need libgit2: one git process costs less than loading it
     if how == GIT:
         return _git(place, updates, message, atomic)
     if how == LOOSE and _loose(place, updates, message):
@@ -123,6 +129,11 @@ def update_refs(
         transaction.apply(place, updates, message, wait)
         return {u.name for u in updates}
     return {u.name for u in updates if create(place, u.name, str(u.new), message)}
+
+
+def _alone(updates: list[RefUpdate]) -> bool:
+    """One ref, not symbolic: git's own transaction moves it as safely."""
+    return len(updates) == 1 and not (updates[0].new or "").startswith(SYMBOLIC)
 
 
 def _loose(place: Place, updates: list[RefUpdate], message: str) -> bool:
@@ -184,8 +195,8 @@ def _git(place: Place, updates: list[RefUpdate], message: str, atomic: bool) -> 
     fault = environment_fault(OSError(said), str(place.gitdir))
     if fault is not None:  # a read-only store, a full disk: not a name taken
         raise fault
-    if atomic:
-        raise ConcurrentUpdate(said)
+    if atomic:  # a lock held reads as for the other mechanisms
+        raise transaction.blocker(place.gitdir, updates) or ConcurrentUpdate(said)
     return {u.name for u in updates if create(place, u.name, str(u.new), message)}
 
 

@@ -79,10 +79,10 @@ class Notes:
     def set_note(self, ref: str, cid: str, text: str | None, reason: str) -> None:
         target = self.anchor(cid)
         notes.update(
-            self._g.repo,
+            self._g.place,
             ref,
             lambda _: {target: text},
-            self._g.signature(),
+            self._g.person(),
             reason,
             self._ops.moving,
             also=[ids.anchor_bytes(cid)],  # in the note's kept pack, not a loose file of its own
@@ -131,11 +131,11 @@ class Notes:
                 out[target] = notes.compact_meta(text + lines)
             return out
 
-        signature = self._g.signature(moment)
         # the anchors go in the note's kept pack, not a loose file each
         anchors = [ids.anchor_bytes(cid) for cid in values]
+        who = self._g.person(moment)
         notes.update(
-            self._g.repo, self.refs.meta, change, signature, reason, self._ops.moving, also=anchors
+            self._g.place, self.refs.meta, change, who, reason, self._ops.moving, also=anchors
         )
 
     def outgoing(self, tip: str, known: Collection[str]) -> list[tuple[str, str]]:

@@ -71,7 +71,7 @@ class Ops:
         if self._recorder is None:
             return None
         g = self._g
-        op = self._recorder.end(g.signature(), self._active)
+        op = self._recorder.end(g.person(), self._active)
         if op is not None:
             # lazy: start-up; only a recorded operation trims the log
             from gitstore.store import maintenance

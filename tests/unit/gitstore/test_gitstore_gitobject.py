@@ -144,3 +144,34 @@ def test_notes_and_operations_with_keeper_commits_read_back_whole(store: Store, 
     assert len(oplog.ops(store.repo)[0].moves) == len(tips)
     repo = pygit2.Repository(str(path))
     _git(repo, "fsck", "--strict", "--no-dangling")  # every object the refs name is there
+
+
+def test_loose_objects_written_without_libgit2_read_back_through_git(
+    repo: pygit2.Repository,
+) -> None:
+    """``write_loose`` writes what libgit2 and git read; ``CatFile`` reads what they
+    wrote (alone or many in one exchange), says a missing object is missing, and
+    ``peeled`` follows a tag to its commit."""
+    gitdir = Path(repo.path)
+    blob = objects.write_loose(gitdir, objects.BLOB, b"a note\n")
+    assert blob == repo.create_blob(b"a note\n").raw
+    assert _git(repo, "cat-file", "blob", blob.hex()) == "a note\n"
+    tree = repo.TreeBuilder()
+    tree.insert("n", pygit2.Oid(raw=blob), BLOB)
+    who = pygit2.Signature("a", "a@b", 0, 0)
+    commit = repo.create_commit(None, who, who, "m", tree.write(), [])
+    tag = repo.create_tag("t", commit, pygit2.enums.ObjectType.COMMIT, who, "t")
+    read = objects.CatFile(gitdir)
+    try:
+        assert read(blob.hex()) == (objects.BLOB, b"a note\n")
+        read.fetch([str(commit), "0" * 40, str(tag)])
+        found = objects.peeled(read, str(tag))
+        assert found is not None and found[0] == str(commit)
+        assert objects.commit_tree(found[1]) == str(repo[commit].tree_id)
+        with pytest.raises(KeyError):
+            read("0" * 40)
+        with pytest.raises(ValueError):
+            read("HEAD")  # an object id only, never a revision to resolve
+    finally:
+        read.close()
+    assert _git(repo, "fsck", "--strict") == ""
