@@ -3,8 +3,8 @@
 Four mechanisms move refs, each the cheapest for its case; ``choose`` picks one
 from the updates alone, and every caller goes through ``update_refs``:
 
-- ``LOOSE`` (``loose.swap``): one ref that exists moving from one object id to
-  another (a conversation's append, an operation record): its lock file, its
+- ``LOOSE`` (``loose.swap``): one ref created, or moving from one object id to
+  another (a new conversation, an append, an operation record): its lock file, its
   value read under the lock (loose file, else its ``packed-refs`` line found by
   bisection), its reflog line, a rename.  libgit2 would parse all of
   ``packed-refs`` first (80 ms at 100,000 refs).  A store or ref it does not
@@ -46,7 +46,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from gitstore.errors import ConcurrentUpdate, RefBusy, environment_fault
-from gitstore.fs import retry
 from gitstore.fs.place import Place
 from gitstore.git.refs import bulk, loose, transaction
 from gitstore.git.refs.transaction import ANY, SYMBOLIC, RefUpdate
@@ -73,7 +72,7 @@ def choose(updates: Sequence[RefUpdate], reflog: bool = True, atomic: bool = Tru
     if not reflog:  # creations (``update_refs`` checks): only packed-refs writes none
         return PACKED
     creations = all(u.old is None and _oid(u.new) for u in updates)
-    if len(updates) == 1 and _oid(updates[0].old) and _oid(updates[0].new):
+    if len(updates) == 1 and (creations or _oid(updates[0].old)) and _oid(updates[0].new):
         return LOOSE
     if creations and not atomic and len(updates) >= BULK_AT:
         return PACKED
@@ -117,8 +116,14 @@ def update_refs(
             how = GIT  # an import's batch: through git instead
     if how == GIT:
         return _git(place, updates, message, atomic)
-    if how == LOOSE and _loose(place, updates, message):
-        return {updates[0].name}
+    if how == LOOSE:
+        try:
+            if _loose(place, updates, message):
+                return {updates[0].name}
+        except ConcurrentUpdate:
+            if atomic:
+                raise
+            return set()  # one by one: a name taken is left as it is
     if atomic:
         transaction.apply(place, updates, message, wait)
         return {u.name for u in updates}
@@ -126,19 +131,15 @@ def update_refs(
 
 
 def _loose(place: Place, updates: list[RefUpdate], message: str) -> bool:
-    """One ref moved by ``loose.swap``; False when it is not a case swap handles."""
+    """One ref moved or created by ``loose.swap``; False when it is not a case swap
+    handles (the transaction then moves it, waiting for a lock held)."""
     (u,) = updates
-    assert u.old is not None and u.new is not None
+    assert u.new is not None
     repo = place.repo
     if u.new not in repo:  # libgit2 refuses a ref to a missing object: so does this
         raise ConcurrentUpdate(f"{u.name}: the object {u.new} is missing")
     log = f"{loose.identity(repo)}\t{message}" if loose.logged(repo, u.name) else None
-    try:
-        return loose.swap(place.gitdir, u.name, u.old, u.new, log)
-    except loose.Held:
-        return False  # the transaction waits for the lock, as for several refs
-    except loose.Refused as exc:
-        raise ConcurrentUpdate(str(exc)) from None
+    return loose.swap(place.gitdir, u.name, u.old, u.new, log)
 
 
 def _packed(
@@ -189,43 +190,16 @@ def _git(place: Place, updates: list[RefUpdate], message: str, atomic: bool) -> 
     return {u.name for u in updates if create(place, u.name, str(u.new), message)}
 
 
-class _Exists(Exception):
-    """Inside a creation's transaction: the ref is there (the lock is let go)."""
-
-
 def create(place: Place, name: str, target: str, message: str) -> bool:
     """Create ``name`` at ``target`` only if it is absent, checked under the ref's
-    lock (a compare-and-swap against absence): True if created, False if it exists.
-
-    libgit2's own "create, do not overwrite" looks before it locks, so two
-    creators in the same instant could both "create" the ref, the second over
-    the first.  A lock another writer holds (a sibling creating the same name) is
-    waited for: once it is gone the ref exists, or it is free again.
-    """
-    import pygit2  # lazy: loaded by the store that made ``place`` already
-
-    repo, gitdir = place.repo, place.gitdir
-    for attempt in retry.until(transaction.WAIT_SECONDS, transaction.POLL_SECONDS):
-        try:
-            with repo.transaction() as txn:
-                txn.lock_ref(name)
-                if transaction.current(repo, name) is not None:
-                    raise _Exists(name)
-                txn.set_target(name, pygit2.Oid(hex=target), message=message)
-            return True
-        except _Exists:
-            return False
-        except (pygit2.GitError, OSError) as exc:  # the lock is another's (or the disk's)
-            fault = environment_fault(exc, str(gitdir / name))
-            if fault is not None:
-                raise fault from None
-            if transaction.current(repo, name) is not None:
-                return False
-            if attempt.last:
-                raise transaction.blocker(
-                    gitdir, [RefUpdate(name, None, target)]
-                ) or ConcurrentUpdate(name) from None
-    raise AssertionError("unreachable: the last try raises")
+    lock by the transaction (a compare-and-swap against absence): True if created,
+    False if it exists.  A lock another writer holds (a sibling creating the same
+    name) is waited for, as for any move."""
+    try:
+        transaction.apply(place, [RefUpdate(name, None, target)], message)
+    except ConcurrentUpdate:
+        return False
+    return True
 
 
 __all__ = ["BULK_AT", "GIT", "LOOSE", "PACK_AT", "PACKED", "TRANSACTION", "choose", "create"]
