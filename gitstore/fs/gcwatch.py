@@ -158,7 +158,6 @@ def shielded(gitdir: Path) -> Iterator[bool]:
     if running is not None and not _mine(running) and not prunes_now(gitdir, running):
         yield False
         return
-    after_gc(gitdir)
-    with holding(gitdir) as held:
+    with holding(gitdir) as held:  # waits out the pruning gc that runs, if one does
         yield held
 

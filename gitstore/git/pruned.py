@@ -149,17 +149,14 @@ class Written:
             write(partial(self._repo.odb.write, kind, data))
 
     def settle(self) -> None:
-        """After the ref moved: wait out a ``gc --prune=now`` beside, then write again
-        what it took, once; ``pruned`` when some is gone again after that."""
-        gitdir = Path(self._repo.path)
-        gcwatch.after_gc(gitdir)  # a prune that walked before the move deletes until it ends
-        if not self._gone():
-            return
-        with gcwatch.holding(gitdir):  # no gc starts while the objects go back
-            for kind, data in self._gone():
-                write(partial(self._repo.odb.write, kind, data))
-            if self._gone():
-                raise pruned(gitdir / "objects")
+        """After the ref moved: what a ``gc --prune=now`` beside took written again,
+        once (``after_move``); ``pruned`` when some is gone again after that."""
+        after_move(Path(self._repo.path), self._restore)
+
+    def _restore(self) -> None:
+        self.refresh()
+        if self._gone():
+            raise pruned(Path(self._repo.path) / "objects")
 
     def close(self) -> None:
         """The write is over (its ref moved, or the attempt given up): loose objects
