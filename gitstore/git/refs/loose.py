@@ -51,6 +51,8 @@ def swap(gitdir: Path, name: str, old: str | None, new: str, log: str | None) ->
     ``OSError`` for a fault of the file system (a full disk, a read-only store)."""
     if len(old or ZERO) != _OID_LEN or len(new) != _OID_LEN or files.plain_gitdir(gitdir) != gitdir:
         return False
+    if not _plain_name(name) or (old is None and _packed_in_the_way(gitdir, name)):
+        return False  # a name git refuses, or one a packed ref's folder holds: libgit2 says why
     path = gitdir / name
     lock = Path(f"{path}.lock")
     try:
@@ -78,6 +80,30 @@ def swap(gitdir: Path, name: str, old: str | None, new: str, log: str | None) ->
     finally:
         if not moved:
             lock.unlink(missing_ok=True)
+
+
+def _plain_name(name: str) -> bool:
+    """Whether ``name`` is a ref name git takes whose file is under ``refs/``."""
+    parts = name.split("/")
+    return (
+        parts[0] == "refs"
+        and len(parts) > 1
+        and all(p and p[0] != "." and not p.endswith(".lock") for p in parts)
+        and ".." not in name
+        and not any(c in _BAD for c in name)
+    )
+
+
+_BAD = frozenset(" ~^:?*[\\\x7f") | frozenset(map(chr, range(32)))
+
+
+def _packed_in_the_way(gitdir: Path, name: str) -> bool:
+    """Whether a packed ref is a folder of ``name`` or lies under it (git refuses the
+    creation; a loose file would leave both)."""
+    folders = ["/".join(name.split("/")[:n]) for n in range(2, name.count("/") + 1)]
+    if any(files.packed_ref(gitdir, f) is not None for f in folders):
+        return True
+    return files.packed_under(gitdir, name + "/")
 
 
 def _current(gitdir: Path, path: Path, name: str) -> str | None:
