@@ -160,14 +160,6 @@ def _records_from(data: bytes, at: int) -> Iterator[tuple[str, str | None]]:
             yield name, _oid(oid)
 
 
-def packed_under(gitdir: Path, lead: str) -> bool:
-    """Whether ``packed-refs`` holds a ref whose name starts with ``lead``."""
-    data = _packed_bytes(gitdir)
-    if _sorted(data):
-        return any(True for _ in _packed_under(data, lead))
-    return any(n.startswith(lead) for n in _parsed(gitdir, data)[0])
-
-
 def _packed_under(data: bytes, lead: str) -> Iterator[tuple[str, str]]:
     """Every record of a sorted packed-refs whose name starts with ``lead``: the
     records from the first such one, found by bisection, until one does not."""

@@ -9,14 +9,14 @@ does what git does for a loose ref:
 - take ``<ref>.lock`` (created exclusively: a writer holding it, or git packing
   refs, makes the move fail, as it makes libgit2's);
 - read the ref's value under that lock (its loose file, else its line of
-  ``packed-refs``, found by bisection) and fail unless it is the expected one
-  (none, for a creation);
+  ``packed-refs``, found by bisection) and fail unless it is the expected one;
 - append the reflog line when the store logs that ref (``logs/<ref>``);
 - rename the lock over the ref.
 
-It moves or creates refs whose value is an object id (symbolic refs stay with
-libgit2), in stores whose refs are plain files; for anything else ``swap`` says
-False and ``update_refs`` moves the ref through libgit2's transaction.
+It moves refs whose value is an object id and that exist already (creation and
+symbolic refs stay with libgit2), in stores whose refs are plain files; for
+anything else ``swap`` says False and ``update_refs`` moves the ref through
+libgit2's transaction.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitstore.errors import ConcurrentUpdate
 from gitstore.fs import atomic
 from gitstore.git.refs import files
 
@@ -38,29 +37,31 @@ else:
     pygit2 = lazy_module("pygit2")
 
 _OID_LEN = 40
-ZERO = "0" * _OID_LEN  # a reflog's old value for a ref created
 
 
-def swap(gitdir: Path, name: str, old: str | None, new: str, log: str | None) -> bool:
-    """Move ref ``name`` of ``gitdir`` from ``old`` (None: create it where the name is
-    free) to ``new``, object ids; ``log``: the reflog line's identity and message
-    (``"Name <mail>\\tmessage"``), or None for no reflog line.  True when moved;
-    False when this store or ref is not one this module moves, or its lock is held
-    (the caller's transaction waits for it).  Raises ``ConcurrentUpdate`` when the
-    ref holds another value (or, created, exists), ``EnvironmentFault`` or
-    ``OSError`` for a fault of the file system (a full disk, a read-only store)."""
-    if len(old or ZERO) != _OID_LEN or len(new) != _OID_LEN or files.plain_gitdir(gitdir) != gitdir:
+class Refused(Exception):
+    """The ref held another value than the expected one, or its lock was taken."""
+
+
+class Held(Refused):
+    """The ref's lock was taken (another writer, git packing refs)."""
+
+
+def swap(gitdir: Path, name: str, old: str, new: str, log: str | None) -> bool:
+    """Move ref ``name`` of ``gitdir`` from ``old`` to ``new`` (both object ids);
+    ``log``: the reflog line's identity and message (``"Name <mail>\\tmessage"``),
+    or None for no reflog line.  True when moved; False when this
+    store or ref is not one this module moves (the caller uses libgit2).  Raises
+    ``Refused`` when the ref moved first or its lock is held, ``EnvironmentFault``
+    or ``OSError`` for a fault of the file system (a full disk, a read-only store)."""
+    if len(old) != _OID_LEN or len(new) != _OID_LEN or files.plain_gitdir(gitdir) != gitdir:
         return False
-    if not _plain_name(name) or (old is None and _packed_in_the_way(gitdir, name)):
-        return False  # a name git refuses, or one a packed ref's folder holds: libgit2 says why
     path = gitdir / name
     lock = Path(f"{path}.lock")
     try:
-        if old is None:
-            path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     except FileExistsError:
-        return False  # another writer, or git packing refs
+        raise Held(f"{name}: its lock is held ({lock})") from None
     except (NotADirectoryError, FileNotFoundError, IsADirectoryError):
         return False  # a folder missing or in the way: libgit2 says what is wrong
     moved = False
@@ -68,12 +69,12 @@ def swap(gitdir: Path, name: str, old: str | None, new: str, log: str | None) ->
         with os.fdopen(fd, "w", encoding="ascii") as out:
             now = _current(gitdir, path, name)
             if now is None:
-                return False  # symbolic, unreadable or a folder: not this module's case
-            if now != (old or ""):
-                raise ConcurrentUpdate(f"{name}: is at {now or 'nothing'}, not {old or 'nothing'}")
+                return False  # symbolic, unreadable or not there: not this module's case
+            if now != old:
+                raise Refused(f"{name}: is at {now}, not {old}")
             out.write(new + "\n")
         if log is not None:
-            _log(gitdir, name, old or ZERO, new, log)
+            _log(gitdir, name, old, new, log)
         atomic.replace(lock, path)  # a fault of the disk named as one
         moved = True
         return True
@@ -82,37 +83,12 @@ def swap(gitdir: Path, name: str, old: str | None, new: str, log: str | None) ->
             lock.unlink(missing_ok=True)
 
 
-def _plain_name(name: str) -> bool:
-    """Whether ``name`` is a ref name git takes whose file is under ``refs/``."""
-    parts = name.split("/")
-    return (
-        parts[0] == "refs"
-        and len(parts) > 1
-        and all(p and p[0] != "." and not p.endswith(".lock") for p in parts)
-        and ".." not in name
-        and not any(c in _BAD for c in name)
-    )
-
-
-_BAD = frozenset(" ~^:?*[\\\x7f") | frozenset(map(chr, range(32)))
-
-
-def _packed_in_the_way(gitdir: Path, name: str) -> bool:
-    """Whether a packed ref is a folder of ``name`` or lies under it (git refuses the
-    creation; a loose file would leave both)."""
-    folders = ["/".join(name.split("/")[:n]) for n in range(2, name.count("/") + 1)]
-    if any(files.packed_ref(gitdir, f) is not None for f in folders):
-        return True
-    return files.packed_under(gitdir, name + "/")
-
-
 def _current(gitdir: Path, path: Path, name: str) -> str | None:
-    """The ref's object id as read under its lock: the loose file, else packed;
-    ``""`` when it has neither."""
+    """The ref's object id as read under its lock: the loose file, else packed."""
     try:
         text = path.read_text(encoding="ascii", errors="replace")
     except FileNotFoundError:
-        return files.packed_ref(gitdir, name) or ""
+        return files.packed_ref(gitdir, name)
     except OSError:
         return None
     value = text.strip()

@@ -3,8 +3,8 @@
 Four mechanisms move refs, each the cheapest for its case; ``choose`` picks one
 from the updates alone, and every caller goes through ``update_refs``:
 
-- ``LOOSE`` (``loose.swap``): one ref created, or moving from one object id to
-  another (a new conversation, an append, an operation record): its lock file, its
+- ``LOOSE`` (``loose.swap``): one ref that exists moving from one object id to
+  another (a conversation's append, an operation record): its lock file, its
   value read under the lock (loose file, else its ``packed-refs`` line found by
   bisection), its reflog line, a rename.  libgit2 would parse all of
   ``packed-refs`` first (80 ms at 100,000 refs).  A store or ref it does not
@@ -72,7 +72,7 @@ def choose(updates: Sequence[RefUpdate], reflog: bool = True, atomic: bool = Tru
     if not reflog:  # creations (``update_refs`` checks): only packed-refs writes none
         return PACKED
     creations = all(u.old is None and _oid(u.new) for u in updates)
-    if len(updates) == 1 and (creations or _oid(updates[0].old)) and _oid(updates[0].new):
+    if len(updates) == 1 and _oid(updates[0].old) and _oid(updates[0].new):
         return LOOSE
     if creations and not atomic and len(updates) >= BULK_AT:
         return PACKED
@@ -116,14 +116,8 @@ def update_refs(
             how = GIT  # an import's batch: through git instead
     if how == GIT:
         return _git(place, updates, message, atomic)
-    if how == LOOSE:
-        try:
-            if _loose(place, updates, message):
-                return {updates[0].name}
-        except ConcurrentUpdate:
-            if atomic:
-                raise
-            return set()  # one by one: a name taken is left as it is
+    if how == LOOSE and _loose(place, updates, message):
+        return {updates[0].name}
     if atomic:
         transaction.apply(place, updates, message, wait)
         return {u.name for u in updates}
@@ -131,15 +125,19 @@ def update_refs(
 
 
 def _loose(place: Place, updates: list[RefUpdate], message: str) -> bool:
-    """One ref moved or created by ``loose.swap``; False when it is not a case swap
-    handles (the transaction then moves it, waiting for a lock held)."""
+    """One ref moved by ``loose.swap``; False when it is not a case swap handles."""
     (u,) = updates
-    assert u.new is not None
+    assert u.old is not None and u.new is not None
     repo = place.repo
     if u.new not in repo:  # libgit2 refuses a ref to a missing object: so does this
         raise ConcurrentUpdate(f"{u.name}: the object {u.new} is missing")
     log = f"{loose.identity(repo)}\t{message}" if loose.logged(repo, u.name) else None
-    return loose.swap(place.gitdir, u.name, u.old, u.new, log)
+    try:
+        return loose.swap(place.gitdir, u.name, u.old, u.new, log)
+    except loose.Held:
+        return False  # the transaction waits for the lock, as for several refs
+    except loose.Refused as exc:
+        raise ConcurrentUpdate(str(exc)) from None
 
 
 def _packed(
@@ -192,9 +190,11 @@ def _git(place: Place, updates: list[RefUpdate], message: str, atomic: bool) -> 
 
 def create(place: Place, name: str, target: str, message: str) -> bool:
     """Create ``name`` at ``target`` only if it is absent, checked under the ref's
-    lock by the transaction (a compare-and-swap against absence): True if created,
-    False if it exists.  A lock another writer holds (a sibling creating the same
-    name) is waited for, as for any move."""
+    lock by the journaled transaction (a compare-and-swap against absence): True if
+    created, False if it exists.  libgit2's own "create, do not overwrite" looks
+    before it locks, so two creators in the same instant could both "create" the
+    ref, the second over the first.  A lock another writer holds (a sibling
+    creating the same name) is waited for, as for any move."""
     try:
         transaction.apply(place, [RefUpdate(name, None, target)], message)
     except ConcurrentUpdate:

@@ -87,7 +87,8 @@ def test_another_writers_lock_refuses_and_stays(store: tuple[pygit2.Repository, 
     gitdir = Path(repo.path)
     lock = gitdir / f"{REF}.lock"
     lock.write_text("held\n")
-    assert loose.swap(gitdir, REF, commits[0], commits[1], None) is False  # the transaction waits
+    with pytest.raises(loose.Refused):
+        loose.swap(gitdir, REF, commits[0], commits[1], None)
     assert lock.read_text() == "held\n"
     assert git(gitdir, "rev-parse", REF) == commits[0]
 
@@ -119,7 +120,7 @@ def test_of_racing_moves_from_one_value_one_wins(store: tuple[pygit2.Repository,
         try:
             if loose.swap(gitdir, REF, commits[0], new, None):
                 won.append(new)
-        except ConcurrentUpdate:
+        except loose.Refused:
             pass
 
     threads = [threading.Thread(target=race, args=(c,)) for c in commits[1:]]
@@ -138,52 +139,11 @@ def test_no_move_is_lost_while_git_packs_refs(store: tuple[pygit2.Repository, li
     with repeating(["git", "--git-dir", str(gitdir), "pack-refs", "--all", "--prune"]) as rounds:
         for n in range(300):
             new = commits[(n + 1) % len(commits)]
-            if loose.swap(gitdir, REF, now, new, "t <t@x>\tjp op"):  # False: pack-refs held it
-                now, moved = new, moved + 1
+            try:
+                if loose.swap(gitdir, REF, now, new, "t <t@x>\tjp op"):
+                    now, moved = new, moved + 1
+            except loose.Refused:  # pack-refs held the ref's lock
+                pass
             assert git(gitdir, "rev-parse", REF) == now
     assert rounds[0] > 0 and moved > 0
     assert len(git(gitdir, "reflog", "show", REF).splitlines()) == moved + 1
-
-
-@pytest.mark.parametrize(
-    "name", ["refs/conversations/../x", "refs/x.lock", "refs/.x", "refs//x", "refs/a b", "HEAD"]
-)
-def test_a_name_git_refuses_is_left_to_libgit2(
-    store: tuple[pygit2.Repository, list[str]], name: str
-) -> None:
-    repo, commits = store
-    gitdir = Path(repo.path)
-    assert loose.swap(gitdir, name, None, commits[1], None) is False
-    assert not (gitdir / "x").exists() and not list(gitdir.rglob("*.lock"))
-
-
-def test_a_creation_a_packed_ref_is_in_the_way_of_is_left_to_libgit2(
-    store: tuple[pygit2.Repository, list[str]],
-) -> None:
-    """git refuses ``refs/a/b`` beside a ref ``refs/a`` (and the reverse), packed or
-    not: a loose file made beside the packed line would leave both."""
-    repo, commits = store
-    gitdir = Path(repo.path)
-    git(gitdir, "update-ref", "refs/x/a", commits[0])
-    git(gitdir, "update-ref", "refs/y/a/b", commits[0])
-    git(gitdir, "pack-refs", "--all", "--prune")
-    assert loose.swap(gitdir, "refs/x/a/b", None, commits[1], None) is False
-    assert loose.swap(gitdir, "refs/y/a", None, commits[1], None) is False
-    assert git(gitdir, "for-each-ref", "--format=%(refname)").split() == [
-        REF, "refs/x/a", "refs/y/a/b"
-    ]
-
-
-def test_a_creation_is_what_git_reads_and_logs(store: tuple[pygit2.Repository, list[str]]) -> None:
-    repo, commits = store
-    gitdir = Path(repo.path)
-    name = "refs/conversations/new"
-    assert loose.swap(gitdir, name, None, commits[2], "t <t@x>\tjp new")
-    assert git(gitdir, "rev-parse", name) == commits[2]
-    assert git(gitdir, "reflog", "show", "--format=%H %gs", name).splitlines() == [f"{commits[2]} jp new"]
-    with pytest.raises(ConcurrentUpdate):  # taken: created once only
-        loose.swap(gitdir, name, None, commits[3], None)
-    git(gitdir, "pack-refs", "--all", "--prune")
-    with pytest.raises(ConcurrentUpdate):  # packed, taken all the same
-        loose.swap(gitdir, name, None, commits[3], None)
-    assert git(gitdir, "rev-parse", name) == commits[2]

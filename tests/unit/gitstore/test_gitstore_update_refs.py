@@ -72,7 +72,7 @@ def test_creations_give_the_same_refs_and_reflogs(tmp_path: Path, how: str) -> N
     git(place.gitdir, "fsck", "--no-progress")
 
 
-@pytest.mark.parametrize("how", [LOOSE, TRANSACTION, GIT])
+@pytest.mark.parametrize("how", [TRANSACTION, GIT])
 @pytest.mark.parametrize("atomic", [True, False])
 def test_one_creation_gives_the_same_ref_and_reflog(tmp_path: Path, how: str, atomic: bool) -> None:
     place, commits = _store(tmp_path, "s")
@@ -142,7 +142,7 @@ def test_a_missing_ref_is_refused_alike(tmp_path: Path, how: str) -> None:
     _refused(tmp_path, how, RefUpdate("refs/conversations/none", "0", "1"), "missing")
 
 
-@pytest.mark.parametrize("how", [LOOSE, TRANSACTION, GIT, PACKED])
+@pytest.mark.parametrize("how", [TRANSACTION, GIT, PACKED])
 def test_a_name_taken_is_refused_alike(tmp_path: Path, how: str) -> None:
     _refused(tmp_path, how, RefUpdate(REF, None, "1"), "taken")
 
@@ -161,12 +161,12 @@ def test_one_by_one_creations_skip_a_name_taken_alike(tmp_path: Path, how: str) 
 def test_the_choice_follows_the_case() -> None:
     a, b = "a" * 40, "b" * 40
     assert choose([RefUpdate(REF, a, b)]) == LOOSE
-    assert choose([RefUpdate(REF, None, b)]) == LOOSE  # a creation: compare-and-swap on absence
+    assert choose([RefUpdate(REF, None, b)]) == TRANSACTION
     assert choose([RefUpdate(REF, a, None)]) == TRANSACTION
     assert choose([RefUpdate(REF, a, b), RefUpdate("refs/x", a, b)]) == TRANSACTION
     many = [RefUpdate(f"refs/conversations/{n}", None, b) for n in range(BULK_AT)]
     assert choose(many) == TRANSACTION  # all or none: behind its journal
     assert choose(many, atomic=False) == PACKED  # an import's batch
     assert choose(many[:-1], atomic=False) == GIT  # fewer: one git process
-    assert choose(many[:1], atomic=False) == LOOSE  # one creation: its own CAS
+    assert choose(many[:1], atomic=False) == TRANSACTION  # one creation: its own CAS
     assert choose(many[:2], reflog=False) == PACKED
