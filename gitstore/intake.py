@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Protocol
 from gitstore.boundary import Limits, fit_event
 from gitstore.errors import ConcurrentUpdate, LockedRef, RefBusy, environment_fault
 from gitstore.events import Event, commits, validate
-from gitstore.fs import flock, gcwatch, retry
+from gitstore.fs import flock, retry
 from gitstore.fs.place import Place
 from gitstore.git import objects, pruned
 from gitstore.git.refs.transaction import RefUpdate
@@ -120,7 +120,7 @@ def land(
     the disk raises as one; a writer ahead every time, ``ConcurrentUpdate``."""
     gitdir = place.gitdir
     folder = objects.folder(gitdir)
-    with gcwatch.shielded(gitdir):  # no gc starts between the objects and the ref
+    with pruned.shielded(gitdir):  # no gc starts between the objects and the ref
         for _ in retry.jittered(RETRIES):
             step = pruned.once(partial(pruned.reread, attempt, gitdir, ref), folder)
             if step is None:

@@ -15,10 +15,10 @@ its writes from it either.  What jp does:
 - **A write that met the prune**: just before its ref moves, what is gone
   already is written again (``Written.refresh``); once its ref moved
   (``Written.settle``) it waits out a running ``gc --prune=now``
-  (``gcwatch.after_gc``: the one that walked before the move deletes until
+  (``after_gc``: the one that walked before the move deletes until
   it ends; after it, what is gone is gone for good) and writes again
   whatever of the write it took, holding git's own gc lock meanwhile
-  (``gcwatch.holding``: a gc that started after the move, its walk before the
+  (``holding``: a gc that started after the move, its walk before the
   objects were back, would take them again): the same bytes give the same
   ids, so the ref names whole objects.  That is done once; objects gone again are named
   (``PRUNED``: ``a git gc --prune=now ran beside this write; run the command
@@ -30,21 +30,32 @@ its writes from it either.  What jp does:
   (the writer beside may be writing it again), then named as the prune (a
   ``gc.pid``, or the object's folder gone) or as a missing object.
 
-A bare ``git prune --expire=now`` holds no ``gc.pid``: nothing tells a write
-to wait for it, so a write beside one can still be named, or, past the one
-check, leave its ref on an object that prune took (``git fsck`` lists it).
+- **A note's or an operation record's write** holds git's own gc lock from
+  its objects to its ref (``shielded``), once a running ``gc --prune=now``
+  has ended: no ``git gc`` starts meanwhile ("gc is already running").
+
+The ``git gc`` beside is read from its ``gc.pid`` as git reads it (a live
+process here, or one on another machine; a stale one is no gc); only one that
+prunes whatever the date (``--prune=now``, or ``gc.pruneExpire`` so set) is
+waited for.  A bare ``git prune --expire=now`` holds no ``gc.pid``: nothing
+tells a write to wait for it, so a write beside one can still be named, or,
+past the one check, leave its ref on an object that prune took (``git fsck``
+lists it).
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from gitstore.errors import EnvironmentFault, GitStoreError, StoreError
-from gitstore.fs import diskfault, gcwatch, retry
+from gitstore.fs import atomic, diskfault, retry
 from gitstore.git import objects
 
 if TYPE_CHECKING:
@@ -59,6 +70,9 @@ FOLDER_RETRIES = 5  # writes of one object whose folder a prune keeps removing
 READ_RETRIES = 5  # reads of an object a writer beside may be writing again
 ATTEMPTS = 2  # a write that met a prune=now: made again once, then named
 PRUNED = "a git gc --prune=now ran beside this write"
+GC_WAIT = 30.0  # seconds a write waits for a git gc beside it to end
+GC_STALE = 12 * 3600  # a gc.pid this old is a gc that died (as git reads it)
+LOCK_WAIT = 1.0  # seconds a gc.pid.lock may stay before it is taken for a killed gc's
 
 
 def pruned(where: str | Path, detail: str = "") -> EnvironmentFault:
@@ -120,11 +134,11 @@ def after_move(gitdir: Path, restore: Callable[[], None]) -> None:
     """Once a ref moved: wait out a ``gc --prune=now`` beside, then ``restore()`` (it
     writes again, once, what that prune took, and names what it cannot), holding
     git's gc lock when another gc runs by then."""
-    gcwatch.after_gc(gitdir)  # a prune that walked before the move deletes until it ends
-    if gcwatch.gc_running(gitdir) is None:
+    after_gc(gitdir)  # a prune that walked before the move deletes until it ends
+    if gc_running(gitdir) is None:
         restore()
         return
-    with gcwatch.holding(gitdir):
+    with holding(gitdir):
         restore()
 
 
@@ -150,16 +164,14 @@ class Written:
             write(partial(objects.write_loose, self._gitdir, kind, data))
 
     def settle(self) -> None:
-        """After the ref moved: wait out a ``gc --prune=now`` beside, then write again
-        what it took, once; ``pruned`` when some is gone again after that."""
-        gcwatch.after_gc(self._gitdir)  # a prune that walked before the move deletes until it ends
-        if not self._gone():
-            return
-        with gcwatch.holding(self._gitdir):  # no gc starts while the objects go back
-            for kind, data in self._gone():
-                write(partial(objects.write_loose, self._gitdir, kind, data))
-            if self._gone():
-                raise pruned(self._gitdir / "objects")
+        """After the ref moved: what a ``gc --prune=now`` beside took written again,
+        once (``after_move``); ``pruned`` when some is gone again after that."""
+        after_move(self._gitdir, self._restore)
+
+    def _restore(self) -> None:
+        self.refresh()
+        if self._gone():
+            raise pruned(self._gitdir / "objects")
 
     def close(self) -> None:
         """The write is over (its ref moved, or the attempt given up): loose objects
@@ -247,3 +259,145 @@ def reread(read: Callable[[], T], gitdir: Path, what: str) -> T:
             if attempt == READ_RETRIES - 1:
                 raise missing(gitdir, oid, what) from None
     raise AssertionError("unreachable")
+
+
+# -- the git gc beside, and git's gc lock ------------------------------------------------
+
+
+def gc_running(gitdir: Path) -> str | None:
+    """The ``gc.pid`` of the ``git gc`` that runs in this store now (``PID HOST``:
+    fresh, and naming a live process here or one on another machine), or None."""
+    path = gitdir / "gc.pid"
+    try:
+        age = time.time() - path.stat().st_mtime
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    pid_text, _, host = text.partition(" ")
+    if age > GC_STALE or not pid_text.strip().isdigit():
+        return None
+    if host.strip() != _host():
+        return text
+    try:
+        os.kill(int(pid_text), 0)
+    except ProcessLookupError:
+        return None
+    except (PermissionError, OverflowError):
+        return text
+    return text
+
+
+def prunes_now(gitdir: Path, running: str) -> bool:
+    """Whether the gc of ``gc.pid`` text ``running`` prunes whatever its date
+    (``--prune=now``, or ``gc.pruneExpire`` set so in the store): only such a prune
+    can take a write's new objects.  One on another machine, or whose command
+    line cannot be read, is taken as one that may."""
+    pid_text, _, host = running.partition(" ")
+    if host.strip() != _host():
+        return True
+    try:
+        args = Path(f"/proc/{int(pid_text)}/cmdline").read_bytes().split(b"\0")
+    except (OSError, ValueError):
+        return True
+    for arg in args:
+        if arg.startswith(b"--prune="):
+            return arg[len(b"--prune=") :].lower() in (b"now", b"all")
+        if arg == b"--no-prune":
+            return False
+    try:
+        config = (gitdir / "config").read_text(encoding="utf-8", errors="replace").lower()
+    except OSError:
+        return True
+    return _PRUNE_NOW.search(config) is not None
+
+
+_PRUNE_NOW = re.compile(r"pruneexpire\s*=\s*\"?\s*(now|all)\b")
+
+
+def after_gc(gitdir: Path, wait: float = GC_WAIT) -> None:
+    """Wait (up to ``wait`` seconds) for the ``git gc`` beside a write to end, if it
+    prunes whatever the date (``prunes_now``).  A gc that starts after the ref
+    moved finds the ref: it is not waited for."""
+    running = gc_running(gitdir)
+    if running is None or _mine(running) or not prunes_now(gitdir, running):
+        return
+    for attempt in retry.until(wait, 0.01):
+        if attempt.last or gc_running(gitdir) != running:
+            return
+
+
+@contextlib.contextmanager
+def holding(gitdir: Path, wait: float = GC_WAIT) -> Iterator[bool]:
+    """git's gc lock held inside (``gc.pid`` naming this process, made through
+    ``gc.pid.lock`` as git makes it), once no gc runs; whether it was taken: a gc
+    that runs past ``wait``, or a ``gc.pid.lock`` that stays (a killed gc's), is
+    not waited for longer, and the block runs without it."""
+    if _mine(gc_running(gitdir)):  # this process holds it already (``shielded``)
+        yield True
+        return
+    fd = _gc_lock(gitdir, wait)
+    if fd is None:
+        yield False
+        return
+    mine, pid_file = f"{os.getpid()} {_host()}", gitdir / "gc.pid"
+    try:
+        os.write(fd, mine.encode())
+    finally:
+        os.close(fd)
+    atomic.replace(gitdir / "gc.pid.lock", pid_file)
+    try:
+        yield True
+    finally:
+        with contextlib.suppress(OSError):
+            if pid_file.read_text(encoding="utf-8", errors="replace") == mine:
+                pid_file.unlink()
+
+
+def _gc_lock(gitdir: Path, wait: float) -> int | None:
+    """``gc.pid.lock`` created, once no gc runs (its descriptor), or None: a gc past
+    ``wait``, a lock that stays past ``LOCK_WAIT``, a store jp cannot write in (the
+    write itself will say so)."""
+    lock, locked_since = gitdir / "gc.pid.lock", None
+    for attempt in retry.until(wait, 0.002):
+        try:
+            fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            locked_since = locked_since or time.monotonic()
+            if time.monotonic() - locked_since > LOCK_WAIT:
+                return None
+            continue
+        except OSError:
+            return None
+        if gc_running(gitdir) is None:
+            return fd
+        os.close(fd)
+        os.unlink(lock)
+        if attempt.last:
+            return None
+    return None
+
+
+def _mine(running: str | None) -> bool:
+    """Whether the ``gc.pid`` text ``running`` names this process (a write inside
+    ``shielded`` that waits for or takes the lock again)."""
+    return running is not None and running == f"{os.getpid()} {_host()}"
+
+
+def _host() -> str:
+    """This machine's name, as git writes it in ``gc.pid`` (``gethostname``, which is
+    the kernel's node name: read here without loading ``socket``)."""
+    return os.uname().nodename
+
+
+@contextlib.contextmanager
+def shielded(gitdir: Path) -> Iterator[bool]:
+    """A small write's objects and its ref move inside, with git's gc lock held
+    (``holding``, which waits out a pruning gc that runs); whether it was taken.  A
+    gc that keeps git's grace period takes nothing new: not waited for nor locked
+    out."""
+    running = gc_running(gitdir)
+    if running is not None and not _mine(running) and not prunes_now(gitdir, running):
+        yield False
+        return
+    with holding(gitdir) as held:
+        yield held

@@ -27,7 +27,6 @@ from functools import partial
 from gitstore import faults
 from gitstore.errors import SyncError
 from gitstore.events import Event
-from gitstore.fs import gcwatch
 from gitstore.git import pruned
 from gitstore.git.refs import transaction
 from gitstore.git.refs.transaction import RefUpdate
@@ -96,7 +95,7 @@ def share_on_remote(
         # no gc starts between the chain's objects and the ref that names them (a
         # chain shared before and then unshared is unreachable: a prune beside may
         # be taking it as it is written again)
-        with gcwatch.shielded(gitdir), _released():
+        with pruned.shielded(gitdir), _released():
             chain = store.log.write_commits(events, None)
             tip = chain[-1]
             old = transaction.current(repo, local)

@@ -24,10 +24,6 @@ OWNED = re.compile(r"^(packed-refs(\.lock|\.new)?|objects(/.*)?|config(\.lock)?)
 SPAWNS = frozenset({"run", "Popen", "call", "check_call", "check_output"})
 EXCEPTIONS = {
     "gitstore/fs/diskfault.py": "below the floor (git/ stands on fs/): names objects/ in a fault",
-    "gitstore/fs/gcwatch.py": (
-        "below the floor, beside fs/'s other locks and waits (test_fs_rules.py): reads "
-        "gc.pruneExpire in config, as git's gc does, to know whether a gc beside prunes now"
-    ),
     "gitstore/sync/pull_quick.py": (
         "the no-op pull told from files before libgit2 or the floor's modules load "
         "(tests/unit/test_startup_pull.py): it reads config, packed-refs and objects/ itself"

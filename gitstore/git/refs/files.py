@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import bisect
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
+from typing import TypeVar
 
 from gitstore.git import refs as layout
+
+T = TypeVar("T")
 
 _HEX = frozenset("0123456789abcdef")
 
@@ -193,31 +196,36 @@ def symbolic_target(gitdir: Path, name: str) -> str | None:
 
 
 def list_refs(gitdir: Path, prefixes: Iterable[str]) -> dict[str, str]:
-    """Name -> object id of the direct refs under ``prefixes`` (each ending in ``/``).
-
-    Loose refs are read first, then ``packed-refs``, as git does: ``git
-    pack-refs`` writes the new ``packed-refs`` before it deletes the loose
-    files, so a ref gone from the loose scan is in the packed file read after
-    it.  (Packed first, a ref packed and pruned in between is in neither.)  If
-    ``packed-refs`` was replaced while the loose refs were read, read again.
-    """
+    """Name -> object id of the direct refs under ``prefixes`` (each ending in ``/``),
+    loose refs read first, then ``packed-refs`` (``_snapshot``)."""
     wanted = tuple(prefixes)
-    for _ in range(_LIST_ATTEMPTS):
+    loose, data = _snapshot(gitdir, lambda: _loose_refs(gitdir, wanted))
+    packed = _parsed(gitdir, data)[0]
+    return _overlaid({n: oid for n, oid in packed.items() if n.startswith(wanted)}, loose)
+
+
+def _snapshot(gitdir: Path, read_loose: Callable[[], T]) -> tuple[T, bytes]:
+    """``read_loose()``, then ``packed-refs``' bytes, as git reads them: ``git
+    pack-refs`` writes the new ``packed-refs`` before it deletes the loose files, so
+    a ref gone from the loose scan is in the packed file read after it; read again
+    when ``packed-refs`` was replaced meanwhile."""
+    for _ in range(5):
         before = _packed_stat(gitdir)
-        loose = _loose_refs(gitdir, wanted)
-        packed = packed_refs(gitdir)
+        loose = read_loose()
+        data = _packed_bytes(gitdir)
         if _packed_stat(gitdir) == before:
             break
-    out = {n: oid for n, oid in packed.items() if n.startswith(wanted)}
+    return loose, data
+
+
+def _overlaid(packed: dict[str, str], loose: Mapping[str, str | None]) -> dict[str, str]:
+    """``packed`` with the loose refs over it (one not direct, a symbolic ref, hides its name)."""
     for name, oid in loose.items():
         if oid is None:
-            out.pop(name, None)  # a symbolic ref: not a conversation
+            packed.pop(name, None)
         else:
-            out[name] = oid
-    return out
-
-
-_LIST_ATTEMPTS = 5
+            packed[name] = oid
+    return packed
 
 
 def refs_state(gitdir: Path, prefixes: Iterable[str]) -> str:
@@ -374,27 +382,15 @@ def matching_refs(gitdir: Path, patterns: Iterable[str]) -> dict[str, str] | Non
     if any(p is None for p in parsed):
         return None
     wanted = [p for p in parsed if p is not None]
-    for _ in range(_LIST_ATTEMPTS):
-        before = _packed_stat(gitdir)
-        loose: dict[str, str | None] = {}
-        for prefix, glob in wanted:
-            loose.update(_loose_matching(gitdir, prefix, glob))
-        data = _packed_bytes(gitdir)
-        if _packed_stat(gitdir) == before:
-            break
-    out = _packed_matching(gitdir, data, wanted)
-    for name, oid in loose.items():
-        if oid is None:
-            out.pop(name, None)
-        else:
-            out[name] = oid
-    return out
+
+    def read_loose() -> dict[str, str | None]:
+        return {k: v for p, g in wanted for k, v in _loose_matching(gitdir, p, g).items()}
+
+    loose, data = _snapshot(gitdir, read_loose)
+    return _overlaid(_packed_matching(gitdir, data, wanted), loose)
 
 
 # -- which refs of two folders differ, at the cost of what differs ----------------------
-
-
-_ATTEMPTS = 5
 
 
 def differing(gitdir: Path, mine: str, theirs: str) -> set[str] | None:
@@ -408,14 +404,8 @@ def differing(gitdir: Path, mine: str, theirs: str) -> set[str] | None:
     In a sorted ``packed-refs`` each folder is one run of lines; with the folders'
     names taken out, equal runs are equal bytes (one comparison in C), and unequal
     ones differ by the lines in one and not the other.  Loose refs are read on top,
-    as a listing reads them: loose first, then ``packed-refs``, again if it was
-    replaced meanwhile."""
-    for _ in range(_ATTEMPTS):
-        before = _packed_stat(gitdir)
-        loose = {p: _loose_refs(gitdir, (p,)) for p in (mine, theirs)}
-        data = _packed_bytes(gitdir)
-        if _packed_stat(gitdir) == before:
-            break
+    as a listing reads them (``_snapshot``)."""
+    loose, data = _snapshot(gitdir, lambda: {p: _loose_refs(gitdir, (p,)) for p in (mine, theirs)})
     if data and not _sorted(data):
         return None
     runs = [_run(data, prefix) for prefix in (mine, theirs)]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from gitstore.git.refs import files
 
@@ -24,26 +24,6 @@ else:
     pygit2 = lazy_module("pygit2")
 
 
-class RefReader(Protocol):
-    """What the store asks of its refs."""
-
-    def read(self, name: str) -> str | None:
-        """The commit ``name`` points at, symbolic refs followed; None if it is absent."""
-        ...
-
-    def listing(self, prefixes: tuple[str, ...]) -> dict[str, str]:
-        """Every ref under ``prefixes`` that points at an object: name -> id."""
-        ...
-
-    def symbolic(self, name: str) -> str | None:
-        """The ref that the symbolic ref ``name`` names; None if it is absent or direct."""
-        ...
-
-    def state(self, prefixes: tuple[str, ...]) -> str | None:
-        """A cheap fingerprint of the refs under ``prefixes`` (None: none that is cheap)."""
-        ...
-
-
 class FileRefs:
     """A plain git directory's refs, read as files."""
 
@@ -51,20 +31,25 @@ class FileRefs:
         self.gitdir = gitdir
 
     def read(self, name: str) -> str | None:
+        """The commit ``name`` points at, symbolic refs followed; None if it is absent."""
         return files.read_ref(self.gitdir, name)
 
     def listing(self, prefixes: tuple[str, ...]) -> dict[str, str]:
+        """Every ref under ``prefixes`` that points at an object: name -> id."""
         return files.list_refs(self.gitdir, prefixes)
 
     def symbolic(self, name: str) -> str | None:
+        """The ref that the symbolic ref ``name`` names; None if it is absent or direct."""
         return files.symbolic_target(self.gitdir, name)
 
     def state(self, prefixes: tuple[str, ...]) -> str | None:
+        """A cheap fingerprint of the refs under ``prefixes`` (None: none that is cheap)."""
         return files.refs_state(self.gitdir, prefixes)
 
 
 class GitRefs:
-    """Any repository's refs, read through libgit2 (opened on first use)."""
+    """Any repository's refs, read through libgit2 (opened on first use); the same
+    questions as ``FileRefs``, the same answers."""
 
     def __init__(self, repo: Callable[[], pygit2.Repository]) -> None:
         self._repo = repo
@@ -93,6 +78,9 @@ class GitRefs:
 
     def state(self, prefixes: tuple[str, ...]) -> str | None:
         return None  # a reftable or a worktree: nothing cheaper than listing them
+
+
+RefReader = FileRefs | GitRefs  # what the store asks of its refs
 
 
 def reader_for(plain: Path | None, repo: Callable[[], pygit2.Repository]) -> RefReader:

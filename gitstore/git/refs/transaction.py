@@ -325,9 +325,6 @@ def _blocker(gitdir: Path, updates: list[RefUpdate], partial: bool = False) -> R
     return None
 
 
-blocker = _blocker  # also for a creation (update.create)
-
-
 def _drop_own_locks(place: Place, updates: list[RefUpdate]) -> None:
     """After a failed commit: the lock files of refs not renamed are still ours."""
     for u in updates:

@@ -1,6 +1,6 @@
 """An append beside a ``git gc --prune=now`` that walked the refs before the append's
 ref moved: the prune deletes the new loose objects after the ref names them, and
-the append, which waits for that gc to end (``gcwatch.after_gc``), writes them again."""
+the append, which waits for that gc to end (``pruned.after_gc``), writes them again."""
 
 from __future__ import annotations
 
@@ -15,8 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from gitstore.fs import gcwatch
-from gitstore.git import refs
+from gitstore.git import pruned, refs
 from gitstore.git.refs import files as refread
 from gitstore.store.core import Store
 from tests.unit.gitstore.builders import git, request, start
@@ -88,40 +87,40 @@ def test_a_gc_that_died_or_runs_elsewhere_is_read_as_git_reads_it(
     path: Path, live_pid: int
 ) -> None:
     pid_file = path / "gc.pid"
-    assert gcwatch.gc_running(path) is None
+    assert pruned.gc_running(path) is None
     pid_file.write_text(f"{live_pid} {socket.gethostname()}")
-    assert gcwatch.gc_running(path) == pid_file.read_text()
+    assert pruned.gc_running(path) == pid_file.read_text()
     pid_file.write_text(f"{live_pid} another-machine")
-    assert gcwatch.gc_running(path) is not None  # git cannot tell: it is taken as running
+    assert pruned.gc_running(path) is not None  # git cannot tell: it is taken as running
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
     pid_file.write_text(f"{dead.pid} {socket.gethostname()}")
-    assert gcwatch.gc_running(path) is None
+    assert pruned.gc_running(path) is None
     pid_file.write_text(f"{live_pid} {socket.gethostname()}")
-    old = time.time() - gcwatch.GC_STALE - 60
+    old = time.time() - pruned.GC_STALE - 60
     os.utime(pid_file, (old, old))
-    assert gcwatch.gc_running(path) is None
+    assert pruned.gc_running(path) is None
     started = time.monotonic()
-    gcwatch.after_gc(path)  # a stale one is not waited for
+    pruned.after_gc(path)  # a stale one is not waited for
     assert time.monotonic() - started < 1
 
 
 def test_a_gc_that_gives_grace_is_not_waited_for(path: Path, auto_pid: int) -> None:
     pid_file = path / "gc.pid"
     pid_file.write_text(f"{auto_pid} {socket.gethostname()}")
-    running = gcwatch.gc_running(path)
-    assert running is not None and not gcwatch.prunes_now(path, running)
+    running = pruned.gc_running(path)
+    assert running is not None and not pruned.prunes_now(path, running)
     started = time.monotonic()
-    gcwatch.after_gc(path)
+    pruned.after_gc(path)
     assert time.monotonic() - started < 1
     (path / "config").write_text((path / "config").read_text() + "[gc]\n\tpruneExpire = now\n")
-    assert gcwatch.prunes_now(path, running)  # the store's config makes it prune now
+    assert pruned.prunes_now(path, running)  # the store's config makes it prune now
 
 
 def test_a_note_waits_out_a_running_prune_before_it_writes(
     store: Store, path: Path, live_pid: int
 ) -> None:
-    """A notes write (``gcwatch.shielded``) waits for a running ``gc --prune=now``
+    """A notes write (``pruned.shielded``) waits for a running ``gc --prune=now``
     to end before it writes its objects, then holds git's gc lock until its ref
     names them: no prune can take them, before the move or after it."""
     store.notes.set_meta(CID, {"title": "first"}, "edit")
@@ -145,9 +144,9 @@ def test_a_note_waits_out_a_running_prune_before_it_writes(
 
 
 def test_while_jp_holds_the_gc_lock_no_git_gc_starts(path: Path) -> None:
-    """``gcwatch.holding``: git's own ``gc.pid``, so a ``git gc`` begun meanwhile
+    """``pruned.holding``: git's own ``gc.pid``, so a ``git gc`` begun meanwhile
     refuses; after the block the lock is gone and gc runs."""
-    with gcwatch.holding(path) as held:
+    with pruned.holding(path) as held:
         assert held
         refused = subprocess.run(
             ["git", "--git-dir", str(path), "gc", "--prune=now"], capture_output=True, text=True
@@ -162,6 +161,6 @@ def test_a_gc_lock_a_killed_process_left_stops_nothing(path: Path) -> None:
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
     (path / "gc.pid").write_text(f"{dead.pid} {socket.gethostname()}")
-    with gcwatch.holding(path, wait=5) as held:
+    with pruned.holding(path, wait=5) as held:
         assert held
     git(path, "gc", "--prune=now")

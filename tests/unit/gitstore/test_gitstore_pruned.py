@@ -29,7 +29,7 @@ WRITES = 30  # writes beside the maintenance loop
 
 def _prune_at(store: Store, point: str) -> list[str]:
     """At ``point``, what `git gc --prune=now` and `git prune --expire=now` do: the
-    gc is refused (the write holds git's gc lock, ``gcwatch.shielded``); a bare
+    gc is refused (the write holds git's gc lock, ``pruned.shielded``); a bare
     prune, which takes no lock, deletes the write's loose objects."""
     reached: list[str] = []
 

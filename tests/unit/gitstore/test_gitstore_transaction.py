@@ -131,7 +131,7 @@ def test_a_running_operation_is_not_touched(path: Path, tip: str) -> None:
 
 def test_broken_journals_and_stale_leftovers_are_cleared(path: Path, tip: str) -> None:
     folder = path / "jp" / "ops"
-    folder.mkdir(parents=True)
+    folder.mkdir(parents=True, exist_ok=True)  # the store's first creation made it
     (folder / "broken.json").write_text("{not json")
     (folder / "shape.json").write_text(json.dumps({"updates": [{"nope": 1}]}))
     half = folder / "dying.tmp"

@@ -72,6 +72,19 @@ def test_creations_give_the_same_refs_and_reflogs(tmp_path: Path, how: str) -> N
     git(place.gitdir, "fsck", "--no-progress")
 
 
+@pytest.mark.parametrize("how", [TRANSACTION, GIT])
+@pytest.mark.parametrize("atomic", [True, False])
+def test_one_creation_gives_the_same_ref_and_reflog(tmp_path: Path, how: str, atomic: bool) -> None:
+    place, commits = _store(tmp_path, "s")
+    wanted = [RefUpdate(NAMES[2], None, commits[0])]
+    assert update_refs(place, wanted, "jp new", how=how, atomic=atomic) == {NAMES[2]}
+    assert git(place.gitdir, "rev-parse", NAMES[2]) == commits[0]
+    assert _seen(place.gitdir)[1][NAMES[2]] == [f"{commits[0]} jp new"]
+    assert update_refs(place, wanted, "jp again", how=how, atomic=False) == set()  # taken
+    assert not list(place.gitdir.rglob("*.lock"))
+    git(place.gitdir, "fsck", "--no-progress")
+
+
 @pytest.mark.parametrize("packed", [False, True], ids=["loose-ref", "packed-ref"])
 @pytest.mark.parametrize("how", [LOOSE, TRANSACTION, GIT])
 def test_a_move_gives_the_same_ref_and_reflog(tmp_path: Path, how: str, packed: bool) -> None:
