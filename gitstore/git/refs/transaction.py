@@ -215,7 +215,7 @@ def _commit(place: Place, updates: list[RefUpdate], message: str, deadline: floa
     """Run the transaction, waiting while another process holds a lock it needs."""
     repo, gitdir = place.repo, place.gitdir
     for attempt in retry.before(deadline, POLL_SECONDS):
-        blocker = _blocker(gitdir, updates)
+        blocker = blocking(gitdir, updates)
         if blocker is None:
             try:
                 _run(repo, updates, message, check=True)
@@ -224,7 +224,7 @@ def _commit(place: Place, updates: list[RefUpdate], message: str, deadline: floa
                 fault = environment_fault(exc, str(gitdir))
                 if fault is not None:
                     raise fault from None
-                blocker = _blocker(gitdir, updates) or _held(exc, updates)
+                blocker = blocking(gitdir, updates) or _held(exc, updates)
                 if blocker is None:
                     _check_packed(gitdir, updates, read=True)
                     raise ConcurrentUpdate(str(exc)) from None
@@ -269,7 +269,7 @@ def _finish(
             return
         # a lock git holds for a moment (pack-refs) may be gone before it is seen:
         # a few quick tries, and while a lock is in sight until the deadline
-        blocker = _blocker(gitdir, left, partial=True) or held
+        blocker = blocking(gitdir, left, partial=True) or held
         blind = blind + 1 if blocker is None else blind
         if attempt.last or blind > BLIND_RETRIES:
             if blocker is not None:
@@ -308,7 +308,7 @@ def unmoved(repo: pygit2.Repository, updates: list[RefUpdate]) -> list[RefUpdate
     ]
 
 
-def _blocker(gitdir: Path, updates: list[RefUpdate], partial: bool = False) -> RefBusy | None:
+def blocking(gitdir: Path, updates: list[RefUpdate], partial: bool = False) -> RefBusy | None:
     """The lock another process holds that would stop ``updates``, if any.
 
     Deleting a ref that git packed rewrites ``packed-refs`` under its lock, which

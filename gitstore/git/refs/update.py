@@ -195,7 +195,7 @@ def _git(place: Place, updates: list[RefUpdate], message: str, atomic: bool) -> 
     if fault is not None:  # a read-only store, a full disk: not a name taken
         raise fault
     if atomic:  # a lock held reads as for the other mechanisms
-        raise transaction.blocker(place.gitdir, updates) or ConcurrentUpdate(said)
+        raise transaction.blocking(place.gitdir, updates) or ConcurrentUpdate(said)
     return {u.name for u in updates if create(place, u.name, str(u.new), message)}
 
 
