@@ -6,7 +6,7 @@ transaction, but only if the ref still holds what the operation left it
 at; otherwise ``UndoConflict`` names the ref and nothing moves (``force``
 overwrites it).  Restore sets every ref that a later operation moved back
 to its value right after the chosen operation, whatever it holds now.
-Both are operations themselves (recorded by the store's ``Recorder``), so
+Both are operations themselves (recorded by the store's ``ops``), so
 they can be undone too.  This module is gitstore's top floor: it takes back
 ref moves (``store``), the operation log's records (``oplog``) and a remote's
 configuration (``sync.remotestate``) alike.

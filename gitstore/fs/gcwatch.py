@@ -161,4 +161,3 @@ def shielded(gitdir: Path) -> Iterator[bool]:
     after_gc(gitdir)
     with holding(gitdir) as held:
         yield held
-
