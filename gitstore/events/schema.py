@@ -9,8 +9,6 @@ a flag a ``bool``.  docs/data-model.md lists the fields.
 
 from __future__ import annotations
 
-import base64
-import binascii
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -114,6 +112,9 @@ def _media_whole(attachment: dict[str, Any]) -> Problem | None:
         return "", "an attachment's media_type, data and size go together"
     if attachment.get("data") is None:
         return None
+    import base64  # lazy: start-up (a millisecond); only an image or a PDF needs it
+    import binascii
+
     try:
         raw = base64.b64decode(attachment["data"], validate=True)
     except (binascii.Error, ValueError):
