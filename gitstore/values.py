@@ -158,6 +158,7 @@ class Checked(Vouched):
         self.depth = depth
 
 
+
 def load_record(data: bytes | str) -> Checked:
     """``load_json`` of one JSON object, vouched for (``Checked``): a value that is not
     an object raises ``ValueError`` ("not a JSON object")."""

@@ -161,3 +161,4 @@ def shielded(gitdir: Path) -> Iterator[bool]:
     after_gc(gitdir)
     with holding(gitdir) as held:
         yield held
+

@@ -119,9 +119,7 @@ def _parts(names: list[str]) -> list[list[str]]:
     parts: list[list[str]] = [[]]
     size = 0
     for name in names:
-        if parts[-1] and (
-            len(parts[-1]) >= MAX_NAMES or size + len(name) + 1 > MAX_MESSAGE - _ROOM
-        ):
+        if parts[-1] and (len(parts[-1]) >= MAX_NAMES or size + len(name) + 1 > MAX_MESSAGE - _ROOM):
             parts.append([])
             size = 0
         parts[-1].append(name)

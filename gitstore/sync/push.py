@@ -95,9 +95,7 @@ def _moved(sending: Sending, remote: dict[str, Tips]) -> set[str] | None:
     here: dict[str, Tips] = {}
     for name, oid in refread.list_refs(plain, [refs.LIVE_PREFIX, refs.ARCHIVE_PREFIX]).items():
         archived = name.startswith(refs.ARCHIVE_PREFIX)
-        tips = here.setdefault(
-            name[len(refs.ARCHIVE_PREFIX if archived else refs.LIVE_PREFIX) :], Tips()
-        )
+        tips = here.setdefault(name[len(refs.ARCHIVE_PREFIX if archived else refs.LIVE_PREFIX) :], Tips())
         if archived:
             tips.archived = oid
         else:
@@ -226,9 +224,7 @@ def push(
     resend what was rejected.  ``hold`` may keep conversations back (outcome
     ``held``, its reason as the detail); the rest is sent."""
     with syncer.exclusive():
-        return list(
-            dict.fromkeys(_push(syncer, retries, full, hold))
-        )  # each pull names its refusals
+        return list(dict.fromkeys(_push(syncer, retries, full, hold)))  # each pull names its refusals
 
 
 def _conversation(s: PushStep | Outcome) -> bool:

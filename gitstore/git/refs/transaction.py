@@ -278,13 +278,11 @@ def _finish(
             why = packedform.damage(gitdir)
             fix = "the next jp command repairs the store"  # it runs this journal again
             if why is not None:  # which fails again until the file is rebuilt
-                reason, fix = (
-                    f"packed-refs is damaged: {why}",
-                    ("`jp doctor --fix` rebuilds it, and the next jp command then finishes it"),
+                reason, fix = f"packed-refs is damaged: {why}", (
+                    "`jp doctor --fix` rebuilds it, and the next jp command then finishes it"
                 )
             raise StoreError(
-                str(gitdir),
-                f"a ref update failed part-way ({reason}); {fix}, then run this one again",
+                str(gitdir), f"a ref update failed part-way ({reason}); {fix}, then run this one again"
             )
     raise AssertionError("unreachable: the last try raises")
 
