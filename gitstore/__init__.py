@@ -5,7 +5,7 @@ the ``if TYPE_CHECKING:`` imports below (what mypy reads); ``__all__`` is read
 from them.  Each name is imported from where it lives only when it is first
 asked for (PEP 562, ``lazy.face``), so ``import gitstore`` costs nothing and a
 command loads only the parts it touches (``jp conversation ls`` on a warm
-cache never loads libgit2, pydantic or the sync modules).
+cache never loads libgit2 or the sync modules).
 
 Beside the store's vocabulary (``Store``, ``Event``, ``Kind``, ...), a family
 of names with one role is one name, a namespace: a small module of gitstore

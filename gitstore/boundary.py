@@ -20,7 +20,7 @@ checks on git objects, which use these rules, are in ``gitstore.sync.inbound``):
 
 Reading a store stays defensive with the same parsers (``meta_item``), so a
 line that slipped in earlier is skipped, never fatal.  Nothing here imports
-libgit2 or pydantic at import time: the read path of ``ls`` uses it.
+libgit2 at import time: the read path of ``ls`` uses it.
 """
 
 from __future__ import annotations
@@ -37,7 +37,8 @@ from typing import Any
 from gitstore import ids
 from gitstore.errors import InvalidEvent, Refused
 from gitstore.events import canonical_json
-from gitstore.events.kinds import Kind, plainly_valid
+from gitstore.events.kinds import Kind
+from gitstore.events.schema import check_event
 from gitstore.values import LEAN, SURROGATE_ESCAPE, check_value, load_json
 from gitstore.values import Checked as Checked  # what the boundary vouches for
 from gitstore.values import load_record as load_record  # its one maker
@@ -76,10 +77,6 @@ def event_from_bytes(data: bytes, limits: Limits, what: str = "event.json") -> d
         value = load_json(data)
     except ValueError as exc:
         raise Refused(what, str(exc)) from None
-    if isinstance(value, dict) and plainly_valid(value):
-        return dict(value)  # the common shapes: no pydantic to load or run
-    from gitstore.events.schema import check_event  # lazy: pydantic loads on the first write
-
     try:
         check_event(value, what, walked=True)
     except InvalidEvent as exc:

@@ -42,7 +42,7 @@ Verify = bool | Callable[[], Iterable[str]]  # a move's refs looked up, or named
 
 
 class Record(Protocol):
-    """The operation log's hook around a ref move (``oprecord.Recorder.moving``)."""
+    """The operation log's hook around a ref move (``store.ops.moving``)."""
 
     def __call__(
         self,

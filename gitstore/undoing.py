@@ -1,12 +1,12 @@
 """``jp undo`` and ``jp op restore`` on a store: compare-and-swap ref moves.
 
-Undo reverses the latest operation not yet undone (``opmodel.undo_target``):
+Undo reverses the latest operation not yet undone (``undo_target``):
 every ref it moved goes back to its old value in one journaled
 transaction, but only if the ref still holds what the operation left it
 at; otherwise ``UndoConflict`` names the ref and nothing moves (``force``
 overwrites it).  Restore sets every ref that a later operation moved back
 to its value right after the chosen operation, whatever it holds now.
-Both are operations themselves (recorded by the store's ``Recorder``), so
+Both are operations themselves (recorded by the store's ``ops``), so
 they can be undone too.  This module is gitstore's top floor: it takes back
 ref moves (``store``), the operation log's records (``oplog``) and a remote's
 configuration (``sync.remotestate``) alike.
@@ -14,7 +14,7 @@ configuration (``sync.remotestate``) alike.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -32,9 +32,8 @@ from gitstore.git import refs
 from gitstore.git.refs import transaction
 from gitstore.git.refs.transaction import RefUpdate
 from gitstore.oplog import log as oplog
-from gitstore.oplog import model as opmodel
 from gitstore.oplog import recorder, remotediff
-from gitstore.oplog.model import Move, Op
+from gitstore.oplog.model import Move, Op, RemoteChange
 from gitstore.sync import remotestate
 
 if TYPE_CHECKING:
@@ -61,6 +60,7 @@ def _apply(store: Store, wanted: Mapping[str, str | None], reason: str) -> list[
     return [Move(u.name, u.old, u.new) for u in updates]
 
 
+Remotes = dict[str, Mapping[str, Any] | None]  # a remote's name -> its settings (None: none)
 RETRIES = 5
 HOLD_WAIT = 3.0  # seconds undo waits for a command holding a conversation it moves
 
@@ -137,7 +137,44 @@ def _revert_remote(
 ) -> None:
     now, wanted = remotestate.revert(store.place.repo, name, before, after, op_id, force)
     if now != wanted:
-        store.ops.remote(opmodel.RemoteChange(name, now, wanted))
+        store.ops.remote(RemoteChange(name, now, wanted))
+
+
+def undo_target(ops: Sequence[Op]) -> Op | None:
+    """The operation ``jp undo`` reverses, from the log newest first.
+
+    An undo is skipped together with the operation it undid, so undo run
+    again reverses the operation before (as jj does).
+    """
+    undone: set[str] = set()
+    for op in ops:
+        if op.id in undone:
+            continue
+        if op.undoes is None:
+            return op
+        undone.add(op.undoes)
+    return None
+
+
+def state_after(ops: Sequence[Op], target: str) -> tuple[dict[str, str | None], Remotes, Remotes]:
+    """What the operations after ``target`` (the log newest first) changed: each ref
+    they moved -> its value right after ``target`` (the old value of the earliest
+    that moved it); each remote they changed -> its settings right after
+    ``target``; and -> what the newest such change left it at (what taking those
+    changes back takes back).  Refs and remotes none changed are not named."""
+    refs_after: dict[str, str | None] = {}
+    remotes_after: Remotes = {}
+    remotes_left: Remotes = {}
+    for op in ops:
+        if op.id == target:
+            return refs_after, remotes_after, remotes_left
+        for move in op.moves:
+            refs_after[move.ref] = move.old
+        for change in op.remotes:
+            remotes_after[change.name] = change.old
+        for change in reversed(op.remotes):
+            remotes_left.setdefault(change.name, change.new)
+    raise KeyError(target)
 
 
 def undo(store: Store, force: bool = False) -> Result:
@@ -149,13 +186,13 @@ def undo(store: Store, force: bool = False) -> Result:
     """
     _check_log(store, "undone")
     for _ in range(RETRIES):
-        target = opmodel.undo_target(store.ops.list())
+        target = undo_target(store.ops.list())
         if target is None:
             raise NothingToUndo
-        moves = opmodel.reverse(target)
+        moves = [Move(m.ref, m.new, m.old) for m in reversed(target.moves)]
         with _holding(store, [m.ref for m in moves], "undo"):
             _settle(store, [m.ref for m in moves], "undo")
-            latest = opmodel.undo_target(store.ops.list())
+            latest = undo_target(store.ops.list())
             if latest is None or latest.id != target.id:
                 continue  # a command finished meanwhile: undo that one
             return _undo(store, target, moves, force)
@@ -163,9 +200,10 @@ def undo(store: Store, force: bool = False) -> Result:
 
 
 def _undo(store: Store, target: Op, moves: list[Move], force: bool) -> Result:
-    bad = opmodel.conflicts(moves, _current(store, [m.ref for m in moves]))
+    now = _current(store, [m.ref for m in moves])
+    bad = [m for m in moves if now[m.ref] != m.old]  # changed since the operation
     if bad and not force:
-        raise UndoConflict(target.id, bad[0].ref, bad[0].expected, bad[0].actual)
+        raise UndoConflict(target.id, bad[0].ref, bad[0].old, now[bad[0].ref])
     if not force:
         _check_remotes(store, target)
     store.ops.mark(undoes=target.id)
@@ -178,7 +216,8 @@ def _undo(store: Store, target: Op, moves: list[Move], force: bool) -> Result:
 def find(store: Store, prefix: str) -> tuple[Op, list[Op]]:
     """The one operation whose id starts with ``prefix``, and the whole log."""
     log = store.ops.list()
-    found = opmodel.find(log, prefix)
+    text = prefix.strip().lower()
+    found = [op for op in log if text and op.id.startswith(text)]
     if len(found) != 1:
         raise UnknownOperation(prefix, len(found))
     return found[0], log
@@ -188,14 +227,13 @@ def restore(store: Store, prefix: str) -> Result:
     """Set the refs back to how they were right after the operation ``prefix`` names."""
     _check_log(store, "restored")
     target, log = find(store, prefix)
-    wanted = opmodel.state_after(log, target.id)
+    wanted = state_after(log, target.id)[0]
     with _holding(store, wanted, "op restore"):
         _settle(store, wanted, "op restore")
         target, log = find(store, prefix)
-        wanted = opmodel.state_after(log, target.id)
+        wanted, remotes, left = state_after(log, target.id)
         store.ops.mark(restores=target.id)
         moved = _apply(store, wanted, f"jp op restore {target.id}")
-        left = opmodel.remotes_left(log, target.id)
-        for name, value in opmodel.remotes_after(log, target.id).items():
+        for name, value in remotes.items():
             _revert_remote(store, name, value, left[name], None)
     return Result(target, moved)

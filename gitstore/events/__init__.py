@@ -1,7 +1,7 @@
 """Events: their kinds, time stamps, canonical JSON, commit messages and turns.
 
-This package's own names are the cheap ones (no pydantic): the schema
-(``gitstore.events.schema``) is imported on the first validation.
+The shapes of the kinds jp knows, and the check of an event against its
+shape, are ``gitstore.events.schema``.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from gitstore.events.kinds import (
     normalised,
     now_text,
     parse_time,
-    quick,
 )
+from gitstore.events.schema import check_event
 from gitstore.values import Vouched
 
 _VOUCH = object()  # held by this module: a ``Valid`` is made by ``validate`` only
@@ -49,10 +49,7 @@ def validate(event: Any, where: str = "event", seen: bool = False) -> Event:
     ``Valid``; one already ``Valid`` is returned as it is.
 
     Unknown ``type`` tags are kept as they are (a newer writer's events); a
-    known tag with a body that does not fit is refused.  An event of one of the
-    common shapes (``plainly_valid``), or of an unknown type, is checked here;
-    anything else goes to the pydantic models in ``gitstore.schema``, imported on
-    first use to keep start-up cheap, which accept it or say what is wrong.
+    known tag with a body that does not fit is refused (``schema.check_event``).
 
     ``seen``: the caller had this same value checked here before and knows it is
     unchanged (a file read a second time whose bytes it compared with the first
@@ -61,14 +58,9 @@ def validate(event: Any, where: str = "event", seen: bool = False) -> Event:
     """
     if type(event) is Valid:
         return event
-    if seen:
-        return Valid(normalised(event), _VOUCH)
-    checked = quick(event)
-    if checked is None:
-        from gitstore.events.schema import validate_event  # lazy: pydantic, past the quick check
-
-        checked = validate_event(event, where)
-    return Valid(checked, _VOUCH)
+    if not seen:
+        check_event(event, where)
+    return Valid(normalised(event), _VOUCH)
 
 
 __all__ = [

@@ -4,8 +4,8 @@ In memory an event is a plain JSON object (``dict``) with JP's ``type`` tag and
 field names (see docs/data-model.md).  Two differences from JP's files: nothing
 is base64-encoded, and ``timestamp`` is RFC 3339 in UTC with microseconds
 (``2026-01-05T09:00:07.000000Z``).  Plain dicts keep loading 10,000 events
-cheap; the pydantic models below validate every event that enters the store
-(import, append) and define the canonical JSON written into ``event.json``.
+cheap; ``schema.py`` checks every event that enters the store (import, append)
+against its kind's shape, and ``canonical_json`` gives the bytes of ``event.json``.
 
 Conversation events (counted, turn-scoped): ``turn_start``, ``chat_request``,
 ``chat_response``, ``tool_call_request``, ``tool_call_response``,
@@ -23,7 +23,6 @@ from functools import lru_cache
 from typing import Any
 
 from gitstore.events import canonical
-from gitstore.values import check_value
 
 Event = dict[str, Any]
 
@@ -128,33 +127,9 @@ def now_text() -> str:
     return format_time(datetime.now(UTC))
 
 
-def quick(event: Any) -> Event | None:
-    """``event`` normalised as ``schema.validate_event`` normalises it, when it is
-    plainly valid without the models; None: ask them."""
-    if not isinstance(event, dict):
-        return None
-    kind, stamp = event.get("type"), event.get("timestamp")
-    if not isinstance(kind, str) or not kind or not isinstance(stamp, str):
-        return None
-    try:
-        check_value(event)
-    except ValueError:
-        return None
-    if kind not in KNOWN_TYPES:  # kept verbatim, once its time reads
-        try:
-            parse_time(stamp)
-        except ValueError:
-            return None
-        return dict(event)
-    if not plainly_valid(event):
-        return None
-    return normalised(event)
-
-
 def normalised(event: Event) -> Event:
-    """A valid event in the form ``quick`` and ``schema.validate_event`` give it (a
-    copy; a known type's time in RFC 3339 and an empty ``metadata`` left out), without
-    checking it again."""
+    """A valid event in the form ``events.validate`` gives it (a copy; a known type's
+    time in RFC 3339 and an empty ``metadata`` left out), without checking it again."""
     out = dict(event)
     if out.get("type") in KNOWN_TYPES:
         out["timestamp"] = stored_time(out["timestamp"])
@@ -185,78 +160,3 @@ def canonical_json(event: Event) -> bytes:
     ``canonical.dumps`` (the same text, faster).
     """
     return (canonical.dumps(event) + "\n").encode()
-
-
-# The shapes of the kinds a conversation is mostly made of, for a check without
-# pydantic (a pull checks every event it brings in): a value that fits is one the
-# models in ``schema`` accept as well; anything else, such as an attachment, a
-# field of another type or a missing one, goes to ``schema`` for its answer.
-_STR, _OPT_STR, _DICT, _OPT_DICT, _BOOL, _ANY = range(6)
-_SHAPES: dict[str, tuple[dict[str, int], frozenset[str]]] = {
-    "turn_start": ({}, frozenset()),
-    "chat_request": (
-        {"content": _STR, "schema": _OPT_DICT, "author": _OPT_STR},
-        frozenset({"content"}),
-    ),
-    "chat_response": ({"message": _OPT_STR, "reasoning": _OPT_STR, "data": _ANY}, frozenset()),
-    "conversation_start": (
-        {
-            "conversation_id": _STR,
-            "forked_from": _OPT_DICT,
-            "review": _OPT_DICT,
-            "imported": _OPT_DICT,
-        },  # fmt: skip
-        frozenset({"conversation_id"}),
-    ),
-    "tool_call_request": (
-        {"id": _STR, "name": _STR, "arguments": _DICT},
-        frozenset({"id", "name"}),
-    ),
-    "tool_call_response": (
-        {"id": _STR, "content": _STR, "is_error": _BOOL},
-        frozenset({"id", "content"}),
-    ),
-    "config_delta": ({"delta": _DICT}, frozenset({"delta"})),
-}
-_COMMON = frozenset({"type", "timestamp", "metadata"})
-_ONE_OF = ("message", "reasoning", "data")  # a chat_response holds exactly one
-
-
-def _fits(value: Any, shape: int) -> bool:
-    if shape == _STR:
-        return type(value) is str
-    if shape == _OPT_STR:
-        return value is None or type(value) is str
-    if shape == _DICT:
-        return type(value) is dict
-    if shape == _OPT_DICT:
-        return value is None or type(value) is dict
-    return shape == _ANY or type(value) is bool
-
-
-def plainly_valid(event: dict[str, Any]) -> bool:
-    """True when ``event`` (parsed JSON, its nesting and strings checked) has one of
-    the common shapes and a readable time: valid without asking ``schema``."""
-    found = _SHAPES.get(event.get("type"))  # type: ignore[arg-type]
-    if found is None:
-        return False
-    fields, required = found
-    if not required.issubset(event):
-        return False
-    for key, value in event.items():
-        shape = fields.get(key)
-        if shape is None:
-            if key not in _COMMON:
-                return False
-        elif not _fits(value, shape):
-            return False
-    metadata, stamp = event.get("metadata"), event.get("timestamp")
-    if not (metadata is None or type(metadata) is dict) or type(stamp) is not str:
-        return False
-    if event["type"] == "chat_response" and sum(k in event for k in _ONE_OF) != 1:
-        return False
-    try:
-        parse_time(stamp)
-    except ValueError:
-        return False
-    return True

@@ -1,9 +1,5 @@
-"""Operations of the operation log as data, and what undo and restore do with them.
-
-Pure functions over lists of ``Op``: which operation ``jp undo`` reverses
-next, the ref moves that reverse it, the values every ref had right after
-an older operation.  ``oplog.py`` stores operations in git; nothing here
-touches git.
+"""Operations of the operation log as data (``log.py`` stores them in git; what undo
+and restore do with them is ``gitstore/undoing.py``).
 
 A ref's value is a commit id, ``symbolic:<refname>`` for a symbolic ref
 (``JP_HEAD``) or None for an absent ref, as in ``transaction.RefUpdate``.
@@ -12,7 +8,7 @@ A ref's value is a commit id, ``symbolic:<refname>`` for a symbolic ref
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -126,89 +122,6 @@ def coalesce(moves: Iterable[Move]) -> list[Move]:
         last[move.ref] = move.new
     out = [Move(ref, m.old, last[ref]) for ref, m in first.items()]
     return [m for m in out if m.old != m.new]
-
-
-def undo_target(ops: Sequence[Op]) -> Op | None:
-    """The operation ``jp undo`` reverses, from the log newest first.
-
-    An undo is skipped together with the operation it undid, so undo run
-    again reverses the operation before (as jj does).
-    """
-    undone: set[str] = set()
-    for op in ops:
-        if op.id in undone:
-            continue
-        if op.undoes is not None:
-            undone.add(op.undoes)
-            continue
-        return op
-    return None
-
-
-@dataclass(frozen=True)
-class Conflict:
-    """A ref that no longer holds what the operation left it at."""
-
-    ref: str
-    expected: str | None
-    actual: str | None
-
-
-def reverse(op: Op) -> list[Move]:
-    """The moves that take ``op``'s refs back: each from its new value to its old."""
-    return [Move(m.ref, m.new, m.old) for m in reversed(op.moves)]
-
-
-def conflicts(moves: Sequence[Move], current: Mapping[str, str | None]) -> list[Conflict]:
-    """The moves whose ref is not at the value the move starts from."""
-    return [
-        Conflict(m.ref, m.old, current.get(m.ref)) for m in moves if current.get(m.ref) != m.old
-    ]
-
-
-def state_after(ops: Sequence[Op], target: str) -> dict[str, str | None]:
-    """Each ref some operation after ``target`` moved -> its value right after ``target``.
-
-    ``ops`` is the log newest first; a ref is set back to the old value of the
-    earliest later operation that moved it.  Refs no later operation moved are
-    not named (they hold the value ``target`` left).
-    """
-    wanted: dict[str, str | None] = {}
-    for op in ops:
-        if op.id == target:
-            return wanted
-        for move in op.moves:
-            wanted[move.ref] = move.old
-    raise KeyError(target)
-
-
-def remotes_after(ops: Sequence[Op], target: str) -> dict[str, Mapping[str, Any] | None]:
-    """Like ``state_after``, for remotes' configuration."""
-    wanted: dict[str, Mapping[str, Any] | None] = {}
-    for op in ops:
-        if op.id == target:
-            return wanted
-        for change in op.remotes:
-            wanted[change.name] = change.old
-    raise KeyError(target)
-
-
-def remotes_left(ops: Sequence[Op], target: str) -> dict[str, Mapping[str, Any] | None]:
-    """Each remote some operation after ``target`` changed -> what the newest such
-    change left it at (what undoing those changes takes back)."""
-    left: dict[str, Mapping[str, Any] | None] = {}
-    for op in ops:
-        if op.id == target:
-            return left
-        for change in reversed(op.remotes):
-            left.setdefault(change.name, change.new)
-    raise KeyError(target)
-
-
-def find(ops: Iterable[Op], prefix: str) -> list[Op]:
-    """The operations whose id starts with ``prefix``."""
-    text = prefix.strip().lower()
-    return [op for op in ops if text and op.id.startswith(text)]
 
 
 def printable(text: str) -> str:

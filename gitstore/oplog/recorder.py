@@ -1,46 +1,26 @@
-"""Recording one command's ref moves as one operation, crash-safe.
+"""The pending records of operations (``store.ops``), and completing a killed command's.
 
-Porcelain opens an operation with the command line (``Recorder.begin``) and
-closes it when the command ends (``Recorder.end``); every write site of the
-store moves its refs inside ``Recorder.moving(updates)``, so a whole
-``jp q`` turn (many appends) becomes one operation, and each process
-records only the refs it moved itself.
-
-Crash safety: before the first ref moves, the recorder creates a pending
-record ``<gitdir>/jp/oplog/<op id>.pending`` and holds an ``flock`` on it
-for as long as the command runs; each move adds one line (the refs with
-their old and new values) before it happens, and a move that fails adds a
-line saying so.  ``end`` writes the operation to the log and deletes the
-record.  A command killed on the way leaves its record unlocked (the kernel
-drops the lock), and the next command that opens the store completes it
-(``recover``): every move that did not fail is recorded, except that the
-last one counts only if one of its refs left its old value.  An operation
-already in the log (killed after writing it) is not written twice.
-
-Nothing here costs a command that moves no ref; a move costs one short
-``write`` to a file already open.
+A command that moves a ref keeps a record ``<gitdir>/jp/oplog/<op id>.pending``,
+``flock``-ed while it runs (``gitstore/store/parts/ops.py``).  A command killed
+on the way leaves its record unlocked (the kernel drops the lock), and the next
+command that opens the store completes it (``recover``): every move that did not
+fail is recorded, except that the last one counts only if one of its refs left
+its old value.  An operation already in the log (killed after writing it) is
+not written twice.
 """
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import json
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitstore.clock import SYSTEM
 from gitstore.errors import GitStoreError, environment_fault
 from gitstore.fs.flock import claim
-from gitstore.fs.place import Place
-from gitstore.git import objects
 from gitstore.git.refs import transaction
-from gitstore.git.refs.transaction import ANY, RefUpdate
-from gitstore.intake import Verify
 from gitstore.oplog import log as oplog
 from gitstore.oplog.model import Move, Op, RemoteChange, coalesce
 
@@ -53,197 +33,10 @@ else:
 
 FOLDER = ("jp", "oplog")
 SUFFIX = ".pending"
-_NULL: AbstractContextManager[None] = contextlib.nullcontext()
 
 
 def folder(gitdir: Path) -> Path:
     return gitdir.joinpath(*FOLDER)
-
-
-class Recorder:
-    """The operation of one command in one process (inactive until ``begin``)."""
-
-    def __init__(
-        self,
-        gitdir: Path,
-        repo: Callable[[], pygit2.Repository],
-        first_write: Callable[[], None] | None = None,
-        now: Callable[[], float] = time.time,
-        token: Callable[[int], str] = SYSTEM.token,
-    ) -> None:
-        self.gitdir = gitdir
-        self._now = now  # the store's clock, in seconds: when an operation ran
-        self._token = token  # the store's clock too: the random part of an operation's id
-        self._repo = repo
-        self._first_write = first_write
-        self._wrote = False
-        self.command: str | None = None
-        self._reset()
-
-    def _reset(self) -> None:
-        self.op_id = self._token(8)
-        self.started = 0.0  # set by ``begin``
-        self._fd: int | None = None
-        self._path: Path | None = None
-        self._groups = 0
-        self._landed: list[Move] = []
-        self._remotes: list[RemoteChange] = []
-        self._marks: dict[str, str] = {}
-
-    @property
-    def active(self) -> bool:
-        return self.command is not None
-
-    def begin(self, command: str, started: float | None = None) -> None:
-        """Start recording: every ref moved from now on belongs to this operation."""
-        if self.command is not None:
-            return
-        self._reset()
-        self.command = command
-        self.started = started if started is not None else self._now()
-
-    def mark(self, *, undoes: str | None = None, restores: str | None = None) -> None:
-        """Say what the operation is (an undo of one, a restore to one)."""
-        if undoes:
-            self._marks["undoes"] = undoes
-        if restores:
-            self._marks["restores"] = restores
-
-    # -- the write sites -------------------------------------------------------------
-
-    def moving(
-        self,
-        updates: Sequence[RefUpdate],
-        partial: tuple[type[BaseException], ...] = (),
-        verify: Verify = False,
-    ) -> AbstractContextManager[None]:
-        """Around one ref move (or one transaction): recorded if it happens.
-
-        An exception of a ``partial`` type means some refs may have moved (a
-        transaction that failed part-way, finished later by repair): the
-        move counts as done.  With ``verify`` (a call that may move only some
-        of ``updates``), only the refs that now hold their new value count:
-        each is looked up, or, when ``verify`` is a function, it names them
-        (a writer that knows which of thousands it wrote).
-        """
-        if not self._wrote:
-            self._wrote = True
-            if self._first_write is not None:
-                self._first_write()
-        if self.command is None or not updates:
-            return _NULL
-        return self._moving(updates, partial, verify)
-
-    @contextmanager
-    def _moving(
-        self,
-        updates: Sequence[RefUpdate],
-        partial: tuple[type[BaseException], ...],
-        verify: Verify,
-    ) -> Iterator[None]:
-        moves = [Move(u.name, self._old(u), u.new) for u in updates]
-        group = self._intend({"u": [[m.ref, m.old, m.new] for m in moves]})
-        try:
-            yield
-        except partial:
-            self._landed += moves
-            raise
-        except BaseException:
-            self._line({"f": group})
-            raise
-        if callable(verify):
-            landed = set(verify())
-            moves = [m for m in moves if m.ref in landed]
-        elif verify:
-            moves = [m for m in moves if transaction.current(self._repo(), m.ref) == m.new]
-        self._landed += moves
-
-    def remote(self, change: RemoteChange) -> None:
-        """A remote's configuration changed (told once done: a config write is one step)."""
-        if self.command is None or change.old == change.new:
-            return
-        self._intend({"r": [change.name, change.old, change.new]})
-        self._remotes.append(change)
-
-    def _old(self, update: RefUpdate) -> str | None:
-        if update.old != ANY:
-            return update.old
-        return transaction.current(self._repo(), update.name)
-
-    def _intend(self, entry: dict[str, Any]) -> int:
-        if self._fd is None:
-            self._open()
-        self._groups += 1
-        self._line({"g": self._groups, **entry})
-        return self._groups
-
-    def _open(self) -> None:
-        where = folder(self.gitdir)
-        where.mkdir(parents=True, exist_ok=True)
-        path = where / f"{self.op_id}{SUFFIX}"
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
-        fcntl.flock(fd, fcntl.LOCK_EX)  # the kernel drops it if this process dies
-        self._fd, self._path = fd, path
-        self._line(
-            {
-                "id": self.op_id,
-                "command": self.command,
-                "started": self.started,
-                "pid": os.getpid(),
-                "host": os.uname().nodename,
-            }
-        )
-
-    def _line(self, entry: dict[str, Any]) -> None:
-        if self._fd is None:
-            return
-        data = (json.dumps(entry) + "\n").encode()
-        view = memoryview(data)
-        while view:
-            view = view[os.write(self._fd, view) :]
-
-    # -- the end of the command ----------------------------------------------------------
-
-    def end(
-        self, signature: pygit2.Signature | objects.Who, active: Callable[[], str | None]
-    ) -> Op | None:
-        """Write the operation (if it moved anything) and stop recording.
-
-        If writing fails the pending record stays, unlocked, and the next
-        command that opens the store records the operation.
-        """
-        if self.command is None:
-            return None
-        command, self.command = self.command, None
-        moves = coalesce(self._landed)
-        try:
-            if not moves and not self._remotes and not self._marks:
-                self._drop()
-                return None
-            op = Op(
-                id=self.op_id,
-                command=command,
-                time=self._now(),
-                started=self.started,
-                pid=os.getpid(),
-                host=os.uname().nodename,
-                active=active(),
-                moves=moves,
-                remotes=list(self._remotes),
-                undoes=self._marks.get("undoes"),
-                restores=self._marks.get("restores"),
-            )
-            oplog.write(Place(self.gitdir, self._repo), op, signature)
-            self._drop()
-            return op
-        finally:
-            if self._fd is not None:
-                os.close(self._fd)
-            self._reset()
-
-    def _drop(self) -> None:
-        if self._path is not None:
-            self._path.unlink(missing_ok=True)
 
 
 # -- completing the record of a killed command ----------------------------------------------

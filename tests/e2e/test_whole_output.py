@@ -313,16 +313,16 @@ def test_a_pull_that_diverges_and_its_operation(tmp_path: Path) -> None:
         "jp-c17676037200: diverged; your local continuation is now jp-c17676057000\n"
     )
     assert desktop.ok("op", "log", "-n", "4") == (
-        "065315c95936  2026-01-05 09:35:00  jp pull\n"
+        "2d7f93498d8a  2026-01-05 09:35:00  jp pull\n"
         "    refs/notes/meta: absent -> 53043d545433\n"
         "    refs/conversations/jp-c17676057000: absent -> d2a41725d55f\n"
         "    refs/conversations/jp-c17676037200: d2a41725d55f -> 6fbb99c80a81\n"
         "    JP_HEAD: refs/conversations/jp-c17676037200 -> refs/conversations/jp-c17676057000\n"
-        "5ea2cbd70c07  2026-01-05 09:34:02  jp q 'from the desktop'\n"
+        "346fa35b5189  2026-01-05 09:34:02  jp q 'from the desktop'\n"
         "    refs/conversations/jp-c17676037200: 1b4bf2c214d9 -> d2a41725d55f\n"
-        "6c71d784c337  2026-01-05 09:33:00  jp conversation use jp-c17676037200\n"
+        "7d3d869026de  2026-01-05 09:33:00  jp conversation use jp-c17676037200\n"
         "    JP_HEAD: absent -> refs/conversations/jp-c17676037200\n"
-        "8bd990969d67  2026-01-05 09:32:00  jp pull\n"
+        "d1d57f61d842  2026-01-05 09:32:00  jp pull\n"
         "    refs/conversations/jp-c17676037200: absent -> 1b4bf2c214d9\n"
     )
     assert desktop.ok("conversation", "ls") == (
@@ -343,15 +343,15 @@ def test_an_undo_and_the_operation_log(pinned: User) -> None:
         "    refs/conversations/jp-c17676036600: absent -> 49b0fb82982e\n"
     )
     assert pinned.ok("undo") == (
-        f"Undid operation 7eb3a8de9a7d: jp conversation archive --yes\n{moves}"
+        f"Undid operation b417d7826638: jp conversation archive --yes\n{moves}"
     )
     assert pinned.ok("op", "log") == (
-        f"9ffea3eeb044  2026-01-05 09:03:00  jp undo  (undoes 7eb3a8de9a7d)\n{moves}"
-        "7eb3a8de9a7d  2026-01-05 09:02:01  jp conversation archive --yes\n"
+        f"503f159f11d4  2026-01-05 09:03:00  jp undo  (undoes b417d7826638)\n{moves}"
+        "b417d7826638  2026-01-05 09:02:01  jp conversation archive --yes\n"
         "    refs/conversations/jp-c17676036600: 49b0fb82982e -> absent\n"
         "    refs/archive/conversations/jp-c17676036600: absent -> 49b0fb82982e\n"
         "    refs/notes/meta: absent -> 3d0522a8164c\n"
-        "9219233c6a97  2026-01-05 09:01:04  jp q --new 'keep this'\n"
+        "a175ddf58f2d  2026-01-05 09:01:04  jp q --new 'keep this'\n"
         "    refs/conversations/jp-c17676036600: absent -> 49b0fb82982e\n"
         "    JP_HEAD: absent -> refs/conversations/jp-c17676036600\n"
     )

@@ -5,8 +5,8 @@
 - ``refs`` (``refs.py``): which conversations there are and where their tips
   stand: locate, list, the active one, moves, transactions, archive, delete,
   holds, what pulls quarantined;
-- ``notes`` (``notes.py``): what hangs on a conversation's anchor: metadata,
-  review sources;
+- ``notes`` (``store/notes.py``, beside the notes' trees and metadata lines):
+  what hangs on a conversation's anchor: metadata, review sources;
 - ``local`` (``local.py``): what this machine keeps for itself and never
   syncs: cached values and summaries, the store's configuration layer,
   housekeeping;
@@ -18,9 +18,9 @@ the other parts it needs; the store itself keeps only its opening, repair and
 the format check.
 """
 
+from gitstore.store.notes import Notes
 from gitstore.store.parts.local import Local
 from gitstore.store.parts.log import Log
-from gitstore.store.parts.notes import Notes
 from gitstore.store.parts.ops import Ops
 from gitstore.store.parts.refs import Refs
 

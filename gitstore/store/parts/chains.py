@@ -274,9 +274,6 @@ class Chains:
         """Keep checked events (commit, parent, event) as read, so they are not read again."""
         self._g.cache.add(rows)
 
-    def event_at(self, commit: str) -> Event:
-        return dict(json.loads(self._g.event_bytes(self._g.commit(commit))))
-
 
 class _Segments:
     """A view's segments as the store reads them: from the cache, else from git."""
