@@ -173,13 +173,8 @@ def _track(sending: Sending, results: list[RefResult], sent: dict[str, RemoteUpd
         copies[sending.tracking + result.ref[len("refs/") :]] = update.new
     new = {name: oid for name, oid in copies.items() if oid is not None}
     gitdir = sending.place.gitdir
-    plain = refread.plain_gitdir(gitdir)
     message = f"jp push {sending.remote}"
-    if len(new) >= BULK_AT and plain is not None:
-        # copies git wrote already (a remote pushed to by name) are left as they are
-        there = refread.list_refs(plain, [sending.tracking])
-        for name in [n for n, oid in new.items() if there.get(n) == oid]:
-            del copies[name], new[name]
+    if len(new) >= BULK_AT and refread.plain_gitdir(gitdir) is not None:
         creations = [RefUpdate(name, None, oid) for name, oid in new.items()]
         try:
             for name in update_refs(sending.place, creations, message, atomic=False, reflog=False):

@@ -24,17 +24,15 @@ from gitstore.git import command, sidegit
 from gitstore.git.command import RefResult, error_lines, parse_porcelain, remote_said
 from gitstore.git.refs import files as refread
 from gitstore.store import maintenance
-from gitstore.sync import remotes, staged
+from gitstore.sync import remotes
 from gitstore.sync.plan import RemoteUpdate
 
 if TYPE_CHECKING:
     import subprocess
 
-CHUNK = 2000  # updates per `git push`, to stay far below the argument limit
-EXPLICIT_MAX = 20  # above this, refs are sent through a staging namespace and globs
-STAGING_ROOT = "refs/jp-push/"
+CHUNK = 2000  # updates per `git push` from the store, to stay far below the argument limit
 # the store logs every ref (core.logAllRefUpdates=always); the copies git writes
-# for sync (remote-tracking and staged refs) are forced copies and need no reflog
+# for sync (remote-tracking refs) are forced copies and need no reflog
 NO_REFLOG = ("-c", "core.logAllRefUpdates=false")
 # what a remote sends is checked by git as it arrives (a malformed object never lands)
 FSCK = ("-c", "fetch.fsckObjects=true")
@@ -182,27 +180,21 @@ class GitCli:
             raise SyncError(remote, error_lines(proc.stderr))
 
     def push(self, remote: str, updates: Sequence[RemoteUpdate]) -> list[RefResult]:
-        sets = [u for u in updates if u.new is not None]
-        if len(sets) <= EXPLICIT_MAX:  # sources named by id: sent from a repository beside
-            results: list[RefResult] = []
-            with sidegit.for_push(self.gitdir, remote) as side:
-                for start in range(0, len(updates), CHUNK):
-                    chunk = updates[start : start + CHUNK]
-                    specs = [f"{u.new}:{u.ref}" for u in chunk if u.new]
-                    results += self._push(remote, specs, chunk, side)
-            return results
-        # git matches every explicit refspec against every ref (quadratic: 5 s for
-        # 1,000 refs); staged refs and one glob per namespace send exactly the same
-        stage = f"{STAGING_ROOT}{remote}/"
-        staged.clear(self.gitdir, stage, self._update_refs, self._clear)  # a killed push's
-        staged.stage(self.gitdir, stage, sets, self._update_refs)
-        try:
-            spaces = sorted({u.ref.split("/")[1] for u in sets})
-            globs = [f"{stage}{space}/*:refs/{space}/*" for space in spaces]
-            deletes = [u for u in updates if u.new is None]
-            return self._push(remote, globs, [*sets, *deletes])
-        finally:
-            staged.clear(self.gitdir, stage, self._update_refs, self._clear)
+        """Send ``updates`` from the side repository (``sidegit.for_push``), which holds
+        the refs to set under the remote's names: one glob per namespace sends them
+        (git matches each explicit refspec against every ref, quadratic: 5 s for
+        1,000 refs).  A store the side repository cannot read pushes from itself,
+        its sources named by object id, in chunks far below the argument limit."""
+        sets = {u.ref: u.new for u in updates if u.new is not None}
+        with sidegit.for_push(self.gitdir, remote, sets) as side:
+            if side is not None:
+                spaces = sorted({name.split("/")[1] for name in sets})
+                return self._push(remote, [f"refs/{s}/*:refs/{s}/*" for s in spaces], updates, side)
+        results: list[RefResult] = []
+        for start in range(0, len(updates), CHUNK):
+            chunk = updates[start : start + CHUNK]
+            results += self._push(remote, [f"{u.new}:{u.ref}" for u in chunk if u.new], chunk)
+        return results
 
     def maintain(self) -> None:
         """git's own housekeeping (libgit2 never packs), after the sync, not during it;
@@ -259,10 +251,6 @@ class GitCli:
         self._update_refs(
             [f"update {n} {values[n]}" if values[n] else f"delete {n}" for n in names]
         )
-
-    def _clear(self, stage: str) -> list[str]:
-        listed = self._run(["for-each-ref", "--format=delete %(refname)", stage])
-        return listed.stdout.splitlines()
 
     def _update_refs(self, commands: list[str]) -> None:
         if not commands:
