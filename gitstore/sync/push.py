@@ -11,7 +11,6 @@ again and retry, a bounded number of times.
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 from gitstore.errors import RefBusy
 from gitstore.fs import retry
@@ -28,7 +27,6 @@ from gitstore.sync.inbound import Refusal
 from gitstore.sync.plan import Action, PushStep, RemoteUpdate, plan_push, reduce
 from gitstore.sync.pull import Outcome, Syncer, Tips
 from gitstore.sync.sending import Sending
-from gitstore.sync.transport import GitCli, Transport
 
 RETRIES = 3
 
@@ -181,19 +179,16 @@ def _track(sending: Sending, results: list[RefResult], sent: dict[str, RemoteUpd
                 del copies[name]  # created (the others existed: moved one by one)
         except (bulk.NoHardLinks, RefBusy):
             pass
-    if copies and _written_by_git(sending.transport, gitdir, copies):
+    # the rest at once, as a pull writes its own (``beside.write_copies``: one ``git
+    # update-ref`` in a big store, where libgit2 would parse all of packed-refs first)
+    transport = sending.transport
+    if not copies or (
+        transport.repo is not None
+        and beside.write_copies(transport, gitdir, dict(sorted(copies.items())))
+    ):
         return
     for name, oid in copies.items():  # a lock held them (git's gc): waited out one by one
         remotes.set_copy(sending.place.repo, name, oid, message)
-
-
-def _written_by_git(transport: Transport, gitdir: Path, copies: dict[str, str | None]) -> bool:
-    """The copies written at once, as a pull writes its own (``beside.write_copies``:
-    one ``git update-ref`` in a big store, where libgit2 would parse all of
-    ``packed-refs`` first); False when they were not."""
-    if not isinstance(transport, GitCli) or transport.repo is None:
-        return False
-    return beside.write_copies(transport, gitdir, dict(sorted(copies.items())))
 
 
 def _outcome(step: PushStep, results: dict[str, RefResult]) -> Outcome:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 import pygit2
 
@@ -47,41 +47,12 @@ class RefRow:
     kind: str  # commit, tree, blob, tag (or missing)
 
 
-class Transport(Protocol):
-    name: str
-
-    def fetch(
-        self, remote: str, refspecs: Sequence[str], prune: bool = True, tips: Sequence[str] = ()
-    ) -> None:
-        """Fetch ``refspecs``; ``tips``: local refs offered as what this side has
-        (none: every ref)."""
-        ...
-
-    def list_refs(self, prefixes: Sequence[str]) -> list[RefRow]:
-        """Every ref of the store under ``prefixes``, however deep its name."""
-        ...
-
-    def ls_remote(self, remote: str) -> dict[str, str]:
-        """The remote's refs under ``refs/``: name -> object id."""
-        ...
-
-    def delete_refs(self, names: Sequence[str]) -> None: ...
-
-    def push(self, remote: str, updates: Sequence[RemoteUpdate]) -> list[RefResult]: ...
-
-    def maintain(self) -> None: ...
-
-    def pack_refs(self) -> None:
-        """Pack every ref (after a pull that created many, as ``git clone`` leaves them)."""
-        ...
-
-
 def choose(
     repo: pygit2.Repository,
     git: str,
     environ: Mapping[str, str] | None = None,
     stall: float | None = command.STALL_SECONDS,
-) -> Transport:
+) -> GitCli:
     """The git command line at ``git`` (jp syncs through git alone).  With
     ``environ``, git runs in it and never prompts (``gitstore.git.command``):
     nobody is there to answer; without, git inherits this process's environment.
@@ -105,6 +76,8 @@ def object_kind(repo: pygit2.Repository, oid: str) -> str:
 
 
 class GitCli:
+    """A store's git command line: every fetch, push and ref listing of a sync."""
+
     name = "git"
 
     def __init__(
@@ -165,7 +138,9 @@ class GitCli:
     def fetch(
         self, remote: str, refspecs: Sequence[str], prune: bool = True, tips: Sequence[str] = ()
     ) -> None:
-        # git checks every fetched object (fsck) and keeps none of a pack that fails
+        """Fetch ``refspecs``; ``tips``: local refs offered as what this side has
+        (none: every ref).  git checks every fetched object (fsck) and keeps none
+        of a pack that fails."""
         args = [*NO_REFLOG, *FSCK, "fetch", "--no-tags", "--quiet", "--no-auto-gc"]
         args += ["--no-write-fetch-head", *(f"--negotiation-tip={t}" for t in tips)]
         args += ["--prune", remote] if prune else [remote]
@@ -203,10 +178,12 @@ class GitCli:
             self._run(["gc", "--auto", "--quiet"])
 
     def pack_refs(self) -> None:
+        """Pack every ref (after a pull that created many, as ``git clone`` leaves them)."""
         self._run(["pack-refs", "--all"])
 
     def list_refs(self, prefixes: Sequence[str]) -> list[RefRow]:
-        """Read as files when the store allows it (``refread.matching_refs``: no git
+        """Every ref of the store under ``prefixes``, however deep its name: read as
+        files when the store allows it (``refread.matching_refs``: no git
         process), else through ``git for-each-ref``."""
         plain = refread.plain_gitdir(self.gitdir) if self.repo is not None else None
         found = refread.matching_refs(plain, prefixes) if plain is not None else None
@@ -231,6 +208,7 @@ class GitCli:
         return proc.stdout.strip() if proc.returncode == 0 and proc.stdout.strip() else None
 
     def ls_remote(self, remote: str) -> dict[str, str]:
+        """The remote's refs under ``refs/``: name -> object id."""
         proc = self._run(["ls-remote", "--refs", remote], remote=remote)
         if proc.returncode != 0:
             raise SyncError(remote, error_lines(proc.stderr))
@@ -289,6 +267,9 @@ class GitCli:
         by_ref = {r.ref: r for r in found}
         # a ref git did not report was not pushed
         return [by_ref.get(u.ref, RefResult(u.ref, False, "not reported by git")) for u in updates]
+
+
+Transport = GitCli  # the one transport (the name the rest of sync/ types with)
 
 
 def push_target(repo: pygit2.Repository | None, remote: str) -> str:
