@@ -43,7 +43,7 @@ def plan(syncer: Syncer) -> list[PushStep | Outcome]:
     syncer.complete(moved)
     sending = syncer.sending()  # as complete left it
     remote = syncer.remote_tips(moved)
-    local = syncer.local_tips(moved if moved is not None else _moved(sending, remote))
+    local = syncer.local_tips(moved)
     refusals = _Refusals(sending)
     steps: list[PushStep | Outcome] = []
     for cid in sorted(local):
@@ -67,7 +67,8 @@ def _differing(sending: Sending) -> set[str] | None:
     """The conversations whose refs here differ from the copies of the remote's, told
     from the runs of ``packed-refs`` and the loose refs (``refread.differing``: what differs
     costs, not the store), with those whose copy the pull refused; None when that
-    cannot tell (``_moved`` lists them all)."""
+    cannot tell (an unsorted ``packed-refs``, refs that are not files): every one
+    is planned then."""
     plain = refread.plain_gitdir(sending.place.gitdir)
     if plain is None:
         return None
@@ -81,24 +82,6 @@ def _differing(sending: Sending) -> set[str] | None:
     refused = (r.ref[len("refs/") :] for r in sending.inbound.refused)
     found |= {n.rsplit("/", 1)[1] for n in refused if n.startswith(SPACES)}
     return found
-
-
-def _moved(sending: Sending, remote: dict[str, Tips]) -> set[str] | None:
-    """The conversations whose refs here are not exactly the remote's as fetched (None:
-    every one): only those can have anything to send.  Read as files, one listing
-    and no object: a push of 10 of 100,000 plans 10."""
-    plain = refread.plain_gitdir(sending.place.gitdir)
-    if plain is None:
-        return None
-    here: dict[str, Tips] = {}
-    for name, oid in refread.list_refs(plain, [refs.LIVE_PREFIX, refs.ARCHIVE_PREFIX]).items():
-        archived = name.startswith(refs.ARCHIVE_PREFIX)
-        tips = here.setdefault(name[len(refs.ARCHIVE_PREFIX if archived else refs.LIVE_PREFIX) :], Tips())
-        if archived:
-            tips.archived = oid
-        else:
-            tips.live = oid
-    return {cid for cid, tips in here.items() if tips != remote.get(cid)}
 
 
 class _Refusals:

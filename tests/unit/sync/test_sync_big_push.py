@@ -201,3 +201,26 @@ def test_a_remote_jp_made_is_pushed_to_by_its_url_any_other_by_its_name(tmp_path
         "twice": "twice",
     }
     assert transport.push_target(None, "plain") == "plain"
+
+
+def test_a_store_whose_packed_refs_is_not_sorted_still_sends_exactly_what_moved(
+    tmp_path: Path,
+) -> None:
+    """What differs cannot be told from the runs of an unsorted ``packed-refs``
+    (``refs.files.differing``): every conversation is planned, and only what moved
+    is sent."""
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "--bare", "-q", str(remote)], check=True)
+    store, syncer = machine(tmp_path / "laptop", str(remote))
+    cids = fill(store, 3)
+    push(syncer)
+    add(store, cids[1])
+    git(store.gitdir, "pack-refs", "--all")
+    packed = store.gitdir / "packed-refs"
+    lines = [line for line in packed.read_text().splitlines() if not line.startswith("#")]
+    packed.write_text("".join(line + "\n" for line in reversed(lines)))  # no "sorted" trait
+    sent = [(o.id, o.action) for o in push(syncer) if o.direction == "push"]
+    assert sent == [(cids[1], "fast-forwarded")]
+    assert refs_of(remote, "refs/conversations/") == {
+        refs.live(c): store.refs.require(c).tip for c in cids
+    }
