@@ -6,10 +6,10 @@ git reads all of a repository's refs for any push or fetch in it: a push of 10
 refs from a store of 100,000 conversations (and as many copies) spent 1.5 s in
 git before it spoke to the remote, loading and matching the store's refs, and
 0.8 s more afterwards.  The side repository holds no refs but what the caller
-writes into it (one ``packed-refs`` file, however many); its objects are the
-store's (``objects/info/alternates``) and its configuration includes the store's,
-so the remote, its URL rewrites, its credentials and its transport options are
-the ones git reads in the store.
+writes into it (a push's, however many, in one ``packed-refs`` file); its objects
+are the store's (``objects/info/alternates``) and its configuration includes the
+store's, so the remote, its URL rewrites, its credentials and its transport
+options are the ones git reads in the store.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def usable(gitdir: Path) -> bool:
 def prepare(side: Path, gitdir: Path, refs: Mapping[str, str], core: str = "") -> None:
     """A bare repository at ``side`` that borrows the store's objects, reads the
     store's configuration, then its own (``core``: lines of its ``[core]``), and
-    holds ``refs`` (name -> id of a commit) in its ``packed-refs``."""
+    holds ``refs`` (name -> id) as loose files."""
     for sub in ("objects/info", "objects/pack", "refs"):
         (side / sub).mkdir(parents=True, exist_ok=True)
     (side / "HEAD").write_text("ref: refs/heads/main\n")
@@ -57,10 +57,10 @@ def prepare(side: Path, gitdir: Path, refs: Mapping[str, str], core: str = "") -
         "[core]\n\trepositoryformatversion = 0\n\tbare = true\n"
         f"\tlogAllRefUpdates = false\n{core}"
     )
-    # sorted by the bytes of the names, as git reads it; no peeled lines: git peels itself
-    named = sorted((name.encode(), oid.encode()) for name, oid in refs.items())
-    lines = b"".join(b"%s %s\n" % (oid, name) for name, oid in named)
-    (side / "packed-refs").write_bytes(b"# pack-refs with: sorted \n" + lines)
+    for name, oid in refs.items():
+        path = side / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(oid + "\n")
 
 
 @contextmanager
@@ -73,7 +73,11 @@ def for_push(gitdir: Path, remote: str, refs: Mapping[str, str]) -> Iterator[Pat
     side = folder(gitdir, "push", remote)
     shutil.rmtree(side, ignore_errors=True)  # a killed push's
     try:
-        prepare(side, gitdir, refs)
+        prepare(side, gitdir, {})
+        # sorted by the bytes of the names, as git reads it; no peeled lines: git peels itself
+        named = sorted((name.encode(), oid.encode()) for name, oid in refs.items())
+        lines = b"".join(b"%s %s\n" % (oid, name) for name, oid in named)
+        (side / "packed-refs").write_bytes(b"# pack-refs with: sorted \n" + lines)
     except OSError:
         shutil.rmtree(side, ignore_errors=True)
         yield None

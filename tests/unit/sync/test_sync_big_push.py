@@ -93,9 +93,8 @@ def test_refs_a_killed_push_left_beside_are_not_sent(tmp_path: Path) -> None:
     cids = fill(store, COUNT)
     tip = store.refs.require(cids[0]).tip
     side = sidegit.folder(store.gitdir, "push", "origin")
-    sidegit.prepare(side, store.gitdir, {"refs/conversations/jp-c888888": tip})  # packed
-    (side / "refs" / "conversations").mkdir()
-    (side / "refs" / "conversations" / "jp-c999999").write_text(tip + "\n")  # loose
+    sidegit.prepare(side, store.gitdir, {"refs/conversations/jp-c999999": tip})  # loose
+    (side / "packed-refs").write_text(f"{tip} refs/conversations/jp-c888888\n")  # packed
     push(syncer)
     assert "refs/conversations/jp-c999999" not in refs_of(remote, "refs/")
     assert "refs/conversations/jp-c888888" not in refs_of(remote, "refs/")
