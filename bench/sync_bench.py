@@ -5,7 +5,8 @@ by `git fast-import`: `bench.scalestore`), a bare remote and a second store.
 Every figure is a whole process, measured beside its plain-git baseline in the
 same run:
 
-- first push / first pull: `git push --mirror` / `git clone --mirror`;
+- first push / first pull: `git push --mirror` of the same refs (run before jp's
+  push, which adds a remote-tracking copy of each) / `git clone --mirror`;
 - no-op pull: a no-op `git fetch` of one ref, and a no-op plain `git fetch` of
   every conversation ref;
 - push / pull of 10 changed conversations: plain git pushing / fetching just
@@ -147,10 +148,12 @@ def size_section(
         results.log(f"    CPU {cpu or 0:.2f} s, git {base_cpu or 0:.2f} s; {note or 'no peak'}")
 
     home_l, home_d = root / "home-l", root / "home-d"
-    push_first = once([*jp, "push"], env_l, home_l)
+    # git's first: after jp's push the store also holds a remote-tracking copy of each
+    # ref, which a mirror would send as well (twice the refs jp sends)
     mirror_push = once(_git(laptop.gitdir, "push", "-q", "--mirror", str(mirror)), env_l, home_l)
-    row("first push", push_first, "git push --mirror", mirror_push, "within 3x",
-        push_first <= 3 * mirror_push)  # fmt: skip
+    push_first = once([*jp, "push"], env_l, home_l)
+    row("first push", push_first, "git push --mirror", mirror_push, "within 2x",
+        push_first <= 2 * mirror_push)  # fmt: skip
     pull_first = once([*jp, "pull"], env_d, home_d)
     clone_argv = [
         "git",

@@ -1,14 +1,15 @@
 """A small bare repository beside the store that borrows its objects: where a
-narrow fetch (``gitstore.sync.beside``) and a push of a few refs run, so that git
-does not pay for every ref the store holds.
+narrow fetch (``gitstore.sync.beside``) and every push run, so that git does not
+pay for every ref the store holds.
 
 git reads all of a repository's refs for any push or fetch in it: a push of 10
 refs from a store of 100,000 conversations (and as many copies) spent 1.5 s in
 git before it spoke to the remote, loading and matching the store's refs, and
 0.8 s more afterwards.  The side repository holds no refs but what the caller
-writes into it; its objects are the store's (``objects/info/alternates``) and its
-configuration includes the store's, so the remote, its URL rewrites, its
-credentials and its transport options are the ones git reads in the store.
+writes into it (a push's, however many, in one ``packed-refs`` file); its objects
+are the store's (``objects/info/alternates``) and its configuration includes the
+store's, so the remote, its URL rewrites, its credentials and its transport
+options are the ones git reads in the store.
 """
 
 from __future__ import annotations
@@ -63,9 +64,9 @@ def prepare(side: Path, gitdir: Path, refs: Mapping[str, str], core: str = "") -
 
 
 @contextmanager
-def for_push(gitdir: Path, remote: str) -> Iterator[Path | None]:
-    """A side repository to push ``remote`` from, removed after (None: push from the
-    store).  A push names its sources by object id, so it holds no refs."""
+def for_push(gitdir: Path, remote: str, refs: Mapping[str, str]) -> Iterator[Path | None]:
+    """A side repository to push ``remote`` from, holding ``refs`` (what to send, by
+    the remote's names), removed after (None: push from the store)."""
     if not usable(gitdir):
         yield None
         return
@@ -73,6 +74,10 @@ def for_push(gitdir: Path, remote: str) -> Iterator[Path | None]:
     shutil.rmtree(side, ignore_errors=True)  # a killed push's
     try:
         prepare(side, gitdir, {})
+        # sorted by the bytes of the names, as git reads it; no peeled lines: git peels itself
+        named = sorted((name.encode(), oid.encode()) for name, oid in refs.items())
+        lines = b"".join(b"%s %s\n" % (oid, name) for name, oid in named)
+        (side / "packed-refs").write_bytes(b"# pack-refs with: sorted \n" + lines)
     except OSError:
         shutil.rmtree(side, ignore_errors=True)
         yield None

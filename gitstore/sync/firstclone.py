@@ -35,7 +35,7 @@ from gitstore.git.refs.transaction import RefUpdate
 from gitstore.git.refs.update import update_refs
 from gitstore.git.writers import free_stem
 from gitstore.sync import remotes
-from gitstore.sync.transport import FSCK, GitCli, Transport
+from gitstore.sync.transport import FSCK, GitCli
 
 BULK_AT = 100  # names on the remote from which a first pull clones
 SYNCED = ("refs/conversations/", "refs/archive/", "refs/notes/meta", "refs/notes/source")
@@ -71,9 +71,9 @@ def sweep(gitdir: Path, work: Path, mark: str) -> None:
             continue
 
 
-def fetch(transport: Transport, remote: str, gitdir: Path) -> bool:
+def fetch(transport: GitCli, remote: str, gitdir: Path) -> bool:
     """Fetch a first pull as a clone; False when the ordinary fetch must run."""
-    if not isinstance(transport, GitCli) or transport.repo is None:
+    if transport.repo is None:
         return False
     tracking = remotes.tracking_prefix(remote)
     if any(not r.name[len(tracking) :].startswith("jp/") for r in transport.list_refs([tracking])):

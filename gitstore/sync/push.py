@@ -11,7 +11,6 @@ again and retry, a bounded number of times.
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 from gitstore.errors import RefBusy
 from gitstore.fs import retry
@@ -28,7 +27,6 @@ from gitstore.sync.inbound import Refusal
 from gitstore.sync.plan import Action, PushStep, RemoteUpdate, plan_push, reduce
 from gitstore.sync.pull import Outcome, Syncer, Tips
 from gitstore.sync.sending import Sending
-from gitstore.sync.transport import GitCli, Transport
 
 RETRIES = 3
 
@@ -45,7 +43,7 @@ def plan(syncer: Syncer) -> list[PushStep | Outcome]:
     syncer.complete(moved)
     sending = syncer.sending()  # as complete left it
     remote = syncer.remote_tips(moved)
-    local = syncer.local_tips(moved if moved is not None else _moved(sending, remote))
+    local = syncer.local_tips(moved)
     refusals = _Refusals(sending)
     steps: list[PushStep | Outcome] = []
     for cid in sorted(local):
@@ -69,7 +67,8 @@ def _differing(sending: Sending) -> set[str] | None:
     """The conversations whose refs here differ from the copies of the remote's, told
     from the runs of ``packed-refs`` and the loose refs (``refread.differing``: what differs
     costs, not the store), with those whose copy the pull refused; None when that
-    cannot tell (``_moved`` lists them all)."""
+    cannot tell (an unsorted ``packed-refs``, refs that are not files): every one
+    is planned then."""
     plain = refread.plain_gitdir(sending.place.gitdir)
     if plain is None:
         return None
@@ -83,24 +82,6 @@ def _differing(sending: Sending) -> set[str] | None:
     refused = (r.ref[len("refs/") :] for r in sending.inbound.refused)
     found |= {n.rsplit("/", 1)[1] for n in refused if n.startswith(SPACES)}
     return found
-
-
-def _moved(sending: Sending, remote: dict[str, Tips]) -> set[str] | None:
-    """The conversations whose refs here are not exactly the remote's as fetched (None:
-    every one): only those can have anything to send.  Read as files, one listing
-    and no object: a push of 10 of 100,000 plans 10."""
-    plain = refread.plain_gitdir(sending.place.gitdir)
-    if plain is None:
-        return None
-    here: dict[str, Tips] = {}
-    for name, oid in refread.list_refs(plain, [refs.LIVE_PREFIX, refs.ARCHIVE_PREFIX]).items():
-        archived = name.startswith(refs.ARCHIVE_PREFIX)
-        tips = here.setdefault(name[len(refs.ARCHIVE_PREFIX if archived else refs.LIVE_PREFIX) :], Tips())
-        if archived:
-            tips.archived = oid
-        else:
-            tips.live = oid
-    return {cid for cid, tips in here.items() if tips != remote.get(cid)}
 
 
 class _Refusals:
@@ -173,32 +154,24 @@ def _track(sending: Sending, results: list[RefResult], sent: dict[str, RemoteUpd
         copies[sending.tracking + result.ref[len("refs/") :]] = update.new
     new = {name: oid for name, oid in copies.items() if oid is not None}
     gitdir = sending.place.gitdir
-    plain = refread.plain_gitdir(gitdir)
     message = f"jp push {sending.remote}"
-    if len(new) >= BULK_AT and plain is not None:
-        # copies git wrote already (a remote pushed to by name) are left as they are
-        there = refread.list_refs(plain, [sending.tracking])
-        for name in [n for n, oid in new.items() if there.get(n) == oid]:
-            del copies[name], new[name]
+    if len(new) >= BULK_AT and refread.plain_gitdir(gitdir) is not None:
         creations = [RefUpdate(name, None, oid) for name, oid in new.items()]
         try:
             for name in update_refs(sending.place, creations, message, atomic=False, reflog=False):
                 del copies[name]  # created (the others existed: moved one by one)
         except (bulk.NoHardLinks, RefBusy):
             pass
-    if copies and _written_by_git(sending.transport, gitdir, copies):
+    # the rest at once, as a pull writes its own (``beside.write_copies``: one ``git
+    # update-ref`` in a big store, where libgit2 would parse all of packed-refs first)
+    transport = sending.transport
+    if not copies or (
+        transport.repo is not None
+        and beside.write_copies(transport, gitdir, dict(sorted(copies.items())))
+    ):
         return
     for name, oid in copies.items():  # a lock held them (git's gc): waited out one by one
         remotes.set_copy(sending.place.repo, name, oid, message)
-
-
-def _written_by_git(transport: Transport, gitdir: Path, copies: dict[str, str | None]) -> bool:
-    """The copies written at once, as a pull writes its own (``beside.write_copies``:
-    one ``git update-ref`` in a big store, where libgit2 would parse all of
-    ``packed-refs`` first); False when they were not."""
-    if not isinstance(transport, GitCli) or transport.repo is None:
-        return False
-    return beside.write_copies(transport, gitdir, dict(sorted(copies.items())))
 
 
 def _outcome(step: PushStep, results: dict[str, RefResult]) -> Outcome:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 import pygit2
 
@@ -24,17 +24,15 @@ from gitstore.git import command, sidegit
 from gitstore.git.command import RefResult, error_lines, parse_porcelain, remote_said
 from gitstore.git.refs import files as refread
 from gitstore.store import maintenance
-from gitstore.sync import remotes, staged
+from gitstore.sync import remotes
 from gitstore.sync.plan import RemoteUpdate
 
 if TYPE_CHECKING:
     import subprocess
 
-CHUNK = 2000  # updates per `git push`, to stay far below the argument limit
-EXPLICIT_MAX = 20  # above this, refs are sent through a staging namespace and globs
-STAGING_ROOT = "refs/jp-push/"
+CHUNK = 2000  # updates per `git push` from the store, to stay far below the argument limit
 # the store logs every ref (core.logAllRefUpdates=always); the copies git writes
-# for sync (remote-tracking and staged refs) are forced copies and need no reflog
+# for sync (remote-tracking refs) are forced copies and need no reflog
 NO_REFLOG = ("-c", "core.logAllRefUpdates=false")
 # what a remote sends is checked by git as it arrives (a malformed object never lands)
 FSCK = ("-c", "fetch.fsckObjects=true")
@@ -49,41 +47,12 @@ class RefRow:
     kind: str  # commit, tree, blob, tag (or missing)
 
 
-class Transport(Protocol):
-    name: str
-
-    def fetch(
-        self, remote: str, refspecs: Sequence[str], prune: bool = True, tips: Sequence[str] = ()
-    ) -> None:
-        """Fetch ``refspecs``; ``tips``: local refs offered as what this side has
-        (none: every ref)."""
-        ...
-
-    def list_refs(self, prefixes: Sequence[str]) -> list[RefRow]:
-        """Every ref of the store under ``prefixes``, however deep its name."""
-        ...
-
-    def ls_remote(self, remote: str) -> dict[str, str]:
-        """The remote's refs under ``refs/``: name -> object id."""
-        ...
-
-    def delete_refs(self, names: Sequence[str]) -> None: ...
-
-    def push(self, remote: str, updates: Sequence[RemoteUpdate]) -> list[RefResult]: ...
-
-    def maintain(self) -> None: ...
-
-    def pack_refs(self) -> None:
-        """Pack every ref (after a pull that created many, as ``git clone`` leaves them)."""
-        ...
-
-
 def choose(
     repo: pygit2.Repository,
     git: str,
     environ: Mapping[str, str] | None = None,
     stall: float | None = command.STALL_SECONDS,
-) -> Transport:
+) -> GitCli:
     """The git command line at ``git`` (jp syncs through git alone).  With
     ``environ``, git runs in it and never prompts (``gitstore.git.command``):
     nobody is there to answer; without, git inherits this process's environment.
@@ -107,6 +76,8 @@ def object_kind(repo: pygit2.Repository, oid: str) -> str:
 
 
 class GitCli:
+    """A store's git command line: every fetch, push and ref listing of a sync."""
+
     name = "git"
 
     def __init__(
@@ -167,7 +138,9 @@ class GitCli:
     def fetch(
         self, remote: str, refspecs: Sequence[str], prune: bool = True, tips: Sequence[str] = ()
     ) -> None:
-        # git checks every fetched object (fsck) and keeps none of a pack that fails
+        """Fetch ``refspecs``; ``tips``: local refs offered as what this side has
+        (none: every ref).  git checks every fetched object (fsck) and keeps none
+        of a pack that fails."""
         args = [*NO_REFLOG, *FSCK, "fetch", "--no-tags", "--quiet", "--no-auto-gc"]
         args += ["--no-write-fetch-head", *(f"--negotiation-tip={t}" for t in tips)]
         args += ["--prune", remote] if prune else [remote]
@@ -182,27 +155,21 @@ class GitCli:
             raise SyncError(remote, error_lines(proc.stderr))
 
     def push(self, remote: str, updates: Sequence[RemoteUpdate]) -> list[RefResult]:
-        sets = [u for u in updates if u.new is not None]
-        if len(sets) <= EXPLICIT_MAX:  # sources named by id: sent from a repository beside
-            results: list[RefResult] = []
-            with sidegit.for_push(self.gitdir, remote) as side:
-                for start in range(0, len(updates), CHUNK):
-                    chunk = updates[start : start + CHUNK]
-                    specs = [f"{u.new}:{u.ref}" for u in chunk if u.new]
-                    results += self._push(remote, specs, chunk, side)
-            return results
-        # git matches every explicit refspec against every ref (quadratic: 5 s for
-        # 1,000 refs); staged refs and one glob per namespace send exactly the same
-        stage = f"{STAGING_ROOT}{remote}/"
-        staged.clear(self.gitdir, stage, self._update_refs, self._clear)  # a killed push's
-        staged.stage(self.gitdir, stage, sets, self._update_refs)
-        try:
-            spaces = sorted({u.ref.split("/")[1] for u in sets})
-            globs = [f"{stage}{space}/*:refs/{space}/*" for space in spaces]
-            deletes = [u for u in updates if u.new is None]
-            return self._push(remote, globs, [*sets, *deletes])
-        finally:
-            staged.clear(self.gitdir, stage, self._update_refs, self._clear)
+        """Send ``updates`` from the side repository (``sidegit.for_push``), which holds
+        the refs to set under the remote's names: one glob per namespace sends them
+        (git matches each explicit refspec against every ref, quadratic: 5 s for
+        1,000 refs).  A store the side repository cannot read pushes from itself,
+        its sources named by object id, in chunks far below the argument limit."""
+        sets = {u.ref: u.new for u in updates if u.new is not None}
+        with sidegit.for_push(self.gitdir, remote, sets) as side:
+            if side is not None:
+                spaces = sorted({name.split("/")[1] for name in sets})
+                return self._push(remote, [f"refs/{s}/*:refs/{s}/*" for s in spaces], updates, side)
+        results: list[RefResult] = []
+        for start in range(0, len(updates), CHUNK):
+            chunk = updates[start : start + CHUNK]
+            results += self._push(remote, [f"{u.new}:{u.ref}" for u in chunk if u.new], chunk)
+        return results
 
     def maintain(self) -> None:
         """git's own housekeeping (libgit2 never packs), after the sync, not during it;
@@ -211,10 +178,12 @@ class GitCli:
             self._run(["gc", "--auto", "--quiet"])
 
     def pack_refs(self) -> None:
+        """Pack every ref (after a pull that created many, as ``git clone`` leaves them)."""
         self._run(["pack-refs", "--all"])
 
     def list_refs(self, prefixes: Sequence[str]) -> list[RefRow]:
-        """Read as files when the store allows it (``refread.matching_refs``: no git
+        """Every ref of the store under ``prefixes``, however deep its name: read as
+        files when the store allows it (``refread.matching_refs``: no git
         process), else through ``git for-each-ref``."""
         plain = refread.plain_gitdir(self.gitdir) if self.repo is not None else None
         found = refread.matching_refs(plain, prefixes) if plain is not None else None
@@ -239,6 +208,7 @@ class GitCli:
         return proc.stdout.strip() if proc.returncode == 0 and proc.stdout.strip() else None
 
     def ls_remote(self, remote: str) -> dict[str, str]:
+        """The remote's refs under ``refs/``: name -> object id."""
         proc = self._run(["ls-remote", "--refs", remote], remote=remote)
         if proc.returncode != 0:
             raise SyncError(remote, error_lines(proc.stderr))
@@ -259,10 +229,6 @@ class GitCli:
         self._update_refs(
             [f"update {n} {values[n]}" if values[n] else f"delete {n}" for n in names]
         )
-
-    def _clear(self, stage: str) -> list[str]:
-        listed = self._run(["for-each-ref", "--format=delete %(refname)", stage])
-        return listed.stdout.splitlines()
 
     def _update_refs(self, commands: list[str]) -> None:
         if not commands:
@@ -301,6 +267,9 @@ class GitCli:
         by_ref = {r.ref: r for r in found}
         # a ref git did not report was not pushed
         return [by_ref.get(u.ref, RefResult(u.ref, False, "not reported by git")) for u in updates]
+
+
+Transport = GitCli  # the one transport (the name the rest of sync/ types with)
 
 
 def push_target(repo: pygit2.Repository | None, remote: str) -> str:
