@@ -187,31 +187,6 @@ def create(
         return added
 
 
-def drop(gitdir: Path, prefix: str, wait: float = 5.0, poll: float = 0.05) -> int:
-    """Remove every packed ref under ``prefix`` (a folder: ``refs/x/``) in one rewrite
-    of ``packed-refs``, as ``git update-ref`` would without a lock file per ref;
-    returns how many went.  A loose ref of such a name is left (the caller deletes
-    those through git)."""
-    if not prefix.startswith("refs/") or not prefix.endswith("/"):
-        raise ValueError("only a folder of refs is dropped")
-    with _claimed(gitdir) as (held, fd):
-        _lock(gitdir, held, wait, poll)
-        kept: list[bytes] = []
-        gone = 0
-        skipping = False
-        for line in _packed(gitdir).split(b"\n"):
-            if line.startswith(b"^") and skipping:
-                continue  # the peeled line of a dropped tag
-            name = line.partition(b" ")[2]
-            skipping = not line.startswith((b"#", b"^")) and name.startswith(prefix.encode())
-            gone += skipping
-            if not skipping and line:
-                kept.append(line + b"\n")
-        if gone:
-            _replace(gitdir, fd, [b"".join(kept)])
-        return gone
-
-
 @contextmanager
 def _claimed(gitdir: Path) -> Iterator[tuple[Path, int]]:
     """``jp/ops/<id>.packed``, created and ``flock``-ed (alive: ``recover`` leaves it

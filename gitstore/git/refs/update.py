@@ -25,7 +25,7 @@ from the updates alone, and every caller goes through ``update_refs``:
   whole chain, and the operation log lists them for ``jp undo``.
 - ``PACKED`` (``bulk.create``): creations with no reflog (``reflog=False``: the
   copies of a first pull, as ``git clone`` writes them; a pull's hundreds of
-  new conversations; a push's staged refs and its new remote-tracking copies),
+  new conversations; a push's new remote-tracking copies),
   and ``BULK_AT`` creations or more made
   each where its name is free (``atomic=False``: an import's batch, where a
   name another writer took is created again under a fresh id): straight into

@@ -13,7 +13,6 @@ import pygit2
 import pytest
 
 from gitstore.git import refs, sidegit
-from gitstore.git.refs import bulk
 from gitstore.store.core import Store
 from gitstore.store.repo import init_bare
 from gitstore.sync import created, journal, remotes, transport
@@ -100,31 +99,6 @@ def test_refs_a_killed_push_left_beside_are_not_sent(tmp_path: Path) -> None:
     assert "refs/conversations/jp-c888888" not in refs_of(remote, "refs/")
     assert len(refs_of(remote, "refs/conversations/")) == COUNT
     assert not side.exists()
-
-
-def test_drop_takes_a_folder_out_of_packed_refs_in_one_rewrite(tmp_path: Path) -> None:
-    gitdir = tmp_path / "s.git"
-    repo = pygit2.init_repository(str(gitdir), bare=True)
-    blob = str(repo.create_blob(b"x"))
-    tree = repo.TreeBuilder().write()
-    sig = pygit2.Signature("t", "t@example.invalid", 0, 0)
-    commit = str(repo.create_commit(None, sig, sig, "m", tree, []))
-    tag = str(repo.create_tag("v1", pygit2.Oid(hex=commit), pygit2.GIT_OBJECT_COMMIT, sig, "t"))
-    for name, oid in (("refs/x/a", commit), ("refs/x/b/c", blob), ("refs/xy", commit)):
-        git(gitdir, "update-ref", name, oid)
-    git(gitdir, "update-ref", "refs/x/tagged", tag)
-    git(gitdir, "update-ref", "refs/keep/t", tag)
-    git(gitdir, "pack-refs", "--all")
-    git(gitdir, "update-ref", "refs/x/loose", commit)  # a loose one stays for git to delete
-    assert bulk.drop(gitdir, "refs/x/") == 3
-    kept = {"refs/xy", "refs/keep/t", "refs/tags/v1", "refs/x/loose"}
-    assert set(refs_of(gitdir, "refs/")) == kept
-    text = (gitdir / "packed-refs").read_text()
-    assert text.count("^") == 2 and "refs/x/" not in text  # the kept tags keep their peeling
-    assert bulk.drop(gitdir, "refs/x/") == 0
-    with pytest.raises(ValueError):
-        bulk.drop(gitdir, "refs/x")
-    git(gitdir, "fsck")
 
 
 def test_a_push_too_big_for_one_entry_writes_several_and_a_reader_reconciles_quietly(
