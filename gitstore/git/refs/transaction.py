@@ -302,10 +302,17 @@ def _held(exc: BaseException, updates: list[RefUpdate], partial: bool = False) -
 
 
 def unmoved(repo: pygit2.Repository, updates: list[RefUpdate]) -> list[RefUpdate]:
-    """The updates whose ref still holds its old value (JP_HEAD's ``*`` aside)."""
-    return [
-        u for u in updates if u.old != ANY and u.old != u.new and current(repo, u.name) == u.old
-    ]
+    """The updates still to do: a ref that holds its old value, and JP_HEAD (``*``)
+    while it is not at its new one.  JP_HEAD counts: libgit2 may fail on it alone
+    after the others moved, and the journal must not go before it moves."""
+    out = []
+    for u in updates:
+        if u.old == u.new:
+            continue
+        now = current(repo, u.name)
+        if now == u.old or (u.old == ANY and now != u.new):
+            out.append(u)
+    return out
 
 
 def blocking(gitdir: Path, updates: list[RefUpdate], partial: bool = False) -> RefBusy | None:

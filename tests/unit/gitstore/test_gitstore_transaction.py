@@ -183,3 +183,34 @@ def test_a_crash_after_the_journal_is_finished_by_the_next_store(store: Store, p
     assert not list((path / "jp" / "ops").glob("*.json"))
     assert ref(path, "refs/archive/conversations/jp-c1") == tip
     assert ref(path, "refs/conversations/jp-c1") is None
+
+
+@pytest.mark.parametrize("cid", ["jp-c3", "jp-c4", "jp-c5", "jp-c6"])
+def test_a_commit_failing_at_jp_head_alone_still_moves_it(
+    store: Store, path: Path, cid: str
+) -> None:
+    """libgit2 renames the lock files one by one, in an order of its own: a rename
+    that fails on JP_HEAD after the conversation's ref moved is finished at once
+    (the names cover both orders), not reported done with JP_HEAD behind."""
+    tip = store.log.create(cid, [start(cid)], None, "create")
+    store.refs.set_active("jp-c2")
+    new = store.log.write_commits([request("later", 5)], tip)[-1]
+    shots = [(path / "JP_HEAD.lock")]
+
+    def lose_lock(point: str) -> None:  # the rename of JP_HEAD.lock then fails
+        if point == "move:locked" and shots:
+            shots.pop().unlink()
+
+    faults.install(lose_lock)
+    store.refs.move(
+        [
+            RefUpdate(refs.live(cid), tip, new),
+            RefUpdate(refs.ACTIVE, "*", SYMBOLIC + refs.live(cid)),
+        ],
+        "op",
+    )
+    faults.install(None)
+    assert not shots, "the fault point was not reached"
+    assert ref(path, refs.live(cid)) == new
+    assert Store(path).refs.active() == cid, "JP_HEAD was left behind"
+    assert not list((path / "jp" / "ops").glob("*.json"))
