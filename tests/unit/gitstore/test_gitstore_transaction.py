@@ -214,3 +214,48 @@ def test_a_commit_failing_at_jp_head_alone_still_moves_it(
     assert ref(path, refs.live(cid)) == new
     assert Store(path).refs.active() == cid, "JP_HEAD was left behind"
     assert not list((path / "jp" / "ops").glob("*.json"))
+
+
+def test_a_crash_after_jp_head_moved_alone_puts_it_back(store: Store, path: Path, tip: str) -> None:
+    """libgit2 may rename JP_HEAD first: a crash before any other ref moved leaves
+    an operation that never happened but an active conversation that does not
+    exist.  The next store rolls JP_HEAD back to what it was, as the rest."""
+    store.refs.set_active("jp-c1")
+    made = store.log.write_commits([start("jp-c5")], None)[-1]
+
+    class Crash(Exception):
+        pass
+
+    def crash(point: str) -> None:
+        if point == "move:journal-written":
+            raise Crash(point)
+
+    faults.install(crash)
+    with pytest.raises(Crash):
+        store.refs.move(
+            [RefUpdate(refs.live("jp-c5"), None, made), RefUpdate(refs.ACTIVE, "*", SYMBOLIC + refs.live("jp-c5"))],
+            "jp new",
+        )
+    faults.install(None)
+    git(path, "symbolic-ref", refs.ACTIVE, refs.live("jp-c5"))  # renamed before the crash
+    reopened = Store(path)
+    assert ref(path, refs.live("jp-c5")) is None
+    assert reopened.refs.active() == "jp-c1", "JP_HEAD names a conversation never made"
+    assert not list((path / "jp" / "ops").glob("*.json"))
+
+
+def test_a_crash_before_jp_head_moved_finishes_it(store: Store, path: Path, tip: str) -> None:
+    """The other order: the conversation's ref moved, JP_HEAD's lock left by the
+    dead writer; the next store removes the stale lock and moves JP_HEAD."""
+    store.refs.set_active("jp-c2")
+    new = store.log.write_commits([request("later", 5)], tip)[-1]
+    updates = [RefUpdate(refs.live("jp-c1"), tip, new), RefUpdate(refs.ACTIVE, "*", SYMBOLIC + refs.live("jp-c1"))]
+    file = journal(path, updates)
+    git(path, "update-ref", refs.live("jp-c1"), new, tip)
+    lock = path / "JP_HEAD.lock"
+    lock.write_text("ref: refs/conversations/jp-c1\n")
+    old = time.time() - 60
+    os.utime(lock, (old, old))
+    reopened = Store(path)
+    assert reopened.refs.active() == "jp-c1"
+    assert not lock.exists() and not file.exists()
