@@ -28,6 +28,7 @@ import json
 import os
 import re
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -194,12 +195,12 @@ def apply(
             # refs moved, and it leaves the locks of the others behind.  Those are
             # ours; every ref was checked, so drop them and finish now.
             _drop_own_locks(place, updates)
-            _finish(place, updates, message, deadline, str(exc))
+            _finish(place, firm(updates, before), message, deadline, str(exc))
         except BaseException:
             journal.unlink(missing_ok=True)  # nothing moved
             raise
         faults.point("move:committed")
-        _finish(place, updates, message, deadline, "")
+        _finish(place, firm(updates, before), message, deadline, "")
         journal.unlink(missing_ok=True)
     finally:
         os.close(fd)
@@ -313,17 +314,22 @@ def _held(exc: BaseException, updates: list[RefUpdate], partial: bool = False) -
 
 
 def unmoved(repo: pygit2.Repository, updates: list[RefUpdate]) -> list[RefUpdate]:
-    """The updates still to do: a ref that holds its old value, and JP_HEAD (``*``)
-    while it is not at its new one.  JP_HEAD counts: libgit2 may fail on it alone
-    after the others moved, and the journal must not go before it moves."""
-    out = []
-    for u in updates:
-        if u.old == u.new:
-            continue
-        now = current(repo, u.name)
-        if now == u.old or (u.old == ANY and now != u.new):
-            out.append(u)
-    return out
+    """The updates whose ref still holds its old value (a ``*`` aside: ``firm``
+    gives JP_HEAD the value it held, so that it counts)."""
+    return [
+        u for u in updates if u.old != ANY and u.old != u.new and current(repo, u.name) == u.old
+    ]
+
+
+def firm(updates: list[RefUpdate], before: Mapping[str, str | None]) -> list[RefUpdate]:
+    """``updates`` with each ``*`` given the value its ref held when the journal was
+    written (``before``).  libgit2 may fail on JP_HEAD alone after the others moved:
+    so it counts as left while it holds that value, and the journal stays until it
+    moves; one another writer moved since is theirs, left alone."""
+    return [
+        RefUpdate(u.name, before[u.name], u.new) if u.old == ANY and u.name in before else u
+        for u in updates
+    ]
 
 
 def blocking(gitdir: Path, updates: list[RefUpdate], partial: bool = False) -> RefBusy | None:
@@ -427,13 +433,15 @@ def _repair_one(place: Place, path: Path, stale_after: float) -> None:
         data = json.loads(path.read_text())
         updates = [RefUpdate(**u) for u in data["updates"]]
         message = str(data.get("message") or "jp repair")
-        before = data.get("before") or {}
+        before = {
+            str(k): v for k, v in (data.get("before") or {}).items() if isinstance(v, str | None)
+        }  # none in a journal of an older jp: JP_HEAD then neither rolled back nor checked
         back = [
             RefUpdate(u.name, u.new, before[u.name])
             for u in updates
-            if u.old == ANY and isinstance(before.get(u.name), (str, type(None))) and u.name in before
+            if u.old == ANY and u.name in before
         ]
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, AttributeError):
         path.unlink(missing_ok=True)
         return
     if _stale_locks(place.gitdir, updates, stale_after):
@@ -448,6 +456,7 @@ def _repair_one(place: Place, path: Path, stale_after: float) -> None:
         if _roll_back(place, back, f"{message} (rolled back)"):
             path.unlink(missing_ok=True)
         return
+    updates = firm(updates, before)
     try:  # some moved (or all did): move the rest that are still where they were
         _run(repo, updates, f"{message} (repaired)", check=False)
     except _CommitFailed:

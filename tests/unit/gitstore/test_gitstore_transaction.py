@@ -259,3 +259,20 @@ def test_a_crash_before_jp_head_moved_finishes_it(store: Store, path: Path, tip:
     reopened = Store(path)
     assert reopened.refs.active() == "jp-c1"
     assert not lock.exists() and not file.exists()
+
+
+def test_jp_head_another_writer_moved_since_is_not_taken_back(store: Store, path: Path, tip: str) -> None:
+    """A crash after the conversation's ref moved: JP_HEAD, switched since by
+    another command, stays where that one put it (the journal's "before" says
+    what the operation found)."""
+    store.refs.set_active("jp-c2")
+    new = store.log.write_commits([request("later", 5)], tip)[-1]
+    updates = [RefUpdate(refs.live("jp-c1"), tip, new), RefUpdate(refs.ACTIVE, "*", SYMBOLIC + refs.live("jp-c1"))]
+    file = journal(path, updates)
+    data = json.loads(file.read_text())
+    file.write_text(json.dumps({**data, "before": {refs.ACTIVE: SYMBOLIC + refs.live("jp-c3")}}))
+    git(path, "update-ref", refs.live("jp-c1"), new, tip)
+    reopened = Store(path)
+    assert ref(path, refs.live("jp-c1")) == new
+    assert reopened.refs.active() == "jp-c2", "repair took back another command's switch"
+    assert not file.exists()
