@@ -93,7 +93,10 @@ def _journal_dir(gitdir: Path) -> Path:
 
 
 def _write_journal(
-    gitdir: Path, updates: list[RefUpdate], message: str, before: dict[str, str | None]
+    gitdir: Path,
+    updates: list[RefUpdate],
+    message: str,
+    before: dict[str, str | None] | None = None,
 ) -> tuple[Path, int]:
     """Write the journal; returns its path and a descriptor holding its ``flock``.
     ``before``: what each ref moved from ``*`` (JP_HEAD) held, for a roll-back."""
