@@ -31,15 +31,15 @@ else:
 
 
 def snapshot(repo: pygit2.Repository, name: str) -> dict[str, Any] | None:
-    """The remote's URL and refspecs (None: no such remote)."""
-    info = remotes.find(repo, name)
-    if info is None:
-        return None
-    return {"url": info.url, "fetch": list(info.fetch), "push": list(info.push)}
+    """The remote's URL and refspecs as the store's config file holds them (None: no
+    such remote), read as ``revert`` reads them.  Not libgit2's remote: it rewrites
+    the URL by ``url.<base>.insteadOf``, which an undo would then write back."""
+    return _read(pygit2.Config(str(Path(repo.path) / "config")), name)
 
 
 def _read(cfg: pygit2.Config, name: str) -> dict[str, Any] | None:
-    """The remote's URL and refspecs as one config file holds them (None: none)."""
+    """The remote's URL and refspecs as one config file holds them (None: none);
+    the one reader of both the operation log's record and an undo's check."""
     prefix = f"remote.{name}."
     try:
         url = str(cfg[prefix + "url"])

@@ -230,3 +230,19 @@ def test_two_commands_at_once_record_only_their_own_refs(base: Sandbox, tmp_path
     for op in box.json("op", "log")[:3]:
         cid = shlex.split(op["command"])[3]
         assert [r["ref"] for r in op["refs"]] == [f"refs/conversations/{cid}"], op
+
+
+def test_undo_of_a_remote_change_keeps_the_url_as_written(base: Sandbox, tmp_path: Path) -> None:
+    """git rewrites a URL by ``url.<base>.insteadOf`` when it uses it, not in the
+    config: the operation log records the URL as the config holds it, so that an
+    undo neither sees a conflict that is not one nor writes the rewritten URL back."""
+    box = base.copy(tmp_path / "box")
+    box.git("config", f"url.{box.root}/.insteadOf", "short:")
+    box.ok("remote", "add", "other", "short:other.git")
+    assert box.git("config", "remote.other.url").strip() == "short:other.git"
+    box.ok("undo")
+    assert "other" not in box.ok("remote", "list")
+    box.git("remote", "set-url", "origin", "short:remote.git")
+    box.ok("remote", "remove", "origin")
+    box.ok("undo")
+    assert box.git("config", "remote.origin.url").strip() == "short:remote.git"

@@ -27,6 +27,8 @@ from pathlib import Path
 
 from gitstore.fs import atomic
 from gitstore.fs.place import Place
+from gitstore.git.refs.transaction import RefUpdate
+from gitstore.git.refs.update import update_refs
 
 ROOT = "refs/jp/quarantine/"
 UNKNOWN = "(no reason recorded)"
@@ -115,19 +117,19 @@ def replace(
     exactly the refused refs marked ``kept``.
 
     ``existing``: the refs now under ``refs/jp/quarantine/<remote>/`` (name -> tip).
-    The caller holds the sync lock of ``remote``: nothing else writes these.
+    The caller holds the sync lock of ``remote``: nothing else writes these.  The
+    refs move together through ``update_refs`` from the values of ``existing``
+    (``ConcurrentUpdate`` and nothing moved if one is not there any more).
     """
-    repo, gitdir = place.repo, place.gitdir
+    gitdir = place.gitdir
     keep = {quarantine_ref(remote, ref): e.tip for ref, e in refused.items() if e.kept}
-    for name in existing:
-        if name not in keep:
-            try:
-                repo.references.delete(name)
-            except KeyError:
-                continue
-    for name, tip in keep.items():
-        if existing.get(name) != tip:
-            repo.create_reference_direct(name, tip, True, message=f"jp pull {remote}: refused")
+    updates = [RefUpdate(name, tip, None) for name, tip in existing.items() if name not in keep]
+    updates += [
+        RefUpdate(name, existing.get(name), tip)
+        for name, tip in keep.items()
+        if existing.get(name) != tip
+    ]
+    update_refs(place, updates, f"jp pull {remote}: refused")
     path = _reasons_path(gitdir, remote)
     if not refused and not path.exists():
         return

@@ -7,6 +7,10 @@ update of several refs first writes an intent journal
 value), then runs the transaction, then deletes the journal.  ``repair``
 (run when a store is opened) finishes whatever a journal describes: refs
 still at their old value are moved forward, so the operation completes.
+When none of them had moved, the operation is dropped; JP_HEAD, moved
+whatever it held (``*``), may have moved alone (libgit2 renames in an order
+of its own), so the journal also records what it held before and ``repair``
+puts that back.
 
 The writer holds an ``flock`` on its journal until it is done, so ``repair``
 in another process never touches an operation that is still running.  A
@@ -24,6 +28,7 @@ import json
 import os
 import re
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -87,8 +92,14 @@ def _journal_dir(gitdir: Path) -> Path:
     return gitdir.joinpath(*refread.JOURNALS)
 
 
-def _write_journal(gitdir: Path, updates: list[RefUpdate], message: str) -> tuple[Path, int]:
-    """Write the journal; returns its path and a descriptor holding its ``flock``."""
+def _write_journal(
+    gitdir: Path,
+    updates: list[RefUpdate],
+    message: str,
+    before: dict[str, str | None] | None = None,
+) -> tuple[Path, int]:
+    """Write the journal; returns its path and a descriptor holding its ``flock``.
+    ``before``: what each ref moved from ``*`` (JP_HEAD) held, for a roll-back."""
     folder = _journal_dir(gitdir)
     import uuid  # lazy: start-up; only a ref update journals, reads never do
 
@@ -96,7 +107,10 @@ def _write_journal(gitdir: Path, updates: list[RefUpdate], message: str) -> tupl
     path = folder / f"{uuid.uuid4().hex}.json"
     tmp = path.with_suffix(".tmp")
     rows = [{"name": u.name, "old": u.old, "new": u.new} for u in updates]  # asdict: 10x slower
-    data = json.dumps({"message": message, "updates": rows}).encode()
+    entry: dict[str, object] = {"message": message, "updates": rows}
+    if before:
+        entry["before"] = before
+    data = json.dumps(entry).encode()
     fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)  # locked before the journal has its name
@@ -173,7 +187,8 @@ def apply(
     """
     deadline = retry.deadline(WAIT_SECONDS if wait is None else wait)
     _check_packed(place.gitdir, updates)
-    journal, fd = _write_journal(place.gitdir, updates, message)
+    before = {u.name: current(place.repo, u.name) for u in updates if u.old == ANY}
+    journal, fd = _write_journal(place.gitdir, updates, message, before)
     try:
         faults.point("move:journal-written")
         try:
@@ -183,12 +198,12 @@ def apply(
             # refs moved, and it leaves the locks of the others behind.  Those are
             # ours; every ref was checked, so drop them and finish now.
             _drop_own_locks(place, updates)
-            _finish(place, updates, message, deadline, str(exc))
+            _finish(place, firm(updates, before), message, deadline, str(exc))
         except BaseException:
             journal.unlink(missing_ok=True)  # nothing moved
             raise
         faults.point("move:committed")
-        _finish(place, updates, message, deadline, "")
+        _finish(place, firm(updates, before), message, deadline, "")
         journal.unlink(missing_ok=True)
     finally:
         os.close(fd)
@@ -302,9 +317,21 @@ def _held(exc: BaseException, updates: list[RefUpdate], partial: bool = False) -
 
 
 def unmoved(repo: pygit2.Repository, updates: list[RefUpdate]) -> list[RefUpdate]:
-    """The updates whose ref still holds its old value (JP_HEAD's ``*`` aside)."""
+    """The updates whose ref still holds its old value (a ``*`` aside: ``firm``
+    gives JP_HEAD the value it held, so that it counts)."""
     return [
         u for u in updates if u.old != ANY and u.old != u.new and current(repo, u.name) == u.old
+    ]
+
+
+def firm(updates: list[RefUpdate], before: Mapping[str, str | None]) -> list[RefUpdate]:
+    """``updates`` with each ``*`` given the value its ref held when the journal was
+    written (``before``).  libgit2 may fail on JP_HEAD alone after the others moved:
+    so it counts as left while it holds that value, and the journal stays until it
+    moves; one another writer moved since is theirs, left alone."""
+    return [
+        RefUpdate(u.name, before[u.name], u.new) if u.old == ANY and u.name in before else u
+        for u in updates
     ]
 
 
@@ -385,13 +412,39 @@ def repair(place: Place, stale_after: float = STALE_LOCK_SECONDS) -> int:
     return found
 
 
+def _roll_back(place: Place, back: list[RefUpdate], message: str) -> bool:
+    """Put back the ``*`` refs (JP_HEAD) still at the value a dead operation gave
+    them (``back``: from that value to the one before); False if one would not move.
+    One another writer moved since is left alone."""
+    repo = place.repo
+    back = [u for u in back if u.old != u.new and current(repo, u.name) == u.old]
+    if not back:
+        return True
+    try:
+        _run(repo, back, message, check=False)
+    except _CommitFailed:
+        _drop_own_locks(place, back)
+        return False
+    except (pygit2.GitError, OSError, ConcurrentUpdate):
+        return False
+    return not unmoved(repo, back)
+
+
 def _repair_one(place: Place, path: Path, stale_after: float) -> None:
     repo = place.repo
     try:
         data = json.loads(path.read_text())
         updates = [RefUpdate(**u) for u in data["updates"]]
         message = str(data.get("message") or "jp repair")
-    except (ValueError, KeyError, TypeError):
+        before = {
+            str(k): v for k, v in (data.get("before") or {}).items() if isinstance(v, str | None)
+        }  # none in a journal of an older jp: JP_HEAD then neither rolled back nor checked
+        back = [
+            RefUpdate(u.name, u.new, before[u.name])
+            for u in updates
+            if u.old == ANY and u.name in before
+        ]
+    except (ValueError, KeyError, TypeError, AttributeError):
         path.unlink(missing_ok=True)
         return
     if _stale_locks(place.gitdir, updates, stale_after):
@@ -401,9 +454,12 @@ def _repair_one(place: Place, path: Path, stale_after: float) -> None:
     # not a sign of it, and rolling forward then would archive a live
     # conversation's old tip, for one.
     landed = any(current(repo, u.name) == u.new for u in updates if u.old != ANY and u.old != u.new)
-    if not landed:
-        path.unlink(missing_ok=True)  # the writer died before any ref moved
+    if not landed:  # the writer died before any ref moved: but JP_HEAD may have
+        # (libgit2 renames in an order of its own), so it goes back where it was
+        if _roll_back(place, back, f"{message} (rolled back)"):
+            path.unlink(missing_ok=True)
         return
+    updates = firm(updates, before)
     try:  # some moved (or all did): move the rest that are still where they were
         _run(repo, updates, f"{message} (repaired)", check=False)
     except _CommitFailed:

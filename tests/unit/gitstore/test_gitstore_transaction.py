@@ -183,3 +183,96 @@ def test_a_crash_after_the_journal_is_finished_by_the_next_store(store: Store, p
     assert not list((path / "jp" / "ops").glob("*.json"))
     assert ref(path, "refs/archive/conversations/jp-c1") == tip
     assert ref(path, "refs/conversations/jp-c1") is None
+
+
+@pytest.mark.parametrize("cid", ["jp-c3", "jp-c4", "jp-c5", "jp-c6"])
+def test_a_commit_failing_at_jp_head_alone_still_moves_it(
+    store: Store, path: Path, cid: str
+) -> None:
+    """libgit2 renames the lock files one by one, in an order of its own: a rename
+    that fails on JP_HEAD after the conversation's ref moved is finished at once
+    (the names cover both orders), not reported done with JP_HEAD behind."""
+    tip = store.log.create(cid, [start(cid)], None, "create")
+    store.refs.set_active("jp-c2")
+    new = store.log.write_commits([request("later", 5)], tip)[-1]
+    shots = [(path / "JP_HEAD.lock")]
+
+    def lose_lock(point: str) -> None:  # the rename of JP_HEAD.lock then fails
+        if point == "move:locked" and shots:
+            shots.pop().unlink()
+
+    faults.install(lose_lock)
+    store.refs.move(
+        [
+            RefUpdate(refs.live(cid), tip, new),
+            RefUpdate(refs.ACTIVE, "*", SYMBOLIC + refs.live(cid)),
+        ],
+        "op",
+    )
+    faults.install(None)
+    assert not shots, "the fault point was not reached"
+    assert ref(path, refs.live(cid)) == new
+    assert Store(path).refs.active() == cid, "JP_HEAD was left behind"
+    assert not list((path / "jp" / "ops").glob("*.json"))
+
+
+def test_a_crash_after_jp_head_moved_alone_puts_it_back(store: Store, path: Path, tip: str) -> None:
+    """libgit2 may rename JP_HEAD first: a crash before any other ref moved leaves
+    an operation that never happened but an active conversation that does not
+    exist.  The next store rolls JP_HEAD back to what it was, as the rest."""
+    store.refs.set_active("jp-c1")
+    made = store.log.write_commits([start("jp-c5")], None)[-1]
+
+    class Crash(Exception):
+        pass
+
+    def crash(point: str) -> None:
+        if point == "move:journal-written":
+            raise Crash(point)
+
+    faults.install(crash)
+    with pytest.raises(Crash):
+        store.refs.move(
+            [RefUpdate(refs.live("jp-c5"), None, made), RefUpdate(refs.ACTIVE, "*", SYMBOLIC + refs.live("jp-c5"))],
+            "jp new",
+        )
+    faults.install(None)
+    git(path, "symbolic-ref", refs.ACTIVE, refs.live("jp-c5"))  # renamed before the crash
+    reopened = Store(path)
+    assert ref(path, refs.live("jp-c5")) is None
+    assert reopened.refs.active() == "jp-c1", "JP_HEAD names a conversation never made"
+    assert not list((path / "jp" / "ops").glob("*.json"))
+
+
+def test_a_crash_before_jp_head_moved_finishes_it(store: Store, path: Path, tip: str) -> None:
+    """The other order: the conversation's ref moved, JP_HEAD's lock left by the
+    dead writer; the next store removes the stale lock and moves JP_HEAD."""
+    store.refs.set_active("jp-c2")
+    new = store.log.write_commits([request("later", 5)], tip)[-1]
+    updates = [RefUpdate(refs.live("jp-c1"), tip, new), RefUpdate(refs.ACTIVE, "*", SYMBOLIC + refs.live("jp-c1"))]
+    file = journal(path, updates)
+    git(path, "update-ref", refs.live("jp-c1"), new, tip)
+    lock = path / "JP_HEAD.lock"
+    lock.write_text("ref: refs/conversations/jp-c1\n")
+    old = time.time() - 60
+    os.utime(lock, (old, old))
+    reopened = Store(path)
+    assert reopened.refs.active() == "jp-c1"
+    assert not lock.exists() and not file.exists()
+
+
+def test_jp_head_another_writer_moved_since_is_not_taken_back(store: Store, path: Path, tip: str) -> None:
+    """A crash after the conversation's ref moved: JP_HEAD, switched since by
+    another command, stays where that one put it (the journal's "before" says
+    what the operation found)."""
+    store.refs.set_active("jp-c2")
+    new = store.log.write_commits([request("later", 5)], tip)[-1]
+    updates = [RefUpdate(refs.live("jp-c1"), tip, new), RefUpdate(refs.ACTIVE, "*", SYMBOLIC + refs.live("jp-c1"))]
+    file = journal(path, updates)
+    data = json.loads(file.read_text())
+    file.write_text(json.dumps({**data, "before": {refs.ACTIVE: SYMBOLIC + refs.live("jp-c3")}}))
+    git(path, "update-ref", refs.live("jp-c1"), new, tip)
+    reopened = Store(path)
+    assert ref(path, refs.live("jp-c1")) == new
+    assert reopened.refs.active() == "jp-c2", "repair took back another command's switch"
+    assert not file.exists()
