@@ -64,6 +64,12 @@ def text(gitdir: Path) -> str:
     return (gitdir / "config").read_text(encoding="utf-8", errors="replace")
 
 
+def own(gitdir: Path) -> pygit2.Config:
+    """The git directory's own ``config`` file alone, parsed by libgit2: not the
+    user's or the system's, and no ``url.<base>.insteadOf`` applied to a URL."""
+    return pygit2.Config(str(gitdir / "config"))
+
+
 def config_flag(gitdir: Path, section: str, key: str) -> bool | None:
     """A boolean from the git directory's own ``config`` file (unset: False), or None
     when this cannot say for sure (not a boolean, or the file includes others)."""

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitstore.errors import StoreError, environment_fault
+from gitstore.fs import atomic
 
 if TYPE_CHECKING:
     import subprocess
@@ -203,7 +204,7 @@ def write_loose(gitdir: Path, kind: int, data: bytes) -> bytes:
     try:
         with os.fdopen(fd, "wb") as out:
             out.write(zlib.compress(b"%s %d\0" % (_WORDS[kind], len(data)) + data, 1))
-        os.replace(temporary, path)
+        atomic.replace(Path(temporary), path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)

@@ -34,7 +34,7 @@ def snapshot(repo: pygit2.Repository, name: str) -> dict[str, Any] | None:
     """The remote's URL and refspecs as the store's config file holds them (None: no
     such remote), read as ``revert`` reads them.  Not libgit2's remote: it rewrites
     the URL by ``url.<base>.insteadOf``, which an undo would then write back."""
-    return _read(pygit2.Config(str(Path(repo.path) / "config")), name)
+    return _read(configfile.own(Path(repo.path)), name)
 
 
 def _read(cfg: pygit2.Config, name: str) -> dict[str, Any] | None:
