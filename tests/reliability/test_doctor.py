@@ -132,6 +132,13 @@ def test_a_switch_killed_midway_is_finished_like_any_move(box: Sandbox) -> None:
     assert box.git("symbolic-ref", "JP_HEAD").strip() == f"refs/conversations/{RUST_ID}"
 
 
+def test_a_switch_is_undone_through_the_operation_log(box: Sandbox) -> None:
+    box.ok("conversation", "use", RUST_ID)
+    assert box.git("symbolic-ref", "JP_HEAD").strip() == f"refs/conversations/{RUST_ID}"
+    box.ok("undo")
+    assert box.git("symbolic-ref", "JP_HEAD").strip() == f"refs/conversations/{OTHER}"
+
+
 def test_quarantined_refs_are_listed(box: Sandbox) -> None:
     tip = box.refs("refs/conversations")[f"refs/conversations/{RUST_ID}"]
     box.git("update-ref", "refs/jp/quarantine/origin/conversations/bad", tip)
