@@ -116,8 +116,9 @@ def land(
     compare-and-swap; made again on top of another writer that moved it first.
     The new commit's id; None when ``attempt`` found nothing to change.
 
-    A lock file that outlived its writer raises ``LockedRef`` at once; a fault of
-    the disk raises as one; a writer ahead every time, ``ConcurrentUpdate``."""
+    A lock file that outlived its writer raises ``LockedRef`` at once, one that
+    stays through every try ``RefBusy``; a fault of the disk raises as one; a
+    writer ahead every time, ``ConcurrentUpdate``."""
     gitdir = place.gitdir
     folder = objects.folder(gitdir)
     with pruned.shielded(gitdir):  # no gc starts between the objects and the ref
@@ -142,7 +143,17 @@ def land(
                 return str(oid)
             finally:
                 written.close()  # a pack's shelter from git's repack ends, moved or not
-    raise stale_lock(place, ref) or ConcurrentUpdate(ref)
+    raise left_lock(place, ref) or ConcurrentUpdate(ref)
+
+
+def left_lock(place: Place, ref: str) -> LockedRef | RefBusy | None:
+    """The error for ``ref`` when its lock file is still there after every try of
+    ``land``: a lock, named as one (a killed writer's, while it is young), not
+    another writer getting ahead."""
+    lock = place.gitdir / f"{ref}.lock"
+    if not lock.exists():
+        return None
+    return stale_lock(place, ref) or RefBusy(ref, str(lock))
 
 
 def stale_lock(place: Place, ref: str) -> LockedRef | None:

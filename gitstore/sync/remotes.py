@@ -88,6 +88,15 @@ def _gitdir(repo: pygit2.Repository) -> Path:
     return Path(repo.path)
 
 
+def _written_url(repo: pygit2.Repository, name: str) -> str:
+    """Remote ``name``'s URL as the config holds it: libgit2's remote gives it
+    rewritten by ``url.<base>.insteadOf``, which git applies only when it uses it."""
+    try:
+        return str(repo.config[f"remote.{name}.url"])
+    except (KeyError, pygit2.GitError):
+        return ""
+
+
 def add(
     repo: pygit2.Repository, name: str, url: str, notes: refs.NotesRefs = refs.STANDALONE
 ) -> str:
@@ -99,8 +108,9 @@ def add(
     existing = find(repo, name)
     fetch, legacy = fetch_refspecs(name), legacy_refspecs(name)
     if existing is not None:
-        if existing.url != url:
-            raise RemoteSetupError(name, f"already exists with URL {redact(existing.url)}")
+        written = _written_url(repo, name)  # libgit2's ``existing.url`` is rewritten
+        if written != url:
+            raise RemoteSetupError(name, f"already exists with URL {redact(written)}")
         missing = [s for s in fetch if s not in existing.fetch]
         stale = [s for s in existing.fetch + existing.push if s in legacy]
         if not missing and not stale:

@@ -113,12 +113,17 @@ def _busy(exc: Any) -> JpError:
     )
 
 
+# what every lock left behind is named with: a blocked creation, append, note or switch
+_REMOVES = (
+    "`jp doctor --fix` removes it once it is 10 seconds old (a live writer holds one for less)"
+)
+
+
 def _ref_locked(exc: Any) -> JpError:
     return UserError(
         f"conversation {exc.cid} is locked: {exc.lock} exists",
         "another jp or git process is writing it; if none is running (one was killed), "
-        "`jp doctor --fix` removes the lock once it is 10 seconds old (a live writer "
-        "holds one for less); then run the command again",
+        f"{_REMOVES}; then run the command again",
     )
 
 
@@ -192,13 +197,13 @@ def _ref_busy(exc: Any) -> JpError:
         return UserError(
             f"{exc.ref} cannot move now: git's maintenance (git gc or git pack-refs) "
             f"holds {exc.lock}; {done}",
-            "run the command again when git is done; if no git is running, "
-            "`jp doctor` names the stale lock",
+            f"run the command again when git is done; if no git is running, {_REMOVES} "
+            "(in a project's repository git's own lock is only named: remove it by hand)",
         )
     return UserError(
         f"{exc.ref} is locked: {exc.lock} exists; {done}",
         "another jp or git process is writing it; run the command again when it is "
-        "done; if none is running, `jp doctor` names the stale lock",
+        f"done; if none is running (one was killed), {_REMOVES}",
     )
 
 

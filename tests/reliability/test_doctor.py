@@ -116,6 +116,29 @@ def test_an_interrupted_update_is_named_then_finished(box: Sandbox) -> None:
     box.fsck()
 
 
+def test_a_switch_killed_midway_is_finished_like_any_move(box: Sandbox) -> None:
+    """``jp conversation use`` moves JP_HEAD through the same journaled move as every
+    other ref (issue 45): killed with the lock taken, its journal and lock are named,
+    and the repair puts JP_HEAD back where it was (the switch never said it was done)."""
+    box.kill("move:locked", "conversation", "use", RUST_ID)
+    box.settle()
+    code, found = report(box)
+    checks = {f["check"] for f in found["findings"] if f["severity"] == "problem"}
+    assert code == 1 and "journal" in checks, found
+    box.ok("doctor", "--fix")
+    assert box.leftovers() == []
+    assert box.git("symbolic-ref", "JP_HEAD").strip() == f"refs/conversations/{OTHER}"
+    box.ok("conversation", "use", RUST_ID)
+    assert box.git("symbolic-ref", "JP_HEAD").strip() == f"refs/conversations/{RUST_ID}"
+
+
+def test_a_switch_is_undone_through_the_operation_log(box: Sandbox) -> None:
+    box.ok("conversation", "use", RUST_ID)
+    assert box.git("symbolic-ref", "JP_HEAD").strip() == f"refs/conversations/{RUST_ID}"
+    box.ok("undo")
+    assert box.git("symbolic-ref", "JP_HEAD").strip() == f"refs/conversations/{OTHER}"
+
+
 def test_quarantined_refs_are_listed(box: Sandbox) -> None:
     tip = box.refs("refs/conversations")[f"refs/conversations/{RUST_ID}"]
     box.git("update-ref", "refs/jp/quarantine/origin/conversations/bad", tip)

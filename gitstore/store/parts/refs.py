@@ -21,7 +21,6 @@ from gitstore.errors import (
     EnvironmentFault,
     RefBusy,
     StoreError,
-    environment_fault,
 )
 from gitstore.fs import flock, retry
 from gitstore.git import refs
@@ -157,29 +156,21 @@ class Refs:
         return found[0] if found else None
 
     def set_active(self, cid: str | None) -> None:
-        """Point ``JP_HEAD`` at ``cid`` (None: no active one), waiting for a sibling's lock."""
-        repo = self._g.repo
+        """Point ``JP_HEAD`` at ``cid`` (None: no active one), waiting for a sibling's
+        lock; moved by ``move`` as every ref is (journaled, the operation log told).
+        A lock its writer left behind raises ``LockedRef``, else one held past the
+        wait ``RefBusy``."""
         new = None if cid is None else transaction.SYMBOLIC + refs.live(cid)
-        if cid is None and transaction.current(repo, refs.ACTIVE) is None:
-            return
-        for wait in retry.until(transaction.WAIT_SECONDS, transaction.POLL_SECONDS):
-            try:
-                with self._ops.moving([RefUpdate(refs.ACTIVE, ANY, new)]):
-                    if cid is None:
-                        repo.references.delete(refs.ACTIVE)
-                    else:
-                        repo.create_reference_symbolic(refs.ACTIVE, refs.live(cid), True)
-                return
-            except (pygit2.GitError, OSError) as exc:
-                fault = environment_fault(exc, str(self._g.gitdir))
-                if fault is not None:
-                    raise fault from None
-                locked = self._g.locked(refs.ACTIVE)
-                if locked is not None:
-                    raise locked from None
-                if wait.last:
-                    self.check_unlocked(refs.ACTIVE, wait=0)
-                    raise
+        if cid is None and transaction.current(self._g.repo, refs.ACTIVE) is None:
+            return  # no active one to clear
+        reason = "jp: no active conversation" if cid is None else f"jp: activate {cid}"
+        try:
+            self.move([RefUpdate(refs.ACTIVE, ANY, new)], reason)
+        except RefBusy:
+            locked = self._g.locked(refs.ACTIVE)
+            if locked is not None:
+                raise locked from None
+            raise
 
     def check_unlocked(self, name: str, wait: float | None = None) -> None:
         """Raise ``RefBusy`` when ``name``'s lock file stays (so moving it would fail).

@@ -244,3 +244,16 @@ def test_a_written_object_gone_with_its_folder_is_named_as_a_prune(store: Store)
     with pytest.raises(EnvironmentFault) as caught:
         diskfault.check_written(store.place, missing)
     assert caught.value.kind == "pruned"
+
+
+def test_a_lock_left_on_a_notes_ref_is_named_as_a_lock(store: Store, path: Path) -> None:
+    """A killed writer's lock on a ref that ``intake.land`` moves (a note, an
+    operation record) is not another writer getting ahead: it is named as a lock."""
+    from gitstore.errors import LockedRef, RefBusy
+
+    store.log.create("jp-c1", [start("jp-c1")], None, "create")
+    store.notes.set_meta("jp-c1", {"title": "one"}, "title")
+    name = next(n for n in store.repo.references if n.startswith("refs/notes/"))
+    (path / f"{name}.lock").write_text("0" * 40 + "\n")  # its writer was killed
+    with pytest.raises((RefBusy, LockedRef), match=r"\.lock exists"):
+        store.notes.set_meta("jp-c1", {"title": "two"}, "title")

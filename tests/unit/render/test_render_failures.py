@@ -48,3 +48,24 @@ def test_a_full_disk_is_the_machines_fault_and_a_bug_is_none() -> None:
     full = translate(OSError(errno.ENOSPC, "No space left on device"))
     assert isinstance(full, FaultError) and "no space left" in full.message
     assert translate(KeyError("a bug")) is None
+    assert translate(KeyError("a bug")) is None
+
+
+@pytest.mark.parametrize(
+    "exc",
+    [
+        errors.RefBusy("refs/x", "/s/refs/x.lock"),
+        errors.RefBusy("refs/x", "/s/packed-refs.lock", by_maintenance=True),
+        errors.LockedRef("refs/x", "/s/refs/x.lock", 30.0),
+        errors.RefLocked(CID, "a" * 40, "/s/refs/x.lock"),
+    ],
+    ids=lambda c: type(c).__name__,
+)
+def test_every_lock_left_behind_is_named_with_the_command_that_removes_it(
+    exc: BaseException,
+) -> None:
+    """A creation, an append, a note: one rule, one command (``jp doctor --fix``)."""
+    found = translate(exc)
+    said = f"{found.message} {found.hint or ''}"
+    assert "`jp doctor --fix` removes" in said, said
+    assert "names the stale lock" not in said

@@ -8,7 +8,7 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from gitstore.errors import StoreError
+from gitstore.errors import RemoteSetupError, StoreError
 from gitstore.git import config as configfile
 from gitstore.git import refs
 from gitstore.sync import remotes
@@ -187,3 +187,17 @@ def test_settings_of_its_own_make_a_remote_foreign(repo: pygit2.Repository, key:
     kept = remotes.find(repo, "backup")
     assert kept is not None and kept.url == "/srv/b.git" and not kept.fetch and not kept.push
     assert repo.config[f"remote.backup.{key}"]
+
+
+def test_adding_a_remote_again_by_a_rewritten_url_changes_nothing(
+    repo: pygit2.Repository,
+) -> None:
+    """git rewrites ``short:`` by ``url.<base>.insteadOf`` when it uses a URL, not in
+    the config: the same ``remote add`` run again is compared with the URL as the
+    config holds it, so it does nothing rather than name a URL nobody wrote."""
+    repo.config["url./srv/.insteadOf"] = "short:"
+    assert remotes.add(repo, "origin", "short:x.git") == "created"
+    assert remotes.add(repo, "origin", "short:x.git") == "unchanged"
+    with pytest.raises(RemoteSetupError, match="already exists with URL short:x.git"):
+        remotes.add(repo, "origin", "short:y.git")
+    assert repo.config["remote.origin.url"] == "short:x.git"
