@@ -15,12 +15,18 @@ is free belongs to a writer that died.  Two kinds:
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import re
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
+
+from gitstore.fs import atomic
+
+MAKING_SECONDS = 60.0  # a writer renames its folder into place at once: older, it died
 
 
 def kept_folder(gitdir: Path) -> Path:
@@ -33,19 +39,46 @@ def packing_folder(gitdir: Path) -> Path:
     return gitdir / "jp" / "packing"
 
 
+def claim(top: Path, name: str, says: bytes = b"") -> tuple[Path, int]:
+    """The folder ``top/name`` for this writer, and the descriptor holding the
+    ``flock`` of its ``owner`` (which says ``says``).  The folder is made as
+    ``.name``, its owner locked, then renamed into place: a sweep beside never
+    sees a live writer's folder without its lock, and takes it for a dead one's."""
+    top.mkdir(parents=True, exist_ok=True)
+    staging = top / f".{name}"
+    staging.mkdir()
+    fd = os.open(staging / "owner", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        os.write(fd, says)
+        work = top / name
+        atomic.replace(staging, work)  # the lock stays with the file
+    except BaseException:
+        os.close(fd)
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return work, fd
+
+
 def dead_writers(top: Path) -> Iterator[tuple[Path, str]]:
     """The folders under ``top`` whose writer died (the ``flock`` on their ``owner``
-    is free, or it never made one), each with what its owner file names; the caller
-    removes them."""
+    is free), each with what its owner file names; the caller removes them.  A
+    folder still under its making name (``.name``: ``claim``) is a dead writer's
+    once ``MAKING_SECONDS`` old."""
     try:
         entries = list(os.scandir(top))
     except OSError:
         return
     for entry in entries:
+        if entry.name.startswith("."):
+            with contextlib.suppress(OSError):
+                if time.time() - entry.stat().st_mtime > MAKING_SECONDS:
+                    yield Path(entry.path), ""
+            continue
         try:
             fd = os.open(Path(entry.path) / "owner", os.O_RDONLY)
         except OSError:
-            yield Path(entry.path), ""  # died before it took the lock
+            yield Path(entry.path), ""  # made before claim, by a writer that died
             continue
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

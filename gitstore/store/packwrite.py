@@ -22,7 +22,6 @@ dies with it, and the next ``Store`` removes it (``sweep``).
 
 from __future__ import annotations
 
-import fcntl
 import os
 import shutil
 import signal
@@ -63,11 +62,8 @@ def sweep(gitdir: Path) -> None:
 @contextmanager
 def _workspace(gitdir: Path) -> Iterator[Path]:
     """This writer's temporary folder, held by an ``flock``; removed on the way out."""
-    top = folder(gitdir) / f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
-    top.mkdir(parents=True)
-    fd = os.open(top / "owner", os.O_RDWR | os.O_CREAT, 0o644)
+    top, fd = writers.claim(folder(gitdir), f"{os.getpid()}-{uuid.uuid4().hex[:8]}")
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
         yield top
     finally:
         shutil.rmtree(top, ignore_errors=True)
@@ -306,11 +302,7 @@ _SHELTERED: list[tuple[Path, Path, int]] = []
 
 
 def _shelter(gitdir: Path, name: str) -> None:
-    work = writers.kept_folder(gitdir) / uuid.uuid4().hex
-    work.mkdir(parents=True)
-    owner = os.open(work / "owner", os.O_RDWR | os.O_CREAT, 0o644)
-    fcntl.flock(owner, fcntl.LOCK_EX)
-    os.write(owner, name.encode())
+    work, owner = writers.claim(writers.kept_folder(gitdir), uuid.uuid4().hex, name.encode())
     path = gitpack.folder(gitdir) / name
     _SHELTERED.append((path, work, owner))
     path.write_text(f"jp: until its ref names this pack (pid {os.getpid()})\n")
