@@ -4,26 +4,14 @@ back; `jp doctor` names a store whose git maintenance is due."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from tests.e2e.harness import User, ids_in
+from tests.support.jpfolders import small_jp_folders
 
 
 def _folders(root: Path, count: int) -> list[Path]:
-    out = []
-    for n in range(count):
-        folder = root / f"{17727391000 + n}-batch-{n}"
-        folder.mkdir(parents=True)
-        events = [
-            {"timestamp": "2026-03-01 10:00:01.0", "type": "chat_request", "content": f"q{n}"},
-            {"timestamp": "2026-03-01 10:00:02.0", "type": "chat_response", "message": "ok"},
-        ]
-        (folder / "events.json").write_text(json.dumps(events))
-        meta = {"title": f"batch {n}", "last_activated_at": "2026-03-01 10:00:02.0"}
-        (folder / "metadata.json").write_text(json.dumps(meta))
-        out.append(folder)
-    return out
+    return small_jp_folders(root, count, "batch")
 
 
 def _packs(user: User) -> set[str]:

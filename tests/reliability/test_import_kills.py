@@ -15,7 +15,6 @@ the operation log, and the import's own record of what it read
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -29,6 +28,7 @@ from typing import Any
 import pytest
 
 from tests.reliability.test_sync_kills import CALLS, _strace
+from tests.support.jpfolders import small_jp_folders
 from tests.support.sync_machine import Machine
 
 AIMED = ("refs/", "logs/", "packed-refs", "objects/pack/", "jp/oplog", "jp/session-import/")
@@ -108,8 +108,7 @@ def _every_kill(
 def _rows(machine: Machine) -> list[tuple[Any, ...]]:
     rows = machine.json("conversation", "ls", "--all")
     return sorted(
-        (r["id"], r["title"], r["turns"], r["events"], str(r.get("imported_from")))
-        for r in rows
+        (r["id"], r["title"], r["turns"], r["events"], str(r.get("imported_from"))) for r in rows
     )
 
 
@@ -161,7 +160,9 @@ def _grow_and_contradict(sessions: Path) -> None:
     main.write_text(swapped, encoding="utf-8")
     agent = next(sessions.glob("*/*/subagents/agent-*.jsonl"))
     last = agent.read_text(encoding="utf-8").splitlines()[-1]
-    grown = last.replace('"uuid":"s-2"', '"uuid":"s-3"').replace('"parentUuid":"s-1"', '"parentUuid":"s-2"')
+    grown = last.replace('"uuid":"s-2"', '"uuid":"s-3"').replace(
+        '"parentUuid":"s-1"', '"parentUuid":"s-2"'
+    )
     grown = grown.replace("There are no TODO comments.", "One TODO, in main.rs.")
     assert grown != last
     with open(agent, "a", encoding="utf-8") as out:
@@ -196,19 +197,7 @@ def test_an_import_that_appends_and_forks_killed_at_each_rename_and_unlink_is_do
 def _titled_folders(root: Path, count: int) -> list[Path]:
     """``count`` small JP folders with a title each: past ``notes.PACK_FROM`` (32),
     so the import writes its titles' notes commit as one pack behind a ``.keep``."""
-    out = []
-    for n in range(count):
-        folder = root / f"{17727391000 + n}-titled-{n}"
-        folder.mkdir(parents=True)
-        events = [
-            {"timestamp": "2026-03-01 10:00:01.0", "type": "chat_request", "content": f"q{n}"},
-            {"timestamp": "2026-03-01 10:00:02.0", "type": "chat_response", "message": "ok"},
-        ]
-        (folder / "events.json").write_text(json.dumps(events))
-        meta = {"title": f"titled {n}", "last_activated_at": "2026-03-01 10:00:02.0"}
-        (folder / "metadata.json").write_text(json.dumps(meta))
-        out.append(folder)
-    return out
+    return small_jp_folders(root, count, "titled")
 
 
 def test_an_import_whose_titles_go_in_one_pack_killed_at_each_rename_and_unlink_is_done_by_the_next(

@@ -7,7 +7,6 @@ command) and the next import finishes the rest; beside a looping `git gc` and
 
 from __future__ import annotations
 
-import json
 import subprocess
 from pathlib import Path
 
@@ -15,24 +14,15 @@ import pytest
 
 from tests.reliability.harness import Sandbox
 from tests.support.background import repeating
+from tests.support.jpfolders import small_jp_folders
 
 COUNT = 120  # over the batch's threshold (store/batch.py PACKED_AT)
 FIRST = 17727392000
 
 
 def _folders(root: Path, count: int = COUNT) -> list[str]:
-    out = []
-    for n in range(count):
-        folder = root / f"{FIRST + n}-packed-{n}"
-        folder.mkdir(parents=True)
-        events = [
-            {"timestamp": "2026-03-02 10:00:01.0", "type": "chat_request", "content": f"q{n}"},
-            {"timestamp": "2026-03-02 10:00:02.0", "type": "chat_response", "message": f"a{n}"},
-        ]
-        (folder / "events.json").write_text(json.dumps(events))
-        (folder / "metadata.json").write_text(json.dumps({"title": f"packed {n}"}))
-        out.append(str(folder))
-    return out
+    made = small_jp_folders(root, count, "packed", FIRST, "2026-03-02", "a{n}", activated=False)
+    return [str(f) for f in made]
 
 
 def _whole(box: Sandbox) -> dict[str, list[str]]:
