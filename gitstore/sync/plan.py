@@ -63,30 +63,26 @@ def compare(a: str, b: str, parent: Parent, limit: int = LIMIT) -> Comparison:
     """How tip ``a`` relates to tip ``b``; ``parent`` gives a commit's first parent."""
     if a == b:
         return Comparison(Relation.EQUAL, a)
-    seen_a, seen_b = {a}, {b}
-    cur_a: str | None = a
-    cur_b: str | None = b
+    tips = (a, b)
+    cur: list[str | None] = [a, b]
+    seen = ({a}, {b})
+    meets = (Relation.AHEAD, Relation.BEHIND)  # a's walk reaching b: a is ahead
     steps = 0
-    while cur_a is not None or cur_b is not None:
+    while cur[0] is not None or cur[1] is not None:
         steps += 1
         if steps > limit:
             raise WalkTooLong(f"{a}..{b}")
-        if cur_a is not None:
-            cur_a = parent(cur_a)
-            if cur_a == b:
-                return Comparison(Relation.AHEAD, b)
-            if cur_a is not None:
-                if cur_a in seen_b:
-                    return Comparison(Relation.DIVERGED, cur_a)
-                seen_a.add(cur_a)
-        if cur_b is not None:
-            cur_b = parent(cur_b)
-            if cur_b == a:
-                return Comparison(Relation.BEHIND, a)
-            if cur_b is not None:
-                if cur_b in seen_a:
-                    return Comparison(Relation.DIVERGED, cur_b)
-                seen_b.add(cur_b)
+        for side, other in ((0, 1), (1, 0)):  # one step of each walk in turn
+            here = cur[side]
+            if here is None:
+                continue
+            here = cur[side] = parent(here)
+            if here == tips[other]:
+                return Comparison(meets[side], here)
+            if here is not None:
+                if here in seen[other]:
+                    return Comparison(Relation.DIVERGED, here)
+                seen[side].add(here)
     return Comparison(Relation.UNRELATED)
 
 
