@@ -84,25 +84,35 @@ def event_from_bytes(data: bytes, limits: Limits, what: str = "event.json") -> d
     return dict(value)
 
 
-def stored_event_problem(data: bytes) -> str | None:
-    """Why an ``event.json`` already in a store cannot be read, or None (cheap checks:
-    reading must not crash on a chain older jp or plain git wrote, nothing more)."""
+def stored_event(data: bytes) -> dict[str, Any]:
+    """The event an ``event.json`` already in a store holds; ``ValueError`` saying why
+    it cannot be read (cheap checks: reading must not crash on a chain older jp or
+    plain git wrote, nothing more).  The one parse of the event."""
     try:
         text = data.decode("utf-8")
         event = json.loads(text)
     except UnicodeDecodeError as exc:
-        return f"event.json is not UTF-8 text (byte {exc.start})"
+        raise ValueError(f"event.json is not UTF-8 text (byte {exc.start})") from None
     except (ValueError, RecursionError) as exc:
-        return f"event.json is not JSON ({str(exc)[:80]})"
+        raise ValueError(f"event.json is not JSON ({str(exc)[:80]})") from None
     if not isinstance(event, dict) or not isinstance(event.get("type"), str):
-        return "event.json is not an event object"
+        raise ValueError("event.json is not an event object")
     if not isinstance(event.get("timestamp", ""), str):
-        return "event.json has a timestamp that is not a string"
+        raise ValueError("event.json has a timestamp that is not a string")
     if SURROGATE_ESCAPE.search(text) is not None:
         try:
             check_value(event)
         except ValueError as exc:
-            return f"event.json: {exc}"
+            raise ValueError(f"event.json: {exc}") from None
+    return event
+
+
+def stored_event_problem(data: bytes) -> str | None:
+    """Why ``stored_event`` refuses ``data``, or None."""
+    try:
+        stored_event(data)
+    except ValueError as exc:
+        return str(exc)
     return None
 
 

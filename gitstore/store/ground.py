@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitstore import intake
-from gitstore.boundary import Limits, stored_event_problem
+from gitstore.boundary import Limits, stored_event
 from gitstore.cache.db import Cache
 from gitstore.clock import SYSTEM, Clock, seconds
 from gitstore.errors import CorruptEvent, EnvironmentFault, LockedRef
@@ -207,7 +207,11 @@ class Ground:
 
     def event_bytes(self, commit: pygit2.Commit) -> bytes:
         """The ``event.json`` of an event commit, checked as a stored event."""
-        return self.blob_event_bytes(self.event_blob(commit), str(commit.id))
+        return self._event_blob(self.event_blob(commit), str(commit.id))[0]
+
+    def event(self, commit: pygit2.Commit) -> Event:
+        """The event of an event commit, checked (``event_bytes``, parsed once)."""
+        return self._event_blob(self.event_blob(commit), str(commit.id))[1]
 
     def event_blob(self, commit: pygit2.Commit) -> pygit2.Oid:
         """The id of an event commit's ``event.json`` (its tree read, not the blob)."""
@@ -216,9 +220,13 @@ class Ground:
         except (KeyError, ValueError, pygit2.GitError):
             raise CorruptEvent(str(commit.id), "its tree has no event.json") from None
 
-    def blob_event_bytes(self, blob_id: str | pygit2.Oid, commit: str) -> bytes:
-        """The bytes of the ``event.json`` blob ``blob_id`` of ``commit``, checked as a
-        stored event."""
+    def blob_event(self, blob_id: str | pygit2.Oid, commit: str) -> Event:
+        """The event the ``event.json`` blob ``blob_id`` of ``commit`` holds, checked."""
+        return self._event_blob(blob_id, commit)[1]
+
+    def _event_blob(self, blob_id: str | pygit2.Oid, commit: str) -> tuple[bytes, Event]:
+        """The bytes of the ``event.json`` blob ``blob_id`` of ``commit`` and the event
+        they hold, checked as a stored event."""
         try:
             blob = self.repo[blob_id]
         except (KeyError, ValueError, pygit2.GitError):
@@ -226,10 +234,10 @@ class Ground:
         if not isinstance(blob, pygit2.Blob):
             raise CorruptEvent(commit, "event.json is not a file")
         data = bytes(blob.data)
-        problem = stored_event_problem(data)
-        if problem is not None:
-            raise CorruptEvent(commit, problem)
-        return data
+        try:
+            return data, stored_event(data)
+        except ValueError as exc:
+            raise CorruptEvent(commit, str(exc)) from None
 
     def check_written(self, oid: str) -> None:
         """A commit jp wrote that the object database lacks: a write the disk dropped."""

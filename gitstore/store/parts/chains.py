@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Container, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -65,7 +64,7 @@ class Chains:
             commit = self._g.commit(commit.parent_ids[0])
         for end in range(len(ids), 0, -20):
             commit = self._g.commit(pygit2.Oid(raw=bytes(ids[end - 20 : end])))
-            yield json.loads(self._g.event_bytes(commit))
+            yield self._g.event(commit)
 
     def view(self, cid: str) -> tuple[Located, ChainView]:
         """A conversation whose events are read only where they are asked for.
@@ -109,7 +108,7 @@ class Chains:
         chain: list[str] = []
         commit = self._g.commit(last)
         while count is None or len(events) < count:
-            events.append(json.loads(self._g.event_bytes(commit)))
+            events.append(self._g.event(commit))
             chain.append(str(commit.id))
             if not commit.parent_ids:
                 break
@@ -149,7 +148,7 @@ class Chains:
 
     def blob_event(self, blob: str, commit: str) -> Event:
         """The event the ``event.json`` blob ``blob`` of ``commit`` holds, checked."""
-        return json.loads(self._g.blob_event_bytes(blob, commit))  # type: ignore[no-any-return]
+        return self._g.blob_event(blob, commit)
 
     def prefetch(self, tips: Sequence[str]) -> None:
         """Cache the chains of many tips at once (one cache transaction, not one per tip).
@@ -217,7 +216,7 @@ class Chains:
         out: list[Event] = []
         commit = self._g.commit(tip)
         while True:
-            event = json.loads(self._g.event_bytes(commit))
+            event = self._g.event(commit)
             out.append(event)
             if event.get("type") == Kind.TURN_START or not commit.parent_ids:
                 break
