@@ -625,12 +625,15 @@ class Notes:
         who = self._g.person(moment)
         update(self._g.place, self.refs.meta, change, who, reason, self._ops.moving, also=anchors)
 
-    def outgoing(self, tip: str, known: Collection[str]) -> list[tuple[str, str]]:
+    def outgoing(
+        self, tip: str, known: Collection[str], keep: Callable[[str], bool] | None = None
+    ) -> list[tuple[str, str]]:
         """(conversation id, or the annotated id when it names none; note text) of each
         note a push of the notes commit ``tip`` would send to a remote holding the
         commits ``known``: every blob a commit from ``tip`` down to ``known`` brings
-        (one a merge takes from a parent is its parent's), each read once.  The check
-        asked before notes leave (porcelain's secret scan)."""
+        (one a merge takes from a parent is its parent's), each read once; with
+        ``keep``, only the notes whose text it keeps (the others are not named).  The
+        check asked before notes leave (porcelain's secret scan)."""
         repo = self._g.repo
         walker = repo.walk(pygit2.Oid(hex=tip))
         for oid in known:
@@ -648,7 +651,8 @@ class Notes:
         for blob, target in sorted(blobs.items(), key=lambda item: item[1]):
             found = repo[blob]
             text = found.data.decode("utf-8", "replace") if isinstance(found, pygit2.Blob) else ""
-            out.append((self._named(target), text))
+            if keep is None or keep(text):
+                out.append((self._named(target), text))
         return out
 
     def _named(self, target: str) -> str:

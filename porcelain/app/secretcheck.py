@@ -22,6 +22,7 @@ from porcelain.domain.secretevents import (
     note_findings,
     redact_event,
 )
+from porcelain.domain.secretscan import may_hold
 
 if TYPE_CHECKING:
     from gitstore import Store
@@ -102,7 +103,7 @@ class PushCheck:
         past value still in a note or in the notes history the remote lacks) holds a
         finding: ``metadata holds secrets: jp-c1 title (github token)``."""
         where: dict[tuple[str, str], Counter[str]] = {}
-        for cid, text in self.store.notes.outgoing(tip, known):
+        for cid, text in self.store.notes.outgoing(tip, known, may_hold):
             for loc in note_findings(cid, text, self.allow):
                 where.setdefault((cid, _key(loc.path)), Counter())[loc.kind] += 1
         if not where:

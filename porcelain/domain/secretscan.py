@@ -207,6 +207,34 @@ def applicable(text: str) -> tuple[Rule, ...]:
     return tuple(out)
 
 
+# What a JSON text (a note, an event) must hold for a string in it, once decoded,
+# to hold an anchor: an anchor as it is (the line rule's in any case, looked for in
+# the lower-cased text), or what could spell a character of one when decoded: the
+# escape of a printable ASCII character (``\u0041``, ``\/``), or one of the two
+# characters whose lower case is ASCII (U+0130, U+212A), as it is or escaped.
+_SPELLS_ASCII: Final = "\u0130\u212a"
+_MAY_HOLD: Final = re.compile(
+    "|".join(
+        (
+            *(re.escape(a) for a, _ in _BY_ANCHOR),
+            r"\\/",
+            r"\\u(?:00[2-7][0-9A-Fa-f]|(?i:0130|212a))",
+            *_SPELLS_ASCII,
+        )
+    )
+)
+
+
+def may_hold(json_text: str) -> bool:
+    """False when no string of the JSON text ``json_text`` holds an anchor of any rule,
+    so none holds a finding: a text told so is clean without being parsed.  A text
+    that is not JSON is asked as it is (an anchor in it is one here too)."""
+    if _MAY_HOLD.search(json_text) is not None:
+        return True
+    lower = json_text.lower()
+    return any(anchor in lower for anchor in _LINES.anchors)
+
+
 def _line_starts(text: str, lower: str, anchors: Sequence[str]) -> list[int]:
     """The start of each line holding an anchor; each stretch of text is searched for a
     line break once, however many anchors a long line holds."""

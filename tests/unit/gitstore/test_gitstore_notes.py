@@ -373,6 +373,8 @@ def test_outgoing_names_each_note_a_push_would_send_and_no_other(store: Store) -
     assert [(c, json.loads(t)["v"]) for c, t in store.notes.outgoing(mine, [sent])] == [("jp-c2", "two")]
     assert {c for c, _ in store.notes.outgoing(mine, [])} == {"jp-c1", "jp-c2"}, "a first push: all"
     assert store.notes.outgoing(mine, [mine]) == []
+    kept = store.notes.outgoing(mine, [], keep=lambda text: '"two"' in text)
+    assert [c for c, _ in kept] == ["jp-c2"], "keep: the others left out"
     # a merge with another machine's notes: what came from its side is that side's
     texts = notes.read_all(repo, meta)
     anchor3 = "ab" * 20  # no anchor blob here: named by the annotated id
