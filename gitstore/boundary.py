@@ -107,15 +107,6 @@ def stored_event(data: bytes) -> dict[str, Any]:
     return event
 
 
-def stored_event_problem(data: bytes) -> str | None:
-    """Why ``stored_event`` refuses ``data``, or None."""
-    try:
-        stored_event(data)
-    except ValueError as exc:
-        return str(exc)
-    return None
-
-
 def over_limit(size: int, limits: Limits) -> str:
     return (
         f"{size_text(size)}, over the limit of {size_text(limits.max_event_bytes)} "

@@ -85,12 +85,12 @@ def test_an_event_over_the_limit_is_refused_with_its_size() -> None:
 
 
 def test_stored_events_get_cheap_checks_only() -> None:
-    assert boundary.stored_event_problem(b'{"type": "x", "timestamp": "t"}') is None
+    assert boundary.stored_event(b'{"type": "x", "timestamp": "t"}') == {"type": "x", "timestamp": "t"}
     utf16 = '{"type": "turn_start"}'.encode("utf-16")
-    assert "not UTF-8" in str(boundary.stored_event_problem(utf16))
-    assert "not JSON" in str(boundary.stored_event_problem(b"{"))
-    assert "not an event" in str(boundary.stored_event_problem(b"[1]"))
-    assert "surrogate" in str(boundary.stored_event_problem(b'{"type": "x", "v": "\\udcff"}'))
+    for data, why in ((utf16, "not UTF-8"), (b"{", "not JSON"), (b"[1]", "not an event"),
+                      (b'{"type": "x", "v": "\\udcff"}', "surrogate")):  # fmt: skip
+        with pytest.raises(ValueError, match=why):
+            boundary.stored_event(data)
 
 
 # -- cutting a tool result -------------------------------------------------------------------
