@@ -12,6 +12,7 @@ import pytest
 from gitstore.git import refs
 from gitstore.git.config import config_flag
 from gitstore.git.refs.files import (
+    Held,
     list_refs,
     matching_refs,
     packed_ref,
@@ -65,6 +66,11 @@ def test_loose_and_packed_refs_read_as_libgit2_reads_them(store: Store, path: Pa
         assert packed_ref(path, name) == oid
     for missing in ("refs/conversations", refs.live(cids[0])[:-1], "refs/zzz", "HEAD", "a"):
         assert packed_ref(path, missing) is None
+    held = Held(path, PREFIXES)  # one read: what is there, loose or packed, is not absent
+    for name in libgit2_refs(path):
+        assert not held.absent(name)
+    assert held.absent(refs.live(cids[2])) and held.absent(refs.archived(cids[0]))
+    assert not held.absent("refs/zzz/a"), "a folder not read is never told absent"
 
 
 def test_packed_refs_are_found_sorted_or_not(path: Path) -> None:
