@@ -204,6 +204,10 @@ class Held:
             return out
 
         self._loose, self._data = _snapshot(gitdir, listed)
+        # a sorted file's records under each folder, named from there (``_run``): an
+        # empty folder (the archive, often) then answers with no search at all
+        sort = _sorted(self._data)
+        self._runs = {f: _run(self._data, f + "/") for f in self._loose} if sort else {}
         self._told: dict[str, bool] = {}  # each name looked up once (an import's, twice)
 
     def absent(self, name: str) -> bool:
@@ -211,8 +215,13 @@ class Held:
         told = self._told.get(name)
         if told is None:
             folder, _, leaf = name.rpartition("/")
-            loose = self._loose.get(folder)
-            told = loose is not None and leaf not in loose and _packed_in(self._data, name) is None
+            loose, run = self._loose.get(folder), self._runs.get(folder)
+            if loose is None or leaf in loose:
+                told = False
+            elif run is None:
+                told = _packed_in(self._data, name) is None
+            else:
+                told = not run or _bisect(run, leaf.encode()) is None
             self._told[name] = told
         return told
 

@@ -92,6 +92,10 @@ def test_packed_refs_are_found_sorted_or_not(path: Path) -> None:
             assert packed_ref(path, name) == oid, (header, name)
         assert packed_ref(path, names[0][:-1]) is None
         assert packed_ref(path, names[-1] + "0") is None
+        held = Held(path, PREFIXES)
+        assert not any(held.absent(name) for name in names), header
+        assert held.absent(names[0][:-1]) and held.absent(names[-1] + "0")
+        assert held.absent(refs.ARCHIVE_PREFIX + names[0].rpartition("/")[2])
 
 
 def _git_lists(path: Path, pattern: str) -> dict[str, str]:
