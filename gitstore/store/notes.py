@@ -178,6 +178,15 @@ class NoteTexts(Mapping[str, str]):
         text = self._texts[target] = _text(self._read, oid)
         return text
 
+    def prefetch(self, targets: Iterable[str]) -> None:
+        """Read the fan-out subtrees that may hold ``targets`` in one exchange with git
+        (``CatFile.fetch``), not one each as they are looked up (an import's titles:
+        a subtree for most of them)."""
+        fetch = getattr(self._read, "fetch", None)
+        if fetch is not None and self._tree is not None:
+            found = (self._tree.get(t[:2]) for t in targets)
+            fetch(f[1].hex() for f in found if f is not None and f[0] == objects.TREE_MODE)
+
     def __contains__(self, target: object) -> bool:
         return isinstance(target, str) and (target in self._texts or self._blob(target) is not None)
 
@@ -611,6 +620,7 @@ class Notes:
         machine = self.machine
 
         def change(current: NoteTexts) -> dict[str, str | None]:
+            current.prefetch(targets)
             out: dict[str, str | None] = {}
             for target, changes in targets.items():
                 text = current.get(target, "")

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gitstore import Event, Kind, Limits, NotStreamable
+from gitstore import Event, Kind, Limits, NotStreamable, errors, read_file
 from porcelain.errors import UserError
 from porcelain.jpformat.reader import (
     BASE_CONFIG_FILE,
@@ -118,12 +118,16 @@ def _scan_events(
     path: Path, limits: Limits, progress: Progress | None
 ) -> tuple[EventFile | list[Event], list[Event]]:
     """The events of ``path`` and the first two of them."""
-    size = _size(path)
-    if size is not None and size <= WHOLE_BYTES:
-        events = read_whole(path, limits)
+    try:  # a small file: read at once (one open, no ``stat`` before it)
+        data: bytes | None = read_file(path, min(WHOLE_BYTES, limits.max_file_bytes))
+    except (OSError, errors.Refused):
+        data = None  # a larger one, streamed; or a fault, which the stream names as always
+    if data is not None:
+        events = read_whole(path, limits, data)
         if len(events) <= KEEP_EVENTS:
             return events, events[:2]
         # more than are kept: an ``EventFile``, as the stream makes it below
+    size = _size(path)
     blocks: list[bytes] = []
     kept: list[Event] | None = [] if size is not None and size <= KEEP_BYTES else None
     head: list[Event] = []

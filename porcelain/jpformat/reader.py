@@ -115,17 +115,26 @@ def decode_entry(entry: Mapping[str, Any]) -> dict[str, Any]:
 # -- files ----------------------------------------------------------------------
 
 
-def _load_json(path: Path, limits: Limits) -> Any:
+_MISSING: Any = object()  # what ``_load_json`` gives for an ``optional`` file not there
+
+
+def _load_json(path: Path, limits: Limits, optional: bool = False) -> Any:
     """A file's JSON: a regular file within the size limit, read no further (a FIFO,
     a device or an endless file is refused before it is read), strict UTF-8 JSON."""
     try:
         data = read_file(path, limits.max_file_bytes)
     except FileNotFoundError:
+        if optional:
+            return _MISSING
         raise UserError(f"{path}: no such file", FOLDER_HINT)
     except errors.Refused as exc:  # a FIFO, a device, a file over the size limit
         raise UserError(f"{exc.what}: {exc.reason}")
     except OSError as exc:
         raise UserError(f"{path}: cannot read: {exc.strerror or exc}")
+    return _parsed(path, data)
+
+
+def _parsed(path: Path, data: bytes) -> Any:
     try:
         return load_json(data)
     except ValueError as exc:
@@ -147,9 +156,9 @@ def _kind_of(value: Any) -> str:
 
 
 def read_metadata(path: Path, limits: Limits) -> dict[str, Any]:
-    if not path.exists():
+    raw = _load_json(path, limits, optional=True)
+    if raw is _MISSING:
         return {}
-    raw = _load_json(path, limits)
     if not isinstance(raw, dict):
         raise UserError(f"{path}: expected a JSON object, found {_kind_of(raw)}", FOLDER_HINT)
     out = dict(raw)
@@ -176,9 +185,9 @@ def read_metadata(path: Path, limits: Limits) -> dict[str, Any]:
 
 
 def read_base_config(path: Path, limits: Limits) -> dict[str, Any] | None:
-    if not path.exists():
+    raw = _load_json(path, limits, optional=True)
+    if raw is _MISSING:
         return None
-    raw = _load_json(path, limits)
     if not isinstance(raw, dict):
         raise UserError(f"{path}: expected a JSON object, found {_kind_of(raw)}")
     return raw
@@ -215,10 +224,10 @@ def read_events(
     return read_whole(path, limits)
 
 
-def read_whole(path: Path, limits: Limits) -> list[Event]:
+def read_whole(path: Path, limits: Limits, data: bytes | None = None) -> list[Event]:
     """``read_events`` of the file read whole (the exact fault, or the events of a file
-    that only the whole reader takes)."""
-    raw = _load_json(path, limits)
+    that only the whole reader takes); ``data``: its bytes, read already."""
+    raw = _load_json(path, limits) if data is None else _parsed(path, data)
     if not isinstance(raw, list):
         raise UserError(
             f"{path}: expected a JSON array of events, found {_kind_of(raw)}", FOLDER_HINT

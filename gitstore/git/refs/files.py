@@ -104,7 +104,10 @@ def packed_refs(gitdir: Path) -> Mapping[str, str]:
 def packed_ref(gitdir: Path, name: str) -> str | None:
     """The object id ``packed-refs`` holds for ``name``, found without parsing every line:
     by bisection when git wrote the file sorted (it says so in its header), else by search."""
-    data = _packed_bytes(gitdir)
+    return _packed_in(_packed_bytes(gitdir), name)
+
+
+def _packed_in(data: bytes, name: str) -> str | None:
     wanted = name.encode()
     if _sorted(data):
         return _bisect(data, wanted)
@@ -182,6 +185,45 @@ def read_ref(gitdir: Path, name: str, depth: int = 5) -> str | None:
         target = text[4:].strip()
         return read_ref(gitdir, target, depth - 1) if depth > 0 and target else None
     return _oid(text)
+
+
+class Held:
+    """The refs directly under some folders as read once, as a listing reads them (the
+    loose files' names, then ``packed-refs``' bytes: ``_snapshot``): which names are
+    absent, told with no file read (a bisection of the bytes held), where a look-up
+    costs a failed open and a ``stat`` a name (an import's hundreds of new ids)."""
+
+    def __init__(self, gitdir: Path, folders: Iterable[str]) -> None:
+        def listed() -> dict[str, frozenset[str]]:
+            out = {}
+            for folder in (f.rstrip("/") for f in folders):
+                try:
+                    out[folder] = frozenset(os.listdir(gitdir / folder))
+                except (FileNotFoundError, NotADirectoryError):
+                    out[folder] = frozenset()
+            return out
+
+        self._loose, self._data = _snapshot(gitdir, listed)
+        # a sorted file's records under each folder, named from there (``_run``): an
+        # empty folder (the archive, often) then answers with no search at all
+        sort = _sorted(self._data)
+        self._runs = {f: _run(self._data, f + "/") for f in self._loose} if sort else {}
+        self._told: dict[str, bool] = {}  # each name looked up once (an import's, twice)
+
+    def absent(self, name: str) -> bool:
+        """Whether ``name`` was no ref when read (False: it was, or it is not held)."""
+        told = self._told.get(name)
+        if told is None:
+            folder, _, leaf = name.rpartition("/")
+            loose, run = self._loose.get(folder), self._runs.get(folder)
+            if loose is None or leaf in loose:
+                told = False
+            elif run is None:
+                told = _packed_in(self._data, name) is None
+            else:
+                told = not run or _bisect(run, leaf.encode()) is None
+            self._told[name] = told
+        return told
 
 
 def symbolic_target(gitdir: Path, name: str) -> str | None:

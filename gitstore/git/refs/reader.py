@@ -46,6 +46,11 @@ class FileRefs:
         """A cheap fingerprint of the refs under ``prefixes`` (None: none that is cheap)."""
         return files.refs_state(self.gitdir, prefixes)
 
+    def held(self, folders: tuple[str, ...]) -> files.Held | None:
+        """The refs directly under ``folders`` read once, to tell many names absent
+        (None: each look-up is as cheap)."""
+        return files.Held(self.gitdir, folders)
+
 
 class GitRefs:
     """Any repository's refs, read through libgit2 (opened on first use); the same
@@ -78,6 +83,9 @@ class GitRefs:
 
     def state(self, prefixes: tuple[str, ...]) -> str | None:
         return None  # a reftable or a worktree: nothing cheaper than listing them
+
+    def held(self, folders: tuple[str, ...]) -> files.Held | None:
+        return None  # a layout only libgit2 reads: it looks each name up
 
 
 RefReader = FileRefs | GitRefs  # what the store asks of its refs

@@ -52,10 +52,6 @@ PACK_AT = 1000  # events in one write from which they go into a pack
 RETRIES = 60  # tries of an append that concurrent appends keep getting ahead of
 
 
-def _nothing_pending(cid: str) -> str | None:
-    return None
-
-
 class Log(Chains):
     """The event chains: one commit per event, appended by compare-and-swap."""
 
@@ -78,13 +74,13 @@ class Log(Chains):
 
         refs = self._refs
         batch = self._batch = Batch(self._g, self._ops, self._create_now, refs.exists, refs.moved)
-        refs.pending, refs.absent = batch.pending_tip, set()
+        refs.batching(batch.pending_tip)
         try:
             yield batch
             batch.flush()
         finally:
             self._batch = None
-            refs.pending, refs.absent = _nothing_pending, None
+            refs.batching(None)
             batch.close()
 
     @contextmanager
@@ -96,11 +92,13 @@ class Log(Chains):
             yield
             return
         batch.flush()
-        self._batch, self._refs.pending, self._refs.absent = None, _nothing_pending, None
+        self._batch = None
+        self._refs.batching(None)
         try:
             yield
         finally:
-            self._batch, self._refs.pending, self._refs.absent = batch, batch.pending_tip, set()
+            self._batch = batch
+            self._refs.batching(batch.pending_tip)
 
     def write_commits(
         self, events: Sequence[Event], parent: str | None, tool_names: dict[str, str] | None = None

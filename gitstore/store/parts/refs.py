@@ -54,13 +54,20 @@ class Refs:
         self._g = ground
         self._ops = ops
         # the tip of an id a batch of creations took, its ref not yet written (``Log.batch``)
-        self.pending: Callable[[str], str | None] = lambda cid: None
-        # inside a batch, the ids looked up and found in neither ref: an import's
-        # check that a folder is here already, then the creation's own, probe the
-        # files once, not twice each.  Emptied by every ref this process moves (the
-        # batch's creations, a transaction, an archive); a name another process
-        # takes meanwhile is refused by the creation's compare-and-swap anyway.
-        self.absent: set[str] | None = None
+        self._pending: Callable[[str], str | None] | None = None
+        # inside a batch, the conversations' refs as read at its first look-up
+        # (``files.Held``): an id in neither ref (an import's check that a folder is
+        # here already, then the creation's own) is told absent with no file read,
+        # one that is there is read as always.  Read again after every ref this
+        # process moves (the batch's creations, a transaction, an archive); a name
+        # another process takes meanwhile is refused by the creation's
+        # compare-and-swap anyway.
+        self._held: files.Held | None = None
+
+    def batching(self, pending: Callable[[str], str | None] | None) -> None:
+        """Inside ``Log.batch`` (``pending``: the tip an id its creations took will
+        have, None when not created there), or out of it (None)."""
+        self._pending, self._held = pending, None
 
     def list(self, archived: bool | None = False) -> builtins.list[Located]:
         """Conversations (live, archived, or both with None), in ref-name order."""
@@ -106,24 +113,25 @@ class Refs:
         there but not yet flushed is located at the tip it will have (its commits are
         not readable before the flush)."""
         ids.check(cid)
-        pending = self.pending(cid)
-        if pending is not None:
-            return Located(cid, pending, False)
-        absent = self.absent
-        if absent is not None and cid in absent:
-            return None
+        held = None
+        if self._pending is not None:
+            pending = self._pending(cid)
+            if pending is not None:
+                return Located(cid, pending, False)
+            if self._held is None:
+                self._held = self._g.reader.held((refs.LIVE_PREFIX, refs.ARCHIVE_PREFIX))
+            held = self._held
         for archived in (False, True):
-            oid = self._g.reader.read(refs.archived(cid) if archived else refs.live(cid))
-            if oid is not None:
-                return Located(cid, oid, archived)
-        if absent is not None:
-            absent.add(cid)
+            name = refs.archived(cid) if archived else refs.live(cid)
+            if held is None or not held.absent(name):
+                oid = self._g.reader.read(name)
+                if oid is not None:
+                    return Located(cid, oid, archived)
         return None
 
     def moved(self) -> None:
-        """This process moved or created refs: what a batch found absent is looked up again."""
-        if self.absent:
-            self.absent.clear()
+        """This process moved or created refs: a batch's look-ups read them again."""
+        self._held = None
 
     def exists(self, cid: str) -> bool:
         """Whether ``cid`` is a conversation here (or taken by a batch being written)."""

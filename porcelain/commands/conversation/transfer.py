@@ -160,21 +160,29 @@ def _write_jp(
         store.notes.set_metas(titles, "jp: metadata of imported conversations")
     if any(not kept for kept in kept_ids):
         store.local.maintain()  # git gc --auto in the background, when past git's limits
-    for row in created:
-        app.output.text(partial(_imported, app, row["id"], row))
+    app.output.text(partial(_imported, app, created))
     if activate and created:
         store.refs.set_active(str(created[-1]["id"]))
         activity.record_activation(store, str(created[-1]["id"]))
     app.output.emit(created)
 
 
-def _imported(app: App, cid: str, done: dict[str, Any]) -> None:
-    """stdout: the ids, one a line; what happened on stderr."""
-    app.output.line(cid)
-    if done["action"] == "unchanged":
-        app.output.note(f"{cid}: already in the store (imported before); nothing written")
-    elif done["action"] == "renamed":
-        app.output.note(f"{cid}: a new id, since {done['jp_id']} is another conversation here")
+def _imported(app: App, created: list[dict[str, Any]]) -> None:
+    """stdout: the ids, one a line (written together, not a write each); what happened
+    to one not imported as it was on stderr, after its line."""
+    lines: list[str] = []
+    for done in created:
+        cid = done["id"]
+        lines.append(cid)
+        if done["action"] == "imported":
+            continue
+        app.output.lines(lines)
+        lines = []
+        if done["action"] == "unchanged":
+            app.output.note(f"{cid}: already in the store (imported before); nothing written")
+        else:
+            app.output.note(f"{cid}: a new id, since {done['jp_id']} is another conversation here")
+    app.output.lines(lines)
 
 
 @click.command()

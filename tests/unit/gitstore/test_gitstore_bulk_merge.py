@@ -5,8 +5,12 @@ and sorting every record, and without taking the file apart."""
 from __future__ import annotations
 
 import hashlib
+import os
 import random
 import tracemalloc
+from pathlib import Path
+
+import pytest
 
 from gitstore.git.refs import bulk
 
@@ -81,3 +85,22 @@ def test_a_first_pull_of_many_is_merged_without_taking_the_file_apart() -> None:
     new_bytes = len(data) - len(old)
     # taken apart: 5.8x the file; each new record a bytes object, joined twice: 7.4x
     assert peak < 2 * new_bytes, f"peak {peak} for {new_bytes} new bytes"
+
+
+def test_the_pieces_are_written_in_order_whatever_their_sizes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Short pieces go out joined, a long one alone: the file is the pieces in order."""
+    monkeypatch.setattr(bulk, "WRITE_MOST", 1000)
+    rng = random.Random(11)
+    pieces: bulk.Pieces = []
+    for _ in range(400):
+        piece = rng.randbytes(rng.choice([0, 1, 80, 999, 1000, 1003, 5000]))
+        pieces.append(memoryview(piece) if rng.random() < 0.5 else piece)
+    (tmp_path / "packed-refs.lock").write_bytes(b"")
+    fd = os.open(tmp_path / "packed-refs.lock", os.O_WRONLY)
+    try:
+        bulk._replace(tmp_path, fd, pieces)
+    finally:
+        os.close(fd)
+    assert (tmp_path / "packed-refs").read_bytes() == b"".join(pieces)

@@ -12,7 +12,7 @@ import pytest
 
 from gitstore import ids
 from gitstore.clock import FixedClock
-from gitstore.git import refs
+from gitstore.git import objects, refs
 from gitstore.store import notes
 from gitstore.store.core import Store
 from gitstore.store.repo import init_bare
@@ -326,6 +326,26 @@ def test_the_lazy_notes_mapping_behaves_as_a_mapping(store: Store) -> None:
     assert store.notes.sources() == {a1: "jp-c0", a2: "jp-c0", a3: "jp-c0"}
     empty = notes.NoteTexts(store.repo, None)
     assert len(empty) == 0 and a1 not in empty and dict(empty) == {}
+
+
+def test_notes_prefetched_through_git_read_as_when_looked_up_one_by_one(
+    store: Store, path: Path
+) -> None:
+    for n in range(1, 40):
+        store.notes.set_meta(f"jp-c{n}", {"title": f"T{n}"}, "title")
+    anchors = [store.notes.anchor(f"jp-c{n}") for n in range(1, 60)]  # 20 have no note
+    tip = str(store.repo.lookup_reference(refs.NOTES_META).target)
+    cat = objects.CatFile(path)  # an import's reader: one git process
+    try:
+        found = notes._tip(cat, tip)
+        assert found is not None
+        texts = notes.NoteTexts(cat, found[1])
+        texts.prefetch([*anchors, "0" * 40])
+        each = notes.NoteTexts(notes._odb(store.repo), found[1])
+        assert {a: texts.get(a) for a in anchors} == {a: each.get(a) for a in anchors}
+    finally:
+        cat.close()
+    assert sum(1 for a in anchors if each.get(a)) == 39
 
 
 def test_update_refuses_a_target_that_is_not_an_object_id(store: Store) -> None:

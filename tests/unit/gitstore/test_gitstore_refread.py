@@ -12,6 +12,7 @@ import pytest
 from gitstore.git import refs
 from gitstore.git.config import config_flag
 from gitstore.git.refs.files import (
+    Held,
     list_refs,
     matching_refs,
     packed_ref,
@@ -65,6 +66,11 @@ def test_loose_and_packed_refs_read_as_libgit2_reads_them(store: Store, path: Pa
         assert packed_ref(path, name) == oid
     for missing in ("refs/conversations", refs.live(cids[0])[:-1], "refs/zzz", "HEAD", "a"):
         assert packed_ref(path, missing) is None
+    held = Held(path, PREFIXES)  # one read: what is there, loose or packed, is not absent
+    for name in libgit2_refs(path):
+        assert not held.absent(name)
+    assert held.absent(refs.live(cids[2])) and held.absent(refs.archived(cids[0]))
+    assert not held.absent("refs/zzz/a"), "a folder not read is never told absent"
 
 
 def test_packed_refs_are_found_sorted_or_not(path: Path) -> None:
@@ -86,6 +92,10 @@ def test_packed_refs_are_found_sorted_or_not(path: Path) -> None:
             assert packed_ref(path, name) == oid, (header, name)
         assert packed_ref(path, names[0][:-1]) is None
         assert packed_ref(path, names[-1] + "0") is None
+        held = Held(path, PREFIXES)
+        assert not any(held.absent(name) for name in names), header
+        assert held.absent(names[0][:-1]) and held.absent(names[-1] + "0")
+        assert held.absent(refs.ARCHIVE_PREFIX + names[0].rpartition("/")[2])
 
 
 def _git_lists(path: Path, pattern: str) -> dict[str, str]:
