@@ -166,3 +166,39 @@ def test_an_import_reads_the_store_through_one_git_process(tmp_path: Path) -> No
     assert len(titles.stdout.splitlines()) >= len(folders)
     checked = subprocess.run([*git, "fsck", "--strict"], capture_output=True, text=True)
     assert checked.returncode == 0, checked.stderr
+
+
+def test_an_import_of_folders_runs_without_click(tmp_path: Path) -> None:
+    """`jp conversation import FOLDER...` runs early (``porcelain/early/folders.py``):
+    click costs more than a small import's own work (issue 45); with an option, or a
+    path that is not a folder, the whole command runs and says what it says."""
+    env = sealed_env(tmp_path, tmp_path / "store.git", tmp_path / "config", "T", "t@e.invalid")
+    (tmp_path / "home").mkdir()
+    loaded(env, "init", str(tmp_path / "store.git"))
+    folders = sorted(str(p) for p in (ROOT / "fixtures" / "conversations").iterdir())
+    early = probe(
+        ("conversation", "import", *folders), env, ROOT, ("click",), entry="porcelain.early"
+    )
+    assert (early.code, early.loaded) == (0, set()), early.err
+    assert len(early.out.split()) == len(folders)
+    again = probe(
+        ("c", "import", "--activate", folders[0]), env, ROOT, ("click",), entry="porcelain.early"
+    )
+    assert (again.code, again.loaded) == (0, {"click"})
+    assert "already in the store" in again.err
+    missing = probe(
+        ("conversation", "import", str(tmp_path / "none")),
+        env,
+        ROOT,
+        ("click",),
+        entry="porcelain.early",
+    )
+    assert missing.code == 1 and missing.loaded == {"click"}
+    assert missing.err.startswith("error: ") and "not a folder" in missing.err
+    git = ["git", "--git-dir", env["JP_STORE"]]
+    ops = subprocess.run(
+        [*git, "log", "--format=%s", "refs/jp/oplog"], capture_output=True, text=True
+    )
+    assert "jp conversation import " + folders[0] in ops.stdout
+    checked = subprocess.run([*git, "fsck", "--strict"], capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stderr
