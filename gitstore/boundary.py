@@ -30,9 +30,8 @@ import math
 import os
 import re
 import stat
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from gitstore import ids
 from gitstore.errors import InvalidEvent, Refused
@@ -50,8 +49,7 @@ NOTES_MAX_DEPTH = 32  # a 64-hex name split in 2-hex folders: 31 folders and a l
 CONFIG_KEY = "store.max_event_bytes"
 
 
-@dataclass(frozen=True)
-class Limits:
+class Limits(NamedTuple):
     """Sizes jp accepts; porcelain sets them from the user's configuration."""
 
     max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES
@@ -268,8 +266,7 @@ _TEXT_KEYS = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class MetaLine:
+class MetaLine(NamedTuple):
     key: str
     value: Any
     stamp: int

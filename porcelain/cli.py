@@ -3,13 +3,12 @@ place where errors become `error: ...` lines and exit codes."""
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
 
 import click
 
-from porcelain.commands.context import App
+from porcelain.commands.context import App, ended
 from porcelain.commands.lazy import LazyGroup
 from porcelain.errors import Exit, Interrupted, JpError, UsageError
 from porcelain.render.output import Output
@@ -250,37 +249,12 @@ def main() -> None:
 
         output.error(*message_of(exc))
         code = exc.exit_code
-    except KeyboardInterrupt:
-        output.note("\ninterrupted: what was already written is kept")
-        code = Exit.INTERRUPTED
-    except BrokenPipeError:
-        code = Exit.OK
-    except Exception as exc:  # the boundary: everything else becomes one line
+    except (KeyboardInterrupt, BrokenPipeError, Exception) as exc:  # the boundary
         # lazy: only a failed command needs the error table (start-up)
-        from porcelain.render.failures import translate
+        from porcelain.render.failures import told
 
-        error = translate(exc)
-        if error is None:
-            if os.environ.get("JP_DEBUG"):
-                raise
-            output.error(
-                f"internal error: {type(exc).__name__}: {exc}",
-                "this is a bug in jp; rerun with JP_DEBUG=1 to see where it happened",
-            )
-            code = Exit.INTERNAL
-        elif isinstance(error, Interrupted):  # Ctrl-C: what was kept, not an error
-            output.note(error.message)
-            code = error.exit_code
-        else:
-            output.error(error.message, error.hint)
-            code = error.exit_code
-    for line in _LATE:
-        output.note(line)
-    # Everything still alive is freed by the exit itself: frozen objects are left out of
-    # the interpreter's final collections, which cost 15-20 ms once pygit2 and click are
-    # loaded (more than the whole of most commands' own work).
-    gc.freeze()
-    sys.exit(code)
+        code = told(output, exc)
+    sys.exit(ended(output, code, _LATE))
 
 
 __all__ = ["cli", "main", "JpError"]

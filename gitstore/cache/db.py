@@ -29,19 +29,26 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gitstore.cache import sql
-from gitstore.cache.facts import SEGMENT, Facts, Run, segment_facts
 from gitstore.cache.sql import CHAIN, FORMAT, SEGMENTS, TO_SEGMENT, rollback
-from gitstore.cache.view import CachedChain, Segment
 from gitstore.events import Event
 
 if TYPE_CHECKING:
+    from gitstore.cache import facts as chainfacts
     from gitstore.cache import listing, search
+    from gitstore.cache import view as chainview
+    from gitstore.cache.facts import Facts, Run
+    from gitstore.cache.view import CachedChain, Segment
 else:
     from gitstore.lazy import lazy_module
 
     # `show` and `print` need neither; `ls` the listing, a write and `grep` the search
     listing = lazy_module("gitstore.cache.listing")
     search = lazy_module("gitstore.cache.search")
+    # a chain read in segments: a write (an import) needs neither
+    chainfacts = lazy_module("gitstore.cache.facts")
+    chainview = lazy_module("gitstore.cache.view")
+
+SEGMENT = 1000  # events in a segment (``facts.py``): a chain is cut in such blocks
 
 HELD_MOST = 2_000  # rows ``hold`` keeps in memory at most
 PAGE_CACHE_KIB = 8_192  # SQLite's page cache of one connection, at most
@@ -189,9 +196,9 @@ class Cache:
             self._cut(db, rows, tail, segments, runs, made)
         cut = sum(len(m[0]) for m in made.values())
         start = segments[-1].start + segments[-1].count if segments else 0
-        facts = segment_facts(tail[cut:])
-        runs.append(Run.of(start, facts))
-        return CachedChain(segments, runs, tail[cut:], ids[cut:], facts, made)
+        facts = chainfacts.segment_facts(tail[cut:])
+        runs.append(chainfacts.Run.of(start, facts))
+        return chainview.CachedChain(segments, runs, tail[cut:], ids[cut:], facts, made)
 
     def _cut(
         self,
@@ -212,10 +219,10 @@ class Cache:
         while len(rows) - cut >= SEGMENT:
             start = segments[-1].start + segments[-1].count if segments else 0
             block = rows[cut : cut + SEGMENT]
-            segment = Segment(block[-1][0], start, len(block))
+            segment = chainview.Segment(block[-1][0], start, len(block))
             events = tail[cut : cut + SEGMENT]
-            facts = segment_facts(events)
-            run = Run.of(start, facts)
+            facts = chainfacts.segment_facts(events)
+            run = chainfacts.Run.of(start, facts)
             ids = [r[0] for r in block]
             text = "[" + ",".join(r[2] for r in block) + "]"
             prev = segments[-1].last if segments else None
@@ -236,7 +243,7 @@ class Cache:
         """The segments from the root up to the one ending at ``last``; None if broken."""
         found = db.execute(SEGMENTS, (last,)).fetchall()
         found.reverse()
-        segments = [Segment(r[0], r[1], r[2]) for r in found]
+        segments = [chainview.Segment(r[0], r[1], r[2]) for r in found]
         expected = 0
         for segment in segments:
             if segment.start != expected:
@@ -244,7 +251,7 @@ class Cache:
             expected += segment.count
         else:
             if found and found[0][3] is None:
-                runs = [Run(r[1], r[2], r[4], r[5], bool(r[6]), r[7]) for r in found]
+                runs = [chainfacts.Run(r[1], r[2], r[4], r[5], bool(r[6]), r[7]) for r in found]
                 return segments, runs
         # a damaged or partly deleted run: forget it, the rows rebuild it
         self._forget(db, [s.last for s in segments])

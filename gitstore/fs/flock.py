@@ -23,8 +23,8 @@ import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from gitstore.fs import retry
 
@@ -44,8 +44,7 @@ def folder(gitdir: Path) -> Path:
     return gitdir / "jp" / "locks"
 
 
-@dataclass(frozen=True)
-class Owner:
+class Owner(NamedTuple):
     pid: int
     host: str
     since: float

@@ -10,16 +10,14 @@ place once (``store/ground.py``); the repository opens on first use.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     import pygit2
 
 
-@dataclass(frozen=True)
-class Place:
+class Place(NamedTuple):
     """A git directory, and the opener of libgit2's repository on it."""
 
     gitdir: Path

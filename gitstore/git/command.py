@@ -39,9 +39,8 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path, PurePath
-from typing import Any
+from typing import Any, NamedTuple
 
 from gitstore.errors import StoreError, SyncError, environment_fault
 
@@ -258,8 +257,7 @@ def redact(text: str) -> str:
     return _PASSWORD.sub(lambda m: f"{m.group('head')}:***@", text)
 
 
-@dataclass(frozen=True)
-class RefResult:
+class RefResult(NamedTuple):
     ref: str
     ok: bool
     summary: str = ""

@@ -252,10 +252,12 @@ class CatFile:
 
     A command that reads a few trees and commits (an import's titles, its
     operation record) reads them so when it has not loaded libgit2: loading it
-    costs more than the whole of that git process."""
+    costs more than the whole of that git process.  A ``held`` one serves every
+    write of a command (``Ops`` ends it with the command): ``done`` leaves it open."""
 
-    def __init__(self, gitdir: Path) -> None:
+    def __init__(self, gitdir: Path, held: bool = False) -> None:
         self._gitdir = gitdir
+        self.held = held
         self._git: subprocess.Popen[bytes] | None = None
         self._kept: dict[str, tuple[int, bytes]] = {}
 
@@ -322,6 +324,11 @@ class CatFile:
                 ) from None
         return self._git
 
+    def done(self) -> None:
+        """A write's reading is over: git's process ends, unless it is ``held``."""
+        if not self.held:
+            self.close()
+
     def close(self) -> None:
         """End git's process (if one was started)."""
         git, self._git = self._git, None
@@ -365,11 +372,13 @@ def odb_reader(repo: pygit2.Repository) -> Read:
     return read
 
 
-def reading(place: Place, ref: str) -> tuple[Read, Callable[[], str | None], CatFile | None]:
+def reading(
+    place: Place, ref: str, held: CatFile | None = None
+) -> tuple[Read, Callable[[], str | None], CatFile | None]:
     """How a write reads the store's objects and what ``ref`` points at: through
     libgit2 when this process has loaded it (or the refs are not plain files), else
-    through one git process (the ``CatFile`` given, for the caller to close) and the
-    ref's file.  A command that needs nothing else of libgit2 (an import) so never
+    through one git process (the ``CatFile`` given, ``held`` when the command holds
+    one, for the caller's ``done``) and the ref's file.  A command that needs nothing else of libgit2 (an import) so never
     loads it: that costs more than the whole of git's process."""
     from gitstore.git.refs import files  # lazy: the refs' floor is above this module's
     from gitstore.lazy import loaded
@@ -384,5 +393,5 @@ def reading(place: Place, ref: str) -> tuple[Read, Callable[[], str | None], Cat
                 return None
 
         return odb_reader(repo), tip, None
-    cat = CatFile(place.gitdir)
+    cat = held or CatFile(place.gitdir)
     return cat, lambda: files.read_ref(place.gitdir, ref), cat

@@ -223,7 +223,10 @@ def _commit(
 
 
 def write(
-    where: Place | pygit2.Repository, op: Op, signature: pygit2.Signature | objects.Who
+    where: Place | pygit2.Repository,
+    op: Op,
+    signature: pygit2.Signature | objects.Who,
+    held: objects.CatFile | None = None,
 ) -> str:
     """Add ``op`` as the newest operation; returns its commit id.
 
@@ -237,7 +240,7 @@ def write(
     place = where if isinstance(where, Place) else Place.of(where)
     person = objects.person(signature)
     written = pruned.Written(place.gitdir)
-    read, tip, cat = objects.reading(place, REF)
+    read, tip, cat = objects.reading(place, REF, held)
     kind = _header_kind(place.repo) if cat is None else _read_kind(read)
     if cat is not None:  # the commits it moved refs between: read in one exchange
         cat.fetch(v for m in op.moves for v in (m.old, m.new) if v and not v.startswith(SYMBOLIC))
@@ -253,7 +256,7 @@ def write(
         oid = intake.land(place, REF, attempt, f"jp op {op.id}")
     finally:
         if cat is not None:
-            cat.close()
+            cat.done()
     assert oid is not None, "an operation always makes a commit"
     return oid
 

@@ -10,14 +10,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 SYMBOLIC = "symbolic:"
 VERSION = 1
 
 
-@dataclass(frozen=True, slots=True)
-class Move:
+class Move(NamedTuple):
     """One ref an operation moved: from ``old`` to ``new`` (None = absent)."""
 
     ref: str
@@ -25,8 +24,7 @@ class Move:
     new: str | None
 
 
-@dataclass(frozen=True)
-class RemoteChange:
+class RemoteChange(NamedTuple):
     """A remote's configuration before and after (None = no such remote)."""
 
     name: str

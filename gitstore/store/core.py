@@ -132,8 +132,10 @@ class Store:
                 oprecord.recover(lambda: g.repo, g.gitdir, g.signature, g.seconds, strict)
 
     def close(self) -> None:
-        """Let go of the cache's database (the store may be opened again after)."""
+        """Let go of the cache's database and the command's git process (the store may
+        be opened again after)."""
         self._ground.cache.close()
+        self._ground.release_reads()
 
 
 def _any_file(folder: Path) -> bool:

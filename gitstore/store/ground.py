@@ -36,7 +36,7 @@ from gitstore.store.types import Identity
 if TYPE_CHECKING:
     import pygit2
 
-    from gitstore.git.objects import Who
+    from gitstore.git.objects import CatFile, Who
     from gitstore.store.maintenance import Maintenance
 else:
     from gitstore.lazy import lazy_module
@@ -122,6 +122,8 @@ class Ground:
         self._maintenance: Maintenance | None = None
         self._machine: str | None = None
         self._notes_refs: refs.NotesRefs | None = None
+        self.holding = False  # an operation is being recorded (``Ops.begin`` .. ``end``)
+        self._held: CatFile | None = None
 
     @property
     def repo(self) -> pygit2.Repository:
@@ -164,6 +166,22 @@ class Ground:
         if self._notes_refs is None:
             self._notes_refs = notes_refs(self.gitdir)
         return self._notes_refs
+
+    def held_reads(self) -> CatFile | None:
+        """The one git process every write of a command reads objects through (its
+        titles, its operation record), while an operation is recorded; None outside
+        one: each write then starts and ends its own."""
+        if self.holding and self._held is None:
+            from gitstore.git.objects import CatFile  # lazy: only a write reads objects so
+
+            self._held = CatFile(self.gitdir, held=True)
+        return self._held
+
+    def release_reads(self) -> None:
+        """End the command's git process (if one was started)."""
+        held, self._held = self._held, None
+        if held is not None:
+            held.close()
 
     def seconds(self) -> float:
         return seconds(self.clock)

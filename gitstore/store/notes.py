@@ -341,6 +341,7 @@ def update(
     record: Record = no_record,
     also: Sequence[bytes] = (),
     onto: Callable[[str], list[str]] | None = None,
+    held: objects.CatFile | None = None,
 ) -> None:
     """Apply ``changes(current notes) -> {target: new text or None to remove}`` with CAS.
 
@@ -356,18 +357,19 @@ def update(
     its writer raises ``LockedRef`` at once; a prune beside: ``pruned.py``).
 
     Given a ``Place`` in a process that has not loaded libgit2, the notes are read
-    by one git process and the ref as a file: a write of many notes (an import's
-    titles) then never loads it (a write of a few does, for its loose objects).
+    by one git process (``held``: the command's) and the ref as a file: a write of
+    many notes (an import's titles) then never loads it (a write of a few does, for
+    its loose objects).
     """
     place = where if isinstance(where, Place) else Place.of(where)
-    read, tip, cat = objects.reading(place, ref)
+    read, tip, cat = objects.reading(place, ref, held)
     person = objects.person(signature)
     attempt = partial(_prepare, read, tip, place, changes, person, message, also, onto)
     try:
         intake.land(place, ref, attempt, message, record)
     finally:
         if cat is not None:
-            cat.close()
+            cat.done()
 
 
 def _prepare(
@@ -633,7 +635,16 @@ class Notes:
         # the anchors go in the note's kept pack, not a loose file each
         anchors = [ids.anchor_bytes(cid) for cid in values]
         who = self._g.person(moment)
-        update(self._g.place, self.refs.meta, change, who, reason, self._ops.moving, also=anchors)
+        update(
+            self._g.place,
+            self.refs.meta,
+            change,
+            who,
+            reason,
+            self._ops.moving,
+            also=anchors,
+            held=self._g.held_reads(),
+        )
 
     def outgoing(
         self, tip: str, known: Collection[str], keep: Callable[[str], bool] | None = None

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from gitstore.clock import SYSTEM, Clock
 from gitstore.errors import StoreError
@@ -66,8 +65,7 @@ def init_store(path: Path, clock: Clock = SYSTEM) -> bool:
     return init_bare(path, clock)[1]
 
 
-@dataclass(frozen=True)
-class ProjectStore:
+class ProjectStore(NamedTuple):
     """What ``jp init --here`` made of the repository around a folder."""
 
     path: str  # the repository's git directory, as git names it (no trailing slash)

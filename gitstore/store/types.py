@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from gitstore.events import Event
 from gitstore.git import refs
@@ -34,8 +34,7 @@ class Conversation:
     commits: list[str] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class Identity:
+class Identity(NamedTuple):
     """The name and address on the commits and notes the store writes."""
 
     name: str = "jp"

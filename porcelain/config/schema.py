@@ -10,37 +10,32 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from porcelain.errors import ConfigError
 
 
-@dataclass(frozen=True)
-class Leaf:
+class Leaf(NamedTuple):
     """A value: ``expect`` completes "KEY must be ..." in error messages."""
 
     expect: str
     check: Callable[[Any], bool]
 
 
-@dataclass(frozen=True)
-class Table:
+class Table(NamedTuple):
     """A table with a fixed set of keys."""
 
     fields: Mapping[str, Node]
 
 
-@dataclass(frozen=True)
-class MapOf:
+class MapOf(NamedTuple):
     """A table whose keys are names chosen by the user (tools)."""
 
     item: Node
-    special: Mapping[str, Node] = field(default_factory=dict)
+    special: Mapping[str, Node] = {}
 
 
-@dataclass(frozen=True)
-class TableArray:
+class TableArray(NamedTuple):
     """An array of tables (``[[conversation.compaction.rules]]``)."""
 
     item: Table

@@ -30,8 +30,7 @@ Pure functions: no I/O, no printing.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from gitstore import PROPOSE_COMPACTION
 from porcelain.config.merge import nest
@@ -93,8 +92,7 @@ MAX_DEPTH: Final = 8
 BUILTIN_TOOLS: Final = frozenset({PROPOSE_COMPACTION, "recall"})
 
 
-@dataclass(frozen=True)
-class Recorded:
+class Recorded(NamedTuple):
     """One ``config_delta`` as a conversation recorded it, and where from."""
 
     delta: Any
@@ -103,8 +101,7 @@ class Recorded:
     commit: str = ""  # the commit that recorded it, when known
 
 
-@dataclass(frozen=True)
-class Ignored:
+class Ignored(NamedTuple):
     """A key a conversation's delta tried to set, left out by the trust rule."""
 
     path: tuple[str, ...]

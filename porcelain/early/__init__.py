@@ -42,6 +42,10 @@ def answer(argv: Sequence[str], environ: Mapping[str, str]) -> int | None:
     code = session_reimport(argv, environ)
     if code is None:
         code = noop_pull(argv, environ)
+    if code is None and "import" in argv:
+        from porcelain.early import folders  # lazy: only an import's command line
+
+        code = folders.answer(argv)
     return code
 
 

@@ -2,13 +2,41 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from porcelain.errors import FaultError, JpError, UserError
+from porcelain.errors import Exit, FaultError, Interrupted, JpError, UserError
 from porcelain.render.opshow import value
 
+if TYPE_CHECKING:
+    from porcelain.render.output import Output
+
 LS_HINT = "list them with `jp conversation ls` (archived ones: `jp conversation ls --archived`)"
+
+
+def told(output: Output, exc: BaseException) -> int:
+    """The exit code of a command that raised ``exc``, once ``output`` said it in one
+    line (a bug re-raised as it is under ``JP_DEBUG``)."""
+    if isinstance(exc, KeyboardInterrupt):
+        output.note("\ninterrupted: what was already written is kept")
+        return Exit.INTERRUPTED
+    if isinstance(exc, BrokenPipeError):
+        return Exit.OK
+    error = translate(exc)
+    if error is None:
+        if os.environ.get("JP_DEBUG"):
+            raise exc
+        output.error(
+            f"internal error: {type(exc).__name__}: {exc}",
+            "this is a bug in jp; rerun with JP_DEBUG=1 to see where it happened",
+        )
+        return Exit.INTERNAL
+    if isinstance(error, Interrupted):  # Ctrl-C: what was kept, not an error
+        output.note(error.message)
+        return error.exit_code
+    output.error(error.message, error.hint)
+    return error.exit_code
 
 
 def translate(exc: BaseException) -> JpError | None:

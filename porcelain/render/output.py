@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -270,6 +269,8 @@ class Spinner:
 
     def __init__(self, stream: TextIO, label: str, enabled: bool) -> None:
         self.stream = stream
+        import shutil  # lazy: only a spinner measures the terminal (start-up: shutil loads bz2, lzma)
+
         columns = shutil.get_terminal_size((80, 24)).columns
         self.label = label if len(label) + 3 <= columns else label[: max(0, columns - 6)] + "..."
         self.enabled = enabled

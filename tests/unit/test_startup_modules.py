@@ -133,3 +133,72 @@ def test_imports_never_load_libgit2(tmp_path: Path) -> None:
         "jp conversation import --fr",
         "jp conversation import " + folders[0][:4],
     ]
+
+
+COUNT_GIT = """
+import atexit, subprocess
+_argvs = []
+_popen = subprocess.Popen.__init__
+def _init(self, args, *rest, **kw):
+    _argvs.append([str(a) for a in args])
+    _popen(self, args, *rest, **kw)
+subprocess.Popen.__init__ = _init
+atexit.register(lambda: open(OUT, "w").write("\\n".join(" ".join(a) for a in _argvs)))
+"""
+
+
+def test_an_import_reads_the_store_through_one_git_process(tmp_path: Path) -> None:
+    """An import's titles and its operation record read the store's objects through
+    one `git cat-file --batch`, held for the whole command (issue 45: each git
+    process is a fixed cost of every import command)."""
+    env = sealed_env(tmp_path, tmp_path / "store.git", tmp_path / "config", "T", "t@e.invalid")
+    (tmp_path / "home").mkdir()
+    loaded(env, "init", str(tmp_path / "store.git"))
+    folders = sorted(str(p) for p in (ROOT / "fixtures" / "conversations").iterdir())
+    loaded(env, "conversation", "import", folders[0])  # the titles' notes exist: read below
+    out = tmp_path / "git-processes"
+    count = COUNT_GIT.replace("OUT", repr(str(out)))
+    loaded(env, "conversation", "import", *folders[1:], preload=count)
+    started = out.read_text().splitlines()
+    assert sum(" cat-file " in f" {argv} " for argv in started) == 1, started
+    git = ["git", "--git-dir", env["JP_STORE"]]
+    titles = subprocess.run([*git, "notes", "--ref=meta", "list"], capture_output=True, text=True)
+    assert len(titles.stdout.splitlines()) >= len(folders)
+    checked = subprocess.run([*git, "fsck", "--strict"], capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stderr
+
+
+def test_an_import_of_folders_runs_without_click(tmp_path: Path) -> None:
+    """`jp conversation import FOLDER...` runs early (``porcelain/early/folders.py``):
+    click costs more than a small import's own work (issue 45); with an option, or a
+    path that is not a folder, the whole command runs and says what it says."""
+    env = sealed_env(tmp_path, tmp_path / "store.git", tmp_path / "config", "T", "t@e.invalid")
+    (tmp_path / "home").mkdir()
+    loaded(env, "init", str(tmp_path / "store.git"))
+    folders = sorted(str(p) for p in (ROOT / "fixtures" / "conversations").iterdir())
+    early = probe(
+        ("conversation", "import", *folders), env, ROOT, ("click",), entry="porcelain.early"
+    )
+    assert (early.code, early.loaded) == (0, set()), early.err
+    assert len(early.out.split()) == len(folders)
+    again = probe(
+        ("c", "import", "--activate", folders[0]), env, ROOT, ("click",), entry="porcelain.early"
+    )
+    assert (again.code, again.loaded) == (0, {"click"})
+    assert "already in the store" in again.err
+    missing = probe(
+        ("conversation", "import", str(tmp_path / "none")),
+        env,
+        ROOT,
+        ("click",),
+        entry="porcelain.early",
+    )
+    assert missing.code == 1 and missing.loaded == {"click"}
+    assert missing.err.startswith("error: ") and "not a folder" in missing.err
+    git = ["git", "--git-dir", env["JP_STORE"]]
+    ops = subprocess.run(
+        [*git, "log", "--format=%s", "refs/jp/oplog"], capture_output=True, text=True
+    )
+    assert "jp conversation import " + folders[0] in ops.stdout
+    checked = subprocess.run([*git, "fsck", "--strict"], capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stderr

@@ -84,6 +84,7 @@ class Ops:
         self._reset()
         self.command = command
         self.started = self._g.seconds()
+        self._g.holding = True
 
     def mark(self, *, undoes: str | None = None, restores: str | None = None) -> None:
         """Say what the operation is (an undo of one, a restore to one)."""
@@ -231,11 +232,13 @@ class Ops:
             from gitstore.oplog import log  # lazy: only a command that moved a ref
             from gitstore.store import maintenance  # lazy: as the log; trims it when due
 
-            log.write(self._g.place, op, self._g.person())
+            log.write(self._g.place, op, self._g.person(), self._g.held_reads())
             self._drop()
             maintenance.trim_oplog_when_due(self._g.place, self._g.retention, op)
             return op
         finally:
+            self._g.holding = False
+            self._g.release_reads()
             if self._fd is not None:
                 os.close(self._fd)
             self._reset()

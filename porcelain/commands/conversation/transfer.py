@@ -4,19 +4,13 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 import click
 
-from gitstore import activity
 from porcelain.commands.context import App
-from porcelain.errors import UsageError, UserError
-
-if TYPE_CHECKING:
-    from porcelain.jpformat import JpFolder
-    from porcelain.render.progress import ReadProgress
+from porcelain.commands.importjp import import_jp
+from porcelain.errors import UsageError
 
 SESSION_TOOLS = ("claude-code", "codex")
 
@@ -73,7 +67,7 @@ def import_(
             "give the folders to import",
             "jp conversation import FOLDER..., or --from claude-code|codex for those sessions",
         )
-    _import_jp(app, folders, activate)
+    import_jp(app, folders, activate)
 
 
 def _detected(paths: tuple[Path, ...]) -> str:
@@ -86,103 +80,6 @@ def _detected(paths: tuple[Path, ...]) -> str:
         if found:
             return found
     return "jp"
-
-
-def _import_jp(app: App, folders: tuple[Path, ...], activate: bool) -> None:
-    for folder in folders:
-        if not folder.is_dir():
-            raise UserError(
-                f"{folder}: not a folder",
-                "give a JP conversation folder (one that holds events.json and metadata.json)",
-            )
-    # lazy: a session import (the hooks' frequent call) never reads JP folders
-    from porcelain.jpformat import scan_conversation
-    from porcelain.render.progress import ReadProgress
-
-    limits = app.limits()
-    progress = ReadProgress(app.output, "import")
-    try:
-        # every folder read and checked first; its events are then read again as written
-        read = [scan_conversation(folder, limits, progress) for folder in folders]
-        if app.config(warn=False).get("redaction.on_import") is True:  # docs/security.md
-            from porcelain.app.redaction import redacted_folder  # lazy: the scanner, when asked
-
-            read = [redacted_folder(conv) for conv in read]
-        _write_jp(app, folders, read, activate, progress)
-    finally:
-        progress.clear()
-
-
-def _counted(conv: JpFolder, progress: ReadProgress, verb: str) -> None:
-    """The progress line counts the next pass over ``conv``'s events as ``verb``."""
-    # lazy: with the JP folder reader, loaded by _import_jp
-    from porcelain.jpformat import EventFile
-
-    if isinstance(conv.events, EventFile):
-        conv.events.on_event = progress.counting(verb)
-
-
-def _write_jp(
-    app: App,
-    folders: tuple[Path, ...],
-    read: list[JpFolder],
-    activate: bool,
-    progress: ReadProgress,
-) -> None:
-    # lazy: only an import reads the re-import records
-    from porcelain.app.reimport import already_there, outcome
-    from porcelain.app.transfer import store_imported, unfinished_metas
-
-    store = app.store()
-    created: list[dict[str, Any]] = []
-    kept_ids: list[str | None] = []
-    titles: dict[str, dict[str, Any]] = {}
-    # one set of packs and one ref update for the whole command, not one per folder
-    with store.log.batch() as batch:
-        for folder, conv in zip(folders, read, strict=True):
-            if conv.jp_id and batch.pending_ids(conv.jp_id):
-                batch.flush()  # the same folder twice: the second compares with the first
-            _counted(conv, progress, "compared")
-            kept = already_there(store, conv.jp_id, conv.events)
-            _counted(conv, progress, "wrote")
-            cid = kept or store_imported(store, conv, titles)
-            kept_ids.append(kept)
-            progress.clear()
-            created.append({"id": cid, "folder": str(folder), "events": len(conv.events)})
-        batch.flush()
-    for row, conv, kept in zip(created, read, kept_ids, strict=True):
-        # an id another writer took as the batch was written: created under a fresh one
-        row["id"] = batch.renamed.get(row["id"], row["id"])
-        row.update(outcome(conv.jp_id, row["id"], kept))
-    titles = {batch.renamed.get(c, c): meta for c, meta in titles.items()}
-    titles.update(unfinished_metas(store, {k: c for c, k in zip(read, kept_ids, strict=True) if k}))
-    if titles:
-        store.notes.set_metas(titles, "jp: metadata of imported conversations")
-    if any(not kept for kept in kept_ids):
-        store.local.maintain()  # git gc --auto in the background, when past git's limits
-    app.output.text(partial(_imported, app, created))
-    if activate and created:
-        store.refs.set_active(str(created[-1]["id"]))
-        activity.record_activation(store, str(created[-1]["id"]))
-    app.output.emit(created)
-
-
-def _imported(app: App, created: list[dict[str, Any]]) -> None:
-    """stdout: the ids, one a line (written together, not a write each); what happened
-    to one not imported as it was on stderr, after its line."""
-    lines: list[str] = []
-    for done in created:
-        cid = done["id"]
-        lines.append(cid)
-        if done["action"] == "imported":
-            continue
-        app.output.lines(lines)
-        lines = []
-        if done["action"] == "unchanged":
-            app.output.note(f"{cid}: already in the store (imported before); nothing written")
-        else:
-            app.output.note(f"{cid}: a new id, since {done['jp_id']} is another conversation here")
-    app.output.lines(lines)
 
 
 @click.command()

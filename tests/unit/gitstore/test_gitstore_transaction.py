@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 import time
-from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -36,7 +35,7 @@ def journal(path: Path, updates: list[RefUpdate], message: str = "jp test op") -
     folder = path / "jp" / "ops"
     folder.mkdir(parents=True, exist_ok=True)
     file = folder / "0123456789abcdef.json"
-    file.write_text(json.dumps({"message": message, "updates": [asdict(u) for u in updates]}))
+    file.write_text(json.dumps({"message": message, "updates": [u._asdict() for u in updates]}))
     return file
 
 
