@@ -4,10 +4,11 @@ Commits never change, so an entry never goes stale and forks share entries.  A
 conversation is read from its tip by following ``parent`` links inside SQLite
 (one recursive query); what the cache lacks is read from git and added.
 
-Two keyed tables keep a summary per tip (counts, first request, last time) and
-one derived value per name (computed from the git state its ``version`` names),
-and ``listing`` the rows of `ls`, so that listing reads no event chains.  A
-failure reads as a miss, and a write that fails is dropped.
+A keyed table keeps one derived value per name (computed from the git state
+its ``version`` names: a conversation's summary under its tip, a notes read
+under the notes ref's commit), and ``listing`` the rows of `ls`, so that
+listing reads no event chains.  A failure reads as a miss, and a write that
+fails is dropped.
 
 A third keeps segments: every chain is cut, from its root, into runs of
 ``SEGMENT`` events, each stored as one JSON array with its commit ids and
@@ -45,7 +46,7 @@ else:
 
 HELD_MOST = 2_000  # rows ``hold`` keeps in memory at most
 PAGE_CACHE_KIB = 8_192  # SQLite's page cache of one connection, at most
-_PUT_DERIVED = "INSERT OR REPLACE INTO derived VALUES (?, ?, ?)"  # as ``put_derived_many``
+_PUT_DERIVED = "INSERT OR REPLACE INTO derived VALUES (?, ?, ?)"
 _EACH = "json_each(?) AS c JOIN events AS e ON e.commit_id = c.value"
 # ``json.dumps(value, ensure_ascii=False)`` made once: ``dumps`` builds an encoder per
 # call when given an option, a microsecond of every row an import adds
@@ -62,7 +63,7 @@ class Cache:
         # rows this cache's writes may still index as they add them: together, not
         # each (an import of many small conversations is a big write, left to a search)
         self._index_budget: int | None = None  # None: all of WRITE_MOST
-        # rows ``add`` and values ``put_derived`` keep until ``release`` or the next
+        # rows ``add`` and values ``keep_values`` keep until ``release`` or the next
         # read (None: each written at once)
         self._held: list[tuple[str, str | None, str]] | None = None
         self._held_values: list[tuple[str, str, str]] = []
@@ -353,7 +354,7 @@ class Cache:
         return {r[0] for r in rows or []}
 
     def hold(self) -> None:
-        """Keep the rows of later ``add`` calls and the values of ``put_derived``,
+        """Keep the rows of later ``add`` calls and the values of ``keep_values``,
         written together at ``release`` (or before the next read of this cache, or
         every ``HELD_MOST`` rows): one transaction for an import's many small
         conversations, not one or two each."""
@@ -395,73 +396,36 @@ class Cache:
         except sqlite3.Error:
             rollback(db)
 
-    def summaries(self, tips: Sequence[str]) -> dict[str, dict[str, Any]]:
-        """The summaries kept for ``tips`` (a tip without one is absent)."""
-        db = self._conn()
-        if db is None or not tips:
-            return {}
-        query = "SELECT s.tip, s.json FROM json_each(?) AS t JOIN summaries AS s ON s.tip = t.value"
-        try:
-            try:
-                rows = db.execute(query, (json.dumps(list(tips)),)).fetchall()
-            except sqlite3.OperationalError:  # an SQLite without json_each
-                rows = []
-                for start in range(0, len(tips), 500):
-                    part = list(tips[start : start + 500])
-                    marks = ",".join("?" * len(part))
-                    found = db.execute(
-                        f"SELECT tip, json FROM summaries WHERE tip IN ({marks})", part
-                    )
-                    rows += found.fetchall()
-            found = json.loads("{" + ",".join(f'"{t}":{raw}' for t, raw in rows) + "}")
-        except (sqlite3.Error, ValueError, TypeError):
-            return {}
-        return {t: v for t, v in found.items() if isinstance(v, dict)}  # rows of a shape
-
-    def put_summaries(self, items: dict[str, dict[str, Any]]) -> None:
-        rows = [(t, json.dumps(s, ensure_ascii=False)) for t, s in items.items()]
-        self._write("INSERT OR REPLACE INTO summaries VALUES (?, ?)", rows)
-
-    def derived(self, name: str, version: str) -> Any:
-        """A value computed from git state named by ``version`` (e.g. a commit id), or None."""
+    def values(self, names: Sequence[str], version: str) -> dict[str, Any]:
+        """The values kept for ``names`` that were computed from the git state named by
+        ``version`` (e.g. a commit id); a name without one is absent."""
         db = self._conn()
         if db is None:
-            return None
-        try:
-            row = db.execute("SELECT version, json FROM derived WHERE name = ?", (name,)).fetchone()
-            return json.loads(row[1]) if row is not None and row[0] == version else None
-        except (sqlite3.Error, ValueError):
-            return None
-
-    def put_derived(self, name: str, version: str, value: Any) -> None:
-        """Keep one value per name: the one for the newest ``version`` seen."""
-        if self._held is not None:
-            self._held_values.append((name, version, json.dumps(value, ensure_ascii=False)))
-            return
-        self.put_derived_many(version, {name: value})
-
-    def derived_many(self, names: Sequence[str], version: str) -> dict[str, Any]:
-        """The values kept for ``names`` under ``version`` (``derived``), in one query."""
-        db = self._conn()
-        if db is None or not names:
             return {}
-        query = (
-            "SELECT d.name, d.json FROM json_each(?) AS t JOIN derived AS d ON d.name = t.value"
-            " WHERE d.version = ?"
-        )
+        rows: list[Any] = []
         try:
-            rows = db.execute(query, (json.dumps(list(names)), version)).fetchall()
+            # an IN list, not json_each: an SQLite without JSON reads them all the same
+            for at in range(0, len(names), 500):
+                part = list(names[at : at + 500])
+                marks = ",".join("?" * len(part))
+                query = f"SELECT name, json FROM derived WHERE version = ? AND name IN ({marks})"
+                rows += db.execute(query, (version, *part)).fetchall()
             # one parse for every row; a row that is not one whole value fails it all (a miss)
             values = json.loads("[" + ",".join(r[1] for r in rows) + "]")
             return dict(zip((r[0] for r in rows), values, strict=True))
         except (sqlite3.Error, ValueError, TypeError):
             return {}
 
-    def put_derived_many(self, version: str, items: dict[str, Any]) -> None:
+    def keep_values(self, version: str, items: dict[str, Any]) -> None:
+        """Keep one value per name: the one for the newest ``version`` seen (held with
+        the rows, ``hold``)."""
         rows = [(n, version, json.dumps(v, ensure_ascii=False)) for n, v in items.items()]
-        self._write(_PUT_DERIVED, rows)
+        if self._held is not None:
+            self._held_values += rows
+        else:
+            self._write(_PUT_DERIVED, rows)
 
-    def drop_derived(self, prefix: str, keep: Sequence[str]) -> None:
+    def drop_values(self, prefix: str, keep: Sequence[str]) -> None:
         """Drop the values whose name starts with ``prefix``, but those named in ``keep``."""
         query = (
             "DELETE FROM derived WHERE substr(name, 1, ?) = ?"

@@ -30,7 +30,6 @@ from typing import Any, Protocol
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (commit_id TEXT PRIMARY KEY, parent TEXT, json TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS summaries (tip TEXT PRIMARY KEY, json TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS segments (last TEXT PRIMARY KEY, start INTEGER NOT NULL,
   n INTEGER NOT NULL, prev TEXT, first INTEGER, starts INTEGER NOT NULL, lead INTEGER NOT NULL,
   internal INTEGER NOT NULL, facts TEXT NOT NULL, ids TEXT NOT NULL, json TEXT NOT NULL);
@@ -40,7 +39,7 @@ CREATE TABLE IF NOT EXISTS grep_state (id INTEGER PRIMARY KEY, upto INTEGER NOT 
 CREATE TABLE IF NOT EXISTS whole (commit_id TEXT PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS grep_long (id INTEGER PRIMARY KEY);
 """
-FORMAT = "5"
+FORMAT = "6"
 # the full-text index (``search``): text folded before it is stored, so no case folding here
 # and no positions (``detail=none``): a quarter of the size; a longer needle is confirmed
 # on the event's text (``search.matching``)
