@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from gitstore.cache import sql
 from gitstore.cache.facts import SEGMENT, Facts, Run, segment_facts
-from gitstore.cache.sql import CHAIN, FORMAT, SEGMENTS, TO_SEGMENT, rollback
+from gitstore.cache.sql import FORMAT, SEGMENTS, TO_SEGMENT, rollback
 from gitstore.cache.view import CachedChain, Segment
 from gitstore.events import Event
 
@@ -133,12 +133,14 @@ class Cache:
         except sqlite3.Error:
             return None
 
-    def chain(self, tip: str) -> tuple[list[tuple[str, str | None, str]], bool]:
-        """Cached links from ``tip`` towards the root, and whether they reach it."""
-        rows = self._fetch(CHAIN, (tip,))
+    def chain(self, tip: str) -> tuple[list[Any], bool]:
+        """Cached links (commit, parent, ...) from ``tip`` towards the root, and whether
+        the cache holds the chain whole (they reach the root or a segment, which is
+        made only of a whole chain)."""
+        rows = self._fetch(TO_SEGMENT, (tip,))
         if not rows or (sql.repeats(rows) and self._db and sql.reset(self._db)):  # a loop: dropped
             return [], False
-        return rows, rows[-1][1] is None
+        return rows, rows[-1][1] is None or bool(rows[-1][3])
 
     def events(self, tip: str) -> tuple[list[Event], list[str]] | None:
         """The chain ending at ``tip``, root first: events and commit ids (None: a miss)."""

@@ -65,17 +65,7 @@ OLD_TABLES = (
 
 # Every walk is bounded by the rows its table has (a chain is no longer than
 # that), so a parent loop in a damaged cache ends; the caller sees the repeat.
-CHAIN = """
-WITH RECURSIVE chain(c, p, j, d) AS (
-  SELECT commit_id, parent, json, 0 FROM events WHERE commit_id = ?
-  UNION ALL
-  SELECT e.commit_id, e.parent, e.json, chain.d + 1 FROM events e JOIN chain ON e.commit_id = chain.p
-  WHERE chain.d < (SELECT max(rowid) FROM events)
-)
-SELECT c, p, j FROM chain
-"""
-
-# The same walk, stopping at the first commit that ends a segment (flag s).
+# From a tip down to the root or to the first commit that ends a segment (flag s).
 TO_SEGMENT = """
 WITH RECURSIVE chain(c, p, j, s, d) AS (
   SELECT commit_id, parent, json, EXISTS (SELECT 1 FROM segments WHERE last = commit_id), 0
