@@ -205,33 +205,36 @@ class Cache:
         runs: list[Run],
         made: dict[str, tuple[list[Event], list[str]]],
     ) -> None:
-        """Store whole segments of ``rows`` (root first) above ``segments``, adding each
-        to ``segments``, ``runs`` and ``made``."""
-        cut = 0
+        """Store whole segments of ``rows`` (root first) above ``segments``, in one
+        transaction, adding each to ``segments``, ``runs`` and ``made`` if it is kept."""
+        start = segments[-1].start + segments[-1].count if segments else 0
+        prev = segments[-1].last if segments else None
+        new: list[tuple[Segment, Run, list[Event], list[str]]] = []
+        stored: list[tuple[Any, ...]] = []
+        for cut in range(0, len(rows) - SEGMENT + 1, SEGMENT):
+            block = rows[cut : cut + SEGMENT]
+            events, ids = tail[cut : cut + SEGMENT], [r[0] for r in block]
+            facts = segment_facts(events)
+            segment, run = Segment(ids[-1], start + cut, SEGMENT), Run.of(start + cut, facts)
+            new.append((segment, run, events, ids))
+            counts = (run.first, run.starts, int(run.lead), run.internal)
+            text = "[" + ",".join(r[2] for r in block) + "]"
+            facts_text = json.dumps(facts, ensure_ascii=False)
+            stored.append(
+                (segment.last, run.start, SEGMENT, prev, *counts, facts_text, " ".join(ids), text)
+            )
+            prev = segment.last
         try:
             db.execute("BEGIN")
-        except sqlite3.Error:
-            return
-        while len(rows) - cut >= SEGMENT:
-            start = segments[-1].start + segments[-1].count if segments else 0
-            block = rows[cut : cut + SEGMENT]
-            segment = Segment(block[-1][0], start, len(block))
-            events = tail[cut : cut + SEGMENT]
-            facts = segment_facts(events)
-            run = Run.of(start, facts)
-            ids = [r[0] for r in block]
-            text = "[" + ",".join(r[2] for r in block) + "]"
-            prev = segments[-1].last if segments else None
-            if not self._put_segment(db, segment, run, prev, facts, " ".join(ids), text):
-                break
-            segments.append(segment)
-            runs.append(run)
-            made[segment.last] = (events, ids)
-            cut += len(block)
-        try:
+            db.executemany(f"INSERT OR IGNORE INTO segments VALUES ({','.join('?' * 11)})", stored)
             db.execute("COMMIT")
         except sqlite3.Error:
             rollback(db)
+            return
+        for segment, run, events, ids in new:
+            segments.append(segment)
+            runs.append(run)
+            made[segment.last] = (events, ids)
 
     def _segments_below(
         self, db: sqlite3.Connection, last: str
@@ -312,35 +315,6 @@ class Cache:
         if not sql.events_ok(events) and sql.reset(db):
             return None
         return events
-
-    def _put_segment(
-        self,
-        db: sqlite3.Connection,
-        segment: Segment,
-        run: Run,
-        prev: str | None,
-        facts: Facts,
-        ids: str,
-        text: str,
-    ) -> bool:
-        counts = (run.first, run.starts, int(run.lead), run.internal)
-        try:
-            db.execute(
-                "INSERT OR IGNORE INTO segments VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    segment.last,
-                    segment.start,
-                    segment.count,
-                    prev,
-                    *counts,
-                    json.dumps(facts, ensure_ascii=False),
-                    ids,
-                    text,
-                ),
-            )
-        except sqlite3.Error:
-            return False
-        return True
 
     def _forget(self, db: sqlite3.Connection, lasts: Sequence[str]) -> None:
         try:
