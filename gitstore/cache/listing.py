@@ -19,8 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gitstore.cache.sql import Connected as Cached
-from gitstore.cache.sql import rollback
+from gitstore.cache.sql import Cached, rollback
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS listed (cid TEXT PRIMARY KEY, tip TEXT NOT NULL,

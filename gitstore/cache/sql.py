@@ -175,13 +175,6 @@ def rollback(db: sqlite3.Connection) -> None:
         pass
 
 
-class Connected(Protocol):
-    """What the cache's listing and search ask of ``db.Cache``: its connection
-    (None: no cache file), without importing it (``db`` makes them)."""
-
-    def _conn(self) -> sqlite3.Connection | None: ...
-
-
 # -- the space of what the cache no longer keeps --------------------------------------
 
 LEAST = 16 * 2**20  # freed bytes below which nothing is given back
@@ -193,6 +186,16 @@ Notice = Callable[[str], None]
 
 def quiet(_message: str) -> None:
     """A notice that nobody hears (the store's default)."""
+
+
+class Cached(Protocol):
+    """What the cache's listing and search ask of ``db.Cache``, without importing it
+    (``db`` makes them): its connection (None: no cache file), and whom to tell of a
+    slow step."""
+
+    notice: Notice
+
+    def _conn(self) -> sqlite3.Connection | None: ...
 
 
 def _bytes(db: sqlite3.Connection, pages: str = "freelist_count") -> int:
