@@ -300,19 +300,15 @@ class Cache:
 
     def rows(self, commits: Sequence[str]) -> list[Event] | None:
         """The events of ``commits``, in that order (None unless every one is cached)."""
-        db = self._conn()
-        if db is None:
+        found = self._fetch(f"SELECT c.key, e.json FROM {_EACH}", (json.dumps(list(commits)),))
+        if found is None or len(found) != len(commits):
             return None
-        query = f"SELECT c.key, e.json FROM {_EACH}"
+        found.sort()
         try:
-            found = db.execute(query, (json.dumps(list(commits)),)).fetchall()
-            if len(found) != len(commits):
-                return None
-            found.sort()
             events: list[Event] = json.loads("[" + ",".join(r[1] for r in found) + "]")
-        except (sqlite3.Error, ValueError, TypeError):
+        except (ValueError, TypeError):
             return None
-        if not sql.events_ok(events) and sql.reset(db):
+        if not sql.events_ok(events) and self._db and sql.reset(self._db):
             return None
         return events
 

@@ -204,17 +204,9 @@ class Listing:
     def row(self, cid: str, archived: Sequence[bool], hide: int) -> dict[str, Any] | None:
         """The row of ``cid`` if it is one ``last`` would give (``{}``: it is not);
         None: a miss (a damaged row included)."""
-        db = self._db()
-        if db is None:
-            return None
-        where = _WHERE.format(",".join("?" * len(archived)))
-        query = f"SELECT row FROM listed WHERE cid = ? AND {where}"
-        try:
-            found = db.execute(query, (cid, *[int(a) for a in archived], hide)).fetchone()
-            row = json.loads(found[0]) if found is not None else {}
-        except (sqlite3.Error, ValueError, TypeError):
-            return None
-        return row if isinstance(row, dict) and (not row or row.get("id") == cid) else None
+        found = self._page(archived, hide, " AND cid = ?", (cid,))
+        row = (found[0] or [{}])[0] if found is not None else None
+        return row if row is not None and (not row or row.get("id") == cid) else None
 
     def neighbours(self, cid: str) -> tuple[str | None, str | None]:
         """The ids just before and just after ``cid`` in id order (every row)."""
