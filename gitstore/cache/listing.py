@@ -87,14 +87,8 @@ class Listing:
         return db
 
     def _rows(self, query: str, args: Sequence[Any] = ()) -> list[Any] | None:
-        """The rows ``query`` reads (None: no cache, or an SQLite error: a miss)."""
-        db = self._db()
-        if db is None:
-            return None
-        try:
-            return db.execute(query, args).fetchall()
-        except sqlite3.Error:
-            return None
+        """The rows ``query`` reads, the tables made first (None: a miss)."""
+        return self._cache._fetch(query, args) if self._db() is not None else None
 
     def state(self) -> tuple[str, str] | None:
         """(refs fingerprint, key) the rows were last brought up to date for; None

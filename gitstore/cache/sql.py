@@ -24,7 +24,7 @@ a full disk) leaves the space where it is: the cache works the same.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from itertools import repeat
 from typing import Any, Protocol
 
@@ -190,12 +190,14 @@ def quiet(_message: str) -> None:
 
 class Cached(Protocol):
     """What the cache's listing and search ask of ``db.Cache``, without importing it
-    (``db`` makes them): its connection (None: no cache file), and whom to tell of a
-    slow step."""
+    (``db`` makes them): its connection (None: no cache file), its reads, and whom to
+    tell of a slow step."""
 
     notice: Notice
 
     def _conn(self) -> sqlite3.Connection | None: ...
+
+    def _fetch(self, query: str, args: Sequence[Any]) -> list[Any] | None: ...
 
 
 def _bytes(db: sqlite3.Connection, pages: str = "freelist_count") -> int:
