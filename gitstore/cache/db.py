@@ -47,6 +47,10 @@ else:
 HELD_MOST = 2_000  # rows ``hold`` keeps in memory at most
 PAGE_CACHE_KIB = 8_192  # SQLite's page cache of one connection, at most
 _PUT_DERIVED = "INSERT OR REPLACE INTO derived VALUES (?, ?, ?)"
+_VALUES = (
+    "SELECT d.name, d.json FROM json_each(?) AS t JOIN derived AS d ON d.name = t.value"
+    " WHERE d.version = ?"
+)
 _EACH = "json_each(?) AS c JOIN events AS e ON e.commit_id = c.value"
 # ``json.dumps(value, ensure_ascii=False)`` made once: ``dumps`` builds an encoder per
 # call when given an option, a microsecond of every row an import adds
@@ -374,14 +378,18 @@ class Cache:
         db = self._conn()
         if db is None:
             return {}
-        rows: list[Any] = []
         try:
-            # an IN list, not json_each: an SQLite without JSON reads them all the same
-            for at in range(0, len(names), 500):
-                part = list(names[at : at + 500])
-                marks = ",".join("?" * len(part))
-                query = f"SELECT name, json FROM derived WHERE version = ? AND name IN ({marks})"
-                rows += db.execute(query, (version, *part)).fetchall()
+            try:
+                rows = db.execute(_VALUES, (json.dumps(list(names)), version)).fetchall()
+            except sqlite3.OperationalError:  # an SQLite without json_each: lists of names
+                rows = []
+                for at in range(0, len(names), 500):
+                    part = list(names[at : at + 500])
+                    marks = ",".join("?" * len(part))
+                    query = (
+                        f"SELECT name, json FROM derived WHERE version = ? AND name IN ({marks})"
+                    )
+                    rows += db.execute(query, (version, *part)).fetchall()
             # one parse for every row; a row that is not one whole value fails it all (a miss)
             values = json.loads("[" + ",".join(r[1] for r in rows) + "]")
             return dict(zip((r[0] for r in rows), values, strict=True))
