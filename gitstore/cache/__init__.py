@@ -1,1 +1,1 @@
-"""The cache: events, segments and their facts, summaries (SQLite, disposable)."""
+"""The cache: events, segments and their facts, derived values (SQLite, disposable)."""

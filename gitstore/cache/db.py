@@ -4,10 +4,11 @@ Commits never change, so an entry never goes stale and forks share entries.  A
 conversation is read from its tip by following ``parent`` links inside SQLite
 (one recursive query); what the cache lacks is read from git and added.
 
-Two keyed tables keep a summary per tip (counts, first request, last time) and
-one derived value per name (computed from the git state its ``version`` names),
-and ``listing`` the rows of `ls`, so that listing reads no event chains.  A
-failure reads as a miss, and a write that fails is dropped.
+A keyed table keeps one derived value per name (computed from the git state
+its ``version`` names: a conversation's summary under its tip, a notes read
+under the notes ref's commit), and ``listing`` the rows of `ls`, so that
+listing reads no event chains.  A failure reads as a miss, and a write that
+fails is dropped.
 
 A third keeps segments: every chain is cut, from its root, into runs of
 ``SEGMENT`` events, each stored as one JSON array with its commit ids and
@@ -29,30 +30,27 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gitstore.cache import sql
-from gitstore.cache.sql import CHAIN, FORMAT, SEGMENTS, TO_SEGMENT, rollback
+from gitstore.cache.facts import SEGMENT, Facts, Run, segment_facts
+from gitstore.cache.sql import FORMAT, SEGMENTS, TO_SEGMENT, rollback
+from gitstore.cache.view import CachedChain, Segment
 from gitstore.events import Event
 
 if TYPE_CHECKING:
-    from gitstore.cache import facts as chainfacts
     from gitstore.cache import listing, search
-    from gitstore.cache import view as chainview
-    from gitstore.cache.facts import Facts, Run
-    from gitstore.cache.view import CachedChain, Segment
 else:
     from gitstore.lazy import lazy_module
 
     # `show` and `print` need neither; `ls` the listing, a write and `grep` the search
     listing = lazy_module("gitstore.cache.listing")
     search = lazy_module("gitstore.cache.search")
-    # a chain read in segments: a write (an import) needs neither
-    chainfacts = lazy_module("gitstore.cache.facts")
-    chainview = lazy_module("gitstore.cache.view")
-
-SEGMENT = 1000  # events in a segment (``facts.py``): a chain is cut in such blocks
 
 HELD_MOST = 2_000  # rows ``hold`` keeps in memory at most
 PAGE_CACHE_KIB = 8_192  # SQLite's page cache of one connection, at most
-_PUT_DERIVED = "INSERT OR REPLACE INTO derived VALUES (?, ?, ?)"  # as ``put_derived_many``
+_PUT_DERIVED = "INSERT OR REPLACE INTO derived VALUES (?, ?, ?)"
+_VALUES = (
+    "SELECT d.name, d.json FROM json_each(?) AS t JOIN derived AS d ON d.name = t.value"
+    " WHERE d.version = ?"
+)
 _EACH = "json_each(?) AS c JOIN events AS e ON e.commit_id = c.value"
 # ``json.dumps(value, ensure_ascii=False)`` made once: ``dumps`` builds an encoder per
 # call when given an option, a microsecond of every row an import adds
@@ -69,7 +67,7 @@ class Cache:
         # rows this cache's writes may still index as they add them: together, not
         # each (an import of many small conversations is a big write, left to a search)
         self._index_budget: int | None = None  # None: all of WRITE_MOST
-        # rows ``add`` and values ``put_derived`` keep until ``release`` or the next
+        # rows ``add`` and values ``keep_values`` keep until ``release`` or the next
         # read (None: each written at once)
         self._held: list[tuple[str, str | None, str]] | None = None
         self._held_values: list[tuple[str, str, str]] = []
@@ -139,12 +137,14 @@ class Cache:
         except sqlite3.Error:
             return None
 
-    def chain(self, tip: str) -> tuple[list[tuple[str, str | None, str]], bool]:
-        """Cached links from ``tip`` towards the root, and whether they reach it."""
-        rows = self._fetch(CHAIN, (tip,))
+    def chain(self, tip: str) -> tuple[list[Any], bool]:
+        """Cached links (commit, parent, ...) from ``tip`` towards the root, and whether
+        the cache holds the chain whole (they reach the root or a segment, which is
+        made only of a whole chain)."""
+        rows = self._fetch(TO_SEGMENT, (tip,))
         if not rows or (sql.repeats(rows) and self._db and sql.reset(self._db)):  # a loop: dropped
             return [], False
-        return rows, rows[-1][1] is None
+        return rows, rows[-1][1] is None or bool(rows[-1][3])
 
     def events(self, tip: str) -> tuple[list[Event], list[str]] | None:
         """The chain ending at ``tip``, root first: events and commit ids (None: a miss)."""
@@ -196,9 +196,9 @@ class Cache:
             self._cut(db, rows, tail, segments, runs, made)
         cut = sum(len(m[0]) for m in made.values())
         start = segments[-1].start + segments[-1].count if segments else 0
-        facts = chainfacts.segment_facts(tail[cut:])
-        runs.append(chainfacts.Run.of(start, facts))
-        return chainview.CachedChain(segments, runs, tail[cut:], ids[cut:], facts, made)
+        facts = segment_facts(tail[cut:])
+        runs.append(Run.of(start, facts))
+        return CachedChain(segments, runs, tail[cut:], ids[cut:], facts, made)
 
     def _cut(
         self,
@@ -209,33 +209,36 @@ class Cache:
         runs: list[Run],
         made: dict[str, tuple[list[Event], list[str]]],
     ) -> None:
-        """Store whole segments of ``rows`` (root first) above ``segments``, adding each
-        to ``segments``, ``runs`` and ``made``."""
-        cut = 0
+        """Store whole segments of ``rows`` (root first) above ``segments``, in one
+        transaction, adding each to ``segments``, ``runs`` and ``made`` if it is kept."""
+        start = segments[-1].start + segments[-1].count if segments else 0
+        prev = segments[-1].last if segments else None
+        new: list[tuple[Segment, Run, list[Event], list[str]]] = []
+        stored: list[tuple[Any, ...]] = []
+        for cut in range(0, len(rows) - SEGMENT + 1, SEGMENT):
+            block = rows[cut : cut + SEGMENT]
+            events, ids = tail[cut : cut + SEGMENT], [r[0] for r in block]
+            facts = segment_facts(events)
+            segment, run = Segment(ids[-1], start + cut, SEGMENT), Run.of(start + cut, facts)
+            new.append((segment, run, events, ids))
+            counts = (run.first, run.starts, int(run.lead), run.internal)
+            text = "[" + ",".join(r[2] for r in block) + "]"
+            facts_text = json.dumps(facts, ensure_ascii=False)
+            stored.append(
+                (segment.last, run.start, SEGMENT, prev, *counts, facts_text, " ".join(ids), text)
+            )
+            prev = segment.last
         try:
             db.execute("BEGIN")
-        except sqlite3.Error:
-            return
-        while len(rows) - cut >= SEGMENT:
-            start = segments[-1].start + segments[-1].count if segments else 0
-            block = rows[cut : cut + SEGMENT]
-            segment = chainview.Segment(block[-1][0], start, len(block))
-            events = tail[cut : cut + SEGMENT]
-            facts = chainfacts.segment_facts(events)
-            run = chainfacts.Run.of(start, facts)
-            ids = [r[0] for r in block]
-            text = "[" + ",".join(r[2] for r in block) + "]"
-            prev = segments[-1].last if segments else None
-            if not self._put_segment(db, segment, run, prev, facts, " ".join(ids), text):
-                break
-            segments.append(segment)
-            runs.append(run)
-            made[segment.last] = (events, ids)
-            cut += len(block)
-        try:
+            db.executemany(f"INSERT OR IGNORE INTO segments VALUES ({','.join('?' * 11)})", stored)
             db.execute("COMMIT")
         except sqlite3.Error:
             rollback(db)
+            return
+        for segment, run, events, ids in new:
+            segments.append(segment)
+            runs.append(run)
+            made[segment.last] = (events, ids)
 
     def _segments_below(
         self, db: sqlite3.Connection, last: str
@@ -243,7 +246,7 @@ class Cache:
         """The segments from the root up to the one ending at ``last``; None if broken."""
         found = db.execute(SEGMENTS, (last,)).fetchall()
         found.reverse()
-        segments = [chainview.Segment(r[0], r[1], r[2]) for r in found]
+        segments = [Segment(r[0], r[1], r[2]) for r in found]
         expected = 0
         for segment in segments:
             if segment.start != expected:
@@ -251,7 +254,7 @@ class Cache:
             expected += segment.count
         else:
             if found and found[0][3] is None:
-                runs = [chainfacts.Run(r[1], r[2], r[4], r[5], bool(r[6]), r[7]) for r in found]
+                runs = [Run(r[1], r[2], r[4], r[5], bool(r[6]), r[7]) for r in found]
                 return segments, runs
         # a damaged or partly deleted run: forget it, the rows rebuild it
         self._forget(db, [s.last for s in segments])
@@ -301,50 +304,17 @@ class Cache:
 
     def rows(self, commits: Sequence[str]) -> list[Event] | None:
         """The events of ``commits``, in that order (None unless every one is cached)."""
-        db = self._conn()
-        if db is None:
+        found = self._fetch(f"SELECT c.key, e.json FROM {_EACH}", (json.dumps(list(commits)),))
+        if found is None or len(found) != len(commits):
             return None
-        query = f"SELECT c.key, e.json FROM {_EACH}"
+        found.sort()
         try:
-            found = db.execute(query, (json.dumps(list(commits)),)).fetchall()
-            if len(found) != len(commits):
-                return None
-            found.sort()
             events: list[Event] = json.loads("[" + ",".join(r[1] for r in found) + "]")
-        except (sqlite3.Error, ValueError, TypeError):
+        except (ValueError, TypeError):
             return None
-        if not sql.events_ok(events) and sql.reset(db):
+        if not sql.events_ok(events) and self._db and sql.reset(self._db):
             return None
         return events
-
-    def _put_segment(
-        self,
-        db: sqlite3.Connection,
-        segment: Segment,
-        run: Run,
-        prev: str | None,
-        facts: Facts,
-        ids: str,
-        text: str,
-    ) -> bool:
-        counts = (run.first, run.starts, int(run.lead), run.internal)
-        try:
-            db.execute(
-                "INSERT OR IGNORE INTO segments VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    segment.last,
-                    segment.start,
-                    segment.count,
-                    prev,
-                    *counts,
-                    json.dumps(facts, ensure_ascii=False),
-                    ids,
-                    text,
-                ),
-            )
-        except sqlite3.Error:
-            return False
-        return True
 
     def _forget(self, db: sqlite3.Connection, lasts: Sequence[str]) -> None:
         try:
@@ -360,7 +330,7 @@ class Cache:
         return {r[0] for r in rows or []}
 
     def hold(self) -> None:
-        """Keep the rows of later ``add`` calls and the values of ``put_derived``,
+        """Keep the rows of later ``add`` calls and the values of ``keep_values``,
         written together at ``release`` (or before the next read of this cache, or
         every ``HELD_MOST`` rows): one transaction for an import's many small
         conversations, not one or two each."""
@@ -402,73 +372,40 @@ class Cache:
         except sqlite3.Error:
             rollback(db)
 
-    def summaries(self, tips: Sequence[str]) -> dict[str, dict[str, Any]]:
-        """The summaries kept for ``tips`` (a tip without one is absent)."""
-        db = self._conn()
-        if db is None or not tips:
-            return {}
-        query = "SELECT s.tip, s.json FROM json_each(?) AS t JOIN summaries AS s ON s.tip = t.value"
-        try:
-            try:
-                rows = db.execute(query, (json.dumps(list(tips)),)).fetchall()
-            except sqlite3.OperationalError:  # an SQLite without json_each
-                rows = []
-                for start in range(0, len(tips), 500):
-                    part = list(tips[start : start + 500])
-                    marks = ",".join("?" * len(part))
-                    found = db.execute(
-                        f"SELECT tip, json FROM summaries WHERE tip IN ({marks})", part
-                    )
-                    rows += found.fetchall()
-            found = json.loads("{" + ",".join(f'"{t}":{raw}' for t, raw in rows) + "}")
-        except (sqlite3.Error, ValueError, TypeError):
-            return {}
-        return {t: v for t, v in found.items() if isinstance(v, dict)}  # rows of a shape
-
-    def put_summaries(self, items: dict[str, dict[str, Any]]) -> None:
-        rows = [(t, json.dumps(s, ensure_ascii=False)) for t, s in items.items()]
-        self._write("INSERT OR REPLACE INTO summaries VALUES (?, ?)", rows)
-
-    def derived(self, name: str, version: str) -> Any:
-        """A value computed from git state named by ``version`` (e.g. a commit id), or None."""
+    def values(self, names: Sequence[str], version: str) -> dict[str, Any]:
+        """The values kept for ``names`` that were computed from the git state named by
+        ``version`` (e.g. a commit id); a name without one is absent."""
         db = self._conn()
         if db is None:
-            return None
-        try:
-            row = db.execute("SELECT version, json FROM derived WHERE name = ?", (name,)).fetchone()
-            return json.loads(row[1]) if row is not None and row[0] == version else None
-        except (sqlite3.Error, ValueError):
-            return None
-
-    def put_derived(self, name: str, version: str, value: Any) -> None:
-        """Keep one value per name: the one for the newest ``version`` seen."""
-        if self._held is not None:
-            self._held_values.append((name, version, json.dumps(value, ensure_ascii=False)))
-            return
-        self.put_derived_many(version, {name: value})
-
-    def derived_many(self, names: Sequence[str], version: str) -> dict[str, Any]:
-        """The values kept for ``names`` under ``version`` (``derived``), in one query."""
-        db = self._conn()
-        if db is None or not names:
             return {}
-        query = (
-            "SELECT d.name, d.json FROM json_each(?) AS t JOIN derived AS d ON d.name = t.value"
-            " WHERE d.version = ?"
-        )
         try:
-            rows = db.execute(query, (json.dumps(list(names)), version)).fetchall()
+            try:
+                rows = db.execute(_VALUES, (json.dumps(list(names)), version)).fetchall()
+            except sqlite3.OperationalError:  # an SQLite without json_each: lists of names
+                rows = []
+                for at in range(0, len(names), 500):
+                    part = list(names[at : at + 500])
+                    marks = ",".join("?" * len(part))
+                    query = (
+                        f"SELECT name, json FROM derived WHERE version = ? AND name IN ({marks})"
+                    )
+                    rows += db.execute(query, (version, *part)).fetchall()
             # one parse for every row; a row that is not one whole value fails it all (a miss)
             values = json.loads("[" + ",".join(r[1] for r in rows) + "]")
             return dict(zip((r[0] for r in rows), values, strict=True))
         except (sqlite3.Error, ValueError, TypeError):
             return {}
 
-    def put_derived_many(self, version: str, items: dict[str, Any]) -> None:
+    def keep_values(self, version: str, items: dict[str, Any]) -> None:
+        """Keep one value per name: the one for the newest ``version`` seen (held with
+        the rows, ``hold``)."""
         rows = [(n, version, json.dumps(v, ensure_ascii=False)) for n, v in items.items()]
-        self._write(_PUT_DERIVED, rows)
+        if self._held is not None:
+            self._held_values += rows
+        else:
+            self._write(_PUT_DERIVED, rows)
 
-    def drop_derived(self, prefix: str, keep: Sequence[str]) -> None:
+    def drop_values(self, prefix: str, keep: Sequence[str]) -> None:
         """Drop the values whose name starts with ``prefix``, but those named in ``keep``."""
         query = (
             "DELETE FROM derived WHERE substr(name, 1, ?) = ?"

@@ -1,7 +1,7 @@
 """Facts about runs of events that compose, so a long chain is known without reading it.
 
 The cache cuts every chain, from its root, into segments of ``SEGMENT``
-events (``db.py``).  Each segment keeps a few facts about itself (``segment_facts``):
+events.  Each segment keeps a few facts about itself (``segment_facts``):
 where its conversation events begin, where its ``turn_start`` events are,
 and its internal events (``config_delta``, ``compaction``,
 ``compaction_reset``, ``conversation_start``) with their positions; and
@@ -23,6 +23,8 @@ from typing import Any, overload
 
 from gitstore.events import CONVERSATION_TYPES, INTERNAL_TYPES, Event
 from gitstore.events.kinds import Kind
+
+SEGMENT = 1000
 
 Facts = dict[str, Any]  # segment_facts: {"n", "first", "starts", "internal"}
 

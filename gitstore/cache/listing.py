@@ -19,8 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gitstore.cache.sql import Connected as Cached
-from gitstore.cache.sql import rollback
+from gitstore.cache.sql import Cached, rollback
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS listed (cid TEXT PRIMARY KEY, tip TEXT NOT NULL,
@@ -88,14 +87,8 @@ class Listing:
         return db
 
     def _rows(self, query: str, args: Sequence[Any] = ()) -> list[Any] | None:
-        """The rows ``query`` reads (None: no cache, or an SQLite error: a miss)."""
-        db = self._db()
-        if db is None:
-            return None
-        try:
-            return db.execute(query, args).fetchall()
-        except sqlite3.Error:
-            return None
+        """The rows ``query`` reads, the tables made first (None: a miss)."""
+        return self._cache._fetch(query, args) if self._db() is not None else None
 
     def state(self) -> tuple[str, str] | None:
         """(refs fingerprint, key) the rows were last brought up to date for; None
@@ -205,17 +198,9 @@ class Listing:
     def row(self, cid: str, archived: Sequence[bool], hide: int) -> dict[str, Any] | None:
         """The row of ``cid`` if it is one ``last`` would give (``{}``: it is not);
         None: a miss (a damaged row included)."""
-        db = self._db()
-        if db is None:
-            return None
-        where = _WHERE.format(",".join("?" * len(archived)))
-        query = f"SELECT row FROM listed WHERE cid = ? AND {where}"
-        try:
-            found = db.execute(query, (cid, *[int(a) for a in archived], hide)).fetchone()
-            row = json.loads(found[0]) if found is not None else {}
-        except (sqlite3.Error, ValueError, TypeError):
-            return None
-        return row if isinstance(row, dict) and (not row or row.get("id") == cid) else None
+        found = self._page(archived, hide, " AND cid = ?", (cid,))
+        row = (found[0] or [{}])[0] if found is not None else None
+        return row if row is not None and (not row or row.get("id") == cid) else None
 
     def neighbours(self, cid: str) -> tuple[str | None, str | None]:
         """The ids just before and just after ``cid`` in id order (every row)."""

@@ -37,17 +37,9 @@ import importlib
 import json
 import sqlite3
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 from gitstore.cache import sql
-
-
-class Cached(sql.Connected, Protocol):
-    """What the index asks of ``db.Cache``: its connection, and whom to tell of a
-    slow step."""
-
-    notice: sql.Notice
-
 
 # (event type, field) pairs whose text is searched
 SEARCHED = (
@@ -77,26 +69,25 @@ WITH RECURSIVE up(tip, c, p) AS (
 SELECT DISTINCT tip FROM up WHERE p IS NULL OR p IN (SELECT commit_id FROM whole)
 """
 
-_HOLDING = """
+# a commit's descendants among the cached rows, from the commits that match (the first ?)
+_DOWN = """
 WITH RECURSIVE down(c) AS (
   SELECT value FROM json_each(?)
   UNION
-  SELECT e.commit_id FROM events AS e JOIN down ON e.parent = down.c
-)
-SELECT t.value FROM json_each(?) AS t WHERE t.value IN (SELECT c FROM down)
+  SELECT e.commit_id FROM events AS e JOIN down ON e.parent = down.c)
 """
-
+# the tips (passed in) that hold a match
+_HOLDING = _DOWN + "SELECT t.value FROM json_each(?) AS t WHERE t.value IN (SELECT c FROM down)"
 # the same walk, answered from the listing's kept rows (``listing.py``, index on tip)
-# instead of tips passed in: what costs the store is then only SQLite's
-_IN_LISTING = """
-WITH RECURSIVE down(c) AS (
-  SELECT value FROM json_each(?)
-  UNION
-  SELECT e.commit_id FROM events AS e JOIN down ON e.parent = down.c
-), held(c) AS (SELECT c FROM down UNION SELECT value FROM json_each(?))
+# instead of tips passed in, and the tips not known whole: what costs the store is
+# then only SQLite's
+_IN_LISTING = (
+    _DOWN
+    + """, held(c) AS (SELECT c FROM down UNION SELECT value FROM json_each(?))
 SELECT l.cid, l.tip, l.archived FROM held CROSS JOIN listed AS l ON l.tip = held.c
 WHERE l.archived IN ({}) AND (l.archived = 0 OR l.flags & ? = 0)
 """
+)
 # the kept rows' tips not known to be whole (through the index on tip, no row read)
 _LISTED_UNWHOLE = (
     "SELECT tip FROM listed WHERE tip != '' AND tip NOT IN (SELECT commit_id FROM whole)"
@@ -186,7 +177,7 @@ def matching(db: sqlite3.Connection, query: str, needles: Sequence[str]) -> list
 class Search:
     """The index of one cache (``Cache.search``)."""
 
-    def __init__(self, cache: Cached) -> None:
+    def __init__(self, cache: sql.Cached) -> None:
         self._cache = cache
         self._usable: bool | None = None
 
@@ -212,10 +203,7 @@ class Search:
             return False
         try:
             db.execute("SAVEPOINT grep_index")
-            if most is not None and not self._within(db, most):
-                db.execute("RELEASE grep_index")
-                return False
-            self._index(db)
+            done = self._index(db, most)
             db.execute("RELEASE grep_index")
         except sqlite3.Error:  # a slower search, never a lost write
             try:
@@ -224,16 +212,13 @@ class Search:
             except sqlite3.Error:
                 pass
             return False
-        return True
+        return done
 
-    def _within(self, db: sqlite3.Connection, most: int) -> bool:
+    def _index(self, db: sqlite3.Connection, most: int | None) -> bool:
         (upto,) = db.execute("SELECT coalesce(max(upto), 0) FROM grep_state").fetchone()
         (top,) = db.execute("SELECT coalesce(max(rowid), 0) FROM events").fetchone()
-        return isinstance(upto, int) and 0 <= top - upto <= most
-
-    def _index(self, db: sqlite3.Connection) -> None:
-        (upto,) = db.execute("SELECT coalesce(max(upto), 0) FROM grep_state").fetchone()
-        (top,) = db.execute("SELECT coalesce(max(rowid), 0) FROM events").fetchone()
+        if most is not None and not (isinstance(upto, int) and 0 <= top - upto <= most):
+            return False
         if not isinstance(upto, int) or upto > top:  # a watermark above the rows: start again
             db.execute("INSERT INTO grep_text(grep_text) VALUES ('delete-all')")
             db.execute("DELETE FROM grep_long")
@@ -259,31 +244,16 @@ class Search:
             db.executemany("INSERT OR IGNORE INTO grep_long VALUES (?)", longs)
             upto = rows[-1][0]
         db.execute("INSERT OR REPLACE INTO grep_state VALUES (0, ?)", (upto,))
+        return True
 
     def candidates(
         self, tips: Sequence[str], needles: Sequence[str]
     ) -> tuple[set[str], list[str]] | None:
         """The ``tips`` whose chains may hold every needle, and the tips the index
         cannot answer for (their chains are not wholly cached).  None: no index."""
-        query = phrase(needles)
-        db = self._cache._conn()
-        if query is None or db is None:
-            return None
-        if not self.usable(db):
-            self.rebuild(db)  # dropped by someone, or this SQLite has no FTS5
-            if not self.usable(db):
-                return None
-        try:
-            unknown = self._ready(db, lambda: self._mark_whole(db, tips))
-            seeds = json.dumps(matching(db, query, folded(needles)))
-            found = db.execute(_HOLDING, (seeds, json.dumps(list(tips)))).fetchall()
-        except (sqlite3.Error, ValueError) as exc:
-            if db.in_transaction:
-                sql.rollback(db)
-            if not isinstance(exc, sqlite3.OperationalError) or "locked" not in str(exc):
-                self.rebuild(db)  # a damaged index: the next search builds it again
-            return None
-        return {r[0] for r in found}, unknown
+        args = (json.dumps(list(tips)),)
+        found = self._narrow(needles, lambda db: self._mark_whole(db, tips), _HOLDING, args)
+        return None if found is None else ({r[0] for r in found[0]}, found[1])
 
     def in_listing(
         self, refs: str, needles: Sequence[str], archived: Sequence[bool], hide: int
@@ -295,32 +265,58 @@ class Search:
         (read them and ask again: meanwhile they are candidates).  None: no answer
         (the caller asks ``candidates``, which repairs a damaged index).  The rows are
         the cache's, so the caller checks each against the refs."""
-        query = phrase(needles)
-        db = self._cache._conn()
-        if query is None or db is None or not refs or not archived or not self.usable(db):
+        if not refs or not archived:
             return None
         select = _IN_LISTING.format(",".join("?" * len(archived)))
+        args = (*(int(a) for a in archived), hide)
+        found = self._narrow(
+            needles, lambda db: self._listed_whole(db, refs), select, args, True, repair=False
+        )
+        if found is None:
+            return None
+        rows = [
+            (c, t, bool(a)) for c, t, a in found[0] if isinstance(c, str) and isinstance(t, str)
+        ]
+        return rows, found[1]
+
+    def _narrow(
+        self,
+        needles: Sequence[str],
+        unwhole: Callable[[sqlite3.Connection], list[str]],
+        select: str,
+        args: tuple[Any, ...],
+        unknown_first: bool = False,
+        repair: bool = True,
+    ) -> tuple[list[Any], list[str]] | None:
+        """The rows ``select`` reads, given the matching commits (and, ``unknown_first``,
+        the tips not wholly cached) before ``args``; and the tips ``unwhole`` finds not
+        wholly cached, found in one write transaction with the index caught up.  None:
+        no answer (with ``repair``, a damaged or missing index is made again)."""
+        query = phrase(needles)
+        db = self._cache._conn()
+        if query is None or db is None:
+            return None
+        if repair and not self.usable(db):
+            self.rebuild(db)  # dropped by someone, or this SQLite has no FTS5
+        if not self.usable(db):
+            return None
         try:
-            unknown = self._ready(db, lambda: self._listed_whole(db, refs))
+            db.execute("BEGIN IMMEDIATE")
+            if not self.catch_up(db):
+                raise sqlite3.DatabaseError("the index cannot catch up")
+            unknown = unwhole(db)
+            db.execute("COMMIT")
             seeds = json.dumps(matching(db, query, folded(needles)))
-            args = (seeds, json.dumps(unknown), *(int(a) for a in archived), hide)
-            found = db.execute(select, args).fetchall()
-        except (sqlite3.Error, ValueError):
+            more = (json.dumps(unknown),) if unknown_first else ()
+            found = db.execute(select, (seeds, *more, *args)).fetchall()
+        except (sqlite3.Error, ValueError) as exc:
             if db.in_transaction:
                 sql.rollback(db)
+            locked = isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc)
+            if repair and not locked:
+                self.rebuild(db)  # a damaged index: the next search builds it again
             return None
-        rows = [(c, t, bool(a)) for c, t, a in found if isinstance(c, str) and isinstance(t, str)]
-        return rows, unknown
-
-    def _ready(self, db: sqlite3.Connection, unwhole: Callable[[], list[str]]) -> list[str]:
-        """Catch the index up and return the tips ``unwhole`` finds not wholly cached,
-        in one write transaction (left open on an error, for the caller to end)."""
-        db.execute("BEGIN IMMEDIATE")
-        if not self.catch_up(db):
-            raise sqlite3.DatabaseError("the index cannot catch up")
-        unknown = unwhole()
-        db.execute("COMMIT")
-        return unknown
+        return found, unknown
 
     def _listed_whole(self, db: sqlite3.Connection, refs: str) -> list[str]:
         """The kept rows' tips that are not whole, marking those found whole; once every

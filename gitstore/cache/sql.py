@@ -24,13 +24,12 @@ a full disk) leaves the space where it is: the cache works the same.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from itertools import repeat
 from typing import Any, Protocol
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (commit_id TEXT PRIMARY KEY, parent TEXT, json TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS summaries (tip TEXT PRIMARY KEY, json TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS segments (last TEXT PRIMARY KEY, start INTEGER NOT NULL,
   n INTEGER NOT NULL, prev TEXT, first INTEGER, starts INTEGER NOT NULL, lead INTEGER NOT NULL,
   internal INTEGER NOT NULL, facts TEXT NOT NULL, ids TEXT NOT NULL, json TEXT NOT NULL);
@@ -40,7 +39,7 @@ CREATE TABLE IF NOT EXISTS grep_state (id INTEGER PRIMARY KEY, upto INTEGER NOT 
 CREATE TABLE IF NOT EXISTS whole (commit_id TEXT PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS grep_long (id INTEGER PRIMARY KEY);
 """
-FORMAT = "5"
+FORMAT = "6"
 # the full-text index (``search``): text folded before it is stored, so no case folding here
 # and no positions (``detail=none``): a quarter of the size; a longer needle is confirmed
 # on the event's text (``search.matching``)
@@ -66,17 +65,7 @@ OLD_TABLES = (
 
 # Every walk is bounded by the rows its table has (a chain is no longer than
 # that), so a parent loop in a damaged cache ends; the caller sees the repeat.
-CHAIN = """
-WITH RECURSIVE chain(c, p, j, d) AS (
-  SELECT commit_id, parent, json, 0 FROM events WHERE commit_id = ?
-  UNION ALL
-  SELECT e.commit_id, e.parent, e.json, chain.d + 1 FROM events e JOIN chain ON e.commit_id = chain.p
-  WHERE chain.d < (SELECT max(rowid) FROM events)
-)
-SELECT c, p, j FROM chain
-"""
-
-# The same walk, stopping at the first commit that ends a segment (flag s).
+# From a tip down to the root or to the first commit that ends a segment (flag s).
 TO_SEGMENT = """
 WITH RECURSIVE chain(c, p, j, s, d) AS (
   SELECT commit_id, parent, json, EXISTS (SELECT 1 FROM segments WHERE last = commit_id), 0
@@ -186,13 +175,6 @@ def rollback(db: sqlite3.Connection) -> None:
         pass
 
 
-class Connected(Protocol):
-    """What the cache's listing and search ask of ``db.Cache``: its connection
-    (None: no cache file), without importing it (``db`` makes them)."""
-
-    def _conn(self) -> sqlite3.Connection | None: ...
-
-
 # -- the space of what the cache no longer keeps --------------------------------------
 
 LEAST = 16 * 2**20  # freed bytes below which nothing is given back
@@ -204,6 +186,18 @@ Notice = Callable[[str], None]
 
 def quiet(_message: str) -> None:
     """A notice that nobody hears (the store's default)."""
+
+
+class Cached(Protocol):
+    """What the cache's listing and search ask of ``db.Cache``, without importing it
+    (``db`` makes them): its connection (None: no cache file), its reads, and whom to
+    tell of a slow step."""
+
+    notice: Notice
+
+    def _conn(self) -> sqlite3.Connection | None: ...
+
+    def _fetch(self, query: str, args: Sequence[Any]) -> list[Any] | None: ...
 
 
 def _bytes(db: sqlite3.Connection, pages: str = "freelist_count") -> int:

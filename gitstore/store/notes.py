@@ -565,13 +565,13 @@ class Notes:
             return None
         key = f"note {ref} {anchor}"
         cache = self._g.cache
-        found = cache.derived(key, tip)
+        found = cache.values([key], tip).get(key)
         if isinstance(found, dict):
             text = found.get("text")
             return text if isinstance(text, str) else None
         text = read(self._g.repo, ref, anchor)
         if self._refs.target(ref) == tip:  # not moved while it was read
-            cache.put_derived(key, tip, {"text": text})
+            cache.keep_values(tip, {key: {"text": text}})
         return text
 
     def all(self, ref: str) -> dict[str, str]:

@@ -30,7 +30,7 @@ def _damage(box: Sandbox, how: str) -> None:
         elif how == "event-rows-without-kind":
             db.execute("""UPDATE events SET json = '{"type": 5, "timestamp": null}'""")
         elif how == "summaries-not-objects":
-            db.execute("""UPDATE summaries SET json = '"a text"'""")
+            db.execute("""UPDATE derived SET json = '"a text"' WHERE name LIKE 'summary %'""")
         elif how == "parent-loop":
             (root,) = db.execute("SELECT commit_id FROM events WHERE parent IS NULL").fetchone()
             (tip,) = db.execute(

@@ -293,10 +293,11 @@ class _Segments:
         return self._cache.rows(commits)
 
     def measured(self, segment: Segment, name: str) -> Any:
-        return self._cache.derived(_measure_key(segment, name), _measure_version(segment))
+        key = _measure_key(segment, name)
+        return self._cache.values([key], _measure_version(segment)).get(key)
 
     def keep_measure(self, segment: Segment, name: str, value: Any) -> None:
-        self._cache.put_derived(_measure_key(segment, name), _measure_version(segment), value)
+        self._cache.keep_values(_measure_version(segment), {_measure_key(segment, name): value})
 
 
 def _measure_key(segment: Segment, name: str) -> str:

@@ -18,6 +18,11 @@ if TYPE_CHECKING:
     from gitstore.store.ground import Ground
 
 
+# a summary is a value named by its tip, made from nothing else (one version for all)
+_SUMMARY = "summary "
+_SUMMARY_OF = "tip"
+
+
 class Local:
     """What this machine keeps for itself and never syncs."""
 
@@ -55,25 +60,25 @@ class Local:
 
     def value(self, name: str, version: str) -> Any:
         """The value kept under ``name`` for ``version`` (e.g. a ref's commit), else None."""
-        return self._g.cache.derived(name, version)
+        return self._g.cache.values([name], version).get(name)
 
     def keep_value(self, name: str, version: str, value: Any) -> None:
         """Keep one JSON value per ``name``: the one for the newest ``version`` seen."""
-        self._g.cache.put_derived(name, version, value)
+        self._g.cache.keep_values(version, {name: value})
 
     def values(self, names: Sequence[str], version: str) -> dict[str, Any]:
         """The values kept under ``names`` for ``version``, read together; a name
         without one is absent."""
-        return self._g.cache.derived_many(names, version)
+        return self._g.cache.values(names, version)
 
     def keep_values(self, version: str, items: dict[str, Any]) -> None:
         """Keep several values (``keep_value``) in one transaction."""
-        self._g.cache.put_derived_many(version, items)
+        self._g.cache.keep_values(version, items)
 
     def drop_values(self, prefix: str, keep: Sequence[str]) -> None:
         """Forget the values kept under names that start with ``prefix``, but ``keep``'s
         (the values of tips no ref points at any more)."""
-        self._g.cache.drop_derived(prefix, keep)
+        self._g.cache.drop_values(prefix, keep)
 
     @property
     def listing(self) -> Listing:
@@ -82,11 +87,13 @@ class Local:
 
     def summaries(self, tips: Sequence[str]) -> dict[str, dict[str, Any]]:
         """The summaries kept for ``tips`` (``keep_summaries``); a tip without one is absent."""
-        return self._g.cache.summaries(tips)
+        found = self._g.cache.values([_SUMMARY + t for t in tips], _SUMMARY_OF)
+        cut = len(_SUMMARY)
+        return {k[cut:]: v for k, v in found.items() if isinstance(v, dict)}  # rows of a shape
 
     def keep_summaries(self, items: dict[str, dict[str, Any]]) -> None:
         """Keep a summary (a JSON object) per tip: commits never change, so neither do they."""
-        self._g.cache.put_summaries(items)
+        self._g.cache.keep_values(_SUMMARY_OF, {_SUMMARY + t: s for t, s in items.items()})
 
     def maintain(self, force: bool = False, wait: bool = False) -> str:
         """git's maintenance (gc: pack objects and refs), when due or ``force``d.
