@@ -302,7 +302,9 @@ def _finish(
     raise AssertionError("unreachable: the last try raises")
 
 
-_LOCK_FILE = re.compile(r"failed to lock file '([^']+\.lock)'")
+# libgit2 looks for the lock file, then creates it: a lock taken between the two
+# (git pack-refs pruning the ref) fails the second, with its own words
+_LOCK_FILE = re.compile(r"failed to (?:lock|create locked) file '([^']+\.lock)'(?: for writing|: File exists)")
 
 
 def _held(exc: BaseException, updates: list[RefUpdate], partial: bool = False) -> RefBusy | None:
