@@ -147,6 +147,28 @@ def test_broken_journals_and_stale_leftovers_are_cleared(path: Path, tip: str) -
     assert git(path, "for-each-ref") == before
 
 
+def test_a_writer_killed_while_deleting_under_git_s_lock_is_finished(path: Path, tip: str) -> None:
+    """Killed inside a deletion (``bulk.drop``): its ``packed-refs.lock`` (a hard link
+    to its file in jp/ops) and its half-written ``packed-refs`` stay.  The next Store
+    takes the lock away before it runs the journal (whose name sorts first, and whose
+    deletion needs that lock), then finishes the archive; nothing of the writer stays."""
+    git(path, "pack-refs", "--all")
+    file = journal(path, archive_updates("jp-c1", tip))
+    git(path, "update-ref", "refs/archive/conversations/jp-c1", tip)  # the archive ref was made
+    held = path / "jp" / "ops" / "ffffffffffffffff.packed"
+    held.write_text("")
+    os.link(held, path / "packed-refs.lock")
+    half = held.with_suffix(".tmp")
+    half.write_text("# pack-refs with: peeled fully-peeled sorted \n")
+    old = time.time() - 60
+    os.utime(half, (old, old))
+    Store(path)
+    assert ref(path, "refs/conversations/jp-c1") is None
+    assert ref(path, "refs/archive/conversations/jp-c1") == tip
+    assert not file.exists() and list((path / "jp" / "ops").iterdir()) == []
+    assert not (path / "packed-refs.lock").exists()
+
+
 def test_a_stale_ref_lock_of_a_dead_writer_is_removed(path: Path, tip: str) -> None:
     file = journal(path, archive_updates("jp-c1", tip))
     git(path, "update-ref", "-d", "refs/conversations/jp-c1")
