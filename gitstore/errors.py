@@ -191,7 +191,7 @@ class RefBusy(GitStoreError):
     """A ref's lock file exists, so it cannot move now.
 
     ``by_maintenance`` says that git's own maintenance (``git gc``, ``git
-    pack-refs``) holds ``packed-refs.lock``, which blocks deleting any packed ref.
+    pack-refs``) holds ``packed-refs.lock``, which blocks deleting any ref.
     ``partial``: other refs of the same operation moved already; its journal
     stays and the next command (or the same one run again) finishes it.
     """

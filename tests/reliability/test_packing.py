@@ -140,10 +140,11 @@ def test_a_lock_released_during_the_wait_lets_the_archive_through(
     assert journals(packed) == []
 
 
-def test_a_lock_taken_mid_commit_leaves_the_journal_until_the_refs_moved(packed: Store) -> None:
-    """git takes packed-refs.lock between jp's check and its commit: the archive ref
-    is created, the packed live ref cannot be deleted.  The journal stays, the
-    command says so, and the next Store finishes the archive once git is done."""
+def test_a_lock_taken_mid_commit_moves_nothing(packed: Store) -> None:
+    """git takes packed-refs.lock between jp's check and its commit: the deletion of
+    the packed live ref goes first and waits for the lock, and when git holds it past
+    the wait nothing has moved (the archive ref is not made either): the command names
+    git's lock, no journal or ref lock stays, and the archive goes through later."""
     tip = state(packed)[0]
     lock = packed.gitdir / "packed-refs.lock"
 
@@ -155,14 +156,14 @@ def test_a_lock_taken_mid_commit_leaves_the_journal_until_the_refs_moved(packed:
     with pytest.raises(RefBusy) as caught:
         packed.refs.archive(A, "test")
     faults.install(None)
-    assert caught.value.partial and caught.value.by_maintenance
-    assert len(journals(packed)) == 1, "the journal went although a ref did not move"
-    Store(packed.path)  # git still packing: the journal waits
-    assert len(journals(packed)) == 1
-    lock.unlink()
-    Store(packed.path)
-    assert state(packed) == (None, tip)
+    assert caught.value.by_maintenance and not caught.value.partial
+    assert caught.value.ref == refs.live(A)
+    assert state(packed) == (tip, None)
     assert journals(packed) == []
+    assert sorted(p.name for p in packed.gitdir.rglob("*.lock")) == ["packed-refs.lock"]
+    lock.unlink()
+    packed.refs.archive(A, "test")
+    assert state(packed) == (None, tip)
 
 
 def test_jp_archive_and_rm_never_report_work_they_did_not_do(tmp_path: Path) -> None:

@@ -22,8 +22,11 @@ ref.  A lock left by a dead writer is ours by its inode, and ``recover``
 No reflog is written for these refs, as ``git clone`` writes none for the refs
 it packs; the operation log records the creation (``jp undo``).
 
-``drop`` takes a whole folder of packed refs out the same way (a push's staged
-refs, ``gitstore.sync.transport``), where git would lock each ref it deletes.
+``drop`` deletes refs under the same lock, as git does, for the journaled
+transaction (``transaction.py``): libgit2 would rewrite ``packed-refs`` from
+what it read before it took the lock, and unlink a loose ref without it, so a
+``git pack-refs`` in between (git gc, the background gc jp starts) lost the
+refs it had just packed, or brought the deleted one back.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ import errno
 import fcntl
 import os
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -186,6 +189,51 @@ def create(
         if added:
             _replace(gitdir, fd, pieces, stage)
         return added
+
+
+def drop(gitdir: Path, names: Collection[str], wait: float, poll: float = 0.05) -> None:
+    """Delete the refs ``names`` (their value checked under their own locks, which
+    the caller holds) in git's order: under ``packed-refs.lock``, their records go
+    from ``packed-refs`` (a new file renamed over it), then their loose files, and
+    only then is the lock let go, so that no packing in between puts one back.
+    Raises ``RefBusy`` (the lock held past ``wait``) or ``NoHardLinks`` with nothing
+    changed.  A crash leaves the lock to ``recover`` and the new file, a ``.tmp``,
+    to the store's repair; the caller's journal finishes the deletion."""
+    with _claimed(gitdir) as (held, _):
+        _lock(gitdir, held, wait, poll)
+        old = _packed(gitdir)
+        spans = sorted(filter(None, (_span(old, name) for name in set(names))))
+        if spans:
+            new = held.with_suffix(".tmp")
+            fd = os.open(new, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)  # alive: repair leaves it alone
+                view, at = memoryview(old), 0
+                for start, end in spans:
+                    _write_all(fd, view[at:start])
+                    at = end
+                _write_all(fd, view[at:])
+                os.fsync(fd)
+                atomic.replace(new, gitdir / "packed-refs")
+            finally:
+                os.close(fd)
+                new.unlink(missing_ok=True)
+        for name in names:
+            (gitdir / name).unlink(missing_ok=True)
+
+
+def _span(data: bytes, name: str) -> tuple[int, int] | None:
+    """Where the record of ``name`` (with its peeled lines) is in ``data``, if there."""
+    needle = b" " + name.encode() + b"\n"
+    at = data.find(needle)
+    while at != -1 and not (at == 40 or (at > 40 and data[at - 41 : at - 40] == b"\n")):
+        at = data.find(needle, at + 1)
+    if at == -1:
+        return None
+    end = at + len(needle)
+    while data[end : end + 1] == b"^":
+        end = data.index(b"\n", end) + 1
+    return at - 40, end
 
 
 @contextmanager

@@ -10,7 +10,8 @@ still at their old value are moved forward, so the operation completes.
 When none of them had moved, the operation is dropped; JP_HEAD, moved
 whatever it held (``*``), may have moved alone (libgit2 renames in an order
 of its own), so the journal also records what it held before and ``repair``
-puts that back.
+puts that back.  A deletion is jp's, made under ``packed-refs.lock`` as git
+makes it (``_drop``), not libgit2's, which races ``git pack-refs``.
 
 The writer holds an ``flock`` on its journal until it is done, so ``repair``
 in another process never touches an operation that is still running.  A
@@ -35,6 +36,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from gitstore import faults
 from gitstore.errors import (
     ConcurrentUpdate,
+    EnvironmentFault,
     PackedRefsDamaged,
     RefBusy,
     StoreError,
@@ -54,7 +56,7 @@ else:
     from gitstore.lazy import lazy_module
 
     pygit2 = lazy_module("pygit2")
-    bulk = lazy_module("gitstore.git.refs.bulk")  # only a repair meeting a killed bulk creation
+    bulk = lazy_module("gitstore.git.refs.bulk")  # a deletion, or a repair meeting a dead bulk writer
 
 SYMBOLIC = "symbolic:"  # a value that names a ref: a symbolic ref's target
 ANY = "*"  # an ``old`` value: whatever the ref holds now (JP_HEAD)
@@ -127,7 +129,11 @@ class _CommitFailed(Exception):
     """libgit2 failed while renaming the lock files: some refs may have moved."""
 
 
-def _run(repo: pygit2.Repository, updates: list[RefUpdate], message: str, check: bool) -> None:
+def _run(place: Place, updates: list[RefUpdate], message: str, check: bool, wait: float) -> None:
+    """One libgit2 transaction over ``updates``; the deletions are jp's (``_drop``),
+    which waits up to ``wait`` seconds for ``packed-refs.lock`` (``RefBusy``:
+    nothing moved)."""
+    repo = place.repo
     prepared, removed = False, []
     if not check:  # finishing: a ref already moved is not locked again, since a failed
         # commit leaves the locks of refs it did not rename, and those would be ours
@@ -144,19 +150,39 @@ def _run(repo: pygit2.Repository, updates: list[RefUpdate], message: str, check:
                     continue  # done already, or moved by another writer since: leave it
                 if u.new is None:
                     if now is not None:
-                        txn.remove(u.name)
                         removed.append(u.name)
                 elif u.new.startswith(SYMBOLIC):
                     txn.set_symbolic_target(u.name, u.new[len(SYMBOLIC) :], message=message)
                 else:
                     txn.set_target(u.name, pygit2.Oid(hex=u.new), message=message)
             faults.point("move:locked")
-            prepared = True  # leaving the block commits: lock files renamed one by one
-    except (pygit2.GitError, OSError) as exc:
+            prepared = True  # from here refs move: the deletions, then leaving the
+            _drop(place.gitdir, txn, removed, wait)  # block renames the lock files
+    except (pygit2.GitError, OSError, EnvironmentFault) as exc:
         if prepared:
             raise _CommitFailed(str(exc)) from exc
         raise
     _drop_reflogs(repo, removed)
+
+
+def _drop(gitdir: Path, txn: pygit2.ReferenceTransaction, names: list[str], wait: float) -> None:
+    """Delete ``names``, locked and checked in ``txn``, as git does (``bulk.drop``):
+    libgit2's own deletion reads ``packed-refs`` before it locks the file, and a
+    ``git pack-refs`` in between lost refs it had packed or brought the deleted
+    one back.  A store that is not plain files, or takes no hard links, is left
+    to libgit2."""
+    if not names:
+        return
+    if refread.plain_gitdir(gitdir) == gitdir:
+        try:
+            bulk.drop(gitdir, names, wait, POLL_SECONDS)
+            return
+        except RefBusy as exc:  # git packing past the wait: nothing moved
+            raise RefBusy(names[0], exc.lock, by_maintenance=True) from None
+        except bulk.NoHardLinks:
+            pass
+    for name in names:
+        txn.remove(name)
 
 
 def _drop_reflogs(repo: pygit2.Repository, names: list[str]) -> None:
@@ -165,10 +191,17 @@ def _drop_reflogs(repo: pygit2.Repository, names: list[str]) -> None:
     commits reachable for ``git fsck`` after a prune took them, and a
     ``packed-refs`` rebuild (``packed.py``) would bring the deleted ref back from
     it.  A ref made again meanwhile keeps its new log."""
+    gitdir = Path(repo.path)
     for name in names:
         if current(repo, name) is None:
             with contextlib.suppress(OSError):  # the ref is gone either way
-                (Path(repo.path) / "logs" / name).unlink(missing_ok=True)
+                (gitdir / "logs" / name).unlink(missing_ok=True)
+            for folder in (gitdir, gitdir / "logs"):  # its empty folders, as git prunes them
+                parent = (folder / name).parent
+                with contextlib.suppress(OSError):  # not empty: done
+                    while parent.name != "refs" and parent != folder:
+                        parent.rmdir()
+                        parent = parent.parent
 
 
 def apply(
@@ -226,13 +259,15 @@ def _check_packed(gitdir: Path, updates: list[RefUpdate], read: bool = False) ->
 
 def _commit(place: Place, updates: list[RefUpdate], message: str, deadline: float) -> None:
     """Run the transaction, waiting while another process holds a lock it needs."""
-    repo, gitdir = place.repo, place.gitdir
+    gitdir = place.gitdir
     for attempt in retry.before(deadline, POLL_SECONDS):
         blocker = blocking(gitdir, updates)
         if blocker is None:
             try:
-                _run(repo, updates, message, check=True)
+                _run(place, updates, message, check=True, wait=_left(deadline))
                 return
+            except RefBusy as exc:  # packed-refs.lock, held past the deadline: nothing moved
+                blocker = exc
             except (pygit2.GitError, OSError) as exc:  # locking failed: nothing moved
                 fault = environment_fault(exc, str(gitdir))
                 if fault is not None:
@@ -246,6 +281,11 @@ def _commit(place: Place, updates: list[RefUpdate], message: str, deadline: floa
         if pending(gitdir):  # a killed writer's locks: its journal says whose they are
             repair(place)
     raise AssertionError("unreachable: the last try raises")
+
+
+def _left(deadline: float) -> float:
+    """The seconds left before ``deadline`` (none when it is past)."""
+    return max(0.0, deadline - time.monotonic())
 
 
 def _finish(
@@ -268,7 +308,9 @@ def _finish(
     for attempt in retry.before(deadline, POLL_SECONDS):
         held: RefBusy | None = None  # the lock this attempt met (git packing refs)
         try:
-            _run(repo, updates, message, check=False)
+            _run(place, updates, message, check=False, wait=_left(deadline))
+        except RefBusy as exc:  # packed-refs.lock held past the deadline
+            held = RefBusy(exc.ref, exc.lock, exc.by_maintenance, partial=True)
         except _CommitFailed as exc:
             _drop_own_locks(place, updates)  # the locks it left are ours
             held = _held(exc, left, partial=True)
@@ -300,7 +342,9 @@ def _finish(
     raise AssertionError("unreachable: the last try raises")
 
 
-_LOCK_FILE = re.compile(r"failed to lock file '([^']+\.lock)'")
+# libgit2 looks for the lock file, then creates it: a lock taken between the two
+# (git pack-refs pruning the ref) fails the second, with its own words
+_LOCK_FILE = re.compile(r"failed to (?:lock|create locked) file '([^']+\.lock)'(?: for writing|: File exists)")
 
 
 def _held(exc: BaseException, updates: list[RefUpdate], partial: bool = False) -> RefBusy | None:
@@ -336,8 +380,8 @@ def firm(updates: list[RefUpdate], before: Mapping[str, str | None]) -> list[Ref
 def blocking(gitdir: Path, updates: list[RefUpdate], partial: bool = False) -> RefBusy | None:
     """The lock another process holds that would stop ``updates``, if any.
 
-    Deleting a ref that git packed rewrites ``packed-refs`` under its lock, which
-    git's maintenance (``gc``, ``pack-refs``) holds while it packs.
+    Deleting a ref takes ``packed-refs.lock`` (``_drop``), which git's maintenance
+    (``gc``, ``pack-refs``) holds while it packs.
     """
     for u in updates:
         lock = gitdir / f"{u.name}.lock"
@@ -345,15 +389,17 @@ def blocking(gitdir: Path, updates: list[RefUpdate], partial: bool = False) -> R
             return RefBusy(u.name, str(lock), partial=partial)
     packed = gitdir / "packed-refs.lock"
     for u in updates:
-        if u.new is None and packed.exists() and refread.packed_ref(gitdir, u.name) is not None:
+        if u.new is None and packed.exists():
             return RefBusy(u.name, str(packed), by_maintenance=True, partial=partial)
     return None
 
 
 def _drop_own_locks(place: Place, updates: list[RefUpdate]) -> None:
-    """After a failed commit: the lock files of refs not renamed are still ours."""
+    """After a failed commit: the lock files of refs not renamed are still ours, and
+    so are those of deleted refs (``_drop`` deletes them before the commit, which
+    may have failed before their turn to be let go)."""
     for u in updates:
-        if current(place.repo, u.name) != u.new:
+        if u.new is None or current(place.repo, u.name) != u.new:
             (place.gitdir / f"{u.name}.lock").unlink(missing_ok=True)
 
 
@@ -387,7 +433,8 @@ def repair(place: Place, stale_after: float = STALE_LOCK_SECONDS) -> int:
     if not folder.is_dir():
         return 0
     found = 0
-    for path in sorted(folder.iterdir()):
+    # a dead writer's packed-refs.lock first: a journal's deletion waits for it
+    for path in sorted(folder.iterdir(), key=lambda p: (p.suffix != bulk.SUFFIX, p.name)):
         if path.suffix not in (".json", ".tmp", bulk.SUFFIX):
             continue
         fd = claim(path)
@@ -419,11 +466,11 @@ def _roll_back(place: Place, back: list[RefUpdate], message: str) -> bool:
     if not back:
         return True
     try:
-        _run(repo, back, message, check=False)
+        _run(place, back, message, check=False, wait=STALE_LOCK_SECONDS)
     except _CommitFailed:
         _drop_own_locks(place, back)
         return False
-    except (pygit2.GitError, OSError, ConcurrentUpdate):
+    except (pygit2.GitError, OSError, ConcurrentUpdate, RefBusy):
         return False
     return not unmoved(repo, back)
 
@@ -459,12 +506,12 @@ def _repair_one(place: Place, path: Path, stale_after: float) -> None:
         return
     updates = firm(updates, before)
     try:  # some moved (or all did): move the rest that are still where they were
-        _run(repo, updates, f"{message} (repaired)", check=False)
+        _run(place, updates, f"{message} (repaired)", check=False, wait=STALE_LOCK_SECONDS)
     except _CommitFailed:
         _drop_own_locks(place, updates)
         return
-    except (pygit2.GitError, OSError, ConcurrentUpdate):
-        return
+    except (pygit2.GitError, OSError, ConcurrentUpdate, RefBusy):
+        return  # git gc holding packed-refs.lock that long: next time
     if unmoved(repo, updates):
         return  # something still blocks a ref (git gc holding packed-refs): next time
     path.unlink(missing_ok=True)

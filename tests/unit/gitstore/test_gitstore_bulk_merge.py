@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import os
 import random
+import shutil
 import tracemalloc
 from pathlib import Path
 
@@ -104,3 +105,39 @@ def test_the_pieces_are_written_in_order_whatever_their_sizes(
     finally:
         os.close(fd)
     assert (tmp_path / "packed-refs").read_bytes() == b"".join(pieces)
+
+
+def test_a_drop_takes_out_exactly_its_records_and_loose_files(tmp_path: Path) -> None:
+    """``drop`` (a transaction's deletions): each dropped name's record and peeled line
+    leave ``packed-refs``, every other byte stays; its loose file goes too, and so do
+    the lock and the writer's files."""
+    rng = random.Random(11)
+    gitdir = tmp_path / "store.git"
+    for case in range(200):
+        shutil.rmtree(gitdir, ignore_errors=True)
+        (gitdir / "refs").mkdir(parents=True)
+        names = rng.sample(POOL, rng.randrange(0, len(POOL)))
+        old = packed(names, rng, rng.choice([*HEADERS, b""]))
+        (gitdir / "packed-refs").write_bytes(old)
+        loose = rng.sample(POOL, 3)
+        for name in loose:
+            (gitdir / name).parent.mkdir(parents=True, exist_ok=True)
+            (gitdir / name).write_text(oid((case, name)) + "\n")
+        gone = set(rng.sample(POOL, rng.randrange(0, 6)))
+        bulk.drop(gitdir, sorted(gone), wait=0)
+        kept = [r for r in records(old) if r.split(b" ")[1].split(b"\n")[0].decode() not in gone]
+        assert (gitdir / "packed-refs").read_bytes() == b"".join(kept), (old, gone)
+        assert {n for n in loose if (gitdir / n).exists()} == set(loose) - gone
+        assert not (gitdir / "packed-refs.lock").exists()
+        assert not list((gitdir / "jp" / "ops").iterdir())
+
+
+def records(data: bytes) -> list[bytes]:
+    """The header, then each record with its peeled line, as bytes."""
+    out: list[bytes] = []
+    for line in data.splitlines(keepends=True):
+        if line.startswith(b"^"):
+            out[-1] += line
+        else:
+            out.append(line)
+    return out

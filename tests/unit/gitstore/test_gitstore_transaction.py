@@ -10,14 +10,17 @@ import subprocess
 import time
 from pathlib import Path
 
+import pygit2
 import pytest
 
 from gitstore import faults
 from gitstore.errors import ConcurrentUpdate
+from gitstore.fs.place import Place
 from gitstore.git import refs
 from gitstore.git.refs import transaction
 from gitstore.git.refs.transaction import SYMBOLIC, RefUpdate
 from gitstore.store.core import Store
+from tests.support.background import repeating
 from tests.unit.gitstore.builders import git, request, start, turn
 
 
@@ -141,6 +144,28 @@ def test_broken_journals_and_stale_leftovers_are_cleared(path: Path, tip: str) -
     assert transaction.repair(Store(path).place) >= 0
     assert list(folder.iterdir()) == []
     assert git(path, "for-each-ref") == before
+
+
+def test_a_writer_killed_while_deleting_under_git_s_lock_is_finished(path: Path, tip: str) -> None:
+    """Killed inside a deletion (``bulk.drop``): its ``packed-refs.lock`` (a hard link
+    to its file in jp/ops) and its half-written ``packed-refs`` stay.  The next Store
+    takes the lock away before it runs the journal (whose name sorts first, and whose
+    deletion needs that lock), then finishes the archive; nothing of the writer stays."""
+    git(path, "pack-refs", "--all")
+    file = journal(path, archive_updates("jp-c1", tip))
+    git(path, "update-ref", "refs/archive/conversations/jp-c1", tip)  # the archive ref was made
+    held = path / "jp" / "ops" / "ffffffffffffffff.packed"
+    held.write_text("")
+    os.link(held, path / "packed-refs.lock")
+    half = held.with_suffix(".tmp")
+    half.write_text("# pack-refs with: peeled fully-peeled sorted \n")
+    old = time.time() - 60
+    os.utime(half, (old, old))
+    Store(path)
+    assert ref(path, "refs/conversations/jp-c1") is None
+    assert ref(path, "refs/archive/conversations/jp-c1") == tip
+    assert not file.exists() and list((path / "jp" / "ops").iterdir()) == []
+    assert not (path / "packed-refs.lock").exists()
 
 
 def test_a_stale_ref_lock_of_a_dead_writer_is_removed(path: Path, tip: str) -> None:
@@ -275,3 +300,32 @@ def test_jp_head_another_writer_moved_since_is_not_taken_back(store: Store, path
     assert ref(path, refs.live("jp-c1")) == new
     assert reopened.refs.active() == "jp-c2", "repair took back another command's switch"
     assert not file.exists()
+
+
+def test_no_move_is_lost_or_undone_while_git_packs_refs(path: Path) -> None:
+    """Transactions that advance one ref, delete another and create a third, beside
+    `git pack-refs --all` run over and over (git gc, the background gc jp starts):
+    every move they report reads back, right after it returns and once git has
+    stopped.  libgit2 deletes a ref by rewriting ``packed-refs`` from what it read
+    before taking the file's lock, and unlinks a loose ref without it: a packing
+    in between lost the advance (the ref read as unmoved) or brought the deleted
+    ref back."""
+    place = Place.of(pygit2.Repository(str(path)))
+    tree = git(path, "hash-object", "-t", "tree", "-w", "/dev/null").strip()
+    who = ("-c", "user.name=t", "-c", "user.email=t@x")
+    old, new = (git(path, *who, "commit-tree", tree, "-m", m).strip() for m in ("old", "new"))
+    moved = {}
+    with repeating(["git", "--git-dir", str(path), "pack-refs", "--all"]) as rounds:
+        for n in range(300):
+            kept, gone, made = f"refs/t/kept{n}", f"refs/t/gone{n}", f"refs/t/made{n}"
+            transaction.apply(place, [RefUpdate(kept, None, old), RefUpdate(gone, None, old)], "t")
+            move = [RefUpdate(kept, old, new), RefUpdate(gone, old, None), RefUpdate(made, None, old)]
+            transaction.apply(place, move, "t")
+            now = {name: ref(path, name) for name in (kept, gone, made)}
+            assert now == {kept: new, gone: None, made: old}, f"move {n} read back as {now}"
+            moved |= now
+    assert rounds[0] > 0
+    listed = git(path, "for-each-ref", "--format=%(refname) %(objectname)", "refs/t/")
+    assert dict(line.split() for line in listed.splitlines()) == {
+        name: value for name, value in moved.items() if value is not None
+    }
