@@ -270,3 +270,34 @@ def test_a_kill_during_a_metadata_redaction_leaves_the_old_notes_or_the_new(
     user.ok("push", "origin")
     assert leaked(origin) == []
     user.fsck()
+
+
+def test_a_push_meets_an_event_damaged_outside_jp_with_one_error_and_sends_nothing_of_it(
+    user: User, origin: Path, tmp_path: Path
+) -> None:
+    """The secret check reads every event it would send: a tip whose event.json was
+    written by hand (not JSON) stops the push with one error line naming the commit,
+    and the remote keeps the tip it had."""
+    cid = user.import_(write_conversation(tmp_path / "17800000998-clean", 2))
+    user.ok("push", "origin")
+    ref = f"refs/conversations/{cid}"
+    git = ["git", "--git-dir", str(user.store)]
+    sent = subprocess.run([*git, "rev-parse", ref], capture_output=True, text=True, check=True).stdout.strip()
+
+    def plumbing(*args: str, data: str = "") -> str:
+        env = {"GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@b", "GIT_COMMITTER_NAME": "a",
+               "GIT_COMMITTER_EMAIL": "a@b", "PATH": "/usr/bin:/bin"}  # fmt: skip
+        run = subprocess.run([*git, *args], input=data, capture_output=True, text=True, env=env, check=True)
+        return run.stdout.strip()
+
+    blob = plumbing("hash-object", "-w", "--stdin", data='{"type": "user_msg", broken')
+    tree = plumbing("mktree", data=f"100644 blob {blob}\tevent.json\n")
+    damaged = plumbing("commit-tree", tree, "-p", sent, data="by hand\n")
+    plumbing("update-ref", ref, damaged, sent)
+    proc = user.fail("push", "origin", code=1)
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and damaged[:12] in errors[0] and "Traceback" not in proc.stderr, proc.stderr
+    there = subprocess.run(
+        ["git", "--git-dir", str(origin), "rev-parse", ref], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert there == sent
