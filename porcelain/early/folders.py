@@ -51,7 +51,7 @@ def answer(argv: Sequence[str]) -> int | None:
     output = Output()
     late: list[str] = []
     try:
-        app = App(output=Output(), argv=tuple(argv))
+        app = App(output=output, argv=tuple(argv))
         try:
             import_jp(app, paths, activate=False)
         except BaseException:
