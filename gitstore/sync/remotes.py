@@ -16,12 +16,14 @@ from pathlib import Path
 import pygit2
 
 from gitstore import faults
-from gitstore.errors import RemoteSetupError, SyncError
+from gitstore.errors import EnvironmentFault, RefBusy, RemoteSetupError, SyncError
 from gitstore.fs import retry
 from gitstore.git import config as configfile
 from gitstore.git import refs
 from gitstore.git.command import redact
-from gitstore.git.refs import quarantine
+from gitstore.git.refs import bulk, quarantine
+from gitstore.git.refs import files as refread
+from gitstore.git.refs.transaction import WAIT_SECONDS
 from gitstore.sync.remotespecs import (  # the names and refspecs, read without libgit2
     PUSH_REFSPECS,
     SPACES,
@@ -182,15 +184,34 @@ def remove(repo: pygit2.Repository, name: str) -> str:
 
 def drop_copies(repo: pygit2.Repository, name: str) -> int:
     """Delete jp's copies of remote ``name`` (``refs/jp-remotes/<name>/*``), and what a
-    pull from it kept aside (``refs/jp/quarantine/<name>/*`` with its reasons)."""
+    pull from it kept aside (``refs/jp/quarantine/<name>/*`` with its reasons), at
+    once (``_delete``)."""
     prefixes = (tracking_prefix(name), quarantine.prefix(name))
-    gone = 0
-    for ref in [r for r in repo.listall_references() if r.startswith(prefixes)]:
-        with contextlib.suppress(KeyError, pygit2.GitError):
+    gitdir = _gitdir(repo)
+    # read as git reads them (loose, then packed-refs): libgit2 reads packed-refs
+    # first, and missed the copies a `git pack-refs` packed in between
+    found = refread.matching_refs(gitdir, prefixes) if refread.plain_gitdir(gitdir) else None
+    if found is None:
+        found = {r: "" for r in repo.listall_references() if r.startswith(prefixes)}
+    gone = sorted(found)
+    _delete(repo, gone, WAIT_SECONDS)
+    quarantine.forget(gitdir, name)
+    return len(gone)
+
+
+def _delete(repo: pygit2.Repository, names: list[str], wait: float) -> None:
+    """Delete ``names`` whatever they point at, in git's order under its
+    ``packed-refs.lock`` (``bulk.delete``): libgit2's deletion reads
+    ``packed-refs`` before it takes that lock, so a ``git pack-refs`` in between
+    lost the refs it packed, or brought a deleted one back.  ``RefBusy``: git held
+    the lock past ``wait``, nothing deleted."""
+    gitdir = _gitdir(repo)
+    if bulk.delete(gitdir, names, wait):
+        bulk.forget(gitdir, names)
+        return
+    for ref in names:  # not plain files, or no hard links: libgit2's way
+        with contextlib.suppress(KeyError):
             repo.references.delete(ref)
-            gone += 1
-    quarantine.forget(_gitdir(repo), name)
-    return gone
 
 
 COPY_WAIT = 1.0  # seconds a copy's write waits out a lock git's gc or pack-refs holds
@@ -202,13 +223,15 @@ def set_copy(repo: pygit2.Repository, name: str, target: str | None, message: st
     while it packs them: the write waits up to ``COPY_WAIT`` seconds, then gives
     up (False).  A copy is only what this side last saw of the remote, so the next
     pull or push writes it again."""
+    if target is None:
+        try:
+            _delete(repo, [name], COPY_WAIT)
+        except (RefBusy, EnvironmentFault, OSError, pygit2.GitError):
+            return False
+        return True
     for attempt in retry.until(COPY_WAIT, 0.05):
         try:
-            if target is None:
-                with contextlib.suppress(KeyError):
-                    repo.references.delete(name)
-            else:
-                repo.create_reference_direct(name, target, True, message=message)
+            repo.create_reference_direct(name, target, True, message=message)
             return True
         except (OSError, pygit2.GitError):
             if attempt.last:

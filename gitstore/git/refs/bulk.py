@@ -23,7 +23,8 @@ No reflog is written for these refs, as ``git clone`` writes none for the refs
 it packs; the operation log records the creation (``jp undo``).
 
 ``drop`` deletes refs under the same lock, as git does, for the journaled
-transaction (``transaction.py``): libgit2 would rewrite ``packed-refs`` from
+transaction (``transaction.py``) and for a remote's copies (``sync/remotes.py``:
+one copy, or all of a removed remote's): libgit2 would rewrite ``packed-refs`` from
 what it read before it took the lock, and unlink a loose ref without it, so a
 ``git pack-refs`` in between (git gc, the background gc jp starts) lost the
 refs it had just packed, or brought the deleted one back.
@@ -32,6 +33,7 @@ refs it had just packed, or brought the deleted one back.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import errno
 import fcntl
 import os
@@ -191,18 +193,32 @@ def create(
         return added
 
 
+def delete(gitdir: Path, names: Collection[str], wait: float, poll: float = 0.05) -> bool:
+    """``drop``, or False (nothing changed) in a store that is not plain files or
+    takes no hard links: the caller deletes them through libgit2 there."""
+    if not names:
+        return True
+    if refread.plain_gitdir(gitdir) != gitdir:
+        return False
+    try:
+        drop(gitdir, names, wait, poll)
+    except NoHardLinks:
+        return False
+    return True
+
+
 def drop(gitdir: Path, names: Collection[str], wait: float, poll: float = 0.05) -> None:
-    """Delete the refs ``names`` (their value checked under their own locks, which
-    the caller holds) in git's order: under ``packed-refs.lock``, their records go
-    from ``packed-refs`` (a new file renamed over it), then their loose files, and
-    only then is the lock let go, so that no packing in between puts one back.
-    Raises ``RefBusy`` (the lock held past ``wait``) or ``NoHardLinks`` with nothing
+    """Delete the refs ``names`` in git's order: under ``packed-refs.lock``, their
+    records go from ``packed-refs`` (a new file renamed over it), then their loose
+    files, and only then is the lock let go, so that no packing in between puts one
+    back.  A caller that checks their values holds their own locks.  Raises
+    ``RefBusy`` (the lock held past ``wait``) or ``NoHardLinks`` with nothing
     changed.  A crash leaves the lock to ``recover`` and the new file, a ``.tmp``,
-    to the store's repair; the caller's journal finishes the deletion."""
+    to the store's repair; a transaction's journal finishes the deletion."""
     with _claimed(gitdir) as (held, _):
         _lock(gitdir, held, wait, poll)
         old = _packed(gitdir)
-        spans = sorted(filter(None, (_span(old, name) for name in set(names))))
+        spans = _spans(old, set(names))
         if spans:
             new = held.with_suffix(".tmp")
             fd = os.open(new, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
@@ -222,6 +238,31 @@ def drop(gitdir: Path, names: Collection[str], wait: float, poll: float = 0.05) 
             (gitdir / name).unlink(missing_ok=True)
 
 
+SEARCHED_MOST = 32  # up to this many names a search each; one pass costs as much at about 45
+
+
+def _spans(data: bytes, names: set[str]) -> list[tuple[int, int]]:
+    """Where the records of ``names`` (with their peeled lines) are in ``data``, in
+    order: a search each for a few; for more (a removed remote's 100,000 copies),
+    one pass over the lines, a name looked up in a set."""
+    if len(names) <= SEARCHED_MOST:
+        return sorted(filter(None, (_span(data, name) for name in names)))
+    wanted = {name.encode() for name in names}
+    spans: list[tuple[int, int]] = []
+    at, dropping = 0, False
+    for line in data.split(b"\n")[:-1]:  # ``_packed`` ends the file in a newline
+        end = at + len(line) + 1
+        if line.startswith(b"^"):  # a peeled line goes with its record
+            if dropping:
+                spans[-1] = (spans[-1][0], end)
+        else:
+            dropping = not line.startswith(b"#") and line[41:] in wanted
+            if dropping:
+                spans.append((at, end))
+        at = end
+    return spans
+
+
 def _span(data: bytes, name: str) -> tuple[int, int] | None:
     """Where the record of ``name`` (with its peeled lines) is in ``data``, if there."""
     needle = b" " + name.encode() + b"\n"
@@ -234,6 +275,23 @@ def _span(data: bytes, name: str) -> tuple[int, int] | None:
     while data[end : end + 1] == b"^":
         end = data.index(b"\n", end) + 1
     return at - 40, end
+
+
+def forget(gitdir: Path, names: Collection[str]) -> None:
+    """The reflogs of the deleted refs ``names``, and the folders their deletion left
+    empty, gone as git removes them: a reflog left behind keeps its commits
+    reachable for ``git fsck`` after a prune took them, and a ``packed-refs``
+    rebuild (``packed.py``) would bring the ref back from it."""
+    folders: set[Path] = set()
+    for name in names:
+        with contextlib.suppress(OSError):  # the ref is gone either way
+            (gitdir / "logs" / name).unlink(missing_ok=True)
+        folders.update(((gitdir / name).parent, (gitdir / "logs" / name).parent))
+    for folder in sorted(folders, key=lambda f: -len(f.parts)):  # the deepest first
+        with contextlib.suppress(OSError):  # not empty (or gone): its parents stay too
+            while folder.name != "refs" and folder not in (gitdir, gitdir / "logs"):
+                folder.rmdir()
+                folder = folder.parent
 
 
 @contextmanager

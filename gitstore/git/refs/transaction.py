@@ -23,7 +23,6 @@ them once the journal's writer is dead and the lock is older than
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import json
 import os
@@ -171,37 +170,20 @@ def _drop(gitdir: Path, txn: pygit2.ReferenceTransaction, names: list[str], wait
     ``git pack-refs`` in between lost refs it had packed or brought the deleted
     one back.  A store that is not plain files, or takes no hard links, is left
     to libgit2."""
-    if not names:
-        return
-    if refread.plain_gitdir(gitdir) == gitdir:
-        try:
-            bulk.drop(gitdir, names, wait, POLL_SECONDS)
+    try:
+        if bulk.delete(gitdir, names, wait, POLL_SECONDS):
             return
-        except RefBusy as exc:  # git packing past the wait: nothing moved
-            raise RefBusy(names[0], exc.lock, by_maintenance=True) from None
-        except bulk.NoHardLinks:
-            pass
+    except RefBusy as exc:  # git packing past the wait: nothing moved
+        raise RefBusy(names[0], exc.lock, by_maintenance=True) from None
     for name in names:
         txn.remove(name)
 
 
 def _drop_reflogs(repo: pygit2.Repository, names: list[str]) -> None:
-    """The reflogs of refs this transaction deleted, gone with them as git deletes
-    them (libgit2's transaction keeps them): a reflog left behind keeps its
-    commits reachable for ``git fsck`` after a prune took them, and a
-    ``packed-refs`` rebuild (``packed.py``) would bring the deleted ref back from
-    it.  A ref made again meanwhile keeps its new log."""
-    gitdir = Path(repo.path)
-    for name in names:
-        if current(repo, name) is None:
-            with contextlib.suppress(OSError):  # the ref is gone either way
-                (gitdir / "logs" / name).unlink(missing_ok=True)
-            for folder in (gitdir, gitdir / "logs"):  # its empty folders, as git prunes them
-                parent = (folder / name).parent
-                with contextlib.suppress(OSError):  # not empty: done
-                    while parent.name != "refs" and parent != folder:
-                        parent.rmdir()
-                        parent = parent.parent
+    """The reflogs of refs this transaction deleted (libgit2's transaction keeps
+    them), gone with them as git deletes them (``bulk.forget``); a ref made again
+    meanwhile keeps its new log."""
+    bulk.forget(Path(repo.path), [name for name in names if current(repo, name) is None])
 
 
 def apply(

@@ -3,6 +3,8 @@ and a project's own settings, and config changes are made in one step."""
 
 from __future__ import annotations
 
+import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pygit2
@@ -12,6 +14,7 @@ from gitstore.errors import RemoteSetupError, StoreError
 from gitstore.git import config as configfile
 from gitstore.git import refs
 from gitstore.sync import remotes
+from tests.support.background import repeating
 
 
 @pytest.fixture
@@ -19,9 +22,9 @@ def repo(tmp_path: Path) -> pygit2.Repository:
     return pygit2.init_repository(str(tmp_path / "store.git"), bare=True)
 
 
-def commit(repo: pygit2.Repository) -> pygit2.Oid:
+def commit(repo: pygit2.Repository, message: str = "m") -> pygit2.Oid:
     sig = pygit2.Signature("t", "t@example.invalid")
-    return repo.create_commit(None, sig, sig, "m", repo.TreeBuilder().write(), [])
+    return repo.create_commit(None, sig, sig, message, repo.TreeBuilder().write(), [])
 
 
 @pytest.mark.parametrize("notes", [refs.STANDALONE, refs.PROJECT])
@@ -201,3 +204,41 @@ def test_adding_a_remote_again_by_a_rewritten_url_changes_nothing(
     with pytest.raises(RemoteSetupError, match="already exists with URL short:x.git"):
         remotes.add(repo, "origin", "short:y.git")
     assert repo.config["remote.origin.url"] == "short:x.git"
+
+
+def _advance_beside_packing(repo: pygit2.Repository, drop: Callable[[int], None]) -> None:
+    """300 rounds, beside `git pack-refs --all` run over and over: a local ref is
+    made and advanced (loose, so each packing takes it), copies of ``origin`` are
+    written, then ``drop(n)`` deletes them.  Each round every local ref reads at
+    its new value and no copy is left.  libgit2's deletion rewrote ``packed-refs``
+    from what it read before taking the file's lock: a packing in between lost
+    the advance (the ref read at its old value, or was gone)."""
+    path = Path(repo.path)
+    old, new = commit(repo, "old"), commit(repo, "new")
+    with repeating(["git", "--git-dir", str(path), "pack-refs", "--all"]) as rounds:
+        for n in range(300):
+            kept = f"refs/t/kept{n}"
+            assert remotes.set_copy(repo, kept, str(old))  # a write that waits out git's locks
+            for i in range(3):
+                assert remotes.set_copy(repo, f"refs/jp-remotes/origin/conversations/c{n}-{i}", str(old))
+            assert remotes.set_copy(repo, kept, str(new))
+            drop(n)
+            listed = subprocess.run(
+                ["git", "--git-dir", str(path), "for-each-ref", "--format=%(refname) %(objectname)"],
+                capture_output=True, text=True, check=True,
+            ).stdout  # fmt: skip
+            want = "".join(f"{name} {new}\n" for name in sorted(f"refs/t/kept{k}" for k in range(n + 1)))
+            assert listed == want, f"round {n}"
+    assert rounds[0] > 0
+
+
+def test_removing_copies_beside_git_packing_refs_loses_no_local_move(repo: pygit2.Repository) -> None:
+    _advance_beside_packing(repo, lambda n: remotes.drop_copies(repo, "origin"))
+
+
+def test_deleting_a_copy_beside_git_packing_refs_loses_no_local_move(repo: pygit2.Repository) -> None:
+    def drop(n: int) -> None:
+        for i in range(3):
+            assert remotes.set_copy(repo, f"refs/jp-remotes/origin/conversations/c{n}-{i}", None)
+
+    _advance_beside_packing(repo, drop)
