@@ -11,8 +11,10 @@ or an import leaves some); past git's own
 thresholds (``gc.auto``, 6,700 by default, 0 turns it off; ``gc.autoPackLimit``,
 50) it starts ``git gc --auto --quiet`` in the background.  git checks again, packs objects and refs,
 writes the commit-graph, and prunes only unreachable objects older than two
-weeks, so a concurrent writer loses nothing.  Without a git command line, refs
-are packed with libgit2 (``compress_references``) and objects stay loose.
+weeks, so a concurrent writer loses nothing.  Without a git command line
+nothing is packed (jp needs git to sync and import, and ``jp doctor`` says it
+is missing): libgit2's ``compress_references`` reads ``packed-refs`` before it
+takes the file's lock, so a ref another process moved meanwhile went back.
 
 The operation log (``oplog.py``) keeps every tip an operation moved
 reachable; maintenance trims it to its retention (porcelain's
@@ -147,17 +149,16 @@ class Maintenance:
 
     def run(self, force: bool, wait: bool) -> str:
         """Maintain now: ``git gc`` (``--auto`` unless forced), in the background unless
-        ``wait``.  Returns what ran ("git gc", "git gc --auto", "compress_references" or "")."""
+        ``wait``.  Returns what ran ("git gc", "git gc --auto", or "": one runs already, or
+        there is no git)."""
         import shutil  # lazy: start-up; only maintenance starts git
 
         from gitstore.git import command  # lazy: as shutil (subprocess)
 
         if self.retention is not None:
             trim_oplog(Place.of(self.repo, self.gitdir), self.retention(), self.now())
-        git = shutil.which("git")
-        if git is None:
-            self.repo.compress_references()
-            return "compress_references"
+        if shutil.which("git") is None:
+            return ""
         if self._running is not None and self._running.poll() is None:
             if not wait:
                 return ""

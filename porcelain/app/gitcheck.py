@@ -2,7 +2,8 @@
 
 jp writes its store through libgit2, but it reaches remotes through the git
 command line alone (``gitstore.sync.transport``: atomic pushes, git's own ssh
-and credentials) and every import indexes its pack with ``git index-pack``.
+and credentials) and every import indexes its pack with ``git index-pack``; only git's gc packs
+the store (``gitstore.store.maintenance``).
 ``--no-write-fetch-head``, which every fetch passes, came in git 2.29.
 """
 
@@ -24,7 +25,7 @@ def find(environ: Mapping[str, str]) -> tuple[str | None, str | None]:
     """The git on ``environ``'s PATH, and why it will not do (None when it will)."""
     git = shutil.which("git", path=environ.get("PATH"))
     if git is None:
-        return None, f"git was not found on PATH; {NEEDED} to sync and to import"
+        return None, f"git was not found on PATH; {NEEDED} to sync, to import and to pack the store"
     try:
         said = git_version_text(git)  # run by gitstore's git floor, as every git jp starts
     except OSError as exc:
