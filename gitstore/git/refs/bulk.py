@@ -219,18 +219,17 @@ def drop(gitdir: Path, names: Collection[str], wait: float, poll: float = 0.05) 
         _lock(gitdir, held, wait, poll)
         old = _packed(gitdir)
         spans = _spans(old, set(names))
-        if spans:
+        if spans:  # git writes the new file beside its lock: the lock stays held
             new = held.with_suffix(".tmp")
             fd = os.open(new, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX)  # alive: repair leaves it alone
                 view, at = memoryview(old), 0
+                pieces: Pieces = []
                 for start, end in spans:
-                    _write_all(fd, view[at:start])
+                    pieces.append(view[at:start])
                     at = end
-                _write_all(fd, view[at:])
-                os.fsync(fd)
-                atomic.replace(new, gitdir / "packed-refs")
+                _replace(gitdir, fd, [*pieces, view[at:]], "drop", new)
             finally:
                 os.close(fd)
                 new.unlink(missing_ok=True)
@@ -331,10 +330,11 @@ def _packed(gitdir: Path) -> bytes:
     return old if not old or old.endswith(b"\n") else old + b"\n"
 
 
-def _replace(gitdir: Path, fd: int, pieces: Pieces, stage: str = "packed") -> None:
-    """The new ``packed-refs`` (its pieces in order), written through the held lock,
-    synced, renamed over.  Short pieces go out together (an import's 250 new refs
-    between old ones are 500 pieces: a write each cost as much as the merge)."""
+def _replace(gitdir: Path, fd: int, pieces: Pieces, stage: str, written: Path | None = None) -> None:
+    """The new ``packed-refs`` (its pieces in order), written through ``fd`` (the held
+    lock, or the file ``written``), synced, renamed over.  Short pieces go out
+    together (an import's 250 new refs between old ones are 500 pieces: a write
+    each cost as much as the merge)."""
     held: Pieces = []
     size = 0
     for piece in [*pieces, None]:
@@ -346,7 +346,7 @@ def _replace(gitdir: Path, fd: int, pieces: Pieces, stage: str = "packed") -> No
             size += len(piece)
     os.fsync(fd)
     faults.point(f"{stage}:written")
-    atomic.replace(gitdir / "packed-refs.lock", gitdir / "packed-refs")
+    atomic.replace(written or gitdir / "packed-refs.lock", gitdir / "packed-refs")
     faults.point(f"{stage}:renamed")
 
 
