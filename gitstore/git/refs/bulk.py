@@ -330,7 +330,9 @@ def _packed(gitdir: Path) -> bytes:
     return old if not old or old.endswith(b"\n") else old + b"\n"
 
 
-def _replace(gitdir: Path, fd: int, pieces: Pieces, stage: str, written: Path | None = None) -> None:
+def _replace(
+    gitdir: Path, fd: int, pieces: Pieces, stage: str = "packed", written: Path | None = None
+) -> None:
     """The new ``packed-refs`` (its pieces in order), written through ``fd`` (the held
     lock, or the file ``written``), synced, renamed over.  Short pieces go out
     together (an import's 250 new refs between old ones are 500 pieces: a write

@@ -107,10 +107,16 @@ def test_the_pieces_are_written_in_order_whatever_their_sizes(
     assert (tmp_path / "packed-refs").read_bytes() == b"".join(pieces)
 
 
-def test_a_drop_takes_out_exactly_its_records_and_loose_files(tmp_path: Path) -> None:
-    """``drop`` (a transaction's deletions): each dropped name's record and peeled line
-    leave ``packed-refs``, every other byte stays; its loose file goes too, and so do
-    the lock and the writer's files."""
+@pytest.mark.parametrize("searched", ["a search each", "one pass"])
+def test_a_drop_takes_out_exactly_its_records_and_loose_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, searched: str
+) -> None:
+    """``drop`` (a transaction's deletions, a remote's copies): each dropped name's
+    record and peeled line leave ``packed-refs``, every other byte stays; its loose
+    file goes too, and so do the lock and the writer's files.  The same whether the
+    records are found by a search each (a few names) or by one pass (many)."""
+    if searched == "one pass":
+        monkeypatch.setattr(bulk, "SEARCHED_MOST", 0)
     rng = random.Random(11)
     gitdir = tmp_path / "store.git"
     for case in range(200):
