@@ -199,19 +199,26 @@ def drop_copies(repo: pygit2.Repository, name: str) -> int:
     return len(gone)
 
 
-def _delete(repo: pygit2.Repository, names: list[str], wait: float) -> None:
+def _delete(repo: pygit2.Repository, names: list[str], wait: float) -> bool:
     """Delete ``names`` whatever they point at, in git's order under its
     ``packed-refs.lock`` (``bulk.delete``): libgit2's deletion reads
     ``packed-refs`` before it takes that lock, so a ``git pack-refs`` in between
     lost the refs it packed, or brought a deleted one back.  ``RefBusy``: git held
-    the lock past ``wait``, nothing deleted."""
+    the lock past ``wait``, nothing deleted.  False: one that libgit2 deletes (a
+    store not of plain files, or with no hard links) was locked, and stays."""
     gitdir = _gitdir(repo)
     if bulk.delete(gitdir, names, wait):
         bulk.forget(gitdir, names)
-        return
-    for ref in names:  # not plain files, or no hard links: libgit2's way
-        with contextlib.suppress(KeyError):
+        return True
+    done = True
+    for ref in names:
+        try:
             repo.references.delete(ref)
+        except KeyError:
+            continue
+        except pygit2.GitError:
+            done = False
+    return done
 
 
 COPY_WAIT = 1.0  # seconds a copy's write waits out a lock git's gc or pack-refs holds
@@ -225,10 +232,9 @@ def set_copy(repo: pygit2.Repository, name: str, target: str | None, message: st
     pull or push writes it again."""
     if target is None:
         try:
-            _delete(repo, [name], COPY_WAIT)
-        except (RefBusy, EnvironmentFault, OSError, pygit2.GitError):
+            return _delete(repo, [name], COPY_WAIT)
+        except (RefBusy, EnvironmentFault, OSError):
             return False
-        return True
     for attempt in retry.until(COPY_WAIT, 0.05):
         try:
             repo.create_reference_direct(name, target, True, message=message)
