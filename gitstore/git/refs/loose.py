@@ -67,7 +67,7 @@ def swap(gitdir: Path, name: str, old: str, new: str, log: str | None) -> bool:
     moved = False
     try:
         with os.fdopen(fd, "w", encoding="ascii") as out:
-            now = _current(gitdir, path, name)
+            now = files.read_ref(gitdir, name, depth=0)  # under the lock: loose, else packed
             if now is None:
                 return False  # symbolic, unreadable or not there: not this module's case
             if now != old:
@@ -81,20 +81,6 @@ def swap(gitdir: Path, name: str, old: str, new: str, log: str | None) -> bool:
     finally:
         if not moved:
             lock.unlink(missing_ok=True)
-
-
-def _current(gitdir: Path, path: Path, name: str) -> str | None:
-    """The ref's object id as read under its lock: the loose file, else packed."""
-    try:
-        text = path.read_text(encoding="ascii", errors="replace")
-    except FileNotFoundError:
-        return files.packed_ref(gitdir, name)
-    except OSError:
-        return None
-    value = text.strip()
-    if len(value) != _OID_LEN or not all(c in "0123456789abcdef" for c in value):
-        return None
-    return value
 
 
 def _log(gitdir: Path, name: str, old: str, new: str, log: str) -> None:
