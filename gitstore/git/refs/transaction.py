@@ -343,13 +343,13 @@ def _finish(
 
 # libgit2 looks for the lock file, then creates it: a lock taken between the two
 # (git pack-refs pruning the ref) fails the second, with its own words
-_LOCK_FILE = re.compile(r"failed to (?:lock|create locked) file '([^']+\.lock)'(?: for writing|: File exists)")
+_LOCK_FILE = r"failed to (?:lock|create locked) file '([^']+\.lock)'(?: for writing|: File exists)"
 
 
 def _held(exc: BaseException, updates: list[RefUpdate], partial: bool = False) -> RefBusy | None:
     """The lock another process held when libgit2 could not take it (it names the
     file; gone again by the time we look when git holds it briefly, as pack-refs does)."""
-    found = _LOCK_FILE.search(str(exc))
+    found = re.search(_LOCK_FILE, str(exc))  # compiled only by a failure (re's cache)
     if found is None or not updates:
         return None
     lock = found.group(1)
