@@ -28,8 +28,8 @@ import signal
 import threading
 from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from gitstore import faults
 from gitstore.errors import EnvironmentFault, environment_fault
@@ -69,8 +69,7 @@ def _workspace(gitdir: Path) -> Iterator[Path]:
         os.close(fd)
 
 
-@dataclass(frozen=True)
-class Packed:
+class Packed(NamedTuple):
     """What ``write_stream`` wrote: the last commit and the packs that hold the chain
     (names under ``objects/pack/``; while they all remain, nothing of it is lost)."""
 
