@@ -224,7 +224,7 @@ def _kind(mode: int) -> str:
 
 # -- ref names ---------------------------------------------------------------------------------
 
-_NOTES_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
+_NOTES_NAME = r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}"  # compiled when first used (re's cache)
 
 
 def conversation_name(rest: str) -> tuple[str, bool] | str:
@@ -245,7 +245,7 @@ def notes_name(rest: str) -> str | None:
     name = rest[len("notes/") :] if rest.startswith("notes/") else ""
     if not name or "/" in name:
         return "not a notes ref jp syncs (jp syncs refs/notes/NAME, one level)"
-    if not _NOTES_NAME.fullmatch(name) or ".." in name or name.endswith((".lock", ".")):
+    if not re.fullmatch(_NOTES_NAME, name) or ".." in name or name.endswith((".lock", ".")):
         return "not a notes ref name jp can hold"
     return None
 

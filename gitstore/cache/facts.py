@@ -18,8 +18,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any, overload
+from typing import Any, NamedTuple, overload
 
 from gitstore.events import CONVERSATION_TYPES, INTERNAL_TYPES, Event
 from gitstore.events.kinds import Kind
@@ -48,12 +47,11 @@ def segment_facts(events: Sequence[Event]) -> Facts:
     return {"n": len(events), "first": first, "starts": starts, "internal": internal}
 
 
-@dataclass(frozen=True)
-class Run:
+class Run(NamedTuple):
     """A run's counts: enough to compose a chain without reading the run's facts."""
 
     start: int  # position of the run's first event in the chain
-    count: int
+    count: int  # type: ignore[assignment]  # the field hides tuple.count, never called
     first: int | None  # relative position of its first conversation event
     starts: int  # how many turn_start events it holds
     lead: bool  # its first conversation event is a turn_start

@@ -11,20 +11,18 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol, overload
+from typing import Any, NamedTuple, Protocol, overload
 
 from gitstore.cache.facts import ChainFacts, Facts, Run
 from gitstore.events import Event
 
 
-@dataclass(frozen=True)
-class Segment:
+class Segment(NamedTuple):
     """Events ``start .. start + count`` of a chain, ending at commit ``last``."""
 
     last: str
     start: int
-    count: int
+    count: int  # type: ignore[assignment]  # the field hides tuple.count, never called
 
 
 PAGE = 50  # events read together when one of them is asked for
@@ -170,8 +168,7 @@ class ChainView(Sequence[Event]):
         return len(self._pages)
 
 
-@dataclass
-class CachedChain:
+class CachedChain(NamedTuple):
     """A chain as the cache holds it: its segments and the events above the last one."""
 
     segments: list[Segment]

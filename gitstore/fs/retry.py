@@ -11,7 +11,6 @@ clock: it is no data, and nothing records it.
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Iterator
 
@@ -62,6 +61,8 @@ def jittered(count: int, jitter: float = JITTER) -> Iterator[int]:
     for number in range(count):
         yield number
         if number + 1 < count:
+            import random  # lazy: only a try that failed (3 M instructions of every start)
+
             time.sleep(random.uniform(0, jitter * (1 + number)))
 
 

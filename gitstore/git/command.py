@@ -237,7 +237,7 @@ def _kill(pids: list[int]) -> None:
 
 # scheme://user:password@ anywhere: a URL alone, or inside a line git printed,
 # where a URL ends at a space or a quote
-_PASSWORD = re.compile(r"(?P<head>\b[A-Za-z][A-Za-z0-9+.-]*://[^/@:\s'\"]*):[^/@\s'\"]*@")
+_PASSWORD = r"(?P<head>\b[A-Za-z][A-Za-z0-9+.-]*://[^/@:\s'\"]*):[^/@\s'\"]*@"
 
 RACE_WORDS = (
     "fetch first",
@@ -254,7 +254,7 @@ RACE_WORDS = (
 def redact(text: str) -> str:
     """``text`` (a URL, or a line git printed) with the password of every
     ``scheme://user:password@host`` in it shown as ``***``."""
-    return _PASSWORD.sub(lambda m: f"{m.group('head')}:***@", text)
+    return re.sub(_PASSWORD, lambda m: f"{m.group('head')}:***@", text)  # compiled when used
 
 
 class RefResult(NamedTuple):

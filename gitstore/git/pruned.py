@@ -308,10 +308,10 @@ def prunes_now(gitdir: Path, running: str) -> bool:
         config = (gitdir / "config").read_text(encoding="utf-8", errors="replace").lower()
     except OSError:
         return True
-    return _PRUNE_NOW.search(config) is not None
+    return re.search(_PRUNE_NOW, config) is not None  # compiled when a gc runs beside
 
 
-_PRUNE_NOW = re.compile(r"pruneexpire\s*=\s*\"?\s*(now|all)\b")
+_PRUNE_NOW = r"pruneexpire\s*=\s*\"?\s*(now|all)\b"
 
 
 def after_gc(gitdir: Path, wait: float = GC_WAIT) -> None:

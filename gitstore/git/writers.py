@@ -111,6 +111,5 @@ def free_stem(packs: Path, stem: str) -> str:
     if not any((packs / f"{stem}{s}").exists() for s in (".pack", ".idx", ".keep")):
         return stem
     import hashlib  # lazy: OpenSSL's load (2 ms), for a write that meets its own name
-    import uuid  # lazy: start-up; only a write that meets its own name again needs one
 
-    return f"pack-{hashlib.sha1(f'{stem} {uuid.uuid4().hex}'.encode()).hexdigest()}"
+    return f"pack-{hashlib.sha1(f'{stem} {os.urandom(16).hex()}'.encode()).hexdigest()}"

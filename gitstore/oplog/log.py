@@ -227,8 +227,9 @@ def write(
     op: Op,
     signature: pygit2.Signature | objects.Who,
     held: objects.CatFile | None = None,
-) -> str:
-    """Add ``op`` as the newest operation; returns its commit id.
+) -> tuple[str, Op]:
+    """Add ``op`` as the newest operation; returns its commit id and ``op`` as
+    recorded (its ``since``: when the log's oldest operation was).
 
     It enters the store as a note does (``intake.land``): its objects written
     loose, the ref moved by compare-and-swap, made again on top of another
@@ -245,12 +246,20 @@ def write(
     if cat is not None:  # the commits it moved refs between: read in one exchange
         cat.fetch(v for m in op.moves for v in (m.old, m.new) if v and not v.startswith(SYMBOLIC))
     kept: list[str] | None = None
+    recorded = op
 
     def attempt() -> tuple[str | None, str, pruned.Written]:
-        nonlocal kept
+        nonlocal kept, recorded
         if kept is None:  # the commits it keeps reachable: made once, on the first try
             kept = _keepers(_commits_of(kind, op), person, written.put)
-        return _prepare(read, tip(), op, kept, person, written)
+        ref = tip()  # the log's commit as read, and ``op``'s on top of it
+        prev = objects.peeled(partial(_get, read), ref)
+        since = _since_in(read, prev[1]) if prev is not None else None
+        recorded = op._replace(since=op.time if since is None else since)
+        previous = prev[0] if since is not None and prev is not None else None
+        oid = _commit(recorded, previous, kept, person, written.put)
+        faults.point("oplog:objects-written")
+        return ref, oid.hex(), written
 
     try:
         oid = intake.land(place, REF, attempt, f"jp op {op.id}")
@@ -258,26 +267,7 @@ def write(
         if cat is not None:
             cat.done()
     assert oid is not None, "an operation always makes a commit"
-    return oid
-
-
-def _prepare(
-    read: objects.Read,
-    ref: str | None,
-    op: Op,
-    parents: list[str],
-    person: objects.Who,
-    written: pruned.Written,
-) -> tuple[str | None, str, pruned.Written]:
-    """One attempt: the log's commit as read (the ref's value ``ref``), and ``op``'s
-    commit on top of it, written."""
-    prev = objects.peeled(partial(_get, read), ref)
-    since = _since_in(read, prev[1]) if prev is not None else None
-    op.since = op.time if since is None else since
-    previous = prev[0] if since is not None and prev is not None else None
-    oid = _commit(op, previous, parents, person, written.put)
-    faults.point("oplog:objects-written")
-    return ref, oid.hex(), written
+    return oid, recorded
 
 
 def _since_in(read: objects.Read, commit: bytes) -> float | None:
@@ -345,10 +335,9 @@ def trim(place: Place, cutoff: float) -> int:
             kept = [str(p) for p in commit.parent_ids]
             if kept and _previous(repo, commit) is not None:
                 kept = kept[1:]
-            op.since = since
             # stamped with the operation's own time (the store's clock), not the machine's now
             person: objects.Who = (b"jp", b"jp@localhost", int(op.time), 0)
-            prev = _commit(op, prev, kept, person, written.put).hex()
+            prev = _commit(op._replace(since=since), prev, kept, person, written.put).hex()
         moved = RefUpdate(REF, str(ref.target), prev)
         intake.move(place, [moved], "jp op: trim the log", wait=0)  # compare-and-swap
     except (pygit2.GitError, OSError, KeyError, GitStoreError):

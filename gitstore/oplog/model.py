@@ -8,8 +8,7 @@ A ref's value is a commit id, ``symbolic:<refname>`` for a symbolic ref
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 SYMBOLIC = "symbolic:"
@@ -32,8 +31,7 @@ class RemoteChange(NamedTuple):
     new: Mapping[str, Any] | None
 
 
-@dataclass
-class Op:
+class Op(NamedTuple):
     """One command's changes to the store."""
 
     id: str
@@ -43,8 +41,8 @@ class Op:
     pid: int = 0
     host: str = ""
     active: str | None = None  # the active conversation once it was done
-    moves: list[Move] = field(default_factory=list)
-    remotes: list[RemoteChange] = field(default_factory=list)
+    moves: Sequence[Move] = ()
+    remotes: Sequence[RemoteChange] = ()
     undoes: str | None = None  # the operation this one undid (``jp undo``)
     restores: str | None = None  # the operation whose state it restored
     recovered: bool = False  # completed from the record of a command that was killed

@@ -21,11 +21,10 @@ transaction creates all the refs or none, and each names a complete chain.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from gitstore import faults, ids, intake
 from gitstore.clock import seconds
@@ -44,8 +43,7 @@ ID_ATTEMPTS = 20  # fresh ids tried for a creation whose id another writer took
 Alone = Callable[[str, EventSource, "str | None", str, "dict[str, str] | None", bool], str]
 
 
-@dataclass(frozen=True)
-class _Pending:
+class _Pending(NamedTuple):
     """A creation whose ref is not yet written."""
 
     tip: str

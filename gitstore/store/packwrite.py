@@ -26,11 +26,10 @@ import os
 import shutil
 import signal
 import threading
-import uuid
 from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from gitstore import faults
 from gitstore.errors import EnvironmentFault, environment_fault
@@ -62,7 +61,7 @@ def sweep(gitdir: Path) -> None:
 @contextmanager
 def _workspace(gitdir: Path) -> Iterator[Path]:
     """This writer's temporary folder, held by an ``flock``; removed on the way out."""
-    top, fd = writers.claim(folder(gitdir), f"{os.getpid()}-{uuid.uuid4().hex[:8]}")
+    top, fd = writers.claim(folder(gitdir), f"{os.getpid()}-{os.urandom(4).hex()}")
     try:
         yield top
     finally:
@@ -70,8 +69,7 @@ def _workspace(gitdir: Path) -> Iterator[Path]:
         os.close(fd)
 
 
-@dataclass(frozen=True)
-class Packed:
+class Packed(NamedTuple):
     """What ``write_stream`` wrote: the last commit and the packs that hold the chain
     (names under ``objects/pack/``; while they all remain, nothing of it is lost)."""
 
@@ -302,7 +300,7 @@ _SHELTERED: list[tuple[Path, Path, int]] = []
 
 
 def _shelter(gitdir: Path, name: str) -> None:
-    work, owner = writers.claim(writers.kept_folder(gitdir), uuid.uuid4().hex, name.encode())
+    work, owner = writers.claim(writers.kept_folder(gitdir), os.urandom(16).hex(), name.encode())
     path = gitpack.folder(gitdir) / name
     _SHELTERED.append((path, work, owner))
     path.write_text(f"jp: until its ref names this pack (pid {os.getpid()})\n")

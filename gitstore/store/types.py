@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol
 
 from gitstore.events import Event
 from gitstore.git import refs
 
 
-@dataclass
-class Located:
+class Located(NamedTuple):
     """A conversation's id, its tip, and whether it is archived."""
 
     cid: str
@@ -23,15 +21,14 @@ class Located:
         return refs.archived(self.cid) if self.archived else refs.live(self.cid)
 
 
-@dataclass
-class Conversation:
+class Conversation(NamedTuple):
     """A conversation as read: its events in order, and each event's commit."""
 
     cid: str
     tip: str
     archived: bool
     events: list[Event]
-    commits: list[str] = field(default_factory=list)
+    commits: list[str]
 
 
 class Identity(NamedTuple):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Collection
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from gitstore import syncing
@@ -145,8 +145,7 @@ def redacted_folder(conv: JpFolder) -> JpFolder:
     folder always gives the same events, so a re-import compares equal).  The events
     are held as a list, since each is written changed."""
     events = [redact_value(e)[0] for e in conv.events]
-    return replace(
-        conv,
+    return conv._replace(
         title=redact_value(conv.title)[0],
         metadata=redact_value(conv.metadata)[0],
         base_config=redact_value(conv.base_config)[0],

@@ -5,7 +5,6 @@ from __future__ import annotations
 import gc
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,21 +18,33 @@ if TYPE_CHECKING:
     from porcelain.config import Config, Recorded
 
 
-@dataclass
 class App:
-    output: Output
-    environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
-    store_option: str | None = None
-    config_files: Sequence[str] = ()
-    overrides: Sequence[str] = ()
-    yes: bool = False
-    cwd: Path = field(default_factory=Path.cwd)
-    argv: Sequence[str] = ()  # the command line, recorded in the operation log
-    _store: Store | None = None
-    _config: Config | None = None
-    _warned: bool = False  # the trust rule's warning was printed
-    # commits made the same on every machine (a session import): jp's own name, not the user's
-    machine_neutral: bool = False
+    """One command's context (a plain class: ``dataclasses`` loads ``inspect``, 40 M
+    instructions of every command, a JP folders' import started without click)."""
+
+    def __init__(
+        self,
+        output: Output,
+        environ: Mapping[str, str] | None = None,
+        store_option: str | None = None,
+        config_files: Sequence[str] = (),
+        overrides: Sequence[str] = (),
+        yes: bool = False,
+        cwd: Path | None = None,
+        argv: Sequence[str] = (),  # the command line, recorded in the operation log
+    ) -> None:
+        self.output = output
+        self.environ = dict(os.environ) if environ is None else environ
+        self.store_option = store_option
+        self.config_files = config_files
+        self.overrides = overrides
+        self.yes = yes
+        self.cwd = Path.cwd() if cwd is None else cwd
+        self.argv = argv
+        self._store: Store | None = None
+        self._warned = False  # the trust rule's warning was printed
+        # commits made the same on every machine (a session import): jp's own name, not the user's
+        self.machine_neutral = False
 
     # -- the store -------------------------------------------------------------
 

@@ -267,7 +267,7 @@ def _query_fresh(
     ask.edit(None)  # a new conversation's draft
     if no_persist:  # nothing is written, not even the new conversation
         cid = fresh_id(store)
-        _run(app, Conversation(cid, "", False, [start_event(cid)]), ask, plan, no_persist)
+        _run(app, Conversation(cid, "", False, [start_event(cid)], []), ask, plan, no_persist)
         return
     cid, created = create_conversation(store, title)
     if announce:

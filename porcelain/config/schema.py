@@ -52,7 +52,7 @@ def _is_number(v: Any) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool)
 
 
-_MODEL_ID_RE = re.compile(r"[^/\s]+/\S.*")
+_MODEL_ID_RE = r"[^/\s]+/\S.*"  # compiled when first used (re's cache), as _ENV_NAME_RE
 ALIAS_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 PROVIDER_NAME_RE = re.compile(r"[a-z0-9][a-z0-9_-]*")
 PROVIDER_KINDS = ("openai", "anthropic")
@@ -71,7 +71,7 @@ STRINGS = Leaf(
 ANY_TABLE = Leaf("a table", lambda v: isinstance(v, dict))
 MODEL_ID = Leaf(
     'a model id "provider/name"',
-    lambda v: isinstance(v, str) and _MODEL_ID_RE.fullmatch(v) is not None,
+    lambda v: isinstance(v, str) and re.fullmatch(_MODEL_ID_RE, v) is not None,
 )
 
 
@@ -93,11 +93,11 @@ COMMAND = Leaf(
     ),
 )
 
-_ENV_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_ENV_NAME_RE = r"[A-Za-z_][A-Za-z0-9_]*"
 
 
 def _env_name(v: Any) -> bool:
-    return isinstance(v, str) and _ENV_NAME_RE.fullmatch(v) is not None
+    return isinstance(v, str) and re.fullmatch(_ENV_NAME_RE, v) is not None
 
 
 ENV_NAMES = Leaf(

@@ -24,7 +24,7 @@ from typing import BinaryIO, NamedTuple
 
 from porcelain.errors import UserError
 
-_DAY = re.compile(r"^rollout-(\d{4})-(\d{2})-(\d{2})T")
+_DAY = r"^rollout-(\d{4})-(\d{2})-(\d{2})T"  # compiled when first used (re's cache)
 _CODEX_TOP = ("sessions", "archived_sessions")
 NAMES = {"claude-code": "Claude Code", "codex": "Codex"}
 
@@ -140,7 +140,7 @@ def _codex_rel(path: Path) -> str:
     for up in path.parents:
         if up.name in _CODEX_TOP:
             return path.relative_to(up.parent).as_posix()
-    day = _DAY.match(path.name)
+    day = re.match(_DAY, path.name)
     return f"sessions/{'/'.join(day.groups())}/{path.name}" if day else f"sessions/{path.name}"
 
 

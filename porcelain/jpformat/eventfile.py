@@ -23,9 +23,8 @@ from __future__ import annotations
 import hashlib
 import stat
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from gitstore import Event, Kind, Limits, NotStreamable, errors, read_file
 from porcelain.errors import UserError
@@ -102,8 +101,7 @@ class EventFile:
         )
 
 
-@dataclass(frozen=True)
-class JpFolder:
+class JpFolder(NamedTuple):
     """``JpConversation`` with its events in their file (``EventFile``), or a list."""
 
     jp_id: str | None

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from gitstore import (
     CONVERSATION_TYPES,
@@ -46,8 +45,7 @@ FOLDER_HINT = (
 )
 
 
-@dataclass(frozen=True)
-class JpConversation:
+class JpConversation(NamedTuple):
     """One JP conversation folder, decoded.
 
     ``metadata`` is the record of ``metadata.json`` with its timestamps in RFC
@@ -58,9 +56,9 @@ class JpConversation:
 
     jp_id: str | None
     title: str | None
-    metadata: dict[str, Any] = field(default_factory=dict)
+    metadata: dict[str, Any]
     base_config: dict[str, Any] | None = None
-    events: list[Event] = field(default_factory=list)
+    events: Sequence[Event] = ()
 
 
 def jp_id_from_folder(name: str) -> str | None:

@@ -202,3 +202,28 @@ def test_an_import_of_folders_runs_without_click(tmp_path: Path) -> None:
     assert "jp conversation import " + folders[0] in ops.stdout
     checked = subprocess.run([*git, "fsck", "--strict"], capture_output=True, text=True)
     assert checked.returncode == 0, checked.stderr
+
+
+# what `jp conversation import FOLDER...` never needs: each is a fixed cost of every
+# such command (issue 45: twelve commands of 250); the reason beside each
+NOT_FOR_FOLDERS = (
+    "dataclasses",  # loads inspect, ast, dis and tokenize: named tuples instead
+    "inspect",
+    "uuid",  # loads platform: os.urandom names what needs a random name
+    "platform",
+    "random",  # only a retry's sleep after a failed try
+)
+
+
+def test_an_import_of_folders_loads_no_module_it_does_not_need(tmp_path: Path) -> None:
+    env = sealed_env(tmp_path, tmp_path / "store.git", tmp_path / "config", "T", "t@e.invalid")
+    (tmp_path / "home").mkdir()
+    loaded(env, "init", str(tmp_path / "store.git"))
+    folders = sorted(str(p) for p in (ROOT / "fixtures" / "conversations").iterdir())
+    for some in (folders[:1], folders[1:]):  # into an empty store, then beside a conversation
+        found = probe(
+            ("conversation", "import", *some), env, ROOT, NOT_FOR_FOLDERS, entry="porcelain.early"
+        )
+        assert (found.code, found.loaded) == (0, set()), found.err
+    seen = probe(("--help",), env, ROOT, NOT_FOR_FOLDERS, preload="import uuid, dataclasses")
+    assert seen.loaded == {"uuid", "platform", "dataclasses", "inspect"}  # the probe sees them

@@ -10,8 +10,9 @@ import re
 from pathlib import Path
 
 HEADER = "# pack-refs with: peeled fully-peeled sorted "
-_LINE = re.compile(r"[0-9a-f]{40} refs/[!-~]+")
-_PEELED = re.compile(r"\^[0-9a-f]{40}")
+# compiled when first used (re's cache): most commands never check a line
+_LINE = r"[0-9a-f]{40} refs/[!-~]+"
+_PEELED = r"\^[0-9a-f]{40}"
 
 
 def path(gitdir: Path) -> Path:
@@ -42,4 +43,4 @@ def good(line: bytes, number: int) -> bool:
         return False
     if number == 1 and text.startswith("# pack-refs"):
         return True
-    return bool(_LINE.fullmatch(text) or _PEELED.fullmatch(text))
+    return bool(re.fullmatch(_LINE, text) or re.fullmatch(_PEELED, text))

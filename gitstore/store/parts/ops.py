@@ -232,7 +232,7 @@ class Ops:
             from gitstore.oplog import log  # lazy: only a command that moved a ref
             from gitstore.store import maintenance  # lazy: as the log; trims it when due
 
-            log.write(self._g.place, op, self._g.person(), self._g.held_reads())
+            _, op = log.write(self._g.place, op, self._g.person(), self._g.held_reads())
             self._drop()
             maintenance.trim_oplog_when_due(self._g.place, self._g.retention, op)
             return op

@@ -236,7 +236,7 @@ def test_deleted_tips_stay_reachable_from_the_log(store: Store, path: Path) -> N
 def test_many_tips_hang_from_keeper_commits(store: Store, path: Path) -> None:
     tips = store.log.write_commits([start(f"jp-c{n}", n) for n in range(oplog.KEEP * 2 + 5)], None)
     moves = [Move(f"refs/conversations/jp-c{n}", None, t) for n, t in enumerate(tips)]
-    commit = oplog.write(store.repo, Op("big", "jp pull", time.time(), moves=moves), signature())
+    commit, _ = oplog.write(store.repo, Op("big", "jp pull", time.time(), moves=moves), signature())
     parents = git(path, "rev-list", "--parents", "-n", "1", commit).split()[1:]
     assert len(parents) <= oplog.KEEP
     reachable = set(git(path, "rev-list", commit).split())
@@ -254,7 +254,7 @@ def test_only_the_commits_an_operation_names_hang_from_it(store: Store, path: Pa
         Move("refs/jp/elsewhere", None, blob),
         Move("JP_HEAD", None, "ref: refs/conversations/jp-c1"),
     ]
-    commit = oplog.write(store.repo, Op("few", "jp x", time.time(), moves=moves), signature())
+    commit, _ = oplog.write(store.repo, Op("few", "jp x", time.time(), moves=moves), signature())
     assert git(path, "rev-list", "--parents", "-n", "1", commit).split()[1:] == [tip]
     assert [m.new for m in oplog.ops(store.repo)[0].moves] == [tip, blob, moves[2].new]
 
@@ -327,10 +327,10 @@ def test_the_next_operation_reads_when_the_log_began_from_one_small_file(
     sig, now = signature(), time.time()
     tips = store.log.write_commits([start(f"jp-c{n}", n) for n in range(50)], None)
     moves = [Move(f"refs/conversations/jp-c{n}", None, t) for n, t in enumerate(tips)]
-    first = oplog.write(store.repo, Op("first", "jp pull", now - 50, moves=moves), sig)
+    first, _ = oplog.write(store.repo, Op("first", "jp pull", now - 50, moves=moves), sig)
     assert float(git(path, "cat-file", "blob", f"{first}:since")) == pytest.approx(now - 50)
     for k, name in enumerate(("second", "third")):
-        later = oplog.write(store.repo, Op(name, "jp x", now - 10 + k), sig)
+        later, _ = oplog.write(store.repo, Op(name, "jp x", now - 10 + k), sig)
         assert float(git(path, "cat-file", "blob", f"{later}:since")) == pytest.approx(now - 50)
     assert [o.since for o in oplog.ops(store.repo)] == [pytest.approx(now - 50)] * 3
     # the log as an older jp wrote it: op.json alone, the oldest recorded 9 days ago
@@ -339,7 +339,7 @@ def test_the_next_operation_reads_when_the_log_began_from_one_small_file(
     tree = git(path, "mktree", input=f"100644 blob {blob}\top.json\n").strip()
     commit = git(path, "commit-tree", tree, "-p", later, "-m", "jp op old: jp y").strip()
     git(path, "update-ref", oplog.REF, commit)
-    newest = oplog.write(store.repo, Op("newest", "jp z", now), sig)
+    newest, _ = oplog.write(store.repo, Op("newest", "jp z", now), sig)
     assert [o.id for o in oplog.ops(store.repo)] == ["newest", "old", "third", "second", "first"]
     assert float(git(path, "cat-file", "blob", f"{newest}:since")) == pytest.approx(old.since)
     git(path, "fsck", "--strict")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from gitstore.fs import retry
@@ -54,7 +56,7 @@ def test_a_try_that_read_its_time_as_not_up_is_followed_by_another(machine: Mach
 def test_jittered_sleeps_between_tries_only_and_longer_each_time(
     machine: Machine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(retry.random, "uniform", lambda low, high: high)  # the longest
+    monkeypatch.setattr(random, "uniform", lambda low, high: high)  # the longest
     assert list(retry.jittered(4, jitter=0.5)) == [0, 1, 2, 3]
     assert machine.slept == [0.5, 1.0, 1.5]
 

@@ -227,7 +227,7 @@ def test_metadata_file_always_has_last_activated_at(tmp_path: Path) -> None:
 
 def test_base_config_file_only_when_there_is_one(tmp_path: Path) -> None:
     folder = tmp_path / "c"
-    with_base = JpConversation(jp_id=None, title=None, base_config={"a": 1}, events=list(TURN))
+    with_base = JpConversation(jp_id=None, title=None, metadata={}, base_config={"a": 1}, events=list(TURN))
     write_conversation(folder, with_base)
     assert (folder / "base_config.json").read_text() == '{\n  "a": 1\n}\n'
     write_conversation(folder, conv(TURN))
