@@ -294,7 +294,9 @@ def checked(
             if entry.get("type") == Kind.TOOL_CALL_RESPONSE:
                 entry.setdefault("is_error", False)
         try:
-            event = validate_event(entry, where, seen=again)
+            # its nesting and strings were checked as the file was parsed (``load_json``,
+            # ``stream_array``); decoding base64 gives strict UTF-8 text at the same depth
+            event = validate_event(entry, where, seen=again, walked=True)
         except errors.InvalidEvent as exc:
             raise UserError(str(exc), "fix or remove that entry of events.json and try again")
         try:
