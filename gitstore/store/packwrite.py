@@ -47,6 +47,7 @@ ROWS = 2_000  # events handed to ``on_rows`` at a time (the cache)
 Signer = Callable[[str, Event], Who]
 # (commit, parent, the event, or its ``event.json`` text as a chain read from git gives it)
 Rows = list[tuple[str, str | None, Event | str]]
+_CALL = Kind.TOOL_CALL_REQUEST.value  # a plain string: compared for every event
 
 
 def folder(gitdir: Path) -> Path:
@@ -241,7 +242,7 @@ class Writer:
             rows: Rows = []
             for event, data in events:
                 pack = self._current()
-                if event.get("type") == Kind.TOOL_CALL_REQUEST:
+                if event.get("type") == _CALL:
                     names[str(event.get("id"))] = str(event.get("name"))
                 author = sign(commits.author_name(event), event)
                 blob, tree, commit = commits.objects(
