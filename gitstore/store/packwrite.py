@@ -123,18 +123,20 @@ def write_stream(
 def write_blobs(gitdir: Path, blobs: Iterable[bytes]) -> tuple[str, ...]:
     """Write ``blobs`` into one pack (published behind a ``.keep`` until
     ``release``), not a loose file each; the packs' names (none for no blobs)."""
-    return write_objects(gitdir, ((BLOB, data) for data in blobs))
+    return write_objects(gitdir, ((BLOB, data, None) for data in blobs))
 
 
-def write_objects(gitdir: Path, objects: Iterable[tuple[int, bytes]]) -> tuple[str, ...]:
-    """Write ``objects`` (type, bytes: whole objects of any kind, as a notes commit
-    of many notes makes them) into one pack published behind a ``.keep`` until
-    ``release``; the packs' names (none for no objects)."""
+def write_objects(
+    gitdir: Path, objects: Iterable[tuple[int, bytes, bytes | None]]
+) -> tuple[str, ...]:
+    """Write ``objects`` (type, bytes, raw name when the caller has it: whole objects of
+    any kind, as a notes commit of many notes makes them) into one pack published
+    behind a ``.keep`` until ``release``; the packs' names (none for no objects)."""
     try:
         with _terminate_as_interrupt(), _workspace(gitdir) as work:
             pack = PackFile(work / "objects.pack")
-            for kind, data in objects:
-                pack.add(kind, data)
+            for kind, data, name in objects:
+                pack.add(kind, data, name)
             if not pack.count:
                 pack.file.close()
                 return ()
