@@ -126,12 +126,18 @@ def _sorted(data: bytes) -> bool:
     return data.startswith(b"#") and b" sorted" in data[: data.find(b"\n")]
 
 
-def lower_bound(data: bytes, wanted: bytes) -> int:
+def lower_bound(data: bytes, wanted: bytes, lo: int = 0, step: int = 0) -> int:
     """In a sorted packed-refs, the start of the line from which every record's name is
-    ``wanted`` or after it (bytewise, as git sorts), and before which none is."""
-    lo, hi = 0, len(data)  # lo is always the start of a line
+    ``wanted`` or after it (bytewise, as git sorts), and before which none is.
+
+    ``lo``: the start of a line before which every name is before ``wanted``.  ``step``:
+    the line is likely a few lines past ``lo`` (the next of many sorted names merged in
+    order): probed ``step`` bytes on, then twice as far each time, until one is past it,
+    and only then halved (a few probes, where halving the whole file takes eleven)."""
+    hi = len(data)  # lo is always the start of a line
     while lo < hi:
-        start = max(lo, data.rfind(b"\n", lo, (lo + hi) // 2) + 1)
+        mid = min(lo + step, (lo + hi) // 2) if step else (lo + hi) // 2
+        start = max(lo, data.rfind(b"\n", lo, mid) + 1)
         record = start
         while record < hi and data[record : record + 1] in (b"#", b"^"):
             record = data.index(b"\n", record) + 1  # the header and peeled lines
@@ -140,9 +146,9 @@ def lower_bound(data: bytes, wanted: bytes) -> int:
             continue
         end = data.index(b"\n", record)
         if data[record + 41 : end] < wanted:
-            lo = end + 1
+            lo, step = end + 1, step * 2
         else:
-            hi = start
+            hi, step = start, 0
     return lo
 
 
