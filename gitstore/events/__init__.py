@@ -44,7 +44,7 @@ class Valid(Vouched):
         super().__init__(value)
 
 
-def validate(event: Any, where: str = "event", seen: bool = False) -> Event:
+def validate(event: Any, where: str = "event", seen: bool = False, walked: bool = False) -> Event:
     """Check one event and return its normalised form (timestamp in RFC 3339), a
     ``Valid``; one already ``Valid`` is returned as it is.
 
@@ -54,12 +54,13 @@ def validate(event: Any, where: str = "event", seen: bool = False) -> Event:
     ``seen``: the caller had this same value checked here before and knows it is
     unchanged (a file read a second time whose bytes it compared with the first
     read's, block by block, before parsing them): only normalised, as the check
-    normalised it, not checked again.
+    normalised it, not checked again.  ``walked``: its nesting and strings were
+    checked as it was parsed (``schema.check_event``).
     """
     if type(event) is Valid:
         return event
     if not seen:
-        check_event(event, where)
+        check_event(event, where, walked)
     return Valid(normalised(event), _VOUCH)
 
 

@@ -26,6 +26,16 @@ else:
     gitobjects = lazy_module("gitstore.git.objects")  # with hashlib: for a write, not a read
 
 SUBJECT_WIDTH = 72
+# the kinds as plain strings: a ``Kind`` member is looked up through the enum's
+# metaclass (a thousand instructions), and these are compared for every event written
+_REQUEST, _RESPONSE = Kind.CHAT_REQUEST.value, Kind.CHAT_RESPONSE.value
+_CALL, _RESULT = Kind.TOOL_CALL_REQUEST.value, Kind.TOOL_CALL_RESPONSE.value
+_TURN, _START = Kind.TURN_START.value, Kind.CONVERSATION_START.value
+_COMPACTION, _RESET = Kind.COMPACTION.value, Kind.COMPACTION_RESET.value
+_ASK, _ANSWER = Kind.INQUIRY_REQUEST.value, Kind.INQUIRY_RESPONSE.value
+_CONFIG = Kind.CONFIG_DELTA.value
+_AUTHORS = {_REQUEST: "user", _TURN: "user", _ANSWER: "user", _RESPONSE: "assistant"}
+_AUTHORS |= {_CALL: "assistant", _RESULT: "tool"}  # any other kind: jp
 
 
 def _first_line(text: str, width: int = SUBJECT_WIDTH) -> str:
@@ -91,41 +101,41 @@ def _compaction_subject(event: Event) -> str:
 def subject(event: Event, tool_names: Mapping[str, str] | None = None) -> str:
     """The readable first line of an event's commit."""
     kind = event.get("type", "?")
-    if kind == Kind.CHAT_REQUEST:
+    if kind == _REQUEST:
         return "user: " + _first_line(str(event.get("content", "")))
-    if kind == Kind.CHAT_RESPONSE:
+    if kind == _RESPONSE:
         if "message" in event:
             cut = " [interrupted]" if _interrupted(event) else ""
             return f"assistant{cut}: " + _first_line(str(event["message"]))
         if "reasoning" in event:
             return "reasoning: " + _first_line(str(event["reasoning"]))
         return "assistant: (structured data)"
-    if kind == Kind.TOOL_CALL_REQUEST and event.get("name") == PROPOSE_COMPACTION:
+    if kind == _CALL and event.get("name") == PROPOSE_COMPACTION:
         return _proposal_subject(event.get("arguments"))
-    if kind == Kind.TOOL_CALL_REQUEST:
+    if kind == _CALL:
         args = json.dumps(event.get("arguments", {}), ensure_ascii=False, sort_keys=True)
         return _first_line(f"tool call {event.get('name')}: {args}")
-    if kind == Kind.TOOL_CALL_RESPONSE:
+    if kind == _RESULT:
         name = (tool_names or {}).get(str(event.get("id")), "call")
         return f"tool {name}: {'error' if event.get('is_error') else 'ok'}"
-    if kind == Kind.TURN_START:
+    if kind == _TURN:
         return "turn: start"
-    if kind == Kind.COMPACTION:
+    if kind == _COMPACTION:
         return _compaction_subject(event)
-    if kind == Kind.COMPACTION_RESET:
+    if kind == _RESET:
         which = event.get("withdraw")
         if which is None:
             return "compaction: reset all"
         return "compaction: withdraw " + ", ".join(str(i + 1) for i in which)
-    if kind == Kind.CONFIG_DELTA:
+    if kind == _CONFIG:
         keys = ", ".join(sorted(_dotted(event.get("delta", {}))))
         return _first_line("config: " + (keys or "(empty)"))
-    if kind == Kind.CONVERSATION_START:
+    if kind == _START:
         return _start_subject(event)
-    if kind == Kind.INQUIRY_REQUEST:
+    if kind == _ASK:
         question = event.get("question", {})
         return "inquiry: " + _first_line(str(question.get("text", "")))
-    if kind == Kind.INQUIRY_RESPONSE:
+    if kind == _ANSWER:
         return "inquiry answer: " + _first_line(json.dumps(event.get("answer")))
     if kind == "source_record":  # a record of another tool's session, kept whole
         record = event.get("record")
@@ -178,16 +188,16 @@ def body(event: Event) -> str:
     are named at its end."""
     kind = event.get("type")
     text = ""
-    if kind == Kind.CHAT_REQUEST:
+    if kind == _REQUEST:
         text = str(event.get("content", ""))
         attached = _attached(event)
         if attached:
             return f"{text.strip()}\n\n{attached}" if text.strip() else attached
-    elif kind == Kind.CHAT_RESPONSE:
+    elif kind == _RESPONSE:
         text = str(event.get("message", event.get("reasoning", "")))
-    elif kind == Kind.COMPACTION and event.get("summary"):
+    elif kind == _COMPACTION and event.get("summary"):
         text = str(event["summary"].get("summary", ""))
-    if kind == Kind.COMPACTION and _review_of(event):
+    if kind == _COMPACTION and _review_of(event):
         origin = event["metadata"]["proposal"]
         named = f"Applied from review {origin.get('review')}, proposal {origin.get('commit')}."
         return f"{text.strip()}\n\n{named}" if text.strip() else named
@@ -204,17 +214,10 @@ def message(event: Event, tool_names: Mapping[str, str] | None = None) -> str:
 
 
 def author_name(event: Event) -> str:
-    kind = event.get("type")
     meta = event.get("metadata")
     if isinstance(meta, Mapping) and meta.get("written_by") == "jp":
         return "jp"  # e.g. the opening proposal of a review, which jp wrote itself
-    if kind in (Kind.CHAT_REQUEST, Kind.TURN_START, Kind.INQUIRY_RESPONSE):
-        return "user"
-    if kind in (Kind.CHAT_RESPONSE, Kind.TOOL_CALL_REQUEST):
-        return "assistant"
-    if kind == Kind.TOOL_CALL_RESPONSE:
-        return "tool"
-    return "jp"
+    return _AUTHORS.get(event.get("type", ""), "jp")
 
 
 def blob_bytes(event: Event) -> bytes:

@@ -445,7 +445,8 @@ class Packed(pruned.Written):
 
     def publish(self) -> None:
         """Write the pack of every object kept (behind its ``.keep``)."""
-        self._packs += packwrite.write_objects(self._gitdir, self._made.values())
+        made = ((kind, data, bytes.fromhex(oid)) for oid, (kind, data) in self._made.items())
+        self._packs += packwrite.write_objects(self._gitdir, made)  # each hashed once
 
     def _present(self) -> bool:
         return bool(self._packs) and packwrite.Packed(None, self._packs).present(self._gitdir)
@@ -490,8 +491,13 @@ def meta_values(text: str | None) -> dict[str, Any]:
     return {k: v[2] for k, v in best.items() if v[2] is not None}
 
 
+# ``json.dumps(line, sort_keys=True)``, its encoder made once (``dumps`` makes one a call
+# when given an option: an import's every title)
+_LINE = json.JSONEncoder(sort_keys=True).encode
+
+
 def meta_line(key: str, value: Any, stamp_ms: int, machine: str) -> str:
-    return json.dumps({"k": key, "v": value, "t": stamp_ms, "m": machine}, sort_keys=True)
+    return _LINE({"k": key, "v": value, "t": stamp_ms, "m": machine})
 
 
 def last_stamp(text: str | None, machine: str) -> int:

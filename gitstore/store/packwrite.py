@@ -46,6 +46,7 @@ ROWS = 2_000  # events handed to ``on_rows`` at a time (the cache)
 Signer = Callable[[str, Event], Who]
 # (commit, parent, the event, or its ``event.json`` text as a chain read from git gives it)
 Rows = list[tuple[str, str | None, Event | str]]
+_CALL = Kind.TOOL_CALL_REQUEST.value  # a plain string: compared for every event
 
 
 def folder(gitdir: Path) -> Path:
@@ -120,18 +121,20 @@ def write_stream(
 def write_blobs(gitdir: Path, blobs: Iterable[bytes]) -> tuple[str, ...]:
     """Write ``blobs`` into one pack (published behind a ``.keep`` until
     ``release``), not a loose file each; the packs' names (none for no blobs)."""
-    return write_objects(gitdir, ((BLOB, data) for data in blobs))
+    return write_objects(gitdir, ((BLOB, data, None) for data in blobs))
 
 
-def write_objects(gitdir: Path, objects: Iterable[tuple[int, bytes]]) -> tuple[str, ...]:
-    """Write ``objects`` (type, bytes: whole objects of any kind, as a notes commit
-    of many notes makes them) into one pack published behind a ``.keep`` until
-    ``release``; the packs' names (none for no objects)."""
+def write_objects(
+    gitdir: Path, objects: Iterable[tuple[int, bytes, bytes | None]]
+) -> tuple[str, ...]:
+    """Write ``objects`` (type, bytes, raw name when the caller has it: whole objects of
+    any kind, as a notes commit of many notes makes them) into one pack published
+    behind a ``.keep`` until ``release``; the packs' names (none for no objects)."""
     try:
         with _terminate_as_interrupt(), _workspace(gitdir) as work:
             pack = PackFile(work / "objects.pack")
-            for kind, data in objects:
-                pack.add(kind, data)
+            for kind, data, name in objects:
+                pack.add(kind, data, name)
             if not pack.count:
                 pack.file.close()
                 return ()
@@ -239,7 +242,7 @@ class Writer:
             rows: Rows = []
             for event, data in events:
                 pack = self._current()
-                if event.get("type") == Kind.TOOL_CALL_REQUEST:
+                if event.get("type") == _CALL:
                     names[str(event.get("id"))] = str(event.get("name"))
                 author = sign(commits.author_name(event), event)
                 blob, tree, commit = commits.objects(

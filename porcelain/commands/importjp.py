@@ -42,15 +42,6 @@ def import_jp(app: App, folders: tuple[Path, ...], activate: bool) -> None:
         progress.clear()
 
 
-def _counted(conv: JpFolder, progress: ReadProgress, verb: str) -> None:
-    """The progress line counts the next pass over ``conv``'s events as ``verb``."""
-    # lazy: with the JP folder reader, loaded by _import_jp
-    from porcelain.jpformat import EventFile
-
-    if isinstance(conv.events, EventFile):
-        conv.events.on_event = progress.counting(verb)
-
-
 def _write_jp(
     app: App,
     folders: tuple[Path, ...],
@@ -58,9 +49,10 @@ def _write_jp(
     activate: bool,
     progress: ReadProgress,
 ) -> None:
-    # lazy: only an import reads the re-import records
+    # lazy: only an import reads the re-import records (the reader is loaded by import_jp)
     from porcelain.app.reimport import already_there, outcome
     from porcelain.app.transfer import store_imported, unfinished_metas
+    from porcelain.jpformat import EventFile
 
     store = app.store()
     created: list[dict[str, Any]] = []
@@ -71,9 +63,12 @@ def _write_jp(
         for folder, conv in zip(folders, read, strict=True):
             if conv.jp_id and batch.pending_ids(conv.jp_id):
                 batch.flush()  # the same folder twice: the second compares with the first
-            _counted(conv, progress, "compared")
+            streamed = conv.events if isinstance(conv.events, EventFile) else None
+            if streamed:  # the progress line counts each pass over a file read again
+                streamed.on_event = progress.counting("compared")
             kept = already_there(store, conv.jp_id, conv.events)
-            _counted(conv, progress, "wrote")
+            if streamed:
+                streamed.on_event = progress.counting("wrote")
             cid = kept or store_imported(store, conv, titles)
             kept_ids.append(kept)
             progress.clear()

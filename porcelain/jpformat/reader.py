@@ -40,6 +40,11 @@ BASE_CONFIG_FILE = "base_config.json"
 #: Keys of ``metadata.json`` that hold timestamps (JP form on disk, RFC 3339 in memory).
 TIME_KEYS = ("last_activated_at", "pinned_at", "archived_at", "expires_at")
 
+# plain strings, compared for every entry read (a ``Kind`` member is looked up through
+# the enum's metaclass, a thousand instructions)
+_CALL, _RESULT = Kind.TOOL_CALL_REQUEST.value, Kind.TOOL_CALL_RESPONSE.value
+_CONFIG = Kind.CONFIG_DELTA.value
+
 FOLDER_HINT = (
     "a JP conversation folder holds events.json and metadata.json (and maybe base_config.json)"
 )
@@ -103,9 +108,9 @@ def decode_entry(entry: Mapping[str, Any]) -> dict[str, Any]:
         return out
     if isinstance(out.get("metadata"), dict):
         out["metadata"] = decode_strings(out["metadata"])
-    if kind == Kind.TOOL_CALL_REQUEST and "arguments" in out:
+    if kind == _CALL and "arguments" in out:
         out["arguments"] = decode_strings(out["arguments"])
-    if kind == Kind.TOOL_CALL_RESPONSE and isinstance(out.get("content"), str):
+    if kind == _RESULT and isinstance(out.get("content"), str):
         out["content"] = decode_text(out["content"])
     return out
 
@@ -193,7 +198,7 @@ def read_base_config(path: Path, limits: Limits) -> dict[str, Any] | None:
 
 def _unflatten_delta(entry: dict[str, Any]) -> dict[str, Any]:
     """Very old files put the config keys beside ``type``/``timestamp``; nest them."""
-    if entry.get("type") != Kind.CONFIG_DELTA or "delta" in entry:
+    if entry.get("type") != _CONFIG or "delta" in entry:
         return entry
     delta = {k: v for k, v in entry.items() if k not in ("type", "timestamp")}
     return {"type": "config_delta", "timestamp": entry.get("timestamp"), "delta": delta}
@@ -289,10 +294,12 @@ def checked(
         where = f"{label}{i}"
         if isinstance(entry, dict):
             entry = decode_entry(_unflatten_delta(entry))  # a copy
-            if entry.get("type") == Kind.TOOL_CALL_RESPONSE:
+            if entry.get("type") == _RESULT:
                 entry.setdefault("is_error", False)
         try:
-            event = validate_event(entry, where, seen=again)
+            # its nesting and strings were checked as the file was parsed (``load_json``,
+            # ``stream_array``); decoding base64 gives strict UTF-8 text at the same depth
+            event = validate_event(entry, where, seen=again, walked=True)
         except errors.InvalidEvent as exc:
             raise UserError(str(exc), "fix or remove that entry of events.json and try again")
         try:

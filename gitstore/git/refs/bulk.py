@@ -112,6 +112,7 @@ def _header(old: bytes) -> tuple[bytes, bytes]:
 
 Pieces = list[bytes | memoryview]  # a file's bytes, in order: written as they are
 BLOCK = 1000  # new records per piece (a first pull adds 100,000 in one run)
+NEAR = 256  # bytes past the last gap where the next name's gap is looked for first
 WRITE_MOST = 1 << 20  # bytes of short pieces joined into one write
 
 
@@ -135,7 +136,7 @@ def _merged(old: bytes, new: Mapping[str, str]) -> tuple[Pieces, list[str]]:
     i = 0
     while i < len(names):
         key = names[i].encode()
-        gap = max(at, refread.lower_bound(old, key))  # the header line is skipped there
+        gap = refread.lower_bound(old, key, at, NEAR)  # past the header line and ``at``
         while old[gap : gap + 1] == b"^":  # a peeled line stays with its record
             gap = old.index(b"\n", gap) + 1
         pieces.append(view[at:gap])

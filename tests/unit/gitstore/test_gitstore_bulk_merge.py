@@ -58,6 +58,21 @@ def test_runs_between_records_give_what_sorting_every_record_gives() -> None:
         assert set(got[1]) == set(new) - set(old_names)
 
 
+def test_many_names_near_each_other_or_far_apart_go_where_sorting_puts_them() -> None:
+    """The gap of each next name is looked for near the last one first (``NEAR``), then
+    further: names a few records apart, runs of them, and far apart."""
+    rng = random.Random(11)
+    every = [f"refs/conversations/jp-c{n:011d}" for n in range(3000)]
+    for spread in (1, 5, 400):
+        new_names = every[rng.randrange(spread) :: spread][:300]
+        old_names = rng.sample([n for n in every if n not in set(new_names)], 1500)
+        old = packed(old_names, rng, HEADERS[0])
+        new = {n: oid(n) for n in new_names}
+        got = bulk._merged(old, new)
+        assert b"".join(got[0]) == b"".join(bulk._merged_whole(HEADERS[0], old, new)[0])
+        assert sorted(got[1]) == sorted(new_names)
+
+
 def test_an_unsorted_file_is_read_whole_and_comes_out_sorted() -> None:
     old = f"{oid(2)} refs/tags/z\n{oid(1)} refs/tags/a\n".encode()  # no header: unsorted
     pieces, added = bulk._merged(old, {"refs/tags/m": oid(3)})

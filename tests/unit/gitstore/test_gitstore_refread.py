@@ -98,6 +98,18 @@ def test_packed_refs_are_found_sorted_or_not(path: Path) -> None:
         assert held.absent(refs.ARCHIVE_PREFIX + names[0].rpartition("/")[2])
 
 
+def test_a_folder_asked_often_is_told_from_its_names_as_bisection_tells_it(path: Path) -> None:
+    names = [f"refs/conversations/jp-c1{n:010d}" for n in range(0, 120, 3)]
+    lines = [f"{n + 1:040x} {name}" + ("\n^" + "f" * 40 if n % 7 == 0 else "") for n, name in
+             enumerate(names)]  # fmt: skip
+    (path / "packed-refs").write_text("# pack-refs with: peeled sorted \n" + "\n".join(lines))
+    asked = [f"refs/conversations/jp-c1{n:010d}" for n in range(120)]
+    asked += [names[0] + "0", names[-1][:-1], "refs/conversations/^" + "f" * 40]
+    held = Held(path, PREFIXES)  # past BISECTED look-ups: the folder's names, taken out once
+    for name in asked:
+        assert held.absent(name) == (name not in names) == Held(path, PREFIXES).absent(name)
+
+
 def _git_lists(path: Path, pattern: str) -> dict[str, str]:
     out = git(path, "for-each-ref", "--format=%(objectname) %(refname)", pattern)
     return dict(reversed(line.split(" ", 1)) for line in out.splitlines())
