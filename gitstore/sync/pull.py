@@ -238,6 +238,7 @@ class Syncer:
     def integrate(self) -> list[Outcome]:
         """Merge the notes, then bring in each conversation the last fetch may have
         moved; both sides' tips are listed once for the two."""
+        self._unmoved = None
         cids = self._cids()
         remote_tips = self.remote_tips()
         listed: dict[str, Tips] | None = None  # every local conversation, once listed

@@ -50,7 +50,7 @@ def plan(syncer: Syncer) -> list[PushStep | Outcome]:
         now, there = local[cid], remote.get(cid, Tips())
         if now.broken:
             continue
-        live, archived = refs.live(cid), refs.archived(cid)
+        live, archived = refs.LIVE_PREFIX + cid, refs.ARCHIVE_PREFIX + cid  # ids listed valid
         refused = refusals.over((live, archived))
         if refused is not None:
             steps.append(refused)
@@ -101,6 +101,8 @@ class _Refusals:
     def over(self, names: tuple[str, ...]) -> Outcome | None:
         """Nothing is sent over a copy the pull refused, nor under a refused ref's
         folder (``refs/notes/meta/x`` on the remote leaves no room for ``refs/notes/meta``)."""
+        if not self.by_name:
+            return None
         for name in names:
             found = self.by_name.get(name) or self.below.get(name)
             if found is None:
@@ -147,11 +149,12 @@ def _track(sending: Sending, results: list[RefResult], sent: dict[str, RemoteUpd
     at once straight into ``packed-refs`` (``refs.bulk``, as a pull's creations),
     the rest one by one."""
     copies: dict[str, str | None] = {}
+    tracking = sending.tracking  # the remote's name checked once, not once a ref
     for result in results:
         update = sent.get(result.ref)
         if not result.ok or update is None or not result.ref.startswith("refs/"):
             continue
-        copies[sending.tracking + result.ref[len("refs/") :]] = update.new
+        copies[tracking + result.ref[len("refs/") :]] = update.new
     new = {name: oid for name, oid in copies.items() if oid is not None}
     gitdir = sending.place.gitdir
     message = f"jp push {sending.remote}"
@@ -216,20 +219,27 @@ def _held(
     for step in planned:
         if isinstance(step, PushStep) and step.action is not Action.BLOCKED:
             if conversation(step):
-                there = remote.get(step.cid, Tips())
-                known = frozenset(t for t in (there.live, there.archived) if t)
+                there = remote.get(step.cid)
+                known = _NONE if there is None else frozenset(t for t in (there.live, there.archived) if t)
                 kind = "conversation"
             else:  # notes: one update, to the remote's name of the ref
                 theirs = {fetched.get(u.ref.removeprefix("refs/notes/")) for u in step.updates}
                 known = frozenset(t for t in theirs if t)
                 kind = "notes"
-            tips = [u.new for u in step.updates if u.new is not None and u.new not in known]
-            why = next((w for w in (hold(step.cid, t, known) for t in tips) if w), None)
+            why: str | None = None  # the first tip held back says why
+            for u in step.updates:
+                if u.new is not None and u.new not in known:
+                    why = hold(step.cid, u.new, known) or None
+                    if why is not None:
+                        break
             if why is not None:
                 out.append(Outcome(step.cid, "held", kind=kind, direction="push", detail=why))
                 continue
         out.append(step)
     return out
+
+
+_NONE: frozenset[str] = frozenset()
 
 
 def _push(syncer: Syncer, retries: int, full: bool, hold: Hold | None) -> list[Outcome]:
