@@ -72,8 +72,9 @@ def clear_stale(gitdir: Path, namespace: str, older_than: float = 0.0) -> int:
 
 
 @contextmanager
-def no_object_cache() -> Iterator[None]:
-    """No object cache for what runs inside (libgit2's default, on, afterwards).
+def sync_reads() -> Iterator[None]:
+    """No object cache and no hash of each object read, for what runs inside
+    (libgit2's defaults, both on, afterwards).
 
     libgit2 keeps each commit and tree it reads in a cache of the repository (up
     to 256 MiB by default), for the next read of the same object.  A sync reads
@@ -82,11 +83,22 @@ def no_object_cache() -> Iterator[None]:
     held about 45 MiB at the end of the checks, and the memory it gave back when
     it filled was left in pieces the process could not return.  Turned off, every
     object read is freed when its reader is done with it; the pull takes the same
-    time.  The setting is the process's (libgit2 has no other), so it is put back
+    time.
+
+    libgit2 also hashes every object it reads to compare it with its name: a
+    sixth of the instructions of a first push's secret check at 4,000.  A sync
+    reads what this store wrote or what git's own ``index-pack`` hashed as it came
+    in (``fetch.fsckObjects``), and a damaged object still fails its zlib check
+    (each object is its own zlib stream, with its checksum); what a push sends is
+    the bytes its check read, and the remote's ``index-pack`` hashes them.
+
+    The settings are the process's (libgit2 has no other), so they are put back
     as the sync ends.
     """
     pygit2.settings.enable_caching(False)
+    pygit2.settings.enable_strict_hash_verification(False)
     try:
         yield
     finally:
+        pygit2.settings.enable_strict_hash_verification(True)
         pygit2.settings.enable_caching(True)

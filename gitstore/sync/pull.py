@@ -227,7 +227,7 @@ class Syncer:
         if self._held:
             yield
             return
-        with synclock.exclusive(self.here.place.gitdir, self.remote), synclock.no_object_cache():
+        with synclock.exclusive(self.here.place.gitdir, self.remote), synclock.sync_reads():
             self._held = True
             try:
                 yield
