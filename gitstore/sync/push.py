@@ -36,9 +36,10 @@ RETRIES = 3
 Hold = Callable[[str, str, frozenset[str]], str | None]
 
 
-def plan(syncer: Syncer) -> list[PushStep | Outcome]:
+def plan(syncer: Syncer, hold: Hold | None = None) -> list[PushStep | Outcome]:
     """Every conversation and notes ref to send, as last fetched; an ``Outcome``
-    for one whose copy on the remote was refused (nothing is sent over it)."""
+    for one whose copy on the remote was refused (nothing is sent over it), or
+    that ``hold`` keeps back (``held``)."""
     moved = _differing(syncer.sending())
     syncer.complete(moved)
     sending = syncer.sending()  # as complete left it
@@ -58,9 +59,24 @@ def plan(syncer: Syncer) -> list[PushStep | Outcome]:
         side = reduce(now.live, now.archived, syncer.compare)
         step = plan_push(cid, side, there.live, there.archived, syncer.compare, live, archived)
         if step.action is not Action.NONE:
-            steps.append(step)
-    steps += _plan_notes(sending, refusals)
+            steps.append(_asked(hold, step, (there.live, there.archived), "conversation"))
+    steps += _plan_notes(sending, refusals, hold)
     return steps
+
+
+def _asked(
+    hold: Hold | None, step: PushStep, theirs: tuple[str | None, ...], kind: str
+) -> PushStep | Outcome:
+    """``step``, or the ``held`` outcome (its reason as the detail) of the first tip
+    it would send that ``hold`` keeps back; ``theirs``: the remote's tips of it."""
+    if hold is None or step.action is Action.BLOCKED:
+        return step
+    known = frozenset(t for t in theirs if t)
+    for u in step.updates:
+        why = hold(step.cid, u.new, known) if u.new is not None and u.new not in known else None
+        if why:
+            return Outcome(step.cid, "held", kind=kind, direction="push", detail=why)
+    return step
 
 
 def _differing(sending: Sending) -> set[str] | None:
@@ -116,7 +132,10 @@ class _Refusals:
         return None
 
 
-def _plan_notes(sending: Sending, refusals: _Refusals) -> list[PushStep | Outcome]:
+def _plan_notes(
+    sending: Sending, refusals: _Refusals, hold: Hold | None
+) -> list[PushStep | Outcome]:
+    """Each notes ref to send, asked of ``hold`` by its name here."""
     repo = sending.place.repo
     fetched = sending.inbound.notes
     local = {row.name: row for row in sending.transport.list_refs(["refs/notes/"])}
@@ -134,11 +153,13 @@ def _plan_notes(sending: Sending, refusals: _Refusals) -> list[PushStep | Outcom
         if theirs == tip:
             continue
         if theirs is None:
-            out.append(PushStep(ref, Action.CREATED, (RemoteUpdate(there, tip),)))
+            step = PushStep(ref, Action.CREATED, (RemoteUpdate(there, tip),))
+            out.append(_asked(hold, step, (theirs,), "notes"))
             continue
         base = repo.merge_base(tip, theirs)
         if base is not None and str(base) == theirs:
-            out.append(PushStep(ref, Action.FAST_FORWARDED, (RemoteUpdate(there, tip),)))
+            step = PushStep(ref, Action.FAST_FORWARDED, (RemoteUpdate(there, tip),))
+            out.append(_asked(hold, step, (theirs,), "notes"))
         else:
             out.append(PushStep(ref, Action.BLOCKED))
     return out
@@ -203,45 +224,6 @@ def push(
         return list(dict.fromkeys(_push(syncer, retries, full, hold)))  # each pull names its refusals
 
 
-def _conversation(s: PushStep | Outcome) -> bool:
-    return isinstance(s, PushStep) and not s.cid.startswith("refs/notes/")
-
-
-def _held(
-    planned: list[PushStep | Outcome], hold: Hold, remote: dict[str, Tips], fetched: dict[str, str]
-) -> list[PushStep | Outcome]:
-    """The plan with each conversation or notes ref ``hold`` keeps back as a ``held``
-    outcome (a notes ref is asked by its name here, with the remote's tip of it;
-    ``remote``: the fetched tips of the conversations planned; ``fetched``: of the
-    notes refs)."""
-    conversation = _conversation
-    out: list[PushStep | Outcome] = []
-    for step in planned:
-        if isinstance(step, PushStep) and step.action is not Action.BLOCKED:
-            if conversation(step):
-                there = remote.get(step.cid)
-                known = _NONE if there is None else frozenset(t for t in (there.live, there.archived) if t)
-                kind = "conversation"
-            else:  # notes: one update, to the remote's name of the ref
-                theirs = {fetched.get(u.ref.removeprefix("refs/notes/")) for u in step.updates}
-                known = frozenset(t for t in theirs if t)
-                kind = "notes"
-            why: str | None = None  # the first tip held back says why
-            for u in step.updates:
-                if u.new is not None and u.new not in known:
-                    why = hold(step.cid, u.new, known) or None
-                    if why is not None:
-                        break
-            if why is not None:
-                out.append(Outcome(step.cid, "held", kind=kind, direction="push", detail=why))
-                continue
-        out.append(step)
-    return out
-
-
-_NONE: frozenset[str] = frozenset()
-
-
 def _push(syncer: Syncer, retries: int, full: bool, hold: Hold | None) -> list[Outcome]:
     outcomes: list[Outcome] = []
     sent: set[str] = set()  # every ref this push moved, for the journal
@@ -250,12 +232,8 @@ def _push(syncer: Syncer, retries: int, full: bool, hold: Hold | None) -> list[O
         # a lost race: the remote moved beyond what its journal says (plain git,
         # or an old jp), so the retry lists it all
         outcomes += syncer.pull(full=full or attempt > 0)
-        planned = plan(syncer)
+        planned = plan(syncer, hold)
         sending = syncer.sending()
-        if hold is not None:
-            cids = {s.cid for s in planned if isinstance(s, PushStep) and _conversation(s)}
-            remote = syncer.remote_tips(cids)
-            planned = _held(planned, hold, remote, sending.inbound.notes)
         held = [s for s in planned if isinstance(s, Outcome)]
         steps = [s for s in planned if isinstance(s, PushStep)]
         outcomes += held
