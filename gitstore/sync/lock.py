@@ -74,26 +74,15 @@ def clear_stale(gitdir: Path, namespace: str, older_than: float = 0.0) -> int:
 @contextmanager
 def sync_reads() -> Iterator[None]:
     """No object cache and no hash of each object read, for what runs inside
-    (libgit2's defaults, both on, afterwards).
+    (libgit2's defaults, both on, afterwards; the settings are the process's).
 
-    libgit2 keeps each commit and tree it reads in a cache of the repository (up
-    to 256 MiB by default), for the next read of the same object.  A sync reads
-    each object of what came in once: its checks walk every new chain once, and
-    nothing is read again.  In a first pull of 100,000 conversations the cache
-    held about 45 MiB at the end of the checks, and the memory it gave back when
-    it filled was left in pieces the process could not return.  Turned off, every
-    object read is freed when its reader is done with it; the pull takes the same
-    time.
-
-    libgit2 also hashes every object it reads to compare it with its name: a
-    sixth of the instructions of a first push's secret check at 4,000.  A sync
-    reads what this store wrote or what git's own ``index-pack`` hashed as it came
-    in (``fetch.fsckObjects``), and a damaged object still fails its zlib check
-    (each object is its own zlib stream, with its checksum); what a push sends is
-    the bytes its check read, and the remote's ``index-pack`` hashes them.
-
-    The settings are the process's (libgit2 has no other), so they are put back
-    as the sync ends.
+    A sync reads each object of what came in once, and the cache (up to 256 MiB)
+    held 45 MiB at the end of a first pull of 100,000, given back in pieces the
+    process could not return; without it the pull takes the same time.  The hash
+    was a sixth of the instructions of a first push's secret check at 4,000: a
+    sync reads what this store wrote or git's ``index-pack`` hashed as it came in,
+    a damaged object still fails its zlib check, and the remote's ``index-pack``
+    hashes what a push sends (the bytes its check read).
     """
     pygit2.settings.enable_caching(False)
     pygit2.settings.enable_strict_hash_verification(False)
