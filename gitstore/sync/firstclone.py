@@ -78,8 +78,10 @@ def fetch(transport: GitCli, remote: str, gitdir: Path) -> bool:
     tracking = remotes.tracking_prefix(remote)
     if any(not r.name[len(tracking) :].startswith("jp/") for r in transport.list_refs([tracking])):
         return False  # not a first pull: the copies exist
+    if not _clonable(transport, remote):  # first: a push's first pull meets an empty remote
+        return False
     url = transport.url(remote)
-    if url is None or not _clonable(transport, remote):
+    if url is None:
         return False
     work = folder(gitdir, remote)
     clear(gitdir, remote)
