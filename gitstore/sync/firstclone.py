@@ -78,8 +78,18 @@ def fetch(transport: GitCli, remote: str, gitdir: Path) -> bool:
     tracking = remotes.tracking_prefix(remote)
     if any(not r.name[len(tracking) :].startswith("jp/") for r in transport.list_refs([tracking])):
         return False  # not a first pull: the copies exist
+    try:
+        heads = transport.ls_remote(remote)
+    except SyncError:
+        return False  # the ordinary fetch says why
+    if not heads:
+        return True  # an empty remote (a first push's pull): nothing to fetch or prune
+    clonable = _clonable(heads)
+    del heads  # let go before the clone: 20 MiB at 100,000
+    if not clonable:
+        return False
     url = transport.url(remote)
-    if url is None or not _clonable(transport, remote):
+    if url is None:
         return False
     work = folder(gitdir, remote)
     clear(gitdir, remote)
@@ -89,13 +99,8 @@ def fetch(transport: GitCli, remote: str, gitdir: Path) -> bool:
         clear(gitdir, remote)
 
 
-def _clonable(transport: GitCli, remote: str) -> bool:
-    """Whether the remote holds only names jp syncs, ``BULK_AT`` or more (its listing
-    is let go before the clone: 20 MiB at 100,000)."""
-    try:
-        heads = transport.ls_remote(remote)
-    except SyncError:
-        return False  # the ordinary fetch says why
+def _clonable(heads: dict[str, str]) -> bool:
+    """Whether the remote's refs ``heads`` are only names jp syncs, ``BULK_AT`` or more."""
     synced = sum(1 for n in heads if n.startswith(SYNCED))
     return synced >= BULK_AT and all(n.startswith(SYNCED + OTHERS_ALLOWED) for n in heads)
 

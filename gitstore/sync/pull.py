@@ -92,6 +92,9 @@ class Syncer:
         self.partial = False  # whether ``inbound`` holds only some of the remote's copies
         self.said: list[Outcome] = []  # what the last fetch said of the journal
         self.journal_aside: str | None = None  # the remote's journal, set aside as unusable
+        # every local conversation as the last integrate listed them, when it moved
+        # none: what a push plans from, not listed again
+        self._unmoved: dict[str, Tips] | None = None
 
     def compare(self, a: str, b: str) -> Comparison:
         return compare_tips(a, b, self._parent)
@@ -107,7 +110,11 @@ class Syncer:
 
     def local_tips(self, cids: set[str] | None = None) -> dict[str, Tips]:
         """This store's conversations (refs that are commits: a broken one is left
-        alone); with ``cids``, only those."""
+        alone); with ``cids``, only those.  After a pull that listed them all and
+        moved none, its listing."""
+        if self._unmoved is not None:
+            kept = self._unmoved
+            return {c: t for c, t in kept.items() if cids is None or c in cids}
         out: dict[str, Tips] = {}
         wanted = [refs.LIVE_PREFIX, refs.ARCHIVE_PREFIX]
         if cids is not None and len(cids) <= SCOPED_MAX:
@@ -152,6 +159,7 @@ class Syncer:
         """Fetch what moved on the remote and check every copy that came
         (``gitstore.sync.fetch``): what fails is refused, by name."""
         self.said, self.scope, self.partial = [], None, False
+        self._unmoved = None
         done = fetch.run(
             self.here,
             self.transport,
@@ -219,7 +227,7 @@ class Syncer:
         if self._held:
             yield
             return
-        with synclock.exclusive(self.here.place.gitdir, self.remote), synclock.no_object_cache():
+        with synclock.exclusive(self.here.place.gitdir, self.remote), synclock.sync_reads():
             self._held = True
             try:
                 yield
@@ -230,6 +238,7 @@ class Syncer:
     def integrate(self) -> list[Outcome]:
         """Merge the notes, then bring in each conversation the last fetch may have
         moved; both sides' tips are listed once for the two."""
+        self._unmoved = None
         cids = self._cids()
         remote_tips = self.remote_tips()
         listed: dict[str, Tips] | None = None  # every local conversation, once listed
@@ -258,7 +267,11 @@ class Syncer:
             local = self.local_tips(cids)
         else:
             local = {c: t for c, t in listed.items() if cids is None or c in cids}
-        outcomes += self._steps(local, remote_tips)
+        whole = dict(local) if cids is None else None
+        steps = self._steps(local, remote_tips)
+        if not any(o.kind == "conversation" for o in steps):
+            self._unmoved = whole
+        outcomes += steps
         return syncnotes.continuing(self.here, origins[0], outcomes) if origins else outcomes
 
     def _steps(self, local: dict[str, Tips], remote_tips: dict[str, Tips]) -> list[Outcome]:
@@ -269,7 +282,7 @@ class Syncer:
             remote_tips.pop(cid, None)
         simple: list[tuple[PullStep, Tips]] = []
         forks: list[tuple[PullStep, Tips]] = []
-        every = sorted(set(local) | set(remote_tips))
+        every = sorted(remote_tips)  # one only here has nothing to pull
         none = Tips()  # a side that has no ref of the id (read, never changed)
         for done, cid in enumerate(every, 1):
             if done % 500 == 0:

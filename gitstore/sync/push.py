@@ -36,9 +36,10 @@ RETRIES = 3
 Hold = Callable[[str, str, frozenset[str]], str | None]
 
 
-def plan(syncer: Syncer) -> list[PushStep | Outcome]:
+def plan(syncer: Syncer, hold: Hold | None = None) -> list[PushStep | Outcome]:
     """Every conversation and notes ref to send, as last fetched; an ``Outcome``
-    for one whose copy on the remote was refused (nothing is sent over it)."""
+    for one whose copy on the remote was refused (nothing is sent over it), or
+    that ``hold`` keeps back (``held``)."""
     moved = _differing(syncer.sending())
     syncer.complete(moved)
     sending = syncer.sending()  # as complete left it
@@ -50,7 +51,7 @@ def plan(syncer: Syncer) -> list[PushStep | Outcome]:
         now, there = local[cid], remote.get(cid, Tips())
         if now.broken:
             continue
-        live, archived = refs.live(cid), refs.archived(cid)
+        live, archived = refs.LIVE_PREFIX + cid, refs.ARCHIVE_PREFIX + cid  # ids listed valid
         refused = refusals.over((live, archived))
         if refused is not None:
             steps.append(refused)
@@ -58,9 +59,24 @@ def plan(syncer: Syncer) -> list[PushStep | Outcome]:
         side = reduce(now.live, now.archived, syncer.compare)
         step = plan_push(cid, side, there.live, there.archived, syncer.compare, live, archived)
         if step.action is not Action.NONE:
-            steps.append(step)
-    steps += _plan_notes(sending, refusals)
+            steps.append(_asked(hold, step, (there.live, there.archived), "conversation"))
+    steps += _plan_notes(sending, refusals, hold)
     return steps
+
+
+def _asked(
+    hold: Hold | None, step: PushStep, theirs: tuple[str | None, ...], kind: str
+) -> PushStep | Outcome:
+    """``step``, or the ``held`` outcome (its reason as the detail) of the first tip
+    it would send that ``hold`` keeps back; ``theirs``: the remote's tips of it."""
+    if hold is None or step.action is Action.BLOCKED:
+        return step
+    known = frozenset(t for t in theirs if t)
+    for u in step.updates:
+        why = hold(step.cid, u.new, known) if u.new is not None and u.new not in known else None
+        if why:
+            return Outcome(step.cid, "held", kind=kind, direction="push", detail=why)
+    return step
 
 
 def _differing(sending: Sending) -> set[str] | None:
@@ -101,6 +117,8 @@ class _Refusals:
     def over(self, names: tuple[str, ...]) -> Outcome | None:
         """Nothing is sent over a copy the pull refused, nor under a refused ref's
         folder (``refs/notes/meta/x`` on the remote leaves no room for ``refs/notes/meta``)."""
+        if not self.by_name:
+            return None
         for name in names:
             found = self.by_name.get(name) or self.below.get(name)
             if found is None:
@@ -114,7 +132,10 @@ class _Refusals:
         return None
 
 
-def _plan_notes(sending: Sending, refusals: _Refusals) -> list[PushStep | Outcome]:
+def _plan_notes(
+    sending: Sending, refusals: _Refusals, hold: Hold | None
+) -> list[PushStep | Outcome]:
+    """Each notes ref to send, asked of ``hold`` by its name here."""
     repo = sending.place.repo
     fetched = sending.inbound.notes
     local = {row.name: row for row in sending.transport.list_refs(["refs/notes/"])}
@@ -132,11 +153,13 @@ def _plan_notes(sending: Sending, refusals: _Refusals) -> list[PushStep | Outcom
         if theirs == tip:
             continue
         if theirs is None:
-            out.append(PushStep(ref, Action.CREATED, (RemoteUpdate(there, tip),)))
+            step = PushStep(ref, Action.CREATED, (RemoteUpdate(there, tip),))
+            out.append(_asked(hold, step, (theirs,), "notes"))
             continue
         base = repo.merge_base(tip, theirs)
         if base is not None and str(base) == theirs:
-            out.append(PushStep(ref, Action.FAST_FORWARDED, (RemoteUpdate(there, tip),)))
+            step = PushStep(ref, Action.FAST_FORWARDED, (RemoteUpdate(there, tip),))
+            out.append(_asked(hold, step, (theirs,), "notes"))
         else:
             out.append(PushStep(ref, Action.BLOCKED))
     return out
@@ -147,11 +170,12 @@ def _track(sending: Sending, results: list[RefResult], sent: dict[str, RemoteUpd
     at once straight into ``packed-refs`` (``refs.bulk``, as a pull's creations),
     the rest one by one."""
     copies: dict[str, str | None] = {}
+    tracking = sending.tracking  # the remote's name checked once, not once a ref
     for result in results:
         update = sent.get(result.ref)
         if not result.ok or update is None or not result.ref.startswith("refs/"):
             continue
-        copies[sending.tracking + result.ref[len("refs/") :]] = update.new
+        copies[tracking + result.ref[len("refs/") :]] = update.new
     new = {name: oid for name, oid in copies.items() if oid is not None}
     gitdir = sending.place.gitdir
     message = f"jp push {sending.remote}"
@@ -200,38 +224,6 @@ def push(
         return list(dict.fromkeys(_push(syncer, retries, full, hold)))  # each pull names its refusals
 
 
-def _conversation(s: PushStep | Outcome) -> bool:
-    return isinstance(s, PushStep) and not s.cid.startswith("refs/notes/")
-
-
-def _held(
-    planned: list[PushStep | Outcome], hold: Hold, remote: dict[str, Tips], fetched: dict[str, str]
-) -> list[PushStep | Outcome]:
-    """The plan with each conversation or notes ref ``hold`` keeps back as a ``held``
-    outcome (a notes ref is asked by its name here, with the remote's tip of it;
-    ``remote``: the fetched tips of the conversations planned; ``fetched``: of the
-    notes refs)."""
-    conversation = _conversation
-    out: list[PushStep | Outcome] = []
-    for step in planned:
-        if isinstance(step, PushStep) and step.action is not Action.BLOCKED:
-            if conversation(step):
-                there = remote.get(step.cid, Tips())
-                known = frozenset(t for t in (there.live, there.archived) if t)
-                kind = "conversation"
-            else:  # notes: one update, to the remote's name of the ref
-                theirs = {fetched.get(u.ref.removeprefix("refs/notes/")) for u in step.updates}
-                known = frozenset(t for t in theirs if t)
-                kind = "notes"
-            tips = [u.new for u in step.updates if u.new is not None and u.new not in known]
-            why = next((w for w in (hold(step.cid, t, known) for t in tips) if w), None)
-            if why is not None:
-                out.append(Outcome(step.cid, "held", kind=kind, direction="push", detail=why))
-                continue
-        out.append(step)
-    return out
-
-
 def _push(syncer: Syncer, retries: int, full: bool, hold: Hold | None) -> list[Outcome]:
     outcomes: list[Outcome] = []
     sent: set[str] = set()  # every ref this push moved, for the journal
@@ -240,12 +232,8 @@ def _push(syncer: Syncer, retries: int, full: bool, hold: Hold | None) -> list[O
         # a lost race: the remote moved beyond what its journal says (plain git,
         # or an old jp), so the retry lists it all
         outcomes += syncer.pull(full=full or attempt > 0)
-        planned = plan(syncer)
+        planned = plan(syncer, hold)
         sending = syncer.sending()
-        if hold is not None:
-            cids = {s.cid for s in planned if isinstance(s, PushStep) and _conversation(s)}
-            remote = syncer.remote_tips(cids)
-            planned = _held(planned, hold, remote, sending.inbound.notes)
         held = [s for s in planned if isinstance(s, Outcome)]
         steps = [s for s in planned if isinstance(s, PushStep)]
         outcomes += held

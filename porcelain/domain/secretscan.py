@@ -22,6 +22,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Final
 
 PLACEHOLDER = "[redacted: {kind}]"
@@ -73,17 +74,26 @@ Check = Callable[[str], bool]
 class Rule:
     kind: str
     anchors: tuple[str, ...]
-    pattern: re.Pattern[str]
+    source: str
     group: int = 0
     check: Check | None = None
+    flags: int = 0
+
+    @cached_property
+    def pattern(self) -> re.Pattern[str]:
+        """Compiled when a text first holds an anchor of the rule: most commands
+        that scan (a push of clean events) never need most rules."""
+        return re.compile(self.source, self.flags)
 
 
 def _rule(kind: str, anchors: Sequence[str], pattern: str, group: int = 0,
           check: Check | None = None, flags: int = 0) -> Rule:  # fmt: skip
-    return Rule(kind, tuple(anchors), re.compile(pattern, flags), group, check)
+    return Rule(kind, tuple(anchors), pattern, group, check, flags)
 
 
-_PLACEHOLDERS = re.compile(
+# what a value that is no secret looks like; this and ``_WORDS`` are compiled on
+# first use (``re``'s cache), by the few values a rule matches
+_PLACEHOLDERS = (
     r"^(?:x+|\*+|\.+|-+|<[^>]*>|\{[^}]*\}|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|%[A-Za-z_(].*"
     r"|(?i:changeme|password|passwd|secret|example|your[-_a-z]*|redacted|placeholder|"
     r"dummy|test|none|null|true|false|undefined|hunter2|admin|root|user|pass))$"
@@ -91,19 +101,19 @@ _PLACEHOLDERS = re.compile(
 
 
 def _not_placeholder(value: str) -> bool:
-    return not _PLACEHOLDERS.match(value) and "[redacted" not in value
+    return not re.match(_PLACEHOLDERS, value) and "[redacted" not in value
 
 
 # letters joined by dots, dashes or underscores, no digit: a name in code
 # (``env.OPENAI_API_KEY``, ``author_name``) or a word (``proxy-handled``), not a key
-_WORDS = re.compile(r"[A-Za-z$]+(?:[._-]+[A-Za-z$]+)*")
+_WORDS = r"[A-Za-z$]+(?:[._-]+[A-Za-z$]+)*"
 
 
 def _random_looking(value: str) -> bool:
     """A value that looks generated, not a word, a path or a placeholder."""
     if len(value) < 8 or not _not_placeholder(value):
         return False
-    if value.startswith(("/", "./", "~/", "http")) or _WORDS.fullmatch(value):
+    if value.startswith(("/", "./", "~/", "http")) or re.fullmatch(_WORDS, value):
         return False
     classes = sum(
         (any(c.islower() for c in value), any(c.isupper() for c in value),
@@ -182,30 +192,6 @@ _BY_ANCHOR: Final = tuple(
     for anchor in dict.fromkeys(a for r in _PATTERNS for a in r.anchors)
 )
 _SHORT: Final = 2048  # a text shorter is asked first of one alternation of every anchor
-_ANY_ANCHOR: Final = re.compile("|".join(re.escape(a) for a, _ in _BY_ANCHOR))
-
-
-def applicable(text: str) -> tuple[Rule, ...]:
-    """The rules one of whose anchors ``text`` holds (the others cannot match it),
-    in the order of ``RULES``.  Scanning many small strings, ask once for all of
-    them joined.
-
-    Most text holds no anchor: a short text is told so by one search of an
-    alternation of them all (faster there than a substring search an anchor, which
-    is faster on a long text)."""
-    held: set[int] = set()
-    if len(text) >= _SHORT or _ANY_ANCHOR.search(text) is not None:
-        for anchor, rules in _BY_ANCHOR:
-            if anchor in text:
-                held.update(rules)
-    out = [_PATTERNS[i] for i in sorted(held)]
-    lower = text.lower()
-    for anchor in _LINES.anchors:
-        if anchor in lower:
-            out.append(_LINES)
-            break
-    return tuple(out)
-
 
 # What a JSON text (a note, an event) must hold for a string in it, once decoded,
 # to hold an anchor: an anchor as it is (the line rule's in any case, looked for in
@@ -223,6 +209,29 @@ _MAY_HOLD: Final = re.compile(
         )
     )
 )
+
+
+def applicable(text: str) -> tuple[Rule, ...]:
+    """The rules one of whose anchors ``text`` holds (the others cannot match it),
+    in the order of ``RULES``.  Scanning many small strings, ask once for all of
+    them joined.
+
+    Most text holds no anchor: a short text is told so by one search of an
+    alternation of them all, ``may_hold``'s (faster there than a substring search
+    an anchor, which is faster on a long text; what else that alternation finds
+    only sends the text to those searches)."""
+    held: set[int] = set()
+    if len(text) >= _SHORT or _MAY_HOLD.search(text) is not None:
+        for anchor, rules in _BY_ANCHOR:
+            if anchor in text:
+                held.update(rules)
+    out = [_PATTERNS[i] for i in sorted(held)]
+    lower = text.lower()
+    for anchor in _LINES.anchors:
+        if anchor in lower:
+            out.append(_LINES)
+            break
+    return tuple(out)
 
 
 def may_hold(json_text: str) -> bool:
