@@ -34,6 +34,7 @@ from gitstore.cache.facts import SEGMENT, Facts, Run, segment_facts
 from gitstore.cache.sql import FORMAT, SEGMENTS, TO_SEGMENT, rollback
 from gitstore.cache.view import CachedChain, Segment
 from gitstore.events import Event
+from gitstore.events.canonical import encoder
 
 if TYPE_CHECKING:
     from gitstore.cache import listing, search
@@ -52,9 +53,7 @@ _VALUES = (
     " WHERE d.version = ?"
 )
 _EACH = "json_each(?) AS c JOIN events AS e ON e.commit_id = c.value"
-# ``json.dumps(value, ensure_ascii=False)`` made once: ``dumps`` builds an encoder per
-# call when given an option, a microsecond of every row an import adds
-_encode = json.JSONEncoder(ensure_ascii=False).encode
+_encode = encoder(ensure_ascii=False)  # ``json.dumps(value, ensure_ascii=False)``
 
 
 class Cache:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gitstore.cache.sql import Cached, rollback
+from gitstore.events.canonical import encoder
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS listed (cid TEXT PRIMARY KEY, tip TEXT NOT NULL,
@@ -217,5 +218,4 @@ class Listing:
         return [(str(c), bool(a), str(t)) for c, a, t in rows]
 
 
-def _dumps(row: dict[str, Any]) -> str:
-    return json.dumps(row, ensure_ascii=False, separators=(",", ":"))
+_dumps = encoder(ensure_ascii=False, compact=True)

@@ -13,12 +13,33 @@ checks both against each other.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from json import encoder as _json
 from json.encoder import encode_basestring
 from typing import Any
 
 _INT = int.__repr__
 _FLOAT = float.__repr__
 _INFINITY = float("inf")
+
+
+def encoder(
+    *, ensure_ascii: bool = True, sort_keys: bool = False, compact: bool = False
+) -> Callable[[Any], str]:
+    """``json.JSONEncoder(...).encode`` with its C encoder made once, not per call (the
+    library makes one each time: a cache row, a title line).  No check for circular
+    values: what is encoded here came from JSON (a cycle is a ``RecursionError``)."""
+    items, keys = (",", ":") if compact else (", ", ": ")
+    library = json.JSONEncoder(
+        ensure_ascii=ensure_ascii, sort_keys=sort_keys, separators=(items, keys)
+    )
+    make = _json.c_make_encoder
+    if make is None:  # an interpreter without the C accelerator
+        return library.encode
+    text = _json.c_encode_basestring_ascii if ensure_ascii else _json.c_encode_basestring
+    chunks = make(None, library.default, text, None, keys, items, sort_keys, False, True)
+    join = "".join
+    return lambda value: join(chunks(value, 0))
 
 
 class _Unusual(Exception):

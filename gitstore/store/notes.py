@@ -33,7 +33,6 @@ gc --prune=now`` beside it is met as ``gitstore/git/pruned.py`` says.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache, partial
@@ -42,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from gitstore import faults, ids, intake
 from gitstore.boundary import NOTES_MAX_DEPTH, meta_item, source_id
+from gitstore.events.canonical import encoder
 from gitstore.fs.place import Place
 from gitstore.git import objects, pruned
 from gitstore.git import refs as refnames
@@ -491,9 +491,7 @@ def meta_values(text: str | None) -> dict[str, Any]:
     return {k: v[2] for k, v in best.items() if v[2] is not None}
 
 
-# ``json.dumps(line, sort_keys=True)``, its encoder made once (``dumps`` makes one a call
-# when given an option: an import's every title)
-_LINE = json.JSONEncoder(sort_keys=True).encode
+_LINE = encoder(sort_keys=True)  # ``json.dumps(line, sort_keys=True)``
 
 
 def meta_line(key: str, value: Any, stamp_ms: int, machine: str) -> str:

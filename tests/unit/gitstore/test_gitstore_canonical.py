@@ -7,6 +7,7 @@ import json
 from enum import IntEnum
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -27,8 +28,9 @@ leaves = (
 )
 values = st.recursive(
     leaves,
-    lambda inner: st.lists(inner, max_size=5)
-    | st.dictionaries(st.text(max_size=8), inner, max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=8), inner, max_size=5)
+    ),
     max_leaves=40,
 )
 
@@ -74,3 +76,28 @@ def test_a_value_json_refuses_is_refused_the_same_way() -> None:
 def test_event_json_bytes_are_unchanged() -> None:
     event = {"type": "chat_request", "timestamp": "2026-01-01T00:00:00.000000Z", "content": "hé"}
     assert canonical_json(event) == (reference(event) + "\n").encode()
+
+
+@settings(max_examples=200, deadline=None)
+@given(values, st.booleans(), st.booleans(), st.booleans())
+def test_an_encoder_made_once_writes_what_the_library_writes(
+    value: Any, ascii_only: bool, sort_keys: bool, compact: bool
+) -> None:
+    encode = canonical.encoder(ensure_ascii=ascii_only, sort_keys=sort_keys, compact=compact)
+    library = json.JSONEncoder(
+        ensure_ascii=ascii_only,
+        sort_keys=sort_keys,
+        separators=(",", ":") if compact else (", ", ": "),
+    )
+    assert encode(value) == library.encode(value)
+    assert encode(value) == encode(value)  # nothing kept from one call to the next
+
+
+def test_an_encoder_made_once_refuses_what_the_library_refuses() -> None:
+    encode = canonical.encoder()
+    for bad in ({"k": object()}, {(1, 2): "a tuple key"}, [b"bytes"]):
+        with pytest.raises(TypeError) as expected:
+            json.dumps(bad)
+        with pytest.raises(TypeError) as got:
+            encode(bad)
+        assert str(got.value) == str(expected.value)
