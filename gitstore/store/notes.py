@@ -618,9 +618,12 @@ class Notes:
     def set_meta(self, cid: str, values: dict[str, Any], reason: str) -> None:
         self.set_metas({cid: values}, reason)
 
-    def set_metas(self, values: dict[str, dict[str, Any]], reason: str) -> None:
+    def set_metas(
+        self, values: dict[str, dict[str, Any]], reason: str, anchored: Collection[str] = ()
+    ) -> None:
         """Add metadata values to each conversation of ``values`` in one notes commit
-        (an import of many conversations titles them all at once)."""
+        (an import of many conversations titles them all at once).  ``anchored``: the
+        conversations this command created, whose anchors their packs hold already."""
         targets = {self.anchor(cid): changes for cid, changes in values.items()}
         moment = self._g.seconds()  # one reading: the lines' stamp and the commit's time
         machine = self.machine
@@ -636,8 +639,9 @@ class Notes:
                 out[target] = compact_meta(text + lines)
             return out
 
-        # the anchors go in the note's kept pack, not a loose file each
-        anchors = [ids.anchor_bytes(cid) for cid in values]
+        # the anchors go in the note's kept pack, not a loose file each; an anchor is
+        # no object's part (an old one may be pruned): written again, unless just written
+        anchors = [ids.anchor_bytes(cid) for cid in values if cid not in anchored]
         who = self._g.person(moment)
         update(
             self._g.place,

@@ -81,7 +81,8 @@ def _write_jp(
     titles = {batch.renamed.get(c, c): meta for c, meta in titles.items()}
     titles.update(unfinished_metas(store, {k: c for c, k in zip(read, kept_ids, strict=True) if k}))
     if titles:
-        store.notes.set_metas(titles, "jp: metadata of imported conversations")
+        made = {row["id"] for row, kept in zip(created, kept_ids, strict=True) if not kept}
+        store.notes.set_metas(titles, "jp: metadata of imported conversations", made)
     if any(not kept for kept in kept_ids):
         store.local.maintain()  # git gc --auto in the background, when past git's limits
     app.output.text(partial(_imported, app, created))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -76,11 +77,15 @@ def test_fan_out_trees_written_by_git_are_read_and_kept(store: Store) -> None:
 
 def test_metadata_newest_value_wins_and_none_unsets(store: Store) -> None:
     store.clock = Ticks([1000.0, 1001.0, 1002.0])
-    store.notes.set_meta("jp-c1", {"title": "First", "pinned_at": "2026-01-01T00:00:00.000000Z"}, "a")
+    store.notes.set_meta(
+        "jp-c1", {"title": "First", "pinned_at": "2026-01-01T00:00:00.000000Z"}, "a"
+    )
     store.notes.set_meta("jp-c1", {"title": "Second"}, "b")
     store.notes.set_meta("jp-c1", {"pinned_at": None}, "c")
     assert store.notes.meta("jp-c1") == {"title": "Second"}
-    lines = [json.loads(line) for line in (store.notes.note(refs.NOTES_META, "jp-c1") or "").splitlines()]
+    lines = [
+        json.loads(line) for line in (store.notes.note(refs.NOTES_META, "jp-c1") or "").splitlines()
+    ]
     assert [(x["k"], x["t"]) for x in lines] == [
         ("title", 1000000),
         ("pinned_at", 1000000),
@@ -145,7 +150,10 @@ def test_long_metadata_notes_are_compacted_to_the_newest_line_per_key(
     store.notes.set_meta("jp-c1", {"pinned_at": "2026-01-01T00:00:00.000000Z"}, "pin")
     lines = (store.notes.note(refs.NOTES_META, "jp-c1") or "").splitlines()
     assert len(lines) <= 21
-    assert store.notes.meta("jp-c1") == {"title": "title 29", "pinned_at": "2026-01-01T00:00:00.000000Z"}
+    assert store.notes.meta("jp-c1") == {
+        "title": "title 29",
+        "pinned_at": "2026-01-01T00:00:00.000000Z",
+    }
     text = "".join(notes.meta_line("k", n, n, "m") + "\n" for n in range(25))
     assert notes.compact_meta(text) == notes.meta_line("k", 24, 24, "m") + "\n"
     assert notes.compact_meta("short\n") == "short\n"
@@ -210,7 +218,10 @@ def test_a_note_git_adds_to_a_fanned_out_tree_is_read(store: Store, path: Path) 
     git(path, "notes", "--ref=source", "add", "-m", "jp-c3", str(blob))
     assert store.notes.source_of("jp-c4") == "jp-c3" and store.notes.source_of("jp-c2") == "jp-c1"
     store.notes.set_note(refs.NOTES_SOURCE, "jp-c4", "jp-c5\n", "replace git's note")
-    assert store.notes.sources() == {store.notes.anchor("jp-c2"): "jp-c1", store.notes.anchor("jp-c4"): "jp-c5"}
+    assert store.notes.sources() == {
+        store.notes.anchor("jp-c2"): "jp-c1",
+        store.notes.anchor("jp-c4"): "jp-c5",
+    }
     assert git(path, "notes", "--ref=source", "show", str(blob)) == "jp-c5\n"
     assert len(tree_paths(path, refs.NOTES_SOURCE)) == 2
 
@@ -390,7 +401,9 @@ def test_outgoing_names_each_note_a_push_would_send_and_no_other(store: Store) -
     sent = str(repo.lookup_reference(meta).target)  # what the remote has
     store.notes.set_meta("jp-c2", {"title": "two"}, "t2")
     mine = str(repo.lookup_reference(meta).target)
-    assert [(c, json.loads(t)["v"]) for c, t in store.notes.outgoing(mine, [sent])] == [("jp-c2", "two")]
+    assert [(c, json.loads(t)["v"]) for c, t in store.notes.outgoing(mine, [sent])] == [
+        ("jp-c2", "two")
+    ]
     assert {c for c, _ in store.notes.outgoing(mine, [])} == {"jp-c1", "jp-c2"}, "a first push: all"
     assert store.notes.outgoing(mine, [mine]) == []
     kept = store.notes.outgoing(mine, [], keep=lambda text: '"two"' in text)
@@ -399,9 +412,13 @@ def test_outgoing_names_each_note_a_push_would_send_and_no_other(store: Store) -
     texts = notes.read_all(repo, meta)
     anchor3 = "ab" * 20  # no anchor blob here: named by the annotated id
     side_tree = notes.write_tree(repo, {**notes.read_all(repo, sent), anchor3: "three\n"})
-    side = repo.create_commit(None, signature(), signature(), "side", side_tree, [pygit2.Oid(hex=sent)])
+    side = repo.create_commit(
+        None, signature(), signature(), "side", side_tree, [pygit2.Oid(hex=sent)]
+    )
     both = notes.write_tree(repo, {**texts, anchor3: "three\n"})
-    merge = repo.create_commit(None, signature(), signature(), "merge", both, [pygit2.Oid(hex=mine), side])
+    merge = repo.create_commit(
+        None, signature(), signature(), "merge", both, [pygit2.Oid(hex=mine), side]
+    )
     assert [c for c, _ in store.notes.outgoing(str(merge), [str(side)])] == ["jp-c2"]
     assert sorted(c for c, _ in store.notes.outgoing(str(merge), [sent])) == [anchor3, "jp-c2"]
     assert store.notes.outgoing(str(merge), [str(merge), "0" * 40]) == []
@@ -455,3 +472,34 @@ def test_a_write_of_few_notes_stays_loose(store: Store, path: Path) -> None:
     """A title set by hand is a few objects: loose, no pack for git's gc to count."""
     _many_notes(store, 2)
     assert not list(path.glob("objects/pack/*.pack"))
+
+
+def _packs_holding(path: Path, oid: str) -> int:
+    """How many of the store's packs hold ``oid``."""
+    folder = path / "objects" / "pack"
+    shown = [
+        subprocess.run(
+            ["git", "show-index"], input=idx.read_bytes(), capture_output=True, check=True
+        )
+        for idx in folder.glob("*.idx")
+    ]
+    return sum(oid.encode() in done.stdout for done in shown)
+
+
+def test_titles_of_conversations_just_created_do_not_write_their_anchors_again(
+    store: Store, path: Path
+) -> None:
+    cids = [f"jp-c17800000{n:05d}" for n in range(40)]
+    with store.log.batch():
+        for cid in cids:
+            store.log.create(cid, [start(cid)], None, "import", packed=True)
+    store.notes.set_metas({cid: {"title": cid} for cid in cids}, "titles", anchored=cids[1:])
+    for cid in cids:
+        assert store.notes.meta(cid)["title"] == cid
+        git(path, "cat-file", "-e", store.notes.anchor(cid))
+    assert [_packs_holding(path, store.notes.anchor(cid)) for cid in cids[:2]] == [2, 1]
+
+
+def test_a_title_writes_its_anchor_again_where_it_is_gone(store: Store, path: Path) -> None:
+    store.notes.set_meta("jp-c1", {"title": "T"}, "title")  # no conversation: no anchor before
+    git(path, "cat-file", "-e", store.notes.anchor("jp-c1"))
