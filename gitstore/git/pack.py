@@ -1,17 +1,12 @@
-"""git's pack files: the one writer of them in jp.
+"""git's pack files: the one writer of them in jp (``PackFile``).
 
-Two shapes, one entry format (whole objects, never deltas, deflated at the
-fastest level; a tree, mostly object ids, and a short blob or commit only stored in
-zlib's format, see ``deflated``):
-
-- ``pack_bytes`` / ``write``: a handful of objects whose bytes jp holds, packed
-  in memory with their index made from what was written (pack version 2, index
-  version 2, SHA-1 names, as ``git index-pack`` would index the same pack);
-  libgit2's pack builder would read each back and search for deltas, a few
-  milliseconds a write.
-- ``PackFile``: a pack of any size streamed to a file object by object, then
-  closed and indexed the same way, from what it kept of each entry as it was
-  written (an import's chains, ``store.packwrite``).
+A pack of any size is streamed to a file object by object (whole objects, never
+deltas, deflated at the fastest level; a tree, mostly object ids, and a short blob
+or commit only stored in zlib's format, see ``deflated``), then closed and indexed
+from what it kept of each entry as it was written (pack version 2, index version 2,
+SHA-1 names, as ``git index-pack`` would index the same pack): an import's chains
+(``store.packwrite``), a notes commit of many notes.  libgit2's pack builder would
+read each object back and search for deltas.
 """
 
 from __future__ import annotations
@@ -31,7 +26,7 @@ from gitstore.git.objects import folder as objects_folder
 
 # a pack entry's type (as pygit2's ``ObjectType`` numbers them)
 KINDS = frozenset({1, 2, 3, 4})  # commit, tree, blob, tag
-_BIG = 0x7FFFFFFF  # an offset past this needs the index's 64-bit table (``pack_bytes``: refused)
+_BIG = 0x7FFFFFFF  # an offset past this needs the index's 64-bit table
 
 
 def folder(gitdir: Path) -> Path:
@@ -60,8 +55,6 @@ def entry_header(kind: int, size: int) -> bytes:
     out.append(byte)
     return bytes(out)
 
-
-Entry = tuple[bytes, bytes]  # (raw name, the entry's bytes: header and deflated data)
 
 _STORED_MOST = 0xFFFF  # the most one stored deflate block holds
 SHORT = 512  # a blob or commit shorter than this is stored, not deflated (``deflated``)
@@ -115,62 +108,6 @@ def record(kind: int, data: bytes) -> bytes:
     return head + b"\x78\x01" + stored + data + zlib.adler32(data).to_bytes(4, "big")
 
 
-def pack_bytes(objects: Sequence[tuple[int, bytes]]) -> tuple[bytes, bytes]:
-    """The pack of ``objects`` (type, bytes) and its index; refuses what they cannot hold."""
-    entries: list[Entry] = []
-    for kind, data in objects:
-        if kind not in KINDS:
-            raise ValueError(f"not an object type a pack stores whole: {kind}")
-        entries.append((object_id(kind, data), record(kind, data)))
-    return assemble(entries)
-
-
-def assemble(entries: Iterable[Entry]) -> tuple[bytes, bytes]:
-    """A pack of ``entries`` (each object once, the first kept) and its index."""
-    pack = bytearray(b"PACK" + struct.pack(">II", 2, 0))
-    index: dict[bytes, tuple[int, int]] = {}  # name -> (offset, CRC-32 of the entry)
-    for name, raw in entries:
-        if name in index:
-            continue
-        index[name] = (len(pack), zlib.crc32(raw))
-        pack += raw
-        if len(pack) > _BIG:
-            raise ValueError("a pack this large needs 64-bit offsets")
-    pack[8:12] = struct.pack(">I", len(index))
-    digest = hashlib.sha1(pack).digest()
-    pack += digest
-    return bytes(pack), index_bytes(index, digest)
-
-
-def whole_entries(pack: bytes, index: bytes) -> list[Entry]:
-    """Every entry of a pack (its bytes and its index's), each to be copied as it is
-    into another pack; ``ValueError`` when one is a delta (its base named by its place
-    in this pack) or the two do not agree."""
-    if index[:8] != b"\xfftOc\x00\x00\x00\x02" or pack[:8] != b"PACK\x00\x00\x00\x02":
-        raise ValueError("not a version-2 pack and index")
-    count = struct.unpack_from(">I", index, 8 + 255 * 4)[0]
-    names_at = 8 + 256 * 4
-    offsets_at = names_at + count * 24
-    if len(index) != offsets_at + count * 4 + 40 or pack[-20:] != index[-40:-20]:
-        raise ValueError("an index that is not its pack's (or has 64-bit offsets)")
-    offsets = struct.unpack_from(f">{count}I", index, offsets_at)
-    ends = dict(zip(sorted(offsets), [*sorted(offsets)[1:], len(pack) - 20], strict=True))
-    out: list[Entry] = []
-    for n, offset in enumerate(offsets):
-        if (pack[offset] >> 4) & 7 not in KINDS:
-            raise ValueError("a delta entry")
-        out.append((index[names_at + n * 20 : names_at + n * 20 + 20], pack[offset : ends[offset]]))
-    return out
-
-
-def index_bytes(entries: dict[bytes, tuple[int, int]], pack_digest: bytes) -> bytes:
-    """Index version 2: fan-out table, sorted names, CRC-32s, offsets, both checksums."""
-    names = sorted(entries)
-    return _index(
-        names, [entries[n][1] for n in names], [entries[n][0] for n in names], pack_digest
-    )
-
-
 def _index(
     names: Sequence[bytes], crcs: Iterable[int], offsets: Iterable[int], digest: bytes
 ) -> bytes:
@@ -205,25 +142,6 @@ def _index(
     return bytes(index)
 
 
-def write(objects: Sequence[tuple[int, bytes]], folder: Path) -> Path:
-    """Write ``pack-<name>.pack`` and its ``.idx`` into ``folder``; the pack's path."""
-    return install(*pack_bytes(objects), folder)
-
-
-def install(pack: bytes, index: bytes, folder: Path) -> Path:
-    """Write a pack and its index as ``pack-<name>`` into ``folder``; the pack's path."""
-    stem = folder / f"pack-{pack[-20:].hex()}"
-    for suffix, data in ((".pack", pack), (".idx", index)):
-        fd = os.open(stem.with_suffix(suffix), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-        finally:
-            os.close(fd)
-    return stem.with_suffix(".pack")
-
-
 class PackFile:
     """One pack file being written: objects appended as they come, then closed and
     indexed (``finish``).  What the index needs is kept as it goes, packed tight: a
@@ -242,6 +160,8 @@ class PackFile:
     def add(self, kind: int, data: bytes, name: bytes | None = None) -> bytes:
         """Append one object (``name``: its raw name, when the caller has it); its raw
         name."""
+        if kind not in KINDS:
+            raise ValueError(f"not an object type a pack stores whole: {kind}")
         entry = record(kind, data)
         self.file.write(entry)
         if name is None:
@@ -285,7 +205,7 @@ class PackFile:
         """Close the pack, set its object count, write its index; its name (the pack's
         SHA-1, as git names it).
 
-        The index is made here from what was written, as ``pack_bytes`` makes one:
+        The index is made here from what was written:
         ``git index-pack`` cost an import a tenth of its time to inflate and hash
         again the objects this writer had just deflated and hashed, and to look each
         up among the store's own.  The same pack indexed by git gives the same bytes
