@@ -33,10 +33,10 @@ def encoder(
     library = json.JSONEncoder(
         ensure_ascii=ensure_ascii, sort_keys=sort_keys, separators=(items, keys)
     )
-    make = _json.c_make_encoder
-    if make is None:  # an interpreter without the C accelerator
+    make = getattr(_json, "c_make_encoder", None)  # the C accelerator's (json's own name)
+    if make is None:  # an interpreter without it
         return library.encode
-    text = _json.c_encode_basestring_ascii if ensure_ascii else _json.c_encode_basestring
+    text = _json.encode_basestring_ascii if ensure_ascii else encode_basestring
     chunks = make(None, library.default, text, None, keys, items, sort_keys, False, True)
     join = "".join
     return lambda value: join(chunks(value, 0))
